@@ -1,0 +1,60 @@
+import { EventEmitter } from 'node:events';
+import type { CacheAdapter } from './types.js';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+/** In-process cache and pub/sub: the embedded default, correct for a single node. */
+export function createMemoryCache(prefix = ''): CacheAdapter {
+  const entries = new Map<string, Entry>();
+  const bus = new EventEmitter();
+  bus.setMaxListeners(0);
+
+  const live = (key: string): Entry | undefined => {
+    const entry = entries.get(key);
+    if (entry && entry.expiresAt <= Date.now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+
+  return {
+    driver: 'memory',
+    redis: undefined,
+    prefix,
+    cache: {
+      get: async (key) => live(key)?.value,
+      set: async (key, value, ttlSeconds) => {
+        entries.set(key, { value, expiresAt: ttlSeconds ? Date.now() + ttlSeconds * 1000 : Infinity });
+      },
+      delete: async (key) => {
+        entries.delete(key);
+      },
+      increment: async (key, ttlSeconds) => {
+        const entry = live(key);
+        const count = entry ? Number(entry.value) + 1 : 1;
+        entries.set(key, { value: String(count), expiresAt: entry?.expiresAt ?? Date.now() + ttlSeconds * 1000 });
+        return count;
+      },
+      ping: async () => {},
+    },
+    pubsub: {
+      publish: async (channel, message) => {
+        bus.emit(channel, message);
+      },
+      subscribe: async (channel, handler) => {
+        bus.on(channel, handler);
+        return async () => {
+          bus.off(channel, handler);
+        };
+      },
+    },
+    close: async () => {
+      entries.clear();
+      bus.removeAllListeners();
+    },
+  };
+}

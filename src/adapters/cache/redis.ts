@@ -1,0 +1,71 @@
+import type { CacheAdapter, MessageHandler } from './types.js';
+
+/** Redis cache and pub/sub, shared by every app node. Two connections: commands and subscriptions. */
+export async function createRedisCache(url: string, prefix = 'blume:'): Promise<CacheAdapter> {
+  const { Redis } = await import('ioredis');
+  const options = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
+  const client = new Redis(url, options);
+  const subscriber = new Redis(url, options);
+  // Connection errors surface through the commands that fail; ioredis keeps reconnecting.
+  client.on('error', () => {});
+  subscriber.on('error', () => {});
+  await Promise.all([client.connect(), subscriber.connect()]);
+
+  const handlers = new Map<string, Set<MessageHandler>>();
+  subscriber.on('message', (channel: string, message: string) => {
+    for (const handler of handlers.get(channel) ?? []) handler(message);
+  });
+
+  return {
+    driver: 'redis',
+    redis: client,
+    prefix,
+    cache: {
+      get: async (key) => (await client.get(prefix + key)) ?? undefined,
+      set: async (key, value, ttlSeconds) => {
+        if (ttlSeconds) await client.set(prefix + key, value, 'EX', ttlSeconds);
+        else await client.set(prefix + key, value);
+      },
+      delete: async (key) => {
+        await client.del(prefix + key);
+      },
+      increment: async (key, ttlSeconds) => {
+        const [[, count] = []] = (await client
+          .multi()
+          .incr(prefix + key)
+          .expire(prefix + key, ttlSeconds, 'NX')
+          .exec()) ?? [[]];
+        return Number(count);
+      },
+      ping: async () => {
+        await client.ping();
+      },
+    },
+    pubsub: {
+      publish: async (channel, message) => {
+        await client.publish(prefix + channel, message);
+      },
+      subscribe: async (channel, handler) => {
+        const name = prefix + channel;
+        let set = handlers.get(name);
+        if (!set) {
+          set = new Set();
+          handlers.set(name, set);
+          await subscriber.subscribe(name);
+        }
+        set.add(handler);
+        return async () => {
+          set.delete(handler);
+          if (set.size === 0) {
+            handlers.delete(name);
+            await subscriber.unsubscribe(name);
+          }
+        };
+      },
+    },
+    close: async () => {
+      subscriber.disconnect();
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { Redis } from 'ioredis';
+
+export interface Cache {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Adds one to a counter that expires `ttlSeconds` after its first increment; answers the new count. */
+  increment(key: string, ttlSeconds: number): Promise<number>;
+  ping(): Promise<void>;
+}
+
+export type MessageHandler = (message: string) => void;
+
+export interface PubSub {
+  publish(channel: string, message: string): Promise<void>;
+  /** Answers a function that ends the subscription. */
+  subscribe(channel: string, handler: MessageHandler): Promise<() => Promise<void>>;
+}
+
+export interface CacheAdapter {
+  driver: 'memory' | 'redis';
+  cache: Cache;
+  pubsub: PubSub;
+  /** The Redis client, for plugins with their own Redis store (rate limits). */
+  redis: Redis | undefined;
+  /** Prefix of every key and channel, so several deployments or tests can share one Redis. */
+  prefix: string;
+  close(): Promise<void>;
+}

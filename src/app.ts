@@ -1,0 +1,111 @@
+// buildApp: one Fastify instance with every surface. It never listens; main.ts does, tests inject.
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { BlobStore } from './adapters/blobs/index.js';
+import type { CacheAdapter } from './adapters/cache/index.js';
+import type { Config } from './config/index.js';
+import { SiteDirectory } from './core/sites/directory.js';
+import type { DatabaseHandle } from './db/client.js';
+import { healthRoutes } from './health/routes.js';
+import { AppError } from './http/errors.js';
+import type { HostTarget } from './http/hosts.js';
+import { registerProblemHandlers, sendProblem } from './http/problem.js';
+import { createSurfaceStrategy } from './http/surface.js';
+import { validatorCompiler } from './http/validation.js';
+import { newId } from './lib/ids.js';
+import { portalPlugin } from './portal/plugin.js';
+
+export interface AppDeps {
+  config: Config;
+  database: DatabaseHandle;
+  cache: CacheAdapter;
+  blobs: BlobStore;
+  mode: 'platform' | 'single';
+  /** The community site served on every host in single mode. */
+  singleSite?: string;
+  /** Pino options or false; tests pass false. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export interface AppServices {
+  sites: SiteDirectory;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+    services: AppServices;
+  }
+  interface FastifyRequest {
+    target: HostTarget;
+  }
+}
+
+export type App = FastifyInstance;
+export type TypedApp = ReturnType<FastifyInstance['withTypeProvider']> & FastifyInstance;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const sites = new SiteDirectory(deps.database.db, deps.cache.pubsub);
+  await sites.start();
+
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    genReqId: () => newId(20),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    routerOptions: {
+      ignoreTrailingSlash: false,
+      maxParamLength: 200,
+      constraints: {
+        surface: createSurfaceStrategy({
+          sitesDomain: config.sitesDomain,
+          trustProxy: config.trustProxy,
+          directory: sites,
+          singleSite: deps.mode === 'single' ? deps.singleSite : undefined,
+        }),
+      },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('deps', deps);
+  app.decorate('services', { sites });
+  app.decorateRequest<HostTarget | null>('target', null);
+  app.setValidatorCompiler(validatorCompiler);
+  // JSON only by default; a surface that takes other bodies (uploads, webhooks) adds its own parser.
+  app.removeContentTypeParser('text/plain');
+  registerProblemHandlers(app);
+
+  app.addHook('onRequest', async (request) => {
+    request.target = request.raw.blumeTarget ?? { kind: 'portal' };
+  });
+  app.addHook('onClose', async () => {
+    await sites.stop();
+  });
+
+  await app.register(cookie);
+  await app.register(rateLimit, {
+    global: false,
+    redis: deps.cache.redis,
+    nameSpace: `${deps.cache.prefix}rate:`,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('rate_limited', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`, {}, { 'Retry-After': String(Math.ceil(context.ttl / 1000)) }),
+  });
+
+  await app.register(healthRoutes);
+  await app.register(portalPlugin);
+
+  app.setNotFoundHandler((request, reply) => {
+    const target = request.target ?? request.raw.blumeTarget;
+    if (target && target.kind !== 'portal' && !sites.peek(target.site)) {
+      return sendProblem(reply, new AppError('site_not_found', `No site answers at ${request.hostname}.`));
+    }
+    return sendProblem(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  });
+
+  return app;
+}

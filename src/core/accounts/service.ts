@@ -1,0 +1,97 @@
+// Platform accounts: sign-up, login and sessions. Passwords are scrypt-hashed; sessions are
+// `<id>.<secret>` cookies of which only the secret's hash is stored.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { AppError } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { sessions, users, type UserRow } from './tables.js';
+
+export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  password: string;
+  isAdmin?: boolean;
+}
+
+/** Creates an account; 409 `username_taken` / `email_taken` when either is in use. */
+export async function createAccount(db: Executor, input: NewAccount): Promise<UserRow> {
+  const clash = await db
+    .select({ username: users.username, email: users.email })
+    .from(users)
+    .where(or(sql`lower(${users.username}) = lower(${input.username})`, sql`lower(${users.email}) = lower(${input.email})`));
+  for (const row of clash) {
+    if (row.username.toLowerCase() === input.username.toLowerCase()) throw new AppError('username_taken', `The username "${input.username}" is taken.`);
+    throw new AppError('email_taken', 'An account with this e-mail address exists.');
+  }
+  const [row] = await db
+    .insert(users)
+    .values({
+      id: newId(),
+      username: input.username,
+      email: input.email,
+      passwordHash: await hashPassword(input.password),
+      isAdmin: input.isAdmin ?? false,
+    })
+    .returning();
+  return row!;
+}
+
+export async function findUserByLogin(db: Executor, login: string): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(or(sql`lower(${users.username}) = lower(${login})`, sql`lower(${users.email}) = lower(${login})`))
+    .limit(1);
+  return row;
+}
+
+/** The account for a login and password, or undefined; takes the same time whether the login exists or not. */
+export async function authenticate(db: Executor, login: string, password: string): Promise<UserRow | undefined> {
+  const user = await findUserByLogin(db, login);
+  if (!user) {
+    await burnPasswordCheck(password);
+    return undefined;
+  }
+  return (await verifyPassword(password, user.passwordHash)) ? user : undefined;
+}
+
+function sessionHash(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Starts a session and answers the cookie value. */
+export async function startSession(db: Executor, userId: string): Promise<string> {
+  const id = newId();
+  const secret = randomBytes(32).toString('base64url');
+  await db.insert(sessions).values({ id, userId, secretHash: sessionHash(secret), expiresAt: new Date(Date.now() + SESSION_TTL_MS) });
+  // Expired sessions of this user are dropped as new ones start, so the table stays small.
+  await db.delete(sessions).where(and(eq(sessions.userId, userId), lt(sessions.expiresAt, new Date())));
+  return `${id}.${secret}`;
+}
+
+export async function userForSession(db: Executor, cookie: string): Promise<UserRow | undefined> {
+  const [id, secret] = cookie.split('.');
+  if (!id || !secret || !/^[0-9a-z]{16}$/.test(id)) return undefined;
+  const [row] = await db
+    .select({ user: users, secretHash: sessions.secretHash })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date())));
+  if (!row) return undefined;
+  const expected = Buffer.from(row.secretHash, 'hex');
+  const actual = Buffer.from(sessionHash(secret), 'hex');
+  return expected.length === actual.length && timingSafeEqual(expected, actual) ? row.user : undefined;
+}
+
+export async function endSession(db: Executor, cookie: string): Promise<void> {
+  const [id] = cookie.split('.');
+  if (id) await db.delete(sessions).where(eq(sessions.id, id));
+}
+
+export async function createAdmin(db: Executor, input: Omit<NewAccount, 'isAdmin'>): Promise<UserRow> {
+  return createAccount(db, { ...input, isAdmin: true });
+}

@@ -1,0 +1,124 @@
+// Every credential type: `<prefix><id>.<secret>`. The secret is 32 random bytes; only its SHA-256
+// is stored (the secret has full entropy, so a slow hash adds nothing) and compared in constant time.
+// The token is returned once, at minting. Revocation is a row update, checked on every request.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { newId } from '../../lib/ids.js';
+import { credentials, type CredentialRow } from './tables.js';
+
+export type CredentialKind = CredentialRow['kind'];
+
+export const credentialPrefixes: Record<CredentialKind, string> = {
+  deploy_token: 'dpl_',
+  api_key: 'blu_sk_',
+  forum_token: 'blu_ft_',
+  purchase_key: 'pk_',
+};
+
+const TOKEN = /^([a-z_]+_)([0-9a-z]{16})\.([A-Za-z0-9_-]{43})$/;
+
+/** Only write `last_used_at` when it is older than this, so hot credentials do not write per request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export interface ParsedCredential {
+  kind: CredentialKind;
+  id: string;
+  secret: string;
+}
+
+export function parseCredential(presented: string): ParsedCredential | undefined {
+  const match = TOKEN.exec(presented.trim());
+  if (!match) return undefined;
+  const kind = (Object.keys(credentialPrefixes) as CredentialKind[]).find((k) => credentialPrefixes[k] === match[1]);
+  return kind ? { kind, id: match[2]!, secret: match[3]! } : undefined;
+}
+
+export interface MintInput {
+  kind: CredentialKind;
+  name: string;
+  siteId?: string | null;
+  subjectId?: string | null;
+  scopes?: string[];
+}
+
+export interface Minted {
+  row: CredentialRow;
+  /** The full credential; shown to the user once and never stored. */
+  token: string;
+}
+
+export async function mintCredential(db: Executor, input: MintInput): Promise<Minted> {
+  const id = newId(16);
+  const secret = randomBytes(32).toString('base64url');
+  const [row] = await db
+    .insert(credentials)
+    .values({
+      id,
+      kind: input.kind,
+      name: input.name,
+      siteId: input.siteId ?? null,
+      subjectId: input.subjectId ?? null,
+      scopes: input.scopes ?? [],
+      secretHash: hashSecret(secret),
+    })
+    .returning();
+  return { row: row!, token: `${credentialPrefixes[input.kind]}${id}.${secret}` };
+}
+
+/** The live credential row the presented token proves, or undefined (wrong, revoked, other kind). */
+export async function verifyCredential(db: Executor, presented: string, kind: CredentialKind): Promise<CredentialRow | undefined> {
+  const parsed = parseCredential(presented);
+  if (!parsed || parsed.kind !== kind) return undefined;
+  const [row] = await db
+    .select()
+    .from(credentials)
+    .where(and(eq(credentials.id, parsed.id), eq(credentials.kind, kind), isNull(credentials.revokedAt)));
+  if (!row) return undefined;
+  const expected = Buffer.from(row.secretHash, 'hex');
+  const actual = Buffer.from(hashSecret(parsed.secret), 'hex');
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
+  const now = new Date();
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+    await db
+      .update(credentials)
+      .set({ lastUsedAt: now })
+      .where(and(eq(credentials.id, row.id), or(isNull(credentials.lastUsedAt), lt(credentials.lastUsedAt, stale))));
+    row.lastUsedAt = now;
+  }
+  return row;
+}
+
+export interface CredentialFilter {
+  kind: CredentialKind;
+  siteId?: string;
+  subjectId?: string;
+}
+
+function filterWhere(filter: CredentialFilter) {
+  return and(
+    eq(credentials.kind, filter.kind),
+    isNull(credentials.revokedAt),
+    filter.siteId !== undefined ? eq(credentials.siteId, filter.siteId) : undefined,
+    filter.subjectId !== undefined ? eq(credentials.subjectId, filter.subjectId) : undefined,
+  );
+}
+
+export async function listCredentials(db: Executor, filter: CredentialFilter): Promise<CredentialRow[]> {
+  return db.select().from(credentials).where(filterWhere(filter)).orderBy(desc(credentials.createdAt), desc(credentials.id));
+}
+
+/** Revokes one live credential matching the filter; answers whether one was revoked. */
+export async function revokeCredential(db: Executor, id: string, filter: CredentialFilter): Promise<boolean> {
+  const revoked = await db
+    .update(credentials)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(credentials.id, id), filterWhere(filter)))
+    .returning({ id: credentials.id });
+  return revoked.length > 0;
+}

@@ -1,0 +1,50 @@
+import { desc, eq } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { AppError } from '../../http/errors.js';
+import { isSiteLabel } from '../../http/hosts.js';
+import type { UserRow } from '../accounts/tables.js';
+import { sites, type SiteRow } from './tables.js';
+
+/** Labels that name platform hosts rather than sites. Names starting `r-` are preview hosts. */
+export const RESERVED_SITE_IDS = new Set(['www', 'api', 'portal', 'admin', 'stage', 'mcp']);
+
+export function siteIdProblem(id: string): string | undefined {
+  if (!isSiteLabel(id)) return 'must be 1 to 40 lower-case letters, digits and single hyphens, starting and ending with a letter or digit';
+  if (RESERVED_SITE_IDS.has(id)) return `"${id}" is reserved`;
+  if (id.startsWith('r-')) return 'ids starting with "r-" are reserved for release previews';
+  return undefined;
+}
+
+export interface NewSite {
+  id: string;
+  kind: SiteRow['kind'];
+  plan?: SiteRow['plan'] | undefined;
+}
+
+export async function createSite(db: Executor, owner: UserRow | null, input: NewSite): Promise<SiteRow> {
+  const problem = siteIdProblem(input.id);
+  if (problem) throw new AppError('invalid_site_id', `Site id ${problem}.`);
+  const [row] = await db
+    .insert(sites)
+    .values({ id: input.id, kind: input.kind, plan: input.plan ?? 'free', ownerId: owner?.id ?? null })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw new AppError('site_exists', `A site with id "${input.id}" exists.`);
+  return row;
+}
+
+export async function findSite(db: Executor, id: string): Promise<SiteRow | undefined> {
+  const [row] = await db.select().from(sites).where(eq(sites.id, id));
+  return row;
+}
+
+export async function listSites(db: Executor, viewer: UserRow): Promise<SiteRow[]> {
+  const query = db.select().from(sites);
+  return viewer.isAdmin
+    ? query.orderBy(desc(sites.createdAt), desc(sites.id))
+    : query.where(eq(sites.ownerId, viewer.id)).orderBy(desc(sites.createdAt), desc(sites.id));
+}
+
+export async function deleteSite(db: Executor, id: string): Promise<void> {
+  await db.delete(sites).where(eq(sites.id, id));
+}

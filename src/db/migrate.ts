@@ -1,0 +1,48 @@
+// Applies the committed SQL migrations (drizzle-kit output in migrations/). Safe to run twice and
+// from several nodes at once: PostgreSQL runs serialize on an advisory lock.
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { queryRows, type DatabaseHandle } from './client.js';
+
+export const migrationsFolder = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+const MIGRATION_LOCK = 71_149_012;
+
+export interface MigrationStatus {
+  applied: number;
+  pending: number;
+}
+
+export async function migrationStatus(handle: DatabaseHandle): Promise<MigrationStatus> {
+  const files = readMigrationFiles({ migrationsFolder });
+  const [exists] = await queryRows<{ present: boolean }>(
+    handle.db,
+    sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`,
+  );
+  if (!exists?.present) return { applied: 0, pending: files.length };
+  const [last] = await queryRows<{ created_at: string | null }>(
+    handle.db,
+    sql`select max(created_at)::text as created_at from drizzle.__drizzle_migrations`,
+  );
+  const lastApplied = Number(last?.created_at ?? 0);
+  const pending = files.filter((file) => file.folderMillis > lastApplied).length;
+  return { applied: files.length - pending, pending };
+}
+
+/** Applies pending migrations and answers how many ran. */
+export async function runMigrations(handle: DatabaseHandle): Promise<number> {
+  if ((await migrationStatus(handle)).pending === 0) return 0;
+  return handle.exclusive(MIGRATION_LOCK, async (db) => {
+    const before = await migrationStatus({ ...handle, db });
+    if (before.pending === 0) return 0;
+    if (handle.driver === 'postgres') {
+      const { migrate } = await import('drizzle-orm/node-postgres/migrator');
+      await migrate(db as never, { migrationsFolder });
+    } else {
+      const { migrate } = await import('drizzle-orm/pglite/migrator');
+      await migrate(db as never, { migrationsFolder });
+    }
+    return before.pending;
+  });
+}

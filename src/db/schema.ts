@@ -1,0 +1,5 @@
+// The whole database schema: every domain's tables, re-exported for Drizzle and drizzle-kit.
+export * from '../core/accounts/tables.js';
+export * from '../core/sites/tables.js';
+export * from '../core/credentials/tables.js';
+export * from '../core/plans/tables.js';

@@ -1,0 +1,55 @@
+// Shared list pagination: `page` (default 1) and `page_size` (default 10, max 100); the response
+// carries `X-Pagination` (JSON) and an RFC 8288 `Link` header.
+import { Type, type Static } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export const PageQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1.' }),
+  page_size: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1 to 100.' }),
+});
+export type PageQuery = Static<typeof PageQuery>;
+
+export interface Page {
+  page: number;
+  pageSize: number;
+  offset: number;
+}
+
+export function toPage(query: { page?: number; page_size?: number }): Page {
+  const page = query.page ?? 1;
+  const pageSize = query.page_size ?? 10;
+  return { page, pageSize, offset: (page - 1) * pageSize };
+}
+
+export interface PaginationMeta {
+  total: number;
+  total_pages: number;
+  first_page: number;
+  last_page: number;
+  page: number;
+  previous_page?: number;
+  next_page?: number;
+}
+
+export function paginationMeta(page: Page, total: number): PaginationMeta {
+  const totalPages = Math.max(1, Math.ceil(total / page.pageSize));
+  const meta: PaginationMeta = { total, total_pages: totalPages, first_page: 1, last_page: totalPages, page: page.page };
+  if (page.page > 1) meta.previous_page = Math.min(page.page - 1, totalPages);
+  if (page.page < totalPages) meta.next_page = page.page + 1;
+  return meta;
+}
+
+export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, page: Page, total: number): void {
+  const meta = paginationMeta(page, total);
+  reply.header('X-Pagination', JSON.stringify(meta));
+  const base = new URL(request.url, 'http://x');
+  const link = (rel: string, target: number): string => {
+    base.searchParams.set('page', String(target));
+    base.searchParams.set('page_size', String(page.pageSize));
+    return `<${base.pathname}${base.search}>; rel="${rel}"`;
+  };
+  const links = [link('first', meta.first_page), link('last', meta.last_page)];
+  if (meta.previous_page !== undefined) links.push(link('prev', meta.previous_page));
+  if (meta.next_page !== undefined) links.push(link('next', meta.next_page));
+  reply.header('Link', links.join(', '));
+}

@@ -1,0 +1,80 @@
+// The `surface` route constraint: which group of routes a request may reach, from its host.
+// portal -> portal pages and APIs; a static site's hosts -> the static edge; a community site's
+// host -> forum, content and help desk; `none` -> an unknown site (only health and the 404 answer).
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
+import type { FastifyServerOptions } from 'fastify';
+import type { SiteDirectory } from '../core/sites/directory.js';
+import { classifyHost, hostName, type HostTarget } from './hosts.js';
+
+export type Surface = 'portal' | 'static' | 'community' | 'none';
+
+export interface SurfaceOptions {
+  sitesDomain: string;
+  trustProxy: boolean | string;
+  directory: SiteDirectory;
+  /** Single-instance mode: this community site answers on every host. */
+  singleSite?: string | undefined;
+}
+
+type TrustFn = (address: string, hop: number) => boolean;
+
+declare module 'node:http' {
+  interface IncomingMessage {
+    blumeTarget?: HostTarget;
+  }
+}
+
+function compileTrust(trust: boolean | string): TrustFn {
+  if (trust === true) return () => true;
+  if (trust === false) return () => false;
+  return proxyAddr.compile(trust.split(',').map((part) => part.trim()));
+}
+
+type RouterConstraint = NonNullable<NonNullable<FastifyServerOptions['routerOptions']>['constraints']>[string];
+
+export function createSurfaceStrategy(options: SurfaceOptions): RouterConstraint {
+  const trusted = compileTrust(options.trustProxy);
+
+  const targetOf = (req: IncomingMessage): HostTarget => {
+    if (options.singleSite) return { kind: 'site', site: options.singleSite };
+    let host = req.headers.host ?? '';
+    const forwarded = req.headers['x-forwarded-host'];
+    if (forwarded && trusted(req.socket.remoteAddress ?? '', 0)) host = String(forwarded).split(',')[0]!;
+    return classifyHost(hostName(host), options.sitesDomain);
+  };
+
+  const strategy = {
+    name: 'surface',
+    storage() {
+      // The router's handler type is internal to it; the map only stores and returns them.
+      const handlers = new Map<string, never>();
+      return {
+        get(value: string) {
+          return handlers.get(value) ?? null;
+        },
+        set(value: string, store: never) {
+          handlers.set(value, store);
+        },
+      };
+    },
+    validate(value: unknown) {
+      if (!['portal', 'static', 'community', 'none'].includes(value as string)) throw new Error(`unknown surface ${String(value)}`);
+    },
+    mustMatchWhenDerived: false,
+    deriveConstraint(req: IncomingMessage, _ctx: unknown, done: (error: Error | null, surface?: Surface) => void) {
+      const target = targetOf(req);
+      req.blumeTarget = target;
+      if (target.kind === 'portal') return done(null, 'portal');
+      if (!target.site) return done(null, 'none');
+      const cached = options.directory.peek(target.site);
+      if (cached) return done(null, target.kind === 'site' ? cached.kind : 'static');
+      options.directory.get(target.site).then(
+        (site) => done(null, !site ? 'none' : target.kind === 'site' ? site.kind : 'static'),
+        (error: Error) => done(error),
+      );
+    },
+  };
+  // The router supports asynchronous strategies (a three-argument deriveConstraint); its types do not say so.
+  return strategy as unknown as RouterConstraint;
+}

@@ -1,0 +1,20 @@
+// The portal surface: account, site and credential APIs under /api on the portal host.
+import type { FastifyInstance } from 'fastify';
+import { registerOpenApi } from '../http/openapi.js';
+import { authRoutes } from './auth-routes.js';
+import { credentialRoutes } from './credential-routes.js';
+import { siteRoutes } from './site-routes.js';
+
+export async function portalPlugin(app: FastifyInstance): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    route.constraints = { ...route.constraints, surface: 'portal' };
+  });
+  await registerOpenApi(app, {
+    title: 'Blume portal API',
+    description: 'Accounts, sites, deploy tokens and API keys. Authenticate with the `blume_session` cookie from POST /api/auth/login.',
+    prefix: '/api',
+  });
+  await app.register(authRoutes, { prefix: '/api' });
+  await app.register(siteRoutes, { prefix: '/api' });
+  await app.register(credentialRoutes, { prefix: '/api' });
+}

@@ -1,0 +1,108 @@
+// buildTestApp: the real app on a fresh database, with the real cache (memory or Redis) and a local
+// blob store in a temporary folder. Tests talk to it with `app.inject`.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { createBlobStore } from '../../src/adapters/blobs/index.js';
+import { createCache, type CacheAdapter } from '../../src/adapters/cache/index.js';
+import { buildApp, type AppDeps } from '../../src/app.js';
+import { loadConfig, type Config, type Env } from '../../src/config/index.js';
+import { createAccount } from '../../src/core/accounts/service.js';
+import type { UserRow } from '../../src/core/accounts/tables.js';
+import { seedFeatures } from '../../src/core/plans/service.js';
+import { randomAlnum } from '../../src/lib/ids.js';
+import { createTestDatabase, testRedisUrl, type CacheKind, type DatabaseKind, type TestDatabase } from './databases.js';
+
+export const PORTAL_HOST = 'blume.test';
+
+export interface TestAppOptions {
+  database: DatabaseKind;
+  cache?: CacheKind;
+  env?: Env;
+  mode?: AppDeps['mode'];
+  singleSite?: string;
+  /** Share a database made by the caller (several app nodes on one database). */
+  sharedDatabase?: TestDatabase;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  deps: AppDeps;
+  cache: CacheAdapter;
+  testDatabase: TestDatabase;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'blume-test-'));
+  const cacheKind = options.cache ?? 'memory';
+  const config = loadConfig({
+    BLUME_DATA_DIR: dataDir,
+    BLUME_PUBLIC_URL: `http://${PORTAL_HOST}`,
+    SECRET_KEY: 'test-secret-key-test-secret-key-test-secret-key',
+    BLUME_LOG_LEVEL: 'silent',
+    BLUME_REDIS_ENABLED: cacheKind === 'redis' ? 'True' : 'False',
+    BLUME_REDIS_URL: cacheKind === 'redis' ? testRedisUrl() : undefined,
+    ...options.env,
+  });
+  const testDatabase = options.sharedDatabase ?? (await createTestDatabase(options.database));
+  await seedFeatures(testDatabase.handle.db);
+  const cache = await createCache(config, `blume-test-${randomAlnum(8)}:`);
+  const blobs = await createBlobStore(config.blobs);
+  const deps: AppDeps = {
+    config,
+    database: testDatabase.handle,
+    cache,
+    blobs,
+    mode: options.mode ?? 'platform',
+    singleSite: options.singleSite,
+    logger: false,
+  };
+  const app = await buildApp(deps);
+  await app.ready();
+  return {
+    app,
+    config,
+    deps,
+    cache,
+    testDatabase,
+    dataDir,
+    close: async () => {
+      await app.close();
+      await cache.close();
+      if (!options.sharedDatabase) await testDatabase.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Actor {
+  user: UserRow;
+  cookie: string;
+  password: string;
+}
+
+/** Creates an account and logs it in through the API; answers the session cookie. */
+export async function signIn(app: FastifyInstance, username: string, options: { admin?: boolean } = {}): Promise<Actor> {
+  const password = `pw-${username}-0123456789`;
+  const user = await createAccount(app.deps.database.db, { username, email: `${username}@example.test`, password, isAdmin: options.admin ?? false });
+  const response = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { host: PORTAL_HOST }, payload: { login: username, password } });
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.body}`);
+  const cookie = response.cookies.find((c) => c.name === 'blume_session');
+  return { user, cookie: `blume_session=${cookie!.value}`, password };
+}
+
+/** `app.inject` on the portal host, as the actor when one is given. */
+export function portal(app: FastifyInstance, actor: Actor | undefined, options: InjectOptions): Promise<LightMyRequestResponse> {
+  return app.inject({
+    ...options,
+    headers: { host: PORTAL_HOST, ...(actor ? { cookie: actor.cookie } : {}), ...options.headers },
+  } as InjectOptions);
+}
+
+export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
+  return response.json() as T;
+}
