@@ -27,8 +27,11 @@ export interface Runtime {
 }
 
 export interface RuntimeOptions {
-  /** `auto` follows BLUME_AUTO_MIGRATE; `always` migrates (db upgrade, install); `check` only reports. */
-  migrations: 'auto' | 'always' | 'check';
+  /**
+   * `auto` follows BLUME_AUTO_MIGRATE (refusing to go on with pending migrations when it is off);
+   * `always` migrates; `skip` leaves it to the caller (`db upgrade` reports what it applied).
+   */
+  migrations: 'auto' | 'always' | 'skip';
   /** Run install and seed steps (every server start does). */
   seed: boolean;
   /** In single-instance mode: the community site to ensure. */
@@ -70,7 +73,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
 
     if (options.migrations === 'always' || (options.migrations === 'auto' && config.autoMigrate)) {
       await runMigrations(database);
-    } else {
+    } else if (options.migrations === 'auto') {
       const status = await migrationStatus(database);
       if (status.pending > 0) {
         throw new StartupError(`${status.pending} database migration(s) are pending and BLUME_AUTO_MIGRATE is False: run \`blume db upgrade\` first.`);

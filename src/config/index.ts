@@ -40,7 +40,10 @@ export interface Config {
   secretKey: string;
   autoMigrate: boolean;
   signupOpen: boolean;
-  trustProxy: boolean;
+  /** Site id of the community instance in single-instance mode (`blume serve --single`). */
+  instanceId: string;
+  /** True, False, or a comma-separated list of addresses/CIDRs/names (loopback, uniquelocal). */
+  trustProxy: boolean | string;
   logLevel: string;
   blobs: BlobsConfig;
   mail: MailConfig;
@@ -64,8 +67,9 @@ export const variables: readonly VariableDoc[] = [
   { name: 'BLUME_REDIS_URL', default: 'redis://127.0.0.1:6379', doc: 'Redis connection URL.' },
   { name: 'SECRET_KEY', default: '(generated into the data dir)', doc: 'Long random secret; required when NODE_ENV=production.' },
   { name: 'BLUME_AUTO_MIGRATE', default: 'True', doc: 'Apply migrations at start; False requires `blume db upgrade` first.' },
+  { name: 'BLUME_INSTANCE_ID', default: 'community', doc: 'Site id of the community instance served by `blume serve --single`.' },
   { name: 'BLUME_SIGNUP_OPEN', default: 'True', doc: 'Allow portal sign-up through POST /api/auth/signup.' },
-  { name: 'BLUME_TRUST_PROXY', default: 'True', doc: 'Trust X-Forwarded-* and Host from a reverse proxy in front.' },
+  { name: 'BLUME_TRUST_PROXY', default: 'loopback,linklocal,uniquelocal', doc: 'Which peers may set X-Forwarded-*: True, False, or addresses/CIDRs (private networks by default).' },
   { name: 'BLUME_LOG_LEVEL', default: 'info', doc: 'fatal, error, warn, info, debug, trace or silent.' },
   { name: 'BLUME_BLOBS', default: 'local', doc: 'Blob store: local (BLUME_DATA_DIR/blobs) or s3.' },
   { name: 'BLUME_S3_BUCKET', default: '', doc: 'S3 bucket (required with BLUME_BLOBS=s3).' },
@@ -101,6 +105,10 @@ export function parseBoolean(text: string): boolean | undefined {
   if (TRUE.has(text)) return true;
   if (FALSE.has(text)) return false;
   return undefined;
+}
+
+function parseTrustProxy(text: string): boolean | string {
+  return parseBoolean(text) ?? text;
 }
 
 class Reader {
@@ -201,6 +209,9 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
   const databaseUrl = reader.optional('DATABASE_URL');
   if (databaseUrl !== undefined) reader.url('DATABASE_URL', 'postgres://localhost/blume', ['postgres:', 'postgresql:']);
 
+  const instanceId = reader.text('BLUME_INSTANCE_ID', 'community');
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(instanceId)) reader.problems.push(`BLUME_INSTANCE_ID must be a site id (lower-case letters, digits, hyphens), got "${instanceId}"`);
+
   const blobsDriver = reader.text('BLUME_BLOBS', 'local');
   if (blobsDriver !== 'local' && blobsDriver !== 's3') reader.problems.push(`BLUME_BLOBS must be local or s3, got "${blobsDriver}"`);
   const bucket = reader.text('BLUME_S3_BUCKET', '');
@@ -225,7 +236,8 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     secretKey: resolveSecretKey(reader, dataDir, production, options.writeSecret ?? true),
     autoMigrate: reader.bool('BLUME_AUTO_MIGRATE', true),
     signupOpen: reader.bool('BLUME_SIGNUP_OPEN', true),
-    trustProxy: reader.bool('BLUME_TRUST_PROXY', true),
+    instanceId,
+    trustProxy: parseTrustProxy(reader.text('BLUME_TRUST_PROXY', 'loopback,linklocal,uniquelocal')),
     logLevel,
     blobs: {
       driver: blobsDriver === 's3' ? 's3' : 'local',

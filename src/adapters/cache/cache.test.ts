@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { randomAlnum } from '../../lib/ids.js';
+import { testCaches, testRedisUrl } from '../../../test/helpers/databases.js';
+import { createMemoryCache } from './memory.js';
+import { createRedisCache } from './redis.js';
+import type { CacheAdapter } from './types.js';
+
+for (const kind of testCaches) {
+  describe(`cache adapter [${kind}]`, () => {
+    const prefix = `blume-test-${randomAlnum(8)}:`;
+    let a: CacheAdapter;
+    let b: CacheAdapter;
+
+    // Two adapters on one prefix stand for two app nodes.
+    before(async () => {
+      a = kind === 'redis' ? await createRedisCache(testRedisUrl(), prefix) : createMemoryCache(prefix);
+      b = kind === 'redis' ? await createRedisCache(testRedisUrl(), prefix) : a;
+    });
+    after(async () => {
+      await a.close();
+      if (b !== a) await b.close();
+    });
+
+    it('stores, reads, expires and deletes values', async () => {
+      await a.cache.set('k', 'v');
+      assert.equal(await b.cache.get('k'), 'v');
+      await a.cache.delete('k');
+      assert.equal(await b.cache.get('k'), undefined);
+      await a.cache.set('short', 'v', 1);
+      assert.equal(await a.cache.get('short'), 'v');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.equal(await a.cache.get('short'), undefined);
+    });
+
+    it('counts in a window shared by every node', async () => {
+      assert.equal(await a.cache.increment('hits', 1), 1);
+      assert.equal(await b.cache.increment('hits', 1), 2);
+      assert.equal(await a.cache.increment('hits', 1), 3);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.equal(await b.cache.increment('hits', 1), 1);
+    });
+
+    it('delivers published messages to subscribers on every node until they unsubscribe', async () => {
+      const received: string[] = [];
+      const unsubscribe = await b.pubsub.subscribe('chan', (message) => received.push(message));
+      await a.pubsub.publish('chan', 'one');
+      await a.pubsub.publish('other', 'ignored');
+      await waitFor(() => received.length === 1);
+      assert.deepEqual(received, ['one']);
+      await unsubscribe();
+      await a.pubsub.publish('chan', 'two');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(received, ['one']);
+    });
+
+    it('answers ping', async () => {
+      await a.cache.ping();
+    });
+  });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,0 +1,135 @@
+// The `blume` command line. Every command reads the same configuration (environment variables).
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, variables, type Env } from '../config/index.js';
+import { DataDirBusyError, lockOwner } from '../db/lock.js';
+import { openRuntime, StartupError } from '../runtime.js';
+import { callControl, controlSocketPath } from './control.js';
+import { OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
+import { serve } from './serve.js';
+
+const USAGE = `Usage: blume <command> [options]
+
+Commands:
+  serve [--single]                 Start the platform (portal + sites), or with --single one community instance
+  db upgrade                       Apply pending database migrations
+  install                          Prepare the data directory and database (idempotent; also runs at every start)
+  seed-features                    Seed the plan feature matrix (idempotent; also runs at every start)
+  create-admin -u NAME -e EMAIL -p PASSWORD
+                                   Create an administrator account (there is never a default one)
+
+Run \`blume <command> --help\` for one command, \`blume help env\` for every setting.`;
+
+const COMMAND_HELP: Record<string, string> = {
+  serve: 'Usage: blume serve [--single]\n\nStarts the HTTP server on BLUME_BIND (or GUNICORN_BIND). Migrations run first unless\nBLUME_AUTO_MIGRATE=False; install and seed steps run at every start. With --single, one community\ninstance (BLUME_INSTANCE_ID) answers on every host and there is no portal.',
+  'db upgrade': 'Usage: blume db upgrade\n\nApplies pending migrations. Safe to run twice and while other nodes start.',
+  install: 'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
+  'seed-features': 'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
+  'create-admin': 'Usage: blume create-admin -u <username> -e <email> -p <password>\n\nCreates an administrator. Fails when the username or e-mail is taken.',
+};
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: CliIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+function envHelp(): string {
+  return ['Settings (environment variables):', ...variables.map((v) => `  ${v.name.padEnd(30)} ${v.doc} Default: ${v.default || '(none)'}`)].join('\n');
+}
+
+/**
+ * Runs an operation: inside the running server when it owns the embedded database, else here.
+ */
+async function runCommandOperation(env: Env, io: CliIo, name: OperationName, args: OperationArgs, single: boolean): Promise<number> {
+  const config = loadConfig(env);
+  const singleSite = single ? config.instanceId : undefined;
+  if (!config.databaseUrl) {
+    const owner = lockOwner(config.dataDir);
+    if (owner !== undefined && owner !== process.pid) {
+      io.out(await callControl(controlSocketPath(config.dataDir), name, args, () => lockOwner(config.dataDir) === owner));
+      io.out(`(done by the running server, pid ${owner})`);
+      return 0;
+    }
+  }
+  const migrations = name === 'db-upgrade' || name === 'install' ? 'skip' : 'auto';
+  const runtime = await openRuntime(config, { migrations, seed: false, singleSite });
+  try {
+    io.out(await runOperation({ database: runtime.database, singleSite }, name, args));
+  } finally {
+    await runtime.close();
+  }
+  return 0;
+}
+
+export async function runCli(argv: string[], env: Env = process.env, io: CliIo = processIo): Promise<number> {
+  const [command, ...rest] = argv;
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  try {
+    switch (command) {
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out(rest[0] === 'env' ? envHelp() : USAGE);
+        return 0;
+      case 'serve': {
+        if (wantsHelp) return io.out(COMMAND_HELP.serve!), 0;
+        const { values } = parseArgs({ args: rest, options: { single: { type: 'boolean', default: false } }, strict: true });
+        await serve(loadConfig(env), { single: values.single ?? false });
+        return 0;
+      }
+      case 'db': {
+        if (rest[0] !== 'upgrade') {
+          io.err('Usage: blume db upgrade');
+          return 2;
+        }
+        if (wantsHelp) return io.out(COMMAND_HELP['db upgrade']!), 0;
+        return await runCommandOperation(env, io, 'db-upgrade', {}, false);
+      }
+      case 'install':
+      case 'seed-features': {
+        if (wantsHelp) return io.out(COMMAND_HELP[command]!), 0;
+        const { values } = parseArgs({ args: rest, options: { single: { type: 'boolean', default: false } }, strict: true });
+        return await runCommandOperation(env, io, command, {}, values.single ?? false);
+      }
+      case 'create-admin': {
+        if (wantsHelp) return io.out(COMMAND_HELP['create-admin']!), 0;
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            username: { type: 'string', short: 'u' },
+            email: { type: 'string', short: 'e' },
+            password: { type: 'string', short: 'p' },
+          },
+          strict: true,
+        });
+        return await runCommandOperation(env, io, 'create-admin', values, false);
+      }
+      default:
+        io.err(`blume: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof StartupError || error instanceof OperationError) {
+      io.err(`blume: ${error.message}`);
+      return 1;
+    }
+    if (error instanceof DataDirBusyError) {
+      io.err(`blume: another Blume process (pid ${error.pid}) is using this data directory; stop it first or use that server.`);
+      return 1;
+    }
+    if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (error as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      io.err(`blume: ${(error as Error).message}`);
+      return 2;
+    }
+    if ((error as { code?: string }).code === 'EADDRINUSE') {
+      io.err(`blume: the address is in use: ${(error as Error).message}`);
+      return 1;
+    }
+    throw error;
+  }
+}

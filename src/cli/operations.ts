@@ -1,0 +1,75 @@
+// Operator commands that change the database. Each runs either in this process or, when a server
+// already owns the embedded database, inside that server (see control.ts); the text it answers is
+// what the CLI prints.
+import { createAdmin } from '../core/accounts/service.js';
+import type { DatabaseHandle } from '../db/client.js';
+import { migrationStatus, runMigrations } from '../db/migrate.js';
+import { AppError } from '../http/errors.js';
+import { installAndSeed } from '../runtime.js';
+
+export interface OperationContext {
+  database: DatabaseHandle;
+  /** The community instance id in single mode; undefined on a platform. */
+  singleSite?: string | undefined;
+}
+
+export type OperationArgs = Record<string, string | undefined>;
+
+export class OperationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OperationError';
+  }
+}
+
+async function dbUpgrade(ctx: OperationContext): Promise<string> {
+  const ran = await runMigrations(ctx.database);
+  const status = await migrationStatus(ctx.database);
+  return ran === 0 ? `Database is up to date (${status.applied} migrations applied).` : `Applied ${ran} migration(s); ${status.applied} in total.`;
+}
+
+async function install(ctx: OperationContext): Promise<string> {
+  const ran = await runMigrations(ctx.database);
+  const seeded = await installAndSeed(ctx.database, ctx.singleSite);
+  const lines = [ran === 0 ? 'Database schema is up to date.' : `Applied ${ran} migration(s).`];
+  lines.push(seeded.features === 0 ? 'Plan features already seeded.' : `Seeded ${seeded.features} plan feature(s).`);
+  if (ctx.singleSite) lines.push(seeded.siteCreated ? `Created community instance "${ctx.singleSite}".` : `Community instance "${ctx.singleSite}" exists.`);
+  return lines.join('\n');
+}
+
+async function seedFeaturesOperation(ctx: OperationContext): Promise<string> {
+  const seeded = await installAndSeed(ctx.database, undefined);
+  return seeded.features === 0 ? 'Plan features already seeded; nothing changed.' : `Seeded ${seeded.features} plan feature(s).`;
+}
+
+async function createAdminOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
+  const { username, email, password } = args;
+  if (!username || !email || !password) throw new OperationError('create-admin needs -u <username>, -e <email> and -p <password>.');
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/.test(username)) throw new OperationError('The username must be 2 to 39 letters, digits, `_`, `.` or `-`.');
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new OperationError(`"${email}" is not an e-mail address.`);
+  if (password.length < 10) throw new OperationError('The password must be at least 10 characters long.');
+  try {
+    const user = await createAdmin(ctx.database.db, { username, email, password });
+    return `Created administrator "${user.username}" <${user.email}>.`;
+  } catch (error) {
+    if (error instanceof AppError) throw new OperationError(error.message);
+    throw error;
+  }
+}
+
+export const operations = {
+  'db-upgrade': dbUpgrade,
+  install,
+  'seed-features': seedFeaturesOperation,
+  'create-admin': createAdminOperation,
+} satisfies Record<string, (ctx: OperationContext, args: OperationArgs) => Promise<string>>;
+
+export type OperationName = keyof typeof operations;
+
+export function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(operations, name);
+}
+
+export function runOperation(ctx: OperationContext, name: OperationName, args: OperationArgs): Promise<string> {
+  return operations[name](ctx, args);
+}

@@ -1,0 +1,63 @@
+// Runs the real `blume` command (src/main.ts under tsx) as a child process, as an operator would.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MAIN = 'src/main.ts';
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one CLI command to completion. */
+export function runBlume(args: string[], env: Record<string, string>): CliResult {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', BLUME_LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+export interface RunningServer {
+  process: ChildProcess;
+  /** Origin the server listens on, e.g. http://127.0.0.1:41234 */
+  url: string;
+  output(): string;
+  /** Sends a signal and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `blume serve` and resolves once it prints where it listens; rejects if it exits first. */
+export function startBlume(args: string[], env: Record<string, string>): Promise<RunningServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', BLUME_LOG_LEVEL: 'warn', BLUME_BIND: '127.0.0.1:0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /(?:listening on|is running on) (?:http:\/\/)?(127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        resolve({
+          process: child,
+          url: `http://${match[1]}`,
+          output: () => output,
+          stop: async (signal = 'SIGTERM') => {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => reject(new Error(`blume serve exited with ${code} before listening:\n${output}`)));
+  });
+}
