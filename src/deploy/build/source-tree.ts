@@ -33,6 +33,7 @@ export const SITE_CONFIG_FILE = 'blume.json';
 
 // Control characters, the backslash (a separator elsewhere) and U+FFFD, which is what Node puts in
 // place of bytes that are not UTF-8 in a file name.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const HOSTILE_NAME = /[\u0000-\u001f\u007f\\\ufffd]/;
 
 export function isMarkdownFile(rel: string): boolean {
