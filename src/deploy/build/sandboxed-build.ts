@@ -2,6 +2,7 @@
 // process that may read only the docs folder and the builder's code, write only the output and a
 // private working folder, and is stopped on time, memory and output limits. The caller gets the
 // outcome and the timestamped log; a failed build leaves the output folder empty.
+import { rmSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -169,6 +170,8 @@ async function bundleEntry(source: string): Promise<BuilderEntry> {
   const { build } = await import('esbuild');
   const dir = await mkdtemp(path.join(tmpdir(), 'blume-build-entry-'));
   const script = path.join(dir, 'build-entry.mjs');
+  // The bundle serves every build of this process; it goes when the process does.
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   await build({
     entryPoints: [source],
     outfile: script,
