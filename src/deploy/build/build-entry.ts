@@ -1,0 +1,69 @@
+// Entry of the sandboxed docs build (run by sandboxed-build.ts, never imported). It shuts the
+// network off before the builder loads, runs buildDocsSite, prints progress, warnings and errors
+// one per line, and reports the outcome as one JSON document on file descriptor 3, a channel the
+// content cannot write to (file names and messages only ever reach stdout).
+import dgram from 'node:dgram';
+import dns from 'node:dns';
+import { writeSync } from 'node:fs';
+import net from 'node:net';
+
+const refuse = (): never => {
+  throw new Error('network access is disabled in the docs build sandbox');
+};
+// A docs build needs no network; nothing it loads may open a socket or resolve a name.
+net.Socket.prototype.connect = refuse;
+net.Server.prototype.listen = refuse;
+dgram.Socket.prototype.bind = refuse;
+dgram.Socket.prototype.send = refuse;
+dns.lookup = refuse as unknown as typeof dns.lookup;
+dns.promises.lookup = refuse;
+Reflect.deleteProperty(globalThis, 'fetch');
+Reflect.deleteProperty(globalThis, 'WebSocket');
+
+interface EntryArgs {
+  input: string;
+  output: string;
+  siteUrl?: string;
+  maxOutputBytes: number;
+}
+
+function report(result: Record<string, unknown>): void {
+  writeSync(3, JSON.stringify(result));
+}
+
+/** Node's permission model names what was refused; say it plainly in the build log. */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const denied = error as Error & { code?: string; permission?: string; resource?: string };
+  if (denied.code === 'ERR_ACCESS_DENIED') {
+    return `the sandbox refused ${denied.permission ?? 'access'}${denied.resource ? ` to ${denied.resource}` : ''}: a build may only read its docs folder and write its output`;
+  }
+  return error.message;
+}
+
+async function main(): Promise<void> {
+  const args = JSON.parse(process.argv[2] ?? '{}') as EntryArgs;
+  const { buildDocsSite } = await import('./docs-site.js');
+  const { DocsBuildError, formatProblem } = await import('./errors.js');
+  try {
+    const result = await buildDocsSite(args.input, args.output, {
+      ...(args.siteUrl === undefined ? {} : { siteUrl: args.siteUrl }),
+      maxOutputBytes: args.maxOutputBytes,
+      log: (line) => console.log(line),
+    });
+    for (const warning of result.warnings) console.log(`warning: ${formatProblem(warning)}`);
+    report({ ok: true, pages: result.pages, files: result.files, bytes: result.bytes, warnings: result.warnings.length, timings: result.timings });
+  } catch (error) {
+    if (error instanceof DocsBuildError) {
+      for (const problem of error.problems) console.error(`error: ${formatProblem(problem)}`);
+      report({ ok: false, error: error.message, problems: error.problems });
+    } else {
+      const message = describeFailure(error);
+      console.error(`error: ${message}`);
+      report({ ok: false, error: message });
+    }
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { buildDocsSite, type DocsBuildResult } from './docs-site.js';
+import { DocsBuildError } from './errors.js';
+
+const fixture = fileURLToPath(new URL('../../../test/fixtures/docs-site/', import.meta.url));
+
+let scratch: string;
+before(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'blume-docs-test-'));
+});
+after(() => rm(scratch, { recursive: true, force: true }));
+
+let counter = 0;
+/** A docs folder made from a map of relative path -> content, and an empty output folder beside it. */
+async function docsTree(files: Record<string, string | Buffer>): Promise<{ input: string; output: string }> {
+  counter += 1;
+  const input = path.join(scratch, `in-${counter}`);
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(input, rel)), { recursive: true });
+    await writeFile(path.join(input, rel), content);
+  }
+  return { input, output: path.join(scratch, `out-${counter}`) };
+}
+
+async function buildError(input: string, output: string): Promise<DocsBuildError> {
+  try {
+    await buildDocsSite(input, output);
+  } catch (error) {
+    assert.ok(error instanceof DocsBuildError, `expected a DocsBuildError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('the build succeeded');
+}
+
+describe('buildDocsSite: a realistic docs tree', () => {
+  let output: string;
+  let result: DocsBuildResult;
+  const page = (rel: string): Promise<string> => readFile(path.join(output, rel), 'utf8');
+
+  before(async () => {
+    output = path.join(scratch, 'realistic');
+    result = await buildDocsSite(fixture, output);
+  });
+
+  it('builds every published page, the generated files and the assets', async () => {
+    assert.equal(result.pages, 8);
+    assert.deepEqual(result.warnings, []);
+    for (const rel of ['index.html', 'guide/index.html', 'guide/install/index.html', 'guide/configure/index.html', 'reference/index.html', 'reference/api/endpoints/index.html', '404.html', 'sitemap.xml', 'images/logo.svg']) {
+      await readFile(path.join(output, rel));
+    }
+    const generated = await readdir(path.join(output, '_blume'));
+    assert.equal(generated.filter((name) => /^blume\.[0-9a-f]{10}\.(css|js)$/.test(name)).length, 2);
+    assert.ok(generated.some((name) => /^search\.[0-9a-f]{10}\.json$/.test(name)));
+    assert.ok(result.timings.totalMs >= 0);
+  });
+
+  it('skips drafts everywhere', async () => {
+    await assert.rejects(readFile(path.join(output, 'guide/secret-roadmap/index.html')));
+    assert.doesNotMatch(await page('index.html'), /Roadmap/);
+    assert.doesNotMatch(await page('sitemap.xml'), /roadmap/);
+  });
+
+  it('orders the navigation by blume.json, then front matter order, and marks the current page', async () => {
+    const html = await page('guide/configure/index.html');
+    const nav = html.slice(html.indexOf('<nav class="sidebar"'), html.indexOf('</nav>'));
+    const links = [...nav.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
+    assert.deepEqual(links, ['/', '/guide/', '/guide/install/', '/guide/configure/', '/reference/', '/reference/glossary/', '/reference/api/', '/reference/api/endpoints/']);
+    assert.match(nav, /<a href="\/guide\/configure\/" aria-current="page">Configure<\/a>/);
+    assert.match(nav, /<details open><summary><a href="\/guide\/">Guide<\/a>/);
+    assert.match(nav, /<details><summary><a href="\/reference\/">Reference<\/a>/);
+    assert.match(html, /<a class="prev" href="\/guide\/install\/" rel="prev">/);
+  });
+
+  it('gives headings anchors, custom ids and a table of contents', async () => {
+    const html = await page('guide/configure/index.html');
+    assert.match(html, /<h2 id="the-config-file">The config file<a class="anchor" href="#the-config-file"/);
+    assert.match(html, /<h3 id="env-vars">Environment<a class="anchor" href="#env-vars"/);
+    assert.match(html, /<li class="level-2"><a href="#the-config-file">The config file<\/a><\/li>\n<li class="level-3"><a href="#env-vars">Environment<\/a><\/li>/);
+    assert.match(html, /<h1>Configure<\/h1>/);
+  });
+
+  it('highlights code on the server', async () => {
+    const html = await page('guide/configure/index.html');
+    assert.match(html, /<pre class="code" data-lang="ts"><code class="hljs language-ts"><span class="hljs-keyword">export<\/span>/);
+  });
+
+  it('rewrites links between Markdown files and to assets, keeping anchors', async () => {
+    const home = await page('index.html');
+    assert.match(home, /<a href="\/guide\/install\/">installation guide<\/a>/);
+    assert.match(home, /<a href="\/reference\/api\/endpoints\/#list-widgets">API reference<\/a>/);
+    assert.match(home, /<a href="https:\/\/acme.test">https:\/\/acme.test<\/a>/);
+    const install = await page('guide/install/index.html');
+    assert.match(install, /<a href="\/guide\/configure\/#the-config-file">Configure<\/a>/);
+    assert.match(install, /<img src="\/images\/logo.svg" alt="Logo">/);
+    assert.match(await page('reference/api/endpoints/index.html'), /<a href="\/guide\/">guide<\/a>/);
+  });
+
+  it('renders GitHub extensions and escapes raw HTML', async () => {
+    const home = await page('index.html');
+    assert.match(home, /<s>slow<\/s>/);
+    assert.match(home, /<div class="table-wrap"><table>/);
+    assert.match(home, /<input type="checkbox" class="task" disabled checked> Fast/);
+    assert.match(home, /<li id="fn1" class="footnote-item">/);
+    assert.match(home, /&lt;script&gt;alert/);
+    assert.doesNotMatch(home.slice(home.indexOf('<article')), /<script>alert/);
+  });
+
+  it('writes sitemap.xml, 404.html and the search index', async () => {
+    const sitemap = await page('sitemap.xml');
+    assert.match(sitemap, /<loc>https:\/\/docs.acme.test\/guide\/install\/<\/loc>/);
+    assert.equal([...sitemap.matchAll(/<loc>/g)].length, 8);
+    assert.match(await page('404.html'), /<h1>Page not found<\/h1>/);
+    const home = await page('index.html');
+    const indexUrl = /data-index="([^"]+)"/.exec(home)![1]!;
+    const index = JSON.parse(await page(indexUrl.slice(1))) as { t: string; u: string; s: string; h: string; x: string }[];
+    const install = index.find((entry) => entry.u === '/guide/install/');
+    assert.equal(install?.t, 'Install');
+    assert.equal(install?.s, 'Guide');
+    assert.match(install?.h ?? '', /Requirements/);
+    assert.match(install?.x ?? '', /Node\.js 20/);
+    assert.match(home, /<link rel="canonical" href="https:\/\/docs.acme.test\/">/);
+    assert.match(home, /<img src="\/images\/logo.svg" alt="">/);
+  });
+});
+
+describe('buildDocsSite: refusing bad content', () => {
+  it('fails a broken internal link naming the file and line', async () => {
+    const { input, output } = await docsTree({
+      'index.md': '# Home\n\nSee [the guide](guide.md).\n',
+      'guide.md': '---\ntitle: Guide\n---\n\nIntro.\n\nA [missing page](nope.md) and\n[another](../outside.md).\n',
+    });
+    const error = await buildError(input, output);
+    assert.deepEqual(
+      error.problems.map((p) => `${p.code} ${p.file}:${p.line}`),
+      ['broken_link guide.md:7', 'link_outside_root guide.md:8'],
+    );
+    assert.match(error.message, /guide\.md:7: broken link "nope\.md": links to a page that does not exist/);
+  });
+
+  it('fails a link to a draft page', async () => {
+    const { input, output } = await docsTree({ 'index.md': '[soon](soon.md)\n', 'soon.md': '---\ndraft: true\n---\nlater\n' });
+    const error = await buildError(input, output);
+    assert.match(error.message, /index\.md:1: broken link "soon\.md": links to a draft page/);
+  });
+
+  it('fails invalid front matter with the file and line', async () => {
+    const yaml = await docsTree({ 'index.md': '---\ntitle: ok\norder: [1, 2\n---\n# Hi\n' });
+    const yamlError = await buildError(yaml.input, yaml.output);
+    assert.equal(yamlError.problems[0]?.code, 'front_matter');
+    assert.match(yamlError.message, /^index\.md:\d+: front matter is not valid YAML/);
+    const type = await docsTree({ 'index.md': '# Home\n', 'a.md': '---\norder: first\n---\n' });
+    assert.match((await buildError(type.input, type.output)).message, /a\.md: front matter field "order" must be a number, got string "first"/);
+    const unclosed = await docsTree({ 'index.md': '---\ntitle: x\n# no end\n' });
+    assert.match((await buildError(unclosed.input, unclosed.output)).message, /index\.md:1: front matter starts with --- but has no closing/);
+  });
+
+  it('fails invalid UTF-8 naming the file', async () => {
+    const { input, output } = await docsTree({ 'index.md': '# Home\n', 'latin1.md': Buffer.from([0x23, 0x20, 0x43, 0x61, 0x66, 0xe9, 0x0a]) });
+    const error = await buildError(input, output);
+    assert.equal(error.problems[0]?.code, 'invalid_utf8');
+    assert.match(error.message, /latin1\.md:1: is not valid UTF-8/);
+  });
+
+  it('fails a symbolic link, even one pointing outside the docs folder', async () => {
+    const { input, output } = await docsTree({ 'index.md': '# Home\n' });
+    await symlink('/etc/passwd', path.join(input, 'passwd.md'));
+    await symlink('/etc', path.join(input, 'etc'));
+    const error = await buildError(input, output);
+    assert.deepEqual(error.problems.map((p) => `${p.code} ${p.file}`), ['symlink etc', 'symlink passwd.md']);
+  });
+
+  it('fails hostile file names and two sources published at one URL', async () => {
+    const hostile = await docsTree({ 'index.md': '# Home\n', 'bad\nname.md': 'x\n' });
+    assert.match((await buildError(hostile.input, hostile.output)).message, /bad\\nname\.md: the file name has control characters/);
+    const clash = await docsTree({ 'index.md': '# Home\n', 'a.md': 'a\n', 'a/index.md': 'b\n' });
+    assert.match((await buildError(clash.input, clash.output)).message, /is published at \/a\/, as is/);
+    const reserved = await docsTree({ 'index.md': '# Home\n', '_blume/x.css': 'a{}' });
+    assert.match((await buildError(reserved.input, reserved.output)).message, /_blume\/x\.css: uses a name Blume generates/);
+  });
+
+  it('enforces the output size limit', async () => {
+    const { input, output } = await docsTree({ 'index.md': '# Home\n', 'big.bin': Buffer.alloc(200_000) });
+    await assert.rejects(buildDocsSite(input, output, { maxOutputBytes: 100_000 }), (error: unknown) => {
+      assert.ok(error instanceof DocsBuildError);
+      assert.equal(error.problems[0]?.code, 'output_too_large');
+      return true;
+    });
+  });
+});
+
+describe('buildDocsSite: smaller rules', () => {
+  it('takes site settings from the root front matter, makes pages for folders without one, and warns about unknown languages', async () => {
+    const { input, output } = await docsTree({
+      'index.md': '---\nsite:\n  title: Tiny\n---\nHello.\n',
+      'notes/one.md': '# One\n\n```klingon\nqapla\n```\n',
+    });
+    const result = await buildDocsSite(input, output, { siteUrl: 'https://tiny.test/' });
+    const home = await readFile(path.join(output, 'index.html'), 'utf8');
+    assert.match(home, /<title>Tiny<\/title>/);
+    const section = await readFile(path.join(output, 'notes/index.html'), 'utf8');
+    assert.match(section, /<h1>Notes<\/h1>/);
+    assert.match(section, /<li><a href="\/notes\/one\/">One<\/a><\/li>/);
+    assert.deepEqual(result.warnings.map((w) => `${w.file}:${w.line}`), ['notes/one.md:3']);
+    assert.match(await readFile(path.join(output, 'sitemap.xml'), 'utf8'), /<loc>https:\/\/tiny.test\/notes\/one\/<\/loc>/);
+  });
+
+  it('refuses to build into a folder that is not empty', async () => {
+    const { input, output } = await docsTree({ 'index.md': '# Home\n' });
+    await cp(input, output, { recursive: true });
+    await assert.rejects(buildDocsSite(input, output), /is not empty/);
+  });
+});

@@ -1,0 +1,162 @@
+// The Markdown dialect of docs builds: CommonMark plus the GitHub extensions (tables, strikethrough,
+// autolinks, task lists), footnotes, heading anchors with `{#custom-id}`, and code highlighted at
+// build time. Raw HTML is not passed through: markdown-it runs with `html: false`, so tags in the
+// source show as text and no script, style or event handler from content reaches a page; link
+// targets with script-capable schemes (javascript:, vbscript:, data: except images) are dropped by
+// markdown-it's validateLink.
+import hljs from 'highlight.js/lib/common';
+import MarkdownIt from 'markdown-it';
+import footnote from 'markdown-it-footnote';
+import type { PluginSimple, StateCore, Token } from 'markdown-it';
+import { escapeHtml } from '../../lib/html.js';
+import type { BuildWarning } from './errors.js';
+
+export interface Heading {
+  level: number;
+  id: string;
+  text: string;
+}
+
+/** Per-page state the renderer reads and fills (markdown-it passes it to every rule). */
+export interface PageEnv {
+  file: string;
+  headings: Heading[];
+  warnings: BuildWarning[];
+  /** Line of the file where the Markdown body starts, to report file lines from token maps. */
+  bodyLine: number;
+}
+
+const PLAIN_LANGUAGES = new Set(['', 'text', 'plain', 'plaintext', 'txt', 'mermaid', 'math']);
+
+export function createMarkdown(): MarkdownIt {
+  const md = new MarkdownIt('default', { html: false, linkify: true, typographer: false });
+  // @types/markdown-it-footnote is typed against markdown-it's CommonJS typings; the plugin itself
+  // takes the ESM instance unchanged.
+  md.use(footnote as unknown as PluginSimple);
+  md.core.ruler.after('inline', 'blume_heading_ids', assignHeadingIds);
+  md.core.ruler.after('inline', 'blume_task_lists', markTaskLists);
+
+  md.renderer.rules.fence = (tokens, idx, _options, env: PageEnv) => {
+    const token = tokens[idx]!;
+    const lang = token.info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+    return renderCode(token.content, lang, env, token.map?.[0]);
+  };
+  md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx]!.content, '', undefined, undefined);
+  md.renderer.rules.heading_close = (tokens, idx, options, _env, self) => {
+    const open = tokens[idx - 2];
+    const id = open?.attrGet('id');
+    const anchor = id ? `<a class="anchor" href="#${escapeHtml(id)}" aria-label="Link to this section">#</a>` : '';
+    return anchor + self.renderToken(tokens, idx, options);
+  };
+  md.renderer.rules.table_open = (tokens, idx, options, _env, self) => '<div class="table-wrap">' + self.renderToken(tokens, idx, options);
+  md.renderer.rules.table_close = (tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options) + '</div>';
+  return md;
+}
+
+function renderCode(code: string, lang: string, env: PageEnv | undefined, mapLine: number | undefined): string {
+  let body: string;
+  if (lang !== '' && hljs.getLanguage(lang) !== undefined) {
+    body = hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
+  } else {
+    body = escapeHtml(code);
+    if (env !== undefined && !PLAIN_LANGUAGES.has(lang)) {
+      env.warnings.push({ file: env.file, line: (mapLine ?? 0) + env.bodyLine, message: `unknown code language "${lang}", shown without highlighting` });
+    }
+  }
+  const langAttr = lang === '' ? '' : ` data-lang="${escapeHtml(lang)}"`;
+  const langClass = lang === '' ? '' : ` language-${escapeHtml(lang)}`;
+  return `<pre class="code"${langAttr}><code class="hljs${langClass}">${body}</code></pre>\n`;
+}
+
+export function inlineText(token: Token | undefined): string {
+  if (token?.children == null) return token?.content ?? '';
+  let text = '';
+  for (const child of token.children) {
+    if (child.type === 'text' || child.type === 'code_inline') text += child.content;
+    else if (child.type === 'softbreak' || child.type === 'hardbreak') text += ' ';
+    else if (child.type === 'image') text += inlineText(child);
+  }
+  return text;
+}
+
+export function slugify(text: string): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .trim()
+    .replace(/\s+/g, '-');
+  return slug === '' ? 'section' : slug;
+}
+
+const CUSTOM_ID = /\s*\{#([A-Za-z][\w-]*)\}\s*$/;
+
+function assignHeadingIds(state: StateCore): void {
+  const env = state.env as PageEnv;
+  const used = new Map<string, number>();
+  const tokens = state.tokens;
+  for (let i = 0; i < tokens.length; i += 1) {
+    const open = tokens[i]!;
+    if (open.type !== 'heading_open') continue;
+    const inline = tokens[i + 1];
+    let id: string | undefined;
+    const last = inline?.children?.at(-1);
+    if (last?.type === 'text') {
+      const custom = CUSTOM_ID.exec(last.content);
+      if (custom !== null) {
+        id = custom[1];
+        last.content = last.content.slice(0, custom.index);
+      }
+    }
+    const text = inlineText(inline).trim();
+    let base = id ?? slugify(text);
+    // Footnote ids (fn1, fnref1) and the page's own landmarks live in the same id space.
+    if (/^fn(ref)?\d/.test(base) || base === 'content' || base === 'search') base = `${base}-section`;
+    const seen = used.get(base) ?? 0;
+    used.set(base, seen + 1);
+    const unique = seen === 0 ? base : `${base}-${seen}`;
+    open.attrSet('id', unique);
+    env.headings.push({ level: Number(open.tag.slice(1)), id: unique, text });
+  }
+}
+
+const TASK = /^\[([ xX])\][ \t]/;
+
+function markTaskLists(state: StateCore): void {
+  const tokens = state.tokens;
+  for (let i = 2; i < tokens.length; i += 1) {
+    const inline = tokens[i]!;
+    if (inline.type !== 'inline' || tokens[i - 1]?.type !== 'paragraph_open' || tokens[i - 2]?.type !== 'list_item_open') continue;
+    const first = inline.children?.[0];
+    const match = first?.type === 'text' ? TASK.exec(first.content) : null;
+    if (first === undefined || match === null) continue;
+    first.content = first.content.slice(match[0].length);
+    const checkbox = new state.Token('html_inline', '', 0);
+    checkbox.content = `<input type="checkbox" class="task" disabled${match[1] === ' ' ? '' : ' checked'}> `;
+    inline.children!.unshift(checkbox);
+    tokens[i - 2]!.attrJoin('class', 'task-item');
+    for (let j = i - 3; j >= 0; j -= 1) {
+      const candidate = tokens[j]!;
+      if ((candidate.type === 'bullet_list_open' || candidate.type === 'ordered_list_open') && candidate.level === tokens[i - 2]!.level - 1) {
+        if (!(candidate.attrGet('class') ?? '').includes('task-list')) candidate.attrJoin('class', 'task-list');
+        break;
+      }
+    }
+  }
+}
+
+/** Plain text of a page for the search index: inline text of every block, code blocks left out. */
+export function plainText(tokens: Token[], limit: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (const token of tokens) {
+    if (token.type !== 'inline') continue;
+    const text = inlineText(token).trim();
+    if (text === '') continue;
+    parts.push(text);
+    length += text.length + 1;
+    if (length >= limit) break;
+  }
+  return parts.join(' ').slice(0, limit);
+}

@@ -1,0 +1,106 @@
+// The navigation mirrors the folder tree: a folder is a section led by its own page, entries sort
+// by front matter `order`, then title; blume.json `nav` lists paths that go first, in its order.
+// Only the sections on the way to the current page are open; the HTML of closed sections is the
+// same on every page, so it is rendered once per section and reused.
+import path from 'node:path';
+import { escapeHtml } from '../../lib/html.js';
+import type { Page } from './pages.js';
+
+export interface NavNode {
+  /** Source path of a page, or folder path of a section ('' for the root). */
+  path: string;
+  title: string;
+  order: number | undefined;
+  url: string;
+  page: Page;
+  /** Present on sections (folders). */
+  children?: NavNode[];
+}
+
+export function buildNavigation(pages: Page[], navOrder: string[] = []): NavNode {
+  const folders = new Map<string, NavNode>();
+  const folderPages = pages.filter((page) => page.isFolderPage);
+  for (const page of folderPages) {
+    folders.set(page.folder, { path: page.folder, title: page.title, order: page.meta.order, url: page.url, page, children: [] });
+  }
+  for (const node of folders.values()) {
+    if (node.path === '') continue;
+    const parentPath = path.posix.dirname(node.path) === '.' ? '' : path.posix.dirname(node.path);
+    folders.get(parentPath)?.children!.push(node);
+  }
+  for (const page of pages) {
+    if (page.isFolderPage || page.isNotFound) continue;
+    folders.get(page.folder)?.children!.push({ path: page.source, title: page.title, order: page.meta.order, url: page.url, page });
+  }
+  const rank = new Map<string, number>();
+  navOrder.forEach((entry, index) => {
+    rank.set(entry, index);
+    if (!/\.(md|markdown)$/i.test(entry)) rank.set(`${entry}.md`, index);
+  });
+  const compare = (a: NavNode, b: NavNode): number => {
+    const ra = rank.get(a.path) ?? Infinity;
+    const rb = rank.get(b.path) ?? Infinity;
+    if (ra !== rb) return ra < rb ? -1 : 1;
+    const oa = a.order ?? Infinity;
+    const ob = b.order ?? Infinity;
+    if (oa !== ob) return oa < ob ? -1 : 1;
+    return a.title.localeCompare(b.title, 'en', { numeric: true }) || a.path.localeCompare(b.path);
+  };
+  for (const node of folders.values()) node.children!.sort(compare);
+  const root = folders.get('');
+  if (root === undefined) throw new Error('the root folder page is made before the navigation');
+  return root;
+}
+
+/** Pages in reading order (a section's page, then its entries), for previous/next links. */
+export function readingOrder(root: NavNode): NavNode[] {
+  const out: NavNode[] = [];
+  const visit = (node: NavNode): void => {
+    out.push(node);
+    for (const child of node.children ?? []) visit(child);
+  };
+  visit(root);
+  return out;
+}
+
+export class NavigationRenderer {
+  private readonly closed = new Map<string, string>();
+
+  constructor(private readonly root: NavNode) {}
+
+  render(current: Page): string {
+    const rootLink = this.link(this.root, current);
+    return `<ul class="nav-list">\n<li>${rootLink}</li>\n${this.items(this.root.children ?? [], current)}</ul>`;
+  }
+
+  private items(nodes: NavNode[], current: Page): string {
+    let html = '';
+    for (const node of nodes) {
+      if (node.children === undefined) {
+        html += `<li>${this.link(node, current)}</li>\n`;
+        continue;
+      }
+      const onPath = !current.isNotFound && isWithin(current.folderOfSource, node.path);
+      if (!onPath) {
+        let cached = this.closed.get(node.path);
+        if (cached === undefined) {
+          cached = `<li class="nav-section"><details><summary>${this.link(node, undefined)}</summary><ul>\n${this.items(node.children, current)}</ul></details></li>\n`;
+          this.closed.set(node.path, cached);
+        }
+        html += cached;
+        continue;
+      }
+      html += `<li class="nav-section"><details open><summary>${this.link(node, current)}</summary><ul>\n${this.items(node.children, current)}</ul></details></li>\n`;
+    }
+    return html;
+  }
+
+  private link(node: NavNode, current: Page | undefined): string {
+    const here = current !== undefined && node.page === current ? ' aria-current="page"' : '';
+    return `<a href="${escapeHtml(node.url)}"${here}>${escapeHtml(node.title)}</a>`;
+  }
+}
+
+function isWithin(folder: string, section: string): boolean {
+  return folder === section || folder.startsWith(`${section}/`);
+}

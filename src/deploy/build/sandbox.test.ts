@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runSandboxedProcess, type SandboxLogLine, type SandboxedProcessOptions } from './sandbox.js';
+import { runSandboxedBuild } from './sandboxed-build.js';
+
+const fixture = fileURLToPath(new URL('../../../test/fixtures/docs-site/', import.meta.url));
+
+let scratch: string;
+before(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), 'blume-sandbox-test-'));
+});
+after(() => rm(scratch, { recursive: true, force: true }));
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs a tiny job script in the sandbox: the limits are properties of the sandbox, so they are
+ * tested with scripts that misbehave on purpose rather than with content that could.
+ */
+async function runScript(name: string, source: string, overrides: Partial<SandboxedProcessOptions> = {}) {
+  const dir = path.join(scratch, name);
+  await mkdir(path.join(dir, 'work'), { recursive: true });
+  const script = path.join(dir, `${name}.mjs`);
+  await writeFile(script, source);
+  return runSandboxedProcess({ script, args: [], readPaths: [], writePaths: [], workDir: path.join(dir, 'work'), timeoutMs: 10_000, memoryMb: 128, maxLogBytes: 64 * 1024, ...overrides });
+}
+
+describe('runSandboxedProcess', () => {
+  it('runs with an empty environment, in its working folder, and reports on fd 3', async () => {
+    const run = await runScript('env', `import { writeSync } from 'node:fs';\nconsole.log('hello');\nwriteSync(3, JSON.stringify({ env: Object.keys(process.env), cwd: process.cwd() }));\n`);
+    assert.equal(run.exitCode, 0);
+    assert.deepEqual(run.result, { env: [], cwd: path.join(scratch, 'env', 'work') });
+    const hello = run.logs.find((l) => l.line === 'hello');
+    assert.equal(hello?.stream, 'stdout');
+    assert.match(hello?.at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('refuses reads outside the allowed paths, child processes and workers', async () => {
+    const run = await runScript(
+      'escape',
+      `import { readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
+const attempt = (f) => { try { f(); return 'allowed'; } catch (e) { return e.code; } };
+writeSync(3, JSON.stringify({
+  read: attempt(() => readFileSync('/etc/passwd')),
+  write: attempt(() => writeFileSync('${scratch}/planted', 'x')),
+  spawn: attempt(() => execSync('true')),
+  worker: attempt(() => new Worker('1', { eval: true })),
+}));
+`,
+    );
+    assert.deepEqual(run.result, { read: 'ERR_ACCESS_DENIED', write: 'ERR_ACCESS_DENIED', spawn: 'ERR_ACCESS_DENIED', worker: 'ERR_ACCESS_DENIED' });
+  });
+
+  it('kills a job that loops past the time limit, with its process group', async () => {
+    const started = Date.now();
+    const run = await runScript('loop', `import { writeSync } from 'node:fs';\nwriteSync(3, String(process.pid));\nfor (;;) {}\n`, { timeoutMs: 1_000, maxResultBytes: 100 });
+    assert.equal(run.timedOut, true);
+    assert.equal(run.signal, 'SIGKILL');
+    assert.ok(Date.now() - started < 8_000);
+    assert.ok(run.logs.some((l) => l.stream === 'sandbox' && /ran longer than the limit of 1000 ms/.test(l.line)));
+    assert.equal(isAlive(run.result as number), false);
+  });
+
+  it('stops a job that eats memory, and the parent carries on', async () => {
+    const run = await runScript('hog', `const keep = [];\nfor (;;) keep.push(new Array(100_000).fill(Math.random()));\n`, { memoryMb: 64, timeoutMs: 30_000 });
+    assert.equal(run.memoryExceeded, true);
+    assert.equal(run.timedOut, false);
+    assert.notEqual(run.exitCode, 0);
+    assert.ok(run.logs.some((l) => l.stream === 'sandbox' && /used more than/.test(l.line)));
+    assert.ok(process.memoryUsage().rss < 2 * 1024 * 1024 * 1024);
+  });
+
+  it('stops a job that eats memory outside the heap (buffers) with the RSS watchdog', async () => {
+    const run = await runScript('buffers', `const keep = [];\nfor (;;) { const b = Buffer.alloc(16 * 1024 * 1024, 1); keep.push(b); await new Promise((r) => setTimeout(r, 5)); }\n`, { memoryMb: 64, timeoutMs: 30_000 });
+    assert.equal(run.memoryExceeded, true);
+    assert.ok(run.logs.some((l) => /used more than 320 MB/.test(l.line)));
+  });
+
+  it('bounds the log', async () => {
+    const run = await runScript('chatty', `for (let i = 0; i < 10000; i++) console.log('line ' + i + ' ' + 'x'.repeat(100));\n`, { maxLogBytes: 10_000 });
+    assert.equal(run.exitCode, 0);
+    assert.ok(run.logs.length < 120);
+    assert.match(run.logs.at(-1)?.line ?? '', /log limit of 10000 bytes reached/);
+  });
+});
+
+describe('runSandboxedBuild', () => {
+  it('builds a docs tree in the sandbox and streams timestamped logs', async () => {
+    const output = path.join(scratch, 'site');
+    const streamed: SandboxLogLine[] = [];
+    const result = await runSandboxedBuild({ inputDir: fixture, outputDir: output, timeoutMs: 60_000, onLog: (line) => streamed.push(line) });
+    assert.equal(result.error, undefined);
+    assert.equal(result.ok, true);
+    assert.deepEqual(streamed, result.logs);
+    assert.ok(result.logs.some((l) => l.stream === 'stdout' && /^built 8 pages, 14 files, \d+ bytes in \d+ ms \(scan/.test(l.line)));
+    assert.match(result.logs.at(-1)?.line ?? '', /^build succeeded in \d+ ms$/);
+    assert.equal(result.stats.pages, 8);
+    assert.equal(result.stats.files, 14);
+    assert.ok(result.stats.timings !== undefined);
+    assert.ok(existsSync(path.join(output, 'guide/install/index.html')));
+  });
+
+  it('fails content that links outside its folder, with a clear log line and an empty output', async () => {
+    const input = path.join(scratch, 'escape-in');
+    await mkdir(input, { recursive: true });
+    await writeFile(path.join(input, 'index.md'), '# Home\n\n[secrets](../../../../etc/passwd)\n');
+    await symlink('/etc/hostname', path.join(input, 'host.md'));
+    const output = path.join(scratch, 'escape-out');
+    const result = await runSandboxedBuild({ inputDir: input, outputDir: output });
+    assert.equal(result.ok, false);
+    const errors = result.logs.filter((l) => l.stream === 'stderr').map((l) => l.line);
+    assert.ok(errors.includes('error: host.md: is a symbolic link; links are not followed, so nothing outside the docs folder can be read'), errors.join('\n'));
+    assert.deepEqual(await readdir(output), []);
+  });
+
+  it('fails a build whose output is over the limit', async () => {
+    const input = path.join(scratch, 'big-in');
+    await mkdir(input, { recursive: true });
+    await writeFile(path.join(input, 'index.md'), '# Home\n');
+    await writeFile(path.join(input, 'video.bin'), Buffer.alloc(300_000));
+    const output = path.join(scratch, 'big-out');
+    const result = await runSandboxedBuild({ inputDir: input, outputDir: output, maxOutputBytes: 200_000 });
+    assert.equal(result.ok, false);
+    assert.match(result.error ?? '', /larger than the limit of 200000 bytes/);
+    assert.deepEqual(await readdir(output), []);
+  });
+
+  it('reports a broken link with file and line and leaves the parent unaffected', async () => {
+    const input = path.join(scratch, 'broken-in');
+    await mkdir(input, { recursive: true });
+    await writeFile(path.join(input, 'index.md'), '# Home\n\nRead [this](missing.md).\n');
+    const result = await runSandboxedBuild({ inputDir: input, outputDir: path.join(scratch, 'broken-out') });
+    assert.equal(result.ok, false);
+    assert.equal(result.error, 'index.md:3: broken link "missing.md": links to a page that does not exist');
+    assert.match(result.logs.at(-1)?.line ?? '', /^build failed: index\.md:3: broken link/);
+  });
+});

@@ -1,0 +1,225 @@
+// Runs a Node script as an untrusted job: its own process group, an empty environment, a private
+// working folder, file access narrowed by Node's permission model (read: the listed paths; write:
+// the output and working folders; no child processes, workers or native addons), a V8 heap limit,
+// a resident-memory watchdog, a wall-clock limit and bounded logs. When bubblewrap is installed and
+// usable the job also runs in fresh namespaces with no network and a read-only root. A job that
+// overruns is killed with its whole process group; the parent only reads its pipes.
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+
+export interface SandboxLogLine {
+  /** RFC 3339 UTC time the parent received the line. */
+  at: string;
+  stream: 'stdout' | 'stderr' | 'sandbox';
+  line: string;
+}
+
+export interface SandboxedProcessOptions {
+  /** A plain JavaScript entry (.js or .mjs); it is read, never trusted. */
+  script: string;
+  args: string[];
+  readPaths: string[];
+  writePaths: string[];
+  /** Current folder of the job; it may write there. */
+  workDir: string;
+  timeoutMs: number;
+  memoryMb: number;
+  /** Bytes of log text kept; later lines are dropped after one notice. */
+  maxLogBytes: number;
+  /** Largest result document the job may send on fd 3. */
+  maxResultBytes?: number;
+  onLog?: (line: SandboxLogLine) => void;
+  bubblewrap?: 'auto' | 'off';
+}
+
+export interface SandboxedProcessResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  memoryExceeded: boolean;
+  /** Parsed JSON the job wrote to file descriptor 3, if any. */
+  result: unknown;
+  logs: SandboxLogLine[];
+  durationMs: number;
+  peakRssMb: number | undefined;
+  isolation: 'bubblewrap' | 'permission-model';
+}
+
+const MAX_LINE_CHARS = 4_000;
+// Room above the V8 heap for Node itself, code and buffers before the watchdog steps in.
+const RSS_HEADROOM_MB = 256;
+const WATCH_INTERVAL_MS = 100;
+
+export async function runSandboxedProcess(options: SandboxedProcessOptions): Promise<SandboxedProcessResult> {
+  const started = performance.now();
+  const logs: SandboxLogLine[] = [];
+  let logBytes = 0;
+  let logsFull = false;
+  const emit = (stream: SandboxLogLine['stream'], text: string): void => {
+    if (logsFull) return;
+    const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [line cut]` : text;
+    logBytes += Buffer.byteLength(line) + 1;
+    const entry: SandboxLogLine = { at: new Date().toISOString(), stream, line };
+    if (logBytes > options.maxLogBytes && stream !== 'sandbox') {
+      logsFull = true;
+      entry.stream = 'sandbox';
+      entry.line = `log limit of ${options.maxLogBytes} bytes reached; further output is dropped`;
+    }
+    logs.push(entry);
+    options.onLog?.(entry);
+  };
+
+  for (const p of [...options.readPaths, ...options.writePaths, options.workDir, options.script]) {
+    if (!path.isAbsolute(p)) throw new Error(`sandbox paths must be absolute: ${p}`);
+  }
+  const nodeArgs = [
+    '--experimental-permission',
+    ...[options.script, ...options.readPaths].map((p) => `--allow-fs-read=${p}`),
+    ...[options.workDir, ...options.writePaths].map((p) => `--allow-fs-write=${p}`),
+    `--max-old-space-size=${options.memoryMb}`,
+    '--disallow-code-generation-from-strings',
+    '--disable-warning=ExperimentalWarning',
+    options.script,
+    ...options.args,
+  ];
+  const bwrap = options.bubblewrap === 'off' ? undefined : findBubblewrap();
+  const useBwrap = bwrap !== undefined;
+  const command = bwrap ?? process.execPath;
+  const args = useBwrap ? [...bubblewrapArgs(options), process.execPath, ...nodeArgs] : nodeArgs;
+  emit('sandbox', useBwrap ? 'sandbox: bubblewrap (no network, read-only root) + Node permission model' : 'sandbox: Node permission model (bubblewrap not available)');
+
+  const child = spawn(command, args, {
+    cwd: options.workDir,
+    env: {},
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    // Its own process group, so a kill reaches anything it managed to start.
+    detached: true,
+  });
+  let timedOut = false;
+  let memoryExceeded = false;
+  let peakRssKb: number | undefined;
+  const killGroup = (): void => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    emit('sandbox', `build stopped: it ran longer than the limit of ${options.timeoutMs} ms`);
+    killGroup();
+  }, options.timeoutMs);
+  const rssLimitKb = (options.memoryMb + RSS_HEADROOM_MB) * 1024;
+  const watchdog = setInterval(() => {
+    // Under bubblewrap the child pid is bwrap's, whose RSS says nothing; the heap limit still holds.
+    if (useBwrap || child.pid === undefined) return;
+    const rss = readRssKb(child.pid);
+    if (rss === undefined) return;
+    peakRssKb = Math.max(peakRssKb ?? 0, rss);
+    if (rss > rssLimitKb && !memoryExceeded) {
+      memoryExceeded = true;
+      emit('sandbox', `build stopped: it used more than ${options.memoryMb + RSS_HEADROOM_MB} MB of memory`);
+      killGroup();
+    }
+  }, WATCH_INTERVAL_MS);
+
+  const resultChunks: Buffer[] = [];
+  let resultBytes = 0;
+  const maxResult = options.maxResultBytes ?? 1024 * 1024;
+  const resultPipe = child.stdio[3] as NodeJS.ReadableStream | null;
+  resultPipe?.on('data', (chunk: Buffer) => {
+    resultBytes += chunk.length;
+    if (resultBytes <= maxResult) resultChunks.push(chunk);
+  });
+  const lineDone = [child.stdout, child.stderr].map((stream, i) => {
+    const name = i === 0 ? 'stdout' : 'stderr';
+    if (stream === null) throw new Error('the job was spawned without an output pipe');
+    const reader = createInterface({ input: stream, crlfDelay: Infinity });
+    reader.on('line', (line) => {
+      // V8 prints this and aborts when the heap limit (--max-old-space-size) is hit.
+      if (/JavaScript heap out of memory|Reached heap limit/.test(line) && !memoryExceeded) {
+        memoryExceeded = true;
+        emit('sandbox', `build stopped: it used more than the heap limit of ${options.memoryMb} MB`);
+      }
+      emit(name, line);
+    });
+    return new Promise<void>((resolve) => reader.once('close', resolve));
+  });
+
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
+  }).finally(() => {
+    clearTimeout(timer);
+    clearInterval(watchdog);
+  });
+  // Anything the job left running in its group goes with it.
+  killGroup();
+  await Promise.all(lineDone);
+
+  let result: unknown;
+  if (resultBytes > maxResult) emit('sandbox', `result document larger than ${maxResult} bytes ignored`);
+  else if (resultChunks.length > 0) {
+    try {
+      result = JSON.parse(Buffer.concat(resultChunks).toString('utf8'));
+    } catch {
+      emit('sandbox', 'result document is not valid JSON; ignored');
+    }
+  }
+  return {
+    exitCode: code,
+    signal,
+    timedOut,
+    memoryExceeded,
+    result,
+    logs,
+    durationMs: Math.round(performance.now() - started),
+    peakRssMb: peakRssKb === undefined ? undefined : Math.round(peakRssKb / 1024),
+    isolation: useBwrap ? 'bubblewrap' : 'permission-model',
+  };
+}
+
+function readRssKb(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match === null ? undefined : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+let bubblewrapChecked: { path: string | undefined } | undefined;
+
+/** Absolute path of bwrap when it is on PATH and can make namespaces here (containers often forbid it). Checked once. */
+export function findBubblewrap(): string | undefined {
+  if (bubblewrapChecked !== undefined) return bubblewrapChecked.path;
+  const candidate = (process.env.PATH ?? '/usr/bin:/bin')
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, 'bwrap'))
+    .find((file) => {
+      try {
+        accessSync(file, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  const works = candidate !== undefined && spawnSync(candidate, ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
+  bubblewrapChecked = { path: works ? candidate : undefined };
+  return bubblewrapChecked.path;
+}
+
+function bubblewrapArgs(options: SandboxedProcessOptions): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  // Re-expose what the job needs after /tmp was replaced: read-only inputs, writable outputs.
+  for (const p of [options.script, ...options.readPaths]) args.push('--ro-bind', p, p);
+  for (const p of [options.workDir, ...options.writePaths]) args.push('--bind', p, p);
+  args.push('--unshare-all', '--die-with-parent', '--new-session', '--chdir', options.workDir);
+  return args;
+}

@@ -1,0 +1,86 @@
+// The page shell of built docs sites: top bar (logo, title, search, theme toggle), navigation,
+// article with its table of contents, previous/next links. Every value from content is escaped
+// here; the article HTML comes from the Markdown renderer, which escapes raw HTML.
+import { escapeHtml } from '../../../lib/html.js';
+import type { SiteConfig } from '../site-config.js';
+import type { Heading } from '../markdown.js';
+import { themeBootScript } from './client-script.js';
+
+export interface ThemeAssets {
+  cssUrl: string;
+  jsUrl: string;
+  searchIndexUrl: string;
+  logoUrl?: string;
+}
+
+export interface PageView {
+  title: string;
+  description: string;
+  /** Title shown in a heading by the layout; omitted when the content starts with its own. */
+  heading?: string;
+  contentHtml: string;
+  navHtml: string;
+  headings: Heading[];
+  previous?: { title: string; url: string };
+  next?: { title: string; url: string };
+  canonicalUrl?: string;
+  isHome: boolean;
+}
+
+export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView): string {
+  const e = escapeHtml;
+  const fullTitle = view.isHome && view.title === site.title ? site.title : `${view.title} · ${site.title}`;
+  const toc = view.headings.filter((h) => h.level === 2 || h.level === 3);
+  const logo = assets.logoUrl === undefined ? '' : `<img src="${e(assets.logoUrl)}" alt="">`;
+  const icon = assets.logoUrl === undefined ? '' : `\n<link rel="icon" href="${e(assets.logoUrl)}">`;
+  const canonical = view.canonicalUrl === undefined ? '' : `\n<link rel="canonical" href="${e(view.canonicalUrl)}">`;
+  const description = view.description === '' ? '' : `\n<meta name="description" content="${e(view.description)}">`;
+  const tocHtml =
+    toc.length === 0
+      ? ''
+      : `<nav aria-labelledby="toc-title"><h2 id="toc-title">On this page</h2><ul>\n${toc
+          .map((h) => `<li class="level-${h.level}"><a href="#${e(encodeURIComponent(h.id))}">${e(h.text)}</a></li>`)
+          .join('\n')}\n</ul></nav>`;
+  const pager =
+    view.previous === undefined && view.next === undefined
+      ? ''
+      : `<nav class="pager" aria-label="Previous and next page">${view.previous === undefined ? '' : `<a class="prev" href="${e(view.previous.url)}" rel="prev"><span>Previous</span>${e(view.previous.title)}</a>`}${view.next === undefined ? '' : `<a class="next" href="${e(view.next.url)}" rel="next"><span>Next</span>${e(view.next.title)}</a>`}</nav>`;
+  return `<!doctype html>
+<html lang="${e(site.language)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${e(fullTitle)}</title>${description}${canonical}${icon}
+<meta name="generator" content="Blume">
+<link rel="stylesheet" href="${e(assets.cssUrl)}">
+<script>${themeBootScript}</script>
+<script src="${e(assets.jsUrl)}" defer></script>
+</head>
+<body>
+<a class="skip" href="#content">Skip to content</a>
+<header class="topbar">
+<button type="button" class="icon-button menu-button" id="menu-button" aria-controls="sidebar" aria-expanded="false" aria-label="Menu">&#9776;</button>
+<a class="brand" href="/">${logo}<span>${e(site.title)}</span></a>
+<form class="search" id="search" role="search" data-index="${e(assets.searchIndexUrl)}">
+<input id="search-input" type="search" placeholder="Search (press /)" aria-label="Search the docs" autocomplete="off">
+<ul class="search-results" id="search-results" hidden></ul>
+</form>
+<button type="button" class="icon-button" id="theme-toggle" aria-label="Switch between light and dark theme">&#9680;</button>
+</header>
+<div class="layout">
+<nav class="sidebar" id="sidebar" aria-label="Documentation">
+${view.navHtml}
+</nav>
+<main id="content">
+<article class="doc">
+${view.heading === undefined ? '' : `<h1>${e(view.heading)}</h1>\n`}${view.contentHtml}
+</article>
+${pager}
+</main>
+<aside class="toc">${tocHtml}</aside>
+</div>
+<footer class="site-footer">Built with Blume</footer>
+</body>
+</html>
+`;
+}
