@@ -22,6 +22,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
+    // A dependency that does not answer must not keep a stopping process alive.
+    setTimeout(() => process.exit(1), 15_000).unref();
     await stopControl();
     await app.close();
     await runtime.close();

@@ -43,12 +43,12 @@ describe('blume CLI and server on the embedded database', () => {
     const server = await startBlume([], env);
     try {
       assert.match(server.output(), /create-admin/);
-      const created = runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
+      const created = await runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
       assert.equal(created.status, 0, created.stderr);
       assert.match(created.stdout, /Created administrator "admin"/);
       assert.match(created.stdout, /done by the running server/);
 
-      const again = runBlume(['create-admin', '-u', 'admin', '-e', 'other@example.test', '-p', 'correct horse battery'], env);
+      const again = await runBlume(['create-admin', '-u', 'admin', '-e', 'other@example.test', '-p', 'correct horse battery'], env);
       assert.equal(again.status, 1);
       assert.match(again.stderr, /username "admin" is taken/);
 
@@ -63,7 +63,7 @@ describe('blume CLI and server on the embedded database', () => {
       assert.equal((await request(server, 'GET', '/up/databases')).status, 200);
 
       for (const command of [['seed-features'], ['install'], ['db', 'upgrade']]) {
-        const result = runBlume(command, env);
+        const result = await runBlume(command, env);
         assert.equal(result.status, 0, `${command.join(' ')}: ${result.stderr}`);
       }
       const second = await startBlume([], env).then(
@@ -76,7 +76,7 @@ describe('blume CLI and server on the embedded database', () => {
     }
     assert.equal(existsSync(path.join(dataDir, 'blume.lock')), false);
     // With no server running, the command opens the database itself.
-    const direct = runBlume(['create-admin', '-u', 'second', '-e', 'second@example.test', '-p', 'correct horse battery'], env);
+    const direct = await runBlume(['create-admin', '-u', 'second', '-e', 'second@example.test', '-p', 'correct horse battery'], env);
     assert.equal(direct.status, 0, direct.stderr);
     assert.doesNotMatch(direct.stdout, /running server/);
   });
@@ -121,7 +121,7 @@ describe('blume CLI and server on the embedded database', () => {
         (error: Error) => error.message,
       );
       assert.match(refused, /migration\(s\) are pending and BLUME_AUTO_MIGRATE is False: run `blume db upgrade`/);
-      const upgrade = runBlume(['db', 'upgrade'], freshEnv);
+      const upgrade = await runBlume(['db', 'upgrade'], freshEnv);
       assert.equal(upgrade.status, 0, upgrade.stderr);
       assert.match(upgrade.stdout, /Applied \d+ migration/);
       const server = await startBlume([], freshEnv);
@@ -131,15 +131,15 @@ describe('blume CLI and server on the embedded database', () => {
     }
   });
 
-  it('reports bad configuration all at once and bad usage with exit code 2', () => {
-    const bad = runBlume(['install'], { ...env, BLUME_BIND: 'nowhere', BLUME_REDIS_ENABLED: 'maybe', BLUME_BLOBS: 'ftp' });
+  it('reports bad configuration all at once and bad usage with exit code 2', async () => {
+    const bad = await runBlume(['install'], { ...env, BLUME_BIND: 'nowhere', BLUME_REDIS_ENABLED: 'maybe', BLUME_BLOBS: 'ftp' });
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /BLUME_BIND must be host:port/);
     assert.match(bad.stderr, /BLUME_REDIS_ENABLED must be True or False/);
     assert.match(bad.stderr, /BLUME_BLOBS must be local or s3/);
-    assert.equal(runBlume(['frobnicate'], env).status, 2);
-    assert.equal(runBlume(['create-admin', '--bogus'], env).status, 2);
-    const help = runBlume(['create-admin', '--help'], env);
+    assert.equal((await runBlume(['frobnicate'], env)).status, 2);
+    assert.equal((await runBlume(['create-admin', '--bogus'], env)).status, 2);
+    const help = await runBlume(['create-admin', '--help'], env);
     assert.equal(help.status, 0);
     assert.match(help.stdout, /Usage: blume create-admin/);
   });

@@ -36,7 +36,7 @@ describe('blume on PostgreSQL and Redis', { skip: !postgresUrl || !redisUrl ? 'n
     };
     const server = await startBlume([], env);
     try {
-      const created = runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
+      const created = await runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
       assert.equal(created.status, 0, created.stderr);
       assert.doesNotMatch(created.stdout, /running server/, 'PostgreSQL mode needs no control socket');
       const healthy = await fetch(`${server.url}/up/databases`);

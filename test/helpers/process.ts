@@ -1,5 +1,5 @@
 // Runs the real `blume` command (src/main.ts under tsx) as a child process, as an operator would.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -11,15 +11,27 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs one CLI command to completion. */
-export function runBlume(args: string[], env: Record<string, string>): CliResult {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+/**
+ * Runs one CLI command to completion. Asynchronous on purpose: a test may serve things the command
+ * talks to (a proxy, a sink) from its own event loop.
+ */
+export function runBlume(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', BLUME_LOG_LEVEL: 'warn', ...env },
-    encoding: 'utf8',
-    timeout: 120_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) =>
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    }),
+  );
 }
 
 export interface RunningServer {
@@ -51,7 +63,12 @@ export function startBlume(args: string[], env: Record<string, string>): Promise
           output: () => output,
           stop: async (signal = 'SIGTERM') => {
             if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-            return exited;
+            const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+            try {
+              return await exited;
+            } finally {
+              clearTimeout(timer);
+            }
           },
         });
       }
@@ -59,5 +76,9 @@ export function startBlume(args: string[], env: Record<string, string>): Promise
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     void exited.then((code) => reject(new Error(`blume serve exited with ${code} before listening:\n${output}`)));
+    setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`blume serve did not start listening within 120 s:\n${output}`));
+    }, 120_000).unref();
   });
 }

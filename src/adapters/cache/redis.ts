@@ -65,7 +65,9 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
     },
     close: async () => {
       subscriber.disconnect();
-      await client.quit().catch(() => client.disconnect());
+      // QUIT waits in the offline queue while Redis is unreachable; only ask politely when connected.
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
     },
   };
 }
