@@ -2,29 +2,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { count, eq } from 'drizzle-orm';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
-import { multipartBody, siteArchive, tarball } from '../../test/helpers/archives.js';
+import { siteArchive, tarball } from '../../test/helpers/archives.js';
+import { createStaticSite, upload } from '../../test/helpers/deploy.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { releaseFiles, releases } from './tables.js';
-
-export async function createStaticSite(app: FastifyInstance, actor: Actor, id: string): Promise<string> {
-  const created = await portal(app, actor, { method: 'POST', url: '/api/sites', payload: { id, kind: 'static' } });
-  assert.equal(created.statusCode, 201, created.body);
-  const minted = await portal(app, actor, { method: 'POST', url: `/api/sites/${id}/deploy-tokens`, payload: { name: 'ci' } });
-  return json<{ token: string }>(minted).token;
-}
-
-export function upload(app: FastifyInstance, token: string | undefined, site: string, archive: Buffer, field = 'archive') {
-  const body = multipartBody(field, archive);
-  return portal(app, undefined, {
-    method: 'POST',
-    url: `/api/deploy/${site}`,
-    headers: { ...body.headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    payload: body.payload,
-  });
-}
 
 async function blobKeys(t: TestApp): Promise<string[]> {
   const keys: string[] = [];
