@@ -62,6 +62,13 @@ for (const database of testDatabases) {
       assert.deepEqual(await blobKeys(t), keys);
     });
 
+    it('streams an archive far larger than the JSON body limit', async () => {
+      const big = randomBytes(3 * 1024 * 1024);
+      const response = await upload(t.app, token, 'docs', await siteArchive({ 'index.html': 'x', 'video.mp4': big }));
+      assert.equal(response.statusCode, 201, response.body);
+      assert.equal(json(response).size, big.length + 1);
+    });
+
     it('unwraps a lone top folder', async () => {
       const archive = gzipSync(await tarball([{ name: 'public/', type: 'directory' }, { name: 'public/index.html', content: 'x' }, { name: 'public/a/b.txt', content: 'y' }]));
       const response = await upload(t.app, token, 'docs', archive);
