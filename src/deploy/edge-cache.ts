@@ -12,6 +12,7 @@ import { ensureAliases } from './service.js';
 import { releaseFiles, releases } from './tables.js';
 
 const CHANNEL = 'deploy:aliases';
+const DELETED_CHANNEL = 'deploy:releases-deleted';
 /** A lost broadcast (a Redis reconnect) heals after this long at worst. */
 const ALIAS_TTL_MS = 60_000;
 const ECHO_TIMEOUT_MS = 2_000;
@@ -51,7 +52,7 @@ export class EdgeCache {
   private readonly loading = new Map<string, Promise<Manifest | undefined>>();
   private readonly echoes = new Map<string, () => void>();
   private cachedFiles = 0;
-  private unsubscribe: (() => Promise<void>) | undefined;
+  private unsubscribe: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly db: Executor,
@@ -59,15 +60,26 @@ export class EdgeCache {
   ) {}
 
   async start(): Promise<void> {
-    this.unsubscribe = await this.pubsub.subscribe(CHANNEL, (message) => {
-      const [site = '', nonce = ''] = message.split(' ', 2);
-      this.aliases.delete(site);
-      this.echoes.get(nonce)?.();
-    });
+    this.unsubscribe.push(
+      await this.pubsub.subscribe(CHANNEL, (message) => {
+        const [site = '', nonce = ''] = message.split(' ', 2);
+        this.aliases.delete(site);
+        this.echoes.get(nonce)?.();
+      }),
+      await this.pubsub.subscribe(DELETED_CHANNEL, (message) => {
+        for (const id of message.split(' ')) this.forgetRelease(id);
+      }),
+    );
   }
 
   async stop(): Promise<void> {
-    await this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe) await unsubscribe();
+  }
+
+  /** Tells every node to drop manifests of deleted releases (their preview hosts answer 404 then). */
+  async releasesDeleted(ids: string[]): Promise<void> {
+    for (const id of ids) this.forgetRelease(id);
+    await this.pubsub.publish(DELETED_CHANNEL, ids.join(' '));
   }
 
   async pointers(siteId: string): Promise<AliasPointers> {
@@ -146,8 +158,7 @@ export class EdgeCache {
     return manifest;
   }
 
-  /** Drops a release that was deleted (retention); its id is never reused. */
-  forgetRelease(releaseId: string): void {
+  private forgetRelease(releaseId: string): void {
     const manifest = this.manifests.get(releaseId);
     if (!manifest) return;
     this.manifests.delete(releaseId);
