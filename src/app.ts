@@ -9,6 +9,7 @@ import type { Config } from './config/index.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
 import { healthRoutes } from './health/routes.js';
+import { deployPlugin } from './deploy/plugin.js';
 import { AppError } from './http/errors.js';
 import type { HostTarget } from './http/hosts.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes);
   await app.register(portalPlugin);
+  await app.register(deployPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

@@ -3,3 +3,4 @@ export * from '../core/accounts/tables.js';
 export * from '../core/sites/tables.js';
 export * from '../core/credentials/tables.js';
 export * from '../core/plans/tables.js';
+export * from '../deploy/tables.js';

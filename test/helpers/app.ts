@@ -24,6 +24,8 @@ export interface TestAppOptions {
   singleSite?: string;
   /** Share a database made by the caller (several app nodes on one database). */
   sharedDatabase?: TestDatabase;
+  /** Cache key and channel prefix; nodes of one test deployment share it to hear each other. */
+  cachePrefix?: string;
 }
 
 export interface TestApp {
@@ -50,7 +52,7 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
   });
   const testDatabase = options.sharedDatabase ?? (await createTestDatabase(options.database));
   await seedFeatures(testDatabase.handle.db);
-  const cache = await createCache(config, `blume-test-${randomAlnum(8)}:`);
+  const cache = await createCache(config, options.cachePrefix ?? `blume-test-${randomAlnum(8)}:`);
   const blobs = await createBlobStore(config.blobs);
   const deps: AppDeps = {
     config,

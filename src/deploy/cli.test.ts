@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, signIn, type TestApp } from '../../test/helpers/app.js';
+import { createStaticSite, edge } from '../../test/helpers/deploy.js';
+import { runDeployCommand } from './cli.js';
+
+function capture(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return { stream, text: () => Buffer.concat(chunks).toString() };
+}
+
+describe('blume deploy', () => {
+  let t: TestApp;
+  let token: string;
+  let url: string;
+  let dir: string;
+
+  before(async () => {
+    t = await buildTestApp({ database: 'pglite' });
+    const alice = await signIn(t.app, 'alice');
+    token = await createStaticSite(t.app, alice, 'cli');
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    dir = await mkdtemp(path.join(tmpdir(), 'blume-cli-'));
+    await mkdir(path.join(dir, 'site/css'), { recursive: true });
+    await writeFile(path.join(dir, 'site/index.html'), '<h1>from the cli</h1>');
+    await writeFile(path.join(dir, 'site/css/site.css'), 'h1{color:blue}');
+  });
+  after(async () => {
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('packs a folder, uploads it with progress, promotes, and never prints the token', async () => {
+    const stdout = capture();
+    const stderr = capture();
+    const code = await runDeployCommand([path.join(dir, 'site'), '--site', 'cli', '--url', url, '--promote'], { BLUME_DEPLOY_TOKEN: token }, { stdout: stdout.stream, stderr: stderr.stream, fetch });
+    assert.equal(code, 0, stderr.text());
+    assert.match(stdout.text(), /^release [a-z0-9]{12}: 2 files, \d+ bytes, 2 new\npreview http:\/\/r-[a-z0-9]{12}--cli\.blume\.test\nlive [a-z0-9]{12}\n$/);
+    assert.match(stderr.text(), /packed 2 files/);
+    assert.match(stderr.text(), /uploading \[#+\] 100%/);
+    assert.ok(!stdout.text().includes(token) && !stderr.text().includes(token));
+    assert.equal((await edge(t.app, 'cli.blume.test', '/')).body, '<h1>from the cli</h1>');
+  });
+
+  it('explains a missing token, a refused deploy and a symbolic link', async () => {
+    const stderr = capture();
+    const io = { stdout: capture().stream, stderr: stderr.stream, fetch };
+    assert.equal(await runDeployCommand([dir, '--site', 'cli', '--url', url], {}, io), 2);
+    assert.match(stderr.text(), /BLUME_DEPLOY_TOKEN is not set/);
+    assert.equal(await runDeployCommand([path.join(dir, 'site'), '--site', 'other', '--url', url], { BLUME_DEPLOY_TOKEN: token }, io), 1);
+    assert.match(stderr.text(), /deploy refused \(403 token_site_mismatch\)/);
+    await symlink('/etc/passwd', path.join(dir, 'site/passwd'));
+    assert.equal(await runDeployCommand([path.join(dir, 'site'), '--site', 'cli', '--url', url], { BLUME_DEPLOY_TOKEN: token }, io), 1);
+    assert.match(stderr.text(), /passwd is a symbolic link/);
+  });
+});

@@ -1,0 +1,166 @@
+// `blume deploy <dir|archive> --site <id> [--url <portal>] [--promote]`: packs a folder into a
+// tar.gz (or takes a ready archive), uploads it to the deploy API with a progress bar, and prints the
+// new release. The token comes from BLUME_DEPLOY_TOKEN and is never printed.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { createGzip } from 'node:zlib';
+import tar from 'tar-stream';
+
+export interface DeployCommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  fetch: typeof fetch;
+}
+
+const USAGE = 'usage: blume deploy <dir|archive.tar.gz> --site <id> [--url <portal url>] [--promote]\n  The deploy token is read from BLUME_DEPLOY_TOKEN.\n';
+const SKIPPED = new Set(['.git', '.DS_Store']);
+
+/** Every file under `root`, relative, sorted; symbolic links are refused as the server would. */
+async function listFiles(root: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of (await readdir(path.join(root, prefix), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (SKIPPED.has(entry.name)) continue;
+    const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isSymbolicLink()) throw new Error(`${relative} is a symbolic link; deploys take plain files only`);
+    if (entry.isDirectory()) out.push(...(await listFiles(root, relative)));
+    else if (entry.isFile()) out.push(relative);
+    else throw new Error(`${relative} is not a plain file`);
+  }
+  return out;
+}
+
+/** Packs a folder into a tar.gz file, streaming file by file. */
+export async function packDirectory(dir: string, target: string): Promise<number> {
+  const files = await listFiles(dir);
+  if (files.length === 0) throw new Error(`${dir} holds no files`);
+  const pack = tar.pack();
+  const writing = pipeline(pack, createGzip({ level: 6 }), createWriteStream(target));
+  for (const file of files) {
+    const info = await stat(path.join(dir, file));
+    const sink = pack.entry({ name: file, size: info.size, mode: 0o644, mtime: info.mtime });
+    await pipeline(createReadStream(path.join(dir, file)), sink);
+  }
+  pack.finalize();
+  await writing;
+  return files.length;
+}
+
+function progressBar(total: number, stderr: DeployCommandIo['stderr']): Transform {
+  let sent = 0;
+  let lastDrawn = -1;
+  const draw = () => {
+    const percent = total === 0 ? 100 : Math.floor((sent / total) * 100);
+    if (percent === lastDrawn) return;
+    lastDrawn = percent;
+    const width = 30;
+    const filled = Math.round((percent / 100) * width);
+    const line = `uploading [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent}% ${(sent / 1048576).toFixed(1)}/${(total / 1048576).toFixed(1)} MiB`;
+    // On a terminal the bar redraws in place; in logs it prints every tenth.
+    if (stderr.isTTY) stderr.write(`\r${line}`);
+    else if (percent % 10 === 0) stderr.write(`${line}\n`);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      sent += chunk.length;
+      draw();
+      callback(null, chunk);
+    },
+    flush(callback) {
+      if (stderr.isTTY) stderr.write('\n');
+      callback();
+    },
+  });
+}
+
+interface ReleaseAnswer {
+  id: string;
+  file_count: number;
+  size: number;
+  new_blobs: number;
+  preview_url: string;
+}
+
+export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, io: DeployCommandIo = { stdout: process.stdout, stderr: process.stderr, fetch }): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { site: { type: 'string' }, url: { type: 'string' }, promote: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const source = positionals[0];
+  const site = values.site;
+  const token = env.BLUME_DEPLOY_TOKEN;
+  if (!source || !site || positionals.length > 1) {
+    io.stderr.write(USAGE);
+    return 2;
+  }
+  if (!token) {
+    io.stderr.write('BLUME_DEPLOY_TOKEN is not set: mint a deploy token for the site in the console.\n');
+    return 2;
+  }
+  const base = new URL(values.url ?? env.BLUME_PUBLIC_URL ?? 'http://localhost:8080');
+  const headers = { authorization: `Bearer ${token}` };
+
+  const work = await mkdtemp(path.join(tmpdir(), 'blume-deploy-'));
+  try {
+    let archive = source;
+    if ((await lstat(source)).isDirectory()) {
+      archive = path.join(work, 'site.tar.gz');
+      const count = await packDirectory(source, archive);
+      io.stderr.write(`packed ${count} files from ${source}\n`);
+    }
+    const size = (await stat(archive)).size;
+    const boundary = `blume-${Date.now().toString(36)}`;
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="site.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const body = Readable.from(
+      (async function* () {
+        yield head;
+        yield* createReadStream(archive).pipe(progressBar(size, io.stderr));
+        yield tail;
+      })(),
+    );
+    const response = await io.fetch(new URL(`/api/deploy/${encodeURIComponent(site)}`, base), {
+      method: 'POST',
+      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) },
+      body: Readable.toWeb(body) as ReadableStream<Uint8Array>,
+      duplex: 'half',
+    } as RequestInit);
+    const answer = (await response.json()) as ReleaseAnswer & { code?: string; detail?: string };
+    if (response.status !== 201) {
+      io.stderr.write(`deploy refused (${response.status} ${answer.code ?? ''}): ${answer.detail ?? ''}\n`);
+      return 1;
+    }
+    io.stdout.write(`release ${answer.id}: ${answer.file_count} files, ${answer.size} bytes, ${answer.new_blobs} new\npreview ${answer.preview_url}\n`);
+    if (values.promote) {
+      const promoted = await io.fetch(new URL(`/api/deploy/${encodeURIComponent(site)}/promote`, base), {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ release: answer.id }),
+      });
+      if (promoted.status !== 200) {
+        const problem = (await promoted.json()) as { code?: string; detail?: string };
+        io.stderr.write(`promote refused (${promoted.status} ${problem.code ?? ''}): ${problem.detail ?? ''}\n`);
+        return 1;
+      }
+      io.stdout.write(`live ${answer.id}\n`);
+    }
+    return 0;
+  } catch (error) {
+    io.stderr.write(`deploy failed: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}

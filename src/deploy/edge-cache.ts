@@ -1,0 +1,167 @@
+// The edge's per-node memory: each site's alias pointers and each release's manifest, so a static
+// request normally costs no database query. Releases are immutable, so manifests never go stale;
+// alias pointers do, and every change is broadcast over pub/sub. `aliasesChanged` returns only after
+// this node has heard its own broadcast back, so when promote answers, every subscribed node has been
+// told too and serves the new release on its next request.
+import { eq } from 'drizzle-orm';
+import type { PubSub } from '../adapters/cache/index.js';
+import type { Executor } from '../db/client.js';
+import { randomAlnum } from '../lib/ids.js';
+import { compileRules, type CompiledRules } from './rules.js';
+import { ensureAliases } from './service.js';
+import { releaseFiles, releases } from './tables.js';
+
+const CHANNEL = 'deploy:aliases';
+const DELETED_CHANNEL = 'deploy:releases-deleted';
+/** A lost broadcast (a Redis reconnect) heals after this long at worst. */
+const ALIAS_TTL_MS = 60_000;
+const ECHO_TIMEOUT_MS = 2_000;
+/** Manifests are evicted oldest-used first past this many file entries in total. */
+const MAX_CACHED_FILES = 500_000;
+
+export interface ManifestFile {
+  path: string;
+  hash: string;
+  size: number;
+  contentType: string;
+  gzipSize: number | null;
+  brotliSize: number | null;
+}
+
+export interface Manifest {
+  releaseId: string;
+  siteId: string;
+  files: Map<string, ManifestFile>;
+  rules: CompiledRules;
+}
+
+export interface AliasPointers {
+  live: string | null;
+  stage: string | null;
+  password: string;
+}
+
+interface AliasEntry {
+  pointers: AliasPointers;
+  loadedAt: number;
+}
+
+export class EdgeCache {
+  private readonly aliases = new Map<string, AliasEntry>();
+  private readonly manifests = new Map<string, Manifest>();
+  private readonly loading = new Map<string, Promise<Manifest | undefined>>();
+  private readonly echoes = new Map<string, () => void>();
+  private cachedFiles = 0;
+  private unsubscribe: (() => Promise<void>)[] = [];
+
+  constructor(
+    private readonly db: Executor,
+    private readonly pubsub: PubSub,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unsubscribe.push(
+      await this.pubsub.subscribe(CHANNEL, (message) => {
+        const [site = '', nonce = ''] = message.split(' ', 2);
+        this.aliases.delete(site);
+        this.echoes.get(nonce)?.();
+      }),
+      await this.pubsub.subscribe(DELETED_CHANNEL, (message) => {
+        for (const id of message.split(' ')) this.forgetRelease(id);
+      }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const unsubscribe of this.unsubscribe) await unsubscribe();
+  }
+
+  /** Tells every node to drop manifests of deleted releases (their preview hosts answer 404 then). */
+  async releasesDeleted(ids: string[]): Promise<void> {
+    for (const id of ids) this.forgetRelease(id);
+    await this.pubsub.publish(DELETED_CHANNEL, ids.join(' '));
+  }
+
+  async pointers(siteId: string): Promise<AliasPointers> {
+    const cached = this.aliases.get(siteId);
+    if (cached && Date.now() - cached.loadedAt < ALIAS_TTL_MS) return cached.pointers;
+    const row = await ensureAliases(this.db, siteId);
+    const pointers = { live: row.liveReleaseId, stage: row.stageReleaseId, password: row.previewPassword };
+    // A broadcast that arrived while the row was read already deleted the entry; storing an older
+    // read is harmless because the next change broadcasts again and the TTL bounds the rest.
+    this.aliases.set(siteId, { pointers, loadedAt: Date.now() });
+    return pointers;
+  }
+
+  /** Tells every node that a site's pointers changed; resolves once the broadcast came back here. */
+  async aliasesChanged(siteId: string): Promise<void> {
+    this.aliases.delete(siteId);
+    const nonce = randomAlnum(12);
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<void>((resolve) => {
+      this.echoes.set(nonce, resolve);
+      timer = setTimeout(resolve, ECHO_TIMEOUT_MS);
+    });
+    try {
+      await this.pubsub.publish(CHANNEL, `${siteId} ${nonce}`);
+      await heard;
+    } finally {
+      clearTimeout(timer);
+      this.echoes.delete(nonce);
+    }
+  }
+
+  async manifest(releaseId: string): Promise<Manifest | undefined> {
+    const cached = this.manifests.get(releaseId);
+    if (cached) {
+      // Re-insert to keep the map in least-recently-used order.
+      this.manifests.delete(releaseId);
+      this.manifests.set(releaseId, cached);
+      return cached;
+    }
+    // Concurrent first requests share one load.
+    let pending = this.loading.get(releaseId);
+    if (!pending) {
+      pending = this.loadManifest(releaseId).finally(() => this.loading.delete(releaseId));
+      this.loading.set(releaseId, pending);
+    }
+    return pending;
+  }
+
+  private async loadManifest(releaseId: string): Promise<Manifest | undefined> {
+    const [release] = await this.db.select().from(releases).where(eq(releases.id, releaseId));
+    if (!release) return undefined;
+    const rows = await this.db
+      .select({
+        path: releaseFiles.path,
+        hash: releaseFiles.hash,
+        size: releaseFiles.size,
+        contentType: releaseFiles.contentType,
+        gzipSize: releaseFiles.gzipSize,
+        brotliSize: releaseFiles.brotliSize,
+      })
+      .from(releaseFiles)
+      .where(eq(releaseFiles.releaseId, releaseId));
+    const manifest: Manifest = {
+      releaseId,
+      siteId: release.siteId,
+      files: new Map(rows.map((row) => [row.path, row])),
+      rules: compileRules(release.rules),
+    };
+    this.manifests.set(releaseId, manifest);
+    this.cachedFiles += manifest.files.size;
+    while (this.cachedFiles > MAX_CACHED_FILES && this.manifests.size > 1) {
+      const [oldestId, oldest] = this.manifests.entries().next().value!;
+      this.manifests.delete(oldestId);
+      this.cachedFiles -= oldest.files.size;
+    }
+    return manifest;
+  }
+
+  private forgetRelease(releaseId: string): void {
+    const manifest = this.manifests.get(releaseId);
+    if (!manifest) return;
+    this.manifests.delete(releaseId);
+    this.cachedFiles -= manifest.files.size;
+  }
+}

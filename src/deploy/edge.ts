@@ -1,0 +1,242 @@
+// The static edge (DESIGN section 5): the host picks the release (production -> live, `stage--` ->
+// stage, `r-<id>--` -> that release), the path picks the file. Directory indexes, nearest 404.html,
+// `_redirects` and `_headers`, strong ETags from the content hash, byte ranges and the precompressed
+// variants made at ingest. Blobs on local disk are streamed straight from their file.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { Transform, type Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { BlobStore } from '../adapters/blobs/index.js';
+import { AppError } from '../http/errors.js';
+import type { HostTarget } from '../http/hosts.js';
+import { blobKey, type Variant } from './blobs.js';
+import { isFingerprinted, isHtml, isCompressible } from './content-types.js';
+import type { EdgeCache, Manifest, ManifestFile } from './edge-cache.js';
+import './errors.js';
+
+export interface EdgeContext {
+  cache: EdgeCache;
+  blobs: BlobStore;
+}
+
+type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
+
+const HTML_CACHE = 'max-age=0, must-revalidate';
+const IMMUTABLE_CACHE = 'max-age=31536000, immutable';
+const NOT_FOUND_PAGE = '<!doctype html><meta charset="utf-8"><title>Not found</title><h1>Not found</h1><p>There is no page at this address.</p>\n';
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Basic auth with user `preview` and the site's preview password, compared in constant time. */
+export function checkPreviewAuth(header: string | undefined, password: string): boolean {
+  if (!header?.toLowerCase().startsWith('basic ')) return false;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1) return false;
+  const userOk = decoded.slice(0, colon) === 'preview';
+  // Hashing both sides gives equal lengths, as timingSafeEqual needs.
+  const passwordOk = timingSafeEqual(sha256(decoded.slice(colon + 1)), sha256(password));
+  return userOk && passwordOk;
+}
+
+async function releaseFor(ctx: EdgeContext, target: SiteTarget, request: FastifyRequest, reply: FastifyReply): Promise<Manifest> {
+  const pointers = await ctx.cache.pointers(target.site);
+  if (target.kind !== 'site' && !checkPreviewAuth(request.headers.authorization, pointers.password)) {
+    reply.header('WWW-Authenticate', `Basic realm="${target.site} preview", charset="UTF-8"`);
+    throw new AppError('preview_auth_required', 'Preview and stage hosts need basic auth: user "preview", password `aliases.auth` from GET /api/deploy/{id}/releases.');
+  }
+  const releaseId = target.kind === 'preview' ? target.release : target.kind === 'stage' ? pointers.stage : pointers.live;
+  if (!releaseId) {
+    throw target.kind === 'stage'
+      ? new AppError('no_stage_release', `Site "${target.site}" has no stage release.`)
+      : new AppError('no_live_release', `Site "${target.site}" has no live release yet; promote one.`);
+  }
+  const manifest = await ctx.cache.manifest(releaseId);
+  if (!manifest || manifest.siteId !== target.site) throw new AppError('release_not_found', `Site "${target.site}" has no release "${releaseId}".`);
+  return manifest;
+}
+
+type Resolution =
+  | { kind: 'file'; file: ManifestFile; status: 200 | 404 | 410 }
+  | { kind: 'redirect'; location: string; status: number }
+  | { kind: 'missing' };
+
+/** The file a path names: itself, its `index.html`, or `<path>.html`; or a redirect to add a slash. */
+function lookup(manifest: Manifest, path: string): ManifestFile | { slash: true } | undefined {
+  if (path === '' || path.endsWith('/')) return manifest.files.get(`${path}index.html`);
+  const file = manifest.files.get(path);
+  if (file) return file;
+  // A folder without its slash: redirect so relative links inside its index resolve correctly.
+  if (manifest.files.has(`${path}/index.html`)) return { slash: true };
+  return manifest.files.get(`${path}.html`);
+}
+
+function nearestNotFound(manifest: Manifest, path: string): ManifestFile | undefined {
+  let folder = path.slice(0, path.lastIndexOf('/') + 1);
+  for (;;) {
+    const page = manifest.files.get(`${folder}404.html`);
+    if (page || folder === '') return page;
+    folder = folder.slice(0, folder.lastIndexOf('/', folder.length - 2) + 1);
+  }
+}
+
+function resolve(manifest: Manifest, path: string, query: string): Resolution {
+  const found = lookup(manifest, path);
+  const rule = manifest.rules.redirectFor(`/${path}`);
+  // A file shadows a rule unless the rule is forced with "!" (Netlify semantics).
+  if (rule && (rule.force || !found)) {
+    if (rule.status >= 300 && rule.status < 400) return { kind: 'redirect', location: rule.to.includes('?') || !query ? rule.to : `${rule.to}?${query}`, status: rule.status };
+    const target = lookup(manifest, rule.to.replace(/^\//, '').split('?', 1)[0]!);
+    if (target && !('slash' in target)) return { kind: 'file', file: target, status: rule.status as 200 | 404 | 410 };
+  }
+  if (found && 'slash' in found) return { kind: 'redirect', location: `/${path}/${query ? `?${query}` : ''}`, status: 301 };
+  if (found) return { kind: 'file', file: found, status: 200 };
+  const notFound = nearestNotFound(manifest, path);
+  return notFound ? { kind: 'file', file: notFound, status: 404 } : { kind: 'missing' };
+}
+
+function etagOf(file: ManifestFile, variant: Variant): string {
+  const base = file.hash.slice(0, 32);
+  return variant === 'identity' ? `"${base}"` : `"${base}-${variant}"`;
+}
+
+function matchesEtag(header: string | undefined, etags: string[]): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  // If-None-Match uses weak comparison: W/ prefixes do not matter.
+  return header.split(',').some((candidate) => etags.includes(candidate.trim().replace(/^W\//, '')));
+}
+
+function acceptsEncoding(header: string | undefined, coding: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (name !== coding) return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
+
+function chooseVariant(request: FastifyRequest, file: ManifestFile): Variant {
+  const accept = request.headers['accept-encoding'];
+  if (file.brotliSize !== null && acceptsEncoding(accept, 'br')) return 'br';
+  if (file.gzipSize !== null && acceptsEncoding(accept, 'gzip')) return 'gzip';
+  return 'identity';
+}
+
+type RangeResult = { start: number; end: number } | 'unsatisfiable' | undefined;
+
+/** A single `bytes=` range; several ranges are answered with the whole file, as RFC 9110 allows. */
+export function parseRange(header: string | undefined, size: number): RangeResult {
+  if (!header) return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}
+
+function cacheControl(target: SiteTarget, file: ManifestFile, status: number): string {
+  // Stage and previews sit behind basic auth: shared caches must not keep them.
+  const scope = target.kind === 'site' ? 'public' : 'private';
+  if (status !== 200 || isHtml(file.contentType) || !isFingerprinted(file.path)) return `${scope}, ${HTML_CACHE}`;
+  return `${scope}, ${IMMUTABLE_CACHE}`;
+}
+
+/** Skips `start` bytes and ends after `length` bytes: ranges over stores without ranged reads. */
+function slice(stream: Readable, start: number, length: number): Readable {
+  let skipped = 0;
+  let sent = 0;
+  return stream.pipe(
+    new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        let part = chunk;
+        if (skipped < start) {
+          const skip = Math.min(start - skipped, part.length);
+          skipped += skip;
+          part = part.subarray(skip);
+        }
+        if (sent + part.length > length) part = part.subarray(0, length - sent);
+        sent += part.length;
+        callback(null, part.length > 0 ? part : undefined);
+      },
+    }),
+  );
+}
+
+async function openBlob(blobs: BlobStore, key: string, range?: { start: number; end: number }): Promise<Readable> {
+  if (blobs.localPath) return createReadStream(blobs.localPath(key), range ? { start: range.start, end: range.end } : {});
+  const stream = await blobs.get(key);
+  if (!stream) throw new Error(`blob ${key} is missing from the store`);
+  return range ? slice(stream, range.start, range.end - range.start + 1) : stream;
+}
+
+async function sendFile(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply, target: SiteTarget, manifest: Manifest, file: ManifestFile, status: number, urlPath: string): Promise<FastifyReply> {
+  for (const [name, value] of manifest.rules.headersFor(urlPath)) reply.header(name, value);
+  if (target.kind !== 'site') reply.header('X-Robots-Tag', 'noindex');
+  reply.header('Content-Type', file.contentType);
+  reply.header('Cache-Control', cacheControl(target, file, status));
+  reply.header('X-Content-Type-Options', 'nosniff');
+  const compressible = isCompressible(file.contentType);
+  if (compressible) reply.header('Vary', 'Accept-Encoding');
+
+  const head = request.method === 'HEAD';
+  const rangeHeader = status === 200 ? request.headers.range : undefined;
+  const ifRange = request.headers['if-range'];
+  // Ranges are served from the identity bytes only; If-Range with another validator means "all of it".
+  const range = rangeHeader && (!ifRange || ifRange === etagOf(file, 'identity')) ? parseRange(rangeHeader, file.size) : undefined;
+  const variant = range ? 'identity' : chooseVariant(request, file);
+  const etag = etagOf(file, variant);
+  reply.header('ETag', etag);
+  reply.header('Accept-Ranges', 'bytes');
+
+  if (status === 200 && matchesEtag(request.headers['if-none-match'], [etag])) return reply.code(304).send();
+  if (range === 'unsatisfiable') {
+    reply.header('Content-Range', `bytes */${file.size}`);
+    return reply.code(416).header('Content-Length', '0').send();
+  }
+  if (range) {
+    const length = range.end - range.start + 1;
+    reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(length));
+    return head ? reply.send() : reply.send(await openBlob(ctx.blobs, blobKey(file.hash), range));
+  }
+  const size = variant === 'br' ? file.brotliSize! : variant === 'gzip' ? file.gzipSize! : file.size;
+  if (variant !== 'identity') reply.header('Content-Encoding', variant);
+  reply.code(status).header('Content-Length', String(size));
+  return head ? reply.send() : reply.send(await openBlob(ctx.blobs, blobKey(file.hash, variant)));
+}
+
+function decodePath(url: string): string {
+  const raw = url.split('?', 1)[0]!;
+  try {
+    return decodeURIComponent(raw).replace(/^\/+/, '');
+  } catch {
+    throw new AppError('bad_request', 'The URL path is not valid percent-encoding.');
+  }
+}
+
+/** Answers one GET or HEAD on a static host. */
+export async function serveStatic(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const target = request.target as SiteTarget;
+  const manifest = await releaseFor(ctx, target, request, reply);
+  const path = decodePath(request.url);
+  const queryIndex = request.url.indexOf('?');
+  const query = queryIndex === -1 ? '' : request.url.slice(queryIndex + 1);
+  const resolution = resolve(manifest, path, query);
+  if (target.kind !== 'site') reply.header('X-Robots-Tag', 'noindex');
+  if (resolution.kind === 'redirect') {
+    return reply.code(resolution.status).header('Location', resolution.location).header('Cache-Control', 'public, max-age=0, must-revalidate').send();
+  }
+  if (resolution.kind === 'missing') {
+    return reply.code(404).header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', 'public, max-age=0, must-revalidate').send(NOT_FOUND_PAGE);
+  }
+  return sendFile(ctx, request, reply, target, manifest, resolution.file, resolution.status, `/${path}`);
+}

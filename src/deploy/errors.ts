@@ -1,0 +1,43 @@
+// Error codes of the deploy domain, one per rule a client can break, registered with the root registry.
+import { registerErrorCodes } from '../http/errors.js';
+
+export const deployErrorCodes = {
+  // 400: the upload is not a readable tar.gz
+  archive_missing: { status: 400, title: 'The multipart field `archive` is missing' },
+  archive_corrupt: { status: 400, title: 'The archive is not a valid tar.gz' },
+  // 413: limits of spec section 8
+  archive_too_large: { status: 413, title: 'The compressed archive exceeds the upload limit' },
+  archive_uncompressed_too_large: { status: 413, title: 'The archive expands beyond the uncompressed limit' },
+  // 422: archive content rules
+  archive_too_many_files: { status: 422, title: 'The archive holds more files than allowed' },
+  archive_empty: { status: 422, title: 'The archive holds no files' },
+  archive_symlink: { status: 422, title: 'The archive contains a symbolic link' },
+  archive_hardlink: { status: 422, title: 'The archive contains a hard link' },
+  archive_device: { status: 422, title: 'The archive contains a device file' },
+  archive_fifo: { status: 422, title: 'The archive contains a named pipe' },
+  archive_unsupported_entry: { status: 422, title: 'The archive contains an unsupported entry type' },
+  archive_absolute_path: { status: 422, title: 'The archive contains an absolute path' },
+  archive_path_traversal: { status: 422, title: 'The archive contains a `..` path segment' },
+  archive_backslash_path: { status: 422, title: 'The archive contains a path with a backslash' },
+  archive_invalid_path: { status: 422, title: 'The archive contains a path that cannot be served' },
+  archive_non_utf8_path: { status: 422, title: 'The archive contains a file name that is not UTF-8' },
+  archive_duplicate_path: { status: 422, title: 'The archive contains the same path twice' },
+  archive_path_conflict: { status: 422, title: 'The archive uses one path both as a file and as a folder' },
+  invalid_headers_file: { status: 422, title: 'The `_headers` file has an invalid rule' },
+  invalid_redirects_file: { status: 422, title: 'The `_redirects` file has an invalid rule' },
+  // Access
+  token_site_mismatch: { status: 403, title: 'The deploy token belongs to another site' },
+  site_not_static: { status: 422, title: 'Only static sites take deploys' },
+  // Releases and aliases
+  release_not_found: { status: 404, title: 'Release not found' },
+  release_not_promotable: { status: 409, title: 'The release is preview-only and cannot be promoted' },
+  no_previous_release: { status: 409, title: 'There is no earlier release to roll back to' },
+  no_live_release: { status: 404, title: 'The site has no live release yet' },
+  no_stage_release: { status: 404, title: 'The site has no stage release' },
+  deploy_conflict: { status: 409, title: 'A concurrent change removed a blob this release needs; upload again' },
+  preview_auth_required: { status: 401, title: 'Preview and stage hosts need basic auth' },
+} as const;
+
+export type DeployErrorCode = keyof typeof deployErrorCodes;
+
+registerErrorCodes(deployErrorCodes);

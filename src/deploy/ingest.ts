@@ -1,0 +1,105 @@
+// Archive deploys end to end: spool and check the archive, read `_headers`/`_redirects`, store the
+// blobs, then commit the release in one transaction. A rejected upload leaves no release row and
+// removes every blob it created (spec section 3: nothing visible unless the archive is within limits).
+import { readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { BlobStore } from '../adapters/blobs/index.js';
+import type { Database } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import { newId } from '../lib/ids.js';
+import { spoolArchive, type ArchiveLimits, type SpooledFile } from './archive.js';
+import { blobKey, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, type StoredFile } from './blobs.js';
+import { parseHeadersFile, parseRedirectsFile, RULES_FILE_MAX_BYTES } from './rules.js';
+import { ensureAliases } from './service.js';
+import { releaseFiles, releases, type ReleaseRow, type ReleaseRules } from './tables.js';
+
+export interface IngestContext {
+  db: Database;
+  blobs: BlobStore;
+  limits: ArchiveLimits;
+  /** Folder for spooled entries; on the data disk, never in memory. */
+  tmpDir: string;
+}
+
+const RULE_FILES = { _headers: 'invalid_headers_file', _redirects: 'invalid_redirects_file' } as const;
+const INSERT_CHUNK = 1000;
+
+/** Takes the root `_headers` and `_redirects` out of the file list (they are rules, not content). */
+async function extractRules(files: SpooledFile[]): Promise<{ rules: ReleaseRules; content: SpooledFile[] }> {
+  const rules: ReleaseRules = { headers: [], redirects: [] };
+  const content: SpooledFile[] = [];
+  for (const file of files) {
+    const code = RULE_FILES[file.path as keyof typeof RULE_FILES];
+    if (!code) {
+      content.push(file);
+      continue;
+    }
+    if (file.size > RULES_FILE_MAX_BYTES) throw new AppError(code, `${file.path} is larger than ${RULES_FILE_MAX_BYTES} bytes.`, { file: file.path });
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(await readFile(file.spool));
+    } catch {
+      throw new AppError(code, `${file.path} is not UTF-8 text.`, { file: file.path });
+    }
+    if (file.path === '_headers') rules.headers = parseHeadersFile(text);
+    else rules.redirects = parseRedirectsFile(text);
+  }
+  if (content.length === 0) throw new AppError('archive_empty', 'The archive holds no files to serve.');
+  return { rules, content };
+}
+
+async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFile[], rules: ReleaseRules, newBlobs: number, written: Set<string>): Promise<ReleaseRow> {
+  const id = newId(12);
+  return ctx.db.transaction(async (tx) => {
+    await lockBlobs(tx);
+    // Blobs found in the store but not in any committed release may belong to an upload that was
+    // rejected meanwhile and cleaned up; they must still be there now that cleanup is locked out.
+    const borrowed = [...new Set(files.map((file) => file.hash))].filter((hash) => !written.has(hash));
+    for (const hash of await unreferencedHashes(tx, borrowed)) {
+      if (!(await ctx.blobs.has(blobKey(hash)))) throw new AppError('deploy_conflict', 'A blob this release shares with a concurrent upload was removed; upload again.');
+    }
+    const [row] = await tx
+      .insert(releases)
+      .values({
+        id,
+        siteId,
+        source: 'archive',
+        fileCount: files.length,
+        size: files.reduce((sum, file) => sum + file.size, 0),
+        newBlobs,
+        promotable: true,
+        rules,
+      })
+      .returning();
+    for (let i = 0; i < files.length; i += INSERT_CHUNK) {
+      await tx.insert(releaseFiles).values(files.slice(i, i + INSERT_CHUNK).map((file) => ({ releaseId: id, ...file })));
+    }
+    return row!;
+  });
+}
+
+/** Removes blobs an unsuccessful upload created, unless a committed release took them meanwhile. */
+async function discardBlobs(ctx: IngestContext, written: Set<string>): Promise<void> {
+  if (written.size === 0) return;
+  await ctx.db.transaction(async (tx) => {
+    await lockBlobs(tx);
+    for (const hash of await unreferencedHashes(tx, [...written])) await deleteBlob(ctx.blobs, hash);
+  });
+}
+
+export async function ingestArchive(ctx: IngestContext, siteId: string, archive: Readable): Promise<ReleaseRow> {
+  const spooled = await spoolArchive(archive, ctx.limits, ctx.tmpDir);
+  const written = new Set<string>();
+  try {
+    const { rules, content } = await extractRules(spooled.files);
+    const stored = await storeFiles(ctx.db, ctx.blobs, content, written);
+    const release = await commitRelease(ctx, siteId, stored.files, rules, stored.newBlobs, written);
+    await ensureAliases(ctx.db, siteId);
+    return release;
+  } catch (error) {
+    await discardBlobs(ctx, written);
+    throw error;
+  } finally {
+    await spooled.dispose();
+  }
+}

@@ -1,0 +1,19 @@
+// Who may use the deploy API: a deploy token of exactly that site (spec section 5).
+import type { FastifyRequest } from 'fastify';
+import { requireBearer } from '../http/auth.js';
+import { AppError } from '../http/errors.js';
+import './errors.js';
+
+/**
+ * A preHandler: 401 without a valid deploy token, 403 when the token belongs to another site. A
+ * token for another site answers 403 whether or not the named site exists, so it cannot probe ids.
+ */
+export async function requireSiteDeployToken(request: FastifyRequest<{ Params: { id: string } }>): Promise<void> {
+  const credential = await requireBearer(request, 'deploy_token');
+  if (credential.siteId !== request.params.id) {
+    throw new AppError('token_site_mismatch', `This deploy token is scoped to another site, not "${request.params.id}".`);
+  }
+  const site = await request.server.services.sites.get(request.params.id);
+  if (!site) throw new AppError('site_not_found', `No site "${request.params.id}".`);
+  if (site.kind !== 'static') throw new AppError('site_not_static', `Site "${site.id}" is a ${site.kind} site; deploys go to static sites.`);
+}

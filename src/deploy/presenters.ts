@@ -1,0 +1,34 @@
+// Everything the deploy API sends about releases and aliases.
+import type { UrlContext } from '../core/sites/presenters.js';
+import { siteOrigin } from '../http/hosts.js';
+import type { AliasesOut, ReleaseOut } from './schemas.js';
+import type { ReleaseRow, SiteAliasRow } from './tables.js';
+
+export function previewUrl(urls: UrlContext, siteId: string, releaseId: string): string {
+  return siteOrigin(urls.publicUrl, urls.sitesDomain, `r-${releaseId}--${siteId}`);
+}
+
+export function presentRelease(row: ReleaseRow, urls: UrlContext): ReleaseOut {
+  return {
+    id: row.id,
+    site: row.siteId,
+    created_at: row.createdAt.toISOString(),
+    source: row.source,
+    file_count: row.fileCount,
+    size: row.size,
+    new_blobs: row.newBlobs,
+    preview_url: previewUrl(urls, row.siteId, row.id),
+    promotable: row.promotable,
+    build_id: row.buildId,
+    git: row.git ?? null,
+  };
+}
+
+/** `auth` is the preview password: deploy-token holders need it to look at their previews. */
+export function presentAliases(row: SiteAliasRow): AliasesOut {
+  return { live: row.liveReleaseId, stage: row.stageReleaseId, auth: row.previewPassword };
+}
+
+export function presentUrls(urls: UrlContext, siteId: string): { production: string; stage: string } {
+  return { production: siteOrigin(urls.publicUrl, urls.sitesDomain, siteId), stage: siteOrigin(urls.publicUrl, urls.sitesDomain, `stage--${siteId}`) };
+}

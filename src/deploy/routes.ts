@@ -1,0 +1,104 @@
+// The deploy API under /api/deploy/{id} on the portal host, authenticated by a deploy token.
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../http/errors.js';
+import { registerOpenApi } from '../http/openapi.js';
+import { validatorCompiler } from '../http/validation.js';
+import { ingestArchive } from './ingest.js';
+import { requireSiteDeployToken } from './policy.js';
+import { presentAliases, presentRelease, presentUrls } from './presenters.js';
+import { AliasChangeOut, ArchiveUpload, DeploySiteParams, ReleaseBody, ReleaseOut, ReleasesOut } from './schemas.js';
+import { clearStage, listReleases, promoteRelease, rollbackRelease, setStage, type AliasChange } from './service.js';
+
+const security = [{ bearer: [] }];
+
+export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
+  fastify.addHook('onRoute', (route) => {
+    route.constraints = { ...route.constraints, surface: 'portal' };
+  });
+  await registerOpenApi(fastify, {
+    title: 'Blume deploy API',
+    description: 'Publish static sites as immutable releases, preview them, promote, stage and roll back. Authenticate with `Authorization: Bearer dpl_<id>.<secret>`, a deploy token of the site.',
+    prefix: '/api/deploy',
+  });
+  // Only the archive streams through; the parts' limits sit on the request.file() call.
+  await fastify.register(multipart, { limits: { files: 1, fields: 4, fieldSize: 1024, parts: 5 } });
+
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.deps.database;
+  const urls = app.deps.config;
+  const deploy = app.deploy;
+
+  const aliasChange = async (siteId: string, change: AliasChange) => {
+    await deploy.cache.aliasesChanged(siteId);
+    return {
+      release: change.release ? presentRelease(change.release, urls) : null,
+      aliases: presentAliases(change.aliases),
+      urls: presentUrls(urls, siteId),
+    };
+  };
+
+  app.post(
+    '/api/deploy/:id',
+    {
+      schema: {
+        tags: ['deploy'],
+        summary: 'Upload a tar.gz as a new release (not live until promoted)',
+        description: 'multipart/form-data with the field `archive`. Limits: 200 MiB compressed, 512 MiB uncompressed, 50,000 files; plain files only, no absolute paths or `..` segments.',
+        consumes: ['multipart/form-data'],
+        security,
+        params: DeploySiteParams,
+        body: ArchiveUpload,
+        response: { 201: ReleaseOut },
+      },
+      // The multipart body is read by the handler as a stream; its schema only documents the form.
+      validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route)),
+      preHandler: requireSiteDeployToken,
+    },
+    async (request, reply) => {
+      const limits = deploy.limits;
+      // One byte over the limit reaches our own counter, which answers with its own code.
+      const part = await request.file({ limits: { fileSize: limits.compressedBytes + 1 } });
+      if (!part || part.fieldname !== 'archive') {
+        part?.file.resume();
+        throw new AppError('archive_missing', 'Send the site as a tar.gz in the multipart field `archive`.');
+      }
+      const release = await ingestArchive({ db, blobs: app.deps.blobs, limits, tmpDir: deploy.tmpDir }, request.params.id, part.file);
+      return reply.code(201).send(presentRelease(release, urls));
+    },
+  );
+
+  app.get(
+    '/api/deploy/:id/releases',
+    { schema: { tags: ['deploy'], summary: 'Releases (newest first), aliases and URLs', security, params: DeploySiteParams, response: { 200: ReleasesOut } }, preHandler: requireSiteDeployToken },
+    async (request) => {
+      const { releases, aliases } = await listReleases(db, request.params.id);
+      return { releases: releases.map((row) => presentRelease(row, urls)), aliases: presentAliases(aliases), urls: presentUrls(urls, request.params.id) };
+    },
+  );
+
+  app.post(
+    '/api/deploy/:id/promote',
+    { schema: { tags: ['deploy'], summary: 'Make a release live (atomic)', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
+    async (request) => aliasChange(request.params.id, await promoteRelease(db, request.params.id, request.body.release)),
+  );
+
+  app.post(
+    '/api/deploy/:id/rollback',
+    { schema: { tags: ['deploy'], summary: 'Return production to the release live before the current one', security, params: DeploySiteParams, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
+    async (request) => aliasChange(request.params.id, await rollbackRelease(db, request.params.id)),
+  );
+
+  app.put(
+    '/api/deploy/:id/stage',
+    { schema: { tags: ['deploy'], summary: 'Point the stage alias at a release', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
+    async (request) => aliasChange(request.params.id, await setStage(db, request.params.id, request.body.release)),
+  );
+
+  app.delete(
+    '/api/deploy/:id/stage',
+    { schema: { tags: ['deploy'], summary: 'Clear the stage alias', security, params: DeploySiteParams, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
+    async (request) => aliasChange(request.params.id, { release: undefined, aliases: await clearStage(db, request.params.id) }),
+  );
+}

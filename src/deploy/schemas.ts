@@ -1,0 +1,56 @@
+import { Type, type Static } from 'typebox';
+
+export const DeploySiteParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Site id.' }) });
+
+export const ReleaseId = Type.String({ pattern: '^[a-z0-9]{12}$', description: 'Release id: 12 lower-case letters and digits, time-sortable.' });
+
+export const ReleaseBody = Type.Object({ release: ReleaseId }, { additionalProperties: false });
+export type ReleaseBody = Static<typeof ReleaseBody>;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ReleaseOut = Type.Object({
+  id: ReleaseId,
+  site: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  source: Type.Union([Type.Literal('archive'), Type.Literal('build')]),
+  file_count: Type.Integer(),
+  size: Type.Integer({ description: 'Bytes of all files, uncompressed.' }),
+  new_blobs: Type.Integer({ description: 'Distinct files this deploy added to the store; the rest were already there.' }),
+  preview_url: Type.String({ description: 'Basic-auth protected host serving exactly this release.' }),
+  promotable: Type.Boolean({ description: 'False for preview-only releases (builds of a non-connected branch).' }),
+  build_id: Nullable(Type.String()),
+  git: Nullable(Type.Record(Type.String(), Type.String())),
+});
+export type ReleaseOut = Static<typeof ReleaseOut>;
+
+export const AliasesOut = Type.Object({
+  live: Nullable(ReleaseId),
+  stage: Nullable(ReleaseId),
+  auth: Type.String({ description: 'Basic-auth password of stage and preview hosts; the user name is `preview`.' }),
+});
+export type AliasesOut = Static<typeof AliasesOut>;
+
+export const UrlsOut = Type.Object({
+  production: Type.String(),
+  stage: Type.String(),
+});
+
+export const ReleasesOut = Type.Object({
+  releases: Type.Array(ReleaseOut, { description: 'Newest first.' }),
+  aliases: AliasesOut,
+  urls: UrlsOut,
+});
+export type ReleasesOut = Static<typeof ReleasesOut>;
+
+export const AliasChangeOut = Type.Object({
+  release: Nullable(ReleaseOut),
+  aliases: AliasesOut,
+  urls: UrlsOut,
+});
+export type AliasChangeOut = Static<typeof AliasChangeOut>;
+
+export const ArchiveUpload = Type.Object(
+  { archive: Type.String({ format: 'binary', description: 'tar.gz of the built site; files at the root or under one top folder.' }) },
+  { required: ['archive'] },
+);

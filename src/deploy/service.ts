@@ -1,0 +1,106 @@
+// Releases and aliases: the live and stage pointers of a site, moved only by promote, rollback and
+// stage calls. Each change locks the site's alias row, so concurrent calls apply one after another.
+import { and, desc, eq } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import { randomAlnum } from '../lib/ids.js';
+import { promotions, releases, siteAliases, type ReleaseRow, type SiteAliasRow } from './tables.js';
+import './errors.js';
+
+const PREVIEW_PASSWORD_LENGTH = 24;
+
+/** The alias row of a site, created with a fresh preview password the first time it is needed. */
+export async function ensureAliases(db: Executor, siteId: string): Promise<SiteAliasRow> {
+  await db.insert(siteAliases).values({ siteId, previewPassword: randomAlnum(PREVIEW_PASSWORD_LENGTH) }).onConflictDoNothing();
+  const [row] = await db.select().from(siteAliases).where(eq(siteAliases.siteId, siteId));
+  return row!;
+}
+
+async function lockAliases(tx: Executor, siteId: string): Promise<SiteAliasRow> {
+  await ensureAliases(tx, siteId);
+  const [row] = await tx.select().from(siteAliases).where(eq(siteAliases.siteId, siteId)).for('update');
+  return row!;
+}
+
+export async function findRelease(db: Executor, siteId: string, releaseId: string): Promise<ReleaseRow | undefined> {
+  const [row] = await db.select().from(releases).where(and(eq(releases.id, releaseId), eq(releases.siteId, siteId)));
+  return row;
+}
+
+async function requireRelease(db: Executor, siteId: string, releaseId: string): Promise<ReleaseRow> {
+  const row = await findRelease(db, siteId, releaseId);
+  if (!row) throw new AppError('release_not_found', `Site "${siteId}" has no release "${releaseId}".`);
+  return row;
+}
+
+export async function listReleases(db: Executor, siteId: string): Promise<{ releases: ReleaseRow[]; aliases: SiteAliasRow }> {
+  const aliases = await ensureAliases(db, siteId);
+  const rows = await db.select().from(releases).where(eq(releases.siteId, siteId)).orderBy(desc(releases.createdAt), desc(releases.id));
+  return { releases: rows, aliases };
+}
+
+export interface AliasChange {
+  release: ReleaseRow | undefined;
+  aliases: SiteAliasRow;
+}
+
+/** Makes a release live: one pointer swap and one log row in one transaction. */
+export async function promoteRelease(db: Executor, siteId: string, releaseId: string): Promise<AliasChange> {
+  return db.transaction(async (tx) => {
+    const current = await lockAliases(tx, siteId);
+    const release = await requireRelease(tx, siteId, releaseId);
+    if (!release.promotable) throw new AppError('release_not_promotable', `Release "${releaseId}" is preview-only (a build of another branch).`);
+    // Promoting what is already live changes nothing and must not add a rollback step.
+    if (current.liveReleaseId === release.id) return { release, aliases: current };
+    const [log] = await tx
+      .insert(promotions)
+      .values({ siteId, releaseId: release.id, action: 'promote', previousId: current.livePromotionId })
+      .returning({ id: promotions.id });
+    const [aliases] = await tx
+      .update(siteAliases)
+      .set({ liveReleaseId: release.id, livePromotionId: log!.id, updatedAt: new Date() })
+      .where(eq(siteAliases.siteId, siteId))
+      .returning();
+    return { release, aliases: aliases! };
+  });
+}
+
+/** Live returns to the release that was live before the current one; see the promotions table. */
+export async function rollbackRelease(db: Executor, siteId: string): Promise<AliasChange> {
+  return db.transaction(async (tx) => {
+    const current = await lockAliases(tx, siteId);
+    const none = () => new AppError('no_previous_release', `Site "${siteId}" has no earlier live release to return to.`);
+    if (current.livePromotionId === null) throw none();
+    const [head] = await tx.select().from(promotions).where(eq(promotions.id, current.livePromotionId));
+    if (!head?.previousId) throw none();
+    const [previous] = await tx.select().from(promotions).where(eq(promotions.id, head.previousId));
+    if (!previous) throw none();
+    const [log] = await tx
+      .insert(promotions)
+      .values({ siteId, releaseId: previous.releaseId, action: 'rollback', previousId: previous.previousId })
+      .returning({ id: promotions.id });
+    const [aliases] = await tx
+      .update(siteAliases)
+      .set({ liveReleaseId: previous.releaseId, livePromotionId: log!.id, updatedAt: new Date() })
+      .where(eq(siteAliases.siteId, siteId))
+      .returning();
+    return { release: await findRelease(tx, siteId, previous.releaseId), aliases: aliases! };
+  });
+}
+
+export async function setStage(db: Executor, siteId: string, releaseId: string): Promise<AliasChange> {
+  return db.transaction(async (tx) => {
+    await lockAliases(tx, siteId);
+    const release = await requireRelease(tx, siteId, releaseId);
+    const [aliases] = await tx.update(siteAliases).set({ stageReleaseId: release.id, updatedAt: new Date() }).where(eq(siteAliases.siteId, siteId)).returning();
+    return { release, aliases: aliases! };
+  });
+}
+
+export async function clearStage(db: Executor, siteId: string): Promise<SiteAliasRow> {
+  return db.transaction(async (tx) => {
+    await lockAliases(tx, siteId);
+    const [aliases] = await tx.update(siteAliases).set({ stageReleaseId: null, updatedAt: new Date() }).where(eq(siteAliases.siteId, siteId)).returning();
+    return aliases!;
+  });
+}

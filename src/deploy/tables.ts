@@ -1,0 +1,91 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { sites } from '../core/sites/tables.js';
+
+/** Rules read from `_headers` and `_redirects` at ingest, applied by the edge. */
+export interface ReleaseRules {
+  headers: { path: string; headers: [string, string][] }[];
+  redirects: { from: string; to: string; status: number; force: boolean }[];
+}
+
+/** An immutable release: a set of files, each a content-addressed blob. */
+export const releases = pgTable(
+  'deploy_releases',
+  {
+    id: text('id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    source: text('source', { enum: ['archive', 'build'] }).notNull(),
+    fileCount: integer('file_count').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    newBlobs: integer('new_blobs').notNull(),
+    /** Preview-only releases (branch builds) are refused by promote. */
+    promotable: boolean('promotable').notNull().default(true),
+    buildId: text('build_id'),
+    git: jsonb('git').$type<Record<string, string> | null>(),
+    rules: jsonb('rules').$type<ReleaseRules>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('deploy_releases_site_idx').on(t.siteId, t.createdAt)],
+);
+
+export const releaseFiles = pgTable(
+  'deploy_release_files',
+  {
+    releaseId: text('release_id')
+      .notNull()
+      .references(() => releases.id, { onDelete: 'cascade' }),
+    /** Path inside the site without the leading slash, e.g. `docs/index.html`. */
+    path: text('path').notNull(),
+    /** sha256 hex of the content; the blob key derives from it. */
+    hash: text('hash').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    contentType: text('content_type').notNull(),
+    /** Sizes of the precompressed variants made at ingest, null when none was worth keeping. */
+    gzipSize: bigint('gzip_size', { mode: 'number' }),
+    brotliSize: bigint('brotli_size', { mode: 'number' }),
+  },
+  (t) => [primaryKey({ columns: [t.releaseId, t.path] }), index('deploy_release_files_hash_idx').on(t.hash)],
+);
+
+/** One row per site: the live and stage pointers and the preview password. */
+export const siteAliases = pgTable('deploy_site_aliases', {
+  siteId: text('site_id')
+    .primaryKey()
+    .references(() => sites.id, { onDelete: 'cascade' }),
+  liveReleaseId: text('live_release_id').references(() => releases.id, { onDelete: 'set null' }),
+  /** The promotion-log row that made the live release live; rollback follows its `previous`. */
+  livePromotionId: bigint('live_promotion_id', { mode: 'number' }),
+  stageReleaseId: text('stage_release_id').references(() => releases.id, { onDelete: 'set null' }),
+  /** Basic-auth password (user `preview`) of stage and preview hosts; shown to deploy-token holders. */
+  previewPassword: text('preview_password').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Promotion log, a linked stack: each row names the row that was live before it. Promote pushes,
+ * rollback makes the previous row's release live again with that row's own predecessor, so repeated
+ * rollbacks walk further back.
+ */
+export const promotions = pgTable(
+  'deploy_promotions',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    releaseId: text('release_id')
+      .notNull()
+      .references(() => releases.id, { onDelete: 'cascade' }),
+    action: text('action', { enum: ['promote', 'rollback'] }).notNull(),
+    previousId: bigint('previous_id', { mode: 'number' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+  },
+  (t) => [index('deploy_promotions_site_idx').on(t.siteId, t.id)],
+);
+
+export type ReleaseRow = typeof releases.$inferSelect;
+export type ReleaseFileRow = typeof releaseFiles.$inferSelect;
+export type SiteAliasRow = typeof siteAliases.$inferSelect;
+export type PromotionRow = typeof promotions.$inferSelect;

@@ -1,0 +1,58 @@
+// Two app nodes on one database and one Redis: a promote answered by one node is served by the
+// other on its very next request (the alias broadcast is heard before promote answers).
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, signIn, type TestApp } from '../../test/helpers/app.js';
+import { siteArchive } from '../../test/helpers/archives.js';
+import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { createStaticSite, deployApi, deployRelease, edge } from '../../test/helpers/deploy.js';
+import { randomAlnum } from '../lib/ids.js';
+
+const redis = Boolean(process.env.TEST_REDIS_URL);
+
+for (const database of testDatabases) {
+  describe(`two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
+    let shared: TestDatabase;
+    let a: TestApp;
+    let b: TestApp;
+    let token: string;
+    let dataDir: string;
+    const releases: string[] = [];
+
+    before(async () => {
+      shared = await createTestDatabase(database);
+      const cachePrefix = `blume-test-${randomAlnum(8)}:`;
+      // Nodes share the blob store as they would share a bucket or a volume in production.
+      dataDir = await mkdtemp(path.join(tmpdir(), 'blume-nodes-'));
+      const env = { BLUME_DATA_DIR: dataDir };
+      a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix, env });
+      b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix, env });
+      const alice = await signIn(a.app, 'alice');
+      token = await createStaticSite(a.app, alice, 'news');
+      for (const edition of ['monday', 'tuesday', 'wednesday']) releases.push(await deployRelease(a.app, token, 'news', await siteArchive({ 'index.html': edition })));
+    });
+    after(async () => {
+      await a.close();
+      await b.close();
+      await shared.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('serves each promote and rollback made on one node from the other at once', async () => {
+      // The other node reads and caches the pointers before every change.
+      for (const release of releases) {
+        await edge(b.app, 'news.blume.test', '/');
+        const promoted = await deployApi(a.app, token, 'POST', '/api/deploy/news/promote', { release });
+        assert.equal(promoted.statusCode, 200, promoted.body);
+        assert.equal((await edge(b.app, 'news.blume.test', '/')).body, ['monday', 'tuesday', 'wednesday'][releases.indexOf(release)]);
+      }
+      const rolled = await deployApi(b.app, token, 'POST', '/api/deploy/news/rollback');
+      assert.equal(rolled.statusCode, 200, rolled.body);
+      assert.equal((await edge(a.app, 'news.blume.test', '/')).body, 'tuesday');
+      assert.equal((await edge(b.app, 'news.blume.test', '/')).body, 'tuesday');
+    });
+  });
+}
