@@ -6,6 +6,7 @@ import { openRuntime, StartupError } from '../runtime.js';
 import { callControl, controlSocketPath } from './control.js';
 import { OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
 import { serve } from './serve.js';
+import { runDeployCommand } from '../deploy/cli.js';
 
 const USAGE = `Usage: blume <command> [options]
 
@@ -16,6 +17,8 @@ Commands:
   seed-features                    Seed the plan feature matrix (idempotent; also runs at every start)
   create-admin -u NAME -e EMAIL -p PASSWORD
                                    Create an administrator account (there is never a default one)
+  deploy <dir|archive> --site ID [--promote] [--url PORTAL]
+                                   Upload a site as a new release (token from BLUME_DEPLOY_TOKEN)
 
 Run \`blume <command> --help\` for one command, \`blume help env\` for every setting.`;
 
@@ -109,6 +112,8 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         });
         return await runCommandOperation(env, io, 'create-admin', values, false);
       }
+      case 'deploy':
+        return await runDeployCommand(rest, env);
       default:
         io.err(`blume: unknown command "${command}"\n\n${USAGE}`);
         return 2;

@@ -9,6 +9,10 @@ export async function createS3BlobStore(options: BlobsConfig['s3']): Promise<Blo
     region: options.region,
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle,
+    // Many S3-compatible servers do not understand the SDK's default aws-chunked uploads with
+    // trailing checksums (they store the chunk framing as data); send plain bodies instead.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
     credentials:
       options.accessKeyId && options.secretAccessKey
         ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }

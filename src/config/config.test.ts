@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig, variables } from './index.js';
+
+describe('configuration', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'blume-config-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('has working defaults and generates a secret key once', () => {
+    const first = loadConfig({ BLUME_DATA_DIR: dir });
+    assert.deepEqual(first.bind, { host: '127.0.0.1', port: 8080 });
+    assert.equal(first.publicUrl.origin, 'http://localhost:8080');
+    assert.equal(first.sitesDomain, 'localhost');
+    assert.equal(first.databaseUrl, undefined);
+    assert.equal(first.redis.enabled, false);
+    assert.equal(first.autoMigrate, true);
+    assert.ok(first.secretKey.length >= 32);
+    assert.equal(loadConfig({ BLUME_DATA_DIR: dir }).secretKey, first.secretKey);
+    assert.ok(Object.isFrozen(first));
+  });
+
+  it('accepts GUNICORN_BIND and the spec spellings of booleans', () => {
+    const config = loadConfig({ BLUME_DATA_DIR: dir, GUNICORN_BIND: '0.0.0.0:9000', BLUME_REDIS_ENABLED: 'True', BLUME_AUTO_MIGRATE: 'False' });
+    assert.deepEqual(config.bind, { host: '0.0.0.0', port: 9000 });
+    assert.equal(config.redis.enabled, true);
+    assert.equal(config.autoMigrate, false);
+    assert.deepEqual(loadConfig({ BLUME_DATA_DIR: dir, BLUME_BIND: '[::1]:81' }).bind, { host: '::1', port: 81 });
+  });
+
+  it('lists every problem at once', () => {
+    try {
+      loadConfig({ BLUME_DATA_DIR: dir, BLUME_BIND: 'x', BLUME_PUBLIC_URL: 'ftp://a', DATABASE_URL: 'mysql://x', BLUME_MAIL_PORT: '99999', BLUME_BLOBS: 's3' });
+      assert.fail('expected a ConfigError');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.problems.length, 5);
+      assert.match(error.message, /BLUME_S3_BUCKET is required/);
+    }
+  });
+
+  it('requires SECRET_KEY in production and never writes one there', () => {
+    assert.throws(() => loadConfig({ BLUME_DATA_DIR: path.join(dir, 'prod'), NODE_ENV: 'production' }), /SECRET_KEY is required/);
+    assert.throws(() => loadConfig({ BLUME_DATA_DIR: dir, SECRET_KEY: 'short' }), /at least 32 characters/);
+    assert.equal(loadConfig({ BLUME_DATA_DIR: dir, NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40) }).production, true);
+  });
+
+  it('documents every variable in the README', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const variable of variables) assert.ok(readme.includes(`\`${variable.name}\``), `${variable.name} is missing from README.md`);
+  });
+});
