@@ -96,7 +96,7 @@ ALTER TABLE "forums" ADD CONSTRAINT "forums_category_id_forum_categories_id_fk" 
 ALTER TABLE "waitlist_entries" ADD CONSTRAINT "waitlist_entries_site_id_sites_id_fk" FOREIGN KEY ("site_id") REFERENCES "public"."sites"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "forum_categories_slug_key" ON "forum_categories" USING btree ("site_id","slug");--> statement-breakpoint
 CREATE UNIQUE INDEX "forum_members_username_key" ON "forum_members" USING btree ("site_id",lower("username"));--> statement-breakpoint
-CREATE UNIQUE INDEX "forum_members_email_key" ON "forum_members" USING btree ("site_id",lower("email"));--> statement-breakpoint
+CREATE UNIQUE INDEX "forum_members_email_key" ON "forum_members" USING btree ("site_id",lower("email")) WHERE "forum_members"."user_id" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX "forum_members_user_key" ON "forum_members" USING btree ("site_id","user_id");--> statement-breakpoint
 CREATE INDEX "forum_posts_topic_idx" ON "forum_posts" USING btree ("topic_id","created_at");--> statement-breakpoint
 CREATE INDEX "forum_posts_root_idx" ON "forum_posts" USING btree ("root_id");--> statement-breakpoint

@@ -6,14 +6,17 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Config } from './config/index.js';
+import { settingsPlugin } from './core/settings/plugin.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
+import { forumPlugin } from './forum/plugin.js';
 import { healthRoutes } from './health/routes.js';
 import { AppError } from './http/errors.js';
 import type { HostTarget } from './http/hosts.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
 import { createSurfaceStrategy } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
+import { instancesPlugin } from './instances/plugin.js';
 import { newId } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
 
@@ -96,8 +99,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       new AppError('rate_limited', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`, {}, { 'Retry-After': String(Math.ceil(context.ttl / 1000)) }),
   });
 
+  await app.register(settingsPlugin);
   await app.register(healthRoutes);
   await app.register(portalPlugin);
+  await app.register(instancesPlugin);
+  await app.register(forumPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

@@ -29,7 +29,8 @@ export const forumMembers = pgTable(
   },
   (t) => [
     uniqueIndex('forum_members_username_key').on(t.siteId, sql`lower(${t.username})`),
-    uniqueIndex('forum_members_email_key').on(t.siteId, sql`lower(${t.email})`),
+    // Linked members carry their account's address, which may also belong to a member of the community.
+    uniqueIndex('forum_members_email_key').on(t.siteId, sql`lower(${t.email})`).where(sql`${t.userId} is null`),
     uniqueIndex('forum_members_user_key').on(t.siteId, t.userId),
   ],
 );
