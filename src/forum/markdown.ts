@@ -64,7 +64,10 @@ export function renderBody(source: string): RenderedBody {
  */
 export function plainTitle(title: string): string {
   // eslint-disable-next-line no-control-regex
-  let text = title.normalize('NFC').replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  let text = title
+    .normalize('NFC')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
   for (let previous = ''; previous !== text; ) {
     previous = text;
     text = text.replace(/<\/?[A-Za-z!?][^<>]*>?/g, '');

@@ -41,7 +41,7 @@ export async function searchForum(db: Executor, siteId: string, viewer: Viewer, 
     .selectDistinctOn([forumPosts.topicId], {
       topicId: forumPosts.topicId,
       id: forumPosts.id,
-      excerpt: sql<string>`ts_headline('english', ${forumPosts.bodyText}, ${query}, 'StartSel="",StopSel="",MaxWords=35,MinWords=15,MaxFragments=1')`,
+      excerpt: sql<string>`ts_headline('english', ${forumPosts.bodyText}, ${query}, 'StartSel="",StopSel="",MaxWords=35,MinWords=15')`,
     })
     .from(forumPosts)
     .where(and(inArray(forumPosts.topicId, rows.map((row) => row.topic.id)), isNull(forumPosts.deletedAt), postMatches))
