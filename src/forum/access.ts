@@ -2,7 +2,7 @@
 // forum token (`Authentication-Token`) names the member, or, without one, the caller is a guest —
 // allowed only when the applied settings turn public read on AND name CORS origins (spec section 4).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseCredential, verifyCredential } from '../core/credentials/service.js';
+import { verifyCredential } from '../core/credentials/service.js';
 import type { CredentialRow } from '../core/credentials/tables.js';
 import { requireFeature } from '../core/plans/service.js';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
@@ -31,13 +31,6 @@ function presentedToken(request: FastifyRequest): string | undefined {
   const header = request.headers[TOKEN_HEADER];
   const value = Array.isArray(header) ? header[0] : header;
   return value?.trim() || undefined;
-}
-
-/** Rate-limit key: the forum token's id (no database needed), else the client address. */
-export function clientKey(request: FastifyRequest): string {
-  const token = presentedToken(request);
-  const parsed = token ? parseCredential(token) : undefined;
-  return parsed?.kind === 'forum_token' ? `ft:${parsed.id}` : `ip:${request.ip}`;
 }
 
 function challenge(reply: FastifyReply): void {

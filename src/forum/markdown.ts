@@ -63,9 +63,9 @@ export function renderBody(source: string): RenderedBody {
  * consumer that forgets to escape still shows no markup. `a < b` stays as written.
  */
 export function plainTitle(title: string): string {
-  // eslint-disable-next-line no-control-regex
   let text = title
     .normalize('NFC')
+    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
     .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
   for (let previous = ''; previous !== text; ) {

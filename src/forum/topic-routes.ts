@@ -1,9 +1,10 @@
 // Topics, posts and search. Reads follow the visibility policy; writes are rate limited per member.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
-import { clientKey, forumMember, forumReader } from './access.js';
+import { AppError } from '../http/errors.js';
+import { forumMember, forumReader } from './access.js';
 import { authorizeModeration } from './policy.js';
 import { presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
@@ -27,15 +28,26 @@ import { searchForum } from './search.js';
 import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, listTopics, updateTopic } from './topics.js';
 
 
-export const POSTS_PER_MINUTE = 20;
+const POSTING_WINDOW_SECONDS = 60;
 /** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
 const WRITE_BODY_LIMIT = MAX_BODY_LENGTH * 2 + 16 * 1024;
 
 export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
-  // One bucket for every write of a member, so topics and replies cannot be interleaved to flood.
-  const postingLimit = { rateLimit: { max: POSTS_PER_MINUTE, timeWindow: 60_000, keyGenerator: clientKey, groupId: 'forum-posting' } };
+  // One bucket per member for every write (topics, replies, edits), counted in the shared cache so
+  // all nodes agree and several tokens of one member do not multiply the budget. The rate-limit
+  // plugin keeps one store per route, so it cannot share a bucket across these routes.
+  const postsPerMinute = app.deps.config.rateLimit.postsPerMinute;
+  const postingLimit = async (request: FastifyRequest): Promise<void> => {
+    const { site, viewer } = request.forum;
+    if (viewer.kind !== 'member') return;
+    const { cache, prefix } = app.deps.cache;
+    const used = await cache.increment(`${prefix}forum:posting:${site.id}:${viewer.member.id}`, POSTING_WINDOW_SECONDS);
+    if (used > postsPerMinute) {
+      throw new AppError('rate_limited', `At most ${postsPerMinute} posts a minute; try again shortly.`, {}, { 'Retry-After': String(POSTING_WINDOW_SECONDS) });
+    }
+  };
 
   app.get(
     '/topics',
@@ -61,9 +73,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     '/topics',
     {
       schema: { tags: ['topics'], summary: 'Start a topic', security: memberSecurity, body: NewTopicBody, response: { 201: TopicCreatedOut } },
-      preHandler: forumMember,
+      preHandler: [forumMember, postingLimit],
       bodyLimit: WRITE_BODY_LIMIT,
-      config: postingLimit,
     },
     async (request, reply) => {
       const { topic, post } = await createTopic(db, request.forum.site, request.forum.viewer, {
@@ -116,9 +127,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     '/topics/:id/posts',
     {
       schema: { tags: ['posts'], summary: 'Reply to a topic, optionally to one of its posts', security: memberSecurity, params: IdParams, body: NewPostBody, response: { 201: PostOut } },
-      preHandler: forumMember,
+      preHandler: [forumMember, postingLimit],
       bodyLimit: WRITE_BODY_LIMIT,
-      config: postingLimit,
     },
     async (request, reply) => {
       const post = await createPost(db, request.forum.site, request.forum.viewer, request.params.id, { body: request.body.body, parentId: request.body.parent_id });
@@ -130,9 +140,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     '/posts/:id',
     {
       schema: { tags: ['posts'], summary: 'Edit a post (author or moderators)', security: memberSecurity, params: IdParams, body: PostPatch, response: { 200: PostOut } },
-      preHandler: forumMember,
+      preHandler: [forumMember, postingLimit],
       bodyLimit: WRITE_BODY_LIMIT,
-      config: postingLimit,
     },
     async (request) => presentPost(await editPost(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body.body)),
   );

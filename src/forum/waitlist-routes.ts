@@ -9,8 +9,6 @@ import { presentWaitlistEntry } from './presenters.js';
 import { ServiceKeyParams, WaitlistBody, WaitlistEntryOut, WaitlistExportQuery, WaitlistJoinedOut, WaitlistQuery, memberSecurity } from './schemas.js';
 import { exportWaitlistCsv, joinWaitlist, listWaitlist } from './waitlist.js';
 
-export const WAITLIST_PER_MINUTE = 10;
-
 export async function waitlistRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
@@ -28,7 +26,7 @@ export async function waitlistRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 202: WaitlistJoinedOut },
       },
       preHandler: forumSite,
-      config: { rateLimit: { max: WAITLIST_PER_MINUTE, timeWindow: 60_000, groupId: 'forum-waitlist' } },
+      config: { rateLimit: { max: app.deps.config.rateLimit.waitlistPerMinute, timeWindow: 60_000, groupId: 'forum-waitlist' } },
     },
     async (request, reply) => {
       const { email } = await joinWaitlist(db, request.forum.site.id, request.params.service_key, request.body.email);
