@@ -6,8 +6,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Config } from './config/index.js';
+import { settingsPlugin } from './core/settings/plugin.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
+import { forumPlugin } from './forum/plugin.js';
 import { healthRoutes } from './health/routes.js';
 import { deployPlugin } from './deploy/plugin.js';
 import { AppError } from './http/errors.js';
@@ -15,6 +17,7 @@ import type { HostTarget } from './http/hosts.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
 import { createSurfaceStrategy } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
+import { instancesPlugin } from './instances/plugin.js';
 import { newId } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
 
@@ -97,9 +100,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       new AppError('rate_limited', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`, {}, { 'Retry-After': String(Math.ceil(context.ttl / 1000)) }),
   });
 
+  await app.register(settingsPlugin);
   await app.register(healthRoutes);
   await app.register(portalPlugin);
   await app.register(deployPlugin);
+  await app.register(instancesPlugin);
+  await app.register(forumPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

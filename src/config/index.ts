@@ -47,7 +47,7 @@ export interface Config {
   logLevel: string;
   blobs: BlobsConfig;
   mail: MailConfig;
-  rateLimit: { loginPerMinute: number; apiPerMinute: number };
+  rateLimit: { loginPerMinute: number; apiPerMinute: number; postsPerMinute: number; waitlistPerMinute: number };
 }
 
 interface VariableDoc {
@@ -87,6 +87,8 @@ export const variables: readonly VariableDoc[] = [
   { name: 'BLUME_MAIL_DEFAULT_SENDER', default: 'Blume <noreply@localhost>', doc: 'From address of outgoing mail.' },
   { name: 'BLUME_RATE_LOGIN_PER_MINUTE', default: '10', doc: 'Login attempts per client address per minute.' },
   { name: 'BLUME_RATE_API_PER_MINUTE', default: '600', doc: 'API requests per credential or address per minute.' },
+  { name: 'BLUME_RATE_POSTS_PER_MINUTE', default: '20', doc: 'Forum topics, replies and edits per member per minute.' },
+  { name: 'BLUME_RATE_WAITLIST_PER_MINUTE', default: '10', doc: 'Waitlist sign-ups per client address per minute.' },
   { name: 'NODE_ENV', default: 'development', doc: 'production marks cookies Secure and requires SECRET_KEY.' },
 ];
 
@@ -263,6 +265,8 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     rateLimit: {
       loginPerMinute: reader.int('BLUME_RATE_LOGIN_PER_MINUTE', 10, 1, 100_000),
       apiPerMinute: reader.int('BLUME_RATE_API_PER_MINUTE', 600, 1, 1_000_000),
+      postsPerMinute: reader.int('BLUME_RATE_POSTS_PER_MINUTE', 20, 1, 1_000_000),
+      waitlistPerMinute: reader.int('BLUME_RATE_WAITLIST_PER_MINUTE', 10, 1, 1_000_000),
     },
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);

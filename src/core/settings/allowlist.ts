@@ -1,0 +1,125 @@
+// The allowlist of instance settings (DESIGN section 6): each name with its type, whether it is a
+// secret, and a one-line doc. Values travel as strings, as in an env file.
+import { parseBoolean } from '../../config/index.js';
+
+export type SettingType = 'boolean' | 'text' | 'url' | 'origins' | 'email' | 'sender' | 'port' | 'host' | 'enum';
+
+export interface SettingDefinition {
+  type: SettingType;
+  doc: string;
+  secret?: boolean;
+  values?: readonly string[];
+}
+
+export const SETTINGS = {
+  FORUM_API_PUBLIC_READ: { type: 'boolean', doc: 'Anonymous Forum API reads (needs API_CORS_ORIGINS too).' },
+  API_CORS_ORIGINS: { type: 'origins', doc: 'Comma-separated origins allowed to call the site APIs from browsers, or *.' },
+  FORUM_TITLE: { type: 'text', doc: 'Title of the community.' },
+  REGISTRATION_OPEN: { type: 'boolean', doc: 'Whether visitors may sign up as members.' },
+  HELPDESK_SUPPORT_ADDRESS: { type: 'email', doc: 'Support e-mail address of the help desk.' },
+  AI_PROVIDER: { type: 'enum', values: ['openai', 'anthropic'], doc: 'AI provider API flavour.' },
+  AI_BASE_URL: { type: 'url', doc: 'Base URL of the AI provider API.' },
+  AI_MODEL: { type: 'text', doc: 'AI model name.' },
+  AI_API_KEY: { type: 'text', secret: true, doc: "The site owner's AI provider API key." },
+  AI_CONTENT_ENABLED: { type: 'boolean', doc: 'Enable AI content drafting.' },
+  MAIL_SERVER: { type: 'host', doc: 'SMTP host for mail of this instance.' },
+  MAIL_PORT: { type: 'port', doc: 'SMTP port.' },
+  MAIL_USE_TLS: { type: 'boolean', doc: 'Implicit TLS for SMTP.' },
+  MAIL_USERNAME: { type: 'text', doc: 'SMTP user name.' },
+  MAIL_PASSWORD: { type: 'text', secret: true, doc: 'SMTP password.' },
+  MAIL_DEFAULT_SENDER: { type: 'sender', doc: 'From address, `name@example.com` or `Name <name@example.com>`.' },
+} as const satisfies Record<string, SettingDefinition>;
+
+export type SettingName = keyof typeof SETTINGS;
+export const SETTING_NAMES = Object.keys(SETTINGS).sort() as SettingName[];
+
+/** What secrets read back as; a PUT that sends it back keeps the stored value. */
+export const SECRET_MASK = '********';
+
+export const MAX_SETTING_LENGTH = 2000;
+
+const EMAIL = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
+const HOST = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[[0-9a-fA-F:.]+\]$/;
+
+export function isSettingName(name: string): name is SettingName {
+  return Object.hasOwn(SETTINGS, name);
+}
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+
+/** Parses API_CORS_ORIGINS into exact origins (or ['*']); undefined when any entry is not an origin. */
+export function parseOrigins(value: string): string[] | undefined {
+  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1 && parts[0] === '*') return ['*'];
+  const origins: string[] = [];
+  for (const part of parts) {
+    try {
+      const url = new URL(part);
+      // An origin has nothing after the authority; `new URL` would quietly accept a path.
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== part.replace(/\/$/, '').toLowerCase()) return undefined;
+      origins.push(url.origin);
+    } catch {
+      return undefined;
+    }
+  }
+  return origins;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Why a value does not fit its setting's type, or undefined when it fits. */
+export function settingProblem(name: SettingName, value: string): string | undefined {
+  const definition: SettingDefinition = SETTINGS[name];
+  if (value.length > MAX_SETTING_LENGTH) return `must be at most ${MAX_SETTING_LENGTH} characters`;
+  switch (definition.type) {
+    case 'boolean':
+      return parseBoolean(value) === undefined ? 'must be a boolean: true, false, True, False, 1 or 0' : undefined;
+    case 'origins':
+      return parseOrigins(value) ? undefined : 'must be * or a comma-separated list of origins such as https://example.com';
+    case 'url':
+      return isHttpUrl(value) ? undefined : 'must be an http or https URL';
+    case 'email':
+      return isEmail(value) ? undefined : 'must be an e-mail address';
+    case 'sender': {
+      const named = /^[^<>]*<([^<>]+)>$/.exec(value);
+      return isEmail(named ? named[1]!.trim() : value) ? undefined : 'must be `name@example.com` or `Name <name@example.com>`';
+    }
+    case 'port': {
+      const port = Number(value);
+      return /^\d+$/.test(value) && port >= 1 && port <= 65535 ? undefined : 'must be a port number from 1 to 65535';
+    }
+    case 'host':
+      return HOST.test(value) ? undefined : 'must be a host name';
+    case 'enum':
+      return definition.values!.includes(value) ? undefined : `must be one of ${definition.values!.join(', ')}`;
+    case 'text':
+      // Env-file values are single lines.
+      return /[\r\n\0]/.test(value) ? 'must be a single line' : undefined;
+  }
+}
+
+/** The parsed view of applied settings that the running instance acts on. */
+export interface InstanceSettings {
+  values: Readonly<Record<string, string>>;
+  forumApiPublicRead: boolean;
+  /** Exact origins, `['*']`, or empty when CORS is off. */
+  corsOrigins: readonly string[];
+}
+
+export function parseInstanceSettings(values: Record<string, string>): InstanceSettings {
+  return Object.freeze({
+    values: Object.freeze({ ...values }),
+    forumApiPublicRead: parseBoolean(values.FORUM_API_PUBLIC_READ ?? '') ?? false,
+    corsOrigins: Object.freeze(parseOrigins(values.API_CORS_ORIGINS ?? '') ?? []),
+  });
+}

@@ -1,0 +1,20 @@
+// Error codes of the community instance (forum API and waitlist).
+import { registerErrorCodes } from '../http/errors.js';
+
+registerErrorCodes({
+  member_banned: { status: 403, title: 'The member is banned from this community' },
+  forum_locked: { status: 403, title: 'The forum is locked' },
+  topic_locked: { status: 403, title: 'The topic is locked' },
+  category_not_found: { status: 404, title: 'Category not found' },
+  forum_not_found: { status: 404, title: 'Forum not found' },
+  topic_not_found: { status: 404, title: 'Topic not found' },
+  post_not_found: { status: 404, title: 'Post not found' },
+  member_not_found: { status: 404, title: 'Member not found' },
+  slug_taken: { status: 409, title: 'The slug is taken' },
+  owner_member: { status: 409, title: "The site owner's membership follows the site" },
+  invalid_title: { status: 422, title: 'The title is empty once markup is removed' },
+  invalid_body: { status: 422, title: 'The body is empty' },
+  parent_not_in_topic: { status: 422, title: 'The parent post is not in this topic' },
+  thread_too_deep: { status: 422, title: 'Replies nest too deep' },
+  invalid_email: { status: 422, title: 'The e-mail address is not valid' },
+});

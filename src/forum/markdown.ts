@@ -1,0 +1,89 @@
+// Post bodies: Markdown rendered once on write, then sanitized. Raw HTML in the source is shown as
+// text (markdown-it `html: false`), and the sanitizer is the second wall: only an allowlist of
+// tags, attributes and URL schemes survives, and links are marked as user content.
+import MarkdownIt from 'markdown-it';
+import sanitizeHtml from 'sanitize-html';
+
+const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: [
+    'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code', 'em', 'strong', 's', 'del',
+    'ul', 'ol', 'li', 'a', 'img', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+  ],
+  allowedAttributes: {
+    a: ['href', 'title', 'rel'],
+    img: ['src', 'alt', 'title'],
+    code: ['class'],
+    ol: ['start'],
+    th: ['style'],
+    td: ['style'],
+  },
+  allowedClasses: { code: [/^language-[A-Za-z0-9_+-]+$/] },
+  allowedStyles: { '*': { 'text-align': [/^(left|right|center)$/] } },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesAppliedToAttributes: ['href', 'src'],
+  allowProtocolRelative: false,
+  transformTags: {
+    a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: 'nofollow ugc noopener noreferrer' } }),
+  },
+};
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** Text of sanitized HTML: tags dropped, the few entities our renderer emits decoded. */
+function htmlToText(html: string): string {
+  return html
+    .replace(/<(br|\/p|\/h[1-6]|\/li|\/pre|\/blockquote|\/tr)\b[^>]*>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+      if (name[0] === '#') {
+        const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+        return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : whole;
+      }
+      return ENTITIES[name.toLowerCase()] ?? whole;
+    })
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+export interface RenderedBody {
+  html: string;
+  text: string;
+}
+
+export function renderBody(source: string): RenderedBody {
+  const html = sanitizeHtml(markdown.render(source), SANITIZE).trim();
+  return { html, text: htmlToText(html) };
+}
+
+/**
+ * Titles are plain text: control characters and anything shaped like an HTML tag are removed, so a
+ * consumer that forgets to escape still shows no markup. `a < b` stays as written.
+ */
+export function plainTitle(title: string): string {
+  let text = title
+    .normalize('NFC')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
+  for (let previous = ''; previous !== text; ) {
+    previous = text;
+    text = text.replace(/<\/?[A-Za-z!?][^<>]*>?/g, '');
+  }
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** A URL slug from a title: lower-case ASCII words joined by hyphens. */
+export function slugify(text: string, fallback = 'topic'): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80)
+    .replace(/-+$/, '');
+  return slug || fallback;
+}

@@ -1,0 +1,125 @@
+// Members of one community and how they prove who they are. A member logs in with the username or
+// e-mail and password of its community; the site owner logs in with its platform account and is
+// given a linked member row that is admin for as long as the account owns the site.
+import { and, asc, count, eq, isNull, or, sql } from 'drizzle-orm';
+import { findUserByLogin } from '../core/accounts/service.js';
+import type { UserRow } from '../core/accounts/tables.js';
+import type { SiteRow } from '../core/sites/tables.js';
+import type { Executor } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import type { Page } from '../http/pagination.js';
+import { randomAlnum, newId } from '../lib/ids.js';
+import { burnPasswordCheck, hashPassword, verifyPassword } from '../lib/passwords.js';
+import './errors.js';
+import type { Role, Viewer } from './policy.js';
+import { forumMembers, type ForumMemberRow } from './tables.js';
+
+export interface NewMember {
+  username: string;
+  email: string;
+  password: string;
+  role?: Role | undefined;
+}
+
+const sameText = (column: typeof forumMembers.username | typeof forumMembers.email, value: string) => sql`lower(${column}) = lower(${value})`;
+
+export async function createMember(db: Executor, siteId: string, input: NewMember): Promise<ForumMemberRow> {
+  const clash = await db
+    .select({ username: forumMembers.username, email: forumMembers.email, userId: forumMembers.userId })
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, siteId), or(sameText(forumMembers.username, input.username), and(sameText(forumMembers.email, input.email), isNull(forumMembers.userId)))));
+  for (const row of clash) {
+    if (row.username.toLowerCase() === input.username.toLowerCase()) throw new AppError('username_taken', `The username "${input.username}" is taken in this community.`);
+    throw new AppError('email_taken', 'A member with this e-mail address exists.');
+  }
+  const [row] = await db
+    .insert(forumMembers)
+    .values({
+      id: newId(),
+      siteId,
+      username: input.username,
+      email: input.email,
+      passwordHash: await hashPassword(input.password),
+      role: input.role ?? 'member',
+    })
+    .returning();
+  return row!;
+}
+
+export async function findMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow | undefined> {
+  const [row] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)));
+  return row;
+}
+
+/** The owner's linked member, made on first use. Its username falls back to a suffixed one on a clash. */
+export async function ensureOwnerMember(db: Executor, site: SiteRow, user: UserRow): Promise<ForumMemberRow> {
+  const [existing] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, site.id), eq(forumMembers.userId, user.id)));
+  if (existing) return existing;
+  for (const username of [user.username, `${user.username}-${randomAlnum(4)}`, `${user.username}-${randomAlnum(8)}`]) {
+    const [taken] = await db.select({ id: forumMembers.id }).from(forumMembers).where(and(eq(forumMembers.siteId, site.id), sameText(forumMembers.username, username)));
+    if (taken) continue;
+    const [row] = await db
+      .insert(forumMembers)
+      .values({ id: newId(), siteId: site.id, userId: user.id, username, email: user.email, passwordHash: null, role: 'admin' })
+      .onConflictDoNothing()
+      .returning();
+    if (row) return row;
+    // A concurrent first login made it: read it back.
+    const [raced] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, site.id), eq(forumMembers.userId, user.id)));
+    if (raced) return raced;
+  }
+  throw new AppError('username_taken', 'Could not find a free username for the site owner in this community.');
+}
+
+/**
+ * The member a login and password prove, or undefined; a community member of that name wins over
+ * the site owner's account. Takes the same time whether the login exists or not.
+ */
+export async function authenticateMember(db: Executor, site: SiteRow, login: string, password: string): Promise<ForumMemberRow | undefined> {
+  const [member] = await db
+    .select()
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, site.id), isNull(forumMembers.userId), or(sameText(forumMembers.username, login), sameText(forumMembers.email, login))))
+    .limit(1);
+  if (member?.passwordHash) return (await verifyPassword(password, member.passwordHash)) ? member : undefined;
+  const user = site.ownerId ? await findUserByLogin(db, login) : undefined;
+  if (!user || user.id !== site.ownerId) {
+    await burnPasswordCheck(password);
+    return undefined;
+  }
+  return (await verifyPassword(password, user.passwordHash)) ? ensureOwnerMember(db, site, user) : undefined;
+}
+
+/** The role a member acts with: a linked member is admin exactly while its account owns the site. */
+export function effectiveRole(site: SiteRow, member: ForumMemberRow): Role {
+  if (member.userId) return site.ownerId === member.userId ? 'admin' : 'member';
+  return member.role;
+}
+
+export function viewerFor(site: SiteRow, member: ForumMemberRow): Viewer {
+  return { kind: 'member', member, role: effectiveRole(site, member) };
+}
+
+export async function listMembers(db: Executor, siteId: string, page: Page): Promise<{ rows: ForumMemberRow[]; total: number }> {
+  const where = eq(forumMembers.siteId, siteId);
+  const [total] = await db.select({ n: count() }).from(forumMembers).where(where);
+  const rows = await db.select().from(forumMembers).where(where).orderBy(asc(forumMembers.createdAt), asc(forumMembers.id)).limit(page.pageSize).offset(page.offset);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export interface MemberChange {
+  role?: Role | undefined;
+  banned?: boolean | undefined;
+}
+
+export async function updateMember(db: Executor, siteId: string, id: string, change: MemberChange): Promise<ForumMemberRow> {
+  const member = await findMember(db, siteId, id);
+  if (!member) throw new AppError('member_not_found', `No member "${id}".`);
+  if (member.userId) throw new AppError('owner_member', "The site owner's membership cannot be changed here; it follows the site's ownership.");
+  const [row] = await db
+    .update(forumMembers)
+    .set({ ...(change.role !== undefined ? { role: change.role } : {}), ...(change.banned !== undefined ? { banned: change.banned } : {}) })
+    .where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)))
+    .returning();
+  return row!;
+}

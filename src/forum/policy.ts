@@ -1,0 +1,81 @@
+// The one visibility policy of a community: what a guest, member, moderator or admin may see and do.
+// Every list, detail, count and search query takes its SQL conditions from here, and every single
+// read checks the same rules; things a viewer may not see answer 404, as if they did not exist.
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import './errors.js';
+import { AppError } from '../http/errors.js';
+import { forums, forumTopics, type ForumMemberRow, type ForumRow, type ForumTopicRow } from './tables.js';
+
+export type Role = ForumMemberRow['role'];
+export type Visibility = ForumRow['visibility'];
+
+export type MemberViewer = { kind: 'member'; member: ForumMemberRow; role: Role };
+export type Viewer = { kind: 'guest' } | MemberViewer;
+
+export const GUEST: Viewer = { kind: 'guest' };
+
+export function isStaff(viewer: Viewer): boolean {
+  return viewer.kind === 'member' && (viewer.role === 'admin' || viewer.role === 'moderator');
+}
+
+export function isAdmin(viewer: Viewer): boolean {
+  return viewer.kind === 'member' && viewer.role === 'admin';
+}
+
+/** Forum visibility levels the viewer may see. */
+export function visibleLevels(viewer: Viewer): Visibility[] {
+  if (isStaff(viewer)) return ['public', 'members', 'staff'];
+  return viewer.kind === 'member' ? ['public', 'members'] : ['public'];
+}
+
+export function canSeeForum(viewer: Viewer, forum: ForumRow): boolean {
+  return visibleLevels(viewer).includes(forum.visibility);
+}
+
+/** Hidden topics are moderation limbo: only staff see them. */
+export function canSeeTopic(viewer: Viewer, forum: ForumRow, topic: ForumTopicRow): boolean {
+  return canSeeForum(viewer, forum) && (!topic.hidden || isStaff(viewer));
+}
+
+/** SQL condition on `forums` for the forums the viewer may see. */
+export function visibleForumsWhere(viewer: Viewer): SQL {
+  return inArray(forums.visibility, visibleLevels(viewer));
+}
+
+/** SQL condition on `forum_topics` (joined with `forums`) for the topics the viewer may see. */
+export function visibleTopicsWhere(viewer: Viewer): SQL {
+  return isStaff(viewer) ? visibleForumsWhere(viewer) : and(visibleForumsWhere(viewer), eq(forumTopics.hidden, false))!;
+}
+
+export function requireMember(viewer: Viewer): asserts viewer is MemberViewer {
+  if (viewer.kind !== 'member') throw new AppError('authentication_required', 'Send a forum token in the `Authentication-Token` header.');
+}
+
+/** Locked forums take new topics from staff only. */
+export function authorizeNewTopic(viewer: Viewer, forum: ForumRow): asserts viewer is MemberViewer {
+  requireMember(viewer);
+  if (forum.locked && !isStaff(viewer)) throw new AppError('forum_locked', 'The forum is locked: only moderators may start topics.');
+}
+
+/** Locked topics (or topics in locked forums) take replies from staff only. */
+export function authorizeReply(viewer: Viewer, forum: ForumRow, topic: ForumTopicRow): asserts viewer is MemberViewer {
+  requireMember(viewer);
+  if ((topic.locked || forum.locked) && !isStaff(viewer)) throw new AppError('topic_locked', 'The topic is locked: it takes no more replies.');
+}
+
+/** Authors edit and delete their own posts; staff any post. */
+export function authorizePostChange(viewer: Viewer, authorId: string | null): asserts viewer is MemberViewer {
+  requireMember(viewer);
+  if (!isStaff(viewer) && viewer.member.id !== authorId) throw new AppError('forbidden', 'Only the author or a moderator may change this post.');
+}
+
+export function authorizeModeration(viewer: Viewer): asserts viewer is MemberViewer {
+  requireMember(viewer);
+  if (!isStaff(viewer)) throw new AppError('forbidden', 'Only moderators and admins may do this.');
+}
+
+/** Structure (categories, forums), members and waitlists are the instance admins' business. */
+export function authorizeAdmin(viewer: Viewer): asserts viewer is MemberViewer {
+  requireMember(viewer);
+  if (!isAdmin(viewer)) throw new AppError('forbidden', 'Only admins of this community may do this.');
+}

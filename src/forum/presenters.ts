@@ -1,0 +1,87 @@
+// Everything the Forum API sends out about forum things, field by field. Password hashes, body
+// sources of deleted posts and credential secrets never pass through here.
+import type { SiteRow } from '../core/sites/tables.js';
+import { effectiveRole } from './members.js';
+import type { SearchHit } from './search.js';
+import type { CategoryOut, ForumOut, MemberOut, PostOut, SearchHitOut, ThreadedPostOut, TopicOut, WaitlistEntryOut } from './schemas.js';
+import type { ForumWithStats } from './structure.js';
+import type { ForumCategoryRow, ForumMemberRow, WaitlistEntryRow } from './tables.js';
+import type { PostNode, PostView, TopicView } from './topics.js';
+
+export function presentCategory(row: ForumCategoryRow): CategoryOut {
+  return { id: row.id, name: row.name, slug: row.slug, description: row.description, position: row.position, created_at: row.createdAt.toISOString() };
+}
+
+export function presentForum({ forum, stats }: ForumWithStats): ForumOut {
+  return {
+    id: forum.id,
+    slug: forum.slug,
+    name: forum.name,
+    description: forum.description,
+    category_id: forum.categoryId,
+    position: forum.position,
+    visibility: forum.visibility,
+    locked: forum.locked,
+    topic_count: stats.topicCount,
+    post_count: stats.postCount,
+    last_post_at: stats.lastPostAt?.toISOString() ?? null,
+    created_at: forum.createdAt.toISOString(),
+  };
+}
+
+export function presentTopic({ topic, author }: TopicView): TopicOut {
+  return {
+    id: topic.id,
+    forum_id: topic.forumId,
+    title: topic.title,
+    slug: topic.slug,
+    author,
+    pinned: topic.pinned,
+    locked: topic.locked,
+    hidden: topic.hidden,
+    post_count: topic.postCount,
+    reply_count: Math.max(topic.postCount - 1, 0),
+    last_post_at: topic.lastPostAt.toISOString(),
+    created_at: topic.createdAt.toISOString(),
+  };
+}
+
+/** Deleted posts stay as tombstones: place and time kept, author and content gone. */
+export function presentPost({ post, author }: PostView): PostOut {
+  const deleted = post.deletedAt !== null;
+  return {
+    id: post.id,
+    topic_id: post.topicId,
+    parent_id: post.parentId,
+    author: deleted ? null : author,
+    body: deleted ? '' : post.bodySource,
+    body_html: deleted ? '' : post.bodyHtml,
+    deleted,
+    created_at: post.createdAt.toISOString(),
+    edited_at: post.editedAt?.toISOString() ?? null,
+  };
+}
+
+export function presentThreadedPost(node: PostNode): ThreadedPostOut {
+  return { ...presentPost(node), replies: node.replies.map(presentThreadedPost) };
+}
+
+export function presentSearchHit(hit: SearchHit): SearchHitOut {
+  return { topic: presentTopic(hit), post_id: hit.postId, excerpt: hit.excerpt, rank: hit.rank };
+}
+
+export function presentMember(site: SiteRow, row: ForumMemberRow): MemberOut {
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    role: effectiveRole(site, row),
+    banned: row.banned,
+    site_owner: row.userId !== null && row.userId === site.ownerId,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+export function presentWaitlistEntry(row: WaitlistEntryRow): WaitlistEntryOut {
+  return { id: row.id, service_key: row.serviceKey, email: row.email, created_at: row.createdAt.toISOString() };
+}

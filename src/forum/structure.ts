@@ -1,0 +1,206 @@
+// Categories and forums: the structure instance admins manage. Reads go through the visibility
+// policy, and a forum's counters are computed for the viewer, so hidden topics never show in them.
+import { and, asc, count, eq, exists, inArray, max, or, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import { newId } from '../lib/ids.js';
+import './errors.js';
+import { canSeeForum, isStaff, visibleForumsWhere, visibleTopicsWhere, type Viewer } from './policy.js';
+import { forumCategories, forums, forumTopics, type ForumCategoryRow, type ForumRow } from './tables.js';
+
+export interface ForumStats {
+  topicCount: number;
+  postCount: number;
+  lastPostAt: Date | null;
+}
+
+export interface ForumWithStats {
+  forum: ForumRow;
+  stats: ForumStats;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  // Both drivers report the SQLSTATE as `code`; drizzle wraps it in `cause`.
+  const candidates = [error, (error as { cause?: unknown })?.cause];
+  return candidates.some((e) => (e as { code?: string } | undefined)?.code === '23505');
+}
+
+async function uniqueSlug<T>(slug: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('slug_taken', `The slug "${slug}" is taken.`);
+    throw error;
+  }
+}
+
+// Categories ---------------------------------------------------------------------------------------
+
+export interface CategoryInput {
+  name: string;
+  slug: string;
+  description?: string | undefined;
+  position?: number | undefined;
+}
+
+export async function createCategory(db: Executor, siteId: string, input: CategoryInput): Promise<ForumCategoryRow> {
+  return uniqueSlug(input.slug, async () => {
+    const [row] = await db
+      .insert(forumCategories)
+      .values({ id: newId(), siteId, name: input.name, slug: input.slug, description: input.description ?? '', position: input.position ?? 0 })
+      .returning();
+    return row!;
+  });
+}
+
+export async function findCategory(db: Executor, siteId: string, idOrSlug: string): Promise<ForumCategoryRow> {
+  const [row] = await db
+    .select()
+    .from(forumCategories)
+    .where(and(eq(forumCategories.siteId, siteId), or(eq(forumCategories.id, idOrSlug), eq(forumCategories.slug, idOrSlug))))
+    .orderBy(sql`${forumCategories.id} = ${idOrSlug} desc`)
+    .limit(1);
+  if (!row) throw new AppError('category_not_found', `No category "${idOrSlug}".`);
+  return row;
+}
+
+/** Categories holding at least one forum the viewer may see; staff also see empty ones. */
+export async function listCategories(db: Executor, siteId: string, viewer: Viewer): Promise<ForumCategoryRow[]> {
+  const holdsVisibleForum = exists(
+    db
+      .select({ one: sql`1` })
+      .from(forums)
+      .where(and(eq(forums.categoryId, forumCategories.id), visibleForumsWhere(viewer))),
+  );
+  return db
+    .select()
+    .from(forumCategories)
+    .where(and(eq(forumCategories.siteId, siteId), isStaff(viewer) ? undefined : holdsVisibleForum))
+    .orderBy(asc(forumCategories.position), asc(forumCategories.name), asc(forumCategories.id));
+}
+
+export async function updateCategory(db: Executor, siteId: string, idOrSlug: string, change: Partial<CategoryInput>): Promise<ForumCategoryRow> {
+  const category = await findCategory(db, siteId, idOrSlug);
+  if (Object.keys(change).length === 0) return category;
+  return uniqueSlug(change.slug ?? category.slug, async () => {
+    const [row] = await db.update(forumCategories).set(change).where(eq(forumCategories.id, category.id)).returning();
+    return row!;
+  });
+}
+
+/** Deleting a category keeps its forums, uncategorized. */
+export async function deleteCategory(db: Executor, siteId: string, idOrSlug: string): Promise<void> {
+  const category = await findCategory(db, siteId, idOrSlug);
+  await db.delete(forumCategories).where(eq(forumCategories.id, category.id));
+}
+
+// Forums -------------------------------------------------------------------------------------------
+
+export interface ForumInput {
+  name: string;
+  slug: string;
+  category_id?: string | null | undefined;
+  description?: string | undefined;
+  visibility?: ForumRow['visibility'] | undefined;
+  position?: number | undefined;
+  locked?: boolean | undefined;
+}
+
+async function categoryIdFor(db: Executor, siteId: string, value: string | null | undefined): Promise<string | null | undefined> {
+  if (value === undefined || value === null) return value;
+  return (await findCategory(db, siteId, value)).id;
+}
+
+export async function createForum(db: Executor, siteId: string, input: ForumInput): Promise<ForumRow> {
+  const categoryId = await categoryIdFor(db, siteId, input.category_id);
+  return uniqueSlug(input.slug, async () => {
+    const [row] = await db
+      .insert(forums)
+      .values({
+        id: newId(),
+        siteId,
+        categoryId: categoryId ?? null,
+        name: input.name,
+        slug: input.slug,
+        description: input.description ?? '',
+        visibility: input.visibility ?? 'public',
+        position: input.position ?? 0,
+        locked: input.locked ?? false,
+      })
+      .returning();
+    return row!;
+  });
+}
+
+/** Any forum of the site by id or slug, regardless of who asks: for admin writes and internal use. */
+export async function findForum(db: Executor, siteId: string, idOrSlug: string): Promise<ForumRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(forums)
+    .where(and(eq(forums.siteId, siteId), or(eq(forums.id, idOrSlug), eq(forums.slug, idOrSlug))))
+    .orderBy(sql`${forums.id} = ${idOrSlug} desc`)
+    .limit(1);
+  return row;
+}
+
+/** The forum if the viewer may see it; 404 `forum_not_found` otherwise, exactly as for a missing one. */
+export async function findVisibleForum(db: Executor, siteId: string, viewer: Viewer, idOrSlug: string): Promise<ForumRow> {
+  const forum = await findForum(db, siteId, idOrSlug);
+  if (!forum || !canSeeForum(viewer, forum)) throw new AppError('forum_not_found', `No forum "${idOrSlug}".`);
+  return forum;
+}
+
+/** Topic and post counts and last activity of forums, counting only topics the viewer may see. */
+export async function forumStats(db: Executor, viewer: Viewer, forumIds: string[]): Promise<Map<string, ForumStats>> {
+  const stats = new Map<string, ForumStats>();
+  if (forumIds.length === 0) return stats;
+  const rows = await db
+    .select({
+      forumId: forumTopics.forumId,
+      topics: count(),
+      posts: sql<string>`coalesce(sum(${forumTopics.postCount}), 0)`,
+      last: max(forumTopics.lastPostAt),
+    })
+    .from(forumTopics)
+    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .where(and(inArray(forumTopics.forumId, forumIds), visibleTopicsWhere(viewer)))
+    .groupBy(forumTopics.forumId);
+  for (const row of rows) stats.set(row.forumId, { topicCount: row.topics, postCount: Number(row.posts), lastPostAt: row.last ? new Date(row.last) : null });
+  return stats;
+}
+
+const NO_STATS: ForumStats = { topicCount: 0, postCount: 0, lastPostAt: null };
+
+export async function withStats(db: Executor, viewer: Viewer, rows: ForumRow[]): Promise<ForumWithStats[]> {
+  const stats = await forumStats(db, viewer, rows.map((row) => row.id));
+  return rows.map((forum) => ({ forum, stats: stats.get(forum.id) ?? NO_STATS }));
+}
+
+export async function listVisibleForums(db: Executor, siteId: string, viewer: Viewer, categoryId?: string): Promise<ForumWithStats[]> {
+  const rows = await db
+    .select()
+    .from(forums)
+    .where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer), categoryId !== undefined ? eq(forums.categoryId, categoryId) : undefined))
+    .orderBy(asc(forums.position), asc(forums.name), asc(forums.id));
+  return withStats(db, viewer, rows);
+}
+
+export async function updateForum(db: Executor, siteId: string, idOrSlug: string, change: Partial<ForumInput>): Promise<ForumRow> {
+  const forum = await findForum(db, siteId, idOrSlug);
+  if (!forum) throw new AppError('forum_not_found', `No forum "${idOrSlug}".`);
+  const { category_id: category, ...rest } = change;
+  const categoryId = await categoryIdFor(db, siteId, category);
+  const set = { ...rest, ...(categoryId !== undefined ? { categoryId } : {}) };
+  if (Object.keys(set).length === 0) return forum;
+  return uniqueSlug(change.slug ?? forum.slug, async () => {
+    const [row] = await db.update(forums).set(set).where(eq(forums.id, forum.id)).returning();
+    return row!;
+  });
+}
+
+/** Deletes a forum with its topics and posts. */
+export async function deleteForum(db: Executor, siteId: string, idOrSlug: string): Promise<void> {
+  const forum = await findForum(db, siteId, idOrSlug);
+  if (!forum) throw new AppError('forum_not_found', `No forum "${idOrSlug}".`);
+  await db.delete(forums).where(eq(forums.id, forum.id));
+}

@@ -1,0 +1,142 @@
+// Forum data of community sites. Every row carries its site id: members, structure and content
+// belong to one instance, and every query filters on it.
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { users } from '../core/accounts/tables.js';
+import { sites } from '../core/sites/tables.js';
+
+const siteRef = () =>
+  text('site_id')
+    .notNull()
+    .references(() => sites.id, { onDelete: 'cascade' });
+
+/**
+ * Members of one community. A member linked to a platform account (`user_id`) has no password of its
+ * own: it logs in with the account's, and is an admin while that account owns the site.
+ */
+export const forumMembers = pgTable(
+  'forum_members',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    username: text('username').notNull(),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash'),
+    role: text('role', { enum: ['admin', 'moderator', 'member'] }).notNull().default('member'),
+    banned: boolean('banned').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('forum_members_username_key').on(t.siteId, sql`lower(${t.username})`),
+    // Linked members carry their account's address, which may also belong to a member of the community.
+    uniqueIndex('forum_members_email_key').on(t.siteId, sql`lower(${t.email})`).where(sql`${t.userId} is null`),
+    uniqueIndex('forum_members_user_key').on(t.siteId, t.userId),
+  ],
+);
+
+export const forumCategories = pgTable(
+  'forum_categories',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    description: text('description').notNull().default(''),
+    position: integer('position').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('forum_categories_slug_key').on(t.siteId, t.slug)],
+);
+
+export const forums = pgTable(
+  'forums',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    categoryId: text('category_id').references(() => forumCategories.id, { onDelete: 'set null' }),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    description: text('description').notNull().default(''),
+    position: integer('position').notNull().default(0),
+    visibility: text('visibility', { enum: ['public', 'members', 'staff'] }).notNull().default('public'),
+    locked: boolean('locked').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('forums_slug_key').on(t.siteId, t.slug), index('forums_category_idx').on(t.categoryId)],
+);
+
+export const forumTopics = pgTable(
+  'forum_topics',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    forumId: text('forum_id')
+      .notNull()
+      .references(() => forums.id, { onDelete: 'cascade' }),
+    authorId: text('author_id').references(() => forumMembers.id, { onDelete: 'set null' }),
+    title: text('title').notNull(),
+    slug: text('slug').notNull(),
+    pinned: boolean('pinned').notNull().default(false),
+    locked: boolean('locked').notNull().default(false),
+    hidden: boolean('hidden').notNull().default(false),
+    /** Live (not deleted) posts, the opening post included. */
+    postCount: integer('post_count').notNull().default(0),
+    lastPostAt: timestamp('last_post_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('forum_topics_forum_idx').on(t.forumId, t.pinned, t.lastPostAt),
+    index('forum_topics_site_idx').on(t.siteId),
+    index('forum_topics_search_idx').using('gin', sql`to_tsvector('english', ${t.title})`),
+  ],
+);
+
+export const forumPosts = pgTable(
+  'forum_posts',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    topicId: text('topic_id')
+      .notNull()
+      .references(() => forumTopics.id, { onDelete: 'cascade' }),
+    authorId: text('author_id').references(() => forumMembers.id, { onDelete: 'set null' }),
+    parentId: text('parent_id'),
+    /** The top-level post this one descends from (itself for top-level posts): threads load in one query. */
+    rootId: text('root_id').notNull(),
+    depth: integer('depth').notNull().default(0),
+    bodySource: text('body_source').notNull(),
+    /** Sanitized HTML rendered once on write. */
+    bodyHtml: text('body_html').notNull(),
+    /** Plain text of the rendered body, for search and excerpts. */
+    bodyText: text('body_text').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    editedAt: timestamp('edited_at', { withTimezone: true }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('forum_posts_topic_idx').on(t.topicId, t.createdAt),
+    index('forum_posts_root_idx').on(t.rootId),
+    index('forum_posts_search_idx').using('gin', sql`to_tsvector('english', ${t.bodyText})`),
+  ],
+);
+
+/** E-mails collected on named waitlists (`service_key`), once per key and address. */
+export const waitlistEntries = pgTable(
+  'waitlist_entries',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    serviceKey: text('service_key').notNull(),
+    email: text('email').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('waitlist_entries_key').on(t.siteId, t.serviceKey, sql`lower(${t.email})`)],
+);
+
+export type ForumMemberRow = typeof forumMembers.$inferSelect;
+export type ForumCategoryRow = typeof forumCategories.$inferSelect;
+export type ForumRow = typeof forums.$inferSelect;
+export type ForumTopicRow = typeof forumTopics.$inferSelect;
+export type ForumPostRow = typeof forumPosts.$inferSelect;
+export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;

@@ -1,0 +1,168 @@
+// Topics, posts and search. Reads follow the visibility policy; writes are rate limited per member.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { setPaginationHeaders, toPage } from '../http/pagination.js';
+import { AppError } from '../http/errors.js';
+import { forumMember, forumReader } from './access.js';
+import { authorizeModeration } from './policy.js';
+import { presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
+import {
+  IdParams,
+  MAX_BODY_LENGTH,
+  NewPostBody,
+  NewTopicBody,
+  PostListQuery,
+  PostOut,
+  PostPatch,
+  SearchHitOut,
+  SearchQuery,
+  TopicCreatedOut,
+  TopicListQuery,
+  TopicOut,
+  TopicPatch,
+  memberSecurity,
+  readerSecurity,
+} from './schemas.js';
+import { searchForum } from './search.js';
+import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, listTopics, updateTopic } from './topics.js';
+
+
+const POSTING_WINDOW_SECONDS = 60;
+/** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
+const WRITE_BODY_LIMIT = MAX_BODY_LENGTH * 2 + 16 * 1024;
+
+export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const db = app.deps.database.db;
+  // One bucket per member for every write (topics, replies, edits), counted in the shared cache so
+  // all nodes agree and several tokens of one member do not multiply the budget. The rate-limit
+  // plugin keeps one store per route, so it cannot share a bucket across these routes.
+  const postsPerMinute = app.deps.config.rateLimit.postsPerMinute;
+  const postingLimit = async (request: FastifyRequest): Promise<void> => {
+    const { site, viewer } = request.forum;
+    if (viewer.kind !== 'member') return;
+    const { cache, prefix } = app.deps.cache;
+    const used = await cache.increment(`${prefix}forum:posting:${site.id}:${viewer.member.id}`, POSTING_WINDOW_SECONDS);
+    if (used > postsPerMinute) {
+      throw new AppError('rate_limited', `At most ${postsPerMinute} posts a minute; try again shortly.`, {}, { 'Retry-After': String(POSTING_WINDOW_SECONDS) });
+    }
+  };
+
+  app.get(
+    '/topics',
+    {
+      schema: { tags: ['topics'], summary: 'Topics you can see, pinned first, then by latest post', security: readerSecurity, querystring: TopicListQuery, response: { 200: Type.Array(TopicOut) } },
+      preHandler: forumReader,
+    },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { rows, total } = await listTopics(db, request.forum.site.id, request.forum.viewer, { forumId: request.query.forum_id }, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentTopic);
+    },
+  );
+
+  app.get(
+    '/topics/:id',
+    { schema: { tags: ['topics'], summary: 'One topic', security: readerSecurity, params: IdParams, response: { 200: TopicOut } }, preHandler: forumReader },
+    async (request) => presentTopic(await findVisibleTopic(db, request.forum.site.id, request.forum.viewer, request.params.id)),
+  );
+
+  app.post(
+    '/topics',
+    {
+      schema: { tags: ['topics'], summary: 'Start a topic', security: memberSecurity, body: NewTopicBody, response: { 201: TopicCreatedOut } },
+      preHandler: [forumMember, postingLimit],
+      bodyLimit: WRITE_BODY_LIMIT,
+    },
+    async (request, reply) => {
+      const { topic, post } = await createTopic(db, request.forum.site, request.forum.viewer, {
+        forumId: request.body.forum_id,
+        title: request.body.title,
+        body: request.body.body,
+      });
+      return reply.code(201).send({ ...presentTopic(topic), first_post: presentPost(post) });
+    },
+  );
+
+  app.patch(
+    '/topics/:id',
+    { schema: { tags: ['moderation'], summary: 'Retitle, pin, lock or hide a topic (moderators)', security: memberSecurity, params: IdParams, body: TopicPatch, response: { 200: TopicOut } }, preHandler: forumMember },
+    async (request) => {
+      authorizeModeration(request.forum.viewer);
+      return presentTopic(await updateTopic(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body));
+    },
+  );
+
+  app.get(
+    '/topics/:id/posts',
+    {
+      schema: {
+        tags: ['posts'],
+        summary: 'Posts of a topic, classic (flat, oldest first) or threaded (top-level posts paginated, replies nested)',
+        security: readerSecurity,
+        params: IdParams,
+        querystring: PostListQuery,
+        // The threaded shape comes first: a classic post lacks `replies` and so falls through to PostOut.
+        response: { 200: Type.Array(Type.Union([Type.Ref('ForumThreadedPost'), PostOut])) },
+      },
+      preHandler: forumReader,
+    },
+    async (request, reply) => {
+      const { topic } = await findVisibleTopic(db, request.forum.site.id, request.forum.viewer, request.params.id);
+      const page = toPage(request.query);
+      if (request.query.view === 'threaded') {
+        const { rows, total } = await listPostsThreaded(db, topic.id, page);
+        setPaginationHeaders(request, reply, page, total);
+        return rows.map(presentThreadedPost);
+      }
+      const { rows, total } = await listPostsClassic(db, topic.id, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentPost);
+    },
+  );
+
+  app.post(
+    '/topics/:id/posts',
+    {
+      schema: { tags: ['posts'], summary: 'Reply to a topic, optionally to one of its posts', security: memberSecurity, params: IdParams, body: NewPostBody, response: { 201: PostOut } },
+      preHandler: [forumMember, postingLimit],
+      bodyLimit: WRITE_BODY_LIMIT,
+    },
+    async (request, reply) => {
+      const post = await createPost(db, request.forum.site, request.forum.viewer, request.params.id, { body: request.body.body, parentId: request.body.parent_id });
+      return reply.code(201).send(presentPost(post));
+    },
+  );
+
+  app.patch(
+    '/posts/:id',
+    {
+      schema: { tags: ['posts'], summary: 'Edit a post (author or moderators)', security: memberSecurity, params: IdParams, body: PostPatch, response: { 200: PostOut } },
+      preHandler: [forumMember, postingLimit],
+      bodyLimit: WRITE_BODY_LIMIT,
+    },
+    async (request) => presentPost(await editPost(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body.body)),
+  );
+
+  app.delete(
+    '/posts/:id',
+    { schema: { tags: ['posts'], summary: 'Delete a post, leaving a tombstone (author or moderators)', security: memberSecurity, params: IdParams, response: { 204: Type.Null() } }, preHandler: forumMember },
+    async (request, reply) => {
+      await deletePost(db, request.forum.site.id, request.forum.viewer, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/search',
+    { schema: { tags: ['search'], summary: 'Full-text search over topics and posts you can see', security: readerSecurity, querystring: SearchQuery, response: { 200: Type.Array(SearchHitOut) } }, preHandler: forumReader },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { rows, total } = await searchForum(db, request.forum.site.id, request.forum.viewer, request.query.q, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentSearchHit);
+    },
+  );
+}

@@ -1,0 +1,284 @@
+// Topics and posts. Bodies are rendered and sanitized once, on write. A post keeps the top-level
+// post it descends from (`root_id`), so the threaded view loads a page of threads in two queries.
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import type { SiteRow } from '../core/sites/tables.js';
+import type { Executor } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import type { Page } from '../http/pagination.js';
+import { newId } from '../lib/ids.js';
+import './errors.js';
+import { plainTitle, renderBody, slugify } from './markdown.js';
+import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, visibleTopicsWhere, type Viewer } from './policy.js';
+import { findVisibleForum } from './structure.js';
+import { forumMembers, forumPosts, forums, forumTopics, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+
+/** Replies nest at most this deep, so threads stay readable and responses stay bounded. */
+export const MAX_DEPTH = 32;
+
+export interface Author {
+  id: string;
+  username: string;
+}
+
+export interface TopicView {
+  topic: ForumTopicRow;
+  author: Author | null;
+}
+
+export interface PostView {
+  post: ForumPostRow;
+  author: Author | null;
+}
+
+export interface PostNode extends PostView {
+  replies: PostNode[];
+}
+
+function author(id: string | null, username: string | null): Author | null {
+  return id && username ? { id, username } : null;
+}
+
+const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username };
+const postColumns = { post: forumPosts, authorId: forumMembers.id, authorName: forumMembers.username };
+
+function requireTitle(title: string): string {
+  const text = plainTitle(title);
+  if (!text) throw new AppError('invalid_title', 'The title is empty once markup is removed.');
+  return text;
+}
+
+function requireBody(body: string): ReturnType<typeof renderBody> & { source: string } {
+  const source = body.replace(/\r\n?/g, '\n');
+  const rendered = renderBody(source);
+  if (!source.trim() || !rendered.text) throw new AppError('invalid_body', 'The body has no content.');
+  return { ...rendered, source };
+}
+
+// Topics -------------------------------------------------------------------------------------------
+
+export interface TopicFilter {
+  forumId?: string | undefined;
+}
+
+/** Topics the viewer may see, pinned first, then by latest activity. */
+export async function listTopics(db: Executor, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page): Promise<{ rows: TopicView[]; total: number }> {
+  const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
+  const where = and(eq(forumTopics.siteId, siteId), visibleTopicsWhere(viewer), forum ? eq(forumTopics.forumId, forum.id) : undefined);
+  const [total] = await db.select({ n: count() }).from(forumTopics).innerJoin(forums, eq(forums.id, forumTopics.forumId)).where(where);
+  const rows = await db
+    .select(topicColumns)
+    .from(forumTopics)
+    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+    .where(where)
+    .orderBy(desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc(forumTopics.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
+  return { rows: rows.map((row) => ({ topic: row.topic, author: author(row.authorId, row.authorName) })), total: total?.n ?? 0 };
+}
+
+export interface VisibleTopic extends TopicView {
+  forum: ForumRow;
+}
+
+/** The topic if the viewer may see it; 404 `topic_not_found` otherwise, exactly as for a missing one. */
+export async function findVisibleTopic(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<VisibleTopic> {
+  const [row] = await db
+    .select({ ...topicColumns, forum: forums })
+    .from(forumTopics)
+    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+    .where(and(eq(forumTopics.siteId, siteId), eq(forumTopics.id, id)));
+  if (!row || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('topic_not_found', `No topic "${id}".`);
+  return { topic: row.topic, forum: row.forum, author: author(row.authorId, row.authorName) };
+}
+
+export interface NewTopic {
+  forumId: string;
+  title: string;
+  body: string;
+}
+
+/** Starts a topic with its opening post. */
+export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, input: NewTopic): Promise<{ topic: TopicView; post: PostView }> {
+  const forum = await findVisibleForum(db, site.id, viewer, input.forumId);
+  authorizeNewTopic(viewer, forum);
+  const title = requireTitle(input.title);
+  const body = requireBody(input.body);
+  const member = viewer.member;
+  const now = new Date();
+  return db.transaction(async (tx) => {
+    const [topic] = await tx
+      .insert(forumTopics)
+      .values({ id: newId(), siteId: site.id, forumId: forum.id, authorId: member.id, title, slug: slugify(title), postCount: 1, lastPostAt: now, createdAt: now })
+      .returning();
+    const postId = newId();
+    const [post] = await tx
+      .insert(forumPosts)
+      .values({ id: postId, siteId: site.id, topicId: topic!.id, authorId: member.id, parentId: null, rootId: postId, depth: 0, bodySource: body.source, bodyHtml: body.html, bodyText: body.text, createdAt: now })
+      .returning();
+    const me = { id: member.id, username: member.username };
+    return { topic: { topic: topic!, author: me }, post: { post: post!, author: me } };
+  });
+}
+
+export interface TopicChange {
+  title?: string | undefined;
+  pinned?: boolean | undefined;
+  locked?: boolean | undefined;
+  hidden?: boolean | undefined;
+}
+
+/** Moderation of a topic (the caller checks the moderator role). */
+export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, id: string, change: TopicChange): Promise<TopicView> {
+  const current = await findVisibleTopic(db, siteId, viewer, id);
+  const set: Partial<ForumTopicRow> = {};
+  if (change.title !== undefined) {
+    set.title = requireTitle(change.title);
+    set.slug = slugify(set.title);
+  }
+  if (change.pinned !== undefined) set.pinned = change.pinned;
+  if (change.locked !== undefined) set.locked = change.locked;
+  if (change.hidden !== undefined) set.hidden = change.hidden;
+  if (Object.keys(set).length === 0) return current;
+  const [topic] = await db.update(forumTopics).set(set).where(eq(forumTopics.id, current.topic.id)).returning();
+  return { topic: topic!, author: current.author };
+}
+
+// Posts --------------------------------------------------------------------------------------------
+
+/** Every post of a topic in order, deleted ones as tombstones (the presenter blanks them). */
+export async function listPostsClassic(db: Executor, topicId: string, page: Page): Promise<{ rows: PostView[]; total: number }> {
+  const where = eq(forumPosts.topicId, topicId);
+  const [total] = await db.select({ n: count() }).from(forumPosts).where(where);
+  const rows = await db
+    .select(postColumns)
+    .from(forumPosts)
+    .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
+    .where(where)
+    .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
+  return { rows: rows.map((row) => ({ post: row.post, author: author(row.authorId, row.authorName) })), total: total?.n ?? 0 };
+}
+
+/** A page of top-level posts, each with all its descendants nested in `replies`, oldest first. */
+export async function listPostsThreaded(db: Executor, topicId: string, page: Page): Promise<{ rows: PostNode[]; total: number }> {
+  const where = and(eq(forumPosts.topicId, topicId), isNull(forumPosts.parentId));
+  const [total] = await db.select({ n: count() }).from(forumPosts).where(where);
+  const roots = await db
+    .select(postColumns)
+    .from(forumPosts)
+    .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
+    .where(where)
+    .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
+  const nodes = new Map<string, PostNode>();
+  const out: PostNode[] = [];
+  for (const row of roots) {
+    const node: PostNode = { post: row.post, author: author(row.authorId, row.authorName), replies: [] };
+    nodes.set(row.post.id, node);
+    out.push(node);
+  }
+  if (out.length === 0) return { rows: out, total: total?.n ?? 0 };
+  const descendants = await db
+    .select(postColumns)
+    .from(forumPosts)
+    .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
+    .where(and(eq(forumPosts.topicId, topicId), inArray(forumPosts.rootId, [...nodes.keys()]), isNotNull(forumPosts.parentId)))
+    // Parents are always older than their replies, so in this order every parent is placed first.
+    .orderBy(asc(forumPosts.depth), asc(forumPosts.createdAt), asc(forumPosts.id));
+  for (const row of descendants) {
+    const node: PostNode = { post: row.post, author: author(row.authorId, row.authorName), replies: [] };
+    nodes.set(row.post.id, node);
+    nodes.get(row.post.parentId!)?.replies.push(node);
+  }
+  const byTime = (a: PostNode, b: PostNode): number => a.post.createdAt.getTime() - b.post.createdAt.getTime() || a.post.id.localeCompare(b.post.id);
+  for (const node of nodes.values()) node.replies.sort(byTime);
+  return { rows: out, total: total?.n ?? 0 };
+}
+
+export interface NewPost {
+  body: string;
+  parentId?: string | undefined;
+}
+
+/** Replies to a topic, optionally to one of its posts. */
+export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, topicId: string, input: NewPost): Promise<PostView> {
+  const { topic, forum } = await findVisibleTopic(db, site.id, viewer, topicId);
+  authorizeReply(viewer, forum, topic);
+  const body = requireBody(input.body);
+  const member = viewer.member;
+  return db.transaction(async (tx) => {
+    let parent: ForumPostRow | undefined;
+    if (input.parentId !== undefined) {
+      [parent] = await tx.select().from(forumPosts).where(and(eq(forumPosts.siteId, site.id), eq(forumPosts.id, input.parentId)));
+      if (!parent || parent.topicId !== topic.id) throw new AppError('parent_not_in_topic', `Post "${input.parentId}" is not in topic "${topic.id}".`);
+      if (parent.depth + 1 > MAX_DEPTH) throw new AppError('thread_too_deep', `Replies nest at most ${MAX_DEPTH} deep; reply to an earlier post.`);
+    }
+    const id = newId();
+    const now = new Date();
+    const [post] = await tx
+      .insert(forumPosts)
+      .values({
+        id,
+        siteId: site.id,
+        topicId: topic.id,
+        authorId: member.id,
+        parentId: parent?.id ?? null,
+        rootId: parent ? parent.rootId : id,
+        depth: parent ? parent.depth + 1 : 0,
+        bodySource: body.source,
+        bodyHtml: body.html,
+        bodyText: body.text,
+        createdAt: now,
+      })
+      .returning();
+    await tx
+      .update(forumTopics)
+      .set({ postCount: sql`${forumTopics.postCount} + 1`, lastPostAt: now })
+      .where(eq(forumTopics.id, topic.id));
+    return { post: post!, author: { id: member.id, username: member.username } };
+  });
+}
+
+async function findVisiblePost(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<PostView> {
+  const [row] = await db
+    .select({ ...postColumns, topic: forumTopics, forum: forums })
+    .from(forumPosts)
+    .innerJoin(forumTopics, eq(forumTopics.id, forumPosts.topicId))
+    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
+    .where(and(eq(forumPosts.siteId, siteId), eq(forumPosts.id, id)));
+  if (!row || row.post.deletedAt || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('post_not_found', `No post "${id}".`);
+  return { post: row.post, author: author(row.authorId, row.authorName) };
+}
+
+export async function editPost(db: Executor, siteId: string, viewer: Viewer, id: string, newBody: string): Promise<PostView> {
+  const current = await findVisiblePost(db, siteId, viewer, id);
+  authorizePostChange(viewer, current.post.authorId);
+  const body = requireBody(newBody);
+  const [post] = await db
+    .update(forumPosts)
+    .set({ bodySource: body.source, bodyHtml: body.html, bodyText: body.text, editedAt: new Date() })
+    .where(eq(forumPosts.id, id))
+    .returning();
+  return { post: post!, author: current.author };
+}
+
+/** Soft delete: the post stays as a tombstone so its replies keep their place in the thread. */
+export async function deletePost(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<void> {
+  const current = await findVisiblePost(db, siteId, viewer, id);
+  authorizePostChange(viewer, current.post.authorId);
+  await db.transaction(async (tx) => {
+    const deleted = await tx
+      .update(forumPosts)
+      .set({ deletedAt: new Date() })
+      .where(and(eq(forumPosts.id, id), isNull(forumPosts.deletedAt)))
+      .returning({ id: forumPosts.id });
+    if (deleted.length > 0) {
+      await tx.update(forumTopics).set({ postCount: sql`greatest(${forumTopics.postCount} - 1, 0)` }).where(eq(forumTopics.id, current.post.topicId));
+    }
+  });
+}

@@ -1,0 +1,48 @@
+// Factories for community tests: a community site owned by an account, members with forum tokens,
+// and `forumApi` to call the Forum API on the site's host.
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { SiteRow } from '../../src/core/sites/tables.js';
+import { createSite } from '../../src/core/sites/service.js';
+import { createMember } from '../../src/forum/members.js';
+import type { ForumMemberRow } from '../../src/forum/tables.js';
+import { PORTAL_HOST, type Actor } from '../helpers/app.js';
+
+export const FORUM_BASE = '/api/forum/v1';
+
+export function communityHost(site: string): string {
+  return `${site}.${PORTAL_HOST}`;
+}
+
+export async function makeCommunity(app: FastifyInstance, owner: Actor | null, id: string, plan: SiteRow['plan'] = 'pro'): Promise<SiteRow> {
+  const site = await createSite(app.deps.database.db, owner?.user ?? null, { id, kind: 'community', plan });
+  await app.services.sites.changed(site.id);
+  return site;
+}
+
+export interface ForumActor {
+  member: ForumMemberRow;
+  token: string;
+  password: string;
+}
+
+/** Calls the Forum API of `site`; `path` is relative to /api/forum/v1. */
+export function forumApi(app: FastifyInstance, site: string, token: string | undefined, options: Omit<InjectOptions, 'url'> & { path: string }): Promise<LightMyRequestResponse> {
+  const { path, headers, ...rest } = options;
+  return app.inject({
+    ...rest,
+    url: `${FORUM_BASE}${path}`,
+    headers: { host: communityHost(site), ...(token ? { 'authentication-token': token } : {}), ...headers },
+  } as InjectOptions);
+}
+
+export async function mintForumToken(app: FastifyInstance, site: string, login: string, password: string): Promise<string> {
+  const response = await forumApi(app, site, undefined, { method: 'POST', path: '/auth/tokens', payload: { login, password, name: 'test' } });
+  if (response.statusCode !== 201) throw new Error(`token minting failed: ${response.body}`);
+  return (response.json() as { token: string }).token;
+}
+
+export async function addMember(app: FastifyInstance, site: string, username: string, role: ForumMemberRow['role'] = 'member'): Promise<ForumActor> {
+  const password = `pw-${username}-0123456789`;
+  const member = await createMember(app.deps.database.db, site, { username, email: `${username}@members.test`, password, role });
+  return { member, password, token: await mintForumToken(app, site, username, password) };
+}
