@@ -17,6 +17,7 @@ import type { HostTarget } from './http/hosts.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
 import { createSurfaceStrategy } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
+import { defaultApiRateLimit } from './http/rate-limit.js';
 import { instancesPlugin } from './instances/plugin.js';
 import { newId } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
@@ -92,6 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(cookie);
+  // Runs before the rate-limit plugin's own onRoute hook, which reads the route's limit.
+  app.addHook('onRoute', defaultApiRateLimit(config.rateLimit.apiPerMinute));
   await app.register(rateLimit, {
     global: false,
     redis: deps.cache.redis,

@@ -23,7 +23,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     stopping = true;
     app.log.info({ signal }, 'shutting down');
     // A dependency that does not answer must not keep a stopping process alive.
-    setTimeout(() => process.exit(1), 15_000).unref();
+    setTimeout(() => process.exit(1), 30_000).unref();
     await stopControl();
     await app.close();
     await runtime.close();

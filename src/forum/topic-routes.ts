@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
-import { AppError } from '../http/errors.js';
+import { consumeRateLimit } from '../http/rate-limit.js';
 import { forumMember, forumReader } from './access.js';
 import { authorizeModeration } from './policy.js';
 import { presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
@@ -35,18 +35,13 @@ const WRITE_BODY_LIMIT = MAX_BODY_LENGTH * 2 + 16 * 1024;
 export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
-  // One bucket per member for every write (topics, replies, edits), counted in the shared cache so
-  // all nodes agree and several tokens of one member do not multiply the budget. The rate-limit
-  // plugin keeps one store per route, so it cannot share a bucket across these routes.
+  // One bucket per member for every write (topics, replies, edits), so several tokens of one
+  // member do not multiply the budget.
   const postsPerMinute = app.deps.config.rateLimit.postsPerMinute;
   const postingLimit = async (request: FastifyRequest): Promise<void> => {
     const { site, viewer } = request.forum;
     if (viewer.kind !== 'member') return;
-    const { cache, prefix } = app.deps.cache;
-    const used = await cache.increment(`${prefix}forum:posting:${site.id}:${viewer.member.id}`, POSTING_WINDOW_SECONDS);
-    if (used > postsPerMinute) {
-      throw new AppError('rate_limited', `At most ${postsPerMinute} posts a minute; try again shortly.`, {}, { 'Retry-After': String(POSTING_WINDOW_SECONDS) });
-    }
+    await consumeRateLimit(app.deps.cache.cache, `forum:posting:${site.id}:${viewer.member.id}`, postsPerMinute, POSTING_WINDOW_SECONDS, 'posts');
   };
 
   app.get(

@@ -63,7 +63,7 @@ export function startBlume(args: string[], env: Record<string, string>): Promise
           output: () => output,
           stop: async (signal = 'SIGTERM') => {
             if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-            const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+            const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
             try {
               return await exited;
             } finally {
