@@ -1,6 +1,6 @@
 // Topics and posts. Bodies are rendered and sanitized once, on write. A post keeps the top-level
 // post it descends from (`root_id`), so the threaded view loads a page of threads in two queries.
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
@@ -149,7 +149,12 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
 
 /** Every post of a topic in order, deleted ones as tombstones (the presenter blanks them). */
 export async function listPostsClassic(db: Executor, topicId: string, page: Page): Promise<{ rows: PostView[]; total: number }> {
-  const where = eq(forumPosts.topicId, topicId);
+  const { rows, total } = await pagePosts(db, eq(forumPosts.topicId, topicId), page);
+  return { rows: rows.map((row) => ({ post: row.post, author: author(row.authorId, row.authorName) })), total };
+}
+
+/** One page of the posts matching `where`, oldest first, with the total count. */
+async function pagePosts(db: Executor, where: SQL | undefined, page: Page) {
   const [total] = await db.select({ n: count() }).from(forumPosts).where(where);
   const rows = await db
     .select(postColumns)
@@ -159,21 +164,12 @@ export async function listPostsClassic(db: Executor, topicId: string, page: Page
     .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
     .limit(page.pageSize)
     .offset(page.offset);
-  return { rows: rows.map((row) => ({ post: row.post, author: author(row.authorId, row.authorName) })), total: total?.n ?? 0 };
+  return { rows, total: total?.n ?? 0 };
 }
 
 /** A page of top-level posts, each with all its descendants nested in `replies`, oldest first. */
 export async function listPostsThreaded(db: Executor, topicId: string, page: Page): Promise<{ rows: PostNode[]; total: number }> {
-  const where = and(eq(forumPosts.topicId, topicId), isNull(forumPosts.parentId));
-  const [total] = await db.select({ n: count() }).from(forumPosts).where(where);
-  const roots = await db
-    .select(postColumns)
-    .from(forumPosts)
-    .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
-    .where(where)
-    .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
-    .limit(page.pageSize)
-    .offset(page.offset);
+  const { rows: roots, total } = await pagePosts(db, and(eq(forumPosts.topicId, topicId), isNull(forumPosts.parentId)), page);
   const nodes = new Map<string, PostNode>();
   const out: PostNode[] = [];
   for (const row of roots) {
@@ -181,7 +177,7 @@ export async function listPostsThreaded(db: Executor, topicId: string, page: Pag
     nodes.set(row.post.id, node);
     out.push(node);
   }
-  if (out.length === 0) return { rows: out, total: total?.n ?? 0 };
+  if (out.length === 0) return { rows: out, total };
   const descendants = await db
     .select(postColumns)
     .from(forumPosts)
@@ -196,7 +192,7 @@ export async function listPostsThreaded(db: Executor, topicId: string, page: Pag
   }
   const byTime = (a: PostNode, b: PostNode): number => a.post.createdAt.getTime() - b.post.createdAt.getTime() || a.post.id.localeCompare(b.post.id);
   for (const node of nodes.values()) node.replies.sort(byTime);
-  return { rows: out, total: total?.n ?? 0 };
+  return { rows: out, total };
 }
 
 export interface NewPost {
