@@ -1,0 +1,40 @@
+// The OpenAPI documents are generated from the route schemas; the committed copies in docs/api/
+// must match, so an API change shows up in review. `npm run openapi:update` rewrites them.
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import { createSite } from '../src/core/sites/service.js';
+import { buildTestApp, PORTAL_HOST, type TestApp } from './helpers/app.js';
+
+const SURFACES = [
+  { name: 'portal', host: PORTAL_HOST, url: '/api/openapi.json' },
+  { name: 'deploy', host: PORTAL_HOST, url: '/api/deploy/openapi.json' },
+  { name: 'instances', host: PORTAL_HOST, url: '/api/instances/openapi.json' },
+  { name: 'forum', host: `community.${PORTAL_HOST}`, url: '/api/forum/v1/openapi.json' },
+];
+
+const update = process.env.UPDATE_SNAPSHOTS === '1';
+
+describe('OpenAPI documents', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ database: 'pglite' });
+    await createSite(t.app.deps.database.db, null, { id: 'community', kind: 'community', plan: 'pro' });
+  });
+  after(() => t.close());
+
+  for (const surface of SURFACES) {
+    it(`${surface.name} matches docs/api/${surface.name}.json`, async () => {
+      const response = await t.app.inject({ method: 'GET', url: surface.url, headers: { host: surface.host } });
+      assert.equal(response.statusCode, 200);
+      const doc = response.json() as { openapi: string; paths: Record<string, unknown> };
+      assert.equal(doc.openapi, '3.1.0');
+      assert.ok(Object.keys(doc.paths).length > 0);
+      const text = `${JSON.stringify(doc, null, 2)}\n`;
+      const file = new URL(`../docs/api/${surface.name}.json`, import.meta.url);
+      if (update) await writeFile(file, text);
+      const committed = await readFile(file, 'utf8').catch(() => '');
+      assert.equal(text, committed, `docs/api/${surface.name}.json is stale: run \`npm run openapi:update\``);
+    });
+  }
+});
