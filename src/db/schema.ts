@@ -4,3 +4,5 @@ export * from '../core/sites/tables.js';
 export * from '../core/credentials/tables.js';
 export * from '../core/plans/tables.js';
 export * from '../deploy/tables.js';
+export * from '../deploy/builds/tables.js';
+export * from '../deploy/git/tables.js';
