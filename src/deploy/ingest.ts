@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '../adapters/blobs/index.js';
-import type { Database } from '../db/client.js';
+import type { Database, Transaction } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { spoolArchive, type ArchiveLimits, type SpooledArchive, type SpooledFile } from './archive.js';
@@ -56,6 +56,8 @@ export interface ReleaseOrigin {
   promotable: boolean;
   buildId: string | null;
   git: GitCommit | null;
+  /** Runs inside the transaction that commits the release; throwing rolls the release back. */
+  onCommit?: (tx: Transaction, release: ReleaseRow) => Promise<void>;
 }
 
 export const ARCHIVE_ORIGIN: ReleaseOrigin = { source: 'archive', promotable: true, buildId: null, git: null };
@@ -88,6 +90,7 @@ async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFi
     for (let i = 0; i < files.length; i += INSERT_CHUNK) {
       await tx.insert(releaseFiles).values(files.slice(i, i + INSERT_CHUNK).map((file) => ({ releaseId: id, ...file })));
     }
+    await origin.onCommit?.(tx, row!);
     return row!;
   });
 }
