@@ -115,8 +115,12 @@ export async function startGitHost(): Promise<GitHost> {
       return {
         dir,
         async commitAndPush(branch, files, message = 'update') {
-          const current = await git(dir, 'rev-parse', '--abbrev-ref', 'HEAD').catch(() => 'main');
-          if (current !== branch) await git(dir, 'checkout', '--quiet', '-B', branch);
+          const exists = await git(dir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`).then(
+            () => true,
+            () => false,
+          );
+          // A new branch starts from the current commit; an existing one is switched to as it is.
+          await git(dir, 'checkout', '--quiet', ...(exists ? [branch] : ['-b', branch]));
           for (const [rel, content] of Object.entries(files)) {
             await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
             await writeFile(path.join(dir, rel), content);
