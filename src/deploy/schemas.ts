@@ -7,7 +7,7 @@ export const ReleaseId = Type.String({ pattern: '^[a-z0-9]{12}$', description: '
 export const ReleaseBody = Type.Object({ release: ReleaseId }, { additionalProperties: false });
 export type ReleaseBody = Static<typeof ReleaseBody>;
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const GitCommitOut = Type.Object({
   repository: Type.String({ description: '`owner/name`.' }),

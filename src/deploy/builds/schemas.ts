@@ -1,7 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { GitCommitOut, ReleaseId } from '../schemas.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+import { GitCommitOut, Nullable, ReleaseId } from '../schemas.js';
 
 export const BuildParams = Type.Object({
   id: Type.String({ maxLength: 64, description: 'Site id.' }),

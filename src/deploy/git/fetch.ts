@@ -8,7 +8,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const REPOSITORY_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$';
-const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** A full commit id, SHA-1 or SHA-256. */
+export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 export class GitFetchError extends Error {
   constructor(message: string) {
@@ -72,7 +73,7 @@ function runGit(args: string[], options: FetchCommitOptions, gitDir: string): Pr
 /** Fetches the commit and answers the path of a plain tar of the connected folder at that commit. */
 export async function fetchCommitTar(options: FetchCommitOptions): Promise<string> {
   if (!new RegExp(REPOSITORY_PATTERN).test(options.repository)) throw new GitFetchError(`"${options.repository}" is not an owner/name repository`);
-  if (!COMMIT.test(options.commit)) throw new GitFetchError(`"${options.commit}" is not a full commit id`);
+  if (!COMMIT_ID.test(options.commit)) throw new GitFetchError(`"${options.commit}" is not a full commit id`);
   const gitDir = path.join(options.workDir, 'repo.git');
   await mkdir(gitDir, { recursive: true });
   const url = repositoryUrl(options.baseUrl, options.repository);

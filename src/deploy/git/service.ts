@@ -9,6 +9,7 @@ import { AppError } from '../../http/errors.js';
 import { openSecret, sealSecret } from '../../lib/secrets.js';
 import { normalizeEntryPath } from '../archive.js';
 import { enqueueBuild } from '../builds/queue.js';
+import { COMMIT_ID } from './fetch.js';
 import { githubConnections, githubDeliveries, type GithubConnectionRow } from './tables.js';
 import '../errors.js';
 
@@ -120,7 +121,7 @@ export async function handleWebhook(db: Database, secretKey: string, siteId: str
   if (!ref.startsWith('refs/heads/')) return { status: 'ignored', reason: `"${ref}" is not a branch` };
   const commit = typeof payload.after === 'string' ? payload.after : '';
   if (payload.deleted === true || /^0+$/.test(commit)) return { status: 'ignored', reason: 'the branch was deleted' };
-  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(commit)) throw new AppError('bad_request', 'The push names no commit in `after`.');
+  if (!COMMIT_ID.test(commit)) throw new AppError('bad_request', 'The push names no commit in `after`.');
   const branch = ref.slice('refs/heads/'.length);
   const delivery = request.delivery?.trim();
   if (!delivery || delivery.length > 200) throw new AppError('bad_request', 'X-GitHub-Delivery is missing.');
