@@ -41,6 +41,8 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     await runtime.close();
     throw error;
   }
+  // Builds run on every serving node (BLUME_BUILD_CONCURRENCY=0 opts a node out); app.close stops it.
+  await app.deploy.builds.start();
   printBanner(config, options, runtime.database.driver, address);
 }
 

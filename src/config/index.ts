@@ -48,6 +48,20 @@ export interface Config {
   blobs: BlobsConfig;
   mail: MailConfig;
   rateLimit: { loginPerMinute: number; apiPerMinute: number; postsPerMinute: number; waitlistPerMinute: number };
+  builds: BuildsConfig;
+}
+
+export interface BuildsConfig {
+  /** Builds this node runs at once; 0 means it runs none (another node's workers take them). */
+  concurrency: number;
+  /** Wall-clock limit of one build, git fetch included. */
+  timeoutMs: number;
+  /** V8 heap limit of the sandboxed build process. */
+  memoryMb: number;
+  /** A running build whose worker has not renewed its lease for this long is taken as dead. */
+  leaseMs: number;
+  /** Repositories are fetched from `<gitBaseUrl>/<owner>/<name>.git`. */
+  gitBaseUrl: string;
 }
 
 interface VariableDoc {
@@ -89,6 +103,11 @@ export const variables: readonly VariableDoc[] = [
   { name: 'BLUME_RATE_API_PER_MINUTE', default: '600', doc: 'API requests per credential or address per minute.' },
   { name: 'BLUME_RATE_POSTS_PER_MINUTE', default: '20', doc: 'Forum topics, replies and edits per member per minute.' },
   { name: 'BLUME_RATE_WAITLIST_PER_MINUTE', default: '10', doc: 'Waitlist sign-ups per client address per minute.' },
+  { name: 'BLUME_BUILD_CONCURRENCY', default: '1', doc: 'Docs builds this node runs at once; 0 leaves builds to other nodes.' },
+  { name: 'BLUME_BUILD_TIMEOUT_SECONDS', default: '300', doc: 'Wall-clock limit of one build (git fetch, Markdown build and ingest).' },
+  { name: 'BLUME_BUILD_MEMORY_MB', default: '512', doc: 'Heap limit of the sandboxed build process, in MB (resident memory may add 256 MB).' },
+  { name: 'BLUME_BUILD_LEASE_SECONDS', default: '30', doc: 'A running build whose worker is silent this long is marked failed.' },
+  { name: 'BLUME_GIT_BASE_URL', default: 'https://github.com', doc: 'Connected repositories are fetched from <base>/<owner>/<name>.git.' },
   { name: 'NODE_ENV', default: 'development', doc: 'production marks cookies Secure and requires SECRET_KEY.' },
 ];
 
@@ -267,6 +286,13 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       apiPerMinute: reader.int('BLUME_RATE_API_PER_MINUTE', 600, 1, 1_000_000),
       postsPerMinute: reader.int('BLUME_RATE_POSTS_PER_MINUTE', 20, 1, 1_000_000),
       waitlistPerMinute: reader.int('BLUME_RATE_WAITLIST_PER_MINUTE', 10, 1, 1_000_000),
+    },
+    builds: {
+      concurrency: reader.int('BLUME_BUILD_CONCURRENCY', 1, 0, 64),
+      timeoutMs: reader.int('BLUME_BUILD_TIMEOUT_SECONDS', 300, 5, 24 * 3600) * 1000,
+      memoryMb: reader.int('BLUME_BUILD_MEMORY_MB', 512, 64, 65_536),
+      leaseMs: reader.int('BLUME_BUILD_LEASE_SECONDS', 30, 2, 3600) * 1000,
+      gitBaseUrl: reader.url('BLUME_GIT_BASE_URL', 'https://github.com', ['http:', 'https:']).toString().replace(/\/+$/, ''),
     },
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);

@@ -6,3 +6,5 @@ export * from '../core/plans/tables.js';
 export * from '../deploy/tables.js';
 export * from '../core/settings/tables.js';
 export * from '../forum/tables.js';
+export * from '../deploy/builds/tables.js';
+export * from '../deploy/git/tables.js';

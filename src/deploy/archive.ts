@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { PassThrough, Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
@@ -117,7 +117,7 @@ function asArchiveError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   if ((error as NodeJS.ErrnoException).syscall) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new AppError('archive_corrupt', `The archive cannot be read as tar.gz: ${message}.`);
+  return new AppError('archive_corrupt', `The archive cannot be read as a tar archive: ${message}.`);
 }
 
 /** When every file sits under one folder, that folder is the site root. */
@@ -140,8 +140,37 @@ function checkPathConflicts(files: SpooledFile[]): void {
   if (clash) throw new AppError('archive_path_conflict', `"${clash.path}" is both a file and a folder in the archive.`);
 }
 
+/**
+ * Whether the stream starts with the gzip magic bytes, and the same stream again with those bytes
+ * still in front (Markdown sources may come as a plain tar or a tar.gz; the content decides).
+ */
+async function sniffGzip(input: Readable): Promise<{ gzip: boolean; stream: Readable }> {
+  const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let head = Buffer.alloc(0);
+  let done = false;
+  while (head.length < 2 && !done) {
+    const next = await chunks.next();
+    if (next.done) done = true;
+    else head = Buffer.concat([head, next.value]);
+  }
+  async function* replay(): AsyncGenerator<Buffer> {
+    if (head.length > 0) yield head;
+    if (done) return;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  return { gzip: head[0] === 0x1f && head[1] === 0x8b, stream: Readable.from(replay(), { objectMode: false }) };
+}
+
+export interface SpoolOptions {
+  /** `gzip` (deploy archives) or `sniff`: a plain tar is taken too (Markdown sources, git archives). */
+  compression?: 'gzip' | 'sniff';
+}
+
 /** Reads the whole archive into spooled files, enforcing every rule; see the module comment. */
-export async function spoolArchive(input: Readable, limits: ArchiveLimits, tmpRoot: string): Promise<SpooledArchive> {
+export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpRoot: string, options: SpoolOptions = {}): Promise<SpooledArchive> {
+  let input = source;
+  let gzip = true;
+  if (options.compression === 'sniff') ({ gzip, stream: input } = await sniffGzip(source));
   const dir = path.join(tmpRoot, `ingest-${randomAlnum(12)}`);
   await mkdir(dir, { recursive: true });
   const dispose = () => rm(dir, { recursive: true, force: true });
@@ -158,7 +187,7 @@ export async function spoolArchive(input: Readable, limits: ArchiveLimits, tmpRo
   const feeding = pipeline(
     input,
     byteLimit(limits.compressedBytes, () => new AppError('archive_too_large', `The archive is larger than ${limits.compressedBytes} bytes compressed.`)),
-    createGunzip(),
+    gzip ? createGunzip() : new PassThrough(),
     byteLimit(
       limits.uncompressedBytes,
       () => new AppError('archive_uncompressed_too_large', `The archive expands to more than ${limits.uncompressedBytes} bytes.`),

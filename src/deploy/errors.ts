@@ -35,6 +35,14 @@ export const deployErrorCodes = {
   no_live_release: { status: 404, title: 'The site has no live release yet' },
   no_stage_release: { status: 404, title: 'The site has no stage release' },
   deploy_conflict: { status: 409, title: 'A concurrent change removed a blob this release needs; upload again' },
+  // Builds and connected repositories
+  source_missing: { status: 400, title: 'The multipart field `archive` with the Markdown sources is missing' },
+  build_failed: { status: 422, title: 'The build failed; nothing was released' },
+  build_not_found: { status: 404, title: 'Build not found' },
+  github_not_connected: { status: 404, title: 'The site has no connected repository' },
+  repository_not_connected: { status: 404, title: 'The repository is not the one connected to this site' },
+  invalid_signature: { status: 401, title: 'The webhook signature does not match' },
+  invalid_repository_path: { status: 422, title: 'The folder inside the repository is not a valid path' },
   preview_auth_required: { status: 401, title: 'Preview and stage hosts need basic auth' },
 } as const;
 

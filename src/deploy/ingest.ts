@@ -1,17 +1,18 @@
-// Archive deploys end to end: spool and check the archive, read `_headers`/`_redirects`, store the
+// Deploys end to end: spool and check the archive (or folder), read `_headers`/`_redirects`, store the
 // blobs, then commit the release in one transaction. A rejected upload leaves no release row and
 // removes every blob it created (spec section 3: nothing visible unless the archive is within limits).
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '../adapters/blobs/index.js';
-import type { Database } from '../db/client.js';
+import type { Database, Transaction } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
-import { spoolArchive, type ArchiveLimits, type SpooledFile } from './archive.js';
+import { spoolArchive, type ArchiveLimits, type SpooledArchive, type SpooledFile } from './archive.js';
 import { blobKey, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, type StoredFile } from './blobs.js';
+import { spoolFolder } from './folder.js';
 import { parseHeadersFile, parseRedirectsFile, RULES_FILE_MAX_BYTES } from './rules.js';
 import { ensureAliases } from './service.js';
-import { releaseFiles, releases, type ReleaseRow, type ReleaseRules } from './tables.js';
+import { releaseFiles, releases, type GitCommit, type ReleaseRow, type ReleaseRules } from './tables.js';
 
 export interface IngestContext {
   db: Database;
@@ -48,7 +49,20 @@ async function extractRules(files: SpooledFile[]): Promise<{ rules: ReleaseRules
   return { rules, content };
 }
 
-async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFile[], rules: ReleaseRules, newBlobs: number, written: Set<string>): Promise<ReleaseRow> {
+/** Where a release came from; archive uploads are promotable and carry no build. */
+export interface ReleaseOrigin {
+  source: ReleaseRow['source'];
+  /** False for preview-only releases (builds of a branch other than the connected one). */
+  promotable: boolean;
+  buildId: string | null;
+  git: GitCommit | null;
+  /** Runs inside the transaction that commits the release; throwing rolls the release back. */
+  onCommit?: (tx: Transaction, release: ReleaseRow) => Promise<void>;
+}
+
+export const ARCHIVE_ORIGIN: ReleaseOrigin = { source: 'archive', promotable: true, buildId: null, git: null };
+
+async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFile[], rules: ReleaseRules, newBlobs: number, written: Set<string>, origin: ReleaseOrigin): Promise<ReleaseRow> {
   const id = newId(12);
   return ctx.db.transaction(async (tx) => {
     await lockBlobs(tx);
@@ -63,17 +77,20 @@ async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFi
       .values({
         id,
         siteId,
-        source: 'archive',
+        source: origin.source,
         fileCount: files.length,
         size: files.reduce((sum, file) => sum + file.size, 0),
         newBlobs,
-        promotable: true,
+        promotable: origin.promotable,
+        buildId: origin.buildId,
+        git: origin.git,
         rules,
       })
       .returning();
     for (let i = 0; i < files.length; i += INSERT_CHUNK) {
       await tx.insert(releaseFiles).values(files.slice(i, i + INSERT_CHUNK).map((file) => ({ releaseId: id, ...file })));
     }
+    await origin.onCommit?.(tx, row!);
     return row!;
   });
 }
@@ -87,13 +104,13 @@ async function discardBlobs(ctx: IngestContext, written: Set<string>): Promise<v
   });
 }
 
-export async function ingestArchive(ctx: IngestContext, siteId: string, archive: Readable): Promise<ReleaseRow> {
-  const spooled = await spoolArchive(archive, ctx.limits, ctx.tmpDir);
+/** Stores spooled files as a new release; the one path every kind of deploy takes. */
+export async function ingestSpooled(ctx: IngestContext, siteId: string, spooled: SpooledArchive, origin: ReleaseOrigin): Promise<ReleaseRow> {
   const written = new Set<string>();
   try {
     const { rules, content } = await extractRules(spooled.files);
     const stored = await storeFiles(ctx.db, ctx.blobs, content, written);
-    const release = await commitRelease(ctx, siteId, stored.files, rules, stored.newBlobs, written);
+    const release = await commitRelease(ctx, siteId, stored.files, rules, stored.newBlobs, written, origin);
     await ensureAliases(ctx.db, siteId);
     return release;
   } catch (error) {
@@ -102,4 +119,13 @@ export async function ingestArchive(ctx: IngestContext, siteId: string, archive:
   } finally {
     await spooled.dispose();
   }
+}
+
+export async function ingestArchive(ctx: IngestContext, siteId: string, archive: Readable, origin: ReleaseOrigin = ARCHIVE_ORIGIN): Promise<ReleaseRow> {
+  return ingestSpooled(ctx, siteId, await spoolArchive(archive, ctx.limits, ctx.tmpDir), origin);
+}
+
+/** A folder on this machine (built docs, a checkout) as a release, under the archive rules. */
+export async function ingestFolder(ctx: IngestContext, siteId: string, dir: string, origin: ReleaseOrigin): Promise<ReleaseRow> {
+  return ingestSpooled(ctx, siteId, await spoolFolder(dir, ctx.limits), origin);
 }

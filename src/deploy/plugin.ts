@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive.js';
+import { BuildWorker } from './builds/worker.js';
 import { EdgeCache } from './edge-cache.js';
 import { serveStatic } from './edge.js';
 import { deployApiRoutes } from './routes.js';
@@ -13,6 +14,8 @@ export interface DeployRuntime {
   limits: ArchiveLimits;
   cache: EdgeCache;
   tmpDir: string;
+  /** This node's build worker; `blume serve` starts it, tests start it or call runNext(). */
+  builds: BuildWorker;
 }
 
 declare module 'fastify' {
@@ -37,7 +40,15 @@ export const deployPlugin = fp(
     const cache = new EdgeCache(app.deps.database.db, app.deps.cache.pubsub);
     await cache.start();
     app.addHook('onClose', () => cache.stop());
-    app.decorate('deploy', { limits: { ...DEFAULT_ARCHIVE_LIMITS }, cache, tmpDir: path.join(app.deps.config.dataDir, 'tmp') } satisfies DeployRuntime);
+    const limits = { ...DEFAULT_ARCHIVE_LIMITS };
+    const tmpDir = path.join(app.deps.config.dataDir, 'tmp');
+    const builds = new BuildWorker(
+      { db: app.deps.database.db, blobs: app.deps.blobs, limits, tmpDir, settings: app.deps.config.builds },
+      { embeddedDatabase: app.deps.database.driver === 'pglite', logger: app.log },
+    );
+    // Stopped before the database closes (onClose hooks of the root run after this plugin's).
+    app.addHook('onClose', () => builds.stop());
+    app.decorate('deploy', { limits, cache, tmpDir, builds } satisfies DeployRuntime);
     await app.register(deployApiRoutes);
     await app.register(edgeRoutes);
   },

@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../http/errors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { validatorCompiler } from '../http/validation.js';
+import { buildRoutes } from './builds/routes.js';
+import { githubRoutes } from './git/routes.js';
 import { ingestArchive } from './ingest.js';
 import { requireSiteDeployToken } from './policy.js';
 import { presentAliases, presentRelease, presentUrls } from './presenters.js';
@@ -19,7 +21,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
   });
   await registerOpenApi(fastify, {
     title: 'Blume deploy API',
-    description: 'Publish static sites as immutable releases, preview them, promote, stage and roll back. Authenticate with `Authorization: Bearer dpl_<id>.<secret>`, a deploy token of the site.',
+    description: 'Publish static sites as immutable releases, build docs sites from Markdown, connect a repository for push-to-build, preview releases, promote, stage and roll back. Authenticate with `Authorization: Bearer dpl_<id>.<secret>`, a deploy token of the site.',
     prefix: '/api/deploy',
   });
   // Only the archive streams through; the parts' limits sit on the request.file() call.
@@ -95,6 +97,9 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags: ['deploy'], summary: 'Point the stage alias at a release', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
     async (request) => aliasChange(request.params.id, await setStage(db, request.params.id, request.body.release)),
   );
+
+  await buildRoutes(fastify);
+  await githubRoutes(fastify);
 
   app.delete(
     '/api/deploy/:id/stage',

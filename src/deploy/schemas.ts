@@ -7,20 +7,28 @@ export const ReleaseId = Type.String({ pattern: '^[a-z0-9]{12}$', description: '
 export const ReleaseBody = Type.Object({ release: ReleaseId }, { additionalProperties: false });
 export type ReleaseBody = Static<typeof ReleaseBody>;
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const GitCommitOut = Type.Object({
+  repository: Type.String({ description: '`owner/name`.' }),
+  branch: Type.String(),
+  commit: Type.String({ description: 'Full commit id.' }),
+});
 
 export const ReleaseOut = Type.Object({
   id: ReleaseId,
   site: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
-  source: Type.Union([Type.Literal('archive'), Type.Literal('build')]),
+  source: Type.Union([Type.Literal('archive'), Type.Literal('markdown'), Type.Literal('static')], {
+    description: 'archive: uploaded as built; markdown: built by Blume from Markdown; static: a repository folder served as is.',
+  }),
   file_count: Type.Integer(),
   size: Type.Integer({ description: 'Bytes of all files, uncompressed.' }),
   new_blobs: Type.Integer({ description: 'Distinct files this deploy added to the store; the rest were already there.' }),
   preview_url: Type.String({ description: 'Basic-auth protected host serving exactly this release.' }),
   promotable: Type.Boolean({ description: 'False for preview-only releases (builds of a non-connected branch).' }),
   build_id: Nullable(Type.String()),
-  git: Nullable(Type.Record(Type.String(), Type.String())),
+  git: Nullable(GitCommitOut),
 });
 export type ReleaseOut = Static<typeof ReleaseOut>;
 

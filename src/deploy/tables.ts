@@ -8,6 +8,13 @@ export interface ReleaseRules {
   redirects: { from: string; to: string; status: number; force: boolean }[];
 }
 
+/** The commit a build came from (push builds). */
+export interface GitCommit {
+  repository: string;
+  branch: string;
+  commit: string;
+}
+
 /** An immutable release: a set of files, each a content-addressed blob. */
 export const releases = pgTable(
   'deploy_releases',
@@ -16,14 +23,15 @@ export const releases = pgTable(
     siteId: text('site_id')
       .notNull()
       .references(() => sites.id, { onDelete: 'cascade' }),
-    source: text('source', { enum: ['archive', 'build'] }).notNull(),
+    /** archive: uploaded as built; markdown: built by Blume from Markdown; static: a repository folder as is. */
+    source: text('source', { enum: ['archive', 'markdown', 'static'] }).notNull(),
     fileCount: integer('file_count').notNull(),
     size: bigint('size', { mode: 'number' }).notNull(),
     newBlobs: integer('new_blobs').notNull(),
     /** Preview-only releases (branch builds) are refused by promote. */
     promotable: boolean('promotable').notNull().default(true),
     buildId: text('build_id'),
-    git: jsonb('git').$type<Record<string, string> | null>(),
+    git: jsonb('git').$type<GitCommit | null>(),
     rules: jsonb('rules').$type<ReleaseRules>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },

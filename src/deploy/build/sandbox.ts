@@ -33,6 +33,8 @@ export interface SandboxedProcessOptions {
   maxResultBytes?: number;
   onLog?: (line: SandboxLogLine) => void;
   bubblewrap?: 'auto' | 'off';
+  /** Stops the job early (the server shutting down); it is killed with its group. */
+  signal?: AbortSignal;
 }
 
 export interface SandboxedProcessResult {
@@ -40,6 +42,7 @@ export interface SandboxedProcessResult {
   signal: NodeJS.Signals | null;
   timedOut: boolean;
   memoryExceeded: boolean;
+  aborted: boolean;
   /** Parsed JSON the job wrote to file descriptor 3, if any. */
   result: unknown;
   logs: SandboxLogLine[];
@@ -114,6 +117,14 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
     emit('sandbox', `build stopped: it ran longer than the limit of ${options.timeoutMs} ms`);
     killGroup();
   }, options.timeoutMs);
+  let aborted = false;
+  const onAbort = (): void => {
+    aborted = true;
+    emit('sandbox', 'build stopped: the worker is shutting down');
+    killGroup();
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   const rssLimitKb = (options.memoryMb + RSS_HEADROOM_MB) * 1024;
   const watchdog = setInterval(() => {
     // Under bubblewrap the child pid is bwrap's, whose RSS says nothing; the heap limit still holds.
@@ -157,6 +168,7 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
   }).finally(() => {
     clearTimeout(timer);
     clearInterval(watchdog);
+    options.signal?.removeEventListener('abort', onAbort);
   });
   // Anything the job left running in its group goes with it.
   killGroup();
@@ -176,6 +188,7 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
     signal,
     timedOut,
     memoryExceeded,
+    aborted,
     result,
     logs,
     durationMs: Math.round(performance.now() - started),

@@ -24,6 +24,8 @@ export interface SandboxedBuildOptions {
   siteUrl?: string;
   onLog?: (line: SandboxLogLine) => void;
   bubblewrap?: 'auto' | 'off';
+  /** Stops the build early (the worker shutting down). */
+  signal?: AbortSignal;
 }
 
 export interface SandboxedBuildStats {
@@ -75,10 +77,12 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
       maxLogBytes: options.maxLogBytes ?? 1024 * 1024,
       ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
       ...(options.bubblewrap === undefined ? {} : { bubblewrap: options.bubblewrap }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const report = isEntryReport(run.result) ? run.result : undefined;
     let error: string | undefined;
-    if (run.timedOut) error = `the build ran longer than the limit of ${options.timeoutMs ?? 120_000} ms`;
+    if (run.aborted) error = 'the build was stopped because its worker is shutting down';
+    else if (run.timedOut) error = `the build ran longer than the limit of ${options.timeoutMs ?? 120_000} ms`;
     else if (run.memoryExceeded) error = `the build used more memory than the limit of ${options.memoryMb ?? 512} MB`;
     else if (report === undefined) error = `the build process ended without a result (exit code ${run.exitCode ?? 'none'}, signal ${run.signal ?? 'none'})`;
     else if (!report.ok) error = report.error ?? 'the build failed';

@@ -1,0 +1,135 @@
+// Running one claimed build: get the source (the uploaded archive from the blob store, or the pushed
+// commit over git), check it under the archive rules, then either build Markdown in the sandbox or
+// take the folder as is, and ingest the result as a release. The release row and the build's
+// `succeeded` state commit in one transaction, so a build that lost its lease never leaves a release.
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import type { BlobStore } from '../../adapters/blobs/index.js';
+import type { BuildsConfig } from '../../config/index.js';
+import type { Database } from '../../db/client.js';
+import { AppError } from '../../http/errors.js';
+import { spoolArchive, type ArchiveLimits, type SpooledArchive } from '../archive.js';
+import { runSandboxedBuild } from '../build/sandboxed-build.js';
+import { fetchCommitTar, GitFetchError } from '../git/fetch.js';
+import { ingestFolder, ingestSpooled, type IngestContext, type ReleaseOrigin } from '../ingest.js';
+import type { ReleaseRow } from '../tables.js';
+import type { BuildLogWriter } from './log-writer.js';
+import { builds, type BuildRow } from './tables.js';
+
+export interface BuildContext {
+  db: Database;
+  blobs: BlobStore;
+  limits: ArchiveLimits;
+  tmpDir: string;
+  settings: BuildsConfig;
+}
+
+/** A build that failed for a reason its author can act on; the message goes to the log and `error`. */
+export class BuildFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BuildFailure';
+  }
+}
+
+export function buildInputKey(buildId: string): string {
+  return `build-inputs/${buildId}`;
+}
+
+async function materialize(spooled: SpooledArchive, dir: string): Promise<void> {
+  for (const file of spooled.files) {
+    const target = path.join(dir, ...file.path.split('/'));
+    await mkdir(path.dirname(target), { recursive: true });
+    await copyFile(file.spool, target);
+  }
+}
+
+async function sourceArchive(ctx: BuildContext, job: BuildRow, workDir: string, log: BuildLogWriter, signal: AbortSignal, deadline: number): Promise<SpooledArchive> {
+  if (job.trigger === 'upload') {
+    const stream = job.inputKey ? await ctx.blobs.get(job.inputKey) : undefined;
+    if (!stream) throw new BuildFailure('the uploaded source is no longer stored');
+    return spoolArchive(stream, ctx.limits, workDir, { compression: 'sniff' });
+  }
+  if (!job.git) throw new BuildFailure('the build names no commit');
+  const tar = await fetchCommitTar({
+    baseUrl: ctx.settings.gitBaseUrl,
+    repository: job.git.repository,
+    commit: job.git.commit,
+    path: job.path,
+    workDir,
+    timeoutMs: Math.max(1, deadline - Date.now()),
+    signal,
+    log: (line) => log.add('blume', line),
+  });
+  const spooled = await spoolArchive(createReadStream(tar), ctx.limits, workDir, { compression: 'sniff' });
+  log.add('blume', `fetched ${spooled.files.length} files (${spooled.size} bytes)${job.path ? ` from ${job.path}/` : ''}`);
+  return spooled;
+}
+
+/**
+ * Runs the build and answers its release. Throws BuildFailure (or an AppError from the archive
+ * rules) when the content is at fault; anything else is a fault of Blume and is rethrown as is.
+ */
+export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: string, log: BuildLogWriter, signal: AbortSignal): Promise<ReleaseRow> {
+  const deadline = Date.now() + ctx.settings.timeoutMs;
+  await mkdir(ctx.tmpDir, { recursive: true });
+  const workDir = await mkdtemp(path.join(ctx.tmpDir, `build-${job.id}-`));
+  const ingest: IngestContext = { db: ctx.db, blobs: ctx.blobs, limits: ctx.limits, tmpDir: workDir };
+  const origin: ReleaseOrigin = {
+    source: job.kind === 'markdown' ? 'markdown' : 'static',
+    promotable: job.promotable,
+    buildId: job.id,
+    git: job.git ?? null,
+    onCommit: async (tx, release) => {
+      const done = await tx
+        .update(builds)
+        .set({ state: 'succeeded', releaseId: release.id, error: null, finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null })
+        .where(and(eq(builds.id, job.id), eq(builds.leaseOwner, workerId), eq(builds.state, 'running')))
+        .returning({ id: builds.id });
+      if (done.length === 0) throw new BuildFailure('this worker lost the build (its lease lapsed); the release was discarded');
+    },
+  };
+  try {
+    let spooled: SpooledArchive;
+    try {
+      spooled = await sourceArchive(ctx, job, workDir, log, signal, deadline);
+    } catch (error) {
+      if (error instanceof GitFetchError) throw new BuildFailure(error.message);
+      throw error;
+    }
+    if (job.kind === 'static') {
+      log.add('blume', 'storing the files as they are (kind: static)');
+      // The build turns `succeeded` when the release commits; its log must be complete by then.
+      await log.sync();
+      return await ingestSpooled(ingest, job.siteId, spooled, origin);
+    }
+    const input = path.join(workDir, 'src');
+    const output = path.join(workDir, 'out');
+    try {
+      await materialize(spooled, input);
+    } finally {
+      await spooled.dispose();
+    }
+    const result = await runSandboxedBuild({
+      inputDir: input,
+      outputDir: output,
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      memoryMb: ctx.settings.memoryMb,
+      maxOutputBytes: ctx.limits.uncompressedBytes,
+      signal,
+      // The sandbox stamps each line when it arrives; the log keeps that time.
+      onLog: (line) => log.add(line.stream, line.line, new Date(line.at)),
+    });
+    if (!result.ok) throw new BuildFailure(result.error ?? 'the build failed');
+    log.add('blume', `storing ${result.stats.files} built files as a release`);
+    await log.sync();
+    return await ingestFolder(ingest, job.siteId, output, origin);
+  } catch (error) {
+    if (error instanceof AppError && error.status < 500) throw new BuildFailure(`${error.code}: ${error.message}`);
+    throw error;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

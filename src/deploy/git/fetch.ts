@@ -1,0 +1,88 @@
+// Fetching one pushed commit with the `git` command: a shallow fetch of exactly that commit into a
+// fresh bare repository, then `git archive` of the connected folder into a tar that goes through the
+// same checks as an uploaded archive (no symlinks, servable paths, limits). Git never prompts for
+// credentials, reads no user or system configuration, and speaks only HTTP(S).
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const REPOSITORY_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$';
+/** A full commit id, SHA-1 or SHA-256. */
+export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+export class GitFetchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GitFetchError';
+  }
+}
+
+export interface FetchCommitOptions {
+  baseUrl: string;
+  repository: string;
+  commit: string;
+  /** Folder inside the repository to archive; '' for the root. */
+  path: string;
+  workDir: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  log: (line: string) => void;
+}
+
+export function repositoryUrl(baseUrl: string, repository: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/${repository}.git`;
+}
+
+function runGit(args: string[], options: FetchCommitOptions, gitDir: string): Promise<void> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: options.workDir,
+    GIT_DIR: gitDir,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ASKPASS: '/bin/false',
+    SSH_ASKPASS: '/bin/false',
+    LC_ALL: 'C',
+  };
+  const hardening = ['-c', 'credential.helper=', '-c', 'protocol.allow=never', '-c', 'protocol.http.allow=always', '-c', 'protocol.https.allow=always', '-c', 'core.hooksPath=/dev/null'];
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...hardening, ...args], {
+      env,
+      cwd: options.workDir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: options.timeoutMs,
+      killSignal: 'SIGKILL',
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    const lines: string[] = [];
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      lines.push(line);
+      options.log(`git: ${line}`);
+    });
+    child.once('error', (error) => reject(new GitFetchError(`git could not run: ${error.message}`)));
+    child.once('close', (code, signal) => {
+      if (code === 0) resolve();
+      else if (signal === 'SIGKILL') reject(new GitFetchError(`git ${args[0]} was stopped after the time limit of ${options.timeoutMs} ms`));
+      else reject(new GitFetchError(`git ${args[0]} failed (exit code ${code ?? 'none'})${lines.length > 0 ? `: ${lines.at(-1)}` : ''}`));
+    });
+  });
+}
+
+/** Fetches the commit and answers the path of a plain tar of the connected folder at that commit. */
+export async function fetchCommitTar(options: FetchCommitOptions): Promise<string> {
+  if (!new RegExp(REPOSITORY_PATTERN).test(options.repository)) throw new GitFetchError(`"${options.repository}" is not an owner/name repository`);
+  if (!COMMIT_ID.test(options.commit)) throw new GitFetchError(`"${options.commit}" is not a full commit id`);
+  const gitDir = path.join(options.workDir, 'repo.git');
+  await mkdir(gitDir, { recursive: true });
+  const url = repositoryUrl(options.baseUrl, options.repository);
+  options.log(`fetching ${options.commit} from ${url}`);
+  await runGit(['init', '--quiet', '--bare', gitDir], options, gitDir);
+  // Fetching a commit by id (not a branch) builds exactly what was pushed, even if the branch moved on.
+  await runGit(['fetch', '--quiet', '--depth=1', '--no-tags', '--no-recurse-submodules', url, options.commit], options, gitDir);
+  const tar = path.join(options.workDir, 'source.tar');
+  const tree = options.path === '' ? options.commit : `${options.commit}:${options.path}`;
+  await runGit(['archive', '--format=tar', `--output=${tar}`, tree], options, gitDir);
+  return tar;
+}
