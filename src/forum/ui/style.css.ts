@@ -19,7 +19,7 @@ header.site nav{margin-left:auto}
 header.site nav ul{display:flex;flex-wrap:wrap;gap:.5rem 1rem;list-style:none;margin:0;padding:0;align-items:center}
 form.search{display:flex;gap:.25rem}
 form.search input{width:12rem}
-main{padding:1.5rem 0 3rem}
+main.wrap{padding-top:1.5rem;padding-bottom:3rem}
 h1{font-size:1.6rem;line-height:1.25;margin:.25rem 0 1rem}
 h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
 .muted,.meta{color:var(--muted);font-size:.9rem}
@@ -28,7 +28,7 @@ h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
 table.list{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow:hidden}
 table.list th,table.list td{padding:.65rem .8rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 table.list th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
-table.list td.num{text-align:right;white-space:nowrap;width:6rem}
+table.list .num{text-align:right;white-space:nowrap;width:6rem}
 table.list tr:last-child td{border-bottom:0}
 table.list .title{font-weight:600}
 .badge{display:inline-block;font-size:.72rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;border:1px solid currentColor;margin-left:.35rem;vertical-align:middle;color:var(--muted)}
