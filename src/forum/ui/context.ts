@@ -28,12 +28,29 @@ declare module 'fastify' {
   }
 }
 
-/** preHandler of every page: loads the site and the viewer; a banned member's session ends. */
-export async function loadUi(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function communitySite(request: FastifyRequest): Promise<{ site: SiteRow; settings: InstanceSettings }> {
   const target = request.target;
   const site = target.kind === 'site' ? await request.server.services.sites.get(target.site) : undefined;
   if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No community answers at ${request.hostname}.`);
-  const settings = await request.server.instanceSettings.applied(site.id);
+  return { site, settings: await request.server.instanceSettings.applied(site.id) };
+}
+
+function titleOf(site: SiteRow, settings: InstanceSettings): string {
+  return settings.values.FORUM_TITLE?.trim() || site.id;
+}
+
+/**
+ * preHandler of shared, cacheable answers (feeds): the site as a guest sees it, reading no cookie
+ * and setting none.
+ */
+export async function loadGuestUi(request: FastifyRequest): Promise<void> {
+  const { site, settings } = await communitySite(request);
+  request.ui = { site, settings, viewer: GUEST, sessionId: undefined, title: titleOf(site, settings), registrationOpen: false, csrf: '' };
+}
+
+/** preHandler of every page: loads the site and the viewer; a banned member's session ends. */
+export async function loadUi(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { site, settings } = await communitySite(request);
   const db = request.server.deps.database.db;
   let viewer: Viewer = GUEST;
   let sessionId: string | undefined;
@@ -52,7 +69,7 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
     settings,
     viewer,
     sessionId,
-    title: settings.values.FORUM_TITLE?.trim() || site.id,
+    title: titleOf(site, settings),
     // Sign-up is open unless the owner turns it off: a community without members is no community.
     registrationOpen: parseBoolean(settings.values.REGISTRATION_OPEN ?? '') ?? true,
     csrf: '',

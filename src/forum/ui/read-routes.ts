@@ -8,7 +8,7 @@ import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
 import { findVisibleTopic, listPostsClassic, listPostsThreaded, listTopics } from '../topics.js';
 import { AppError } from '../../http/errors.js';
-import { loadUi } from './context.js';
+import { loadGuestUi, loadUi } from './context.js';
 import { atomFeed, openingPosts } from './feed.js';
 import { memberView } from './form-views.js';
 import { pageNumber, permits, sendPage, totalPages } from './forms.js';
@@ -107,14 +107,14 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
 
   const feedPage = { page: 1, pageSize: FEED_SIZE, offset: 0 };
 
-  app.get('/feed.atom', { preHandler: loadUi }, async (request, reply) => {
+  app.get('/feed.atom', { preHandler: loadGuestUi }, async (request, reply) => {
     const { site, title } = request.ui;
     const { rows } = await listTopics(db, site.id, GUEST, {}, feedPage);
     const bodies = await openingPosts(db, rows.map((row) => row.topic.id));
     return reply.type('application/atom+xml; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(atomFeed({ origin: origin(request), title, selfPath: '/feed.atom', topics: rows, bodies }));
   });
 
-  app.get<{ Params: { slug: string } }>('/f/:slug/feed.atom', { schema: { params: SlugParams }, preHandler: loadUi }, async (request, reply) => {
+  app.get<{ Params: { slug: string } }>('/f/:slug/feed.atom', { schema: { params: SlugParams }, preHandler: loadGuestUi }, async (request, reply) => {
     const { site, title } = request.ui;
     const forum = await findVisibleForum(db, site.id, GUEST, request.params.slug);
     const { rows } = await listTopics(db, site.id, GUEST, { forumId: forum.id }, feedPage);

@@ -96,6 +96,7 @@ for (const database of testDatabases) {
       assert.equal(feed.statusCode, 200);
       assert.match(String(feed.headers['content-type']), /application\/atom\+xml/);
       assert.match(feed.body, /<title>Public hello<\/title>/);
+      assert.equal(feed.headers['set-cookie'], undefined);
       assert.match((await guest.get('/f/general/feed.atom')).body, /Public hello/);
       assert.equal((await guest.get('/assets/forum.css')).statusCode, 200);
     });
