@@ -10,6 +10,7 @@ import { settingsPlugin } from './core/settings/plugin.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
 import { forumPlugin } from './forum/plugin.js';
+import { forumUiPlugin } from './forum/ui/plugin.js';
 import { healthRoutes } from './health/routes.js';
 import { deployPlugin } from './deploy/plugin.js';
 import { AppError } from './http/errors.js';
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(deployPlugin);
   await app.register(instancesPlugin);
   await app.register(forumPlugin);
+  await app.register(forumUiPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

@@ -15,8 +15,9 @@ Commands:
   db upgrade                       Apply pending database migrations
   install                          Prepare the data directory and database (idempotent; also runs at every start)
   seed-features                    Seed the plan feature matrix (idempotent; also runs at every start)
-  create-admin -u NAME -e EMAIL -p PASSWORD
-                                   Create an administrator account (there is never a default one)
+  create-admin [--single] -u NAME -e EMAIL -p PASSWORD
+                                   Create an administrator (there is never a default one); with --single,
+                                   the admin of the community instance
   deploy <dir|archive> --site ID [--promote] [--url PORTAL]
                                    Upload a site as a new release (token from BLUME_DEPLOY_TOKEN)
 
@@ -27,7 +28,8 @@ const COMMAND_HELP: Record<string, string> = {
   'db upgrade': 'Usage: blume db upgrade\n\nApplies pending migrations. Safe to run twice and while other nodes start.',
   install: 'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
   'seed-features': 'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
-  'create-admin': 'Usage: blume create-admin -u <username> -e <email> -p <password>\n\nCreates an administrator. Fails when the username or e-mail is taken.',
+  'create-admin':
+    'Usage: blume create-admin [--single] -u <username> -e <email> -p <password>\n\nCreates an administrator. Fails when the username or e-mail is taken.\nWith --single (or when handed to a running `blume serve --single`), creates an admin member of the\ncommunity instance BLUME_INSTANCE_ID, creating the instance if needed; without it, a platform\nadministrator account of the portal.',
 };
 
 export interface CliIo {
@@ -107,10 +109,12 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
             username: { type: 'string', short: 'u' },
             email: { type: 'string', short: 'e' },
             password: { type: 'string', short: 'p' },
+            single: { type: 'boolean', default: false },
           },
           strict: true,
         });
-        return await runCommandOperation(env, io, 'create-admin', values, false);
+        const { single, ...args } = values;
+        return await runCommandOperation(env, io, 'create-admin', args, single ?? false);
       }
       case 'deploy':
         return await runDeployCommand(rest, env);

@@ -4,6 +4,8 @@
 import { createAdmin } from '../core/accounts/service.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { migrationStatus, runMigrations } from '../db/migrate.js';
+import { isEmail } from '../core/settings/allowlist.js';
+import { createMember } from '../forum/members.js';
 import { AppError } from '../http/errors.js';
 import { installAndSeed } from '../runtime.js';
 
@@ -46,9 +48,18 @@ async function createAdminOperation(ctx: OperationContext, args: OperationArgs):
   const { username, email, password } = args;
   if (!username || !email || !password) throw new OperationError('create-admin needs -u <username>, -e <email> and -p <password>.');
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/.test(username)) throw new OperationError('The username must be 2 to 39 letters, digits, `_`, `.` or `-`.');
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new OperationError(`"${email}" is not an e-mail address.`);
+  if (!isEmail(email)) throw new OperationError(`"${email}" is not an e-mail address.`);
   if (password.length < 10) throw new OperationError('The password must be at least 10 characters long.');
   try {
+    if (ctx.singleSite) {
+      // A single instance has no portal: its administrator is a member of the community with the
+      // admin role, logging in on the forum itself. The instance is made here if no server has yet.
+      const seeded = await installAndSeed(ctx.database, ctx.singleSite);
+      const member = await createMember(ctx.database.db, ctx.singleSite, { username, email, password, role: 'admin' });
+      const lines = seeded.siteCreated ? [`Created community instance "${ctx.singleSite}".`] : [];
+      lines.push(`Created administrator "${member.username}" <${member.email}> of community instance "${ctx.singleSite}"; log in at /login.`);
+      return lines.join('\n');
+    }
     const user = await createAdmin(ctx.database.db, { username, email, password });
     return `Created administrator "${user.username}" <${user.email}>.`;
   } catch (error) {

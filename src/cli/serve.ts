@@ -53,7 +53,8 @@ function printBanner(config: Config, options: ServeOptions, driver: string, addr
     ? [
         `Blume community instance "${config.instanceId}" is running on ${address} (${storage}).`,
         'Health: /up/ (liveness), /up/databases, /up/ready.',
-        'Create the first administrator:  npx blume create-admin -u admin -e you@example.com -p "<password>"',
+        'Create the first administrator:  npx blume create-admin --single -u admin -e you@example.com -p "<password>"',
+        'Then log in at /login on this instance.',
       ]
     : [
         `Blume is running (${driver}; ${storage}).`,

@@ -46,6 +46,20 @@ export async function createMember(db: Executor, siteId: string, input: NewMembe
   return row!;
 }
 
+/** A member of the site by username (case-insensitive). */
+export async function findMemberByUsername(db: Executor, siteId: string, username: string): Promise<ForumMemberRow | undefined> {
+  const [row] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, siteId), sameText(forumMembers.username, username))).limit(1);
+  return row;
+}
+
+/** Sets a new password after checking the current one; false when the current one is wrong. */
+export async function changeMemberPassword(db: Executor, member: ForumMemberRow, current: string, next: string): Promise<boolean> {
+  // Linked members log in with their platform account, whose password the portal changes.
+  if (!member.passwordHash || !(await verifyPassword(current, member.passwordHash))) return false;
+  await db.update(forumMembers).set({ passwordHash: await hashPassword(next) }).where(eq(forumMembers.id, member.id));
+  return true;
+}
+
 export async function findMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow | undefined> {
   const [row] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)));
   return row;

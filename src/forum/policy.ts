@@ -74,6 +74,16 @@ export function authorizeModeration(viewer: Viewer): asserts viewer is MemberVie
   if (!isStaff(viewer)) throw new AppError('forbidden', 'Only moderators and admins may do this.');
 }
 
+/**
+ * Staff ban members from the web UI: moderators ban plain members, admins anyone but the site
+ * owner (whose membership follows the site); nobody bans themselves.
+ */
+export function authorizeBan(viewer: Viewer, target: ForumMemberRow, targetRole: Role): asserts viewer is MemberViewer {
+  authorizeModeration(viewer);
+  if (viewer.member.id === target.id) throw new AppError('forbidden', 'You cannot ban yourself.');
+  if (targetRole !== 'member' && !isAdmin(viewer)) throw new AppError('forbidden', 'Only admins may ban moderators and admins.');
+}
+
 /** Structure (categories, forums), members and waitlists are the instance admins' business. */
 export function authorizeAdmin(viewer: Viewer): asserts viewer is MemberViewer {
   requireMember(viewer);

@@ -121,6 +121,25 @@ export const forumPosts = pgTable(
   ],
 );
 
+/**
+ * Web UI sessions of community members (cookie `blume_member` on the site host). Like account
+ * sessions, the cookie is `<id>.<secret>` and only the secret's SHA-256 is stored.
+ */
+export const forumSessions = pgTable(
+  'forum_sessions',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    memberId: text('member_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    secretHash: text('secret_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('forum_sessions_member_idx').on(t.memberId)],
+);
+
 /** E-mails collected on named waitlists (`service_key`), once per key and address. */
 export const waitlistEntries = pgTable(
   'waitlist_entries',
@@ -139,4 +158,5 @@ export type ForumCategoryRow = typeof forumCategories.$inferSelect;
 export type ForumRow = typeof forums.$inferSelect;
 export type ForumTopicRow = typeof forumTopics.$inferSelect;
 export type ForumPostRow = typeof forumPosts.$inferSelect;
+export type ForumSessionRow = typeof forumSessions.$inferSelect;
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;

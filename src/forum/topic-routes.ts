@@ -3,9 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
-import { consumeRateLimit } from '../http/rate-limit.js';
 import { forumMember, forumReader } from './access.js';
 import { authorizeModeration } from './policy.js';
+import { spendPostingBudget } from './posting-limit.js';
 import { presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
   IdParams,
@@ -28,20 +28,15 @@ import { searchForum } from './search.js';
 import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, listTopics, updateTopic } from './topics.js';
 
 
-const POSTING_WINDOW_SECONDS = 60;
 /** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
 const WRITE_BODY_LIMIT = MAX_BODY_LENGTH * 2 + 16 * 1024;
 
 export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
-  // One bucket per member for every write (topics, replies, edits), so several tokens of one
-  // member do not multiply the budget.
-  const postsPerMinute = app.deps.config.rateLimit.postsPerMinute;
   const postingLimit = async (request: FastifyRequest): Promise<void> => {
     const { site, viewer } = request.forum;
-    if (viewer.kind !== 'member') return;
-    await consumeRateLimit(app.deps.cache.cache, `forum:posting:${site.id}:${viewer.member.id}`, postsPerMinute, POSTING_WINDOW_SECONDS, 'posts');
+    if (viewer.kind === 'member') await spendPostingBudget(app, site.id, viewer.member.id);
   };
 
   app.get(

@@ -58,12 +58,13 @@ function requireBody(body: string): ReturnType<typeof renderBody> & { source: st
 
 export interface TopicFilter {
   forumId?: string | undefined;
+  authorId?: string | undefined;
 }
 
 /** Topics the viewer may see, pinned first, then by latest activity. */
 export async function listTopics(db: Executor, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page): Promise<{ rows: TopicView[]; total: number }> {
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
-  const where = and(eq(forumTopics.siteId, siteId), visibleTopicsWhere(viewer), forum ? eq(forumTopics.forumId, forum.id) : undefined);
+  const where = and(eq(forumTopics.siteId, siteId), visibleTopicsWhere(viewer), forum ? eq(forumTopics.forumId, forum.id) : undefined, filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined);
   const [total] = await db.select({ n: count() }).from(forumTopics).innerJoin(forums, eq(forums.id, forumTopics.forumId)).where(where);
   const rows = await db
     .select(topicColumns)
@@ -239,7 +240,8 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
   });
 }
 
-async function findVisiblePost(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<PostView> {
+/** A live post the viewer may see; 404 `post_not_found` otherwise. */
+export async function findVisiblePost(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<PostView> {
   const [row] = await db
     .select({ ...postColumns, topic: forumTopics, forum: forums })
     .from(forumPosts)

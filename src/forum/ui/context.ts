@@ -1,0 +1,84 @@
+// Who is looking at a page: the community site the host names, its applied settings, and the member
+// the session cookie proves (or a guest). The viewer is the same `Viewer` the Forum API builds, so
+// every page goes through the one visibility policy.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseBoolean } from '../../config/index.js';
+import type { InstanceSettings } from '../../core/settings/allowlist.js';
+import type { SiteRow } from '../../core/sites/tables.js';
+import { AppError } from '../../http/errors.js';
+import { viewerFor } from '../members.js';
+import { GUEST, type Viewer } from '../policy.js';
+import { clearMemberCookie, csrfToken, MEMBER_COOKIE, memberForSession, verifyCsrf } from './sessions.js';
+
+export interface UiContext {
+  site: SiteRow;
+  settings: InstanceSettings;
+  viewer: Viewer;
+  sessionId: string | undefined;
+  /** Title of the community: FORUM_TITLE, or the site id. */
+  title: string;
+  registrationOpen: boolean;
+  /** The CSRF token forms on this page carry. */
+  csrf: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ui: UiContext;
+  }
+}
+
+async function communitySite(request: FastifyRequest): Promise<{ site: SiteRow; settings: InstanceSettings }> {
+  const target = request.target;
+  const site = target.kind === 'site' ? await request.server.services.sites.get(target.site) : undefined;
+  if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No community answers at ${request.hostname}.`);
+  return { site, settings: await request.server.instanceSettings.applied(site.id) };
+}
+
+function titleOf(site: SiteRow, settings: InstanceSettings): string {
+  return settings.values.FORUM_TITLE?.trim() || site.id;
+}
+
+/**
+ * preHandler of shared, cacheable answers (feeds): the site as a guest sees it, reading no cookie
+ * and setting none.
+ */
+export async function loadGuestUi(request: FastifyRequest): Promise<void> {
+  const { site, settings } = await communitySite(request);
+  request.ui = { site, settings, viewer: GUEST, sessionId: undefined, title: titleOf(site, settings), registrationOpen: false, csrf: '' };
+}
+
+/** preHandler of every page: loads the site and the viewer; a banned member's session ends. */
+export async function loadUi(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { site, settings } = await communitySite(request);
+  const db = request.server.deps.database.db;
+  let viewer: Viewer = GUEST;
+  let sessionId: string | undefined;
+  const cookie = request.cookies[MEMBER_COOKIE];
+  if (cookie) {
+    const session = await memberForSession(db, site.id, cookie);
+    if (session && !session.member.banned) {
+      viewer = viewerFor(site, session.member);
+      sessionId = session.id;
+    } else {
+      clearMemberCookie(reply);
+    }
+  }
+  request.ui = {
+    site,
+    settings,
+    viewer,
+    sessionId,
+    title: titleOf(site, settings),
+    // Sign-up is open unless the owner turns it off: a community without members is no community.
+    registrationOpen: parseBoolean(settings.values.REGISTRATION_OPEN ?? '') ?? true,
+    csrf: '',
+  };
+  request.ui.csrf = csrfToken(request, reply, site.id, sessionId);
+}
+
+/** preHandler of every form post, after `loadUi`. */
+export async function checkForm(request: FastifyRequest): Promise<void> {
+  const form = request.body as Record<string, string> | undefined;
+  verifyCsrf(request, request.ui.site.id, request.ui.sessionId, form?._csrf);
+}

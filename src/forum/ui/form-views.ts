@@ -1,0 +1,100 @@
+// Pages with forms: log in, sign up, the member's own profile (password and forum tokens), another
+// member's profile (with the ban switch for staff), new topic and post editing.
+import type { CredentialRow } from '../../core/credentials/tables.js';
+import type { Role } from '../policy.js';
+import { MAX_TITLE_LENGTH } from '../schemas.js';
+import type { ForumMemberRow, ForumPostRow, ForumRow } from '../tables.js';
+import type { UiContext } from './context.js';
+import { html, type SafeHtml } from './html.js';
+import { csrfField, notice, postButton, time } from './layout.js';
+import { bodyField, topicRows } from './read-views.js';
+import type { TopicView } from '../topics.js';
+
+function input(id: string, label: string, type: string, value: string, extra: { autocomplete?: string; hint?: string; maxlength?: number; minlength?: number } = {}): SafeHtml {
+  return html`<div><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${id}" value="${value}" required${extra.autocomplete ? html` autocomplete="${extra.autocomplete}"` : ''}${extra.maxlength ? html` maxlength="${extra.maxlength}"` : ''}${extra.minlength ? html` minlength="${extra.minlength}"` : ''}${extra.hint ? html` aria-describedby="${id}-hint"` : ''}>${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</div>`;
+}
+
+export function loginView(ui: UiContext, values: { login?: string; next?: string }, error?: string): SafeHtml {
+  return html`<h1>Log in</h1>${error ? notice('error', error) : ''}
+<form class="stack" method="post" action="/login">${csrfField(ui)}<input type="hidden" name="next" value="${values.next ?? ''}">
+${input('login', 'Username or e-mail', 'text', values.login ?? '', { autocomplete: 'username', maxlength: 254 })}
+${input('password', 'Password', 'password', '', { autocomplete: 'current-password', maxlength: 200 })}
+<div><button type="submit">Log in</button></div></form>
+${ui.registrationOpen ? html`<p>New here? <a href="/signup">Create an account</a>.</p>` : ''}`;
+}
+
+export function signupView(ui: UiContext, values: { username?: string; email?: string }, error?: string): SafeHtml {
+  if (!ui.registrationOpen) return html`<h1>Sign up</h1>${notice('warn', 'Sign-up is closed in this community; ask an administrator for an account.')}`;
+  return html`<h1>Create an account</h1>${error ? notice('error', error) : ''}
+<form class="stack" method="post" action="/signup">${csrfField(ui)}
+${input('username', 'Username', 'text', values.username ?? '', { autocomplete: 'username', maxlength: 39, minlength: 2, hint: '2 to 39 letters, digits, _, . or -' })}
+${input('email', 'E-mail', 'email', values.email ?? '', { autocomplete: 'email', maxlength: 254 })}
+${input('password', 'Password', 'password', '', { autocomplete: 'new-password', minlength: 10, maxlength: 200, hint: 'At least 10 characters.' })}
+<div><button type="submit">Sign up</button></div></form>
+<p>Have an account? <a href="/login">Log in</a>.</p>`;
+}
+
+export interface AccountPage {
+  member: ForumMemberRow;
+  role: Role;
+  tokens: CredentialRow[];
+  /** Whether the site's plan includes the Forum API, which tokens are for. */
+  apiAvailable: boolean;
+  minted?: { name: string; token: string };
+  message?: { kind: 'ok' | 'error'; text: string };
+}
+
+export function accountView(ui: UiContext, page: AccountPage): SafeHtml {
+  const { member } = page;
+  return html`<h1>Your profile</h1>${page.message ? notice(page.message.kind, page.message.text) : ''}
+<p><strong>${member.username}</strong> · ${member.email} · ${page.role} · joined ${time(member.createdAt)} · <a href="/u/${encodeURIComponent(member.username)}">public profile</a></p>
+<section aria-labelledby="tokens-heading"><h2 id="tokens-heading">Forum API tokens</h2>
+${
+  page.minted
+    ? html`<div class="notice ok" role="status"><p>New token “${page.minted.name}”. Copy it now: it is shown only once.</p><code class="token" id="new-token">${page.minted.token}</code></div>`
+    : ''
+}
+<p class="muted">Tokens let programs use the Forum API as you (header <code>Authentication-Token</code>).</p>
+${
+  page.tokens.length === 0
+    ? html`<p class="muted">You have no tokens.</p>`
+    : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${page.tokens.map(
+        (token) => html`<tr><td>${token.name}</td><td>${time(token.createdAt)}</td><td>${token.lastUsedAt ? time(token.lastUsedAt) : 'never'}</td><td>${postButton(ui, `/account/tokens/${token.id}/revoke`, `Revoke`, {}, 'danger')}</td></tr>`,
+      )}</tbody></table>`
+}
+${
+  page.apiAvailable
+    ? html`<form class="stack" method="post" action="/account/tokens">${csrfField(ui)}${input('name', 'Token name', 'text', '', { maxlength: 100, hint: 'What will use it, e.g. “backup script”.' })}<div><button type="submit">Create token</button></div></form>`
+    : notice('warn', "This community's plan does not include the Forum API, so tokens cannot be created.")
+}
+</section>
+${
+  member.userId
+    ? html`<p class="muted">You log in with your platform account; change its password in the portal.</p>`
+    : html`<section aria-labelledby="password-heading"><h2 id="password-heading">Change password</h2>
+<form class="stack" method="post" action="/account/password">${csrfField(ui)}
+${input('current_password', 'Current password', 'password', '', { autocomplete: 'current-password', maxlength: 200 })}
+${input('new_password', 'New password', 'password', '', { autocomplete: 'new-password', minlength: 10, maxlength: 200, hint: 'At least 10 characters. Your other sessions end.' })}
+<div><button type="submit">Change password</button></div></form></section>`
+}`;
+}
+
+export function memberView(ui: UiContext, member: ForumMemberRow, role: Role, topics: TopicView[], canBan: boolean): SafeHtml {
+  return html`<p class="crumbs"><a href="/">${ui.title}</a></p><h1>${member.username}${member.banned ? html`<span class="badge">Banned</span>` : ''}</h1>
+<p class="muted">${role} · joined ${time(member.createdAt)}</p>
+${canBan ? html`<div class="actions" role="group" aria-label="Moderation">${postButton(ui, `/u/${encodeURIComponent(member.username)}/ban`, member.banned ? 'Lift ban' : 'Ban member', { banned: member.banned ? 'false' : 'true' }, 'danger')}</div>` : ''}
+<h2>Recent topics</h2>${topics.length === 0 ? html`<p class="muted">None you can see.</p>` : topicRows(topics)}`;
+}
+
+export function newTopicView(ui: UiContext, forum: ForumRow, values: { title?: string; body?: string }, error?: string): SafeHtml {
+  return html`<p class="crumbs"><a href="/">${ui.title}</a> › <a href="/f/${forum.slug}">${forum.name}</a></p><h1>New topic</h1>${error ? notice('error', error) : ''}
+<form class="stack wide" method="post" action="/f/${forum.slug}/new">${csrfField(ui)}
+${input('title', 'Title', 'text', values.title ?? '', { maxlength: MAX_TITLE_LENGTH })}
+${bodyField('body', 'Message', values.body ?? '')}
+<div><button type="submit">Start topic</button></div></form>`;
+}
+
+export function editPostView(ui: UiContext, post: ForumPostRow, value: string, error?: string): SafeHtml {
+  return html`<p class="crumbs"><a href="/t/${post.topicId}">Back to the topic</a></p><h1>Edit post</h1>${error ? notice('error', error) : ''}
+<form class="stack wide" method="post" action="/p/${post.id}/edit">${csrfField(ui)}${bodyField('body', 'Message', value)}<div><button type="submit">Save</button></div></form>`;
+}

@@ -1,0 +1,32 @@
+// Typed HTML templates. `html` escapes every interpolated value unless it is already `SafeHtml`, so
+// the only way to put markup from data on a page is `trustedHtml`, used for post bodies that were
+// sanitized on write (markdown.ts).
+import { escapeHtml } from '../../lib/html.js';
+
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
+
+function render(value: HtmlValue): string {
+  if (value === null || value === undefined || value === false || value === true) return '';
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(render).join('');
+  return escapeHtml(String(value as string | number));
+}
+
+/** Tagged template: literal parts are markup, interpolations are escaped text (arrays joined). */
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
+  return new SafeHtml(out);
+}
+
+/** Markup that is already safe: sanitized post bodies only. */
+export function trustedHtml(markup: string): SafeHtml {
+  return new SafeHtml(markup);
+}

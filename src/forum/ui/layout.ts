@@ -1,0 +1,76 @@
+// The page frame every forum page shares: skip link, header with the community's name, search and
+// account links, one `main` landmark, and a footer with the feed.
+import type { UiContext } from './context.js';
+import { html, type HtmlValue, type SafeHtml } from './html.js';
+
+export interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  /** Extra `<link>` elements, e.g. a forum's own feed. */
+  head?: SafeHtml;
+  /** Keep pages with personal or secret content out of caches. */
+  private?: boolean;
+  search?: string;
+}
+
+/** The hidden CSRF field of every form. */
+export function csrfField(ui: UiContext): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${ui.csrf}">`;
+}
+
+export function postButton(ui: UiContext, action: string, label: string, fields: Record<string, string> = {}, className = 'link'): SafeHtml {
+  return html`<form method="post" action="${action}">${csrfField(ui)}${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit" class="${className}">${label}</button></form>`;
+}
+
+export function notice(kind: 'error' | 'ok' | 'warn', text: HtmlValue): SafeHtml {
+  return html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
+}
+
+export function time(date: Date): SafeHtml {
+  const iso = date.toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+export function layout(ui: UiContext, page: PageOptions): string {
+  const viewer = ui.viewer;
+  const account =
+    viewer.kind === 'member'
+      ? html`<li><a href="/account">${viewer.member.username}</a></li><li>${postButton(ui, '/logout', 'Log out')}</li>`
+      : html`<li><a href="/login">Log in</a></li>${ui.registrationOpen ? html`<li><a href="/signup">Sign up</a></li>` : ''}`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title === ui.title ? ui.title : `${page.title} · ${ui.title}`}</title>
+<link rel="stylesheet" href="/assets/forum.css">
+<link rel="alternate" type="application/atom+xml" title="${ui.title}: recent topics" href="/feed.atom">
+${page.head ?? ''}
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+<div class="wrap">
+<a class="brand" href="/">${ui.title}</a>
+<form class="search" role="search" method="get" action="/search"><label class="sr-only" for="site-search">Search the forum</label><input type="search" id="site-search" name="q" value="${page.search ?? ''}" placeholder="Search" maxlength="200"><button type="submit" class="secondary">Search</button></form>
+<nav aria-label="Account"><ul>${account}</ul></nav>
+</div>
+</header>
+<main id="main" class="wrap" tabindex="-1">
+${page.body}
+</main>
+<footer class="site"><div class="wrap">${ui.title} · <a href="/feed.atom">Atom feed</a> · Powered by Blume</div></footer>
+</body>
+</html>
+`.value;
+}
+
+/** Previous / next links of a paged list; `href` builds the URL of a page. */
+export function pager(page: number, totalPages: number, href: (page: number) => string): SafeHtml {
+  if (totalPages <= 1) return html``;
+  return html`<nav class="pager" aria-label="Pages">
+<span>${page > 1 ? html`<a rel="prev" href="${href(page - 1)}">← Previous</a>` : ''}</span>
+<span class="muted">Page ${page} of ${totalPages}</span>
+<span>${page < totalPages ? html`<a rel="next" href="${href(page + 1)}">Next →</a>` : ''}</span>
+</nav>`;
+}

@@ -1,0 +1,127 @@
+// Reading pages: index, forum, topic (classic and threaded), member profiles, search and feeds.
+// Every list comes from the same services as the Forum API, with the viewer from the session.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { effectiveRole, findMemberByUsername } from '../members.js';
+import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST } from '../policy.js';
+import { searchForum } from '../search.js';
+import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
+import { findVisibleTopic, listPostsClassic, listPostsThreaded, listTopics } from '../topics.js';
+import { AppError } from '../../http/errors.js';
+import { loadGuestUi, loadUi } from './context.js';
+import { atomFeed, openingPosts } from './feed.js';
+import { memberView } from './form-views.js';
+import { pageNumber, permits, sendPage, totalPages } from './forms.js';
+import { html } from './html.js';
+import { forumView, indexView, searchView, topicView } from './read-views.js';
+import { FORUM_CSS } from './style.css.js';
+
+const TOPICS_PER_PAGE = 20;
+const POSTS_PER_PAGE = 20;
+const THREADS_PER_PAGE = 10;
+const FEED_SIZE = 30;
+
+const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const PageQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })) });
+const TopicQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })), view: Type.Optional(Type.Union([Type.Literal('classic'), Type.Literal('threaded')])) });
+const SearchQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 200 })), page: Type.Optional(Type.String({ maxLength: 10 })) });
+
+function origin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+export async function readRoutes(app: FastifyInstance): Promise<void> {
+  const db = app.deps.database.db;
+
+  app.get('/assets/forum.css', async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(FORUM_CSS),
+  );
+
+  app.get('/', { preHandler: loadUi }, async (request, reply) => {
+    const { site, viewer } = request.ui;
+    const [categories, visible] = await Promise.all([listCategories(db, site.id, viewer), listVisibleForums(db, site.id, viewer)]);
+    return sendPage(reply, request.ui, request.ui.title, indexView(request.ui, categories, visible));
+  });
+
+  app.get<{ Params: { slug: string }; Querystring: { page?: string } }>(
+    '/f/:slug',
+    { schema: { params: SlugParams, querystring: PageQuery }, preHandler: loadUi },
+    async (request, reply) => {
+      const { site, viewer } = request.ui;
+      const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
+      const page = pageNumber(request.query.page);
+      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE });
+      const canStart = permits(() => authorizeNewTopic(viewer, forum));
+      return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
+        head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,
+      });
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { page?: string; view?: 'classic' | 'threaded' } }>(
+    '/t/:id',
+    { schema: { params: IdParams, querystring: TopicQuery }, preHandler: loadUi },
+    async (request, reply) => {
+      const { site, viewer } = request.ui;
+      const { topic, forum } = await findVisibleTopic(db, site.id, viewer, request.params.id);
+      const view = request.query.view ?? 'classic';
+      const pageSize = view === 'threaded' ? THREADS_PER_PAGE : POSTS_PER_PAGE;
+      const list = view === 'threaded' ? listPostsThreaded : listPostsClassic;
+      // `page=last` (where a new reply lands) needs the total first.
+      let page = request.query.page === 'last' ? Number.MAX_SAFE_INTEGER : pageNumber(request.query.page);
+      if (page === Number.MAX_SAFE_INTEGER) page = totalPages((await list(db, topic.id, { page: 1, pageSize: 1, offset: 0 })).total, pageSize);
+      const { rows, total } = await list(db, topic.id, { page, pageSize, offset: (page - 1) * pageSize });
+      const can = {
+        reply: permits(() => authorizeReply(viewer, forum, topic)),
+        moderate: permits(() => authorizeModeration(viewer)),
+        changePost: (authorId: string | null) => permits(() => authorizePostChange(viewer, authorId)),
+      };
+      return sendPage(reply, request.ui, topic.title, topicView(request.ui, { topic, forum, view, posts: rows, page, totalPages: totalPages(total, pageSize) }, can));
+    },
+  );
+
+  app.get<{ Params: { username: string } }>(
+    '/u/:username',
+    { schema: { params: Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) }) }, preHandler: loadUi },
+    async (request, reply) => {
+      const { site, viewer } = request.ui;
+      // Profiles are for members: a guest learns nothing about who is registered.
+      if (viewer.kind === 'guest') throw new AppError('authentication_required', 'Log in to see member profiles.');
+      const member = await findMemberByUsername(db, site.id, request.params.username);
+      if (!member) throw new AppError('member_not_found', `No member "${request.params.username}".`);
+      const role = effectiveRole(site, member);
+      const { rows: topics } = await listTopics(db, site.id, viewer, { authorId: member.id }, { page: 1, pageSize: 10, offset: 0 });
+      const canBan = !member.userId && permits(() => authorizeBan(viewer, member, role));
+      return sendPage(reply, request.ui, member.username, memberView(request.ui, member, role, topics, canBan));
+    },
+  );
+
+  app.get<{ Querystring: { q?: string; page?: string } }>('/search', { schema: { querystring: SearchQuery }, preHandler: loadUi }, async (request, reply) => {
+    const { site, viewer } = request.ui;
+    const query = (request.query.q ?? '').trim();
+    const page = pageNumber(request.query.page);
+    const { rows, total } = query ? await searchForum(db, site.id, viewer, query, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }) : { rows: [], total: 0 };
+    return sendPage(reply, request.ui, query ? `Search: ${query}` : 'Search', searchView(query, rows, page, totalPages(total, TOPICS_PER_PAGE)), { search: query });
+  });
+
+  const feedPage = { page: 1, pageSize: FEED_SIZE, offset: 0 };
+
+  app.get('/feed.atom', { preHandler: loadGuestUi }, async (request, reply) => {
+    const { site, title } = request.ui;
+    const { rows } = await listTopics(db, site.id, GUEST, {}, feedPage);
+    const bodies = await openingPosts(db, rows.map((row) => row.topic.id));
+    return reply.type('application/atom+xml; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(atomFeed({ origin: origin(request), title, selfPath: '/feed.atom', topics: rows, bodies }));
+  });
+
+  app.get<{ Params: { slug: string } }>('/f/:slug/feed.atom', { schema: { params: SlugParams }, preHandler: loadGuestUi }, async (request, reply) => {
+    const { site, title } = request.ui;
+    const forum = await findVisibleForum(db, site.id, GUEST, request.params.slug);
+    const { rows } = await listTopics(db, site.id, GUEST, { forumId: forum.id }, feedPage);
+    const bodies = await openingPosts(db, rows.map((row) => row.topic.id));
+    return reply
+      .type('application/atom+xml; charset=utf-8')
+      .header('Cache-Control', 'public, max-age=300')
+      .send(atomFeed({ origin: origin(request), title, selfPath: `/f/${forum.slug}/feed.atom`, forum, topics: rows, bodies }));
+  });
+}

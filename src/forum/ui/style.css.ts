@@ -1,0 +1,74 @@
+// The one stylesheet of the forum pages: system fonts, a readable measure, light and dark schemes
+// from the reader's preference, visible focus, and a layout that folds to one column on phones.
+export const FORUM_CSS = `
+:root{color-scheme:light dark;--bg:#fbfaf8;--fg:#1d1d1f;--muted:#5f6368;--line:#e2ded8;--card:#fff;--accent:#2f5fd0;--accent-fg:#fff;--pin:#a15c00;--warn-bg:#fff4e5;--warn:#8a4b00;--err-bg:#fdecec;--err:#a31515;--ok-bg:#e8f5ec;--ok:#1f6b3a;--code:#f2f0ec}
+@media (prefers-color-scheme:dark){:root{--bg:#141517;--fg:#e8e6e3;--muted:#a0a4ab;--line:#2e3136;--card:#1c1e21;--accent:#8ab4ff;--accent-fg:#0c1526;--pin:#f0b35a;--warn-bg:#3a2a12;--warn:#f5c77e;--err-bg:#3d1818;--err:#ff9d9d;--ok-bg:#15301f;--ok:#8fd6a5;--code:#26292d}}
+*{box-sizing:border-box}
+html{font-size:100%}
+body{margin:0;background:var(--bg);color:var(--fg);font:1rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+a{color:var(--accent)}
+a:hover{text-decoration-thickness:2px}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px;border-radius:3px}
+.skip{position:absolute;left:-999px;top:0;background:var(--accent);color:var(--accent-fg);padding:.5rem 1rem;z-index:10}
+.skip:focus{left:.5rem}
+.wrap{max-width:60rem;margin:0 auto;padding:0 1rem}
+header.site{border-bottom:1px solid var(--line);background:var(--card)}
+header.site .wrap{display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:center;padding-top:.75rem;padding-bottom:.75rem}
+.brand{font-weight:700;font-size:1.2rem;text-decoration:none;color:var(--fg)}
+header.site nav{margin-left:auto}
+header.site nav ul{display:flex;flex-wrap:wrap;gap:.5rem 1rem;list-style:none;margin:0;padding:0;align-items:center}
+form.search{display:flex;gap:.25rem}
+form.search input{width:12rem}
+main.wrap{padding-top:1.5rem;padding-bottom:3rem}
+h1{font-size:1.6rem;line-height:1.25;margin:.25rem 0 1rem}
+h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
+.muted,.meta{color:var(--muted);font-size:.9rem}
+.crumbs{font-size:.9rem;color:var(--muted);margin:0}
+.crumbs a{color:var(--muted)}
+table.list{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow:hidden}
+table.list th,table.list td{padding:.65rem .8rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+table.list th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
+table.list .num{text-align:right;white-space:nowrap;width:6rem}
+table.list tr:last-child td{border-bottom:0}
+table.list .title{font-weight:600}
+.badge{display:inline-block;font-size:.72rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;border:1px solid currentColor;margin-left:.35rem;vertical-align:middle;color:var(--muted)}
+.badge.pin{color:var(--pin)}
+.post{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:0 0 .8rem}
+.post header{display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;margin-bottom:.35rem}
+.post header .author{font-weight:600}
+.post .body{overflow-wrap:anywhere}
+.post .body img{max-width:100%}
+.post .body pre{background:var(--code);padding:.6rem .8rem;border-radius:6px;overflow:auto}
+.post .body code{background:var(--code);padding:.05rem .25rem;border-radius:4px}
+.post .body blockquote{margin:.5rem 0;padding-left:.8rem;border-left:3px solid var(--line);color:var(--muted)}
+.post.deleted{color:var(--muted);font-style:italic}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:.5rem;font-size:.9rem}
+.actions form{display:inline}
+ol.thread,ol.replies{list-style:none;margin:0;padding:0}
+ol.replies{margin-left:1.25rem;padding-left:.75rem;border-left:2px solid var(--line)}
+details.reply>summary{cursor:pointer;color:var(--accent);display:inline-block}
+details.reply[open]{flex-basis:100%}
+form.stack{display:grid;gap:.8rem;max-width:40rem}
+form.stack.wide{max-width:none}
+label{font-weight:600;display:block;margin-bottom:.2rem}
+input[type=text],input[type=email],input[type=password],input[type=search],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
+textarea{min-height:9rem;resize:vertical}
+button,.button{font:inherit;font-weight:600;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);border-radius:6px;padding:.45rem .9rem;cursor:pointer;text-decoration:none;display:inline-block}
+button.link{background:none;border:0;color:var(--accent);padding:0;font-weight:400;text-decoration:underline}
+button.secondary{background:transparent;color:var(--accent)}
+button.danger{background:transparent;color:var(--err);border-color:var(--err)}
+.hint{font-weight:400;color:var(--muted);font-size:.85rem}
+.notice{padding:.7rem 1rem;border-radius:8px;margin:0 0 1rem;border:1px solid currentColor}
+.notice.error{background:var(--err-bg);color:var(--err)}
+.notice.ok{background:var(--ok-bg);color:var(--ok)}
+.notice.warn{background:var(--warn-bg);color:var(--warn)}
+.token{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all;background:var(--code);padding:.4rem .6rem;border-radius:6px;display:block}
+.pager{display:flex;gap:1rem;justify-content:space-between;margin:1rem 0}
+.tabs{display:flex;gap:1rem;margin:0 0 1rem}
+.tabs a[aria-current=page]{font-weight:700;color:var(--fg);text-decoration:none}
+.toolbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;margin-bottom:1rem}
+.toolbar h1{margin:0}
+footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.85rem}
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:40rem){header.site nav{margin-left:0;width:100%}form.search input{width:100%}table.list td.num,table.list th.num{display:none}ol.replies{margin-left:.4rem;padding-left:.5rem}}
+`;
