@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
+import type { Mailer } from './adapters/mail/index.js';
 import type { Config } from './config/index.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -22,6 +23,7 @@ export interface AppDeps {
   database: DatabaseHandle;
   cache: CacheAdapter;
   blobs: BlobStore;
+  mailer: Mailer;
   mode: 'platform' | 'single';
   /** The community site served on every host in single mode. */
   singleSite?: string;

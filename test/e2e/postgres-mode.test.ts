@@ -36,7 +36,9 @@ describe('blume on PostgreSQL and Redis', { skip: !postgresUrl || !redisUrl ? 'n
     };
     const server = await startBlume([], env);
     try {
-      const created = runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
+      // runBlume blocks this process, and with it the in-process proxies: the command goes direct.
+      const direct = { ...env, DATABASE_URL: database.url!, BLUME_REDIS_URL: redisUrl! };
+      const created = runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], direct);
       assert.equal(created.status, 0, created.stderr);
       assert.doesNotMatch(created.stdout, /running server/, 'PostgreSQL mode needs no control socket');
       const healthy = await fetch(`${server.url}/up/databases`);
