@@ -1,16 +1,20 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { presentSite } from '../core/sites/presenters.js';
 import { authorizeSite } from '../core/sites/policy.js';
 import { CreateSiteBody, SiteOut, SiteParams } from '../core/sites/schemas.js';
 import { createSite, deleteSite, findSite, listSites } from '../core/sites/service.js';
 import { requireSession } from '../http/auth.js';
+import { requestUrlBase } from '../http/hosts.js';
 
 export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
-  const urls = app.deps.config;
+  const { sitesDomain } = app.deps.config;
+  // Site URLs keep the configured domain (host routing depends on it) and take the scheme and port
+  // the client used, so a TLS-terminating proxy yields https links.
+  const urlsFor = (request: FastifyRequest) => ({ base: requestUrlBase(request), sitesDomain });
 
   app.post(
     '/sites',
@@ -18,20 +22,20 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const site = await createSite(db, request.user!, request.body);
       await app.services.sites.changed(site.id);
-      return reply.code(201).send(presentSite(site, urls));
+      return reply.code(201).send(presentSite(site, urlsFor(request)));
     },
   );
 
   app.get(
     '/sites',
     { schema: { tags: ['sites'], summary: 'Sites you own (all sites for administrators)', response: { 200: Type.Array(SiteOut) } }, preHandler: requireSession },
-    async (request) => (await listSites(db, request.user!)).map((site) => presentSite(site, urls)),
+    async (request) => (await listSites(db, request.user!)).map((site) => presentSite(site, urlsFor(request))),
   );
 
   app.get(
     '/sites/:id',
     { schema: { tags: ['sites'], summary: 'One site', params: SiteParams, response: { 200: SiteOut } }, preHandler: requireSession },
-    async (request) => presentSite(authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id), urls),
+    async (request) => presentSite(authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id), urlsFor(request)),
   );
 
   app.delete(

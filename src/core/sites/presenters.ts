@@ -1,9 +1,10 @@
-import { siteOrigin } from '../../http/hosts.js';
+import { siteOrigin, type UrlBase } from '../../http/hosts.js';
 import type { SiteOut } from './schemas.js';
 import type { SiteRow } from './tables.js';
 
 export interface UrlContext {
-  publicUrl: URL;
+  /** How the client reached us (scheme and port); the host name is the configured sites domain. */
+  base: UrlBase;
   sitesDomain: string;
 }
 
@@ -13,7 +14,7 @@ export function presentSite(site: SiteRow, urls: UrlContext): SiteOut {
     kind: site.kind,
     plan: site.plan,
     owner_id: site.ownerId,
-    url: siteOrigin(urls.publicUrl, urls.sitesDomain, site.id),
+    url: siteOrigin(urls.base, urls.sitesDomain, site.id),
     created_at: site.createdAt.toISOString(),
   };
 }
