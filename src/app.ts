@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
+import type { Mailer } from './adapters/mail/index.js';
 import type { Config } from './config/index.js';
 import { settingsPlugin } from './core/settings/plugin.js';
 import { SiteDirectory } from './core/sites/directory.js';
@@ -28,6 +29,7 @@ export interface AppDeps {
   database: DatabaseHandle;
   cache: CacheAdapter;
   blobs: BlobStore;
+  mailer: Mailer;
   mode: 'platform' | 'single';
   /** The community site served on every host in single mode. */
   singleSite?: string;

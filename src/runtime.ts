@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createBlobStore, type BlobStore } from './adapters/blobs/index.js';
 import { createCache, type CacheAdapter } from './adapters/cache/index.js';
+import { createMailer, type Mailer } from './adapters/mail/index.js';
 import type { Config } from './config/index.js';
 import { seedFeatures } from './core/plans/service.js';
 import { findSite, createSite } from './core/sites/service.js';
@@ -23,6 +24,7 @@ export interface Runtime {
   database: DatabaseHandle;
   cache: CacheAdapter;
   blobs: BlobStore;
+  mailer: Mailer;
   close(): Promise<void>;
 }
 
@@ -84,7 +86,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     const cache = await createCache(config, options.cachePrefix);
     opened.push(() => cache.close());
     const blobs = await createBlobStore(config.blobs);
-    return { config, database, cache, blobs, close: closeAll };
+    const mailer = await createMailer(config.mail);
+    opened.push(() => mailer.close());
+    return { config, database, cache, blobs, mailer, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;

@@ -5,7 +5,7 @@ import type { AliasesOut, ReleaseOut } from './schemas.js';
 import type { ReleaseRow, SiteAliasRow } from './tables.js';
 
 export function previewUrl(urls: UrlContext, siteId: string, releaseId: string): string {
-  return siteOrigin(urls.publicUrl, urls.sitesDomain, `r-${releaseId}--${siteId}`);
+  return siteOrigin(urls.base, urls.sitesDomain, `r-${releaseId}--${siteId}`);
 }
 
 export function presentRelease(row: ReleaseRow, urls: UrlContext): ReleaseOut {
@@ -30,5 +30,5 @@ export function presentAliases(row: SiteAliasRow): AliasesOut {
 }
 
 export function presentUrls(urls: UrlContext, siteId: string): { production: string; stage: string } {
-  return { production: siteOrigin(urls.publicUrl, urls.sitesDomain, siteId), stage: siteOrigin(urls.publicUrl, urls.sitesDomain, `stage--${siteId}`) };
+  return { production: siteOrigin(urls.base, urls.sitesDomain, siteId), stage: siteOrigin(urls.base, urls.sitesDomain, `stage--${siteId}`) };
 }

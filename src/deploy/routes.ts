@@ -1,4 +1,5 @@
 // The deploy API under /api/deploy/{id} on the portal host, authenticated by a deploy token.
+import { urlContext, type UrlContext } from '../core/sites/presenters.js';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
@@ -29,10 +30,9 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
 
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.deps.database;
-  const urls = app.deps.config;
   const deploy = app.deploy;
 
-  const aliasChange = async (siteId: string, change: AliasChange) => {
+  const aliasChange = async (urls: UrlContext, siteId: string, change: AliasChange) => {
     await deploy.cache.aliasesChanged(siteId);
     return {
       release: change.release ? presentRelease(change.release, urls) : null,
@@ -67,7 +67,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
         throw new AppError('archive_missing', 'Send the site as a tar.gz in the multipart field `archive`.');
       }
       const release = await ingestArchive({ db, blobs: app.deps.blobs, limits, tmpDir: deploy.tmpDir }, request.params.id, part.file);
-      return reply.code(201).send(presentRelease(release, urls));
+      return reply.code(201).send(presentRelease(release, urlContext(request)));
     },
   );
 
@@ -76,6 +76,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags: ['deploy'], summary: 'Releases (newest first), aliases and URLs', security, params: DeploySiteParams, response: { 200: ReleasesOut } }, preHandler: requireSiteDeployToken },
     async (request) => {
       const { releases, aliases } = await listReleases(db, request.params.id);
+      const urls = urlContext(request);
       return { releases: releases.map((row) => presentRelease(row, urls)), aliases: presentAliases(aliases), urls: presentUrls(urls, request.params.id) };
     },
   );
@@ -83,19 +84,19 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/api/deploy/:id/promote',
     { schema: { tags: ['deploy'], summary: 'Make a release live (atomic)', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
-    async (request) => aliasChange(request.params.id, await promoteRelease(db, request.params.id, request.body.release)),
+    async (request) => aliasChange(urlContext(request), request.params.id, await promoteRelease(db, request.params.id, request.body.release)),
   );
 
   app.post(
     '/api/deploy/:id/rollback',
     { schema: { tags: ['deploy'], summary: 'Return production to the release live before the current one', security, params: DeploySiteParams, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
-    async (request) => aliasChange(request.params.id, await rollbackRelease(db, request.params.id)),
+    async (request) => aliasChange(urlContext(request), request.params.id, await rollbackRelease(db, request.params.id)),
   );
 
   app.put(
     '/api/deploy/:id/stage',
     { schema: { tags: ['deploy'], summary: 'Point the stage alias at a release', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
-    async (request) => aliasChange(request.params.id, await setStage(db, request.params.id, request.body.release)),
+    async (request) => aliasChange(urlContext(request), request.params.id, await setStage(db, request.params.id, request.body.release)),
   );
 
   await buildRoutes(fastify);
@@ -104,6 +105,6 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
   app.delete(
     '/api/deploy/:id/stage',
     { schema: { tags: ['deploy'], summary: 'Clear the stage alias', security, params: DeploySiteParams, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
-    async (request) => aliasChange(request.params.id, { release: undefined, aliases: await clearStage(db, request.params.id) }),
+    async (request) => aliasChange(urlContext(request), request.params.id, { release: undefined, aliases: await clearStage(db, request.params.id) }),
   );
 }

@@ -42,8 +42,28 @@ export function classifyHost(name: string, sitesDomain: string): HostTarget {
   return { kind: 'site', site: isSiteLabel(label) ? label : '' };
 }
 
-/** The URL of a site host under the public URL's scheme and port. */
-export function siteOrigin(publicUrl: URL, sitesDomain: string, label: string): string {
-  const port = publicUrl.port ? `:${publicUrl.port}` : '';
-  return `${publicUrl.protocol}//${label}.${sitesDomain}${port}`;
+/** Scheme and port under which a client reached us; absolute URLs in answers reuse them. */
+export interface UrlBase {
+  protocol: 'http:' | 'https:';
+  /** Empty for the scheme's default port. */
+  port: string;
+}
+
+/**
+ * The client's scheme and port, from a request whose `protocol` and `host` Fastify has already
+ * taken from X-Forwarded-Proto/-Host when the peer is a trusted proxy (BLUME_TRUST_PROXY). Behind a
+ * TLS-terminating proxy that is https on the default port, whatever BLUME_PUBLIC_URL says; see
+ * docs/decisions/*-forwarded-urls.md.
+ */
+export function requestUrlBase(request: { protocol: string; host: string }): UrlBase {
+  const protocol = request.protocol === 'https' ? 'https:' : 'http:';
+  const match = /:(\d+)$/.exec(request.host.startsWith('[') ? request.host.slice(request.host.indexOf(']') + 1) : request.host);
+  const port = match?.[1] ?? '';
+  const isDefault = (protocol === 'https:' && port === '443') || (protocol === 'http:' && port === '80');
+  return { protocol, port: isDefault ? '' : port };
+}
+
+/** The URL of a site host: `<label>.<sites domain>` under the given scheme and port. */
+export function siteOrigin(base: UrlBase, sitesDomain: string, label: string): string {
+  return `${base.protocol}//${label}.${sitesDomain}${base.port ? `:${base.port}` : ''}`;
 }

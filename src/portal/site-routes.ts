@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { presentSite } from '../core/sites/presenters.js';
+import { presentSite, urlContext } from '../core/sites/presenters.js';
 import { authorizeSite } from '../core/sites/policy.js';
 import { CreateSiteBody, SiteOut, SiteParams } from '../core/sites/schemas.js';
 import { createSite, deleteSite, findSite, listSites } from '../core/sites/service.js';
@@ -10,7 +10,6 @@ import { requireSession } from '../http/auth.js';
 export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
-  const urls = app.deps.config;
 
   app.post(
     '/sites',
@@ -18,20 +17,20 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const site = await createSite(db, request.user!, request.body);
       await app.services.sites.changed(site.id);
-      return reply.code(201).send(presentSite(site, urls));
+      return reply.code(201).send(presentSite(site, urlContext(request)));
     },
   );
 
   app.get(
     '/sites',
     { schema: { tags: ['sites'], summary: 'Sites you own (all sites for administrators)', response: { 200: Type.Array(SiteOut) } }, preHandler: requireSession },
-    async (request) => (await listSites(db, request.user!)).map((site) => presentSite(site, urls)),
+    async (request) => (await listSites(db, request.user!)).map((site) => presentSite(site, urlContext(request))),
   );
 
   app.get(
     '/sites/:id',
     { schema: { tags: ['sites'], summary: 'One site', params: SiteParams, response: { 200: SiteOut } }, preHandler: requireSession },
-    async (request) => presentSite(authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id), urls),
+    async (request) => presentSite(authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id), urlContext(request)),
   );
 
   app.delete(

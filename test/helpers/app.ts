@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createBlobStore } from '../../src/adapters/blobs/index.js';
 import { createCache, type CacheAdapter } from '../../src/adapters/cache/index.js';
+import { createMailer, type Mailer } from '../../src/adapters/mail/index.js';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import { loadConfig, type Config, type Env } from '../../src/config/index.js';
 import { createAccount } from '../../src/core/accounts/service.js';
@@ -26,6 +27,8 @@ export interface TestAppOptions {
   sharedDatabase?: TestDatabase;
   /** Cache key and channel prefix; nodes of one test deployment share it to hear each other. */
   cachePrefix?: string;
+  /** Defaults to the mailer BLUME_MAIL_* in `env` selects (disabled unless a server is set). */
+  mailer?: Mailer;
 }
 
 export interface TestApp {
@@ -54,11 +57,13 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
   await seedFeatures(testDatabase.handle.db);
   const cache = await createCache(config, options.cachePrefix ?? `blume-test-${randomAlnum(8)}:`);
   const blobs = await createBlobStore(config.blobs);
+  const mailer = options.mailer ?? (await createMailer(config.mail));
   const deps: AppDeps = {
     config,
     database: testDatabase.handle,
     cache,
     blobs,
+    mailer,
     mode: options.mode ?? 'platform',
     singleSite: options.singleSite,
     logger: false,
@@ -75,6 +80,7 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
     close: async () => {
       await app.close();
       await cache.close();
+      await mailer.close();
       if (!options.sharedDatabase) await testDatabase.drop();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -43,11 +43,19 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** The command line that runs the CLI from the sources, for scripts that take it in BLUME_CLI. */
+export const BLUME_CLI_FROM_SOURCES = `${process.execPath} --import tsx ${MAIN}`;
+
 /** Starts `blume serve` and resolves once it prints where it listens; rejects if it exits first. */
 export function startBlume(args: string[], env: Record<string, string>): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', ...args], {
+  return startServer([process.execPath, '--import', 'tsx', MAIN, 'serve', ...args], { BLUME_BIND: '127.0.0.1:0', ...env });
+}
+
+/** Starts any command that ends up running `blume serve` (the container entrypoint), from ROOT. */
+export function startServer(argv: string[], env: Record<string, string>): Promise<RunningServer> {
+  const child = spawn(argv[0]!, argv.slice(1), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', BLUME_LOG_LEVEL: 'warn', BLUME_BIND: '127.0.0.1:0', ...env },
+    env: { PATH: process.env.PATH ?? '', BLUME_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

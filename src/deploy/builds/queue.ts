@@ -1,7 +1,7 @@
 // The build queue in the database. Claims use `for update skip locked`, so any number of workers on
 // any number of nodes take each queued build exactly once; leases are timed by the database clock,
 // so nodes with skewed clocks agree on which worker is dead. A build whose lease lapsed is failed,
-// not retried (docs/decisions/build-queue.md).
+// not retried (docs/decisions/0008-build-queue.md).
 import { and, asc, count, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';

@@ -1,5 +1,6 @@
 // Build endpoints of the deploy API: Markdown uploads (`POST /source`, answered when the build ends)
 // and the build list and detail. DESIGN.md section 4; spec section 7.1.
+import { urlContext } from '../../core/sites/presenters.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../http/errors.js';
@@ -23,7 +24,6 @@ const QUEUE_WAIT_MS = 60_000;
 export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.deps.database;
-  const urls = app.deps.config;
   const settings = app.deps.config.builds;
   const deploy = app.deploy;
 
@@ -57,7 +57,7 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
       const build = await waitForBuild(db, siteId, queued.id, settings.timeoutMs + settings.leaseMs + QUEUE_WAIT_MS);
       if (build.state === 'succeeded' && build.releaseId) {
         const release = await findRelease(db, siteId, build.releaseId);
-        if (release) return reply.code(201).send(presentRelease(release, urls));
+        if (release) return reply.code(201).send(presentRelease(release, urlContext(request)));
       }
       const logs = await readBuildLogs(db, build.id);
       if (build.state === 'queued' || build.state === 'running') return reply.code(202).send(presentBuild(build, logs));

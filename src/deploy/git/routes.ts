@@ -3,7 +3,6 @@
 // signature over the raw body, so that route reads the body as bytes.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { UrlContext } from '../../core/sites/presenters.js';
 import { AppError } from '../../http/errors.js';
 import { requireSiteDeployToken } from '../policy.js';
 import { DeploySiteParams } from '../schemas.js';
@@ -15,12 +14,13 @@ const security = [{ bearer: [] }];
 /** GitHub caps webhook payloads at 25 MB. */
 const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 
-export function webhookUrl(urls: UrlContext, siteId: string): string {
-  return `${urls.publicUrl.origin}/api/deploy/${siteId}/github/webhook`;
+/** The webhook address is the configured public URL: the repository host calls it, not the client. */
+export function webhookUrl(publicUrl: URL, siteId: string): string {
+  return `${publicUrl.origin}/api/deploy/${siteId}/github/webhook`;
 }
 
-function presentConnection(row: GithubConnectionRow, urls: UrlContext) {
-  return { repository: row.repository, branch: row.branch, path: row.path, kind: row.kind, webhook_url: webhookUrl(urls, row.siteId) };
+function presentConnection(row: GithubConnectionRow, publicUrl: URL) {
+  return { repository: row.repository, branch: row.branch, path: row.path, kind: row.kind, webhook_url: webhookUrl(publicUrl, row.siteId) };
 }
 
 function presentOutcome(outcome: WebhookOutcome) {
@@ -75,7 +75,7 @@ async function webhookRoute(fastify: FastifyInstance): Promise<void> {
 export async function githubRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.deps.database;
-  const urls = app.deps.config;
+  const { publicUrl, secretKey } = app.deps.config;
 
   app.put(
     '/api/deploy/:id/github',
@@ -92,8 +92,8 @@ export async function githubRoutes(fastify: FastifyInstance): Promise<void> {
       preHandler: requireSiteDeployToken,
     },
     async (request) => {
-      const { connection, secret } = await connectRepository(db, urls.secretKey, request.params.id, request.body);
-      return { ...presentConnection(connection, urls), webhook_secret: secret };
+      const { connection, secret } = await connectRepository(db, secretKey, request.params.id, request.body);
+      return { ...presentConnection(connection, publicUrl), webhook_secret: secret };
     },
   );
 
@@ -103,7 +103,7 @@ export async function githubRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const connection = await findConnection(db, request.params.id);
       if (!connection) throw new AppError('github_not_connected', `Site "${request.params.id}" has no connected repository.`);
-      return presentConnection(connection, urls);
+      return presentConnection(connection, publicUrl);
     },
   );
 
