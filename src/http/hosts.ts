@@ -53,7 +53,7 @@ export interface UrlBase {
  * The client's scheme and port, from a request whose `protocol` and `host` Fastify has already
  * taken from X-Forwarded-Proto/-Host when the peer is a trusted proxy (BLUME_TRUST_PROXY). Behind a
  * TLS-terminating proxy that is https on the default port, whatever BLUME_PUBLIC_URL says; see
- * docs/decisions/*-forwarded-urls.md.
+ * docs/decisions/0014-forwarded-urls.md.
  */
 export function requestUrlBase(request: { protocol: string; host: string }): UrlBase {
   const protocol = request.protocol === 'https' ? 'https:' : 'http:';
