@@ -1,11 +1,11 @@
 // Platform accounts: sign-up, login and sessions. Passwords are scrypt-hashed; sessions are
 // `<id>.<secret>` cookies of which only the secret's hash is stored.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { newSecretToken, parseSecretToken, secretMatches } from '../../lib/secret-tokens.js';
 import { sessions, users, type UserRow } from './tables.js';
 
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -59,32 +59,24 @@ export async function authenticate(db: Executor, login: string, password: string
   return (await verifyPassword(password, user.passwordHash)) ? user : undefined;
 }
 
-function sessionHash(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
-
 /** Starts a session and answers the cookie value. */
 export async function startSession(db: Executor, userId: string): Promise<string> {
-  const id = newId();
-  const secret = randomBytes(32).toString('base64url');
-  await db.insert(sessions).values({ id, userId, secretHash: sessionHash(secret), expiresAt: new Date(Date.now() + SESSION_TTL_MS) });
+  const { id, secretHash, token } = newSecretToken();
+  await db.insert(sessions).values({ id, userId, secretHash, expiresAt: new Date(Date.now() + SESSION_TTL_MS) });
   // Expired sessions of this user are dropped as new ones start, so the table stays small.
   await db.delete(sessions).where(and(eq(sessions.userId, userId), lt(sessions.expiresAt, new Date())));
-  return `${id}.${secret}`;
+  return token;
 }
 
 export async function userForSession(db: Executor, cookie: string): Promise<UserRow | undefined> {
-  const [id, secret] = cookie.split('.');
-  if (!id || !secret || !/^[0-9a-z]{16}$/.test(id)) return undefined;
+  const parsed = parseSecretToken(cookie);
+  if (!parsed) return undefined;
   const [row] = await db
     .select({ user: users, secretHash: sessions.secretHash })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date())));
-  if (!row) return undefined;
-  const expected = Buffer.from(row.secretHash, 'hex');
-  const actual = Buffer.from(sessionHash(secret), 'hex');
-  return expected.length === actual.length && timingSafeEqual(expected, actual) ? row.user : undefined;
+    .where(and(eq(sessions.id, parsed.id), gt(sessions.expiresAt, new Date())));
+  return row && secretMatches(row.secretHash, parsed.secret) ? row.user : undefined;
 }
 
 export async function endSession(db: Executor, cookie: string): Promise<void> {

@@ -1,10 +1,11 @@
 // Every credential type: `<prefix><id>.<secret>`. The secret is 32 random bytes; only its SHA-256
 // is stored (the secret has full entropy, so a slow hash adds nothing) and compared in constant time.
 // The token is returned once, at minting. Revocation is a row update, checked on every request.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
+import { hashSecret, secretMatches } from '../../lib/secret-tokens.js';
 import { credentials, type CredentialRow } from './tables.js';
 
 export type CredentialKind = CredentialRow['kind'];
@@ -20,10 +21,6 @@ const TOKEN = /^([a-z_]+_)([0-9a-z]{16})\.([A-Za-z0-9_-]{43})$/;
 
 /** Only write `last_used_at` when it is older than this, so hot credentials do not write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
 
 export interface ParsedCredential {
   kind: CredentialKind;
@@ -79,9 +76,7 @@ export async function verifyCredential(db: Executor, presented: string, kind: Cr
     .from(credentials)
     .where(and(eq(credentials.id, parsed.id), eq(credentials.kind, kind), isNull(credentials.revokedAt)));
   if (!row) return undefined;
-  const expected = Buffer.from(row.secretHash, 'hex');
-  const actual = Buffer.from(hashSecret(parsed.secret), 'hex');
-  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
+  if (!secretMatches(row.secretHash, parsed.secret)) return undefined;
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);

@@ -2,30 +2,25 @@
 // only (no Domain attribute), is HttpOnly and SameSite=Lax, and is Secure in production or over HTTPS.
 // Forms carry a synchronizer token: an HMAC with SECRET_KEY over the session id, or for visitors
 // without a session over a random value in a second cookie (signed double submit).
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, lt } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
-import { newId } from '../../lib/ids.js';
+import { newSecretToken, parseSecretToken, secretMatches } from '../../lib/secret-tokens.js';
 import { forumMembers, forumSessions, type ForumMemberRow } from '../tables.js';
 
 export const MEMBER_COOKIE = 'blume_member';
 export const CSRF_COOKIE = 'blume_csrf';
 export const MEMBER_SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 
-function secretHash(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
-
 /** Starts a session and answers the cookie value. */
 export async function startMemberSession(db: Executor, siteId: string, memberId: string): Promise<string> {
-  const id = newId();
-  const secret = randomBytes(32).toString('base64url');
-  await db.insert(forumSessions).values({ id, siteId, memberId, secretHash: secretHash(secret), expiresAt: new Date(Date.now() + MEMBER_SESSION_TTL_MS) });
+  const { id, secretHash, token } = newSecretToken();
+  await db.insert(forumSessions).values({ id, siteId, memberId, secretHash, expiresAt: new Date(Date.now() + MEMBER_SESSION_TTL_MS) });
   // Expired sessions of this member go as new ones start, so the table stays small.
   await db.delete(forumSessions).where(and(eq(forumSessions.memberId, memberId), lt(forumSessions.expiresAt, new Date())));
-  return `${id}.${secret}`;
+  return token;
 }
 
 export interface MemberSession {
@@ -35,17 +30,16 @@ export interface MemberSession {
 
 /** The live session a cookie proves on this site, or undefined. */
 export async function memberForSession(db: Executor, siteId: string, cookie: string): Promise<MemberSession | undefined> {
-  const [id, secret] = cookie.split('.');
-  if (!id || !secret || !/^[0-9a-z]{16}$/.test(id)) return undefined;
+  const parsed = parseSecretToken(cookie);
+  if (!parsed) return undefined;
+  const { id } = parsed;
   const [row] = await db
     .select({ member: forumMembers, secretHash: forumSessions.secretHash })
     .from(forumSessions)
     .innerJoin(forumMembers, eq(forumMembers.id, forumSessions.memberId))
     .where(and(eq(forumSessions.id, id), eq(forumSessions.siteId, siteId), gt(forumSessions.expiresAt, new Date())));
   if (!row) return undefined;
-  const expected = Buffer.from(row.secretHash, 'hex');
-  const actual = Buffer.from(secretHash(secret), 'hex');
-  return expected.length === actual.length && timingSafeEqual(expected, actual) ? { id, member: row.member } : undefined;
+  return secretMatches(row.secretHash, parsed.secret) ? { id, member: row.member } : undefined;
 }
 
 export async function endMemberSession(db: Executor, sessionId: string): Promise<void> {
