@@ -42,7 +42,9 @@ describe('blume deploy', () => {
     const stderr = capture();
     const code = await runDeployCommand([path.join(dir, 'site'), '--site', 'cli', '--url', url, '--promote'], { BLUME_DEPLOY_TOKEN: token }, { stdout: stdout.stream, stderr: stderr.stream, fetch });
     assert.equal(code, 0, stderr.text());
-    assert.match(stdout.text(), /^release [a-z0-9]{12}: 2 files, \d+ bytes, 2 new\npreview http:\/\/r-[a-z0-9]{12}--cli\.blume\.test\nlive [a-z0-9]{12}\n$/);
+    // Site URLs carry the port the client reached the server on (docs/decisions/0014-forwarded-urls.md).
+    const port = new URL(url).port;
+    assert.match(stdout.text(), new RegExp(`^release [a-z0-9]{12}: 2 files, \\d+ bytes, 2 new\\npreview http://r-[a-z0-9]{12}--cli\\.blume\\.test:${port}\\nlive [a-z0-9]{12}\\n$`));
     assert.match(stderr.text(), /packed 2 files/);
     assert.match(stderr.text(), /uploading \[#+\] 100%/);
     assert.ok(!stdout.text().includes(token) && !stderr.text().includes(token));
