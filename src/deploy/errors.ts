@@ -39,6 +39,8 @@ export const deployErrorCodes = {
   source_missing: { status: 400, title: 'The multipart field `archive` with the Markdown sources is missing' },
   build_failed: { status: 422, title: 'The build failed; nothing was released' },
   build_not_found: { status: 404, title: 'Build not found' },
+  build_canceled: { status: 409, title: 'The build was canceled; nothing was released' },
+  build_finished: { status: 409, title: 'The build has already ended and cannot be canceled' },
   github_not_connected: { status: 404, title: 'The site has no connected repository' },
   repository_not_connected: { status: 404, title: 'The repository is not the one connected to this site' },
   invalid_signature: { status: 401, title: 'The webhook signature does not match' },

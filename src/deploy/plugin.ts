@@ -46,6 +46,7 @@ export const deployPlugin = fp(
       { db: app.deps.database.db, blobs: app.deps.blobs, limits, tmpDir, settings: app.deps.config.builds },
       { embeddedDatabase: app.deps.database.driver === 'pglite', logger: app.log },
     );
+    await builds.listen(app.deps.cache.pubsub);
     // Stopped before the database closes (onClose hooks of the root run after this plugin's).
     app.addHook('onClose', () => builds.stop());
     app.decorate('deploy', { limits, cache, tmpDir, builds } satisfies DeployRuntime);

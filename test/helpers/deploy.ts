@@ -21,6 +21,12 @@ export function upload(app: FastifyInstance, token: string | undefined, site: st
   });
 }
 
+/** `POST /source`: Markdown sources to build; answers when the build ends. */
+export function uploadSource(app: FastifyInstance, token: string, site: string, archive: Buffer): Promise<LightMyRequestResponse> {
+  const body = multipartBody('archive', archive, 'docs.tar');
+  return portal(app, undefined, { method: 'POST', url: `/api/deploy/${site}/source`, headers: { ...body.headers, authorization: `Bearer ${token}` }, payload: body.payload });
+}
+
 /** Uploads and answers the new release id, failing the test on anything but 201. */
 export async function deployRelease(app: FastifyInstance, token: string, site: string, archive: Buffer): Promise<string> {
   const response = await upload(app, token, site, archive);

@@ -33,7 +33,7 @@ export interface SandboxedProcessOptions {
   maxResultBytes?: number;
   onLog?: (line: SandboxLogLine) => void;
   bubblewrap?: 'auto' | 'off';
-  /** Stops the job early (the server shutting down); it is killed with its group. */
+  /** Stops the job early (the server shutting down, a canceled build); it is killed with its group. */
   signal?: AbortSignal;
 }
 
@@ -120,7 +120,7 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
   let aborted = false;
   const onAbort = (): void => {
     aborted = true;
-    emit('sandbox', 'build stopped: the worker is shutting down');
+    emit('sandbox', `build stopped: ${abortMessage(options.signal)}`);
     killGroup();
   };
   if (options.signal?.aborted) onAbort();
@@ -195,6 +195,14 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
     peakRssMb: peakRssKb === undefined ? undefined : Math.round(peakRssKb / 1024),
     isolation: useBwrap ? 'bubblewrap' : 'permission-model',
   };
+}
+
+/** Why a job was stopped through its signal: the Error (or text) given to abort(), else a shutdown. */
+export function abortMessage(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error && reason.name !== 'AbortError') return reason.message;
+  if (typeof reason === 'string') return reason;
+  return 'the worker is shutting down';
 }
 
 function readRssKb(pid: number): number | undefined {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildTimings } from './docs-site.js';
-import { runSandboxedProcess, type SandboxLogLine } from './sandbox.js';
+import { abortMessage, runSandboxedProcess, type SandboxLogLine } from './sandbox.js';
 
 export interface SandboxedBuildOptions {
   inputDir: string;
@@ -24,8 +24,10 @@ export interface SandboxedBuildOptions {
   siteUrl?: string;
   onLog?: (line: SandboxLogLine) => void;
   bubblewrap?: 'auto' | 'off';
-  /** Stops the build early (the worker shutting down). */
+  /** Stops the build early (the worker shutting down, a canceled build); its reason is logged. */
   signal?: AbortSignal;
+  /** Runs this script instead of the docs builder (tests of the build worker only). */
+  builderScript?: string;
 }
 
 export interface SandboxedBuildStats {
@@ -65,7 +67,7 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
   const output = await realpath(path.resolve(options.outputDir));
   const workDir = await mkdtemp(path.join(tmpdir(), 'blume-build-'));
   try {
-    const entry = await builderEntry();
+    const entry = options.builderScript === undefined ? await builderEntry() : { script: options.builderScript, readPaths: [] };
     const run = await runSandboxedProcess({
       script: entry.script,
       args: [JSON.stringify({ input, output, maxOutputBytes, ...(options.siteUrl === undefined ? {} : { siteUrl: options.siteUrl }) })],
@@ -81,7 +83,7 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
     });
     const report = isEntryReport(run.result) ? run.result : undefined;
     let error: string | undefined;
-    if (run.aborted) error = 'the build was stopped because its worker is shutting down';
+    if (run.aborted) error = `the build was stopped: ${abortMessage(options.signal)}`;
     else if (run.timedOut) error = `the build ran longer than the limit of ${options.timeoutMs ?? 120_000} ms`;
     else if (run.memoryExceeded) error = `the build used more memory than the limit of ${options.memoryMb ?? 512} MB`;
     else if (report === undefined) error = `the build process ended without a result (exit code ${run.exitCode ?? 'none'}, signal ${run.signal ?? 'none'})`;

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../../test/helpers/app.js';
-import { multipartBody, siteArchive, tarball } from '../../../test/helpers/archives.js';
+import { siteArchive, tarball } from '../../../test/helpers/archives.js';
 import { createTestDatabase, testDatabases } from '../../../test/helpers/databases.js';
-import { basicAuth, createStaticSite, deployApi, deployRelease, edge } from '../../../test/helpers/deploy.js';
+import { basicAuth, createStaticSite, deployApi, deployRelease, edge, uploadSource } from '../../../test/helpers/deploy.js';
 import { createSite } from '../../core/sites/service.js';
 import { releases } from '../tables.js';
 import { claimBuild, enqueueBuild, failAbandonedBuilds, readBuildLogs } from './queue.js';
@@ -20,11 +19,6 @@ interface BuildBody {
   started_at: string | null;
   finished_at: string | null;
   logs: { at: string; stream: string; line: string }[];
-}
-
-function postSource(app: FastifyInstance, token: string, site: string, archive: Buffer): Promise<LightMyRequestResponse> {
-  const body = multipartBody('archive', archive, 'docs.tar');
-  return portal(app, undefined, { method: 'POST', url: `/api/deploy/${site}/source`, headers: { ...body.headers, authorization: `Bearer ${token}` }, payload: body.payload });
 }
 
 const GOOD_DOCS = {
@@ -53,7 +47,7 @@ for (const database of testDatabases) {
     after(() => t.close());
 
     it('builds a plain tar of Markdown into a release served on its preview host, not live', async () => {
-      const response = await postSource(t.app, token, 'docs', await tarball(Object.entries(GOOD_DOCS).map(([name, content]) => ({ name, content }))));
+      const response = await uploadSource(t.app, token, 'docs', await tarball(Object.entries(GOOD_DOCS).map(([name, content]) => ({ name, content }))));
       assert.equal(response.statusCode, 201, response.body);
       const release = json<{ id: string; source: string; build_id: string; promotable: boolean; preview_url: string; git: null }>(response);
       assert.equal(release.source, 'markdown');
@@ -78,7 +72,7 @@ for (const database of testDatabases) {
 
     it('answers 422 with the logs naming file and line when the build fails; nothing is released', async () => {
       const before = json<{ releases: unknown[] }>(await deployApi(t.app, token, 'GET', '/api/deploy/docs/releases')).releases.length;
-      const response = await postSource(t.app, token, 'docs', await siteArchive(BROKEN_DOCS));
+      const response = await uploadSource(t.app, token, 'docs', await siteArchive(BROKEN_DOCS));
       assert.equal(response.statusCode, 422, response.body);
       const problem = json<{ code: string; build_id: string; logs: { line: string }[]; detail: string }>(response);
       assert.equal(problem.code, 'build_failed');
@@ -99,12 +93,12 @@ for (const database of testDatabases) {
     it('refuses hostile archives before queueing anything', async () => {
       const count = async () => (await t.deps.database.db.select().from(builds).where(eq(builds.siteId, 'docs'))).length;
       const queued = await count();
-      const traversal = await postSource(t.app, token, 'docs', await tarball([{ name: '../evil.md', content: '# x' }]));
+      const traversal = await uploadSource(t.app, token, 'docs', await tarball([{ name: '../evil.md', content: '# x' }]));
       assert.equal(traversal.statusCode, 422);
       assert.equal(json(traversal).code, 'archive_path_traversal');
-      const link = await postSource(t.app, token, 'docs', await siteArchive({ 'index.md': '# x' }, [{ name: 'passwd.md', type: 'symlink', linkname: '/etc/passwd' }]));
+      const link = await uploadSource(t.app, token, 'docs', await siteArchive({ 'index.md': '# x' }, [{ name: 'passwd.md', type: 'symlink', linkname: '/etc/passwd' }]));
       assert.equal(json(link).code, 'archive_symlink');
-      const garbage = await postSource(t.app, token, 'docs', Buffer.from('not an archive at all, just text'.repeat(40)));
+      const garbage = await uploadSource(t.app, token, 'docs', Buffer.from('not an archive at all, just text'.repeat(40)));
       assert.equal(garbage.statusCode, 400);
       assert.equal(await count(), queued);
       const unauthenticated = await portal(t.app, undefined, { method: 'POST', url: '/api/deploy/docs/source' });

@@ -20,6 +20,7 @@ export function presentBuild(row: BuildRow, logs: BuildLogRow[]): BuildOut {
     finished_at: row.finishedAt?.toISOString() ?? null,
     release: row.releaseId,
     error: row.error,
+    cancel_requested_at: row.cancelRequestedAt?.toISOString() ?? null,
     logs: logs.map(presentLogLine),
   };
 }

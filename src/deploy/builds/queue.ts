@@ -2,7 +2,7 @@
 // any number of nodes take each queued build exactly once; leases are timed by the database clock,
 // so nodes with skewed clocks agree on which worker is dead. A build whose lease lapsed is failed,
 // not retried (docs/decisions/0008-build-queue.md).
-import { and, asc, count, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import type { GitCommit } from '../tables.js';
@@ -57,20 +57,67 @@ export async function claimBuild(db: Executor, workerId: string, leaseMs: number
     const [row] = await tx
       .update(builds)
       .set({ state: 'running', startedAt: sql`now()`, leaseOwner: workerId, leaseExpiresAt: leaseEnd(leaseMs), attempts: sql`${builds.attempts} + 1` })
-      .where(eq(builds.id, next.id))
+      // The row is locked since the select; the state check keeps a canceled build out regardless.
+      .where(and(eq(builds.id, next.id), eq(builds.state, 'queued')))
       .returning();
     return row;
   });
 }
 
-/** Extends the lease; false when the build is no longer this worker's (it was declared dead). */
-export async function renewLease(db: Executor, buildId: string, workerId: string, leaseMs: number): Promise<boolean> {
-  const rows = await db
+/**
+ * Extends the lease. `lost` when the build is no longer this worker's (it was declared dead);
+ * `cancel_requested` when someone asked to cancel it (the lease is still extended, so the worker
+ * can stop the build and record it).
+ */
+export async function renewLease(db: Executor, buildId: string, workerId: string, leaseMs: number): Promise<'held' | 'lost' | 'cancel_requested'> {
+  const [row] = await db
     .update(builds)
     .set({ leaseExpiresAt: leaseEnd(leaseMs) })
     .where(and(eq(builds.id, buildId), eq(builds.leaseOwner, workerId), eq(builds.state, 'running')))
-    .returning({ id: builds.id });
-  return rows.length === 1;
+    .returning({ cancelRequestedAt: builds.cancelRequestedAt });
+  if (!row) return 'lost';
+  return row.cancelRequestedAt ? 'cancel_requested' : 'held';
+}
+
+export type CancelRequest =
+  /** It was queued and is now canceled: no worker will take it. */
+  | { outcome: 'canceled'; row: BuildRow }
+  /** It is running: the request is recorded and its worker will stop it. */
+  | { outcome: 'requested'; row: BuildRow }
+  /** It had ended (succeeded, failed or canceled) before the request. */
+  | { outcome: 'finished'; row: BuildRow }
+  | { outcome: 'missing' };
+
+/**
+ * Cancels a queued build at once or records the request on a running one. Each step is one
+ * conditional UPDATE, so it races safely with a claim (the claim locks the row and rechecks the
+ * state; a canceled row is never claimed) and with the worker ending the build.
+ */
+export async function requestBuildCancel(db: Executor, siteId: string, buildId: string, by: string): Promise<CancelRequest> {
+  const target = and(eq(builds.id, buildId), eq(builds.siteId, siteId));
+  const canceled = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(builds)
+      .set({ state: 'canceled', cancelRequestedAt: sql`now()`, cancelRequestedBy: by, error: `canceled by ${by} before it started`, finishedAt: sql`now()` })
+      .where(and(target, eq(builds.state, 'queued')))
+      .returning();
+    if (row) await tx.insert(buildLogs).values({ buildId, at: row.cancelRequestedAt!, stream: 'blume', line: `build canceled by ${by} before it started; nothing was released` });
+    return row;
+  });
+  if (canceled) return { outcome: 'canceled', row: canceled };
+  const [requested] = await db
+    .update(builds)
+    .set({ cancelRequestedAt: sql`now()`, cancelRequestedBy: by })
+    .where(and(target, eq(builds.state, 'running'), isNull(builds.cancelRequestedAt)))
+    .returning();
+  if (requested) {
+    await db.insert(buildLogs).values({ buildId, at: requested.cancelRequestedAt!, stream: 'blume', line: `cancel requested by ${by}; the build is being stopped` });
+    return { outcome: 'requested', row: requested };
+  }
+  const row = await findBuild(db, siteId, buildId);
+  if (!row) return { outcome: 'missing' };
+  // A repeated request on a running build changes nothing: the first one is being carried out.
+  return { outcome: row.state === 'running' ? 'requested' : 'finished', row };
 }
 
 export type BuildOutcome = { state: 'succeeded'; releaseId: string } | { state: 'failed' | 'canceled'; error: string };

@@ -1,11 +1,12 @@
 // Running one claimed build: get the source (the uploaded archive from the blob store, or the pushed
 // commit over git), check it under the archive rules, then either build Markdown in the sandbox or
 // take the folder as is, and ingest the result as a release. The release row and the build's
-// `succeeded` state commit in one transaction, so a build that lost its lease never leaves a release.
+// `succeeded` state commit in one transaction, so a build that lost its lease, or whose cancel was
+// asked for, never leaves a release.
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { BlobStore } from '../../adapters/blobs/index.js';
 import type { BuildsConfig } from '../../config/index.js';
 import type { Database } from '../../db/client.js';
@@ -24,6 +25,8 @@ export interface BuildContext {
   limits: ArchiveLimits;
   tmpDir: string;
   settings: BuildsConfig;
+  /** Tests of the worker only: a script the sandbox runs instead of the docs builder. */
+  builderScript?: string;
 }
 
 /** A build that failed for a reason its author can act on; the message goes to the log and `error`. */
@@ -31,6 +34,14 @@ export class BuildFailure extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'BuildFailure';
+  }
+}
+
+/** The build was canceled (the reason its sandbox was stopped, or why its release was discarded). */
+export class BuildCanceled extends Error {
+  constructor() {
+    super('the build was canceled');
+    this.name = 'BuildCanceled';
   }
 }
 
@@ -86,9 +97,13 @@ export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: strin
       const done = await tx
         .update(builds)
         .set({ state: 'succeeded', releaseId: release.id, error: null, finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null })
-        .where(and(eq(builds.id, job.id), eq(builds.leaseOwner, workerId), eq(builds.state, 'running')))
+        .where(and(eq(builds.id, job.id), eq(builds.leaseOwner, workerId), eq(builds.state, 'running'), isNull(builds.cancelRequestedAt)))
         .returning({ id: builds.id });
-      if (done.length === 0) throw new BuildFailure('this worker lost the build (its lease lapsed); the release was discarded');
+      if (done.length === 0) {
+        const [row] = await tx.select({ cancelRequestedAt: builds.cancelRequestedAt }).from(builds).where(eq(builds.id, job.id));
+        if (row?.cancelRequestedAt) throw new BuildCanceled();
+        throw new BuildFailure('this worker lost the build (its lease lapsed); the release was discarded');
+      }
     },
   };
   try {
@@ -119,6 +134,7 @@ export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: strin
       memoryMb: ctx.settings.memoryMb,
       maxOutputBytes: ctx.limits.uncompressedBytes,
       signal,
+      builderScript: ctx.builderScript,
       // The sandbox stamps each line when it arrives; the log keeps that time.
       onLog: (line) => log.add(line.stream, line.line, new Date(line.at)),
     });

@@ -28,6 +28,7 @@ export const BuildOut = Type.Object({
   finished_at: Nullable(Type.String({ format: 'date-time' })),
   release: Nullable(ReleaseId),
   error: Nullable(Type.String()),
+  cancel_requested_at: Nullable(Type.String({ format: 'date-time', description: 'When a cancel was asked for; a running build with it set is being stopped.' })),
   logs: Type.Array(BuildLogLineOut, { description: 'Log lines in order; readable while the build runs. Lists carry only the last lines of each build.' }),
 });
 export type BuildOut = Static<typeof BuildOut>;

@@ -1,17 +1,21 @@
 // Builds from uploaded Markdown: the upload is checked under the archive rules before anything is
 // queued (a hostile archive is refused with its own code and leaves no build), stored in the blob
-// store so a worker on any node can take it, and queued. Callers may wait for the outcome.
+// store so a worker on any node can take it, and queued. Callers may wait for the outcome, and may
+// cancel a build: a queued one at once, a running one by telling the worker that runs it.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore } from '../../adapters/blobs/index.js';
+import type { PubSub } from '../../adapters/cache/index.js';
 import type { Database } from '../../db/client.js';
+import { AppError } from '../../http/errors.js';
 import { spoolArchive, type ArchiveLimits } from '../archive.js';
-import { enqueueBuild, findBuild, isFinished, newBuildId } from './queue.js';
+import { enqueueBuild, findBuild, isFinished, newBuildId, requestBuildCancel } from './queue.js';
 import { buildInputKey } from './run.js';
 import type { BuildRow } from './tables.js';
+import { BUILD_CANCEL_CHANNEL } from './worker.js';
 
 export interface SourceUploadContext {
   db: Database;
@@ -47,5 +51,35 @@ export async function waitForBuild(db: Database, siteId: string, buildId: string
     if (!row) throw new Error(`build ${buildId} disappeared while waited for`);
     if (isFinished(row) || Date.now() >= deadline) return row;
     await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+  }
+}
+
+export interface CancelContext {
+  db: Database;
+  blobs: BlobStore;
+  pubsub: PubSub;
+}
+
+/**
+ * Cancels a build for `by` (who asked, for the log). A queued build answers `canceled`; a running
+ * one answers with the request recorded, and the node running it hears of it over pub/sub (or at
+ * its next lease renewal if the message is lost). 404 for an unknown build, 409 `build_finished`
+ * for one that ended otherwise; canceling a canceled build answers it as it is.
+ */
+export async function cancelBuild(ctx: CancelContext, siteId: string, buildId: string, by: string): Promise<BuildRow> {
+  const request = await requestBuildCancel(ctx.db, siteId, buildId, by);
+  switch (request.outcome) {
+    case 'missing':
+      throw new AppError('build_not_found', `Site "${siteId}" has no build "${buildId}".`);
+    case 'canceled':
+      // No worker will take it, so nobody else removes its upload.
+      if (request.row.inputKey) await ctx.blobs.delete(request.row.inputKey);
+      return request.row;
+    case 'requested':
+      await ctx.pubsub.publish(BUILD_CANCEL_CHANNEL, buildId);
+      return request.row;
+    case 'finished':
+      if (request.row.state === 'canceled') return request.row;
+      throw new AppError('build_finished', `Build "${buildId}" already ended ${request.row.state}; there is nothing to cancel.`, { build_id: buildId, state: request.row.state });
   }
 }

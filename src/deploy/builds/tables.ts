@@ -8,7 +8,8 @@ export type BuildState = (typeof BUILD_STATES)[number];
 /**
  * The durable build queue. A worker claims a queued row (`for update skip locked`), holds a lease it
  * renews while the build runs, and finishes the row; a running row whose lease lapsed belongs to a
- * dead worker and is failed by whichever worker notices (see queue.ts).
+ * dead worker and is failed by whichever worker notices (see queue.ts). A queued row is canceled at
+ * once; a running one records the request and its worker stops it.
  */
 export const builds = pgTable(
   'deploy_builds',
@@ -35,6 +36,10 @@ export const builds = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /** Set by the cancel call on a running build; its worker stops it when it notices (queue.ts). */
+    cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
+    /** Who asked to cancel, for the log line (e.g. `deploy token "ci"`). */
+    cancelRequestedBy: text('cancel_requested_by'),
   },
   (t) => [index('deploy_builds_site_idx').on(t.siteId, t.createdAt), index('deploy_builds_state_idx').on(t.state, t.createdAt)],
 );

@@ -1,14 +1,19 @@
 // The build worker of one node: it claims queued builds up to its concurrency, renews each build's
 // lease while it runs, fails builds whose worker died, and stops gracefully (no new claims, running
-// builds get a grace period, then are stopped and failed). `blume serve` starts it; tests call
-// start() or drive single builds with runNext().
+// builds get a grace period, then are stopped and failed). It stops a running build whose cancel was
+// asked for, told by a pub/sub message or, failing that, at its next lease renewal. `blume serve`
+// starts it; tests call start() or drive single builds with runNext().
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
+import type { PubSub } from '../../adapters/cache/index.js';
 import { randomAlnum } from '../../lib/ids.js';
 import { BuildLogWriter } from './log-writer.js';
-import { claimBuild, failAbandonedBuilds, finishBuild, renewLease } from './queue.js';
-import { BuildFailure, runBuild, type BuildContext } from './run.js';
+import { claimBuild, failAbandonedBuilds, findBuild, finishBuild, renewLease } from './queue.js';
+import { BuildCanceled, BuildFailure, runBuild, type BuildContext } from './run.js';
 import type { BuildRow } from './tables.js';
+
+/** Carries the id of a running build whose cancel was just recorded, to whichever node runs it. */
+export const BUILD_CANCEL_CHANNEL = 'builds:cancel';
 
 export interface BuildWorkerOptions {
   /** Embedded databases belong to one process: at start every running build there is abandoned. */
@@ -30,6 +35,7 @@ export class BuildWorker {
   private stopping = false;
   private wakeUp: (() => void) | undefined;
   private lastRecovery = 0;
+  private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly ctx: BuildContext,
@@ -38,6 +44,16 @@ export class BuildWorker {
 
   get concurrency(): number {
     return this.ctx.settings.concurrency;
+  }
+
+  /** Hears cancel requests for the builds this node runs (called once when the app is built). */
+  async listen(pubsub: PubSub): Promise<void> {
+    this.unsubscribe ??= await pubsub.subscribe(BUILD_CANCEL_CHANNEL, (buildId) => this.running.get(buildId)?.abort.abort(new BuildCanceled()));
+  }
+
+  /** Tests only: the sandbox runs this script instead of the docs builder (a build that never ends). */
+  replaceBuilderForTests(script: string | undefined): void {
+    this.ctx.builderScript = script;
   }
 
   async start(): Promise<void> {
@@ -82,6 +98,9 @@ export class BuildWorker {
     }, this.options.graceMs ?? DEFAULT_GRACE_MS);
     await Promise.all([...this.running.values()].map(({ promise }) => promise));
     clearTimeout(grace);
+    // Cancel requests are heard until the last build has ended.
+    await this.unsubscribe?.();
+    this.unsubscribe = undefined;
   }
 
   private async run(): Promise<void> {
@@ -125,8 +144,10 @@ export class BuildWorker {
     log.add('blume', `build started on worker ${this.id} (${job.trigger}, ${job.kind}${job.git ? `, ${job.git.repository}@${job.git.branch} ${job.git.commit}` : ''})`);
     const heartbeat = setInterval(() => {
       renewLease(db, job.id, this.id, settings.leaseMs).then(
-        (held) => {
-          if (!held) abort.abort();
+        (lease) => {
+          if (lease === 'lost') abort.abort(new Error('this worker lost the build (its lease lapsed)'));
+          // A node that missed the pub/sub message learns of the cancel here.
+          if (lease === 'cancel_requested') abort.abort(new BuildCanceled());
         },
         (error: unknown) => this.options.logger.warn({ err: error, build: job.id }, 'could not renew a build lease'),
       );
@@ -136,6 +157,10 @@ export class BuildWorker {
       log.add('blume', `release ${release.id} created${release.promotable ? '' : ' (preview only: not the connected branch)'}`);
       await log.close();
     } catch (error) {
+      if (error instanceof BuildCanceled || abort.signal.reason instanceof BuildCanceled) {
+        await this.recordCanceled(job, log);
+        return;
+      }
       let message: string;
       if (error instanceof BuildFailure) message = error.message;
       else {
@@ -152,6 +177,27 @@ export class BuildWorker {
       clearInterval(heartbeat);
       await this.dropInput(job);
     }
+  }
+
+  /** Ends a build stopped on request: the log names who asked and when, then the state turns `canceled`. */
+  private async recordCanceled(job: BuildRow, log: BuildLogWriter): Promise<void> {
+    const { db } = this.ctx;
+    const { logger } = this.options;
+    let by = 'request';
+    let at = '';
+    try {
+      const row = await findBuild(db, job.siteId, job.id);
+      by = row?.cancelRequestedBy ?? by;
+      at = row?.cancelRequestedAt ? ` at ${row.cancelRequestedAt.toISOString()}` : '';
+    } catch (error) {
+      logger.warn({ err: error, build: job.id }, 'could not read who canceled a build');
+    }
+    log.add('blume', `build canceled by ${by} (asked${at}); nothing was released`);
+    // Logs land before the state changes, so whoever sees `canceled` sees the whole log.
+    await log.close().catch((logError: unknown) => logger.error({ err: logError, build: job.id }, 'could not write a build log'));
+    await finishBuild(db, job.id, this.id, { state: 'canceled', error: `canceled by ${by} while it ran` }).catch((finishError: unknown) =>
+      logger.error({ err: finishError, build: job.id }, 'could not record a canceled build; its lease will expire'),
+    );
   }
 
   private async dropInput(job: BuildRow): Promise<void> {
