@@ -1,6 +1,6 @@
 // Reading pages: index, forum, topic (classic and threaded), member profiles, search and feeds.
 // Every list comes from the same services as the Forum API, with the viewer from the session.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { effectiveRole, findMemberByUsername } from '../members.js';
 import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST } from '../policy.js';
