@@ -212,6 +212,36 @@ for (const database of testDatabases) {
     });
   });
 
+  describe(`forum with an SMTP server that is down [${database}]`, () => {
+    let t: TestApp;
+    before(async () => {
+      // A port nobody listens on: every send fails at once.
+      const closed = await startSmtpSink();
+      const port = closed.port;
+      await closed.close();
+      t = await buildTestApp({ database, env: { ...RATES, BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(port) } });
+      const owner = await signIn(t.app, 'owner');
+      await makeCommunity(t.app, owner, 'club');
+      const admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
+      assert.equal((await forumApi(t.app, 'club', admin, { method: 'POST', path: '/forums', payload: { name: 'General', slug: 'general' } })).statusCode, 201);
+    });
+    after(() => t.close());
+
+    it('still takes the reply and keeps the mail in the outbox for a later attempt', async () => {
+      const alice = await addMember(t.app, 'club', 'alice');
+      const bob = await addMember(t.app, 'club', 'bob');
+      const topic = await forumApi(t.app, 'club', alice.token, { method: 'POST', path: '/topics', payload: { forum_id: 'general', title: 'Hello', body: 'Hi all' } });
+      const reply = await forumApi(t.app, 'club', bob.token, { method: 'POST', path: `/topics/${String((topic.json() as Row).id)}/posts`, payload: { body: 'Hi alice' } });
+      assert.equal(reply.statusCode, 201);
+      await t.app.services.mailOutbox.idle();
+      const [queued] = await t.app.deps.database.db.select().from(forumMailOutbox);
+      assert.equal(queued!.kind, 'reply');
+      assert.equal(queued!.attempts, 1);
+      assert.ok(queued!.lastError);
+      assert.ok(queued!.nextAttemptAt.getTime() > Date.now(), 'the retry waits');
+    });
+  });
+
   describe(`forum without mail [${database}]`, () => {
     let t: TestApp;
     before(async () => {
