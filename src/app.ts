@@ -10,6 +10,7 @@ import type { Config } from './config/index.js';
 import { settingsPlugin } from './core/settings/plugin.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
+import { MailOutbox } from './forum/mail/outbox.js';
 import { forumPlugin } from './forum/plugin.js';
 import { forumUiPlugin } from './forum/ui/plugin.js';
 import { healthRoutes } from './health/routes.js';
@@ -39,6 +40,8 @@ export interface AppDeps {
 
 export interface AppServices {
   sites: SiteDirectory;
+  /** Sends queued community mail after the transactions that queue it commit. */
+  mailOutbox: MailOutbox;
 }
 
 declare module 'fastify' {
@@ -81,7 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
-  app.decorate('services', { sites });
+  const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log);
+  app.decorate('services', { sites, mailOutbox });
   app.decorateRequest<HostTarget | null>('target', null);
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; a surface that takes other bodies (uploads, webhooks) adds its own parser.
@@ -91,7 +95,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request) => {
     request.target = request.raw.blumeTarget ?? { kind: 'portal' };
   });
+  // Mail queued by an earlier run (or a node that stopped) goes out once this node is up.
+  app.addHook('onReady', async () => {
+    mailOutbox.start();
+  });
   app.addHook('onClose', async () => {
+    await mailOutbox.stop();
     await sites.stop();
   });
 

@@ -3,6 +3,7 @@ import { registerErrorCodes } from '../http/errors.js';
 
 registerErrorCodes({
   member_banned: { status: 403, title: 'The member is banned from this community' },
+  email_unconfirmed: { status: 403, title: 'The member has not confirmed its e-mail address' },
   forum_locked: { status: 403, title: 'The forum is locked' },
   topic_locked: { status: 403, title: 'The topic is locked' },
   category_not_found: { status: 404, title: 'Category not found' },

@@ -19,6 +19,8 @@ export interface NewMember {
   email: string;
   password: string;
   role?: Role | undefined;
+  /** False for self sign-ups that must confirm their address; members added by admins are vouched for. */
+  emailConfirmed?: boolean | undefined;
 }
 
 const sameText = (column: typeof forumMembers.username | typeof forumMembers.email, value: string) => sql`lower(${column}) = lower(${value})`;
@@ -41,6 +43,7 @@ export async function createMember(db: Executor, siteId: string, input: NewMembe
       email: input.email,
       passwordHash: await hashPassword(input.password),
       role: input.role ?? 'member',
+      emailConfirmed: input.emailConfirmed ?? true,
     })
     .returning();
   return row!;

@@ -51,15 +51,24 @@ export function requireMember(viewer: Viewer): asserts viewer is MemberViewer {
   if (viewer.kind !== 'member') throw new AppError('authentication_required', 'Send a forum token in the `Authentication-Token` header.');
 }
 
+/**
+ * Members who signed up themselves post once they confirmed their e-mail address; until then they
+ * read (docs/decisions/0016-forum-mail.md).
+ */
+export function requirePoster(viewer: Viewer): asserts viewer is MemberViewer {
+  requireMember(viewer);
+  if (!viewer.member.emailConfirmed) throw new AppError('email_unconfirmed', 'Confirm your e-mail address before posting: follow the link in the mail we sent you.');
+}
+
 /** Locked forums take new topics from staff only. */
 export function authorizeNewTopic(viewer: Viewer, forum: ForumRow): asserts viewer is MemberViewer {
-  requireMember(viewer);
+  requirePoster(viewer);
   if (forum.locked && !isStaff(viewer)) throw new AppError('forum_locked', 'The forum is locked: only moderators may start topics.');
 }
 
 /** Locked topics (or topics in locked forums) take replies from staff only. */
 export function authorizeReply(viewer: Viewer, forum: ForumRow, topic: ForumTopicRow): asserts viewer is MemberViewer {
-  requireMember(viewer);
+  requirePoster(viewer);
   if ((topic.locked || forum.locked) && !isStaff(viewer)) throw new AppError('topic_locked', 'The topic is locked: it takes no more replies.');
 }
 

@@ -1,7 +1,8 @@
 // Forum data of community sites. Every row carries its site id: members, structure and content
 // belong to one instance, and every query filters on it.
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { OutgoingMail } from '../adapters/mail/types.js';
 import { users } from '../core/accounts/tables.js';
 import { sites } from '../core/sites/tables.js';
 
@@ -25,6 +26,14 @@ export const forumMembers = pgTable(
     passwordHash: text('password_hash'),
     role: text('role', { enum: ['admin', 'moderator', 'member'] }).notNull().default('member'),
     banned: boolean('banned').notNull().default(false),
+    /**
+     * False only for members who signed up themselves while mail works and have not yet followed the
+     * confirmation link. Members added by admins, site owners and members from before confirmation
+     * existed count as confirmed (docs/decisions/0016-forum-mail.md).
+     */
+    emailConfirmed: boolean('email_confirmed').notNull().default(true),
+    /** Whether the member gets a mail when someone replies to their topic or post. */
+    notifyReplies: boolean('notify_replies').notNull().default(true),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -140,6 +149,49 @@ export const forumSessions = pgTable(
   (t) => [index('forum_sessions_member_idx').on(t.memberId)],
 );
 
+/**
+ * Single-use links mailed to a member: `confirm` (the e-mail address) and `reset` (the password).
+ * The link carries `<id>.<secret>`; only the secret's SHA-256 is stored.
+ */
+export const forumMemberTokens = pgTable(
+  'forum_member_tokens',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    memberId: text('member_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['confirm', 'reset'] }).notNull(),
+    secretHash: text('secret_hash').notNull(),
+    /** The address the link went to: a link confirms that address only. */
+    email: text('email').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('forum_member_tokens_member_idx').on(t.memberId, t.purpose)],
+);
+
+/**
+ * Mail waiting to go out. Rows are written in the transaction that causes them and sent by the outbox
+ * worker after commit, so a slow or failing SMTP server never slows or fails a request. A sent row is
+ * deleted; a row that failed every attempt stays with its last error for the operator.
+ */
+export const forumMailOutbox = pgTable(
+  'forum_mail_outbox',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    kind: text('kind', { enum: ['confirm', 'reset', 'reply'] }).notNull(),
+    message: jsonb('message').$type<OutgoingMail>().notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('forum_mail_outbox_due_idx').on(t.nextAttemptAt)],
+);
+
 /** E-mails collected on named waitlists (`service_key`), once per key and address. */
 export const waitlistEntries = pgTable(
   'waitlist_entries',
@@ -159,4 +211,6 @@ export type ForumRow = typeof forums.$inferSelect;
 export type ForumTopicRow = typeof forumTopics.$inferSelect;
 export type ForumPostRow = typeof forumPosts.$inferSelect;
 export type ForumSessionRow = typeof forumSessions.$inferSelect;
+export type ForumMemberTokenRow = typeof forumMemberTokens.$inferSelect;
+export type ForumMailOutboxRow = typeof forumMailOutbox.$inferSelect;
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;

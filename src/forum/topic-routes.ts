@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { forumMember, forumReader } from './access.js';
+import { replyMailOptions } from './mail/context.js';
 import { authorizeModeration } from './policy.js';
 import { spendPostingBudget } from './posting-limit.js';
 import { presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
@@ -121,7 +122,11 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       bodyLimit: WRITE_BODY_LIMIT,
     },
     async (request, reply) => {
-      const post = await createPost(db, request.forum.site, request.forum.viewer, request.params.id, { body: request.body.body, parentId: request.body.parent_id });
+      const { site } = request.forum;
+      const mail = await replyMailOptions(request, site);
+      const post = await createPost(db, site, request.forum.viewer, request.params.id, { body: request.body.body, parentId: request.body.parent_id }, mail);
+      // Committed: the outbox sends in the background, so SMTP never delays or fails the reply.
+      if (mail) app.services.mailOutbox.drainSoon();
       return reply.code(201).send(presentPost(post));
     },
   );

@@ -7,6 +7,7 @@ import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import './errors.js';
+import { enqueueReplyNotices, type ReplyMailOptions } from './mail/service.js';
 import { plainTitle, renderBody, slugify } from './markdown.js';
 import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, visibleTopicsWhere, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
@@ -201,8 +202,11 @@ export interface NewPost {
   parentId?: string | undefined;
 }
 
-/** Replies to a topic, optionally to one of its posts. */
-export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, topicId: string, input: NewPost): Promise<PostView> {
+/**
+ * Replies to a topic, optionally to one of its posts. With `mail`, reply notifications are queued in
+ * the same transaction (so they exist exactly when the post does); the caller nudges the outbox.
+ */
+export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, topicId: string, input: NewPost, mail?: ReplyMailOptions): Promise<PostView> {
   const { topic, forum } = await findVisibleTopic(db, site.id, viewer, topicId);
   authorizeReply(viewer, forum, topic);
   const body = requireBody(input.body);
@@ -236,6 +240,7 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       .update(forumTopics)
       .set({ postCount: sql`${forumTopics.postCount} + 1`, lastPostAt: now })
       .where(eq(forumTopics.id, topic.id));
+    if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
     return { post: post!, author: { id: member.id, username: member.username } };
   });
 }

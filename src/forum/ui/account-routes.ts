@@ -9,14 +9,17 @@ import { planIncludes } from '../../core/plans/service.js';
 import { AppError } from '../../http/errors.js';
 import { authenticateMember, changeMemberPassword, createMember, effectiveRole, findMemberByUsername, updateMember } from '../members.js';
 import { authorizeBan, requireMember } from '../policy.js';
+import { mailContext } from '../mail/context.js';
+import { spendAccountMailBudget } from '../mail/limits.js';
+import { sendConfirmation, setReplyNotifications } from '../mail/service.js';
 import { checkForm, loadUi, type UiContext } from './context.js';
 import { accountView, loginView, signupView, type AccountPage } from './form-views.js';
 import { field, safeNext, seeOther, sendPage } from './forms.js';
 import { clearMemberCookie, endMemberSession, endOtherMemberSessions, setMemberCookie, startMemberSession } from './sessions.js';
 
 export const USERNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/;
-const MIN_PASSWORD = 10;
-const MAX_PASSWORD = 200;
+export const MIN_PASSWORD = 10;
+export const MAX_PASSWORD = 200;
 
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })) });
 
@@ -62,9 +65,15 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     if (!USERNAME.test(username)) return again('The username must be 2 to 39 letters, digits, _, . or -, starting with a letter, digit or _.');
     if (!isEmail(email)) return again('Enter a valid e-mail address.');
     if (password === undefined || password.length < MIN_PASSWORD) return again(`The password must be ${MIN_PASSWORD} to ${MAX_PASSWORD} characters long.`);
+    const mailOn = app.services.mailOutbox.enabled;
     try {
-      const member = await createMember(db, ui.site.id, { username, email, password });
+      // Without mail there is no way to confirm an address, so nobody is asked to.
+      const member = await createMember(db, ui.site.id, { username, email, password, emailConfirmed: !mailOn });
       await startSession(request, reply, member.id);
+      if (mailOn) {
+        await sendConfirmation(db, await mailContext(request, ui.site), member);
+        app.services.mailOutbox.drainSoon();
+      }
     } catch (error) {
       if (error instanceof AppError && (error.code === 'username_taken' || error.code === 'email_taken')) return again(error.message, 409);
       throw error;
@@ -85,7 +94,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
       listCredentials(db, { kind: 'forum_token', siteId: ui.site.id, subjectId: member.id }),
       planIncludes(db, ui.site.plan, 'forum_api'),
     ]);
-    return { member, role: ui.viewer.role, tokens, apiAvailable, ...extra };
+    return { member, role: ui.viewer.role, tokens, apiAvailable, mailEnabled: app.services.mailOutbox.enabled, ...extra };
   }
 
   app.get('/account', { preHandler: loadUi }, async (request, reply) => {
@@ -107,6 +116,32 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
       message = { kind: 'ok', text: 'Your password is changed; your other sessions have ended.' };
     }
     return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { message })), { status: message.kind === 'ok' ? 200 : 422, private: true });
+  });
+
+  app.post('/account/notifications', { preHandler: form }, async (request, reply) => {
+    const ui = request.ui;
+    requireMember(ui.viewer);
+    const on = field(request, 'notify_replies', 5) === 'on';
+    await setReplyNotifications(db, ui.site.id, ui.viewer.member.id, on);
+    const member = { ...ui.viewer.member, notifyReplies: on };
+    const text = on ? 'You will get a mail when someone replies to you.' : 'You will get no mails about replies.';
+    return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { member, message: { kind: 'ok', text } })), { private: true });
+  });
+
+  app.post('/account/confirm/resend', { preHandler: form }, async (request, reply) => {
+    const ui = request.ui;
+    requireMember(ui.viewer);
+    const member = ui.viewer.member;
+    let message: AccountPage['message'];
+    if (member.emailConfirmed) message = { kind: 'ok', text: 'Your e-mail address is already confirmed.' };
+    else if (!app.services.mailOutbox.enabled) message = { kind: 'error', text: 'This server sends no mail; ask an administrator to confirm your address.' };
+    else if (!(await spendAccountMailBudget(app, 'confirm', ui.site.id, member.id))) message = { kind: 'error', text: 'We sent several mails already; wait an hour before asking again.' };
+    else {
+      await sendConfirmation(db, await mailContext(request, ui.site), member);
+      app.services.mailOutbox.drainSoon();
+      message = { kind: 'ok', text: `We sent a new confirmation link to ${member.email}.` };
+    }
+    return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { message })), { status: message.kind === 'ok' ? 200 : 429, private: true });
   });
 
   app.post('/account/tokens', { preHandler: form }, async (request, reply) => {

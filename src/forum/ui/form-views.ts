@@ -10,7 +10,7 @@ import { csrfField, notice, postButton, time } from './layout.js';
 import { bodyField, topicRows } from './read-views.js';
 import type { TopicView } from '../topics.js';
 
-function input(id: string, label: string, type: string, value: string, extra: { autocomplete?: string; hint?: string; maxlength?: number; minlength?: number } = {}): SafeHtml {
+export function input(id: string, label: string, type: string, value: string, extra: { autocomplete?: string; hint?: string; maxlength?: number; minlength?: number } = {}): SafeHtml {
   return html`<div><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${id}" value="${value}" required${extra.autocomplete ? html` autocomplete="${extra.autocomplete}"` : ''}${extra.maxlength ? html` maxlength="${extra.maxlength}"` : ''}${extra.minlength ? html` minlength="${extra.minlength}"` : ''}${extra.hint ? html` aria-describedby="${id}-hint"` : ''}>${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</div>`;
 }
 
@@ -20,6 +20,7 @@ export function loginView(ui: UiContext, values: { login?: string; next?: string
 ${input('login', 'Username or e-mail', 'text', values.login ?? '', { autocomplete: 'username', maxlength: 254 })}
 ${input('password', 'Password', 'password', '', { autocomplete: 'current-password', maxlength: 200 })}
 <div><button type="submit">Log in</button></div></form>
+<p><a href="/password/forgot">Forgot your password?</a></p>
 ${ui.registrationOpen ? html`<p>New here? <a href="/signup">Create an account</a>.</p>` : ''}`;
 }
 
@@ -40,6 +41,8 @@ export interface AccountPage {
   tokens: CredentialRow[];
   /** Whether the site's plan includes the Forum API, which tokens are for. */
   apiAvailable: boolean;
+  /** Whether this server sends mail (confirmation and reply notifications). */
+  mailEnabled: boolean;
   minted?: { name: string; token: string };
   message?: { kind: 'ok' | 'error'; text: string };
 }
@@ -48,6 +51,15 @@ export function accountView(ui: UiContext, page: AccountPage): SafeHtml {
   const { member } = page;
   return html`<h1>Your profile</h1>${page.message ? notice(page.message.kind, page.message.text) : ''}
 <p><strong>${member.username}</strong> · ${member.email} · ${page.role} · joined ${time(member.createdAt)} · <a href="/u/${encodeURIComponent(member.username)}">public profile</a></p>
+<section aria-labelledby="mail-heading"><h2 id="mail-heading">E-mail</h2>
+<p>${member.email} · ${member.emailConfirmed ? 'confirmed' : html`<strong>not confirmed yet</strong>`}</p>
+${!member.emailConfirmed && page.mailEnabled ? postButton(ui, '/account/confirm/resend', 'Send the confirmation link again', {}, 'secondary') : ''}
+${
+  page.mailEnabled
+    ? html`<form class="stack" method="post" action="/account/notifications">${csrfField(ui)}<div><label><input type="checkbox" name="notify_replies"${member.notifyReplies ? html` checked` : ''}> Mail me when someone replies to my topics or posts</label></div><div><button type="submit" class="secondary">Save</button></div></form>`
+    : html`<p class="muted">This server sends no mail.</p>`
+}
+</section>
 <section aria-labelledby="tokens-heading"><h2 id="tokens-heading">Forum API tokens</h2>
 ${
   page.minted

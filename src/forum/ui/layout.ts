@@ -31,6 +31,11 @@ export function time(date: Date): SafeHtml {
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
+/** Shown on every page to a member who may not post until the address is confirmed. */
+function unconfirmedBanner(ui: UiContext, email: string): SafeHtml {
+  return html`<div class="notice warn" role="status"><p>Confirm your e-mail address to post: we sent a link to ${email}.</p>${postButton(ui, '/account/confirm/resend', 'Send it again')}</div>`;
+}
+
 export function layout(ui: UiContext, page: PageOptions): string {
   const viewer = ui.viewer;
   const account =
@@ -57,6 +62,7 @@ ${page.head ?? ''}
 </div>
 </header>
 <main id="main" class="wrap" tabindex="-1">
+${viewer.kind === 'member' && !viewer.member.emailConfirmed ? unconfirmedBanner(ui, viewer.member.email) : ''}
 ${page.body}
 </main>
 <footer class="site"><div class="wrap">${ui.title} · <a href="/feed.atom">Atom feed</a> · Powered by Blume</div></footer>

@@ -8,6 +8,7 @@ import { GUEST } from '../policy.js';
 import { accountRoutes } from './account-routes.js';
 import type { UiContext } from './context.js';
 import { registerFormParser, sendPage } from './forms.js';
+import { mailRoutes } from './mail-routes.js';
 import { readRoutes } from './read-routes.js';
 import { errorView } from './read-views.js';
 import { writeRoutes } from './write-routes.js';
@@ -58,4 +59,5 @@ export async function forumUiPlugin(app: FastifyInstance): Promise<void> {
   await app.register(readRoutes);
   await app.register(accountRoutes);
   await app.register(writeRoutes);
+  await app.register(mailRoutes);
 }

@@ -1,6 +1,6 @@
 // Reading pages: index, forum, topic (classic and threaded), member profiles, search and feeds.
 // Every list comes from the same services as the Forum API, with the viewer from the session.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { effectiveRole, findMemberByUsername } from '../members.js';
 import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST } from '../policy.js';
@@ -11,6 +11,7 @@ import { AppError } from '../../http/errors.js';
 import { loadGuestUi, loadUi } from './context.js';
 import { atomFeed, openingPosts } from './feed.js';
 import { memberView } from './form-views.js';
+import { requestOrigin } from '../mail/context.js';
 import { pageNumber, permits, sendPage, totalPages } from './forms.js';
 import { html } from './html.js';
 import { forumView, indexView, searchView, topicView } from './read-views.js';
@@ -26,10 +27,6 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 })
 const PageQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })) });
 const TopicQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })), view: Type.Optional(Type.Union([Type.Literal('classic'), Type.Literal('threaded')])) });
 const SearchQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 200 })), page: Type.Optional(Type.String({ maxLength: 10 })) });
-
-function origin(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
 
 export async function readRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
@@ -111,7 +108,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     const { site, title } = request.ui;
     const { rows } = await listTopics(db, site.id, GUEST, {}, feedPage);
     const bodies = await openingPosts(db, rows.map((row) => row.topic.id));
-    return reply.type('application/atom+xml; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(atomFeed({ origin: origin(request), title, selfPath: '/feed.atom', topics: rows, bodies }));
+    return reply.type('application/atom+xml; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(atomFeed({ origin: requestOrigin(request), title, selfPath: '/feed.atom', topics: rows, bodies }));
   });
 
   app.get<{ Params: { slug: string } }>('/f/:slug/feed.atom', { schema: { params: SlugParams }, preHandler: loadGuestUi }, async (request, reply) => {
@@ -122,6 +119,6 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     return reply
       .type('application/atom+xml; charset=utf-8')
       .header('Cache-Control', 'public, max-age=300')
-      .send(atomFeed({ origin: origin(request), title, selfPath: `/f/${forum.slug}/feed.atom`, forum, topics: rows, bodies }));
+      .send(atomFeed({ origin: requestOrigin(request), title, selfPath: `/f/${forum.slug}/feed.atom`, forum, topics: rows, bodies }));
   });
 }

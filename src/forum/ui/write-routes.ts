@@ -6,6 +6,7 @@ import { AppError } from '../../http/errors.js';
 import { authorizeModeration, requireMember } from '../policy.js';
 import { spendPostingBudget } from '../posting-limit.js';
 import { MAX_BODY_LENGTH, MAX_TITLE_LENGTH } from '../schemas.js';
+import { replyMailOptions } from '../mail/context.js';
 import { findVisibleForum } from '../structure.js';
 import { createPost, createTopic, deletePost, editPost, findVisiblePost, updateTopic, type TopicChange } from '../topics.js';
 import { checkForm, loadUi } from './context.js';
@@ -68,7 +69,10 @@ export async function writeRoutes(app: FastifyInstance): Promise<void> {
     const parentId = field(request, 'parent_id', 100) || undefined;
     const view = field(request, 'view', 10) === 'threaded' ? 'threaded' : 'classic';
     await spendPostingBudget(app, ui.site.id, ui.viewer.member.id);
-    const post = await createPost(db, ui.site, ui.viewer, request.params.id, { body, parentId });
+    const mail = await replyMailOptions(request, ui.site);
+    const post = await createPost(db, ui.site, ui.viewer, request.params.id, { body, parentId }, mail);
+    // Committed: the outbox sends in the background, so SMTP never delays or fails the reply.
+    if (mail) app.services.mailOutbox.drainSoon();
     return seeOther(reply, view === 'threaded' ? `/t/${request.params.id}?view=threaded#p-${post.post.id}` : `/t/${request.params.id}?page=last#p-${post.post.id}`);
   });
 
