@@ -168,13 +168,16 @@ export class BuildWorker {
         message = 'internal error in Blume while building; the operator can find it in the server log';
       }
       log.add('blume', `build failed: ${message}`);
-      // Logs land before the state changes, so whoever sees `failed` sees the whole log.
+      // Logs land and the input goes before the state changes, so whoever sees `failed` sees the
+      // whole log and no leftover upload.
+      await this.dropInput(job);
       await log.close().catch((logError: unknown) => this.options.logger.error({ err: logError, build: job.id }, 'could not write a build log'));
       await finishBuild(db, job.id, this.id, { state: 'failed', error: message }).catch((finishError: unknown) =>
         this.options.logger.error({ err: finishError, build: job.id }, 'could not record a failed build; its lease will expire'),
       );
     } finally {
       clearInterval(heartbeat);
+      // After a success (a no-op when a failure path already removed it).
       await this.dropInput(job);
     }
   }
@@ -193,6 +196,7 @@ export class BuildWorker {
       logger.warn({ err: error, build: job.id }, 'could not read who canceled a build');
     }
     log.add('blume', `build canceled by ${by} (asked${at}); nothing was released`);
+    await this.dropInput(job);
     // Logs land before the state changes, so whoever sees `canceled` sees the whole log.
     await log.close().catch((logError: unknown) => logger.error({ err: logError, build: job.id }, 'could not write a build log'));
     await finishBuild(db, job.id, this.id, { state: 'canceled', error: `canceled by ${by} while it ran` }).catch((finishError: unknown) =>
