@@ -18,7 +18,7 @@ import { registerProblemHandlers, sendProblem } from './http/problem.js';
 import { createSurfaceStrategy } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
 import { instancesPlugin } from './instances/plugin.js';
-import { newId } from './lib/ids.js';
+import { requestIdFactory } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
 
 export interface AppDeps {
@@ -59,7 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    genReqId: () => newId(20),
+    genReqId: requestIdFactory(),
     requestIdHeader: false,
     return503OnClosing: true,
     routerOptions: {
@@ -84,8 +84,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   registerProblemHandlers(app);
 
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: it runs on every request, static ones included.
+  app.addHook('onRequest', (request, _reply, done) => {
     request.target = request.raw.blumeTarget ?? { kind: 'portal' };
+    done();
   });
   app.addHook('onClose', async () => {
     await sites.stop();

@@ -26,15 +26,17 @@ export interface BlumeServer {
  * Starts `blume serve` (src/main.ts under tsx, as `npm run dev` does) with the given environment and
  * resolves once it prints where it listens. Its output goes to `logFile`, not into this process, so
  * request logs at high rates cost the server what they cost in production and nothing here.
+ * BENCH_BLUME_NODE_ARGS are extra node flags for the server only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export function startServer(env: Record<string, string>, logFile: string): Promise<BlumeServer> {
-  return startListening(['src/main.ts', 'serve'], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile);
+  const nodeArgs = process.env.BENCH_BLUME_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  return startListening(['src/main.ts', 'serve'], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile, nodeArgs);
 }
 
 /** Runs a TypeScript entry under tsx and waits for its "listening on 127.0.0.1:<port>" line. */
-export async function startListening(args: string[], env: Record<string, string>, logFile: string): Promise<BlumeServer> {
+export async function startListening(args: string[], env: Record<string, string>, logFile: string, nodeArgs: string[] = []): Promise<BlumeServer> {
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + START_TIMEOUT_MS;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive.js';
+import { EdgeBytes } from './edge-bytes.js';
 import { EdgeCache } from './edge-cache.js';
 import { serveStatic } from './edge.js';
 import { deployApiRoutes } from './routes.js';
@@ -22,7 +23,7 @@ declare module 'fastify' {
 }
 
 async function edgeRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = { cache: app.deploy.cache, blobs: app.deps.blobs };
+  const ctx = { cache: app.deploy.cache, blobs: app.deps.blobs, bytes: new EdgeBytes(app.deps.blobs) };
   app.route({
     method: ['GET', 'HEAD'],
     url: '/*',
