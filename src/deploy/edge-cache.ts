@@ -9,6 +9,7 @@ import type { Executor } from '../db/client.js';
 import { randomAlnum } from '../lib/ids.js';
 import { compileRules, type CompiledRules } from './rules.js';
 import { ensureAliases, findAliases } from './service.js';
+import { DEFAULT_SITE_OPTIONS, type SiteOptions } from './site-options.js';
 import { releaseFiles, releases } from './tables.js';
 
 const CHANNEL = 'deploy:aliases';
@@ -33,6 +34,7 @@ export interface Manifest {
   siteId: string;
   files: Map<string, ManifestFile>;
   rules: CompiledRules;
+  options: SiteOptions;
 }
 
 export interface AliasPointers {
@@ -191,6 +193,7 @@ export class EdgeCache {
       siteId: release.siteId,
       files: new Map(rows.map((row) => [row.path, row])),
       rules: compileRules(release.rules),
+      options: release.rules.options ?? DEFAULT_SITE_OPTIONS,
     };
     this.manifests.set(releaseId, manifest);
     this.cachedFiles += manifest.files.size;

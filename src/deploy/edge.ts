@@ -65,14 +65,41 @@ type Resolution =
   | { kind: 'redirect'; location: string; status: number }
   | { kind: 'missing' };
 
-/** The file a path names: itself, its `index.html`, or `<path>.html`; or a redirect to add a slash. */
-function lookup(manifest: Manifest, path: string): ManifestFile | { slash: true } | undefined {
-  if (path === '' || path.endsWith('/')) return manifest.files.get(`${path}index.html`);
-  const file = manifest.files.get(path);
-  if (file) return file;
-  // A folder without its slash: redirect so relative links inside its index resolve correctly.
-  if (manifest.files.has(`${path}/index.html`)) return { slash: true };
-  return manifest.files.get(`${path}.html`);
+/** What a path names: a file, or the same page under its canonical slash form (a redirect). */
+type Lookup = ManifestFile | { canonical: string } | undefined;
+
+/**
+ * The file a path names, by the release's trailing-slash option (site-options.ts): itself, its
+ * folder's `index.html` or `<path>.html`, or a redirect to the page's canonical address. A path
+ * naming a file exactly is served as it is under every option.
+ */
+function lookup(manifest: Manifest, path: string): Lookup {
+  const { files } = manifest;
+  const slashed = path === '' || path.endsWith('/');
+  const base = slashed ? path.slice(0, -1) : path;
+  const page = (): ManifestFile | undefined => files.get(base === '' ? 'index.html' : `${base}/index.html`) ?? (base === '' ? undefined : files.get(`${base}.html`));
+  switch (manifest.options.trailingSlash) {
+    case 'auto': {
+      if (slashed) return files.get(`${path}index.html`);
+      const file = files.get(path);
+      if (file) return file;
+      // A folder without its slash: redirect so relative links inside its index resolve correctly.
+      if (files.has(`${path}/index.html`)) return { canonical: `${path}/` };
+      return files.get(`${path}.html`);
+    }
+    case 'always':
+      if (slashed) return page();
+      return files.get(path) ?? (page() ? { canonical: `${path}/` } : undefined);
+    case 'never':
+      if (!slashed) return files.get(path) ?? page();
+      if (path === '') return page();
+      return page() || files.has(base) ? { canonical: base } : undefined;
+  }
+}
+
+/** Whether a miss may be a client-side route: the last segment looks like a page, not a file. */
+function isRouteLike(path: string): boolean {
+  return !path.slice(path.lastIndexOf('/') + 1).includes('.');
 }
 
 function nearestNotFound(manifest: Manifest, path: string): ManifestFile | undefined {
@@ -91,10 +118,16 @@ function resolve(manifest: Manifest, path: string, query: string): Resolution {
   if (rule && (rule.force || !found)) {
     if (rule.status >= 300 && rule.status < 400) return { kind: 'redirect', location: rule.to.includes('?') || !query ? rule.to : `${rule.to}?${query}`, status: rule.status };
     const target = lookup(manifest, rule.to.replace(/^\//, '').split('?', 1)[0]!);
-    if (target && !('slash' in target)) return { kind: 'file', file: target, status: rule.status as 200 | 404 | 410 };
+    if (target && !('canonical' in target)) return { kind: 'file', file: target, status: rule.status as 200 | 404 | 410 };
   }
-  if (found && 'slash' in found) return { kind: 'redirect', location: `/${path}/${query ? `?${query}` : ''}`, status: 301 };
+  if (found && 'canonical' in found) return { kind: 'redirect', location: `/${found.canonical}${query ? `?${query}` : ''}`, status: 301 };
   if (found) return { kind: 'file', file: found, status: 200 };
+  // Only when the release asks for it (`"spa": true` in _blume.json), and never for file-like paths,
+  // so a missing script or image still answers 404 rather than the app's HTML.
+  if (manifest.options.spa && isRouteLike(path)) {
+    const app = manifest.files.get('index.html');
+    if (app) return { kind: 'file', file: app, status: 200 };
+  }
   const notFound = nearestNotFound(manifest, path);
   return notFound ? { kind: 'file', file: notFound, status: 404 } : { kind: 'missing' };
 }
