@@ -24,6 +24,20 @@ const SITE = 'edgebench';
 
 const HTML = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Edge bench</title><link rel="stylesheet" href="/assets/site.css"></head>\n<body><h1>Hello from the edge</h1><p>${'A small page of ordinary text. '.repeat(20)}</p><img src="/assets/photo.5d41402a.jpg" alt=""></body></html>\n`;
 
+const NODE_CEILING = `
+const http = require('node:http'), fs = require('node:fs'), path = require('node:path');
+const root = process.argv[1];
+const files = new Map([['/', fs.readFileSync(path.join(root, 'index.html'))], ['/assets/photo.5d41402a.jpg', fs.readFileSync(path.join(root, 'assets/photo.5d41402a.jpg'))]]);
+const server = http.createServer((req, res) => {
+  const body = files.get(req.url);
+  if (!body) { res.writeHead(404).end(); return; }
+  res.writeHead(200, { 'content-type': req.url === '/' ? 'text/html' : 'image/jpeg', 'content-length': body.length });
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => console.log('listening on 127.0.0.1:' + server.address().port));
+process.once('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
 interface Anchor {
   name: string;
   port: number;
@@ -137,8 +151,12 @@ async function main(): Promise<void> {
     running.push({ name: `Blume (log ${logLevel})`, port: server.port, host: `${SITE}.${SITES_DOMAIN}`, stop: () => server.stop() });
 
     running.push(await startNginx(work, site));
-    const anchor = await startListening(['bench/lib/static-anchor.ts', site], {}, path.join(work, 'static.log'));
+    const anchor = await startListening(['--import', 'tsx', 'bench/lib/static-anchor.ts', site], {}, path.join(work, 'static.log'));
     running.push({ name: '@fastify/static', port: anchor.port, host: '127.0.0.1', stop: () => anchor.stop() });
+    // Not an anchor with a target: node:http answering from memory with no routing at all, the
+    // ceiling any Node server reaches here; it shows how much of the gap to nginx is Node's.
+    const ceiling = await startListening(['-e', NODE_CEILING, site], {}, path.join(work, 'ceiling.log'));
+    running.push({ name: 'node:http ceiling', port: ceiling.port, host: '127.0.0.1', stop: () => ceiling.stop() });
 
     const files = [
       { label: 'index.html (small page)', path: '/' },
@@ -165,10 +183,11 @@ async function main(): Promise<void> {
         results.set(`${file.path} ${r.name}`, result);
         console.log(`  ${r.name.padEnd(22)} ${fmt(result)}`);
       }
-      const [b, n, s] = running.map((r) => results.get(`${file.path} ${r.name}`)!);
+      const [b, n, s, c] = running.map((r) => results.get(`${file.path} ${r.name}`)!);
       const toNginx = b!.requestsPerSecond / n!.requestsPerSecond;
       const toStatic = b!.requestsPerSecond / s!.requestsPerSecond;
       console.log(`  Blume/nginx ${toNginx.toFixed(2)}x (target >= ${TARGET_NGINX_RATIO})   Blume/@fastify/static ${toStatic.toFixed(2)}x (target > 1)   Blume p99 ${b!.p99Ms.toFixed(2)} ms (target <= ${TARGET_P99_MS})`);
+      console.log(`  (node:http ceiling/nginx ${(c!.requestsPerSecond / n!.requestsPerSecond).toFixed(2)}x, Blume/ceiling ${(b!.requestsPerSecond / c!.requestsPerSecond).toFixed(2)}x)`);
       const met = toNginx >= TARGET_NGINX_RATIO && toStatic > 1 && b!.p99Ms <= TARGET_P99_MS;
       console.log(`  ${met ? 'targets met' : 'TARGET MISSED'}`);
     }

@@ -22,21 +22,32 @@ export interface BlumeServer {
   stop(): Promise<void>;
 }
 
+let built = false;
+
 /**
- * Starts `blume serve` (src/main.ts under tsx, as `npm run dev` does) with the given environment and
- * resolves once it prints where it listens. Its output goes to `logFile`, not into this process, so
- * request logs at high rates cost the server what they cost in production and nothing here.
- * BENCH_BLUME_NODE_ARGS are extra node flags for the server only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * Starts `blume serve` as `npm start` does: the compiled dist/ (built once per bench run with
+ * `npm run build`), since tsx's transform adds per-call helpers production never runs. BENCH_TSX=1
+ * runs src/main.ts under tsx instead. Resolves once the server prints where it listens. Its output
+ * goes to `logFile`, not into this process, so request logs cost the server what they cost in
+ * production and nothing here. BENCH_BLUME_NODE_ARGS are extra node flags for the server only
+ * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export function startServer(env: Record<string, string>, logFile: string): Promise<BlumeServer> {
   const nodeArgs = process.env.BENCH_BLUME_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  return startListening(['src/main.ts', 'serve'], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile, nodeArgs);
+  const useTsx = process.env.BENCH_TSX === '1';
+  if (!useTsx && !built) {
+    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit', timeout: 300_000 });
+    if (build.status !== 0) throw new Error('npm run build failed');
+    built = true;
+  }
+  const entry = useTsx ? ['--import', 'tsx', 'src/main.ts'] : ['bin/blume.js'];
+  return startListening([...nodeArgs, ...entry, 'serve'], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile);
 }
 
-/** Runs a TypeScript entry under tsx and waits for its "listening on 127.0.0.1:<port>" line. */
-export async function startListening(args: string[], env: Record<string, string>, logFile: string, nodeArgs: string[] = []): Promise<BlumeServer> {
+/** Runs `node <args>` and waits for its "listening on 127.0.0.1:<port>" line. */
+export async function startListening(args: string[], env: Record<string, string>, logFile: string): Promise<BlumeServer> {
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + START_TIMEOUT_MS;
