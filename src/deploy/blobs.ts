@@ -26,10 +26,10 @@ const COMPRESS_MIN_BYTES = 256;
 const COMPRESS_MAX_RATIO = 0.9;
 const BLOB_CONCURRENCY = 8;
 /**
- * Measured on site text (docs/decisions/0008-edge-and-ingest-speed.md): brotli 11 is ~20x slower
- * than 9 for ~5% smaller files and made ingest wait minutes; gzip 9 is ~4x slower than 6 for ~3%.
+ * Measured on site text (docs/decisions/0008-edge-and-ingest-speed.md): brotli 11 is ~50x slower
+ * than 7 for ~10% smaller files and made ingest take minutes; gzip 9 is ~4x slower than 6 for ~3%.
  */
-const BROTLI_QUALITY = 9;
+const BROTLI_QUALITY = 7;
 const GZIP_LEVEL = 6;
 /** Files up to this size are compressed and stored from memory (BLOB_CONCURRENCY of them at once). */
 const IN_MEMORY_BYTES = 1024 * 1024;
@@ -60,8 +60,7 @@ interface VariantSizes {
 
 function compressorOptions(variant: 'gzip' | 'br', size: number): ZlibOptions | BrotliOptions {
   if (variant === 'gzip') return { level: GZIP_LEVEL };
-  // Big bundles take a cheaper setting still.
-  return { params: { [zlib.BROTLI_PARAM_QUALITY]: size <= IN_MEMORY_BYTES ? BROTLI_QUALITY : 7, [zlib.BROTLI_PARAM_SIZE_HINT]: size } };
+  return { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: size } };
 }
 
 /** A compressed variant, kept only when it saves enough: in memory for small files, else spooled. */
@@ -119,8 +118,9 @@ export async function storeFiles(db: Executor, blobs: BlobStore, spooled: Spoole
       const type = contentTypeFor(file.path);
       // Small files are read once and handled in memory: separate reads, temporary variant files
       // and streams per file cost more than the work itself on sites of many small files.
-      const source = file.size <= IN_MEMORY_BYTES ? await readFile(file.spool) : file.spool;
-      if (isCompressible(type) && file.size >= COMPRESS_MIN_BYTES) {
+      const compressible = isCompressible(type) && file.size >= COMPRESS_MIN_BYTES;
+      const source = compressible && file.size <= IN_MEMORY_BYTES ? await readFile(file.spool) : file.spool;
+      if (compressible) {
         const [gzip, brotli] = await Promise.all([compress(source, 'gzip', file.size), compress(source, 'br', file.size)]);
         // Variants land before the main blob: a present main blob means its variants are there too.
         if (gzip) {
@@ -133,7 +133,9 @@ export async function storeFiles(db: Executor, blobs: BlobStore, spooled: Spoole
         }
       }
       if (!existed) written.add(file.hash);
-      await putBody(blobs, blobKey(file.hash), source, file.size);
+      // The spool is this upload's own copy: a store on this disk takes it by rename, not a copy.
+      if (blobs.moveIn) await blobs.moveIn(blobKey(file.hash), file.spool);
+      else await putBody(blobs, blobKey(file.hash), source, file.size);
       if (!existed) newBlobs++;
       sizes.set(file.hash, variants);
     }

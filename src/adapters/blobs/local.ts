@@ -42,6 +42,23 @@ export function createLocalBlobStore(root: string): BlobStore {
         throw error;
       }
     },
+    moveIn: async (key, source) => {
+      const target = file(key);
+      await mkdir(path.dirname(target), { recursive: true });
+      try {
+        await rename(source, target);
+      } catch (error) {
+        // Another file system (a spool folder elsewhere): copy through a temporary file instead.
+        if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        const temp = path.join(path.dirname(target), `.tmp-${randomAlnum(12)}`);
+        try {
+          await pipeline(createReadStream(source), createWriteStream(temp, { mode: 0o640 }));
+          await rename(temp, target);
+        } finally {
+          await rm(temp, { force: true });
+        }
+      }
+    },
     get: async (key) => {
       const target = file(key);
       try {
