@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     console.log(`Forum reads on PostgreSQL: ${TOPICS} topics, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s per run`);
     console.log(machineLine());
     const { forumId, bigTopic } = await seed(url.toString());
-    server = await startServer({ DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE }, path.join(work, 'blume.log'));
+    server = await startServer({ DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE }, path.join(work, 'blume.log'), ['--single']);
     const body = JSON.stringify({ login: 'reader', password: PASSWORD, name: 'bench' });
     const minted = await request({ port: server.port, method: 'POST', path: '/api/forum/v1/auth/tokens', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body });
     if (minted.status !== 201) throw new Error(`token: ${minted.status} ${minted.body.toString()}`);

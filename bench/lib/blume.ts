@@ -32,7 +32,7 @@ let built = false;
  * production and nothing here. BENCH_BLUME_NODE_ARGS are extra node flags for the server only
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export function startServer(env: Record<string, string>, logFile: string): Promise<BlumeServer> {
+export function startServer(env: Record<string, string>, logFile: string, serveArgs: string[] = []): Promise<BlumeServer> {
   const nodeArgs = process.env.BENCH_BLUME_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const useTsx = process.env.BENCH_TSX === '1';
   if (!useTsx && !built) {
@@ -41,10 +41,10 @@ export function startServer(env: Record<string, string>, logFile: string): Promi
     built = true;
   }
   const entry = useTsx ? ['--import', 'tsx', 'src/main.ts'] : ['bin/blume.js'];
-  return startListening([...nodeArgs, ...entry, 'serve'], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile);
+  return startListening([...nodeArgs, ...entry, 'serve', ...serveArgs], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile);
 }
 
-/** Runs `node <args>` and waits for its "listening on 127.0.0.1:<port>" line. */
+/** Runs `node <args>` and waits for its "listening on 127.0.0.1:<port>" (or single-mode "is running on") line. */
 export async function startListening(args: string[], env: Record<string, string>, logFile: string): Promise<BlumeServer> {
   const fd = openSync(logFile, 'a');
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });
@@ -53,7 +53,7 @@ export async function startListening(args: string[], env: Record<string, string>
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     const log = await readFile(logFile, 'utf8');
-    const match = /listening on 127\.0\.0\.1:(\d+)/.exec(log);
+    const match = /(?:listening on|is running on) (?:http:\/\/)?127\.0\.0\.1:(\d+)/.exec(log);
     if (match) {
       return {
         child,
