@@ -3,6 +3,7 @@
 // machinery that cost a small static request more than everything else together (bench/edge.ts).
 // Small and medium blobs only, least recently used out first, bounded in total.
 import type { BlobStore } from '../adapters/blobs/index.js';
+import { WeightedLru } from '../lib/lru.js';
 
 export interface EdgeBytesLimits {
   /** Blobs larger than this are streamed from the store every time. */
@@ -14,14 +15,14 @@ export interface EdgeBytesLimits {
 export const DEFAULT_EDGE_BYTES_LIMITS: EdgeBytesLimits = { maxEntryBytes: 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 };
 
 export class EdgeBytes {
-  private readonly entries = new Map<string, Buffer>();
-  private readonly loading = new Map<string, Promise<Buffer | undefined>>();
-  private totalBytes = 0;
+  private readonly entries: WeightedLru<string, Buffer>;
 
   constructor(
     private readonly blobs: BlobStore,
     private readonly limits: EdgeBytesLimits = DEFAULT_EDGE_BYTES_LIMITS,
-  ) {}
+  ) {
+    this.entries = new WeightedLru(limits.maxTotalBytes, (bytes) => bytes.length);
+  }
 
   /** Whether a blob of this size is kept in memory (else the caller streams it). */
   fits(size: number): boolean {
@@ -30,31 +31,6 @@ export class EdgeBytes {
 
   /** The bytes of a blob that `fits`; concurrent first reads share one load. */
   get(key: string): Buffer | Promise<Buffer | undefined> {
-    const cached = this.entries.get(key);
-    if (cached) {
-      // Re-insert to keep the map in least-recently-used order.
-      this.entries.delete(key);
-      this.entries.set(key, cached);
-      return cached;
-    }
-    let pending = this.loading.get(key);
-    if (!pending) {
-      pending = this.load(key).finally(() => this.loading.delete(key));
-      this.loading.set(key, pending);
-    }
-    return pending;
-  }
-
-  private async load(key: string): Promise<Buffer | undefined> {
-    const bytes = await this.blobs.read(key);
-    if (!bytes || !this.fits(bytes.length)) return bytes;
-    this.entries.set(key, bytes);
-    this.totalBytes += bytes.length;
-    while (this.totalBytes > this.limits.maxTotalBytes && this.entries.size > 1) {
-      const [oldestKey, oldest] = this.entries.entries().next().value!;
-      this.entries.delete(oldestKey);
-      this.totalBytes -= oldest.length;
-    }
-    return bytes;
+    return this.entries.getOrLoad(key, () => this.blobs.read(key), (bytes) => this.fits(bytes.length));
   }
 }

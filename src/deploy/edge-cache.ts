@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { PubSub } from '../adapters/cache/index.js';
 import type { Executor } from '../db/client.js';
 import { randomAlnum } from '../lib/ids.js';
+import { WeightedLru } from '../lib/lru.js';
 import { compileRules, type CompiledRules } from './rules.js';
 import { ensureAliases, findAliases } from './service.js';
 import { DEFAULT_SITE_OPTIONS, type SiteOptions } from './site-options.js';
@@ -53,10 +54,8 @@ export class EdgeCache {
   private readonly aliasLoads = new Map<string, Promise<AliasPointers>>();
   /** Bumped by every broadcast for a site, so a read that raced a change is not cached. */
   private readonly aliasGeneration = new Map<string, number>();
-  private readonly manifests = new Map<string, Manifest>();
-  private readonly loading = new Map<string, Promise<Manifest | undefined>>();
+  private readonly manifests = new WeightedLru<string, Manifest>(MAX_CACHED_FILES, (manifest) => manifest.files.size);
   private readonly echoes = new Map<string, () => void>();
-  private cachedFiles = 0;
   private unsubscribe: (() => Promise<void>)[] = [];
 
   constructor(
@@ -158,20 +157,7 @@ export class EdgeCache {
   }
 
   async manifest(releaseId: string): Promise<Manifest | undefined> {
-    const cached = this.manifests.get(releaseId);
-    if (cached) {
-      // Re-insert to keep the map in least-recently-used order.
-      this.manifests.delete(releaseId);
-      this.manifests.set(releaseId, cached);
-      return cached;
-    }
-    // Concurrent first requests share one load.
-    let pending = this.loading.get(releaseId);
-    if (!pending) {
-      pending = this.loadManifest(releaseId).finally(() => this.loading.delete(releaseId));
-      this.loading.set(releaseId, pending);
-    }
-    return pending;
+    return this.manifests.getOrLoad(releaseId, () => this.loadManifest(releaseId));
   }
 
   private async loadManifest(releaseId: string): Promise<Manifest | undefined> {
@@ -188,27 +174,16 @@ export class EdgeCache {
       })
       .from(releaseFiles)
       .where(eq(releaseFiles.releaseId, releaseId));
-    const manifest: Manifest = {
+    return {
       releaseId,
       siteId: release.siteId,
       files: new Map(rows.map((row) => [row.path, row])),
       rules: compileRules(release.rules),
       options: release.rules.options ?? DEFAULT_SITE_OPTIONS,
     };
-    this.manifests.set(releaseId, manifest);
-    this.cachedFiles += manifest.files.size;
-    while (this.cachedFiles > MAX_CACHED_FILES && this.manifests.size > 1) {
-      const [oldestId, oldest] = this.manifests.entries().next().value!;
-      this.manifests.delete(oldestId);
-      this.cachedFiles -= oldest.files.size;
-    }
-    return manifest;
   }
 
   private forgetRelease(releaseId: string): void {
-    const manifest = this.manifests.get(releaseId);
-    if (!manifest) return;
     this.manifests.delete(releaseId);
-    this.cachedFiles -= manifest.files.size;
   }
 }
