@@ -22,7 +22,7 @@ import { createSurfaceStrategy } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
 import { defaultApiRateLimit } from './http/rate-limit.js';
 import { instancesPlugin } from './instances/plugin.js';
-import { newId } from './lib/ids.js';
+import { requestIdFactory } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
 
 export interface AppDeps {
@@ -66,7 +66,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    genReqId: () => newId(20),
+    genReqId: requestIdFactory(),
     requestIdHeader: false,
     return503OnClosing: true,
     routerOptions: {
@@ -92,8 +92,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   registerProblemHandlers(app);
 
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: it runs on every request, static ones included.
+  app.addHook('onRequest', (request, _reply, done) => {
     request.target = request.raw.blumeTarget ?? { kind: 'portal' };
+    done();
   });
   // Mail queued by an earlier run (or a node that stopped) goes out once this node is up.
   app.addHook('onReady', async () => {

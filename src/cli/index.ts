@@ -7,6 +7,7 @@ import { callControl, controlSocketPath } from './control.js';
 import { OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
 import { serve } from './serve.js';
 import { runDeployCommand } from '../deploy/cli.js';
+import { EdgeCache } from '../deploy/edge-cache.js';
 
 const USAGE = `Usage: blume <command> [options]
 
@@ -20,6 +21,8 @@ Commands:
                                    the admin of the community instance
   deploy <dir|archive> --site ID [--promote] [--url PORTAL]
                                    Upload a site as a new release (token from BLUME_DEPLOY_TOKEN)
+  prune (--site ID | --all-sites) --keep N
+                                   Delete old releases and the blobs only they used
 
 Run \`blume <command> --help\` for one command, \`blume help env\` for every setting.`;
 
@@ -30,6 +33,8 @@ const COMMAND_HELP: Record<string, string> = {
   'seed-features': 'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
   'create-admin':
     'Usage: blume create-admin [--single] -u <username> -e <email> -p <password>\n\nCreates an administrator. Fails when the username or e-mail is taken.\nWith --single (or when handed to a running `blume serve --single`), creates an admin member of the\ncommunity instance BLUME_INSTANCE_ID, creating the instance if needed; without it, a platform\nadministrator account of the portal.',
+  prune:
+    'Usage: blume prune (--site <id> | --all-sites) --keep <n>\n\nDeletes old releases of one site or of every site, keeping the newest n, the live and stage\nreleases and the last n steps of the live release\'s rollback history; then deletes the blobs no\nremaining release uses. Preview hosts of deleted releases answer 404 on every node.\nSee docs/decisions/0006-deploy-releases-and-edge.md.',
 };
 
 export interface CliIo {
@@ -62,8 +67,10 @@ async function runCommandOperation(env: Env, io: CliIo, name: OperationName, arg
   }
   const migrations = name === 'db-upgrade' || name === 'install' ? 'skip' : 'auto';
   const runtime = await openRuntime(config, { migrations, seed: false, singleSite });
+  // Not started: this process serves nothing, it only broadcasts deletions to the nodes that do.
+  const edge = new EdgeCache(runtime.database.db, runtime.cache.pubsub);
   try {
-    io.out(await runOperation({ database: runtime.database, singleSite }, name, args));
+    io.out(await runOperation({ database: runtime.database, singleSite, blobs: runtime.blobs, edge }, name, args));
   } finally {
     await runtime.close();
   }
@@ -115,6 +122,15 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         });
         const { single, ...args } = values;
         return await runCommandOperation(env, io, 'create-admin', args, single ?? false);
+      }
+      case 'prune': {
+        if (wantsHelp) return io.out(COMMAND_HELP.prune!), 0;
+        const { values } = parseArgs({
+          args: rest,
+          options: { site: { type: 'string' }, 'all-sites': { type: 'boolean', default: false }, keep: { type: 'string' } },
+          strict: true,
+        });
+        return await runCommandOperation(env, io, 'prune', { site: values.site, keep: values.keep, 'all-sites': values['all-sites'] ? 'true' : undefined }, false);
       }
       case 'deploy':
         return await runDeployCommand(rest, env);

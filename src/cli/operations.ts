@@ -1,8 +1,11 @@
 // Operator commands that change the database. Each runs either in this process or, when a server
 // already owns the embedded database, inside that server (see control.ts); the text it answers is
 // what the CLI prints.
+import type { BlobStore } from '../adapters/blobs/index.js';
 import { createAdmin } from '../core/accounts/service.js';
 import type { DatabaseHandle } from '../db/client.js';
+import type { EdgeCache } from '../deploy/edge-cache.js';
+import { pruneSites } from '../deploy/prune.js';
 import { migrationStatus, runMigrations } from '../db/migrate.js';
 import { isEmail } from '../core/settings/allowlist.js';
 import { createMember } from '../forum/members.js';
@@ -13,6 +16,9 @@ export interface OperationContext {
   database: DatabaseHandle;
   /** The community instance id in single mode; undefined on a platform. */
   singleSite?: string | undefined;
+  blobs: BlobStore;
+  /** Tells the edge of every node about deleted releases. */
+  edge: EdgeCache;
 }
 
 export type OperationArgs = Record<string, string | undefined>;
@@ -68,11 +74,28 @@ async function createAdminOperation(ctx: OperationContext, args: OperationArgs):
   }
 }
 
+async function pruneOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
+  const keep = Number(args.keep);
+  if (!Number.isInteger(keep) || keep < 1) throw new OperationError('prune needs --keep N with N a whole number of at least 1.');
+  const all = args['all-sites'] === 'true';
+  if (all === Boolean(args.site)) throw new OperationError('prune needs either --site ID or --all-sites.');
+  const outcomes = await pruneSites(ctx.database.db, ctx.blobs, ctx.edge, all ? 'all' : [args.site!], keep);
+  if (outcomes.length === 0) return all ? 'No site has releases; nothing to prune.' : `Site "${args.site}" has no releases; nothing to prune.`;
+  return outcomes
+    .map(({ siteId, deletedReleases, deletedBlobs }) =>
+      deletedReleases.length === 0
+        ? `${siteId}: nothing to prune.`
+        : `${siteId}: deleted ${deletedReleases.length} release(s) (${deletedReleases.join(', ')}) and ${deletedBlobs} blob(s) no release uses.`,
+    )
+    .join('\n');
+}
+
 export const operations = {
   'db-upgrade': dbUpgrade,
   install,
   'seed-features': seedFeaturesOperation,
   'create-admin': createAdminOperation,
+  prune: pruneOperation,
 } satisfies Record<string, (ctx: OperationContext, args: OperationArgs) => Promise<string>>;
 
 export type OperationName = keyof typeof operations;

@@ -4,7 +4,7 @@
 // exists. Limits are counted as bytes flow, so a gzip bomb stops at the limit, not at the end.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -166,6 +166,40 @@ export interface SpoolOptions {
   compression?: 'gzip' | 'sniff';
 }
 
+/** Entries up to this size are spooled from memory by BackgroundWrites. */
+const SMALL_ENTRY_BYTES = 1024 * 1024;
+const MAX_BYTES_IN_FLIGHT = 16 * 1024 * 1024;
+
+/** File writes that run while the caller goes on, holding at most `limit` bytes at a time. */
+class BackgroundWrites {
+  private readonly pending = new Set<Promise<void>>();
+  private bytes = 0;
+  private failure: unknown;
+
+  constructor(private readonly limit: number) {}
+
+  /** Starts a write; waits first while too many bytes are in flight. Throws an earlier write's error. */
+  async add(file: string, body: Buffer): Promise<void> {
+    while (this.bytes + body.length > this.limit && this.pending.size > 0) await Promise.race(this.pending);
+    if (this.failure) throw this.failure;
+    this.bytes += body.length;
+    const write: Promise<void> = writeFile(file, body, { mode: 0o640 })
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.bytes -= body.length;
+        this.pending.delete(write);
+      });
+    this.pending.add(write);
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.pending);
+    if (this.failure) throw this.failure;
+  }
+}
+
 /** Reads the whole archive into spooled files, enforcing every rule; see the module comment. */
 export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpRoot: string, options: SpoolOptions = {}): Promise<SpooledArchive> {
   let input = source;
@@ -181,6 +215,7 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
   let uncompressed = 0;
   let size = 0;
 
+  const writes = new BackgroundWrites(MAX_BYTES_IN_FLIGHT);
   const abort = new AbortController();
   // tar-stream takes `filenameEncoding`; its bundled types do not list it.
   const extract = tar.extract({ filenameEncoding: 'latin1' } as Parameters<typeof tar.extract>[0]);
@@ -218,28 +253,44 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
       const spool = path.join(dir, String(files.length));
       const hash = createHash('sha256');
       let fileSize = 0;
-      await pipeline(
-        entry,
-        new Transform({
-          transform(chunk: Buffer, _encoding, callback) {
-            hash.update(chunk);
-            fileSize += chunk.length;
-            callback(null, chunk);
-          },
-        }),
-        createWriteStream(spool),
-      );
-      const digest = hash.digest('hex');
+      let digest: string;
+      if ((entry.header.size ?? 0) <= SMALL_ENTRY_BYTES) {
+        // Small files are read whole and written in the background, so the archive keeps flowing
+        // instead of waiting for an open/write/close per entry; the bytes in flight are bounded.
+        const chunks: Buffer[] = [];
+        for await (const chunk of entry as AsyncIterable<Buffer>) {
+          hash.update(chunk);
+          fileSize += chunk.length;
+          chunks.push(chunk);
+        }
+        digest = hash.digest('hex');
+        if (!spoolByHash.has(digest)) await writes.add(spool, Buffer.concat(chunks, fileSize));
+      } else {
+        await pipeline(
+          entry,
+          new Transform({
+            transform(chunk: Buffer, _encoding, callback) {
+              hash.update(chunk);
+              fileSize += chunk.length;
+              callback(null, chunk);
+            },
+          }),
+          createWriteStream(spool, { mode: 0o640 }),
+        );
+        digest = hash.digest('hex');
+        if (spoolByHash.has(digest)) await rm(spool);
+      }
       const existing = spoolByHash.get(digest);
-      if (existing) await rm(spool);
-      else spoolByHash.set(digest, spool);
+      if (!existing) spoolByHash.set(digest, spool);
       files.push({ path: entryPath, hash: digest, size: fileSize, spool: existing ?? spool });
       size += fileSize;
     }
     await feeding;
+    await writes.drain();
   } catch (error) {
     abort.abort();
     await feeding.catch(() => {});
+    await writes.drain().catch(() => {});
     await dispose();
     throw asArchiveError(error);
   }

@@ -1,9 +1,10 @@
 // Content-addressed storage of release files: one blob per distinct sha256, with precompressed
 // gzip and brotli variants beside it for compressible types, made once at ingest.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { constants as zlib, createBrotliCompress, createGzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, createBrotliCompress, createGzip, gzip, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 import { inArray, sql } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
@@ -24,6 +25,16 @@ const COMPRESS_MIN_BYTES = 256;
 /** A variant is kept only when it saves at least a tenth. */
 const COMPRESS_MAX_RATIO = 0.9;
 const BLOB_CONCURRENCY = 8;
+/**
+ * Measured on site text (docs/decisions/0008-edge-and-ingest-speed.md): brotli 11 is ~50x slower
+ * than 7 for ~10% smaller files and made ingest take minutes; gzip 9 is ~4x slower than 6 for ~3%.
+ */
+const BROTLI_QUALITY = 7;
+const GZIP_LEVEL = 6;
+/** Files up to this size are compressed and stored from memory (BLOB_CONCURRENCY of them at once). */
+const IN_MEMORY_BYTES = 1024 * 1024;
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
 /** Serializes blob commits against cleanup of rejected uploads (and pruning) on every node. */
 export const BLOB_LOCK = 71_149_101;
 
@@ -47,25 +58,26 @@ interface VariantSizes {
   brotliSize: number | null;
 }
 
-async function compressTo(spool: string, variant: 'gzip' | 'br', size: number): Promise<{ file: string; size: number } | undefined> {
-  const file = `${spool}.${variant}`;
-  const compressor =
-    variant === 'gzip'
-      ? createGzip({ level: 9 })
-      : createBrotliCompress({
-          params: {
-            // Quality 11 is slow on large files; big bundles take a cheaper setting.
-            [zlib.BROTLI_PARAM_QUALITY]: size <= 1024 * 1024 ? 11 : 7,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: size,
-          },
-        });
-  await pipeline(createReadStream(spool), compressor, createWriteStream(file));
-  const compressed = (await stat(file)).size;
-  if (compressed > size * COMPRESS_MAX_RATIO) {
-    await rm(file);
-    return undefined;
+function compressorOptions(variant: 'gzip' | 'br', size: number): ZlibOptions | BrotliOptions {
+  if (variant === 'gzip') return { level: GZIP_LEVEL };
+  return { params: { [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: size } };
+}
+
+/** A compressed variant, kept only when it saves enough: in memory for small files, else spooled. */
+async function compress(source: Buffer | string, variant: 'gzip' | 'br', size: number): Promise<{ body: Buffer | string; size: number } | undefined> {
+  let result: { body: Buffer | string; size: number };
+  if (Buffer.isBuffer(source)) {
+    const body = variant === 'gzip' ? await gzipAsync(source, compressorOptions(variant, size)) : await brotliAsync(source, compressorOptions(variant, size));
+    result = { body, size: body.length };
+  } else {
+    const file = `${source}.${variant}`;
+    const compressor = variant === 'gzip' ? createGzip(compressorOptions(variant, size)) : createBrotliCompress(compressorOptions(variant, size));
+    await pipeline(createReadStream(source), compressor, createWriteStream(file));
+    result = { body: file, size: (await stat(file)).size };
   }
-  return { file, size: compressed };
+  if (result.size <= size * COMPRESS_MAX_RATIO) return result;
+  if (typeof result.body === 'string') await rm(result.body);
+  return undefined;
 }
 
 /** Variant sizes of hashes already in committed releases, so unchanged files are not recompressed. */
@@ -82,8 +94,9 @@ async function committedVariants(db: Executor, hashes: string[]): Promise<Map<st
   return known;
 }
 
-async function putFile(blobs: BlobStore, key: string, file: string, size: number): Promise<void> {
-  await blobs.put(key, createReadStream(file), size);
+/** A Buffer goes in as it is; a spooled file path is streamed. */
+async function putBody(blobs: BlobStore, key: string, body: Buffer | string, size: number): Promise<void> {
+  await blobs.put(key, Buffer.isBuffer(body) ? body : createReadStream(body), size);
 }
 
 /**
@@ -103,21 +116,26 @@ export async function storeFiles(db: Executor, blobs: BlobStore, spooled: Spoole
       const existed = await blobs.has(blobKey(file.hash));
       const variants: VariantSizes = { gzipSize: null, brotliSize: null };
       const type = contentTypeFor(file.path);
-      if (isCompressible(type) && file.size >= COMPRESS_MIN_BYTES) {
-        const gzip = await compressTo(file.spool, 'gzip', file.size);
-        const brotli = await compressTo(file.spool, 'br', file.size);
+      // Small files are read once and handled in memory: separate reads, temporary variant files
+      // and streams per file cost more than the work itself on sites of many small files.
+      const compressible = isCompressible(type) && file.size >= COMPRESS_MIN_BYTES;
+      const source = compressible && file.size <= IN_MEMORY_BYTES ? await readFile(file.spool) : file.spool;
+      if (compressible) {
+        const [gzip, brotli] = await Promise.all([compress(source, 'gzip', file.size), compress(source, 'br', file.size)]);
         // Variants land before the main blob: a present main blob means its variants are there too.
         if (gzip) {
-          await putFile(blobs, blobKey(file.hash, 'gzip'), gzip.file, gzip.size);
+          await putBody(blobs, blobKey(file.hash, 'gzip'), gzip.body, gzip.size);
           variants.gzipSize = gzip.size;
         }
         if (brotli) {
-          await putFile(blobs, blobKey(file.hash, 'br'), brotli.file, brotli.size);
+          await putBody(blobs, blobKey(file.hash, 'br'), brotli.body, brotli.size);
           variants.brotliSize = brotli.size;
         }
       }
       if (!existed) written.add(file.hash);
-      await putFile(blobs, blobKey(file.hash), file.spool, file.size);
+      // The spool is this upload's own copy: a store on this disk takes it by rename, not a copy.
+      if (blobs.moveIn) await blobs.moveIn(blobKey(file.hash), file.spool);
+      else await putBody(blobs, blobKey(file.hash), source, file.size);
       if (!existed) newBlobs++;
       sizes.set(file.hash, variants);
     }

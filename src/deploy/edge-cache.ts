@@ -7,8 +7,10 @@ import { eq } from 'drizzle-orm';
 import type { PubSub } from '../adapters/cache/index.js';
 import type { Executor } from '../db/client.js';
 import { randomAlnum } from '../lib/ids.js';
+import { WeightedLru } from '../lib/lru.js';
 import { compileRules, type CompiledRules } from './rules.js';
-import { ensureAliases } from './service.js';
+import { ensureAliases, findAliases } from './service.js';
+import { DEFAULT_SITE_OPTIONS, type SiteOptions } from './site-options.js';
 import { releaseFiles, releases } from './tables.js';
 
 const CHANNEL = 'deploy:aliases';
@@ -33,6 +35,7 @@ export interface Manifest {
   siteId: string;
   files: Map<string, ManifestFile>;
   rules: CompiledRules;
+  options: SiteOptions;
 }
 
 export interface AliasPointers {
@@ -48,10 +51,11 @@ interface AliasEntry {
 
 export class EdgeCache {
   private readonly aliases = new Map<string, AliasEntry>();
-  private readonly manifests = new Map<string, Manifest>();
-  private readonly loading = new Map<string, Promise<Manifest | undefined>>();
+  private readonly aliasLoads = new Map<string, Promise<AliasPointers>>();
+  /** Bumped by every broadcast for a site, so a read that raced a change is not cached. */
+  private readonly aliasGeneration = new Map<string, number>();
+  private readonly manifests = new WeightedLru<string, Manifest>(MAX_CACHED_FILES, (manifest) => manifest.files.size);
   private readonly echoes = new Map<string, () => void>();
-  private cachedFiles = 0;
   private unsubscribe: (() => Promise<void>)[] = [];
 
   constructor(
@@ -63,8 +67,9 @@ export class EdgeCache {
     this.unsubscribe.push(
       await this.pubsub.subscribe(CHANNEL, (message) => {
         const [site = '', nonce = ''] = message.split(' ', 2);
-        this.aliases.delete(site);
-        this.echoes.get(nonce)?.();
+        const reloaded = this.forgetPointers(site) ? this.reloadPointers(site) : Promise.resolve();
+        const echo = this.echoes.get(nonce);
+        if (echo) void reloaded.then(echo);
       }),
       await this.pubsub.subscribe(DELETED_CHANNEL, (message) => {
         for (const id of message.split(' ')) this.forgetRelease(id);
@@ -82,20 +87,35 @@ export class EdgeCache {
     await this.pubsub.publish(DELETED_CHANNEL, ids.join(' '));
   }
 
-  async pointers(siteId: string): Promise<AliasPointers> {
+  pointers(siteId: string): AliasPointers | Promise<AliasPointers> {
     const cached = this.aliases.get(siteId);
     if (cached && Date.now() - cached.loadedAt < ALIAS_TTL_MS) return cached.pointers;
-    const row = await ensureAliases(this.db, siteId);
-    const pointers = { live: row.liveReleaseId, stage: row.stageReleaseId, password: row.previewPassword };
-    // A broadcast that arrived while the row was read already deleted the entry; storing an older
-    // read is harmless because the next change broadcasts again and the TTL bounds the rest.
-    this.aliases.set(siteId, { pointers, loadedAt: Date.now() });
-    return pointers;
+    // Concurrent misses share one read.
+    let pending = this.aliasLoads.get(siteId);
+    if (!pending) {
+      pending = this.loadPointers(siteId);
+      this.aliasLoads.set(siteId, pending);
+    }
+    return pending;
+  }
+
+  private async loadPointers(siteId: string): Promise<AliasPointers> {
+    const generation = this.aliasGeneration.get(siteId) ?? 0;
+    try {
+      const row = (await findAliases(this.db, siteId)) ?? (await ensureAliases(this.db, siteId));
+      const pointers = { live: row.liveReleaseId, stage: row.stageReleaseId, password: row.previewPassword };
+      // A broadcast heard while the row was read makes this read possibly older than the change:
+      // it answers the request that asked, but is not kept.
+      if (generation === (this.aliasGeneration.get(siteId) ?? 0)) this.aliases.set(siteId, { pointers, loadedAt: Date.now() });
+      return pointers;
+    } finally {
+      if (generation === (this.aliasGeneration.get(siteId) ?? 0)) this.aliasLoads.delete(siteId);
+    }
   }
 
   /** Tells every node that a site's pointers changed; resolves once the broadcast came back here. */
   async aliasesChanged(siteId: string): Promise<void> {
-    this.aliases.delete(siteId);
+    const served = this.forgetPointers(siteId);
     const nonce = randomAlnum(12);
     let timer: NodeJS.Timeout | undefined;
     const heard = new Promise<void>((resolve) => {
@@ -105,27 +125,39 @@ export class EdgeCache {
     try {
       await this.pubsub.publish(CHANNEL, `${siteId} ${nonce}`);
       await heard;
+      if (served) await this.reloadPointers(siteId);
     } finally {
       clearTimeout(timer);
       this.echoes.delete(nonce);
     }
   }
 
+  /** Drops a site's pointers; answers whether this node was serving the site. */
+  private forgetPointers(siteId: string): boolean {
+    const served = this.aliases.has(siteId) || this.aliasLoads.has(siteId);
+    this.aliases.delete(siteId);
+    this.aliasLoads.delete(siteId);
+    this.aliasGeneration.set(siteId, (this.aliasGeneration.get(siteId) ?? 0) + 1);
+    return served;
+  }
+
+  /**
+   * Reads a served site's pointers (and the manifests they name) again right after a change rather
+   * than at its next visitor, so the first request after a promote finds them in memory
+   * (bench/promote.ts). Errors are left to
+   * that visitor's own read.
+   */
+  private async reloadPointers(siteId: string): Promise<void> {
+    try {
+      const { live, stage } = await this.pointers(siteId);
+      for (const releaseId of [live, stage]) if (releaseId) await this.manifest(releaseId);
+    } catch {
+      // The next request reads again and reports what fails.
+    }
+  }
+
   async manifest(releaseId: string): Promise<Manifest | undefined> {
-    const cached = this.manifests.get(releaseId);
-    if (cached) {
-      // Re-insert to keep the map in least-recently-used order.
-      this.manifests.delete(releaseId);
-      this.manifests.set(releaseId, cached);
-      return cached;
-    }
-    // Concurrent first requests share one load.
-    let pending = this.loading.get(releaseId);
-    if (!pending) {
-      pending = this.loadManifest(releaseId).finally(() => this.loading.delete(releaseId));
-      this.loading.set(releaseId, pending);
-    }
-    return pending;
+    return this.manifests.getOrLoad(releaseId, () => this.loadManifest(releaseId));
   }
 
   private async loadManifest(releaseId: string): Promise<Manifest | undefined> {
@@ -142,26 +174,16 @@ export class EdgeCache {
       })
       .from(releaseFiles)
       .where(eq(releaseFiles.releaseId, releaseId));
-    const manifest: Manifest = {
+    return {
       releaseId,
       siteId: release.siteId,
       files: new Map(rows.map((row) => [row.path, row])),
       rules: compileRules(release.rules),
+      options: release.rules.options ?? DEFAULT_SITE_OPTIONS,
     };
-    this.manifests.set(releaseId, manifest);
-    this.cachedFiles += manifest.files.size;
-    while (this.cachedFiles > MAX_CACHED_FILES && this.manifests.size > 1) {
-      const [oldestId, oldest] = this.manifests.entries().next().value!;
-      this.manifests.delete(oldestId);
-      this.cachedFiles -= oldest.files.size;
-    }
-    return manifest;
   }
 
   private forgetRelease(releaseId: string): void {
-    const manifest = this.manifests.get(releaseId);
-    if (!manifest) return;
     this.manifests.delete(releaseId);
-    this.cachedFiles -= manifest.files.size;
   }
 }

@@ -12,11 +12,13 @@ import type { HostTarget } from '../http/hosts.js';
 import { blobKey, type Variant } from './blobs.js';
 import { isFingerprinted, isHtml, isCompressible } from './content-types.js';
 import type { EdgeCache, Manifest, ManifestFile } from './edge-cache.js';
+import type { EdgeBytes } from './edge-bytes.js';
 import './errors.js';
 
 export interface EdgeContext {
   cache: EdgeCache;
   blobs: BlobStore;
+  bytes: EdgeBytes;
 }
 
 type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
@@ -63,14 +65,41 @@ type Resolution =
   | { kind: 'redirect'; location: string; status: number }
   | { kind: 'missing' };
 
-/** The file a path names: itself, its `index.html`, or `<path>.html`; or a redirect to add a slash. */
-function lookup(manifest: Manifest, path: string): ManifestFile | { slash: true } | undefined {
-  if (path === '' || path.endsWith('/')) return manifest.files.get(`${path}index.html`);
-  const file = manifest.files.get(path);
-  if (file) return file;
-  // A folder without its slash: redirect so relative links inside its index resolve correctly.
-  if (manifest.files.has(`${path}/index.html`)) return { slash: true };
-  return manifest.files.get(`${path}.html`);
+/** What a path names: a file, or the same page under its canonical slash form (a redirect). */
+type Lookup = ManifestFile | { canonical: string } | undefined;
+
+/**
+ * The file a path names, by the release's trailing-slash option (site-options.ts): itself, its
+ * folder's `index.html` or `<path>.html`, or a redirect to the page's canonical address. A path
+ * naming a file exactly is served as it is under every option.
+ */
+function lookup(manifest: Manifest, path: string): Lookup {
+  const { files } = manifest;
+  const slashed = path === '' || path.endsWith('/');
+  const base = slashed ? path.slice(0, -1) : path;
+  const page = (): ManifestFile | undefined => files.get(base === '' ? 'index.html' : `${base}/index.html`) ?? (base === '' ? undefined : files.get(`${base}.html`));
+  switch (manifest.options.trailingSlash) {
+    case 'auto': {
+      if (slashed) return files.get(`${path}index.html`);
+      const file = files.get(path);
+      if (file) return file;
+      // A folder without its slash: redirect so relative links inside its index resolve correctly.
+      if (files.has(`${path}/index.html`)) return { canonical: `${path}/` };
+      return files.get(`${path}.html`);
+    }
+    case 'always':
+      if (slashed) return page();
+      return files.get(path) ?? (page() ? { canonical: `${path}/` } : undefined);
+    case 'never':
+      if (!slashed) return files.get(path) ?? page();
+      if (path === '') return page();
+      return page() || files.has(base) ? { canonical: base } : undefined;
+  }
+}
+
+/** Whether a miss may be a client-side route: the last segment looks like a page, not a file. */
+function isRouteLike(path: string): boolean {
+  return !path.slice(path.lastIndexOf('/') + 1).includes('.');
 }
 
 function nearestNotFound(manifest: Manifest, path: string): ManifestFile | undefined {
@@ -89,10 +118,16 @@ function resolve(manifest: Manifest, path: string, query: string): Resolution {
   if (rule && (rule.force || !found)) {
     if (rule.status >= 300 && rule.status < 400) return { kind: 'redirect', location: rule.to.includes('?') || !query ? rule.to : `${rule.to}?${query}`, status: rule.status };
     const target = lookup(manifest, rule.to.replace(/^\//, '').split('?', 1)[0]!);
-    if (target && !('slash' in target)) return { kind: 'file', file: target, status: rule.status as 200 | 404 | 410 };
+    if (target && !('canonical' in target)) return { kind: 'file', file: target, status: rule.status as 200 | 404 | 410 };
   }
-  if (found && 'slash' in found) return { kind: 'redirect', location: `/${path}/${query ? `?${query}` : ''}`, status: 301 };
+  if (found && 'canonical' in found) return { kind: 'redirect', location: `/${found.canonical}${query ? `?${query}` : ''}`, status: 301 };
   if (found) return { kind: 'file', file: found, status: 200 };
+  // Only when the release asks for it (`"spa": true` in _blume.json), and never for file-like paths,
+  // so a missing script or image still answers 404 rather than the app's HTML.
+  if (manifest.options.spa && isRouteLike(path)) {
+    const app = manifest.files.get('index.html');
+    if (app) return { kind: 'file', file: app, status: 200 };
+  }
   const notFound = nearestNotFound(manifest, path);
   return notFound ? { kind: 'file', file: notFound, status: 404 } : { kind: 'missing' };
 }
@@ -172,9 +207,16 @@ function slice(stream: Readable, start: number, length: number): Readable {
   );
 }
 
-async function openBlob(blobs: BlobStore, key: string, range?: { start: number; end: number }): Promise<Readable> {
-  if (blobs.localPath) return createReadStream(blobs.localPath(key), range ? { start: range.start, end: range.end } : {});
-  const stream = await blobs.get(key);
+/** The blob's bytes (or a range of them): from memory when small enough, else streamed from the store. */
+async function openBlob(ctx: EdgeContext, key: string, size: number, range?: { start: number; end: number }): Promise<Buffer | Readable> {
+  if (ctx.bytes.fits(size)) {
+    const cached = ctx.bytes.get(key);
+    const bytes = cached instanceof Buffer ? cached : await cached;
+    if (!bytes) throw new Error(`blob ${key} is missing from the store`);
+    return range ? bytes.subarray(range.start, range.end + 1) : bytes;
+  }
+  if (ctx.blobs.localPath) return createReadStream(ctx.blobs.localPath(key), range ? { start: range.start, end: range.end } : {});
+  const stream = await ctx.blobs.get(key);
   if (!stream) throw new Error(`blob ${key} is missing from the store`);
   return range ? slice(stream, range.start, range.end - range.start + 1) : stream;
 }
@@ -206,18 +248,20 @@ async function sendFile(ctx: EdgeContext, request: FastifyRequest, reply: Fastif
   if (range) {
     const length = range.end - range.start + 1;
     reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`).header('Content-Length', String(length));
-    return head ? reply.send() : reply.send(await openBlob(ctx.blobs, blobKey(file.hash), range));
+    return head ? reply.send() : reply.send(await openBlob(ctx, blobKey(file.hash), file.size, range));
   }
   const size = variant === 'br' ? file.brotliSize! : variant === 'gzip' ? file.gzipSize! : file.size;
   if (variant !== 'identity') reply.header('Content-Encoding', variant);
   reply.code(status).header('Content-Length', String(size));
-  return head ? reply.send() : reply.send(await openBlob(ctx.blobs, blobKey(file.hash, variant)));
+  return head ? reply.send() : reply.send(await openBlob(ctx, blobKey(file.hash, variant), size));
 }
 
 function decodePath(url: string): string {
-  const raw = url.split('?', 1)[0]!;
+  const queryIndex = url.indexOf('?');
+  const raw = queryIndex === -1 ? url : url.slice(0, queryIndex);
   try {
-    return decodeURIComponent(raw).replace(/^\/+/, '');
+    // Most paths hold no escapes; decoding them anyway showed in the edge profile.
+    return (raw.includes('%') ? decodeURIComponent(raw) : raw).replace(/^\/+/, '');
   } catch {
     throw new AppError('bad_request', 'The URL path is not valid percent-encoding.');
   }

@@ -25,6 +25,7 @@ export const deployErrorCodes = {
   archive_path_conflict: { status: 422, title: 'The archive uses one path both as a file and as a folder' },
   invalid_headers_file: { status: 422, title: 'The `_headers` file has an invalid rule' },
   invalid_redirects_file: { status: 422, title: 'The `_redirects` file has an invalid rule' },
+  invalid_blume_json: { status: 422, title: 'The `_blume.json` file has an invalid option' },
   // Access
   token_site_mismatch: { status: 403, title: 'The deploy token belongs to another site' },
   site_not_static: { status: 422, title: 'Only static sites take deploys' },

@@ -10,6 +10,7 @@ import { newId } from '../lib/ids.js';
 import { spoolArchive, type ArchiveLimits, type SpooledArchive, type SpooledFile } from './archive.js';
 import { blobKey, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, type StoredFile } from './blobs.js';
 import { spoolFolder } from './folder.js';
+import { parseSiteOptions, SITE_OPTIONS_FILE } from './site-options.js';
 import { parseHeadersFile, parseRedirectsFile, RULES_FILE_MAX_BYTES } from './rules.js';
 import { ensureAliases } from './service.js';
 import { releaseFiles, releases, type GitCommit, type ReleaseRow, type ReleaseRules } from './tables.js';
@@ -22,10 +23,10 @@ export interface IngestContext {
   tmpDir: string;
 }
 
-const RULE_FILES = { _headers: 'invalid_headers_file', _redirects: 'invalid_redirects_file' } as const;
+const RULE_FILES = { _headers: 'invalid_headers_file', _redirects: 'invalid_redirects_file', [SITE_OPTIONS_FILE]: 'invalid_blume_json' } as const;
 const INSERT_CHUNK = 1000;
 
-/** Takes the root `_headers` and `_redirects` out of the file list (they are rules, not content). */
+/** Takes the root `_headers`, `_redirects` and `_blume.json` out of the file list (they are rules, not content). */
 async function extractRules(files: SpooledFile[]): Promise<{ rules: ReleaseRules; content: SpooledFile[] }> {
   const rules: ReleaseRules = { headers: [], redirects: [] };
   const content: SpooledFile[] = [];
@@ -43,7 +44,8 @@ async function extractRules(files: SpooledFile[]): Promise<{ rules: ReleaseRules
       throw new AppError(code, `${file.path} is not UTF-8 text.`, { file: file.path });
     }
     if (file.path === '_headers') rules.headers = parseHeadersFile(text);
-    else rules.redirects = parseRedirectsFile(text);
+    else if (file.path === '_redirects') rules.redirects = parseRedirectsFile(text);
+    else rules.options = parseSiteOptions(text);
   }
   if (content.length === 0) throw new AppError('archive_empty', 'The archive holds no files to serve.');
   return { rules, content };

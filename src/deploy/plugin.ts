@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive.js';
 import { BuildWorker } from './builds/worker.js';
+import { EdgeBytes } from './edge-bytes.js';
 import { EdgeCache } from './edge-cache.js';
 import { serveStatic } from './edge.js';
 import { deployApiRoutes } from './routes.js';
@@ -25,7 +26,7 @@ declare module 'fastify' {
 }
 
 async function edgeRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = { cache: app.deploy.cache, blobs: app.deps.blobs };
+  const ctx = { cache: app.deploy.cache, blobs: app.deps.blobs, bytes: new EdgeBytes(app.deps.blobs) };
   app.route({
     method: ['GET', 'HEAD'],
     url: '/*',

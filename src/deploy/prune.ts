@@ -48,3 +48,18 @@ export async function pruneReleases(db: Database, blobs: BlobStore, cache: EdgeC
   await cache.releasesDeleted(doomed);
   return { deletedReleases: doomed, deletedBlobs };
 }
+
+export interface SitePruneOutcome extends PruneOutcome {
+  siteId: string;
+}
+
+/**
+ * Prunes the named sites, or every site that has releases. Sites are done one after the other: each
+ * takes the blob lock, and a long run must not hold it for all of them at once.
+ */
+export async function pruneSites(db: Database, blobs: BlobStore, cache: EdgeCache, sites: string[] | 'all', keep: number): Promise<SitePruneOutcome[]> {
+  const withReleases = await db.selectDistinct({ siteId: releases.siteId }).from(releases).where(sites === 'all' ? undefined : inArray(releases.siteId, sites)).orderBy(releases.siteId);
+  const outcomes: SitePruneOutcome[] = [];
+  for (const { siteId } of withReleases) outcomes.push({ siteId, ...(await pruneReleases(db, blobs, cache, siteId, keep)) });
+  return outcomes;
+}

@@ -10,6 +10,12 @@ import './errors.js';
 const PREVIEW_PASSWORD_LENGTH = 24;
 
 /** The alias row of a site, created with a fresh preview password the first time it is needed. */
+/** The site's alias row, read only (the edge's path; ensureAliases writes). */
+export async function findAliases(db: Executor, siteId: string): Promise<SiteAliasRow | undefined> {
+  const [row] = await db.select().from(siteAliases).where(eq(siteAliases.siteId, siteId));
+  return row;
+}
+
 export async function ensureAliases(db: Executor, siteId: string): Promise<SiteAliasRow> {
   await db.insert(siteAliases).values({ siteId, previewPassword: randomAlnum(PREVIEW_PASSWORD_LENGTH) }).onConflictDoNothing();
   const [row] = await db.select().from(siteAliases).where(eq(siteAliases.siteId, siteId));

@@ -1,11 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { sites } from '../core/sites/tables.js';
+import type { SiteOptions } from './site-options.js';
 
 /** Rules read from `_headers` and `_redirects` at ingest, applied by the edge. */
 export interface ReleaseRules {
   headers: { path: string; headers: [string, string][] }[];
   redirects: { from: string; to: string; status: number; force: boolean }[];
+  /** From `_blume.json`; absent on releases made before it existed (the defaults apply). */
+  options?: SiteOptions;
 }
 
 /** The commit a build came from (push builds). */

@@ -1,7 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomAlnum } from '../../lib/ids.js';
 import { assertBlobKey, type BlobStore } from './types.js';
@@ -35,11 +34,29 @@ export function createLocalBlobStore(root: string): BlobStore {
       await mkdir(path.dirname(target), { recursive: true });
       const temp = path.join(path.dirname(target), `.tmp-${randomAlnum(12)}`);
       try {
-        await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temp, { mode: 0o640 }));
+        if (Buffer.isBuffer(body)) await writeFile(temp, body, { mode: 0o640 });
+        else await pipeline(body, createWriteStream(temp, { mode: 0o640 }));
         await rename(temp, target);
       } catch (error) {
         await rm(temp, { force: true });
         throw error;
+      }
+    },
+    moveIn: async (key, source) => {
+      const target = file(key);
+      await mkdir(path.dirname(target), { recursive: true });
+      try {
+        await rename(source, target);
+      } catch (error) {
+        // Another file system (a spool folder elsewhere): copy through a temporary file instead.
+        if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        const temp = path.join(path.dirname(target), `.tmp-${randomAlnum(12)}`);
+        try {
+          await pipeline(createReadStream(source), createWriteStream(temp, { mode: 0o640 }));
+          await rename(temp, target);
+        } finally {
+          await rm(temp, { force: true });
+        }
       }
     },
     get: async (key) => {

@@ -1,0 +1,202 @@
+// Benchmark: the static edge. A small HTML page and a 200 KiB asset are deployed through the real
+// deploy API into one `blume serve` process on loopback; the same files are served by one nginx
+// worker (sendfile on) and by @fastify/static, the named anchors, in the same run. The same wrk
+// load hits each; prints req/s and p99 per server and file, and the ratios Blume/nginx and
+// Blume/@fastify/static. Targets: Blume >= 0.6x nginx, p99 <= 5 ms at 50 connections, Blume faster
+// than @fastify/static.
+//   npm run bench:edge [-- seconds connections]
+// BENCH_LOG_LEVEL sets Blume's log level (default `warn`; `info` logs every request, see README).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { createSiteWithToken, deployAndPromote, hasCommand, machineLine, request, runWrk, SITES_DOMAIN, sleep, startListening, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const CONNECTIONS = Number(process.argv[3] ?? 50);
+const THREADS = 2;
+const WARMUP_SECONDS = 2;
+const TARGET_NGINX_RATIO = 0.6;
+const TARGET_P99_MS = 5;
+const SITE = 'edgebench';
+
+const HTML = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Edge bench</title><link rel="stylesheet" href="/assets/site.css"></head>\n<body><h1>Hello from the edge</h1><p>${'A small page of ordinary text. '.repeat(20)}</p><img src="/assets/photo.5d41402a.jpg" alt=""></body></html>\n`;
+
+const NODE_CEILING = `
+const http = require('node:http'), fs = require('node:fs'), path = require('node:path');
+const root = process.argv[1];
+const files = new Map([['/', fs.readFileSync(path.join(root, 'index.html'))], ['/assets/photo.5d41402a.jpg', fs.readFileSync(path.join(root, 'assets/photo.5d41402a.jpg'))]]);
+const server = http.createServer((req, res) => {
+  const body = files.get(req.url);
+  if (!body) { res.writeHead(404).end(); return; }
+  res.writeHead(200, { 'content-type': req.url === '/' ? 'text/html' : 'image/jpeg', 'content-length': body.length });
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => console.log('listening on 127.0.0.1:' + server.address().port));
+process.once('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+
+interface Anchor {
+  name: string;
+  port: number;
+  host: string;
+  stop(): Promise<void>;
+}
+
+async function writeSite(root: string): Promise<void> {
+  await mkdir(path.join(root, 'assets'), { recursive: true });
+  await writeFile(path.join(root, 'index.html'), HTML);
+  // Random bytes: a photo-like asset that no server can shrink, so every server sends the same bytes.
+  await writeFile(path.join(root, 'assets', 'photo.5d41402a.jpg'), randomBytes(200 * 1024));
+}
+
+function nginxConfig(work: string, site: string): string {
+  return `worker_processes 1;
+daemon off;
+pid ${work}/nginx.pid;
+error_log ${work}/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000;
+  access_log off;
+  client_body_temp_path ${work}/nginx-body;
+  proxy_temp_path ${work}/nginx-proxy;
+  fastcgi_temp_path ${work}/nginx-fastcgi;
+  uwsgi_temp_path ${work}/nginx-uwsgi;
+  scgi_temp_path ${work}/nginx-scgi;
+  server {
+    listen 127.0.0.1:PORT;
+    root ${site};
+    etag on;
+  }
+}
+`;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** nginx runs unprivileged: as root, this drops to `nobody`, which then needs to read the site. */
+const NOBODY = 65534;
+
+async function startNginx(parent: string, site: string): Promise<Anchor> {
+  const port = await freePort();
+  const work = path.join(parent, 'nginx');
+  await mkdir(work);
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    await chown(work, NOBODY, NOBODY);
+    await chmod(parent, 0o755);
+  }
+  const conf = path.join(work, 'nginx.conf');
+  await writeFile(conf, nginxConfig(work, site).replace('PORT', String(port)));
+  // `-e` keeps nginx from opening the system error log before it reads our configuration.
+  const child = spawn('nginx', ['-p', work, '-c', conf, '-e', path.join(work, 'nginx-error.log')], { stdio: 'ignore', ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}) });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; i < 100; i += 1) {
+    try {
+      if ((await request({ port, path: '/' })).status === 200) break;
+    } catch {
+      await sleep(100);
+    }
+  }
+  return {
+    name: 'nginx (1 worker)',
+    port,
+    host: '127.0.0.1',
+    stop: async () => {
+      child.kill('SIGQUIT');
+      await exited;
+    },
+  };
+}
+
+function fmt(result: WrkResult): string {
+  const extra = result.non2xx > 0 || result.errors ? `  (${result.non2xx} non-2xx; ${result.errors})` : '';
+  return `${result.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(6)} ms   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms${extra}`;
+}
+
+async function main(): Promise<void> {
+  for (const command of ['wrk', 'nginx', 'tar']) {
+    if (!hasCommand(command)) throw new Error(`${command} is not installed (apt-get install -y nginx wrk)`);
+  }
+  const work = await mkdtemp(path.join(tmpdir(), 'blume-bench-edge-'));
+  const site = path.join(work, 'site');
+  const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
+  const running: Anchor[] = [];
+  let blume: BlumeServer | undefined;
+  try {
+    await writeSite(site);
+    const archive = path.join(work, 'site.tar.gz');
+    spawnSync('tar', ['-czf', archive, '-C', site, '.'], { stdio: 'inherit' });
+
+    blume = await startServer({ BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: logLevel, BLUME_SIGNUP_OPEN: 'True' }, path.join(work, 'blume.log'));
+    const target = await createSiteWithToken(blume.port, SITE);
+    await deployAndPromote(blume.port, target, archive);
+    const server = blume;
+    running.push({ name: `Blume (log ${logLevel})`, port: server.port, host: `${SITE}.${SITES_DOMAIN}`, stop: () => server.stop() });
+
+    running.push(await startNginx(work, site));
+    const anchor = await startListening(['--import', 'tsx', 'bench/lib/static-anchor.ts', site], {}, path.join(work, 'static.log'));
+    running.push({ name: '@fastify/static', port: anchor.port, host: '127.0.0.1', stop: () => anchor.stop() });
+    // Not an anchor with a target: node:http answering from memory with no routing at all, the
+    // ceiling any Node server reaches here; it shows how much of the gap to nginx is Node's.
+    const ceiling = await startListening(['-e', NODE_CEILING, site], {}, path.join(work, 'ceiling.log'));
+    running.push({ name: 'node:http ceiling', port: ceiling.port, host: '127.0.0.1', stop: () => ceiling.stop() });
+
+    const files = [
+      { label: 'index.html (small page)', path: '/' },
+      { label: '200 KiB asset', path: '/assets/photo.5d41402a.jpg' },
+    ];
+    // Each server must answer the same bytes before it is timed.
+    for (const file of files) {
+      const bodies = await Promise.all(running.map((r) => request({ port: r.port, path: file.path, host: r.host })));
+      for (const [i, answer] of bodies.entries()) {
+        if (answer.status !== 200 || !answer.body.equals(bodies[0]!.body)) throw new Error(`${running[i]!.name} answered ${answer.status} with other bytes for ${file.path}`);
+      }
+    }
+
+    console.log(`Static edge: ${CONNECTIONS} connections, ${THREADS} wrk threads, ${SECONDS} s per run`);
+    console.log(machineLine());
+    const results = new Map<string, WrkResult>();
+    for (const file of files) {
+      console.log(`\n${file.label}`);
+      for (const r of running) {
+        const url = `http://127.0.0.1:${r.port}${file.path}`;
+        const options = { connections: CONNECTIONS, threads: THREADS, headers: { Host: r.host } };
+        runWrk(url, { ...options, seconds: WARMUP_SECONDS });
+        const result = runWrk(url, { ...options, seconds: SECONDS });
+        results.set(`${file.path} ${r.name}`, result);
+        console.log(`  ${r.name.padEnd(22)} ${fmt(result)}`);
+      }
+      const [b, n, s, c] = running.map((r) => results.get(`${file.path} ${r.name}`)!);
+      const toNginx = b!.requestsPerSecond / n!.requestsPerSecond;
+      const toStatic = b!.requestsPerSecond / s!.requestsPerSecond;
+      console.log(`  Blume/nginx ${toNginx.toFixed(2)}x (target >= ${TARGET_NGINX_RATIO})   Blume/@fastify/static ${toStatic.toFixed(2)}x (target > 1)   Blume p99 ${b!.p99Ms.toFixed(2)} ms (target <= ${TARGET_P99_MS})`);
+      console.log(`  (node:http ceiling/nginx ${(c!.requestsPerSecond / n!.requestsPerSecond).toFixed(2)}x, Blume/ceiling ${(b!.requestsPerSecond / c!.requestsPerSecond).toFixed(2)}x)`);
+      const met = toNginx >= TARGET_NGINX_RATIO && toStatic > 1 && b!.p99Ms <= TARGET_P99_MS;
+      console.log(`  ${met ? 'targets met' : 'TARGET MISSED'}`);
+    }
+  } finally {
+    for (const r of running) await r.stop();
+    // Started but not yet listed when setup failed.
+    if (blume) await blume.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();

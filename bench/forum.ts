@@ -1,0 +1,166 @@
+// Benchmark: forum reads at size, on PostgreSQL. A fresh database gets 100,000 topics in one forum
+// and 1,000,000 posts (one topic holds 2,000 of them, 200 threads of 10) through SQL
+// generate_series; then one `blume serve --single` answers wrk on the topic list (page 1 and page
+// 500) and the 2,000-post topic in threaded view, authenticated as a member. The anchor is
+// `GET /up/` (no database) on the same server in the same run. Prints req/s and p99 (targets: p99
+// <= 20 ms for lists, <= 100 ms threaded) and the EXPLAIN plans of the list and thread queries.
+//   npm run bench:forum [-- seconds]
+// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
+// fresh database is created and dropped after.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { openDatabase } from '../src/db/client.js';
+import { runMigrations } from '../src/db/migrate.js';
+import { createForum } from '../src/forum/structure.js';
+import { createMember } from '../src/forum/members.js';
+import { installAndSeed } from '../src/runtime.js';
+import { machineLine, request, runWrk, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const TOPICS = 100_000;
+const POSTS = 1_000_000;
+const BIG_TOPIC_THREADS = 200;
+const BIG_TOPIC_REPLIES = 9;
+const CONNECTIONS = 20;
+const TARGET_LIST_P99_MS = 20;
+const TARGET_THREADED_P99_MS = 100;
+const SITE = 'community';
+const BASE_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PASSWORD = 'bench-password-0123456789';
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: BASE_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Topics, then the big topic's 200 threads of 10, then the other posts spread over the topics. */
+async function seed(url: string): Promise<{ forumId: string; bigTopic: string; memberId: string }> {
+  const handle = await openDatabase({ databaseUrl: url, poolSize: 2 });
+  try {
+    await runMigrations(handle);
+    await installAndSeed(handle, SITE);
+    const member = await createMember(handle.db, SITE, { username: 'reader', email: 'reader@bench.test', password: PASSWORD, role: 'member' });
+    const forum = await createForum(handle.db, SITE, { name: 'General', slug: 'general', visibility: 'public' });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const started = performance.now();
+      await client.query(
+        `insert into forum_topics (id, site_id, forum_id, author_id, title, slug, post_count, last_post_at, created_at)
+         select 't' || lpad(n::text, 11, '0'), $1, $2, $3, 'Topic number ' || n, 'topic-' || n, 10,
+                now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval
+         from generate_series(1, ${TOPICS}) n`,
+        [SITE, forum.id, member.id],
+      );
+      const bigTopic = 't00000000001';
+      const bigPosts = BIG_TOPIC_THREADS * (1 + BIG_TOPIC_REPLIES);
+      // The big topic: thread roots r, each with a chain of replies (depth 1..9) under it.
+      await client.query(
+        `insert into forum_posts (id, site_id, topic_id, author_id, parent_id, root_id, depth, body_source, body_html, body_text, created_at)
+         select 'b' || lpad(r::text, 5, '0') || lpad(d::text, 2, '0'), $1, $2, $3,
+                case when d = 0 then null else 'b' || lpad(r::text, 5, '0') || lpad((d - 1)::text, 2, '0') end,
+                'b' || lpad(r::text, 5, '0') || '00', d,
+                'Post ' || r || '.' || d, '<p>Post ' || r || '.' || d || '</p>', 'Post ' || r || '.' || d,
+                now() - interval '30 days' + (r * 60 + d) * interval '1 second'
+         from generate_series(1, ${BIG_TOPIC_THREADS}) r, generate_series(0, ${BIG_TOPIC_REPLIES}) d`,
+        [SITE, bigTopic, member.id],
+      );
+      await client.query(
+        `insert into forum_posts (id, site_id, topic_id, author_id, parent_id, root_id, depth, body_source, body_html, body_text, created_at)
+         select 'p' || lpad(n::text, 11, '0'), $1, 't' || lpad((2 + n % ${TOPICS - 1})::text, 11, '0'), $2, null,
+                'p' || lpad(n::text, 11, '0'), 0, 'Reply ' || n, '<p>Reply ' || n || '</p>', 'Reply ' || n,
+                now() - (n || ' seconds')::interval
+         from generate_series(1, ${POSTS - bigPosts}) n`,
+        [SITE, member.id],
+      );
+      await client.query(`update forum_topics set post_count = ${bigPosts} where id = '${bigTopic}'`);
+      await client.query('analyze');
+      console.log(`  seeded ${TOPICS} topics and ${POSTS} posts in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      return { forumId: forum.id, bigTopic, memberId: member.id };
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The plans of the queries the three endpoints run, as the server would run them. */
+async function explain(url: string, forumId: string, bigTopic: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const queries: [string, string][] = [
+      ['topic list page 500', `select t.id from forum_topics t join forums f on f.id = t.forum_id where t.site_id = '${SITE}' and f.visibility in ('public','members') and t.hidden = false and t.forum_id = '${forumId}' order by t.pinned desc, t.last_post_at desc, t.id desc limit 10 offset 4990`],
+      ['topic list count', `select count(*) from forum_topics t join forums f on f.id = t.forum_id where t.site_id = '${SITE}' and f.visibility in ('public','members') and t.hidden = false and t.forum_id = '${forumId}'`],
+      ['threaded roots', `select p.id from forum_posts p where p.topic_id = '${bigTopic}' and p.parent_id is null order by p.created_at, p.id limit 10`],
+      ['threaded descendants', `select p.id from forum_posts p where p.topic_id = '${bigTopic}' and p.root_id in ('b0000100','b0000200') and p.parent_id is not null order by p.depth, p.created_at, p.id`],
+    ];
+    for (const [label, sql] of queries) {
+      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off, timing off) ${sql}`);
+      const lines = plan.rows.map((row) => row['QUERY PLAN']);
+      const seqScan = lines.some((line) => /Seq Scan on forum_(topics|posts)/.test(line));
+      console.log(`\n  EXPLAIN ${label}${seqScan ? '   <-- FULL TABLE SCAN' : ''}`);
+      for (const line of lines) console.log(`    ${line}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function line(label: string, result: WrkResult, target?: number): string {
+  const verdict = target === undefined ? '' : result.p99Ms <= target ? `  (target p99 <= ${target} ms: met)` : `  (target p99 <= ${target} ms: MISSED)`;
+  const errors = result.non2xx > 0 ? `  ${result.non2xx} non-2xx!` : '';
+  return `  ${label.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}${errors}`;
+}
+
+async function main(): Promise<void> {
+  const name = `blume_bench_forum_${Date.now().toString(36)}`;
+  const url = new URL(BASE_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const work = await mkdtemp(path.join(tmpdir(), 'blume-bench-forum-'));
+  let server: BlumeServer | undefined;
+  await adminQuery(`create database ${name}`);
+  try {
+    console.log(`Forum reads on PostgreSQL: ${TOPICS} topics, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s per run`);
+    console.log(machineLine());
+    const { forumId, bigTopic } = await seed(url.toString());
+    server = await startServer({ DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE }, path.join(work, 'blume.log'), ['--single']);
+    const body = JSON.stringify({ login: 'reader', password: PASSWORD, name: 'bench' });
+    const minted = await request({ port: server.port, method: 'POST', path: '/api/forum/v1/auth/tokens', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body });
+    if (minted.status !== 201) throw new Error(`token: ${minted.status} ${minted.body.toString()}`);
+    const token = (JSON.parse(minted.body.toString()) as { token: string }).token;
+    const headers = { 'Authentication-Token': token };
+    const base = `http://127.0.0.1:${server.port}`;
+    const targets = [
+      { label: 'GET /up/ (anchor, no database)', url: `${base}/up/` },
+      { label: 'topics?forum_id page 1', url: `${base}/api/forum/v1/topics?forum_id=${forumId}`, target: TARGET_LIST_P99_MS },
+      { label: 'topics?forum_id page 500', url: `${base}/api/forum/v1/topics?forum_id=${forumId}&page=500`, target: TARGET_LIST_P99_MS },
+      { label: '2,000-post topic, threaded p1', url: `${base}/api/forum/v1/topics/${bigTopic}/posts?view=threaded`, target: TARGET_THREADED_P99_MS },
+    ];
+    for (const t of targets) {
+      const check = await request({ port: server.port, path: t.url.slice(base.length), headers });
+      if (check.status !== 200) throw new Error(`${t.label}: ${check.status} ${check.body.toString().slice(0, 300)}`);
+    }
+    console.log('');
+    for (const t of targets) {
+      runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
+      console.log(line(t.label, runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers }), t.target));
+    }
+    await explain(url.toString(), forumId, bigTopic);
+  } finally {
+    if (server) await server.stop();
+    await adminQuery(`drop database if exists ${name} with (force)`);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,251 @@
+// Benchmark plumbing shared by the bench/*.ts scripts: a real `blume serve` child process on
+// loopback, plain HTTP calls to it (node:http, so the Host header can name a site), a signed-up
+// account with a static site and deploy token, uploads, and `wrk` runs parsed into numbers.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createReadStream, openSync, closeSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Sites live under this domain; the portal answers on 127.0.0.1. */
+export const SITES_DOMAIN = 'blume.test';
+const START_TIMEOUT_MS = 120_000;
+const REQUEST_TIMEOUT_MS = 300_000;
+
+export interface BlumeServer {
+  child: ChildProcess;
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+let built = false;
+
+/**
+ * Starts `blume serve` as `npm start` does: the compiled dist/ (built once per bench run with
+ * `npm run build`), since tsx's transform adds per-call helpers production never runs. BENCH_TSX=1
+ * runs src/main.ts under tsx instead. Resolves once the server prints where it listens. Its output
+ * goes to `logFile`, not into this process, so request logs cost the server what they cost in
+ * production and nothing here. BENCH_BLUME_NODE_ARGS are extra node flags for the server only
+ * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+export function startServer(env: Record<string, string>, logFile: string, serveArgs: string[] = []): Promise<BlumeServer> {
+  const nodeArgs = process.env.BENCH_BLUME_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const useTsx = process.env.BENCH_TSX === '1';
+  if (!useTsx && !built) {
+    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit', timeout: 300_000 });
+    if (build.status !== 0) throw new Error('npm run build failed');
+    built = true;
+  }
+  const entry = useTsx ? ['--import', 'tsx', 'src/main.ts'] : ['bin/blume.js'];
+  return startListening([...nodeArgs, ...entry, 'serve', ...serveArgs], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile);
+}
+
+/** Runs `node <args>` and waits for its "listening on 127.0.0.1:<port>" (or single-mode "is running on") line. */
+export async function startListening(args: string[], env: Record<string, string>, logFile: string): Promise<BlumeServer> {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const log = await readFile(logFile, 'utf8');
+    const match = /(?:listening on|is running on) (?:http:\/\/)?127\.0\.0\.1:(\d+)/.exec(log);
+    if (match) {
+      return {
+        child,
+        port: Number(match[1]),
+        pid: child.pid!,
+        stop: async () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+          await exited;
+          clearTimeout(timer);
+        },
+      };
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${args.join(' ')} did not start:\n${log}`);
+    }
+    await sleep(100);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface HttpCall {
+  port: number;
+  method?: string;
+  path: string;
+  host?: string;
+  headers?: Record<string, string | number>;
+  body?: Buffer | string | (() => NodeJS.ReadableStream);
+  agent?: http.Agent;
+}
+
+/** One HTTP request to 127.0.0.1; the body may be a stream factory for large uploads. */
+export function request(call: HttpCall): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: call.port,
+        method: call.method ?? 'GET',
+        path: call.path,
+        headers: { host: call.host ?? `127.0.0.1:${call.port}`, ...call.headers },
+        agent: call.agent ?? false,
+        timeout: REQUEST_TIMEOUT_MS,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${call.method ?? 'GET'} ${call.path} timed out`)));
+    req.on('error', reject);
+    if (typeof call.body === 'function') call.body().pipe(req);
+    else req.end(call.body);
+  });
+}
+
+function jsonCall(port: number, method: string, path: string, payload: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  const body = JSON.stringify(payload);
+  return request({ port, method, path, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers }, body });
+}
+
+function expectStatus(answer: HttpAnswer, status: number, what: string): void {
+  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status}: ${answer.body.toString().slice(0, 500)}`);
+}
+
+export interface DeploySite {
+  site: string;
+  token: string;
+}
+
+/** Signs up an account through the portal API, creates a static site and mints a deploy token. */
+export async function createSiteWithToken(port: number, site: string): Promise<DeploySite> {
+  const signup = await jsonCall(port, 'POST', '/api/auth/signup', { username: `bench${site.replace(/-/g, '')}`.slice(0, 30), email: `${site}@bench.test`, password: 'bench-password-0123456789' });
+  expectStatus(signup, 201, 'sign-up');
+  const cookie = String(signup.headers['set-cookie']?.find((c) => c.startsWith('blume_session='))?.split(';', 1)[0]);
+  expectStatus(await jsonCall(port, 'POST', '/api/sites', { id: site, kind: 'static' }, { cookie }), 201, 'create site');
+  const minted = await jsonCall(port, 'POST', `/api/sites/${site}/deploy-tokens`, { name: 'bench' }, { cookie });
+  expectStatus(minted, 201, 'deploy token');
+  return { site, token: (JSON.parse(minted.body.toString()) as { token: string }).token };
+}
+
+/** Streams an archive file as the multipart field `archive`; answers the response (201 expected). */
+export async function uploadArchive(port: number, target: DeploySite, archivePath: string): Promise<HttpAnswer> {
+  const boundary = `----blumebench${Date.now().toString(16)}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="${path.basename(archivePath)}"\r\nContent-Type: application/gzip\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const size = (await stat(archivePath)).size;
+  return request({
+    port,
+    method: 'POST',
+    path: `/api/deploy/${target.site}`,
+    headers: { authorization: `Bearer ${target.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length },
+    body: () => {
+      const out = new PassThrough();
+      out.write(head);
+      const file = createReadStream(archivePath);
+      file.on('end', () => out.end(tail));
+      file.on('error', (error) => out.destroy(error));
+      file.pipe(out, { end: false });
+      return out;
+    },
+  });
+}
+
+export async function deployAndPromote(port: number, target: DeploySite, archivePath: string): Promise<string> {
+  const uploaded = await uploadArchive(port, target, archivePath);
+  expectStatus(uploaded, 201, 'upload');
+  const release = (JSON.parse(uploaded.body.toString()) as { id: string }).id;
+  expectStatus(await promote(port, target, release), 200, 'promote');
+  return release;
+}
+
+export function promote(port: number, target: DeploySite, release: string, agent?: http.Agent): Promise<HttpAnswer> {
+  const body = JSON.stringify({ release });
+  return request({
+    port,
+    method: 'POST',
+    path: `/api/deploy/${target.site}/promote`,
+    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    body,
+    ...(agent ? { agent } : {}),
+  });
+}
+
+export function hasCommand(name: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+}
+
+export interface WrkResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: string;
+}
+
+function toMs(value: string, unit: string): number {
+  const n = Number(value);
+  return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
+}
+
+/** Runs wrk with `--latency` (bounded by its own duration plus a margin) and parses the summary. */
+export function runWrk(url: string, options: { connections: number; seconds: number; threads: number; headers?: Record<string, string> }): WrkResult {
+  const headerArgs = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const run = spawnSync('wrk', ['-t', String(options.threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '5s', '--latency', ...headerArgs, url], {
+    encoding: 'utf8',
+    timeout: (options.seconds + 30) * 1000,
+  });
+  if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}${run.stdout}`);
+  const out = run.stdout;
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const p50 = /\s50%\s+([\d.]+)(us|ms|s|m)\b/.exec(out);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)\b/.exec(out);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
+  const errors = /Socket errors:.*$/m.exec(out);
+  if (!rps || !p50 || !p99) throw new Error(`cannot parse wrk output:\n${out}`);
+  return {
+    requestsPerSecond: Number(rps[1]),
+    p50Ms: toMs(p50[1]!, p50[2]!),
+    p99Ms: toMs(p99[1]!, p99[2]!),
+    non2xx: non2xx ? Number(non2xx[1]) : 0,
+    errors: errors ? errors[0] : '',
+  };
+}
+
+/** Peak resident set size of a process in MiB (VmHWM), or undefined once it is gone. */
+export async function peakRssMiB(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const match = /VmHWM:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Date, CPU, cores and load: the context every printed result needs. */
+export function machineLine(): string {
+  const cpu = spawnSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], { encoding: 'utf8' }).stdout.trim();
+  const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
+  const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
+  return `${new Date().toISOString()} | ${cpu} | ${cores} cores | load ${load} | node ${process.version}`;
+}
