@@ -26,7 +26,7 @@ const COMPRESS_MIN_BYTES = 256;
 const COMPRESS_MAX_RATIO = 0.9;
 const BLOB_CONCURRENCY = 8;
 /**
- * Measured on site text (docs/decisions/0008-edge-and-ingest-speed.md): brotli 11 is ~50x slower
+ * Measured on site text (docs/decisions/0017-edge-and-ingest-speed.md): brotli 11 is ~50x slower
  * than 7 for ~10% smaller files and made ingest take minutes; gzip 9 is ~4x slower than 6 for ~3%.
  */
 const BROTLI_QUALITY = 7;
