@@ -3,6 +3,7 @@
 // alias pointers do, and every change is broadcast over pub/sub. `aliasesChanged` returns only after
 // this node has heard its own broadcast back, so when promote answers, every subscribed node has been
 // told too and serves the new release on its next request.
+import type { StoredFile } from './blobs.js';
 import { eq } from 'drizzle-orm';
 import type { PubSub } from '../adapters/cache/index.js';
 import type { Executor } from '../db/client.js';
@@ -21,14 +22,8 @@ const ECHO_TIMEOUT_MS = 2_000;
 /** Manifests are evicted oldest-used first past this many file entries in total. */
 const MAX_CACHED_FILES = 500_000;
 
-export interface ManifestFile {
-  path: string;
-  hash: string;
-  size: number;
-  contentType: string;
-  gzipSize: number | null;
-  brotliSize: number | null;
-}
+/** A file of a release as the edge serves it: the same facts ingest stored. */
+export type ManifestFile = StoredFile;
 
 export interface Manifest {
   releaseId: string;
