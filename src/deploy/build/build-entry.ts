@@ -2,23 +2,9 @@
 // network off before the builder loads, runs buildDocsSite, prints progress, warnings and errors
 // one per line, and reports the outcome as one JSON document on file descriptor 3, a channel the
 // content cannot write to (file names and messages only ever reach stdout).
-import dgram from 'node:dgram';
-import dns from 'node:dns';
+// First import: the network is off before anything else loads.
+import './network-off.js';
 import { writeSync } from 'node:fs';
-import net from 'node:net';
-
-const refuse = (): never => {
-  throw new Error('network access is disabled in the docs build sandbox');
-};
-// A docs build needs no network; nothing it loads may open a socket or resolve a name.
-net.Socket.prototype.connect = refuse;
-net.Server.prototype.listen = refuse;
-dgram.Socket.prototype.bind = refuse;
-dgram.Socket.prototype.send = refuse;
-dns.lookup = refuse as unknown as typeof dns.lookup;
-dns.promises.lookup = refuse;
-Reflect.deleteProperty(globalThis, 'fetch');
-Reflect.deleteProperty(globalThis, 'WebSocket');
 
 interface EntryArgs {
   input: string;
