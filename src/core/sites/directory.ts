@@ -1,12 +1,12 @@
 // A per-node cache of site facts that routing needs on every request (does the site exist, what
 // kind is it). Changes are broadcast over pub/sub so every node drops its copy at once.
+import { BroadcastMap } from '../../adapters/cache/broadcast-map.js';
 import type { PubSub } from '../../adapters/cache/index.js';
 import type { Executor } from '../../db/client.js';
 import { findSite } from './service.js';
 import type { SiteRow } from './tables.js';
 
-const CHANNEL = 'sites:changed';
-const MAX_ENTRIES = 10_000;
+/** An unknown id is remembered this long, so a site created on another node shows up soon. */
 const MISS_TTL_MS = 5_000;
 
 interface Entry {
@@ -15,20 +15,21 @@ interface Entry {
 }
 
 export class SiteDirectory {
-  private readonly entries = new Map<string, Entry>();
-  private unsubscribe: (() => Promise<void>) | undefined;
+  private readonly entries: BroadcastMap<Entry>;
 
   constructor(
     private readonly db: Executor,
-    private readonly pubsub: PubSub,
-  ) {}
-
-  async start(): Promise<void> {
-    this.unsubscribe = await this.pubsub.subscribe(CHANNEL, (id) => this.entries.delete(id));
+    pubsub: PubSub,
+  ) {
+    this.entries = new BroadcastMap(pubsub, 'sites:changed');
   }
 
-  async stop(): Promise<void> {
-    await this.unsubscribe?.();
+  start(): Promise<void> {
+    return this.entries.start();
+  }
+
+  stop(): Promise<void> {
+    return this.entries.stop();
   }
 
   /** The cached site if known, without I/O. */
@@ -40,15 +41,13 @@ export class SiteDirectory {
     const cached = this.fresh(id);
     if (cached) return cached.site;
     const site = await findSite(this.db, id);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(id, { site, loadedAt: Date.now() });
     return site;
   }
 
   /** Call after a site changes or is deleted: every node forgets its copy. */
-  async changed(id: string): Promise<void> {
-    this.entries.delete(id);
-    await this.pubsub.publish(CHANNEL, id);
+  changed(id: string): Promise<void> {
+    return this.entries.changed(id);
   }
 
   private fresh(id: string): Entry | undefined {
