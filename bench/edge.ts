@@ -6,13 +6,15 @@
 // than @fastify/static.
 //   npm run bench:edge [-- seconds connections]
 // BENCH_LOG_LEVEL sets Blume's log level (default `warn`; `info` logs every request, see README).
+// On a machine with two or more CPUs every server runs pinned to CPU 0 and wrk to CPU 1, so the load
+// generator does not steal the server's core mid-request; BENCH_PIN=0 turns that off.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { createSiteWithToken, deployAndPromote, hasCommand, machineLine, request, runWrk, SITES_DOMAIN, sleep, startListening, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+import { createSiteWithToken, deployAndPromote, hasCommand, machineLine, pinToCpu, request, runWrk, SITES_DOMAIN, sleep, startListening, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 50);
@@ -21,6 +23,9 @@ const WARMUP_SECONDS = 2;
 const TARGET_NGINX_RATIO = 0.6;
 const TARGET_P99_MS = 5;
 const SITE = 'edgebench';
+const PIN = process.env.BENCH_PIN !== '0' && availableParallelism() >= 2 && hasCommand('taskset');
+const SERVER_CPU = 0;
+const WRK_CPU = 1;
 
 const HTML = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Edge bench</title><link rel="stylesheet" href="/assets/site.css"></head>\n<body><h1>Hello from the edge</h1><p>${'A small page of ordinary text. '.repeat(20)}</p><img src="/assets/photo.5d41402a.jpg" alt=""></body></html>\n`;
 
@@ -105,7 +110,9 @@ async function startNginx(parent: string, site: string): Promise<Anchor> {
   const conf = path.join(work, 'nginx.conf');
   await writeFile(conf, nginxConfig(work, site).replace('PORT', String(port)));
   // `-e` keeps nginx from opening the system error log before it reads our configuration.
-  const child = spawn('nginx', ['-p', work, '-c', conf, '-e', path.join(work, 'nginx-error.log')], { stdio: 'ignore', ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}) });
+  const pin = PIN ? ['taskset', '-c', String(SERVER_CPU)] : [];
+  const [command, ...args] = [...pin, 'nginx', '-p', work, '-c', conf, '-e', path.join(work, 'nginx-error.log')];
+  const child = spawn(command!, args, { stdio: 'ignore', ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}) });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   for (let i = 0; i < 100; i += 1) {
     try {
@@ -170,14 +177,17 @@ async function main(): Promise<void> {
       }
     }
 
-    console.log(`Static edge: ${CONNECTIONS} connections, ${THREADS} wrk threads, ${SECONDS} s per run`);
+    // nginx was started pinned (its worker inherits the pin); the Node servers are pinned now.
+    if (PIN) for (const server of [blume, anchor, ceiling]) pinToCpu(server.pid, SERVER_CPU);
+    const layout = PIN ? `, servers on CPU ${SERVER_CPU}, wrk on CPU ${WRK_CPU}` : ', unpinned';
+    console.log(`Static edge: ${CONNECTIONS} connections, ${THREADS} wrk threads, ${SECONDS} s per run${layout}`);
     console.log(machineLine());
     const results = new Map<string, WrkResult>();
     for (const file of files) {
       console.log(`\n${file.label}`);
       for (const r of running) {
         const url = `http://127.0.0.1:${r.port}${file.path}`;
-        const options = { connections: CONNECTIONS, threads: THREADS, headers: { Host: r.host } };
+        const options = { connections: CONNECTIONS, threads: THREADS, headers: { Host: r.host }, ...(PIN ? { cpu: WRK_CPU } : {}) };
         runWrk(url, { ...options, seconds: WARMUP_SECONDS });
         const result = runWrk(url, { ...options, seconds: SECONDS });
         results.set(`${file.path} ${r.name}`, result);

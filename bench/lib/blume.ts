@@ -208,9 +208,11 @@ function toMs(value: string, unit: string): number {
 }
 
 /** Runs wrk with `--latency` (bounded by its own duration plus a margin) and parses the summary. */
-export function runWrk(url: string, options: { connections: number; seconds: number; threads: number; headers?: Record<string, string> }): WrkResult {
+export function runWrk(url: string, options: { connections: number; seconds: number; threads: number; headers?: Record<string, string>; cpu?: number }): WrkResult {
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const run = spawnSync('wrk', ['-t', String(options.threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '5s', '--latency', ...headerArgs, url], {
+  const pin = options.cpu === undefined ? [] : ['taskset', '-c', String(options.cpu)];
+  const [command, ...args] = [...pin, 'wrk', '-t', String(options.threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '5s', '--latency', ...headerArgs, url];
+  const run = spawnSync(command!, args, {
     encoding: 'utf8',
     timeout: (options.seconds + 30) * 1000,
   });
@@ -229,6 +231,15 @@ export function runWrk(url: string, options: { connections: number; seconds: num
     non2xx: non2xx ? Number(non2xx[1]) : 0,
     errors: errors ? errors[0] : '',
   };
+}
+
+/**
+ * Pins every thread of a running process to one CPU (`taskset`), so a load generator pinned to
+ * another CPU does not compete with it. Threads the process starts later inherit the pin.
+ */
+export function pinToCpu(pid: number, cpu: number): void {
+  const run = spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`taskset failed for ${pid}: ${run.stderr}`);
 }
 
 /** Peak resident set size of a process in MiB (VmHWM), or undefined once it is gone. */

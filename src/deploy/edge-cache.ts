@@ -151,7 +151,8 @@ export class EdgeCache {
     }
   }
 
-  async manifest(releaseId: string): Promise<Manifest | undefined> {
+  /** The release's manifest: at once when this node holds it, else once read. */
+  manifest(releaseId: string): Manifest | undefined | Promise<Manifest | undefined> {
     return this.manifests.getOrLoad(releaseId, () => this.loadManifest(releaseId));
   }
 

@@ -93,7 +93,7 @@ export function parseRedirectsFile(text: string): ReleaseRules['redirects'] {
 }
 
 export interface CompiledRules {
-  /** Extra response headers for a path, in file order. */
+  /** Extra response headers for a path, in file order, names in lower case. */
   headersFor(path: string): [string, string][];
   /** The first redirect rule matching the path, with its target filled in. */
   redirectFor(path: string): { to: string; status: number; force: boolean } | undefined;
@@ -127,7 +127,10 @@ function compilePattern(pattern: string, splatAnywhere: boolean): Pattern {
 }
 
 export function compileRules(rules: ReleaseRules): CompiledRules {
-  const headers = rules.headers.map((rule) => ({ pattern: compilePattern(rule.path, true), headers: rule.headers }));
+  const headers = rules.headers.map((rule) => ({
+    pattern: compilePattern(rule.path, true),
+    headers: rule.headers.map(([name, value]): [string, string] => [name.toLowerCase(), value]),
+  }));
   const redirects = rules.redirects.map((rule) => ({ ...rule, pattern: compilePattern(rule.from, false) }));
   return {
     headersFor(path) {

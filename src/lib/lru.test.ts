@@ -17,6 +17,19 @@ describe('WeightedLru', () => {
     assert.equal(lru.get('c'), 'ccc');
   });
 
+  it('spares a value used since it was stored, once', () => {
+    const lru = new WeightedLru<string, string>(3, (value) => value.length);
+    lru.set('a', 'a');
+    lru.set('b', 'b');
+    lru.set('c', 'c');
+    lru.get('a');
+    lru.set('d', 'd');
+    assert.deepEqual(['a', 'b', 'c', 'd'].map((key) => lru.get(key) !== undefined), [true, false, true, true]);
+    // Every flag is now set (c, d, a in that order): the scan clears them and the oldest goes.
+    lru.set('e', 'e');
+    assert.deepEqual(['a', 'c', 'd', 'e'].map((key) => lru.get(key) !== undefined), [true, false, true, true]);
+  });
+
   it('shares one load between concurrent misses and keeps only what it is told to', async () => {
     const lru = new WeightedLru<string, string>(100, (value) => value.length);
     let loads = 0;

@@ -1,8 +1,15 @@
-// A map in least-recently-used order, bounded by the total weight of its values, whose misses can
-// share one load: the edge keeps release manifests (weighed in files) and blob bytes (in bytes) so.
+// A map bounded by the total weight of its values, whose misses can share one load: the edge keeps
+// release manifests (weighed in files) and blob bytes (in bytes) so. Eviction is "second chance"
+// (CLOCK), an approximation of least-recently-used: a hit only sets a flag, where a strict LRU
+// would move the entry on every hit, and that reordering allocated on every static request.
+
+interface Entry<V> {
+  value: V;
+  used: boolean;
+}
 
 export class WeightedLru<K, V> {
-  private readonly entries = new Map<K, V>();
+  private readonly entries = new Map<K, Entry<V>>();
   private readonly loading = new Map<K, Promise<V | undefined>>();
   private total = 0;
 
@@ -11,15 +18,12 @@ export class WeightedLru<K, V> {
     private readonly weigh: (value: V) => number,
   ) {}
 
-  /** The value, marked as just used. */
+  /** The value, marked as used since it was stored. */
   get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      // Re-insert to keep the map in least-recently-used order.
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    entry.used = true;
+    return entry.value;
   }
 
   /** The value, or the result of `load` (concurrent misses share one call; `keep` says whether to store it). */
@@ -39,22 +43,32 @@ export class WeightedLru<K, V> {
     return pending;
   }
 
-  /** Stores a value; the least recently used ones go while the total weight is over the bound. */
+  /**
+   * Stores a value. While the total weight is over the bound, the oldest entry goes, unless it was
+   * used since it was stored or last spared (or is the one being stored): then it moves to the back
+   * with its flag cleared.
+   */
   set(key: K, value: V): void {
     this.delete(key);
-    this.entries.set(key, value);
+    this.entries.set(key, { value, used: false });
     this.total += this.weigh(value);
     while (this.total > this.maxWeight && this.entries.size > 1) {
       const [oldestKey, oldest] = this.entries.entries().next().value!;
       this.entries.delete(oldestKey);
-      this.total -= this.weigh(oldest);
+      // The value just stored is never the one to go.
+      if (oldest.used || oldestKey === key) {
+        oldest.used = false;
+        this.entries.set(oldestKey, oldest);
+      } else {
+        this.total -= this.weigh(oldest.value);
+      }
     }
   }
 
   delete(key: K): void {
-    const value = this.entries.get(key);
-    if (value === undefined) return;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
     this.entries.delete(key);
-    this.total -= this.weigh(value);
+    this.total -= this.weigh(entry.value);
   }
 }
