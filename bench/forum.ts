@@ -117,7 +117,9 @@ async function explain(url: string, forumId: string, bigTopic: string): Promise<
 }
 
 function line(label: string, result: WrkResult, target?: number): string {
-  const verdict = target === undefined ? '' : result.p99Ms <= target ? `  (target p99 <= ${target} ms: met)` : `  (target p99 <= ${target} ms: MISSED)`;
+  // Error answers are fast and would flatter the percentiles: a run with any is no measurement.
+  const met = result.p99Ms <= (target ?? Infinity) && result.non2xx === 0;
+  const verdict = target === undefined ? '' : `  (target p99 <= ${target} ms: ${met ? 'met' : 'MISSED'})`;
   const errors = result.non2xx > 0 ? `  ${result.non2xx} non-2xx!` : '';
   return `  ${label.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}${errors}`;
 }
@@ -133,7 +135,9 @@ async function main(): Promise<void> {
     console.log(`Forum reads on PostgreSQL: ${TOPICS} topics, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s per run`);
     console.log(machineLine());
     const { forumId, bigTopic } = await seed(url.toString());
-    server = await startServer({ DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE }, path.join(work, 'blume.log'), ['--single']);
+    // One token makes every request: at the default API limit (600 a minute) most answers would be 429s.
+    const env = { DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const body = JSON.stringify({ login: 'reader', password: PASSWORD, name: 'bench' });
     const minted = await request({ port: server.port, method: 'POST', path: '/api/forum/v1/auth/tokens', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body });
     if (minted.status !== 201) throw new Error(`token: ${minted.status} ${minted.body.toString()}`);
