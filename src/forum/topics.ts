@@ -38,8 +38,22 @@ export interface TopicView {
   author: Author | null;
 }
 
+/** The columns of a post that reads load: not its search text or thread bookkeeping. */
+const shownPostColumns = {
+  id: forumPosts.id,
+  topicId: forumPosts.topicId,
+  parentId: forumPosts.parentId,
+  authorId: forumPosts.authorId,
+  bodySource: forumPosts.bodySource,
+  bodyHtml: forumPosts.bodyHtml,
+  createdAt: forumPosts.createdAt,
+  editedAt: forumPosts.editedAt,
+  deletedAt: forumPosts.deletedAt,
+};
+export type ShownPost = Pick<ForumPostRow, keyof typeof shownPostColumns>;
+
 export interface PostView {
-  post: ForumPostRow;
+  post: ShownPost;
   author: Author | null;
 }
 
@@ -52,7 +66,7 @@ function author(id: string | null, username: string | null): Author | null {
 }
 
 const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username };
-const postColumns = { post: forumPosts, authorId: forumMembers.id, authorName: forumMembers.username };
+const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorName: forumMembers.username };
 
 function requireTitle(title: string): string {
   const text = plainTitle(title);
