@@ -94,10 +94,11 @@ const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc
 export async function listTopics(db: Executor, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page): Promise<{ rows: TopicView[]; total: number }> {
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
   const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
-  // A forum found in the site holds only that site's topics: without a `site_id` test, a page of a
+  // A forum found in the site holds only that site's topics: without a `site_id` test, a page of one
   // forum is read from forum_topics_forum_idx alone.
-  const visibleForumIds = db.select({ id: forums.id }).from(forums).where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer)));
-  const inForums = forum ? eq(forumTopics.forumId, forum.id) : and(eq(forumTopics.siteId, siteId), inArray(forumTopics.forumId, visibleForumIds));
+  const inForums = forum
+    ? eq(forumTopics.forumId, forum.id)
+    : and(eq(forumTopics.siteId, siteId), inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(visibleForumsOf(siteId, viewer))));
   const where = and(inForums, visibleTopicsOfForumWhere(viewer), byAuthor);
   const total = byAuthor ? await countTopics(db, where) : await visibleTopicTotal(db, siteId, viewer, forum);
   // The page's ids first, then their rows: the rows skipped to reach a deep page are never read.
@@ -111,6 +112,10 @@ export async function listTopics(db: Executor, siteId: string, viewer: Viewer, f
   return { rows: rows.map((row) => ({ topic: row.topic, author: author(row.authorId, row.authorName) })), total };
 }
 
+function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
+  return and(eq(forums.siteId, siteId), visibleForumsWhere(viewer))!;
+}
+
 async function countTopics(db: Executor, where: SQL | undefined): Promise<number> {
   const [row] = await db.select({ n: count() }).from(forumTopics).where(where);
   return row?.n ?? 0;
@@ -118,7 +123,7 @@ async function countTopics(db: Executor, where: SQL | undefined): Promise<number
 
 /** Topics the viewer may see in one forum, or in every forum of the site, from the forums' counters. */
 async function visibleTopicTotal(db: Executor, siteId: string, viewer: Viewer, forum: ForumRow | undefined): Promise<number> {
-  const counted = forum ? [forum] : await db.select().from(forums).where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer)));
+  const counted = forum ? [forum] : await db.select().from(forums).where(visibleForumsOf(siteId, viewer));
   return counted.reduce((sum, row) => sum + visibleTopicCount(viewer, row), 0);
 }
 
