@@ -82,7 +82,12 @@ async function seed(url: string): Promise<{ forumId: string; bigTopic: string; m
         [SITE, member.id],
       );
       await client.query(`update forum_topics set post_count = ${bigPosts} where id = '${bigTopic}'`);
-      await client.query('analyze');
+      // The counters the write paths keep (rows inserted here bypass them): every post above is a
+      // thread of its own except the big topic's replies.
+      await client.query(`update forums set topic_count = ${TOPICS} where id = $1`, [forum.id]);
+      await client.query(`update forum_topics t set thread_count = c.n from (select topic_id, count(*)::integer n from forum_posts where parent_id is null group by topic_id) c where c.topic_id = t.id`);
+      // As autovacuum would have by the time a real forum is read: index-only scans need the visibility map.
+      await client.query('vacuum analyze');
       console.log(`  seeded ${TOPICS} topics and ${POSTS} posts in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       return { forumId: forum.id, bigTopic, memberId: member.id };
     } finally {
@@ -93,16 +98,18 @@ async function seed(url: string): Promise<{ forumId: string; bigTopic: string; m
   }
 }
 
-/** The plans of the queries the three endpoints run, as the server would run them. */
+/** The plans of the queries the three endpoints run, as the server would run them (src/forum/topics.ts). */
 async function explain(url: string, forumId: string, bigTopic: string): Promise<void> {
+  const topicPage = (offset: number): string =>
+    `select t.id, m.username from forum_topics t join (select id from forum_topics where forum_id = '${forumId}' and hidden = false order by pinned desc, last_post_at desc, id desc limit 10 offset ${offset}) page_ids on page_ids.id = t.id left join forum_members m on m.id = t.author_id order by t.pinned desc, t.last_post_at desc, t.id desc`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const queries: [string, string][] = [
-      ['topic list page 500', `select t.id from forum_topics t join forums f on f.id = t.forum_id where t.site_id = '${SITE}' and f.visibility in ('public','members') and t.hidden = false and t.forum_id = '${forumId}' order by t.pinned desc, t.last_post_at desc, t.id desc limit 10 offset 4990`],
-      ['topic list count', `select count(*) from forum_topics t join forums f on f.id = t.forum_id where t.site_id = '${SITE}' and f.visibility in ('public','members') and t.hidden = false and t.forum_id = '${forumId}'`],
-      ['threaded roots', `select p.id from forum_posts p where p.topic_id = '${bigTopic}' and p.parent_id is null order by p.created_at, p.id limit 10`],
-      ['threaded descendants', `select p.id from forum_posts p where p.topic_id = '${bigTopic}' and p.root_id in ('b0000100','b0000200') and p.parent_id is not null order by p.depth, p.created_at, p.id`],
+      // The total comes from the forum's counters, on the row the forum lookup reads anyway.
+      ['topic list page 500', topicPage(4990)],
+      ['topic list page 1', topicPage(0)],
+      ['threaded page 1', `select p.id, m.username from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = '${bigTopic}' and p.root_id in (select r.id from forum_posts r where r.topic_id = '${bigTopic}' and r.parent_id is null order by r.created_at, r.id limit 10) order by p.depth, p.created_at, p.id`],
     ];
     for (const [label, sql] of queries) {
       const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off, timing off) ${sql}`);
@@ -117,7 +124,9 @@ async function explain(url: string, forumId: string, bigTopic: string): Promise<
 }
 
 function line(label: string, result: WrkResult, target?: number): string {
-  const verdict = target === undefined ? '' : result.p99Ms <= target ? `  (target p99 <= ${target} ms: met)` : `  (target p99 <= ${target} ms: MISSED)`;
+  // Error answers are fast and would flatter the percentiles: a run with any is no measurement.
+  const met = result.p99Ms <= (target ?? Infinity) && result.non2xx === 0;
+  const verdict = target === undefined ? '' : `  (target p99 <= ${target} ms: ${met ? 'met' : 'MISSED'})`;
   const errors = result.non2xx > 0 ? `  ${result.non2xx} non-2xx!` : '';
   return `  ${label.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}${errors}`;
 }
@@ -133,7 +142,9 @@ async function main(): Promise<void> {
     console.log(`Forum reads on PostgreSQL: ${TOPICS} topics, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s per run`);
     console.log(machineLine());
     const { forumId, bigTopic } = await seed(url.toString());
-    server = await startServer({ DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE }, path.join(work, 'blume.log'), ['--single']);
+    // One token makes every request: at the default API limit (600 a minute) most answers would be 429s.
+    const env = { DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const body = JSON.stringify({ login: 'reader', password: PASSWORD, name: 'bench' });
     const minted = await request({ port: server.port, method: 'POST', path: '/api/forum/v1/auth/tokens', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body });
     if (minted.status !== 201) throw new Error(`token: ${minted.status} ${minted.body.toString()}`);

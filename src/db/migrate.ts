@@ -14,8 +14,9 @@ export interface MigrationStatus {
   pending: number;
 }
 
-export async function migrationStatus(handle: DatabaseHandle): Promise<MigrationStatus> {
-  const files = readMigrationFiles({ migrationsFolder });
+/** `folder` is for tests that stop at an older schema; the app always uses the committed migrations. */
+export async function migrationStatus(handle: DatabaseHandle, folder = migrationsFolder): Promise<MigrationStatus> {
+  const files = readMigrationFiles({ migrationsFolder: folder });
   const [exists] = await queryRows<{ present: boolean }>(
     handle.db,
     sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`,
@@ -31,17 +32,17 @@ export async function migrationStatus(handle: DatabaseHandle): Promise<Migration
 }
 
 /** Applies pending migrations and answers how many ran. */
-export async function runMigrations(handle: DatabaseHandle): Promise<number> {
-  if ((await migrationStatus(handle)).pending === 0) return 0;
+export async function runMigrations(handle: DatabaseHandle, folder = migrationsFolder): Promise<number> {
+  if ((await migrationStatus(handle, folder)).pending === 0) return 0;
   return handle.exclusive(MIGRATION_LOCK, async (db) => {
-    const before = await migrationStatus({ ...handle, db });
+    const before = await migrationStatus({ ...handle, db }, folder);
     if (before.pending === 0) return 0;
     if (handle.driver === 'postgres') {
       const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-      await migrate(db as never, { migrationsFolder });
+      await migrate(db as never, { migrationsFolder: folder });
     } else {
       const { migrate } = await import('drizzle-orm/pglite/migrator');
-      await migrate(db as never, { migrationsFolder });
+      await migrate(db as never, { migrationsFolder: folder });
     }
     return before.pending;
   });

@@ -42,9 +42,20 @@ export function visibleForumsWhere(viewer: Viewer): SQL {
   return inArray(forums.visibility, visibleLevels(viewer));
 }
 
+/** SQL condition on `forum_topics` alone for the topics the viewer may see in a forum they may see. */
+export function visibleTopicsOfForumWhere(viewer: Viewer): SQL | undefined {
+  return isStaff(viewer) ? undefined : eq(forumTopics.hidden, false);
+}
+
 /** SQL condition on `forum_topics` (joined with `forums`) for the topics the viewer may see. */
 export function visibleTopicsWhere(viewer: Viewer): SQL {
-  return isStaff(viewer) ? visibleForumsWhere(viewer) : and(visibleForumsWhere(viewer), eq(forumTopics.hidden, false))!;
+  return and(visibleForumsWhere(viewer), visibleTopicsOfForumWhere(viewer))!;
+}
+
+/** How many topics of the forum the viewer may see, from the forum's counters (kept by topics.ts). */
+export function visibleTopicCount(viewer: Viewer, forum: ForumRow): number {
+  if (!canSeeForum(viewer, forum)) return 0;
+  return isStaff(viewer) ? forum.topicCount : forum.topicCount - forum.hiddenTopicCount;
 }
 
 export function requireMember(viewer: Viewer): asserts viewer is MemberViewer {

@@ -116,6 +116,8 @@ export type TopicCreatedOut = Static<typeof TopicCreatedOut>;
 /** A post with its descendants; registered as a shared schema because it refers to itself. */
 export const ThreadedPostOut = Type.Object({ ...postFields, replies: Type.Array(Type.Ref('ForumThreadedPost')) }, { $id: 'ForumThreadedPost' });
 export type ThreadedPostOut = PostOut & { replies: ThreadedPostOut[] };
+/** The threaded answer alone, as the plain JSON Schema `reply.compileSerializationSchema` takes. */
+export const ThreadedPostList: Record<string, unknown> = { ...Type.Array(Type.Ref('ForumThreadedPost')) };
 
 export const PostListQuery = Type.Object({
   ...PageQuery.properties,

@@ -70,6 +70,13 @@ export const forums = pgTable(
     position: integer('position').notNull().default(0),
     visibility: text('visibility', { enum: ['public', 'members', 'staff'] }).notNull().default('public'),
     locked: boolean('locked').notNull().default(false),
+    /**
+     * Topics of the forum, and how many of them are hidden: list totals come from here instead of a
+     * count over the topics. Kept exact by the topic writes in topics.ts, in their transactions
+     * (docs/decisions/0018-forum-counters.md).
+     */
+    topicCount: integer('topic_count').notNull().default(0),
+    hiddenTopicCount: integer('hidden_topic_count').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('forums_slug_key').on(t.siteId, t.slug), index('forums_category_idx').on(t.categoryId)],
@@ -91,11 +98,15 @@ export const forumTopics = pgTable(
     hidden: boolean('hidden').notNull().default(false),
     /** Live (not deleted) posts, the opening post included. */
     postCount: integer('post_count').notNull().default(0),
+    /** Top-level posts, deleted ones included (they stay as tombstones): the pages of the threaded view. */
+    threadCount: integer('thread_count').notNull().default(0),
     lastPostAt: timestamp('last_post_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index('forum_topics_forum_idx').on(t.forumId, t.pinned, t.lastPostAt),
+    // The list order, then `hidden`: a page (at any offset) is read from the index alone, for staff
+    // and, with `hidden = false` checked in the index, for everyone else.
+    index('forum_topics_forum_idx').on(t.forumId, t.pinned, t.lastPostAt, t.id, t.hidden),
     index('forum_topics_site_idx').on(t.siteId),
     index('forum_topics_search_idx').using('gin', sql`to_tsvector('english', ${t.title})`),
   ],
@@ -126,6 +137,8 @@ export const forumPosts = pgTable(
   (t) => [
     index('forum_posts_topic_idx').on(t.topicId, t.createdAt),
     index('forum_posts_root_idx').on(t.rootId),
+    // Top-level posts in threaded order: a page of threads without reading the replies in between.
+    index('forum_posts_threads_idx').on(t.topicId, t.createdAt, t.id).where(sql`${t.parentId} is null`),
     index('forum_posts_search_idx').using('gin', sql`to_tsvector('english', ${t.bodyText})`),
   ],
 );

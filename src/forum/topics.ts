@@ -1,6 +1,9 @@
 // Topics and posts. Bodies are rendered and sanitized once, on write. A post keeps the top-level
-// post it descends from (`root_id`), so the threaded view loads a page of threads in two queries.
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+// post it descends from (`root_id`), so the threaded view loads a page of threads in one query.
+// List totals come from counters the writes here keep in their transactions: a forum's topics
+// (all, hidden) and a topic's threads (docs/decisions/0018-forum-counters.md).
+import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
@@ -9,7 +12,16 @@ import { newId } from '../lib/ids.js';
 import './errors.js';
 import { enqueueReplyNotices, type ReplyMailOptions } from './mail/service.js';
 import { plainTitle, renderBody, slugify } from './markdown.js';
-import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, visibleTopicsWhere, type Viewer } from './policy.js';
+import {
+  authorizeNewTopic,
+  authorizePostChange,
+  authorizeReply,
+  canSeeTopic,
+  visibleForumsWhere,
+  visibleTopicCount,
+  visibleTopicsOfForumWhere,
+  type Viewer,
+} from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forumPosts, forums, forumTopics, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 
@@ -26,8 +38,22 @@ export interface TopicView {
   author: Author | null;
 }
 
+/** The columns of a post that reads load: not its search text or thread bookkeeping. */
+const shownPostColumns = {
+  id: forumPosts.id,
+  topicId: forumPosts.topicId,
+  parentId: forumPosts.parentId,
+  authorId: forumPosts.authorId,
+  bodySource: forumPosts.bodySource,
+  bodyHtml: forumPosts.bodyHtml,
+  createdAt: forumPosts.createdAt,
+  editedAt: forumPosts.editedAt,
+  deletedAt: forumPosts.deletedAt,
+};
+export type ShownPost = Pick<ForumPostRow, keyof typeof shownPostColumns>;
+
 export interface PostView {
-  post: ForumPostRow;
+  post: ShownPost;
   author: Author | null;
 }
 
@@ -40,7 +66,7 @@ function author(id: string | null, username: string | null): Author | null {
 }
 
 const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username };
-const postColumns = { post: forumPosts, authorId: forumMembers.id, authorName: forumMembers.username };
+const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorName: forumMembers.username };
 
 function requireTitle(title: string): string {
   const text = plainTitle(title);
@@ -62,21 +88,54 @@ export interface TopicFilter {
   authorId?: string | undefined;
 }
 
+const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc(forumTopics.id)];
+
 /** Topics the viewer may see, pinned first, then by latest activity. */
 export async function listTopics(db: Executor, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page): Promise<{ rows: TopicView[]; total: number }> {
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
-  const where = and(eq(forumTopics.siteId, siteId), visibleTopicsWhere(viewer), forum ? eq(forumTopics.forumId, forum.id) : undefined, filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined);
-  const [total] = await db.select({ n: count() }).from(forumTopics).innerJoin(forums, eq(forums.id, forumTopics.forumId)).where(where);
+  const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
+  // A forum found in the site holds only that site's topics: without a `site_id` test, a page of one
+  // forum is read from forum_topics_forum_idx alone.
+  const inForums = forum
+    ? eq(forumTopics.forumId, forum.id)
+    : and(eq(forumTopics.siteId, siteId), inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(visibleForumsOf(siteId, viewer))));
+  const where = and(inForums, visibleTopicsOfForumWhere(viewer), byAuthor);
+  const total = byAuthor ? await countTopics(db, where) : await visibleTopicTotal(db, siteId, viewer, forum);
+  // The page's ids first, then their rows: the rows skipped to reach a deep page are never read.
+  const pageIds = db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(...topicOrder).limit(page.pageSize).offset(page.offset).as('page_ids');
   const rows = await db
     .select(topicColumns)
     .from(forumTopics)
-    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .innerJoin(pageIds, eq(pageIds.id, forumTopics.id))
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
-    .where(where)
-    .orderBy(desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc(forumTopics.id))
-    .limit(page.pageSize)
-    .offset(page.offset);
-  return { rows: rows.map((row) => ({ topic: row.topic, author: author(row.authorId, row.authorName) })), total: total?.n ?? 0 };
+    .orderBy(...topicOrder);
+  return { rows: rows.map((row) => ({ topic: row.topic, author: author(row.authorId, row.authorName) })), total };
+}
+
+function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
+  return and(eq(forums.siteId, siteId), visibleForumsWhere(viewer))!;
+}
+
+async function countTopics(db: Executor, where: SQL | undefined): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(forumTopics).where(where);
+  return row?.n ?? 0;
+}
+
+/** Topics the viewer may see in one forum, or in every forum of the site, from the forums' counters. */
+async function visibleTopicTotal(db: Executor, siteId: string, viewer: Viewer, forum: ForumRow | undefined): Promise<number> {
+  const counted = forum ? [forum] : await db.select().from(forums).where(visibleForumsOf(siteId, viewer));
+  return counted.reduce((sum, row) => sum + visibleTopicCount(viewer, row), 0);
+}
+
+/**
+ * Moves a forum's topic counters. Every write that adds, hides or unhides a topic (and any that will
+ * remove or move one) calls this in its own transaction, so the counters never drift from the rows.
+ */
+async function adjustTopicCounts(tx: Executor, forumId: string, delta: { topics?: number; hidden?: number }): Promise<void> {
+  await tx
+    .update(forums)
+    .set({ topicCount: sql`${forums.topicCount} + ${delta.topics ?? 0}`, hiddenTopicCount: sql`${forums.hiddenTopicCount} + ${delta.hidden ?? 0}` })
+    .where(eq(forums.id, forumId));
 }
 
 export interface VisibleTopic extends TopicView {
@@ -112,8 +171,9 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
   return db.transaction(async (tx) => {
     const [topic] = await tx
       .insert(forumTopics)
-      .values({ id: newId(), siteId: site.id, forumId: forum.id, authorId: member.id, title, slug: slugify(title), postCount: 1, lastPostAt: now, createdAt: now })
+      .values({ id: newId(), siteId: site.id, forumId: forum.id, authorId: member.id, title, slug: slugify(title), postCount: 1, threadCount: 1, lastPostAt: now, createdAt: now })
       .returning();
+    await adjustTopicCounts(tx, forum.id, { topics: 1 });
     const postId = newId();
     const [post] = await tx
       .insert(forumPosts)
@@ -143,20 +203,20 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
   if (change.locked !== undefined) set.locked = change.locked;
   if (change.hidden !== undefined) set.hidden = change.hidden;
   if (Object.keys(set).length === 0) return current;
-  const [topic] = await db.update(forumTopics).set(set).where(eq(forumTopics.id, current.topic.id)).returning();
-  return { topic: topic!, author: current.author };
+  return db.transaction(async (tx) => {
+    // Locked, so of two concurrent hides only one sees the topic visible and counts it.
+    const [before] = await tx.select({ hidden: forumTopics.hidden }).from(forumTopics).where(eq(forumTopics.id, current.topic.id)).for('update');
+    const [topic] = await tx.update(forumTopics).set(set).where(eq(forumTopics.id, current.topic.id)).returning();
+    if (before && topic!.hidden !== before.hidden) await adjustTopicCounts(tx, topic!.forumId, { hidden: topic!.hidden ? 1 : -1 });
+    return { topic: topic!, author: current.author };
+  });
 }
 
 // Posts --------------------------------------------------------------------------------------------
 
 /** Every post of a topic in order, deleted ones as tombstones (the presenter blanks them). */
-export async function listPostsClassic(db: Executor, topicId: string, page: Page): Promise<{ rows: PostView[]; total: number }> {
-  const { rows, total } = await pagePosts(db, eq(forumPosts.topicId, topicId), page);
-  return { rows: rows.map((row) => ({ post: row.post, author: author(row.authorId, row.authorName) })), total };
-}
-
-/** One page of the posts matching `where`, oldest first, with the total count. */
-async function pagePosts(db: Executor, where: SQL | undefined, page: Page) {
+export async function listPostsClassic(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostView[]; total: number }> {
+  const where = eq(forumPosts.topicId, topic.id);
   const [total] = await db.select({ n: count() }).from(forumPosts).where(where);
   const rows = await db
     .select(postColumns)
@@ -166,35 +226,36 @@ async function pagePosts(db: Executor, where: SQL | undefined, page: Page) {
     .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
     .limit(page.pageSize)
     .offset(page.offset);
-  return { rows, total: total?.n ?? 0 };
+  return { rows: rows.map((row) => ({ post: row.post, author: author(row.authorId, row.authorName) })), total: total?.n ?? 0 };
 }
 
 /** A page of top-level posts, each with all its descendants nested in `replies`, oldest first. */
-export async function listPostsThreaded(db: Executor, topicId: string, page: Page): Promise<{ rows: PostNode[]; total: number }> {
-  const { rows: roots, total } = await pagePosts(db, and(eq(forumPosts.topicId, topicId), isNull(forumPosts.parentId)), page);
-  const nodes = new Map<string, PostNode>();
-  const out: PostNode[] = [];
-  for (const row of roots) {
-    const node: PostNode = { post: row.post, author: author(row.authorId, row.authorName), replies: [] };
-    nodes.set(row.post.id, node);
-    out.push(node);
-  }
-  if (out.length === 0) return { rows: out, total };
-  const descendants = await db
+export async function listPostsThreaded(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostNode[]; total: number }> {
+  const thread = alias(forumPosts, 'thread');
+  const pageRoots = db
+    .select({ id: thread.id })
+    .from(thread)
+    .where(and(eq(thread.topicId, topic.id), isNull(thread.parentId)))
+    .orderBy(asc(thread.createdAt), asc(thread.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
+  const rows = await db
     .select(postColumns)
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
-    .where(and(eq(forumPosts.topicId, topicId), inArray(forumPosts.rootId, [...nodes.keys()]), isNotNull(forumPosts.parentId)))
-    // Parents are always older than their replies, so in this order every parent is placed first.
+    .where(and(eq(forumPosts.topicId, topic.id), inArray(forumPosts.rootId, pageRoots)))
+    // Top-level posts (depth 0) come first in page order; a reply is younger and deeper than its
+    // parent, so every parent is placed before its replies, and replies arrive oldest first.
     .orderBy(asc(forumPosts.depth), asc(forumPosts.createdAt), asc(forumPosts.id));
-  for (const row of descendants) {
+  const nodes = new Map<string, PostNode>();
+  const out: PostNode[] = [];
+  for (const row of rows) {
     const node: PostNode = { post: row.post, author: author(row.authorId, row.authorName), replies: [] };
     nodes.set(row.post.id, node);
-    nodes.get(row.post.parentId!)?.replies.push(node);
+    if (row.post.parentId === null) out.push(node);
+    else nodes.get(row.post.parentId)?.replies.push(node);
   }
-  const byTime = (a: PostNode, b: PostNode): number => a.post.createdAt.getTime() - b.post.createdAt.getTime() || a.post.id.localeCompare(b.post.id);
-  for (const node of nodes.values()) node.replies.sort(byTime);
-  return { rows: out, total };
+  return { rows: out, total: topic.threadCount };
 }
 
 export interface NewPost {
@@ -238,7 +299,7 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       .returning();
     await tx
       .update(forumTopics)
-      .set({ postCount: sql`${forumTopics.postCount} + 1`, lastPostAt: now })
+      .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
       .where(eq(forumTopics.id, topic.id));
     if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
     return { post: post!, author: { id: member.id, username: member.username } };

@@ -3,12 +3,12 @@
 import type { CredentialRow } from '../../core/credentials/tables.js';
 import type { Role } from '../policy.js';
 import { MAX_TITLE_LENGTH } from '../schemas.js';
-import type { ForumMemberRow, ForumPostRow, ForumRow } from '../tables.js';
+import type { ForumMemberRow, ForumRow } from '../tables.js';
 import type { UiContext } from './context.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, notice, postButton, time } from './layout.js';
 import { bodyField, topicRows } from './read-views.js';
-import type { TopicView } from '../topics.js';
+import type { ShownPost, TopicView } from '../topics.js';
 
 export function input(id: string, label: string, type: string, value: string, extra: { autocomplete?: string; hint?: string; maxlength?: number; minlength?: number } = {}): SafeHtml {
   return html`<div><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${id}" value="${value}" required${extra.autocomplete ? html` autocomplete="${extra.autocomplete}"` : ''}${extra.maxlength ? html` maxlength="${extra.maxlength}"` : ''}${extra.minlength ? html` minlength="${extra.minlength}"` : ''}${extra.hint ? html` aria-describedby="${id}-hint"` : ''}>${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</div>`;
@@ -106,7 +106,7 @@ ${bodyField('body', 'Message', values.body ?? '')}
 <div><button type="submit">Start topic</button></div></form>`;
 }
 
-export function editPostView(ui: UiContext, post: ForumPostRow, value: string, error?: string): SafeHtml {
+export function editPostView(ui: UiContext, post: ShownPost, value: string, error?: string): SafeHtml {
   return html`<p class="crumbs"><a href="/t/${post.topicId}">Back to the topic</a></p><h1>Edit post</h1>${error ? notice('error', error) : ''}
 <form class="stack wide" method="post" action="/p/${post.id}/edit">${csrfField(ui)}${bodyField('body', 'Message', value)}<div><button type="submit">Save</button></div></form>`;
 }

@@ -67,8 +67,8 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const list = view === 'threaded' ? listPostsThreaded : listPostsClassic;
       // `page=last` (where a new reply lands) needs the total first.
       let page = request.query.page === 'last' ? Number.MAX_SAFE_INTEGER : pageNumber(request.query.page);
-      if (page === Number.MAX_SAFE_INTEGER) page = totalPages((await list(db, topic.id, { page: 1, pageSize: 1, offset: 0 })).total, pageSize);
-      const { rows, total } = await list(db, topic.id, { page, pageSize, offset: (page - 1) * pageSize });
+      if (page === Number.MAX_SAFE_INTEGER) page = totalPages((await list(db, topic, { page: 1, pageSize: 1, offset: 0 })).total, pageSize);
+      const { rows, total } = await list(db, topic, { page, pageSize, offset: (page - 1) * pageSize });
       const can = {
         reply: permits(() => authorizeReply(viewer, forum, topic)),
         moderate: permits(() => authorizeModeration(viewer)),

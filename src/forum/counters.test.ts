@@ -1,0 +1,217 @@
+// List totals come from counters the writes keep (docs/decisions/0018-forum-counters.md). These tests
+// walk the writes that move them and check, for every kind of viewer, that each total equals what a
+// count of the rows gives, so a write that forgets a counter, or counts twice, fails here.
+import assert from 'node:assert/strict';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { addMember, forumApi, makeCommunity, mintForumToken } from '../../test/factories/forum.js';
+import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
+import { createTestDatabase, testDatabases } from '../../test/helpers/databases.js';
+import { queryRows, type Executor } from '../db/client.js';
+import { migrationsFolder, runMigrations } from '../db/migrate.js';
+
+type Row = Record<string, unknown>;
+type Role = 'guest' | 'member' | 'moderator' | 'admin';
+
+const ROLES: Role[] = ['guest', 'member', 'moderator', 'admin'];
+const FORUMS = { general: 'public', lounge: 'members', backstage: 'staff' } as const;
+type ForumSlug = keyof typeof FORUMS;
+const SEES: Record<Role, ForumSlug[]> = {
+  guest: ['general'],
+  member: ['general', 'lounge'],
+  moderator: ['general', 'lounge', 'backstage'],
+  admin: ['general', 'lounge', 'backstage'],
+};
+const STAFF = new Set<Role>(['moderator', 'admin']);
+
+function pagination(response: { headers: Record<string, unknown> }): { total: number } {
+  return JSON.parse(String(response.headers['x-pagination'])) as { total: number };
+}
+
+/** Counters stored on the forums next to counts of the topic rows: they must never differ. */
+async function storedAgainstCounted(db: Executor): Promise<Row[]> {
+  return queryRows<Row>(
+    db,
+    sql`select f.slug, f.topic_count as stored, f.hidden_topic_count as stored_hidden,
+          (select count(*)::integer from forum_topics t where t.forum_id = f.id) as counted,
+          (select count(*)::integer from forum_topics t where t.forum_id = f.id and t.hidden) as counted_hidden
+        from forums f order by f.slug`,
+  );
+}
+
+for (const database of testDatabases) {
+  describe(`forum topic counters [${database}]`, () => {
+    let t: TestApp;
+    const tokens: Partial<Record<Role, string>> = {};
+    /** What the test wrote: every topic with its forum and whether it is hidden. */
+    const topics = new Map<string, { forum: ForumSlug; hidden: boolean }>();
+
+    const api = (role: Role, method: string, path: string, payload?: Row) =>
+      forumApi(t.app, 'club', tokens[role], { method: method as 'GET', path, headers: { origin: 'https://app.example' }, ...(payload ? { payload } : {}) });
+
+    const newTopic = async (role: Role, forum: ForumSlug, title: string): Promise<string> => {
+      const response = await api(role, 'POST', '/topics', { forum_id: forum, title, body: `${title} body` });
+      assert.equal(response.statusCode, 201, response.body);
+      const id = json<{ id: string }>(response).id;
+      topics.set(id, { forum, hidden: false });
+      return id;
+    };
+
+    const setHidden = async (id: string, hidden: boolean): Promise<void> => {
+      const response = await api('moderator', 'PATCH', `/topics/${id}`, { hidden });
+      assert.equal(response.statusCode, 200, response.body);
+      topics.get(id)!.hidden = hidden;
+    };
+
+    /** Every total each viewer gets agrees with the topics the test wrote and the rows it can list. */
+    const assertTotals = async (step: string): Promise<void> => {
+      for (const role of ROLES) {
+        const expected = (forum: ForumSlug): number => [...topics.values()].filter((topic) => topic.forum === forum && (!topic.hidden || STAFF.has(role))).length;
+        const listed = json<Row[]>(await api(role, 'GET', '/forums'));
+        let sum = 0;
+        for (const forum of SEES[role].filter((slug) => listed.some((row) => row.slug === slug))) {
+          const response = await api(role, 'GET', `/topics?forum_id=${forum}&page_size=100`);
+          assert.equal(response.statusCode, 200, `${step}: ${role} ${forum}`);
+          assert.equal(pagination(response).total, expected(forum), `${step}: ${role} total of ${forum}`);
+          assert.equal(json<Row[]>(response).length, expected(forum), `${step}: ${role} rows of ${forum}`);
+          assert.equal(listed.find((row) => row.slug === forum)!.topic_count, expected(forum), `${step}: ${role} topic_count of ${forum}`);
+          sum += expected(forum);
+        }
+        const all = await api(role, 'GET', '/topics?page_size=100');
+        assert.equal(pagination(all).total, sum, `${step}: ${role} total of all forums`);
+        assert.equal(json<Row[]>(all).length, sum, `${step}: ${role} rows of all forums`);
+      }
+      for (const row of await storedAgainstCounted(t.app.deps.database.db)) {
+        assert.deepEqual([row.stored, row.stored_hidden], [row.counted, row.counted_hidden], `${step}: stored counters of ${String(row.slug)}`);
+      }
+    };
+
+    before(async () => {
+      t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' } });
+      const owner = await signIn(t.app, 'owner');
+      await makeCommunity(t.app, owner, 'club');
+      tokens.admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
+      tokens.moderator = (await addMember(t.app, 'club', 'mod', 'moderator')).token;
+      tokens.member = (await addMember(t.app, 'club', 'mem')).token;
+      for (const [slug, visibility] of Object.entries(FORUMS)) {
+        assert.equal((await api('admin', 'POST', '/forums', { name: slug, slug, visibility })).statusCode, 201);
+      }
+      await portal(t.app, owner, { method: 'PUT', url: '/api/instances/club/env', payload: { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: 'https://app.example' } });
+      await portal(t.app, owner, { method: 'POST', url: '/api/instances/club/restart' });
+    });
+    after(() => t.close());
+
+    it('keeps list totals exact through new, hidden and unhidden topics, for every viewer', async () => {
+      await assertTotals('empty');
+      const general = [await newTopic('member', 'general', 'One'), await newTopic('member', 'general', 'Two'), await newTopic('admin', 'general', 'Three')];
+      const lounge = [await newTopic('member', 'lounge', 'Four'), await newTopic('member', 'lounge', 'Five')];
+      await newTopic('moderator', 'backstage', 'Six');
+      await assertTotals('created');
+
+      await setHidden(general[0]!, true);
+      await setHidden(lounge[0]!, true);
+      await assertTotals('hidden');
+
+      // Writing the state a topic already has moves nothing.
+      await setHidden(general[0]!, true);
+      await assertTotals('hidden again');
+      await setHidden(general[1]!, false);
+      await assertTotals('unhidden while visible');
+
+      // Two moderators hiding the same topic at once count it once.
+      await Promise.all([setHidden(general[2]!, true), setHidden(general[2]!, true)]);
+      await assertTotals('hidden twice at once');
+
+      await setHidden(general[0]!, false);
+      await setHidden(general[2]!, false);
+      await assertTotals('unhidden');
+
+      // Other changes of a hidden topic, and posts, leave the topic counts alone.
+      assert.equal((await api('moderator', 'PATCH', `/topics/${lounge[0]!}`, { title: 'Four, renamed', pinned: true, locked: true })).statusCode, 200);
+      const reply = json<{ id: string }>(await api('member', 'POST', `/topics/${general[1]!}/posts`, { body: 'A reply' }));
+      assert.equal((await api('member', 'DELETE', `/posts/${reply.id}`)).statusCode, 204);
+      await assertTotals('retitled, pinned, replied');
+
+      // A new topic lands in a forum that has hidden ones.
+      await newTopic('member', 'lounge', 'Seven');
+      await assertTotals('created among hidden');
+
+      // Deleting a forum takes its topics, and its counters, out of every total.
+      assert.equal((await api('admin', 'DELETE', '/forums/lounge')).statusCode, 204);
+      for (const [id, topic] of topics) if (topic.forum === 'lounge') topics.delete(id);
+      await assertTotals('forum deleted');
+    });
+
+    it('counts the threads of the threaded view, tombstones included', async () => {
+      const topic = json<{ id: string; first_post: { id: string } }>(await api('member', 'POST', '/topics', { forum_id: 'general', title: 'Threads', body: 'Opening' }));
+      const post = async (body: string, parent?: string) =>
+        json<{ id: string }>(await api('member', 'POST', `/topics/${topic.id}/posts`, { body, ...(parent ? { parent_id: parent } : {}) })).id;
+      const threaded = async (query = '') => {
+        const response = await api('member', 'GET', `/topics/${topic.id}/posts?view=threaded&page_size=100${query}`);
+        return { total: pagination(response).total, roots: json<Row[]>(response).length };
+      };
+      assert.deepEqual(await threaded(), { total: 1, roots: 1 });
+      const second = await post('Second thread');
+      await post('A reply to the opening post', topic.first_post.id);
+      await post('A reply to a reply', await post('Another reply', second));
+      await post('Third thread');
+      assert.deepEqual(await threaded(), { total: 3, roots: 3 });
+      assert.equal((await api('member', 'DELETE', `/posts/${second}`)).statusCode, 204);
+      assert.deepEqual(await threaded(), { total: 3, roots: 3 });
+      const page = await api('member', 'GET', `/topics/${topic.id}/posts?view=threaded&page_size=2&page=2`);
+      assert.deepEqual(pagination(page), { total: 3, total_pages: 2, first_page: 1, last_page: 2, page: 2, previous_page: 1 });
+      assert.deepEqual(json<Array<{ body: string }>>(page).map((row) => row.body), ['Third thread']);
+      const [stored] = await queryRows<{ thread_count: number }>(t.app.deps.database.db, sql`select thread_count from forum_topics where id = ${topic.id}`);
+      assert.equal(stored!.thread_count, 3);
+    });
+  });
+
+  describe(`forum counters migration [${database}]`, () => {
+    it('backfills the counters of forums and topics that exist before it', async () => {
+      const db = await createTestDatabase(database, { migrate: false });
+      const scratch = await mkdtemp(path.join(tmpdir(), 'blume-migrations-'));
+      try {
+        // The committed migrations up to the one before the counters.
+        const older = path.join(scratch, 'migrations');
+        await cp(migrationsFolder, older, { recursive: true });
+        const journalFile = path.join(older, 'meta', '_journal.json');
+        const journal = JSON.parse(await readFile(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
+        const counters = journal.entries.findIndex((entry) => entry.tag.endsWith('_forum_counters'));
+        assert.ok(counters > 0);
+        journal.entries = journal.entries.slice(0, counters);
+        await writeFile(journalFile, JSON.stringify(journal));
+        await runMigrations(db.handle, older);
+
+        const run = (query: string) => db.handle.db.execute(sql.raw(query));
+        await run(`insert into sites (id, kind, plan) values ('club', 'community', 'pro')`);
+        await run(`insert into forums (id, site_id, name, slug) values ('f1', 'club', 'One', 'one'), ('f2', 'club', 'Two', 'two'), ('f3', 'club', 'Empty', 'empty')`);
+        await run(`insert into forum_topics (id, site_id, forum_id, title, slug, hidden) values
+          ('t1', 'club', 'f1', 'a', 'a', false), ('t2', 'club', 'f1', 'b', 'b', true), ('t3', 'club', 'f1', 'c', 'c', false), ('t4', 'club', 'f2', 'd', 'd', true)`);
+        await run(`insert into forum_posts (id, site_id, topic_id, parent_id, root_id, depth, body_source, body_html, body_text) values
+          ('p1', 'club', 't1', null, 'p1', 0, 'x', 'x', 'x'), ('p2', 'club', 't1', 'p1', 'p1', 1, 'x', 'x', 'x'), ('p3', 'club', 't1', null, 'p3', 0, 'x', 'x', 'x'),
+          ('p4', 'club', 't2', null, 'p4', 0, 'x', 'x', 'x')`);
+        assert.equal(await runMigrations(db.handle), 1);
+
+        const forums = await queryRows<Row>(db.handle.db, sql`select id, topic_count, hidden_topic_count from forums order by id`);
+        assert.deepEqual(forums, [
+          { id: 'f1', topic_count: 3, hidden_topic_count: 1 },
+          { id: 'f2', topic_count: 1, hidden_topic_count: 1 },
+          { id: 'f3', topic_count: 0, hidden_topic_count: 0 },
+        ]);
+        const topics = await queryRows<Row>(db.handle.db, sql`select id, thread_count from forum_topics order by id`);
+        assert.deepEqual(topics, [
+          { id: 't1', thread_count: 2 },
+          { id: 't2', thread_count: 1 },
+          { id: 't3', thread_count: 0 },
+          { id: 't4', thread_count: 0 },
+        ]);
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+        await db.drop();
+      }
+    });
+  });
+}
