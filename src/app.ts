@@ -7,6 +7,7 @@ import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Mailer } from './adapters/mail/index.js';
 import type { Config } from './config/index.js';
+import { PlanMatrix } from './core/plans/matrix.js';
 import { settingsPlugin } from './core/settings/plugin.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
 
 export interface AppServices {
   sites: SiteDirectory;
+  /** Which plans include which feature, as every site API checks it. */
+  plans: PlanMatrix;
   /** Sends queued community mail after the transactions that queue it commit. */
   mailOutbox: MailOutbox;
 }
@@ -61,6 +64,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const sites = new SiteDirectory(deps.database.db, deps.cache.pubsub);
   await sites.start();
+  const plans = new PlanMatrix(deps.database.db, deps.cache.pubsub);
+  await plans.start();
 
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
@@ -85,7 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.decorate('deps', deps);
   const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log);
-  app.decorate('services', { sites, mailOutbox });
+  app.decorate('services', { sites, plans, mailOutbox });
   app.decorateRequest<HostTarget | null>('target', null);
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; a surface that takes other bodies (uploads, webhooks) adds its own parser.
@@ -104,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     await mailOutbox.stop();
     await sites.stop();
+    await plans.stop();
   });
 
   await app.register(cookie);

@@ -2,14 +2,12 @@
 // forum token (`Authentication-Token`) names the member, or, without one, the caller is a guest —
 // allowed only when the applied settings turn public read on AND name CORS origins (spec section 4).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { verifyCredential } from '../core/credentials/service.js';
 import type { CredentialRow } from '../core/credentials/tables.js';
-import { requireFeature } from '../core/plans/service.js';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { AppError } from '../http/errors.js';
 import './errors.js';
-import { findMember, viewerFor } from './members.js';
+import { findTokenMember, viewerFor } from './members.js';
 import { GUEST, type MemberViewer, type Viewer } from './policy.js';
 
 export const TOKEN_HEADER = 'authentication-token';
@@ -42,21 +40,18 @@ async function loadSite(request: FastifyRequest): Promise<Pick<ForumContext, 'si
   const target = request.target;
   const site = target.kind === 'site' ? await request.server.services.sites.get(target.site) : undefined;
   if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No community answers at ${request.hostname}.`);
-  await requireFeature(request.server.deps.database.db, site, 'forum_api');
+  await request.server.services.plans.require(site, 'forum_api');
   return { site, settings: await request.server.instanceSettings.applied(site.id) };
 }
 
 async function memberFromToken(request: FastifyRequest, reply: FastifyReply, site: SiteRow, token: string): Promise<{ viewer: MemberViewer; credential: CredentialRow }> {
-  const db = request.server.deps.database.db;
-  const credential = await verifyCredential(db, token, 'forum_token');
-  // A token of another community is as good as no token here.
-  const member = credential && credential.siteId === site.id && credential.subjectId ? await findMember(db, site.id, credential.subjectId) : undefined;
-  if (!credential || !member) {
+  const found = await findTokenMember(request.server.deps.database.db, site.id, token);
+  if (!found) {
     challenge(reply);
     throw new AppError('invalid_token', 'The forum token is invalid, revoked, or belongs to another community.');
   }
-  if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
-  return { viewer: viewerFor(site, member) as MemberViewer, credential };
+  if (found.member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
+  return { viewer: viewerFor(site, found.member) as MemberViewer, credential: found.credential };
 }
 
 /** preHandler: a member with a token, or a guest when anonymous reads are enabled. */

@@ -75,8 +75,15 @@ export async function verifyCredential(db: Executor, presented: string, kind: Cr
     .select()
     .from(credentials)
     .where(and(eq(credentials.id, parsed.id), eq(credentials.kind, kind), isNull(credentials.revokedAt)));
-  if (!row) return undefined;
-  if (!secretMatches(row.secretHash, parsed.secret)) return undefined;
+  return row && (await acceptSecret(db, row, parsed.secret)) ? row : undefined;
+}
+
+/**
+ * Whether the presented secret is the one of a live row the caller read (alone, or joined with what
+ * it acts as); notes the use, at most once a minute.
+ */
+export async function acceptSecret(db: Executor, row: CredentialRow, secret: string): Promise<boolean> {
+  if (!secretMatches(row.secretHash, secret)) return false;
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
@@ -86,7 +93,7 @@ export async function verifyCredential(db: Executor, presented: string, kind: Cr
       .where(and(eq(credentials.id, row.id), or(isNull(credentials.lastUsedAt), lt(credentials.lastUsedAt, stale))));
     row.lastUsedAt = now;
   }
-  return row;
+  return true;
 }
 
 export interface CredentialFilter {

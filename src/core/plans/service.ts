@@ -1,8 +1,8 @@
 // Plan gates (spec section 1): deploy tokens on every plan; forum, content and help desk APIs from
-// Pro; shared inbox and AI from Business. The matrix lives in the database so operators can change it.
-import { eq } from 'drizzle-orm';
+// Pro; shared inbox and AI from Business. The matrix lives in the database so operators can change
+// it; requests read it through each node's PlanMatrix (matrix.ts).
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { AppError } from '../../http/errors.js';
 import type { SiteRow } from '../sites/tables.js';
 import { planFeatures } from './tables.js';
 
@@ -17,20 +17,31 @@ export const DEFAULT_FEATURES = [
 
 export type Feature = (typeof DEFAULT_FEATURES)[number]['feature'];
 
+export function isFeature(name: string): name is Feature {
+  return DEFAULT_FEATURES.some((f) => f.feature === name);
+}
+
 /** Inserts missing features; keeps rows an operator changed. Answers how many were added. */
 export async function seedFeatures(db: Executor): Promise<number> {
   const added = await db.insert(planFeatures).values(DEFAULT_FEATURES.map((f) => ({ ...f, plans: [...f.plans] }))).onConflictDoNothing().returning();
   return added.length;
 }
 
-export async function planIncludes(db: Executor, plan: SiteRow['plan'], feature: Feature): Promise<boolean> {
-  const [row] = await db.select({ plans: planFeatures.plans }).from(planFeatures).where(eq(planFeatures.feature, feature));
-  const plans: readonly string[] = row?.plans ?? DEFAULT_FEATURES.find((f) => f.feature === feature)!.plans;
-  return plans.includes(plan);
+/** Which plans include each feature; a feature without a row has its default plans. */
+export async function loadFeaturePlans(db: Executor): Promise<Map<Feature, readonly string[]>> {
+  const plans = new Map<Feature, readonly string[]>(DEFAULT_FEATURES.map((f) => [f.feature, f.plans]));
+  for (const row of await db.select({ feature: planFeatures.feature, plans: planFeatures.plans }).from(planFeatures)) {
+    if (isFeature(row.feature)) plans.set(row.feature, row.plans);
+  }
+  return plans;
 }
 
-export async function requireFeature(db: Executor, site: SiteRow, feature: Feature): Promise<void> {
-  if (!(await planIncludes(db, site.plan, feature))) {
-    throw new AppError('plan_required', `The "${site.plan}" plan of site "${site.id}" does not include ${feature.replace('_', ' ')}; upgrade the plan.`);
-  }
+/** Writes which plans include a feature. Call it through PlanMatrix, which tells every node. */
+export async function writeFeaturePlans(db: Executor, feature: Feature, plans: SiteRow['plan'][]): Promise<void> {
+  const description = DEFAULT_FEATURES.find((f) => f.feature === feature)!.description;
+  await db
+    .insert(planFeatures)
+    .values({ feature, plans, description })
+    .onConflictDoUpdate({ target: planFeatures.feature, set: { plans: sql`excluded.plans` } });
 }
+

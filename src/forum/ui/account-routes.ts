@@ -5,7 +5,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmail } from '../../core/settings/allowlist.js';
 import { listCredentials, mintCredential, revokeCredential } from '../../core/credentials/service.js';
-import { planIncludes } from '../../core/plans/service.js';
 import { AppError } from '../../http/errors.js';
 import { authenticateMember, changeMemberPassword, createMember, effectiveRole, findMemberByUsername, updateMember } from '../members.js';
 import { authorizeBan, requireMember } from '../policy.js';
@@ -92,7 +91,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const member = ui.viewer.member;
     const [tokens, apiAvailable] = await Promise.all([
       listCredentials(db, { kind: 'forum_token', siteId: ui.site.id, subjectId: member.id }),
-      planIncludes(db, ui.site.plan, 'forum_api'),
+      app.services.plans.includes(ui.site.plan, 'forum_api'),
     ]);
     return { member, role: ui.viewer.role, tokens, apiAvailable, mailEnabled: app.services.mailOutbox.enabled, ...extra };
   }
@@ -148,7 +147,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const ui = request.ui;
     requireMember(ui.viewer);
     const name = field(request, 'name', 100)?.trim() || 'Web token';
-    if (!(await planIncludes(db, ui.site.plan, 'forum_api'))) throw new AppError('plan_required', "This community's plan does not include the Forum API.");
+    if (!(await app.services.plans.includes(ui.site.plan, 'forum_api'))) throw new AppError('plan_required', "This community's plan does not include the Forum API.");
     const minted = await mintCredential(db, { kind: 'forum_token', siteId: ui.site.id, subjectId: ui.viewer.member.id, name });
     // Shown on this response only, never stored in a redirect or a cache.
     return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { minted: { name, token: minted.token } })), { status: 201, private: true });
