@@ -3,15 +3,22 @@
 // as ordinary queries. Values go in as `sql.placeholder(name)`.
 import type { Database } from './client.js';
 
-/** A statement built on first use for each database (tests open many), then reused. */
-export function preparedStatement<P>(name: string, build: (db: Database, name: string) => P): (db: Database) => P {
-  const built = new WeakMap<Database, P>();
-  return (db) => {
-    let statement = built.get(db);
-    if (!statement) {
-      statement = build(db, name);
-      built.set(db, statement);
-    }
+interface Preparable<P> {
+  prepare(name: string): P;
+}
+
+/**
+ * A statement built on first use for each database (tests open many) and each variant of its SQL
+ * (`variant` names what the text depends on besides its placeholders), then reused.
+ */
+export function preparedStatement<A, P>(name: string, build: (db: Database, arg: A) => Preparable<P>, variant: (arg: A) => string = () => ''): (db: Database, arg: A) => P {
+  const built = new WeakMap<Database, Map<string, P>>();
+  return (db, arg) => {
+    let byVariant = built.get(db);
+    if (!byVariant) built.set(db, (byVariant = new Map()));
+    const key = variant(arg);
+    let statement = byVariant.get(key);
+    if (!statement) byVariant.set(key, (statement = build(db, arg).prepare(key ? `${name}_${key}` : name)));
     return statement;
   };
 }

@@ -66,13 +66,12 @@ export async function changeMemberPassword(db: Executor, member: ForumMemberRow,
   return true;
 }
 
-const tokenMember = preparedStatement('forum_token_member', (db, name) =>
+const tokenMember = preparedStatement('forum_token_member', (db) =>
   db
     .select({ credential: credentials, member: forumMembers })
     .from(credentials)
     .innerJoin(forumMembers, and(eq(forumMembers.id, credentials.subjectId), eq(forumMembers.siteId, credentials.siteId)))
-    .where(and(eq(credentials.id, sql.placeholder('id')), eq(credentials.kind, 'forum_token'), isNull(credentials.revokedAt), eq(credentials.siteId, sql.placeholder('siteId'))))
-    .prepare(name),
+    .where(and(eq(credentials.id, sql.placeholder('id')), eq(credentials.kind, 'forum_token'), isNull(credentials.revokedAt), eq(credentials.siteId, sql.placeholder('siteId')))),
 );
 
 /**
@@ -83,7 +82,7 @@ const tokenMember = preparedStatement('forum_token_member', (db, name) =>
 export async function findTokenMember(db: Database, siteId: string, presented: string): Promise<{ credential: CredentialRow; member: ForumMemberRow } | undefined> {
   const parsed = parseCredential(presented);
   if (!parsed || parsed.kind !== 'forum_token') return undefined;
-  const [row] = await tokenMember(db).execute({ id: parsed.id, siteId });
+  const [row] = await tokenMember(db, undefined).execute({ id: parsed.id, siteId });
   return row && (await acceptSecret(db, row.credential, parsed.secret)) ? row : undefined;
 }
 

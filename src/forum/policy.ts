@@ -28,7 +28,15 @@ export function visibleLevels(viewer: Viewer): Visibility[] {
   return viewer.kind === 'member' ? ['public', 'members'] : ['public'];
 }
 
-export function canSeeForum(viewer: Viewer, forum: ForumRow): boolean {
+/**
+ * The only thing about a viewer the SQL conditions below depend on: viewers of one class get the
+ * same conditions, so a prepared statement built from them serves the whole class.
+ */
+export function visibilityClass(viewer: Viewer): 'guest' | 'member' | 'staff' {
+  return isStaff(viewer) ? 'staff' : viewer.kind;
+}
+
+export function canSeeForum(viewer: Viewer, forum: Pick<ForumRow, 'visibility'>): boolean {
   return visibleLevels(viewer).includes(forum.visibility);
 }
 
@@ -53,7 +61,7 @@ export function visibleTopicsWhere(viewer: Viewer): SQL {
 }
 
 /** How many topics of the forum the viewer may see, from the forum's counters (kept by topics.ts). */
-export function visibleTopicCount(viewer: Viewer, forum: ForumRow): number {
+export function visibleTopicCount(viewer: Viewer, forum: Pick<ForumRow, 'visibility' | 'topicCount' | 'hiddenTopicCount'>): number {
   if (!canSeeForum(viewer, forum)) return 0;
   return isStaff(viewer) ? forum.topicCount : forum.topicCount - forum.hiddenTopicCount;
 }

@@ -2,10 +2,11 @@
 // post it descends from (`root_id`), so the threaded view loads a page of threads in one query.
 // List totals come from counters the writes here keep in their transactions: a forum's topics
 // (all, hidden) and a topic's threads (docs/decisions/0018-forum-counters.md).
-import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { SiteRow } from '../core/sites/tables.js';
-import type { Executor } from '../db/client.js';
+import type { Database, Executor } from '../db/client.js';
+import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
@@ -16,7 +17,9 @@ import {
   authorizeNewTopic,
   authorizePostChange,
   authorizeReply,
+  canSeeForum,
   canSeeTopic,
+  visibilityClass,
   visibleForumsWhere,
   visibleTopicCount,
   visibleTopicsOfForumWhere,
@@ -91,7 +94,8 @@ export interface TopicFilter {
 const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc(forumTopics.id)];
 
 /** Topics the viewer may see, pinned first, then by latest activity. */
-export async function listTopics(db: Executor, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page): Promise<{ rows: TopicView[]; total: number }> {
+export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page): Promise<{ rows: TopicView[]; total: number }> {
+  if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page);
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
   const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
   // A forum found in the site holds only that site's topics: without a `site_id` test, a page of one
@@ -110,6 +114,49 @@ export async function listTopics(db: Executor, siteId: string, viewer: Viewer, f
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
     .orderBy(...topicOrder);
   return { rows: rows.map((row) => ({ topic: row.topic, author: author(row.authorId, row.authorName) })), total };
+}
+
+/**
+ * A forum by id or slug (the id wins, as in findForum) and a page of its topics the viewer may see,
+ * in one prepared query: the forum comes back even when the page is empty. The page's ids are read
+ * from forum_topics_forum_idx alone, then joined to their rows (see 0018).
+ */
+const forumTopicPage = preparedStatement(
+  'forum_topic_page',
+  (db, viewer: Viewer) => {
+    const forum = db
+      .select({ id: forums.id, visibility: forums.visibility, topicCount: forums.topicCount, hiddenTopicCount: forums.hiddenTopicCount })
+      .from(forums)
+      .where(and(eq(forums.siteId, sql.placeholder('siteId')), or(eq(forums.id, sql.placeholder('forum')), eq(forums.slug, sql.placeholder('forum')))))
+      .orderBy(sql`${forums.id} = ${sql.placeholder('forum')} desc`)
+      .limit(1)
+      .as('forum');
+    const pageIds = db
+      .select({ id: forumTopics.id })
+      .from(forumTopics)
+      .where(and(eq(forumTopics.forumId, forum.id), visibleTopicsOfForumWhere(viewer)))
+      .orderBy(...topicOrder)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .as('page_ids');
+    return db
+      .select({ forum: { visibility: forum.visibility, topicCount: forum.topicCount, hiddenTopicCount: forum.hiddenTopicCount }, ...topicColumns })
+      .from(forum)
+      .leftJoinLateral(pageIds, sql`true`)
+      .leftJoin(forumTopics, eq(forumTopics.id, pageIds.id))
+      .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+      .orderBy(...topicOrder);
+  },
+  visibilityClass,
+);
+
+async function listForumTopics(db: Database, siteId: string, viewer: Viewer, forumId: string, page: Page): Promise<{ rows: TopicView[]; total: number }> {
+  const rows = await forumTopicPage(db, viewer).execute({ siteId, forum: forumId, limit: page.pageSize, offset: page.offset });
+  const forum = rows[0]?.forum;
+  if (!forum || !canSeeForum(viewer, forum)) throw new AppError('forum_not_found', `No forum "${forumId}".`);
+  const topics: TopicView[] = [];
+  for (const row of rows) if (row.topic) topics.push({ topic: row.topic, author: author(row.authorId, row.authorName) });
+  return { rows: topics, total: visibleTopicCount(viewer, forum) };
 }
 
 function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
