@@ -1,0 +1,89 @@
+// Two app nodes on one database and one Redis. Each node keeps the plan matrix in memory; forum
+// tokens, members and forums are read per request. Whatever one node changes, the other's very next
+// Forum API request obeys (docs/decisions/0021-forum-request-path.md).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
+import { buildTestApp, json, type TestApp } from '../../test/helpers/app.js';
+import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { parseCredential } from '../core/credentials/service.js';
+import { randomAlnum } from '../lib/ids.js';
+
+const redis = Boolean(process.env.TEST_REDIS_URL);
+
+for (const database of testDatabases) {
+  describe(`forum API on two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
+    let shared: TestDatabase;
+    let a: TestApp;
+    let b: TestApp;
+    let admin: ForumActor;
+
+    const list = (node: TestApp, token: string) => forumApi(node.app, 'club', token, { method: 'GET', path: '/topics?forum_id=general' });
+    const asAdmin = (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: Record<string, unknown>) =>
+      forumApi(a.app, 'club', admin.token, { method, path, ...(payload ? { payload } : {}) });
+    const total = (response: { headers: Record<string, unknown> }): number => (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total;
+
+    before(async () => {
+      shared = await createTestDatabase(database);
+      const cachePrefix = `blume-test-${randomAlnum(8)}:`;
+      a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
+      b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
+      await makeCommunity(a.app, null, 'club', 'pro');
+      admin = await addMember(a.app, 'club', 'ada', 'admin');
+      assert.equal((await asAdmin('POST', '/forums', { name: 'General', slug: 'general' })).statusCode, 201);
+      for (const title of ['Open', 'Hidden']) {
+        const created = await asAdmin('POST', '/topics', { forum_id: 'general', title, body: `${title} body` });
+        assert.equal(created.statusCode, 201, created.body);
+        if (title === 'Hidden') assert.equal((await asAdmin('PATCH', `/topics/${json<{ id: string }>(created).id}`, { hidden: true })).statusCode, 200);
+      }
+    });
+    after(async () => {
+      await a.close();
+      await b.close();
+      await shared.drop();
+    });
+
+    it('gates the next request on the other node by a plan change made on one', async () => {
+      const reader = await addMember(a.app, 'club', 'paul');
+      assert.equal((await list(b, reader.token)).statusCode, 200);
+      await a.app.services.plans.setFeaturePlans('forum_api', ['business']);
+      const gated = await list(b, reader.token);
+      assert.equal(gated.statusCode, 403, gated.body);
+      assert.equal(json(gated).code, 'plan_required');
+      await a.app.services.plans.setFeaturePlans('forum_api', ['pro', 'business']);
+      assert.equal((await list(b, reader.token)).statusCode, 200);
+    });
+
+    it('refuses a token revoked on one node at the next request on the other', async () => {
+      const reader = await addMember(a.app, 'club', 'rita');
+      const second = await mintForumToken(a.app, 'club', 'rita', reader.password);
+      assert.equal((await list(b, second)).statusCode, 200);
+      const revoked = await forumApi(a.app, 'club', reader.token, { method: 'DELETE', path: `/auth/tokens/${parseCredential(second)!.id}` });
+      assert.equal(revoked.statusCode, 204, revoked.body);
+      assert.equal((await list(b, second)).statusCode, 401);
+      assert.equal((await list(b, reader.token)).statusCode, 200);
+    });
+
+    it('applies a role change and a ban made on one node at the next request on the other', async () => {
+      const reader = await addMember(a.app, 'club', 'mo');
+      assert.equal(total(await list(b, reader.token)), 1);
+      assert.equal((await asAdmin('PATCH', `/members/${reader.member.id}`, { role: 'moderator' })).statusCode, 200);
+      assert.equal(total(await list(b, reader.token)), 2, 'a moderator sees the hidden topic');
+      assert.equal((await asAdmin('PATCH', `/members/${reader.member.id}`, { banned: true })).statusCode, 200);
+      const banned = await list(b, reader.token);
+      assert.equal(banned.statusCode, 403, banned.body);
+      assert.equal(json(banned).code, 'member_banned');
+    });
+
+    it('hides a forum made staff-only on one node from the next list on the other', async () => {
+      const reader = await addMember(a.app, 'club', 'vera');
+      assert.equal((await list(b, reader.token)).statusCode, 200);
+      assert.equal((await asAdmin('PATCH', '/forums/general', { visibility: 'staff' })).statusCode, 200);
+      const hidden = await list(b, reader.token);
+      assert.equal(hidden.statusCode, 404, hidden.body);
+      assert.equal(json(hidden).code, 'forum_not_found');
+      assert.equal((await asAdmin('PATCH', '/forums/general', { visibility: 'public' })).statusCode, 200);
+      assert.equal(total(await list(b, reader.token)), 1);
+    });
+  });
+}
