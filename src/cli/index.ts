@@ -8,6 +8,7 @@ import { OperationError, runOperation, type OperationArgs, type OperationName } 
 import { serve } from './serve.js';
 import { runDeployCommand } from '../deploy/cli.js';
 import { EdgeCache } from '../deploy/edge-cache.js';
+import { PlanMatrix } from '../core/plans/matrix.js';
 
 const USAGE = `Usage: blume <command> [options]
 
@@ -16,6 +17,7 @@ Commands:
   db upgrade                       Apply pending database migrations
   install                          Prepare the data directory and database (idempotent; also runs at every start)
   seed-features                    Seed the plan feature matrix (idempotent; also runs at every start)
+  plan-feature FEATURE [PLAN...]   Set the plans that include a feature, on every node at once
   create-admin [--single] -u NAME -e EMAIL -p PASSWORD
                                    Create an administrator (there is never a default one); with --single,
                                    the admin of the community instance
@@ -31,6 +33,8 @@ const COMMAND_HELP: Record<string, string> = {
   'db upgrade': 'Usage: blume db upgrade\n\nApplies pending migrations. Safe to run twice and while other nodes start.',
   install: 'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
   'seed-features': 'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
+  'plan-feature':
+    'Usage: blume plan-feature <feature> [<plan>...]\n\nSets the plans (free, pro, business) that include a feature (deploy, forum_api, cms_api,\nhelpdesk_api, shared_inbox, ai); no plan turns it off. Every node applies it from its next request;\nan edit of plan_features made with SQL shows within a minute.',
   'create-admin':
     'Usage: blume create-admin [--single] -u <username> -e <email> -p <password>\n\nCreates an administrator. Fails when the username or e-mail is taken.\nWith --single (or when handed to a running `blume serve --single`), creates an admin member of the\ncommunity instance BLUME_INSTANCE_ID, creating the instance if needed; without it, a platform\nadministrator account of the portal.',
   prune:
@@ -67,10 +71,11 @@ async function runCommandOperation(env: Env, io: CliIo, name: OperationName, arg
   }
   const migrations = name === 'db-upgrade' || name === 'install' ? 'skip' : 'auto';
   const runtime = await openRuntime(config, { migrations, seed: false, singleSite });
-  // Not started: this process serves nothing, it only broadcasts deletions to the nodes that do.
+  // Not started: this process serves nothing, it only broadcasts changes to the nodes that do.
   const edge = new EdgeCache(runtime.database.db, runtime.cache.pubsub);
+  const plans = new PlanMatrix(runtime.database.db, runtime.cache.pubsub);
   try {
-    io.out(await runOperation({ database: runtime.database, singleSite, blobs: runtime.blobs, edge }, name, args));
+    io.out(await runOperation({ database: runtime.database, singleSite, blobs: runtime.blobs, edge, plans }, name, args));
   } finally {
     await runtime.close();
   }
@@ -107,6 +112,11 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         if (wantsHelp) return io.out(COMMAND_HELP[command]!), 0;
         const { values } = parseArgs({ args: rest, options: { single: { type: 'boolean', default: false } }, strict: true });
         return await runCommandOperation(env, io, command, {}, values.single ?? false);
+      }
+      case 'plan-feature': {
+        if (wantsHelp) return io.out(COMMAND_HELP['plan-feature']!), 0;
+        if (!rest[0]) return io.err(COMMAND_HELP['plan-feature']!), 2;
+        return await runCommandOperation(env, io, 'plan-feature', { feature: rest[0], plans: rest.slice(1).join(',') }, false);
       }
       case 'create-admin': {
         if (wantsHelp) return io.out(COMMAND_HELP['create-admin']!), 0;

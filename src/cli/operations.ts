@@ -3,6 +3,9 @@
 // what the CLI prints.
 import type { BlobStore } from '../adapters/blobs/index.js';
 import { createAdmin } from '../core/accounts/service.js';
+import type { PlanMatrix } from '../core/plans/matrix.js';
+import { isFeature } from '../core/plans/service.js';
+import type { SiteRow } from '../core/sites/tables.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { EdgeCache } from '../deploy/edge-cache.js';
 import { pruneSites } from '../deploy/prune.js';
@@ -19,6 +22,8 @@ export interface OperationContext {
   blobs: BlobStore;
   /** Tells the edge of every node about deleted releases. */
   edge: EdgeCache;
+  /** Tells every node about a changed plan matrix. */
+  plans: PlanMatrix;
 }
 
 export type OperationArgs = Record<string, string | undefined>;
@@ -48,6 +53,18 @@ async function install(ctx: OperationContext): Promise<string> {
 async function seedFeaturesOperation(ctx: OperationContext): Promise<string> {
   const seeded = await installAndSeed(ctx.database, undefined);
   return seeded.features === 0 ? 'Plan features already seeded; nothing changed.' : `Seeded ${seeded.features} plan feature(s).`;
+}
+
+const PLANS: readonly SiteRow['plan'][] = ['free', 'pro', 'business'];
+
+async function planFeatureOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
+  const { feature = '', plans = '' } = args;
+  if (!isFeature(feature)) throw new OperationError(`plan-feature: unknown feature "${feature}".`);
+  const chosen = plans.split(',').filter(Boolean);
+  const unknown = chosen.filter((plan) => !PLANS.includes(plan as SiteRow['plan']));
+  if (unknown.length > 0) throw new OperationError(`plan-feature: unknown plan(s) ${unknown.join(', ')}; plans are ${PLANS.join(', ')}.`);
+  await ctx.plans.setFeaturePlans(feature, chosen as SiteRow['plan'][]);
+  return `${feature} is now on ${chosen.length > 0 ? chosen.join(', ') : 'no plan'}.`;
 }
 
 async function createAdminOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
@@ -94,6 +111,7 @@ export const operations = {
   'db-upgrade': dbUpgrade,
   install,
   'seed-features': seedFeaturesOperation,
+  'plan-feature': planFeatureOperation,
   'create-admin': createAdminOperation,
   prune: pruneOperation,
 } satisfies Record<string, (ctx: OperationContext, args: OperationArgs) => Promise<string>>;

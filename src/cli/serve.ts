@@ -15,7 +15,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   // An embedded database belongs to this process: CLI commands reach it through the control socket.
   const stopControl = config.databaseUrl
     ? async () => {}
-    : await startControlServer(controlSocketPath(config.dataDir), { database: runtime.database, singleSite, blobs: runtime.blobs, edge: app.deploy.cache });
+    : await startControlServer(controlSocketPath(config.dataDir), { database: runtime.database, singleSite, blobs: runtime.blobs, edge: app.deploy.cache, plans: app.services.plans });
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

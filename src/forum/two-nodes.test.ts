@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
 import { buildTestApp, json, type TestApp } from '../../test/helpers/app.js';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { runOperation } from '../cli/operations.js';
 import { parseCredential } from '../core/credentials/service.js';
 import { randomAlnum } from '../lib/ids.js';
 
@@ -43,14 +44,16 @@ for (const database of testDatabases) {
       await shared.drop();
     });
 
-    it('gates the next request on the other node by a plan change made on one', async () => {
+    it('gates the next request on the other node by a plan change made on one (blume plan-feature)', async () => {
       const reader = await addMember(a.app, 'club', 'paul');
       assert.equal((await list(b, reader.token)).statusCode, 200);
-      await a.app.services.plans.setFeaturePlans('forum_api', ['business']);
+      // As `blume plan-feature forum_api business` does, in the server or in a process of its own.
+      const operations = { database: a.deps.database, blobs: a.deps.blobs, edge: a.app.deploy.cache, plans: a.app.services.plans };
+      assert.equal(await runOperation(operations, 'plan-feature', { feature: 'forum_api', plans: 'business' }), 'forum_api is now on business.');
       const gated = await list(b, reader.token);
       assert.equal(gated.statusCode, 403, gated.body);
       assert.equal(json(gated).code, 'plan_required');
-      await a.app.services.plans.setFeaturePlans('forum_api', ['pro', 'business']);
+      await runOperation(operations, 'plan-feature', { feature: 'forum_api', plans: 'pro,business' });
       assert.equal((await list(b, reader.token)).statusCode, 200);
     });
 
