@@ -2,7 +2,6 @@
 // forum token (`Authentication-Token`) names the member, or, without one, the caller is a guest —
 // allowed only when the applied settings turn public read on AND name CORS origins (spec section 4).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CredentialRow } from '../core/credentials/tables.js';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { AppError } from '../http/errors.js';
@@ -16,7 +15,6 @@ export interface ForumContext {
   site: SiteRow;
   settings: InstanceSettings;
   viewer: Viewer;
-  credential?: CredentialRow;
 }
 
 declare module 'fastify' {
@@ -44,14 +42,14 @@ async function loadSite(request: FastifyRequest): Promise<Pick<ForumContext, 'si
   return { site, settings: await request.server.instanceSettings.applied(site.id) };
 }
 
-async function memberFromToken(request: FastifyRequest, reply: FastifyReply, site: SiteRow, token: string): Promise<{ viewer: MemberViewer; credential: CredentialRow }> {
-  const found = await findTokenMember(request.server.deps.database.db, site.id, token);
-  if (!found) {
+async function memberFromToken(request: FastifyRequest, reply: FastifyReply, site: SiteRow, token: string): Promise<MemberViewer> {
+  const member = await findTokenMember(request.server.deps.database.db, site.id, token);
+  if (!member) {
     challenge(reply);
     throw new AppError('invalid_token', 'The forum token is invalid, revoked, or belongs to another community.');
   }
-  if (found.member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
-  return { viewer: viewerFor(site, found.member) as MemberViewer, credential: found.credential };
+  if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
+  return viewerFor(site, member) as MemberViewer;
 }
 
 /** preHandler: a member with a token, or a guest when anonymous reads are enabled. */
@@ -59,7 +57,7 @@ export async function forumReader(request: FastifyRequest, reply: FastifyReply):
   const base = await loadSite(request);
   const token = presentedToken(request);
   if (token) {
-    request.forum = { ...base, ...(await memberFromToken(request, reply, base.site, token)) };
+    request.forum = { ...base, viewer: await memberFromToken(request, reply, base.site, token) };
     return;
   }
   if (!base.settings.forumApiPublicRead || base.settings.corsOrigins.length === 0) {
@@ -77,7 +75,7 @@ export async function forumMember(request: FastifyRequest, reply: FastifyReply):
     challenge(reply);
     throw new AppError('authentication_required', 'Send a forum token in the `Authentication-Token` header.');
   }
-  request.forum = { ...base, ...(await memberFromToken(request, reply, base.site, token)) };
+  request.forum = { ...base, viewer: await memberFromToken(request, reply, base.site, token) };
 }
 
 /** preHandler: anyone, on a community site whose plan has the Forum API (token minting, waitlist). */

@@ -6,7 +6,7 @@ import { findUserByLogin } from '../core/accounts/service.js';
 import type { UserRow } from '../core/accounts/tables.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { acceptSecret, parseCredential } from '../core/credentials/service.js';
-import { credentials, type CredentialRow } from '../core/credentials/tables.js';
+import { credentials } from '../core/credentials/tables.js';
 import type { Database, Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
@@ -68,22 +68,22 @@ export async function changeMemberPassword(db: Executor, member: ForumMemberRow,
 
 const tokenMember = preparedStatement('forum_token_member', (db) =>
   db
-    .select({ credential: credentials, member: forumMembers })
+    .select({ credential: { id: credentials.id, secretHash: credentials.secretHash, lastUsedAt: credentials.lastUsedAt }, member: forumMembers })
     .from(credentials)
     .innerJoin(forumMembers, and(eq(forumMembers.id, credentials.subjectId), eq(forumMembers.siteId, credentials.siteId)))
     .where(and(eq(credentials.id, sql.placeholder('id')), eq(credentials.kind, 'forum_token'), isNull(credentials.revokedAt), eq(credentials.siteId, sql.placeholder('siteId')))),
 );
 
 /**
- * The member of the site a live forum token acts as, with the token's row, in one query; undefined
- * for a wrong or revoked token, or one of another community. Read on every request, never cached, so
- * a revocation, ban or role change holds from the next request on, on every node.
+ * The member of the site a live forum token acts as, read with the token in one query; undefined for
+ * a wrong or revoked token, or one of another community. Read on every request, never cached, so a
+ * revocation, ban or role change holds from the next request on, on every node.
  */
-export async function findTokenMember(db: Database, siteId: string, presented: string): Promise<{ credential: CredentialRow; member: ForumMemberRow } | undefined> {
+export async function findTokenMember(db: Database, siteId: string, presented: string): Promise<ForumMemberRow | undefined> {
   const parsed = parseCredential(presented);
   if (!parsed || parsed.kind !== 'forum_token') return undefined;
   const [row] = await tokenMember(db, undefined).execute({ id: parsed.id, siteId });
-  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? row : undefined;
+  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? row.member : undefined;
 }
 
 export async function findMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow | undefined> {

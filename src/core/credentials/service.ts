@@ -82,7 +82,7 @@ export async function verifyCredential(db: Executor, presented: string, kind: Cr
  * Whether the presented secret is the one of a live row the caller read (alone, or joined with what
  * it acts as); notes the use, at most once a minute.
  */
-export async function acceptSecret(db: Executor, row: CredentialRow, secret: string): Promise<boolean> {
+export async function acceptSecret(db: Executor, row: Pick<CredentialRow, 'id' | 'secretHash' | 'lastUsedAt'>, secret: string): Promise<boolean> {
   if (!secretMatches(row.secretHash, secret)) return false;
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
