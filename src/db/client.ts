@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { ensurePgliteDir, pgliteOptions } from './pglite.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -76,7 +77,10 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
 async function openPglite(dir: string): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
-  const client = dir.startsWith('memory://') ? new PGlite() : new PGlite(path.resolve(dir));
+  const options = await pgliteOptions();
+  const inMemory = dir.startsWith('memory://');
+  if (!inMemory) await ensurePgliteDir(path.resolve(dir));
+  const client = inMemory ? new PGlite(options) : new PGlite(path.resolve(dir), options);
   await client.waitReady;
   const db = drizzle(client, { schema }) as unknown as Database;
   return {
