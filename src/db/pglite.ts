@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { PGliteOptions } from '@electric-sql/pglite';
+import { siblingModule } from '../lib/sibling-module.js';
 
 /**
  * PostgreSQL's default 128 MB of shared buffers are all touched at start inside PGlite's WebAssembly
@@ -45,8 +45,7 @@ export async function ensurePgliteDir(dir: string): Promise<void> {
 }
 
 function runInitdb(dir: string): Promise<void> {
-  const self = fileURLToPath(import.meta.url);
-  const entry = path.join(path.dirname(self), `pglite-initdb${path.extname(self)}`);
+  const entry = siblingModule(import.meta.url, 'pglite-initdb');
   const flags = process.execArgv.filter((flag) => !PRIVATE_FLAGS.test(flag));
   const child = spawn(process.execPath, [...flags, entry, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
