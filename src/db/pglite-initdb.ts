@@ -1,9 +1,10 @@
-// Child process entry: creates a new PGlite data folder and exits (see ensurePgliteDir).
-import { PGlite } from '@electric-sql/pglite';
-import { pgliteOptions } from './pglite.js';
+// Child process entry: makes a new PGlite data folder, and with `--migrate` applies the migrations,
+// then exits (see ensurePgliteDir).
+import { openPgliteAt } from './client.js';
+import { runMigrations } from './migrate.js';
 
-const dir = process.argv[2];
-if (!dir) throw new Error('usage: pglite-initdb <folder>');
-const db = new PGlite(dir, await pgliteOptions());
-await db.waitReady;
-await db.close();
+const [dir, flag] = process.argv.slice(2);
+if (!dir) throw new Error('usage: pglite-initdb <folder> [--migrate]');
+const handle = await openPgliteAt(dir);
+if (flag === '--migrate') await runMigrations(handle);
+await handle.close();

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from './client.js';
+import { migrationStatus } from './migrate.js';
 
 describe('embedded database folder', () => {
   let dir: string;
@@ -22,6 +23,7 @@ describe('embedded database folder', () => {
     try {
       const [row] = await queryRows<{ shared_buffers: string }>(handle.db, sql`show shared_buffers`);
       assert.equal(row?.shared_buffers, '16MB');
+      assert.equal((await migrationStatus(handle)).applied, 0, 'migrations are left to the caller unless asked for');
     } finally {
       await handle.close();
     }
@@ -30,6 +32,15 @@ describe('embedded database folder', () => {
     // Opening it again finds the database and keeps it.
     const again = await openDatabase({ pgliteDir: dbDir });
     await again.close();
+  });
+
+  it('applies the migrations in the child when asked to', async () => {
+    const handle = await openDatabase({ pgliteDir: path.join(dir, 'migrated'), migrateNewPglite: true });
+    try {
+      assert.equal((await migrationStatus(handle)).pending, 0);
+    } finally {
+      await handle.close();
+    }
   });
 
   it('takes an empty folder and refuses one that holds files but no database', async () => {
