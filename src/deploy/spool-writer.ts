@@ -5,8 +5,8 @@
 // on the other cores beside the event loop, and a slow disk stalls a worker, never the server. Each
 // worker writes into a folder of its own ("lane"): creating files in one folder is serialized by
 // the kernel, so two workers sharing a folder spin on its lock.
-// Contents travel in a few reused 4 MiB slabs, handed to the worker and back without copies: a
-// buffer per file left the allocator's heap ~50 MiB larger than the live data until collected.
+// Contents travel in four reused 2 MiB slabs, handed to a worker and back without copies: a buffer
+// per file left the allocator's heap ~50 MiB larger than the live data until collected.
 // docs/decisions/0017-edge-and-ingest-speed.md has the profiles.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -116,8 +116,8 @@ export interface VariantOptions {
   known(hashes: string[]): Promise<Set<string>>;
 }
 
-/** A batch is one slab, one message to the worker and one lookup of known hashes. */
-const SLAB_BYTES = 4 * 1024 * 1024;
+/** A batch is one slab (room for at least one whole file), one message to a worker and one lookup of known hashes. */
+const SLAB_BYTES = 2 * 1024 * 1024;
 const BATCH_FILES = 256;
 /** Slabs of one writer: what may be in flight at once. */
 const MAX_SLABS = 4;
@@ -130,7 +130,7 @@ interface Batch {
 }
 
 /**
- * Writes whole files (and, with `variants`, their variants) into `dir` in batches, at most 16 MiB in
+ * Writes whole files (and, with `variants`, their variants) into `dir` in batches, at most 8 MiB in
  * flight. It names the spool files: `<dir>/lane-<worker>/<n>`.
  */
 export class SpoolWriter {
