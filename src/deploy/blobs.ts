@@ -47,20 +47,28 @@ interface VariantSizes {
   brotliSize: number | null;
 }
 
-/** `hash = any($1)`: one array parameter, however many hashes. */
+/** `hash = any($1)`: one array parameter for many hashes. */
 function hashIn(hashes: string[]): SQL {
   return sql`${releaseFiles.hash} = any(${sql.param(hashes)}::text[])`;
+}
+
+/** Hashes per query: bounds what one query holds in the embedded database's memory, which never shrinks. */
+const HASHES_PER_QUERY = 2000;
+
+function* chunksOf<T>(items: T[], size: number): Iterable<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
 
 /** Variant sizes of hashes already in committed releases, so unchanged files are not recompressed. */
 export async function committedVariants(db: Executor, hashes: string[]): Promise<Map<string, VariantSizes>> {
   const known = new Map<string, VariantSizes>();
-  if (hashes.length === 0) return known;
-  const rows = await db
-    .selectDistinctOn([releaseFiles.hash], { hash: releaseFiles.hash, gzipSize: releaseFiles.gzipSize, brotliSize: releaseFiles.brotliSize })
-    .from(releaseFiles)
-    .where(hashIn(hashes));
-  for (const row of rows) known.set(row.hash, { gzipSize: row.gzipSize, brotliSize: row.brotliSize });
+  for (const chunk of chunksOf(hashes, HASHES_PER_QUERY)) {
+    const rows = await db
+      .selectDistinctOn([releaseFiles.hash], { hash: releaseFiles.hash, gzipSize: releaseFiles.gzipSize, brotliSize: releaseFiles.brotliSize })
+      .from(releaseFiles)
+      .where(hashIn(chunk));
+    for (const row of rows) known.set(row.hash, { gzipSize: row.gzipSize, brotliSize: row.brotliSize });
+  }
   return known;
 }
 
@@ -146,9 +154,11 @@ export async function lockBlobs(tx: Executor): Promise<void> {
 
 /** Hashes among `hashes` that no committed release references. */
 export async function unreferencedHashes(tx: Executor, hashes: string[]): Promise<string[]> {
-  if (hashes.length === 0) return [];
-  const rows = await queryRows<{ hash: string }>(tx, sql`select distinct hash from ${releaseFiles} where ${hashIn(hashes)}`);
-  const referenced = new Set(rows.map((row) => row.hash));
+  const referenced = new Set<string>();
+  for (const chunk of chunksOf(hashes, HASHES_PER_QUERY)) {
+    const rows = await queryRows<{ hash: string }>(tx, sql`select distinct hash from ${releaseFiles} where ${hashIn(chunk)}`);
+    for (const row of rows) referenced.add(row.hash);
+  }
   return hashes.filter((hash) => !referenced.has(hash));
 }
 
