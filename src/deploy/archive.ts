@@ -1,5 +1,5 @@
 // Reading a deploy archive: gunzip -> tar parse -> per-entry checks -> each file spooled to a
-// temporary folder while its sha256 is computed (files up to 1 MiB through the spool worker, which
+// temporary folder while its sha256 is computed (files up to 1 MiB through the spool workers, which
 // can also make their compressed variants on the way). Nothing is buffered whole and nothing reaches
 // the blob store here, so an archive that breaks a rule (spec section 8) is rejected before any blob
 // exists. Limits are counted as bytes flow, so a gzip bomb stops at the limit, not at the end.

@@ -118,9 +118,9 @@ export async function storeFiles(db: Executor, blobs: BlobStore, spooled: Spoole
   await makeVariants(fresh, scratchDir);
 
   let newBlobs = 0;
-  const queue = fresh.slice();
+  let next = 0;
   const worker = async (): Promise<void> => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
+    for (let file = fresh[next++]; file; file = fresh[next++]) {
       const existed = await blobs.has(blobKey(file.hash));
       if (!existed) written.add(file.hash);
       // Variants land before the main blob: a present main blob means its variants are there too.

@@ -151,6 +151,7 @@ export class SpoolWriter {
   /** Queues this content (at most WHOLE_FILE_BYTES) and sets `file.spool`; waits for a free slab when all are out. */
   async add(file: SpooledFile, chunks: Buffer[]): Promise<void> {
     if (this.failure) throw this.failure;
+    if (file.size > WHOLE_FILE_BYTES) throw new Error(`${file.path} is too large to spool whole (${file.size} bytes)`);
     if (this.batch && (this.batch.used + file.size > SLAB_BYTES || this.batch.files.length >= BATCH_FILES)) this.flush();
     if (!this.batch) {
       const slab = await this.takeSlab();
