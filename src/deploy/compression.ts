@@ -12,10 +12,10 @@ const COMPRESS_MIN_BYTES = 256;
 const COMPRESS_MAX_RATIO = 0.9;
 /**
  * Measured on 50 MiB of real text (JS, CSS, HTML, JSON; docs/decisions/0017-edge-and-ingest-speed.md):
- * brotli 5 makes files 1 % larger than 7 in half the time; 11 is ~50x slower than 7 for ~10 %.
- * gzip 9 is ~4x slower than 6 for ~3 %.
+ * brotli 6 makes files 1 % larger than 7 in half the time (5 is no faster, 4 is 8 % larger); 11 is
+ * ~50x slower than 7 for ~10 %. gzip 9 is ~4x slower than 6 for ~3 %.
  */
-const BROTLI_QUALITY = 5;
+const BROTLI_QUALITY = 6;
 const GZIP_LEVEL = 6;
 
 export function wantsVariants(sitePath: string, size: number): boolean {
