@@ -6,7 +6,7 @@
 // worker writes into a folder of its own ("lane"): creating files in one folder is serialized by
 // the kernel, so two workers sharing a folder spin on its lock.
 // Contents travel in four reused 2 MiB slabs, handed to a worker and back without copies: a buffer
-// per file left the allocator's heap ~50 MiB larger than the live data until collected.
+// per file grew the allocator's heap by ~50 MiB of dead buffers until they were collected.
 // docs/decisions/0017-edge-and-ingest-speed.md has the profiles.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
