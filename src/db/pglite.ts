@@ -26,20 +26,22 @@ const PRIVATE_FLAGS = /^--(inspect|cpu-prof|heap-prof|prof)/;
  * Creates the data folder when it holds no database yet. PGlite's initdb runs a second PostgreSQL
  * and peaks near 850 MiB; in a child process that memory goes back with the child, instead of
  * staying the server's high-water mark for its life. With `migrate` the child also applies the
- * migrations: running every one of them leaves ~45 MiB of compiled database code behind. The child
- * works in a sibling folder that is renamed into place only when complete, so a crash never leaves
- * a half-made database behind.
+ * migrations: running every one of them leaves ~45 MiB of compiled database code behind. A folder
+ * that does not exist yet is made beside it and renamed into place when complete, so a crash never
+ * leaves a half-made database; an existing empty folder (it may be a mount point, which cannot be
+ * replaced) is filled in place, as PGlite did itself.
  */
 export async function ensurePgliteDir(dir: string, options: { migrate: boolean }): Promise<void> {
   if (existsSync(path.join(dir, 'PG_VERSION'))) return;
-  if (existsSync(dir) && readdirSync(dir).length > 0) {
-    throw new Error(`${dir} holds files but no database (PG_VERSION is missing); move it away to start a new database`);
+  if (existsSync(dir)) {
+    if (readdirSync(dir).length > 0) throw new Error(`${dir} holds files but no database (PG_VERSION is missing); move it away to start a new database`);
+    await runInitdb(dir, options.migrate);
+    return;
   }
   const fresh = `${dir}.initdb-${process.pid}`;
   await rm(fresh, { recursive: true, force: true });
   try {
     await runInitdb(fresh, options.migrate);
-    // Replaces an empty folder, and fails rather than mix with one that is not.
     await rename(fresh, dir);
   } finally {
     await rm(fresh, { recursive: true, force: true });
