@@ -65,7 +65,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     for (const close of opened.reverse()) await close();
   };
   try {
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDir(config) });
+    const migrate = options.migrations === 'always' || (options.migrations === 'auto' && config.autoMigrate);
+    const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDir(config), migrateNewPglite: migrate });
     opened.push(() => database.close());
     try {
       await database.ping();
@@ -73,7 +74,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       throw new StartupError(`Cannot reach the database at ${redactUrl(config.databaseUrl ?? '')}: ${(error as Error).message}`);
     }
 
-    if (options.migrations === 'always' || (options.migrations === 'auto' && config.autoMigrate)) {
+    if (migrate) {
       await runMigrations(database);
     } else if (options.migrations === 'auto') {
       const status = await migrationStatus(database);

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { ensurePgliteDir, pgliteOptions } from './pglite.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -35,12 +36,17 @@ export interface OpenOptions {
   databaseUrl?: string | undefined;
   /** PGlite data folder; `memory://` for a throwaway in-memory database. */
   pgliteDir?: string;
+  /** A new PGlite data folder is made in a child process; with this, it is migrated there too. */
+  migrateNewPglite?: boolean;
   poolSize?: number;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
-  return openPglite(options.pgliteDir ?? 'memory://');
+  const dir = options.pgliteDir ?? 'memory://';
+  if (dir.startsWith('memory://')) return openPgliteAt(dir);
+  await ensurePgliteDir(path.resolve(dir), { migrate: options.migrateNewPglite ?? false });
+  return openPgliteAt(path.resolve(dir));
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
@@ -73,10 +79,12 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   };
 }
 
-async function openPglite(dir: string): Promise<DatabaseHandle> {
+/** PGlite on `dir` as it is (or `memory://`): a folder without a database gets initdb in this process. */
+export async function openPgliteAt(dir: string): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
-  const client = dir.startsWith('memory://') ? new PGlite() : new PGlite(path.resolve(dir));
+  const options = await pgliteOptions();
+  const client = dir.startsWith('memory://') ? new PGlite(options) : new PGlite(dir, options);
   await client.waitReady;
   const db = drizzle(client, { schema }) as unknown as Database;
   return {

@@ -1,10 +1,11 @@
 // Reading a deploy archive: gunzip -> tar parse -> per-entry checks -> each file spooled to a
-// temporary folder while its sha256 is computed. Nothing is buffered whole and nothing reaches the
-// blob store here, so an archive that breaks a rule (spec section 8) is rejected before any blob
+// temporary folder while its sha256 is computed (files up to 1 MiB through the spool workers, which
+// can also make their compressed variants on the way). Nothing is buffered whole and nothing reaches
+// the blob store here, so an archive that breaks a rule (spec section 8) is rejected before any blob
 // exists. Limits are counted as bytes flow, so a gzip bomb stops at the limit, not at the end.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,6 +14,7 @@ import tar from 'tar-stream';
 import { AppError } from '../http/errors.js';
 import { randomAlnum } from '../lib/ids.js';
 import './errors.js';
+import { SpoolWriter, WHOLE_FILE_BYTES, type VariantOptions } from './spool-writer.js';
 
 export interface ArchiveLimits {
   /** Bytes of the uploaded tar.gz (413 `archive_too_large`). */
@@ -29,6 +31,15 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { compressedBytes: 200 * Mi
 const MAX_PATH_BYTES = 1024;
 const MAX_SEGMENT_BYTES = 255;
 
+export interface SpooledVariant {
+  /** Temporary file holding the compressed content. */
+  file: string;
+  size: number;
+}
+
+/** The compressed variants made of a file; a variant that did not pay is absent. */
+export type SpooledVariants = Partial<Record<'gzip' | 'br', SpooledVariant>>;
+
 export interface SpooledFile {
   /** Site path without leading slash, after unwrapping a lone top folder. */
   path: string;
@@ -36,6 +47,8 @@ export interface SpooledFile {
   size: number;
   /** Temporary file holding the content; one per distinct hash. */
   spool: string;
+  /** Set once the variants are made (by the first file of a hash); unset, they are still to make. */
+  variants?: SpooledVariants;
 }
 
 export interface SpooledArchive {
@@ -164,41 +177,12 @@ async function sniffGzip(input: Readable): Promise<{ gzip: boolean; stream: Read
 export interface SpoolOptions {
   /** `gzip` (deploy archives) or `sniff`: a plain tar is taken too (Markdown sources, git archives). */
   compression?: 'gzip' | 'sniff';
+  /** Make the compressed variants of release files while spooling. */
+  variants?: VariantOptions;
 }
 
-/** Entries up to this size are spooled from memory by BackgroundWrites. */
-const SMALL_ENTRY_BYTES = 1024 * 1024;
-const MAX_BYTES_IN_FLIGHT = 16 * 1024 * 1024;
-
-/** File writes that run while the caller goes on, holding at most `limit` bytes at a time. */
-class BackgroundWrites {
-  private readonly pending = new Set<Promise<void>>();
-  private bytes = 0;
-  private failure: unknown;
-
-  constructor(private readonly limit: number) {}
-
-  /** Starts a write; waits first while too many bytes are in flight. Throws an earlier write's error. */
-  async add(file: string, body: Buffer): Promise<void> {
-    while (this.bytes + body.length > this.limit && this.pending.size > 0) await Promise.race(this.pending);
-    if (this.failure) throw this.failure;
-    this.bytes += body.length;
-    const write: Promise<void> = writeFile(file, body, { mode: 0o640 })
-      .catch((error: unknown) => {
-        this.failure ??= error;
-      })
-      .finally(() => {
-        this.bytes -= body.length;
-        this.pending.delete(write);
-      });
-    this.pending.add(write);
-  }
-
-  async drain(): Promise<void> {
-    await Promise.all(this.pending);
-    if (this.failure) throw this.failure;
-  }
-}
+/** Output chunks of gunzip: one thread-pool round trip each, so fewer, larger ones. */
+const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
 /** Reads the whole archive into spooled files, enforcing every rule; see the module comment. */
 export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpRoot: string, options: SpoolOptions = {}): Promise<SpooledArchive> {
@@ -215,14 +199,14 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
   let uncompressed = 0;
   let size = 0;
 
-  const writes = new BackgroundWrites(MAX_BYTES_IN_FLIGHT);
+  const writes = new SpoolWriter(dir, options.variants);
   const abort = new AbortController();
   // tar-stream takes `filenameEncoding`; its bundled types do not list it.
   const extract = tar.extract({ filenameEncoding: 'latin1' } as Parameters<typeof tar.extract>[0]);
   const feeding = pipeline(
     input,
     byteLimit(limits.compressedBytes, () => new AppError('archive_too_large', `The archive is larger than ${limits.compressedBytes} bytes compressed.`)),
-    gzip ? createGunzip() : new PassThrough(),
+    gzip ? createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES }) : new PassThrough(),
     byteLimit(
       limits.uncompressedBytes,
       () => new AppError('archive_uncompressed_too_large', `The archive expands to more than ${limits.uncompressedBytes} bytes.`),
@@ -250,49 +234,49 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
       if (uncompressed + (entry.header.size ?? 0) > limits.uncompressedBytes) {
         throw new AppError('archive_uncompressed_too_large', `The archive expands to more than ${limits.uncompressedBytes} bytes.`);
       }
-      const spool = path.join(dir, String(files.length));
       const hash = createHash('sha256');
-      let fileSize = 0;
-      let digest: string;
-      if ((entry.header.size ?? 0) <= SMALL_ENTRY_BYTES) {
-        // Small files are read whole and written in the background, so the archive keeps flowing
-        // instead of waiting for an open/write/close per entry; the bytes in flight are bounded.
+      const file: SpooledFile = { path: entryPath, hash: '', size: 0, spool: '' };
+      if ((entry.header.size ?? 0) <= WHOLE_FILE_BYTES) {
+        // Small files are read whole and handed to the spool workers in batches, so the archive
+        // keeps flowing instead of waiting for an open/write/close per entry.
         const chunks: Buffer[] = [];
         for await (const chunk of entry as AsyncIterable<Buffer>) {
           hash.update(chunk);
-          fileSize += chunk.length;
+          file.size += chunk.length;
           chunks.push(chunk);
         }
-        digest = hash.digest('hex');
-        if (!spoolByHash.has(digest)) await writes.add(spool, Buffer.concat(chunks, fileSize));
+        file.hash = hash.digest('hex');
+        if (!spoolByHash.has(file.hash)) await writes.add(file, chunks);
       } else {
+        file.spool = path.join(dir, String(files.length));
         await pipeline(
           entry,
           new Transform({
             transform(chunk: Buffer, _encoding, callback) {
               hash.update(chunk);
-              fileSize += chunk.length;
+              file.size += chunk.length;
               callback(null, chunk);
             },
           }),
-          createWriteStream(spool, { mode: 0o640 }),
+          createWriteStream(file.spool, { mode: 0o640 }),
         );
-        digest = hash.digest('hex');
-        if (spoolByHash.has(digest)) await rm(spool);
+        file.hash = hash.digest('hex');
+        if (spoolByHash.has(file.hash)) await rm(file.spool);
       }
-      const existing = spoolByHash.get(digest);
-      if (!existing) spoolByHash.set(digest, spool);
-      files.push({ path: entryPath, hash: digest, size: fileSize, spool: existing ?? spool });
-      size += fileSize;
+      const existing = spoolByHash.get(file.hash);
+      if (existing) file.spool = existing;
+      else spoolByHash.set(file.hash, file.spool);
+      files.push(file);
+      size += file.size;
     }
     await feeding;
     await writes.drain();
   } catch (error) {
     abort.abort();
     await feeding.catch(() => {});
-    await writes.drain().catch(() => {});
+    await writes.abandon();
     await dispose();
-    throw asArchiveError(error);
+    throw error === writes.failure ? error : asArchiveError(error);
   }
 
   try {

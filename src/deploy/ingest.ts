@@ -1,14 +1,16 @@
 // Deploys end to end: spool and check the archive (or folder), read `_headers`/`_redirects`, store the
 // blobs, then commit the release in one transaction. A rejected upload leaves no release row and
 // removes every blob it created (spec section 3: nothing visible unless the archive is within limits).
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { sql } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Database, Transaction } from '../db/client.js';
 import { AppError } from '../http/errors.js';
-import { newId } from '../lib/ids.js';
+import { newId, randomAlnum } from '../lib/ids.js';
 import { spoolArchive, type ArchiveLimits, type SpooledArchive, type SpooledFile } from './archive.js';
-import { blobKey, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, type StoredFile } from './blobs.js';
+import { blobKey, committedVariants, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, type StoredFile } from './blobs.js';
 import { spoolFolder } from './folder.js';
 import { parseSiteOptions, SITE_OPTIONS_FILE } from './site-options.js';
 import { parseHeadersFile, parseRedirectsFile, RULES_FILE_MAX_BYTES } from './rules.js';
@@ -24,7 +26,8 @@ export interface IngestContext {
 }
 
 const RULE_FILES = { _headers: 'invalid_headers_file', _redirects: 'invalid_redirects_file', [SITE_OPTIONS_FILE]: 'invalid_blume_json' } as const;
-const INSERT_CHUNK = 1000;
+/** Bounds what one statement holds in the embedded database's memory, which never shrinks. */
+const ROWS_PER_STATEMENT = 2000;
 
 /** Takes the root `_headers`, `_redirects` and `_blume.json` out of the file list (they are rules, not content). */
 async function extractRules(files: SpooledFile[]): Promise<{ rules: ReleaseRules; content: SpooledFile[] }> {
@@ -89,8 +92,13 @@ async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFi
         rules,
       })
       .returning();
-    for (let i = 0; i < files.length; i += INSERT_CHUNK) {
-      await tx.insert(releaseFiles).values(files.slice(i, i + INSERT_CHUNK).map((file) => ({ releaseId: id, ...file })));
+    for (let i = 0; i < files.length; i += ROWS_PER_STATEMENT) {
+      // One JSON parameter per statement: a multi-row INSERT of 1,000 files took longer to build than to run.
+      const rows = JSON.stringify(files.slice(i, i + ROWS_PER_STATEMENT).map((file) => [file.path, file.hash, file.size, file.contentType, file.gzipSize, file.brotliSize]));
+      await tx.execute(sql`
+        insert into ${releaseFiles} (release_id, path, hash, size, content_type, gzip_size, brotli_size)
+        select ${id}, f->>0, f->>1, (f->>2)::bigint, f->>3, (f->>4)::bigint, (f->>5)::bigint
+        from json_array_elements(${rows}::json) as f`);
     }
     await origin.onCommit?.(tx, row!);
     return row!;
@@ -109,9 +117,10 @@ async function discardBlobs(ctx: IngestContext, written: Set<string>): Promise<v
 /** Stores spooled files as a new release; the one path every kind of deploy takes. */
 export async function ingestSpooled(ctx: IngestContext, siteId: string, spooled: SpooledArchive, origin: ReleaseOrigin): Promise<ReleaseRow> {
   const written = new Set<string>();
+  const scratchDir = path.join(ctx.tmpDir, `variants-${randomAlnum(12)}`);
   try {
     const { rules, content } = await extractRules(spooled.files);
-    const stored = await storeFiles(ctx.db, ctx.blobs, content, written);
+    const stored = await storeFiles(ctx.db, ctx.blobs, content, written, scratchDir);
     const release = await commitRelease(ctx, siteId, stored.files, rules, stored.newBlobs, written, origin);
     await ensureAliases(ctx.db, siteId);
     return release;
@@ -120,11 +129,14 @@ export async function ingestSpooled(ctx: IngestContext, siteId: string, spooled:
     throw error;
   } finally {
     await spooled.dispose();
+    await rm(scratchDir, { recursive: true, force: true });
   }
 }
 
 export async function ingestArchive(ctx: IngestContext, siteId: string, archive: Readable, origin: ReleaseOrigin = ARCHIVE_ORIGIN): Promise<ReleaseRow> {
-  return ingestSpooled(ctx, siteId, await spoolArchive(archive, ctx.limits, ctx.tmpDir), origin);
+  // Variants are made while the archive streams in, except for content a committed release holds.
+  const variants = { known: async (hashes: string[]) => new Set((await committedVariants(ctx.db, hashes)).keys()) };
+  return ingestSpooled(ctx, siteId, await spoolArchive(archive, ctx.limits, ctx.tmpDir, { variants }), origin);
 }
 
 /** A folder on this machine (built docs, a checkout) as a release, under the archive rules. */

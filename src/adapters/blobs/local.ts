@@ -5,6 +5,20 @@ import { pipeline } from 'node:stream/promises';
 import { randomAlnum } from '../../lib/ids.js';
 import { assertBlobKey, type BlobStore } from './types.js';
 
+/**
+ * Runs a write into the folder of `target`, creating the folder only when the write finds it missing:
+ * its folders exist for all but the first blobs, and a `mkdir` per write was a thread-pool round trip.
+ */
+async function inFolder<T>(target: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(path.dirname(target), { recursive: true });
+    return write();
+  }
+}
+
 /** Blobs as files under one folder. Writes go to a temporary file and are renamed into place. */
 export function createLocalBlobStore(root: string): BlobStore {
   const file = (key: string): string => {
@@ -31,11 +45,15 @@ export function createLocalBlobStore(root: string): BlobStore {
     driver: 'local',
     put: async (key, body) => {
       const target = file(key);
-      await mkdir(path.dirname(target), { recursive: true });
       const temp = path.join(path.dirname(target), `.tmp-${randomAlnum(12)}`);
       try {
-        if (Buffer.isBuffer(body)) await writeFile(temp, body, { mode: 0o640 });
-        else await pipeline(body, createWriteStream(temp, { mode: 0o640 }));
+        if (Buffer.isBuffer(body)) {
+          await inFolder(target, () => writeFile(temp, body, { mode: 0o640 }));
+        } else {
+          // A stream cannot be read twice: the folder comes first.
+          await mkdir(path.dirname(target), { recursive: true });
+          await pipeline(body, createWriteStream(temp, { mode: 0o640 }));
+        }
         await rename(temp, target);
       } catch (error) {
         await rm(temp, { force: true });
@@ -44,9 +62,8 @@ export function createLocalBlobStore(root: string): BlobStore {
     },
     moveIn: async (key, source) => {
       const target = file(key);
-      await mkdir(path.dirname(target), { recursive: true });
       try {
-        await rename(source, target);
+        await inFolder(target, () => rename(source, target));
       } catch (error) {
         // Another file system (a spool folder elsewhere): copy through a temporary file instead.
         if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
