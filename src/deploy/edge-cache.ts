@@ -6,8 +6,8 @@
 import type { StoredFile } from './blobs.js';
 import { eq } from 'drizzle-orm';
 import type { PubSub } from '../adapters/cache/index.js';
+import { Echoes } from '../adapters/cache/echoes.js';
 import type { Executor } from '../db/client.js';
-import { randomAlnum } from '../lib/ids.js';
 import { WeightedLru } from '../lib/lru.js';
 import { compileRules, type CompiledRules } from './rules.js';
 import { ensureAliases, findAliases } from './service.js';
@@ -18,7 +18,6 @@ const CHANNEL = 'deploy:aliases';
 const DELETED_CHANNEL = 'deploy:releases-deleted';
 /** A lost broadcast (a Redis reconnect) heals after this long at worst. */
 const ALIAS_TTL_MS = 60_000;
-const ECHO_TIMEOUT_MS = 2_000;
 /** Manifests are evicted oldest-used first past this many file entries in total. */
 const MAX_CACHED_FILES = 500_000;
 
@@ -50,7 +49,7 @@ export class EdgeCache {
   /** Bumped by every broadcast for a site, so a read that raced a change is not cached. */
   private readonly aliasGeneration = new Map<string, number>();
   private readonly manifests = new WeightedLru<string, Manifest>(MAX_CACHED_FILES, (manifest) => manifest.files.size);
-  private readonly echoes = new Map<string, () => void>();
+  private readonly echoes = new Echoes();
   private unsubscribe: (() => Promise<void>)[] = [];
 
   constructor(
@@ -63,8 +62,7 @@ export class EdgeCache {
       await this.pubsub.subscribe(CHANNEL, (message) => {
         const [site = '', nonce = ''] = message.split(' ', 2);
         const reloaded = this.forgetPointers(site) ? this.reloadPointers(site) : Promise.resolve();
-        const echo = this.echoes.get(nonce);
-        if (echo) void reloaded.then(echo);
+        void reloaded.then(() => this.echoes.heard(nonce));
       }),
       await this.pubsub.subscribe(DELETED_CHANNEL, (message) => {
         for (const id of message.split(' ')) this.forgetRelease(id);
@@ -111,20 +109,8 @@ export class EdgeCache {
   /** Tells every node that a site's pointers changed; resolves once the broadcast came back here. */
   async aliasesChanged(siteId: string): Promise<void> {
     const served = this.forgetPointers(siteId);
-    const nonce = randomAlnum(12);
-    let timer: NodeJS.Timeout | undefined;
-    const heard = new Promise<void>((resolve) => {
-      this.echoes.set(nonce, resolve);
-      timer = setTimeout(resolve, ECHO_TIMEOUT_MS);
-    });
-    try {
-      await this.pubsub.publish(CHANNEL, `${siteId} ${nonce}`);
-      await heard;
-      if (served) await this.reloadPointers(siteId);
-    } finally {
-      clearTimeout(timer);
-      this.echoes.delete(nonce);
-    }
+    await this.echoes.publishAndWait((nonce) => this.pubsub.publish(CHANNEL, `${siteId} ${nonce}`));
+    if (served) await this.reloadPointers(siteId);
   }
 
   /** Drops a site's pointers; answers whether this node was serving the site. */

@@ -2,15 +2,12 @@
 // copy and publishes the key, and each node's subscription deletes its own. `changed` resolves once
 // this node has heard its own message back, so by then every subscribed node has been told too and
 // answers its next request from the database. The base of the site, settings and plan directories.
-import { randomAlnum } from '../../lib/ids.js';
+import { Echoes } from './echoes.js';
 import type { PubSub } from './types.js';
-
-/** A lost echo (a Redis reconnect) holds `changed` up this long at most. */
-const ECHO_TIMEOUT_MS = 2_000;
 
 export class BroadcastMap<V> {
   private readonly entries = new Map<string, V>();
-  private readonly echoes = new Map<string, () => void>();
+  private readonly echoes = new Echoes();
   private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
@@ -24,7 +21,7 @@ export class BroadcastMap<V> {
     this.unsubscribe = await this.pubsub.subscribe(this.channel, (message) => {
       const cut = message.lastIndexOf('\n');
       this.entries.delete(cut < 0 ? message : message.slice(0, cut));
-      if (cut >= 0) this.echoes.get(message.slice(cut + 1))?.();
+      if (cut >= 0) this.echoes.heard(message.slice(cut + 1));
     });
   }
 
@@ -49,18 +46,7 @@ export class BroadcastMap<V> {
   /** Every node, this one included, forgets its copy; resolves once the message came back here. */
   async changed(key: string): Promise<void> {
     this.entries.delete(key);
-    const nonce = randomAlnum(12);
-    let timer: NodeJS.Timeout | undefined;
-    const heard = new Promise<void>((resolve) => {
-      this.echoes.set(nonce, resolve);
-      timer = setTimeout(resolve, this.unsubscribe ? ECHO_TIMEOUT_MS : 0);
-    });
-    try {
-      await this.pubsub.publish(this.channel, `${key}\n${nonce}`);
-      await heard;
-    } finally {
-      clearTimeout(timer);
-      this.echoes.delete(nonce);
-    }
+    // Not subscribed (not started): no echo will come, so do not wait for one.
+    await this.echoes.publishAndWait((nonce) => this.pubsub.publish(this.channel, `${key}\n${nonce}`), this.unsubscribe ? undefined : 0);
   }
 }

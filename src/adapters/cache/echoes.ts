@@ -1,0 +1,33 @@
+// Waiting for one's own pub/sub message to come back. Redis delivers a channel's messages in order
+// to every subscriber, so once this node has heard its message, every subscribed node has been told
+// too: a change call can answer knowing the next request anywhere sees the change.
+import { randomAlnum } from '../../lib/ids.js';
+
+/** A lost echo (a Redis reconnect) holds a caller up this long at most. */
+const ECHO_TIMEOUT_MS = 2_000;
+
+export class Echoes {
+  private readonly waiting = new Map<string, () => void>();
+
+  /** Runs `publish` with a fresh nonce to put in its message; resolves once `heard(nonce)` is called or the timeout passes. */
+  async publishAndWait(publish: (nonce: string) => Promise<void>, timeoutMs = ECHO_TIMEOUT_MS): Promise<void> {
+    const nonce = randomAlnum(12);
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<void>((resolve) => {
+      this.waiting.set(nonce, resolve);
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    try {
+      await publish(nonce);
+      await heard;
+    } finally {
+      clearTimeout(timer);
+      this.waiting.delete(nonce);
+    }
+  }
+
+  /** Called by the subscriber for every message's nonce; only this node's own ones wake a caller. */
+  heard(nonce: string): void {
+    this.waiting.get(nonce)?.();
+  }
+}
