@@ -36,8 +36,11 @@ async function storedAgainstCounted(db: Executor): Promise<Row[]> {
   return queryRows<Row>(
     db,
     sql`select f.slug, f.topic_count as stored, f.hidden_topic_count as stored_hidden,
+          f.post_count as stored_posts, f.hidden_post_count as stored_hidden_posts,
           (select count(*)::integer from forum_topics t where t.forum_id = f.id) as counted,
-          (select count(*)::integer from forum_topics t where t.forum_id = f.id and t.hidden) as counted_hidden
+          (select count(*)::integer from forum_topics t where t.forum_id = f.id and t.hidden) as counted_hidden,
+          (select count(*)::integer from forum_posts p join forum_topics t on t.id = p.topic_id where t.forum_id = f.id and p.deleted_at is null) as counted_posts,
+          (select count(*)::integer from forum_posts p join forum_topics t on t.id = p.topic_id where t.forum_id = f.id and p.deleted_at is null and t.hidden) as counted_hidden_posts
         from forums f order by f.slug`,
   );
 }
@@ -77,7 +80,13 @@ for (const database of testDatabases) {
           assert.equal(response.statusCode, 200, `${step}: ${role} ${forum}`);
           assert.equal(pagination(response).total, expected(forum), `${step}: ${role} total of ${forum}`);
           assert.equal(json<Row[]>(response).length, expected(forum), `${step}: ${role} rows of ${forum}`);
-          assert.equal(listed.find((row) => row.slug === forum)!.topic_count, expected(forum), `${step}: ${role} topic_count of ${forum}`);
+          const stats = listed.find((row) => row.slug === forum)!;
+          assert.equal(stats.topic_count, expected(forum), `${step}: ${role} topic_count of ${forum}`);
+          // Post count and last activity are those of the topics this viewer is listed.
+          const rows = json<Array<{ post_count: number; last_post_at: string }>>(response);
+          assert.equal(stats.post_count, rows.reduce((sum, row) => sum + row.post_count, 0), `${step}: ${role} post_count of ${forum}`);
+          const newest = rows.map((row) => row.last_post_at).sort().at(-1) ?? null;
+          assert.equal(stats.last_post_at, newest, `${step}: ${role} last_post_at of ${forum}`);
           sum += expected(forum);
         }
         const all = await api(role, 'GET', '/topics?page_size=100');
@@ -85,7 +94,11 @@ for (const database of testDatabases) {
         assert.equal(json<Row[]>(all).length, sum, `${step}: ${role} rows of all forums`);
       }
       for (const row of await storedAgainstCounted(t.app.deps.database.db)) {
-        assert.deepEqual([row.stored, row.stored_hidden], [row.counted, row.counted_hidden], `${step}: stored counters of ${String(row.slug)}`);
+        assert.deepEqual(
+          [row.stored, row.stored_hidden, row.stored_posts, row.stored_hidden_posts],
+          [row.counted, row.counted_hidden, row.counted_posts, row.counted_hidden_posts],
+          `${step}: stored counters of ${String(row.slug)}`,
+        );
       }
     };
 
@@ -134,6 +147,21 @@ for (const database of testDatabases) {
       const reply = json<{ id: string }>(await api('member', 'POST', `/topics/${general[1]!}/posts`, { body: 'A reply' }));
       assert.equal((await api('member', 'DELETE', `/posts/${reply.id}`)).statusCode, 204);
       await assertTotals('retitled, pinned, replied');
+
+      // Replies to a hidden topic count for staff only, and move with the topic when it is unhidden.
+      const hiddenReply = json<{ id: string }>(await api('moderator', 'POST', `/topics/${lounge[0]!}/posts`, { body: 'Staff note' }));
+      await api('moderator', 'POST', `/topics/${lounge[0]!}/posts`, { body: 'Another staff note' });
+      await assertTotals('replied in a hidden topic');
+      assert.equal((await api('moderator', 'DELETE', `/posts/${hiddenReply.id}`)).statusCode, 204);
+      await assertTotals('reply deleted in a hidden topic');
+      await setHidden(lounge[0]!, false);
+      await assertTotals('replied topic unhidden');
+      await setHidden(lounge[0]!, true);
+      await assertTotals('replied topic hidden again');
+      // A reply and a hide of the same topic at once: the reply is counted with the topic's new state.
+      await Promise.all([api('member', 'POST', `/topics/${general[1]!}/posts`, { body: 'Racing a hide' }), setHidden(general[1]!, true)]);
+      await assertTotals('replied while hidden');
+      await setHidden(general[1]!, false);
 
       // A new topic lands in a forum that has hidden ones.
       await newTopic('member', 'lounge', 'Seven');
@@ -188,18 +216,18 @@ for (const database of testDatabases) {
         const run = (query: string) => db.handle.db.execute(sql.raw(query));
         await run(`insert into sites (id, kind, plan) values ('club', 'community', 'pro')`);
         await run(`insert into forums (id, site_id, name, slug) values ('f1', 'club', 'One', 'one'), ('f2', 'club', 'Two', 'two'), ('f3', 'club', 'Empty', 'empty')`);
-        await run(`insert into forum_topics (id, site_id, forum_id, title, slug, hidden) values
-          ('t1', 'club', 'f1', 'a', 'a', false), ('t2', 'club', 'f1', 'b', 'b', true), ('t3', 'club', 'f1', 'c', 'c', false), ('t4', 'club', 'f2', 'd', 'd', true)`);
+        await run(`insert into forum_topics (id, site_id, forum_id, title, slug, hidden, post_count) values
+          ('t1', 'club', 'f1', 'a', 'a', false, 3), ('t2', 'club', 'f1', 'b', 'b', true, 1), ('t3', 'club', 'f1', 'c', 'c', false, 0), ('t4', 'club', 'f2', 'd', 'd', true, 2)`);
         await run(`insert into forum_posts (id, site_id, topic_id, parent_id, root_id, depth, body_source, body_html, body_text) values
           ('p1', 'club', 't1', null, 'p1', 0, 'x', 'x', 'x'), ('p2', 'club', 't1', 'p1', 'p1', 1, 'x', 'x', 'x'), ('p3', 'club', 't1', null, 'p3', 0, 'x', 'x', 'x'),
           ('p4', 'club', 't2', null, 'p4', 0, 'x', 'x', 'x')`);
-        assert.equal(await runMigrations(db.handle), 1);
+        assert.ok((await runMigrations(db.handle)) >= 2);
 
-        const forums = await queryRows<Row>(db.handle.db, sql`select id, topic_count, hidden_topic_count from forums order by id`);
+        const forums = await queryRows<Row>(db.handle.db, sql`select id, topic_count, hidden_topic_count, post_count, hidden_post_count from forums order by id`);
         assert.deepEqual(forums, [
-          { id: 'f1', topic_count: 3, hidden_topic_count: 1 },
-          { id: 'f2', topic_count: 1, hidden_topic_count: 1 },
-          { id: 'f3', topic_count: 0, hidden_topic_count: 0 },
+          { id: 'f1', topic_count: 3, hidden_topic_count: 1, post_count: 4, hidden_post_count: 1 },
+          { id: 'f2', topic_count: 1, hidden_topic_count: 1, post_count: 2, hidden_post_count: 2 },
+          { id: 'f3', topic_count: 0, hidden_topic_count: 0, post_count: 0, hidden_post_count: 0 },
         ]);
         const topics = await queryRows<Row>(db.handle.db, sql`select id, thread_count from forum_topics order by id`);
         assert.deepEqual(topics, [

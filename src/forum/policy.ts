@@ -66,6 +66,12 @@ export function visibleTopicCount(viewer: Viewer, forum: Pick<ForumRow, 'visibil
   return isStaff(viewer) ? forum.topicCount : forum.topicCount - forum.hiddenTopicCount;
 }
 
+/** How many live posts of the forum the viewer may see, from the forum's counters (kept by topics.ts). */
+export function visiblePostCount(viewer: Viewer, forum: Pick<ForumRow, 'visibility' | 'postCount' | 'hiddenPostCount'>): number {
+  if (!canSeeForum(viewer, forum)) return 0;
+  return isStaff(viewer) ? forum.postCount : forum.postCount - forum.hiddenPostCount;
+}
+
 export function requireMember(viewer: Viewer): asserts viewer is MemberViewer {
   if (viewer.kind !== 'member') throw new AppError('authentication_required', 'Send a forum token in the `Authentication-Token` header.');
 }

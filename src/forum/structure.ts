@@ -1,11 +1,11 @@
 // Categories and forums: the structure instance admins manage. Reads go through the visibility
 // policy, and a forum's counters are computed for the viewer, so hidden topics never show in them.
-import { and, asc, count, eq, exists, inArray, max, or, sql } from 'drizzle-orm';
+import { and, asc, eq, exists, inArray, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import './errors.js';
-import { canSeeForum, isStaff, visibleForumsWhere, visibleTopicsWhere, type Viewer } from './policy.js';
+import { canSeeForum, isStaff, visibleForumsWhere, visiblePostCount, visibleTopicCount, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
 import { forumCategories, forums, forumTopics, type ForumCategoryRow, type ForumRow } from './tables.js';
 
 export interface ForumStats {
@@ -150,30 +150,38 @@ export async function findVisibleForum(db: Executor, siteId: string, viewer: Vie
   return forum;
 }
 
-/** Topic and post counts and last activity of forums, counting only topics the viewer may see. */
-export async function forumStats(db: Executor, viewer: Viewer, forumIds: string[]): Promise<Map<string, ForumStats>> {
-  const stats = new Map<string, ForumStats>();
-  if (forumIds.length === 0) return stats;
+/**
+ * When the last post was written in each forum, among the topics the viewer may see. Two probes of
+ * the forum's list index per forum (pinned topics, then the others), newest first: never a scan of
+ * the forum's topics.
+ */
+async function lastPostTimes(db: Executor, viewer: Viewer, forumIds: string[]): Promise<Map<string, Date>> {
+  const times = new Map<string, Date>();
+  if (forumIds.length === 0) return times;
+  const newest = (pinned: boolean) =>
+    sql`(select ${forumTopics.lastPostAt} from ${forumTopics}
+      where ${and(eq(forumTopics.forumId, forums.id), eq(forumTopics.pinned, pinned), visibleTopicsOfForumWhere(viewer))}
+      order by ${forumTopics.lastPostAt} desc limit 1)`;
   const rows = await db
-    .select({
-      forumId: forumTopics.forumId,
-      topics: count(),
-      posts: sql<string>`coalesce(sum(${forumTopics.postCount}), 0)`,
-      last: max(forumTopics.lastPostAt),
-    })
-    .from(forumTopics)
-    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
-    .where(and(inArray(forumTopics.forumId, forumIds), visibleTopicsWhere(viewer)))
-    .groupBy(forumTopics.forumId);
-  for (const row of rows) stats.set(row.forumId, { topicCount: row.topics, postCount: Number(row.posts), lastPostAt: row.last ? new Date(row.last) : null });
-  return stats;
+    .select({ id: forums.id, last: sql<Date | string | null>`greatest(${newest(true)}, ${newest(false)})` })
+    .from(forums)
+    .where(inArray(forums.id, forumIds));
+  for (const row of rows) if (row.last) times.set(row.id, new Date(row.last));
+  return times;
 }
 
 const NO_STATS: ForumStats = { topicCount: 0, postCount: 0, lastPostAt: null };
 
+/** Forums with their topic and post counts (from the counters) and last activity, as the viewer sees them. */
 export async function withStats(db: Executor, viewer: Viewer, rows: ForumRow[]): Promise<ForumWithStats[]> {
-  const stats = await forumStats(db, viewer, rows.map((row) => row.id));
-  return rows.map((forum) => ({ forum, stats: stats.get(forum.id) ?? NO_STATS }));
+  const seen = rows.filter((forum) => canSeeForum(viewer, forum));
+  const last = await lastPostTimes(db, viewer, seen.map((forum) => forum.id));
+  return rows.map((forum) => ({
+    forum,
+    stats: canSeeForum(viewer, forum)
+      ? { topicCount: visibleTopicCount(viewer, forum), postCount: visiblePostCount(viewer, forum), lastPostAt: last.get(forum.id) ?? null }
+      : NO_STATS,
+  }));
 }
 
 export async function listVisibleForums(db: Executor, siteId: string, viewer: Viewer, categoryId?: string): Promise<ForumWithStats[]> {

@@ -71,12 +71,15 @@ export const forums = pgTable(
     visibility: text('visibility', { enum: ['public', 'members', 'staff'] }).notNull().default('public'),
     locked: boolean('locked').notNull().default(false),
     /**
-     * Topics of the forum, and how many of them are hidden: list totals come from here instead of a
-     * count over the topics. Kept exact by the topic writes in topics.ts, in their transactions
+     * Topics of the forum and how many of them are hidden; live posts of the forum and how many of
+     * them are in hidden topics. List totals and forum stats come from here instead of counts over
+     * the topics. Kept exact by the topic and post writes in topics.ts, in their transactions
      * (docs/decisions/0018-forum-counters.md).
      */
     topicCount: integer('topic_count').notNull().default(0),
     hiddenTopicCount: integer('hidden_topic_count').notNull().default(0),
+    postCount: integer('post_count').notNull().default(0),
+    hiddenPostCount: integer('hidden_post_count').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('forums_slug_key').on(t.siteId, t.slug), index('forums_category_idx').on(t.categoryId)],

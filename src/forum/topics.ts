@@ -175,14 +175,27 @@ async function visibleTopicTotal(db: Executor, siteId: string, viewer: Viewer, f
   return counted.reduce((sum, row) => sum + visibleTopicCount(viewer, row), 0);
 }
 
+interface CountsDelta {
+  topics?: number;
+  hiddenTopics?: number;
+  posts?: number;
+  hiddenPosts?: number;
+}
+
 /**
- * Moves a forum's topic counters. Every write that adds, hides or unhides a topic (and any that will
- * remove or move one) calls this in its own transaction, so the counters never drift from the rows.
+ * Moves a forum's counters. Every write that adds, hides or unhides a topic, or adds or deletes a
+ * post (and any that will remove or move one), calls this in its own transaction, after it wrote the
+ * topic row: topic row first, then forum row, so two writes never wait on each other in a circle.
  */
-async function adjustTopicCounts(tx: Executor, forumId: string, delta: { topics?: number; hidden?: number }): Promise<void> {
+async function adjustForumCounts(tx: Executor, forumId: string, delta: CountsDelta): Promise<void> {
   await tx
     .update(forums)
-    .set({ topicCount: sql`${forums.topicCount} + ${delta.topics ?? 0}`, hiddenTopicCount: sql`${forums.hiddenTopicCount} + ${delta.hidden ?? 0}` })
+    .set({
+      topicCount: sql`${forums.topicCount} + ${delta.topics ?? 0}`,
+      hiddenTopicCount: sql`${forums.hiddenTopicCount} + ${delta.hiddenTopics ?? 0}`,
+      postCount: sql`${forums.postCount} + ${delta.posts ?? 0}`,
+      hiddenPostCount: sql`${forums.hiddenPostCount} + ${delta.hiddenPosts ?? 0}`,
+    })
     .where(eq(forums.id, forumId));
 }
 
@@ -221,7 +234,7 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
       .insert(forumTopics)
       .values({ id: newId(), siteId: site.id, forumId: forum.id, authorId: member.id, title, slug: slugify(title), postCount: 1, threadCount: 1, lastPostAt: now, createdAt: now })
       .returning();
-    await adjustTopicCounts(tx, forum.id, { topics: 1 });
+    await adjustForumCounts(tx, forum.id, { topics: 1, posts: 1 });
     const postId = newId();
     const [post] = await tx
       .insert(forumPosts)
@@ -252,10 +265,14 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
   if (change.hidden !== undefined) set.hidden = change.hidden;
   if (Object.keys(set).length === 0) return current;
   return db.transaction(async (tx) => {
-    // Locked, so of two concurrent hides only one sees the topic visible and counts it.
+    // Locked, so of two concurrent hides only one sees the topic visible and counts it, and a reply
+    // written meanwhile is counted with the topic's state after this change.
     const [before] = await tx.select({ hidden: forumTopics.hidden }).from(forumTopics).where(eq(forumTopics.id, current.topic.id)).for('update');
     const [topic] = await tx.update(forumTopics).set(set).where(eq(forumTopics.id, current.topic.id)).returning();
-    if (before && topic!.hidden !== before.hidden) await adjustTopicCounts(tx, topic!.forumId, { hidden: topic!.hidden ? 1 : -1 });
+    if (before && topic!.hidden !== before.hidden) {
+      const sign = topic!.hidden ? 1 : -1;
+      await adjustForumCounts(tx, topic!.forumId, { hiddenTopics: sign, hiddenPosts: sign * topic!.postCount });
+    }
     return { topic: topic!, author: current.author };
   });
 }
@@ -345,10 +362,12 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
         createdAt: now,
       })
       .returning();
-    await tx
+    const [counted] = await tx
       .update(forumTopics)
       .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
-      .where(eq(forumTopics.id, topic.id));
+      .where(eq(forumTopics.id, topic.id))
+      .returning({ hidden: forumTopics.hidden });
+    await adjustForumCounts(tx, forum.id, { posts: 1, hiddenPosts: counted!.hidden ? 1 : 0 });
     if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
     return { post: post!, author: { id: member.id, username: member.username } };
   });
@@ -389,8 +408,12 @@ export async function deletePost(db: Executor, siteId: string, viewer: Viewer, i
       .set({ deletedAt: new Date() })
       .where(and(eq(forumPosts.id, id), isNull(forumPosts.deletedAt)))
       .returning({ id: forumPosts.id });
-    if (deleted.length > 0) {
-      await tx.update(forumTopics).set({ postCount: sql`greatest(${forumTopics.postCount} - 1, 0)` }).where(eq(forumTopics.id, current.post.topicId));
-    }
+    if (deleted.length === 0) return;
+    const [topic] = await tx
+      .update(forumTopics)
+      .set({ postCount: sql`greatest(${forumTopics.postCount} - 1, 0)` })
+      .where(eq(forumTopics.id, current.post.topicId))
+      .returning({ forumId: forumTopics.forumId, hidden: forumTopics.hidden });
+    await adjustForumCounts(tx, topic!.forumId, { posts: -1, hiddenPosts: topic!.hidden ? -1 : 0 });
   });
 }
