@@ -14,7 +14,7 @@ import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { createSiteWithToken, deployAndPromote, hasCommand, machineLine, pinToCpu, request, runWrk, SITES_DOMAIN, sleep, startListening, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+import { cpuSecondsOfTree, createSiteWithToken, deployAndPromote, hasCommand, machineLine, pinToCpu, request, runWrk, SITES_DOMAIN, sleep, startListening, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 50);
@@ -49,6 +49,8 @@ interface Anchor {
   name: string;
   port: number;
   host: string;
+  /** The server's process; its CPU time, with its children's (nginx's worker), is reported per run. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -127,6 +129,7 @@ async function startNginx(parent: string, site: string): Promise<Anchor> {
     name: 'nginx (1 worker)',
     port,
     host: '127.0.0.1',
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGQUIT');
       await exited;
@@ -134,9 +137,10 @@ async function startNginx(parent: string, site: string): Promise<Anchor> {
   };
 }
 
-function fmt(result: WrkResult): string {
+function fmt(result: WrkResult, serverCpus: number): string {
   const extra = result.non2xx > 0 || result.errors ? `  (${result.non2xx} non-2xx; ${result.errors})` : '';
-  return `${result.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(6)} ms   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms${extra}`;
+  const cpu = (cpus: number) => `${(cpus * 100).toFixed(0).padStart(3)}%`;
+  return `${result.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(6)} ms   p99 ${result.p99Ms.toFixed(2).padStart(6)} ms   CPU server ${cpu(serverCpus)} wrk ${cpu(result.clientCpus)}${extra}`;
 }
 
 async function main(): Promise<void> {
@@ -157,15 +161,15 @@ async function main(): Promise<void> {
     const target = await createSiteWithToken(blume.port, SITE);
     await deployAndPromote(blume.port, target, archive);
     const server = blume;
-    running.push({ name: `Blume (log ${logLevel})`, port: server.port, host: `${SITE}.${SITES_DOMAIN}`, stop: () => server.stop() });
+    running.push({ name: `Blume (log ${logLevel})`, port: server.port, host: `${SITE}.${SITES_DOMAIN}`, pid: server.pid, stop: () => server.stop() });
 
     running.push(await startNginx(work, site));
     const anchor = await startListening(['--import', 'tsx', 'bench/lib/static-anchor.ts', site], {}, path.join(work, 'static.log'));
-    running.push({ name: '@fastify/static', port: anchor.port, host: '127.0.0.1', stop: () => anchor.stop() });
+    running.push({ name: '@fastify/static', port: anchor.port, host: '127.0.0.1', pid: anchor.pid, stop: () => anchor.stop() });
     // Not an anchor with a target: node:http answering from memory with no routing at all, the
     // ceiling any Node server reaches here; it shows how much of the gap to nginx is Node's.
     const ceiling = await startListening(['-e', NODE_CEILING, site], {}, path.join(work, 'ceiling.log'));
-    running.push({ name: 'node:http ceiling', port: ceiling.port, host: '127.0.0.1', stop: () => ceiling.stop() });
+    running.push({ name: 'node:http ceiling', port: ceiling.port, host: '127.0.0.1', pid: ceiling.pid, stop: () => ceiling.stop() });
 
     const files = [
       { label: 'index.html (small page)', path: '/' },
@@ -191,9 +195,11 @@ async function main(): Promise<void> {
         const url = `http://127.0.0.1:${r.port}${file.path}`;
         const options = { connections: CONNECTIONS, threads: THREADS, headers: { Host: r.host }, ...(PIN ? { cpu: WRK_CPU } : {}) };
         runWrk(url, { ...options, seconds: WARMUP_SECONDS });
+        const cpuBefore = cpuSecondsOfTree(r.pid);
         const result = runWrk(url, { ...options, seconds: SECONDS });
+        const serverCpus = (cpuSecondsOfTree(r.pid) - cpuBefore) / SECONDS;
         results.set(`${file.path} ${r.name}`, result);
-        console.log(`  ${r.name.padEnd(22)} ${fmt(result)}`);
+        console.log(`  ${r.name.padEnd(22)} ${fmt(result, serverCpus)}`);
       }
       const [b, n, s, c] = running.map((r) => results.get(`${file.path} ${r.name}`)!);
       const toNginx = b!.requestsPerSecond / n!.requestsPerSecond;

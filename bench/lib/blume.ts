@@ -2,7 +2,7 @@
 // loopback, plain HTTP calls to it (node:http, so the Host header can name a site), a signed-up
 // account with a static site and deploy token, uploads, and `wrk` runs parsed into numbers.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createReadStream, openSync, closeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -200,6 +200,8 @@ export interface WrkResult {
   p99Ms: number;
   non2xx: number;
   errors: string;
+  /** CPU time wrk used (user + system), in CPUs: 1 means it kept one CPU busy the whole run. */
+  clientCpus: number;
 }
 
 function toMs(value: string, unit: string): number {
@@ -211,8 +213,9 @@ function toMs(value: string, unit: string): number {
 export function runWrk(url: string, options: { connections: number; seconds: number; threads: number; headers?: Record<string, string>; cpu?: number }): WrkResult {
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const pin = options.cpu === undefined ? [] : ['taskset', '-c', String(options.cpu)];
-  const [command, ...args] = [...pin, 'wrk', '-t', String(options.threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '5s', '--latency', ...headerArgs, url];
-  const run = spawnSync(command!, args, {
+  const wrk = [...pin, 'wrk', '-t', String(options.threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '5s', '--latency', ...headerArgs, url];
+  // bash's `times` prints the CPU time its children used, wrk's, after wrk's own summary.
+  const run = spawnSync('bash', ['-c', '"$@" && times', 'wrk', ...wrk], {
     encoding: 'utf8',
     timeout: (options.seconds + 30) * 1000,
   });
@@ -230,7 +233,28 @@ export function runWrk(url: string, options: { connections: number; seconds: num
     p99Ms: toMs(p99[1]!, p99[2]!),
     non2xx: non2xx ? Number(non2xx[1]) : 0,
     errors: errors ? errors[0] : '',
+    clientCpus: childrenCpuSeconds(out) / options.seconds,
   };
+}
+
+/** The children's user + system seconds from the last line `times` printed (`0m1.25s 0m3.50s`). */
+function childrenCpuSeconds(out: string): number {
+  const lines = out.trimEnd().split('\n');
+  const times = [...(lines.at(-1) ?? '').matchAll(/(\d+)m([\d.]+)s/g)];
+  return times.reduce((sum, [, minutes, seconds]) => sum + Number(minutes) * 60 + Number(seconds), 0);
+}
+
+/** User + system seconds a process and all its descendants used so far (from /proc; 0 elsewhere). */
+export function cpuSecondsOfTree(pid: number): number {
+  const tick = 100; // USER_HZ, 100 on every Linux this runs on
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const own = (Number(fields[11]) + Number(fields[12])) / tick;
+    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+    return children.reduce((sum, child) => sum + cpuSecondsOfTree(child), own);
+  } catch {
+    return 0;
+  }
 }
 
 /**
