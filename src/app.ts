@@ -19,7 +19,8 @@ import { deployPlugin } from './deploy/plugin.js';
 import { AppError } from './http/errors.js';
 import type { HostTarget } from './http/hosts.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
-import { createSurfaceStrategy } from './http/surface.js';
+import { createFastLanes, type FastLane } from './http/fast-lane.js';
+import { createSurfaceRouting, type SurfaceRouting } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
 import { defaultApiRateLimit } from './http/rate-limit.js';
 import { instancesPlugin } from './instances/plugin.js';
@@ -51,6 +52,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
     services: AppServices;
+    /** Which surface a request's host reaches (the router's `surface` constraint). */
+    surfaces: SurfaceRouting;
+    /** Puts a lane in front of the router for the server `listen` starts (not for `inject`). */
+    addFastLane(lane: FastLane): void;
   }
   interface FastifyRequest {
     target: HostTarget;
@@ -67,8 +72,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const plans = new PlanMatrix(deps.database.db, deps.cache.pubsub);
   await plans.start();
 
+  const surfaces = createSurfaceRouting({
+    sitesDomain: config.sitesDomain,
+    trustProxy: config.trustProxy,
+    directory: sites,
+    singleSite: deps.mode === 'single' ? deps.singleSite : undefined,
+  });
+  const lanes = createFastLanes();
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
+    serverFactory: lanes.serverFactory,
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     genReqId: requestIdFactory(),
@@ -77,20 +90,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: {
       ignoreTrailingSlash: false,
       maxParamLength: 200,
-      constraints: {
-        surface: createSurfaceStrategy({
-          sitesDomain: config.sitesDomain,
-          trustProxy: config.trustProxy,
-          directory: sites,
-          singleSite: deps.mode === 'single' ? deps.singleSite : undefined,
-        }),
-      },
+      constraints: { surface: surfaces.strategy },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
   const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log);
   app.decorate('services', { sites, plans, mailOutbox });
+  app.decorate('surfaces', surfaces);
+  app.decorate('addFastLane', lanes.add);
   app.decorateRequest<HostTarget | null>('target', null);
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; a surface that takes other bodies (uploads, webhooks) adds its own parser.

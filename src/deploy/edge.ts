@@ -4,8 +4,10 @@
 // variants made at ingest. Blobs on local disk are streamed straight from their file.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { Transform, type Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Readable, Transform } from 'node:stream';
+import type { FastLane } from '../http/fast-lane.js';
+import type { SurfaceOf } from '../http/surface.js';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import { AppError } from '../http/errors.js';
 import type { HostTarget } from '../http/hosts.js';
@@ -22,6 +24,24 @@ export interface EdgeContext {
 }
 
 type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
+
+/** What the edge reads of a request: Fastify's, or the fast lane's for a raw one. */
+export interface EdgeRequest {
+  readonly target: HostTarget;
+  readonly headers: IncomingHttpHeaders;
+  readonly url: string;
+  readonly method: string;
+}
+
+/** What the edge does with a reply: Fastify's, or the fast lane's stand-in. */
+export interface EdgeReply {
+  readonly raw: ServerResponse;
+  hijack(): unknown;
+  header(name: string, value: string): EdgeReply;
+  headers(values: Record<string, string>): EdgeReply;
+  code(status: number): EdgeReply;
+  send(payload?: unknown): EdgeReply;
+}
 
 const HTML_CACHE = 'max-age=0, must-revalidate';
 const IMMUTABLE_CACHE = 'max-age=31536000, immutable';
@@ -53,7 +73,7 @@ function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): 
 }
 
 /** The release a host serves, checking preview auth, with its manifest. */
-function releaseFor(ctx: EdgeContext, target: SiteTarget, request: FastifyRequest, reply: FastifyReply): Manifest | Promise<Manifest> {
+function releaseFor(ctx: EdgeContext, target: SiteTarget, request: EdgeRequest, reply: EdgeReply): Manifest | Promise<Manifest> {
   return then(ctx.cache.pointers(target.site), (pointers) => {
     const releaseId = releaseIdFor(target, pointers, request, reply);
     return then(ctx.cache.manifest(releaseId), (manifest) => {
@@ -63,7 +83,7 @@ function releaseFor(ctx: EdgeContext, target: SiteTarget, request: FastifyReques
   });
 }
 
-function releaseIdFor(target: SiteTarget, pointers: AliasPointers, request: FastifyRequest, reply: FastifyReply): string {
+function releaseIdFor(target: SiteTarget, pointers: AliasPointers, request: EdgeRequest, reply: EdgeReply): string {
   if (target.kind !== 'site' && !checkPreviewAuth(request.headers.authorization, pointers.password)) {
     reply.header('WWW-Authenticate', `Basic realm="${target.site} preview", charset="UTF-8"`);
     throw new AppError('preview_auth_required', 'Preview and stage hosts need basic auth: user "preview", password `aliases.auth` from GET /api/deploy/{id}/releases.');
@@ -171,7 +191,7 @@ function acceptsEncoding(header: string | undefined, coding: string): boolean {
   });
 }
 
-function chooseVariant(request: FastifyRequest, file: ManifestFile): Variant {
+function chooseVariant(request: EdgeRequest, file: ManifestFile): Variant {
   const accept = request.headers['accept-encoding'];
   if (file.brotliSize !== null && acceptsEncoding(accept, 'br')) return 'br';
   if (file.gzipSize !== null && acceptsEncoding(accept, 'gzip')) return 'gzip';
@@ -246,9 +266,10 @@ type Headers = Record<string, string>;
  * Writes the answer. A body in memory (or none) goes straight to the socket: the hot path of the
  * edge, where Fastify's reply pipeline (header normalizing, onSend hooks) was a measurable part of
  * a small request. Fastify still logs the request and runs onResponse hooks, which hang on the
- * raw response. Streams go through `reply.send`, which handles their errors.
+ * raw response. Streams go through `reply.send`, which handles their errors. This path is also
+ * the only one by which the fast lane answers.
  */
-function respond(reply: FastifyReply, status: number, headers: Headers, body?: Buffer | Readable): void {
+function respond(reply: EdgeReply, status: number, headers: Headers, body?: Buffer | Readable): void {
   if (body === undefined || Buffer.isBuffer(body)) {
     reply.hijack();
     reply.raw.writeHead(status, headers);
@@ -258,7 +279,7 @@ function respond(reply: FastifyReply, status: number, headers: Headers, body?: B
   reply.code(status).headers(headers).send(body);
 }
 
-function sendFile(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply, target: SiteTarget, manifest: Manifest, file: ManifestFile, status: number, urlPath: string): void | Promise<void> {
+function sendFile(ctx: EdgeContext, request: EdgeRequest, reply: EdgeReply, target: SiteTarget, manifest: Manifest, file: ManifestFile, status: number, urlPath: string): void | Promise<void> {
   const headers: Headers = {};
   // The site's `_headers` first: the edge's own headers below win over a rule naming the same one.
   for (const [name, value] of manifest.rules.headersFor(urlPath)) headers[name] = value;
@@ -310,7 +331,7 @@ function decodePath(url: string): string {
 }
 
 /** Answers one GET or HEAD on a static host; synchronously when everything it needs is in memory. */
-export function serveStatic(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+export function serveStatic(ctx: EdgeContext, request: EdgeRequest, reply: EdgeReply): void | Promise<void> {
   const target = request.target as SiteTarget;
   return then(releaseFor(ctx, target, request, reply), (manifest) => {
     const path = decodePath(request.url);
@@ -323,4 +344,69 @@ export function serveStatic(ctx: EdgeContext, request: FastifyRequest, reply: Fa
     if (resolution.kind === 'redirect') reply.code(resolution.status).header('Location', resolution.location).send();
     else reply.code(404).header('Content-Type', 'text/html; charset=utf-8').send(NOT_FOUND_PAGE);
   });
+}
+
+/**
+ * The fast lane's stand-in reply. It answers only through `respond`'s direct path; a request that
+ * needs anything else (a stream, a redirect, a 404 page, an error, a wait) is handed to Fastify,
+ * which runs the edge again from the start. Writes that come after the hand-over are refused.
+ */
+class LaneReply implements EdgeReply {
+  answered = false;
+  handedOver = false;
+
+  constructor(readonly raw: ServerResponse) {}
+
+  hijack(): this {
+    if (this.handedOver) throw new Error('the request went to Fastify');
+    this.answered = true;
+    return this;
+  }
+
+  header(): this {
+    return this;
+  }
+
+  headers(): this {
+    return this;
+  }
+
+  code(): this {
+    return this;
+  }
+
+  send(payload?: unknown): this {
+    if (payload instanceof Readable) payload.destroy();
+    this.handedOver = true;
+    return this;
+  }
+}
+
+/**
+ * The static edge ahead of Fastify's router (docs/decisions/0023-edge-fast-lane.md): a GET or HEAD
+ * on a static host whose site, pointers, manifest and bytes are all in memory is answered here,
+ * with the same bytes and headers the routed edge writes. Everything else is passed on untouched.
+ */
+export function edgeFastLane(ctx: EdgeContext, surfaceOf: (req: IncomingMessage) => SurfaceOf | undefined, closing: () => boolean): FastLane {
+  return (req, res) => {
+    const method = req.method;
+    const url = req.url;
+    if ((method !== 'GET' && method !== 'HEAD') || !url?.startsWith('/') || closing()) return false;
+    const found = surfaceOf(req);
+    if (found?.surface !== 'static') return false;
+    const reply = new LaneReply(res);
+    let result: void | Promise<void> = undefined;
+    try {
+      result = serveStatic(ctx, { target: found.target, headers: req.headers, url, method }, reply);
+    } catch (error) {
+      if (reply.answered) {
+        res.destroy(error as Error);
+        return true;
+      }
+    }
+    if (reply.answered) return true;
+    reply.handedOver = true;
+    if (result instanceof Promise) result.catch(() => undefined);
+    return false;
+  };
 }

@@ -7,7 +7,7 @@ import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive.js';
 import { BuildWorker } from './builds/worker.js';
 import { EdgeBytes } from './edge-bytes.js';
 import { EdgeCache } from './edge-cache.js';
-import { serveStatic } from './edge.js';
+import { edgeFastLane, serveStatic } from './edge.js';
 import { deployApiRoutes } from './routes.js';
 
 export interface DeployRuntime {
@@ -34,6 +34,16 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
     constraints: { surface: 'static' },
     handler: (request, reply) => serveStatic(ctx, request, reply),
   });
+  // Fastify logs every request at `info`; the lane would skip those lines, so it runs only when the
+  // log level leaves them out anyway (docs/decisions/0023-edge-fast-lane.md).
+  if (!['trace', 'debug', 'info'].includes(app.log.level)) {
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+    app.addFastLane(edgeFastLane(ctx, (req) => app.surfaces.peek(req), () => closing));
+  }
 }
 
 export const deployPlugin = fp(

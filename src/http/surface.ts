@@ -33,7 +33,20 @@ function compileTrust(trust: boolean | string): TrustFn {
 
 type RouterConstraint = NonNullable<NonNullable<FastifyServerOptions['routerOptions']>['constraints']>[string];
 
-export function createSurfaceStrategy(options: SurfaceOptions): RouterConstraint {
+/** A request's surface, and its host's target, when both are known without waiting. */
+export interface SurfaceOf {
+  target: HostTarget;
+  surface: Surface;
+}
+
+export interface SurfaceRouting {
+  /** The router's `surface` constraint. */
+  strategy: RouterConstraint;
+  /** The surface from the site directory's memory alone; undefined when the site must be loaded. */
+  peek(req: IncomingMessage): SurfaceOf | undefined;
+}
+
+export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
   const trusted = compileTrust(options.trustProxy);
 
   const targetOf = (req: IncomingMessage): HostTarget => {
@@ -43,6 +56,9 @@ export function createSurfaceStrategy(options: SurfaceOptions): RouterConstraint
     if (forwarded && trusted(req.socket.remoteAddress ?? '', 0)) host = String(forwarded).split(',')[0]!;
     return classifyHost(hostName(host), options.sitesDomain);
   };
+
+  const surfaceOf = (target: HostTarget, site: { kind: string } | undefined): Surface =>
+    !site ? 'none' : target.kind === 'site' ? (site.kind as Surface) : 'static';
 
   const strategy = {
     name: 'surface',
@@ -68,13 +84,23 @@ export function createSurfaceStrategy(options: SurfaceOptions): RouterConstraint
       if (target.kind === 'portal') return done(null, 'portal');
       if (!target.site) return done(null, 'none');
       const cached = options.directory.peek(target.site);
-      if (cached) return done(null, target.kind === 'site' ? cached.kind : 'static');
+      if (cached) return done(null, surfaceOf(target, cached));
       options.directory.get(target.site).then(
-        (site) => done(null, !site ? 'none' : target.kind === 'site' ? site.kind : 'static'),
+        (site) => done(null, surfaceOf(target, site)),
         (error: Error) => done(error),
       );
     },
   };
-  // The router supports asynchronous strategies (a three-argument deriveConstraint); its types do not say so.
-  return strategy as unknown as RouterConstraint;
+
+  return {
+    // The router supports asynchronous strategies (a three-argument deriveConstraint); its types do not say so.
+    strategy: strategy as unknown as RouterConstraint,
+    peek(req) {
+      const target = targetOf(req);
+      if (target.kind === 'portal') return { target, surface: 'portal' };
+      if (!target.site) return { target, surface: 'none' };
+      const cached = options.directory.peek(target.site);
+      return cached ? { target, surface: surfaceOf(target, cached) } : undefined;
+    },
+  };
 }

@@ -1,0 +1,125 @@
+// The static edge's fast lane (docs/decisions/0023-edge-fast-lane.md) answers over a real socket
+// before Fastify routes the request. Every answer it gives must be the one the routed edge gives
+// (compared with `inject`, which never takes the lane), and what it cannot answer must reach Fastify.
+import assert from 'node:assert/strict';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { siteArchive } from '../../test/helpers/archives.js';
+import { testDatabases } from '../../test/helpers/databases.js';
+import { basicAuth, createStaticSite, deployApi, deployRelease, edge } from '../../test/helpers/deploy.js';
+
+const HOST = 'lane.blume.test';
+const script = 'export function add(a, b) { return a + b; }\n'.repeat(100);
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** Whether Fastify's router saw the request (it marks the raw request with the host's target). */
+  routed: boolean;
+}
+
+/** Headers a server adds by itself per connection or second; the rest must match byte for byte. */
+const TRANSPORT = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+function comparable(headers: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (!TRANSPORT.has(name)) out[name] = String(value);
+  return out;
+}
+
+for (const database of testDatabases) {
+  describe(`static edge fast lane [${database}]`, () => {
+    let t: TestApp;
+    let port: number;
+    let password: string;
+    let release: string;
+    const routed = new WeakSet<http.IncomingMessage>();
+
+    const overSocket = (host: string, path: string, headers: Record<string, string> = {}, method = 'GET') =>
+      new Promise<Answer>((resolve, reject) => {
+        const request = http.request({ host: '127.0.0.1', port, path, method, headers: { host, ...headers }, agent: false }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks), routed: lastRouted }));
+          response.on('error', reject);
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    let lastRouted = false;
+
+    before(async () => {
+      t = await buildTestApp({ database });
+      const alice = await signIn(t.app, 'alice');
+      const token = await createStaticSite(t.app, alice, 'lane');
+      release = await deployRelease(
+        t.app,
+        token,
+        'lane',
+        await siteArchive({
+          'index.html': '<!doctype html><title>home</title>',
+          '404.html': 'not here',
+          'assets/app.3f9a1c2b.js': script,
+          _headers: '/assets/*\n  X-Asset: yes\n',
+          _redirects: '/old /index.html 301\n',
+        }),
+      );
+      await deployApi(t.app, token, 'POST', '/api/deploy/lane/promote', { release });
+      password = json<{ aliases: { auth: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/lane/releases')).aliases.auth;
+      // Listeners added after Fastify's run after it: by then the router has marked what it routed.
+      t.app.server.on('request', (req: http.IncomingMessage) => {
+        lastRouted = req.blumeTarget !== undefined;
+        if (lastRouted) routed.add(req);
+      });
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      port = (t.app.server.address() as AddressInfo).port;
+    });
+    after(() => t.close());
+
+    const cases: Array<{ name: string; host: () => string; path: string; headers?: () => Record<string, string>; method?: string; lane: boolean }> = [
+      { name: 'a page', host: () => HOST, path: '/', lane: true },
+      { name: 'a page by HEAD', host: () => HOST, path: '/', method: 'HEAD', lane: true },
+      { name: 'a fingerprinted asset with its _headers', host: () => HOST, path: '/assets/app.3f9a1c2b.js', lane: true },
+      { name: 'brotli', host: () => HOST, path: '/assets/app.3f9a1c2b.js', headers: () => ({ 'accept-encoding': 'gzip, br' }), lane: true },
+      { name: 'gzip', host: () => HOST, path: '/assets/app.3f9a1c2b.js', headers: () => ({ 'accept-encoding': 'gzip' }), lane: true },
+      { name: 'a byte range', host: () => HOST, path: '/assets/app.3f9a1c2b.js', headers: () => ({ range: 'bytes=10-19' }), lane: true },
+      { name: 'an unsatisfiable range', host: () => HOST, path: '/assets/app.3f9a1c2b.js', headers: () => ({ range: 'bytes=99999-' }), lane: true },
+      { name: 'the nearest 404.html', host: () => HOST, path: '/missing', lane: true },
+      { name: 'a query string', host: () => HOST, path: '/?utm=x', lane: true },
+      { name: 'a preview with its password', host: () => `r-${release}--${HOST}`, path: '/', headers: () => ({ authorization: basicAuth(password) }), lane: true },
+      { name: 'a redirect', host: () => HOST, path: '/old', lane: false },
+      { name: 'a preview without a password', host: () => `r-${release}--${HOST}`, path: '/', lane: false },
+      { name: 'a preview with a wrong password', host: () => `r-${release}--${HOST}`, path: '/', headers: () => ({ authorization: basicAuth('nope') }), lane: false },
+      { name: 'bad percent-encoding', host: () => HOST, path: '/%E0%A4%A', lane: false },
+      { name: 'a POST', host: () => HOST, path: '/', method: 'POST', lane: false },
+      { name: 'an unknown site', host: () => 'nosuch.blume.test', path: '/', lane: false },
+      { name: 'the portal', host: () => 'blume.test', path: '/up/', lane: false },
+    ];
+
+    for (const c of cases) {
+      it(`answers ${c.name} as the routed edge does${c.lane ? ', in the lane' : ', through Fastify'}`, async () => {
+        const headers = c.headers?.() ?? {};
+        const method = c.method ?? 'GET';
+        // The first request may load the site, pointers, manifest and bytes; the second finds them in memory.
+        await overSocket(c.host(), c.path, headers, method);
+        const socket = await overSocket(c.host(), c.path, headers, method);
+        const routedEdge = await edge(t.app, c.host(), c.path, headers, method as 'GET');
+        assert.equal(socket.status, routedEdge.statusCode);
+        assert.deepEqual(comparable(socket.headers), comparable(routedEdge.headers));
+        assert.ok(socket.body.equals(routedEdge.rawPayload), 'same body');
+        assert.equal(socket.routed, !c.lane, c.lane ? 'answered in the lane' : 'passed on to Fastify');
+      });
+    }
+
+    it('answers a revalidation with 304 in the lane', async () => {
+      const first = await overSocket(HOST, '/');
+      const again = await overSocket(HOST, '/', { 'if-none-match': String(first.headers.etag) });
+      assert.equal(again.status, 304);
+      assert.equal(again.body.length, 0);
+      assert.equal(again.routed, false);
+    });
+  });
+}
