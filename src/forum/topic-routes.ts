@@ -49,7 +49,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const page = toPage(request.query);
-      const { rows, total } = await listTopics(db, request.forum.site.id, request.forum.viewer, { forumId: request.query.forum_id }, page);
+      const { rows, total } = await listTopics(db, request.forum.site.id, request.forum.viewer, { forumId: request.query.forum_id }, page, app.services.topicMarks);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentTopic);
     },

@@ -25,6 +25,7 @@ import {
   visibleTopicsOfForumWhere,
   type Viewer,
 } from './policy.js';
+import type { TopicMark, TopicPageMarks } from './page-marks.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forumPosts, forums, forumTopics, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 
@@ -93,9 +94,12 @@ export interface TopicFilter {
 
 const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc(forumTopics.id)];
 
-/** Topics the viewer may see, pinned first, then by latest activity. */
-export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page): Promise<{ rows: TopicView[]; total: number }> {
-  if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page);
+/**
+ * Topics the viewer may see, pinned first, then by latest activity. With `marks` (the node's, in
+ * `app.services.topicMarks`), deep pages of one forum seek in the index instead of walking their offset.
+ */
+export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page, marks?: TopicPageMarks): Promise<{ rows: TopicView[]; total: number }> {
+  if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
   const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
   // A forum found in the site holds only that site's topics: without a `site_id` test, a page of one
@@ -123,40 +127,70 @@ export async function listTopics(db: Database, siteId: string, viewer: Viewer, f
  * with `= any(array(...))` rather than joined: PostgreSQL plans an array as about ten values, so the
  * statement's generic plan, made once with LIMIT and OFFSET unknown, still looks each row up; a join
  * would expect a tenth of the forum and scan forum_topics (15-22 ms at 100,000 topics, not 0.1-0.8).
+ *
+ * The ids come from one of two index scans: past a mark (a row's sort key and rank, page-marks.ts)
+ * if the forum is the mark's and still at its `topic_list_version`, else from the start of the list
+ * (docs/decisions/0022-forum-deep-pages.md). The forum row is read in the same snapshot as the page,
+ * so both give exactly the rows of `offset` from the start.
  */
 const forumTopicPage = preparedStatement(
   'forum_topic_page',
   (db, viewer: Viewer) => {
     const forum = db
-      .select({ id: forums.id, visibility: forums.visibility, topicCount: forums.topicCount, hiddenTopicCount: forums.hiddenTopicCount })
+      .select({ id: forums.id, visibility: forums.visibility, topicCount: forums.topicCount, hiddenTopicCount: forums.hiddenTopicCount, topicListVersion: forums.topicListVersion })
       .from(forums)
       .where(and(eq(forums.siteId, sql.placeholder('siteId')), or(eq(forums.id, sql.placeholder('forum')), eq(forums.slug, sql.placeholder('forum')))))
       .orderBy(sql`${forums.id} = ${sql.placeholder('forum')} desc`)
       .limit(1)
       .as('forum');
-    const pageIds = db
+    const visible = and(eq(forumTopics.forumId, forum.id), visibleTopicsOfForumWhere(viewer));
+    const fromStart = db.select({ id: forumTopics.id }).from(forumTopics).where(visible).orderBy(...topicOrder).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+    // The list order as one row value, so the index seeks to it (`Index Cond: ROW(...) < ROW(...)`).
+    const pastMark = sql`(${forumTopics.pinned}, ${forumTopics.lastPostAt}, ${forumTopics.id}) < (${sql.placeholder('markPinned')}::boolean, ${sql.placeholder('markLastPostAt')}::timestamptz, ${sql.placeholder('markId')}::text)`;
+    const fromMark = db
       .select({ id: forumTopics.id })
       .from(forumTopics)
-      .where(and(eq(forumTopics.forumId, forum.id), visibleTopicsOfForumWhere(viewer)))
+      .where(and(visible, pastMark))
       .orderBy(...topicOrder)
       .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'));
+      .offset(sql.placeholder('skip'));
+    const markHolds = sql`${forum.id} = ${sql.placeholder('markForum')} and ${forum.topicListVersion} = ${sql.placeholder('markVersion')}::bigint`;
     return db
-      .select({ forum: { visibility: forum.visibility, topicCount: forum.topicCount, hiddenTopicCount: forum.hiddenTopicCount }, ...topicColumns })
+      .select({
+        forum: { id: forum.id, visibility: forum.visibility, topicCount: forum.topicCount, hiddenTopicCount: forum.hiddenTopicCount, topicListVersion: forum.topicListVersion },
+        ...topicColumns,
+        lastPostAtText: sql<string | null>`${forumTopics.lastPostAt}::text`,
+      })
       .from(forum)
-      .leftJoin(forumTopics, sql`${forumTopics.id} = any(array${pageIds})`)
+      .leftJoin(forumTopics, sql`${forumTopics.id} = any(case when ${markHolds} then array${fromMark} else array${fromStart} end)`)
       .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
       .orderBy(...topicOrder);
   },
   visibilityClass,
 );
 
-async function listForumTopics(db: Database, siteId: string, viewer: Viewer, forumId: string, page: Page): Promise<{ rows: TopicView[]; total: number }> {
-  const rows = await forumTopicPage(db, viewer).execute({ siteId, forum: forumId, limit: page.pageSize, offset: page.offset });
+/** What the statement is given when no mark is known: a forum id no forum has. */
+const NO_MARK = { markForum: '', markVersion: -1, markPinned: false, markLastPostAt: '-infinity', markId: '', skip: 0 };
+
+async function listForumTopics(db: Database, siteId: string, viewer: Viewer, forumId: string, page: Page, marks: TopicPageMarks | undefined): Promise<{ rows: TopicView[]; total: number }> {
+  const list = `${visibilityClass(viewer)}:${forumId}`;
+  const start = marks ? marks.start(list, page.offset) : { from: page.offset };
+  const seek = start.seek
+    ? { markForum: start.seek.forumId, markVersion: start.seek.version, markPinned: start.seek.mark.pinned, markLastPostAt: start.seek.mark.lastPostAt, markId: start.seek.mark.id, skip: start.from - start.seek.rank - 1 }
+    : NO_MARK;
+  const rows = await forumTopicPage(db, viewer).execute({ siteId, forum: forumId, limit: page.offset + page.pageSize - start.from, offset: start.from, ...seek });
   const forum = rows[0]?.forum;
   if (!forum || !canSeeForum(viewer, forum)) throw new AppError('forum_not_found', `No forum "${forumId}".`);
   const topics: TopicView[] = [];
-  for (const row of rows) if (row.topic) topics.push({ topic: row.topic, author: author(row.authorId, row.authorName) });
+  const learned: [number, TopicMark][] = [];
+  for (const [i, row] of rows.entries()) {
+    if (!row.topic) continue;
+    const rank = start.from + i;
+    if (i === 0 || i === rows.length - 1) learned.push([rank, { pinned: row.topic.pinned, lastPostAt: row.lastPostAtText!, id: row.topic.id }]);
+    // The row before the page was read for its mark only.
+    if (rank >= page.offset) topics.push({ topic: row.topic, author: author(row.authorId, row.authorName) });
+  }
+  marks?.learn(list, forum.id, forum.topicListVersion, learned);
   return { rows: topics, total: visibleTopicCount(viewer, forum) };
 }
 
@@ -176,13 +210,19 @@ async function visibleTopicTotal(db: Executor, siteId: string, viewer: Viewer, f
 }
 
 /**
- * Moves a forum's topic counters. Every write that adds, hides or unhides a topic (and any that will
- * remove or move one) calls this in its own transaction, so the counters never drift from the rows.
+ * Tells the forum its topic list changed: moves its `topic_list_version` (which retires every node's
+ * marks into the list, page-marks.ts) and its topic counters by `delta`. Every write that adds,
+ * hides, unhides, pins, unpins or bumps a topic (and any that will remove or move one) calls this in
+ * its own transaction, so neither the counters nor the version ever miss a change of the rows.
  */
-async function adjustTopicCounts(tx: Executor, forumId: string, delta: { topics?: number; hidden?: number }): Promise<void> {
+async function touchTopicList(tx: Executor, forumId: string, delta: { topics?: number; hidden?: number } = {}): Promise<void> {
   await tx
     .update(forums)
-    .set({ topicCount: sql`${forums.topicCount} + ${delta.topics ?? 0}`, hiddenTopicCount: sql`${forums.hiddenTopicCount} + ${delta.hidden ?? 0}` })
+    .set({
+      topicCount: sql`${forums.topicCount} + ${delta.topics ?? 0}`,
+      hiddenTopicCount: sql`${forums.hiddenTopicCount} + ${delta.hidden ?? 0}`,
+      topicListVersion: sql`${forums.topicListVersion} + 1`,
+    })
     .where(eq(forums.id, forumId));
 }
 
@@ -221,7 +261,7 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
       .insert(forumTopics)
       .values({ id: newId(), siteId: site.id, forumId: forum.id, authorId: member.id, title, slug: slugify(title), postCount: 1, threadCount: 1, lastPostAt: now, createdAt: now })
       .returning();
-    await adjustTopicCounts(tx, forum.id, { topics: 1 });
+    await touchTopicList(tx, forum.id, { topics: 1 });
     const postId = newId();
     const [post] = await tx
       .insert(forumPosts)
@@ -253,9 +293,10 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
   if (Object.keys(set).length === 0) return current;
   return db.transaction(async (tx) => {
     // Locked, so of two concurrent hides only one sees the topic visible and counts it.
-    const [before] = await tx.select({ hidden: forumTopics.hidden }).from(forumTopics).where(eq(forumTopics.id, current.topic.id)).for('update');
+    const [before] = await tx.select({ hidden: forumTopics.hidden, pinned: forumTopics.pinned }).from(forumTopics).where(eq(forumTopics.id, current.topic.id)).for('update');
     const [topic] = await tx.update(forumTopics).set(set).where(eq(forumTopics.id, current.topic.id)).returning();
-    if (before && topic!.hidden !== before.hidden) await adjustTopicCounts(tx, topic!.forumId, { hidden: topic!.hidden ? 1 : -1 });
+    const hiddenMoved = before !== undefined && topic!.hidden !== before.hidden;
+    if (hiddenMoved || (before !== undefined && topic!.pinned !== before.pinned)) await touchTopicList(tx, topic!.forumId, { hidden: hiddenMoved ? (topic!.hidden ? 1 : -1) : 0 });
     return { topic: topic!, author: current.author };
   });
 }
@@ -349,6 +390,8 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       .update(forumTopics)
       .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
       .where(eq(forumTopics.id, topic.id));
+    // The reply moves the topic up its forum's list.
+    await touchTopicList(tx, topic.forumId);
     if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
     return { post: post!, author: { id: member.id, username: member.username } };
   });

@@ -48,7 +48,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const { site, viewer } = request.ui;
       const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
       const page = pageNumber(request.query.page);
-      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE });
+      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, app.services.topicMarks);
       const canStart = permits(() => authorizeNewTopic(viewer, forum));
       return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
         head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,
