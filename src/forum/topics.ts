@@ -390,9 +390,10 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       .update(forumTopics)
       .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
       .where(eq(forumTopics.id, topic.id));
-    // The reply moves the topic up its forum's list.
-    await touchTopicList(tx, topic.forumId);
     if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
+    // The reply moved the topic up its forum's list. Last, so that replies in one forum wait on
+    // each other's lock of the forum row for as short as can be.
+    await touchTopicList(tx, topic.forumId);
     return { post: post!, author: { id: member.id, username: member.username } };
   });
 }
