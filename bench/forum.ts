@@ -98,7 +98,7 @@ async function seed(url: string): Promise<{ forumId: string; bigTopic: string; m
   }
 }
 
-/** The plans of the queries the three endpoints run, as the server would run them (src/forum/topics.ts). */
+/** The plans of the queries the three endpoints run, as the server would run them (src/forum/topic-list.ts, topics.ts). */
 async function explain(url: string, forumId: string, bigTopic: string): Promise<void> {
   // The forum and its page in one named statement (forumTopicPage), run as the server's pool runs
   // it: with its generic plan (src/db/client.ts). The page's ids come past a node's mark if the forum

@@ -27,7 +27,8 @@ import {
   readerSecurity,
 } from './schemas.js';
 import { searchForum } from './search.js';
-import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, listTopics, updateTopic } from './topics.js';
+import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, updateTopic } from './topics.js';
+import { listTopics } from './topic-list.js';
 
 
 /** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
