@@ -98,22 +98,43 @@ async function seed(url: string): Promise<{ forumId: string; bigTopic: string; m
   }
 }
 
-/** The plans of the queries the three endpoints run, as the server would run them (src/forum/topics.ts). */
+/** The plans of the queries the three endpoints run, as the server would run them (src/forum/topic-list.ts, topics.ts). */
 async function explain(url: string, forumId: string, bigTopic: string): Promise<void> {
-  // The forum and its page in one statement, the page's ids matched as an array (forumTopicPage).
-  const topicPage = (offset: number): string =>
-    `select f.topic_count, t.id, m.username from (select id, topic_count from forums where id = '${forumId}' limit 1) f left join forum_topics t on t.id = any(array(select id from forum_topics where forum_id = f.id and hidden = false order by pinned desc, last_post_at desc, id desc limit 10 offset ${offset})) left join forum_members m on m.id = t.author_id order by t.pinned desc, t.last_post_at desc, t.id desc`;
+  // The forum and its page in one named statement (forumTopicPage), run as the server's pool runs
+  // it: with its generic plan (src/db/client.ts). The page's ids come past a node's mark if the forum
+  // is still at the mark's version, else from the start of the list.
+  const order = 'order by pinned desc, last_post_at desc, id desc';
+  const visible = 'forum_id = f.id and hidden = false';
+  const topicPage = `select f.topic_count, f.topic_list_version, t.id, t.last_post_at::text, m.username
+    from (select id, topic_count, topic_list_version from forums where id = $1 limit 1) f
+    left join forum_topics t on t.id = any(case when f.id = $2 and f.topic_list_version = $3::bigint
+      then array(select id from forum_topics where ${visible} and (pinned, last_post_at, id) < ($4::boolean, $5::timestamptz, $6::text) ${order} limit $7 offset $8)
+      else array(select id from forum_topics where ${visible} ${order} limit $7 offset $9) end)
+    left join forum_members m on m.id = t.author_id order by t.pinned desc, t.last_post_at desc, t.id desc`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    await client.query('set plan_cache_mode = force_generic_plan');
+    await client.query(`prepare topic_page as ${topicPage}`);
+    // The mark a node learns from its first request for page 500: the row just before the page.
+    const marked = await client.query<{ pinned: boolean; last_post_at: string; id: string; version: string }>(
+      `select t.pinned, t.last_post_at::text as last_post_at, t.id, f.topic_list_version as version from forum_topics t join forums f on f.id = t.forum_id
+       where t.forum_id = $1 and not t.hidden order by t.pinned desc, t.last_post_at desc, t.id desc offset 4989 limit 1`,
+      [forumId],
+    );
+    const mark = marked.rows[0]!;
+    const literal = (value: string | number | boolean): string => (typeof value === 'string' ? `'${value}'` : String(value));
+    const execute = (values: (string | number | boolean)[]): string => `execute topic_page(${values.map(literal).join(', ')})`;
+    const noMark = ['', -1, false, '-infinity', ''];
     const queries: [string, string][] = [
       // The total comes from the forum's counters, on the forum row the page query reads too.
-      ['topic list page 500', topicPage(4990)],
-      ['topic list page 1', topicPage(0)],
+      ['topic list page 500, past the mark of the row before it', execute([forumId, forumId, Number(mark.version), mark.pinned, mark.last_post_at, mark.id, 10, 0, 0])],
+      ['topic list page 500, no mark yet: from the start, the row before the page included', execute([forumId, ...noMark, 11, 0, 4989])],
+      ['topic list page 1', execute([forumId, ...noMark, 10, 0, 0])],
       ['threaded page 1', `select p.id, m.username from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = '${bigTopic}' and p.root_id in (select r.id from forum_posts r where r.topic_id = '${bigTopic}' and r.parent_id is null order by r.created_at, r.id limit 10) order by p.depth, p.created_at, p.id`],
     ];
     for (const [label, sql] of queries) {
-      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, costs off, timing off) ${sql}`);
+      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off, timing off) ${sql}`);
       const lines = plan.rows.map((row) => row['QUERY PLAN']);
       const seqScan = lines.some((line) => /Seq Scan on forum_(topics|posts)/.test(line));
       console.log(`\n  EXPLAIN ${label}${seqScan ? '   <-- FULL TABLE SCAN' : ''}`);

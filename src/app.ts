@@ -12,6 +12,7 @@ import { settingsPlugin } from './core/settings/plugin.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
 import { MailOutbox } from './forum/mail/outbox.js';
+import { TopicPageMarks } from './forum/page-marks.js';
 import { forumPlugin } from './forum/plugin.js';
 import { forumUiPlugin } from './forum/ui/plugin.js';
 import { healthRoutes } from './health/routes.js';
@@ -46,6 +47,8 @@ export interface AppServices {
   plans: PlanMatrix;
   /** Sends queued community mail after the transactions that queue it commit. */
   mailOutbox: MailOutbox;
+  /** Where this node seeks deep pages of forum topic lists from (docs/decisions/0022-forum-deep-pages.md). */
+  topicMarks: TopicPageMarks;
 }
 
 declare module 'fastify' {
@@ -96,7 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.decorate('deps', deps);
   const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log);
-  app.decorate('services', { sites, plans, mailOutbox });
+  app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks() });
   app.decorate('surfaces', surfaces);
   app.decorate('addFastLane', lanes.add);
   app.decorateRequest<HostTarget | null>('target', null);

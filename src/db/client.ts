@@ -52,7 +52,11 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
+  // Named prepared statements (src/db/prepared.ts) run their generic plan from the first execution:
+  // they are written so that it is a good one, and planning the forum page query anew on every
+  // request cost a third of its time in PostgreSQL (docs/decisions/0022-forum-deep-pages.md).
+  // Unnamed statements, every other query, are planned with their values as always.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, options: '-c plan_cache_mode=force_generic_plan' });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = drizzle(pool, { schema }) as unknown as Database;

@@ -209,6 +209,7 @@ for (const database of testDatabases) {
         const journal = JSON.parse(await readFile(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
         const counters = journal.entries.findIndex((entry) => entry.tag.endsWith('_forum_counters'));
         assert.ok(counters > 0);
+        const later = journal.entries.length - counters;
         journal.entries = journal.entries.slice(0, counters);
         await writeFile(journalFile, JSON.stringify(journal));
         await runMigrations(db.handle, older);
@@ -221,7 +222,7 @@ for (const database of testDatabases) {
         await run(`insert into forum_posts (id, site_id, topic_id, parent_id, root_id, depth, body_source, body_html, body_text) values
           ('p1', 'club', 't1', null, 'p1', 0, 'x', 'x', 'x'), ('p2', 'club', 't1', 'p1', 'p1', 1, 'x', 'x', 'x'), ('p3', 'club', 't1', null, 'p3', 0, 'x', 'x', 'x'),
           ('p4', 'club', 't2', null, 'p4', 0, 'x', 'x', 'x')`);
-        assert.ok((await runMigrations(db.handle)) >= 2);
+        assert.equal(await runMigrations(db.handle), later);
 
         const forums = await queryRows<Row>(db.handle.db, sql`select id, topic_count, hidden_topic_count, post_count, hidden_post_count from forums order by id`);
         assert.deepEqual(forums, [

@@ -1,7 +1,7 @@
 // Forum data of community sites. Every row carries its site id: members, structure and content
 // belong to one instance, and every query filters on it.
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { OutgoingMail } from '../adapters/mail/types.js';
 import { users } from '../core/accounts/tables.js';
 import { sites } from '../core/sites/tables.js';
@@ -80,6 +80,12 @@ export const forums = pgTable(
     hiddenTopicCount: integer('hidden_topic_count').notNull().default(0),
     postCount: integer('post_count').notNull().default(0),
     hiddenPostCount: integer('hidden_post_count').notNull().default(0),
+    /**
+     * Moves in the transaction of every write that changes which topics the forum lists or their
+     * order (a new topic, a reply, a pin, a hide): a node's marks into the list are only used while
+     * it has not moved (page-marks.ts, docs/decisions/0022-forum-deep-pages.md).
+     */
+    topicListVersion: bigint('topic_list_version', { mode: 'number' }).notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('forums_slug_key').on(t.siteId, t.slug), index('forums_category_idx').on(t.categoryId)],

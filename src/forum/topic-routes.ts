@@ -27,7 +27,8 @@ import {
   readerSecurity,
 } from './schemas.js';
 import { searchForum } from './search.js';
-import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, listTopics, updateTopic } from './topics.js';
+import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, updateTopic } from './topics.js';
+import { listTopics } from './topic-list.js';
 
 
 /** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
@@ -49,7 +50,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const page = toPage(request.query);
-      const { rows, total } = await listTopics(db, request.forum.site.id, request.forum.viewer, { forumId: request.query.forum_id }, page);
+      const { rows, total } = await listTopics(db, request.forum.site.id, request.forum.viewer, { forumId: request.query.forum_id }, page, app.services.topicMarks);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentTopic);
     },

@@ -1,30 +1,19 @@
 // Topics and posts. Bodies are rendered and sanitized once, on write. A post keeps the top-level
 // post it descends from (`root_id`), so the threaded view loads a page of threads in one query.
 // List totals come from counters the writes here keep in their transactions: a forum's topics
-// (all, hidden) and a topic's threads (docs/decisions/0018-forum-counters.md).
-import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+// (all, hidden) and a topic's threads (docs/decisions/0018-forum-counters.md); the same writes move
+// the forum's topic_list_version, which deep pages of its list rely on (topic-list.ts, 0022).
+import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { SiteRow } from '../core/sites/tables.js';
-import type { Database, Executor } from '../db/client.js';
-import { preparedStatement } from '../db/prepared.js';
+import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import './errors.js';
 import { enqueueReplyNotices, type ReplyMailOptions } from './mail/service.js';
 import { plainTitle, renderBody, slugify } from './markdown.js';
-import {
-  authorizeNewTopic,
-  authorizePostChange,
-  authorizeReply,
-  canSeeForum,
-  canSeeTopic,
-  visibilityClass,
-  visibleForumsWhere,
-  visibleTopicCount,
-  visibleTopicsOfForumWhere,
-  type Viewer,
-} from './policy.js';
+import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forumPosts, forums, forumTopics, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 
@@ -64,11 +53,13 @@ export interface PostNode extends PostView {
   replies: PostNode[];
 }
 
-function author(id: string | null, username: string | null): Author | null {
+/** The author as posts and topics show them; null once the member is gone. */
+export function authorOf(id: string | null, username: string | null): Author | null {
   return id && username ? { id, username } : null;
 }
 
-const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username };
+/** A topic row with its author's id and name, as every topic read selects it. */
+export const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username };
 const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorName: forumMembers.username };
 
 function requireTitle(title: string): string {
@@ -86,95 +77,6 @@ function requireBody(body: string): ReturnType<typeof renderBody> & { source: st
 
 // Topics -------------------------------------------------------------------------------------------
 
-export interface TopicFilter {
-  forumId?: string | undefined;
-  authorId?: string | undefined;
-}
-
-const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc(forumTopics.id)];
-
-/** Topics the viewer may see, pinned first, then by latest activity. */
-export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page): Promise<{ rows: TopicView[]; total: number }> {
-  if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page);
-  const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
-  const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
-  // A forum found in the site holds only that site's topics: without a `site_id` test, a page of one
-  // forum is read from forum_topics_forum_idx alone.
-  const inForums = forum
-    ? eq(forumTopics.forumId, forum.id)
-    : and(eq(forumTopics.siteId, siteId), inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(visibleForumsOf(siteId, viewer))));
-  const where = and(inForums, visibleTopicsOfForumWhere(viewer), byAuthor);
-  const total = byAuthor ? await countTopics(db, where) : await visibleTopicTotal(db, siteId, viewer, forum);
-  // The page's ids first, then their rows: the rows skipped to reach a deep page are never read.
-  const pageIds = db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(...topicOrder).limit(page.pageSize).offset(page.offset).as('page_ids');
-  const rows = await db
-    .select(topicColumns)
-    .from(forumTopics)
-    .innerJoin(pageIds, eq(pageIds.id, forumTopics.id))
-    .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
-    .orderBy(...topicOrder);
-  return { rows: rows.map((row) => ({ topic: row.topic, author: author(row.authorId, row.authorName) })), total };
-}
-
-/**
- * A forum by id or slug (the id wins, as in findForum) and a page of its topics the viewer may see,
- * in one prepared query: the forum comes back even when the page is empty. The page's ids are read
- * from forum_topics_forum_idx alone, then their rows by primary key (see 0018). The ids are matched
- * with `= any(array(...))` rather than joined: PostgreSQL plans an array as about ten values, so the
- * statement's generic plan, made once with LIMIT and OFFSET unknown, still looks each row up; a join
- * would expect a tenth of the forum and scan forum_topics (15-22 ms at 100,000 topics, not 0.1-0.8).
- */
-const forumTopicPage = preparedStatement(
-  'forum_topic_page',
-  (db, viewer: Viewer) => {
-    const forum = db
-      .select({ id: forums.id, visibility: forums.visibility, topicCount: forums.topicCount, hiddenTopicCount: forums.hiddenTopicCount })
-      .from(forums)
-      .where(and(eq(forums.siteId, sql.placeholder('siteId')), or(eq(forums.id, sql.placeholder('forum')), eq(forums.slug, sql.placeholder('forum')))))
-      .orderBy(sql`${forums.id} = ${sql.placeholder('forum')} desc`)
-      .limit(1)
-      .as('forum');
-    const pageIds = db
-      .select({ id: forumTopics.id })
-      .from(forumTopics)
-      .where(and(eq(forumTopics.forumId, forum.id), visibleTopicsOfForumWhere(viewer)))
-      .orderBy(...topicOrder)
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'));
-    return db
-      .select({ forum: { visibility: forum.visibility, topicCount: forum.topicCount, hiddenTopicCount: forum.hiddenTopicCount }, ...topicColumns })
-      .from(forum)
-      .leftJoin(forumTopics, sql`${forumTopics.id} = any(array${pageIds})`)
-      .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
-      .orderBy(...topicOrder);
-  },
-  visibilityClass,
-);
-
-async function listForumTopics(db: Database, siteId: string, viewer: Viewer, forumId: string, page: Page): Promise<{ rows: TopicView[]; total: number }> {
-  const rows = await forumTopicPage(db, viewer).execute({ siteId, forum: forumId, limit: page.pageSize, offset: page.offset });
-  const forum = rows[0]?.forum;
-  if (!forum || !canSeeForum(viewer, forum)) throw new AppError('forum_not_found', `No forum "${forumId}".`);
-  const topics: TopicView[] = [];
-  for (const row of rows) if (row.topic) topics.push({ topic: row.topic, author: author(row.authorId, row.authorName) });
-  return { rows: topics, total: visibleTopicCount(viewer, forum) };
-}
-
-function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
-  return and(eq(forums.siteId, siteId), visibleForumsWhere(viewer))!;
-}
-
-async function countTopics(db: Executor, where: SQL | undefined): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(forumTopics).where(where);
-  return row?.n ?? 0;
-}
-
-/** Topics the viewer may see in one forum, or in every forum of the site, from the forums' counters. */
-async function visibleTopicTotal(db: Executor, siteId: string, viewer: Viewer, forum: ForumRow | undefined): Promise<number> {
-  const counted = forum ? [forum] : await db.select().from(forums).where(visibleForumsOf(siteId, viewer));
-  return counted.reduce((sum, row) => sum + visibleTopicCount(viewer, row), 0);
-}
-
 interface CountsDelta {
   topics?: number;
   hiddenTopics?: number;
@@ -183,11 +85,14 @@ interface CountsDelta {
 }
 
 /**
- * Moves a forum's counters. Every write that adds, hides or unhides a topic, or adds or deletes a
- * post (and any that will remove or move one), calls this in its own transaction, after it wrote the
- * topic row: topic row first, then forum row, so two writes never wait on each other in a circle.
+ * Tells the forum its topic list changed: moves its `topic_list_version` (which retires every node's
+ * marks into the list, page-marks.ts) and its topic and post counters by `delta`. Every write that
+ * adds, hides, unhides, pins, unpins or bumps a topic, or deletes a post (and any that will remove or
+ * move a topic), calls this in its own transaction, after it wrote the topic row (topic row first,
+ * then forum row, so two writes never wait on each other in a circle); neither the counters nor the
+ * version ever miss a change of the rows.
  */
-async function adjustForumCounts(tx: Executor, forumId: string, delta: CountsDelta): Promise<void> {
+async function touchTopicList(tx: Executor, forumId: string, delta: CountsDelta = {}): Promise<void> {
   await tx
     .update(forums)
     .set({
@@ -195,6 +100,7 @@ async function adjustForumCounts(tx: Executor, forumId: string, delta: CountsDel
       hiddenTopicCount: sql`${forums.hiddenTopicCount} + ${delta.hiddenTopics ?? 0}`,
       postCount: sql`${forums.postCount} + ${delta.posts ?? 0}`,
       hiddenPostCount: sql`${forums.hiddenPostCount} + ${delta.hiddenPosts ?? 0}`,
+      topicListVersion: sql`${forums.topicListVersion} + 1`,
     })
     .where(eq(forums.id, forumId));
 }
@@ -212,7 +118,7 @@ export async function findVisibleTopic(db: Executor, siteId: string, viewer: Vie
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
     .where(and(eq(forumTopics.siteId, siteId), eq(forumTopics.id, id)));
   if (!row || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('topic_not_found', `No topic "${id}".`);
-  return { topic: row.topic, forum: row.forum, author: author(row.authorId, row.authorName) };
+  return { topic: row.topic, forum: row.forum, author: authorOf(row.authorId, row.authorName) };
 }
 
 export interface NewTopic {
@@ -234,7 +140,7 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
       .insert(forumTopics)
       .values({ id: newId(), siteId: site.id, forumId: forum.id, authorId: member.id, title, slug: slugify(title), postCount: 1, threadCount: 1, lastPostAt: now, createdAt: now })
       .returning();
-    await adjustForumCounts(tx, forum.id, { topics: 1, posts: 1 });
+    await touchTopicList(tx, forum.id, { topics: 1, posts: 1 });
     const postId = newId();
     const [post] = await tx
       .insert(forumPosts)
@@ -267,11 +173,12 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
   return db.transaction(async (tx) => {
     // Locked, so of two concurrent hides only one sees the topic visible and counts it, and a reply
     // written meanwhile is counted with the topic's state after this change.
-    const [before] = await tx.select({ hidden: forumTopics.hidden }).from(forumTopics).where(eq(forumTopics.id, current.topic.id)).for('update');
+    const [before] = await tx.select({ hidden: forumTopics.hidden, pinned: forumTopics.pinned }).from(forumTopics).where(eq(forumTopics.id, current.topic.id)).for('update');
     const [topic] = await tx.update(forumTopics).set(set).where(eq(forumTopics.id, current.topic.id)).returning();
-    if (before && topic!.hidden !== before.hidden) {
-      const sign = topic!.hidden ? 1 : -1;
-      await adjustForumCounts(tx, topic!.forumId, { hiddenTopics: sign, hiddenPosts: sign * topic!.postCount });
+    const hiddenMoved = before !== undefined && topic!.hidden !== before.hidden;
+    if (hiddenMoved || (before !== undefined && topic!.pinned !== before.pinned)) {
+      const sign = hiddenMoved ? (topic!.hidden ? 1 : -1) : 0;
+      await touchTopicList(tx, topic!.forumId, { hiddenTopics: sign, hiddenPosts: sign * topic!.postCount });
     }
     return { topic: topic!, author: current.author };
   });
@@ -291,7 +198,7 @@ export async function listPostsClassic(db: Executor, topic: ForumTopicRow, page:
     .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
     .limit(page.pageSize)
     .offset(page.offset);
-  return { rows: rows.map((row) => ({ post: row.post, author: author(row.authorId, row.authorName) })), total: total?.n ?? 0 };
+  return { rows: rows.map((row) => ({ post: row.post, author: authorOf(row.authorId, row.authorName) })), total: total?.n ?? 0 };
 }
 
 /** A page of top-level posts, each with all its descendants nested in `replies`, oldest first. */
@@ -315,7 +222,7 @@ export async function listPostsThreaded(db: Executor, topic: ForumTopicRow, page
   const nodes = new Map<string, PostNode>();
   const out: PostNode[] = [];
   for (const row of rows) {
-    const node: PostNode = { post: row.post, author: author(row.authorId, row.authorName), replies: [] };
+    const node: PostNode = { post: row.post, author: authorOf(row.authorId, row.authorName), replies: [] };
     nodes.set(row.post.id, node);
     if (row.post.parentId === null) out.push(node);
     else nodes.get(row.post.parentId)?.replies.push(node);
@@ -367,8 +274,10 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
       .where(eq(forumTopics.id, topic.id))
       .returning({ hidden: forumTopics.hidden });
-    await adjustForumCounts(tx, forum.id, { posts: 1, hiddenPosts: counted!.hidden ? 1 : 0 });
     if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
+    // The reply moved the topic up its forum's list and adds a post. Last, so that replies in one
+    // forum wait on each other's lock of the forum row for as short as can be.
+    await touchTopicList(tx, topic.forumId, { posts: 1, hiddenPosts: counted!.hidden ? 1 : 0 });
     return { post: post!, author: { id: member.id, username: member.username } };
   });
 }
@@ -383,7 +292,7 @@ export async function findVisiblePost(db: Executor, siteId: string, viewer: View
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
     .where(and(eq(forumPosts.siteId, siteId), eq(forumPosts.id, id)));
   if (!row || row.post.deletedAt || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('post_not_found', `No post "${id}".`);
-  return { post: row.post, author: author(row.authorId, row.authorName) };
+  return { post: row.post, author: authorOf(row.authorId, row.authorName) };
 }
 
 export async function editPost(db: Executor, siteId: string, viewer: Viewer, id: string, newBody: string): Promise<PostView> {
@@ -414,6 +323,6 @@ export async function deletePost(db: Executor, siteId: string, viewer: Viewer, i
       .set({ postCount: sql`greatest(${forumTopics.postCount} - 1, 0)` })
       .where(eq(forumTopics.id, current.post.topicId))
       .returning({ forumId: forumTopics.forumId, hidden: forumTopics.hidden });
-    await adjustForumCounts(tx, topic!.forumId, { posts: -1, hiddenPosts: topic!.hidden ? -1 : 0 });
+    await touchTopicList(tx, topic!.forumId, { posts: -1, hiddenPosts: topic!.hidden ? -1 : 0 });
   });
 }

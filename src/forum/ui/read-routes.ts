@@ -6,7 +6,8 @@ import { effectiveRole, findMemberByUsername } from '../members.js';
 import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST } from '../policy.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
-import { findVisibleTopic, listPostsClassic, listPostsThreaded, listTopics } from '../topics.js';
+import { listTopics } from '../topic-list.js';
+import { findVisibleTopic, listPostsClassic, listPostsThreaded } from '../topics.js';
 import { AppError } from '../../http/errors.js';
 import { loadGuestUi, loadUi } from './context.js';
 import { atomFeed, openingPosts } from './feed.js';
@@ -48,7 +49,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const { site, viewer } = request.ui;
       const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
       const page = pageNumber(request.query.page);
-      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE });
+      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, app.services.topicMarks);
       const canStart = permits(() => authorizeNewTopic(viewer, forum));
       return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
         head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,

@@ -1,0 +1,1 @@
+ALTER TABLE "forums" ADD COLUMN "topic_list_version" bigint DEFAULT 0 NOT NULL;

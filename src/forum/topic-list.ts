@@ -1,0 +1,137 @@
+// Lists of topics: one forum's (the Forum API's and the web UI's forum pages, the hot path: one
+// prepared query, deep pages seeking past the node's marks), a member's, or every forum's the viewer
+// may see. Totals come from the forums' counters (docs/decisions/0018-forum-counters.md), except
+// for one author's topics, which are counted.
+import { and, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { Database, Executor } from '../db/client.js';
+import { preparedStatement } from '../db/prepared.js';
+import { AppError } from '../http/errors.js';
+import type { Page } from '../http/pagination.js';
+import './errors.js';
+import type { TopicMark, TopicPageMarks } from './page-marks.js';
+import { canSeeForum, visibilityClass, visibleForumsWhere, visibleTopicCount, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
+import { findVisibleForum } from './structure.js';
+import { forumMembers, forums, forumTopics, type ForumRow } from './tables.js';
+import { authorOf, topicColumns, type TopicView } from './topics.js';
+
+export interface TopicFilter {
+  forumId?: string | undefined;
+  authorId?: string | undefined;
+}
+
+const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc(forumTopics.id)];
+
+/**
+ * Topics the viewer may see, pinned first, then by latest activity. With `marks` (the node's, in
+ * `app.services.topicMarks`), deep pages of one forum seek in the index instead of walking their offset.
+ */
+export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page, marks?: TopicPageMarks): Promise<{ rows: TopicView[]; total: number }> {
+  if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
+  const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
+  const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
+  // A forum found in the site holds only that site's topics: without a `site_id` test, a page of one
+  // forum is read from forum_topics_forum_idx alone.
+  const inForums = forum
+    ? eq(forumTopics.forumId, forum.id)
+    : and(eq(forumTopics.siteId, siteId), inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(visibleForumsOf(siteId, viewer))));
+  const where = and(inForums, visibleTopicsOfForumWhere(viewer), byAuthor);
+  const total = byAuthor ? await countTopics(db, where) : await visibleTopicTotal(db, siteId, viewer, forum);
+  // The page's ids first, then their rows: the rows skipped to reach a deep page are never read.
+  const pageIds = db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(...topicOrder).limit(page.pageSize).offset(page.offset).as('page_ids');
+  const rows = await db
+    .select(topicColumns)
+    .from(forumTopics)
+    .innerJoin(pageIds, eq(pageIds.id, forumTopics.id))
+    .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+    .orderBy(...topicOrder);
+  return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName) })), total };
+}
+
+/**
+ * A forum by id or slug (the id wins, as in findForum) and a page of its topics the viewer may see,
+ * in one prepared query: the forum comes back even when the page is empty. The page's ids are read
+ * from forum_topics_forum_idx alone, then their rows by primary key (see 0018). The ids are matched
+ * with `= any(array(...))` rather than joined: PostgreSQL plans an array as about ten values, so the
+ * statement's generic plan, made once with LIMIT and OFFSET unknown, still looks each row up; a join
+ * would expect a tenth of the forum and scan forum_topics (15-22 ms at 100,000 topics, not 0.1-0.8).
+ *
+ * The ids come from one of two index scans: past a mark (a row's sort key and rank, page-marks.ts)
+ * if the forum is the mark's and still at its `topic_list_version`, else from the start of the list
+ * (docs/decisions/0022-forum-deep-pages.md). The forum row is read in the same snapshot as the page,
+ * so both give exactly the rows of `offset` from the start.
+ */
+const forumTopicPage = preparedStatement(
+  'forum_topic_page',
+  (db, viewer: Viewer) => {
+    const forum = db
+      .select({ id: forums.id, visibility: forums.visibility, topicCount: forums.topicCount, hiddenTopicCount: forums.hiddenTopicCount, topicListVersion: forums.topicListVersion })
+      .from(forums)
+      .where(and(eq(forums.siteId, sql.placeholder('siteId')), or(eq(forums.id, sql.placeholder('forum')), eq(forums.slug, sql.placeholder('forum')))))
+      .orderBy(sql`${forums.id} = ${sql.placeholder('forum')} desc`)
+      .limit(1)
+      .as('forum');
+    const visible = and(eq(forumTopics.forumId, forum.id), visibleTopicsOfForumWhere(viewer));
+    const fromStart = db.select({ id: forumTopics.id }).from(forumTopics).where(visible).orderBy(...topicOrder).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+    // The list order as one row value, so the index seeks to it (`Index Cond: ROW(...) < ROW(...)`).
+    const pastMark = sql`(${forumTopics.pinned}, ${forumTopics.lastPostAt}, ${forumTopics.id}) < (${sql.placeholder('markPinned')}::boolean, ${sql.placeholder('markLastPostAt')}::timestamptz, ${sql.placeholder('markId')}::text)`;
+    const fromMark = db
+      .select({ id: forumTopics.id })
+      .from(forumTopics)
+      .where(and(visible, pastMark))
+      .orderBy(...topicOrder)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('skip'));
+    const markHolds = sql`${forum.id} = ${sql.placeholder('markForum')} and ${forum.topicListVersion} = ${sql.placeholder('markVersion')}::bigint`;
+    return db
+      .select({
+        forum: { id: forum.id, visibility: forum.visibility, topicCount: forum.topicCount, hiddenTopicCount: forum.hiddenTopicCount, topicListVersion: forum.topicListVersion },
+        ...topicColumns,
+        lastPostAtText: sql<string | null>`${forumTopics.lastPostAt}::text`,
+      })
+      .from(forum)
+      .leftJoin(forumTopics, sql`${forumTopics.id} = any(case when ${markHolds} then array${fromMark} else array${fromStart} end)`)
+      .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+      .orderBy(...topicOrder);
+  },
+  visibilityClass,
+);
+
+/** What the statement is given when no mark is known: a forum id no forum has. */
+const NO_MARK = { markForum: '', markVersion: -1, markPinned: false, markLastPostAt: '-infinity', markId: '', skip: 0 };
+
+async function listForumTopics(db: Database, siteId: string, viewer: Viewer, forumId: string, page: Page, marks: TopicPageMarks | undefined): Promise<{ rows: TopicView[]; total: number }> {
+  const list = `${visibilityClass(viewer)}:${forumId}`;
+  const start = marks ? marks.start(list, page.offset) : { from: page.offset };
+  const seek = start.seek
+    ? { markForum: start.seek.forumId, markVersion: start.seek.version, markPinned: start.seek.mark.pinned, markLastPostAt: start.seek.mark.lastPostAt, markId: start.seek.mark.id, skip: start.from - start.seek.rank - 1 }
+    : NO_MARK;
+  const rows = await forumTopicPage(db, viewer).execute({ siteId, forum: forumId, limit: page.offset + page.pageSize - start.from, offset: start.from, ...seek });
+  const forum = rows[0]?.forum;
+  if (!forum || !canSeeForum(viewer, forum)) throw new AppError('forum_not_found', `No forum "${forumId}".`);
+  const topics: TopicView[] = [];
+  const learned: [number, TopicMark][] = [];
+  for (const [i, row] of rows.entries()) {
+    if (!row.topic) continue;
+    const rank = start.from + i;
+    if (i === 0 || i === rows.length - 1) learned.push([rank, { pinned: row.topic.pinned, lastPostAt: row.lastPostAtText!, id: row.topic.id }]);
+    // The row before the page was read for its mark only.
+    if (rank >= page.offset) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName) });
+  }
+  marks?.learn(list, forum.id, forum.topicListVersion, learned);
+  return { rows: topics, total: visibleTopicCount(viewer, forum) };
+}
+
+function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
+  return and(eq(forums.siteId, siteId), visibleForumsWhere(viewer))!;
+}
+
+async function countTopics(db: Executor, where: SQL | undefined): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(forumTopics).where(where);
+  return row?.n ?? 0;
+}
+
+/** Topics the viewer may see in one forum, or in every forum of the site, from the forums' counters. */
+async function visibleTopicTotal(db: Executor, siteId: string, viewer: Viewer, forum: ForumRow | undefined): Promise<number> {
+  const counted = forum ? [forum] : await db.select().from(forums).where(visibleForumsOf(siteId, viewer));
+  return counted.reduce((sum, row) => sum + visibleTopicCount(viewer, row), 0);
+}
