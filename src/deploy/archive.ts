@@ -13,6 +13,7 @@ import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import { AppError } from '../http/errors.js';
 import { randomAlnum } from '../lib/ids.js';
+import { collectYoungGeneration } from '../lib/young-gc.js';
 import './errors.js';
 import { SpoolWriter, WHOLE_FILE_BYTES, type VariantOptions } from './spool-writer.js';
 
@@ -183,6 +184,8 @@ export interface SpoolOptions {
 
 /** Output chunks of gunzip: one thread-pool round trip each, so fewer, larger ones. */
 const GUNZIP_CHUNK_BYTES = 256 * 1024;
+/** Uncompressed bytes between two scavenges, which free the dead chunks (lib/young-gc.ts). */
+const COLLECT_EVERY_BYTES = 4 * 1024 * 1024;
 
 /** Reads the whole archive into spooled files, enforcing every rule; see the module comment. */
 export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpRoot: string, options: SpoolOptions = {}): Promise<SpooledArchive> {
@@ -197,6 +200,7 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
   const seen = new Set<string>();
   const spoolByHash = new Map<string, string>();
   let uncompressed = 0;
+  let collectAt = COLLECT_EVERY_BYTES;
   let size = 0;
 
   const writes = new SpoolWriter(dir, options.variants);
@@ -210,7 +214,13 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
     byteLimit(
       limits.uncompressedBytes,
       () => new AppError('archive_uncompressed_too_large', `The archive expands to more than ${limits.uncompressedBytes} bytes.`),
-      (total) => (uncompressed = total),
+      (total) => {
+        uncompressed = total;
+        if (total >= collectAt) {
+          collectAt = total + COLLECT_EVERY_BYTES;
+          collectYoungGeneration();
+        }
+      },
     ),
     extract,
     { signal: abort.signal },

@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parentPort } from 'node:worker_threads';
+import { collectYoungGeneration } from '../lib/young-gc.js';
 import { COMPRESSED_VARIANTS, compressSync, variantSuffix, worthKeeping } from './compression.js';
 import type { SpoolJob, SpoolReply, SpoolTask, SpoolTaskResult } from './spool-writer.js';
 
@@ -43,4 +44,6 @@ port.on('message', (job: SpoolJob) => {
     reply = { id: job.id, slab: job.slab, error: { message, code, syscall } };
   }
   port.postMessage(reply, job.slab ? [job.slab] : []);
+  // A batch leaves a few MiB of dead compressor output behind (lib/young-gc.ts).
+  collectYoungGeneration();
 });

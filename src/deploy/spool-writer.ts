@@ -13,6 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { siblingModule } from '../lib/sibling-module.js';
+import { exposeGarbageCollector } from '../lib/young-gc.js';
 import type { SpooledFile, SpooledVariants } from './archive.js';
 import { COMPRESSED_VARIANTS, variantSuffix, wantsVariants } from './compression.js';
 
@@ -49,6 +50,8 @@ export type SpoolReply = { id: number; slab?: ArrayBuffer | undefined } & ({ res
 const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
 
 function startWorker(): Worker {
+  // The worker scavenges after each batch (spool-worker.ts), with the gc() this gives it.
+  exposeGarbageCollector();
   const entry = siblingModule(import.meta.url, 'spool-worker');
   if (entry.endsWith('.js')) return new Worker(entry, { resourceLimits: WORKER_LIMITS });
   // Under tsx the entry is TypeScript, and Node 20 does not hand tsx's loader to worker threads.
