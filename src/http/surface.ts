@@ -9,6 +9,8 @@ import { classifyHost, hostName, type HostTarget } from './hosts.js';
 
 export type Surface = 'portal' | 'static' | 'community' | 'none';
 
+type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
+
 export interface SurfaceOptions {
   sitesDomain: string;
   trustProxy: boolean | string;
@@ -60,6 +62,15 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
   const surfaceOf = (target: HostTarget, site: { kind: string } | undefined): Surface =>
     !site ? 'none' : target.kind === 'site' ? (site.kind as Surface) : 'static';
 
+  /** The host's target, and its surface unless the site has to be loaded first. */
+  const classify = (req: IncomingMessage): { target: HostTarget; surface?: Surface } => {
+    const target = targetOf(req);
+    if (target.kind === 'portal') return { target, surface: 'portal' };
+    if (!target.site) return { target, surface: 'none' };
+    const cached = options.directory.peek(target.site);
+    return cached ? { target, surface: surfaceOf(target, cached) } : { target };
+  };
+
   const strategy = {
     name: 'surface',
     storage() {
@@ -79,13 +90,10 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
     },
     mustMatchWhenDerived: false,
     deriveConstraint(req: IncomingMessage, _ctx: unknown, done: (error: Error | null, surface?: Surface) => void) {
-      const target = targetOf(req);
+      const { target, surface } = classify(req);
       req.blumeTarget = target;
-      if (target.kind === 'portal') return done(null, 'portal');
-      if (!target.site) return done(null, 'none');
-      const cached = options.directory.peek(target.site);
-      if (cached) return done(null, surfaceOf(target, cached));
-      options.directory.get(target.site).then(
+      if (surface) return done(null, surface);
+      options.directory.get((target as SiteTarget).site).then(
         (site) => done(null, surfaceOf(target, site)),
         (error: Error) => done(error),
       );
@@ -96,11 +104,8 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
     // The router supports asynchronous strategies (a three-argument deriveConstraint); its types do not say so.
     strategy: strategy as unknown as RouterConstraint,
     peek(req) {
-      const target = targetOf(req);
-      if (target.kind === 'portal') return { target, surface: 'portal' };
-      if (!target.site) return { target, surface: 'none' };
-      const cached = options.directory.peek(target.site);
-      return cached ? { target, surface: surfaceOf(target, cached) } : undefined;
+      const { target, surface } = classify(req);
+      return surface ? { target, surface } : undefined;
     },
   };
 }
