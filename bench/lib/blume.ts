@@ -24,8 +24,16 @@ export interface BlumeServer {
 
 let built = false;
 
+/** The node flags of `npm start` (package.json), so a benchmark runs the server with them too. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const match = /^node (.*?)\s*bin\/blume\.js serve$/.exec(pkg.scripts.start);
+  if (!match) throw new Error(`package.json's start script is not "node [flags] bin/blume.js serve": ${pkg.scripts.start}`);
+  return match[1]!.split(' ').filter(Boolean);
+}
+
 /**
- * Starts `blume serve` as `npm start` does: the compiled dist/ (built once per bench run with
+ * Starts `blume serve` as `npm start` does, with its node flags: the compiled dist/ (built once per bench run with
  * `npm run build`), since tsx's transform adds per-call helpers production never runs. BENCH_TSX=1
  * runs src/main.ts under tsx instead. Resolves once the server prints where it listens. Its output
  * goes to `logFile`, not into this process, so request logs cost the server what they cost in
@@ -41,7 +49,7 @@ export function startServer(env: Record<string, string>, logFile: string, serveA
     built = true;
   }
   const entry = useTsx ? ['--import', 'tsx', 'src/main.ts'] : ['bin/blume.js'];
-  return startListening([...nodeArgs, ...entry, 'serve', ...serveArgs], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile);
+  return startListening([...startFlags(), ...nodeArgs, ...entry, 'serve', ...serveArgs], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile);
 }
 
 /** Runs `node <args>` and waits for its "listening on 127.0.0.1:<port>" (or single-mode "is running on") line. */

@@ -127,6 +127,7 @@ for (const database of testDatabases) {
         { name: 'gzip bomb (too large uncompressed)', archive: () => siteArchive({ 'index.html': 'x', 'big.txt': Buffer.alloc(300_000) }), status: 413, code: 'archive_uncompressed_too_large', limits: { uncompressedBytes: 100_000 } },
         { name: 'bad _redirects rule', archive: () => siteArchive({ 'index.html': 'x', _redirects: '# ok\n/a /b 301\n/c\n' }), status: 422, code: 'invalid_redirects_file' },
         { name: 'bad _headers rule', archive: () => siteArchive({ 'index.html': 'x', _headers: '/*\n  X-Frame-Options DENY\n' }), status: 422, code: 'invalid_headers_file' },
+        { name: '_headers value past Latin-1', archive: () => siteArchive({ 'index.html': 'x', _headers: '/*\n  X-Note: a \u2192 b\n' }), status: 422, code: 'invalid_headers_file' },
       ];
 
       for (const testCase of cases) {

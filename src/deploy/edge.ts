@@ -4,9 +4,9 @@
 // variants made at ingest. Blobs on local disk are streamed straight from their file.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, Transform } from 'node:stream';
-import type { FastLane } from '../http/fast-lane.js';
+import type { FastLane, LaneRequest, LaneSink } from '../http/fast-lane.js';
 import type { SurfaceOf } from '../http/surface.js';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import { AppError } from '../http/errors.js';
@@ -35,7 +35,7 @@ export interface EdgeRequest {
 
 /** What the edge does with a reply: Fastify's, or the fast lane's stand-in. */
 export interface EdgeReply {
-  readonly raw: ServerResponse;
+  readonly raw: LaneSink;
   hijack(): unknown;
   header(name: string, value: string): EdgeReply;
   headers(values: Record<string, string>): EdgeReply;
@@ -355,7 +355,7 @@ class LaneReply implements EdgeReply {
   answered = false;
   handedOver = false;
 
-  constructor(readonly raw: ServerResponse) {}
+  constructor(readonly raw: LaneSink) {}
 
   hijack(): this {
     if (this.handedOver) throw new Error('the request went to Fastify');
@@ -387,20 +387,19 @@ class LaneReply implements EdgeReply {
  * on a static host whose site, pointers, manifest and bytes are all in memory is answered here,
  * with the same bytes and headers the routed edge writes. Everything else is passed on untouched.
  */
-export function edgeFastLane(ctx: EdgeContext, surfaceOf: (req: IncomingMessage) => SurfaceOf | undefined, closing: () => boolean): FastLane {
-  return (req, res) => {
-    const method = req.method;
-    const url = req.url;
-    if ((method !== 'GET' && method !== 'HEAD') || !url?.startsWith('/') || closing()) return false;
-    const found = surfaceOf(req);
+export function edgeFastLane(ctx: EdgeContext, surfaceOf: (request: LaneRequest) => SurfaceOf | undefined, closing: () => boolean): FastLane {
+  return (request, sink) => {
+    const { method, url } = request;
+    if ((method !== 'GET' && method !== 'HEAD') || !url.startsWith('/') || closing()) return false;
+    const found = surfaceOf(request);
     if (found?.surface !== 'static') return false;
-    const reply = new LaneReply(res);
+    const reply = new LaneReply(sink);
     let result: void | Promise<void> = undefined;
     try {
-      result = serveStatic(ctx, { target: found.target, headers: req.headers, url, method }, reply);
+      result = serveStatic(ctx, { target: found.target, headers: request.headers, url, method }, reply);
     } catch (error) {
       if (reply.answered) {
-        res.destroy(error as Error);
+        sink.destroy(error as Error);
         return true;
       }
     }

@@ -3,7 +3,7 @@
 // (compared with `inject`, which never takes the lane), and what it cannot answer must reach Fastify.
 import assert from 'node:assert/strict';
 import http, { type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { siteArchive } from '../../test/helpers/archives.js';
@@ -24,6 +24,54 @@ interface Answer {
 /** Headers a server adds by itself per connection or second; the rest must match byte for byte. */
 const TRANSPORT = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
+interface RawAnswer {
+  status: number;
+  head: string;
+  body: Buffer;
+}
+
+/**
+ * Writes `parts` to one fresh connection, a pause between them, and reads `count` answers off it
+ * (each with a Content-Length; `closes` says the server ends the connection after the last).
+ */
+function exchange(port: number, parts: string[], count: number): Promise<{ answers: RawAnswer[]; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    const answers: RawAnswer[] = [];
+    let closed = false;
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ answers, closed });
+    };
+    const timer = setTimeout(() => reject(new Error(`${answers.length} of ${count} answers arrived`)), 5000);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      for (;;) {
+        const end = received.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        const head = received.toString('latin1', 0, end);
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (received.length < end + 4 + length) return;
+        answers.push({ status: Number(head.slice(9, 12)), head, body: received.subarray(end + 4, end + 4 + length) });
+        received = received.subarray(end + 4 + length);
+        if (answers.length === count) setTimeout(finish, 50);
+      }
+    });
+    socket.on('end', () => {
+      closed = true;
+    });
+    socket.on('error', reject);
+    void (async () => {
+      for (const part of parts) {
+        socket.write(part);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+    })();
+  });
+}
+
 function comparable(headers: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (!TRANSPORT.has(name)) out[name] = String(value);
@@ -40,6 +88,8 @@ for (const database of testDatabases) {
 
     const overSocket = (host: string, path: string, headers: Record<string, string> = {}, method = 'GET') =>
       new Promise<Answer>((resolve, reject) => {
+        // Requests the socket front answers never reach the server's request listeners.
+        lastRouted = false;
         const request = http.request({ host: '127.0.0.1', port, path, method, headers: { host, ...headers }, agent: false }, (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -50,6 +100,8 @@ for (const database of testDatabases) {
         request.end();
       });
     let lastRouted = false;
+    /** What the server's request listeners saw: `routed` by Fastify, or answered by the Node-side lane. */
+    const seen: Array<'routed' | 'lane'> = [];
 
     before(async () => {
       t = await buildTestApp({ database });
@@ -72,6 +124,7 @@ for (const database of testDatabases) {
       // Listeners added after Fastify's run after it: by then the router has marked what it routed.
       t.app.server.on('request', (req: http.IncomingMessage) => {
         lastRouted = req.blumeTarget !== undefined;
+        seen.push(lastRouted ? 'routed' : 'lane');
         if (lastRouted) routed.add(req);
       });
       await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -120,6 +173,85 @@ for (const database of testDatabases) {
       assert.equal(again.status, 304);
       assert.equal(again.body.length, 0);
       assert.equal(again.routed, false);
+    });
+
+    const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: ${HOST}\r\n${extra}\r\n`;
+
+    it('keeps a connection working when the socket front hands it over', async () => {
+      seen.length = 0;
+      const { answers, closed } = await exchange(port, [get('/'), get('/old'), get('/'), get('/assets/app.3f9a1c2b.js')], 4);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 301, 200, 200],
+      );
+      assert.equal(answers[0]!.body.toString(), '<!doctype html><title>home</title>');
+      assert.ok(answers[2]!.body.equals(answers[0]!.body));
+      assert.equal(answers[3]!.body.toString(), script);
+      assert.match(answers[0]!.head, /\r\nConnection: keep-alive\r\nKeep-Alive: timeout=\d+/);
+      // The front answered the first request itself; the redirect went to Fastify, and from then on
+      // the connection is Node's, whose lane answered the rest.
+      assert.deepEqual(seen, ['routed', 'lane', 'lane']);
+      assert.equal(closed, false);
+    });
+
+    it('leaves pipelined requests to Node, answered in order', async () => {
+      const { answers } = await exchange(port, [get('/') + get('/assets/app.3f9a1c2b.js') + get('/missing')], 3);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 404],
+      );
+      assert.equal(answers[1]!.body.toString(), script);
+      assert.equal(answers[2]!.body.toString(), 'not here');
+    });
+
+    it('leaves a head split over two reads to Node', async () => {
+      const request = get('/');
+      const { answers } = await exchange(port, [request.slice(0, 20), request.slice(20)], 1);
+      assert.equal(answers[0]!.status, 200);
+      assert.equal(answers[0]!.body.toString(), '<!doctype html><title>home</title>');
+    });
+
+    it('leaves a GET with a body to Node, which reads the body as a body', async () => {
+      const smuggled = get('/missing');
+      const { answers } = await exchange(port, [get('/', `Content-Length: ${smuggled.length}\r\n`) + smuggled], 1);
+      assert.equal(answers.length, 1);
+      assert.equal(answers[0]!.status, 200);
+    });
+
+    it('leaves a malformed head to Node, which refuses it', async () => {
+      const { answers, closed } = await exchange(port, [`GET / HTTP/1.1\r\nHost : ${HOST}\r\n\r\n`], 1);
+      assert.equal(answers[0]!.status, 400);
+      assert.equal(closed, true);
+    });
+
+    it('answers HTTP/1.0 through Node', async () => {
+      const { answers, closed } = await exchange(port, [`GET / HTTP/1.0\r\nHost: ${HOST}\r\n\r\n`], 1);
+      assert.equal(answers[0]!.status, 200);
+      assert.equal(answers[0]!.body.toString(), '<!doctype html><title>home</title>');
+      assert.equal(closed, true);
+    });
+
+    it('ends the connection after an answer to Connection: close', async () => {
+      const { answers, closed } = await exchange(port, [get('/', 'Connection: close\r\n')], 1);
+      assert.equal(answers[0]!.status, 200);
+      assert.match(answers[0]!.head, /\r\nConnection: close$/);
+      assert.equal(closed, true);
+    });
+
+    // Last: it closes the app.
+    it('closes the connections the front holds when the server closes', async () => {
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const answered = new Promise((resolve) => socket.once('data', resolve));
+      socket.write(get('/'));
+      await answered;
+      const ended = new Promise((resolve) => socket.once('end', resolve));
+      const started = Date.now();
+      await t.app.close();
+      await ended;
+      // Without it the keep-alive connection would hold the close for the keep-alive timeout (72 s).
+      assert.ok(Date.now() - started < 5000);
+      socket.destroy();
     });
   });
 }

@@ -42,7 +42,7 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
       closing = true;
       done();
     });
-    app.addFastLane(edgeFastLane(ctx, (req) => app.surfaces.peek(req), () => closing));
+    app.addFastLane(edgeFastLane(ctx, (request) => app.surfaces.peek(request), () => closing));
   }
 }
 

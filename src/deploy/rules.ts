@@ -45,6 +45,8 @@ export function parseHeadersFile(text: string): ReleaseRules['headers'] {
     if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid('invalid_headers_file', line, `the header "${name}" is set by the server`);
     // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw invalid('invalid_headers_file', line, 'the value holds control characters');
+    // A header carries bytes: characters past U+00FF have no single-byte form (Node refuses them).
+    if (/[^\t\u0020-\u00ff]/.test(value)) throw invalid('invalid_headers_file', line, 'the value holds characters outside Latin-1; percent-encode them');
     rule.headers.push([name, value]);
   }
   const empty = rules.find((rule) => rule.headers.length === 0);

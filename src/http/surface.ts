@@ -1,7 +1,7 @@
 // The `surface` route constraint: which group of routes a request may reach, from its host.
 // portal -> portal pages and APIs; a static site's hosts -> the static edge; a community site's
 // host -> forum, content and help desk; `none` -> an unknown site (only health and the 404 answer).
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyServerOptions } from 'fastify';
 import type { SiteDirectory } from '../core/sites/directory.js';
@@ -20,6 +20,12 @@ export interface SurfaceOptions {
 }
 
 type TrustFn = (address: string, hop: number) => boolean;
+
+/** What the host classification reads of a request: its headers and the peer's address. */
+export interface HostHeaders {
+  readonly headers: IncomingHttpHeaders;
+  readonly remoteAddress: string | undefined;
+}
 
 declare module 'node:http' {
   interface IncomingMessage {
@@ -45,17 +51,17 @@ export interface SurfaceRouting {
   /** The router's `surface` constraint. */
   strategy: RouterConstraint;
   /** The surface from the site directory's memory alone; undefined when the site must be loaded. */
-  peek(req: IncomingMessage): SurfaceOf | undefined;
+  peek(request: HostHeaders): SurfaceOf | undefined;
 }
 
 export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
   const trusted = compileTrust(options.trustProxy);
 
-  const targetOf = (req: IncomingMessage): HostTarget => {
+  const targetOf = ({ headers, remoteAddress }: HostHeaders): HostTarget => {
     if (options.singleSite) return { kind: 'site', site: options.singleSite };
-    let host = req.headers.host ?? '';
-    const forwarded = req.headers['x-forwarded-host'];
-    if (forwarded && trusted(req.socket.remoteAddress ?? '', 0)) host = String(forwarded).split(',')[0]!;
+    let host = headers.host ?? '';
+    const forwarded = headers['x-forwarded-host'];
+    if (forwarded && trusted(remoteAddress ?? '', 0)) host = String(forwarded).split(',')[0]!;
     return classifyHost(hostName(host), options.sitesDomain);
   };
 
@@ -63,8 +69,8 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
     !site ? 'none' : target.kind === 'site' ? (site.kind as Surface) : 'static';
 
   /** The host's target, and its surface unless the site has to be loaded first. */
-  const classify = (req: IncomingMessage): { target: HostTarget; surface?: Surface } => {
-    const target = targetOf(req);
+  const classify = (request: HostHeaders): { target: HostTarget; surface?: Surface } => {
+    const target = targetOf(request);
     if (target.kind === 'portal') return { target, surface: 'portal' };
     if (!target.site) return { target, surface: 'none' };
     const cached = options.directory.peek(target.site);
@@ -90,7 +96,7 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
     },
     mustMatchWhenDerived: false,
     deriveConstraint(req: IncomingMessage, _ctx: unknown, done: (error: Error | null, surface?: Surface) => void) {
-      const { target, surface } = classify(req);
+      const { target, surface } = classify({ headers: req.headers, remoteAddress: req.socket.remoteAddress });
       req.blumeTarget = target;
       if (surface) return done(null, surface);
       options.directory.get((target as SiteTarget).site).then(
@@ -103,8 +109,8 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
   return {
     // The router supports asynchronous strategies (a three-argument deriveConstraint); its types do not say so.
     strategy: strategy as unknown as RouterConstraint,
-    peek(req) {
-      const { target, surface } = classify(req);
+    peek(request) {
+      const { target, surface } = classify(request);
       return surface ? { target, surface } : undefined;
     },
   };

@@ -1,0 +1,204 @@
+// The socket front (docs/decisions/0024-socket-front.md): reads the requests of a fresh connection
+// itself and lets the fast lanes answer them straight onto the socket, without Node's request and
+// response objects. It reads only what it can read with certainty: one whole GET or HEAD head per
+// read, HTTP/1.1, well-formed, with no body and nothing that changes how the connection behaves.
+// The first request it cannot read or no lane answers hands the connection over to the Node server
+// for good, with that request's bytes put back unread, so Node parses it as if it came first.
+import { STATUS_CODES, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { LaneRequest, LaneSink } from './fast-lane.js';
+
+export interface Front {
+  /** True when a lane answered; false, having written nothing, to pass the request on. */
+  answer(request: LaneRequest, sink: LaneSink): boolean;
+  /** Whether the front takes new connections at all (it does only when there are lanes). */
+  active(): boolean;
+}
+
+const HEAD_END = Buffer.from('\r\n\r\n');
+/** Node's default limit on a request head; a longer one goes to Node, which answers 431. */
+const MAX_HEAD_BYTES = 16 * 1024;
+const REQUEST_LINE = /^(GET|HEAD) (\/[!-~]*) HTTP\/1\.1$/;
+// A field name is a token; a value is visible characters (latin1 included) with inner spaces and
+// tabs, trimmed. Anything else, obsolete line folding included, is left to Node's parser.
+const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[\t ]*((?:[!-~\x80-\xff](?:[\t -~\x80-\xff]*[!-~\x80-\xff])?)?)[\t ]*$/;
+// Headers that bring a body, a protocol switch or an interim answer: Node's to handle.
+const PASSED_ON = new Set(['content-length', 'transfer-encoding', 'upgrade', 'expect', 'http2-settings']);
+/** Bodies up to this size go out in one buffer with the head; larger ones are not copied. */
+const COPY_BODY_BYTES = 16 * 1024;
+
+interface FrontRequest extends LaneRequest {
+  readonly keepAlive: boolean;
+}
+
+/** The request in a head (without its final blank line), or undefined when Node should read it. */
+export function readRequestHead(head: string, remoteAddress: string | undefined): FrontRequest | undefined {
+  const lines = head.split('\r\n');
+  const start = REQUEST_LINE.exec(lines[0]!);
+  if (!start) return undefined;
+  const headers: IncomingHttpHeaders = {};
+  for (let i = 1; i < lines.length; i += 1) {
+    const field = HEADER_LINE.exec(lines[i]!);
+    if (!field) return undefined;
+    const name = field[1]!.toLowerCase();
+    // Node joins repeated fields by rules of their own; such requests are rare enough to leave to it.
+    // A name the object already answers (`constructor`, `__proto__`) counts as repeated.
+    if (headers[name] !== undefined || PASSED_ON.has(name)) return undefined;
+    headers[name] = field[2]!;
+  }
+  if (!headers.host) return undefined;
+  const connection = headers.connection?.toLowerCase();
+  if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') return undefined;
+  return { method: start[1]!, url: start[2]!, headers, remoteAddress, keepAlive: connection !== 'close' };
+}
+
+/** `Date: ...` as Node writes it, made at most once a second. */
+let dateLine = '';
+let dateSecond = -1;
+function currentDateLine(): string {
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateLine = `Date: ${new Date(second * 1000).toUTCString()}\r\n`;
+  }
+  return dateLine;
+}
+
+/** Writes one answer as Node's `ServerResponse` would for the same `writeHead` and `end`. */
+class SocketAnswer implements LaneSink {
+  private status = 200;
+  private headers: Record<string, string> = {};
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly request: FrontRequest,
+    private readonly connectionLines: string,
+  ) {}
+
+  writeHead(status: number, headers: Record<string, string>): void {
+    this.status = status;
+    this.headers = headers;
+  }
+
+  end(body?: Buffer): void {
+    const { socket, status, headers } = this;
+    const bodyless = this.request.method === 'HEAD' || status === 204 || status === 304;
+    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+    for (const name in headers) {
+      const value = headers[name]!;
+      // The values are the edge's own and `_headers` values checked at ingest; this keeps a line
+      // break from ever splitting a header, whatever a future caller passes.
+      if (value.includes('\n') || value.includes('\r')) throw new Error(`line break in the value of the header "${name}"`);
+      head += `${name}: ${value}\r\n`;
+    }
+    if (!bodyless && headers['content-length'] === undefined) head += `content-length: ${body?.length ?? 0}\r\n`;
+    head += `${currentDateLine()}${this.connectionLines}\r\n`;
+    const sent = body && body.length > 0 && !bodyless ? body : undefined;
+    if (!sent) socket.write(head, 'latin1');
+    else if (sent.length <= COPY_BODY_BYTES) {
+      // One buffer, one write: cheaper than a gathered write of two for a small page.
+      const headBytes = Buffer.byteLength(head, 'latin1');
+      const whole = Buffer.allocUnsafe(headBytes + sent.length);
+      whole.write(head, 0, 'latin1');
+      sent.copy(whole, headBytes);
+      socket.write(whole);
+    } else {
+      socket.cork();
+      socket.write(head, 'latin1');
+      socket.write(sent);
+      socket.uncork();
+    }
+    if (!this.request.keepAlive) socket.end();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
+
+/**
+ * Puts the front before `server`'s own connection handling. The server keeps listening, closing and
+ * timing out as before; `closeIdleConnections` and `closeAllConnections` also close the front's
+ * connections, which are idle whenever no answer is being written.
+ */
+export function frontConnections(server: Server, front: Front): void {
+  const [nodeListener] = server.listeners('connection') as Array<(socket: Socket) => void>;
+  if (!nodeListener) throw new Error('the HTTP server has no connection listener');
+  server.removeListener('connection', nodeListener);
+  const held = new Set<Socket>();
+
+  server.on('connection', (socket: Socket) => {
+    if (!front.active() || server.maxRequestsPerSocket) {
+      nodeListener.call(server, socket);
+      return;
+    }
+    held.add(socket);
+    const keepAliveSeconds = Math.floor(server.keepAliveTimeout / 1000);
+    const keepAliveLines = keepAliveSeconds > 0 ? `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n` : 'Connection: keep-alive\r\n';
+
+    const onData = (chunk: Buffer): void => {
+      const end = chunk.indexOf(HEAD_END);
+      // One whole head and nothing after it: a partial head or pipelined requests go to Node.
+      if (end !== -1 && end + HEAD_END.length === chunk.length && end <= MAX_HEAD_BYTES) {
+        const request = readRequestHead(chunk.toString('latin1', 0, end), socket.remoteAddress);
+        if (request) {
+          const sink = new SocketAnswer(socket, request, request.keepAlive ? keepAliveLines : 'Connection: close\r\n');
+          try {
+            if (front.answer(request, sink)) return;
+          } catch {
+            socket.destroy();
+            return;
+          }
+        }
+      }
+      handOver(chunk);
+    };
+    // Node's server allows half-open connections and ends them itself once it has answered.
+    const onEnd = (): void => {
+      socket.end();
+    };
+    const onError = (): void => {
+      socket.destroy();
+    };
+    const onTimeout = (): void => {
+      socket.destroy();
+    };
+    const onClose = (): void => {
+      held.delete(socket);
+    };
+
+    const handOver = (unread: Buffer): void => {
+      held.delete(socket);
+      socket.removeListener('data', onData);
+      socket.removeListener('end', onEnd);
+      socket.removeListener('error', onError);
+      socket.removeListener('timeout', onTimeout);
+      socket.removeListener('close', onClose);
+      socket.setTimeout(0);
+      // Paused, the bytes put back wait for Node's own data listener; nothing new is read before they
+      // are, since the socket resumes on the next tick, ahead of any further read.
+      socket.pause();
+      socket.unshift(unread);
+      nodeListener.call(server, socket);
+      socket.resume();
+    };
+
+    socket.setTimeout(server.keepAliveTimeout || server.headersTimeout);
+    socket.on('data', onData);
+    socket.on('end', onEnd);
+    socket.on('error', onError);
+    socket.on('timeout', onTimeout);
+    socket.on('close', onClose);
+  });
+
+  const closeIdle = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {
+    closeIdle();
+    for (const socket of held) socket.end();
+  };
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    closeAll();
+    for (const socket of held) socket.destroy();
+  };
+}
