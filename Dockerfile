@@ -19,7 +19,7 @@ ENV NODE_ENV=production \
     GUNICORN_BIND=0.0.0.0:8080 \
     BLUME_DATA_DIR=/data \
     BLUME_AUTO_MIGRATE=True \
-    NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4"
+    NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4 --v8-pool-size=2"
 WORKDIR /app
 COPY package.json package-lock.json ./
 # No install scripts: the runtime dependencies need none, and it keeps the image reproducible.

@@ -4,14 +4,15 @@
 // then `sha256sum` of every file of the same archive, in the same run. Prints the ratio (target
 // <= 2x) and the server's peak RSS (VmHWM, target < 300 MiB).
 //   npm run bench:ingest [-- files MiB]
-// DATABASE_URL, when set, runs the server on PostgreSQL instead of the embedded database.
+// DATABASE_URL, when set, runs the server on PostgreSQL instead of the embedded database;
+// BENCH_SMAPS=1 also prints the server's resident memory by kind before the upload and at its peak.
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createSiteWithToken, hasCommand, machineLine, peakRssMiB, startServer, uploadArchive, type BlumeServer } from './lib/blume.js';
+import { createSiteWithToken, hasCommand, machineLine, memoryMap, peakRssMiB, startServer, uploadArchive, type BlumeServer } from './lib/blume.js';
 
 const FILES = Number(process.argv[2] ?? 5000);
 const TOTAL_MIB = Number(process.argv[3] ?? 100);
@@ -86,9 +87,21 @@ async function main(): Promise<void> {
     const target = await createSiteWithToken(server.port, 'ingestbench');
     const idleRss = await peakRssMiB(server.pid);
     spawnSync('sync');
+    // BENCH_SMAPS=1: which kinds of memory the upload adds, from smaps samples (they cost the server nothing).
+    const total = (map: Record<string, number>) => Object.values(map).reduce((sum, mib) => sum + mib, 0);
+    const pid = server.pid;
+    const mapBefore = process.env.BENCH_SMAPS === '1' ? memoryMap(pid) : undefined;
+    let mapAtPeak = mapBefore;
+    const sampler = mapBefore
+      ? setInterval(() => {
+          const now = memoryMap(pid);
+          if (total(now) > total(mapAtPeak!)) mapAtPeak = now;
+        }, 15)
+      : undefined;
     const started = performance.now();
     const answer = await uploadArchive(server.port, target, archive);
     const blumeMs = performance.now() - started;
+    clearInterval(sampler);
     if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${answer.body.toString().slice(0, 500)}`);
     const release = JSON.parse(answer.body.toString()) as { file_count: number; new_blobs: number };
     const peak = await peakRssMiB(server.pid);
@@ -97,6 +110,11 @@ async function main(): Promise<void> {
     console.log(`  floor (tar -xzf + sha256sum)   ${(floorMs / 1000).toFixed(2).padStart(7)} s`);
     console.log(`  Blume upload -> 201            ${(blumeMs / 1000).toFixed(2).padStart(7)} s   (${release.file_count} files, ${release.new_blobs} new blobs, ${(archiveMiB / (blumeMs / 1000)).toFixed(1)} MiB/s compressed)`);
     console.log(`  ratio Blume/floor ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO})`);
+    if (mapBefore && mapAtPeak) {
+      const show = (map: Record<string, number>) => `${total(map).toFixed(0)} MiB: ${Object.entries(map).sort((a, b) => b[1] - a[1]).map(([kind, mib]) => `${kind} ${mib.toFixed(0)}`).join(', ')}`;
+      console.log(`  resident before the upload ${show(mapBefore)}`);
+      console.log(`  resident at its peak       ${show(mapAtPeak)}`);
+    }
     console.log(`  server peak RSS (VmHWM) ${peak?.toFixed(0)} MiB, ${idleRss?.toFixed(0)} MiB before the upload (target < ${TARGET_RSS_MIB})`);
     console.log(`  ${ratio <= TARGET_RATIO && (peak ?? Infinity) < TARGET_RSS_MIB ? 'targets met' : 'TARGET MISSED'}`);
   } finally {

@@ -274,6 +274,33 @@ export function pinToCpu(pid: number, cpu: number): void {
   if (run.status !== 0) throw new Error(`taskset failed for ${pid}: ${run.stderr}`);
 }
 
+/**
+ * A process's resident memory in MiB by kind of mapping (`/proc/<pid>/smaps`): `heap` (the main
+ * allocator heap), `arenas` (glibc's 64 MiB-aligned per-thread arenas), `binary` (node itself),
+ * `files` (other mapped files) and `anonymous` (V8's heap, WebAssembly memory, large buffers).
+ */
+export function memoryMap(pid: number): Record<string, number> {
+  const map: Record<string, number> = {};
+  let kind = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (range) {
+      const start = BigInt(`0x${range[1]}`);
+      const mib = Number(BigInt(`0x${range[2]}`) - start) / 1024 / 1024;
+      const name = range[3]!;
+      if (name === '[heap]') kind = 'heap';
+      else if (name === process.execPath || name.endsWith('/node')) kind = 'binary';
+      else if (name.startsWith('/')) kind = 'files';
+      else if (name.startsWith('[')) kind = 'other';
+      else kind = start % (64n << 20n) === 0n && mib <= 64 ? 'arenas' : 'anonymous';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) map[kind] = (map[kind] ?? 0) + Number(rss[1]) / 1024;
+  }
+  return map;
+}
+
 /** Peak resident set size of a process in MiB (VmHWM), or undefined once it is gone. */
 export async function peakRssMiB(pid: number): Promise<number | undefined> {
   try {

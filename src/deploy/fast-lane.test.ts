@@ -2,6 +2,7 @@
 // before Fastify routes the request. Every answer it gives must be the one the routed edge gives
 // (compared with `inject`, which never takes the lane), and what it cannot answer must reach Fastify.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +13,7 @@ import { basicAuth, createStaticSite, deployApi, deployRelease, edge } from '../
 
 const HOST = 'lane.blume.test';
 const script = 'export function add(a, b) { return a + b; }\n'.repeat(100);
+const large = randomBytes(300_000);
 
 interface Answer {
   status: number;
@@ -115,6 +117,7 @@ for (const database of testDatabases) {
           'index.html': '<!doctype html><title>home</title>',
           '404.html': 'not here',
           'assets/app.3f9a1c2b.js': script,
+          'assets/large.5d41402a.bin': large,
           _headers: '/assets/*\n  X-Asset: yes\n',
           _redirects: '/old /index.html 301\n',
         }),
@@ -192,6 +195,43 @@ for (const database of testDatabases) {
       // the connection is Node's, whose lane answered the rest.
       assert.deepEqual(seen, ['routed', 'lane', 'lane']);
       assert.equal(closed, false);
+    });
+
+    it('stops reading a client that does not read its answers', async () => {
+      // Loaded into memory first: a request that has to wait for the bytes goes to Node.
+      await overSocket(HOST, '/assets/large.5d41402a.bin');
+      const held: net.Socket[] = [];
+      const onConnection = (socket: net.Socket) => held.push(socket);
+      t.app.server.on('connection', onConnection);
+      // No Nagle: each request leaves alone, so the front reads them one by one.
+      const client = net.connect({ port, host: '127.0.0.1', noDelay: true });
+      await new Promise((resolve) => client.once('connect', resolve));
+      t.app.server.off('connection', onConnection);
+      const requests = 80;
+      client.pause();
+      for (let i = 0; i < requests; i += 1) {
+        client.write(get('/assets/large.5d41402a.bin'));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // 80 answers are 24 MB, more than the kernel's buffers take; unread, about one waits in the server's memory.
+      const [serverSide] = held;
+      assert.ok(serverSide!.writableLength < 1_000_000, `${serverSide!.writableLength} bytes wait to be sent`);
+      // Every answer is the body and a head of more than 100 bytes.
+      const minimum = requests * (large.length + 100);
+      let received = 0;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${received} of at least ${minimum} bytes arrived`)), 10_000);
+        client.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received >= minimum) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        client.resume();
+      });
+      client.destroy();
     });
 
     it('leaves pipelined requests to Node, answered in order', async () => {

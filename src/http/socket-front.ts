@@ -144,7 +144,15 @@ export function frontConnections(server: Server, front: Front): void {
         if (request) {
           const sink = new SocketAnswer(socket, request, request.keepAlive ? keepAliveLines : 'Connection: close\r\n');
           try {
-            if (front.answer(request, sink)) return;
+            if (front.answer(request, sink)) {
+              // A client that sends requests without reading the answers is not read from until
+              // they have gone out, as Node's server does: the answers never pile up in memory.
+              if (socket.writableNeedDrain) {
+                socket.pause();
+                socket.once('drain', () => socket.resume());
+              }
+              return;
+            }
           } catch {
             socket.destroy();
             return;
