@@ -116,7 +116,10 @@ export const forumTopics = pgTable(
     // The list order, then `hidden`: a page (at any offset) is read from the index alone, for staff
     // and, with `hidden = false` checked in the index, for everyone else.
     index('forum_topics_forum_idx').on(t.forumId, t.pinned, t.lastPostAt, t.id, t.hidden),
-    index('forum_topics_site_idx').on(t.siteId),
+    // The same order across a site's forums and by author: those lists stop after their page
+    // instead of sorting every topic they match.
+    index('forum_topics_site_idx').on(t.siteId, t.pinned, t.lastPostAt, t.id),
+    index('forum_topics_author_idx').on(t.authorId, t.pinned, t.lastPostAt, t.id),
     index('forum_topics_search_idx').using('gin', sql`to_tsvector('english', ${t.title})`),
   ],
 );
