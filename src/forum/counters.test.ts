@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { addMember, forumApi, makeCommunity, mintForumToken } from '../../test/factories/forum.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { createTestDatabase, testDatabases } from '../../test/helpers/databases.js';
@@ -195,6 +196,32 @@ for (const database of testDatabases) {
       const [stored] = await queryRows<{ thread_count: number }>(t.app.deps.database.db, sql`select thread_count from forum_topics where id = ${topic.id}`);
       assert.equal(stored!.thread_count, 3);
     });
+
+    // PGlite runs one transaction at a time: two can never wait on each other there.
+    if (database === 'postgres') {
+      it('deletes a forum while a reply holds one of its topics, without a deadlock', async () => {
+        assert.equal((await api('admin', 'POST', '/forums', { name: 'Doomed', slug: 'doomed', visibility: 'public' })).statusCode, 201);
+        const topic = json<{ id: string; forum_id: string }>(await api('member', 'POST', '/topics', { forum_id: 'doomed', title: 'Going', body: 'Soon gone' }));
+        // A reply's own transaction, stopped between its two writes: the topic row, then the forum row.
+        const reply = new pg.Client({ connectionString: t.testDatabase.url });
+        await reply.connect();
+        try {
+          await reply.query('begin');
+          await reply.query('update forum_topics set post_count = post_count + 1 where id = $1', [topic.id]);
+          const deleting = api('admin', 'DELETE', '/forums/doomed');
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          // Had the delete locked the forum row first, this would wait on it while it waits on the
+          // topic: PostgreSQL would then abort one of the two as a deadlock.
+          await reply.query('update forums set post_count = post_count + 1 where id = $1', [topic.forum_id]);
+          await reply.query('commit');
+          assert.equal((await deleting).statusCode, 204);
+        } finally {
+          await reply.end();
+        }
+        assert.equal((await api('admin', 'GET', '/forums/doomed')).statusCode, 404);
+        assert.equal((await api('admin', 'GET', `/topics/${topic.id}`)).statusCode, 404);
+      });
+    }
   });
 
   describe(`forum counters migration [${database}]`, () => {

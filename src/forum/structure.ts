@@ -206,9 +206,16 @@ export async function updateForum(db: Executor, siteId: string, idOrSlug: string
   });
 }
 
-/** Deletes a forum with its topics and posts. */
+/**
+ * Deletes a forum with its topics and posts. Its topics are locked before the forum row, the order
+ * every write to a topic takes (topic row, then forum row: topics.ts), so a reply racing the delete
+ * waits for it instead of deadlocking with it.
+ */
 export async function deleteForum(db: Executor, siteId: string, idOrSlug: string): Promise<void> {
   const forum = await findForum(db, siteId, idOrSlug);
   if (!forum) throw new AppError('forum_not_found', `No forum "${idOrSlug}".`);
-  await db.delete(forums).where(eq(forums.id, forum.id));
+  await db.transaction(async (tx) => {
+    await tx.select({ id: forumTopics.id }).from(forumTopics).where(eq(forumTopics.forumId, forum.id)).orderBy(forumTopics.id).for('update');
+    await tx.delete(forums).where(eq(forums.id, forum.id));
+  });
 }
