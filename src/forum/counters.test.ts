@@ -221,6 +221,29 @@ for (const database of testDatabases) {
         assert.equal((await api('admin', 'GET', '/forums/doomed')).statusCode, 404);
         assert.equal((await api('admin', 'GET', `/topics/${topic.id}`)).statusCode, 404);
       });
+
+      it('answers a reply to a topic deleted while the reply waited with topic_not_found', async () => {
+        assert.equal((await api('admin', 'POST', '/forums', { name: 'Gone', slug: 'gone', visibility: 'public' })).statusCode, 201);
+        const topic = json<{ id: string }>(await api('member', 'POST', '/topics', { forum_id: 'gone', title: 'Going', body: 'Soon gone' }));
+        const holder = new pg.Client({ connectionString: t.testDatabase.url });
+        await holder.connect();
+        try {
+          // The topic held, the delete queues for it first and the reply, which has read the topic, after it.
+          await holder.query('begin');
+          await holder.query('select id from forum_topics where id = $1 for update', [topic.id]);
+          const deleting = api('admin', 'DELETE', '/forums/gone');
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const replying = api('member', 'POST', `/topics/${topic.id}/posts`, { body: 'Too late' });
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await holder.query('commit');
+          assert.equal((await deleting).statusCode, 204);
+          const reply = await replying;
+          assert.equal(reply.statusCode, 404, reply.body);
+          assert.equal(json<{ code: string }>(reply).code, 'topic_not_found');
+        } finally {
+          await holder.end();
+        }
+      });
     }
   });
 

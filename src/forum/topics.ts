@@ -251,8 +251,16 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       if (!parent || parent.topicId !== topic.id) throw new AppError('parent_not_in_topic', `Post "${input.parentId}" is not in topic "${topic.id}".`);
       if (parent.depth + 1 > MAX_DEPTH) throw new AppError('thread_too_deep', `Replies nest at most ${MAX_DEPTH} deep; reply to an earlier post.`);
     }
-    const id = newId();
     const now = new Date();
+    // The topic row first: it is the lock a forum delete also takes before the forum row, and a topic
+    // deleted since it was read above is then a 404 rather than a failed insert.
+    const [counted] = await tx
+      .update(forumTopics)
+      .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
+      .where(eq(forumTopics.id, topic.id))
+      .returning({ hidden: forumTopics.hidden });
+    if (!counted) throw new AppError('topic_not_found', `No topic "${topic.id}".`);
+    const id = newId();
     const [post] = await tx
       .insert(forumPosts)
       .values({
@@ -269,15 +277,10 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
         createdAt: now,
       })
       .returning();
-    const [counted] = await tx
-      .update(forumTopics)
-      .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
-      .where(eq(forumTopics.id, topic.id))
-      .returning({ hidden: forumTopics.hidden });
     if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
     // The reply moved the topic up its forum's list and adds a post. Last, so that replies in one
     // forum wait on each other's lock of the forum row for as short as can be.
-    await touchTopicList(tx, topic.forumId, { posts: 1, hiddenPosts: counted!.hidden ? 1 : 0 });
+    await touchTopicList(tx, topic.forumId, { posts: 1, hiddenPosts: counted.hidden ? 1 : 0 });
     return { post: post!, author: { id: member.id, username: member.username } };
   });
 }
