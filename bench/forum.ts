@@ -1,7 +1,8 @@
 // Benchmark: forum reads at size, on PostgreSQL. A fresh database gets 100,000 topics in one forum
 // and 1,000,000 posts (one topic holds 2,000 of them, 200 threads of 10) through SQL
 // generate_series; then one `blume serve --single` answers wrk on the topic list (page 1 and page
-// 500) and the 2,000-post topic in threaded view, authenticated as a member. The anchor is
+// 500 of the forum, page 1 across all forums) and the 2,000-post topic in threaded view,
+// authenticated as a member. The anchor is
 // `GET /up/` (no database) on the same server in the same run. Prints req/s and p99 (targets: p99
 // <= 20 ms for lists, <= 100 ms threaded) and the EXPLAIN plans of the list and thread queries.
 //   npm run bench:forum [-- seconds]
@@ -177,6 +178,7 @@ async function main(): Promise<void> {
       { label: 'GET /up/ (anchor, no database)', url: `${base}/up/` },
       { label: 'topics?forum_id page 1', url: `${base}/api/forum/v1/topics?forum_id=${forumId}`, target: TARGET_LIST_P99_MS },
       { label: 'topics?forum_id page 500', url: `${base}/api/forum/v1/topics?forum_id=${forumId}&page=500`, target: TARGET_LIST_P99_MS },
+      { label: 'topics, all forums, page 1', url: `${base}/api/forum/v1/topics`, target: TARGET_LIST_P99_MS },
       { label: '2,000-post topic, threaded p1', url: `${base}/api/forum/v1/topics/${bigTopic}/posts?view=threaded`, target: TARGET_THREADED_P99_MS },
     ];
     for (const t of targets) {

@@ -2,7 +2,7 @@
 // (docs/decisions/0022-forum-deep-pages.md). Whatever the marks, a page must hold exactly the rows the
 // plain OFFSET query gives at that moment. Two nodes share one database; both walk every page, so
 // each holds marks from before every write the test then makes on one of them, and every page is
-// compared with OFFSET for every kind of viewer.
+// compared with OFFSET for every kind of viewer. The list across all forums is compared the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -16,6 +16,8 @@ type Role = 'guest' | 'member' | 'moderator' | 'admin';
 const ROLES: Role[] = ['guest', 'member', 'moderator', 'admin'];
 const STAFF = new Set<Role>(['moderator', 'admin']);
 const PAGE_SIZES = [3, 4];
+/** Forum visibilities each viewer sees, for the list across all forums. */
+const LEVELS: Record<Role, string[]> = { guest: ['public'], member: ['public', 'members'], moderator: ['public', 'members', 'staff'], admin: ['public', 'members', 'staff'] };
 const ENV = { BLUME_RATE_API_PER_MINUTE: '1000000', BLUME_RATE_POSTS_PER_MINUTE: '1000' };
 
 for (const database of testDatabases) {
@@ -46,6 +48,17 @@ for (const database of testDatabases) {
       return rows.map((row) => row.id);
     };
 
+    /** A page of the list across all forums (no `forum_id`) as the plain OFFSET query gives it. */
+    const sitePage = async (role: Role, size: number, offset: number): Promise<string[]> => {
+      const rows = await queryRows<{ id: string }>(
+        shared.handle.db,
+        sql`select t.id from forum_topics t join forums f on f.id = t.forum_id
+            where f.site_id = 'club' and f.visibility in ${LEVELS[role]} and (${STAFF.has(role)} or not t.hidden)
+            order by t.pinned desc, t.last_post_at desc, t.id desc limit ${size} offset ${offset}`,
+      );
+      return rows.map((row) => row.id);
+    };
+
     /**
      * Every page (and the one past the end) of every size, on both nodes, for every viewer, against
      * OFFSET: backward first, so that the pages read right after a write seek past marks from before
@@ -69,6 +82,14 @@ for (const database of testDatabases) {
               assert.deepEqual(listed, await offsetPage(role, size, (page - 1) * size), `${step}: ${node === a ? 'node a' : 'node b'}, ${role}, page ${page} of size ${size}`);
             }
           }
+          // The list across all forums has no marks; its pages come from the site's index.
+          for (let page = 1; ; page++) {
+            const response = await api(node, role, 'GET', `/topics?page_size=4&page=${page}`);
+            assert.equal(response.statusCode, 200, `${step}: ${role}: ${response.body}`);
+            const listed = json<Array<{ id: string }>>(response).map((topic) => topic.id);
+            assert.deepEqual(listed, await sitePage(role, 4, (page - 1) * 4), `${step}: ${role}, page ${page} of all forums`);
+            if (listed.length === 0) break;
+          }
         }
       }
     };
@@ -85,6 +106,11 @@ for (const database of testDatabases) {
       tokens.member = (await addMember(a.app, 'club', 'mel')).token;
       await write(a, 'admin', 'POST', '/forums', { name: 'General', slug: 'general' });
       for (let i = 0; i < 14; i++) topics.push((await write(a, i % 3 === 0 ? 'admin' : 'member', 'POST', '/topics', { forum_id: 'general', title: `Topic ${i}`, body: 'Body' })).id);
+      // Topics in forums not everyone sees, for the list across all forums.
+      await write(a, 'admin', 'POST', '/forums', { name: 'Lounge', slug: 'lounge', visibility: 'members' });
+      await write(a, 'admin', 'POST', '/forums', { name: 'Backstage', slug: 'backstage', visibility: 'staff' });
+      for (let i = 0; i < 3; i++) await write(a, 'member', 'POST', '/topics', { forum_id: 'lounge', title: `Lounge ${i}`, body: 'Body' });
+      for (let i = 0; i < 2; i++) await write(a, 'admin', 'POST', '/topics', { forum_id: 'backstage', title: `Backstage ${i}`, body: 'Body' });
       // Node b starts after the community's settings, as a node that joins later would.
       b = await buildTestApp({ database, sharedDatabase: shared, env: ENV });
     });

@@ -27,6 +27,11 @@ const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc
  */
 export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page, marks?: TopicPageMarks): Promise<{ rows: TopicView[]; total: number }> {
   if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
+  if (filter.forumId === undefined && filter.authorId === undefined) {
+    const total = await visibleTopicTotal(db, siteId, viewer, undefined);
+    const rows = await siteTopicPage(db, viewer).execute({ siteId, limit: page.pageSize, offset: page.offset });
+    return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName) })), total };
+  }
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
   const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
   // A forum found in the site holds only that site's topics: without a `site_id` test, a page of one
@@ -37,15 +42,47 @@ export async function listTopics(db: Database, siteId: string, viewer: Viewer, f
   const where = and(inForums, visibleTopicsOfForumWhere(viewer), byAuthor);
   const total = byAuthor ? await countTopics(db, where) : await visibleTopicTotal(db, siteId, viewer, forum);
   // The page's ids first, then their rows: the rows skipped to reach a deep page are never read.
-  const pageIds = db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(...topicOrder).limit(page.pageSize).offset(page.offset).as('page_ids');
+  // Two statements, not a join: a generic plan does not know the page's size and would hash-join a
+  // scan of every topic against the page's ids.
+  const ids = await db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(...topicOrder).limit(page.pageSize).offset(page.offset);
+  if (ids.length === 0) return { rows: [], total };
   const rows = await db
     .select(topicColumns)
     .from(forumTopics)
-    .innerJoin(pageIds, eq(pageIds.id, forumTopics.id))
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+    .where(inArray(forumTopics.id, ids.map((row) => row.id)))
     .orderBy(...topicOrder);
   return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName) })), total };
 }
+
+/**
+ * A page of the topics of every forum of a site the viewer may see (the API without `forum_id`, the
+ * site's feed), as one prepared query: the ids in list order from forum_topics_site_idx, then their
+ * rows by primary key, matched with `= any(array(...))` for the reason given below.
+ */
+const siteTopicPage = preparedStatement(
+  'site_topic_page',
+  (db, viewer: Viewer) => {
+    const visibleForums = db
+      .select({ id: forums.id })
+      .from(forums)
+      .where(and(eq(forums.siteId, sql.placeholder('siteId')), visibleForumsWhere(viewer)));
+    const ids = db
+      .select({ id: forumTopics.id })
+      .from(forumTopics)
+      .where(and(eq(forumTopics.siteId, sql.placeholder('siteId')), inArray(forumTopics.forumId, visibleForums), visibleTopicsOfForumWhere(viewer)))
+      .orderBy(...topicOrder)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'));
+    return db
+      .select(topicColumns)
+      .from(forumTopics)
+      .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+      .where(sql`${forumTopics.id} = any(array${ids})`)
+      .orderBy(...topicOrder);
+  },
+  visibilityClass,
+);
 
 /**
  * A forum by id or slug (the id wins, as in findForum) and a page of its topics the viewer may see,
