@@ -199,50 +199,56 @@ for (const database of testDatabases) {
 
     // PGlite runs one transaction at a time: two can never wait on each other there.
     if (database === 'postgres') {
-      it('deletes a forum while a reply holds one of its topics, without a deadlock', async () => {
-        assert.equal((await api('admin', 'POST', '/forums', { name: 'Doomed', slug: 'doomed', visibility: 'public' })).statusCode, 201);
-        const topic = json<{ id: string; forum_id: string }>(await api('member', 'POST', '/topics', { forum_id: 'doomed', title: 'Going', body: 'Soon gone' }));
-        // A reply's own transaction, stopped between its two writes: the topic row, then the forum row.
-        const reply = new pg.Client({ connectionString: t.testDatabase.url });
-        await reply.connect();
+      /** A public forum holding one topic. */
+      const forumWithTopic = async (slug: string): Promise<{ id: string; forum_id: string }> => {
+        assert.equal((await api('admin', 'POST', '/forums', { name: slug, slug, visibility: 'public' })).statusCode, 201);
+        return json<{ id: string; forum_id: string }>(await api('member', 'POST', '/topics', { forum_id: slug, title: 'Going', body: 'Soon gone' }));
+      };
+      /** Runs `use` on a connection of its own, in a transaction `use` commits. */
+      const onOwnConnection = async (use: (client: pg.Client) => Promise<void>): Promise<void> => {
+        const client = new pg.Client({ connectionString: t.testDatabase.url });
+        await client.connect();
         try {
-          await reply.query('begin');
+          await client.query('begin');
+          await use(client);
+        } finally {
+          await client.end();
+        }
+      };
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+      it('deletes a forum while a reply holds one of its topics, without a deadlock', async () => {
+        const topic = await forumWithTopic('doomed');
+        // A reply's own transaction, stopped between its two writes: the topic row, then the forum row.
+        await onOwnConnection(async (reply) => {
           await reply.query('update forum_topics set post_count = post_count + 1 where id = $1', [topic.id]);
           const deleting = api('admin', 'DELETE', '/forums/doomed');
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          await pause(300);
           // Had the delete locked the forum row first, this would wait on it while it waits on the
           // topic: PostgreSQL would then abort one of the two as a deadlock.
           await reply.query('update forums set post_count = post_count + 1 where id = $1', [topic.forum_id]);
           await reply.query('commit');
           assert.equal((await deleting).statusCode, 204);
-        } finally {
-          await reply.end();
-        }
+        });
         assert.equal((await api('admin', 'GET', '/forums/doomed')).statusCode, 404);
         assert.equal((await api('admin', 'GET', `/topics/${topic.id}`)).statusCode, 404);
       });
 
       it('answers a reply to a topic deleted while the reply waited with topic_not_found', async () => {
-        assert.equal((await api('admin', 'POST', '/forums', { name: 'Gone', slug: 'gone', visibility: 'public' })).statusCode, 201);
-        const topic = json<{ id: string }>(await api('member', 'POST', '/topics', { forum_id: 'gone', title: 'Going', body: 'Soon gone' }));
-        const holder = new pg.Client({ connectionString: t.testDatabase.url });
-        await holder.connect();
-        try {
-          // The topic held, the delete queues for it first and the reply, which has read the topic, after it.
-          await holder.query('begin');
+        const topic = await forumWithTopic('gone');
+        // The topic held, the delete queues for it first and the reply, which has read the topic, after it.
+        await onOwnConnection(async (holder) => {
           await holder.query('select id from forum_topics where id = $1 for update', [topic.id]);
           const deleting = api('admin', 'DELETE', '/forums/gone');
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await pause(200);
           const replying = api('member', 'POST', `/topics/${topic.id}/posts`, { body: 'Too late' });
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await pause(200);
           await holder.query('commit');
           assert.equal((await deleting).statusCode, 204);
           const reply = await replying;
           assert.equal(reply.statusCode, 404, reply.body);
           assert.equal(json<{ code: string }>(reply).code, 'topic_not_found');
-        } finally {
-          await holder.end();
-        }
+        });
       });
     }
   });
