@@ -52,7 +52,7 @@ export function createFastLanes(): FastLanes {
       server.setTimeout(options.connectionTimeout as number);
       const perSocket = options.maxRequestsPerSocket as number | undefined;
       if (perSocket && perSocket > 0) server.maxRequestsPerSocket = perSocket;
-      frontConnections(server, { answer: (request, sink) => lanes.length > 0 && answer(request, sink), active: () => lanes.length > 0 });
+      frontConnections(server, { answer, active: () => lanes.length > 0 });
       return server;
     },
   };
