@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { siteArchive } from '../../test/helpers/archives.js';
 import { testDatabases } from '../../test/helpers/databases.js';
@@ -34,7 +35,7 @@ interface RawAnswer {
 
 /**
  * Writes `parts` to one fresh connection, a pause between them, and reads `count` answers off it
- * (each with a Content-Length; `closes` says the server ends the connection after the last).
+ * (each with a Content-Length), and whether the server ended the connection.
  */
 function exchange(port: number, parts: string[], count: number): Promise<{ answers: RawAnswer[]; closed: boolean }> {
   return new Promise((resolve, reject) => {
@@ -68,7 +69,7 @@ function exchange(port: number, parts: string[], count: number): Promise<{ answe
     void (async () => {
       for (const part of parts) {
         socket.write(part);
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        await sleep(30);
       }
     })();
   });
@@ -211,9 +212,9 @@ for (const database of testDatabases) {
       client.pause();
       for (let i = 0; i < requests; i += 1) {
         client.write(get('/assets/large.5d41402a.bin'));
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
       // 80 answers are 24 MB, more than the kernel's buffers take; unread, about one waits in the server's memory.
       const [serverSide] = held;
       assert.ok(serverSide!.writableLength < 1_000_000, `${serverSide!.writableLength} bytes wait to be sent`);

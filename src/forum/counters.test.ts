@@ -6,6 +6,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { addMember, forumApi, makeCommunity, mintForumToken } from '../../test/factories/forum.js';
@@ -215,7 +216,6 @@ for (const database of testDatabases) {
           await client.end();
         }
       };
-      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
       it('deletes a forum while a reply holds one of its topics, without a deadlock', async () => {
         const topic = await forumWithTopic('doomed');
@@ -223,7 +223,7 @@ for (const database of testDatabases) {
         await onOwnConnection(async (reply) => {
           await reply.query('update forum_topics set post_count = post_count + 1 where id = $1', [topic.id]);
           const deleting = api('admin', 'DELETE', '/forums/doomed');
-          await pause(300);
+          await sleep(300);
           // Had the delete locked the forum row first, this would wait on it while it waits on the
           // topic: PostgreSQL would then abort one of the two as a deadlock.
           await reply.query('update forums set post_count = post_count + 1 where id = $1', [topic.forum_id]);
@@ -240,9 +240,9 @@ for (const database of testDatabases) {
         await onOwnConnection(async (holder) => {
           await holder.query('select id from forum_topics where id = $1 for update', [topic.id]);
           const deleting = api('admin', 'DELETE', '/forums/gone');
-          await pause(200);
+          await sleep(200);
           const replying = api('member', 'POST', `/topics/${topic.id}/posts`, { body: 'Too late' });
-          await pause(200);
+          await sleep(200);
           await holder.query('commit');
           assert.equal((await deleting).statusCode, 204);
           const reply = await replying;
