@@ -6,6 +6,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Mailer } from './adapters/mail/index.js';
+import { cmsPlugin } from './cms/plugin.js';
+import { WebhookDispatcher } from './cms/webhooks.js';
 import type { Config } from './config/index.js';
 import { PlanMatrix } from './core/plans/matrix.js';
 import { settingsPlugin } from './core/settings/plugin.js';
@@ -20,11 +22,17 @@ import { deployPlugin } from './deploy/plugin.js';
 import { AppError } from './http/errors.js';
 import type { HostTarget } from './http/hosts.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
-import { createFastLanes, type FastLane } from './http/fast-lane.js';
+import { AccessLog } from './http/access-log.js';
+import { drainUnreadBodies } from './http/unread-body.js';
+import { createFastLanes } from './http/fast-lane.js';
+import type { FastLane } from './http/lane.js';
 import { createSurfaceRouting, type SurfaceRouting } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
 import { defaultApiRateLimit } from './http/rate-limit.js';
 import { instancesPlugin } from './instances/plugin.js';
+import { ErrorReporter } from './lib/error-reporter.js';
+import { AllowedMethods } from './http/allowed-methods.js';
+import { LoginThrottle } from './http/login-throttle.js';
 import { requestIdFactory } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
 
@@ -49,6 +57,10 @@ export interface AppServices {
   mailOutbox: MailOutbox;
   /** Where this node seeks deep pages of forum topic lists from (docs/decisions/0022-forum-deep-pages.md). */
   topicMarks: TopicPageMarks;
+  /** Failed logins per account name and address, shared by every node (decision 0033). */
+  loginThrottle: LoginThrottle;
+  /** Sends Content API webhooks queued by entry writes. */
+  cmsWebhooks: WebhookDispatcher;
 }
 
 declare module 'fastify' {
@@ -81,7 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     directory: sites,
     singleSite: deps.mode === 'single' ? deps.singleSite : undefined,
   });
-  const lanes = createFastLanes();
+  const httpErrors = new ErrorReporter();
+  const lanes = createFastLanes({ warn: (message) => app.log.warn(message), errors: httpErrors });
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     serverFactory: lanes.serverFactory,
@@ -98,15 +111,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
-  const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log);
-  app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks() });
+  // Infrastructure that recovers on its own warns through the app's log, rate-limited.
+  for (const errors of [httpErrors, deps.database.errors, deps.cache.pubsub.errors]) errors.attach(app.log);
+  const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log, { embeddedDatabase: deps.database.driver === 'pglite' });
+  const cmsWebhooks = new WebhookDispatcher(deps.database.db, config.secretKey, app.log, { embeddedDatabase: deps.database.driver === 'pglite' });
+  app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks(), loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), cmsWebhooks });
   app.decorate('surfaces', surfaces);
   app.decorate('addFastLane', lanes.add);
+  // At `info` the lanes' answers go to their own buffered access log (docs/decisions/0031).
+  if (['trace', 'debug', 'info'].includes(app.log.level)) {
+    const accessLog = new AccessLog();
+    lanes.logTo(accessLog);
+    app.addHook('onClose', async () => accessLog.flush());
+  }
+  app.addHook('onReady', async () => {
+    await lanes.ready();
+  });
   app.decorateRequest<HostTarget | null>('target', null);
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; a surface that takes other bodies (uploads, webhooks) adds its own parser.
   app.removeContentTypeParser('text/plain');
   registerProblemHandlers(app);
+  drainUnreadBodies(app);
 
   // A callback hook, not an async one: it runs on every request, static ones included.
   app.addHook('onRequest', (request, _reply, done) => {
@@ -115,15 +141,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // Mail queued by an earlier run (or a node that stopped) goes out once this node is up.
   app.addHook('onReady', async () => {
-    mailOutbox.start();
+    await mailOutbox.start();
+    await cmsWebhooks.start();
   });
   app.addHook('onClose', async () => {
     await mailOutbox.stop();
+    await cmsWebhooks.stop();
     await sites.stop();
     await plans.stop();
   });
 
   await app.register(cookie);
+  const allowedMethods = new AllowedMethods();
+  app.addHook('onRoute', allowedMethods.record);
   // Runs before the rate-limit plugin's own onRoute hook, which reads the route's limit.
   app.addHook('onRoute', defaultApiRateLimit(config.rateLimit.apiPerMinute));
   await app.register(rateLimit, {
@@ -141,13 +171,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(instancesPlugin);
   await app.register(forumPlugin);
   await app.register(forumUiPlugin);
+  await app.register(cmsPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;
     if (target && target.kind !== 'portal' && !sites.peek(target.site)) {
       return sendProblem(reply, new AppError('site_not_found', `No site answers at ${request.hostname}.`));
     }
-    return sendProblem(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
+    const path = request.url.split('?')[0]!;
+    const allow = allowedMethods.allowed(surfaces.peek({ headers: request.headers, remoteAddress: request.socket.remoteAddress })?.surface, path);
+    if (allow.length > 0) {
+      return sendProblem(reply, new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; it answers ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') }));
+    }
+    return sendProblem(reply, new AppError('not_found', `No route ${request.method} ${path}.`));
   });
 
   return app;

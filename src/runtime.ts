@@ -10,6 +10,7 @@ import { seedFeatures } from './core/plans/service.js';
 import { findSite, createSite } from './core/sites/service.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { acquireDataDirLock, type DataDirLock } from './db/lock.js';
+import { checkInstallation, ModeMismatchError, recordInstallation, type RunMode } from './core/installation/service.js';
 import { migrationStatus, runMigrations } from './db/migrate.js';
 
 export class StartupError extends Error {
@@ -36,13 +37,30 @@ export interface RuntimeOptions {
   migrations: 'auto' | 'always' | 'skip';
   /** Run install and seed steps (every server start does). */
   seed: boolean;
-  /** In single-instance mode: the community site to ensure. */
-  singleSite?: string | undefined;
+  /** What this process runs as; refused when the installation recorded another mode (decision 0025). */
+  mode: RunMode;
   cachePrefix?: string;
 }
 
 export function pgliteDir(config: Config): string {
   return path.join(config.dataDir, 'db');
+}
+
+/** What a process runs as, from its configuration and whether `--single` was passed. */
+export function runModeOf(config: Config, single = false): RunMode {
+  return single || config.mode === 'single' ? { mode: 'single', instanceId: config.instanceId } : { mode: 'platform' };
+}
+
+/** The innermost cause of a connection failure, on one line (drivers wrap it, sometimes twice). */
+export function causeOf(error: unknown): string {
+  let current = error;
+  while (current instanceof Error) {
+    const next: unknown = current.cause ?? (current instanceof AggregateError && current.message === '' ? current.errors[0] : undefined);
+    if (!(next instanceof Error)) break;
+    current = next;
+  }
+  const message = current instanceof Error ? current.message || (current as NodeJS.ErrnoException).code || current.name : String(current);
+  return message.replace(/\s+/g, ' ').trim();
 }
 
 /** The database URL with any password replaced, for messages. */
@@ -71,7 +89,21 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     try {
       await database.ping();
     } catch (error) {
-      throw new StartupError(`Cannot reach the database at ${redactUrl(config.databaseUrl ?? '')}: ${(error as Error).message}`);
+      throw new StartupError(`Cannot reach the database at ${redactUrl(config.databaseUrl ?? '')}: ${causeOf(error)}`);
+    }
+    // Redis, when configured, is required like the database (decision 0026): checked before anything
+    // changes, so a node that cannot hear the others' changes never serves.
+    let cache: CacheAdapter;
+    try {
+      cache = await createCache(config, options.cachePrefix);
+    } catch (error) {
+      throw new StartupError(`Cannot reach Redis at ${redactUrl(config.redis.url)}: ${causeOf(error)}`);
+    }
+    opened.push(() => cache.close());
+    try {
+      await checkInstallation(database.db, options.mode);
+    } catch (error) {
+      throw error instanceof ModeMismatchError ? new StartupError(error.message) : error;
     }
 
     if (migrate) {
@@ -82,10 +114,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
         throw new StartupError(`${status.pending} database migration(s) are pending and BLUME_AUTO_MIGRATE is False: run \`blume db upgrade\` first.`);
       }
     }
-    if (options.seed) await installAndSeed(database, options.singleSite);
+    if (options.seed) await installAndSeed(database, options.mode.mode === 'single' ? options.mode.instanceId : undefined);
 
-    const cache = await createCache(config, options.cachePrefix);
-    opened.push(() => cache.close());
     const blobs = await createBlobStore(config.blobs);
     const mailer = await createMailer(config.mail);
     opened.push(() => mailer.close());
@@ -96,8 +126,16 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   }
 }
 
-/** The idempotent install and seed steps: plan features, and the single instance's site. */
+/**
+ * The idempotent install and seed steps: the installation's mode (recorded once, then checked), plan
+ * features, and the single instance's site.
+ */
 export async function installAndSeed(database: DatabaseHandle, singleSite?: string): Promise<{ features: number; siteCreated: boolean }> {
+  try {
+    await recordInstallation(database.db, singleSite ? { mode: 'single', instanceId: singleSite } : { mode: 'platform' });
+  } catch (error) {
+    throw error instanceof ModeMismatchError ? new StartupError(error.message) : error;
+  }
   const features = await seedFeatures(database.db);
   let siteCreated = false;
   if (singleSite && !(await findSite(database.db, singleSite))) {

@@ -1,6 +1,8 @@
 // The OpenAPI documents are generated from the route schemas; the committed copies in docs/api/
 // must match, so an API change shows up in review. `npm run openapi:update` rewrites them.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { readFile, writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { createSite } from '../src/core/sites/service.js';
@@ -11,6 +13,7 @@ const SURFACES = [
   { name: 'deploy', host: PORTAL_HOST, url: '/api/deploy/openapi.json' },
   { name: 'instances', host: PORTAL_HOST, url: '/api/instances/openapi.json' },
   { name: 'forum', host: `community.${PORTAL_HOST}`, url: '/api/forum/v1/openapi.json' },
+  { name: 'cms', host: `community.${PORTAL_HOST}`, url: '/api/cms/v1/openapi.json' },
 ];
 
 const update = process.env.UPDATE_SNAPSHOTS === '1';
@@ -35,6 +38,23 @@ describe('OpenAPI documents', () => {
       if (update) await writeFile(file, text);
       const committed = await readFile(file, 'utf8').catch(() => '');
       assert.equal(text, committed, `docs/api/${surface.name}.json is stale: run \`npm run openapi:update\``);
+    });
+  }
+});
+
+describe('OpenAPI lint', () => {
+  const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+  for (const surface of SURFACES) {
+    it(`finds no error and no warning in docs/api/${surface.name}.json with the recommended ruleset (redocly.yaml)`, () => {
+      const run = spawnSync(process.execPath, [cli, 'lint', '--config', 'redocly.yaml', '--format', 'json', `docs/api/${surface.name}.json`], {
+        cwd: new URL('..', import.meta.url),
+        encoding: 'utf8',
+        // No usage reports or update checks leave the machine.
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      });
+      const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number; ignored: number }; problems: unknown[] };
+      assert.deepEqual(report.totals, { errors: 0, warnings: 0, ignored: 0 }, JSON.stringify(report.problems, null, 2));
+      assert.equal(run.status, 0);
     });
   }
 });

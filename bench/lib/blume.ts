@@ -27,7 +27,7 @@ let built = false;
 /** The node flags of `npm start` (package.json), so a benchmark runs the server with them too. */
 function startFlags(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const match = /^node (.*?)\s*bin\/blume\.js serve$/.exec(pkg.scripts.start);
+  const match = /^(?:exec )?node (.*?)\s*bin\/blume\.js serve$/.exec(pkg.scripts.start);
   if (!match) throw new Error(`package.json's start script is not "node [flags] bin/blume.js serve": ${pkg.scripts.start}`);
   return match[1]!.split(' ').filter(Boolean);
 }

@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { modeMismatch, type RunMode } from '../core/installation/service.js';
 import { isOperationName, OperationError, runOperation, type OperationArgs, type OperationContext, type OperationName } from './operations.js';
 
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -16,6 +17,8 @@ export function controlSocketPath(dataDir: string): string {
 interface ControlRequest {
   op: string;
   args?: OperationArgs;
+  /** The mode the command runs as; the server refuses one that disagrees with its own. */
+  mode?: RunMode;
 }
 
 type ControlResponse = { ok: true; message: string } | { ok: false; error: string };
@@ -40,6 +43,9 @@ export async function startControlServer(socketPath: string, ctx: OperationConte
     try {
       const request = JSON.parse(line) as ControlRequest;
       if (!isOperationName(request.op)) return { ok: false, error: `unknown operation "${request.op}"` };
+      const serverMode: RunMode = ctx.singleSite ? { mode: 'single', instanceId: ctx.singleSite } : { mode: 'platform' };
+      const mismatch = request.mode && modeMismatch(serverMode, request.mode);
+      if (mismatch) return { ok: false, error: mismatch };
       return { ok: true, message: await runOperation(ctx, request.op, request.args ?? {}) };
     } catch (error) {
       return { ok: false, error: error instanceof OperationError ? error.message : `failed: ${(error as Error).message}` };
@@ -66,11 +72,11 @@ export async function startControlServer(socketPath: string, ctx: OperationConte
  * Sends one operation to the running server, waiting while it starts up (it takes the data directory
  * lock before it opens the socket); throws OperationError with the server's answer on failure.
  */
-export async function callControl(socketPath: string, op: OperationName, args: OperationArgs, isOwnerAlive: () => boolean): Promise<string> {
+export async function callControl(socketPath: string, request: { op: OperationName; args: OperationArgs; mode: RunMode }, isOwnerAlive: () => boolean): Promise<string> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     try {
-      return await sendOnce(socketPath, op, args);
+      return await sendOnce(socketPath, request);
     } catch (error) {
       const notYet = error instanceof ConnectError && (error.code === 'ENOENT' || error.code === 'ECONNREFUSED');
       if (!notYet || !isOwnerAlive() || Date.now() > deadline) throw error;
@@ -88,13 +94,13 @@ class ConnectError extends OperationError {
   }
 }
 
-function sendOnce(socketPath: string, op: OperationName, args: OperationArgs): Promise<string> {
+function sendOnce(socketPath: string, request: ControlRequest): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     let buffer = '';
     socket.setEncoding('utf8');
     socket.setTimeout(120_000, () => socket.destroy(new Error('the running server did not answer within 120 s')));
-    socket.on('connect', () => socket.write(`${JSON.stringify({ op, args })}\n`));
+    socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on('data', (chunk: string) => {
       buffer += chunk;
     });

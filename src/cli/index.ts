@@ -2,9 +2,11 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, variables, type Env } from '../config/index.js';
 import { DataDirBusyError, lockOwner } from '../db/lock.js';
-import { openRuntime, StartupError } from '../runtime.js';
+import { openRuntime, runModeOf, StartupError } from '../runtime.js';
+import { SettingsDirectory } from '../core/settings/directory.js';
+import { parseAssignments } from './settings-operations.js';
 import { callControl, controlSocketPath } from './control.js';
-import { OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
+import { MEMBER_ACTIONS, OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
 import { serve } from './serve.js';
 import { runDeployCommand } from '../deploy/cli.js';
 import { EdgeCache } from '../deploy/edge-cache.js';
@@ -13,30 +15,42 @@ import { PlanMatrix } from '../core/plans/matrix.js';
 const USAGE = `Usage: blume <command> [options]
 
 Commands:
-  serve [--single]                 Start the platform (portal + sites), or with --single one community instance
+  serve [--single]                 Start the platform (portal + sites), or in single mode one community instance
   db upgrade                       Apply pending database migrations
   install                          Prepare the data directory and database (idempotent; also runs at every start)
   seed-features                    Seed the plan feature matrix (idempotent; also runs at every start)
   plan-feature FEATURE [PLAN...]   Set the plans that include a feature, on every node at once
-  create-admin [--single] -u NAME -e EMAIL -p PASSWORD
-                                   Create an administrator (there is never a default one); with --single,
+  create-admin -u NAME -e EMAIL -p PASSWORD
+                                   Create an administrator (there is never a default one); in single mode,
                                    the admin of the community instance
+  settings get | set NAME=VALUE... | apply
+                                   Read, change or apply instance settings (--site ID on a platform)
+  member (role NAME ROLE | ban NAME | unban NAME | delete NAME) [--single | --site ID]
+                                   Change a member of a community; its last admin always stays
   deploy <dir|archive> --site ID [--promote] [--url PORTAL]
                                    Upload a site as a new release (token from BLUME_DEPLOY_TOKEN)
   prune (--site ID | --all-sites) --keep N
                                    Delete old releases and the blobs only they used
 
+Single mode (BLUME_MODE=single, which the image sets, or --single on any command) makes every command act
+on the community instance BLUME_INSTANCE_ID; the mode is recorded at install and a command or server of
+the other mode is refused.
+
 Run \`blume <command> --help\` for one command, \`blume help env\` for every setting.`;
 
 const COMMAND_HELP: Record<string, string> = {
-  serve: 'Usage: blume serve [--single]\n\nStarts the HTTP server on BLUME_BIND (or GUNICORN_BIND). Migrations run first unless\nBLUME_AUTO_MIGRATE=False; install and seed steps run at every start. With --single, one community\ninstance (BLUME_INSTANCE_ID) answers on every host and there is no portal.',
+  serve: 'Usage: blume serve [--single]\n\nStarts the HTTP server on BLUME_BIND (or GUNICORN_BIND). Migrations run first unless\nBLUME_AUTO_MIGRATE=False; install and seed steps run at every start. In single mode (BLUME_MODE=single\nor --single), one community instance (BLUME_INSTANCE_ID) answers on every host and there is no portal.',
   'db upgrade': 'Usage: blume db upgrade\n\nApplies pending migrations. Safe to run twice and while other nodes start.',
   install: 'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
   'seed-features': 'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
   'plan-feature':
     'Usage: blume plan-feature <feature> [<plan>...]\n\nSets the plans (free, pro, business) that include a feature (deploy, forum_api, cms_api,\nhelpdesk_api, shared_inbox, ai); no plan turns it off. Every node applies it from its next request;\nan edit of plan_features made with SQL shows within a minute.',
   'create-admin':
-    'Usage: blume create-admin [--single] -u <username> -e <email> -p <password>\n\nCreates an administrator. Fails when the username or e-mail is taken.\nWith --single (or when handed to a running `blume serve --single`), creates an admin member of the\ncommunity instance BLUME_INSTANCE_ID, creating the instance if needed; without it, a platform\nadministrator account of the portal.',
+    'Usage: blume create-admin [--single] -u <username> -e <email> -p <password>\n\nCreates an administrator. Fails when the username or e-mail is taken.\nIn single mode (BLUME_MODE=single or --single), an admin member of the community instance\nBLUME_INSTANCE_ID, who logs in at /login (the instance is created if needed); on a platform, a\nplatform administrator account of the portal.',
+  settings:
+    'Usage: blume settings get [--site <id>]\n       blume settings set [--site <id>] NAME=VALUE...\n       blume settings apply [--site <id>]\n\nThe instance settings of the community instance (single mode) or of site <id> (platform), as\nGET|PUT /api/instances/{id}/env and POST /api/instances/{id}/restart: `set` saves (an empty value\nunsets a name; secrets read back masked), `apply` applies the saved settings on every node.',
+  member:
+    'Usage: blume member role <username> <admin|moderator|member> [--single | --site <id>]\n       blume member (ban | unban | delete) <username> [--single | --site <id>]\n\nChanges a member of the community instance (single mode: BLUME_MODE=single or --single) or of\nthe community site <id>. A deleted member\'s posts stay, without an author. The last admin of a community\ncannot be demoted, banned or deleted: make another member admin first.',
   prune:
     'Usage: blume prune (--site <id> | --all-sites) --keep <n>\n\nDeletes old releases of one site or of every site, keeping the newest n, the live and stage\nreleases and the last n steps of the live release\'s rollback history; then deletes the blobs no\nremaining release uses. Preview hosts of deleted releases answer 404 on every node.\nSee docs/decisions/0006-deploy-releases-and-edge.md.',
 };
@@ -56,31 +70,36 @@ function envHelp(): string {
 }
 
 /**
- * Runs an operation: inside the running server when it owns the embedded database, else here.
+ * Runs an operation: inside the running server when it owns the embedded database, else here. The
+ * mode the command runs as must agree with the installation's (and the running server's).
  */
 async function runCommandOperation(env: Env, io: CliIo, name: OperationName, args: OperationArgs, single: boolean): Promise<number> {
   const config = loadConfig(env);
-  const singleSite = single ? config.instanceId : undefined;
+  const mode = runModeOf(config, single);
+  const singleSite = mode.mode === 'single' ? mode.instanceId : undefined;
   if (!config.databaseUrl) {
     const owner = lockOwner(config.dataDir);
     if (owner !== undefined && owner !== process.pid) {
-      io.out(await callControl(controlSocketPath(config.dataDir), name, args, () => lockOwner(config.dataDir) === owner));
+      io.out(await callControl(controlSocketPath(config.dataDir), { op: name, args, mode }, () => lockOwner(config.dataDir) === owner));
       io.out(`(done by the running server, pid ${owner})`);
       return 0;
     }
   }
   const migrations = name === 'db-upgrade' || name === 'install' ? 'skip' : 'auto';
-  const runtime = await openRuntime(config, { migrations, seed: false, singleSite });
+  const runtime = await openRuntime(config, { migrations, seed: false, mode });
   // Not started: this process serves nothing, it only broadcasts changes to the nodes that do.
   const edge = new EdgeCache(runtime.database.db, runtime.cache.pubsub);
   const plans = new PlanMatrix(runtime.database.db, runtime.cache.pubsub);
+  const settings = new SettingsDirectory(runtime.database.db, runtime.cache.pubsub);
   try {
-    io.out(await runOperation({ database: runtime.database, singleSite, blobs: runtime.blobs, edge, plans }, name, args));
+    io.out(await runOperation({ database: runtime.database, singleSite, blobs: runtime.blobs, edge, plans, settings, secretKey: config.secretKey }, name, args));
   } finally {
     await runtime.close();
   }
   return 0;
 }
+
+const SETTINGS_ACTIONS = { get: 'settings-get', set: 'settings-set', apply: 'settings-apply' } as const;
 
 export async function runCli(argv: string[], env: Env = process.env, io: CliIo = processIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -96,7 +115,8 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
       case 'serve': {
         if (wantsHelp) return io.out(COMMAND_HELP.serve!), 0;
         const { values } = parseArgs({ args: rest, options: { single: { type: 'boolean', default: false } }, strict: true });
-        await serve(loadConfig(env), { single: values.single ?? false });
+        const config = loadConfig(env);
+        await serve(config, runModeOf(config, values.single ?? false));
         return 0;
       }
       case 'db': {
@@ -105,7 +125,8 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
           return 2;
         }
         if (wantsHelp) return io.out(COMMAND_HELP['db upgrade']!), 0;
-        return await runCommandOperation(env, io, 'db-upgrade', {}, false);
+        const { values } = parseArgs({ args: rest.slice(1), options: { single: { type: 'boolean', default: false } }, strict: true });
+        return await runCommandOperation(env, io, 'db-upgrade', {}, values.single ?? false);
       }
       case 'install':
       case 'seed-features': {
@@ -132,6 +153,33 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         });
         const { single, ...args } = values;
         return await runCommandOperation(env, io, 'create-admin', args, single ?? false);
+      }
+      case 'settings': {
+        const action = rest[0] as keyof typeof SETTINGS_ACTIONS | undefined;
+        if (wantsHelp) return io.out(COMMAND_HELP.settings!), 0;
+        if (!action || !Object.hasOwn(SETTINGS_ACTIONS, action)) return io.err(COMMAND_HELP.settings!), 2;
+        const { values, positionals } = parseArgs({
+          args: rest.slice(1),
+          options: { site: { type: 'string' }, single: { type: 'boolean', default: false } },
+          allowPositionals: action === 'set',
+          strict: true,
+        });
+        const args: OperationArgs = { site: values.site };
+        if (action === 'set') args.assignments = JSON.stringify(parseAssignments(positionals));
+        return await runCommandOperation(env, io, SETTINGS_ACTIONS[action], args, values.single ?? false);
+      }
+      case 'member': {
+        if (wantsHelp) return io.out(COMMAND_HELP.member!), 0;
+        const { values, positionals } = parseArgs({
+          args: rest,
+          options: { single: { type: 'boolean', default: false }, site: { type: 'string' } },
+          allowPositionals: true,
+          strict: true,
+        });
+        const [action = '', username, role, ...extra] = positionals;
+        const actionOk = (MEMBER_ACTIONS as readonly string[]).includes(action);
+        if (!actionOk || !username || (action === 'role') !== (role !== undefined) || extra.length > 0) return io.err(COMMAND_HELP.member!), 2;
+        return await runCommandOperation(env, io, 'member', { action, username, role, site: values.site }, values.single ?? false);
       }
       case 'prune': {
         if (wantsHelp) return io.out(COMMAND_HELP.prune!), 0;

@@ -1,39 +1,21 @@
 // Operator commands that change the database. Each runs either in this process or, when a server
 // already owns the embedded database, inside that server (see control.ts); the text it answers is
 // what the CLI prints.
-import type { BlobStore } from '../adapters/blobs/index.js';
 import { createAdmin } from '../core/accounts/service.js';
-import type { PlanMatrix } from '../core/plans/matrix.js';
 import { isFeature } from '../core/plans/service.js';
 import type { SiteRow } from '../core/sites/tables.js';
-import type { DatabaseHandle } from '../db/client.js';
-import type { EdgeCache } from '../deploy/edge-cache.js';
 import { pruneSites } from '../deploy/prune.js';
 import { migrationStatus, runMigrations } from '../db/migrate.js';
-import { isEmail } from '../core/settings/allowlist.js';
-import { createMember } from '../forum/members.js';
+import { isEmail } from '../lib/email.js';
+import { createMember, deleteMember, findMemberByUsername, updateMember } from '../forum/members.js';
 import { AppError } from '../http/errors.js';
 import { installAndSeed } from '../runtime.js';
+import { seedFeatures } from '../core/plans/service.js';
+import { settingsApply, settingsGet, settingsSet } from './settings-operations.js';
+import { passwordProblem } from '../lib/password-rules.js';
+import { OperationError, type OperationArgs, type OperationContext } from './operation-context.js';
 
-export interface OperationContext {
-  database: DatabaseHandle;
-  /** The community instance id in single mode; undefined on a platform. */
-  singleSite?: string | undefined;
-  blobs: BlobStore;
-  /** Tells the edge of every node about deleted releases. */
-  edge: EdgeCache;
-  /** Tells every node about a changed plan matrix. */
-  plans: PlanMatrix;
-}
-
-export type OperationArgs = Record<string, string | undefined>;
-
-export class OperationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OperationError';
-  }
-}
+export { OperationError, type OperationArgs, type OperationContext } from './operation-context.js';
 
 async function dbUpgrade(ctx: OperationContext): Promise<string> {
   const ran = await runMigrations(ctx.database);
@@ -51,8 +33,8 @@ async function install(ctx: OperationContext): Promise<string> {
 }
 
 async function seedFeaturesOperation(ctx: OperationContext): Promise<string> {
-  const seeded = await installAndSeed(ctx.database, undefined);
-  return seeded.features === 0 ? 'Plan features already seeded; nothing changed.' : `Seeded ${seeded.features} plan feature(s).`;
+  const features = await seedFeatures(ctx.database.db);
+  return features === 0 ? 'Plan features already seeded; nothing changed.' : `Seeded ${features} plan feature(s).`;
 }
 
 const PLANS: readonly SiteRow['plan'][] = ['free', 'pro', 'business'];
@@ -72,12 +54,15 @@ async function createAdminOperation(ctx: OperationContext, args: OperationArgs):
   if (!username || !email || !password) throw new OperationError('create-admin needs -u <username>, -e <email> and -p <password>.');
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/.test(username)) throw new OperationError('The username must be 2 to 39 letters, digits, `_`, `.` or `-`.');
   if (!isEmail(email)) throw new OperationError(`"${email}" is not an e-mail address.`);
-  if (password.length < 10) throw new OperationError('The password must be at least 10 characters long.');
+  const weak = passwordProblem(password);
+  if (weak) throw new OperationError(`The password ${weak}.`);
   try {
+    // The first admin installs: the mode is recorded (decision 0025), and in single mode the
+    // instance is made here if no server has made it yet.
+    const seeded = await installAndSeed(ctx.database, ctx.singleSite);
     if (ctx.singleSite) {
       // A single instance has no portal: its administrator is a member of the community with the
-      // admin role, logging in on the forum itself. The instance is made here if no server has yet.
-      const seeded = await installAndSeed(ctx.database, ctx.singleSite);
+      // admin role, logging in on the forum itself.
       const member = await createMember(ctx.database.db, ctx.singleSite, { username, email, password, role: 'admin' });
       const lines = seeded.siteCreated ? [`Created community instance "${ctx.singleSite}".`] : [];
       lines.push(`Created administrator "${member.username}" <${member.email}> of community instance "${ctx.singleSite}"; log in at /login.`);
@@ -85,6 +70,41 @@ async function createAdminOperation(ctx: OperationContext, args: OperationArgs):
     }
     const user = await createAdmin(ctx.database.db, { username, email, password });
     return `Created administrator "${user.username}" <${user.email}>.`;
+  } catch (error) {
+    if (error instanceof AppError) throw new OperationError(error.message);
+    throw error;
+  }
+}
+
+export const MEMBER_ACTIONS = ['role', 'ban', 'unban', 'delete'] as const;
+const ROLES = ['admin', 'moderator', 'member'] as const;
+
+/** Changes one member of a community through the member service, last-admin guard included. */
+async function memberOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
+  const { action = '', username = '', role } = args;
+  const siteId = ctx.singleSite ?? args.site;
+  if (!siteId) throw new OperationError('member needs --site ID (or --single) to name the community.');
+  const db = ctx.database.db;
+  const member = await findMemberByUsername(db, siteId, username);
+  if (!member) throw new OperationError(`No member "${username}" in community "${siteId}".`);
+  try {
+    switch (action) {
+      case 'role': {
+        const chosen = ROLES.find((r) => r === role);
+        if (!chosen) throw new OperationError(`member role: the role must be one of ${ROLES.join(', ')}.`);
+        await updateMember(db, siteId, member.id, { role: chosen });
+        return `"${member.username}" of community "${siteId}" is now ${chosen}.`;
+      }
+      case 'ban':
+      case 'unban':
+        await updateMember(db, siteId, member.id, { banned: action === 'ban' });
+        return `"${member.username}" of community "${siteId}" is ${action === 'ban' ? 'banned' : 'no longer banned'}.`;
+      case 'delete':
+        await deleteMember(db, siteId, member.id);
+        return `Deleted "${member.username}" of community "${siteId}"; their posts stay, without an author.`;
+      default:
+        throw new OperationError(`member: the action must be one of ${MEMBER_ACTIONS.join(', ')}.`);
+    }
   } catch (error) {
     if (error instanceof AppError) throw new OperationError(error.message);
     throw error;
@@ -113,7 +133,11 @@ export const operations = {
   'seed-features': seedFeaturesOperation,
   'plan-feature': planFeatureOperation,
   'create-admin': createAdminOperation,
+  member: memberOperation,
   prune: pruneOperation,
+  'settings-get': settingsGet,
+  'settings-set': settingsSet,
+  'settings-apply': settingsApply,
 } satisfies Record<string, (ctx: OperationContext, args: OperationArgs) => Promise<string>>;
 
 export type OperationName = keyof typeof operations;

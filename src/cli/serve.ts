@@ -1,21 +1,33 @@
 // `blume serve`: open the runtime, build the app, listen, and shut down gracefully on a signal.
 import { buildApp } from '../app.js';
 import type { Config } from '../config/index.js';
-import { openRuntime } from '../runtime.js';
+import { BuildIsolationError, checkBuildIsolation } from '../deploy/build/isolation.js';
+import { sweepTempDir } from '../deploy/temp-dirs.js';
+import { openRuntime, StartupError } from '../runtime.js';
+import type { RunMode } from '../core/installation/service.js';
 import { controlSocketPath, startControlServer } from './control.js';
 
-export interface ServeOptions {
-  single: boolean;
-}
-
-export async function serve(config: Config, options: ServeOptions): Promise<void> {
-  const singleSite = options.single ? config.instanceId : undefined;
-  const runtime = await openRuntime(config, { migrations: 'auto', seed: true, singleSite });
-  const app = await buildApp({ ...runtime, mode: options.single ? 'single' : 'platform', singleSite });
+export async function serve(config: Config, mode: RunMode): Promise<void> {
+  const singleSite = mode.mode === 'single' ? mode.instanceId : undefined;
+  const builds = buildIsolationLine(config);
+  const runtime = await openRuntime(config, { migrations: 'auto', seed: true, mode });
+  const app = await buildApp({ ...runtime, mode: mode.mode, ...(singleSite ? { singleSite } : {}) });
+  // Before anything listens: what a process that died left, its scratch folders (all of them when
+  // the embedded database's lock makes this the only process here). builds.start() fails its builds.
+  const swept = await sweepTempDir(app.deploy.tmpDir, { owner: !config.databaseUrl });
+  if (swept.length > 0) app.log.warn({ removed: swept }, `removed ${swept.length} scratch folder(s) a stopped Blume process left in ${app.deploy.tmpDir}`);
   // An embedded database belongs to this process: CLI commands reach it through the control socket.
   const stopControl = config.databaseUrl
     ? async () => {}
-    : await startControlServer(controlSocketPath(config.dataDir), { database: runtime.database, singleSite, blobs: runtime.blobs, edge: app.deploy.cache, plans: app.services.plans });
+    : await startControlServer(controlSocketPath(config.dataDir), {
+        database: runtime.database,
+        singleSite,
+        blobs: runtime.blobs,
+        edge: app.deploy.cache,
+        plans: app.services.plans,
+        settings: app.instanceSettings,
+        secretKey: config.secretKey,
+      });
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -43,18 +55,30 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   }
   // Builds run on every serving node (BLUME_BUILD_CONCURRENCY=0 opts a node out); app.close stops it.
   await app.deploy.builds.start();
-  printBanner(config, options, runtime.database.driver, address);
+  printBanner(config, mode, runtime.database.driver, address, builds);
 }
 
-function printBanner(config: Config, options: ServeOptions, driver: string, address: string): void {
+/** What this node's builds run under; a node that builds but cannot isolate a build does not start. */
+function buildIsolationLine(config: Config): string {
+  if (config.builds.concurrency === 0) return 'Builds: none on this node (BLUME_BUILD_CONCURRENCY=0).';
+  try {
+    return checkBuildIsolation().summary;
+  } catch (error) {
+    if (error instanceof BuildIsolationError) throw new StartupError(error.message);
+    throw error;
+  }
+}
+
+function printBanner(config: Config, mode: RunMode, driver: string, address: string, builds: string): void {
   const bind = address.replace(/^http:\/\//, '');
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
-  const lines = options.single
+  const lines = mode.mode === 'single'
     ? [
         `Blume community instance "${config.instanceId}" is running on ${address} (${storage}).`,
         'Health: /up/ (liveness), /up/databases, /up/ready.',
-        'Create the first administrator:  npx blume create-admin --single -u admin -e you@example.com -p "<password>"',
+        `Create the first administrator:  npx blume create-admin${config.mode === 'single' ? '' : ' --single'} -u admin -e you@example.com -p "<password>"`,
         'Then log in at /login on this instance.',
+        builds,
       ]
     : [
         `Blume is running (${driver}; ${storage}).`,
@@ -66,6 +90,8 @@ function printBanner(config: Config, options: ServeOptions, driver: string, addr
         '       npx blume create-admin -u admin -e you@example.com -p "<a long password>"',
         `  2. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"admin","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
         `  3. API reference: ${config.publicUrl.origin}/api/openapi.json`,
+        '',
+        builds,
       ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -21,6 +21,9 @@ describe('configuration', () => {
     assert.equal(first.databaseUrl, undefined);
     assert.equal(first.redis.enabled, false);
     assert.equal(first.autoMigrate, true);
+    assert.equal(first.logLevel, 'info');
+    assert.equal(first.edgeFastPath, true, 'the static fast path is on by default, whatever the log level');
+    assert.equal(loadConfig({ BLUME_DATA_DIR: dir, BLUME_EDGE_FAST_PATH: 'False' }).edgeFastPath, false);
     assert.ok(first.secretKey.length >= 32);
     assert.equal(loadConfig({ BLUME_DATA_DIR: dir }).secretKey, first.secretKey);
     assert.ok(Object.isFrozen(first));
@@ -43,6 +46,12 @@ describe('configuration', () => {
       assert.equal(error.problems.length, 5);
       assert.match(error.message, /BLUME_S3_BUCKET is required/);
     }
+  });
+
+  it('reads the installation mode: platform by default, single when asked, nothing else', () => {
+    assert.equal(loadConfig({ BLUME_DATA_DIR: dir }).mode, 'platform');
+    assert.equal(loadConfig({ BLUME_DATA_DIR: dir, BLUME_MODE: 'single' }).mode, 'single');
+    assert.throws(() => loadConfig({ BLUME_DATA_DIR: dir, BLUME_MODE: 'community' }), /BLUME_MODE must be platform or single, got "community"/);
   });
 
   it('requires SECRET_KEY in production and never writes one there', () => {

@@ -40,11 +40,15 @@ export interface Config {
   secretKey: string;
   autoMigrate: boolean;
   signupOpen: boolean;
+  /** What this installation is: a platform (portal + sites) or one community instance (decision 0025). */
+  mode: 'platform' | 'single';
   /** Site id of the community instance in single-instance mode (`blume serve --single`). */
   instanceId: string;
   /** True, False, or a comma-separated list of addresses/CIDRs/names (loopback, uniquelocal). */
   trustProxy: boolean | string;
   logLevel: string;
+  /** Whether static sites are answered ahead of the router (docs/decisions/0023, 0024, 0031). */
+  edgeFastPath: boolean;
   blobs: BlobsConfig;
   mail: MailConfig;
   rateLimit: { loginPerMinute: number; apiPerMinute: number; postsPerMinute: number; waitlistPerMinute: number };
@@ -81,10 +85,12 @@ export const variables: readonly VariableDoc[] = [
   { name: 'BLUME_REDIS_URL', default: 'redis://127.0.0.1:6379', doc: 'Redis connection URL.' },
   { name: 'SECRET_KEY', default: '(generated into the data dir)', doc: 'Long random secret; required when NODE_ENV=production.' },
   { name: 'BLUME_AUTO_MIGRATE', default: 'True', doc: 'Apply migrations at start; False requires `blume db upgrade` first.' },
-  { name: 'BLUME_INSTANCE_ID', default: 'community', doc: 'Site id of the community instance served by `blume serve --single`.' },
+  { name: 'BLUME_MODE', default: 'platform', doc: 'platform (portal and sites) or single (one community instance for every command; the image sets it). `--single` is a synonym of single.' },
+  { name: 'BLUME_INSTANCE_ID', default: 'community', doc: 'Site id of the community instance in single mode.' },
   { name: 'BLUME_SIGNUP_OPEN', default: 'True', doc: 'Allow portal sign-up through POST /api/auth/signup.' },
-  { name: 'BLUME_TRUST_PROXY', default: 'loopback,linklocal,uniquelocal', doc: 'Which peers may set X-Forwarded-*: True, False, or addresses/CIDRs (private networks by default).' },
-  { name: 'BLUME_LOG_LEVEL', default: 'info', doc: 'fatal, error, warn, info, debug, trace or silent. `info` and below log every request; from `warn` up, static sites are answered ahead of the router (faster).' },
+  { name: 'BLUME_TRUST_PROXY', default: 'loopback', doc: 'Which peers may set X-Forwarded-*: True, False, or addresses/CIDRs (only this host by default; name a proxy on another host or network explicitly).' },
+  { name: 'BLUME_LOG_LEVEL', default: 'info', doc: 'fatal, error, warn, info, debug, trace or silent. `info` and below log every request (static requests in a buffered access log).' },
+  { name: 'BLUME_EDGE_FAST_PATH', default: 'True', doc: 'Answer static sites ahead of the router, off Node\'s request objects where it can; False routes them through Fastify.' },
   { name: 'BLUME_BLOBS', default: 'local', doc: 'Blob store: local (BLUME_DATA_DIR/blobs) or s3.' },
   { name: 'BLUME_S3_BUCKET', default: '', doc: 'S3 bucket (required with BLUME_BLOBS=s3).' },
   { name: 'BLUME_S3_REGION', default: 'us-east-1', doc: 'S3 region.' },
@@ -233,6 +239,9 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
   const instanceId = reader.text('BLUME_INSTANCE_ID', 'community');
   if (!/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(instanceId)) reader.problems.push(`BLUME_INSTANCE_ID must be a site id (lower-case letters, digits, hyphens), got "${instanceId}"`);
 
+  const mode = reader.text('BLUME_MODE', 'platform');
+  if (mode !== 'platform' && mode !== 'single') reader.problems.push(`BLUME_MODE must be platform or single, got "${mode}"`);
+
   const blobsDriver = reader.text('BLUME_BLOBS', 'local');
   if (blobsDriver !== 'local' && blobsDriver !== 's3') reader.problems.push(`BLUME_BLOBS must be local or s3, got "${blobsDriver}"`);
   const bucket = reader.text('BLUME_S3_BUCKET', '');
@@ -257,9 +266,11 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     secretKey: resolveSecretKey(reader, dataDir, production, options.writeSecret ?? true),
     autoMigrate: reader.bool('BLUME_AUTO_MIGRATE', true),
     signupOpen: reader.bool('BLUME_SIGNUP_OPEN', true),
+    mode: mode === 'single' ? 'single' : 'platform',
     instanceId,
-    trustProxy: parseTrustProxy(reader.text('BLUME_TRUST_PROXY', 'loopback,linklocal,uniquelocal')),
+    trustProxy: parseTrustProxy(reader.text('BLUME_TRUST_PROXY', 'loopback')),
     logLevel,
+    edgeFastPath: reader.bool('BLUME_EDGE_FAST_PATH', true),
     blobs: {
       driver: blobsDriver === 's3' ? 's3' : 'local',
       dir: path.join(dataDir, 'blobs'),

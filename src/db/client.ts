@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { ErrorReporter } from '../lib/error-reporter.js';
 import { ensurePgliteDir, pgliteOptions } from './pglite.js';
 import * as schema from './schema.js';
 
@@ -21,6 +22,8 @@ export async function queryRows<T>(db: Executor, query: SQL): Promise<T[]> {
 export interface DatabaseHandle {
   db: Database;
   driver: 'pglite' | 'postgres';
+  /** Where errors of idle connections are told (rate-limited warnings); the app attaches its logger. */
+  errors: ErrorReporter;
   /** Runs `select 1`; throws when the database cannot answer. */
   ping(): Promise<void>;
   /**
@@ -57,12 +60,15 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   // request cost a third of its time in PostgreSQL (docs/decisions/0022-forum-deep-pages.md).
   // Unnamed statements, every other query, are planned with their values as always.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, options: '-c plan_cache_mode=force_generic_plan' });
-  // An idle client losing its connection must not crash the process; the next query reports it.
-  pool.on('error', () => {});
+  // An idle client losing its connection must not crash the process; the next query fails on its
+  // own, and the loss is warned about (at most once a minute).
+  const errors = new ErrorReporter();
+  pool.on('error', (error) => errors.report('database pool', error));
   const db = drizzle(pool, { schema }) as unknown as Database;
   return {
     db,
     driver: 'postgres',
+    errors,
     ping: async () => {
       await db.execute(sql`select 1`);
     },
@@ -94,6 +100,7 @@ export async function openPgliteAt(dir: string): Promise<DatabaseHandle> {
   return {
     db,
     driver: 'pglite',
+    errors: new ErrorReporter(),
     ping: async () => {
       if (client.closed) throw new Error('database is closed');
       await client.query('select 1');

@@ -20,14 +20,32 @@ export function lockFilePath(dataDir: string): string {
   return path.join(dataDir, 'blume.lock');
 }
 
+/**
+ * Whether a process runs. A zombie (it ended, its parent has not collected it yet, as happens for a
+ * second after a `kill -9`) still answers signals but is dead: it holds no file and runs no code.
+ */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM means it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !isZombie(pid);
+}
+
+/** True when /proc says the process has ended (state Z or X); false where /proc cannot tell. */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    // Gone between the two looks; elsewhere than Linux there is no /proc to ask.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat');
+  }
+  // "pid (command) state ...": the command may hold spaces and parentheses, so read after the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }
 
 /** The pid of a live process holding the data directory, if any. */

@@ -11,11 +11,10 @@ import { PassThrough, Readable, Transform, type TransformCallback } from 'node:s
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
-import { AppError } from '../http/errors.js';
-import { randomAlnum } from '../lib/ids.js';
+import { AppError, type ErrorCode } from '../http/errors.js';
 import { collectYoungGeneration } from '../lib/young-gc.js';
-import './errors.js';
-import { SpoolWriter, WHOLE_FILE_BYTES, type VariantOptions } from './spool-writer.js';
+import { tempName } from './temp-dirs.js';
+import { SpoolWriter, WHOLE_FILE_BYTES, type SpooledFile, type VariantOptions } from './spool-writer.js';
 
 export interface ArchiveLimits {
   /** Bytes of the uploaded tar.gz (413 `archive_too_large`). */
@@ -31,26 +30,6 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { compressedBytes: 200 * Mi
 
 const MAX_PATH_BYTES = 1024;
 const MAX_SEGMENT_BYTES = 255;
-
-export interface SpooledVariant {
-  /** Temporary file holding the compressed content. */
-  file: string;
-  size: number;
-}
-
-/** The compressed variants made of a file; a variant that did not pay is absent. */
-export type SpooledVariants = Partial<Record<'gzip' | 'br', SpooledVariant>>;
-
-export interface SpooledFile {
-  /** Site path without leading slash, after unwrapping a lone top folder. */
-  path: string;
-  hash: string;
-  size: number;
-  /** Temporary file holding the content; one per distinct hash. */
-  spool: string;
-  /** Set once the variants are made (by the first file of a hash); unset, they are still to make. */
-  variants?: SpooledVariants;
-}
 
 export interface SpooledArchive {
   files: SpooledFile[];
@@ -109,7 +88,7 @@ export function normalizeEntryPath(name: string): string {
   return normalized;
 }
 
-const REFUSED_TYPES: Record<string, { code: string; what: string }> = {
+const REFUSED_TYPES: Record<string, { code: ErrorCode; what: string }> = {
   symlink: { code: 'archive_symlink', what: 'a symbolic link' },
   link: { code: 'archive_hardlink', what: 'a hard link' },
   'character-device': { code: 'archive_device', what: 'a character device' },
@@ -134,11 +113,17 @@ function asArchiveError(error: unknown): unknown {
   return new AppError('archive_corrupt', `The archive cannot be read as a tar archive: ${message}.`);
 }
 
-/** When every file sits under one folder, that folder is the site root. */
+/** The one folder every path sits under, if there is one: that folder is the site root. */
+export function loneFolder(paths: string[]): string | undefined {
+  const first = paths[0]?.split('/', 1)[0];
+  if (!first || !paths.every((p) => p.startsWith(`${first}/`))) return undefined;
+  return first;
+}
+
 function unwrapLoneFolder(files: SpooledFile[]): void {
-  const first = files[0]?.path.split('/', 1)[0];
-  if (!first || !files.every((file) => file.path.startsWith(`${first}/`))) return;
-  for (const file of files) file.path = file.path.slice(first.length + 1);
+  const folder = loneFolder(files.map((file) => file.path));
+  if (folder === undefined) return;
+  for (const file of files) file.path = file.path.slice(folder.length + 1);
 }
 
 function checkPathConflicts(files: SpooledFile[]): void {
@@ -192,7 +177,7 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
   let input = source;
   let gzip = true;
   if (options.compression === 'sniff') ({ gzip, stream: input } = await sniffGzip(source));
-  const dir = path.join(tmpRoot, `ingest-${randomAlnum(12)}`);
+  const dir = path.join(tmpRoot, tempName('ingest'));
   await mkdir(dir, { recursive: true });
   const dispose = () => rm(dir, { recursive: true, force: true });
 

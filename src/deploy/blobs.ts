@@ -9,7 +9,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
 import { queryRows } from '../db/client.js';
-import type { SpooledFile, SpooledVariants } from './archive.js';
+import type { SpooledFile, SpooledVariants } from './spool-writer.js';
 import { COMPRESSED_VARIANTS, compressorOptions, variantSuffix, wantsVariants, worthKeeping, type CompressedVariant } from './compression.js';
 import { contentTypeFor } from './content-types.js';
 import { compressSpooled, WHOLE_FILE_BYTES } from './spool-writer.js';

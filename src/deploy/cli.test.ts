@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, signIn, type TestApp } from '../../test/helpers/app.js';
 import { createStaticSite, edge } from '../../test/helpers/deploy.js';
@@ -31,6 +32,10 @@ describe('blume deploy', () => {
     await mkdir(path.join(dir, 'site/css'), { recursive: true });
     await writeFile(path.join(dir, 'site/index.html'), '<h1>from the cli</h1>');
     await writeFile(path.join(dir, 'site/css/site.css'), 'h1{color:blue}');
+    await mkdir(path.join(dir, 'ruled/public'), { recursive: true });
+    await writeFile(path.join(dir, 'ruled/public/index.html'), '<h1>ruled</h1>');
+    await writeFile(path.join(dir, 'ruled/public/_headers'), '/*\n  X-Frame-Options: DENY\n');
+    await writeFile(path.join(dir, 'ruled/public/_redirects'), '/old / 301\n');
   });
   after(async () => {
     await t.close();
@@ -49,6 +54,34 @@ describe('blume deploy', () => {
     assert.match(stderr.text(), /uploading \[#+\] 100%/);
     assert.ok(!stdout.text().includes(token) && !stderr.text().includes(token));
     assert.equal((await edge(t.app, 'cli.blume.test', '/')).body, '<h1>from the cli</h1>');
+  });
+
+  it('counts the files as the release does: rules files are not content', async () => {
+    const stdout = capture();
+    const stderr = capture();
+    // A lone folder is unwrapped by the server, so its _headers is the site's.
+    const code = await runDeployCommand([path.join(dir, 'ruled'), '--site', 'cli', '--url', url], { BLUME_DEPLOY_TOKEN: token }, { stdout: stdout.stream, stderr: stderr.stream, fetch });
+    assert.equal(code, 0, stderr.text());
+    assert.match(stderr.text(), /^packed 1 files from .*ruled, and the rules in _headers, _redirects$/m);
+    assert.match(stdout.text(), /^release [a-z0-9]{12}: 1 files,/);
+  });
+
+  it('names the address and the cause when the server cannot be reached, before packing anything', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const stderr = capture();
+    const code = await runDeployCommand([path.join(dir, 'site'), '--site', 'cli', '--url', `http://127.0.0.1:${port}`], { BLUME_DEPLOY_TOKEN: token }, { stdout: capture().stream, stderr: stderr.stream, fetch });
+    assert.equal(code, 1);
+    assert.equal(
+      stderr.text(),
+      `deploy failed: cannot reach Blume at http://127.0.0.1:${port} (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}).\nIs the server running there? Give its address with --url <portal url> (or set BLUME_PUBLIC_URL).\n`,
+    );
+    // Without --url it goes to BLUME_PUBLIC_URL, and says so by naming it.
+    const viaEnv = capture();
+    assert.equal(await runDeployCommand([path.join(dir, 'site'), '--site', 'cli'], { BLUME_DEPLOY_TOKEN: token, BLUME_PUBLIC_URL: `http://127.0.0.1:${port}` }, { stdout: capture().stream, stderr: viaEnv.stream, fetch }), 1);
+    assert.match(viaEnv.text(), new RegExp(`cannot reach Blume at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED`));
   });
 
   it('explains a missing token, a refused deploy and a symbolic link', async () => {

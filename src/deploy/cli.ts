@@ -10,6 +10,8 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
+import { loneFolder } from './archive.js';
+import { isRulesFile } from './ingest.js';
 
 export interface DeployCommandIo {
   stdout: NodeJS.WritableStream;
@@ -34,8 +36,15 @@ async function listFiles(root: string, prefix = ''): Promise<string[]> {
   return out;
 }
 
-/** Packs a folder into a tar.gz file, streaming file by file. */
-export async function packDirectory(dir: string, target: string): Promise<number> {
+export interface PackedFolder {
+  /** Files the release will serve: its `file_count`. */
+  content: number;
+  /** Rules files (`_headers`, `_redirects`, `_blume.json`) at the site root, which the release applies instead. */
+  rules: string[];
+}
+
+/** Packs a folder into a tar.gz file, streaming file by file; counts the files as the server will. */
+export async function packDirectory(dir: string, target: string): Promise<PackedFolder> {
   const files = await listFiles(dir);
   if (files.length === 0) throw new Error(`${dir} holds no files`);
   const pack = tar.pack();
@@ -47,7 +56,41 @@ export async function packDirectory(dir: string, target: string): Promise<number
   }
   pack.finalize();
   await writing;
-  return files.length;
+  const root = loneFolder(files);
+  const sitePaths = root === undefined ? files : files.map((file) => file.slice(root.length + 1));
+  const rules = sitePaths.filter(isRulesFile);
+  return { content: files.length - rules.length, rules };
+}
+
+/** Why a request never got an answer, from fetch's error and its cause (refused, unknown host, reset). */
+function unreachable(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  const detail = cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ?? cause.name}: ${cause.message}` : undefined;
+  return detail ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** Asks the server's health endpoint first, so a wrong address fails at once and says which it was. */
+async function checkReachable(base: URL, io: DeployCommandIo): Promise<boolean> {
+  try {
+    await (await io.fetch(new URL('/up/', base))).arrayBuffer();
+    return true;
+  } catch (error) {
+    io.stderr.write(
+      `deploy failed: cannot reach Blume at ${base.origin} (${unreachable(error)}).\n` +
+        'Is the server running there? Give its address with --url <portal url> (or set BLUME_PUBLIC_URL).\n',
+    );
+    return false;
+  }
+}
+
+/** The answer's JSON, or a problem made of its status when a proxy answered with something else. */
+async function readAnswer<T>(response: Response): Promise<T & { code?: string; detail?: string }> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as T & { code?: string; detail?: string };
+  } catch {
+    return { detail: `${response.statusText || 'the answer is not JSON'}: ${text.slice(0, 200)}` } as T & { code?: string; detail?: string };
+  }
 }
 
 function progressBar(total: number, stderr: DeployCommandIo['stderr']): Transform {
@@ -109,16 +152,24 @@ export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, i
     io.stderr.write('BLUME_DEPLOY_TOKEN is not set: mint a deploy token for the site in the console.\n');
     return 2;
   }
-  const base = new URL(values.url ?? env.BLUME_PUBLIC_URL ?? 'http://localhost:8080');
+  let base: URL;
+  try {
+    base = new URL(values.url ?? env.BLUME_PUBLIC_URL ?? 'http://localhost:8080');
+  } catch {
+    io.stderr.write(`--url must be the portal's address, such as http://localhost:8080\n${USAGE}`);
+    return 2;
+  }
   const headers = { authorization: `Bearer ${token}` };
+  if (!(await checkReachable(base, io))) return 1;
 
   const work = await mkdtemp(path.join(tmpdir(), 'blume-deploy-'));
   try {
     let archive = source;
     if ((await lstat(source)).isDirectory()) {
       archive = path.join(work, 'site.tar.gz');
-      const count = await packDirectory(source, archive);
-      io.stderr.write(`packed ${count} files from ${source}\n`);
+      const packed = await packDirectory(source, archive);
+      const rules = packed.rules.length > 0 ? `, and the rules in ${packed.rules.join(', ')}` : '';
+      io.stderr.write(`packed ${packed.content} files from ${source}${rules}\n`);
     }
     const size = (await stat(archive)).size;
     const boundary = `blume-${Date.now().toString(36)}`;
@@ -131,13 +182,16 @@ export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, i
         yield tail;
       })(),
     );
-    const response = await io.fetch(new URL(`/api/deploy/${encodeURIComponent(site)}`, base), {
+    const target = new URL(`/api/deploy/${encodeURIComponent(site)}`, base);
+    const response = await io.fetch(target, {
       method: 'POST',
       headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) },
       body: Readable.toWeb(body) as ReadableStream<Uint8Array>,
       duplex: 'half',
-    } as RequestInit);
-    const answer = (await response.json()) as ReleaseAnswer & { code?: string; detail?: string };
+    } as RequestInit).catch((error: unknown) => {
+      throw new Error(`the upload to ${target.href} broke off (${unreachable(error)})`);
+    });
+    const answer = await readAnswer<ReleaseAnswer>(response);
     if (response.status !== 201) {
       io.stderr.write(`deploy refused (${response.status} ${answer.code ?? ''}): ${answer.detail ?? ''}\n`);
       return 1;
@@ -150,7 +204,7 @@ export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, i
         body: JSON.stringify({ release: answer.id }),
       });
       if (promoted.status !== 200) {
-        const problem = (await promoted.json()) as { code?: string; detail?: string };
+        const problem = await readAnswer<object>(promoted);
         io.stderr.write(`promote refused (${promoted.status} ${problem.code ?? ''}): ${problem.detail ?? ''}\n`);
         return 1;
       }

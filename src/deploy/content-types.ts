@@ -16,6 +16,8 @@ const TYPES: Record<string, string> = {
   atom: 'application/atom+xml; charset=utf-8',
   txt: 'text/plain; charset=utf-8',
   md: 'text/markdown; charset=utf-8',
+  yaml: 'text/yaml; charset=utf-8',
+  yml: 'text/yaml; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
   ics: 'text/calendar; charset=utf-8',
   svg: 'image/svg+xml',

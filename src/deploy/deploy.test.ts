@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { count, eq } from 'drizzle-orm';
@@ -128,6 +129,13 @@ for (const database of testDatabases) {
         { name: 'bad _redirects rule', archive: () => siteArchive({ 'index.html': 'x', _redirects: '# ok\n/a /b 301\n/c\n' }), status: 422, code: 'invalid_redirects_file' },
         { name: 'bad _headers rule', archive: () => siteArchive({ 'index.html': 'x', _headers: '/*\n  X-Frame-Options DENY\n' }), status: 422, code: 'invalid_headers_file' },
         { name: '_headers value past Latin-1', archive: () => siteArchive({ 'index.html': 'x', _headers: '/*\n  X-Note: a \u2192 b\n' }), status: 422, code: 'invalid_headers_file' },
+        // Framing, hop-by-hop and the edge's own headers (#13 item 2): a Trailer rule made Node's writeHead throw.
+        ...['Trailer', 'Keep-Alive', 'Upgrade', 'Date', 'TE', 'Proxy-Connection', 'Transfer-Encoding', 'Connection', 'Content-Length', 'content-encoding', 'ETag', 'Set-Cookie'].map((header) => ({
+          name: `_headers rule for ${header}`,
+          archive: () => siteArchive({ 'index.html': 'x', _headers: `/*\n  X-Fine: yes\n  ${header}: x\n` }),
+          status: 422,
+          code: 'headers_file_reserved_header',
+        })),
       ];
 
       for (const testCase of cases) {
@@ -147,6 +155,8 @@ for (const database of testDatabases) {
           }
           assert.equal(await releaseCount(t, 'docs'), releasesBefore);
           assert.deepEqual(await blobKeys(t), blobsBefore);
+          // Nor a scratch folder: a refused upload removes what it spooled.
+          assert.deepEqual(await readdir(t.app.deploy.tmpDir).catch(() => []), []);
         });
       }
 

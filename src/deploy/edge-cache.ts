@@ -49,13 +49,15 @@ export class EdgeCache {
   /** Bumped by every broadcast for a site, so a read that raced a change is not cached. */
   private readonly aliasGeneration = new Map<string, number>();
   private readonly manifests = new WeightedLru<string, Manifest>(MAX_CACHED_FILES, (manifest) => manifest.files.size);
-  private readonly echoes = new Echoes();
+  private readonly echoes: Echoes;
   private unsubscribe: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly db: Executor,
     private readonly pubsub: PubSub,
-  ) {}
+  ) {
+    this.echoes = new Echoes(pubsub.errors);
+  }
 
   async start(): Promise<void> {
     this.unsubscribe.push(

@@ -32,6 +32,8 @@ for (const database of testDatabases) {
           'assets/app.3f9a1c2b.js': script,
           'data/bytes.bin': Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
           'style.css': 'body{color:red}',
+          'config.yaml': 'a: 1\n',
+          'ci.yml': 'b: 2\n',
           _headers: '/assets/*\n  X-Asset: yes\n/*\n  X-Frame-Options: DENY\n',
           _redirects: '/old /about 301\n/go/* https://example.test/:splat 302\n/app/* /index.html 200\n/about /docs/ 302\n/gone /index.html 410\n',
         }),
@@ -50,6 +52,7 @@ for (const database of testDatabases) {
       const css = await edge(t.app, HOST, '/style.css');
       assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
       assert.equal(css.headers['x-content-type-options'], 'nosniff');
+      for (const file of ['/config.yaml', '/ci.yml']) assert.equal((await edge(t.app, HOST, file)).headers['content-type'], 'text/yaml; charset=utf-8', file);
     });
 
     it('redirects a folder without its slash and serves name.html for a clean URL', async () => {
@@ -160,7 +163,14 @@ for (const database of testDatabases) {
       const unknown = await edge(t.app, 'nope.blume.test', '/');
       assert.equal(unknown.statusCode, 404);
       assert.equal(json(unknown).code, 'site_not_found');
-      assert.equal((await edge(t.app, HOST, '/', {}, 'POST')).statusCode, 404);
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH'] as const) {
+        const refused = await edge(t.app, HOST, '/', {}, method);
+        assert.equal(refused.statusCode, 405, method);
+        assert.equal(refused.headers.allow, 'GET, HEAD');
+        assert.equal(json(refused).code, 'method_not_allowed');
+      }
+      // An unknown site stays unknown, whatever the method.
+      assert.equal(json(await edge(t.app, 'nope.blume.test', '/', {}, 'POST')).code, 'site_not_found');
     });
   });
 }

@@ -6,7 +6,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, Transform } from 'node:stream';
-import type { FastLane, LaneRequest, LaneSink } from '../http/fast-lane.js';
+import type { FastLane, LaneRequest, LaneSink } from '../http/lane.js';
 import type { SurfaceOf } from '../http/surface.js';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import { AppError } from '../http/errors.js';
@@ -15,7 +15,6 @@ import { blobKey, type Variant } from './blobs.js';
 import { isFingerprinted, isHtml, isCompressible } from './content-types.js';
 import type { AliasPointers, EdgeCache, Manifest, ManifestFile } from './edge-cache.js';
 import type { EdgeBytes } from './edge-bytes.js';
-import './errors.js';
 
 export interface EdgeContext {
   cache: EdgeCache;
@@ -86,6 +85,8 @@ function releaseFor(ctx: EdgeContext, target: SiteTarget, request: EdgeRequest, 
 function releaseIdFor(target: SiteTarget, pointers: AliasPointers, request: EdgeRequest, reply: EdgeReply): string {
   if (target.kind !== 'site' && !checkPreviewAuth(request.headers.authorization, pointers.password)) {
     reply.header('WWW-Authenticate', `Basic realm="${target.site} preview", charset="UTF-8"`);
+    // Every answer of a preview or stage host, its refusals included, keeps it out of search indexes.
+    reply.header('X-Robots-Tag', 'noindex');
     throw new AppError('preview_auth_required', 'Preview and stage hosts need basic auth: user "preview", password `aliases.auth` from GET /api/deploy/{id}/releases.');
   }
   const releaseId = target.kind === 'preview' ? target.release : target.kind === 'stage' ? pointers.stage : pointers.live;

@@ -1,5 +1,5 @@
-// Error codes of the deploy domain, one per rule a client can break, registered with the root registry.
-import { registerErrorCodes } from '../http/errors.js';
+// Error codes of the deploy domain, one per rule a client can break. Data only: src/http/errors.ts
+// merges this table into the one typed map that AppError accepts.
 
 export const deployErrorCodes = {
   // 400: the upload is not a readable tar.gz
@@ -24,6 +24,7 @@ export const deployErrorCodes = {
   archive_duplicate_path: { status: 422, title: 'The archive contains the same path twice' },
   archive_path_conflict: { status: 422, title: 'The archive uses one path both as a file and as a folder' },
   invalid_headers_file: { status: 422, title: 'The `_headers` file has an invalid rule' },
+  headers_file_reserved_header: { status: 422, title: 'The `_headers` file sets a header that belongs to the server or the connection' },
   invalid_redirects_file: { status: 422, title: 'The `_redirects` file has an invalid rule' },
   invalid_blume_json: { status: 422, title: 'The `_blume.json` file has an invalid option' },
   // Access
@@ -47,8 +48,4 @@ export const deployErrorCodes = {
   invalid_signature: { status: 401, title: 'The webhook signature does not match' },
   invalid_repository_path: { status: 422, title: 'The folder inside the repository is not a valid path' },
   preview_auth_required: { status: 401, title: 'Preview and stage hosts need basic auth' },
-} as const;
-
-export type DeployErrorCode = keyof typeof deployErrorCodes;
-
-registerErrorCodes(deployErrorCodes);
+} as const satisfies Record<string, { status: number; title: string }>;

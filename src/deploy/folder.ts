@@ -7,8 +7,8 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../http/errors.js';
-import { normalizeEntryPath, type ArchiveLimits, type SpooledArchive, type SpooledFile } from './archive.js';
-import './errors.js';
+import { normalizeEntryPath, type ArchiveLimits, type SpooledArchive } from './archive.js';
+import type { SpooledFile } from './spool-writer.js';
 
 async function hashFile(file: string): Promise<string> {
   const hash = createHash('sha256');

@@ -8,13 +8,15 @@ import { sql } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Database, Transaction } from '../db/client.js';
 import { AppError } from '../http/errors.js';
-import { newId, randomAlnum } from '../lib/ids.js';
-import { spoolArchive, type ArchiveLimits, type SpooledArchive, type SpooledFile } from './archive.js';
+import { newId } from '../lib/ids.js';
+import { spoolArchive, type ArchiveLimits, type SpooledArchive } from './archive.js';
+import type { SpooledFile } from './spool-writer.js';
 import { blobKey, committedVariants, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, type StoredFile } from './blobs.js';
 import { spoolFolder } from './folder.js';
 import { parseSiteOptions, SITE_OPTIONS_FILE } from './site-options.js';
 import { parseHeadersFile, parseRedirectsFile, RULES_FILE_MAX_BYTES } from './rules.js';
 import { ensureAliases } from './service.js';
+import { tempName } from './temp-dirs.js';
 import { releaseFiles, releases, type GitCommit, type ReleaseRow, type ReleaseRules } from './tables.js';
 
 export interface IngestContext {
@@ -29,16 +31,21 @@ const RULE_FILES = { _headers: 'invalid_headers_file', _redirects: 'invalid_redi
 /** Bounds what one statement holds in the embedded database's memory, which never shrinks. */
 const ROWS_PER_STATEMENT = 2000;
 
+/** Whether a site path (after the archive rules) is a rules file rather than content. */
+export function isRulesFile(sitePath: string): boolean {
+  return Object.hasOwn(RULE_FILES, sitePath);
+}
+
 /** Takes the root `_headers`, `_redirects` and `_blume.json` out of the file list (they are rules, not content). */
 async function extractRules(files: SpooledFile[]): Promise<{ rules: ReleaseRules; content: SpooledFile[] }> {
   const rules: ReleaseRules = { headers: [], redirects: [] };
   const content: SpooledFile[] = [];
   for (const file of files) {
-    const code = RULE_FILES[file.path as keyof typeof RULE_FILES];
-    if (!code) {
+    if (!isRulesFile(file.path)) {
       content.push(file);
       continue;
     }
+    const code = RULE_FILES[file.path as keyof typeof RULE_FILES];
     if (file.size > RULES_FILE_MAX_BYTES) throw new AppError(code, `${file.path} is larger than ${RULES_FILE_MAX_BYTES} bytes.`, { file: file.path });
     let text: string;
     try {
@@ -117,7 +124,7 @@ async function discardBlobs(ctx: IngestContext, written: Set<string>): Promise<v
 /** Stores spooled files as a new release; the one path every kind of deploy takes. */
 export async function ingestSpooled(ctx: IngestContext, siteId: string, spooled: SpooledArchive, origin: ReleaseOrigin): Promise<ReleaseRow> {
   const written = new Set<string>();
-  const scratchDir = path.join(ctx.tmpDir, `variants-${randomAlnum(12)}`);
+  const scratchDir = path.join(ctx.tmpDir, tempName('variants'));
   try {
     const { rules, content } = await extractRules(spooled.files);
     const stored = await storeFiles(ctx.db, ctx.blobs, content, written, scratchDir);

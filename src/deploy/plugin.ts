@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { AppError } from '../http/errors.js';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive.js';
 import { BuildWorker } from './builds/worker.js';
 import { EdgeBytes } from './edge-bytes.js';
@@ -34,9 +35,17 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
     constraints: { surface: 'static' },
     handler: (request, reply) => serveStatic(ctx, request, reply),
   });
-  // Fastify logs every request at `info`; the lane would skip those lines, so it runs only when the
-  // log level leaves them out anyway (docs/decisions/0023-edge-fast-lane.md).
-  if (!['trace', 'debug', 'info'].includes(app.log.level)) {
+  // A static site is read-only: other methods are refused as such, not as a missing page.
+  app.route({
+    method: ['POST', 'PUT', 'DELETE', 'PATCH'],
+    url: '/*',
+    constraints: { surface: 'static' },
+    handler: (request) => {
+      throw new AppError('method_not_allowed', `A static site answers GET and HEAD only, not ${request.method}.`, {}, { Allow: 'GET, HEAD' });
+    },
+  });
+  // On by default; its answers are logged by the lanes' own access log (docs/decisions/0031).
+  if (app.deps.config.edgeFastPath) {
     let closing = false;
     app.addHook('preClose', (done) => {
       closing = true;

@@ -1,8 +1,8 @@
 // Who may use the deploy API: a deploy token of exactly that site (spec section 5).
 import type { FastifyRequest } from 'fastify';
-import { requireBearer } from '../http/auth.js';
+import { requireBearer } from '../core/auth.js';
 import { AppError } from '../http/errors.js';
-import './errors.js';
+import { declareSecurity } from '../http/openapi.js';
 
 /**
  * A preHandler: 401 without a valid deploy token, 403 when the token belongs to another site. A
@@ -17,3 +17,5 @@ export async function requireSiteDeployToken(request: FastifyRequest<{ Params: {
   if (!site) throw new AppError('site_not_found', `No site "${request.params.id}".`);
   if (site.kind !== 'static') throw new AppError('site_not_static', `Site "${site.id}" is a ${site.kind} site; deploys go to static sites.`);
 }
+
+declareSecurity(requireSiteDeployToken, [{ deployToken: [] }]);

@@ -93,6 +93,7 @@ for (const database of testDatabases) {
       assert.equal(anonymous.statusCode, 401);
       assert.match(String(anonymous.headers['www-authenticate']), /^Basic realm=/);
       assert.equal(json(anonymous).code, 'preview_auth_required');
+      assert.equal(anonymous.headers['x-robots-tag'], 'noindex', 'a refusal on a stage host is kept out of indexes too');
       assert.equal((await edge(t.app, stageHost, '/', { authorization: basicAuth('wrong') })).statusCode, 401);
       assert.equal((await edge(t.app, stageHost, '/', { authorization: basicAuth(aliases.auth, 'admin') })).statusCode, 401);
       const ok = await edge(t.app, stageHost, '/', { authorization: basicAuth(aliases.auth) });
@@ -110,7 +111,9 @@ for (const database of testDatabases) {
     it('serves each release on its preview host behind basic auth; production needs none', async () => {
       const { aliases, releases } = await overview();
       const host = new URL(releases.at(-1)!.preview_url).host;
-      assert.equal((await edge(t.app, host, '/')).statusCode, 401);
+      const refused = await edge(t.app, host, '/');
+      assert.equal(refused.statusCode, 401);
+      assert.equal(refused.headers['x-robots-tag'], 'noindex');
       const ok = await edge(t.app, host, '/', { authorization: basicAuth(aliases.auth) });
       assert.equal(ok.statusCode, 200);
       assert.equal(ok.body, '<h1>one</h1>');

@@ -4,7 +4,7 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../http/errors.js';
-import { registerOpenApi } from '../http/openapi.js';
+import { problems, registerOpenApi } from '../http/openapi.js';
 import { validatorCompiler } from '../http/validation.js';
 import { buildRoutes } from './builds/routes.js';
 import { githubRoutes } from './git/routes.js';
@@ -14,7 +14,7 @@ import { presentAliases, presentRelease, presentUrls } from './presenters.js';
 import { AliasChangeOut, ArchiveUpload, DeploySiteParams, ReleaseBody, ReleaseOut, ReleasesOut } from './schemas.js';
 import { clearStage, listReleases, promoteRelease, rollbackRelease, setStage, type AliasChange } from './service.js';
 
-const security = [{ bearer: [] }];
+const security = [{ deployToken: [] }];
 
 export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onRoute', (route) => {
@@ -52,7 +52,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
         security,
         params: DeploySiteParams,
         body: ArchiveUpload,
-        response: { 201: ReleaseOut },
+        response: { 201: ReleaseOut, ...problems(409, 413, 415, 422) },
       },
       // The multipart body is read by the handler as a stream; its schema only documents the form.
       validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route)),
@@ -83,19 +83,19 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/api/deploy/:id/promote',
-    { schema: { tags: ['deploy'], summary: 'Make a release live (atomic)', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
+    { schema: { tags: ['deploy'], summary: 'Make a release live (atomic)', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut, ...problems(409) } }, preHandler: requireSiteDeployToken },
     async (request) => aliasChange(urlContext(request), request.params.id, await promoteRelease(db, request.params.id, request.body.release)),
   );
 
   app.post(
     '/api/deploy/:id/rollback',
-    { schema: { tags: ['deploy'], summary: 'Return production to the release live before the current one', security, params: DeploySiteParams, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
+    { schema: { tags: ['deploy'], summary: 'Return production to the release live before the current one', security, params: DeploySiteParams, response: { 200: AliasChangeOut, ...problems(409) } }, preHandler: requireSiteDeployToken },
     async (request) => aliasChange(urlContext(request), request.params.id, await rollbackRelease(db, request.params.id)),
   );
 
   app.put(
     '/api/deploy/:id/stage',
-    { schema: { tags: ['deploy'], summary: 'Point the stage alias at a release', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
+    { schema: { tags: ['deploy'], summary: 'Point the stage alias at a release', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut, ...problems(409) } }, preHandler: requireSiteDeployToken },
     async (request) => aliasChange(urlContext(request), request.params.id, await setStage(db, request.params.id, request.body.release)),
   );
 
@@ -104,7 +104,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.delete(
     '/api/deploy/:id/stage',
-    { schema: { tags: ['deploy'], summary: 'Clear the stage alias', security, params: DeploySiteParams, response: { 200: AliasChangeOut } }, preHandler: requireSiteDeployToken },
+    { schema: { tags: ['deploy'], summary: 'Clear the stage alias', security, params: DeploySiteParams, response: { 200: AliasChangeOut, ...problems(409) } }, preHandler: requireSiteDeployToken },
     async (request) => aliasChange(urlContext(request), request.params.id, { release: undefined, aliases: await clearStage(db, request.params.id) }),
   );
 }

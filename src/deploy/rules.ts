@@ -7,8 +7,32 @@ import type { ReleaseRules } from './tables.js';
 export const RULES_FILE_MAX_BYTES = 64 * 1024;
 const MAX_RULES = 1000;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// Headers the edge owns: letting a site set them would break caching, ranges or auth.
-const RESERVED_HEADERS = new Set(['content-length', 'content-encoding', 'content-range', 'transfer-encoding', 'etag', 'www-authenticate', 'connection', 'set-cookie']);
+// Headers a site may not set: the edge's own (a site's would break caching, ranges or auth), and
+// the framing and hop-by-hop ones that belong to the connection, not the file (RFC 9110 7.6.1,
+// RFC 9112 6-7). One of these in a response makes Node throw, or the answer ambiguous.
+const RESERVED_HEADERS = new Set([
+  'content-length',
+  'content-encoding',
+  'content-range',
+  'transfer-encoding',
+  'etag',
+  'www-authenticate',
+  'set-cookie',
+  'date',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'upgrade',
+]);
+
+/** Whether `_headers` may set this header (any case). */
+export function isRuleHeaderAllowed(name: string): boolean {
+  return !RESERVED_HEADERS.has(name.toLowerCase());
+}
 const REDIRECT_STATUSES = new Set([200, 301, 302, 303, 307, 308, 404, 410]);
 const PATH_PATTERN = /^\/[^\s\\]*$/;
 
@@ -42,7 +66,9 @@ export function parseHeadersFile(text: string): ReleaseRules['headers'] {
     const name = content.slice(0, colon).trim();
     const value = content.slice(colon + 1).trim();
     if (!HEADER_NAME.test(name)) throw invalid('invalid_headers_file', line, `"${name}" is not a valid header name`);
-    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid('invalid_headers_file', line, `the header "${name}" is set by the server`);
+    if (!isRuleHeaderAllowed(name)) {
+      throw new AppError('headers_file_reserved_header', `_headers line ${line}: the header "${name}" belongs to the server or the connection; a site cannot set it.`, { file: '_headers', line, header: name });
+    }
     // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw invalid('invalid_headers_file', line, 'the value holds control characters');
     // A header carries bytes: characters past U+00FF have no single-byte form (Node refuses them).
@@ -131,7 +157,8 @@ function compilePattern(pattern: string, splatAnywhere: boolean): Pattern {
 export function compileRules(rules: ReleaseRules): CompiledRules {
   const headers = rules.headers.map((rule) => ({
     pattern: compilePattern(rule.path, true),
-    headers: rule.headers.map(([name, value]): [string, string] => [name.toLowerCase(), value]),
+    // Releases stored before a header was reserved keep their rules; the edge leaves such headers out.
+    headers: rule.headers.filter(([name]) => isRuleHeaderAllowed(name)).map(([name, value]): [string, string] => [name.toLowerCase(), value]),
   }));
   const redirects = rules.redirects.map((rule) => ({ ...rule, pattern: compilePattern(rule.from, false) }));
   return {

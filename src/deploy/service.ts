@@ -5,7 +5,6 @@ import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { randomAlnum } from '../lib/ids.js';
 import { promotions, releases, siteAliases, type ReleaseRow, type SiteAliasRow } from './tables.js';
-import './errors.js';
 
 const PREVIEW_PASSWORD_LENGTH = 24;
 

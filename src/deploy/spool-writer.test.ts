@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { SpooledFile } from './archive.js';
+import type { SpooledFile } from './spool-writer.js';
 import { SpoolWriter } from './spool-writer.js';
 
 function spooledFile(sitePath: string, content: Buffer): SpooledFile {

@@ -13,9 +13,27 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { siblingModule } from '../lib/sibling-module.js';
-import { exposeGarbageCollector } from '../lib/young-gc.js';
-import type { SpooledFile, SpooledVariants } from './archive.js';
 import { COMPRESSED_VARIANTS, variantSuffix, wantsVariants } from './compression.js';
+
+export interface SpooledVariant {
+  /** Temporary file holding the compressed content. */
+  file: string;
+  size: number;
+}
+
+/** The compressed variants made of a file; a variant that did not pay is absent. */
+export type SpooledVariants = Partial<Record<'gzip' | 'br', SpooledVariant>>;
+
+export interface SpooledFile {
+  /** Site path without leading slash, after unwrapping a lone top folder. */
+  path: string;
+  hash: string;
+  size: number;
+  /** Temporary file holding the content; one per distinct hash. */
+  spool: string;
+  /** Set once the variants are made (by the first file of a hash); unset, they are still to make. */
+  variants?: SpooledVariants;
+}
 
 /** Files up to this size are handled whole, in memory; larger ones are streamed. */
 export const WHOLE_FILE_BYTES = 1024 * 1024;
@@ -50,8 +68,6 @@ export type SpoolReply = { id: number; slab?: ArrayBuffer | undefined } & ({ res
 const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
 
 function startWorker(): Worker {
-  // The worker scavenges after each batch (spool-worker.ts), with the gc() this gives it.
-  exposeGarbageCollector();
   const entry = siblingModule(import.meta.url, 'spool-worker');
   if (entry.endsWith('.js')) return new Worker(entry, { resourceLimits: WORKER_LIMITS });
   // Under tsx the entry is TypeScript, and Node 20 does not hand tsx's loader to worker threads.

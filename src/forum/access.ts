@@ -5,7 +5,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { AppError } from '../http/errors.js';
-import './errors.js';
 import { findTokenMember, viewerFor } from './members.js';
 import { GUEST, type MemberViewer, type Viewer } from './policy.js';
 

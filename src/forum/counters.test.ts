@@ -2,9 +2,6 @@
 // walk the writes that move them and check, for every kind of viewer, that each total equals what a
 // count of the rows gives, so a write that forgets a counter, or counts twice, fails here.
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
@@ -12,8 +9,9 @@ import pg from 'pg';
 import { addMember, forumApi, makeCommunity, mintForumToken } from '../../test/factories/forum.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { createTestDatabase, testDatabases } from '../../test/helpers/databases.js';
+import { migrateUpTo } from '../../test/helpers/migrations.js';
 import { queryRows, type Executor } from '../db/client.js';
-import { migrationsFolder, runMigrations } from '../db/migrate.js';
+import { runMigrations } from '../db/migrate.js';
 
 type Row = Record<string, unknown>;
 type Role = 'guest' | 'member' | 'moderator' | 'admin';
@@ -256,19 +254,9 @@ for (const database of testDatabases) {
   describe(`forum counters migration [${database}]`, () => {
     it('backfills the counters of forums and topics that exist before it', async () => {
       const db = await createTestDatabase(database, { migrate: false });
-      const scratch = await mkdtemp(path.join(tmpdir(), 'blume-migrations-'));
       try {
         // The committed migrations up to the one before the counters.
-        const older = path.join(scratch, 'migrations');
-        await cp(migrationsFolder, older, { recursive: true });
-        const journalFile = path.join(older, 'meta', '_journal.json');
-        const journal = JSON.parse(await readFile(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
-        const counters = journal.entries.findIndex((entry) => entry.tag.endsWith('_forum_counters'));
-        assert.ok(counters > 0);
-        const later = journal.entries.length - counters;
-        journal.entries = journal.entries.slice(0, counters);
-        await writeFile(journalFile, JSON.stringify(journal));
-        await runMigrations(db.handle, older);
+        const later = await migrateUpTo(db.handle, '_forum_counters');
 
         const run = (query: string) => db.handle.db.execute(sql.raw(query));
         await run(`insert into sites (id, kind, plan) values ('club', 'community', 'pro')`);
@@ -294,7 +282,6 @@ for (const database of testDatabases) {
           { id: 't4', thread_count: 0 },
         ]);
       } finally {
-        await rm(scratch, { recursive: true, force: true });
         await db.drop();
       }
     });

@@ -1,7 +1,7 @@
-// Error codes of the community instance (forum API and waitlist).
-import { registerErrorCodes } from '../http/errors.js';
+// Error codes of the community instance (forum API and waitlist). Data only: src/http/errors.ts
+// merges this table into the one typed map that AppError accepts.
 
-registerErrorCodes({
+export const forumErrorCodes = {
   member_banned: { status: 403, title: 'The member is banned from this community' },
   email_unconfirmed: { status: 403, title: 'The member has not confirmed its e-mail address' },
   forum_locked: { status: 403, title: 'The forum is locked' },
@@ -12,10 +12,12 @@ registerErrorCodes({
   post_not_found: { status: 404, title: 'Post not found' },
   member_not_found: { status: 404, title: 'Member not found' },
   slug_taken: { status: 409, title: 'The slug is taken' },
+  last_admin: { status: 409, title: 'The last admin of a community cannot lose admin powers' },
   owner_member: { status: 409, title: "The site owner's membership follows the site" },
-  invalid_title: { status: 422, title: 'The title is empty once markup is removed' },
+  invalid_title: { status: 422, title: 'The title is blank' },
   invalid_body: { status: 422, title: 'The body is empty' },
   parent_not_in_topic: { status: 422, title: 'The parent post is not in this topic' },
   thread_too_deep: { status: 422, title: 'Replies nest too deep' },
   invalid_email: { status: 422, title: 'The e-mail address is not valid' },
-});
+  mail_disabled: { status: 503, title: 'This server sends no mail' },
+} as const satisfies Record<string, { status: number; title: string }>;

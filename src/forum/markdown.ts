@@ -59,20 +59,19 @@ export function renderBody(source: string): RenderedBody {
 }
 
 /**
- * Titles are plain text: control characters and anything shaped like an HTML tag are removed, so a
- * consumer that forgets to escape still shows no markup. `a < b` stays as written.
+ * Titles are plain text, stored as typed: "Why does <div> not center?" keeps its `<div>`. Only
+ * control characters and runs of white space become one space, so a title is one line (safe in a
+ * mail subject). Every output escapes it for its own syntax (HTML, XML, mail HTML).
  */
 export function plainTitle(title: string): string {
-  let text = title
-    .normalize('NFC')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '');
-  for (let previous = ''; previous !== text; ) {
-    previous = text;
-    text = text.replace(/<\/?[A-Za-z!?][^<>]*>?/g, '');
-  }
-  return text.replace(/\s+/g, ' ').trim();
+  return (
+    title
+      .normalize('NFC')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** A URL slug from a title: lower-case ASCII words joined by hyphens. */

@@ -9,11 +9,11 @@ import { AppError } from '../http/errors.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { PageQuery } from '../http/pagination.js';
 import { forumMember, forumSite } from './access.js';
-import { authenticateMember, createMember, updateMember } from './members.js';
-import { listMembers } from './members.js';
+import { authenticateMember, createMember, deleteMember, listMembers, updateMember } from './members.js';
 import { authorizeAdmin } from './policy.js';
 import { presentMember } from './presenters.js';
 import { IdParams, MemberOut, MemberPatch, NewMemberBody, TokenParams, TokenRequestBody, memberSecurity } from './schemas.js';
+import { problems } from '../http/openapi.js';
 
 export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -29,16 +29,23 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
         description: "Members use their community login; the site owner uses its platform account and acts as the community's admin.",
         security: [],
         body: TokenRequestBody,
-        response: { 201: TokenCreatedOut },
+        response: { 201: TokenCreatedOut, ...problems(401, 403) },
       },
       preHandler: forumSite,
       config: loginLimit,
     },
     async (request, reply) => {
       const { site } = request.forum;
-      const member = await authenticateMember(db, site, request.body.login, request.body.password);
+      const { login, password } = request.body;
+      const throttle = app.services.loginThrottle;
+      await throttle.check(request, `site:${site.id}`, login);
+      const member = await authenticateMember(db, site, login, password);
       // One answer for unknown login and wrong password: no member enumeration.
-      if (!member) throw new AppError('invalid_credentials', 'The login or password is wrong.');
+      if (!member) {
+        await throttle.failed(request, `site:${site.id}`, login);
+        throw new AppError('invalid_credentials', 'The login or password is wrong.');
+      }
+      await throttle.succeeded(request, reply, `site:${site.id}`, login);
       if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
       const minted = await mintCredential(db, { kind: 'forum_token', siteId: site.id, subjectId: member.id, name: request.body.name ?? 'API token' });
       return reply.code(201).send(presentTokenCreated(minted));
@@ -82,7 +89,7 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/members',
-    { schema: { tags: ['members'], summary: 'Add a member (admin)', security: memberSecurity, body: NewMemberBody, response: { 201: MemberOut } }, preHandler: forumMember },
+    { schema: { tags: ['members'], summary: 'Add a member (admin)', security: memberSecurity, body: NewMemberBody, response: { 201: MemberOut, ...problems(409, 422) } }, preHandler: forumMember },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       return reply.code(201).send(presentMember(request.forum.site, await createMember(db, request.forum.site.id, request.body)));
@@ -91,10 +98,29 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.patch(
     '/members/:id',
-    { schema: { tags: ['members'], summary: 'Change the role of a member, or ban one (admin)', security: memberSecurity, params: IdParams, body: MemberPatch, response: { 200: MemberOut } }, preHandler: forumMember },
+    { schema: { tags: ['members'], summary: 'Change the role of a member, or ban one (admin)', security: memberSecurity, params: IdParams, body: MemberPatch, response: { 200: MemberOut, ...problems(409) } }, preHandler: forumMember },
     async (request) => {
       authorizeAdmin(request.forum.viewer);
       return presentMember(request.forum.site, await updateMember(db, request.forum.site.id, request.params.id, request.body));
+    },
+  );
+
+  app.delete(
+    '/members/:id',
+    {
+      schema: {
+        tags: ['members'],
+        summary: 'Delete a member; its topics and posts stay, without an author (admin)',
+        security: memberSecurity,
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+      preHandler: forumMember,
+    },
+    async (request, reply) => {
+      authorizeAdmin(request.forum.viewer);
+      await deleteMember(db, request.forum.site.id, request.params.id);
+      return reply.code(204).send(null);
     },
   );
 }

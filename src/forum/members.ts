@@ -1,21 +1,23 @@
 // Members of one community and how they prove who they are. A member logs in with the username or
 // e-mail and password of its community; the site owner logs in with its platform account and is
 // given a linked member row that is admin for as long as the account owns the site.
-import { and, asc, count, eq, isNull, or, sql } from 'drizzle-orm';
-import { findUserByLogin } from '../core/accounts/service.js';
+import { and, asc, count, eq, ilike, isNull, ne, or, sql } from 'drizzle-orm';
+import { findUserByLogin, hashNewPassword } from '../core/accounts/service.js';
 import type { UserRow } from '../core/accounts/tables.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { acceptSecret, parseCredential } from '../core/credentials/service.js';
 import { credentials } from '../core/credentials/tables.js';
+import { sites } from '../core/sites/tables.js';
 import type { Database, Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { randomAlnum, newId } from '../lib/ids.js';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '../lib/passwords.js';
-import './errors.js';
+import { burnPasswordCheck, verifyPassword } from '../lib/passwords.js';
 import type { Role, Viewer } from './policy.js';
 import { forumMembers, type ForumMemberRow } from './tables.js';
+
+export type { ForumMemberRow };
 
 export interface NewMember {
   username: string;
@@ -44,7 +46,7 @@ export async function createMember(db: Executor, siteId: string, input: NewMembe
       siteId,
       username: input.username,
       email: input.email,
-      passwordHash: await hashPassword(input.password),
+      passwordHash: await hashNewPassword(input.password),
       role: input.role ?? 'member',
       emailConfirmed: input.emailConfirmed ?? true,
     })
@@ -62,7 +64,7 @@ export async function findMemberByUsername(db: Executor, siteId: string, usernam
 export async function changeMemberPassword(db: Executor, member: ForumMemberRow, current: string, next: string): Promise<boolean> {
   // Linked members log in with their platform account, whose password the portal changes.
   if (!member.passwordHash || !(await verifyPassword(current, member.passwordHash))) return false;
-  await db.update(forumMembers).set({ passwordHash: await hashPassword(next) }).where(eq(forumMembers.id, member.id));
+  await db.update(forumMembers).set({ passwordHash: await hashNewPassword(next) }).where(eq(forumMembers.id, member.id));
   return true;
 }
 
@@ -140,8 +142,15 @@ export function viewerFor(site: SiteRow, member: ForumMemberRow): Viewer {
   return { kind: 'member', member, role: effectiveRole(site, member) };
 }
 
-export async function listMembers(db: Executor, siteId: string, page: Page): Promise<{ rows: ForumMemberRow[]; total: number }> {
-  const where = eq(forumMembers.siteId, siteId);
+/** `%`, `_` and `\\` match themselves in a member search. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A page of the site's members, oldest first; `query` matches part of the username or e-mail. */
+export async function listMembers(db: Executor, siteId: string, page: Page, query?: string): Promise<{ rows: ForumMemberRow[]; total: number }> {
+  const pattern = query?.trim() ? likePattern(query.trim()) : undefined;
+  const where = and(eq(forumMembers.siteId, siteId), pattern ? or(ilike(forumMembers.username, pattern), ilike(forumMembers.email, pattern)) : undefined);
   const [total] = await db.select({ n: count() }).from(forumMembers).where(where);
   const rows = await db.select().from(forumMembers).where(where).orderBy(asc(forumMembers.createdAt), asc(forumMembers.id)).limit(page.pageSize).offset(page.offset);
   return { rows, total: total?.n ?? 0 };
@@ -152,14 +161,83 @@ export interface MemberChange {
   banned?: boolean | undefined;
 }
 
-export async function updateMember(db: Executor, siteId: string, id: string, change: MemberChange): Promise<ForumMemberRow> {
+/** An admin who can log in and act: an unbanned member with the admin role. */
+function actsAsAdmin(member: Pick<ForumMemberRow, 'role' | 'banned'>): boolean {
+  return member.role === 'admin' && !member.banned;
+}
+
+/**
+ * The one last-admin guard: a community must keep an admin who can log in. Called inside the
+ * transaction of every change that takes admin powers away (demotion, ban, deletion). The site's
+ * own admins are locked first, so two admins demoting each other at once cannot both pass; the
+ * owner's account (platform sites) is always an admin, so a site with an owner always passes.
+ */
+async function keepAnAdmin(tx: Executor, siteId: string, target: ForumMemberRow): Promise<void> {
+  const [site] = await tx.select({ ownerId: sites.ownerId }).from(sites).where(eq(sites.id, siteId));
+  if (site?.ownerId) return;
+  const admins = await tx
+    .select({ id: forumMembers.id, role: forumMembers.role, banned: forumMembers.banned })
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.role, 'admin'), isNull(forumMembers.userId)))
+    .orderBy(asc(forumMembers.id))
+    .for('update');
+  if (!admins.some((admin) => admin.id !== target.id && actsAsAdmin(admin))) {
+    throw new AppError('last_admin', `"${target.username}" is the last admin of this community; make another member admin first.`);
+  }
+}
+
+/** Whether the change leaves a working admin without admin powers. */
+function takesAdminAway(member: ForumMemberRow, change: MemberChange): boolean {
+  if (!actsAsAdmin(member)) return false;
+  return (change.role !== undefined && change.role !== 'admin') || change.banned === true;
+}
+
+/** The member of the site, for a change; 404 when missing, 409 for the owner's linked member. */
+async function changeableMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow> {
   const member = await findMember(db, siteId, id);
   if (!member) throw new AppError('member_not_found', `No member "${id}".`);
   if (member.userId) throw new AppError('owner_member', "The site owner's membership cannot be changed here; it follows the site's ownership.");
-  const [row] = await db
-    .update(forumMembers)
-    .set({ ...(change.role !== undefined ? { role: change.role } : {}), ...(change.banned !== undefined ? { banned: change.banned } : {}) })
-    .where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)))
-    .returning();
-  return row!;
+  return member;
+}
+
+export async function updateMember(db: Executor, siteId: string, id: string, change: MemberChange): Promise<ForumMemberRow> {
+  return db.transaction(async (tx) => {
+    const member = await changeableMember(tx, siteId, id);
+    if (takesAdminAway(member, change)) await keepAnAdmin(tx, siteId, member);
+    const [row] = await tx
+      .update(forumMembers)
+      .set({ ...(change.role !== undefined ? { role: change.role } : {}), ...(change.banned !== undefined ? { banned: change.banned } : {}) })
+      .where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)))
+      .returning();
+    return row!;
+  });
+}
+
+/**
+ * Deletes a member: sessions and mail links go with it (foreign keys), its forum tokens are revoked,
+ * and its topics and posts stay, without an author.
+ */
+export async function deleteMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow> {
+  return db.transaction(async (tx) => {
+    const member = await changeableMember(tx, siteId, id);
+    if (actsAsAdmin(member)) await keepAnAdmin(tx, siteId, member);
+    await tx
+      .update(credentials)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(credentials.kind, 'forum_token'), eq(credentials.siteId, siteId), eq(credentials.subjectId, member.id), isNull(credentials.revokedAt)));
+    await tx.delete(forumMembers).where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)));
+    return member;
+  });
+}
+
+/** How many members of the site hold each role (for the admin's first-run checklist). */
+export async function countMembersByRole(db: Executor, siteId: string): Promise<Record<Role, number>> {
+  const rows = await db
+    .select({ role: forumMembers.role, n: count() })
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, siteId), ne(forumMembers.banned, true)))
+    .groupBy(forumMembers.role);
+  const out: Record<Role, number> = { admin: 0, moderator: 0, member: 0 };
+  for (const row of rows) out[row.role] = row.n;
+  return out;
 }

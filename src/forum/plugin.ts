@@ -32,8 +32,8 @@ export async function registerSiteApiCors(app: FastifyInstance): Promise<void> {
       return {
         origin: settings ? allowedOrigin(settings, request.headers.origin) : false,
         methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authentication-Token', 'Authorization', 'Content-Type'],
-        exposedHeaders: ['X-Pagination', 'Link', 'Retry-After', 'WWW-Authenticate'],
+        allowedHeaders: ['Authentication-Token', 'Authorization', 'Content-Type', 'If-Match'],
+        exposedHeaders: ['X-Pagination', 'Link', 'Retry-After', 'WWW-Authenticate', 'ETag'],
         credentials: false,
         maxAge: 600,
       };

@@ -2,7 +2,6 @@
 // Every list, detail, count and search query takes its SQL conditions from here, and every single
 // read checks the same rules; things a viewer may not see answer 404, as if they did not exist.
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
-import './errors.js';
 import { AppError } from '../http/errors.js';
 import { forums, forumTopics, type ForumMemberRow, type ForumRow, type ForumTopicRow } from './tables.js';
 

@@ -5,7 +5,9 @@ import { PageQuery } from '../http/pagination.js';
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
-const Slug = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$', description: 'Lower-case letters, digits and hyphens.' });
+/** Slugs of categories and forums: what the API schema and the admin pages accept. */
+export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$';
+const Slug = Type.String({ pattern: SLUG_PATTERN, description: 'Lower-case letters, digits and hyphens.' });
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
 const Description = Type.String({ maxLength: 2000 });
 const Visibility = Type.Union([Type.Literal('public'), Type.Literal('members'), Type.Literal('staff')], {
@@ -14,7 +16,7 @@ const Visibility = Type.Union([Type.Literal('public'), Type.Literal('members'), 
 const RoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('moderator'), Type.Literal('member')]);
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_BODY_LENGTH = 50_000;
-const Title = Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH, description: 'Plain text; markup is removed.' });
+const Title = Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH, description: 'Plain text, kept as typed (line breaks become spaces); escape it for the output it goes into.' });
 const Body = Type.String({ minLength: 1, maxLength: MAX_BODY_LENGTH, description: 'Markdown.' });
 
 export const IdParams = Type.Object({ id: Id });

@@ -1,12 +1,14 @@
 // Categories and forums: everyone who may read sees what the policy allows; admins change structure.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
 import { Type } from 'typebox';
 import { forumMember, forumReader } from './access.js';
 import { authorizeAdmin } from './policy.js';
 import { presentCategory, presentForum } from './presenters.js';
 import { CategoryBody, CategoryOut, CategoryPatch, ForumBody, ForumOut, ForumPatch, IdParams, memberSecurity, readerSecurity } from './schemas.js';
-import { createCategory, createForum, deleteCategory, deleteForum, findVisibleForum, listCategories, listVisibleForums, updateCategory, updateForum, withStats } from './structure.js';
+import { createCategory, createForum, deleteCategory, deleteForum, findVisibleForum, pageOfCategories, pageOfVisibleForums, updateCategory, updateForum, withStats } from './structure.js';
+import { problems } from '../http/openapi.js';
 
 
 export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
@@ -15,12 +17,17 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/categories',
-    { schema: { tags: ['structure'], summary: 'Categories with forums you can see', security: readerSecurity, response: { 200: Type.Array(CategoryOut) } }, preHandler: forumReader },
-    async (request) => (await listCategories(db, request.forum.site.id, request.forum.viewer)).map(presentCategory),
+    { schema: { tags: ['structure'], summary: 'Categories with forums you can see', security: readerSecurity, querystring: PageQuery, response: { 200: Type.Array(CategoryOut) } }, preHandler: forumReader },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { rows, total } = await pageOfCategories(db, request.forum.site.id, request.forum.viewer, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentCategory);
+    },
   );
   app.post(
     '/categories',
-    { schema: { tags: ['structure'], summary: 'Create a category (admin)', security: memberSecurity, body: CategoryBody, response: { 201: CategoryOut } }, preHandler: forumMember },
+    { schema: { tags: ['structure'], summary: 'Create a category (admin)', security: memberSecurity, body: CategoryBody, response: { 201: CategoryOut, ...problems(409) } }, preHandler: forumMember },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       return reply.code(201).send(presentCategory(await createCategory(db, request.forum.site.id, request.body)));
@@ -46,8 +53,13 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/forums',
-    { schema: { tags: ['forums'], summary: 'Forums you can see', security: readerSecurity, response: { 200: Type.Array(ForumOut) } }, preHandler: forumReader },
-    async (request) => (await listVisibleForums(db, request.forum.site.id, request.forum.viewer)).map(presentForum),
+    { schema: { tags: ['forums'], summary: 'Forums you can see', security: readerSecurity, querystring: PageQuery, response: { 200: Type.Array(ForumOut) } }, preHandler: forumReader },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { rows, total } = await pageOfVisibleForums(db, request.forum.site.id, request.forum.viewer, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentForum);
+    },
   );
   app.get(
     '/forums/:id',
@@ -60,7 +72,7 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   );
   app.post(
     '/forums',
-    { schema: { tags: ['forums'], summary: 'Create a forum (admin)', security: memberSecurity, body: ForumBody, response: { 201: ForumOut } }, preHandler: forumMember },
+    { schema: { tags: ['forums'], summary: 'Create a forum (admin)', security: memberSecurity, body: ForumBody, response: { 201: ForumOut, ...problems(409) } }, preHandler: forumMember },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       const forum = await createForum(db, request.forum.site.id, request.body);

@@ -1,10 +1,10 @@
 // Categories and forums: the structure instance admins manage. Reads go through the visibility
 // policy, and a forum's counters are computed for the viewer, so hidden topics never show in them.
-import { and, asc, eq, exists, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, exists, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
-import './errors.js';
 import { canSeeForum, isStaff, visibleForumsWhere, visiblePostCount, visibleTopicCount, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
 import { forumCategories, forums, forumTopics, type ForumCategoryRow, type ForumRow } from './tables.js';
 
@@ -64,19 +64,39 @@ export async function findCategory(db: Executor, siteId: string, idOrSlug: strin
   return row;
 }
 
-/** Categories holding at least one forum the viewer may see; staff also see empty ones. */
-export async function listCategories(db: Executor, siteId: string, viewer: Viewer): Promise<ForumCategoryRow[]> {
+function visibleCategoriesWhere(db: Executor, siteId: string, viewer: Viewer) {
   const holdsVisibleForum = exists(
     db
       .select({ one: sql`1` })
       .from(forums)
       .where(and(eq(forums.categoryId, forumCategories.id), visibleForumsWhere(viewer))),
   );
+  return and(eq(forumCategories.siteId, siteId), isStaff(viewer) ? undefined : holdsVisibleForum);
+}
+
+/** Categories holding at least one forum the viewer may see; staff also see empty ones. */
+export async function listCategories(db: Executor, siteId: string, viewer: Viewer): Promise<ForumCategoryRow[]> {
   return db
     .select()
     .from(forumCategories)
-    .where(and(eq(forumCategories.siteId, siteId), isStaff(viewer) ? undefined : holdsVisibleForum))
+    .where(visibleCategoriesWhere(db, siteId, viewer))
     .orderBy(asc(forumCategories.position), asc(forumCategories.name), asc(forumCategories.id));
+}
+
+/** One page of `listCategories`, with the total. */
+export async function pageOfCategories(db: Executor, siteId: string, viewer: Viewer, page: Page): Promise<{ rows: ForumCategoryRow[]; total: number }> {
+  const where = visibleCategoriesWhere(db, siteId, viewer);
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select()
+      .from(forumCategories)
+      .where(where)
+      .orderBy(asc(forumCategories.position), asc(forumCategories.name), asc(forumCategories.id))
+      .limit(page.pageSize)
+      .offset(page.offset),
+    db.select({ total: count() }).from(forumCategories).where(where),
+  ]);
+  return { rows, total: counted?.total ?? 0 };
 }
 
 export async function updateCategory(db: Executor, siteId: string, idOrSlug: string, change: Partial<CategoryInput>): Promise<ForumCategoryRow> {
@@ -184,6 +204,16 @@ export async function withStats(db: Executor, viewer: Viewer, rows: ForumRow[]):
   }));
 }
 
+/** One page of the forums the viewer may see, in list order, with the total. */
+export async function pageOfVisibleForums(db: Executor, siteId: string, viewer: Viewer, page: Page): Promise<{ rows: ForumWithStats[]; total: number }> {
+  const where = and(eq(forums.siteId, siteId), visibleForumsWhere(viewer));
+  const [rows, [counted]] = await Promise.all([
+    db.select().from(forums).where(where).orderBy(asc(forums.position), asc(forums.name), asc(forums.id)).limit(page.pageSize).offset(page.offset),
+    db.select({ total: count() }).from(forums).where(where),
+  ]);
+  return { rows: await withStats(db, viewer, rows), total: counted?.total ?? 0 };
+}
+
 export async function listVisibleForums(db: Executor, siteId: string, viewer: Viewer, categoryId?: string): Promise<ForumWithStats[]> {
   const rows = await db
     .select()
@@ -218,4 +248,66 @@ export async function deleteForum(db: Executor, siteId: string, idOrSlug: string
     await tx.select({ id: forumTopics.id }).from(forumTopics).where(eq(forumTopics.forumId, forum.id)).orderBy(forumTopics.id).for('update');
     await tx.delete(forums).where(eq(forums.id, forum.id));
   });
+}
+
+// Order ---------------------------------------------------------------------------------------------
+
+export type Direction = 'up' | 'down';
+
+/**
+ * Moves one row a step in an ordered list and writes 0..n-1 as the positions of the whole list, so
+ * lists whose positions were all equal (the default 0) get a stable order the first time.
+ */
+function reordered<T extends { id: string }>(rows: T[], id: string, direction: Direction): T[] {
+  const from = rows.findIndex((row) => row.id === id);
+  const to = direction === 'up' ? from - 1 : from + 1;
+  if (from < 0 || to < 0 || to >= rows.length) return rows;
+  const out = [...rows];
+  [out[from], out[to]] = [out[to]!, out[from]!];
+  return out;
+}
+
+export async function moveCategory(db: Executor, siteId: string, idOrSlug: string, direction: Direction): Promise<void> {
+  const category = await findCategory(db, siteId, idOrSlug);
+  await db.transaction(async (tx) => {
+    const rows = await tx
+      .select({ id: forumCategories.id, position: forumCategories.position })
+      .from(forumCategories)
+      .where(eq(forumCategories.siteId, siteId))
+      .orderBy(asc(forumCategories.position), asc(forumCategories.name), asc(forumCategories.id))
+      .for('update');
+    const order = reordered(rows, category.id, direction);
+    for (const [position, row] of order.entries()) {
+      if (row.position !== position) await tx.update(forumCategories).set({ position }).where(eq(forumCategories.id, row.id));
+    }
+  });
+}
+
+/** Forums move among the forums of their own category (or among the uncategorized ones). */
+export async function moveForum(db: Executor, siteId: string, idOrSlug: string, direction: Direction): Promise<void> {
+  const forum = await findForum(db, siteId, idOrSlug);
+  if (!forum) throw new AppError('forum_not_found', `No forum "${idOrSlug}".`);
+  await db.transaction(async (tx) => {
+    const rows = await tx
+      .select({ id: forums.id, position: forums.position })
+      .from(forums)
+      .where(and(eq(forums.siteId, siteId), forum.categoryId ? eq(forums.categoryId, forum.categoryId) : isNull(forums.categoryId)))
+      .orderBy(asc(forums.position), asc(forums.name), asc(forums.id))
+      .for('update');
+    const order = reordered(rows, forum.id, direction);
+    for (const [position, row] of order.entries()) {
+      if (row.position !== position) await tx.update(forums).set({ position }).where(eq(forums.id, row.id));
+    }
+  });
+}
+
+/** Every forum of the site regardless of visibility, in the index's order: for the admin area. */
+export async function listAllForums(db: Executor, siteId: string): Promise<ForumRow[]> {
+  return db.select().from(forums).where(eq(forums.siteId, siteId)).orderBy(asc(forums.position), asc(forums.name), asc(forums.id));
+}
+
+/** How many forums each category holds, for the confirmation that deleting it leaves them uncategorized. */
+export async function countForumsOfCategory(db: Executor, siteId: string, categoryId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(forums).where(and(eq(forums.siteId, siteId), eq(forums.categoryId, categoryId)));
+  return row?.n ?? 0;
 }

@@ -1,8 +1,7 @@
 // Forum data of community sites. Every row carries its site id: members, structure and content
 // belong to one instance, and every query filters on it.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { OutgoingMail } from '../adapters/mail/types.js';
+import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { users } from '../core/accounts/tables.js';
 import { sites } from '../core/sites/tables.js';
 
@@ -197,26 +196,6 @@ export const forumMemberTokens = pgTable(
   (t) => [index('forum_member_tokens_member_idx').on(t.memberId, t.purpose)],
 );
 
-/**
- * Mail waiting to go out. Rows are written in the transaction that causes them and sent by the outbox
- * worker after commit, so a slow or failing SMTP server never slows or fails a request. A sent row is
- * deleted; a row that failed every attempt stays with its last error for the operator.
- */
-export const forumMailOutbox = pgTable(
-  'forum_mail_outbox',
-  {
-    id: text('id').primaryKey(),
-    siteId: siteRef(),
-    kind: text('kind', { enum: ['confirm', 'reset', 'reply'] }).notNull(),
-    message: jsonb('message').$type<OutgoingMail>().notNull(),
-    attempts: integer('attempts').notNull().default(0),
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
-    lastError: text('last_error'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [index('forum_mail_outbox_due_idx').on(t.nextAttemptAt)],
-);
-
 /** E-mails collected on named waitlists (`service_key`), once per key and address. */
 export const waitlistEntries = pgTable(
   'waitlist_entries',
@@ -237,5 +216,4 @@ export type ForumTopicRow = typeof forumTopics.$inferSelect;
 export type ForumPostRow = typeof forumPosts.$inferSelect;
 export type ForumSessionRow = typeof forumSessions.$inferSelect;
 export type ForumMemberTokenRow = typeof forumMemberTokens.$inferSelect;
-export type ForumMailOutboxRow = typeof forumMailOutbox.$inferSelect;
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;

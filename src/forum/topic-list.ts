@@ -7,7 +7,6 @@ import type { Database, Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import './errors.js';
 import type { TopicMark, TopicPageMarks } from './page-marks.js';
 import { canSeeForum, visibilityClass, visibleForumsWhere, visibleTopicCount, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';

@@ -29,6 +29,7 @@ import {
 import { searchForum } from './search.js';
 import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, updateTopic } from './topics.js';
 import { listTopics } from './topic-list.js';
+import { problems } from '../http/openapi.js';
 
 
 /** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
@@ -65,7 +66,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/topics',
     {
-      schema: { tags: ['topics'], summary: 'Start a topic', security: memberSecurity, body: NewTopicBody, response: { 201: TopicCreatedOut } },
+      schema: { tags: ['topics'], summary: 'Start a topic', security: memberSecurity, body: NewTopicBody, response: { 201: TopicCreatedOut, ...problems(422) } },
       preHandler: [forumMember, postingLimit],
       bodyLimit: WRITE_BODY_LIMIT,
     },
@@ -81,7 +82,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.patch(
     '/topics/:id',
-    { schema: { tags: ['moderation'], summary: 'Retitle, pin, lock or hide a topic (moderators)', security: memberSecurity, params: IdParams, body: TopicPatch, response: { 200: TopicOut } }, preHandler: forumMember },
+    { schema: { tags: ['moderation'], summary: 'Retitle, pin, lock or hide a topic (moderators)', security: memberSecurity, params: IdParams, body: TopicPatch, response: { 200: TopicOut, ...problems(422) } }, preHandler: forumMember },
     async (request) => {
       authorizeModeration(request.forum.viewer);
       return presentTopic(await updateTopic(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body));
@@ -121,7 +122,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/topics/:id/posts',
     {
-      schema: { tags: ['posts'], summary: 'Reply to a topic, optionally to one of its posts', security: memberSecurity, params: IdParams, body: NewPostBody, response: { 201: PostOut } },
+      schema: { tags: ['posts'], summary: 'Reply to a topic, optionally to one of its posts', security: memberSecurity, params: IdParams, body: NewPostBody, response: { 201: PostOut, ...problems(409, 422) } },
       preHandler: [forumMember, postingLimit],
       bodyLimit: WRITE_BODY_LIMIT,
     },
@@ -138,7 +139,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   app.patch(
     '/posts/:id',
     {
-      schema: { tags: ['posts'], summary: 'Edit a post (author or moderators)', security: memberSecurity, params: IdParams, body: PostPatch, response: { 200: PostOut } },
+      schema: { tags: ['posts'], summary: 'Edit a post (author or moderators)', security: memberSecurity, params: IdParams, body: PostPatch, response: { 200: PostOut, ...problems(422) } },
       preHandler: [forumMember, postingLimit],
       bodyLimit: WRITE_BODY_LIMIT,
     },

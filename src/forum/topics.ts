@@ -1,8 +1,9 @@
 // Topics and posts. Bodies are rendered and sanitized once, on write. A post keeps the top-level
 // post it descends from (`root_id`), so the threaded view loads a page of threads in one query.
-// List totals come from counters the writes here keep in their transactions: a forum's topics
-// (all, hidden) and a topic's threads (docs/decisions/0018-forum-counters.md); the same writes move
-// the forum's topic_list_version, which deep pages of its list rely on (topic-list.ts, 0022).
+// List totals come from counters: a topic's posts and threads, kept by the writes here in their
+// transactions (docs/decisions/0018-forum-counters.md), and a forum's topics and posts (all, hidden)
+// with its topic_list_version, which deep pages of its list rely on (topic-list.ts, 0022): those a
+// trigger on forum_topics keeps for every write to a topic row, whoever makes it (0040).
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { SiteRow } from '../core/sites/tables.js';
@@ -10,7 +11,6 @@ import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
-import './errors.js';
 import { enqueueReplyNotices, type ReplyMailOptions } from './mail/service.js';
 import { plainTitle, renderBody, slugify } from './markdown.js';
 import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, type Viewer } from './policy.js';
@@ -64,7 +64,7 @@ const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorN
 
 function requireTitle(title: string): string {
   const text = plainTitle(title);
-  if (!text) throw new AppError('invalid_title', 'The title is empty once markup is removed.');
+  if (!text) throw new AppError('invalid_title', 'The title has no visible characters.');
   return text;
 }
 
@@ -76,34 +76,6 @@ function requireBody(body: string): ReturnType<typeof renderBody> & { source: st
 }
 
 // Topics -------------------------------------------------------------------------------------------
-
-interface CountsDelta {
-  topics?: number;
-  hiddenTopics?: number;
-  posts?: number;
-  hiddenPosts?: number;
-}
-
-/**
- * Tells the forum its topic list changed: moves its `topic_list_version` (which retires every node's
- * marks into the list, page-marks.ts) and its topic and post counters by `delta`. Every write that
- * adds, hides, unhides, pins, unpins or bumps a topic, or deletes a post (and any that will remove or
- * move a topic), calls this in its own transaction, after it wrote the topic row (topic row first,
- * then forum row, so two writes never wait on each other in a circle); neither the counters nor the
- * version ever miss a change of the rows.
- */
-async function touchTopicList(tx: Executor, forumId: string, delta: CountsDelta = {}): Promise<void> {
-  await tx
-    .update(forums)
-    .set({
-      topicCount: sql`${forums.topicCount} + ${delta.topics ?? 0}`,
-      hiddenTopicCount: sql`${forums.hiddenTopicCount} + ${delta.hiddenTopics ?? 0}`,
-      postCount: sql`${forums.postCount} + ${delta.posts ?? 0}`,
-      hiddenPostCount: sql`${forums.hiddenPostCount} + ${delta.hiddenPosts ?? 0}`,
-      topicListVersion: sql`${forums.topicListVersion} + 1`,
-    })
-    .where(eq(forums.id, forumId));
-}
 
 export interface VisibleTopic extends TopicView {
   forum: ForumRow;
@@ -140,7 +112,6 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
       .insert(forumTopics)
       .values({ id: newId(), siteId: site.id, forumId: forum.id, authorId: member.id, title, slug: slugify(title), postCount: 1, threadCount: 1, lastPostAt: now, createdAt: now })
       .returning();
-    await touchTopicList(tx, forum.id, { topics: 1, posts: 1 });
     const postId = newId();
     const [post] = await tx
       .insert(forumPosts)
@@ -170,18 +141,12 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
   if (change.locked !== undefined) set.locked = change.locked;
   if (change.hidden !== undefined) set.hidden = change.hidden;
   if (Object.keys(set).length === 0) return current;
-  return db.transaction(async (tx) => {
-    // Locked, so of two concurrent hides only one sees the topic visible and counts it, and a reply
-    // written meanwhile is counted with the topic's state after this change.
-    const [before] = await tx.select({ hidden: forumTopics.hidden, pinned: forumTopics.pinned }).from(forumTopics).where(eq(forumTopics.id, current.topic.id)).for('update');
-    const [topic] = await tx.update(forumTopics).set(set).where(eq(forumTopics.id, current.topic.id)).returning();
-    const hiddenMoved = before !== undefined && topic!.hidden !== before.hidden;
-    if (hiddenMoved || (before !== undefined && topic!.pinned !== before.pinned)) {
-      const sign = hiddenMoved ? (topic!.hidden ? 1 : -1) : 0;
-      await touchTopicList(tx, topic!.forumId, { hiddenTopics: sign, hiddenPosts: sign * topic!.postCount });
-    }
-    return { topic: topic!, author: current.author };
-  });
+  // The trigger on forum_topics moves the forum's counters and list version from the row as this
+  // UPDATE locked it, so of two concurrent hides only one counts, and a concurrent reply is counted
+  // with the topic's state after this change.
+  const [topic] = await db.update(forumTopics).set(set).where(eq(forumTopics.id, current.topic.id)).returning();
+  if (!topic) throw new AppError('topic_not_found', `No topic "${id}".`);
+  return { topic, author: current.author };
 }
 
 // Posts --------------------------------------------------------------------------------------------
@@ -258,7 +223,7 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       .update(forumTopics)
       .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
       .where(eq(forumTopics.id, topic.id))
-      .returning({ hidden: forumTopics.hidden });
+      .returning({ id: forumTopics.id });
     if (!counted) throw new AppError('topic_not_found', `No topic "${topic.id}".`);
     const id = newId();
     const [post] = await tx
@@ -278,9 +243,6 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       })
       .returning();
     if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
-    // The reply moved the topic up its forum's list and adds a post. Last, so that replies in one
-    // forum wait on each other's lock of the forum row for as short as can be.
-    await touchTopicList(tx, topic.forumId, { posts: 1, hiddenPosts: counted.hidden ? 1 : 0 });
     return { post: post!, author: { id: member.id, username: member.username } };
   });
 }
@@ -321,11 +283,9 @@ export async function deletePost(db: Executor, siteId: string, viewer: Viewer, i
       .where(and(eq(forumPosts.id, id), isNull(forumPosts.deletedAt)))
       .returning({ id: forumPosts.id });
     if (deleted.length === 0) return;
-    const [topic] = await tx
+    await tx
       .update(forumTopics)
       .set({ postCount: sql`greatest(${forumTopics.postCount} - 1, 0)` })
-      .where(eq(forumTopics.id, current.post.topicId))
-      .returning({ forumId: forumTopics.forumId, hidden: forumTopics.hidden });
-    await touchTopicList(tx, topic!.forumId, { posts: -1, hiddenPosts: topic!.hidden ? -1 : 0 });
+      .where(eq(forumTopics.id, current.post.topicId));
   });
 }

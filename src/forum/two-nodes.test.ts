@@ -48,7 +48,7 @@ for (const database of testDatabases) {
       const reader = await addMember(a.app, 'club', 'paul');
       assert.equal((await list(b, reader.token)).statusCode, 200);
       // As `blume plan-feature forum_api business` does, in the server or in a process of its own.
-      const operations = { database: a.deps.database, blobs: a.deps.blobs, edge: a.app.deploy.cache, plans: a.app.services.plans };
+      const operations = { database: a.deps.database, blobs: a.deps.blobs, edge: a.app.deploy.cache, plans: a.app.services.plans, settings: a.app.instanceSettings, secretKey: a.app.deps.config.secretKey };
       assert.equal(await runOperation(operations, 'plan-feature', { feature: 'forum_api', plans: 'business' }), 'forum_api is now on business.');
       const gated = await list(b, reader.token);
       assert.equal(gated.statusCode, 403, gated.body);

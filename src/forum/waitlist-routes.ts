@@ -8,6 +8,7 @@ import { authorizeAdmin } from './policy.js';
 import { presentWaitlistEntry } from './presenters.js';
 import { ServiceKeyParams, WaitlistBody, WaitlistEntryOut, WaitlistExportQuery, WaitlistJoinedOut, WaitlistQuery, memberSecurity } from './schemas.js';
 import { exportWaitlistCsv, joinWaitlist, listWaitlist } from './waitlist.js';
+import { problems } from '../http/openapi.js';
 
 export async function waitlistRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -23,7 +24,7 @@ export async function waitlistRoutes(fastify: FastifyInstance): Promise<void> {
         security: [],
         params: ServiceKeyParams,
         body: WaitlistBody,
-        response: { 202: WaitlistJoinedOut },
+        response: { 202: WaitlistJoinedOut, ...problems(422) },
       },
       preHandler: forumSite,
       config: { rateLimit: { max: app.deps.config.rateLimit.waitlistPerMinute, timeWindow: 60_000, groupId: 'forum-waitlist' } },

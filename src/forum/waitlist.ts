@@ -1,12 +1,11 @@
 // Named waitlists: an e-mail joins the list of a caller-chosen `service_key` once; joining again
 // changes nothing and answers the same, so the endpoint reveals nothing about who is on a list.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { isEmail } from '../core/settings/allowlist.js';
+import { isEmail } from '../lib/email.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
-import './errors.js';
 import { waitlistEntries, type WaitlistEntryRow } from './tables.js';
 
 /** Trims and lower-cases the domain part (the local part is the mailbox owner's business). */

@@ -4,8 +4,8 @@ import { Type, type Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const PageQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1.' }),
-  page_size: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1 to 100.' }),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1.' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1 to 100.' })),
 });
 export type PageQuery = Static<typeof PageQuery>;
 

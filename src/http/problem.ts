@@ -1,7 +1,7 @@
 // The root error and not-found handlers: every error leaves as RFC 9457 problem+json with a stable
 // `code`. Unknown errors are logged and masked as 500 with the request id for correlation.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, lookupErrorCode } from './errors.js';
+import { AppError, lookupErrorCode, type ErrorCode } from './errors.js';
 
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
@@ -33,7 +33,7 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
 }
 
 /** Fastify's own error codes mapped to ours. */
-const FASTIFY_CODES: Record<string, string> = {
+const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed_json',
   FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',

@@ -3,7 +3,7 @@
 // per route by nature, such as login.
 import type { FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { Cache } from '../adapters/cache/index.js';
-import { parseCredential } from '../core/credentials/service.js';
+import { parseCredential } from '../lib/credential-format.js';
 import { AppError } from './errors.js';
 
 /** Counts one use of `key`; throws 429 `rate_limited` once more than `max` fall in the window. */

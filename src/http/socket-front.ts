@@ -4,15 +4,17 @@
 // read, HTTP/1.1, well-formed, with no body and nothing that changes how the connection behaves.
 // The first request it cannot read or no lane answers hands the connection over to the Node server
 // for good, with that request's bytes put back unread, so Node parses it as if it came first.
-import { STATUS_CODES, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { Socket } from 'node:net';
-import type { LaneRequest, LaneSink } from './fast-lane.js';
+import { createServer, STATUS_CODES, type IncomingHttpHeaders, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { LaneRequest, LaneSink } from './lane.js';
 
 export interface Front {
   /** True when a lane answered; false, having written nothing, to pass the request on. */
   answer(request: LaneRequest, sink: LaneSink): boolean;
   /** Whether the front takes new connections at all (it does only when there are lanes). */
   active(): boolean;
+  /** Told of a lane that threw; the connection is dropped. */
+  failed(error: unknown): void;
 }
 
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -121,9 +123,10 @@ class SocketAnswer implements LaneSink {
  * timing out as before; `closeIdleConnections` and `closeAllConnections` also close the front's
  * connections, which are idle whenever no answer is being written.
  */
-export function frontConnections(server: Server, front: Front): void {
-  const [nodeListener] = server.listeners('connection') as Array<(socket: Socket) => void>;
-  if (!nodeListener) throw new Error('the HTTP server has no connection listener');
+export function frontConnections(server: Server, front: Front): string | undefined {
+  const listeners = server.listeners('connection') as Array<(socket: Socket) => void>;
+  if (listeners.length !== 1) return `the HTTP server has ${listeners.length} connection listeners, not Node's one`;
+  const nodeListener = listeners[0]!;
   server.removeListener('connection', nodeListener);
   const held = new Set<Socket>();
 
@@ -153,7 +156,8 @@ export function frontConnections(server: Server, front: Front): void {
               }
               return;
             }
-          } catch {
+          } catch (error) {
+            front.failed(error);
             socket.destroy();
             return;
           }
@@ -209,4 +213,74 @@ export function frontConnections(server: Server, front: Front): void {
     closeAll();
     for (const socket of held) socket.destroy();
   };
+  return undefined;
+}
+
+// Generous: a server starting on a busy machine may not read its socket for seconds.
+const PROBE_TIMEOUT_MS = 15_000;
+
+/**
+ * Checks, on this Node, what the front relies on: the server takes connections through one
+ * listener, and a connection handed over with its bytes put back is read by Node's parser in order,
+ * then and afterwards. A throwaway server on loopback answers one request from the front, then
+ * two from Node on the same connection. Returns what went wrong, or undefined.
+ */
+export async function verifySocketFront(): Promise<string | undefined> {
+  const server = createServer((request, response) => {
+    response.end(`node ${request.url}`);
+  });
+  let laneError: unknown;
+  const problem = frontConnections(server, {
+    active: () => true,
+    failed: (error) => {
+      laneError = error;
+    },
+    answer: (request, sink) => {
+      if (request.url !== '/front') return false;
+      sink.writeHead(200, { 'content-type': 'text/plain' });
+      sink.end(Buffer.from('front /front'));
+      return true;
+    },
+  });
+  if (problem) return problem;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const urls = ['/front', '/node', '/again'];
+  const expected = ['front /front', 'node /node', 'node /again'];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      let answered = 0;
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`answer ${answered + 1} did not come within ${PROBE_TIMEOUT_MS} ms; read ${JSON.stringify(text.slice(-200))}`));
+      }, PROBE_TIMEOUT_MS);
+      const send = (): void => {
+        socket.write(`GET ${urls[answered]} HTTP/1.1\r\nHost: probe\r\n\r\n`);
+      };
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+        if (!text.endsWith(expected[answered]!)) return;
+        text = '';
+        answered += 1;
+        if (answered < urls.length) return send();
+        clearTimeout(timer);
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      send();
+    });
+    return laneError === undefined ? undefined : `the front's answer failed: ${(laneError as Error).message}`;
+  } catch (error) {
+    return `a connection handed over to Node failed: ${(error as Error).message}`;
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }

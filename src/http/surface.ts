@@ -4,17 +4,22 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyServerOptions } from 'fastify';
-import type { SiteDirectory } from '../core/sites/directory.js';
 import { classifyHost, hostName, type HostTarget } from './hosts.js';
 
 export type Surface = 'portal' | 'static' | 'community' | 'none';
 
 type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
 
+/** Where routing finds a site's kind: the per-node site directory (core/sites/directory.ts). */
+export interface SiteKinds {
+  peek(id: string): { kind: string } | undefined;
+  get(id: string): Promise<{ kind: string } | undefined>;
+}
+
 export interface SurfaceOptions {
   sitesDomain: string;
   trustProxy: boolean | string;
-  directory: SiteDirectory;
+  directory: SiteKinds;
   /** Single-instance mode: this community site answers on every host. */
   singleSite?: string | undefined;
 }

@@ -1,37 +1,32 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { presentRestart, presentSettings } from '../core/settings/presenters.js';
 import { RestartOut, SettingsMapIn, SettingsMapOut } from '../core/settings/schemas.js';
-import { applyDesiredSettings, diffSettings, loadSettings, replaceDesiredSettings } from '../core/settings/service.js';
+import { applyDesiredSettings, loadSettings, replaceDesiredSettings, settingsPending } from '../core/settings/service.js';
 import type { SiteSettingsRow } from '../core/settings/tables.js';
-import { authorizeSite } from '../core/sites/policy.js';
 import { SiteParams } from '../core/sites/schemas.js';
-import { findSite } from '../core/sites/service.js';
-import type { SiteRow } from '../core/sites/tables.js';
-import { requireSession } from '../http/auth.js';
+import type { InstanceAccess } from './policy.js';
+import { problems } from '../http/openapi.js';
 
 /** Tells the client whether saved settings wait for a restart. */
 function pendingHeaders(reply: FastifyReply, row: SiteSettingsRow): void {
-  reply.header('X-Settings-Pending', diffSettings(row.applied, row.desired).length > 0 ? 'true' : 'false');
+  reply.header('X-Settings-Pending', settingsPending(row) ? 'true' : 'false');
   reply.header('X-Settings-Generation', String(row.generation));
 }
 
-export async function instanceRoutes(fastify: FastifyInstance): Promise<void> {
+export async function instanceRoutes(fastify: FastifyInstance, options: { access: InstanceAccess }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
-
-  // The site owner or a platform administrator; everybody else gets 404.
-  const managedSite = async (request: FastifyRequest & { params: { id: string } }): Promise<SiteRow> =>
-    authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id);
+  const { access } = options;
 
   app.get(
     '/instances/:id/env',
     {
       schema: { tags: ['settings'], summary: 'The desired settings map (secrets masked)', params: SiteParams, response: { 200: SettingsMapOut } },
-      preHandler: requireSession,
+      preHandler: access.authenticate,
     },
     async (request, reply) => {
-      const row = await loadSettings(db, (await managedSite(request)).id);
+      const row = await loadSettings(db, (await access.site(request)).id);
       pendingHeaders(reply, row);
       return presentSettings(row.desired);
     },
@@ -45,12 +40,12 @@ export async function instanceRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Replace the whole settings map; takes effect at the next restart',
         params: SiteParams,
         body: SettingsMapIn,
-        response: { 200: SettingsMapOut },
+        response: { 200: SettingsMapOut, ...problems(422) },
       },
-      preHandler: requireSession,
+      preHandler: access.authenticate,
     },
     async (request, reply) => {
-      const row = await replaceDesiredSettings(db, (await managedSite(request)).id, request.body);
+      const row = await replaceDesiredSettings(db, (await access.site(request)).id, request.body, app.deps.config.secretKey);
       pendingHeaders(reply, row);
       return presentSettings(row.desired);
     },
@@ -60,10 +55,10 @@ export async function instanceRoutes(fastify: FastifyInstance): Promise<void> {
     '/instances/:id/restart',
     {
       schema: { tags: ['settings'], summary: 'Apply the saved settings on every node and report what changed', params: SiteParams, response: { 200: RestartOut } },
-      preHandler: requireSession,
+      preHandler: access.authenticate,
     },
     async (request) => {
-      const site = await managedSite(request);
+      const site = await access.site(request);
       const applied = await applyDesiredSettings(db, site.id);
       await app.instanceSettings.changed(site.id);
       return presentRestart(site.id, applied);

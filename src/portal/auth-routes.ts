@@ -4,8 +4,9 @@ import { Type } from 'typebox';
 import { presentUser } from '../core/accounts/presenters.js';
 import { LoginBody, SignupBody, UserOut } from '../core/accounts/schemas.js';
 import { authenticate, createAccount, endSession, SESSION_TTL_MS, startSession } from '../core/accounts/service.js';
-import { requireSession, SESSION_COOKIE } from '../http/auth.js';
+import { requireSession, SESSION_COOKIE } from '../core/auth.js';
 import { AppError } from '../http/errors.js';
+import { problems } from '../http/openapi.js';
 
 function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string): void {
   reply.setCookie(SESSION_COOKIE, value, {
@@ -21,12 +22,13 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = app.deps;
   const db = app.deps.database.db;
+  const throttle = app.services.loginThrottle;
   const loginLimit = { max: config.rateLimit.loginPerMinute, timeWindow: 60_000 };
 
   app.post(
     '/auth/signup',
     {
-      schema: { tags: ['auth'], summary: 'Create an account and log in', body: SignupBody, response: { 201: UserOut } },
+      schema: { tags: ['auth'], summary: 'Create an account and log in', body: SignupBody, response: { 201: UserOut, ...problems(409, 422) } },
       config: { rateLimit: loginLimit },
     },
     async (request, reply) => {
@@ -40,14 +42,20 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/auth/login',
     {
-      schema: { tags: ['auth'], summary: 'Log in with username or e-mail', body: LoginBody, response: { 200: UserOut } },
+      schema: { tags: ['auth'], summary: 'Log in with username or e-mail', body: LoginBody, response: { 200: UserOut, ...problems(401) } },
       config: { rateLimit: loginLimit },
     },
     async (request, reply) => {
-      const user = await authenticate(db, request.body.login, request.body.password);
+      const { login, password } = request.body;
+      await throttle.check(request, 'portal', login);
+      const user = await authenticate(db, login, password);
       // One answer for unknown user and wrong password: no account enumeration.
-      if (!user) throw new AppError('invalid_credentials', 'The login or password is wrong.');
+      if (!user) {
+        await throttle.failed(request, 'portal', login);
+        throw new AppError('invalid_credentials', 'The login or password is wrong.');
+      }
       setSessionCookie(request, reply, await startSession(db, user.id));
+      await throttle.succeeded(request, reply, 'portal', login);
       return presentUser(user);
     },
   );

@@ -8,8 +8,9 @@ import { authorizeSite } from '../core/sites/policy.js';
 import { SiteParams } from '../core/sites/schemas.js';
 import { findSite } from '../core/sites/service.js';
 import type { SiteRow } from '../core/sites/tables.js';
-import { requirePlatformAdmin, requireSession } from '../http/auth.js';
+import { requirePlatformAdmin, requireSession } from '../core/auth.js';
 import { AppError } from '../http/errors.js';
+import { problems } from '../http/openapi.js';
 
 const CredentialParams = Type.Object({ id: Type.String({ maxLength: 64 }), credential_id: Type.String({ maxLength: 64 }) });
 
@@ -27,9 +28,11 @@ export async function credentialRoutes(fastify: FastifyInstance): Promise<void> 
   // Deploy tokens: one site each, every plan.
   app.post(
     '/sites/:id/deploy-tokens',
-    { schema: { tags: ['credentials'], summary: 'Mint a deploy token (shown once)', params: SiteParams, body: NameBody, response: { 201: TokenCreatedOut } }, preHandler: requireSession },
+    { schema: { tags: ['credentials'], summary: 'Mint a deploy token (shown once); 422 site_not_static for a community site', params: SiteParams, body: NameBody, response: { 201: TokenCreatedOut, ...problems(422) } }, preHandler: requireSession },
     async (request, reply) => {
       const site = await managedSite(request);
+      // A community site takes no deploys: a token for it could do nothing.
+      if (site.kind !== 'static') throw new AppError('site_not_static', `Site "${site.id}" is a ${site.kind} site; deploy tokens are for static sites.`);
       const minted = await mintCredential(db, { kind: 'deploy_token', siteId: site.id, subjectId: request.user!.id, name: request.body.name });
       return reply.code(201).send(presentTokenCreated(minted));
     },

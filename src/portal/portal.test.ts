@@ -2,17 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
+import { createSite } from '../core/sites/service.js';
 
 for (const database of testDatabases) {
   describe(`portal API [${database}]`, () => {
     let t: TestApp;
     let alice: Actor;
     let bob: Actor;
+    let root: Actor;
 
     before(async () => {
       t = await buildTestApp({ database });
       alice = await signIn(t.app, 'alice');
       bob = await signIn(t.app, 'bob');
+      root = await signIn(t.app, 'root', { admin: true });
     });
     after(() => t.close());
 
@@ -47,6 +50,16 @@ for (const database of testDatabases) {
         assert.equal(wrong.statusCode, 401);
         assert.deepEqual(json(wrong), json(unknown));
         assert.equal(wrong.headers['content-type'], 'application/problem+json; charset=utf-8');
+      });
+
+      it('refuses the most common passwords besides short ones', async () => {
+        for (const password of ['password123', 'QWERTYUIOP', '1q2w3e4r5t6y']) {
+          const response = await portal(t.app, undefined, { method: 'POST', url: '/api/auth/signup', payload: { username: 'dan', email: 'dan@example.test', password } });
+          assert.equal(response.statusCode, 422, password);
+          assert.equal(json(response).code, 'weak_password');
+        }
+        const fine = await portal(t.app, undefined, { method: 'POST', url: '/api/auth/signup', payload: { username: 'dan', email: 'dan@example.test', password: 'dan-is-not-in-any-list' } });
+        assert.equal(fine.statusCode, 201);
       });
 
       it('refuses duplicate usernames and e-mails case-insensitively', async () => {
@@ -114,10 +127,24 @@ for (const database of testDatabases) {
         assert.equal(json(doubleDash).code, 'invalid_site_id');
         const badKind = await portal(t.app, alice, { method: 'POST', url: '/api/sites', payload: { id: 'ok', kind: 'blog' } });
         assert.equal(json(badKind).code, 'validation_failed');
-        await portal(t.app, alice, { method: 'POST', url: '/api/sites', payload: { id: 'taken', kind: 'community', plan: 'pro' } });
+        await portal(t.app, alice, { method: 'POST', url: '/api/sites', payload: { id: 'taken', kind: 'community' } });
         const again = await portal(t.app, bob, { method: 'POST', url: '/api/sites', payload: { id: 'taken', kind: 'static' } });
         assert.equal(again.statusCode, 409);
         assert.equal(json(again).code, 'site_exists');
+      });
+
+      it('leaves paid plans to platform administrators', async () => {
+        for (const plan of ['pro', 'business']) {
+          const refused = await portal(t.app, alice, { method: 'POST', url: '/api/sites', payload: { id: `paid-${plan}`, kind: 'community', plan } });
+          assert.equal(refused.statusCode, 403, plan);
+          assert.equal(json(refused).code, 'plan_not_selectable');
+          assert.equal((await portal(t.app, alice, { method: 'GET', url: `/api/sites/paid-${plan}` })).statusCode, 404);
+        }
+        const free = await portal(t.app, alice, { method: 'POST', url: '/api/sites', payload: { id: 'paid-free', kind: 'community', plan: 'free' } });
+        assert.equal(json(free).plan, 'free');
+        const granted = await portal(t.app, root, { method: 'POST', url: '/api/sites', payload: { id: 'paid-admin', kind: 'community', plan: 'business' } });
+        assert.equal(granted.statusCode, 201);
+        assert.equal(json(granted).plan, 'business');
       });
 
       it('needs a session', async () => {
@@ -129,22 +156,30 @@ for (const database of testDatabases) {
 
     describe('credentials', () => {
       before(async () => {
-        await portal(t.app, alice, { method: 'POST', url: '/api/sites', payload: { id: 'shop', kind: 'community', plan: 'pro' } });
+        await createSite(t.app.deps.database.db, alice.user, { id: 'shop', kind: 'community', plan: 'pro' });
+        await portal(t.app, alice, { method: 'POST', url: '/api/sites', payload: { id: 'brochure', kind: 'static' } });
+      });
+
+      it('refuses a deploy token for a community site, which takes no deploys', async () => {
+        const refused = await portal(t.app, alice, { method: 'POST', url: '/api/sites/shop/deploy-tokens', payload: { name: 'ci' } });
+        assert.equal(refused.statusCode, 422, refused.body);
+        assert.equal(json(refused).code, 'site_not_static');
+        assert.equal(json<unknown[]>(await portal(t.app, alice, { method: 'GET', url: '/api/sites/shop/deploy-tokens' })).length, 0);
       });
 
       it('mints a deploy token once, lists it without the secret, revokes it', async () => {
-        const minted = await portal(t.app, alice, { method: 'POST', url: '/api/sites/shop/deploy-tokens', payload: { name: 'ci' } });
+        const minted = await portal(t.app, alice, { method: 'POST', url: '/api/sites/brochure/deploy-tokens', payload: { name: 'ci' } });
         assert.equal(minted.statusCode, 201);
         const body = json<{ id: string; token: string }>(minted);
         assert.match(body.token, /^dpl_[0-9a-z]{16}\.[A-Za-z0-9_-]{43}$/);
         assert.ok(body.token.startsWith(`dpl_${body.id}.`));
-        const list = await portal(t.app, alice, { method: 'GET', url: '/api/sites/shop/deploy-tokens' });
+        const list = await portal(t.app, alice, { method: 'GET', url: '/api/sites/brochure/deploy-tokens' });
         assert.deepEqual(json<Array<Record<string, unknown>>>(list).map((row) => Object.keys(row).sort()), [['created_at', 'id', 'last_used_at', 'name']]);
         assert.ok(!list.body.includes(body.token.split('.')[1]!));
-        assert.equal((await portal(t.app, bob, { method: 'DELETE', url: `/api/sites/shop/deploy-tokens/${body.id}` })).statusCode, 404);
-        assert.equal((await portal(t.app, alice, { method: 'DELETE', url: `/api/sites/shop/deploy-tokens/${body.id}` })).statusCode, 204);
-        assert.equal(json<unknown[]>(await portal(t.app, alice, { method: 'GET', url: '/api/sites/shop/deploy-tokens' })).length, 0);
-        const twice = await portal(t.app, alice, { method: 'DELETE', url: `/api/sites/shop/deploy-tokens/${body.id}` });
+        assert.equal((await portal(t.app, bob, { method: 'DELETE', url: `/api/sites/brochure/deploy-tokens/${body.id}` })).statusCode, 404);
+        assert.equal((await portal(t.app, alice, { method: 'DELETE', url: `/api/sites/brochure/deploy-tokens/${body.id}` })).statusCode, 204);
+        assert.equal(json<unknown[]>(await portal(t.app, alice, { method: 'GET', url: '/api/sites/brochure/deploy-tokens' })).length, 0);
+        const twice = await portal(t.app, alice, { method: 'DELETE', url: `/api/sites/brochure/deploy-tokens/${body.id}` });
         assert.equal(json(twice).code, 'credential_not_found');
       });
 
@@ -164,7 +199,6 @@ for (const database of testDatabases) {
       });
 
       it('lets only platform admins mint purchase keys', async () => {
-        const root = await signIn(t.app, 'root', { admin: true });
         assert.equal((await portal(t.app, alice, { method: 'POST', url: '/api/admin/purchase-keys', payload: { name: 'shop' } })).statusCode, 403);
         const minted = await portal(t.app, root, { method: 'POST', url: '/api/admin/purchase-keys', payload: { name: 'shop' } });
         assert.equal(minted.statusCode, 201);

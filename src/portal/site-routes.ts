@@ -2,10 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { presentSite, urlContext } from '../core/sites/presenters.js';
-import { authorizeSite } from '../core/sites/policy.js';
+import { authorizePlanChoice, authorizeSite } from '../core/sites/policy.js';
 import { CreateSiteBody, SiteOut, SiteParams } from '../core/sites/schemas.js';
 import { createSite, deleteSite, findSite, listSites } from '../core/sites/service.js';
-import { requireSession } from '../http/auth.js';
+import { requireSession } from '../core/auth.js';
+import { problems } from '../http/openapi.js';
 
 export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -13,8 +14,9 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/sites',
-    { schema: { tags: ['sites'], summary: 'Create a site', body: CreateSiteBody, response: { 201: SiteOut } }, preHandler: requireSession },
+    { schema: { tags: ['sites'], summary: 'Create a site', body: CreateSiteBody, response: { 201: SiteOut, ...problems(409, 422) } }, preHandler: requireSession },
     async (request, reply) => {
+      authorizePlanChoice(request.user!, request.body.plan);
       const site = await createSite(db, request.user!, request.body);
       await app.services.sites.changed(site.id);
       return reply.code(201).send(presentSite(site, urlContext(request)));

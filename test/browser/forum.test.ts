@@ -3,20 +3,17 @@
 // the threaded view, a moderator locks a topic, and a guest never sees a members-only forum.
 // Screenshots are kept in test-artifacts/browser/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createSite } from '../../src/core/sites/service.js';
 import { createMember } from '../../src/forum/members.js';
 import { createForum, createCategory } from '../../src/forum/structure.js';
 import { createTopic } from '../../src/forum/topics.js';
 import { viewerFor } from '../../src/forum/members.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = path.resolve('test-artifacts/browser');
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run browser tests`;
+const skip = skipWithoutChromium;
 
 describe('forum web UI in a browser', { skip }, () => {
   let t: TestApp;
@@ -24,10 +21,9 @@ describe('forum web UI in a browser', { skip }, () => {
   let origin: string;
   const password = 'moderator-password-1';
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const shot = screenshot;
 
   before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     t = await buildTestApp({ database: 'pglite', mode: 'single', singleSite: 'club', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' } });
     const db = t.app.deps.database.db;
     const site = await createSite(db, null, { id: 'club', kind: 'community', plan: 'business' });
@@ -40,10 +36,7 @@ describe('forum web UI in a browser', { skip }, () => {
     await createTopic(db, site, viewer, { forumId: general.id, title: 'Welcome to the club', body: 'Read the **rules** and be kind.\n\n- one\n- two' });
     await createTopic(db, site, viewer, { forumId: inner.id, title: 'Secret members topic', body: 'Members only.' });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

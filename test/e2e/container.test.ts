@@ -56,6 +56,7 @@ describe('container entrypoint on PostgreSQL and Redis', { skip: !postgresUrl ||
     env = {
       BLUME_CLI: BLUME_CLI_FROM_SOURCES,
       NODE_ENV: 'production',
+      BLUME_MODE: 'single',
       SECRET_KEY: 'container-secret-key-container-secret-key',
       GUNICORN_BIND: '127.0.0.1:0',
       BLUME_DATA_DIR: dataDir,
@@ -97,10 +98,11 @@ describe('container entrypoint on PostgreSQL and Redis', { skip: !postgresUrl ||
   it('starts, answers health, takes a first admin and restarts idempotently', async () => {
     const counts = async () =>
       (
-        await queryRows<{ features: number; sites: number; users: number; migrations: number }>(
+        await queryRows<{ features: number; sites: number; users: number; admins: number; migrations: number }>(
           database.handle.db,
           sql`select (select count(*)::int from plan_features) as features, (select count(*)::int from sites) as sites,
-                     (select count(*)::int from users) as users, (select count(*)::int from drizzle.__drizzle_migrations) as migrations`,
+                     (select count(*)::int from users) as users, (select count(*)::int from forum_members where role = 'admin') as admins,
+                     (select count(*)::int from drizzle.__drizzle_migrations) as migrations`,
         )
       )[0]!;
     const first = await startContainer(env);
@@ -116,9 +118,10 @@ describe('container entrypoint on PostgreSQL and Redis', { skip: !postgresUrl ||
 
       const admin = runEntrypoint(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
       assert.equal(admin.status, 0, admin.stderr);
-      assert.match(admin.stdout, /Created administrator "admin"/);
+      assert.match(admin.stdout, /Created administrator "admin" <admin@example\.test> of community instance "community"/);
       before = await counts();
-      assert.equal(before.users, 1, 'only the admin the operator created; no default one');
+      assert.equal(before.admins, 1, 'only the admin the operator created; no default one');
+      assert.equal(before.users, 0, 'a community admin, never a portal account');
     } finally {
       assert.equal(await first.stop(), 0);
     }
@@ -163,12 +166,22 @@ describe('Dockerfile', () => {
   it('builds in one stage and runs production dependencies only in the last', () => {
     assert.ok(stages.length >= 2, 'multi-stage');
     assert.ok(instructions(stages[0]!, 'RUN').some((run) => run.includes('npm ci') && !run.includes('--omit=dev')));
-    assert.ok(instructions(stages[0]!, 'RUN').some((run) => run.includes('npm run build')));
-    assert.ok(instructions(runtime, 'RUN').some((run) => run.includes('npm ci') && run.includes('--omit=dev')));
+    assert.ok(instructions(stages[0]!, 'RUN').some((run) => run.includes('npm run build') && run.includes('npm prune --omit=dev')));
+    assert.ok(!instructions(runtime, 'RUN').some((run) => run.includes('npm ')), 'the runtime stage installs nothing from npm');
     const copies = instructions(runtime, 'COPY').join('\n');
+    assert.match(copies, /--from=build \/app\/node_modules/);
     assert.match(copies, /--from=build \/app\/dist/);
     assert.match(copies, /migrations/);
     assert.doesNotMatch(copies, /^src|\bsrc\b/m, 'no sources in the runtime image');
+  });
+
+  it('takes its base image as a build argument, the current Node LTS by default', () => {
+    assert.match(dockerfile, /^ARG BASE_IMAGE=node:24-bookworm-slim$/m);
+    for (const stage of stages) assert.match(stage, /^\$\{BASE_IMAGE\} AS /);
+  });
+
+  it('sets BLUME_MODE=single for every command of the image', () => {
+    assert.match(instructions(runtime, 'ENV').join(' '), /BLUME_MODE=single/);
   });
 
   it('runs as a non-root user', () => {
@@ -184,6 +197,7 @@ describe('Dockerfile', () => {
     assert.match(instructions(runtime, 'ENV').join(' '), /GUNICORN_BIND=0\.0\.0\.0:8080/);
     assert.match(instructions(runtime, 'ENV').join(' '), /BLUME_DATA_DIR=\/data/);
     assert.match(instructions(runtime, 'ENV').join(' '), /NODE_ENV=production/);
+    assert.match(instructions(runtime, 'ENV').join(' '), /BLUME_MODE=single/);
     assert.match(instructions(runtime, 'VOLUME').join(' '), /\/data/);
   });
 

@@ -1,10 +1,13 @@
 // The server on PostgreSQL and Redis: health goes 503 naming the failing check when either goes
-// away, and a database that is down at start stops the server with a clear message.
+// away (and back to 200 when Redis returns), and a database or a configured Redis that is down at
+// start stops the server with one line naming the URL, password hidden, and the cause (decision 0026).
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { runBlume, startBlume } from '../helpers/process.js';
 import { startTcpProxy, viaProxy } from '../helpers/tcp-proxy.js';
@@ -49,6 +52,13 @@ describe('blume on PostgreSQL and Redis', { skip: !postgresUrl || !redisUrl ? 'n
       assert.equal(noCacheBody.checks.cache!.status, 'fail');
       assert.equal(noCacheBody.checks.database!.status, 'ok');
 
+      // Redis back: the node reconnects by itself.
+      await redisProxy.restore();
+      const deadline = Date.now() + 20_000;
+      let back = 0;
+      while (Date.now() < deadline && (back = (await fetch(`${server.url}/up/databases`)).status) !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      assert.equal(back, 200, 'healthy again once Redis is back');
+
       await pgProxy.cut();
       const down = await fetch(`${server.url}/up/databases`);
       assert.equal(down.status, 503);
@@ -62,14 +72,38 @@ describe('blume on PostgreSQL and Redis', { skip: !postgresUrl || !redisUrl ? 'n
     }
   });
 
-  it('exits non-zero with a clear message when the database is down at start', async () => {
+  it('exits non-zero with one line naming the database and the cause when it is down at start', async () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
     await proxy.cut();
-    const result = await startBlume([], { BLUME_DATA_DIR: dataDir, DATABASE_URL: viaProxy(database.url!, proxy) }).then(
-      (server) => server.stop().then(() => 'started'),
-      (error: Error) => error.message,
-    );
-    assert.match(result, /exited with 1/);
-    assert.match(result, /Cannot reach the database at postgres:\/\/postgres@127\.0\.0\.1:\d+\/blume_t_/);
+    const url = new URL(viaProxy(database.url!, proxy));
+    url.password = 'hunter2-secret';
+    const result = await runBlume(['serve', '--single'], { BLUME_DATA_DIR: dataDir, BLUME_BIND: '127.0.0.1:0', DATABASE_URL: url.toString() });
+    assert.equal(result.status, 1);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /^blume: Cannot reach the database at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/blume_t_\w+: .*ECONNREFUSED.*\n$/);
+    assert.doesNotMatch(result.stderr, /hunter2/);
+  });
+
+  it('exits non-zero with one line naming Redis and the cause when a configured Redis is down at start, changing nothing', async () => {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(redisUrl!).port || 6379) });
+    await proxy.cut();
+    const url = new URL(viaProxy(redisUrl!, proxy));
+    url.password = 'hunter2-secret';
+    const fresh = await createTestDatabase('postgres', { migrate: false });
+    try {
+      const env = { BLUME_DATA_DIR: dataDir, BLUME_BIND: '127.0.0.1:0', DATABASE_URL: fresh.url!, BLUME_REDIS_ENABLED: 'True', BLUME_REDIS_URL: url.toString() };
+      const result = await runBlume(['serve', '--single'], env);
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /^blume: Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/?: .*ECONNREFUSED.*\n$/);
+      assert.doesNotMatch(result.stderr, /hunter2/);
+      const [tables] = await queryRows<{ present: boolean }>(fresh.handle.db, sql`select to_regclass('public.installation') is not null as present`);
+      assert.equal(tables!.present, false, 'nothing was migrated or installed');
+      // The same for a one-off command.
+      const command = await runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery', '--single'], env);
+      assert.equal(command.status, 1);
+      assert.match(command.stderr, /^blume: Cannot reach Redis at /);
+    } finally {
+      await fresh.drop();
+    }
   });
 });

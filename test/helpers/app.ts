@@ -1,6 +1,6 @@
 // buildTestApp: the real app on a fresh database, with the real cache (memory or Redis) and a local
 // blob store in a temporary folder. Tests talk to it with `app.inject`.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -69,6 +69,15 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
     logger: false,
   };
   const app = await buildApp(deps);
+  const statusLog = process.env.BLUME_RECORD_STATUSES;
+  if (statusLog) {
+    // test/openapi-statuses.test.ts: which status each API route really answered, to compare with
+    // the route's OpenAPI document.
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url;
+      if (route?.startsWith('/api/')) await appendFile(statusLog, `${request.method} ${route} ${reply.statusCode}\n`);
+    });
+  }
   await app.ready();
   return {
     app,
@@ -113,4 +122,21 @@ export function portal(app: FastifyInstance, actor: Actor | undefined, options: 
 
 export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
   return response.json() as T;
+}
+
+/**
+ * A second app node on the test app's database and cache: the same in-memory cache, or its own
+ * connection to the same Redis namespace, as another process would have.
+ */
+export async function startSecondNode(t: TestApp): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+  const cache = t.cache.redis ? await createCache(t.config, t.cache.prefix) : t.cache;
+  const app = await buildApp({ ...t.deps, cache });
+  await app.ready();
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      if (cache !== t.cache) await cache.close();
+    },
+  };
 }

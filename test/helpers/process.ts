@@ -16,8 +16,13 @@ export interface CliResult {
  * talks to (a proxy, a sink) from its own event loop.
  */
 export function runBlume(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    cwd: ROOT,
+  return runCommand([process.execPath, '--import', 'tsx', MAIN, ...args], env, ROOT);
+}
+
+/** Runs any command to completion with only PATH and `env` in its environment (killed after 2 min). */
+export function runCommand(argv: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd,
     env: { PATH: process.env.PATH ?? '', BLUME_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -32,6 +37,22 @@ export function runBlume(args: string[], env: Record<string, string>): Promise<C
       resolve({ status, stdout, stderr });
     }),
   );
+}
+
+/** Logs a member in at a running server's /login form, as a browser does; `page` is /account after it. */
+export async function loginOnForum(origin: string, login: string, password: string): Promise<{ status: number; cookie: string; page: string }> {
+  const form = await fetch(`${origin}/login`);
+  const visitor = form.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  const response = await fetch(`${origin}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: visitor, origin },
+    body: new URLSearchParams({ _csrf: csrf, login, password }).toString(),
+  });
+  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('blume_member='))?.split(';')[0] ?? '';
+  const page = cookie ? await (await fetch(`${origin}/account`, { headers: { cookie } })).text() : '';
+  return { status: response.status, cookie, page };
 }
 
 export interface RunningServer {

@@ -38,6 +38,11 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
+/** The mail's body with quoted-printable soft breaks and escapes undone, for finding links in it. */
+export function decodedBody(mail: ReceivedMail): string {
+  return mail.body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 let certificate: { key: string; cert: string } | undefined;
 
 /** One self-signed certificate per test process, made with the system's openssl. */

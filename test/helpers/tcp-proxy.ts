@@ -6,11 +6,22 @@ export interface TcpProxy {
   port: number;
   /** Closes the listener and every open connection: the backend is "down" for the app. */
   cut(): Promise<void>;
+  /** Listens again on the same port after `cut`: the backend is back. */
+  restore(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
+  const listen = (port: number): Promise<net.Server> => {
+    const server = net.createServer(forward);
+    // A test that ends with the proxy still listening (restored) must not keep its process alive.
+    server.unref();
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve(server));
+    });
+  };
+  function forward(client: net.Socket): void {
     const upstream = net.connect(target.port, target.host);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -21,8 +32,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       });
     }
     client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  }
+  let server = await listen(0);
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
@@ -31,6 +42,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
+    restore: async () => {
+      server = await listen(port);
+    },
   };
 }
 

@@ -7,14 +7,16 @@ import type { PubSub } from './types.js';
 
 export class BroadcastMap<V> {
   private readonly entries = new Map<string, V>();
-  private readonly echoes = new Echoes();
+  private readonly echoes: Echoes;
   private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly pubsub: PubSub,
     private readonly channel: string,
     private readonly maxEntries = 10_000,
-  ) {}
+  ) {
+    this.echoes = new Echoes(pubsub.errors);
+  }
 
   async start(): Promise<void> {
     // A message is the key, a newline and the nonce of the node that sent it.

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { randomAlnum } from '../../lib/ids.js';
 import { testCaches, testRedisUrl } from '../../../test/helpers/databases.js';
+import { eventually } from '../../../test/helpers/eventually.js';
 import { createMemoryCache } from './memory.js';
 import { createRedisCache } from './redis.js';
 import type { CacheAdapter } from './types.js';
@@ -29,15 +30,14 @@ for (const kind of testCaches) {
       assert.equal(await b.cache.get('k'), undefined);
       await a.cache.set('short', 'v', 1);
       assert.equal(await a.cache.get('short'), 'v');
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      assert.equal(await a.cache.get('short'), undefined);
+      await eventually('the value to expire', async () => ((await a.cache.get('short')) === undefined ? true : undefined), 3_000);
     });
 
     it('counts in a window shared by every node', async () => {
       assert.equal(await a.cache.increment('hits', 1), 1);
       assert.equal(await b.cache.increment('hits', 1), 2);
       assert.equal(await a.cache.increment('hits', 1), 3);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await eventually('the window to end', async () => ((await b.cache.get('hits')) === undefined ? true : undefined), 3_000);
       assert.equal(await b.cache.increment('hits', 1), 1);
     });
 
@@ -46,11 +46,16 @@ for (const kind of testCaches) {
       const unsubscribe = await b.pubsub.subscribe('chan', (message) => received.push(message));
       await a.pubsub.publish('chan', 'one');
       await a.pubsub.publish('other', 'ignored');
-      await waitFor(() => received.length === 1);
+      await eventually('the message', () => (received.length === 1 ? true : undefined), 2_000);
       assert.deepEqual(received, ['one']);
       await unsubscribe();
+      // Messages reach a node in the order they were published: once a later one on another channel
+      // arrived, the one after the unsubscribe would have too.
+      const markers: string[] = [];
+      await b.pubsub.subscribe('marker', (message) => markers.push(message));
       await a.pubsub.publish('chan', 'two');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await a.pubsub.publish('marker', 'after');
+      await eventually('the marker', () => (markers.length === 1 ? true : undefined), 2_000);
       assert.deepEqual(received, ['one']);
     });
 
@@ -58,12 +63,4 @@ for (const kind of testCaches) {
       await a.cache.ping();
     });
   });
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

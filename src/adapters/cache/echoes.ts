@@ -1,6 +1,7 @@
 // Waiting for one's own pub/sub message to come back. Redis delivers a channel's messages in order
 // to every subscriber, so once this node has heard its message, every subscribed node has been told
 // too: a change call can answer knowing the next request anywhere sees the change.
+import type { ErrorReporter } from '../../lib/error-reporter.js';
 import { randomAlnum } from '../../lib/ids.js';
 
 /** A lost echo (a Redis reconnect) holds a caller up this long at most. */
@@ -9,13 +10,19 @@ const ECHO_TIMEOUT_MS = 2_000;
 export class Echoes {
   private readonly waiting = new Map<string, () => void>();
 
+  /** `errors` hears of echoes that did not come back in time. */
+  constructor(private readonly errors: ErrorReporter) {}
+
   /** Runs `publish` with a fresh nonce to put in its message; resolves once `heard(nonce)` is called or the timeout passes. */
   async publishAndWait(publish: (nonce: string) => Promise<void>, timeoutMs = ECHO_TIMEOUT_MS): Promise<void> {
     const nonce = randomAlnum(12);
     let timer: NodeJS.Timeout | undefined;
     const heard = new Promise<void>((resolve) => {
       this.waiting.set(nonce, resolve);
-      timer = setTimeout(resolve, timeoutMs);
+      timer = setTimeout(() => {
+        if (timeoutMs > 0) this.errors.report('pub/sub echo', new Error(`a broadcast was not heard back within ${timeoutMs} ms; other nodes may answer from stale entries until it arrives`));
+        resolve();
+      }, timeoutMs);
     });
     try {
       await publish(nonce);

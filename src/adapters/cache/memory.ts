@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { ErrorReporter } from '../../lib/error-reporter.js';
 import type { CacheAdapter } from './types.js';
 
 interface Entry {
@@ -42,6 +43,7 @@ export function createMemoryCache(prefix = ''): CacheAdapter {
       ping: async () => {},
     },
     pubsub: {
+      errors: new ErrorReporter(),
       publish: async (channel, message) => {
         bus.emit(channel, message);
       },

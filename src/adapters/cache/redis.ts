@@ -1,3 +1,4 @@
+import { ErrorReporter } from '../../lib/error-reporter.js';
 import type { CacheAdapter, MessageHandler } from './types.js';
 
 /** Redis cache and pub/sub, shared by every app node. Two connections: commands and subscriptions. */
@@ -6,10 +7,27 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
   const options = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
   const client = new Redis(url, options);
   const subscriber = new Redis(url, options);
-  // Connection errors surface through the commands that fail; ioredis keeps reconnecting.
-  client.on('error', () => {});
-  subscriber.on('error', () => {});
-  await Promise.all([client.connect(), subscriber.connect()]);
+  // ioredis keeps reconnecting, and commands that fail meanwhile say so to their callers; the
+  // connection's own errors are warned about, at most once a minute each. The last one is kept: a
+  // failed first connect rejects with only "Connection is closed".
+  const errors = new ErrorReporter();
+  let lastError: Error | undefined;
+  client.on('error', (error: Error) => {
+    lastError = error;
+    errors.report('redis client', error);
+  });
+  subscriber.on('error', (error: Error) => {
+    lastError = error;
+    errors.report('redis subscriber', error);
+  });
+  try {
+    await Promise.all([client.connect(), subscriber.connect()]);
+  } catch (error) {
+    // Unreachable at start: stop the reconnect loops, and say why.
+    client.disconnect();
+    subscriber.disconnect();
+    throw new Error(`cannot connect to Redis`, { cause: lastError ?? error });
+  }
 
   const handlers = new Map<string, Set<MessageHandler>>();
   subscriber.on('message', (channel: string, message: string) => {
@@ -42,6 +60,7 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
       },
     },
     pubsub: {
+      errors,
       publish: async (channel, message) => {
         await client.publish(prefix + channel, message);
       },

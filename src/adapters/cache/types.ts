@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { ErrorReporter } from '../../lib/error-reporter.js';
 
 export interface Cache {
   get(key: string): Promise<string | undefined>;
@@ -12,6 +13,8 @@ export interface Cache {
 export type MessageHandler = (message: string) => void;
 
 export interface PubSub {
+  /** Where the errors of the connections behind it are told (rate-limited warnings). */
+  readonly errors: ErrorReporter;
   publish(channel: string, message: string): Promise<void>;
   /** Answers a function that ends the subscription. */
   subscribe(channel: string, handler: MessageHandler): Promise<() => Promise<void>>;

@@ -4,6 +4,7 @@ import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { passwordProblem } from '../../lib/password-rules.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { newSecretToken, parseSecretToken, secretMatches } from '../../lib/secret-tokens.js';
 import { sessions, users, type UserRow } from './tables.js';
@@ -15,6 +16,16 @@ export interface NewAccount {
   email: string;
   password: string;
   isAdmin?: boolean;
+}
+
+/**
+ * Hashes a password someone is setting (sign-up, change, reset), for accounts and forum members alike;
+ * 422 `weak_password` when it is too short, too long or one of the common passwords.
+ */
+export async function hashNewPassword(password: string): Promise<string> {
+  const problem = passwordProblem(password);
+  if (problem) throw new AppError('weak_password', `The password ${problem}.`);
+  return hashPassword(password);
 }
 
 /** Creates an account; 409 `username_taken` / `email_taken` when either is in use. */
@@ -33,7 +44,7 @@ export async function createAccount(db: Executor, input: NewAccount): Promise<Us
       id: newId(),
       username: input.username,
       email: input.email,
-      passwordHash: await hashPassword(input.password),
+      passwordHash: await hashNewPassword(input.password),
       isAdmin: input.isAdmin ?? false,
     })
     .returning();

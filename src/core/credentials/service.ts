@@ -4,36 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { credentialPrefixes, parseCredential, type CredentialKind } from '../../lib/credential-format.js';
 import { newId } from '../../lib/ids.js';
 import { hashSecret, secretMatches } from '../../lib/secret-tokens.js';
 import { credentials, type CredentialRow } from './tables.js';
 
-export type CredentialKind = CredentialRow['kind'];
-
-export const credentialPrefixes: Record<CredentialKind, string> = {
-  deploy_token: 'dpl_',
-  api_key: 'blu_sk_',
-  forum_token: 'blu_ft_',
-  purchase_key: 'pk_',
-};
-
-const TOKEN = /^([a-z_]+_)([0-9a-z]{16})\.([A-Za-z0-9_-]{43})$/;
+export { credentialPrefixes, parseCredential, type CredentialKind, type ParsedCredential } from '../../lib/credential-format.js';
 
 /** Only write `last_used_at` when it is older than this, so hot credentials do not write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
-
-export interface ParsedCredential {
-  kind: CredentialKind;
-  id: string;
-  secret: string;
-}
-
-export function parseCredential(presented: string): ParsedCredential | undefined {
-  const match = TOKEN.exec(presented.trim());
-  if (!match) return undefined;
-  const kind = (Object.keys(credentialPrefixes) as CredentialKind[]).find((k) => credentialPrefixes[k] === match[1]);
-  return kind ? { kind, id: match[2]!, secret: match[3]! } : undefined;
-}
 
 export interface MintInput {
   kind: CredentialKind;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { sites } from '../sites/tables.js';
+import { CREDENTIAL_KINDS } from '../../lib/credential-format.js';
 
 /**
  * Every credential type in one table: deploy tokens, API keys, forum tokens and purchase keys.
@@ -10,7 +11,7 @@ export const credentials = pgTable(
   'credentials',
   {
     id: text('id').primaryKey(),
-    kind: text('kind', { enum: ['deploy_token', 'api_key', 'forum_token', 'purchase_key'] }).notNull(),
+    kind: text('kind', { enum: CREDENTIAL_KINDS }).notNull(),
     siteId: text('site_id').references(() => sites.id, { onDelete: 'cascade' }),
     subjectId: text('subject_id'),
     name: text('name').notNull(),

@@ -1,6 +1,7 @@
 // The allowlist of instance settings (DESIGN section 6): each name with its type, whether it is a
 // secret, and a one-line doc. Values travel as strings, as in an env file.
 import { parseBoolean } from '../../config/index.js';
+import { isEmail } from '../../lib/email.js';
 
 export type SettingType = 'boolean' | 'text' | 'url' | 'origins' | 'email' | 'sender' | 'port' | 'host' | 'enum';
 
@@ -38,15 +39,10 @@ export const SECRET_MASK = '********';
 
 export const MAX_SETTING_LENGTH = 2000;
 
-const EMAIL = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+\.[^\s@<>()",;:]+$/;
 const HOST = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[[0-9a-fA-F:.]+\]$/;
 
 export function isSettingName(name: string): name is SettingName {
   return Object.hasOwn(SETTINGS, name);
-}
-
-export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value);
 }
 
 /** Parses API_CORS_ORIGINS into exact origins (or ['*']); undefined when any entry is not an origin. */

@@ -11,3 +11,13 @@ export function authorizeSite(user: UserRow, site: SiteRow | undefined, id: stri
   if (!site || !canManageSite(user, site)) throw new AppError('site_not_found', `No site "${id}".`);
   return site;
 }
+
+/**
+ * Only platform administrators choose a paid plan; everyone else starts on `free` (a purchase moves a
+ * site up). Asking for `free` explicitly is fine.
+ */
+export function authorizePlanChoice(user: UserRow, plan: SiteRow['plan'] | undefined): void {
+  if (plan !== undefined && plan !== 'free' && !user.isAdmin) {
+    throw new AppError('plan_not_selectable', `Only platform administrators set the plan "${plan}"; create the site on "free" and buy a plan.`);
+  }
+}

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { findBubblewrap } from './isolation.js';
 import { runSandboxedProcess, type SandboxLogLine, type SandboxedProcessOptions } from './sandbox.js';
 import { runSandboxedBuild } from './sandboxed-build.js';
 
 const fixture = fileURLToPath(new URL('../../../test/fixtures/docs-site/', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 let scratch: string;
 before(async () => {
@@ -16,32 +20,49 @@ before(async () => {
 });
 after(() => rm(scratch, { recursive: true, force: true }));
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** Live processes whose command line names `script` (a zombie's command line is empty). */
+function processesRunning(script: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(script);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 /**
  * Runs a tiny job script in the sandbox: the limits are properties of the sandbox, so they are
  * tested with scripts that misbehave on purpose rather than with content that could.
  */
-async function runScript(name: string, source: string, overrides: Partial<SandboxedProcessOptions> = {}) {
-  const dir = path.join(scratch, name);
+async function runJob(name: string, source: string, overrides: Partial<SandboxedProcessOptions> = {}) {
+  const dir = path.join(scratch, `${name}-${overrides.bubblewrap ?? 'auto'}`);
   await mkdir(path.join(dir, 'work'), { recursive: true });
   const script = path.join(dir, `${name}.mjs`);
   await writeFile(script, source);
   return runSandboxedProcess({ script, args: [], readPaths: [], writePaths: [], workDir: path.join(dir, 'work'), timeoutMs: 10_000, memoryMb: 128, maxLogBytes: 64 * 1024, ...overrides });
 }
 
-describe('runSandboxedProcess', () => {
+const BUBBLEWRAP_MISSING = findBubblewrap() === undefined ? 'bubblewrap is missing or cannot make namespaces here (.ci/run installs it)' : false;
+/** Every job test runs under both isolations a machine may have: bubblewrap, and the permission model alone. */
+const ISOLATIONS = [
+  { bubblewrap: 'auto', isolation: 'bubblewrap', skip: BUBBLEWRAP_MISSING },
+  { bubblewrap: 'off', isolation: 'permission-model', skip: false },
+] as const;
+
+for (const mode of ISOLATIONS) describe(`runSandboxedProcess (${mode.isolation})`, { skip: mode.skip }, () => {
+  const runScript = (name: string, source: string, overrides: Partial<SandboxedProcessOptions> = {}) => runJob(name, source, { bubblewrap: mode.bubblewrap, ...overrides });
+
   it('runs with an empty environment, in its working folder, and reports on fd 3', async () => {
     const run = await runScript('env', `import { writeSync } from 'node:fs';\nconsole.log('hello');\nwriteSync(3, JSON.stringify({ env: Object.keys(process.env), cwd: process.cwd() }));\n`);
     assert.equal(run.exitCode, 0);
-    assert.deepEqual(run.result, { env: [], cwd: path.join(scratch, 'env', 'work') });
+    assert.equal(run.isolation, mode.isolation);
+    const result = run.result as { env: string[]; cwd: string };
+    // bubblewrap always sets PWD, to the working folder; that names nothing the job does not know.
+    assert.deepEqual({ ...result, env: result.env.filter((name) => name !== 'PWD') }, { env: [], cwd: path.join(scratch, `env-${mode.bubblewrap}`, 'work') });
     const hello = run.logs.find((l) => l.line === 'hello');
     assert.equal(hello?.stream, 'stdout');
     assert.match(hello?.at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -67,12 +88,12 @@ writeSync(3, JSON.stringify({
 
   it('kills a job that loops past the time limit, with its process group', async () => {
     const started = Date.now();
-    const run = await runScript('loop', `import { writeSync } from 'node:fs';\nwriteSync(3, String(process.pid));\nfor (;;) {}\n`, { timeoutMs: 1_000, maxResultBytes: 100 });
+    const run = await runScript('loop', `for (;;) {}\n`, { timeoutMs: 1_000 });
     assert.equal(run.timedOut, true);
     assert.equal(run.signal, 'SIGKILL');
     assert.ok(Date.now() - started < 8_000);
     assert.ok(run.logs.some((l) => l.stream === 'sandbox' && /ran longer than the limit of 1000 ms/.test(l.line)));
-    assert.equal(isAlive(run.result as number), false);
+    assert.deepEqual(processesRunning(path.join(scratch, `loop-${mode.bubblewrap}`, 'loop.mjs')), []);
   });
 
   it('stops a job that eats memory, and the parent carries on', async () => {
@@ -96,6 +117,40 @@ writeSync(3, JSON.stringify({
     assert.ok(run.logs.length < 120);
     assert.match(run.logs.at(-1)?.line ?? '', /log limit of 10000 bytes reached/);
   });
+});
+
+describe('a job whose parent is killed', () => {
+  for (const { bubblewrap, isolation, skip } of ISOLATIONS) {
+    it(`dies with it (${isolation})`, { skip }, async () => {
+      const dir = path.join(scratch, `orphan-${bubblewrap}`);
+      await mkdir(path.join(dir, 'work'), { recursive: true });
+      const job = path.join(dir, 'busy-job.mjs');
+      // Busy forever: nothing in the job's own event loop could notice anything.
+      await writeFile(job, "console.log('job started');\nfor (;;) {}\n");
+      const parentScript = path.join(dir, 'parent.mts');
+      await writeFile(
+        parentScript,
+        `import { findBubblewrap } from './isolation.js';
+import { runSandboxedProcess } from ${JSON.stringify(pathToFileURL(path.join(root, 'src/deploy/build/sandbox.ts')).href)};
+await runSandboxedProcess({ script: ${JSON.stringify(job)}, args: [], readPaths: [], writePaths: [], workDir: ${JSON.stringify(path.join(dir, 'work'))},
+  timeoutMs: 120_000, memoryMb: 64, maxLogBytes: 4096, bubblewrap: ${JSON.stringify(bubblewrap)}, onLog: (l) => console.log(l.line) });
+`,
+      );
+      const parent = spawn(process.execPath, ['--import', 'tsx', parentScript], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+      let output = '';
+      parent.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      for (let i = 0; !output.includes('job started'); i++) {
+        assert.ok(i < 600, `the job did not start:\n${output}`);
+        await sleep(50);
+      }
+      assert.notDeepEqual(processesRunning(job), []);
+      parent.kill('SIGKILL');
+      for (let i = 0; processesRunning(job).length > 0; i++) {
+        assert.ok(i < 100, `the job outlived its killed parent by 5 s: ${processesRunning(job).join(', ')}`);
+        await sleep(50);
+      }
+    });
+  }
 });
 
 describe('runSandboxedBuild', () => {

@@ -3,12 +3,15 @@
 // the output and working folders; no child processes, workers or native addons), a V8 heap limit,
 // a resident-memory watchdog, a wall-clock limit and bounded logs. When bubblewrap is installed and
 // usable the job also runs in fresh namespaces with no network and a read-only root. A job that
-// overruns is killed with its whole process group; the parent only reads its pipes.
-import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+// overruns is killed with its whole process group; the parent only reads its pipes. The job dies
+// with the parent, even when the parent is killed outright: bubblewrap's --die-with-parent, or else
+// a parent-death signal set by setpriv, has the kernel kill it (./isolation.ts).
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { findBubblewrap, findSetpriv, permissionFlag } from './isolation.js';
 
 export interface SandboxLogLine {
   /** RFC 3339 UTC time the parent received the line. */
@@ -78,8 +81,10 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
   for (const p of [...options.readPaths, ...options.writePaths, options.workDir, options.script]) {
     if (!path.isAbsolute(p)) throw new Error(`sandbox paths must be absolute: ${p}`);
   }
+  const flag = permissionFlag();
+  if (flag === undefined) throw new Error(`Node ${process.version} has no permission model; builds cannot be isolated`);
   const nodeArgs = [
-    '--experimental-permission',
+    flag,
     ...[options.script, ...options.readPaths].map((p) => `--allow-fs-read=${p}`),
     ...[options.workDir, ...options.writePaths].map((p) => `--allow-fs-write=${p}`),
     `--max-old-space-size=${options.memoryMb}`,
@@ -90,8 +95,10 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
   ];
   const bwrap = options.bubblewrap === 'off' ? undefined : findBubblewrap();
   const useBwrap = bwrap !== undefined;
-  const command = bwrap ?? process.execPath;
-  const args = useBwrap ? [...bubblewrapArgs(options), process.execPath, ...nodeArgs] : nodeArgs;
+  const setpriv = useBwrap ? undefined : findSetpriv();
+  // What starts Node also ties it to this process's life (docs/decisions/0036-builds-die-with-the-server.md).
+  const launcher = useBwrap ? [bwrap, ...bubblewrapArgs(options)] : setpriv !== undefined ? [setpriv, '--pdeathsig', 'KILL', '--'] : [];
+  const [command, ...args] = [...launcher, process.execPath, ...nodeArgs] as [string, ...string[]];
   emit('sandbox', useBwrap ? 'sandbox: bubblewrap (no network, read-only root) + Node permission model' : 'sandbox: Node permission model (bubblewrap not available)');
 
   const child = spawn(command, args, {
@@ -127,9 +134,9 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
   else options.signal?.addEventListener('abort', onAbort, { once: true });
   const rssLimitKb = (options.memoryMb + RSS_HEADROOM_MB) * 1024;
   const watchdog = setInterval(() => {
-    // Under bubblewrap the child pid is bwrap's, whose RSS says nothing; the heap limit still holds.
-    if (useBwrap || child.pid === undefined) return;
-    const rss = readRssKb(child.pid);
+    if (child.pid === undefined) return;
+    // The whole tree: under bubblewrap the child is bwrap, and the job runs two levels below it.
+    const rss = readTreeRssKb(child.pid);
     if (rss === undefined) return;
     peakRssKb = Math.max(peakRssKb ?? 0, rss);
     if (rss > rssLimitKb && !memoryExceeded) {
@@ -205,35 +212,31 @@ export function abortMessage(signal: AbortSignal | undefined): string {
   return 'the worker is shutting down';
 }
 
-function readRssKb(pid: number): number | undefined {
+/** Resident memory of a process and all its descendants, or undefined once the process is gone. */
+function readTreeRssKb(pid: number): number | undefined {
+  let status: string;
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-    return match === null ? undefined : Number(match[1]);
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
     return undefined;
   }
+  let total = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? 0);
+  for (const child of childPids(pid)) total += readTreeRssKb(child) ?? 0;
+  return total;
 }
 
-let bubblewrapChecked: { path: string | undefined } | undefined;
-
-/** Absolute path of bwrap when it is on PATH and can make namespaces here (containers often forbid it). Checked once. */
-export function findBubblewrap(): string | undefined {
-  if (bubblewrapChecked !== undefined) return bubblewrapChecked.path;
-  const candidate = (process.env.PATH ?? '/usr/bin:/bin')
-    .split(path.delimiter)
-    .map((dir) => path.join(dir, 'bwrap'))
-    .find((file) => {
-      try {
-        accessSync(file, constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-  const works = candidate !== undefined && spawnSync(candidate, ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
-  bubblewrapChecked = { path: works ? candidate : undefined };
-  return bubblewrapChecked.path;
+function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+        .split(' ')
+        .filter((word) => word !== '')
+        .map(Number),
+    );
+  } catch {
+    // The process ended while it was read.
+    return [];
+  }
 }
 
 function bubblewrapArgs(options: SandboxedProcessOptions): string[] {

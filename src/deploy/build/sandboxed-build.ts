@@ -28,6 +28,8 @@ export interface SandboxedBuildOptions {
   signal?: AbortSignal;
   /** Runs this script instead of the docs builder (tests of the build worker only). */
   builderScript?: string;
+  /** Where the build's private working folder is made (default: the system's temp folder). */
+  scratchDir?: string;
 }
 
 export interface SandboxedBuildStats {
@@ -65,7 +67,7 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
   const input = await realpath(path.resolve(options.inputDir));
   await mkdir(options.outputDir, { recursive: true });
   const output = await realpath(path.resolve(options.outputDir));
-  const workDir = await mkdtemp(path.join(tmpdir(), 'blume-build-'));
+  const workDir = await mkdtemp(path.join(options.scratchDir ?? tmpdir(), 'blume-build-'));
   try {
     const entry = options.builderScript === undefined ? await builderEntry() : { script: options.builderScript, readPaths: [] };
     const run = await runSandboxedProcess({

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../../test/helpers/app.js';
@@ -86,8 +87,9 @@ for (const database of testDatabases) {
       assert.equal(detail.state, 'failed');
       assert.equal(detail.release, null);
       assert.match(detail.error ?? '', /.+/);
-      // The upload is gone from the blob store once its build ended.
+      // The upload is gone from the blob store once its build ended, and its scratch folder too.
       assert.equal(await t.deps.blobs.has(`build-inputs/${problem.build_id}`), false);
+      assert.deepEqual(await readdir(t.app.deploy.tmpDir), []);
     });
 
     it('refuses hostile archives before queueing anything', async () => {

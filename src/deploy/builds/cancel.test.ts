@@ -14,6 +14,7 @@ import { buildTestApp, json, portal, signIn, type TestApp } from '../../../test/
 import { siteArchive, tarball } from '../../../test/helpers/archives.js';
 import { createTestDatabase, testCaches, testDatabases, type TestDatabase } from '../../../test/helpers/databases.js';
 import { createStaticSite, deployApi, deployRelease, uploadSource } from '../../../test/helpers/deploy.js';
+import { eventually } from '../../../test/helpers/eventually.js';
 import { randomAlnum } from '../../lib/ids.js';
 import { releases } from '../tables.js';
 import { queueSourceUpload } from './service.js';
@@ -50,19 +51,9 @@ function processesRunning(script: string): number[] {
   return pids;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Waits until the site's newest build runs the endless builder; answers its id. */
 async function runningBuild(app: FastifyInstance, token: string, site: string): Promise<string> {
-  return until('the build to start its sandbox', async () => {
+  return eventually('the build to start its sandbox', async () => {
     const { builds } = json<{ builds: BuildBody[] }>(await deployApi(app, token, 'GET', `/api/deploy/${site}/builds?page_size=1`));
     const build = builds[0];
     return build?.state === 'running' && build.logs.some((line) => line.line === 'slow builder started') ? build.id : undefined;

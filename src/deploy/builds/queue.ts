@@ -1,9 +1,9 @@
-// The build queue in the database. Claims use `for update skip locked`, so any number of workers on
-// any number of nodes take each queued build exactly once; leases are timed by the database clock,
-// so nodes with skewed clocks agree on which worker is dead. A build whose lease lapsed is failed,
-// not retried (docs/decisions/0008-build-queue.md).
-import { and, asc, count, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+// Build records over the one job runner (src/jobs/): a build is queued with a job of its own id, the
+// runner claims and leases it, and these statements keep the build's record in step. A build whose
+// lease lapsed is failed, not retried (docs/decisions/0008-build-queue.md).
+import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { cancelJob, claimJob, enqueueJob, recoverJobs } from '../../jobs/queue.js';
 import { newId } from '../../lib/ids.js';
 import type { GitCommit } from '../tables.js';
 import { buildLogs, builds, type BuildLogRow, type BuildRow } from './tables.js';
@@ -24,59 +24,45 @@ export function newBuildId(): string {
   return newId(16);
 }
 
+/** The job kind that runs builds; each build's job has the build's id. */
+export const BUILD_JOB = 'deploy.build';
+
+/** Records a build and queues its job, both or neither. */
 export async function enqueueBuild(db: Executor, input: NewBuild): Promise<BuildRow> {
-  const [row] = await db
-    .insert(builds)
-    .values({
-      id: input.id ?? newBuildId(),
-      siteId: input.siteId,
-      trigger: input.trigger,
-      kind: input.kind,
-      git: input.git ?? null,
-      path: input.path ?? '',
-      inputKey: input.inputKey ?? null,
-      promotable: input.promotable ?? true,
-    })
-    .returning();
-  return row!;
-}
-
-const leaseEnd = (leaseMs: number) => sql`now() + ${leaseMs} * interval '1 millisecond'`;
-
-/** Takes the oldest queued build for `workerId`, or undefined when none waits. */
-export async function claimBuild(db: Executor, workerId: string, leaseMs: number): Promise<BuildRow | undefined> {
   return db.transaction(async (tx) => {
-    const [next] = await tx
-      .select({ id: builds.id })
-      .from(builds)
-      .where(eq(builds.state, 'queued'))
-      .orderBy(asc(builds.createdAt), asc(builds.id))
-      .limit(1)
-      .for('update', { skipLocked: true });
-    if (!next) return undefined;
     const [row] = await tx
-      .update(builds)
-      .set({ state: 'running', startedAt: sql`now()`, leaseOwner: workerId, leaseExpiresAt: leaseEnd(leaseMs), attempts: sql`${builds.attempts} + 1` })
-      // The row is locked since the select; the state check keeps a canceled build out regardless.
-      .where(and(eq(builds.id, next.id), eq(builds.state, 'queued')))
+      .insert(builds)
+      .values({
+        id: input.id ?? newBuildId(),
+        siteId: input.siteId,
+        trigger: input.trigger,
+        kind: input.kind,
+        git: input.git ?? null,
+        path: input.path ?? '',
+        inputKey: input.inputKey ?? null,
+        promotable: input.promotable ?? true,
+      })
       .returning();
-    return row;
+    // Abandoned builds are failed, not retried (docs/decisions/0008-build-queue.md): one attempt.
+    await enqueueJob(tx, BUILD_JOB, {}, { id: row!.id, siteId: row!.siteId, maxAttempts: 1 });
+    return row!;
   });
 }
 
-/**
- * Extends the lease. `lost` when the build is no longer this worker's (it was declared dead);
- * `cancel_requested` when someone asked to cancel it (the lease is still extended, so the worker
- * can stop the build and record it).
- */
-export async function renewLease(db: Executor, buildId: string, workerId: string, leaseMs: number): Promise<'held' | 'lost' | 'cancel_requested'> {
-  const [row] = await db
+/** Marks a claimed build running for `workerId`, in the claim's transaction; undefined when it is gone. */
+export async function startBuild(tx: Executor, buildId: string, workerId: string): Promise<BuildRow | undefined> {
+  const [row] = await tx
     .update(builds)
-    .set({ leaseExpiresAt: leaseEnd(leaseMs) })
-    .where(and(eq(builds.id, buildId), eq(builds.leaseOwner, workerId), eq(builds.state, 'running')))
-    .returning({ cancelRequestedAt: builds.cancelRequestedAt });
-  if (!row) return 'lost';
-  return row.cancelRequestedAt ? 'cancel_requested' : 'held';
+    .set({ state: 'running', startedAt: sql`now()`, leaseOwner: workerId, attempts: sql`${builds.attempts} + 1` })
+    .where(and(eq(builds.id, buildId), eq(builds.state, 'queued')))
+    .returning();
+  return row;
+}
+
+/** Takes the oldest queued build for `workerId`, or undefined when none waits. */
+export async function claimBuild(db: Executor, workerId: string, leaseMs: number): Promise<BuildRow | undefined> {
+  const claimed = await claimJob(db, BUILD_JOB, workerId, leaseMs, (tx, job) => startBuild(tx, job.id, workerId));
+  return claimed?.subject;
 }
 
 export type CancelRequest =
@@ -89,31 +75,41 @@ export type CancelRequest =
   | { outcome: 'missing' };
 
 /**
- * Cancels a queued build at once or records the request on a running one. Each step is one
- * conditional UPDATE, so it races safely with a claim (the claim locks the row and rechecks the
- * state; a canceled row is never claimed) and with the worker ending the build.
+ * Cancels a queued build at once or records the request on a running one. The job goes first (its
+ * row lock orders this against a claim, which takes the job and then the build): a build is either
+ * claimed or canceled, never both.
  */
 export async function requestBuildCancel(db: Executor, siteId: string, buildId: string, by: string): Promise<CancelRequest> {
   const target = and(eq(builds.id, buildId), eq(builds.siteId, siteId));
-  const canceled = await db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(builds)
-      .set({ state: 'canceled', cancelRequestedAt: sql`now()`, cancelRequestedBy: by, error: `canceled by ${by} before it started`, finishedAt: sql`now()` })
-      .where(and(target, eq(builds.state, 'queued')))
-      .returning();
-    if (row) await tx.insert(buildLogs).values({ buildId, at: row.cancelRequestedAt!, stream: 'blume', line: `build canceled by ${by} before it started; nothing was released` });
-    return row;
+  // The job is found by the build's id alone: only a build of this site may reach it.
+  if (!(await findBuild(db, siteId, buildId))) return { outcome: 'missing' };
+  const outcome = await db.transaction(async (tx): Promise<CancelRequest | undefined> => {
+    const job = await cancelJob(tx, buildId);
+    if (job !== 'requested') {
+      const [row] = await tx
+        .update(builds)
+        .set({ state: 'canceled', cancelRequestedAt: sql`now()`, cancelRequestedBy: by, error: `canceled by ${by} before it started`, finishedAt: sql`now()` })
+        .where(and(target, eq(builds.state, 'queued')))
+        .returning();
+      if (row) {
+        await tx.insert(buildLogs).values({ buildId, at: row.cancelRequestedAt!, stream: 'blume', line: `build canceled by ${by} before it started; nothing was released` });
+        return { outcome: 'canceled', row };
+      }
+    }
+    if (job !== 'canceled') {
+      const [row] = await tx
+        .update(builds)
+        .set({ cancelRequestedAt: sql`now()`, cancelRequestedBy: by })
+        .where(and(target, eq(builds.state, 'running'), isNull(builds.cancelRequestedAt)))
+        .returning();
+      if (row) {
+        await tx.insert(buildLogs).values({ buildId, at: row.cancelRequestedAt!, stream: 'blume', line: `cancel requested by ${by}; the build is being stopped` });
+        return { outcome: 'requested', row };
+      }
+    }
+    return undefined;
   });
-  if (canceled) return { outcome: 'canceled', row: canceled };
-  const [requested] = await db
-    .update(builds)
-    .set({ cancelRequestedAt: sql`now()`, cancelRequestedBy: by })
-    .where(and(target, eq(builds.state, 'running'), isNull(builds.cancelRequestedAt)))
-    .returning();
-  if (requested) {
-    await db.insert(buildLogs).values({ buildId, at: requested.cancelRequestedAt!, stream: 'blume', line: `cancel requested by ${by}; the build is being stopped` });
-    return { outcome: 'requested', row: requested };
-  }
+  if (outcome) return outcome;
   const row = await findBuild(db, siteId, buildId);
   if (!row) return { outcome: 'missing' };
   // A repeated request on a running build changes nothing: the first one is being carried out.
@@ -132,30 +128,35 @@ export async function finishBuild(db: Executor, buildId: string, workerId: strin
       error: outcome.state === 'succeeded' ? null : outcome.error,
       finishedAt: sql`now()`,
       leaseOwner: null,
-      leaseExpiresAt: null,
     })
     .where(and(eq(builds.id, buildId), eq(builds.leaseOwner, workerId), eq(builds.state, 'running')))
     .returning({ id: builds.id });
   return rows.length === 1;
 }
 
-/**
- * Fails running builds whose worker is gone: those with a lapsed lease, or with `all`, every running
- * build (an embedded database at startup: only this process could have been running them). One
- * UPDATE, so two workers recovering at once fail each build once. Answers the failed rows.
- */
-export async function failAbandonedBuilds(db: Executor, reason: string, options: { all?: boolean } = {}): Promise<BuildRow[]> {
-  const abandoned = options.all ? eq(builds.state, 'running') : and(eq(builds.state, 'running'), lt(builds.leaseExpiresAt, sql`now()`));
+/** Fails the builds of jobs taken back from a dead worker, with a log line naming `reason`. */
+export async function failBuilds(db: Executor, buildIds: string[], reason: string): Promise<BuildRow[]> {
+  if (buildIds.length === 0) return [];
   const rows = await db
     .update(builds)
-    .set({ state: 'failed', error: reason, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null })
-    .where(abandoned)
+    .set({ state: 'failed', error: reason, finishedAt: sql`now()`, leaseOwner: null })
+    .where(and(inArray(builds.id, buildIds), eq(builds.state, 'running')))
     .returning();
   if (rows.length > 0) {
     const at = new Date();
     await db.insert(buildLogs).values(rows.map((row) => ({ buildId: row.id, at, stream: 'blume' as const, line: `build failed: ${reason}` })));
   }
   return rows;
+}
+
+/**
+ * Fails running builds whose worker is gone: those with a lapsed lease, or with `all`, every running
+ * build (an embedded database at startup: only this process could have been running them). Their
+ * jobs are taken back in one UPDATE, so two workers recovering at once fail each build once.
+ */
+export async function failAbandonedBuilds(db: Executor, reason: string, options: { all?: boolean } = {}): Promise<BuildRow[]> {
+  const jobs = await recoverJobs(db, BUILD_JOB, reason, options);
+  return failBuilds(db, jobs.map((job) => job.id), reason);
 }
 
 export interface LogLine {

@@ -15,7 +15,7 @@ import { findBuild, listBuilds, readBuildLogs, readLogTails } from './queue.js';
 import { BuildOut, BuildParams, BuildsOut, SourceUpload } from './schemas.js';
 import { cancelBuild, queueSourceUpload, waitForBuild } from './service.js';
 
-const security = [{ bearer: [] }];
+const security = [{ deployToken: [] }];
 /** Log lines each build carries in the list; the detail call has them all. */
 const LIST_LOG_TAIL = 20;
 /** Time a queued build may wait for a free worker before /source stops waiting. */

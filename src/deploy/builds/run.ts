@@ -16,6 +16,7 @@ import { runSandboxedBuild } from '../build/sandboxed-build.js';
 import { fetchCommitTar, GitFetchError } from '../git/fetch.js';
 import { ingestFolder, ingestSpooled, type IngestContext, type ReleaseOrigin } from '../ingest.js';
 import type { ReleaseRow } from '../tables.js';
+import { tempPrefix } from '../temp-dirs.js';
 import type { BuildLogWriter } from './log-writer.js';
 import { builds, type BuildRow } from './tables.js';
 
@@ -86,7 +87,7 @@ async function sourceArchive(ctx: BuildContext, job: BuildRow, workDir: string, 
 export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: string, log: BuildLogWriter, signal: AbortSignal): Promise<ReleaseRow> {
   const deadline = Date.now() + ctx.settings.timeoutMs;
   await mkdir(ctx.tmpDir, { recursive: true });
-  const workDir = await mkdtemp(path.join(ctx.tmpDir, `build-${job.id}-`));
+  const workDir = await mkdtemp(path.join(ctx.tmpDir, `${tempPrefix('build')}${job.id}-`));
   const ingest: IngestContext = { db: ctx.db, blobs: ctx.blobs, limits: ctx.limits, tmpDir: workDir };
   const origin: ReleaseOrigin = {
     source: job.kind === 'markdown' ? 'markdown' : 'static',
@@ -96,7 +97,7 @@ export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: strin
     onCommit: async (tx, release) => {
       const done = await tx
         .update(builds)
-        .set({ state: 'succeeded', releaseId: release.id, error: null, finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null })
+        .set({ state: 'succeeded', releaseId: release.id, error: null, finishedAt: new Date(), leaseOwner: null })
         .where(and(eq(builds.id, job.id), eq(builds.leaseOwner, workerId), eq(builds.state, 'running'), isNull(builds.cancelRequestedAt)))
         .returning({ id: builds.id });
       if (done.length === 0) {
@@ -135,6 +136,8 @@ export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: strin
       maxOutputBytes: ctx.limits.uncompressedBytes,
       signal,
       builderScript: ctx.builderScript,
+      // Inside the build's folder, so whatever removes that (the end of the build, the sweep at start) removes it too.
+      scratchDir: workDir,
       // The sandbox stamps each line when it arrives; the log keeps that time.
       onLog: (line) => log.add(line.stream, line.line, new Date(line.at)),
     });

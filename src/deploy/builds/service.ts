@@ -12,6 +12,7 @@ import type { PubSub } from '../../adapters/cache/index.js';
 import type { Database } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { spoolArchive, type ArchiveLimits } from '../archive.js';
+import { tempPrefix } from '../temp-dirs.js';
 import { enqueueBuild, findBuild, isFinished, newBuildId, requestBuildCancel } from './queue.js';
 import { buildInputKey } from './run.js';
 import type { BuildRow } from './tables.js';
@@ -27,7 +28,7 @@ export interface SourceUploadContext {
 export async function queueSourceUpload(ctx: SourceUploadContext, siteId: string, upload: Readable): Promise<BuildRow> {
   const id = newBuildId();
   await mkdir(ctx.tmpDir, { recursive: true });
-  const file = path.join(ctx.tmpDir, `source-${id}`);
+  const file = path.join(ctx.tmpDir, `${tempPrefix('source')}${id}`);
   try {
     await pipeline(upload, createWriteStream(file));
     // Checked here so a bad archive is refused at once; the worker checks it again when it unpacks.

@@ -6,10 +6,10 @@ export const BUILD_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancel
 export type BuildState = (typeof BUILD_STATES)[number];
 
 /**
- * The durable build queue. A worker claims a queued row (`for update skip locked`), holds a lease it
- * renews while the build runs, and finishes the row; a running row whose lease lapsed belongs to a
- * dead worker and is failed by whichever worker notices (see queue.ts). A queued row is canceled at
- * once; a running one records the request and its worker stops it.
+ * Builds and their outcome. Each queued or running build has a job of kind `deploy.build` under the
+ * same id (src/jobs/): the job runner claims it, holds its lease and hears cancels; this row is the
+ * build's record (see queue.ts). A queued build is canceled at once; a running one records the
+ * request and its worker stops it.
  */
 export const builds = pgTable(
   'deploy_builds',
@@ -31,8 +31,8 @@ export const builds = pgTable(
     releaseId: text('release_id').references(() => releases.id, { onDelete: 'set null' }),
     error: text('error'),
     attempts: integer('attempts').notNull().default(0),
+    /** The worker running the build; its lease lives on the build's job (src/jobs/). */
     leaseOwner: text('lease_owner'),
-    leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),

@@ -7,6 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { basicAuth, createStaticSite, deployApi, edge } from '../../../test/helpers/deploy.js';
+import { eventually } from '../../../test/helpers/eventually.js';
 import { startGitHost, type GitHost, type WorkingCopy } from '../../../test/helpers/git-server.js';
 
 interface Connected {
@@ -73,14 +74,11 @@ for (const database of testDatabases) {
     const push = (branch: string, commit: string, options: { delivery?: string; repository?: string } = {}) =>
       hook('handbook', 'push', { ref: `refs/heads/${branch}`, after: commit, deleted: false, repository: { full_name: options.repository ?? 'acme/handbook' } }, options);
 
-    const waitForBuild = async (id: string): Promise<BuildBody> => {
-      for (let i = 0; i < 300; i++) {
+    const waitForBuild = (id: string): Promise<BuildBody> =>
+      eventually(`build ${id} to end`, async () => {
         const build = json<BuildBody>(await deployApi(t.app, token, 'GET', `/api/deploy/handbook/builds/${id}`));
-        if (build.state !== 'queued' && build.state !== 'running') return build;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      assert.fail(`build ${id} did not end`);
-    };
+        return build.state !== 'queued' && build.state !== 'running' ? build : undefined;
+      });
     const releaseOf = async (id: string): Promise<ReleaseBody> => {
       const list = json<{ releases: ReleaseBody[] }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'));
       const release = list.releases.find((r) => r.id === id);
@@ -154,6 +152,10 @@ for (const database of testDatabases) {
       const again = await push('main', commit, { delivery: 'main-1' });
       assert.equal(again.statusCode, 200);
       assert.deepEqual(json(again), { status: 'duplicate', reason: 'this delivery was handled already', build_id: build.id });
+      // A captured push replayed under a new (unsigned) delivery id is the same push.
+      const replayed = await push('main', commit, { delivery: 'replayed-1' });
+      assert.equal(replayed.statusCode, 200);
+      assert.deepEqual(json(replayed), { status: 'duplicate', reason: 'this delivery was handled already', build_id: build.id });
       const builds = json<{ builds: unknown[] }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/builds'));
       assert.equal(builds.builds.length, 1);
 
@@ -186,6 +188,15 @@ for (const database of testDatabases) {
       assert.equal(json(refused).code, 'release_not_promotable');
       const after = json<{ aliases: { live: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'));
       assert.equal(after.aliases.live, overview.aliases.live);
+
+      // The branch moved on and was then reset to this commit: a new push (another `before`), so it
+      // builds again; only the exact push is a replay.
+      const moved = { ref: 'refs/heads/feature/new-page', before: 'b'.repeat(40), after: commit, deleted: false, repository: { full_name: 'acme/handbook' } };
+      const reset = await hook('handbook', 'push', moved);
+      assert.equal(reset.statusCode, 202, reset.body);
+      assert.equal((await waitForBuild(json<{ build_id: string }>(reset).build_id)).state, 'succeeded');
+      const replay = await hook('handbook', 'push', moved);
+      assert.equal(json(replay).status, 'duplicate');
     });
 
     it('serves a static folder as is, and fails the build when the repository holds a symlink', async () => {

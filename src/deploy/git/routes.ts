@@ -2,6 +2,7 @@
 // webhook `POST /api/deploy/{id}/github/webhook`, which carries no token: its proof is the HMAC
 // signature over the raw body, so that route reads the body as bytes.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../http/errors.js';
 import { requireSiteDeployToken } from '../policy.js';
@@ -9,8 +10,9 @@ import { DeploySiteParams } from '../schemas.js';
 import { ConnectedOut, ConnectionBody, ConnectionOut, WebhookOut } from './schemas.js';
 import { connectRepository, disconnectRepository, findConnection, handleWebhook, type WebhookOutcome } from './service.js';
 import type { GithubConnectionRow } from './tables.js';
+import { problems } from '../../http/openapi.js';
 
-const security = [{ bearer: [] }];
+const security = [{ deployToken: [] }];
 /** GitHub caps webhook payloads at 25 MB. */
 const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 
@@ -49,9 +51,10 @@ async function webhookRoute(fastify: FastifyInstance): Promise<void> {
         tags: ['github'],
         summary: 'Push webhook of the connected repository (GitHub format; no token, signed with the webhook secret)',
         description:
-          'Verifies `X-Hub-Signature-256` over the raw JSON body. `ping` answers 200 `pong`; a `push` queues a build (202 `queued`) of the pushed commit: promotable for the connected branch, preview-only otherwise. Other events and tag pushes answer 202 `ignored`; a repeated `X-GitHub-Delivery` answers 200 `duplicate`.',
+          'Verifies `X-Hub-Signature-256` over the raw JSON body. `ping` answers 200 `pong`; a `push` queues a build (202 `queued`) of the pushed commit: promotable for the connected branch, preview-only otherwise. Other events and tag pushes answer 202 `ignored`; a repeated `X-GitHub-Delivery`, or a push the site received already under another id (same ref, `before` and `after` in the signed body, within 30 days), answers 200 `duplicate`.',
         params: DeploySiteParams,
-        response: { 200: WebhookOut, 202: WebhookOut },
+        security: [{ webhookSignature: [] }],
+        response: { 200: WebhookOut, 202: WebhookOut, ...problems(401, 409, 422) },
       },
     },
     async (request, reply) => {
@@ -87,7 +90,7 @@ export async function githubRoutes(fastify: FastifyInstance): Promise<void> {
         security,
         params: DeploySiteParams,
         body: ConnectionBody,
-        response: { 200: ConnectedOut },
+        response: { 200: ConnectedOut, ...problems(422) },
       },
       preHandler: requireSiteDeployToken,
     },
@@ -109,10 +112,10 @@ export async function githubRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.delete(
     '/api/deploy/:id/github',
-    { schema: { tags: ['github'], summary: 'Disconnect the repository; later pushes are refused', security, params: DeploySiteParams }, preHandler: requireSiteDeployToken },
+    { schema: { tags: ['github'], summary: 'Disconnect the repository; later pushes are refused', security, params: DeploySiteParams, response: { 204: Type.Null() } }, preHandler: requireSiteDeployToken },
     async (request, reply) => {
       await disconnectRepository(db, request.params.id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 

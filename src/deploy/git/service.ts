@@ -3,7 +3,7 @@
 // plain text. A verified push queues a build: promotable for the connected branch, preview-only for
 // any other; nothing is ever promoted automatically (DESIGN.md section 4).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { eq, lt, sql } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { openSecret, sealSecret } from '../../lib/secrets.js';
@@ -11,7 +11,6 @@ import { normalizeEntryPath } from '../archive.js';
 import { enqueueBuild } from '../builds/queue.js';
 import { COMMIT_ID } from './fetch.js';
 import { githubConnections, githubDeliveries, type GithubConnectionRow } from './tables.js';
-import '../errors.js';
 
 const SECRET_PURPOSE = 'github-webhook-secret';
 /** Deliveries are remembered this long; GitHub redelivers within days, not months. */
@@ -86,6 +85,7 @@ export type WebhookOutcome =
 
 interface PushPayload {
   ref?: unknown;
+  before?: unknown;
   after?: unknown;
   deleted?: unknown;
   repository?: { full_name?: unknown };
@@ -123,13 +123,26 @@ export async function handleWebhook(db: Database, secretKey: string, siteId: str
   if (payload.deleted === true || /^0+$/.test(commit)) return { status: 'ignored', reason: 'the branch was deleted' };
   if (!COMMIT_ID.test(commit)) throw new AppError('bad_request', 'The push names no commit in `after`.');
   const branch = ref.slice('refs/heads/'.length);
+  const before = typeof payload.before === 'string' && COMMIT_ID.test(payload.before) ? payload.before : '';
   const delivery = request.delivery?.trim();
   if (!delivery || delivery.length > 200) throw new AppError('bad_request', 'X-GitHub-Delivery is missing.');
 
+  // The delivery id is not signed, so a captured push replayed under a new id is recognised by what
+  // its signed body says: the same ref moved from the same commit to the same commit.
+  const push = { siteId, ref, beforeCommit: before, afterCommit: commit };
   return db.transaction(async (tx) => {
-    const [fresh] = await tx.insert(githubDeliveries).values({ deliveryId: delivery, siteId }).onConflictDoNothing().returning();
+    const [fresh] = await tx.insert(githubDeliveries).values({ deliveryId: delivery, ...push }).onConflictDoNothing().returning();
     if (!fresh) {
-      const [seen] = await tx.select().from(githubDeliveries).where(eq(githubDeliveries.deliveryId, delivery));
+      const [seen] = await tx
+        .select()
+        .from(githubDeliveries)
+        .where(
+          or(
+            eq(githubDeliveries.deliveryId, delivery),
+            and(eq(githubDeliveries.siteId, siteId), eq(githubDeliveries.ref, ref), eq(githubDeliveries.beforeCommit, before), eq(githubDeliveries.afterCommit, commit)),
+          ),
+        )
+        .limit(1);
       return { status: 'duplicate', buildId: seen?.buildId ?? null } as const;
     }
     const promotable = branch === connection.branch;

@@ -1,4 +1,4 @@
-import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sites } from '../../core/sites/tables.js';
 
 /** One connected repository per site; pushes to it build releases. */
@@ -18,14 +18,26 @@ export const githubConnections = pgTable('deploy_github_connections', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** Webhook deliveries already handled, so a redelivery does not build twice. */
-export const githubDeliveries = pgTable('deploy_github_deliveries', {
-  deliveryId: text('delivery_id').primaryKey(),
-  siteId: text('site_id')
-    .notNull()
-    .references(() => sites.id, { onDelete: 'cascade' }),
-  buildId: text('build_id'),
-  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
-});
+/**
+ * Webhook deliveries already handled, so a redelivery does not build twice: neither one with the same
+ * (unsigned) delivery id nor one whose signed body names the same push, i.e. the same ref moved from
+ * the same commit to the same commit (decision 0035).
+ */
+export const githubDeliveries = pgTable(
+  'deploy_github_deliveries',
+  {
+    deliveryId: text('delivery_id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    buildId: text('build_id'),
+    /** The push as its signed body names it; null on rows from before these were kept. */
+    ref: text('ref'),
+    beforeCommit: text('before_commit'),
+    afterCommit: text('after_commit'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('deploy_github_deliveries_push_key').on(t.siteId, t.ref, t.beforeCommit, t.afterCommit)],
+);
 
 export type GithubConnectionRow = typeof githubConnections.$inferSelect;

@@ -6,22 +6,21 @@ import { eq } from 'drizzle-orm';
 import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../../test/factories/forum.js';
 import { buildTestApp, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
+import { eventually } from '../../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
-import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
-import { forumMailOutbox, forumMembers, forumSessions } from '../tables.js';
+import { decodedBody, startSmtpSink, type ReceivedMail, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
+import { jobs } from '../../jobs/tables.js';
+import { forumMembers, forumSessions } from '../tables.js';
+import { MAIL_JOB, type MailJob } from './outbox.js';
 
 type Row = Record<string, unknown>;
 const host = communityHost('club');
 const RATES = { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' };
 
 /** The mail's text with quoted-printable soft breaks and escapes undone, so links read whole. */
-function decoded(mail: ReceivedMail): string {
-  return mail.body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
 function linkIn(mail: ReceivedMail, pattern: RegExp): string {
-  const match = pattern.exec(decoded(mail));
-  assert.ok(match, `no link matching ${pattern} in:\n${decoded(mail)}`);
+  const match = pattern.exec(decodedBody(mail));
+  assert.ok(match, `no link matching ${pattern} in:\n${decodedBody(mail)}`);
   return match[0];
 }
 
@@ -42,14 +41,7 @@ for (const database of testDatabases) {
       return sink.received.filter((mail) => mail.to.includes(address));
     };
     /** The next mail for `address` beyond the ones counted in `seen`. */
-    const nextMailTo = async (address: string, seen: number) => {
-      for (let i = 0; i < 100; i++) {
-        const mails = await mailsTo(address);
-        if (mails.length > seen) return mails[seen]!;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`no mail for ${address}`);
-    };
+    const nextMailTo = (address: string, seen: number) => eventually(`mail number ${seen + 1} for ${address}`, async () => (await mailsTo(address))[seen], 5_000);
 
     before(async () => {
       sink = await startSmtpSink();
@@ -152,13 +144,13 @@ for (const database of testDatabases) {
       assert.equal(reply.statusCode, 201, reply.body);
       const postId = String((reply.json() as Row).id);
       const mail = await nextMailTo('alice@members.test', seen);
-      assert.equal(mail.headers.get('subject'), 'Re: Tea time');
+      assert.equal(mail.headers.get('subject'), 'Re: Tea <b>time</b>');
       assert.equal(mail.headers.get('message-id'), `<post.${postId}.${alice.member.id}@club.blume.test>`);
       assert.equal(mail.headers.get('in-reply-to'), `<topic.${topicId}@club.blume.test>`);
       assert.equal(mail.headers.get('references'), `<topic.${topicId}@club.blume.test>`);
       assert.match(mail.headers.get('list-unsubscribe') ?? '', /^<https:\/\/club\.blume\.test\/unsubscribe\/[0-9a-z]{16}\.[A-Za-z0-9_-]+>$/);
       assert.equal(mail.headers.get('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
-      const body = decoded(mail);
+      const body = decodedBody(mail);
       assert.ok(body.includes(`https://club.blume.test/t/${topicId}?view=threaded#p-${postId}`));
       assert.match(body, /bob replied to your topic/);
       // User text stays text: as is in the plain part, escaped in the HTML part.
@@ -166,6 +158,9 @@ for (const database of testDatabases) {
       assert.match(plain!, /I bring <script>alert\(1\)<\/script> green tea\./);
       assert.doesNotMatch(markup!, /<script>/);
       assert.match(markup!, /I bring &lt;script&gt;alert\(1\)&lt;\/script&gt; green tea\./);
+      // The title is text as typed, too.
+      assert.match(plain!, /your topic "Tea <b>time<\/b>"/);
+      assert.match(markup!, /your topic \S+Tea &lt;b&gt;time&lt;\/b&gt;\S+ in club/);
 
       // A reply to bob's post (from the web UI) reaches bob, threaded under his post, and alice.
       const bobSeen = (await mailsTo('bob@members.test')).length;
@@ -177,12 +172,12 @@ for (const database of testDatabases) {
       const toBob = await nextMailTo('bob@members.test', bobSeen);
       assert.equal(toBob.headers.get('in-reply-to'), `<post.${postId}@club.blume.test>`);
       assert.equal(toBob.headers.get('references'), `<topic.${topicId}@club.blume.test> <post.${postId}@club.blume.test>`);
-      assert.match(decoded(toBob), /alice replied to your post/);
+      assert.match(decodedBody(toBob), /alice replied to your post/);
       // Alice wrote that reply herself: no mail to her.
       assert.equal((await mailsTo('alice@members.test')).length, aliceSeen);
       assert.equal((await api(alice.token, 'POST', `/topics/${topicId}/posts`, { body: 'Talking to myself.' })).statusCode, 201);
       assert.equal((await mailsTo('alice@members.test')).length, aliceSeen);
-      const outbox = await t.app.deps.database.db.select().from(forumMailOutbox);
+      const outbox = await t.app.deps.database.db.select().from(jobs).where(eq(jobs.kind, MAIL_JOB));
       assert.equal(outbox.length, 0, 'sent mail leaves the outbox');
     });
 
@@ -234,11 +229,12 @@ for (const database of testDatabases) {
       const reply = await forumApi(t.app, 'club', bob.token, { method: 'POST', path: `/topics/${String((topic.json() as Row).id)}/posts`, payload: { body: 'Hi alice' } });
       assert.equal(reply.statusCode, 201);
       await t.app.services.mailOutbox.idle();
-      const [queued] = await t.app.deps.database.db.select().from(forumMailOutbox);
-      assert.equal(queued!.kind, 'reply');
+      const [queued] = await t.app.deps.database.db.select().from(jobs).where(eq(jobs.kind, MAIL_JOB));
+      assert.equal((queued!.payload as MailJob).kind, 'reply');
+      assert.equal(queued!.state, 'queued');
       assert.equal(queued!.attempts, 1);
       assert.ok(queued!.lastError);
-      assert.ok(queued!.nextAttemptAt.getTime() > Date.now(), 'the retry waits');
+      assert.ok(queued!.runAt.getTime() > Date.now(), 'the retry waits');
     });
   });
 
@@ -267,7 +263,7 @@ for (const database of testDatabases) {
       assert.equal((await dave.post(`/t/${topicId}/reply`, { body: 'Hi alice' })).statusCode, 303);
       const viaApi = await forumApi(t.app, 'club', alice.token, { method: 'POST', path: `/topics/${topicId}/posts`, payload: { body: 'Hi dave' } });
       assert.equal(viaApi.statusCode, 201);
-      assert.equal((await t.app.deps.database.db.select().from(forumMailOutbox)).length, 0);
+      assert.equal((await t.app.deps.database.db.select().from(jobs).where(eq(jobs.kind, MAIL_JOB))).length, 0);
       const forgot = await dave.get('/password/forgot');
       assert.match(pageText(forgot.body), /sends no mail/);
     });

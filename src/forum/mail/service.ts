@@ -3,7 +3,7 @@
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { SiteRow } from '../../core/sites/tables.js';
 import type { Executor } from '../../db/client.js';
-import { hashPassword } from '../../lib/passwords.js';
+import { hashNewPassword } from '../../core/accounts/service.js';
 import { viewerFor } from '../members.js';
 import { canSeeTopic } from '../policy.js';
 import { forumMembers, forumSessions, type ForumMemberRow, type ForumPostRow, type ForumRow, type ForumTopicRow } from '../tables.js';
@@ -65,7 +65,7 @@ export async function resetLinkIsLive(db: Executor, siteId: string, presented: s
 export async function resetPassword(db: Executor, siteId: string, presented: string, password: string): Promise<ForumMemberRow | undefined> {
   const found = await findMemberToken(db, siteId, 'reset', presented);
   if (!found) return undefined;
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashNewPassword(password);
   return db.transaction(async (tx) => {
     if (!(await spendMemberToken(tx, found.token.id))) return undefined;
     const [member] = await tx.update(forumMembers).set({ passwordHash, emailConfirmed: true }).where(eq(forumMembers.id, found.member.id)).returning();

@@ -3,9 +3,10 @@
 // limited per client like the API's token minting.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isEmail } from '../../core/settings/allowlist.js';
+import { isEmail } from '../../lib/email.js';
 import { listCredentials, mintCredential, revokeCredential } from '../../core/credentials/service.js';
 import { AppError } from '../../http/errors.js';
+import { MAX_PASSWORD_LENGTH as MAX_PASSWORD, passwordProblem } from '../../lib/password-rules.js';
 import { authenticateMember, changeMemberPassword, createMember, effectiveRole, findMemberByUsername, updateMember } from '../members.js';
 import { authorizeBan, requireMember } from '../policy.js';
 import { mailContext } from '../mail/context.js';
@@ -17,8 +18,6 @@ import { field, safeNext, seeOther, sendPage } from './forms.js';
 import { clearMemberCookie, endMemberSession, endOtherMemberSessions, setMemberCookie, startMemberSession } from './sessions.js';
 
 export const USERNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/;
-export const MIN_PASSWORD = 10;
-export const MAX_PASSWORD = 200;
 
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })) });
 
@@ -42,7 +41,18 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const login = field(request, 'login', 254)?.trim() ?? '';
     const password = field(request, 'password', MAX_PASSWORD) ?? '';
     const next = safeNext(field(request, 'next', 500));
+    const throttle = app.services.loginThrottle;
+    const scope = `site:${ui.site.id}` as const;
+    try {
+      await throttle.check(request, scope, login);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'login_locked') throw error;
+      reply.headers(error.headers);
+      return sendPage(reply, ui, 'Log in', loginView(ui, { login, next }, error.message), { status: 429, private: true });
+    }
     const member = login && password ? await authenticateMember(db, ui.site, login, password) : undefined;
+    if (!member) await throttle.failed(request, scope, login);
+    else await throttle.succeeded(request, reply, scope, login);
     if (!member || member.banned) {
       // Banned members learn it only after proving their password.
       const message = member?.banned ? 'This member is banned from the community.' : 'The login or password is wrong.';
@@ -63,7 +73,8 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const again = (message: string, status = 422) => sendPage(reply, ui, 'Sign up', signupView(ui, { username, email }, message), { status, private: true });
     if (!USERNAME.test(username)) return again('The username must be 2 to 39 letters, digits, _, . or -, starting with a letter, digit or _.');
     if (!isEmail(email)) return again('Enter a valid e-mail address.');
-    if (password === undefined || password.length < MIN_PASSWORD) return again(`The password must be ${MIN_PASSWORD} to ${MAX_PASSWORD} characters long.`);
+    const weak = passwordProblem(password ?? '');
+    if (password === undefined || weak) return again(`The password ${weak ?? 'is too long'}.`);
     const mailOn = app.services.mailOutbox.enabled;
     try {
       // Without mail there is no way to confirm an address, so nobody is asked to.
@@ -107,7 +118,8 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const current = field(request, 'current_password', MAX_PASSWORD) ?? '';
     const next = field(request, 'new_password', MAX_PASSWORD);
     let message: AccountPage['message'];
-    if (next === undefined || next.length < MIN_PASSWORD) message = { kind: 'error', text: `The new password must be ${MIN_PASSWORD} to ${MAX_PASSWORD} characters long.` };
+    const weak = passwordProblem(next ?? '');
+    if (next === undefined || weak) message = { kind: 'error', text: `The new password ${weak ?? 'is too long'}.` };
     else if (!(await changeMemberPassword(db, ui.viewer.member, current, next))) message = { kind: 'error', text: 'The current password is wrong.' };
     else {
       // Whoever else holds a session with the old password loses it.

@@ -40,7 +40,7 @@ export function layout(ui: UiContext, page: PageOptions): string {
   const viewer = ui.viewer;
   const account =
     viewer.kind === 'member'
-      ? html`<li><a href="/account">${viewer.member.username}</a></li><li>${postButton(ui, '/logout', 'Log out')}</li>`
+      ? html`${viewer.role === 'admin' ? html`<li><a href="/admin">Admin</a></li>` : ''}<li><a href="/account">${viewer.member.username}</a></li><li>${postButton(ui, '/logout', 'Log out')}</li>`
       : html`<li><a href="/login">Log in</a></li>${ui.registrationOpen ? html`<li><a href="/signup">Sign up</a></li>` : ''}`;
   return html`<!doctype html>
 <html lang="en">

@@ -8,7 +8,7 @@ import { mailContext } from '../mail/context.js';
 import { spendAccountMailBudget } from '../mail/limits.js';
 import { confirmEmail, findResettableMember, resetLinkIsLive, resetPassword, sendPasswordReset, setReplyNotifications } from '../mail/service.js';
 import { verifyUnsubscribeToken } from '../mail/tokens.js';
-import { MAX_PASSWORD, MIN_PASSWORD } from './account-routes.js';
+import { MAX_PASSWORD_LENGTH as MAX_PASSWORD, passwordProblem } from '../../lib/password-rules.js';
 import { checkForm, loadUi } from './context.js';
 import { field, seeOther, sendPage } from './forms.js';
 import { confirmedView, deadLinkView, forgotSentView, forgotView, resetView, unsubscribeView } from './mail-views.js';
@@ -60,8 +60,9 @@ export async function mailRoutes(app: FastifyInstance): Promise<void> {
     const ui = request.ui;
     const { token } = request.params;
     const password = field(request, 'new_password', MAX_PASSWORD);
-    if (password === undefined || password.length < MIN_PASSWORD) {
-      return sendPage(reply, ui, 'New password', resetView(ui, token, `The password must be ${MIN_PASSWORD} to ${MAX_PASSWORD} characters long.`), { status: 422, private: true });
+    const weak = passwordProblem(password ?? '');
+    if (password === undefined || weak) {
+      return sendPage(reply, ui, 'New password', resetView(ui, token, `The password ${weak ?? 'is too long'}.`), { status: 422, private: true });
     }
     const member = await resetPassword(db, ui.site.id, token, password);
     if (!member) return sendPage(reply, ui, 'Link expired', deadLinkView('reset'), { status: 410, private: true });

@@ -6,6 +6,7 @@ import { AppError } from '../../http/errors.js';
 import { toAppError } from '../../http/problem.js';
 import { GUEST } from '../policy.js';
 import { accountRoutes } from './account-routes.js';
+import { adminRoutes } from './admin/routes.js';
 import type { UiContext } from './context.js';
 import { registerFormParser, sendPage } from './forms.js';
 import { mailRoutes } from './mail-routes.js';
@@ -60,4 +61,5 @@ export async function forumUiPlugin(app: FastifyInstance): Promise<void> {
   await app.register(accountRoutes);
   await app.register(writeRoutes);
   await app.register(mailRoutes);
+  await app.register(adminRoutes);
 }

@@ -1,5 +1,6 @@
 // Pages for reading: the forum index by category, a forum's topics, a topic in classic or threaded
 // view, and search results. Each takes rows the services already filtered by the visibility policy.
+import { isAdmin } from '../policy.js';
 import { MAX_BODY_LENGTH } from '../schemas.js';
 import type { SearchHit } from '../search.js';
 import type { ForumWithStats } from '../structure.js';
@@ -36,6 +37,7 @@ export function indexView(ui: UiContext, categories: ForumCategoryRow[], forums:
   const loose = forums.filter((f) => f.forum.categoryId === null || !known.has(f.forum.categoryId));
   return html`<h1>${ui.title}</h1>
 ${forums.length === 0 ? html`<p class="muted">There are no forums here yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login">logging in</a>` : ''}.</p>` : ''}
+${forums.length === 0 && isAdmin(ui.viewer) ? html`<p><a class="button" href="/admin">Set up the community</a></p>` : ''}
 ${groups.map(
     (group) => html`<section aria-labelledby="cat-${group.category.slug}"><h2 id="cat-${group.category.slug}">${group.category.name}</h2>
 ${group.category.description ? html`<p class="muted">${group.category.description}</p>` : ''}${forumRows(group.forums)}</section>`,

@@ -51,7 +51,7 @@ details.reply[open]{flex-basis:100%}
 form.stack{display:grid;gap:.8rem;max-width:40rem}
 form.stack.wide{max-width:none}
 label{font-weight:600;display:block;margin-bottom:.2rem}
-input[type=text],input[type=email],input[type=password],input[type=search],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
 textarea{min-height:9rem;resize:vertical}
 button,.button{font:inherit;font-weight:600;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);border-radius:6px;padding:.45rem .9rem;cursor:pointer;text-decoration:none;display:inline-block}
 button.link{background:none;border:0;color:var(--accent);padding:0;font-weight:400;text-decoration:underline}
@@ -68,7 +68,38 @@ button.danger{background:transparent;color:var(--err);border-color:var(--err)}
 .tabs a[aria-current=page]{font-weight:700;color:var(--fg);text-decoration:none}
 .toolbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;margin-bottom:1rem}
 .toolbar h1{margin:0}
+.admin-tabs ul{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;list-style:none;margin:0 0 1.25rem;padding:0;border-bottom:1px solid var(--line)}
+.admin-tabs a{display:inline-block;padding:.35rem 0;text-decoration:none}
+.admin-tabs a[aria-current=page]{color:var(--fg);font-weight:700;border-bottom:3px solid var(--accent)}
+ul.checklist,ul.cards,ul.links{list-style:none;margin:0;padding:0}
+ul.checklist li{display:flex;gap:.75rem;align-items:flex-start;padding:.65rem .8rem;background:var(--card);border:1px solid var(--line);border-radius:8px;margin-bottom:.5rem}
+ul.checklist .tick{flex:none;width:1.5rem;height:1.5rem;border-radius:50%;border:2px solid var(--line);display:grid;place-items:center;font-weight:700;line-height:1}
+ul.checklist li.done .tick{background:var(--ok);border-color:var(--ok);color:var(--card)}
+ul.checklist li.done>div>a{color:var(--muted)}
+ul.links li{margin:.35rem 0}
+ul.cards li.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.7rem .9rem;margin-bottom:.6rem}
+.card-head{display:flex;flex-wrap:wrap;gap:.25rem;align-items:baseline}
+.badge.ban{color:var(--err)}
+details.panel,section.panel{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:1rem 0}
+section.panel h2{margin-top:0}
+section.panel.pending{border-color:var(--warn)}
+details.panel>summary{cursor:pointer;font-weight:600;color:var(--accent)}
+details.panel[open]>summary{margin-bottom:.8rem}
+fieldset{border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:0;display:grid;gap:.8rem;min-width:0}
+legend{font-weight:700;padding:0 .3rem}
+form.settings{max-width:44rem}
+label.check{font-weight:400;display:flex;gap:.5rem;align-items:center}
+.field-error{display:block;color:var(--err);font-size:.85rem;font-weight:600}
+[aria-invalid=true]{border-color:var(--err)!important}
+form.inline{display:inline-flex;gap:.35rem;align-items:center}
+form.inline select{width:auto;padding:.3rem .5rem}
+button.small{padding:.25rem .6rem;font-size:.85rem}
+a.danger{color:var(--err)}
+.search-members{margin-bottom:.5rem;max-width:30rem}
+.search-members .row{display:flex;gap:.25rem}
+td.value{overflow-wrap:anywhere}
+table.list tbody th{text-transform:none;letter-spacing:0;color:var(--fg);font-size:.9rem}
 footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.85rem}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (max-width:40rem){header.site nav{margin-left:0;width:100%}form.search input{width:100%}table.list td.num,table.list th.num{display:none}ol.replies{margin-left:.4rem;padding-left:.5rem}}
+@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}table.list.admin td,table.list.admin th{padding:.2rem .8rem}table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}table.list td.num,table.list th.num{display:none}ol.replies{margin-left:.4rem;padding-left:.5rem}}
 `;

@@ -31,7 +31,7 @@ for (const database of testDatabases) {
     const topics: Record<string, string> = {};
 
     const applySettings = async (values: Record<string, string>) => {
-      await replaceDesiredSettings(t.app.deps.database.db, 'club', values);
+      await replaceDesiredSettings(t.app.deps.database.db, 'club', values, t.config.secretKey);
       await applyDesiredSettings(t.app.deps.database.db, 'club');
       await t.app.instanceSettings.changed('club');
     };
@@ -145,6 +145,10 @@ for (const database of testDatabases) {
       assert.match(taken.body, /taken/);
       const weak = await client().submit('/signup', '/signup', { username: 'dave', email: 'dave@example.test', password: 'short' });
       assert.equal(weak.statusCode, 422);
+      const common = await client().submit('/signup', '/signup', { username: 'dave', email: 'dave@example.test', password: 'Password123' });
+      assert.equal(common.statusCode, 422);
+      assert.match(common.body, /one of the most common passwords/);
+      assert.match(common.body, /value="dave"/);
 
       await applySettings({ REGISTRATION_OPEN: 'false', FORUM_TITLE: `Club ${XSS}` });
       try {
@@ -295,6 +299,26 @@ for (const database of testDatabases) {
       assert.doesNotMatch(pages[4]!.body, /href="javascript:/);
       const feed = await client().get('/feed.atom');
       assert.doesNotMatch(feed.body, /<script|<img/i);
+    });
+
+    it('keeps a topic title as typed and escapes it on pages, feeds, search and the API', async () => {
+      const title = 'Why does <div> not center? a < b & "c"';
+      const created = await api(alice.token, 'POST', '/topics', { forum_id: 'general', title, body: 'Flexbox question centerpiece.' });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = String((created.json() as Row).id);
+      assert.equal((created.json() as Row).title, title);
+      assert.equal(((await api(alice.token, 'GET', `/topics/${id}`)).json() as Row).title, title);
+      const hits = (await api(alice.token, 'GET', '/search?q=centerpiece')).json() as Row[];
+      assert.deepEqual(hits.map((hit) => (hit.topic as Row).title), [title]);
+      const escaped = 'Why does &lt;div&gt; not center? a &lt; b &amp; &quot;c&quot;';
+      const reader = client();
+      for (const url of [`/t/${id}`, '/f/general', '/search?q=centerpiece', '/feed.atom', '/f/general/feed.atom']) {
+        const page = await reader.get(url);
+        assert.ok(page.body.includes(escaped), url);
+        assert.ok(!page.body.includes('<div> not center'), url);
+      }
+      const edited = await api(admin, 'PATCH', `/topics/${id}`, { title: '<b>bold</b> claim' });
+      assert.equal((edited.json() as Row).title, '<b>bold</b> claim', edited.body);
     });
 
     it('lets moderators pin, lock, hide and ban; members cannot', async () => {

@@ -1,11 +1,12 @@
 // Authentication strategies, one per credential type. Routes name theirs in `preHandler`; each
 // strategy sets what it proved on the request or throws a 401 problem.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { userForSession } from '../core/accounts/service.js';
-import type { UserRow } from '../core/accounts/tables.js';
-import { verifyCredential, type CredentialKind } from '../core/credentials/service.js';
-import type { CredentialRow } from '../core/credentials/tables.js';
-import { AppError } from './errors.js';
+import { userForSession } from './accounts/service.js';
+import type { UserRow } from './accounts/tables.js';
+import { verifyCredential, type CredentialKind } from './credentials/service.js';
+import type { CredentialRow } from './credentials/tables.js';
+import { AppError } from '../http/errors.js';
+import { declareSecurity } from '../http/openapi.js';
 
 export const SESSION_COOKIE = 'blume_session';
 
@@ -37,7 +38,7 @@ export async function sessionUser(request: FastifyRequest): Promise<UserRow | un
  * State-changing requests authenticated by cookie must come from our own pages: browsers send
  * `Origin` on cross-site requests, and SameSite=Lax already withholds the cookie from most of them.
  */
-function checkSameOrigin(request: FastifyRequest): void {
+export function checkSameOrigin(request: FastifyRequest): void {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
   const origin = request.headers.origin;
   if (!origin) return;
@@ -70,3 +71,6 @@ export async function requireBearer(request: FastifyRequest, kind: CredentialKin
   request.credential = row;
   return row;
 }
+
+declareSecurity(requireSession, [{ session: [] }]);
+declareSecurity(requirePlatformAdmin, [{ session: [] }]);

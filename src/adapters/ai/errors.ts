@@ -1,0 +1,9 @@
+// Error codes of AI provider calls. Data only: src/http/errors.ts merges this table into the one
+// typed map that AppError accepts.
+
+export const aiErrorCodes = {
+  ai_provider_error: { status: 502, title: 'The AI provider answered with an error' },
+  ai_refused: { status: 502, title: 'The AI provider refused the request' },
+  ai_invalid_output: { status: 502, title: 'The AI provider answered something unusable' },
+  ai_timeout: { status: 504, title: 'The AI provider did not answer in time' },
+} as const satisfies Record<string, { status: number; title: string }>;

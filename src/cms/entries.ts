@@ -1,0 +1,252 @@
+// Entries of stored content types (articles and custom types): validation against the type's
+// fields, writes with optimistic concurrency (ETag = id and version), and reads filtered by status.
+// `published` means live: published with `published_at` not in the future (scheduled publishing).
+import { and, count, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import type { Page } from '../http/pagination.js';
+import { newId } from '../lib/ids.js';
+import { findStoredType } from './content-types.js';
+import { deriveEntryColumns } from './derived.js';
+import { checkValue, type FieldDefinition } from './fields.js';
+import { presentEntry } from './presenters.js';
+import { filterConditions, sortOrder } from './query.js';
+import { cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
+import { emitEntryEvent } from './webhooks.js';
+
+export type StatusView = 'published' | 'draft' | 'any';
+
+export interface EntryInput {
+  slug?: string | null | undefined;
+  status?: 'draft' | 'published' | undefined;
+  published_at?: string | null | undefined;
+  data: Record<string, unknown>;
+}
+
+export interface FieldError {
+  field: string;
+  code: 'unknown_field' | 'invalid_field_value' | 'relation_not_found';
+  message: string;
+}
+
+/** The SQL condition of a status view on `cms_entries`. */
+export function statusWhere(view: StatusView): SQL | undefined {
+  const live = and(eq(cmsEntries.status, 'published'), lte(cmsEntries.publishedAt, sql`now()`))!;
+  if (view === 'published') return live;
+  if (view === 'draft') return sql`not (${live})`;
+  return undefined;
+}
+
+/** The entry's ETag: changes with every write. */
+export function etagOf(row: Pick<EntryRow, 'id' | 'version'>): string {
+  return `"${row.id}.${row.version}"`;
+}
+
+/** Whether an If-Match header (absent = no precondition) matches the entry. */
+function ifMatchHolds(header: string | undefined, row: EntryRow): boolean {
+  if (header === undefined) return true;
+  const tags = header.split(',').map((tag) => tag.trim());
+  return tags.includes('*') || tags.includes(etagOf(row));
+}
+
+async function checkRelations(db: Executor, siteId: string, fields: readonly FieldDefinition[], data: Record<string, unknown>, errors: FieldError[]): Promise<void> {
+  for (const field of fields) {
+    const value = data[field.name];
+    if (field.type !== 'relation' || typeof value !== 'string') continue;
+    const target = await findStoredType(db, siteId, field.options!.type!);
+    const [found] = target
+      ? await db.select({ id: cmsEntries.id }).from(cmsEntries).where(and(eq(cmsEntries.typeId, target.id), eq(cmsEntries.id, value)))
+      : [];
+    if (!found) errors.push({ field: field.name, code: 'relation_not_found', message: `no ${field.options!.type} entry "${value}"` });
+  }
+}
+
+/**
+ * The data to store for an entry: every value checked and normalized, defaults filled in, and the
+ * values of removed fields kept from the entry's previous data. Throws 422 listing every problem.
+ */
+async function checkData(db: Executor, type: ContentTypeRow, data: Record<string, unknown>, previous: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const errors: FieldError[] = [];
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(data)) {
+    if (!type.fields.some((f) => f.name === name)) errors.push({ field: name, code: 'unknown_field', message: `type "${type.slug}" has no field "${name}"` });
+  }
+  for (const field of type.fields) {
+    const value = data[field.name] ?? field.default;
+    if (value === undefined || value === null) {
+      if (field.required) errors.push({ field: field.name, code: 'invalid_field_value', message: 'is required' });
+      continue;
+    }
+    const checked = checkValue(field, value);
+    if (checked.ok) out[field.name] = checked.value;
+    else errors.push({ field: field.name, code: 'invalid_field_value', message: checked.message });
+  }
+  for (const removed of type.removedFields) if (previous[removed.name] !== undefined) out[removed.name] = previous[removed.name];
+  if (errors.length === 0) await checkRelations(db, type.siteId, type.fields, out, errors);
+  if (errors.length > 0) {
+    const code = errors.find((e) => e.code === 'unknown_field')?.code ?? errors.find((e) => e.code === 'relation_not_found')?.code ?? 'invalid_field_value';
+    throw new AppError(code, errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
+  }
+  return out;
+}
+
+function constraintOf(error: unknown): string | undefined {
+  for (const candidate of [error, (error as { cause?: unknown })?.cause]) {
+    const e = candidate as { code?: string; constraint?: string; message?: string } | undefined;
+    if (e?.code !== '23505') continue;
+    return e.constraint ?? /unique constraint "([^"]+)"/.exec(e.message ?? '')?.[1] ?? '';
+  }
+  return undefined;
+}
+
+/** Runs a write, turning a unique violation into 409 `slug_taken` or `unique_violation`. */
+async function uniqueWrite<T>(type: ContentTypeRow, slug: string | null | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const constraint = constraintOf(error);
+    if (constraint === undefined) throw error;
+    if (constraint === 'cms_entries_slug_key') throw new AppError('slug_taken', `Another ${type.slug} entry has the slug "${slug}".`);
+    const field = constraint.startsWith(`cmsu_${type.id}_`) ? constraint.slice(`cmsu_${type.id}_`.length) : undefined;
+    throw new AppError('unique_violation', field ? `Another ${type.slug} entry has this value in field "${field}".` : 'Another entry has a value that must be unique.', field ? { field } : {});
+  }
+}
+
+function publishedAtFor(input: EntryInput, previous?: EntryRow): Date | null {
+  if ((input.status ?? 'draft') === 'draft') return null;
+  if (input.published_at) return new Date(input.published_at);
+  return previous?.publishedAt ?? new Date();
+}
+
+export async function createEntry(db: Executor, type: ContentTypeRow, input: EntryInput): Promise<EntryRow> {
+  const data = await checkData(db, type, input.data);
+  return db.transaction((tx) =>
+    uniqueWrite(type, input.slug, async () => {
+      const [row] = await tx
+        .insert(cmsEntries)
+        .values({
+          id: newId(),
+          siteId: type.siteId,
+          typeId: type.id,
+          slug: input.slug ?? null,
+          status: input.status ?? 'draft',
+          data,
+          ...deriveEntryColumns(type.fields, data),
+          publishedAt: publishedAtFor(input),
+        })
+        .returning();
+      await entryEvents(tx, type, undefined, row!);
+      return row!;
+    }),
+  );
+}
+
+const isPublished = (row: EntryRow | undefined): boolean => row?.status === 'published';
+
+/**
+ * The webhook events of one entry write, queued in its transaction (webhooks.ts): `entry.published`
+ * when it becomes published (held back until a scheduled `published_at`), `entry.updated` for other
+ * writes of a published entry (unpublishing included), `entry.deleted` when a published one goes.
+ * Drafts stay private.
+ */
+async function entryEvents(tx: Executor, type: ContentTypeRow, before: EntryRow | undefined, after: EntryRow | undefined): Promise<void> {
+  if (after && isPublished(after) && !isPublished(before)) {
+    // Scheduled: the delivery waits on the job queue until the entry goes live.
+    // A second past go-live, so a receiver that reads the entry back finds it live.
+    const untilLive = (after.publishedAt?.getTime() ?? 0) - Date.now();
+    const delayMs = untilLive > 0 ? untilLive + 1000 : 0;
+    await emitEntryEvent(tx, type.siteId, 'entry.published', { site: type.siteId, type: type.slug, entry: presentEntry(type, after) }, delayMs);
+  } else if (after && isPublished(before)) {
+    await emitEntryEvent(tx, type.siteId, 'entry.updated', { site: type.siteId, type: type.slug, entry: presentEntry(type, after) });
+  } else if (!after && before && isPublished(before)) {
+    await emitEntryEvent(tx, type.siteId, 'entry.deleted', { site: type.siteId, type: type.slug, entry: { id: before.id, type: type.slug, slug: before.slug } });
+  }
+}
+
+/** An entry by id, or by slug when no entry has that id; undefined when there is none. */
+async function entryByIdOrSlug(db: Executor, type: ContentTypeRow, idOrSlug: string, view: StatusView, lock = false): Promise<EntryRow | undefined> {
+  const query = db
+    .select()
+    .from(cmsEntries)
+    .where(and(eq(cmsEntries.typeId, type.id), or(eq(cmsEntries.id, idOrSlug), eq(cmsEntries.slug, idOrSlug)), statusWhere(view)))
+    .orderBy(sql`${cmsEntries.id} = ${idOrSlug} desc`)
+    .limit(1);
+  const [row] = lock ? await query.for('update') : await query;
+  return row;
+}
+
+export async function findEntry(db: Executor, type: ContentTypeRow, idOrSlug: string, view: StatusView): Promise<EntryRow> {
+  const row = await entryByIdOrSlug(db, type, idOrSlug, view);
+  if (!row) throw new AppError('entry_not_found', `No ${type.slug} entry "${idOrSlug}".`);
+  return row;
+}
+
+/** Replaces an entry's data (and slug and status when given), if `ifMatch` still names it. */
+export async function updateEntry(db: Executor, type: ContentTypeRow, id: string, input: EntryInput, ifMatch?: string): Promise<EntryRow> {
+  return db.transaction(async (tx) => {
+    const [current] = await tx.select().from(cmsEntries).where(and(eq(cmsEntries.typeId, type.id), eq(cmsEntries.id, id))).for('update');
+    if (!current) throw new AppError('entry_not_found', `No ${type.slug} entry "${id}".`);
+    if (!ifMatchHolds(ifMatch, current)) throw new AppError('precondition_failed', `The entry is at ${etagOf(current)}; read it again and redo the change.`);
+    const data = await checkData(tx, type, input.data, current.data);
+    const status = input.status ?? current.status;
+    const slug = input.slug === undefined ? current.slug : input.slug;
+    return uniqueWrite(type, slug, async () => {
+      const [row] = await tx
+        .update(cmsEntries)
+        .set({
+          slug,
+          status,
+          data,
+          ...deriveEntryColumns(type.fields, data),
+          publishedAt: publishedAtFor({ ...input, status }, current),
+          version: current.version + 1,
+          updatedAt: new Date(),
+        })
+        .where(eq(cmsEntries.id, current.id))
+        .returning();
+      await entryEvents(tx, type, current, row!);
+      return row!;
+    });
+  });
+}
+
+export async function deleteEntry(db: Executor, type: ContentTypeRow, idOrSlug: string, ifMatch?: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const current = await entryByIdOrSlug(tx, type, idOrSlug, 'any', true);
+    if (!current) throw new AppError('entry_not_found', `No ${type.slug} entry "${idOrSlug}".`);
+    if (!ifMatchHolds(ifMatch, current)) throw new AppError('precondition_failed', `The entry is at ${etagOf(current)}; read it again.`);
+    await tx.delete(cmsEntries).where(eq(cmsEntries.id, current.id));
+    await entryEvents(tx, type, current, undefined);
+  });
+}
+
+export interface ListOptions {
+  view: StatusView;
+  /** The raw query: its `filter[...]` parameters. */
+  query: Record<string, unknown>;
+  sort?: string | undefined;
+  q?: string | undefined;
+}
+
+export async function listEntries(db: Executor, type: ContentTypeRow, options: ListOptions, page: Page): Promise<{ rows: EntryRow[]; total: number }> {
+  // The type id as a literal: the planner then matches each field's partial index (its predicate names it).
+  const where = and(
+    sql.raw(`type_id = '${type.id}'`),
+    statusWhere(options.view),
+    options.q ? sql`to_tsvector('english', ${cmsEntries.searchText}) @@ plainto_tsquery('english', ${options.q})` : undefined,
+    ...filterConditions(type.fields, options.query),
+  );
+  const order = sortOrder(type.fields, options.sort, options.view === 'published' ? '-published_at' : '-updated_at');
+  const [rows, [total]] = await Promise.all([
+    db.select().from(cmsEntries).where(where).orderBy(...order).limit(page.pageSize).offset(page.offset),
+    db.select({ n: count() }).from(cmsEntries).where(where),
+  ]);
+  return { rows, total: total!.n };
+}
+
+/** Entries by id across the site's stored types (for `include=`), as the status view allows. */
+export async function entriesById(db: Executor, siteId: string, ids: string[], view: StatusView): Promise<Map<string, EntryRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select().from(cmsEntries).where(and(eq(cmsEntries.siteId, siteId), inArray(cmsEntries.id, ids), statusWhere(view)));
+  return new Map(rows.map((row) => [row.id, row]));
+}

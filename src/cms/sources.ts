@@ -1,0 +1,34 @@
+// Where a type's entries live: the CMS's own table (articles and custom types) or the forum's tables
+// (topics, posts, forums, categories). Routes talk to either through this one interface.
+import type { Database } from '../db/client.js';
+import type { SiteRow } from '../core/sites/tables.js';
+import type { Page } from '../http/pagination.js';
+import type { CmsCaller } from './policy.js';
+import type { EntryListQuery, EntryOut } from './schemas.js';
+import type { EntryInput } from './entries.js';
+
+export interface SourceContext {
+  db: Database;
+  site: SiteRow;
+  caller: CmsCaller;
+}
+
+export interface ReadQuery {
+  fields?: string | undefined;
+  include?: string | undefined;
+  status?: 'published' | 'draft' | 'any' | undefined;
+}
+
+export interface EntryWithTag {
+  entry: EntryOut;
+  /** Stored entries only: forum views have no version to match. */
+  etag?: string | undefined;
+}
+
+export interface EntrySource {
+  list(ctx: SourceContext, query: EntryListQuery & Record<string, unknown>, page: Page): Promise<{ rows: EntryOut[]; total: number }>;
+  read(ctx: SourceContext, idOrSlug: string, query: ReadQuery): Promise<EntryWithTag>;
+  create(ctx: SourceContext, input: EntryInput): Promise<EntryWithTag>;
+  update(ctx: SourceContext, id: string, input: EntryInput, ifMatch: string | undefined): Promise<EntryWithTag>;
+  remove(ctx: SourceContext, idOrSlug: string, ifMatch: string | undefined): Promise<void>;
+}

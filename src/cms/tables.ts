@@ -1,0 +1,112 @@
+// Content API data of community sites: content types (the model) and entries. Entry fields live in
+// one JSONB `data` column; each filterable field of a type gets its own partial expression index,
+// made by the type service when the type is created or changed (docs/decisions/0042-cms-storage.md).
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sites } from '../core/sites/tables.js';
+import type { FieldDefinition, RemovedField } from './fields.js';
+
+export const cmsContentTypes = pgTable(
+  'cms_content_types',
+  {
+    id: text('id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    slug: text('slug').notNull(),
+    name: text('name').notNull(),
+    /** `articles` is made by Blume and cannot be changed or deleted. */
+    builtin: text('builtin', { enum: ['articles'] }),
+    fields: jsonb('fields').$type<FieldDefinition[]>().notNull(),
+    /** Fields taken out of the type; their values stay in the entries and come back if the field does. */
+    removedFields: jsonb('removed_fields').$type<RemovedField[]>().notNull().default(sql`'[]'::jsonb`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('cms_content_types_slug_key').on(t.siteId, t.slug)],
+);
+
+export const cmsEntries = pgTable(
+  'cms_entries',
+  {
+    id: text('id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    typeId: text('type_id')
+      .notNull()
+      .references(() => cmsContentTypes.id, { onDelete: 'cascade' }),
+    slug: text('slug'),
+    status: text('status', { enum: ['draft', 'published'] }).notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /** Sanitized HTML of the Markdown fields, rendered once on write. */
+    html: jsonb('html').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+    /** Plain text of the text and Markdown fields, for `q=` full-text search. */
+    searchText: text('search_text').notNull().default(''),
+    /** Bumped by every write: the entry's ETag. */
+    version: integer('version').notNull().default(1),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set when first published; a time in the future schedules the entry. */
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('cms_entries_slug_key').on(t.typeId, t.slug),
+    index('cms_entries_published_idx').on(t.typeId, t.status, t.publishedAt, t.id),
+    index('cms_entries_created_idx').on(t.typeId, t.createdAt, t.id),
+    index('cms_entries_updated_idx').on(t.typeId, t.updatedAt, t.id),
+    index('cms_entries_search_idx').using('gin', sql`to_tsvector('english', ${t.searchText})`),
+  ],
+);
+
+export type ContentTypeRow = typeof cmsContentTypes.$inferSelect;
+export type EntryRow = typeof cmsEntries.$inferSelect;
+
+export const WEBHOOK_EVENTS = ['entry.published', 'entry.updated', 'entry.deleted'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** Per-site subscriptions to entry events; the signing secret is stored sealed with SECRET_KEY. */
+export const cmsWebhooks = pgTable(
+  'cms_webhooks',
+  {
+    id: text('id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    secret: text('secret').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('cms_webhooks_site_idx').on(t.siteId)],
+);
+
+/**
+ * One event sent to one subscription: written with the entry write that causes it, sent by a
+ * `cms.webhook` job, kept as the delivery log admins read.
+ */
+export const cmsWebhookDeliveries = pgTable(
+  'cms_webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => cmsWebhooks.id, { onDelete: 'cascade' }),
+    event: text('event', { enum: WEBHOOK_EVENTS }).notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** The receiver's HTTP status of the last attempt, null when it could not be reached. */
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (t) => [index('cms_webhook_deliveries_hook_idx').on(t.webhookId, t.createdAt)],
+);
+
+export type WebhookRow = typeof cmsWebhooks.$inferSelect;
+export type WebhookDeliveryRow = typeof cmsWebhookDeliveries.$inferSelect;

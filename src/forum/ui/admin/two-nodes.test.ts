@@ -1,0 +1,49 @@
+// "Apply and restart" on the admin page converges every node: settings saved and applied on one
+// node are what the other node's very next Forum API request obeys (anonymous reads and CORS).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { communityHost, forumApi, makeCommunity } from '../../../../test/factories/forum.js';
+import { buildTestApp, signIn, type TestApp } from '../../../../test/helpers/app.js';
+import { createTestDatabase, testDatabases, type TestDatabase } from '../../../../test/helpers/databases.js';
+import { UiClient } from '../../../../test/helpers/forum-ui.js';
+import { randomAlnum } from '../../../lib/ids.js';
+
+const redis = Boolean(process.env.TEST_REDIS_URL);
+
+for (const database of testDatabases) {
+  describe(`admin settings on two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
+    let shared: TestDatabase;
+    let a: TestApp;
+    let b: TestApp;
+    let admin: UiClient;
+    const origin = 'https://app.example.com';
+    const guestRead = () => forumApi(b.app, 'club', undefined, { method: 'GET', path: '/forums', headers: { origin } });
+
+    before(async () => {
+      shared = await createTestDatabase(database);
+      const cachePrefix = `blume-test-${randomAlnum(8)}:`;
+      a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
+      b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
+      const owner = await signIn(a.app, 'owner');
+      await makeCommunity(a.app, owner, 'club');
+      admin = new UiClient(a.app, communityHost('club'));
+      assert.equal((await admin.login('owner', owner.password)).statusCode, 303);
+    });
+    after(async () => {
+      await a.close();
+      await b.close();
+      await shared.drop();
+    });
+
+    it('applies saved settings on the other node at its next request', async () => {
+      assert.equal((await guestRead()).statusCode, 401);
+      await admin.get('/admin/settings');
+      assert.equal((await admin.post('/admin/settings', { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: origin })).statusCode, 303);
+      assert.equal((await guestRead()).statusCode, 401, 'saved is not applied');
+      assert.equal((await admin.post('/admin/settings/restart', {})).statusCode, 303);
+      const read = await guestRead();
+      assert.equal(read.statusCode, 200, read.body);
+      assert.equal(read.headers['access-control-allow-origin'], origin);
+    });
+  });
+}

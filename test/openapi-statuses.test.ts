@@ -1,0 +1,61 @@
+// Every status an API route really answers is in its OpenAPI document. The API test files run once
+// more (PGlite only) with BLUME_RECORD_STATUSES set, so the test app logs each (method, route,
+// status); each logged answer must be documented for that operation in docs/api/.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const API_TESTS = [
+  'src/portal/portal.test.ts',
+  'src/instances/instances.test.ts',
+  'src/deploy/deploy.test.ts',
+  'src/deploy/git/github.test.ts',
+  'src/forum/forum.test.ts',
+  'src/http/allowed-methods.test.ts',
+  'src/http/login-throttle.test.ts',
+];
+const DOCUMENTS = ['portal', 'deploy', 'instances', 'forum'];
+
+type Document = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+
+describe('OpenAPI documents and real answers', () => {
+  it('document every status the API tests saw each route answer', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'blume-statuses-'));
+    const log = path.join(dir, 'statuses.log');
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, BLUME_RECORD_STATUSES: log, NODE_ENV: 'test' };
+      delete env.TEST_DATABASE_URL;
+      delete env.TEST_REDIS_URL;
+      // Set by the test runner running this file; the nested run must be a run of its own.
+      delete env.NODE_TEST_CONTEXT;
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=dot', ...API_TESTS], { env, encoding: 'utf8' });
+      assert.equal(run.status, 0, `the API tests failed:\n${run.stdout}\n${run.stderr}`);
+      const operations = new Map<string, Set<string>>();
+      for (const name of DOCUMENTS) {
+        const doc = JSON.parse(await readFile(new URL(`../docs/api/${name}.json`, import.meta.url), 'utf8')) as Document;
+        for (const [route, item] of Object.entries(doc.paths)) {
+          for (const [method, operation] of Object.entries(item)) {
+            operations.set(`${method.toUpperCase()} ${route.replace(/\{([^}]+)\}/g, ':$1')}`, new Set(Object.keys(operation.responses)));
+          }
+        }
+      }
+      const seen = new Set((await readFile(log, 'utf8')).trim().split('\n'));
+      assert.ok(seen.size > 50, 'the API tests recorded answers');
+      const undocumented: string[] = [];
+      for (const line of seen) {
+        const [method, route, status] = line.split(' ') as [string, string, string];
+        // 405 answers paths with no route for the method: there is no operation to document it on.
+        // CORS preflights answer on a hidden catch-all route.
+        if (route.endsWith('/openapi.json') || route.endsWith('*') || status === '405') continue;
+        const documented = operations.get(`${method === 'HEAD' ? 'GET' : method} ${route}`);
+        if (!documented?.has(status)) undocumented.push(line);
+      }
+      assert.deepEqual(undocumented.sort(), [], 'answers missing from docs/api/ (add them to the route schema)');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
