@@ -68,55 +68,6 @@ export interface BuildsConfig {
   gitBaseUrl: string;
 }
 
-interface VariableDoc {
-  name: string;
-  default: string;
-  doc: string;
-}
-
-/** Every variable, its default and what it does. Printed by `blume --help` and kept in README. */
-export const variables: readonly VariableDoc[] = [
-  { name: 'BLUME_BIND', default: '127.0.0.1:8080', doc: 'host:port the HTTP server binds to (GUNICORN_BIND is accepted too).' },
-  { name: 'BLUME_DATA_DIR', default: './data', doc: 'Folder for the embedded database, blobs, secret key and control socket.' },
-  { name: 'BLUME_PUBLIC_URL', default: 'http://localhost:8080', doc: 'Origin of the portal as users reach it.' },
-  { name: 'BLUME_SITES_DOMAIN', default: 'host of BLUME_PUBLIC_URL', doc: 'Sites are served at <site>.<domain>.' },
-  { name: 'DATABASE_URL', default: '(embedded PGlite)', doc: 'PostgreSQL connection URL; unset uses PGlite in BLUME_DATA_DIR/db.' },
-  { name: 'BLUME_REDIS_ENABLED', default: 'False', doc: 'True to use Redis for cache, pub/sub and rate limits.' },
-  { name: 'BLUME_REDIS_URL', default: 'redis://127.0.0.1:6379', doc: 'Redis connection URL.' },
-  { name: 'SECRET_KEY', default: '(generated into the data dir)', doc: 'Long random secret; required when NODE_ENV=production.' },
-  { name: 'BLUME_AUTO_MIGRATE', default: 'True', doc: 'Apply migrations at start; False requires `blume db upgrade` first.' },
-  { name: 'BLUME_MODE', default: 'platform', doc: 'platform (portal and sites) or single (one community instance for every command; the image sets it). `--single` is a synonym of single.' },
-  { name: 'BLUME_INSTANCE_ID', default: 'community', doc: 'Site id of the community instance in single mode.' },
-  { name: 'BLUME_SIGNUP_OPEN', default: 'True', doc: 'Allow portal sign-up through POST /api/auth/signup.' },
-  { name: 'BLUME_TRUST_PROXY', default: 'loopback', doc: 'Which peers may set X-Forwarded-*: True, False, or addresses/CIDRs (only this host by default; name a proxy on another host or network explicitly).' },
-  { name: 'BLUME_LOG_LEVEL', default: 'info', doc: 'fatal, error, warn, info, debug, trace or silent. `info` and below log every request (static requests in a buffered access log).' },
-  { name: 'BLUME_EDGE_FAST_PATH', default: 'True', doc: 'Answer static sites ahead of the router, off Node\'s request objects where it can; False routes them through Fastify.' },
-  { name: 'BLUME_BLOBS', default: 'local', doc: 'Blob store: local (BLUME_DATA_DIR/blobs) or s3.' },
-  { name: 'BLUME_S3_BUCKET', default: '', doc: 'S3 bucket (required with BLUME_BLOBS=s3).' },
-  { name: 'BLUME_S3_REGION', default: 'us-east-1', doc: 'S3 region.' },
-  { name: 'BLUME_S3_ENDPOINT', default: '', doc: 'S3-compatible endpoint URL (MinIO, R2, ...).' },
-  { name: 'BLUME_S3_ACCESS_KEY_ID', default: '', doc: 'S3 access key id.' },
-  { name: 'BLUME_S3_SECRET_ACCESS_KEY', default: '', doc: 'S3 secret access key.' },
-  { name: 'BLUME_S3_FORCE_PATH_STYLE', default: 'True', doc: 'Path-style bucket addressing.' },
-  { name: 'BLUME_S3_PREFIX', default: '', doc: 'Key prefix inside the bucket.' },
-  { name: 'BLUME_MAIL_SERVER', default: '', doc: 'SMTP host for outgoing mail; unset disables mail.' },
-  { name: 'BLUME_MAIL_PORT', default: '587', doc: 'SMTP port.' },
-  { name: 'BLUME_MAIL_USE_TLS', default: 'False', doc: 'True for implicit TLS (port 465); STARTTLS is used when offered.' },
-  { name: 'BLUME_MAIL_USERNAME', default: '', doc: 'SMTP user name.' },
-  { name: 'BLUME_MAIL_PASSWORD', default: '', doc: 'SMTP password.' },
-  { name: 'BLUME_MAIL_DEFAULT_SENDER', default: 'Blume <noreply@localhost>', doc: 'From address of outgoing mail.' },
-  { name: 'BLUME_RATE_LOGIN_PER_MINUTE', default: '10', doc: 'Login attempts per client address per minute.' },
-  { name: 'BLUME_RATE_API_PER_MINUTE', default: '600', doc: 'API requests per credential or address per minute.' },
-  { name: 'BLUME_RATE_POSTS_PER_MINUTE', default: '20', doc: 'Forum topics, replies and edits per member per minute.' },
-  { name: 'BLUME_RATE_WAITLIST_PER_MINUTE', default: '10', doc: 'Waitlist sign-ups per client address per minute.' },
-  { name: 'BLUME_BUILD_CONCURRENCY', default: '1', doc: 'Docs builds this node runs at once; 0 leaves builds to other nodes.' },
-  { name: 'BLUME_BUILD_TIMEOUT_SECONDS', default: '300', doc: 'Wall-clock limit of one build (git fetch, Markdown build and ingest).' },
-  { name: 'BLUME_BUILD_MEMORY_MB', default: '512', doc: 'Heap limit of the sandboxed build process, in MB (resident memory may add 256 MB).' },
-  { name: 'BLUME_BUILD_LEASE_SECONDS', default: '30', doc: 'A running build whose worker is silent this long is marked failed.' },
-  { name: 'BLUME_GIT_BASE_URL', default: 'https://github.com', doc: 'Connected repositories are fetched from <base>/<owner>/<name>.git.' },
-  { name: 'NODE_ENV', default: 'development', doc: 'production marks cookies Secure and requires SECRET_KEY.' },
-];
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -132,10 +83,6 @@ export function parseBoolean(text: string): boolean | undefined {
   if (TRUE.has(text)) return true;
   if (FALSE.has(text)) return false;
   return undefined;
-}
-
-function parseTrustProxy(text: string): boolean | string {
-  return parseBoolean(text) ?? text;
 }
 
 class Reader {
@@ -174,6 +121,19 @@ class Reader {
     return parsed;
   }
 
+  /** host:port from BLUME_BIND, else GUNICORN_BIND. */
+  bind(): { host: string; port: number } {
+    const name = this.env.BLUME_BIND ? 'BLUME_BIND' : 'GUNICORN_BIND';
+    const text = this.text(name, '127.0.0.1:8080');
+    const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
+    const port = match ? Number(match[3]) : NaN;
+    if (!match || port > 65535) {
+      this.problems.push(`${name} must be host:port, got "${text}"`);
+      return { host: '127.0.0.1', port: 8080 };
+    }
+    return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
+  }
+
   url(name: string, fallback: string, protocols: string[]): URL {
     const value = this.text(name, fallback);
     try {
@@ -187,21 +147,9 @@ class Reader {
   }
 }
 
-function parseBind(reader: Reader, env: Env): { host: string; port: number } {
-  const name = env.BLUME_BIND ? 'BLUME_BIND' : 'GUNICORN_BIND';
-  const text = reader.text(name, '127.0.0.1:8080');
-  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) {
-    reader.problems.push(`${name} must be host:port, got "${text}"`);
-    return { host: '127.0.0.1', port: 8080 };
-  }
-  return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
-}
 
 /** Reads the secret key from env, else from the data dir, generating it there on first start. */
-function resolveSecretKey(reader: Reader, dataDir: string, production: boolean, writable: boolean): string {
-  const fromEnv = reader.optional('SECRET_KEY');
+function resolveSecretKey(fromEnv: string | undefined, reader: Reader, dataDir: string, production: boolean, writable: boolean): string {
   if (fromEnv !== undefined) {
     if (fromEnv.length < 32) reader.problems.push('SECRET_KEY must be at least 32 characters long');
     return fromEnv;
@@ -220,6 +168,104 @@ function resolveSecretKey(reader: Reader, dataDir: string, production: boolean, 
   return generated;
 }
 
+interface VariableDoc {
+  name: string;
+  /** The default as shown to operators. */
+  default: string;
+  doc: string;
+}
+
+interface Variable<T> extends VariableDoc {
+  read(reader: Reader): T;
+}
+
+const declared: VariableDoc[] = [];
+
+/** Declares a variable once: its name, shown default, doc and parser. Declaration order is the listing order. */
+function declare<T>(name: string, shown: string, doc: string, read: (reader: Reader) => T): Variable<T> {
+  const variable = { name, default: shown, doc, read };
+  declared.push(variable);
+  return variable;
+}
+
+const text = (name: string, fallback: string, doc: string) => declare(name, fallback, doc, (r) => r.text(name, fallback));
+const optional = (name: string, doc: string) => declare(name, '', doc, (r) => r.optional(name));
+const bool = (name: string, fallback: boolean, doc: string) => declare(name, fallback ? 'True' : 'False', doc, (r) => r.bool(name, fallback));
+const int = (name: string, fallback: number, min: number, max: number, doc: string) =>
+  declare(name, String(fallback), doc, (r) => r.int(name, fallback, min, max));
+const url = (name: string, fallback: string, protocols: string[], doc: string) => declare(name, fallback, doc, (r) => r.url(name, fallback, protocols));
+const oneOf = <const T extends string>(name: string, values: readonly T[], fallback: T, doc: string) =>
+  declare(name, fallback, doc, (r): T => {
+    const value = r.text(name, fallback);
+    if ((values as readonly string[]).includes(value)) return value as T;
+    r.problems.push(`${name} must be ${values.length > 2 ? `one of ${values.join(', ')}` : values.join(' or ')}, got "${value}"`);
+    return fallback;
+  });
+
+const BIND = declare('BLUME_BIND', '127.0.0.1:8080', 'host:port the HTTP server binds to (GUNICORN_BIND is accepted too).', (r) => r.bind());
+const DATA_DIR = text('BLUME_DATA_DIR', './data', 'Folder for the embedded database, blobs, secret key and control socket.');
+const PUBLIC_URL = url('BLUME_PUBLIC_URL', 'http://localhost:8080', ['http:', 'https:'], 'Origin of the portal as users reach it.');
+const SITES_DOMAIN = declare('BLUME_SITES_DOMAIN', 'host of BLUME_PUBLIC_URL', 'Sites are served at <site>.<domain>.', (r) => r.optional('BLUME_SITES_DOMAIN'));
+const DATABASE_URL = declare('DATABASE_URL', '(embedded PGlite)', 'PostgreSQL connection URL; unset uses PGlite in BLUME_DATA_DIR/db.', (r) => {
+  const value = r.optional('DATABASE_URL');
+  if (value !== undefined) r.url('DATABASE_URL', 'postgres://localhost/blume', ['postgres:', 'postgresql:']);
+  return value;
+});
+const REDIS_ENABLED = bool('BLUME_REDIS_ENABLED', false, 'True to use Redis for cache, pub/sub and rate limits.');
+const REDIS_URL = url('BLUME_REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'], 'Redis connection URL.');
+const SECRET_KEY = declare('SECRET_KEY', '(generated into the data dir)', 'Long random secret; required when NODE_ENV=production.', (r) => r.optional('SECRET_KEY'));
+const AUTO_MIGRATE = bool('BLUME_AUTO_MIGRATE', true, 'Apply migrations at start; False requires `blume db upgrade` first.');
+const MODE = oneOf('BLUME_MODE', ['platform', 'single'], 'platform', 'platform (portal and sites) or single (one community instance for every command; the image sets it). `--single` is a synonym of single.');
+const INSTANCE_ID = declare('BLUME_INSTANCE_ID', 'community', 'Site id of the community instance in single mode.', (r) => {
+  const value = r.text('BLUME_INSTANCE_ID', 'community');
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(value)) r.problems.push(`BLUME_INSTANCE_ID must be a site id (lower-case letters, digits, hyphens), got "${value}"`);
+  return value;
+});
+const SIGNUP_OPEN = bool('BLUME_SIGNUP_OPEN', true, 'Allow portal sign-up through POST /api/auth/signup.');
+const TRUST_PROXY = declare(
+  'BLUME_TRUST_PROXY',
+  'loopback',
+  'Which peers may set X-Forwarded-*: True, False, or addresses/CIDRs (only this host by default; name a proxy on another host or network explicitly).',
+  (r): boolean | string => {
+    const value = r.text('BLUME_TRUST_PROXY', 'loopback');
+    return parseBoolean(value) ?? value;
+  },
+);
+const LOG_LEVEL = oneOf(
+  'BLUME_LOG_LEVEL',
+  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+  'info',
+  'fatal, error, warn, info, debug, trace or silent. `info` and below log every request (static requests in a buffered access log).',
+);
+const EDGE_FAST_PATH = bool('BLUME_EDGE_FAST_PATH', true, "Answer static sites ahead of the router, off Node's request objects where it can; False routes them through Fastify.");
+const BLOBS = oneOf('BLUME_BLOBS', ['local', 's3'], 'local', 'Blob store: local (BLUME_DATA_DIR/blobs) or s3.');
+const S3_BUCKET = text('BLUME_S3_BUCKET', '', 'S3 bucket (required with BLUME_BLOBS=s3).');
+const S3_REGION = text('BLUME_S3_REGION', 'us-east-1', 'S3 region.');
+const S3_ENDPOINT = optional('BLUME_S3_ENDPOINT', 'S3-compatible endpoint URL (MinIO, R2, ...).');
+const S3_ACCESS_KEY_ID = optional('BLUME_S3_ACCESS_KEY_ID', 'S3 access key id.');
+const S3_SECRET_ACCESS_KEY = optional('BLUME_S3_SECRET_ACCESS_KEY', 'S3 secret access key.');
+const S3_FORCE_PATH_STYLE = bool('BLUME_S3_FORCE_PATH_STYLE', true, 'Path-style bucket addressing.');
+const S3_PREFIX = text('BLUME_S3_PREFIX', '', 'Key prefix inside the bucket.');
+const MAIL_SERVER = optional('BLUME_MAIL_SERVER', 'SMTP host for outgoing mail; unset disables mail.');
+const MAIL_PORT = int('BLUME_MAIL_PORT', 587, 1, 65535, 'SMTP port.');
+const MAIL_USE_TLS = bool('BLUME_MAIL_USE_TLS', false, 'True for implicit TLS (port 465); STARTTLS is used when offered.');
+const MAIL_USERNAME = optional('BLUME_MAIL_USERNAME', 'SMTP user name.');
+const MAIL_PASSWORD = optional('BLUME_MAIL_PASSWORD', 'SMTP password.');
+const MAIL_DEFAULT_SENDER = text('BLUME_MAIL_DEFAULT_SENDER', 'Blume <noreply@localhost>', 'From address of outgoing mail.');
+const RATE_LOGIN = int('BLUME_RATE_LOGIN_PER_MINUTE', 10, 1, 100_000, 'Login attempts per client address per minute.');
+const RATE_API = int('BLUME_RATE_API_PER_MINUTE', 600, 1, 1_000_000, 'API requests per credential or address per minute.');
+const RATE_POSTS = int('BLUME_RATE_POSTS_PER_MINUTE', 20, 1, 1_000_000, 'Forum topics, replies and edits per member per minute.');
+const RATE_WAITLIST = int('BLUME_RATE_WAITLIST_PER_MINUTE', 10, 1, 1_000_000, 'Waitlist sign-ups per client address per minute.');
+const BUILD_CONCURRENCY = int('BLUME_BUILD_CONCURRENCY', 1, 0, 64, 'Docs builds this node runs at once; 0 leaves builds to other nodes.');
+const BUILD_TIMEOUT = int('BLUME_BUILD_TIMEOUT_SECONDS', 300, 5, 24 * 3600, 'Wall-clock limit of one build (git fetch, Markdown build and ingest).');
+const BUILD_MEMORY = int('BLUME_BUILD_MEMORY_MB', 512, 64, 65_536, 'Heap limit of the sandboxed build process, in MB (resident memory may add 256 MB).');
+const BUILD_LEASE = int('BLUME_BUILD_LEASE_SECONDS', 30, 2, 3600, 'A running build whose worker is silent this long is marked failed.');
+const GIT_BASE_URL = url('BLUME_GIT_BASE_URL', 'https://github.com', ['http:', 'https:'], 'Connected repositories are fetched from <base>/<owner>/<name>.git.');
+const NODE_ENV = declare('NODE_ENV', 'development', 'production marks cookies Secure and requires SECRET_KEY.', (r) => r.optional('NODE_ENV') === 'production');
+
+/** Every variable, its default and what it does. Printed by `blume --help` and kept in README. */
+export const variables: readonly VariableDoc[] = declared;
+
 export interface LoadOptions {
   /** Whether a missing secret key may be generated and written into the data dir. */
   writeSecret?: boolean;
@@ -227,83 +273,64 @@ export interface LoadOptions {
 
 export function loadConfig(env: Env = process.env, options: LoadOptions = {}): Config {
   const reader = new Reader(env);
-  const production = env.NODE_ENV === 'production';
-  const dataDir = path.resolve(reader.text('BLUME_DATA_DIR', './data'));
-  const publicUrl = reader.url('BLUME_PUBLIC_URL', 'http://localhost:8080', ['http:', 'https:']);
-  const sitesDomain = reader.text('BLUME_SITES_DOMAIN', publicUrl.hostname).toLowerCase();
+  const production = NODE_ENV.read(reader);
+  const dataDir = path.resolve(DATA_DIR.read(reader));
+  const publicUrl = PUBLIC_URL.read(reader);
+  const sitesDomain = (SITES_DOMAIN.read(reader) ?? publicUrl.hostname).toLowerCase();
   if (!/^[a-z0-9.-]+$/.test(sitesDomain)) reader.problems.push(`BLUME_SITES_DOMAIN must be a host name, got "${sitesDomain}"`);
-
-  const databaseUrl = reader.optional('DATABASE_URL');
-  if (databaseUrl !== undefined) reader.url('DATABASE_URL', 'postgres://localhost/blume', ['postgres:', 'postgresql:']);
-
-  const instanceId = reader.text('BLUME_INSTANCE_ID', 'community');
-  if (!/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(instanceId)) reader.problems.push(`BLUME_INSTANCE_ID must be a site id (lower-case letters, digits, hyphens), got "${instanceId}"`);
-
-  const mode = reader.text('BLUME_MODE', 'platform');
-  if (mode !== 'platform' && mode !== 'single') reader.problems.push(`BLUME_MODE must be platform or single, got "${mode}"`);
-
-  const blobsDriver = reader.text('BLUME_BLOBS', 'local');
-  if (blobsDriver !== 'local' && blobsDriver !== 's3') reader.problems.push(`BLUME_BLOBS must be local or s3, got "${blobsDriver}"`);
-  const bucket = reader.text('BLUME_S3_BUCKET', '');
+  const blobsDriver = BLOBS.read(reader);
+  const bucket = S3_BUCKET.read(reader);
   if (blobsDriver === 's3' && bucket === '') reader.problems.push('BLUME_S3_BUCKET is required when BLUME_BLOBS=s3');
-
-  const logLevel = reader.text('BLUME_LOG_LEVEL', 'info');
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    reader.problems.push(`BLUME_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
-  }
 
   const config: Config = {
     production,
-    bind: parseBind(reader, env),
+    bind: BIND.read(reader),
     dataDir,
     publicUrl,
     sitesDomain,
-    databaseUrl,
-    redis: {
-      enabled: reader.bool('BLUME_REDIS_ENABLED', false),
-      url: reader.url('BLUME_REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']).toString(),
-    },
-    secretKey: resolveSecretKey(reader, dataDir, production, options.writeSecret ?? true),
-    autoMigrate: reader.bool('BLUME_AUTO_MIGRATE', true),
-    signupOpen: reader.bool('BLUME_SIGNUP_OPEN', true),
-    mode: mode === 'single' ? 'single' : 'platform',
-    instanceId,
-    trustProxy: parseTrustProxy(reader.text('BLUME_TRUST_PROXY', 'loopback')),
-    logLevel,
-    edgeFastPath: reader.bool('BLUME_EDGE_FAST_PATH', true),
+    databaseUrl: DATABASE_URL.read(reader),
+    redis: { enabled: REDIS_ENABLED.read(reader), url: REDIS_URL.read(reader).toString() },
+    secretKey: resolveSecretKey(SECRET_KEY.read(reader), reader, dataDir, production, options.writeSecret ?? true),
+    autoMigrate: AUTO_MIGRATE.read(reader),
+    signupOpen: SIGNUP_OPEN.read(reader),
+    mode: MODE.read(reader),
+    instanceId: INSTANCE_ID.read(reader),
+    trustProxy: TRUST_PROXY.read(reader),
+    logLevel: LOG_LEVEL.read(reader),
+    edgeFastPath: EDGE_FAST_PATH.read(reader),
     blobs: {
-      driver: blobsDriver === 's3' ? 's3' : 'local',
+      driver: blobsDriver,
       dir: path.join(dataDir, 'blobs'),
       s3: {
         bucket,
-        region: reader.text('BLUME_S3_REGION', 'us-east-1'),
-        endpoint: reader.optional('BLUME_S3_ENDPOINT'),
-        accessKeyId: reader.optional('BLUME_S3_ACCESS_KEY_ID'),
-        secretAccessKey: reader.optional('BLUME_S3_SECRET_ACCESS_KEY'),
-        forcePathStyle: reader.bool('BLUME_S3_FORCE_PATH_STYLE', true),
-        prefix: reader.text('BLUME_S3_PREFIX', ''),
+        region: S3_REGION.read(reader),
+        endpoint: S3_ENDPOINT.read(reader),
+        accessKeyId: S3_ACCESS_KEY_ID.read(reader),
+        secretAccessKey: S3_SECRET_ACCESS_KEY.read(reader),
+        forcePathStyle: S3_FORCE_PATH_STYLE.read(reader),
+        prefix: S3_PREFIX.read(reader),
       },
     },
     mail: {
-      server: reader.optional('BLUME_MAIL_SERVER'),
-      port: reader.int('BLUME_MAIL_PORT', 587, 1, 65535),
-      useTls: reader.bool('BLUME_MAIL_USE_TLS', false),
-      username: reader.optional('BLUME_MAIL_USERNAME'),
-      password: reader.optional('BLUME_MAIL_PASSWORD'),
-      defaultSender: reader.text('BLUME_MAIL_DEFAULT_SENDER', 'Blume <noreply@localhost>'),
+      server: MAIL_SERVER.read(reader),
+      port: MAIL_PORT.read(reader),
+      useTls: MAIL_USE_TLS.read(reader),
+      username: MAIL_USERNAME.read(reader),
+      password: MAIL_PASSWORD.read(reader),
+      defaultSender: MAIL_DEFAULT_SENDER.read(reader),
     },
     rateLimit: {
-      loginPerMinute: reader.int('BLUME_RATE_LOGIN_PER_MINUTE', 10, 1, 100_000),
-      apiPerMinute: reader.int('BLUME_RATE_API_PER_MINUTE', 600, 1, 1_000_000),
-      postsPerMinute: reader.int('BLUME_RATE_POSTS_PER_MINUTE', 20, 1, 1_000_000),
-      waitlistPerMinute: reader.int('BLUME_RATE_WAITLIST_PER_MINUTE', 10, 1, 1_000_000),
+      loginPerMinute: RATE_LOGIN.read(reader),
+      apiPerMinute: RATE_API.read(reader),
+      postsPerMinute: RATE_POSTS.read(reader),
+      waitlistPerMinute: RATE_WAITLIST.read(reader),
     },
     builds: {
-      concurrency: reader.int('BLUME_BUILD_CONCURRENCY', 1, 0, 64),
-      timeoutMs: reader.int('BLUME_BUILD_TIMEOUT_SECONDS', 300, 5, 24 * 3600) * 1000,
-      memoryMb: reader.int('BLUME_BUILD_MEMORY_MB', 512, 64, 65_536),
-      leaseMs: reader.int('BLUME_BUILD_LEASE_SECONDS', 30, 2, 3600) * 1000,
-      gitBaseUrl: reader.url('BLUME_GIT_BASE_URL', 'https://github.com', ['http:', 'https:']).toString().replace(/\/+$/, ''),
+      concurrency: BUILD_CONCURRENCY.read(reader),
+      timeoutMs: BUILD_TIMEOUT.read(reader) * 1000,
+      memoryMb: BUILD_MEMORY.read(reader),
+      leaseMs: BUILD_LEASE.read(reader) * 1000,
+      gitBaseUrl: GIT_BASE_URL.read(reader).toString().replace(/\/+$/, ''),
     },
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
