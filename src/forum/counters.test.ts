@@ -3,12 +3,12 @@
 // count of the rows gives, so a write that forgets a counter, or counts twice, fails here.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { addMember, forumApi, makeCommunity, mintForumToken } from '../../test/factories/forum.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { createTestDatabase, testDatabases } from '../../test/helpers/databases.js';
+import { eventually } from '../../test/helpers/eventually.js';
 import { migrateUpTo } from '../../test/helpers/migrations.js';
 import { queryRows, type Executor } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
@@ -203,6 +203,15 @@ for (const database of testDatabases) {
         assert.equal((await api('admin', 'POST', '/forums', { name: slug, slug, visibility: 'public' })).statusCode, 201);
         return json<{ id: string; forum_id: string }>(await api('member', 'POST', '/topics', { forum_id: slug, title: 'Going', body: 'Soon gone' }));
       };
+      /** Waits until `count` sessions of the test database wait on a lock. */
+      const lockWaiters = (count: number) =>
+        eventually(`${count} session(s) to wait on a lock`, async () => {
+          const [row] = await queryRows<{ waiting: number }>(
+            t.app.deps.database.db,
+            sql`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          return row!.waiting >= count ? true : undefined;
+        });
       /** Runs `use` on a connection of its own, in a transaction `use` commits. */
       const onOwnConnection = async (use: (client: pg.Client) => Promise<void>): Promise<void> => {
         const client = new pg.Client({ connectionString: t.testDatabase.url });
@@ -221,7 +230,7 @@ for (const database of testDatabases) {
         await onOwnConnection(async (reply) => {
           await reply.query('update forum_topics set post_count = post_count + 1 where id = $1', [topic.id]);
           const deleting = api('admin', 'DELETE', '/forums/doomed');
-          await sleep(300);
+          await lockWaiters(1);
           // Had the delete locked the forum row first, this would wait on it while it waits on the
           // topic: PostgreSQL would then abort one of the two as a deadlock.
           await reply.query('update forums set post_count = post_count + 1 where id = $1', [topic.forum_id]);
@@ -238,9 +247,9 @@ for (const database of testDatabases) {
         await onOwnConnection(async (holder) => {
           await holder.query('select id from forum_topics where id = $1 for update', [topic.id]);
           const deleting = api('admin', 'DELETE', '/forums/gone');
-          await sleep(200);
+          await lockWaiters(1);
           const replying = api('member', 'POST', `/topics/${topic.id}/posts`, { body: 'Too late' });
-          await sleep(200);
+          await lockWaiters(2);
           await holder.query('commit');
           assert.equal((await deleting).statusCode, 204);
           const reply = await replying;

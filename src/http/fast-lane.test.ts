@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { eventually } from '../../test/helpers/eventually.js';
 import { AccessLog } from './access-log.js';
 import { createFastLanes } from './fast-lane.js';
 import type { FastLane } from './lane.js';
@@ -108,7 +109,7 @@ describe('fast lanes: access log', () => {
       await get(server, port, '/lane', 'HEAD');
       await get(server, port, '/other');
       assert.equal(written.length, 0, 'nothing written before the interval');
-      await new Promise((resolve) => setTimeout(resolve, 120));
+      await eventually('the buffered lines to be written', () => (written.length > 0 ? true : undefined));
     } finally {
       await close(server);
     }

@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { siteArchive, tarball } from '../../../test/helpers/archives.js';
 import { createTestDatabase, testDatabases } from '../../../test/helpers/databases.js';
+import { eventually } from '../../../test/helpers/eventually.js';
 import { basicAuth, createStaticSite, deployApi, deployRelease, edge, uploadSource } from '../../../test/helpers/deploy.js';
 import { createSite } from '../../core/sites/service.js';
 import { releases } from '../tables.js';
@@ -163,8 +164,11 @@ for (const database of testDatabases) {
         await claimBuild(db, 'dead-worker', 50);
         const alive = await enqueueBuild(db, { siteId: 'queue', trigger: 'upload', kind: 'markdown' });
         await claimBuild(db, 'live-worker', 60_000);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const failed = await failAbandonedBuilds(db, 'the worker running this build stopped answering');
+        // Sweeps until the 50 ms lease has lapsed on the database clock; the live build is never taken.
+        const failed = await eventually('the dead worker’s lease to lapse', async () => {
+          const swept = await failAbandonedBuilds(db, 'the worker running this build stopped answering');
+          return swept.length > 0 ? swept : undefined;
+        });
         assert.deepEqual(failed.map((row) => row.id), [dead.id]);
         const [row] = await db.select().from(builds).where(eq(builds.id, dead.id));
         assert.equal(row!.state, 'failed');
