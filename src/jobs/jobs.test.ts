@@ -8,7 +8,7 @@ import { createMemoryCache } from '../adapters/cache/memory.js';
 import type { Database } from '../db/client.js';
 import { cancelJob, claimJob, enqueueJob, recoverJobs } from './queue.js';
 import { jobs, type JobRow } from './tables.js';
-import { jobCancelChannel, JobWorker, type JobKind } from './worker.js';
+import { FAILED_JOB_RETENTION_MS, jobCancelChannel, JobWorker, type JobKind } from './worker.js';
 
 const logger = Fastify({ logger: false }).log;
 
@@ -198,6 +198,25 @@ for (const database of testDatabases) {
       assert.equal((await rowOf(db, alive.id))!.state, 'running');
       // An embedded database's start takes back every running job: only this process ran them.
       assert.deepEqual((await recoverJobs(db, 'test.dead', 'restarted', { all: true })).map((row) => row.id), [alive.id]);
+    });
+
+    it('keeps a failed job for the operator for 30 days from its failure, then prunes it', async () => {
+      const worker = new JobWorker(db, kindOf('test.prune', () => Promise.reject(new Error('mailbox unavailable'))), { logger, embeddedDatabase: false });
+      const queuedLongAgo = await enqueueJob(db, 'test.prune', {});
+      await db.update(jobs).set({ createdAt: sql`now() - interval '60 days'`, runAt: sql`now() - interval '60 days'` }).where(eq(jobs.id, queuedLongAgo.id));
+      assert.equal(await worker.runNext(), queuedLongAgo.id);
+      const failed = (await rowOf(db, queuedLongAgo.id))!;
+      assert.equal(failed.state, 'failed');
+      assert.equal(await worker.prune(), 0, 'it failed just now, however old the job is');
+
+      const old = await enqueueJob(db, 'test.prune', {});
+      await db.update(jobs).set({ state: 'failed', runAt: sql`now() - ${FAILED_JOB_RETENTION_MS + 60_000} * interval '1 millisecond'` }).where(eq(jobs.id, old.id));
+      const otherKind = await enqueueJob(db, 'test.other', {});
+      await db.update(jobs).set({ state: 'failed', runAt: sql`now() - interval '90 days'` }).where(eq(jobs.id, otherKind.id));
+      assert.equal(await worker.prune(), 1);
+      assert.equal(await rowOf(db, old.id), undefined);
+      assert.equal((await rowOf(db, queuedLongAgo.id))!.state, 'failed');
+      assert.equal((await rowOf(db, otherKind.id))!.state, 'failed', "another kind's worker prunes its own");
     });
   });
 }

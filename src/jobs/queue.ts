@@ -107,7 +107,7 @@ export async function failJobAttempt(db: Executor, id: string, workerId: string,
     .update(jobs)
     .set({
       state: sql`case when ${jobs.attempts} < ${jobs.maxAttempts} then 'queued' else 'failed' end`,
-      runAt: sql`case when ${jobs.attempts} < ${jobs.maxAttempts} then ${fromNow(retryInMs)} else ${jobs.runAt} end`,
+      runAt: sql`case when ${jobs.attempts} < ${jobs.maxAttempts} then ${fromNow(retryInMs)} else now() end`,
       lastError: error.slice(0, 1000),
       leaseOwner: null,
       leaseExpiresAt: null,
@@ -147,10 +147,20 @@ export async function recoverJobs(db: Executor, kind: string, reason: string, op
     .update(jobs)
     .set({
       state: sql`case when ${jobs.attempts} < ${jobs.maxAttempts} then 'queued' else 'failed' end`,
+      runAt: sql`case when ${jobs.attempts} < ${jobs.maxAttempts} then ${jobs.runAt} else now() end`,
       lastError: reason,
       leaseOwner: null,
       leaseExpiresAt: null,
     })
     .where(options.all ? running : and(running, lt(jobs.leaseExpiresAt, sql`now()`)))
     .returning();
+}
+
+/** Deletes failed jobs of `kind` that failed more than `olderThanMs` ago; answers how many went. */
+export async function pruneFailedJobs(db: Executor, kind: string, olderThanMs: number): Promise<number> {
+  const gone = await db
+    .delete(jobs)
+    .where(and(eq(jobs.kind, kind), eq(jobs.state, 'failed'), lt(jobs.runAt, sql`now() - ${Math.trunc(olderThanMs)} * interval '1 millisecond'`)))
+    .returning({ id: jobs.id });
+  return gone.length;
 }

@@ -8,7 +8,7 @@ export type JobState = (typeof JOB_STATES)[number];
  * The one durable job queue (docs/decisions/0039-job-runner.md). A worker claims a due queued row
  * (`for update skip locked`), holds a lease it renews while the handler runs, and deletes the row
  * when the handler ends or the job is canceled. A failed attempt waits `run_at` and is tried again
- * until `max_attempts`; then the row stays `failed` with its last error for the operator.
+ * until `max_attempts`; then the row stays `failed` with its last error for the operator, for 30 days.
  */
 export const jobs = pgTable(
   'jobs',
@@ -22,7 +22,7 @@ export const jobs = pgTable(
     state: text('state', { enum: JOB_STATES }).notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),
     maxAttempts: integer('max_attempts').notNull().default(1),
-    /** Not claimed before this time (scheduled work, or the back-off after a failed attempt). */
+    /** Not claimed before this time (scheduled work, or the back-off after a failed attempt); on a failed job, when it failed. */
     runAt: timestamp('run_at', { withTimezone: true }).notNull().defaultNow(),
     leaseOwner: text('lease_owner'),
     leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }),

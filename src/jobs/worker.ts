@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { PubSub } from '../adapters/cache/index.js';
 import type { Executor, Transaction } from '../db/client.js';
 import { randomAlnum } from '../lib/ids.js';
-import { claimJob, completeJob, failJobAttempt, recoverJobs, renewJobLease } from './queue.js';
+import { claimJob, completeJob, failJobAttempt, pruneFailedJobs, recoverJobs, renewJobLease } from './queue.js';
 import type { JobRow } from './tables.js';
 
 export interface JobRun {
@@ -78,6 +78,9 @@ export class JobWorkerStopping extends Error {
 }
 
 const DEFAULT_GRACE_MS = 5_000;
+/** How long a failed job stays for the operator to read, and how often each worker prunes older ones. */
+export const FAILED_JOB_RETENTION_MS = 30 * 24 * 3600 * 1000;
+const PRUNE_EVERY_MS = 3600 * 1000;
 
 export class JobWorker<T> {
   readonly id = `${hostname()}:${process.pid}:${randomAlnum(6)}`;
@@ -89,6 +92,7 @@ export class JobWorker<T> {
   private woken = false;
   private wakeUp: (() => void) | undefined;
   private lastRecovery = 0;
+  private lastPrune = 0;
   private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
@@ -151,6 +155,14 @@ export class JobWorker<T> {
     return rows;
   }
 
+  /** Deletes this kind's jobs that failed more than FAILED_JOB_RETENTION_MS ago. */
+  async prune(): Promise<number> {
+    this.lastPrune = Date.now();
+    const count = await pruneFailedJobs(this.db, this.kind.name, FAILED_JOB_RETENTION_MS);
+    if (count > 0) this.options.logger.info({ kind: this.kind.name, count }, 'pruned failed jobs past their retention');
+    return count;
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     this.wakeUp?.();
@@ -189,6 +201,7 @@ export class JobWorker<T> {
   private async claimPass(): Promise<void> {
     try {
       if (Date.now() - this.lastRecovery >= this.kind.leaseMs / 2) await this.recover();
+      if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) await this.prune();
       while (!this.stopping && this.running.size < this.kind.concurrency()) {
         const claimed = await claimJob(this.db, this.kind.name, this.id, this.kind.leaseMs, this.kind.take);
         if (!claimed) break;
