@@ -5,6 +5,7 @@ export const forumErrorCodes = {
   member_banned: { status: 403, title: 'The member is banned from this community' },
   email_unconfirmed: { status: 403, title: 'The member has not confirmed its e-mail address' },
   forum_locked: { status: 403, title: 'The forum is locked' },
+  own_post_like: { status: 403, title: 'Members cannot like their own posts' },
   topic_locked: { status: 403, title: 'The topic is locked' },
   category_not_found: { status: 404, title: 'Category not found' },
   forum_not_found: { status: 404, title: 'Forum not found' },

@@ -1,9 +1,10 @@
 // Everything the Forum API sends out about forum things, field by field. Password hashes, body
 // sources of deleted posts and credential secrets never pass through here.
 import type { SiteRow } from '../core/sites/tables.js';
+import type { LikeState } from './likes.js';
 import { effectiveRole } from './members.js';
 import type { SearchHit } from './search.js';
-import type { CategoryOut, ForumOut, MemberOut, PostOut, SearchHitOut, ThreadedPostOut, TopicOut, WaitlistEntryOut } from './schemas.js';
+import type { CategoryOut, ForumOut, LikeOut, MemberOut, PostOut, SearchHitOut, ThreadedPostOut, TopicOut, WaitlistEntryOut } from './schemas.js';
 import type { ForumWithStats } from './structure.js';
 import type { ForumCategoryRow, ForumMemberRow, WaitlistEntryRow } from './tables.js';
 import type { PostNode, PostView, TopicView } from './topics.js';
@@ -57,6 +58,7 @@ export function presentPost({ post, author }: PostView): PostOut {
     body: deleted ? '' : post.bodySource,
     body_html: deleted ? '' : post.bodyHtml,
     deleted,
+    like_count: post.likeCount,
     created_at: post.createdAt.toISOString(),
     edited_at: post.editedAt?.toISOString() ?? null,
   };
@@ -64,6 +66,11 @@ export function presentPost({ post, author }: PostView): PostOut {
 
 export function presentThreadedPost(node: PostNode): ThreadedPostOut {
   return { ...presentPost(node), replies: node.replies.map(presentThreadedPost) };
+}
+
+/** What a like or unlike leaves. */
+export function presentLike(state: LikeState): LikeOut {
+  return { like_count: state.likeCount, liked: state.liked };
 }
 
 export function presentSearchHit(hit: SearchHit): SearchHitOut {

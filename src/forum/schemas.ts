@@ -105,11 +105,14 @@ const postFields = {
   body: Type.String({ description: 'Markdown source; empty when deleted.' }),
   body_html: Type.String({ description: 'Sanitized HTML rendered from the source; empty when deleted.' }),
   deleted: Type.Boolean(),
+  like_count: Type.Integer({ minimum: 0, description: 'Members who like the post.' }),
   created_at: Time,
   edited_at: NullableTime,
 };
 
 export const PostOut = Type.Object(postFields);
+export const LikeOut = Type.Object({ like_count: Type.Integer({ minimum: 0 }), liked: Type.Boolean({ description: 'Whether you like the post now.' }) });
+export type LikeOut = Static<typeof LikeOut>;
 export type PostOut = Static<typeof PostOut>;
 
 export const TopicCreatedOut = Type.Object({ ...TopicOut.properties, first_post: PostOut });

@@ -1,7 +1,7 @@
 // Forum data of community sites. Every row carries its site id: members, structure and content
 // belong to one instance, and every query filters on it.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { users } from '../core/accounts/tables.js';
 import { sites } from '../core/sites/tables.js';
 
@@ -144,6 +144,8 @@ export const forumPosts = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     editedAt: timestamp('edited_at', { withTimezone: true }),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    /** Members who like the post (forum_post_likes), kept in the like's transaction. */
+    likeCount: integer('like_count').notNull().default(0),
   },
   (t) => [
     index('forum_posts_topic_idx').on(t.topicId, t.createdAt),
@@ -152,6 +154,22 @@ export const forumPosts = pgTable(
     index('forum_posts_threads_idx').on(t.topicId, t.createdAt, t.id).where(sql`${t.parentId} is null`),
     index('forum_posts_search_idx').using('gin', sql`to_tsvector('english', ${t.bodyText})`),
   ],
+);
+
+/** One like of a post by a member; a member likes a post at most once. */
+export const forumPostLikes = pgTable(
+  'forum_post_likes',
+  {
+    postId: text('post_id')
+      .notNull()
+      .references(() => forumPosts.id, { onDelete: 'cascade' }),
+    memberId: text('member_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    siteId: siteRef(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.memberId] }), index('forum_post_likes_member_idx').on(t.memberId, t.createdAt)],
 );
 
 /**

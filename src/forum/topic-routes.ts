@@ -7,9 +7,11 @@ import { forumMember, forumReader } from './access.js';
 import { replyMailOptions } from './mail/context.js';
 import { authorizeModeration } from './policy.js';
 import { spendPostingBudget } from './posting-limit.js';
-import { presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
+import { setLike } from './likes.js';
+import { presentLike, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
   IdParams,
+  LikeOut,
   MAX_BODY_LENGTH,
   NewPostBody,
   NewTopicBody,
@@ -154,6 +156,22 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       return reply.code(204).send(null);
     },
   );
+
+  for (const [method, liked] of [['POST', true], ['DELETE', false]] as const) {
+    app.route({
+      method,
+      url: '/posts/:id/like',
+      schema: {
+        tags: ['posts'],
+        summary: liked ? 'Like a post (idempotent; not your own)' : 'Take your like back (idempotent)',
+        security: memberSecurity,
+        params: IdParams,
+        response: { 200: LikeOut, ...problems(403) },
+      },
+      preHandler: forumMember,
+      handler: async (request) => presentLike(await setLike(db, request.forum.site.id, request.forum.viewer, request.params.id, liked)),
+    });
+  }
 
   app.get(
     '/search',

@@ -41,6 +41,7 @@ const shownPostColumns = {
   createdAt: forumPosts.createdAt,
   editedAt: forumPosts.editedAt,
   deletedAt: forumPosts.deletedAt,
+  likeCount: forumPosts.likeCount,
 };
 export type ShownPost = Pick<ForumPostRow, keyof typeof shownPostColumns>;
 
