@@ -1,10 +1,11 @@
 // Everything the Forum API sends out about forum things, field by field. Password hashes, body
 // sources of deleted posts and credential secrets never pass through here.
 import type { SiteRow } from '../core/sites/tables.js';
+import type { FlagView } from './flags.js';
 import type { LikeState } from './likes.js';
 import { effectiveRole } from './members.js';
 import type { SearchHit } from './search.js';
-import type { CategoryOut, ForumOut, LikeOut, MemberOut, PostOut, SearchHitOut, ThreadedPostOut, TopicOut, WaitlistEntryOut } from './schemas.js';
+import type { CategoryOut, FlagOut, ForumOut, LikeOut, MemberOut, PostOut, SearchHitOut, ThreadedPostOut, TopicOut, WaitlistEntryOut } from './schemas.js';
 import type { ForumWithStats } from './structure.js';
 import type { ForumCategoryRow, ForumMemberRow, WaitlistEntryRow } from './tables.js';
 import type { PostNode, PostView, TopicView } from './topics.js';
@@ -71,6 +72,22 @@ export function presentThreadedPost(node: PostNode): ThreadedPostOut {
 /** What a like or unlike leaves. */
 export function presentLike(state: LikeState): LikeOut {
   return { like_count: state.likeCount, liked: state.liked };
+}
+
+export function presentFlag({ flag, reporter, resolvedBy, post }: FlagView): FlagOut {
+  return {
+    id: flag.id,
+    post_id: flag.postId,
+    topic_id: post.post.topicId,
+    reason: flag.reason,
+    note: flag.note,
+    state: flag.state,
+    reporter,
+    resolved_by: resolvedBy,
+    resolved_at: flag.resolvedAt?.toISOString() ?? null,
+    created_at: flag.createdAt.toISOString(),
+    post: presentPost(post),
+  };
 }
 
 export function presentSearchHit(hit: SearchHit): SearchHitOut {

@@ -113,6 +113,32 @@ const postFields = {
 export const PostOut = Type.Object(postFields);
 export const LikeOut = Type.Object({ like_count: Type.Integer({ minimum: 0 }), liked: Type.Boolean({ description: 'Whether you like the post now.' }) });
 export type LikeOut = Static<typeof LikeOut>;
+
+const FlagReason = Type.Union([Type.Literal('spam'), Type.Literal('inappropriate'), Type.Literal('off_topic'), Type.Literal('other')]);
+const FlagState = Type.Union([Type.Literal('open'), Type.Literal('hidden'), Type.Literal('dismissed')]);
+export const NewFlagBody = Type.Object(
+  { reason: FlagReason, note: Type.Optional(Type.String({ maxLength: 1000, description: 'What the moderators should know.' })) },
+  { additionalProperties: false },
+);
+export const FlagQuery = Type.Object({ ...PageQuery.properties, state: Type.Optional(FlagState) });
+export const FlagPatch = Type.Object(
+  { action: Type.Union([Type.Literal('hide'), Type.Literal('dismiss')], { description: 'hide: the post becomes a tombstone; dismiss: it stays. Either closes every open flag of the post.' }) },
+  { additionalProperties: false },
+);
+export const FlagOut = Type.Object({
+  id: Type.String(),
+  post_id: Type.String(),
+  topic_id: Type.String(),
+  reason: FlagReason,
+  note: Type.Union([Type.String(), Type.Null()]),
+  state: FlagState,
+  reporter: AuthorOut,
+  resolved_by: AuthorOut,
+  resolved_at: NullableTime,
+  created_at: Time,
+  post: PostOut,
+});
+export type FlagOut = Static<typeof FlagOut>;
 export type PostOut = Static<typeof PostOut>;
 
 export const TopicCreatedOut = Type.Object({ ...TopicOut.properties, first_post: PostOut });

@@ -172,6 +172,36 @@ export const forumPostLikes = pgTable(
   (t) => [primaryKey({ columns: [t.postId, t.memberId] }), index('forum_post_likes_member_idx').on(t.memberId, t.createdAt)],
 );
 
+export const FLAG_REASONS = ['spam', 'inappropriate', 'off_topic', 'other'] as const;
+export const FLAG_STATES = ['open', 'hidden', 'dismissed'] as const;
+
+/**
+ * A member's report of a post for the moderators' queue. One open flag per member and post; a
+ * moderator's decision (hide the post, or dismiss) closes every open flag of that post at once.
+ */
+export const forumFlags = pgTable(
+  'forum_flags',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    postId: text('post_id')
+      .notNull()
+      .references(() => forumPosts.id, { onDelete: 'cascade' }),
+    reporterId: text('reporter_id').references(() => forumMembers.id, { onDelete: 'set null' }),
+    reason: text('reason', { enum: FLAG_REASONS }).notNull(),
+    note: text('note'),
+    state: text('state', { enum: FLAG_STATES }).notNull().default('open'),
+    resolvedById: text('resolved_by_id').references(() => forumMembers.id, { onDelete: 'set null' }),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('forum_flags_queue_idx').on(t.siteId, t.state, t.createdAt),
+    index('forum_flags_post_idx').on(t.postId),
+    uniqueIndex('forum_flags_open_key').on(t.postId, t.reporterId).where(sql`${t.state} = 'open'`),
+  ],
+);
+
 /**
  * Web UI sessions of community members (cookie `blume_member` on the site host). Like account
  * sessions, the cookie is `<id>.<secret>` and only the secret's SHA-256 is stored.
@@ -232,6 +262,7 @@ export type ForumCategoryRow = typeof forumCategories.$inferSelect;
 export type ForumRow = typeof forums.$inferSelect;
 export type ForumTopicRow = typeof forumTopics.$inferSelect;
 export type ForumPostRow = typeof forumPosts.$inferSelect;
+export type ForumFlagRow = typeof forumFlags.$inferSelect;
 export type ForumSessionRow = typeof forumSessions.$inferSelect;
 export type ForumMemberTokenRow = typeof forumMemberTokens.$inferSelect;
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;

@@ -7,11 +7,16 @@ import { forumMember, forumReader } from './access.js';
 import { replyMailOptions } from './mail/context.js';
 import { authorizeModeration } from './policy.js';
 import { spendPostingBudget } from './posting-limit.js';
+import { flagPost, listFlags, resolveFlag } from './flags.js';
 import { setLike } from './likes.js';
-import { presentLike, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
+import { presentFlag, presentLike, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
+  FlagOut,
+  FlagPatch,
+  FlagQuery,
   IdParams,
   LikeOut,
+  NewFlagBody,
   MAX_BODY_LENGTH,
   NewPostBody,
   NewTopicBody,
@@ -172,6 +177,32 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       handler: async (request) => presentLike(await setLike(db, request.forum.site.id, request.forum.viewer, request.params.id, liked)),
     });
   }
+
+  app.post(
+    '/posts/:id/flags',
+    {
+      schema: { tags: ['moderation'], summary: 'Flag a post for the moderators (once; not your own)', security: memberSecurity, params: IdParams, body: NewFlagBody, response: { 201: FlagOut, ...problems(403, 409) } },
+      preHandler: [forumMember, postingLimit],
+    },
+    async (request, reply) => reply.code(201).send(presentFlag(await flagPost(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body))),
+  );
+
+  app.get(
+    '/flags',
+    { schema: { tags: ['moderation'], summary: 'The flag queue, newest first (moderators)', security: memberSecurity, querystring: FlagQuery, response: { 200: Type.Array(FlagOut), ...problems(403) } }, preHandler: forumMember },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { rows, total } = await listFlags(db, request.forum.site.id, request.forum.viewer, request.query.state ?? 'open', page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentFlag);
+    },
+  );
+
+  app.patch(
+    '/flags/:id',
+    { schema: { tags: ['moderation'], summary: 'Hide the flagged post or dismiss the flag (moderators)', security: memberSecurity, params: IdParams, body: FlagPatch, response: { 200: FlagOut, ...problems(403, 409) } }, preHandler: forumMember },
+    async (request) => presentFlag(await resolveFlag(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body.action)),
+  );
 
   app.get(
     '/search',

@@ -61,7 +61,7 @@ export function authorOf(id: string | null, username: string | null): Author | n
 
 /** A topic row with its author's id and name, as every topic read selects it. */
 export const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username };
-const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorName: forumMembers.username };
+export const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorName: forumMembers.username };
 
 function requireTitle(title: string): string {
   const text = plainTitle(title);
@@ -277,16 +277,19 @@ export async function editPost(db: Executor, siteId: string, viewer: Viewer, id:
 export async function deletePost(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<void> {
   const current = await findVisiblePost(db, siteId, viewer, id);
   authorizePostChange(viewer, current.post.authorId);
-  await db.transaction(async (tx) => {
-    const deleted = await tx
-      .update(forumPosts)
-      .set({ deletedAt: new Date() })
-      .where(and(eq(forumPosts.id, id), isNull(forumPosts.deletedAt)))
-      .returning({ id: forumPosts.id });
-    if (deleted.length === 0) return;
-    await tx
-      .update(forumTopics)
-      .set({ postCount: sql`greatest(${forumTopics.postCount} - 1, 0)` })
-      .where(eq(forumTopics.id, current.post.topicId));
-  });
+  await db.transaction((tx) => tombstonePost(tx, current.post));
+}
+
+/** Turns a live post into a tombstone and counts it out of its topic; a tombstone stays as it is. */
+export async function tombstonePost(tx: Executor, post: Pick<ShownPost, 'id' | 'topicId'>): Promise<void> {
+  const deleted = await tx
+    .update(forumPosts)
+    .set({ deletedAt: new Date() })
+    .where(and(eq(forumPosts.id, post.id), isNull(forumPosts.deletedAt)))
+    .returning({ id: forumPosts.id });
+  if (deleted.length === 0) return;
+  await tx
+    .update(forumTopics)
+    .set({ postCount: sql`greatest(${forumTopics.postCount} - 1, 0)` })
+    .where(eq(forumTopics.id, post.topicId));
 }
