@@ -1,8 +1,10 @@
 // Likes of posts. A member likes a live post it can see, once; a post's `like_count` is kept by a
 // trigger on forum_post_likes (migration 0017), so every way a like comes or goes keeps it true.
 import { and, eq } from 'drizzle-orm';
+import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import { notifyLike } from './notifications.js';
 import { requirePoster, type Viewer } from './policy.js';
 import { forumPostLikes, forumPosts } from './tables.js';
 import { findVisiblePost } from './topics.js';
@@ -13,14 +15,17 @@ export interface LikeState {
 }
 
 /** Likes (`liked` true) or unlikes a post for the viewer; both are idempotent. */
-export async function setLike(db: Executor, siteId: string, viewer: Viewer, postId: string, liked: boolean): Promise<LikeState> {
+export async function setLike(db: Executor, site: SiteRow, viewer: Viewer, postId: string, liked: boolean): Promise<LikeState> {
   requirePoster(viewer);
+  const siteId = site.id;
   const memberId = viewer.member.id;
   const { post } = await findVisiblePost(db, siteId, viewer, postId);
   if (liked && post.authorId === memberId) throw new AppError('own_post_like', 'You cannot like your own post.');
   return db.transaction(async (tx) => {
-    if (liked) await tx.insert(forumPostLikes).values({ postId, memberId, siteId }).onConflictDoNothing();
-    else await tx.delete(forumPostLikes).where(and(eq(forumPostLikes.postId, postId), eq(forumPostLikes.memberId, memberId)));
+    if (liked) {
+      const added = await tx.insert(forumPostLikes).values({ postId, memberId, siteId }).onConflictDoNothing().returning({ postId: forumPostLikes.postId });
+      if (added.length > 0) await notifyLike(tx, site, postId, memberId);
+    } else await tx.delete(forumPostLikes).where(and(eq(forumPostLikes.postId, postId), eq(forumPostLikes.memberId, memberId)));
     const [row] = await tx.select({ likeCount: forumPosts.likeCount }).from(forumPosts).where(eq(forumPosts.id, postId));
     return { likeCount: row?.likeCount ?? 0, liked };
   });

@@ -3,9 +3,10 @@
 import type { SiteRow } from '../core/sites/tables.js';
 import type { FlagView } from './flags.js';
 import type { LikeState } from './likes.js';
+import type { NotificationView } from './notifications.js';
 import { effectiveRole } from './members.js';
 import type { SearchHit } from './search.js';
-import type { CategoryOut, FlagOut, ForumOut, LikeOut, MemberOut, PostOut, SearchHitOut, ThreadedPostOut, TopicOut, WaitlistEntryOut } from './schemas.js';
+import type { CategoryOut, FlagOut, ForumOut, LikeOut, MemberOut, NotificationOut, PostOut, SearchHitOut, ThreadedPostOut, TopicOut, WaitlistEntryOut } from './schemas.js';
 import type { ForumWithStats } from './structure.js';
 import type { ForumCategoryRow, ForumMemberRow, WaitlistEntryRow } from './tables.js';
 import type { PostNode, PostView, TopicView } from './topics.js';
@@ -87,6 +88,18 @@ export function presentFlag({ flag, reporter, resolvedBy, post }: FlagView): Fla
     resolved_at: flag.resolvedAt?.toISOString() ?? null,
     created_at: flag.createdAt.toISOString(),
     post: presentPost(post),
+  };
+}
+
+export function presentNotification({ notification, actor }: NotificationView): NotificationOut {
+  return {
+    id: notification.id,
+    kind: notification.kind,
+    topic_id: notification.topicId,
+    post_id: notification.postId,
+    actor,
+    read: notification.readAt !== null,
+    created_at: notification.createdAt.toISOString(),
   };
 }
 

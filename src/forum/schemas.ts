@@ -114,6 +114,23 @@ export const PostOut = Type.Object(postFields);
 export const LikeOut = Type.Object({ like_count: Type.Integer({ minimum: 0 }), liked: Type.Boolean({ description: 'Whether you like the post now.' }) });
 export type LikeOut = Static<typeof LikeOut>;
 
+export const NotificationQuery = Type.Object({ ...PageQuery.properties, unread: Type.Optional(Type.Boolean({ description: 'Only unread ones; X-Pagination `total` is then the unread count.' })) });
+export const NotificationOut = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([Type.Literal('reply'), Type.Literal('mention'), Type.Literal('like')]),
+  topic_id: Type.String(),
+  post_id: Type.String(),
+  actor: AuthorOut,
+  read: Type.Boolean(),
+  created_at: Time,
+});
+export type NotificationOut = Static<typeof NotificationOut>;
+export const NotificationsReadBody = Type.Object(
+  { ids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 200, description: 'Which to mark read; all of yours without it.' })) },
+  { additionalProperties: false },
+);
+export const NotificationsReadOut = Type.Object({ unread_count: Type.Integer({ minimum: 0 }) });
+
 const FlagReason = Type.Union([Type.Literal('spam'), Type.Literal('inappropriate'), Type.Literal('off_topic'), Type.Literal('other')]);
 const FlagState = Type.Union([Type.Literal('open'), Type.Literal('hidden'), Type.Literal('dismissed')]);
 export const NewFlagBody = Type.Object(

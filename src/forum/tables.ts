@@ -172,6 +172,38 @@ export const forumPostLikes = pgTable(
   (t) => [primaryKey({ columns: [t.postId, t.memberId] }), index('forum_post_likes_member_idx').on(t.memberId, t.createdAt)],
 );
 
+export const NOTIFICATION_KINDS = ['reply', 'mention', 'like'] as const;
+
+/**
+ * What a member is told about in the forum: a reply to its topic or post, a mention, a like. One
+ * like notification per post and liker, however often the like is taken back and given again.
+ */
+export const forumNotifications = pgTable(
+  'forum_notifications',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    memberId: text('member_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: NOTIFICATION_KINDS }).notNull(),
+    topicId: text('topic_id')
+      .notNull()
+      .references(() => forumTopics.id, { onDelete: 'cascade' }),
+    postId: text('post_id')
+      .notNull()
+      .references(() => forumPosts.id, { onDelete: 'cascade' }),
+    actorId: text('actor_id').references(() => forumMembers.id, { onDelete: 'set null' }),
+    readAt: timestamp('read_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('forum_notifications_member_idx').on(t.memberId, t.createdAt),
+    index('forum_notifications_unread_idx').on(t.memberId).where(sql`${t.readAt} is null`),
+    uniqueIndex('forum_notifications_like_key').on(t.postId, t.actorId).where(sql`${t.kind} = 'like'`),
+  ],
+);
+
 export const FLAG_REASONS = ['spam', 'inappropriate', 'off_topic', 'other'] as const;
 export const FLAG_STATES = ['open', 'hidden', 'dismissed'] as const;
 
@@ -263,6 +295,7 @@ export type ForumRow = typeof forums.$inferSelect;
 export type ForumTopicRow = typeof forumTopics.$inferSelect;
 export type ForumPostRow = typeof forumPosts.$inferSelect;
 export type ForumFlagRow = typeof forumFlags.$inferSelect;
+export type ForumNotificationRow = typeof forumNotifications.$inferSelect;
 export type ForumSessionRow = typeof forumSessions.$inferSelect;
 export type ForumMemberTokenRow = typeof forumMemberTokens.$inferSelect;
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;

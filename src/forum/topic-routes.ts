@@ -9,7 +9,8 @@ import { authorizeModeration } from './policy.js';
 import { spendPostingBudget } from './posting-limit.js';
 import { flagPost, listFlags, resolveFlag } from './flags.js';
 import { setLike } from './likes.js';
-import { presentFlag, presentLike, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
+import { listNotifications, markNotificationsRead } from './notifications.js';
+import { presentFlag, presentLike, presentNotification, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
   FlagOut,
   FlagPatch,
@@ -17,6 +18,10 @@ import {
   IdParams,
   LikeOut,
   NewFlagBody,
+  NotificationQuery,
+  NotificationOut,
+  NotificationsReadBody,
+  NotificationsReadOut,
   MAX_BODY_LENGTH,
   NewPostBody,
   NewTopicBody,
@@ -174,7 +179,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: LikeOut, ...problems(403) },
       },
       preHandler: forumMember,
-      handler: async (request) => presentLike(await setLike(db, request.forum.site.id, request.forum.viewer, request.params.id, liked)),
+      handler: async (request) => presentLike(await setLike(db, request.forum.site, request.forum.viewer, request.params.id, liked)),
     });
   }
 
@@ -202,6 +207,23 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     '/flags/:id',
     { schema: { tags: ['moderation'], summary: 'Hide the flagged post or dismiss the flag (moderators)', security: memberSecurity, params: IdParams, body: FlagPatch, response: { 200: FlagOut, ...problems(403, 409) } }, preHandler: forumMember },
     async (request) => presentFlag(await resolveFlag(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body.action)),
+  );
+
+  app.get(
+    '/notifications',
+    { schema: { tags: ['notifications'], summary: 'Your notifications (replies, mentions, likes), newest first', security: memberSecurity, querystring: NotificationQuery, response: { 200: Type.Array(NotificationOut) } }, preHandler: forumMember },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { rows, total } = await listNotifications(db, request.forum.site.id, request.forum.viewer, request.query.unread ?? false, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentNotification);
+    },
+  );
+
+  app.post(
+    '/notifications/read',
+    { schema: { tags: ['notifications'], summary: 'Mark your notifications read (the ones named, or all)', security: memberSecurity, body: NotificationsReadBody, response: { 200: NotificationsReadOut } }, preHandler: forumMember },
+    async (request) => ({ unread_count: await markNotificationsRead(db, request.forum.site.id, request.forum.viewer, request.body.ids) }),
   );
 
   app.get(

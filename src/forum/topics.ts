@@ -13,6 +13,7 @@ import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { enqueueReplyNotices, type ReplyMailOptions } from './mail/service.js';
 import { plainTitle, renderBody, slugify } from './markdown.js';
+import { notifyPost } from './notifications.js';
 import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forumPosts, forums, forumTopics, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
@@ -118,6 +119,7 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
       .insert(forumPosts)
       .values({ id: postId, siteId: site.id, topicId: topic!.id, authorId: member.id, parentId: null, rootId: postId, depth: 0, bodySource: body.source, bodyHtml: body.html, bodyText: body.text, createdAt: now })
       .returning();
+    await notifyPost(tx, { site, forum, topic: topic!, post: post!, parent: undefined });
     const me = { id: member.id, username: member.username };
     return { topic: { topic: topic!, author: me }, post: { post: post!, author: me } };
   });
@@ -243,6 +245,7 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
         createdAt: now,
       })
       .returning();
+    await notifyPost(tx, { site, forum, topic, post: post!, parent });
     if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
     return { post: post!, author: { id: member.id, username: member.username } };
   });
