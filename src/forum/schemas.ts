@@ -90,7 +90,17 @@ export const TopicOut = Type.Object({
 });
 export type TopicOut = Static<typeof TopicOut>;
 
-export const TopicListQuery = Type.Object({ ...PageQuery.properties, forum_id: Type.Optional(Id) });
+export const TopicListQuery = Type.Object({
+  ...PageQuery.properties,
+  forum_id: Type.Optional(Id),
+  filter: Type.Optional(
+    Type.Union([Type.Literal('latest'), Type.Literal('unread')], {
+      description: 'latest (the default): every topic you can see, pinned first, then by latest post; unread (members): topics with posts you have not read, by latest post.',
+    }),
+  ),
+});
+export const TopicReadBody = Type.Object({ post_id: Id }, { additionalProperties: false });
+export const TopicReadOut = Type.Object({ topic_id: Type.String(), last_read_post_id: Type.String(), last_read_at: Time });
 export const NewTopicBody = Type.Object({ forum_id: Id, title: Title, body: Body }, { additionalProperties: false });
 export const TopicPatch = Type.Object(
   { title: Type.Optional(Title), pinned: Type.Optional(Type.Boolean()), locked: Type.Optional(Type.Boolean()), hidden: Type.Optional(Type.Boolean()) },

@@ -172,6 +172,26 @@ export const forumPostLikes = pgTable(
   (t) => [primaryKey({ columns: [t.postId, t.memberId] }), index('forum_post_likes_member_idx').on(t.memberId, t.createdAt)],
 );
 
+/**
+ * How far a member has read a topic: up to the post created at `last_read_at`. A topic is unread
+ * for the member while its last post is newer (or it has no mark).
+ */
+export const forumTopicReads = pgTable(
+  'forum_topic_reads',
+  {
+    memberId: text('member_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    topicId: text('topic_id')
+      .notNull()
+      .references(() => forumTopics.id, { onDelete: 'cascade' }),
+    siteId: siteRef(),
+    lastReadPostId: text('last_read_post_id').notNull(),
+    lastReadAt: timestamp('last_read_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.memberId, t.topicId] })],
+);
+
 export const NOTIFICATION_KINDS = ['reply', 'mention', 'like'] as const;
 
 /**
@@ -296,6 +316,7 @@ export type ForumTopicRow = typeof forumTopics.$inferSelect;
 export type ForumPostRow = typeof forumPosts.$inferSelect;
 export type ForumFlagRow = typeof forumFlags.$inferSelect;
 export type ForumNotificationRow = typeof forumNotifications.$inferSelect;
+export type ForumTopicReadRow = typeof forumTopicReads.$inferSelect;
 export type ForumSessionRow = typeof forumSessions.$inferSelect;
 export type ForumMemberTokenRow = typeof forumMemberTokens.$inferSelect;
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;

@@ -9,6 +9,7 @@ import { authorizeModeration } from './policy.js';
 import { spendPostingBudget } from './posting-limit.js';
 import { flagPost, listFlags, resolveFlag } from './flags.js';
 import { setLike } from './likes.js';
+import { listUnreadTopics, markTopicRead } from './reads.js';
 import { listNotifications, markNotificationsRead } from './notifications.js';
 import { presentFlag, presentLike, presentNotification, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
@@ -32,6 +33,8 @@ import {
   SearchQuery,
   TopicCreatedOut,
   TopicListQuery,
+  TopicReadBody,
+  TopicReadOut,
   TopicOut,
   TopicPatch,
   ThreadedPostList,
@@ -63,9 +66,22 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const page = toPage(request.query);
-      const { rows, total } = await listTopics(db, request.forum.site.id, request.forum.viewer, { forumId: request.query.forum_id }, page, app.services.topicMarks);
+      const { site, viewer } = request.forum;
+      const { rows, total } =
+        request.query.filter === 'unread'
+          ? await listUnreadTopics(db, site.id, viewer, request.query.forum_id, page)
+          : await listTopics(db, site.id, viewer, { forumId: request.query.forum_id }, page, app.services.topicMarks);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentTopic);
+    },
+  );
+
+  app.post(
+    '/topics/:id/read',
+    { schema: { tags: ['topics'], summary: 'Mark the topic read up to a post (a mark never moves back)', security: memberSecurity, params: IdParams, body: TopicReadBody, response: { 200: TopicReadOut } }, preHandler: forumMember },
+    async (request) => {
+      const mark = await markTopicRead(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body.post_id);
+      return { topic_id: mark.topicId, last_read_post_id: mark.lastReadPostId, last_read_at: mark.lastReadAt.toISOString() };
     },
   );
 

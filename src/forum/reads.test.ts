@@ -1,0 +1,73 @@
+// Read marks and the unread list: a member's unread topics are the visible ones with posts newer than
+// its mark (or never opened); a mark only moves forward; a new reply makes a read topic unread again.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
+import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { testDatabases } from '../../test/helpers/databases.js';
+
+type Row = Record<string, unknown>;
+interface Created {
+  id: string;
+  title: string;
+  first_post: { id: string };
+}
+
+for (const database of testDatabases) {
+  describe(`unread topics [${database}]`, () => {
+    let t: TestApp;
+    let admin: string;
+    let ann: ForumActor;
+    let bob: ForumActor;
+    const topics: Record<string, Created> = {};
+    const call = (token: string | undefined, method: 'GET' | 'POST', path: string, payload?: Row) =>
+      forumApi(t.app, 'reads', token, { method, path, ...(payload ? { payload } : {}) });
+    const unread = async (actor: ForumActor, extra = '') => json<Array<{ title: string }>>(await call(actor.token, 'GET', `/topics?filter=unread${extra}`)).map((row) => row.title);
+    const read = (actor: ForumActor, topic: Created, postId: string) => call(actor.token, 'POST', `/topics/${topic.id}/read`, { post_id: postId });
+
+    before(async () => {
+      t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000' } });
+      const owner = await signIn(t.app, 'owner');
+      await makeCommunity(t.app, owner, 'reads');
+      admin = await mintForumToken(t.app, 'reads', 'owner', owner.password);
+      [ann, bob] = await Promise.all([addMember(t.app, 'reads', 'ann'), addMember(t.app, 'reads', 'bob')]);
+      for (const [slug, visibility] of [['open', 'public'], ['other', 'public'], ['staff', 'staff']] as const) {
+        assert.equal((await call(admin, 'POST', '/forums', { name: slug, slug, visibility })).statusCode, 201);
+      }
+      for (const [title, forum, token] of [['Alpha', 'open', ann.token], ['Beta', 'other', ann.token], ['Secret', 'staff', admin]] as const) {
+        topics[title] = json<Created>(await call(token, 'POST', '/topics', { forum_id: forum, title, body: `${title} body` }));
+      }
+    });
+    after(() => t.close());
+
+    it('lists the topics a member never opened, newest activity first, never those it cannot see', async () => {
+      assert.deepEqual(await unread(bob), ['Beta', 'Alpha']);
+      assert.deepEqual(await unread(bob, '&forum_id=open'), ['Alpha']);
+      const latest = json<Array<{ title: string }>>(await call(bob.token, 'GET', '/topics?filter=latest')).map((row) => row.title);
+      assert.deepEqual(latest, ['Beta', 'Alpha']);
+    });
+
+    it('drops a topic read to its last post, brings it back on a new reply, and never moves a mark back', async () => {
+      const alpha = topics.Alpha!;
+      const marked = await read(bob, alpha, alpha.first_post.id);
+      assert.equal(marked.statusCode, 200, marked.body);
+      assert.equal(json<{ last_read_post_id: string }>(marked).last_read_post_id, alpha.first_post.id);
+      assert.deepEqual(await unread(bob), ['Beta']);
+      assert.deepEqual(await unread(ann), ['Beta', 'Alpha'], "another member's marks are its own");
+
+      const replyId = json<{ id: string }>(await call(ann.token, 'POST', `/topics/${alpha.id}/posts`, { body: 'Something new' })).id;
+      assert.deepEqual(await unread(bob), ['Alpha', 'Beta']);
+      assert.equal(json<{ last_read_post_id: string }>(await read(bob, alpha, replyId)).last_read_post_id, replyId);
+      assert.equal(json<{ last_read_post_id: string }>(await read(bob, alpha, alpha.first_post.id)).last_read_post_id, replyId, 'the mark stays at the newer post');
+      assert.deepEqual(await unread(bob), ['Beta']);
+    });
+
+    it('refuses a post of another topic, a post it cannot see, and guests', async () => {
+      const wrong = await read(bob, topics.Alpha!, topics.Beta!.first_post.id);
+      assert.equal(wrong.statusCode, 404);
+      assert.equal(json(wrong).code, 'post_not_found');
+      assert.equal((await read(bob, topics.Secret!, topics.Secret!.first_post.id)).statusCode, 404);
+      assert.equal((await call(undefined, 'GET', '/topics?filter=unread')).statusCode, 401);
+    });
+  });
+}
