@@ -10,6 +10,7 @@ import { adminRoutes } from './admin/routes.js';
 import type { UiContext } from './context.js';
 import { registerFormParser, sendPage } from './forms.js';
 import { mailRoutes } from './mail-routes.js';
+import { discoveryRoutes } from './discovery.js';
 import { readRoutes } from './read-routes.js';
 import { errorView } from './read-views.js';
 import { writeRoutes } from './write-routes.js';
@@ -58,6 +59,7 @@ export async function forumUiPlugin(app: FastifyInstance): Promise<void> {
   registerFormParser(app);
   app.setErrorHandler(renderError);
   await app.register(readRoutes);
+  await app.register(discoveryRoutes);
   await app.register(accountRoutes);
   await app.register(writeRoutes);
   await app.register(mailRoutes);

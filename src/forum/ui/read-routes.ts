@@ -10,6 +10,7 @@ import { listTopics } from '../topic-list.js';
 import { findVisibleTopic, listPostsClassic, listPostsThreaded } from '../topics.js';
 import { AppError } from '../../http/errors.js';
 import { loadGuestUi, loadUi } from './context.js';
+import { topicHead } from './discovery.js';
 import { atomFeed, openingPosts } from './feed.js';
 import { memberView } from './form-views.js';
 import { requestOrigin } from '../mail/context.js';
@@ -75,7 +76,9 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         moderate: permits(() => authorizeModeration(viewer)),
         changePost: (authorId: string | null) => permits(() => authorizePostChange(viewer, authorId)),
       };
-      return sendPage(reply, request.ui, topic.title, topicView(request.ui, { topic, forum, view, posts: rows, page, totalPages: totalPages(total, pageSize) }, can));
+      const openingHtml = (await openingPosts(db, [topic.id])).get(topic.id);
+      const head = topicHead({ origin: requestOrigin(request), siteTitle: request.ui.title, topic, page, openingHtml });
+      return sendPage(reply, request.ui, topic.title, topicView(request.ui, { topic, forum, view, posts: rows, page, totalPages: totalPages(total, pageSize) }, can), { head });
     },
   );
 

@@ -126,6 +126,25 @@ for (const database of testDatabases) {
       assert.equal((await staff.get(`/t/${topics.staff}`)).statusCode, 200);
     });
 
+    it('gives search engines robots.txt, a sitemap of what a guest sees, and topic pages a canonical URL and preview tags', async () => {
+      const guest = client();
+      const robots = await guest.get('/robots.txt');
+      assert.equal(robots.statusCode, 200);
+      assert.match(robots.body, /^User-agent: \*$/m);
+      assert.match(robots.body, /^Disallow: \/admin$/m);
+      assert.match(robots.body, new RegExp(`^Sitemap: http://${host.replace(/\./g, '\\.')}/sitemap.xml$`, 'm'));
+      const sitemap = await guest.get('/sitemap.xml');
+      assert.equal(sitemap.statusCode, 200);
+      assert.match(String(sitemap.headers['content-type']), /application\/xml/);
+      assert.match(sitemap.body, new RegExp(`<loc>http://${host.replace(/\./g, '\\.')}/t/${topics.public}</loc><lastmod>`));
+      assert.match(sitemap.body, /\/f\/general<\/loc>/);
+      assert.doesNotMatch(sitemap.body, new RegExp(`${topics.members}|${topics.staff}|/f/inner|/f/staffroom`), 'nothing a guest may not see');
+      const page = (await guest.get(`/t/${topics.public}`)).body;
+      assert.match(page, new RegExp(`<link rel="canonical" href="http://${host.replace(/\./g, '\\.')}/t/${topics.public}">`));
+      assert.match(page, /<meta property="og:title" content="Public hello">/);
+      assert.match(page, /<meta name="description" content="Everyone may read this\.">/);
+    });
+
     it('signs up a member with a hashed, HttpOnly, SameSite=Lax session, and honours REGISTRATION_OPEN', async () => {
       const visitor = client();
       const response = await visitor.submit('/signup', '/signup', { username: 'carol', email: 'carol@example.test', password: 'carol-password-1' });
