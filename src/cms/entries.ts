@@ -9,6 +9,7 @@ import { newId } from '../lib/ids.js';
 import { findStoredType } from './content-types.js';
 import { deriveEntryColumns } from './derived.js';
 import { checkValue, type FieldDefinition } from './fields.js';
+import { MEDIA_PATH, missingMedia } from './media.js';
 import { presentEntry } from './presenters.js';
 import { filterConditions, sortOrder } from './query.js';
 import { cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
@@ -61,6 +62,15 @@ async function checkRelations(db: Executor, siteId: string, fields: readonly Fie
   }
 }
 
+/** A `media` field holding a site media path must name media of the site. */
+async function checkMedia(db: Executor, siteId: string, fields: readonly FieldDefinition[], data: Record<string, unknown>, errors: FieldError[]): Promise<void> {
+  for (const field of fields) {
+    const value = data[field.name];
+    if (field.type !== 'media' || typeof value !== 'string' || !value.startsWith(MEDIA_PATH)) continue;
+    if ((await missingMedia(db, siteId, [value])).length > 0) errors.push({ field: field.name, code: 'invalid_field_value', message: `names no uploaded media (${value})` });
+  }
+}
+
 /**
  * The data to store for an entry: every value checked and normalized, defaults filled in, and the
  * values of removed fields kept from the entry's previous data. Throws 422 listing every problem.
@@ -83,6 +93,7 @@ async function checkData(db: Executor, type: ContentTypeRow, data: Record<string
   }
   for (const removed of type.removedFields) if (previous[removed.name] !== undefined) out[removed.name] = previous[removed.name];
   if (errors.length === 0) await checkRelations(db, type.siteId, type.fields, out, errors);
+  if (errors.length === 0) await checkMedia(db, type.siteId, type.fields, out, errors);
   if (errors.length > 0) {
     const code = errors.find((e) => e.code === 'unknown_field')?.code ?? errors.find((e) => e.code === 'relation_not_found')?.code ?? 'invalid_field_value';
     throw new AppError(code, errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
