@@ -114,7 +114,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Infrastructure that recovers on its own warns through the app's log, rate-limited.
   for (const errors of [httpErrors, deps.database.errors, deps.cache.pubsub.errors]) errors.attach(app.log);
   const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log, { embeddedDatabase: deps.database.driver === 'pglite' });
-  const cmsWebhooks = new WebhookDispatcher(deps.database.db, config.secretKey, app.log, { embeddedDatabase: deps.database.driver === 'pglite' });
+  const cmsWebhooks = new WebhookDispatcher(deps.database.db, config.secretKey, app.log, {
+    embeddedDatabase: deps.database.driver === 'pglite',
+    allowPrivateTargets: config.webhooksAllowPrivate,
+  });
   app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks(), loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), cmsWebhooks });
   app.decorate('surfaces', surfaces);
   app.decorate('addFastLane', lanes.add);

@@ -53,6 +53,8 @@ export interface Config {
   mail: MailConfig;
   rateLimit: { loginPerMinute: number; apiPerMinute: number; postsPerMinute: number; waitlistPerMinute: number };
   builds: BuildsConfig;
+  /** Whether Content API webhooks may target private, loopback and link-local addresses (decision 0047). */
+  webhooksAllowPrivate: boolean;
 }
 
 export interface BuildsConfig {
@@ -114,6 +116,7 @@ export const variables: readonly VariableDoc[] = [
   { name: 'BLUME_BUILD_MEMORY_MB', default: '512', doc: 'Heap limit of the sandboxed build process, in MB (resident memory may add 256 MB).' },
   { name: 'BLUME_BUILD_LEASE_SECONDS', default: '30', doc: 'A running build whose worker is silent this long is marked failed.' },
   { name: 'BLUME_GIT_BASE_URL', default: 'https://github.com', doc: 'Connected repositories are fetched from <base>/<owner>/<name>.git.' },
+  { name: 'BLUME_WEBHOOKS_ALLOW_PRIVATE', default: 'False', doc: 'True lets Content API webhooks reach private, loopback and link-local addresses (receivers on your own network).' },
   { name: 'NODE_ENV', default: 'development', doc: 'production marks cookies Secure and requires SECRET_KEY.' },
 ];
 
@@ -305,6 +308,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       leaseMs: reader.int('BLUME_BUILD_LEASE_SECONDS', 30, 2, 3600) * 1000,
       gitBaseUrl: reader.url('BLUME_GIT_BASE_URL', 'https://github.com', ['http:', 'https:']).toString().replace(/\/+$/, ''),
     },
+    webhooksAllowPrivate: reader.bool('BLUME_WEBHOOKS_ALLOW_PRIVATE', false),
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);
