@@ -98,6 +98,7 @@ a.danger{color:var(--err)}
 .search-members{margin-bottom:.5rem;max-width:30rem}
 .search-members .row{display:flex;gap:.25rem}
 td.value{overflow-wrap:anywhere}
+.field-row{display:grid;gap:.4rem;padding-top:.6rem;border-top:1px solid var(--line)}
 table.list tbody th{text-transform:none;letter-spacing:0;color:var(--fg);font-size:.9rem}
 footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.85rem}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
