@@ -35,7 +35,7 @@ const KINDS: MediaKind[] = [
   { type: 'application/pdf', extensions: ['pdf'], matches: (b) => ascii(b, 0, '%PDF-') },
 ];
 
-export const ACCEPTED_MEDIA = KINDS.map((k) => k.type);
+const ACCEPTED_MEDIA = KINDS.map((k) => k.type);
 
 const blobKey = (row: Pick<MediaRow, 'id'>): string => `cms-media/${row.id}`;
 
@@ -47,7 +47,7 @@ function cleanFilename(name: string): string {
 }
 
 /** The accepted type of an upload, or a 415 saying why it is refused. */
-export function mediaTypeOf(filename: string, declared: string, bytes: Buffer): string {
+function mediaTypeOf(filename: string, declared: string, bytes: Buffer): string {
   const extension = filename.includes('.') ? filename.split('.').pop()!.toLowerCase() : '';
   if (extension === 'svg' || declared === 'image/svg+xml') {
     throw new AppError('media_type_refused', 'SVG files are refused: they can carry scripts. Upload a PNG or WebP instead.', { accepted: ACCEPTED_MEDIA });
@@ -63,7 +63,7 @@ export function mediaTypeOf(filename: string, declared: string, bytes: Buffer): 
   return kind.type;
 }
 
-export const mediaUrl = (row: Pick<MediaRow, 'id'>): string => `${MEDIA_PATH}${row.id}`;
+const mediaUrl = (row: Pick<MediaRow, 'id'>): string => `${MEDIA_PATH}${row.id}`;
 
 export function presentMedia(row: MediaRow): MediaOut {
   return { id: row.id, url: mediaUrl(row), filename: row.filename, content_type: row.contentType, size: row.size, sha256: row.sha256, created_at: row.createdAt.toISOString() };

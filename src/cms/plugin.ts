@@ -1,6 +1,6 @@
 // The Content API at /api/cms/v1 on community site hosts: CORS from the site's API_CORS_ORIGINS
 // (as the Forum API), an OpenAPI document built from the routes plus the site's own types; and the
-// site's `/media/{id}` files and the editor pages under /admin (ui/).
+// site's `/media/{id}` files. The editor pages (ui/) register beside the forum UI, outside this document.
 import type { FastifyInstance } from 'fastify';
 import { registerSiteApiCors } from '../forum/plugin.js';
 import { registerOpenApi } from '../http/openapi.js';
@@ -9,7 +9,6 @@ import { entryRoutes } from './entry-routes.js';
 import { mediaRoutes, mediaServing } from './media-routes.js';
 import { cmsOpenApi } from './openapi.js';
 import { typeRoutes } from './type-routes.js';
-import { cmsEditorPlugin } from './ui/plugin.js';
 import { webhookRoutes } from './webhook-routes.js';
 
 export const CMS_API_PREFIX = '/api/cms/v1';
@@ -38,5 +37,4 @@ export async function cmsPlugin(app: FastifyInstance): Promise<void> {
     { prefix: CMS_API_PREFIX },
   );
   await app.register(mediaServing);
-  await app.register(cmsEditorPlugin);
 }
