@@ -7,6 +7,7 @@ import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Mailer } from './adapters/mail/index.js';
 import { cmsPlugin } from './cms/plugin.js';
+import { cmsEditorPlugin } from './cms/ui/plugin.js';
 import { WebhookDispatcher } from './cms/webhooks.js';
 import type { Config } from './config/index.js';
 import { PlanMatrix } from './core/plans/matrix.js';
@@ -114,7 +115,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Infrastructure that recovers on its own warns through the app's log, rate-limited.
   for (const errors of [httpErrors, deps.database.errors, deps.cache.pubsub.errors]) errors.attach(app.log);
   const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log, { embeddedDatabase: deps.database.driver === 'pglite' });
-  const cmsWebhooks = new WebhookDispatcher(deps.database.db, config.secretKey, app.log, { embeddedDatabase: deps.database.driver === 'pglite' });
+  const cmsWebhooks = new WebhookDispatcher(deps.database.db, config.secretKey, app.log, {
+    embeddedDatabase: deps.database.driver === 'pglite',
+    allowPrivateTargets: config.webhooksAllowPrivate,
+  });
   app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks(), loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), cmsWebhooks });
   app.decorate('surfaces', surfaces);
   app.decorate('addFastLane', lanes.add);
@@ -172,6 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(forumPlugin);
   await app.register(forumUiPlugin);
   await app.register(cmsPlugin);
+  await app.register(cmsEditorPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

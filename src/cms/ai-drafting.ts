@@ -8,7 +8,7 @@ import type { Executor } from '../db/client.js';
 import { AiProviderError, aiError, createAiClient, type AiClient, type AiSettings } from '../adapters/ai/index.js';
 import { AppError } from '../http/errors.js';
 import { findStoredType } from './content-types.js';
-import { createEntry, findEntry } from './entries.js';
+import { createEntry, findEntry, type RelationLookup } from './entries.js';
 import { checkValue, type FieldDefinition } from './fields.js';
 import { FORUM_TYPE_SLUGS } from './forum-types.js';
 import { fieldSchema } from './openapi.js';
@@ -99,7 +99,7 @@ function checkedValues(fields: FieldDefinition[], answer: Record<string, unknown
   return data;
 }
 
-export async function generateDraft(db: Executor, siteId: string, ai: AiSettings, input: GenerateInput, clientFor: (settings: AiSettings) => AiClient = createAiClient): Promise<Draft> {
+export async function generateDraft(db: Executor, siteId: string, ai: AiSettings, input: GenerateInput, relations: RelationLookup, clientFor: (settings: AiSettings) => AiClient = createAiClient): Promise<Draft> {
   if (FORUM_TYPE_SLUGS.includes(input.type)) throw new AppError('ai_unsupported_type', `"${input.type}" is a view onto the forum; draft articles or custom types.`);
   const type = await findStoredType(db, siteId, input.type);
   if (!type) throw new AppError('content_type_not_found', `No content type "${input.type}".`);
@@ -110,7 +110,7 @@ export async function generateDraft(db: Executor, siteId: string, ai: AiSettings
     const result = await clientFor(ai).complete({ system: systemPrompt(type, fields), prompt, json: true });
     const data = checkedValues(fields, parseAnswer(result.text, ai.apiKey), ai.apiKey);
     if (!input.save_as_draft) return { type, data };
-    return { type, data, entry: await createEntry(db, type, { status: 'draft', data }) };
+    return { type, data, entry: await createEntry(db, type, { status: 'draft', data }, relations) };
   } catch (error) {
     if (error instanceof AiProviderError) throw new AppError(error.code, error.message, error.extensions);
     throw error;

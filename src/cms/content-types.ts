@@ -76,7 +76,7 @@ async function lockType(db: Executor, siteId: string, slug: string): Promise<Con
   return row;
 }
 
-/** Checks a whole field list: each definition, distinct names, relation targets that exist. */
+/** Checks a whole field list: each definition, distinct names, relation targets that exist (stored or forum types). */
 async function checkFields(db: Executor, siteId: string, selfSlug: string, fields: FieldDefinition[]): Promise<void> {
   const problems = fields.flatMap(fieldDefinitionProblems);
   const seen = new Set<string>();
@@ -86,7 +86,7 @@ async function checkFields(db: Executor, siteId: string, selfSlug: string, field
   }
   for (const field of fields) {
     const target = field.type === 'relation' ? field.options?.type : undefined;
-    if (!target || target === selfSlug) continue;
+    if (!target || target === selfSlug || FORUM_TYPE_SLUGS.includes(target)) continue;
     if (!(await findStoredType(db, siteId, target))) problems.push(`field "${field.name}": no content type "${target}" to relate to`);
   }
   if (problems.length > 0) throw new AppError('invalid_content_type', problems.join('; '), { errors: problems });

@@ -9,6 +9,7 @@ import { newId } from '../lib/ids.js';
 import { findStoredType } from './content-types.js';
 import { deriveEntryColumns } from './derived.js';
 import { checkValue, type FieldDefinition } from './fields.js';
+import { MEDIA_PATH, missingMedia } from './media.js';
 import { presentEntry } from './presenters.js';
 import { filterConditions, sortOrder } from './query.js';
 import { cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
@@ -49,15 +50,34 @@ function ifMatchHolds(header: string | undefined, row: EntryRow): boolean {
   return tags.includes('*') || tags.includes(etagOf(row));
 }
 
-async function checkRelations(db: Executor, siteId: string, fields: readonly FieldDefinition[], data: Record<string, unknown>, errors: FieldError[]): Promise<void> {
+/**
+ * Whether an entry of `type` with this id exists for relations to point at. Stored types answer
+ * from `cms_entries`; the forum types through the forum's own reads (stored-source.ts builds it).
+ */
+export type RelationLookup = (type: string, id: string) => Promise<boolean>;
+
+/** The lookup of stored types alone: whether `id` is an entry of the site's stored type `slug`. */
+export async function storedEntryExists(db: Executor, siteId: string, slug: string, id: string): Promise<boolean> {
+  const target = await findStoredType(db, siteId, slug);
+  if (!target) return false;
+  const [found] = await db.select({ id: cmsEntries.id }).from(cmsEntries).where(and(eq(cmsEntries.typeId, target.id), eq(cmsEntries.id, id)));
+  return !!found;
+}
+
+async function checkRelations(relations: RelationLookup, fields: readonly FieldDefinition[], data: Record<string, unknown>, errors: FieldError[]): Promise<void> {
   for (const field of fields) {
     const value = data[field.name];
     if (field.type !== 'relation' || typeof value !== 'string') continue;
-    const target = await findStoredType(db, siteId, field.options!.type!);
-    const [found] = target
-      ? await db.select({ id: cmsEntries.id }).from(cmsEntries).where(and(eq(cmsEntries.typeId, target.id), eq(cmsEntries.id, value)))
-      : [];
-    if (!found) errors.push({ field: field.name, code: 'relation_not_found', message: `no ${field.options!.type} entry "${value}"` });
+    if (!(await relations(field.options!.type!, value))) errors.push({ field: field.name, code: 'relation_not_found', message: `no ${field.options!.type} entry "${value}"` });
+  }
+}
+
+/** A `media` field holding a site media path must name media of the site. */
+async function checkMedia(db: Executor, siteId: string, fields: readonly FieldDefinition[], data: Record<string, unknown>, errors: FieldError[]): Promise<void> {
+  for (const field of fields) {
+    const value = data[field.name];
+    if (field.type !== 'media' || typeof value !== 'string' || !value.startsWith(MEDIA_PATH)) continue;
+    if ((await missingMedia(db, siteId, [value])).length > 0) errors.push({ field: field.name, code: 'invalid_field_value', message: `names no uploaded media (${value})` });
   }
 }
 
@@ -65,7 +85,7 @@ async function checkRelations(db: Executor, siteId: string, fields: readonly Fie
  * The data to store for an entry: every value checked and normalized, defaults filled in, and the
  * values of removed fields kept from the entry's previous data. Throws 422 listing every problem.
  */
-async function checkData(db: Executor, type: ContentTypeRow, data: Record<string, unknown>, previous: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+async function checkData(db: Executor, type: ContentTypeRow, relations: RelationLookup, data: Record<string, unknown>, previous: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   const errors: FieldError[] = [];
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(data)) {
@@ -82,7 +102,8 @@ async function checkData(db: Executor, type: ContentTypeRow, data: Record<string
     else errors.push({ field: field.name, code: 'invalid_field_value', message: checked.message });
   }
   for (const removed of type.removedFields) if (previous[removed.name] !== undefined) out[removed.name] = previous[removed.name];
-  if (errors.length === 0) await checkRelations(db, type.siteId, type.fields, out, errors);
+  if (errors.length === 0) await checkRelations(relations, type.fields, out, errors);
+  if (errors.length === 0) await checkMedia(db, type.siteId, type.fields, out, errors);
   if (errors.length > 0) {
     const code = errors.find((e) => e.code === 'unknown_field')?.code ?? errors.find((e) => e.code === 'relation_not_found')?.code ?? 'invalid_field_value';
     throw new AppError(code, errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
@@ -118,8 +139,8 @@ function publishedAtFor(input: EntryInput, previous?: EntryRow): Date | null {
   return previous?.publishedAt ?? new Date();
 }
 
-export async function createEntry(db: Executor, type: ContentTypeRow, input: EntryInput): Promise<EntryRow> {
-  const data = await checkData(db, type, input.data);
+export async function createEntry(db: Executor, type: ContentTypeRow, input: EntryInput, relations: RelationLookup): Promise<EntryRow> {
+  const data = await checkData(db, type, relations, input.data);
   return db.transaction((tx) =>
     uniqueWrite(type, input.slug, async () => {
       const [row] = await tx
@@ -182,12 +203,12 @@ export async function findEntry(db: Executor, type: ContentTypeRow, idOrSlug: st
 }
 
 /** Replaces an entry's data (and slug and status when given), if `ifMatch` still names it. */
-export async function updateEntry(db: Executor, type: ContentTypeRow, id: string, input: EntryInput, ifMatch?: string): Promise<EntryRow> {
+export async function updateEntry(db: Executor, type: ContentTypeRow, id: string, input: EntryInput, relations: RelationLookup, ifMatch?: string): Promise<EntryRow> {
   return db.transaction(async (tx) => {
     const [current] = await tx.select().from(cmsEntries).where(and(eq(cmsEntries.typeId, type.id), eq(cmsEntries.id, id))).for('update');
     if (!current) throw new AppError('entry_not_found', `No ${type.slug} entry "${id}".`);
     if (!ifMatchHolds(ifMatch, current)) throw new AppError('precondition_failed', `The entry is at ${etagOf(current)}; read it again and redo the change.`);
-    const data = await checkData(tx, type, input.data, current.data);
+    const data = await checkData(tx, type, relations, input.data, current.data);
     const status = input.status ?? current.status;
     const slug = input.slug === undefined ? current.slug : input.slug;
     return uniqueWrite(type, slug, async () => {

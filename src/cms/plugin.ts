@@ -1,10 +1,12 @@
 // The Content API at /api/cms/v1 on community site hosts: CORS from the site's API_CORS_ORIGINS
-// (as the Forum API), an OpenAPI document built from the routes plus the site's own types.
+// (as the Forum API), an OpenAPI document built from the routes plus the site's own types; and the
+// site's `/media/{id}` files. The editor pages (ui/) register beside the forum UI, outside this document.
 import type { FastifyInstance } from 'fastify';
 import { registerSiteApiCors } from '../forum/plugin.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { aiRoutes } from './ai-routes.js';
 import { entryRoutes } from './entry-routes.js';
+import { mediaRoutes, mediaServing } from './media-routes.js';
 import { cmsOpenApi } from './openapi.js';
 import { typeRoutes } from './type-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -30,7 +32,9 @@ export async function cmsPlugin(app: FastifyInstance): Promise<void> {
       await api.register(entryRoutes);
       await api.register(aiRoutes);
       await api.register(webhookRoutes);
+      await api.register(mediaRoutes);
     },
     { prefix: CMS_API_PREFIX },
   );
+  await app.register(mediaServing);
 }

@@ -169,3 +169,19 @@ export const DeliveryOut = Type.Object({
   payload: Type.Object({}, { additionalProperties: true }),
 });
 export type DeliveryOut = Static<typeof DeliveryOut>;
+
+export const MediaUpload = Type.Object(
+  { file: Type.String({ format: 'binary', description: 'PNG, JPEG, GIF, WebP, AVIF or PDF, at most 10 MiB; the bytes must be what the name and type say.' }) },
+  { required: ['file'] },
+);
+export const MediaParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const MediaOut = Type.Object({
+  id: Type.String(),
+  url: Type.String({ description: 'Path on the site that serves the file; the value a `media` field holds.' }),
+  filename: Type.String(),
+  content_type: Type.String(),
+  size: Type.Integer(),
+  sha256: Type.String(),
+  created_at: Time,
+});
+export type MediaOut = Static<typeof MediaOut>;

@@ -1,14 +1,15 @@
 // Entries of articles and custom types, stored in `cms_entries`.
-import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { findStoredType } from './content-types.js';
-import { createEntry, deleteEntry, entriesById, etagOf, findEntry, listEntries, updateEntry, type StatusView } from './entries.js';
+import { createEntry, deleteEntry, entriesById, etagOf, findEntry, listEntries, storedEntryExists, updateEntry, type RelationLookup, type StatusView } from './entries.js';
+import { FORUM_TYPE_SLUGS } from './forum-types.js';
+import { forumSource } from './forum-views.js';
 import type { FieldDefinition } from './fields.js';
 import { authorizeStatusView } from './policy.js';
 import { presentEntry } from './presenters.js';
 import { fieldList } from './query.js';
 import type { EntryOut } from './schemas.js';
-import type { EntrySource, SourceContext } from './sources.js';
+import type { EntrySource, ReadQuery, SourceContext } from './sources.js';
 import type { ContentTypeRow, EntryRow } from './tables.js';
 
 async function typeOf(ctx: SourceContext, slug: string): Promise<ContentTypeRow> {
@@ -17,16 +18,44 @@ async function typeOf(ctx: SourceContext, slug: string): Promise<ContentTypeRow>
   return type;
 }
 
-/** The related entries `include=` asks for, presented, as far as the caller may see them. */
-async function included(db: Executor, siteId: string, include: FieldDefinition[] | undefined, rows: EntryRow[], view: StatusView): Promise<Map<string, EntryOut>> {
+/** A forum entry as `ctx` may see it under `status`, or undefined when there is none it may see. */
+async function forumEntry(ctx: SourceContext, type: string, id: string, status: ReadQuery['status']): Promise<EntryOut | undefined> {
+  try {
+    const { entry } = await forumSource(type).read(ctx, id, { status });
+    // Relations hold ids; the forum's reads also take slugs, which a relation must not.
+    return entry.id === id ? entry : undefined;
+  } catch (error) {
+    if (error instanceof AppError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** What relations of entries written by `ctx` may point at: stored entries, or forum entries that exist. */
+export function relationLookup(ctx: SourceContext): RelationLookup {
+  return async (type, id) => (FORUM_TYPE_SLUGS.includes(type) ? (await forumEntry(ctx, type, id, 'any')) !== undefined : storedEntryExists(ctx.db, ctx.site.id, type, id));
+}
+
+/**
+ * The related entries `include=` asks for, presented, as far as the caller may see them: stored
+ * entries by status, forum entries through the forum's visibility (guest for published reads).
+ */
+async function included(ctx: SourceContext, include: FieldDefinition[] | undefined, rows: EntryRow[], view: StatusView): Promise<Map<string, EntryOut>> {
   const out = new Map<string, EntryOut>();
   if (!include || include.length === 0) return out;
-  const ids = [...new Set(include.flatMap((field) => rows.map((row) => row.data[field.name]).filter((v): v is string => typeof v === 'string')))];
-  const related = await entriesById(db, siteId, ids, view === 'any' || view === 'draft' ? 'any' : 'published');
-  for (const field of include) {
-    const type = await findStoredType(db, siteId, field.options!.type!);
+  const relatedView = view === 'any' || view === 'draft' ? 'any' : 'published';
+  const idsOf = (fields: FieldDefinition[]) => [...new Set(fields.flatMap((field) => rows.map((row) => row.data[field.name]).filter((v): v is string => typeof v === 'string')))];
+  const stored = include.filter((field) => !FORUM_TYPE_SLUGS.includes(field.options!.type!));
+  const related = await entriesById(ctx.db, ctx.site.id, idsOf(stored), relatedView);
+  for (const field of stored) {
+    const type = await findStoredType(ctx.db, ctx.site.id, field.options!.type!);
     if (!type) continue;
     for (const row of related.values()) if (row.typeId === type.id) out.set(row.id, presentEntry(type, row));
+  }
+  for (const field of include.filter((f) => FORUM_TYPE_SLUGS.includes(f.options!.type!))) {
+    for (const id of idsOf([field])) {
+      const entry = await forumEntry(ctx, field.options!.type!, id, relatedView);
+      if (entry) out.set(id, entry);
+    }
   }
   return out;
 }
@@ -39,7 +68,7 @@ export function storedSource(slug: string): EntrySource {
       const select = fieldList(type.fields, query.fields, 'fields');
       const include = fieldList(type.fields, query.include, 'include');
       const { rows, total } = await listEntries(ctx.db, type, { view, query, sort: query.sort, q: query.q }, page);
-      const related = await included(ctx.db, ctx.site.id, include, rows, view);
+      const related = await included(ctx, include, rows, view);
       return { rows: rows.map((row) => presentEntry(type, row, { select, include, included: related })), total };
     },
     async read(ctx, idOrSlug, query) {
@@ -48,17 +77,17 @@ export function storedSource(slug: string): EntrySource {
       const select = fieldList(type.fields, query.fields, 'fields');
       const include = fieldList(type.fields, query.include, 'include');
       const row = await findEntry(ctx.db, type, idOrSlug, view);
-      const related = await included(ctx.db, ctx.site.id, include, [row], view);
+      const related = await included(ctx, include, [row], view);
       return { entry: presentEntry(type, row, { select, include, included: related }), etag: etagOf(row) };
     },
     async create(ctx, input) {
       const type = await typeOf(ctx, slug);
-      const row = await createEntry(ctx.db, type, input);
+      const row = await createEntry(ctx.db, type, input, relationLookup(ctx));
       return { entry: presentEntry(type, row), etag: etagOf(row) };
     },
     async update(ctx, id, input, ifMatch) {
       const type = await typeOf(ctx, slug);
-      const row = await updateEntry(ctx.db, type, id, input, ifMatch);
+      const row = await updateEntry(ctx.db, type, id, input, relationLookup(ctx), ifMatch);
       return { entry: presentEntry(type, row), etag: etagOf(row) };
     },
     async remove(ctx, idOrSlug, ifMatch) {

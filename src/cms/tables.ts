@@ -110,3 +110,23 @@ export const cmsWebhookDeliveries = pgTable(
 
 export type WebhookRow = typeof cmsWebhooks.$inferSelect;
 export type WebhookDeliveryRow = typeof cmsWebhookDeliveries.$inferSelect;
+
+/** Files uploaded through `POST /media`, served by the site at `/media/{id}`; bytes in the blob store at `cms-media/{id}`. */
+export const cmsMedia = pgTable(
+  'cms_media',
+  {
+    id: text('id').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    /** Hex SHA-256 of the bytes (the served ETag). */
+    sha256: text('sha256').notNull(),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('cms_media_site_idx').on(t.siteId, t.createdAt, t.id)],
+);
+
+export type MediaRow = typeof cmsMedia.$inferSelect;

@@ -2,6 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { problems } from '../http/openapi.js';
 import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
 import { cmsAccess } from './access.js';
 import { presentDelivery, presentWebhook } from './presenters.js';
@@ -17,11 +18,11 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/webhooks',
     {
-      schema: { tags: ['webhooks'], summary: 'Subscribe a URL to entry events (admin); the signing secret is shown once', security: cmsSecurity, body: WebhookBody, response: { 201: WebhookCreatedOut } },
+      schema: { tags: ['webhooks'], summary: 'Subscribe a URL to entry events (admin); the signing secret is shown once', security: cmsSecurity, body: WebhookBody, response: { 201: WebhookCreatedOut, ...problems(422) } },
       preHandler: cmsAccess('admin'),
     },
     async (request, reply) => {
-      const { row, secret } = await createWebhook(db, request.cms.site.id, app.deps.config.secretKey, request.body);
+      const { row, secret } = await createWebhook(db, request.cms.site.id, app.deps.config.secretKey, request.body, app.deps.config.webhooksAllowPrivate);
       return reply.code(201).send({ ...presentWebhook(row), secret });
     },
   );

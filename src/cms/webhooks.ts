@@ -1,7 +1,8 @@
 // Webhooks out: per-site subscriptions to `entry.published`, `entry.updated` and `entry.deleted`.
 // The entry service writes a delivery and enqueues a `cms.webhook` job in the transaction of the
 // write that causes it; the dispatcher POSTs it signed with HMAC-SHA256 and retries with back-off
-// on the one job runner (src/jobs/). Deliveries stay as the log admins read.
+// on the one job runner (src/jobs/). Deliveries stay as the log admins read. Targets must be public
+// addresses unless the instance allows private ones (webhook-targets.ts).
 import { createHmac, randomBytes } from 'node:crypto';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
@@ -12,6 +13,7 @@ import { enqueueJob } from '../jobs/queue.js';
 import { JobWorker, type JobKind } from '../jobs/worker.js';
 import { newId } from '../lib/ids.js';
 import { openSecret, sealSecret } from '../lib/secrets.js';
+import { checkWebhookTarget, postWebhook } from './webhook-targets.js';
 import { cmsWebhookDeliveries, cmsWebhooks, type WebhookDeliveryRow, type WebhookEvent, type WebhookRow } from './tables.js';
 
 export const WEBHOOK_JOB = 'cms.webhook';
@@ -26,7 +28,9 @@ export interface WebhookInput {
   events: WebhookEvent[];
 }
 
-export async function createWebhook(db: Executor, siteId: string, secretKey: string, input: WebhookInput): Promise<{ row: WebhookRow; secret: string }> {
+/** Subscribes a URL, refused (422) when its host resolves to a non-public address and those are not allowed. */
+export async function createWebhook(db: Executor, siteId: string, secretKey: string, input: WebhookInput, allowPrivate: boolean): Promise<{ row: WebhookRow; secret: string }> {
+  await checkWebhookTarget(input.url, allowPrivate);
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
   const [row] = await db
     .insert(cmsWebhooks)
@@ -96,13 +100,16 @@ interface Delivery {
 /** Sends queued deliveries on this node, one kind of the job runner. */
 export class WebhookDispatcher {
   private readonly worker: JobWorker<Delivery>;
+  /** BLUME_WEBHOOKS_ALLOW_PRIVATE: whether deliveries may reach private addresses. */
+  private readonly allowPrivate: boolean;
 
   constructor(
     private readonly db: Executor,
     private readonly secretKey: string,
     log: FastifyBaseLogger,
-    options: { embeddedDatabase?: boolean; retryDelayMs?: (attempt: number) => number } = {},
+    options: { embeddedDatabase?: boolean; retryDelayMs?: (attempt: number) => number; allowPrivateTargets?: boolean } = {},
   ) {
+    this.allowPrivate = options.allowPrivateTargets ?? false;
     const kind: JobKind<Delivery> = {
       name: WEBHOOK_JOB,
       concurrency: () => 2,
@@ -131,8 +138,7 @@ export class WebhookDispatcher {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const response = await fetch(hook.url, {
-        method: 'POST',
+      status = await postWebhook(hook.url, {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'Blume-Webhooks/1',
@@ -141,12 +147,10 @@ export class WebhookDispatcher {
           'x-blume-signature': signDelivery(secret, timestamp, body),
         },
         body,
-        redirect: 'manual',
         signal: AbortSignal.any([signal, AbortSignal.timeout(SEND_TIMEOUT_MS)]),
+        allowPrivate: this.allowPrivate,
       });
-      status = response.status;
-      await response.body?.cancel();
-      if (!response.ok) error = `the receiver answered ${response.status}`;
+      if (status < 200 || status > 299) error = `the receiver answered ${status}`;
     } catch (caught) {
       error = `the receiver could not be reached: ${(caught as Error).message}`;
     }

@@ -45,9 +45,9 @@ export async function siteArchive(files: Record<string, string | Buffer>, extra:
   return gzipSync(await tarball([...Object.entries(files).map(([name, content]) => ({ name, content })), ...extra]));
 }
 
-export function multipartBody(field: string, content: Buffer, filename = 'site.tar.gz'): { payload: Buffer; headers: Record<string, string> } {
+export function multipartBody(field: string, content: Buffer, filename = 'site.tar.gz', contentType = 'application/gzip'): { payload: Buffer; headers: Record<string, string> } {
   const boundary = `----blume${Math.random().toString(16).slice(2)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: application/gzip\r\n\r\n`);
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { payload: Buffer.concat([head, content, tail]), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }

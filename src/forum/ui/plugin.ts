@@ -31,7 +31,12 @@ function renderError(error: FastifyError | Error, request: FastifyRequest, reply
   return sendPage(reply, ui, known.title, errorView(known.status, known.title, known.message, loginHref), { status: known.status, private: true });
 }
 
-export async function forumUiPlugin(app: FastifyInstance): Promise<void> {
+/**
+ * What every server-rendered page scope of a community host shares: the community surface, security
+ * headers (no script at all), the form parser and HTML error pages. The forum UI and the CMS editor
+ * (src/cms/ui) each register it in their own encapsulated scope.
+ */
+export async function registerPageFrame(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
     route.constraints = { ...route.constraints, surface: 'community' };
   });
@@ -58,6 +63,10 @@ export async function forumUiPlugin(app: FastifyInstance): Promise<void> {
   });
   registerFormParser(app);
   app.setErrorHandler(renderError);
+}
+
+export async function forumUiPlugin(app: FastifyInstance): Promise<void> {
+  await registerPageFrame(app);
   await app.register(readRoutes);
   await app.register(discoveryRoutes);
   await app.register(accountRoutes);

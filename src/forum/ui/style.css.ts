@@ -51,7 +51,7 @@ details.reply[open]{flex-basis:100%}
 form.stack{display:grid;gap:.8rem;max-width:40rem}
 form.stack.wide{max-width:none}
 label{font-weight:600;display:block;margin-bottom:.2rem}
-input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],input[type=datetime-local],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
 textarea{min-height:9rem;resize:vertical}
 button,.button{font:inherit;font-weight:600;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);border-radius:6px;padding:.45rem .9rem;cursor:pointer;text-decoration:none;display:inline-block}
 button.link{background:none;border:0;color:var(--accent);padding:0;font-weight:400;text-decoration:underline}
@@ -98,6 +98,7 @@ a.danger{color:var(--err)}
 .search-members{margin-bottom:.5rem;max-width:30rem}
 .search-members .row{display:flex;gap:.25rem}
 td.value{overflow-wrap:anywhere}
+.field-row{display:grid;gap:.4rem;padding-top:.6rem;border-top:1px solid var(--line)}
 table.list tbody th{text-transform:none;letter-spacing:0;color:var(--fg);font-size:.9rem}
 footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.85rem}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

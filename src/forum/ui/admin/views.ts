@@ -5,13 +5,15 @@ import { html, type HtmlValue, type SafeHtml } from '../html.js';
 import { csrfField, notice } from '../layout.js';
 import type { ChecklistItem } from './checklist.js';
 
-export type AdminSection = 'overview' | 'structure' | 'members' | 'settings';
+export type AdminSection = 'overview' | 'structure' | 'members' | 'settings' | 'content';
 
 const SECTIONS: ReadonlyArray<readonly [AdminSection, string, string]> = [
   ['overview', 'Overview', '/admin'],
   ['structure', 'Categories and forums', '/admin/structure'],
   ['members', 'Members', '/admin/members'],
   ['settings', 'Settings', '/admin/settings'],
+  // The CMS editor (src/cms/ui) lives in the same admin area.
+  ['content', 'Content', '/admin/content'],
 ];
 
 export interface Flash {

@@ -1,0 +1,177 @@
+// Benchmark: Content API reads at size, on PostgreSQL. A fresh database gets a custom type `products`
+// (title, sku slug, price number, category enum, body Markdown) and 100,000 published entries
+// through SQL generate_series; one `blume serve --single` then answers wrk (32 connections) on a
+// filtered, sorted list page and a read by slug, with a `cms-read` key. The anchor of each is the
+// same page as bare SQL through `pg` (a pool of 32 clients, 32 concurrent loops) in the same run:
+// the rows and, for the list, the count the X-Pagination header carries. Prints req/s, p99 and the
+// p99 ratio (targets: list p99 <= 20 ms, slug p99 <= 5 ms, ratio <= 2x).
+//   npm run bench:cms [-- seconds]
+// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
+// fresh database is created and dropped after.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { createType } from '../src/cms/content-types.js';
+import { mintCredential } from '../src/core/credentials/service.js';
+import { openDatabase } from '../src/db/client.js';
+import { runMigrations } from '../src/db/migrate.js';
+import { installAndSeed } from '../src/runtime.js';
+import { machineLine, request, runWrk, startServer, type BlumeServer } from './lib/blume.js';
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const ENTRIES = 100_000;
+const CATEGORIES = 10;
+const CONNECTIONS = 32;
+const TARGET_LIST_P99_MS = 20;
+const TARGET_SLUG_P99_MS = 5;
+const TARGET_RATIO = 2;
+const SITE = 'community';
+const BASE_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: BASE_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+async function seed(url: string): Promise<{ typeId: string; key: string }> {
+  const handle = await openDatabase({ databaseUrl: url, poolSize: 2 });
+  try {
+    await runMigrations(handle);
+    await installAndSeed(handle, SITE);
+    const type = await createType(handle.db, SITE, 'products', {
+      name: 'Products',
+      fields: [
+        { name: 'title', type: 'text', required: true, options: { max_length: 200 } },
+        { name: 'sku', type: 'slug', unique: true },
+        { name: 'price', type: 'number' },
+        { name: 'category', type: 'enum', options: { values: Array.from({ length: CATEGORIES }, (_, i) => `c${i}`) } },
+        { name: 'body', type: 'markdown' },
+      ],
+    });
+    const { token } = await mintCredential(handle.db, { kind: 'api_key', name: 'bench', siteId: SITE, scopes: ['cms-read'] });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const started = performance.now();
+      await client.query(
+        `insert into cms_entries (id, site_id, type_id, slug, status, data, html, search_text, created_at, updated_at, published_at)
+         select 'e' || lpad(n::text, 11, '0'), $1, $2, 'product-' || n, 'published',
+                jsonb_build_object('title', 'Product ' || n, 'sku', 'sku-' || n, 'price', (n * 7919) % 100000 / 100.0, 'category', 'c' || (n % ${CATEGORIES}), 'body', 'About product ' || n),
+                jsonb_build_object('body', '<p>About product ' || n || '</p>'), 'Product ' || n || E'\\nAbout product ' || n,
+                now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval
+         from generate_series(1, ${ENTRIES}) n`,
+        [SITE, type.id],
+      );
+      // As autovacuum would have by the time a real site is read.
+      await client.query('vacuum analyze');
+      console.log(`  seeded ${ENTRIES} entries in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    } finally {
+      await client.end();
+    }
+    return { typeId: type.id, key: token };
+  } finally {
+    await handle.close();
+  }
+}
+
+interface Latencies {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** `CONNECTIONS` loops over a pool of as many clients, each running `run` back to back for `seconds`. */
+async function loadSql(pool: pg.Pool, seconds: number, run: (client: pg.PoolClient) => Promise<void>): Promise<Latencies> {
+  const samples: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      const client = await pool.connect();
+      try {
+        while (performance.now() < end) {
+          const started = performance.now();
+          await run(client);
+          samples.push(performance.now() - started);
+        }
+      } finally {
+        client.release();
+      }
+    }),
+  );
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
+  return { requestsPerSecond: samples.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+function row(label: string, result: Latencies, target?: number): string {
+  const verdict = target === undefined ? '' : `  (target p99 <= ${target} ms: ${result.p99Ms <= target ? 'met' : 'MISSED'})`;
+  return `  ${label.padEnd(40)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}`;
+}
+
+async function main(): Promise<void> {
+  const name = `blume_bench_cms_${Date.now().toString(36)}`;
+  const url = new URL(BASE_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const work = await mkdtemp(path.join(tmpdir(), 'blume-bench-cms-'));
+  let server: BlumeServer | undefined;
+  let pool: pg.Pool | undefined;
+  await adminQuery(`create database ${name}`);
+  try {
+    console.log(`Content API reads on PostgreSQL: ${ENTRIES} entries of one type, ${CONNECTIONS} concurrent clients, ${SECONDS} s per run`);
+    console.log(machineLine());
+    const { typeId, key } = await seed(url.toString());
+    const env = { DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
+    const headers = { authorization: `Bearer ${key}` };
+    const base = `http://127.0.0.1:${server.port}`;
+    const listPath = '/api/cms/v1/entries/products?filter[category]=c3&sort=-price&page=2&page_size=10';
+    const slugPath = '/api/cms/v1/entries/products/product-54321';
+    for (const p of [listPath, slugPath]) {
+      const check = await request({ port: server.port, path: p, headers });
+      if (check.status !== 200) throw new Error(`${p}: ${check.status} ${check.body.toString().slice(0, 300)}`);
+    }
+
+    // The same pages as bare SQL: what the list and the read select, with the list's count.
+    const live = `type_id = '${typeId}' and status = 'published' and published_at <= now()`;
+    const listSql = `select * from cms_entries where ${live} and (data ->> 'category') = $1 order by ((data ->> 'price')::numeric) desc nulls last, id desc limit 10 offset 10`;
+    const countSql = `select count(*) from cms_entries where ${live} and (data ->> 'category') = $1`;
+    const slugSql = `select * from cms_entries where ${live} and (id = $1 or slug = $1) order by id = $1 desc limit 1`;
+    pool = new pg.Pool({ connectionString: url.toString(), max: CONNECTIONS });
+    const sqlList = (client: pg.PoolClient) => Promise.all([client.query({ name: 'list', text: listSql, values: ['c3'] }), client.query({ name: 'count', text: countSql, values: ['c3'] })]).then(() => undefined);
+    const sqlSlug = (client: pg.PoolClient) => client.query({ name: 'slug', text: slugSql, values: ['product-54321'] }).then(() => undefined);
+
+    console.log('');
+    const pairs = [
+      { label: 'list: filter[category], sort=-price, page 2', path: listPath, sql: sqlList, target: TARGET_LIST_P99_MS },
+      { label: 'read by slug', path: slugPath, sql: sqlSlug, target: TARGET_SLUG_P99_MS },
+    ];
+    const ratios: string[] = [];
+    for (const pair of pairs) {
+      runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
+      const blume = runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers });
+      if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
+      await loadSql(pool, 2, pair.sql);
+      const bare = await loadSql(pool, SECONDS, pair.sql);
+      console.log(row(`Blume ${pair.label}`, blume, pair.target));
+      console.log(row(`pg    ${pair.label}`, bare));
+      const ratio = blume.p99Ms / bare.p99Ms;
+      ratios.push(`  ${pair.label}: p99 ratio Blume / bare SQL ${ratio.toFixed(2)}x (goal <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'})`);
+    }
+    console.log('');
+    for (const line of ratios) console.log(line);
+  } finally {
+    await pool?.end();
+    if (server) await server.stop();
+    await adminQuery(`drop database if exists ${name} with (force)`);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,108 @@
+// Media: `POST|GET /media`, `GET|DELETE /media/{id}` under the Content API, and `GET /media/{id}` on
+// the site itself, which serves the bytes (docs/decisions/0046-cms-media.md).
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../http/errors.js';
+import { problems } from '../http/openapi.js';
+import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
+import { validatorCompiler } from '../http/validation.js';
+import { cmsAccess } from './access.js';
+import { MAX_MEDIA_BYTES, deleteMedia, findMedia, listMedia, mediaBytes, presentMedia, servedMedia, storeMedia } from './media.js';
+import { MediaOut, MediaParams, MediaUpload, cmsSecurity } from './schemas.js';
+
+export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
+  await fastify.register(multipart, { limits: { files: 1, fields: 2, fieldSize: 1024, parts: 3 } });
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = app.deps.database;
+  const { blobs } = app.deps;
+
+  app.post(
+    '/media',
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'Upload a file (cms-write); a `media` field holds the answer\'s `url`',
+        description: `multipart/form-data with the field \`file\`: PNG, JPEG, GIF, WebP, AVIF or PDF, at most ${MAX_MEDIA_BYTES / 1024 / 1024} MiB. The type is read from the bytes and must agree with the file name and declared type; SVG is refused.`,
+        consumes: ['multipart/form-data'],
+        security: cmsSecurity,
+        body: MediaUpload,
+        response: { 201: MediaOut, ...problems(400, 413, 415) },
+      },
+      // The multipart body is read by the handler; its schema only documents the form.
+      validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route)),
+      preHandler: cmsAccess('cms-write'),
+    },
+    async (request, reply) => {
+      const part = await request.file({ limits: { fileSize: MAX_MEDIA_BYTES } });
+      if (!part || part.fieldname !== 'file') {
+        part?.file.resume();
+        throw new AppError('media_missing', 'Send the file in the multipart field `file`.');
+      }
+      let bytes: Buffer;
+      try {
+        bytes = await part.toBuffer();
+      } catch (error) {
+        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+          throw new AppError('media_too_large', `Media are at most ${MAX_MEDIA_BYTES / 1024 / 1024} MiB.`, { max_bytes: MAX_MEDIA_BYTES });
+        }
+        throw error;
+      }
+      const row = await storeMedia(db, blobs, request.cms.site.id, { filename: part.filename, declaredType: part.mimetype, bytes });
+      return reply.code(201).send(presentMedia(row));
+    },
+  );
+
+  app.get(
+    '/media',
+    { schema: { tags: ['media'], summary: 'Uploaded media, newest first', security: cmsSecurity, querystring: PageQuery, response: { 200: Type.Array(MediaOut) } }, preHandler: cmsAccess('cms-read') },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { rows, total } = await listMedia(db, request.cms.site.id, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentMedia);
+    },
+  );
+
+  app.get(
+    '/media/:id',
+    { schema: { tags: ['media'], summary: 'One upload\'s description', security: cmsSecurity, params: MediaParams, response: { 200: MediaOut } }, preHandler: cmsAccess('cms-read') },
+    async (request) => presentMedia(await findMedia(db, request.cms.site.id, request.params.id)),
+  );
+
+  app.delete(
+    '/media/:id',
+    {
+      schema: { tags: ['media'], summary: 'Delete an upload no entry references (cms-write)', security: cmsSecurity, params: MediaParams, response: { 204: Type.Null(), ...problems(409) } },
+      preHandler: cmsAccess('cms-write'),
+    },
+    async (request, reply) => {
+      await deleteMedia(db, blobs, request.cms.site.id, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** `GET /media/{id}` on the site: the bytes, with headers that keep a browser from running them. */
+export async function mediaServing(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/media/:id', { schema: { hide: true, params: MediaParams } }, async (request, reply) => {
+    const target = request.target;
+    const site = target.kind === 'site' ? await app.services.sites.get(target.site) : undefined;
+    const row = site?.kind === 'community' ? await servedMedia(app.deps.database.db, site.id, request.params.id) : undefined;
+    if (!row) throw new AppError('media_not_found', `No media "${request.params.id}".`);
+    const etag = `"${row.sha256}"`;
+    reply
+      .header('etag', etag)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('content-disposition', `inline; filename="${row.filename}"`);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    const body = await mediaBytes(app.deps.blobs, row);
+    if (!body) throw new Error(`media ${row.id} has no bytes in the blob store`);
+    reply.header('content-type', row.contentType).header('content-length', row.size);
+    return reply.send(body);
+  });
+}

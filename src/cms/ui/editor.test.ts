@@ -1,0 +1,126 @@
+// The CMS editor in the admin area over HTTP, on both databases: admins only, a content type made in
+// the type editor, an entry written through the generated form with a Markdown preview, drafts and
+// scheduled publishing as the Content API then serves them, stale edits refused, media uploaded with
+// its CSRF token and offered by the picker.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { cmsApi, mintApiKey } from '../../../test/factories/cms.js';
+import { addMember, communityHost, makeCommunity } from '../../../test/factories/forum.js';
+import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/app.js';
+import { testDatabases } from '../../../test/helpers/databases.js';
+import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+for (const database of testDatabases) {
+  describe(`CMS editor [${database}]`, () => {
+    let t: TestApp;
+    let admin: UiClient;
+    let read: string;
+    const host = communityHost('club');
+
+    before(async () => {
+      t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000' } });
+      const owner = await signIn(t.app, 'owner');
+      await makeCommunity(t.app, owner, 'club');
+      read = await mintApiKey(t.app, owner, 'club', ['cms-read']);
+      admin = new UiClient(t.app, host);
+      assert.equal((await admin.login('owner', owner.password)).statusCode, 303);
+    });
+    after(() => t.close());
+
+    const published = async (type: string) => json<Array<{ slug: string }>>(await cmsApi(t.app, 'club', read, { method: 'GET', path: `/entries/${type}` })).map((e) => e.slug);
+
+    it('is for admins: guests log in first, members get 403', async () => {
+      const guest = new UiClient(t.app, host);
+      assert.equal((await guest.get('/admin/content')).headers.location, '/login?next=%2Fadmin%2Fcontent');
+      const alice = await addMember(t.app, 'club', 'alice');
+      const member = new UiClient(t.app, host);
+      await member.login('alice', alice.password);
+      for (const path of ['/admin/content', '/admin/content/articles', '/admin/content/articles/new', '/admin/media']) assert.equal((await member.get(path)).statusCode, 403, path);
+      await member.get('/');
+      assert.equal((await member.post('/admin/content/articles/new', { data_title: 'Nope' })).statusCode, 403);
+      const page = await admin.get('/admin/content');
+      assert.equal(page.statusCode, 200);
+      assert.match(pageText(page.body), /Articles articles 8 Built-in.*Forum topics topics/);
+    });
+
+    it('makes a content type in the type editor and refuses bad fields with the reason', async () => {
+      const bad = await admin.submit('/admin/content', '/admin/content-types', { name: 'Events', slug: 'events', rows: '3', f0_name: 'Bad Name', f0_type: 'text' });
+      assert.equal(bad.statusCode, 422);
+      assert.match(bad.body, /id="f0_name-error"/);
+      const fields = { f0_name: 'title', f0_type: 'text', f0_required: 'on', f1_name: 'body', f1_type: 'markdown', f2_name: 'kind', f2_type: 'enum', f2_options: '{"values":["talk","party"]}', f3_name: 'poster', f3_type: 'media' };
+      const made = await admin.post('/admin/content-types', { name: 'Events', slug: 'events', rows: '5', ...fields });
+      assert.equal(made.statusCode, 303, made.body);
+      assert.equal(made.headers.location, '/admin/content/events');
+      const editor = await admin.get('/admin/content-types/events');
+      assert.match(editor.body, /value="kind"/);
+      assert.equal((await admin.post('/admin/content-types/events', { name: 'Events', rows: '5', ...fields, f4_name: 'capacity', f4_type: 'number' })).statusCode, 303);
+      assert.match((await admin.get('/admin/content/events/new')).body, /name="data_capacity"/);
+    });
+
+    it('previews Markdown through the server, saves drafts, publishes and schedules as the API serves them', async () => {
+      const form = await admin.get('/admin/content/events/new');
+      assert.match(form.body, /<label for="field-title">title \(required\)<\/label>/);
+      const preview = await admin.post('/admin/content/events/new', { action: 'preview', data_title: 'Launch', data_body: '**Big** day <script>alert(1)</script>', data_kind: 'party', status: 'draft' });
+      assert.equal(preview.statusCode, 200);
+      assert.match(preview.body, /<strong>Big<\/strong> day/);
+      assert.doesNotMatch(preview.body, /<script>alert/);
+      assert.match(preview.body, /value="Launch"/, 'the typed values stay in the form');
+
+      const missing = await admin.post('/admin/content/events/new', { action: 'save', data_title: '', status: 'draft' });
+      assert.equal(missing.statusCode, 422);
+      assert.match(pageText(missing.body), /title is required/);
+
+      const draft = await admin.post('/admin/content/events/new', { action: 'save', data_title: 'Launch', data_body: 'Big day', data_kind: 'party', slug: 'launch', status: 'draft' });
+      assert.equal(draft.statusCode, 303, draft.body);
+      const editUrl = draft.headers.location!.replace('?saved=1', '');
+      assert.deepEqual(await published('events'), []);
+      const list = await admin.get('/admin/content/events?status=draft');
+      assert.match(pageText(list.body), /Launch Draft/);
+
+      const edit = await admin.get(editUrl);
+      const version = /name="version" value="([^"]+)"/.exec(edit.body)![1]!.replace(/&quot;/g, '"');
+      const later = await admin.post(editUrl, { action: 'save', version, data_title: 'Launch', data_kind: 'party', slug: 'launch', status: 'published', published_at: '2999-01-01T10:00' });
+      assert.equal(later.statusCode, 303, later.body);
+      assert.deepEqual(await published('events'), [], 'a scheduled entry is not served before its time');
+      assert.match(pageText((await admin.get('/admin/content/events')).body), /Launch Scheduled/);
+
+      const stale = await admin.post(editUrl, { action: 'save', version, data_title: 'Stale', slug: 'launch', status: 'published' });
+      assert.equal(stale.statusCode, 412);
+      assert.match(pageText(stale.body), /Someone changed this entry/);
+
+      await t.app.deps.database.db.execute(sql`update cms_entries set published_at = now() - interval '1 minute' where slug = 'launch'`);
+      assert.deepEqual(await published('events'), ['launch']);
+    });
+
+    it('uploads media with the form\'s CSRF token and offers it in the picker', async () => {
+      const page = await admin.get('/admin/media');
+      const boundary = '----blumeeditor';
+      const upload = (csrf: string, content: Buffer, filename: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/admin/media',
+          headers: { host, origin: `http://${host}`, 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+          payload: Buffer.concat([
+            Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`),
+            content,
+            Buffer.from(`\r\n--${boundary}--\r\n`),
+          ]),
+        });
+      const token = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+      assert.equal((await upload('forged', PNG, 'poster.png')).statusCode, 403);
+      const refused = await upload(token, Buffer.from('<script>x</script>'), 'poster.png');
+      assert.equal(refused.statusCode, 415);
+      assert.match(pageText(refused.body), /are not a/);
+      const ok = await upload(token, PNG, 'poster.png');
+      assert.equal(ok.statusCode, 303, ok.body);
+      const form = await admin.get('/admin/content/events/new');
+      const option = /<option value="(\/media\/[^"]+)">poster.png \(image\/png\)<\/option>/.exec(form.body);
+      assert.ok(option, 'the picker offers the upload');
+      const saved = await admin.post('/admin/content/events/new', { action: 'save', data_title: 'With poster', data_poster: option[1]!, status: 'published' });
+      assert.equal(saved.statusCode, 303, saved.body);
+    });
+  });
+}

@@ -1,0 +1,295 @@
+// The CMS editor in the community admin area (/admin/content, /admin/content-types, /admin/media):
+// for the community's admins, as the rest of /admin (docs/decisions/0048-cms-editor.md). Writes go
+// through the same entry sources, type and media services as the Content API, acting as `admin`.
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ADMIN_FORM, ADMIN_PAGE, adminOnly } from '../../forum/ui/admin/access.js';
+import { loadUi } from '../../forum/ui/context.js';
+import { field, pageNumber, seeOther, sendPage, totalPages } from '../../forum/ui/forms.js';
+import { verifyCsrf } from '../../forum/ui/sessions.js';
+import { renderBody } from '../../forum/markdown.js';
+import { AppError } from '../../http/errors.js';
+import { createType, findStoredType, listStoredTypes, updateType } from '../content-types.js';
+import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldDefinition, type FieldType } from '../fields.js';
+import { FORUM_TYPES } from '../forum-types.js';
+import { MAX_MEDIA_BYTES, listMedia, presentMedia, storeMedia } from '../media.js';
+import { presentForumType, presentType } from '../presenters.js';
+import type { ContentTypeOut, EntryOut } from '../schemas.js';
+import { sourceFor } from '../source-for.js';
+import type { SourceContext } from '../sources.js';
+import type { EntryInput } from '../entries.js';
+import { BLANK_ROWS, entryFormView, entryListView, fieldRowValues, mediaView, typeEditorView, typesView, type FieldErrors, type FormValues } from './views.js';
+
+const PAGE_SIZE = 20;
+const TYPE_SLUG = /^[a-z][a-z0-9-]{0,62}$/;
+const FIELD_NAME = new RegExp(FIELD_NAME_PATTERN);
+const TypeParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 63 }) });
+const EntryParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 63 }), id: Type.String({ minLength: 1, maxLength: 100 }) });
+type WithType = { Params: { type: string } };
+type WithEntry = { Params: { type: string; id: string } };
+
+/** The editor acts as the Content API's admin, on behalf of the logged-in community admin. */
+function sourceContext(request: FastifyRequest): SourceContext {
+  const viewer = request.ui.viewer;
+  return { db: request.server.deps.database.db, site: request.ui.site, caller: { kind: 'session', scope: 'admin', id: viewer.kind === 'member' ? viewer.member.id : 'guest' } };
+}
+
+async function contentType(request: FastifyRequest, slug: string): Promise<ContentTypeOut> {
+  const forum = FORUM_TYPES.find((t) => t.slug === slug);
+  if (forum) return presentForumType(forum.slug, forum.name, forum.fields);
+  const row = await findStoredType(request.server.deps.database.db, request.ui.site.id, slug);
+  if (!row) throw new AppError('content_type_not_found', `No content type "${slug}".`);
+  return presentType(row);
+}
+
+/** The field rows of the type editor as definitions, or the problems by input name. */
+function readFieldRows(request: FastifyRequest): { fields: FieldDefinition[]; values: FormValues; errors: FieldErrors } {
+  const rows = Math.min(Number(field(request, 'rows', 4)) || BLANK_ROWS, 100);
+  const values: FormValues = { rows: String(rows) };
+  const errors: FieldErrors = {};
+  const fields: FieldDefinition[] = [];
+  for (let i = 0; i < rows; i++) {
+    const p = `f${i}`;
+    for (const part of ['name', 'type', 'required', 'unique', 'options']) values[`${p}_${part}`] = (field(request, `${p}_${part}`, 2000) ?? '').trim();
+    const name = values[`${p}_name`]!;
+    if (name === '') continue;
+    if (!FIELD_NAME.test(name)) errors[`${p}_name`] = 'Use a lower-case letter, then letters, digits or underscores (at most 40).';
+    const type = values[`${p}_type`] as FieldType;
+    let options: Record<string, unknown> = {};
+    if (values[`${p}_options`] !== '') {
+      try {
+        const parsed = JSON.parse(values[`${p}_options`]!) as unknown;
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+        options = parsed as Record<string, unknown>;
+      } catch {
+        errors[`${p}_options`] = 'Write the options as a JSON object, e.g. {"max_length": 80}.';
+      }
+    }
+    fields.push({
+      name,
+      type: FIELD_TYPES.includes(type) ? type : 'text',
+      ...(values[`${p}_required`] === 'on' ? { required: true } : {}),
+      ...(values[`${p}_unique`] === 'on' ? { unique: true } : {}),
+      ...(Object.keys(options).length > 0 ? { options } : {}),
+    });
+  }
+  return { fields, values, errors };
+}
+
+/** `2026-05-01T09:30` (a datetime-local input, read as UTC) to RFC 3339; '' stays undefined. */
+function fromLocal(value: string): string | undefined {
+  return value === '' ? undefined : `${value.length === 16 ? `${value}:00` : value}Z`;
+}
+
+function toLocal(iso: string | null | undefined): string {
+  return iso ? iso.slice(0, 16) : '';
+}
+
+/** An entry as form values, the way the form shows it. */
+function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): FormValues {
+  const values: FormValues = { slug: entry.slug ?? '', status: entry.status, published_at: toLocal(entry.published_at), version };
+  for (const f of type.fields) {
+    const value = (entry.data as Record<string, unknown>)[f.name];
+    if (value === undefined || value === null) continue;
+    values[`data_${f.name}`] = f.type === 'boolean' ? (value ? 'on' : '') : f.type === 'json' ? JSON.stringify(value) : f.type === 'datetime' ? toLocal(String(value)) : String(value as string | number);
+  }
+  return values;
+}
+
+/** The posted entry form as values (to show again) and as the input the entry source takes. */
+function readEntry(request: FastifyRequest, type: ContentTypeOut): { values: FormValues; errors: FieldErrors; input: EntryInput } {
+  const values: FormValues = {};
+  const errors: FieldErrors = {};
+  const data: Record<string, unknown> = {};
+  for (const name of ['slug', 'status', 'published_at', 'version']) values[name] = (field(request, name, 200) ?? '').trim();
+  for (const f of type.fields) {
+    const raw = field(request, `data_${f.name}`, 200_000) ?? '';
+    values[`data_${f.name}`] = raw;
+    if (f.type === 'boolean') {
+      data[f.name] = raw === 'on';
+      continue;
+    }
+    if (raw.trim() === '') continue;
+    if (f.type === 'number') {
+      if (Number.isFinite(Number(raw))) data[f.name] = Number(raw);
+      else errors[f.name] = 'Enter a number.';
+    } else if (f.type === 'json') {
+      try {
+        data[f.name] = JSON.parse(raw) as unknown;
+      } catch {
+        errors[f.name] = 'Enter valid JSON.';
+      }
+    } else if (f.type === 'datetime') {
+      data[f.name] = fromLocal(raw);
+    } else {
+      data[f.name] = raw;
+    }
+  }
+  const status = values.status === 'published' ? 'published' : 'draft';
+  const input: EntryInput = { slug: values.slug === '' ? null : values.slug, status, published_at: status === 'published' ? (fromLocal(values.published_at!) ?? null) : null, data };
+  return { values, errors, input };
+}
+
+/** The service's refusals shown beside the fields they concern. */
+function entryErrors(error: unknown): FieldErrors | undefined {
+  if (!(error instanceof AppError)) return undefined;
+  if (error.code === 'slug_taken') return { slug: error.message };
+  if (error.code === 'precondition_failed') return { _form: 'Someone changed this entry since you opened it. Open it again to see their change, then redo yours.' };
+  if (error.code === 'validation_failed') return { _form: error.message };
+  const listed = error.extensions.errors as Array<{ field: string; message: string }> | undefined;
+  if (listed) return Object.fromEntries(listed.map((e) => [e.field, `${e.field.replace(/_/g, ' ')} ${e.message}`]));
+  if (error.code === 'unique_violation') return { [String(error.extensions.field ?? '_form')]: error.message };
+  return undefined;
+}
+
+export async function editorRoutes(app: FastifyInstance): Promise<void> {
+  await app.register(multipart, { limits: { files: 1, fields: 2, fieldSize: 1024, parts: 3 } });
+  const db = app.deps.database.db;
+
+  async function typesPage(request: FastifyRequest) {
+    const stored = (await listStoredTypes(db, request.ui.site.id)).map(presentType);
+    const forum = FORUM_TYPES.map((t) => presentForumType(t.slug, t.name, t.fields));
+    return [...stored, ...forum].map((t) => ({ slug: t.slug, name: t.name, source: t.source, fields: t.fields.length }));
+  }
+
+  app.get('/admin/content', { preHandler: ADMIN_PAGE }, async (request, reply) =>
+    sendPage(reply, request.ui, 'Content', typesView(request.ui, await typesPage(request), { values: { rows: String(BLANK_ROWS) }, errors: {} }), { private: true }),
+  );
+
+  app.post('/admin/content-types', { preHandler: ADMIN_FORM }, async (request, reply) => {
+    const { fields, values, errors } = readFieldRows(request);
+    values.name = (field(request, 'name', 100) ?? '').trim();
+    values.slug = (field(request, 'slug', 63) ?? '').trim();
+    if (values.name === '') errors.name = 'Enter a name.';
+    if (!TYPE_SLUG.test(values.slug)) errors.slug = 'Use a lower-case letter, then letters, digits and hyphens.';
+    const again = async (shown: FieldErrors, status: number) =>
+      sendPage(reply, request.ui, 'Content', typesView(request.ui, await typesPage(request), { values, errors: shown }), { status, private: true });
+    if (Object.keys(errors).length > 0) return again(errors, 422);
+    try {
+      await createType(db, request.ui.site.id, values.slug, { name: values.name, fields });
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) return again({ _form: error.message }, error.status);
+      throw error;
+    }
+    return seeOther(reply, `/admin/content/${values.slug}`);
+  });
+
+  app.get<WithType>('/admin/content-types/:type', { schema: { params: TypeParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
+    const type = await contentType(request, request.params.type);
+    if (type.source !== 'custom') throw new AppError('builtin_type', `"${type.slug}" is built in; its fields cannot be changed.`);
+    const values = { ...fieldRowValues(type.fields as FieldDefinition[]), name: type.name };
+    return sendPage(reply, request.ui, `Edit type ${type.name}`, typeEditorView(request.ui, type, values, {}), { private: true });
+  });
+
+  app.post<WithType>('/admin/content-types/:type', { schema: { params: TypeParams }, preHandler: ADMIN_FORM }, async (request, reply) => {
+    const type = await contentType(request, request.params.type);
+    const { fields, values, errors } = readFieldRows(request);
+    values.name = (field(request, 'name', 100) ?? '').trim();
+    if (values.name === '') errors.name = 'Enter a name.';
+    const again = (shown: FieldErrors, status: number) => sendPage(reply, request.ui, `Edit type ${type.name}`, typeEditorView(request.ui, type, values, shown), { status, private: true });
+    if (Object.keys(errors).length > 0) return again(errors, 422);
+    try {
+      await updateType(db, request.ui.site.id, type.slug, { name: values.name, fields });
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) return again({ _form: error.message }, error.status);
+      throw error;
+    }
+    return seeOther(reply, `/admin/content/${type.slug}`);
+  });
+
+  app.get<WithType & { Querystring: Record<string, string> }>('/admin/content/:type', { schema: { params: TypeParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
+    const type = await contentType(request, request.params.type);
+    const status = ['published', 'draft'].includes(request.query.status ?? '') ? request.query.status! : 'any';
+    const q = (request.query.q ?? '').slice(0, 200).trim();
+    const page = pageNumber(request.query.page);
+    const query = { status: status as 'any', ...(q ? { q } : {}) };
+    const { rows, total } =
+      type.slug === 'posts' ? { rows: [], total: 0 } : await sourceFor(type.slug).list(sourceContext(request), query, { page, pageSize: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
+    const list = { type, entries: rows, status, q, page, pages: totalPages(total, PAGE_SIZE), total };
+    return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date()), { private: true });
+  });
+
+  async function entryForm(request: FastifyRequest, type: ContentTypeOut) {
+    const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
+    return { type, media: rows.map(presentMedia) };
+  }
+
+  function storedType(type: ContentTypeOut): void {
+    if (type.source === 'forum') throw new AppError('forbidden', 'Forum content is written in the forum itself.');
+  }
+
+  app.get<WithType>('/admin/content/:type/new', { schema: { params: TypeParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
+    const type = await contentType(request, request.params.type);
+    storedType(type);
+    const form = await entryForm(request, type);
+    return sendPage(reply, request.ui, `New ${type.name} entry`, entryFormView(request.ui, { ...form, values: { status: 'draft' }, errors: {} }), { private: true });
+  });
+
+  app.get<WithEntry & { Querystring: { saved?: string } }>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
+    const type = await contentType(request, request.params.type);
+    storedType(type);
+    const { entry, etag } = await sourceFor(type.slug).read(sourceContext(request), request.params.id, { status: 'any' });
+    const form = await entryForm(request, type);
+    return sendPage(reply, request.ui, `Edit ${type.name} entry`, entryFormView(request.ui, { ...form, entry, values: entryValues(type, entry, etag ?? ''), errors: {}, flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined }), { private: true });
+  });
+
+  async function postEntry(request: FastifyRequest, reply: FastifyReply, slug: string, id: string | undefined) {
+    const type = await contentType(request, slug);
+    storedType(type);
+    const { values, errors, input } = readEntry(request, type);
+    const entry = id ? (await sourceFor(type.slug).read(sourceContext(request), id, { status: 'any' })).entry : undefined;
+    const form = await entryForm(request, type);
+    const title = entry ? `Edit ${type.name} entry` : `New ${type.name} entry`;
+    const show = (shown: FieldErrors, status: number, preview?: Record<string, string>) =>
+      sendPage(reply, request.ui, title, entryFormView(request.ui, { ...form, entry, values, errors: shown, preview }), { status, private: true });
+    if (field(request, 'action', 10) === 'preview') {
+      const preview: Record<string, string> = {};
+      for (const f of type.fields) if (f.type === 'markdown' && typeof input.data[f.name] === 'string') preview[f.name] = renderBody(input.data[f.name] as string).html;
+      return show(errors, 200, preview);
+    }
+    if (Object.keys(errors).length > 0) return show(errors, 422);
+    try {
+      const source = sourceFor(type.slug);
+      const saved = id ? await source.update(sourceContext(request), id, input, values.version || undefined) : await source.create(sourceContext(request), input);
+      request.server.services.cmsWebhooks.wake();
+      return seeOther(reply, `/admin/content/${type.slug}/${saved.entry.id}?saved=1`);
+    } catch (error) {
+      const shown = entryErrors(error);
+      if (shown) return show(shown, (error as AppError).status);
+      throw error;
+    }
+  }
+
+  app.post<WithType>('/admin/content/:type/new', { schema: { params: TypeParams }, preHandler: ADMIN_FORM }, async (request, reply) => postEntry(request, reply, request.params.type, undefined));
+  app.post<WithEntry>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: ADMIN_FORM }, async (request, reply) => postEntry(request, reply, request.params.type, request.params.id));
+
+  app.get('/admin/media', { preHandler: ADMIN_PAGE }, async (request, reply) => {
+    const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
+    return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia)), { private: true });
+  });
+
+  // Multipart: the CSRF token is the form's first field, read before the file.
+  app.post('/admin/media', { preHandler: [loadUi, adminOnly] }, async (request, reply) => {
+    const part = await request.file({ limits: { fileSize: MAX_MEDIA_BYTES } });
+    const csrf = part?.fields._csrf as { value?: unknown } | undefined;
+    verifyCsrf(request, request.ui.site.id, request.ui.sessionId, typeof csrf?.value === 'string' ? csrf.value : undefined);
+    const again = async (message: string, status: number) => {
+      const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
+      return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia), message), { status, private: true });
+    };
+    if (!part || part.fieldname !== 'file' || part.filename === '') {
+      part?.file.resume();
+      return again('Choose a file to upload.', 400);
+    }
+    try {
+      const bytes = await part.toBuffer();
+      await storeMedia(db, app.deps.blobs, request.ui.site.id, { filename: part.filename, declaredType: part.mimetype, bytes });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return again('The file is over 10 MiB.', 413);
+      if (error instanceof AppError && error.status < 500) return again(error.message, error.status);
+      throw error;
+    }
+    return seeOther(reply, '/admin/media');
+  });
+}

@@ -1,0 +1,219 @@
+// Pages of the CMS editor in the community admin area: content types, entry lists with filters, the
+// entry form generated from a type's fields (with Markdown preview and a media picker), the
+// content-type editor and the media library. Server-rendered without script, like the forum UI.
+import { adminFrame, type Flash } from '../../forum/ui/admin/views.js';
+import { checkbox, selectField, textArea, textField } from '../../forum/ui/admin/fields.js';
+import type { UiContext } from '../../forum/ui/context.js';
+import { html, trustedHtml, type SafeHtml } from '../../forum/ui/html.js';
+import { csrfField, pager, time } from '../../forum/ui/layout.js';
+import { FIELD_TYPES, type FieldDefinition } from '../fields.js';
+import type { ContentTypeOut, EntryOut, MediaOut } from '../schemas.js';
+
+/** Problems of a submitted form by field name; `_form` for the form as a whole. */
+export type FieldErrors = Partial<Record<string, string>>;
+/** A form as typed: raw strings by input name. */
+export type FormValues = Record<string, string>;
+
+export interface TypeSummary {
+  slug: string;
+  name: string;
+  source: ContentTypeOut['source'];
+  fields: number;
+}
+
+export function typesView(ui: UiContext, types: TypeSummary[], create: { values: FormValues; errors: FieldErrors }, flash?: Flash): SafeHtml {
+  return adminFrame(
+    ui,
+    'content',
+    'Content',
+    html`<p class="actions"><a href="/admin/media">Media library</a></p>
+<table class="list"><caption class="sr-only">Content types</caption><thead><tr><th scope="col">Type</th><th scope="col">Fields</th><th scope="col">Kind</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${types.map(
+      (t) => html`<tr><td><a href="/admin/content/${t.slug}">${t.name}</a> <span class="muted">${t.slug}</span></td><td>${t.fields}</td><td>${t.source === 'forum' ? 'Forum view' : t.source === 'builtin' ? 'Built-in' : 'Custom'}</td><td>${t.source === 'custom' ? html`<a href="/admin/content-types/${t.slug}">Edit type<span class="sr-only"> ${t.name}</span></a>` : ''}</td></tr>`,
+    )}</tbody></table>
+<section class="panel" aria-labelledby="new-type-heading"><h2 id="new-type-heading">New content type</h2>
+<form method="post" action="/admin/content-types" class="stack">${csrfField(ui)}
+${create.errors._form ? html`<p class="field-error" role="alert">${create.errors._form}</p>` : ''}
+${textField('name', 'Name', create.values.name ?? '', 'text', { id: 'type-name', required: true, maxlength: 100, error: create.errors.name })}
+${textField('slug', 'Slug', create.values.slug ?? '', 'text', { id: 'type-slug', required: true, maxlength: 63, pattern: '^[a-z][a-z0-9\\-]{0,62}$', hint: 'Lower-case letters, digits and hyphens, starting with a letter; the API path /entries/{slug}.', error: create.errors.slug })}
+${fieldRows(create.values, create.errors)}
+<div class="actions"><button type="submit">Create type</button></div></form></section>`,
+    flash,
+  );
+}
+
+export const BLANK_ROWS = 3;
+
+/** The rows of the field editor: one per field, then blank rows to add fields. */
+export function fieldRowValues(fields: readonly FieldDefinition[]): FormValues {
+  const values: FormValues = { rows: String(fields.length + BLANK_ROWS) };
+  fields.forEach((field, i) => {
+    values[`f${i}_name`] = field.name;
+    values[`f${i}_type`] = field.type;
+    if (field.required) values[`f${i}_required`] = 'on';
+    if (field.unique) values[`f${i}_unique`] = 'on';
+    values[`f${i}_options`] = field.options && Object.keys(field.options).length > 0 ? JSON.stringify(field.options) : '';
+  });
+  return values;
+}
+
+function fieldRows(values: FormValues, errors: FieldErrors): SafeHtml {
+  const rows = Math.min(Number(values.rows ?? BLANK_ROWS) || BLANK_ROWS, 100);
+  return html`<fieldset><legend>Fields</legend><p class="hint">Clear a name to remove the field (its values stay stored and come back if the field does). Options are JSON, e.g. {"max_length": 80}, {"values": ["a", "b"]} for an enum, {"type": "topics"} for a relation.</p>
+<input type="hidden" name="rows" value="${rows}">
+${Array.from({ length: rows }, (_, i) => {
+  const p = `f${i}`;
+  return html`<div class="field-row" role="group" aria-label="Field ${i + 1}">
+${textField(`${p}_name`, `Field ${i + 1} name`, values[`${p}_name`] ?? '', 'text', { maxlength: 40, error: errors[`${p}_name`] })}
+${selectField(`${p}_type`, `Field ${i + 1} type`, values[`${p}_type`] ?? 'text', FIELD_TYPES.map((t) => [t, t] as const))}
+${checkbox(`${p}_required`, 'Required', values[`${p}_required`] === 'on', { id: `${p}_required` })}
+${checkbox(`${p}_unique`, 'Unique', values[`${p}_unique`] === 'on', { id: `${p}_unique` })}
+${textField(`${p}_options`, `Field ${i + 1} options (JSON)`, values[`${p}_options`] ?? '', 'text', { maxlength: 2000, error: errors[`${p}_options`] })}
+</div>`;
+})}</fieldset>`;
+}
+
+export function typeEditorView(ui: UiContext, type: ContentTypeOut, values: FormValues, errors: FieldErrors): SafeHtml {
+  return adminFrame(
+    ui,
+    'content',
+    `Edit type: ${type.name}`,
+    html`<p class="crumbs"><a href="/admin/content">Content</a> › <a href="/admin/content/${type.slug}">${type.name}</a></p>
+${type.removed_fields.length > 0 ? html`<p class="muted">Removed fields whose values are kept: ${type.removed_fields.map((f) => f.name).join(', ')}.</p>` : ''}
+<form method="post" action="/admin/content-types/${type.slug}" class="stack wide">${csrfField(ui)}
+${errors._form ? html`<p class="field-error" role="alert">${errors._form}</p>` : ''}
+${textField('name', 'Name', values.name ?? '', 'text', { id: 'type-name', required: true, maxlength: 100, error: errors.name })}
+${fieldRows(values, errors)}
+<div class="actions"><button type="submit">Save type</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>`,
+  );
+}
+
+export interface EntryListPage {
+  type: ContentTypeOut;
+  entries: EntryOut[];
+  status: string;
+  q: string;
+  page: number;
+  pages: number;
+  total: number;
+}
+
+/** What a list row shows: the first text field's value, else the slug, else the id. */
+function entryLabel(type: ContentTypeOut, entry: EntryOut): string {
+  const first = type.fields.find((f) => f.type === 'text' || f.type === 'slug');
+  const value = first ? (entry.data as Record<string, unknown>)[first.name] : undefined;
+  return typeof value === 'string' && value !== '' ? value : (entry.slug ?? entry.id);
+}
+
+function stateOf(entry: EntryOut, now: Date): string {
+  if (entry.status === 'draft') return 'Draft';
+  return entry.published_at && new Date(entry.published_at) > now ? 'Scheduled' : 'Published';
+}
+
+export function entryListView(ui: UiContext, list: EntryListPage, now: Date): SafeHtml {
+  const { type } = list;
+  const editable = type.source !== 'forum';
+  const query = (page: number) => `/admin/content/${type.slug}?${new URLSearchParams({ status: list.status, q: list.q, page: String(page) }).toString()}`;
+  return adminFrame(
+    ui,
+    'content',
+    type.name,
+    html`<p class="crumbs"><a href="/admin/content">Content</a></p>
+<div class="toolbar">${editable ? html`<a class="button" href="/admin/content/${type.slug}/new">New entry</a>` : html`<p class="muted">Forum content is written in the forum and its admin area; here it is listed as the Content API serves it.</p>`}</div>
+<form method="get" action="/admin/content/${type.slug}" class="inline filters" role="search">
+${selectField('status', 'Status', list.status, [['any', 'All'], ['published', 'Published (live)'], ['draft', 'Drafts and scheduled']], { id: 'filter-status' })}
+${textField('q', 'Search', list.q, 'search', { id: 'filter-q', maxlength: 200 })}
+<button type="submit" class="secondary">Filter</button></form>
+<p class="muted">${list.total} entr${list.total === 1 ? 'y' : 'ies'}</p>
+<table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr><th scope="col">Entry</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead><tbody>${list.entries.map(
+      (entry) => html`<tr><td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td><td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
+    )}</tbody></table>
+${pager(list.page, list.pages, query)}`,
+  );
+}
+
+export interface EntryFormPage {
+  type: ContentTypeOut;
+  /** Undefined for a new entry. */
+  entry?: EntryOut | undefined;
+  values: FormValues;
+  errors: FieldErrors;
+  media: MediaOut[];
+  /** Rendered Markdown of a preview round trip, by field. */
+  preview?: Record<string, string> | undefined;
+  flash?: Flash | undefined;
+}
+
+function mediaPicker(name: string, label: string, value: string, media: MediaOut[], error: string | undefined): SafeHtml {
+  const choices: Array<readonly [string, string]> = [['', 'None'], ...media.map((m) => [m.url, `${m.filename} (${m.content_type})`] as const)];
+  if (value !== '' && !choices.some(([url]) => url === value)) choices.push([value, value]);
+  return html`${selectField(name, label, value, choices, { id: `field-${name}`, hint: 'Choose an upload from the media library.', error })}<p class="hint"><a href="/admin/media">Upload media</a></p>`;
+}
+
+function fieldControl(field: ContentTypeOut['fields'][number], values: FormValues, errors: FieldErrors, media: MediaOut[]): SafeHtml {
+  const name = `data_${field.name}`;
+  const value = values[name] ?? '';
+  const label = `${field.name.replace(/_/g, ' ')}${field.required ? ' (required)' : ''}`;
+  const common = { id: `field-${field.name}`, error: errors[field.name] };
+  const options = field.options as { max_length?: number; values?: string[]; type?: string };
+  switch (field.type) {
+    case 'markdown':
+      return textArea(name, label, value, { ...common, hint: 'Markdown. Preview shows it as it will be served.' });
+    case 'json':
+      return textArea(name, label, value, { ...common, hint: 'JSON, e.g. ["news", "release"].' });
+    case 'boolean':
+      return checkbox(name, label, value === 'on', { id: common.id });
+    case 'number':
+      return textField(name, label, value, 'number', common);
+    case 'datetime':
+      return html`<div><label for="${common.id}">${label}</label><input type="datetime-local" id="${common.id}" name="${name}" value="${value}"${common.error ? html` aria-invalid="true" aria-describedby="${common.id}-error"` : html` aria-describedby="${common.id}-hint"`}><span class="hint" id="${common.id}-hint">UTC</span>${common.error ? html`<span class="field-error" id="${common.id}-error">${common.error}</span>` : ''}</div>`;
+    case 'enum':
+      return selectField(name, label, value, [['', '—'], ...(options.values ?? []).map((v) => [v, v] as const)], common);
+    case 'media':
+      return mediaPicker(name, label, value, media, common.error);
+    case 'relation':
+      return textField(name, label, value, 'text', { ...common, maxlength: 100, hint: `The id of a ${options.type ?? ''} entry.` });
+    default:
+      return textField(name, label, value, 'text', { ...common, ...(options.max_length ? { maxlength: options.max_length } : {}) });
+  }
+}
+
+export function entryFormView(ui: UiContext, page: EntryFormPage): SafeHtml {
+  const { type, entry, values, errors } = page;
+  const action = entry ? `/admin/content/${type.slug}/${entry.id}` : `/admin/content/${type.slug}/new`;
+  return adminFrame(
+    ui,
+    'content',
+    entry ? `Edit ${type.name} entry` : `New ${type.name} entry`,
+    html`<p class="crumbs"><a href="/admin/content">Content</a> › <a href="/admin/content/${type.slug}">${type.name}</a></p>
+${page.preview ? html`<section class="panel" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2>${Object.entries(page.preview).map(
+      ([name, markup]) => html`<h3>${name.replace(/_/g, ' ')}</h3><div class="post"><div class="body">${trustedHtml(markup)}</div></div>`,
+    )}</section>` : ''}
+<form method="post" action="${action}" class="stack wide">${csrfField(ui)}
+${entry ? html`<input type="hidden" name="version" value="${values.version ?? ''}">` : ''}
+${errors._form ? html`<p class="field-error" role="alert">${errors._form}</p>` : ''}
+${type.fields.map((field) => fieldControl(field, values, errors, page.media))}
+<fieldset><legend>Publishing</legend>
+${textField('slug', 'Slug', values.slug ?? '', 'text', { id: 'entry-slug', maxlength: 100, hint: 'Optional; lower-case letters, digits and hyphens. Entries are read by id or slug.', error: errors.slug })}
+${selectField('status', 'Status', values.status ?? 'draft', [['draft', 'Draft'], ['published', 'Published']], { id: 'entry-status' })}
+<div><label for="entry-published-at">Publish at (UTC)</label><input type="datetime-local" id="entry-published-at" name="published_at" value="${values.published_at ?? ''}" aria-describedby="entry-published-at-hint${errors.published_at ? ' entry-published-at-error' : ''}"${errors.published_at ? html` aria-invalid="true"` : ''}><span class="hint" id="entry-published-at-hint">Leave empty to publish now; a future time schedules a published entry (the API shows it from then on).</span>${errors.published_at ? html`<span class="field-error" id="entry-published-at-error">${errors.published_at}</span>` : ''}</div>
+</fieldset>
+<div class="actions"><button type="submit" name="action" value="save">Save</button><button type="submit" name="action" value="preview" class="secondary">Preview</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>`,
+    page.flash,
+  );
+}
+
+export function mediaView(ui: UiContext, media: MediaOut[], error?: string): SafeHtml {
+  return adminFrame(
+    ui,
+    'content',
+    'Media library',
+    html`<p class="crumbs"><a href="/admin/content">Content</a></p>
+<section class="panel" aria-labelledby="upload-heading"><h2 id="upload-heading">Upload</h2>
+<form method="post" action="/admin/media" enctype="multipart/form-data" class="stack">${csrfField(ui)}
+<div><label for="media-file">File</label><input type="file" id="media-file" name="file" required accept="image/png,image/jpeg,image/gif,image/webp,image/avif,application/pdf" aria-describedby="media-file-hint${error ? ' media-file-error' : ''}"${error ? html` aria-invalid="true"` : ''}><span class="hint" id="media-file-hint">PNG, JPEG, GIF, WebP, AVIF or PDF, at most 10 MiB. SVG is not accepted.</span>${error ? html`<span class="field-error" id="media-file-error" role="alert">${error}</span>` : ''}</div>
+<div class="actions"><button type="submit">Upload</button></div></form></section>
+<ul class="cards">${media.map(
+      (m) => html`<li class="card"><div class="card-head"><a href="${m.url}">${m.filename}</a></div><div class="muted">${m.content_type} · ${Math.ceil(m.size / 1024)} KiB · <code>${m.url}</code></div></li>`,
+    )}</ul>`,
+  );
+}

@@ -1,0 +1,122 @@
+// The CMS editor in a real browser (Debian chromium driven by playwright-core) against a listening
+// single-instance server: the first admin writes an article with the generated form, previews its
+// Markdown, saves a draft, uploads a picture in the media library, picks it as the cover and
+// publishes; the Content API then serves the entry. Every editor page fits a 390 px phone.
+// Screenshots are kept in test-artifacts/browser/.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { runOperation } from '../../src/cli/operations.js';
+import { createSite } from '../../src/core/sites/service.js';
+import { mintCredential } from '../../src/core/credentials/service.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  let picture: string;
+  const password = 'first-admin-password';
+
+  async function logIn(page: Page): Promise<void> {
+    await page.goto(`${origin}/login`);
+    await page.getByLabel('Username or e-mail').fill('mayor');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${origin}/`);
+  }
+
+  before(async () => {
+    t = await buildTestApp({ database: 'pglite', mode: 'single', singleSite: 'town', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' } });
+    const db = t.app.deps.database.db;
+    await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
+    await t.app.services.sites.changed('town');
+    const ops = { database: t.deps.database, singleSite: 'town', blobs: t.deps.blobs, edge: t.app.deploy.cache, plans: t.app.services.plans, settings: t.app.instanceSettings, secretKey: t.config.secretKey };
+    await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
+    origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    picture = path.join(await mkdtemp(path.join(tmpdir(), 'blume-editor-')), 'harbour.png');
+    await writeFile(picture, PNG);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('writes, previews, illustrates and publishes an article', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await logIn(page);
+    await page.getByRole('link', { name: 'Admin' }).click();
+    await page.getByRole('link', { name: 'Content', exact: true }).click();
+    await page.getByRole('link', { name: 'Media library' }).click();
+    await page.getByLabel('File').setInputFiles(picture);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.waitForURL(`${origin}/admin/media`);
+    assert.ok(await page.getByRole('link', { name: 'harbour.png' }).isVisible());
+    await screenshot(page, 'cms-media-library');
+
+    await page.goto(`${origin}/admin/content/articles/new`);
+    await page.getByLabel('title (required)').fill('Harbour festival');
+    await page.getByLabel('body').fill('Boats, **music** and food.');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    assert.equal(await page.locator('#preview-heading + h3 + .post strong').textContent(), 'music');
+    assert.equal(await page.getByLabel('title (required)').inputValue(), 'Harbour festival');
+    await screenshot(page, 'cms-entry-preview');
+
+    await page.getByLabel('Slug').fill('harbour-festival');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/admin\/content\/articles\/[a-z0-9]+\?saved=1$/);
+    assert.ok(await page.getByText('Saved.').isVisible());
+
+    await page.getByLabel('cover image').selectOption({ label: 'harbour.png (image/png)' });
+    await page.getByLabel('Status').selectOption('published');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\?saved=1$/);
+    await screenshot(page, 'cms-entry-published');
+
+    const { token: key } = await mintCredential(t.app.deps.database.db, { kind: 'api_key', name: 'site', siteId: 'town', scopes: ['cms-read'] });
+    const served = await fetch(`${origin}/api/cms/v1/entries/articles/harbour-festival`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(served.status, 200);
+    const entry = (await served.json()) as { status: string; data: { title: string; cover_image: string } };
+    assert.equal(entry.status, 'published');
+    assert.equal(entry.data.title, 'Harbour festival');
+    const cover = await fetch(`${origin}${entry.data.cover_image}`);
+    assert.equal(cover.headers.get('content-type'), 'image/png');
+    assert.deepEqual(Buffer.from(await cover.arrayBuffer()), PNG);
+    await context.close();
+  });
+
+  it('fits every editor page on a 390 px phone', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    await logIn(page);
+    await page.goto(`${origin}/admin/content`);
+    await page.getByLabel('Name', { exact: true }).fill('Events');
+    await page.getByLabel('Slug', { exact: true }).fill('events');
+    await page.getByLabel('Field 1 name').fill('title');
+    await page.getByLabel('Field 2 name').fill('starts');
+    await page.getByLabel('Field 2 type').selectOption('datetime');
+    await page.getByRole('button', { name: 'Create type' }).click();
+    await page.waitForURL(`${origin}/admin/content/events`);
+    for (const [url, name] of [
+      ['/admin/content', 'cms-types-phone'],
+      ['/admin/content/articles', 'cms-entries-phone'],
+      ['/admin/content/articles/new', 'cms-entry-form-phone'],
+      ['/admin/content-types/events', 'cms-type-editor-phone'],
+      ['/admin/media', 'cms-media-phone'],
+    ] as const) {
+      await page.goto(`${origin}${url}`);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `${url} is ${width}px wide`);
+      await screenshot(page, name);
+    }
+    await context.close();
+  });
+});
