@@ -7,6 +7,7 @@ import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Mailer } from './adapters/mail/index.js';
 import { cmsPlugin } from './cms/plugin.js';
+import { helpdeskPlugin } from './helpdesk/plugin.js';
 import { WebhookDispatcher } from './cms/webhooks.js';
 import type { Config } from './config/index.js';
 import { PlanMatrix } from './core/plans/matrix.js';
@@ -172,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(forumPlugin);
   await app.register(forumUiPlugin);
   await app.register(cmsPlugin);
+  await app.register(helpdeskPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

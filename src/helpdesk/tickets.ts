@@ -333,3 +333,11 @@ export async function findContact(db: Executor, contactId: string): Promise<Cont
   const [row] = await db.select().from(helpdeskContacts).where(eq(helpdeskContacts.id, contactId));
   return row;
 }
+
+/** A page of a ticket's thread, oldest first; internal notes only when asked. */
+export async function listEntries(db: Executor, ticketId: string, withInternal: boolean, page: { pageSize: number; offset: number }): Promise<{ rows: ThreadEntryRow[]; total: number }> {
+  const where = and(eq(helpdeskEntries.ticketId, ticketId), withInternal ? undefined : eq(helpdeskEntries.internal, false));
+  const [total] = await db.select({ n: sql<number>`count(*)::int` }).from(helpdeskEntries).where(where);
+  const rows = await db.select().from(helpdeskEntries).where(where).orderBy(helpdeskEntries.createdAt, helpdeskEntries.id).limit(page.pageSize).offset(page.offset);
+  return { rows, total: total?.n ?? 0 };
+}
