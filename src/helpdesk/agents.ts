@@ -67,7 +67,7 @@ async function views(db: Executor, agents: AgentRow[]): Promise<AgentView[]> {
   }));
 }
 
-export async function getAgent(db: Executor, siteId: string, memberId: string): Promise<AgentView> {
+async function getAgent(db: Executor, siteId: string, memberId: string): Promise<AgentView> {
   const agent = await findAgent(db, siteId, memberId);
   if (!agent) throw new AppError('agent_not_found', `No agent "${memberId}".`);
   return (await views(db, [agent]))[0]!;

@@ -3,7 +3,6 @@
 
 export const helpdeskErrorCodes = {
   invalid_report: { status: 400, title: 'The report name, range, interval or grouping is not valid' },
-  helpdesk_ai_disabled: { status: 403, title: 'AI reply drafts are off for this site' },
   not_an_agent: { status: 403, title: 'The member is not an agent of this help desk' },
   category_not_served: { status: 403, title: 'The agent does not serve this ticket\'s category' },
   ticket_not_found: { status: 404, title: 'Ticket not found' },

@@ -27,7 +27,7 @@ export function requireScope(caller: HelpdeskCaller, scope: HelpdeskScope): void
   }
 }
 
-export function isAdmin(caller: HelpdeskCaller): boolean {
+function isAdmin(caller: HelpdeskCaller): boolean {
   return caller.kind !== 'member' || caller.admin;
 }
 

@@ -4,8 +4,8 @@ import type { ForumMemberRow } from '../forum/members.js';
 import type { AgentView } from './agents.js';
 import type { SlaTargets } from './sla.js';
 import { slaView } from './sla.js';
-import type { AgentOut, CategoryOut, EntryOut, HistoryOut, SlaPolicyOut, TicketOut } from './schemas.js';
-import type { CategoryRow, ContactRow, HistoryRow, ThreadEntryRow, TicketPriority, TicketRow } from './tables.js';
+import type { AgentOut, CategoryOut, DraftOut, EntryOut, HistoryOut, SlaPolicyOut, TicketOut } from './schemas.js';
+import type { CategoryRow, ContactRow, DraftRow, HistoryRow, ThreadEntryRow, TicketPriority, TicketRow } from './tables.js';
 
 const iso = (time: Date | null): string | null => time?.toISOString() ?? null;
 
@@ -74,4 +74,8 @@ export function presentAgent(view: AgentView, member: Pick<ForumMemberRow, 'user
 
 export function presentSlaPolicy(policy: SlaTargets & { priority: TicketPriority }): Static<typeof SlaPolicyOut> {
   return { priority: policy.priority, first_response_minutes: policy.firstResponseMinutes, resolution_minutes: policy.resolutionMinutes };
+}
+
+export function presentDraft(row: DraftRow): Static<typeof DraftOut> {
+  return { id: row.id, body: row.body, created_at: row.createdAt.toISOString(), model: row.model };
 }

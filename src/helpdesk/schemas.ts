@@ -4,7 +4,7 @@ import { PageQuery } from '../http/pagination.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
-export const Status = Type.Union([Type.Literal('new'), Type.Literal('open'), Type.Literal('pending'), Type.Literal('on_hold'), Type.Literal('solved'), Type.Literal('closed')]);
+const Status = Type.Union([Type.Literal('new'), Type.Literal('open'), Type.Literal('pending'), Type.Literal('on_hold'), Type.Literal('solved'), Type.Literal('closed')]);
 export const Priority = Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('urgent')]);
 const Channel = Type.Union([Type.Literal('web'), Type.Literal('email'), Type.Literal('api')]);
 const Tag = Type.String({ minLength: 1, maxLength: 50 });
@@ -40,7 +40,7 @@ export const TicketPatch = Type.Object(
 );
 export type TicketPatch = Static<typeof TicketPatch>;
 
-export const TICKET_SORTS = ['created_at', 'updated_at', 'number', 'priority', 'status'] as const;
+const TICKET_SORTS = ['created_at', 'updated_at', 'number', 'priority', 'status'] as const;
 
 export const TicketListQuery = Type.Object({
     ...PageQuery.properties,
@@ -64,7 +64,7 @@ const SlaOut = Type.Object({
   at_risk: Type.Boolean({ description: 'Less than a quarter of a target remains.' }),
 });
 
-export const RequesterOut = Type.Object({ id: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]) });
+const RequesterOut = Type.Object({ id: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]) });
 
 export const TicketOut = Type.Object({
   id: Type.String(),
@@ -149,3 +149,12 @@ export const SlaPolicyBody = Type.Object(
   { additionalProperties: false },
 );
 export const SlaPolicyOut = Type.Object({ priority: Priority, first_response_minutes: Type.Integer(), resolution_minutes: Type.Integer() });
+
+export const DraftBody = Type.Object(
+  {
+    internal: Type.Optional(Type.Boolean({ default: false, description: 'Let the model read internal notes too.' })),
+    instructions: Type.Optional(Type.String({ maxLength: 2000, description: 'What the reply should say or do.' })),
+  },
+  { additionalProperties: false },
+);
+export const DraftOut = Type.Object({ id: Type.String(), body: Type.String({ description: 'Markdown, for an agent to edit and send.' }), created_at: Time, model: Type.String() });

@@ -13,7 +13,7 @@ export interface SlaTargets {
 }
 
 /** Targets of a site without a policy row for the priority. */
-export const DEFAULT_SLA: Record<TicketPriority, SlaTargets> = {
+const DEFAULT_SLA: Record<TicketPriority, SlaTargets> = {
   urgent: { firstResponseMinutes: 60, resolutionMinutes: 4 * 60 },
   high: { firstResponseMinutes: 4 * 60, resolutionMinutes: 24 * 60 },
   normal: { firstResponseMinutes: 8 * 60, resolutionMinutes: 3 * 24 * 60 },

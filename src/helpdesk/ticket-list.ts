@@ -32,7 +32,7 @@ function sortOf(sort: string | undefined): SQL[] {
   return [direction(column), direction(t.id)];
 }
 
-export function ticketFilters(caller: HelpdeskCaller, siteId: string, query: TicketListQuery): SQL {
+function ticketFilters(caller: HelpdeskCaller, siteId: string, query: TicketListQuery): SQL {
   const conditions: Array<SQL | undefined> = [eq(t.siteId, siteId), visibleTicketsWhere(caller)];
   if (query.status) conditions.push(inArray(t.status, oneOf('status', query.status, TICKET_STATUSES)));
   if (query.priority) conditions.push(inArray(t.priority, oneOf('priority', query.priority, TICKET_PRIORITIES)));

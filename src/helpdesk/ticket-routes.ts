@@ -5,11 +5,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { declareSecurity, problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
+import { aiSettingsOf } from '../cms/ai-drafting.js';
 import { helpdeskAccess } from './access.js';
+import { draftReply } from './draft-reply.js';
 import { ticketHistory } from './history.js';
 import { actorOf, authorizeCategory } from './policy.js';
-import { presentEntry, presentHistory, presentTicket } from './presenters.js';
-import { EntryOut, helpdeskSecurity, HistoryOut, RepliesQuery, ReplyBody, TicketBody, TicketListQuery, TicketOut, TicketParams, TicketPatch } from './schemas.js';
+import { presentDraft, presentEntry, presentHistory, presentTicket } from './presenters.js';
+import { DraftBody, DraftOut, EntryOut, helpdeskSecurity, HistoryOut, RepliesQuery, ReplyBody, TicketBody, TicketListQuery, TicketOut, TicketParams, TicketPatch } from './schemas.js';
 import { findVisibleTicket, listTickets } from './ticket-list.js';
 import { addEntry, findContact, listEntries, openTicket } from './tickets.js';
 import { triageTicket } from './triage.js';
@@ -115,6 +117,28 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
       const { site, caller } = request.helpdesk;
       const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
       return (await ticketHistory(db, ticket.id)).map(presentHistory);
+    },
+  );
+
+  app.post(
+    '/tickets/:id/draft-reply',
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'Draft a reply with the site owner\'s AI provider; stored on the ticket, never sent',
+        params: TicketParams,
+        body: DraftBody,
+        response: { 201: DraftOut, ...problems(409, 502, 504) },
+      },
+      preHandler: write,
+    },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      await app.services.plans.require(site, 'ai');
+      const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
+      const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config.secretKey);
+      const draft = await draftReply(db, ticket, requester, ai, request.body, actorOf(caller));
+      return reply.code(201).send(presentDraft(draft));
     },
   );
 }
