@@ -8,6 +8,7 @@ import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Mailer } from './adapters/mail/index.js';
 import { cmsPlugin } from './cms/plugin.js';
 import { cmsEditorPlugin } from './cms/ui/plugin.js';
+import { helpdeskPlugin } from './helpdesk/plugin.js';
 import { WebhookDispatcher } from './cms/webhooks.js';
 import type { Config } from './config/index.js';
 import { PlanMatrix } from './core/plans/matrix.js';
@@ -177,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(forumUiPlugin);
   await app.register(cmsPlugin);
   await app.register(cmsEditorPlugin);
+  await app.register(helpdeskPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

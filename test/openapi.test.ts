@@ -14,6 +14,7 @@ const SURFACES = [
   { name: 'instances', host: PORTAL_HOST, url: '/api/instances/openapi.json' },
   { name: 'forum', host: `community.${PORTAL_HOST}`, url: '/api/forum/v1/openapi.json' },
   { name: 'cms', host: `community.${PORTAL_HOST}`, url: '/api/cms/v1/openapi.json' },
+  { name: 'helpdesk', host: `community.${PORTAL_HOST}`, url: '/api/helpdesk/v1/openapi.json' },
 ];
 
 const update = process.env.UPDATE_SNAPSHOTS === '1';

@@ -1,0 +1,92 @@
+// Who is calling the Help desk API. Every route proves the community site the host names, then the
+// caller: an API key of the site (`Authorization: Bearer blu_sk_...`, helpdesk scopes), the session
+// of an account that manages the site, or a community member who is an agent or an admin, by forum
+// token (`Authentication-Token`) or member session cookie (with the forum's CSRF rules for writes).
+// Then the plan (`helpdesk_api`, Pro and above) and the route's scope.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bearerToken, checkSameOrigin, sessionUser } from '../core/auth.js';
+import { verifyCredential } from '../core/credentials/service.js';
+import { canManageSite } from '../core/sites/policy.js';
+import type { SiteRow } from '../core/sites/tables.js';
+import { TOKEN_HEADER } from '../forum/access.js';
+import { effectiveRole, findTokenMember, type ForumMemberRow } from '../forum/members.js';
+import { MEMBER_COOKIE, memberForSession, verifyCsrf } from '../forum/ui/sessions.js';
+import { AppError } from '../http/errors.js';
+import { findAgent, servedCategories } from './agents.js';
+import { helpdeskScopeOf, requireScope, type HelpdeskCaller, type HelpdeskScope } from './policy.js';
+
+const CSRF_HEADER = 'x-csrf-token';
+
+export interface HelpdeskContext {
+  site: SiteRow;
+  caller: HelpdeskCaller;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    helpdesk: HelpdeskContext;
+  }
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
+}
+
+function unauthorized(reply: FastifyReply, code: 'authentication_required' | 'invalid_token', detail: string): AppError {
+  reply.header('WWW-Authenticate', 'Bearer realm="helpdesk"');
+  return new AppError(code, detail);
+}
+
+async function memberCaller(request: FastifyRequest, site: SiteRow, member: ForumMemberRow): Promise<HelpdeskCaller> {
+  if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
+  const db = request.server.deps.database.db;
+  const admin = effectiveRole(site, member) === 'admin';
+  const agent = (await findAgent(db, site.id, member.id)) !== undefined;
+  if (!admin && !agent) throw new AppError('not_an_agent', 'Only agents and admins of the community use the help desk API.');
+  return { kind: 'member', id: member.id, admin, agent, categories: agent ? await servedCategories(db, member.id) : [] };
+}
+
+async function callerOf(request: FastifyRequest, reply: FastifyReply, site: SiteRow): Promise<HelpdeskCaller> {
+  const db = request.server.deps.database.db;
+  const key = bearerToken(request);
+  if (key) {
+    const credential = await verifyCredential(db, key, 'api_key');
+    // A key of another site proves nothing here: the same answer as a wrong key.
+    if (!credential || credential.siteId !== site.id) throw unauthorized(reply, 'invalid_token', 'The API key is invalid, revoked, or belongs to another site.');
+    const scope = helpdeskScopeOf(credential.scopes);
+    if (!scope) throw new AppError('scope_missing', 'The API key has no help desk scope (helpdesk-read or helpdesk-write).', { required_scope: 'helpdesk-read' });
+    return { kind: 'api_key', id: credential.id, scope };
+  }
+  const token = header(request, TOKEN_HEADER);
+  if (token) {
+    const member = await findTokenMember(db, site.id, token);
+    if (!member) throw unauthorized(reply, 'invalid_token', 'The forum token is invalid, revoked, or belongs to another community.');
+    return memberCaller(request, site, member);
+  }
+  const cookie = request.cookies[MEMBER_COOKIE];
+  const session = cookie ? await memberForSession(db, site.id, cookie) : undefined;
+  if (session) {
+    if (request.method !== 'GET' && request.method !== 'HEAD') verifyCsrf(request, site.id, session.id, header(request, CSRF_HEADER));
+    return memberCaller(request, site, session.member);
+  }
+  const user = await sessionUser(request);
+  if (user && canManageSite(user, site)) {
+    checkSameOrigin(request);
+    return { kind: 'account', id: user.id };
+  }
+  throw unauthorized(reply, 'authentication_required', 'Send an API key as `Authorization: Bearer blu_sk_...` or an agent\'s forum token in `Authentication-Token`.');
+}
+
+/** preHandler for a route that needs `scope`. */
+export function helpdeskAccess(scope: HelpdeskScope) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const target = request.target;
+    const site = target.kind === 'site' ? await request.server.services.sites.get(target.site) : undefined;
+    if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No site with a help desk answers at ${request.hostname}.`);
+    const caller = await callerOf(request, reply, site);
+    await request.server.services.plans.require(site, 'helpdesk_api');
+    requireScope(caller, scope);
+    request.helpdesk = { site, caller };
+  };
+}

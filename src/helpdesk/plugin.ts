@@ -1,0 +1,30 @@
+// The Help desk API at /api/helpdesk/v1 on community site hosts: CORS from the site's
+// API_CORS_ORIGINS (as the Forum API) and its OpenAPI document.
+import type { FastifyInstance } from 'fastify';
+import { registerSiteApiCors } from '../forum/plugin.js';
+import { registerOpenApi } from '../http/openapi.js';
+import { deskRoutes } from './desk-routes.js';
+import { ticketRoutes } from './ticket-routes.js';
+
+export const HELPDESK_API_PREFIX = '/api/helpdesk/v1';
+
+export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    route.constraints = { ...route.constraints, surface: 'community' };
+  });
+  app.decorateRequest('helpdesk', null as never);
+  await registerOpenApi(app, {
+    title: 'Blume Help desk API',
+    description:
+      'Tickets, their thread, categories, agents, SLA policies and reports of a site\'s help desk. Authenticate with `Authorization: Bearer blu_sk_...` (scopes helpdesk-read, helpdesk-write), an agent\'s forum token (`Authentication-Token`) or member session, or the site owner\'s session. Lists take `page` and `page_size` (default 10, max 100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.',
+    prefix: HELPDESK_API_PREFIX,
+  });
+  await app.register(
+    async (api) => {
+      await registerSiteApiCors(api);
+      await api.register(ticketRoutes);
+      await api.register(deskRoutes);
+    },
+    { prefix: HELPDESK_API_PREFIX },
+  );
+}

@@ -1,0 +1,144 @@
+// Tickets and their thread: `/tickets`, `/tickets/{id}`, `/tickets/{id}/replies`, `/tickets/{id}/history`
+// (DESIGN section 11). `{id}` is the ticket id or its number.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { declareSecurity, problems } from '../http/openapi.js';
+import { setPaginationHeaders, toPage } from '../http/pagination.js';
+import { aiSettingsOf } from '../cms/ai-drafting.js';
+import { helpdeskAccess } from './access.js';
+import { draftReply } from './draft-reply.js';
+import { ticketHistory } from './history.js';
+import { actorOf, authorizeCategory } from './policy.js';
+import { presentDraft, presentEntry, presentHistory, presentTicket } from './presenters.js';
+import { DraftBody, DraftOut, EntryOut, helpdeskSecurity, HistoryOut, RepliesQuery, ReplyBody, TicketBody, TicketListQuery, TicketOut, TicketParams, TicketPatch } from './schemas.js';
+import { findVisibleTicket, listTickets } from './ticket-list.js';
+import { addEntry, findContact, listEntries, openTicket } from './tickets.js';
+import { triageTicket } from './triage.js';
+
+const read = declareSecurity(helpdeskAccess('helpdesk-read'), helpdeskSecurity);
+const write = declareSecurity(helpdeskAccess('helpdesk-write'), helpdeskSecurity);
+
+export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const db = app.deps.database.db;
+
+  app.get(
+    '/tickets',
+    { schema: { tags: ['tickets'], summary: 'List tickets', querystring: TicketListQuery, response: { 200: Type.Array(TicketOut) } }, preHandler: read },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { site, caller } = request.helpdesk;
+      const { rows, total } = await listTickets(db, site.id, caller, request.query, page);
+      setPaginationHeaders(request, reply, page, total);
+      const now = new Date();
+      return rows.map((row) => presentTicket(row.ticket, row.requester, now));
+    },
+  );
+
+  app.post(
+    '/tickets',
+    { schema: { tags: ['tickets'], summary: 'Open a ticket (channel api), auto-assigned', body: TicketBody, response: { 201: TicketOut, ...problems(422) } }, preHandler: write },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      const body = request.body;
+      authorizeCategory(caller, body.category_id ?? null);
+      const { ticket } = await openTicket(
+        db,
+        site.id,
+        { subject: body.subject, body: body.body, requester: body.requester, channel: 'api', priority: body.priority, categoryId: body.category_id, tags: body.tags },
+        actorOf(caller),
+      );
+      return reply.code(201).send(presentTicket(ticket, (await findContact(db, ticket.requesterId))!));
+    },
+  );
+
+  app.get(
+    '/tickets/:id',
+    { schema: { tags: ['tickets'], summary: 'Read a ticket', params: TicketParams, response: { 200: TicketOut } }, preHandler: read },
+    async (request) => {
+      const { site, caller } = request.helpdesk;
+      const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
+      return presentTicket(ticket, requester);
+    },
+  );
+
+  app.patch(
+    '/tickets/:id',
+    { schema: { tags: ['tickets'], summary: 'Triage a ticket: status, priority, category, assignee, tags', params: TicketParams, body: TicketPatch, response: { 200: TicketOut, ...problems(422) } }, preHandler: write },
+    async (request) => {
+      const { site, caller } = request.helpdesk;
+      const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
+      const body = request.body;
+      const updated = await triageTicket(db, site.id, ticket.id, caller, {
+        status: body.status,
+        priority: body.priority,
+        categoryId: body.category_id,
+        assigneeId: body.assignee_id,
+        tags: body.tags,
+      });
+      return presentTicket(updated, requester);
+    },
+  );
+
+  app.get(
+    '/tickets/:id/replies',
+    { schema: { tags: ['tickets'], summary: 'The thread, oldest first', params: TicketParams, querystring: RepliesQuery, response: { 200: Type.Array(EntryOut) } }, preHandler: read },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
+      const page = toPage(request.query);
+      const { rows, total } = await listEntries(db, ticket.id, request.query.internal ?? true, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentEntry);
+    },
+  );
+
+  app.post(
+    '/tickets/:id/replies',
+    { schema: { tags: ['tickets'], summary: 'Add a public reply or an internal note', params: TicketParams, body: ReplyBody, response: { 201: EntryOut, ...problems(422) } }, preHandler: write },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
+      const { entry } = await addEntry(
+        db,
+        ticket,
+        { body: request.body.body, internal: request.body.internal, author: { kind: 'agent', memberId: caller.kind === 'member' ? caller.id : null } },
+        actorOf(caller),
+      );
+      return reply.code(201).send(presentEntry(entry));
+    },
+  );
+
+  app.get(
+    '/tickets/:id/history',
+    { schema: { tags: ['tickets'], summary: 'Every change of the ticket, oldest first', params: TicketParams, response: { 200: Type.Array(HistoryOut) } }, preHandler: read },
+    async (request) => {
+      const { site, caller } = request.helpdesk;
+      const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
+      return (await ticketHistory(db, ticket.id)).map(presentHistory);
+    },
+  );
+
+  app.post(
+    '/tickets/:id/draft-reply',
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'Draft a reply with the site owner\'s AI provider; stored on the ticket, never sent',
+        params: TicketParams,
+        body: DraftBody,
+        response: { 201: DraftOut, ...problems(409, 502, 504) },
+      },
+      preHandler: write,
+    },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      await app.services.plans.require(site, 'ai');
+      const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
+      const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config.secretKey);
+      const draft = await draftReply(db, ticket, requester, ai, request.body, actorOf(caller));
+      return reply.code(201).send(presentDraft(draft));
+    },
+  );
+}
