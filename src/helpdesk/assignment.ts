@@ -1,0 +1,60 @@
+// Auto-assignment (issue #16): round robin among the available agents who serve the ticket's
+// category (every agent for a ticket without one), never above an agent's capacity of open tickets.
+// One transaction-scoped advisory lock per site orders assignments, so two tickets opened at once
+// cannot both take an agent's last free place.
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { recordHistory, SYSTEM, type Actor } from './history.js';
+import { helpdeskAgentCategories, helpdeskAgents, helpdeskTickets, type TicketRow, type TicketStatus } from './tables.js';
+
+/** Statuses that count against an agent's capacity and move to another agent when theirs goes away. */
+export const OPEN_STATUSES: TicketStatus[] = ['new', 'open', 'pending', 'on_hold'];
+
+async function lockAssignments(db: Executor, siteId: string): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`helpdesk-assign:${siteId}`}))`);
+}
+
+/** The next agent for a ticket of `categoryId` in round-robin order, other than `except`. */
+async function nextAgent(db: Executor, siteId: string, categoryId: string | null, except: string | null): Promise<string | undefined> {
+  const a = helpdeskAgents;
+  const open = sql`(select count(*) from ${helpdeskTickets} where ${helpdeskTickets.assigneeId} = ${a.memberId} and ${inArray(helpdeskTickets.status, OPEN_STATUSES)})`;
+  const serves = categoryId === null
+    ? sql`true`
+    : sql`exists (select 1 from ${helpdeskAgentCategories} where ${helpdeskAgentCategories.agentId} = ${a.memberId} and ${helpdeskAgentCategories.categoryId} = ${categoryId})`;
+  const [row] = await db
+    .select({ id: a.memberId })
+    .from(a)
+    .where(and(eq(a.siteId, siteId), eq(a.available, true), except ? ne(a.memberId, except) : undefined, serves, sql`${open} < ${a.capacity}`))
+    .orderBy(sql`${a.lastAssignedAt} asc nulls first`, a.memberId)
+    .limit(1);
+  return row?.id;
+}
+
+/**
+ * Gives the ticket to the next agent (or nobody when none has room) and records it. Answers the
+ * ticket as it is now.
+ */
+export async function autoAssign(db: Executor, ticket: TicketRow, actor: Actor = SYSTEM): Promise<TicketRow> {
+  await lockAssignments(db, ticket.siteId);
+  const agentId = await nextAgent(db, ticket.siteId, ticket.categoryId, ticket.assigneeId);
+  if (!agentId && ticket.assigneeId === null) return ticket;
+  const [updated] = await db
+    .update(helpdeskTickets)
+    .set({ assigneeId: agentId ?? null, updatedAt: sql`now()` })
+    .where(eq(helpdeskTickets.id, ticket.id))
+    .returning();
+  if (agentId) await db.update(helpdeskAgents).set({ lastAssignedAt: sql`clock_timestamp()` }).where(eq(helpdeskAgents.memberId, agentId));
+  await recordHistory(db, ticket, actor, 'assignee', ticket.assigneeId, agentId ?? null);
+  return updated!;
+}
+
+/** Moves an agent's open tickets to other agents (or leaves them unassigned) when the agent goes away. */
+export async function reassignFrom(db: Executor, siteId: string, agentId: string, actor: Actor = SYSTEM): Promise<number> {
+  const tickets = await db
+    .select()
+    .from(helpdeskTickets)
+    .where(and(eq(helpdeskTickets.siteId, siteId), eq(helpdeskTickets.assigneeId, agentId), inArray(helpdeskTickets.status, OPEN_STATUSES)))
+    .orderBy(helpdeskTickets.createdAt, helpdeskTickets.id);
+  for (const ticket of tickets) await autoAssign(db, ticket, actor);
+  return tickets.length;
+}

@@ -1,0 +1,62 @@
+// Help desk categories: what a ticket is about, and what an agent serves.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import { newId } from '../lib/ids.js';
+import { helpdeskCategories, type CategoryRow } from './tables.js';
+
+export interface CategoryInput {
+  name?: string | undefined;
+  description?: string | undefined;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const candidates = [error, (error as { cause?: unknown })?.cause];
+  return candidates.some((e) => (e as { code?: string } | undefined)?.code === '23505');
+}
+
+async function uniqueName<T>(name: string | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('helpdesk_category_exists', `A category named "${name}" exists.`);
+    throw error;
+  }
+}
+
+export function listCategories(db: Executor, siteId: string): Promise<CategoryRow[]> {
+  return db.select().from(helpdeskCategories).where(eq(helpdeskCategories.siteId, siteId)).orderBy(asc(helpdeskCategories.name), asc(helpdeskCategories.id));
+}
+
+export async function getCategory(db: Executor, siteId: string, id: string): Promise<CategoryRow> {
+  const [row] = await db.select().from(helpdeskCategories).where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)));
+  if (!row) throw new AppError('helpdesk_category_not_found', `No help desk category "${id}".`);
+  return row;
+}
+
+export function createCategory(db: Executor, siteId: string, input: { name: string; description?: string | undefined }): Promise<CategoryRow> {
+  const name = input.name.trim();
+  return uniqueName(name, async () => {
+    const [row] = await db.insert(helpdeskCategories).values({ id: newId(), siteId, name, description: input.description ?? '' }).returning();
+    return row!;
+  });
+}
+
+export async function updateCategory(db: Executor, siteId: string, id: string, input: CategoryInput): Promise<CategoryRow> {
+  await getCategory(db, siteId, id);
+  const name = input.name?.trim();
+  return uniqueName(name, async () => {
+    const [row] = await db
+      .update(helpdeskCategories)
+      .set({ ...(name !== undefined ? { name } : {}), ...(input.description !== undefined ? { description: input.description } : {}), updatedAt: sql`now()` })
+      .where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)))
+      .returning();
+    return row!;
+  });
+}
+
+/** Deletes a category; its tickets keep going without one, its agents stop serving it. */
+export async function deleteCategory(db: Executor, siteId: string, id: string): Promise<void> {
+  await getCategory(db, siteId, id);
+  await db.delete(helpdeskCategories).where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)));
+}

@@ -1,0 +1,14 @@
+// Error codes of the Help desk API. Data only: src/http/errors.ts merges this table into the one
+// typed map that AppError accepts.
+
+export const helpdeskErrorCodes = {
+  invalid_report: { status: 400, title: 'The report name, range, interval or grouping is not valid' },
+  helpdesk_ai_disabled: { status: 403, title: 'AI reply drafts are off for this site' },
+  not_an_agent: { status: 403, title: 'The member is not an agent of this help desk' },
+  category_not_served: { status: 403, title: 'The agent does not serve this ticket\'s category' },
+  ticket_not_found: { status: 404, title: 'Ticket not found' },
+  helpdesk_category_not_found: { status: 404, title: 'Help desk category not found' },
+  agent_not_found: { status: 404, title: 'Agent not found' },
+  helpdesk_category_exists: { status: 409, title: 'A help desk category with this name exists' },
+  invalid_ticket: { status: 422, title: 'The ticket or reply is not valid' },
+} as const satisfies Record<string, { status: number; title: string }>;

@@ -1,0 +1,236 @@
+// Help desk data of community sites: tickets with their thread, requesters (contacts), categories,
+// agents (forum members marked as agents), SLA policies per priority and the append-only history.
+// Every row carries its site id and every query filters on it.
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sites } from '../core/sites/tables.js';
+import { forumMembers } from '../forum/tables.js';
+
+const siteRef = () =>
+  text('site_id')
+    .notNull()
+    .references(() => sites.id, { onDelete: 'cascade' });
+
+export const TICKET_STATUSES = ['new', 'open', 'pending', 'on_hold', 'solved', 'closed'] as const;
+export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export const TICKET_CHANNELS = ['web', 'email', 'api'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+export type TicketChannel = (typeof TICKET_CHANNELS)[number];
+
+/** The last ticket number given out per site: the row lock of its upsert orders concurrent openings. */
+export const helpdeskCounters = pgTable('helpdesk_counters', {
+  siteId: text('site_id')
+    .primaryKey()
+    .references(() => sites.id, { onDelete: 'cascade' }),
+  lastNumber: integer('last_number').notNull(),
+});
+
+export const helpdeskCategories = pgTable(
+  'helpdesk_categories',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('helpdesk_categories_name_key').on(t.siteId, sql`lower(${t.name})`)],
+);
+
+/** Whoever asks for help: an e-mail address, linked to a forum member when one has that address. */
+export const helpdeskContacts = pgTable(
+  'helpdesk_contacts',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    /** Lower case: one contact per address. */
+    email: text('email').notNull(),
+    name: text('name'),
+    memberId: text('member_id').references(() => forumMembers.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('helpdesk_contacts_email_key').on(t.siteId, t.email), index('helpdesk_contacts_member_idx').on(t.memberId)],
+);
+
+/** Forum members marked as agents; the agent's id is the member's id. */
+export const helpdeskAgents = pgTable(
+  'helpdesk_agents',
+  {
+    memberId: text('member_id')
+      .primaryKey()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    siteId: siteRef(),
+    /** Open tickets (new, open, pending, on_hold) auto-assignment gives the agent at most. */
+    capacity: integer('capacity').notNull().default(10),
+    available: boolean('available').notNull().default(true),
+    /** Round robin: the agent given a ticket longest ago (or never) is next. */
+    lastAssignedAt: timestamp('last_assigned_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('helpdesk_agents_site_idx').on(t.siteId)],
+);
+
+/** The categories an agent serves. */
+export const helpdeskAgentCategories = pgTable(
+  'helpdesk_agent_categories',
+  {
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => helpdeskAgents.memberId, { onDelete: 'cascade' }),
+    categoryId: text('category_id')
+      .notNull()
+      .references(() => helpdeskCategories.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.categoryId] }), index('helpdesk_agent_categories_category_idx').on(t.categoryId)],
+);
+
+/** Targets per priority, in minutes of calendar time (docs/decisions/0050-helpdesk-sla.md). */
+export const helpdeskSlaPolicies = pgTable(
+  'helpdesk_sla_policies',
+  {
+    siteId: siteRef(),
+    priority: text('priority', { enum: TICKET_PRIORITIES }).notNull(),
+    firstResponseMinutes: integer('first_response_minutes').notNull(),
+    resolutionMinutes: integer('resolution_minutes').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.priority] })],
+);
+
+export const helpdeskTickets = pgTable(
+  'helpdesk_tickets',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    /** Sequential per site, from helpdesk_counters. */
+    number: integer('number').notNull(),
+    subject: text('subject').notNull(),
+    status: text('status', { enum: TICKET_STATUSES }).notNull().default('new'),
+    priority: text('priority', { enum: TICKET_PRIORITIES }).notNull().default('normal'),
+    categoryId: text('category_id').references(() => helpdeskCategories.id, { onDelete: 'set null' }),
+    assigneeId: text('assignee_id').references(() => helpdeskAgents.memberId, { onDelete: 'set null' }),
+    requesterId: text('requester_id')
+      .notNull()
+      .references(() => helpdeskContacts.id, { onDelete: 'cascade' }),
+    channel: text('channel', { enum: TICKET_CHANNELS }).notNull(),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    /** The closed ticket a requester's late reply followed up (docs/decisions/0049-helpdesk-closed-replies.md). */
+    followUpOf: text('follow_up_of'),
+    /** Subject and every entry's text, for `q=` full-text search. */
+    searchText: text('search_text').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    firstResponseAt: timestamp('first_response_at', { withTimezone: true }),
+    solvedAt: timestamp('solved_at', { withTimezone: true }),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+    /** SLA targets copied from the policy of the ticket's priority, and the due times they give. */
+    firstResponseMinutes: integer('first_response_minutes'),
+    resolutionMinutes: integer('resolution_minutes'),
+    firstResponseDueAt: timestamp('first_response_due_at', { withTimezone: true }),
+    resolutionDueAt: timestamp('resolution_due_at', { withTimezone: true }),
+    /** Set while pending or on hold: the SLA clock stopped then; due times move on by the pause when it resumes. */
+    slaPausedAt: timestamp('sla_paused_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('helpdesk_tickets_number_key').on(t.siteId, t.number),
+    index('helpdesk_tickets_site_updated_idx').on(t.siteId, t.updatedAt, t.id),
+    index('helpdesk_tickets_site_status_idx').on(t.siteId, t.status, t.updatedAt),
+    index('helpdesk_tickets_assignee_idx').on(t.assigneeId, t.status),
+    index('helpdesk_tickets_requester_idx').on(t.requesterId),
+    index('helpdesk_tickets_category_idx').on(t.categoryId),
+    index('helpdesk_tickets_site_created_idx').on(t.siteId, t.createdAt),
+    index('helpdesk_tickets_tags_idx').using('gin', t.tags),
+    index('helpdesk_tickets_search_idx').using('gin', sql`to_tsvector('english', ${t.searchText})`),
+  ],
+);
+
+export interface AttachmentRef {
+  /** Key in the blob store. */
+  key: string;
+  filename: string;
+  content_type: string;
+  size: number;
+}
+
+/** The thread: public replies and internal notes, oldest first. */
+export const helpdeskEntries = pgTable(
+  'helpdesk_entries',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    ticketId: text('ticket_id')
+      .notNull()
+      .references(() => helpdeskTickets.id, { onDelete: 'cascade' }),
+    authorKind: text('author_kind', { enum: ['requester', 'agent'] }).notNull(),
+    /** The contact (requester entries) or the agent's member id (agent entries). */
+    authorId: text('author_id'),
+    internal: boolean('internal').notNull().default(false),
+    bodySource: text('body_source').notNull(),
+    /** Sanitized HTML rendered once on write, as forum posts. */
+    bodyHtml: text('body_html').notNull(),
+    bodyText: text('body_text').notNull(),
+    /** The e-mail Message-ID (with its angle brackets) the entry came in or went out with. */
+    messageId: text('message_id'),
+    attachments: jsonb('attachments').$type<AttachmentRef[]>().notNull().default(sql`'[]'::jsonb`),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('helpdesk_entries_ticket_idx').on(t.ticketId, t.createdAt, t.id),
+    // A delivery of a message already on file finds it instead of adding it twice.
+    uniqueIndex('helpdesk_entries_message_key').on(t.siteId, t.messageId).where(sql`${t.messageId} is not null`),
+  ],
+);
+
+export const HISTORY_EVENTS = [
+  'created', 'status', 'priority', 'category', 'assignee', 'tags', 'reply', 'note', 'draft', 'reopened', 'follow_up',
+] as const;
+export type HistoryEvent = (typeof HISTORY_EVENTS)[number];
+export const ACTOR_KINDS = ['member', 'account', 'api_key', 'requester', 'system'] as const;
+export type ActorKind = (typeof ACTOR_KINDS)[number];
+
+/** Every change of a ticket, appended in the transaction of the change; a trigger refuses updates. */
+export const helpdeskHistory = pgTable(
+  'helpdesk_history',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    siteId: siteRef(),
+    ticketId: text('ticket_id')
+      .notNull()
+      .references(() => helpdeskTickets.id, { onDelete: 'cascade' }),
+    actorKind: text('actor_kind', { enum: ACTOR_KINDS }).notNull(),
+    actorId: text('actor_id'),
+    event: text('event', { enum: HISTORY_EVENTS }).notNull(),
+    fromValue: jsonb('from_value'),
+    toValue: jsonb('to_value'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('helpdesk_history_ticket_idx').on(t.ticketId, t.id), index('helpdesk_history_site_idx').on(t.siteId, t.createdAt, t.event)],
+);
+
+/** AI reply drafts kept on the ticket for an agent to edit and send; never sent by Blume. */
+export const helpdeskDrafts = pgTable(
+  'helpdesk_drafts',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    ticketId: text('ticket_id')
+      .notNull()
+      .references(() => helpdeskTickets.id, { onDelete: 'cascade' }),
+    body: text('body').notNull(),
+    model: text('model').notNull(),
+    createdBy: text('created_by'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('helpdesk_drafts_ticket_idx').on(t.ticketId, t.createdAt)],
+);
+
+export type TicketRow = typeof helpdeskTickets.$inferSelect;
+export type ThreadEntryRow = typeof helpdeskEntries.$inferSelect;
+export type ContactRow = typeof helpdeskContacts.$inferSelect;
+export type CategoryRow = typeof helpdeskCategories.$inferSelect;
+export type AgentRow = typeof helpdeskAgents.$inferSelect;
+export type HistoryRow = typeof helpdeskHistory.$inferSelect;
+export type DraftRow = typeof helpdeskDrafts.$inferSelect;

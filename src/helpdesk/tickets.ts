@@ -1,0 +1,335 @@
+// Tickets and their thread: opening a ticket, adding a reply or note, finding a ticket by id, number
+// or e-mail Message-ID. Both writes are idempotent on the entry's Message-ID (unique per site): a
+// repeated delivery answers what the first one made, `created: false`. Every change is in the
+// ticket's history, written in the same transaction.
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { renderBody } from '../forum/markdown.js';
+import type { Executor } from '../db/client.js';
+import { AppError } from '../http/errors.js';
+import { newId } from '../lib/ids.js';
+import { isEmail } from '../lib/email.js';
+import { autoAssign } from './assignment.js';
+import { recordHistory, SYSTEM, type Actor } from './history.js';
+import { slaTargets, startClock, statusChange } from './sla.js';
+import {
+  helpdeskCategories,
+  helpdeskContacts,
+  helpdeskCounters,
+  helpdeskEntries,
+  helpdeskTickets,
+  type AttachmentRef,
+  type ContactRow,
+  type ThreadEntryRow,
+  type TicketChannel,
+  type TicketPriority,
+  type TicketRow,
+} from './tables.js';
+
+/** A requester's reply to a ticket solved or closed at most this long ago reopens it; later ones open a follow-up. */
+export const REOPEN_WINDOW_DAYS = 7;
+
+export interface RequesterInput {
+  email: string;
+  name?: string | null | undefined;
+}
+
+export interface OpenTicketInput {
+  subject: string;
+  /** Markdown. */
+  body: string;
+  requester: RequesterInput;
+  channel: TicketChannel;
+  priority?: TicketPriority | undefined;
+  categoryId?: string | null | undefined;
+  tags?: string[] | undefined;
+  /** The e-mail Message-ID, angle brackets included: a second delivery answers the first ticket. */
+  messageId?: string | null | undefined;
+  attachments?: AttachmentRef[] | undefined;
+}
+
+export type EntryAuthor =
+  /** The ticket's requester, or the contact with this address (someone copied on the thread). */
+  | { kind: 'requester'; email?: string | undefined; name?: string | null | undefined }
+  /** An agent (member id), or null for a caller with no member (an API key). */
+  | { kind: 'agent'; memberId: string | null };
+
+export interface EntryInput {
+  /** Markdown. */
+  body: string;
+  author: EntryAuthor;
+  /** An internal note: agents only, never shown to the requester or mailed. */
+  internal?: boolean | undefined;
+  messageId?: string | null | undefined;
+  attachments?: AttachmentRef[] | undefined;
+}
+
+export interface TicketWrite {
+  /** The ticket the entry is on: for a late reply to a closed ticket, its follow-up. */
+  ticket: TicketRow;
+  entry: ThreadEntryRow;
+  /** False when the Message-ID was on file: nothing was written. */
+  created: boolean;
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  for (const candidate of [error, (error as { cause?: unknown })?.cause]) {
+    const e = candidate as { code?: string; constraint?: string; message?: string } | undefined;
+    if (e?.code === '23505' && (e.constraint === constraint || (e.message ?? '').includes(constraint))) return true;
+  }
+  return false;
+}
+
+function invalid(detail: string, field: string): AppError {
+  return new AppError('invalid_ticket', detail, { errors: [{ field, message: detail }] });
+}
+
+/** Tags as stored: trimmed, lower case, each once. */
+export function normalizeTags(tags: readonly string[]): string[] {
+  const out = [...new Set(tags.map((tag) => tag.trim().toLowerCase()).filter((tag) => tag.length > 0))];
+  if (out.length > 20) throw invalid('A ticket has at most 20 tags.', 'tags');
+  const long = out.find((tag) => tag.length > 50);
+  if (long) throw invalid(`The tag "${long.slice(0, 20)}..." is longer than 50 characters.`, 'tags');
+  return out;
+}
+
+function checkBody(body: string): void {
+  if (body.trim().length === 0) throw invalid('The body is empty.', 'body');
+}
+
+export async function requireCategory(db: Executor, siteId: string, categoryId: string): Promise<void> {
+  const [row] = await db
+    .select({ id: helpdeskCategories.id })
+    .from(helpdeskCategories)
+    .where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, categoryId)));
+  if (!row) throw new AppError('invalid_ticket', `No help desk category "${categoryId}".`, { errors: [{ field: 'category_id', message: 'no such category' }] });
+}
+
+/** The contact with this address, made on first sight; a name fills in a missing one. */
+export async function ensureContact(db: Executor, siteId: string, requester: RequesterInput): Promise<ContactRow> {
+  const email = requester.email.trim().toLowerCase();
+  if (!isEmail(email)) throw invalid(`"${email}" is not an e-mail address.`, 'requester.email');
+  const name = requester.name?.trim() || null;
+  const [row] = await db
+    .insert(helpdeskContacts)
+    .values({ id: newId(), siteId, email, name })
+    .onConflictDoUpdate({
+      target: [helpdeskContacts.siteId, helpdeskContacts.email],
+      set: { name: sql`coalesce(${helpdeskContacts.name}, excluded.name)` },
+    })
+    .returning();
+  return row!;
+}
+
+async function nextNumber(db: Executor, siteId: string): Promise<number> {
+  // The upsert locks the site's counter row until the transaction ends: concurrent openings take turns.
+  const [row] = await db
+    .insert(helpdeskCounters)
+    .values({ siteId, lastNumber: 1 })
+    .onConflictDoUpdate({ target: helpdeskCounters.siteId, set: { lastNumber: sql`${helpdeskCounters.lastNumber} + 1` } })
+    .returning({ number: helpdeskCounters.lastNumber });
+  return row!.number;
+}
+
+/** The ticket whose thread holds one of these Message-IDs (the latest entry that does). */
+export async function findTicketByMessageId(db: Executor, siteId: string, messageIds: readonly string[]): Promise<TicketRow | undefined> {
+  if (messageIds.length === 0) return undefined;
+  const [row] = await db
+    .select({ ticket: helpdeskTickets })
+    .from(helpdeskEntries)
+    .innerJoin(helpdeskTickets, eq(helpdeskTickets.id, helpdeskEntries.ticketId))
+    .where(and(eq(helpdeskEntries.siteId, siteId), inArray(helpdeskEntries.messageId, [...messageIds])))
+    .orderBy(desc(helpdeskEntries.createdAt))
+    .limit(1);
+  return row?.ticket;
+}
+
+async function writeOnFile(db: Executor, siteId: string, messageId: string): Promise<TicketWrite | undefined> {
+  const [row] = await db
+    .select({ ticket: helpdeskTickets, entry: helpdeskEntries })
+    .from(helpdeskEntries)
+    .innerJoin(helpdeskTickets, eq(helpdeskTickets.id, helpdeskEntries.ticketId))
+    .where(and(eq(helpdeskEntries.siteId, siteId), eq(helpdeskEntries.messageId, messageId)));
+  return row ? { ...row, created: false } : undefined;
+}
+
+/** A write that a concurrent delivery of the same Message-ID may beat: then its result is answered. */
+async function idempotent(db: Executor, siteId: string, messageId: string | null | undefined, write: (tx: Executor) => Promise<TicketWrite>): Promise<TicketWrite> {
+  if (messageId) {
+    const onFile = await writeOnFile(db, siteId, messageId);
+    if (onFile) return onFile;
+  }
+  try {
+    // On a transaction this is a savepoint: a lost race rolls back this write only.
+    return await db.transaction((tx) => write(tx));
+  } catch (error) {
+    if (messageId && isUniqueViolation(error, 'helpdesk_entries_message_key')) {
+      const onFile = await writeOnFile(db, siteId, messageId);
+      if (onFile) return onFile;
+    }
+    throw error;
+  }
+}
+
+async function insertEntry(
+  db: Executor,
+  ticket: TicketRow,
+  values: { authorKind: ThreadEntryRow['authorKind']; authorId: string | null; internal: boolean; body: string; messageId: string | null; attachments: AttachmentRef[] },
+): Promise<ThreadEntryRow> {
+  const rendered = renderBody(values.body);
+  const [entry] = await db
+    .insert(helpdeskEntries)
+    .values({
+      id: newId(),
+      siteId: ticket.siteId,
+      ticketId: ticket.id,
+      authorKind: values.authorKind,
+      authorId: values.authorId,
+      internal: values.internal,
+      bodySource: values.body,
+      bodyHtml: rendered.html,
+      bodyText: rendered.text,
+      messageId: values.messageId,
+      attachments: values.attachments,
+    })
+    .returning();
+  return entry!;
+}
+
+async function insertTicket(db: Executor, siteId: string, input: OpenTicketInput, requester: ContactRow, followUpOf: string | null, actor: Actor): Promise<TicketWrite> {
+  const subject = input.subject.trim();
+  if (subject.length === 0) throw invalid('The subject is empty.', 'subject');
+  checkBody(input.body);
+  const priority = input.priority ?? 'normal';
+  const tags = normalizeTags(input.tags ?? []);
+  if (input.categoryId) await requireCategory(db, siteId, input.categoryId);
+  const now = new Date();
+  const [inserted] = await db
+    .insert(helpdeskTickets)
+    .values({
+      id: newId(),
+      siteId,
+      number: await nextNumber(db, siteId),
+      subject,
+      priority,
+      categoryId: input.categoryId ?? null,
+      requesterId: requester.id,
+      channel: input.channel,
+      tags,
+      followUpOf,
+      searchText: subject,
+      createdAt: now,
+      updatedAt: now,
+      ...startClock(await slaTargets(db, siteId, priority), now),
+    })
+    .returning();
+  let ticket = inserted!;
+  await recordHistory(db, ticket, actor, 'created', followUpOf ? { follow_up_of: followUpOf } : null, { number: ticket.number, channel: ticket.channel, priority, category_id: ticket.categoryId, tags });
+  const entry = await insertEntry(db, ticket, {
+    authorKind: 'requester',
+    authorId: requester.id,
+    internal: false,
+    body: input.body,
+    messageId: input.messageId ?? null,
+    attachments: input.attachments ?? [],
+  });
+  ticket = await appendSearchText(db, ticket, entry);
+  ticket = await autoAssign(db, ticket);
+  return { ticket, entry, created: true };
+}
+
+async function appendSearchText(db: Executor, ticket: TicketRow, entry: ThreadEntryRow, change: Partial<TicketRow> = {}): Promise<TicketRow> {
+  const [updated] = await db
+    .update(helpdeskTickets)
+    .set({ ...change, searchText: sql`${helpdeskTickets.searchText} || ' ' || ${entry.bodyText}`, updatedAt: entry.createdAt })
+    .where(eq(helpdeskTickets.id, ticket.id))
+    .returning();
+  return updated!;
+}
+
+/**
+ * Opens a ticket with its first entry (from the requester), numbered in turn, auto-assigned, its
+ * SLA clock running. With a Message-ID already on file it answers that ticket, `created: false`.
+ */
+export async function openTicket(db: Executor, siteId: string, input: OpenTicketInput, actor: Actor = SYSTEM): Promise<TicketWrite> {
+  return idempotent(db, siteId, input.messageId, async (tx) => {
+    const requester = await ensureContact(tx, siteId, input.requester);
+    return insertTicket(tx, siteId, input, requester, null, actor.kind === 'system' ? { kind: 'requester', id: requester.id } : actor);
+  });
+}
+
+/**
+ * Adds a reply or an internal note to a ticket. An agent's first public reply stamps the first
+ * response; a requester's reply wakes a pending ticket, reopens a recently solved or closed one, and
+ * on one closed longer ago than REOPEN_WINDOW_DAYS opens a follow-up ticket instead
+ * (docs/decisions/0049-helpdesk-closed-replies.md). Idempotent on the Message-ID.
+ */
+export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInput, actor: Actor): Promise<TicketWrite> {
+  checkBody(input.body);
+  const internal = input.internal ?? false;
+  if (internal && input.author.kind !== 'agent') throw invalid('Only agents write internal notes.', 'internal');
+  return idempotent(db, ticket.siteId, input.messageId, async (tx) => {
+    const [current] = await tx.select().from(helpdeskTickets).where(eq(helpdeskTickets.id, ticket.id)).for('update');
+    if (!current) throw new AppError('ticket_not_found', `No ticket ${ticket.number}.`);
+    const now = new Date();
+    const values = { internal, body: input.body, messageId: input.messageId ?? null, attachments: input.attachments ?? [] };
+    if (input.author.kind === 'agent') {
+      const entry = await insertEntry(tx, current, { ...values, authorKind: 'agent', authorId: input.author.memberId });
+      const change: Partial<TicketRow> = {};
+      if (!internal && current.firstResponseAt === null) change.firstResponseAt = entry.createdAt;
+      if (!internal && current.status === 'new') Object.assign(change, statusChange(current, 'open', now));
+      await recordHistory(tx, current, actor, internal ? 'note' : 'reply', null, { entry_id: entry.id });
+      if (change.status) await recordHistory(tx, current, actor, 'status', current.status, change.status);
+      return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
+    }
+    const author = input.author.email ? await ensureContact(tx, ticket.siteId, { email: input.author.email, name: input.author.name }) : undefined;
+    const authorId = author?.id ?? current.requesterId;
+    const done = current.status === 'solved' || current.status === 'closed';
+    const doneAt = current.closedAt ?? current.solvedAt;
+    if (done && doneAt && now.getTime() - doneAt.getTime() > REOPEN_WINDOW_DAYS * 86_400_000) {
+      const requester = author ?? (await tx.select().from(helpdeskContacts).where(eq(helpdeskContacts.id, current.requesterId)))[0]!;
+      const followUp = await insertTicket(
+        tx,
+        current.siteId,
+        { subject: current.subject, body: input.body, requester, channel: current.channel, priority: current.priority, categoryId: current.categoryId, tags: current.tags, messageId: values.messageId, attachments: values.attachments },
+        requester,
+        current.id,
+        actor,
+      );
+      await recordHistory(tx, current, actor, 'follow_up', null, { ticket_id: followUp.ticket.id, number: followUp.ticket.number });
+      return followUp;
+    }
+    const entry = await insertEntry(tx, current, { ...values, authorKind: 'requester', authorId });
+    await recordHistory(tx, current, actor, 'reply', null, { entry_id: entry.id });
+    let change: Partial<TicketRow> = {};
+    if (done || current.status === 'pending' || current.status === 'on_hold') {
+      change = statusChange(current, 'open', now);
+      await recordHistory(tx, current, actor, done ? 'reopened' : 'status', current.status, 'open');
+    }
+    return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
+  });
+}
+
+/** A ticket of the site by id or by number (`{id}` in the API is either). */
+export async function findTicket(db: Executor, siteId: string, idOrNumber: string): Promise<TicketRow | undefined> {
+  const byNumber = /^[0-9]{1,9}$/.test(idOrNumber);
+  const [row] = await db
+    .select()
+    .from(helpdeskTickets)
+    .where(and(eq(helpdeskTickets.siteId, siteId), byNumber ? eq(helpdeskTickets.number, Number(idOrNumber)) : eq(helpdeskTickets.id, idOrNumber)));
+  return row;
+}
+
+/** The Message-IDs of a ticket's thread, oldest first: the References of an outgoing reply. */
+export async function threadMessageIds(db: Executor, ticketId: string): Promise<string[]> {
+  const rows = await db
+    .select({ messageId: helpdeskEntries.messageId })
+    .from(helpdeskEntries)
+    .where(and(eq(helpdeskEntries.ticketId, ticketId), sql`${helpdeskEntries.messageId} is not null`))
+    .orderBy(helpdeskEntries.createdAt, helpdeskEntries.id);
+  return rows.map((row) => row.messageId!);
+}
+
+export async function findContact(db: Executor, contactId: string): Promise<ContactRow | undefined> {
+  const [row] = await db.select().from(helpdeskContacts).where(eq(helpdeskContacts.id, contactId));
+  return row;
+}
