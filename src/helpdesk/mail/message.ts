@@ -3,7 +3,7 @@
 // message was sent by a machine (auto-reply, bounce, list), which the help desk never answers.
 import { AppError } from '../../http/errors.js';
 
-export interface InboundAddress {
+interface InboundAddress {
   email: string;
   name: string | null;
 }
@@ -35,7 +35,7 @@ export interface InboundMessage {
 }
 
 /** Lower-case header name -> first value, as every source can give it. */
-export type HeaderMap = ReadonlyMap<string, string>;
+type HeaderMap = ReadonlyMap<string, string>;
 
 const BULK_PRECEDENCE = new Set(['bulk', 'junk', 'list', 'auto_reply']);
 const DAEMON = /^(mailer-daemon|postmaster|no-?reply|bounces?)(\+[^@]*)?@/i;

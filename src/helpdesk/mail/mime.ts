@@ -26,7 +26,7 @@ function headerText(value: HeaderValue): string {
 }
 
 /** Header name -> text, the first of repeated headers. */
-export function headerMap(parsed: ParsedMail): Map<string, string> {
+function headerMap(parsed: ParsedMail): Map<string, string> {
   const map = new Map<string, string>();
   for (const [name, value] of parsed.headers) map.set(name, headerText(value));
   return map;

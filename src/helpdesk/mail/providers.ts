@@ -29,7 +29,7 @@ export interface InboundVerification {
 }
 
 /** How far a signed timestamp may be from now: replays of older captures are refused. */
-export const SIGNATURE_WINDOW_SECONDS = 15 * 60;
+const SIGNATURE_WINDOW_SECONDS = 15 * 60;
 
 export const SENDGRID_SIGNATURE_HEADER = 'x-twilio-email-event-webhook-signature';
 export const SENDGRID_TIMESTAMP_HEADER = 'x-twilio-email-event-webhook-timestamp';
