@@ -76,9 +76,9 @@ describe('inbound mail: raw MIME from common clients', () => {
   });
 
   it('refuses malformed MIME and a message without a From address', async () => {
-    await assert.rejects(parseMime(fixture('malformed.eml'), LIMIT), refusal('invalid_email'));
-    await assert.rejects(parseMime(fixture('no-from.eml'), LIMIT), refusal('invalid_email'));
-    await assert.rejects(parseMime(Buffer.alloc(0), LIMIT), refusal('invalid_email'));
+    await assert.rejects(parseMime(fixture('malformed.eml'), LIMIT), refusal('invalid_inbound_email'));
+    await assert.rejects(parseMime(fixture('no-from.eml'), LIMIT), refusal('invalid_inbound_email'));
+    await assert.rejects(parseMime(Buffer.alloc(0), LIMIT), refusal('invalid_inbound_email'));
   });
 
   it('refuses an attachment over the limit, naming it', async () => {
@@ -158,7 +158,7 @@ describe('inbound mail: provider payloads', () => {
     assert.deepEqual(message.attachments.map((a) => [a.filename, a.size]), [['a.txt', 5]]);
     const wrong = `Basic ${Buffer.from('postmark:nope').toString('base64')}`;
     await assert.rejects(readInbound({ contentType: 'application/json', headers: { authorization: wrong }, body }, verification), refusal('inbound_unauthorized'));
-    await assert.rejects(readInbound({ contentType: 'application/json', headers: { authorization: auth }, body: Buffer.from('{nope') }, verification), refusal('invalid_email'));
+    await assert.rejects(readInbound({ contentType: 'application/json', headers: { authorization: auth }, body: Buffer.from('{nope') }, verification), refusal('invalid_inbound_email'));
   });
 
   it('Mailgun route form with its HMAC signature, parsed and MIME forms', async () => {
@@ -227,6 +227,6 @@ describe('inbound mail: provider payloads', () => {
   });
 
   it('refuses an unknown content type', async () => {
-    await assert.rejects(readInbound({ contentType: 'text/plain', headers: {}, body: Buffer.from('x') }, verification), refusal('invalid_email'));
+    await assert.rejects(readInbound({ contentType: 'text/plain', headers: {}, body: Buffer.from('x') }, verification), refusal('invalid_inbound_email'));
   });
 });

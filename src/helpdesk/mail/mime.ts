@@ -33,10 +33,10 @@ function headerMap(parsed: ParsedMail): Map<string, string> {
 }
 
 function malformed(detail: string): AppError {
-  return new AppError('invalid_email', `The message is not readable MIME: ${detail}.`);
+  return new AppError('invalid_inbound_email', `The message is not readable MIME: ${detail}.`);
 }
 
-/** Parses a raw message; refuses malformed MIME (invalid_email) and oversized attachments (attachment_too_large). */
+/** Parses a raw message; refuses malformed MIME (invalid_inbound_email) and oversized attachments (attachment_too_large). */
 export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number): Promise<InboundMessage> {
   const source = typeof raw === 'string' ? Buffer.from(raw) : raw;
   if (source.length === 0) throw malformed('the message is empty');

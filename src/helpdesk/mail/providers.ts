@@ -39,7 +39,7 @@ function unauthorized(detail: string): AppError {
 }
 
 function unreadable(detail: string): AppError {
-  return new AppError('invalid_email', detail);
+  return new AppError('invalid_inbound_email', detail);
 }
 
 function sameSecret(presented: string, expected: string): boolean {
