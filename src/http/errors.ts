@@ -7,6 +7,7 @@ import { settingsErrorCodes } from '../core/settings/errors.js';
 import { deployErrorCodes } from '../deploy/errors.js';
 import { forumErrorCodes } from '../forum/errors.js';
 import { helpdeskErrorCodes } from '../helpdesk/errors.js';
+import { helpdeskMailErrorCodes } from '../helpdesk/mail/errors.js';
 
 interface ErrorEntry {
   status: number;
@@ -57,9 +58,9 @@ const httpErrorCodes = {
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The domains' tables, in one list so the test can check that no two declare the same code. */
-export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, helpdesk: helpdeskErrorCodes, ai: aiErrorCodes } as const;
+export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, helpdesk: helpdeskErrorCodes, helpdeskMail: helpdeskMailErrorCodes, ai: aiErrorCodes } as const;
 
-export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...helpdeskErrorCodes, ...aiErrorCodes } as const;
+export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...helpdeskErrorCodes, ...helpdeskMailErrorCodes, ...aiErrorCodes } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
 

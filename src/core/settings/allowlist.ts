@@ -3,7 +3,7 @@
 import { parseBoolean } from '../../config/index.js';
 import { isEmail } from '../../lib/email.js';
 
-export type SettingType = 'boolean' | 'text' | 'url' | 'origins' | 'email' | 'sender' | 'port' | 'host' | 'enum';
+export type SettingType = 'boolean' | 'text' | 'url' | 'origins' | 'email' | 'sender' | 'port' | 'host' | 'enum' | 'bytes';
 
 export interface SettingDefinition {
   type: SettingType;
@@ -18,6 +18,10 @@ export const SETTINGS = {
   FORUM_TITLE: { type: 'text', doc: 'Title of the community.' },
   REGISTRATION_OPEN: { type: 'boolean', doc: 'Whether visitors may sign up as members.' },
   HELPDESK_SUPPORT_ADDRESS: { type: 'email', doc: 'Support e-mail address of the help desk.' },
+  HELPDESK_INBOUND_SECRET: { type: 'text', secret: true, doc: 'Secret of POST /inbound-email: the Bearer token of raw MIME and the basic-auth password of Postmark.' },
+  HELPDESK_MAILGUN_SIGNING_KEY: { type: 'text', secret: true, doc: 'Mailgun HTTP webhook signing key, verifying Mailgun route deliveries.' },
+  HELPDESK_SENDGRID_VERIFICATION_KEY: { type: 'text', secret: true, doc: 'Public key (base64) of the SendGrid Inbound Parse security policy, verifying its signatures.' },
+  HELPDESK_ATTACHMENT_MAX_BYTES: { type: 'bytes', doc: 'Largest attachment an inbound e-mail may carry, in bytes (default 26214400, 25 MiB).' },
   AI_PROVIDER: { type: 'enum', values: ['openai', 'anthropic'], doc: 'AI provider API flavour.' },
   AI_BASE_URL: { type: 'url', doc: 'Base URL of the AI provider API.' },
   AI_MODEL: { type: 'text', doc: 'AI model name.' },
@@ -94,6 +98,8 @@ export function settingProblem(name: SettingName, value: string): string | undef
       const port = Number(value);
       return /^\d+$/.test(value) && port >= 1 && port <= 65535 ? undefined : 'must be a port number from 1 to 65535';
     }
+    case 'bytes':
+      return /^[1-9][0-9]{0,11}$/.test(value) ? undefined : 'must be a whole number of bytes, at least 1';
     case 'host':
       return HOST.test(value) ? undefined : 'must be a host name';
     case 'enum':

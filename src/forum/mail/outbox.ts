@@ -14,7 +14,7 @@ export const MAIL_JOB = 'forum.mail';
 const LEASE_MS = 60_000;
 const SWEEP_MS = 30_000;
 
-export type OutboxKind = 'confirm' | 'reset' | 'reply';
+export type OutboxKind = 'confirm' | 'reset' | 'reply' | 'helpdesk_reply';
 
 /** A mail job's payload. */
 export interface MailJob {

@@ -15,7 +15,7 @@ const GROUPS: ReadonlyArray<readonly [string, readonly SettingName[]]> = [
   ['Community', ['FORUM_TITLE', 'REGISTRATION_OPEN']],
   ['Forum API', ['FORUM_API_PUBLIC_READ', 'API_CORS_ORIGINS']],
   ['Mail', ['MAIL_DEFAULT_SENDER', 'MAIL_SERVER', 'MAIL_PORT', 'MAIL_USE_TLS', 'MAIL_USERNAME', 'MAIL_PASSWORD']],
-  ['Help desk', ['HELPDESK_SUPPORT_ADDRESS']],
+  ['Help desk', ['HELPDESK_SUPPORT_ADDRESS', 'HELPDESK_INBOUND_SECRET', 'HELPDESK_MAILGUN_SIGNING_KEY', 'HELPDESK_SENDGRID_VERIFICATION_KEY', 'HELPDESK_ATTACHMENT_MAX_BYTES']],
   ['AI', ['AI_PROVIDER', 'AI_BASE_URL', 'AI_MODEL', 'AI_API_KEY', 'AI_CONTENT_ENABLED']],
 ];
 
@@ -64,6 +64,8 @@ function control(name: SettingName, value: string, page: SettingsPage): SafeHtml
       return selectField(name, name, value, [['', 'Not set'], ...(definition.values ?? []).map((v) => [v, v] as const)], options);
     case 'port':
       return textField(name, name, value, 'number', { ...options, maxlength: 5 });
+    case 'bytes':
+      return textField(name, name, value, 'number', { ...options, maxlength: 12 });
     case 'url':
       return textField(name, name, value, 'url', { ...options, maxlength: 2000 });
     case 'email':

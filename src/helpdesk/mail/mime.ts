@@ -1,0 +1,67 @@
+// Raw MIME (message/rfc822) into the normalized inbound message, through mailparser. A message
+// without a header block or a From address is refused as malformed; what mailparser decodes
+// (quoted-printable, base64, charsets, encoded words, HTML to text) is taken as it decodes it.
+import { simpleParser, type AddressObject, type HeaderValue, type ParsedMail } from 'mailparser';
+import { isEmail } from '../../lib/email.js';
+import { AppError } from '../../http/errors.js';
+import { automatedReason, checkAttachments, htmlToText, messageIds, oneMessageId, type InboundMessage } from './message.js';
+
+const HEADER_BLOCK = /^[!-9;-~]+:/;
+
+function addresses(value: AddressObject | AddressObject[] | undefined): { email: string; name: string | null }[] {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return list
+    .flatMap((object) => object.value.flatMap((entry) => (entry.group ? entry.group : [entry])))
+    .filter((entry) => entry.address && isEmail(entry.address))
+    .map((entry) => ({ email: entry.address!.toLowerCase(), name: entry.name.trim() || null }));
+}
+
+function headerText(value: HeaderValue): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map((item) => headerText(item as HeaderValue)).join(', ');
+  if ('value' in value && typeof value.value === 'string') return value.value;
+  if ('text' in value && typeof value.text === 'string') return value.text;
+  return '';
+}
+
+/** Header name -> text, the first of repeated headers. */
+function headerMap(parsed: ParsedMail): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const [name, value] of parsed.headers) map.set(name, headerText(value));
+  return map;
+}
+
+function malformed(detail: string): AppError {
+  return new AppError('invalid_inbound_email', `The message is not readable MIME: ${detail}.`);
+}
+
+/** Parses a raw message; refuses malformed MIME (invalid_inbound_email) and oversized attachments (attachment_too_large). */
+export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number): Promise<InboundMessage> {
+  const source = typeof raw === 'string' ? Buffer.from(raw) : raw;
+  if (source.length === 0) throw malformed('the message is empty');
+  if (!HEADER_BLOCK.test(source.subarray(0, 1000).toString('latin1'))) throw malformed('it does not start with a header');
+  const parsed = await simpleParser(source, { skipImageLinks: true, keepCidLinks: true });
+  const [from] = addresses(parsed.from);
+  if (!from) throw malformed('it has no From address');
+  const attachments = parsed.attachments.map((attachment) => ({
+    filename: attachment.filename ?? `attachment-${attachment.partId ?? '1'}`,
+    contentType: attachment.contentType,
+    size: attachment.size,
+    content: attachment.content,
+    inline: attachment.related === true || attachment.contentDisposition === 'inline',
+  }));
+  checkAttachments(attachments, maxAttachmentBytes);
+  const headers = headerMap(parsed);
+  return {
+    from,
+    recipients: [...addresses(parsed.to), ...addresses(parsed.cc)].map((address) => address.email),
+    subject: parsed.subject?.trim() ?? '',
+    messageId: oneMessageId(parsed.messageId),
+    inReplyTo: oneMessageId(parsed.inReplyTo),
+    references: messageIds(parsed.references),
+    text: (parsed.text?.trim() ? parsed.text : typeof parsed.html === 'string' ? htmlToText(parsed.html) : '').replace(/\r\n/g, '\n'),
+    attachments,
+    automated: automatedReason(headers, from.email),
+  };
+}
