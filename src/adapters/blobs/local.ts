@@ -110,5 +110,8 @@ export function createLocalBlobStore(root: string): BlobStore {
       })();
     },
     localPath: file,
+    ping: async () => {
+      if (!(await stat(root)).isDirectory()) throw new Error(`${root} is not a folder`);
+    },
   };
 }

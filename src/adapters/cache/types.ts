@@ -1,6 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { ErrorReporter } from '../../lib/error-reporter.js';
+import type { BusHealth } from './bus-health.js';
 
+/**
+ * Counters and small values shared by every node. The Redis one falls back to a per-node memory
+ * copy while Redis cannot be reached, so rate limits and login throttles fail open to per-node
+ * limits instead of failing requests (docs/decisions/0070-dependency-failures.md).
+ */
 export interface Cache {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;
@@ -15,6 +21,8 @@ export type MessageHandler = (message: string) => void;
 export interface PubSub {
   /** Where the errors of the connections behind it are told (rate-limited warnings). */
   readonly errors: ErrorReporter;
+  /** Whether every message has surely been heard here, and which other nodes are on the bus. */
+  readonly health: BusHealth;
   publish(channel: string, message: string): Promise<void>;
   /** Answers a function that ends the subscription. */
   subscribe(channel: string, handler: MessageHandler): Promise<() => Promise<void>>;
