@@ -79,7 +79,7 @@ export class EdgeCache {
   ) {}
 
   async start(): Promise<void> {
-    const { nodeId } = this.pubsub.health;
+    const { nodeId } = this.pubsub.nodes;
     this.unsubscribe.push(
       await this.pubsub.subscribe(CHANNEL, (message) => {
         const [site = '', nonce = ''] = message.split(' ', 2);
@@ -163,7 +163,7 @@ export class EdgeCache {
   async aliasesChanged(siteId: string): Promise<Propagation> {
     const deadline = Date.now() + STALE_BOUND_MS;
     const served = this.forgetPointers(siteId);
-    const expected = [this.pubsub.health.nodeId, ...this.pubsub.health.peers()];
+    const expected = [this.pubsub.nodes.nodeId, ...this.pubsub.nodes.peers()];
     const nonce = randomAlnum(12);
     const confirmed = new Set<string>();
     let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { ErrorReporter } from '../../lib/error-reporter.js';
-import { alwaysHealthy } from './bus-health.js';
+import { alone } from './peers.js';
 import type { CacheAdapter } from './types.js';
 
 interface Entry {
@@ -45,7 +45,7 @@ export function createMemoryCache(prefix = ''): CacheAdapter {
     },
     pubsub: {
       errors: new ErrorReporter(),
-      health: alwaysHealthy(),
+      nodes: alone(),
       publish: async (channel, message) => {
         bus.emit(channel, message);
       },

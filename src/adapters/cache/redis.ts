@@ -1,5 +1,6 @@
 import { ErrorReporter } from '../../lib/error-reporter.js';
-import { HeartbeatHealth } from './bus-health.js';
+import { randomAlnum } from '../../lib/ids.js';
+import { Heartbeats } from './peers.js';
 import { createMemoryCache } from './memory.js';
 import type { Cache, CacheAdapter, MessageHandler, PubSub } from './types.js';
 
@@ -13,8 +14,9 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
   // from its per-node copy) instead of waiting for reconnects. The names let an operator (or a
   // test) find a node's connections in CLIENT LIST.
   const options = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: COMMAND_TIMEOUT_MS };
-  const client = new Redis(url, { ...options, connectionName: `${prefix}client` });
-  const subscriber = new Redis(url, { ...options, connectionName: `${prefix}subscriber` });
+  const nodeId = randomAlnum(8);
+  const client = new Redis(url, { ...options, connectionName: `${prefix}${nodeId}:client` });
+  const subscriber = new Redis(url, { ...options, connectionName: `${prefix}${nodeId}:subscriber` });
   // ioredis keeps reconnecting, and commands that fail meanwhile say so to their callers; the
   // connection's own errors are warned about, at most once a minute each. The last one is kept: a
   // failed first connect rejects with only "Connection is closed".
@@ -76,7 +78,7 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
       }
     };
 
-  const bus: Omit<PubSub, 'health'> = {
+  const bus: Omit<PubSub, 'nodes'> = {
     errors,
     publish: async (channel, message) => {
       await client.publish(prefix + channel, message);
@@ -99,9 +101,8 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
       };
     },
   };
-  const health = new HeartbeatHealth(bus);
-  subscriber.on('close', () => health.lost());
-  await health.start();
+  const nodes = new Heartbeats(bus, nodeId);
+  await nodes.start();
 
   return {
     driver: 'redis',
@@ -115,9 +116,9 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
       // The health check asks Redis itself.
       ping: shared.ping,
     },
-    pubsub: { ...bus, health },
+    pubsub: { ...bus, nodes },
     close: async () => {
-      await health.stop();
+      await nodes.stop();
       subscriber.disconnect();
       // Only ask politely when connected.
       if (client.status === 'ready') await client.quit().catch(() => client.disconnect());

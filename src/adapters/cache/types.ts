@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ErrorReporter } from '../../lib/error-reporter.js';
-import type { BusHealth } from './bus-health.js';
+import type { BusNodes } from './peers.js';
 
 /**
  * Counters and small values shared by every node. The Redis one falls back to a per-node memory
@@ -21,8 +21,8 @@ export type MessageHandler = (message: string) => void;
 export interface PubSub {
   /** Where the errors of the connections behind it are told (rate-limited warnings). */
   readonly errors: ErrorReporter;
-  /** Whether every message has surely been heard here, and which other nodes are on the bus. */
-  readonly health: BusHealth;
+  /** This node's id on the bus, and which other nodes are on it. */
+  readonly nodes: BusNodes;
   publish(channel: string, message: string): Promise<void>;
   /** Answers a function that ends the subscription. */
   subscribe(channel: string, handler: MessageHandler): Promise<() => Promise<void>>;
