@@ -3,7 +3,7 @@
 // (docs/decisions/0070-dependency-failures.md). Adapters that know an error is an outage say so with
 // DependencyUnavailable; the database driver's connection errors are recognised by their codes.
 
-export type Dependency = 'database' | 'blob_store';
+type Dependency = 'database' | 'blob_store';
 
 export class DependencyUnavailable extends Error {
   constructor(

@@ -29,7 +29,7 @@ const EPOCH_POLL_MS = 1_000;
  * After a commit, no node answers from the old pointers longer than this: its next epoch read
  * (at most EPOCH_POLL_MS away, plus the read itself) drops them. Documented in docs/scaling.md.
  */
-export const STALE_BOUND_MS = 2 * EPOCH_POLL_MS;
+const STALE_BOUND_MS = 2 * EPOCH_POLL_MS;
 /** Manifests are evicted oldest-used first past this many file entries in total. */
 const MAX_CACHED_FILES = 500_000;
 
@@ -56,7 +56,7 @@ interface AliasEntry {
 }
 
 /** What a pointer change's broadcast reached: the nodes on the bus that confirmed it, and those that did not in time. */
-export interface Propagation {
+interface Propagation {
   confirmed: string[];
   unconfirmed: string[];
 }

@@ -51,7 +51,7 @@ export const ReleasesOut = Type.Object({
 });
 export type ReleasesOut = Static<typeof ReleasesOut>;
 
-export const PropagationOut = Type.Object(
+const PropagationOut = Type.Object(
   {
     confirmed: Type.Array(Type.String(), { description: 'Ids of the app nodes that confirmed they serve the new pointers.' }),
     unconfirmed: Type.Array(Type.String(), { description: 'Nodes on the bus that did not confirm in time; the answer waited out the staleness bound, so they no longer serve the old pointers either.' }),

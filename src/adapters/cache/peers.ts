@@ -4,19 +4,12 @@
 // Redis broke for a while is exactly the one that may have missed a change, so it must not be
 // forgotten before it is back (a node that was shut down is waited for, in vain, for that long).
 import { randomAlnum } from '../../lib/ids.js';
-import type { PubSub } from './types.js';
+import type { BusNodes, PubSub } from './types.js';
 
 const CHANNEL = 'bus:heartbeat';
 const HEARTBEAT_MS = 500;
 /** A node not heard for this long is no longer counted among the peers. */
 const PEER_MEMORY_MS = 60_000;
-
-export interface BusNodes {
-  /** This node's id on the bus. */
-  readonly nodeId: string;
-  /** Other nodes heard on the bus within the last minute. */
-  peers(): string[];
-}
 
 /** The single-process bus (memory cache) has no peers. */
 export function alone(): BusNodes {

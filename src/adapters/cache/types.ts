@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import type { ErrorReporter } from '../../lib/error-reporter.js';
-import type { BusNodes } from './peers.js';
 
 /**
  * Counters and small values shared by every node. The Redis one falls back to a per-node memory
@@ -14,6 +13,13 @@ export interface Cache {
   /** Adds one to a counter that expires `ttlSeconds` after its first increment; answers the new count. */
   increment(key: string, ttlSeconds: number): Promise<number>;
   ping(): Promise<void>;
+}
+
+export interface BusNodes {
+  /** This node's id on the bus. */
+  readonly nodeId: string;
+  /** Other nodes heard on the bus within the last minute. */
+  peers(): string[];
 }
 
 export type MessageHandler = (message: string) => void;
