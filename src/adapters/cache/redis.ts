@@ -5,7 +5,7 @@ import { createMemoryCache } from './memory.js';
 import type { Cache, CacheAdapter, MessageHandler, PubSub } from './types.js';
 
 /** A command without an answer for this long fails, so a silent Redis cannot stall requests. */
-const COMMAND_TIMEOUT_MS = 500;
+const COMMAND_TIMEOUT_MS = 1_000;
 
 /** Redis cache and pub/sub, shared by every app node. Two connections: commands and subscriptions. */
 export async function createRedisCache(url: string, prefix = 'blume:'): Promise<CacheAdapter> {
