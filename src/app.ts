@@ -165,6 +165,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     global: false,
     redis: deps.cache.redis,
     nameSpace: `${deps.cache.prefix}rate:`,
+    // Redis unreachable: the request goes on (the shared limits in http/rate-limit.ts and the login
+    // throttle fall back to per-node counts meanwhile; decision 0070).
+    skipOnError: true,
     errorResponseBuilder: (_request, context) =>
       new AppError('rate_limited', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`, {}, { 'Retry-After': String(Math.ceil(context.ttl / 1000)) }),
   });

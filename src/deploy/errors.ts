@@ -34,6 +34,7 @@ export const deployErrorCodes = {
   release_not_found: { status: 404, title: 'Release not found' },
   release_not_promotable: { status: 409, title: 'The release is preview-only and cannot be promoted' },
   no_previous_release: { status: 409, title: 'There is no earlier release to roll back to' },
+  live_release_changed: { status: 412, title: 'The live release is no longer the one If-Match names' },
   no_live_release: { status: 404, title: 'The site has no live release yet' },
   no_stage_release: { status: 404, title: 'The site has no stage release' },
   deploy_conflict: { status: 409, title: 'A concurrent change removed a blob this release needs; upload again' },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../http/errors.js';
+import { toAppError } from '../http/problem.js';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive.js';
 import { BuildWorker } from './builds/worker.js';
 import { EdgeBytes } from './edge-bytes.js';
@@ -26,6 +27,8 @@ declare module 'fastify' {
   }
 }
 
+const UNAVAILABLE_PAGE = '<!doctype html><meta charset="utf-8"><title>Temporarily unavailable</title><h1>Temporarily unavailable</h1><p>This site cannot be served right now. Please try again in a moment.</p>\n';
+
 async function edgeRoutes(app: FastifyInstance): Promise<void> {
   const ctx = { cache: app.deploy.cache, blobs: app.deps.blobs, bytes: new EdgeBytes(app.deps.blobs) };
   app.route({
@@ -34,6 +37,14 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
     exposeHeadRoute: false,
     constraints: { surface: 'static' },
     handler: (request, reply) => serveStatic(ctx, request, reply),
+  });
+  // A dependency outage answers visitors with a page, not JSON (decision 0070); other errors go on to
+  // the root handler.
+  app.setErrorHandler((error: Error, _request, reply) => {
+    const known = toAppError(error);
+    if (known?.status !== 503) throw error;
+    for (const [name, value] of Object.entries(known.headers)) reply.header(name, value);
+    return reply.code(503).header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', 'no-store').send(UNAVAILABLE_PAGE);
   });
   // A static site is read-only: other methods are refused as such, not as a missing page.
   app.route({

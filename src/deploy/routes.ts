@@ -11,10 +11,22 @@ import { githubRoutes } from './git/routes.js';
 import { ingestArchive } from './ingest.js';
 import { requireSiteDeployToken } from './policy.js';
 import { presentAliases, presentRelease, presentUrls } from './presenters.js';
-import { AliasChangeOut, ArchiveUpload, DeploySiteParams, ReleaseBody, ReleaseOut, ReleasesOut } from './schemas.js';
-import { clearStage, listReleases, promoteRelease, rollbackRelease, setStage, type AliasChange } from './service.js';
+import { AliasChangeOut, ArchiveUpload, DeploySiteParams, IfMatchHeaders, ReleaseBody, ReleaseOut, ReleasesOut } from './schemas.js';
+import { clearStage, listReleases, promoteRelease, rollbackRelease, setStage, type AliasChange, type ExpectedLive } from './service.js';
 
 const security = [{ deployToken: [] }];
+
+/** The live release as an entity tag: its id, or `none`. */
+function liveTag(liveReleaseId: string | null): string {
+  return `"${liveReleaseId ?? 'none'}"`;
+}
+
+/** What `If-Match` names as the live release the change replaces. */
+function expectedLive(ifMatch: string | undefined): ExpectedLive {
+  if (ifMatch === undefined) return undefined;
+  const id = ifMatch.slice(1, -1);
+  return id === 'none' ? null : id;
+}
 
 export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onRoute', (route) => {
@@ -33,11 +45,12 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
   const deploy = app.deploy;
 
   const aliasChange = async (urls: UrlContext, siteId: string, change: AliasChange) => {
-    await deploy.cache.aliasesChanged(siteId);
+    const propagation = await deploy.cache.aliasesChanged(siteId);
     return {
       release: change.release ? presentRelease(change.release, urls) : null,
       aliases: presentAliases(change.aliases),
       urls: presentUrls(urls, siteId),
+      propagation,
     };
   };
 
@@ -74,23 +87,39 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/api/deploy/:id/releases',
     { schema: { tags: ['deploy'], summary: 'Releases (newest first), aliases and URLs', security, params: DeploySiteParams, response: { 200: ReleasesOut } }, preHandler: requireSiteDeployToken },
-    async (request) => {
+    async (request, reply) => {
       const { releases, aliases } = await listReleases(db, request.params.id);
       const urls = urlContext(request);
+      reply.header('ETag', liveTag(aliases.liveReleaseId));
       return { releases: releases.map((row) => presentRelease(row, urls)), aliases: presentAliases(aliases), urls: presentUrls(urls, request.params.id) };
     },
   );
 
   app.post(
     '/api/deploy/:id/promote',
-    { schema: { tags: ['deploy'], summary: 'Make a release live (atomic)', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut, ...problems(409) } }, preHandler: requireSiteDeployToken },
-    async (request) => aliasChange(urlContext(request), request.params.id, await promoteRelease(db, request.params.id, request.body.release)),
+    {
+      schema: {
+        tags: ['deploy'],
+        summary: 'Make a release live (atomic)',
+        description: 'Answers once every app node serves the release (or the staleness bound has passed); `propagation` says which nodes confirmed. Send `If-Match` to refuse the change when another promote or rollback landed first.',
+        security,
+        params: DeploySiteParams,
+        headers: IfMatchHeaders,
+        body: ReleaseBody,
+        response: { 200: AliasChangeOut, ...problems(409, 412) },
+      },
+      preHandler: requireSiteDeployToken,
+    },
+    async (request) => aliasChange(urlContext(request), request.params.id, await promoteRelease(db, request.params.id, request.body.release, expectedLive(request.headers['if-match']))),
   );
 
   app.post(
     '/api/deploy/:id/rollback',
-    { schema: { tags: ['deploy'], summary: 'Return production to the release live before the current one', security, params: DeploySiteParams, response: { 200: AliasChangeOut, ...problems(409) } }, preHandler: requireSiteDeployToken },
-    async (request) => aliasChange(urlContext(request), request.params.id, await rollbackRelease(db, request.params.id)),
+    {
+      schema: { tags: ['deploy'], summary: 'Return production to the release live before the current one', security, params: DeploySiteParams, headers: IfMatchHeaders, response: { 200: AliasChangeOut, ...problems(409, 412) } },
+      preHandler: requireSiteDeployToken,
+    },
+    async (request) => aliasChange(urlContext(request), request.params.id, await rollbackRelease(db, request.params.id, expectedLive(request.headers['if-match']))),
   );
 
   app.put(

@@ -51,10 +51,29 @@ export const ReleasesOut = Type.Object({
 });
 export type ReleasesOut = Static<typeof ReleasesOut>;
 
+const PropagationOut = Type.Object(
+  {
+    confirmed: Type.Array(Type.String(), { description: 'Ids of the app nodes that confirmed they serve the new pointers.' }),
+    unconfirmed: Type.Array(Type.String(), { description: 'Nodes on the bus that did not confirm in time; the answer waited out the staleness bound, so they no longer serve the old pointers either.' }),
+  },
+  { description: 'Which app nodes confirmed the change before this answer (docs/scaling.md).' },
+);
+
 export const AliasChangeOut = Type.Object({
   release: Nullable(ReleaseOut),
   aliases: AliasesOut,
   urls: UrlsOut,
+  propagation: PropagationOut,
+});
+
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      description:
+        'The live release the change is meant to replace, as the `ETag` of `GET /api/deploy/{id}/releases` gives it (`"<release id>"`, or `"none"` when nothing is live). When another change landed first, the answer is 412 `live_release_changed` and nothing changes.',
+      pattern: '^"[A-Za-z0-9_-]+"$',
+    }),
+  ),
 });
 export type AliasChangeOut = Static<typeof AliasChangeOut>;
 

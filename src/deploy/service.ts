@@ -1,10 +1,10 @@
 // Releases and aliases: the live and stage pointers of a site, moved only by promote, rollback and
 // stage calls. Each change locks the site's alias row, so concurrent calls apply one after another.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { randomAlnum } from '../lib/ids.js';
-import { promotions, releases, siteAliases, type ReleaseRow, type SiteAliasRow } from './tables.js';
+import { pointerEpoch, promotions, releases, siteAliases, type ReleaseRow, type SiteAliasRow } from './tables.js';
 
 const PREVIEW_PASSWORD_LENGTH = 24;
 
@@ -21,8 +21,10 @@ export async function ensureAliases(db: Executor, siteId: string): Promise<SiteA
   return row!;
 }
 
+/** Locks the site's alias row for a change, and counts the change in the pointer epoch every node reads. */
 async function lockAliases(tx: Executor, siteId: string): Promise<SiteAliasRow> {
   await ensureAliases(tx, siteId);
+  await tx.update(pointerEpoch).set({ value: sql`${pointerEpoch.value} + 1` }).where(eq(pointerEpoch.id, 1));
   const [row] = await tx.select().from(siteAliases).where(eq(siteAliases.siteId, siteId)).for('update');
   return row!;
 }
@@ -49,10 +51,30 @@ export interface AliasChange {
   aliases: SiteAliasRow;
 }
 
+/** The pointer epoch: moves with every alias change of any site. */
+export async function readPointerEpoch(db: Executor): Promise<number> {
+  const [row] = await db.select({ value: pointerEpoch.value }).from(pointerEpoch).where(eq(pointerEpoch.id, 1));
+  return row?.value ?? 0;
+}
+
+/**
+ * The live release a change was conditioned on (`If-Match`): `null` for "no release is live".
+ * Undefined means unconditional.
+ */
+export type ExpectedLive = string | null | undefined;
+
+function checkExpectedLive(current: SiteAliasRow, expected: ExpectedLive): void {
+  if (expected === undefined || current.liveReleaseId === expected) return;
+  throw new AppError('live_release_changed', `The live release is now "${current.liveReleaseId ?? 'none'}", not the one If-Match names; read the releases again and decide.`, {
+    live_release: current.liveReleaseId,
+  });
+}
+
 /** Makes a release live: one pointer swap and one log row in one transaction. */
-export async function promoteRelease(db: Executor, siteId: string, releaseId: string): Promise<AliasChange> {
+export async function promoteRelease(db: Executor, siteId: string, releaseId: string, expectedLive?: ExpectedLive): Promise<AliasChange> {
   return db.transaction(async (tx) => {
     const current = await lockAliases(tx, siteId);
+    checkExpectedLive(current, expectedLive);
     const release = await requireRelease(tx, siteId, releaseId);
     if (!release.promotable) throw new AppError('release_not_promotable', `Release "${releaseId}" is preview-only (a build of another branch).`);
     // Promoting what is already live changes nothing and must not add a rollback step.
@@ -71,9 +93,10 @@ export async function promoteRelease(db: Executor, siteId: string, releaseId: st
 }
 
 /** Live returns to the release that was live before the current one; see the promotions table. */
-export async function rollbackRelease(db: Executor, siteId: string): Promise<AliasChange> {
+export async function rollbackRelease(db: Executor, siteId: string, expectedLive?: ExpectedLive): Promise<AliasChange> {
   return db.transaction(async (tx) => {
     const current = await lockAliases(tx, siteId);
+    checkExpectedLive(current, expectedLive);
     const none = () => new AppError('no_previous_release', `Site "${siteId}" has no earlier live release to return to.`);
     if (current.livePromotionId === null) throw none();
     const [head] = await tx.select().from(promotions).where(eq(promotions.id, current.livePromotionId));

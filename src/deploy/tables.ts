@@ -75,6 +75,17 @@ export const siteAliases = pgTable('deploy_site_aliases', {
 });
 
 /**
+ * One row, counted up by every change of any site's aliases in the same transaction (under the
+ * row's lock, so in commit order). Each node reads it every second and drops its cached pointers when
+ * it moved: a lost pub/sub message cannot keep a node on an old release longer than that
+ * (docs/decisions/0069-lost-invalidations.md).
+ */
+export const pointerEpoch = pgTable('deploy_pointer_epoch', {
+  id: integer('id').primaryKey(),
+  value: bigint('value', { mode: 'number' }).notNull(),
+});
+
+/**
  * Promotion log, a linked stack: each row names the row that was live before it. Promote pushes,
  * rollback makes the previous row's release live again with that row's own predecessor, so repeated
  * rollbacks walk further back.

@@ -55,6 +55,8 @@ const httpErrorCodes = {
   // 5xx
   internal_error: { status: 500, title: 'Internal error' },
   not_ready: { status: 503, title: 'Service not ready' },
+  database_unavailable: { status: 503, title: 'The database cannot be reached; try again shortly' },
+  blob_store_unavailable: { status: 503, title: 'The file store cannot be reached; try again shortly' },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The domains' tables, in one list so the test can check that no two declare the same code. */

@@ -1,6 +1,7 @@
 // The root error and not-found handlers: every error leaves as RFC 9457 problem+json with a stable
 // `code`. Unknown errors are logged and masked as 500 with the request id for correlation.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { unavailableDependency } from '../adapters/unavailable.js';
 import { AppError, lookupErrorCode, type ErrorCode } from './errors.js';
 
 export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
@@ -44,8 +45,15 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
 };
 
+/** Seconds a client is asked to wait when a dependency is down (decision 0070). */
+const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
 export function toAppError(error: FastifyError | Error): AppError | undefined {
   if (error instanceof AppError) return error;
+  const dependency = unavailableDependency(error);
+  if (dependency) {
+    return new AppError(`${dependency}_unavailable`, `${lookupErrorCode(`${dependency}_unavailable`).title}.`, {}, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) });
+  }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     const errors = fastifyError.validation.map((issue) => ({
@@ -74,7 +82,10 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const known = toAppError(error);
-    if (known) return sendProblem(reply, known);
+    if (known) {
+      if (known.status === 503) request.log.warn({ err: error }, known.message);
+      return sendProblem(reply, known);
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(
       reply,

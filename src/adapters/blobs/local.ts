@@ -110,5 +110,9 @@ export function createLocalBlobStore(root: string): BlobStore {
       })();
     },
     localPath: file,
+    // The folder appears with the first blob; a fresh install's store is healthy all the same.
+    ping: async () => {
+      await mkdir(root, { recursive: true });
+    },
   };
 }

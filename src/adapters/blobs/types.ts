@@ -12,6 +12,8 @@ export interface BlobStore {
   has(key: string): Promise<boolean>;
   delete(key: string): Promise<void>;
   list(prefix?: string): AsyncIterable<string>;
+  /** Resolves when the store answers (the health check); rejects otherwise. */
+  ping(): Promise<void>;
   /** Moves a file of this machine into the store (the file is gone after); stores on disk rename it. */
   moveIn?(key: string, file: string): Promise<void>;
   /** A local file path for the blob when the store keeps files on this machine (fast serving). */

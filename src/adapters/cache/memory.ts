@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { ErrorReporter } from '../../lib/error-reporter.js';
+import { alone } from './peers.js';
 import type { CacheAdapter } from './types.js';
 
 interface Entry {
@@ -44,6 +45,7 @@ export function createMemoryCache(prefix = ''): CacheAdapter {
     },
     pubsub: {
       errors: new ErrorReporter(),
+      nodes: alone(),
       publish: async (channel, message) => {
         bus.emit(channel, message);
       },

@@ -1,12 +1,22 @@
 import { ErrorReporter } from '../../lib/error-reporter.js';
-import type { CacheAdapter, MessageHandler } from './types.js';
+import { randomAlnum } from '../../lib/ids.js';
+import { Heartbeats } from './peers.js';
+import { createMemoryCache } from './memory.js';
+import type { Cache, CacheAdapter, MessageHandler, PubSub } from './types.js';
+
+/** A command without an answer for this long fails, so a silent Redis cannot stall requests. */
+const COMMAND_TIMEOUT_MS = 1_000;
 
 /** Redis cache and pub/sub, shared by every app node. Two connections: commands and subscriptions. */
 export async function createRedisCache(url: string, prefix = 'blume:'): Promise<CacheAdapter> {
   const { Redis } = await import('ioredis');
-  const options = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
-  const client = new Redis(url, options);
-  const subscriber = new Redis(url, options);
+  // No offline queue: while Redis is unreachable a command fails at once (and the cache answers
+  // from its per-node copy) instead of waiting for reconnects. The names let an operator (or a
+  // test) find a node's connections in CLIENT LIST.
+  const options = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: COMMAND_TIMEOUT_MS };
+  const nodeId = randomAlnum(8);
+  const client = new Redis(url, { ...options, connectionName: `${prefix}${nodeId}:client` });
+  const subscriber = new Redis(url, { ...options, connectionName: `${prefix}${nodeId}:subscriber` });
   // ioredis keeps reconnecting, and commands that fail meanwhile say so to their callers; the
   // connection's own errors are warned about, at most once a minute each. The last one is kept: a
   // failed first connect rejects with only "Connection is closed".
@@ -34,11 +44,7 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
     for (const handler of handlers.get(channel) ?? []) handler(message);
   });
 
-  return {
-    driver: 'redis',
-    redis: client,
-    prefix,
-    cache: {
+  const shared: Cache = {
       get: async (key) => (await client.get(prefix + key)) ?? undefined,
       set: async (key, value, ttlSeconds) => {
         if (ttlSeconds) await client.set(prefix + key, value, 'EX', ttlSeconds);
@@ -58,33 +64,63 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
       ping: async () => {
         await client.ping();
       },
+    };
+  const local = createMemoryCache(prefix).cache;
+  // Each operation asks Redis; when Redis fails it, the per-node copy answers and the failure is warned about.
+  const fallBack =
+    <A extends unknown[], R>(operation: (cache: Cache, ...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await operation(shared, ...args);
+      } catch (error) {
+        errors.report('redis cache (answering from this node)', error);
+        return operation(local, ...args);
+      }
+    };
+
+  const bus: Omit<PubSub, 'nodes'> = {
+    errors,
+    publish: async (channel, message) => {
+      await client.publish(prefix + channel, message);
     },
-    pubsub: {
-      errors,
-      publish: async (channel, message) => {
-        await client.publish(prefix + channel, message);
-      },
-      subscribe: async (channel, handler) => {
-        const name = prefix + channel;
-        let set = handlers.get(name);
-        if (!set) {
-          set = new Set();
-          handlers.set(name, set);
-          await subscriber.subscribe(name);
-        }
-        set.add(handler);
-        return async () => {
-          set.delete(handler);
-          if (set.size === 0) {
-            handlers.delete(name);
-            await subscriber.unsubscribe(name);
-          }
-        };
-      },
+    subscribe: async (channel, handler) => {
+      const name = prefix + channel;
+      let set = handlers.get(name);
+      if (!set) {
+        set = new Set();
+        handlers.set(name, set);
+        await subscriber.subscribe(name);
+      }
+      set.add(handler);
+      return async () => {
+        set.delete(handler);
+        if (set.size > 0) return;
+        handlers.delete(name);
+        // Disconnected: nothing to tell Redis; a resubscribed channel without handlers is ignored.
+        if (subscriber.status === 'ready') await subscriber.unsubscribe(name);
+      };
     },
+  };
+  const nodes = new Heartbeats(bus, nodeId);
+  await nodes.start();
+
+  return {
+    driver: 'redis',
+    redis: client,
+    prefix,
+    cache: {
+      get: fallBack((cache, key: string) => cache.get(key)),
+      set: fallBack((cache, key: string, value: string, ttlSeconds?: number) => cache.set(key, value, ttlSeconds)),
+      delete: fallBack((cache, key: string) => cache.delete(key)),
+      increment: fallBack((cache, key: string, ttlSeconds: number) => cache.increment(key, ttlSeconds)),
+      // The health check asks Redis itself.
+      ping: shared.ping,
+    },
+    pubsub: { ...bus, nodes },
     close: async () => {
+      await nodes.stop();
       subscriber.disconnect();
-      // QUIT waits in the offline queue while Redis is unreachable; only ask politely when connected.
+      // Only ask politely when connected.
       if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
       else client.disconnect();
     },

@@ -45,7 +45,7 @@ export function overviewView(ui: UiContext, checklist: ChecklistItem[], flash?: 
 <section aria-labelledby="health-heading"><h2 id="health-heading">Health</h2>
 <ul class="links">
 <li><a href="/up/">/up/</a> <span class="muted">the process answers (liveness)</span></li>
-<li><a href="/up/databases">/up/databases</a> <span class="muted">the database and the cache answer</span></li>
+<li><a href="/up/databases">/up/databases</a> <span class="muted">the database and the file store answer (the cache, too, or "degraded")</span></li>
 <li><a href="/up/ready">/up/ready</a> <span class="muted">ready to take traffic</span></li>
 </ul></section>`,
     flash,
