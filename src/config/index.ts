@@ -53,6 +53,8 @@ export interface Config {
   mail: MailConfig;
   rateLimit: { loginPerMinute: number; apiPerMinute: number; postsPerMinute: number; waitlistPerMinute: number };
   builds: BuildsConfig;
+  /** How long a workspace canceled through the purchase API keeps its data before the purge job deletes it. */
+  cancelGraceMs: number;
 }
 
 export interface BuildsConfig {
@@ -305,6 +307,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       leaseMs: reader.int('BLUME_BUILD_LEASE_SECONDS', 30, 2, 3600) * 1000,
       gitBaseUrl: reader.url('BLUME_GIT_BASE_URL', 'https://github.com', ['http:', 'https:']).toString().replace(/\/+$/, ''),
     },
+    cancelGraceMs: reader.int('BLUME_CANCEL_GRACE_DAYS', 30, 0, 3650) * 24 * 3600 * 1000,
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);

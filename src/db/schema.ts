@@ -11,3 +11,4 @@ export * from '../deploy/builds/tables.js';
 export * from '../deploy/git/tables.js';
 export * from '../core/installation/tables.js';
 export * from '../cms/tables.js';
+export * from '../purchase/tables.js';

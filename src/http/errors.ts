@@ -6,6 +6,7 @@ import { cmsErrorCodes } from '../cms/errors.js';
 import { settingsErrorCodes } from '../core/settings/errors.js';
 import { deployErrorCodes } from '../deploy/errors.js';
 import { forumErrorCodes } from '../forum/errors.js';
+import { purchaseErrorCodes } from '../purchase/errors.js';
 
 interface ErrorEntry {
   status: number;
@@ -53,12 +54,13 @@ const httpErrorCodes = {
   // 5xx
   internal_error: { status: 500, title: 'Internal error' },
   not_ready: { status: 503, title: 'Service not ready' },
+  site_suspended: { status: 503, title: 'The site is suspended' },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The domains' tables, in one list so the test can check that no two declare the same code. */
-export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, ai: aiErrorCodes } as const;
+export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, ai: aiErrorCodes, purchase: purchaseErrorCodes } as const;
 
-export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...aiErrorCodes } as const;
+export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...aiErrorCodes, ...purchaseErrorCodes } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
 
