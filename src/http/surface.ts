@@ -18,7 +18,7 @@ export interface SiteKinds {
 }
 
 /** What routing reads of a site: its kind, and its status (a site that is not active has no surface). */
-export interface SiteFacts {
+interface SiteFacts {
   kind: string;
   status: string;
 }

@@ -22,7 +22,7 @@ import {
 } from './service.js';
 
 /** A preHandler: 401 without a live purchase key. */
-export async function requirePurchaseKey(request: FastifyRequest): Promise<void> {
+async function requirePurchaseKey(request: FastifyRequest): Promise<void> {
   await requireBearer(request, 'purchase_key');
 }
 declareSecurity(requirePurchaseKey, [{ purchaseKey: [] }]);

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Email } from '../core/accounts/schemas.js';
 import { SiteId, SiteKind, SitePlan } from '../core/sites/schemas.js';
 
-export const WorkspaceStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('canceled')]);
+const WorkspaceStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('canceled')]);
 
 /** A plan name; unknown names are refused by the service with 422 `unknown_plan`, naming the plans. */
 const PlanName = Type.String({ minLength: 1, maxLength: 40, description: 'One of the plans from GET /plans.' });

@@ -15,8 +15,7 @@ import { createSite, findSite, updateSite, type SiteChange } from '../core/sites
 import type { SiteRow } from '../core/sites/tables.js';
 import { auditLog, purchaseIdempotency, type AuditRow } from './tables.js';
 
-export const PLANS = ['free', 'pro', 'business'] as const;
-export const KINDS = ['static', 'community'] as const;
+const PLANS = ['free', 'pro', 'business'] as const;
 export const PURGE_JOB = 'purchase.purge';
 
 export interface Workspace {
@@ -24,7 +23,7 @@ export interface Workspace {
   ownerEmail: string | null;
 }
 
-export interface PlanInfo {
+interface PlanInfo {
   id: SiteRow['plan'];
   features: Array<{ feature: string; description: string }>;
 }
@@ -38,12 +37,12 @@ export async function listPlans(db: Executor): Promise<PlanInfo[]> {
   }));
 }
 
-export function checkPlan(plan: string): SiteRow['plan'] {
+function checkPlan(plan: string): SiteRow['plan'] {
   if (!(PLANS as readonly string[]).includes(plan)) throw new AppError('unknown_plan', `No plan "${plan}"; the plans are ${PLANS.join(', ')}.`, { plans: PLANS });
   return plan as SiteRow['plan'];
 }
 
-export interface NewWorkspace {
+interface NewWorkspace {
   site_id: string;
   kind: SiteRow['kind'];
   plan: string;
@@ -122,7 +121,7 @@ export function bodyHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
 }
 
-export interface StoredAnswer {
+interface StoredAnswer {
   status: number;
   response: unknown;
 }
@@ -151,7 +150,7 @@ export async function storeAnswer(db: Executor, credentialId: string, key: strin
   if (stored.length === 0) throw new AppError('conflict', `Another request with the Idempotency-Key "${key}" is being processed; retry it.`);
 }
 
-export interface AuditEntry {
+interface AuditEntry {
   credentialId: string | null;
   method: string;
   path: string;
