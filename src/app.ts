@@ -37,6 +37,7 @@ import { AllowedMethods } from './http/allowed-methods.js';
 import { LoginThrottle } from './http/login-throttle.js';
 import { requestIdFactory } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
+import { purchasePlugin } from './purchase/plugin.js';
 
 export interface AppDeps {
   config: Config;
@@ -175,6 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(settingsPlugin);
   await app.register(healthRoutes);
   await app.register(portalPlugin);
+  await app.register(purchasePlugin);
   await app.register(deployPlugin);
   await app.register(instancesPlugin);
   await app.register(forumPlugin);
@@ -185,8 +187,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;
-    if (target && target.kind !== 'portal' && !sites.peek(target.site)) {
-      return sendProblem(reply, new AppError('site_not_found', `No site answers at ${request.hostname}.`));
+    if (target && target.kind !== 'portal') {
+      const site = sites.peek(target.site);
+      if (!site) return sendProblem(reply, new AppError('site_not_found', `No site answers at ${request.hostname}.`));
+      // A suspended or canceled site has no surface: every request to its hosts lands here.
+      if (site.status !== 'active') return sendProblem(reply, new AppError('site_suspended', `Site "${site.id}" is ${site.status}.`, {}, { 'Retry-After': '3600' }));
     }
     const path = request.url.split('?')[0]!;
     const allow = allowedMethods.allowed(surfaces.peek({ headers: request.headers, remoteAddress: request.socket.remoteAddress })?.surface, path);

@@ -12,6 +12,7 @@ const SURFACES = [
   { name: 'portal', host: PORTAL_HOST, url: '/api/openapi.json' },
   { name: 'deploy', host: PORTAL_HOST, url: '/api/deploy/openapi.json' },
   { name: 'instances', host: PORTAL_HOST, url: '/api/instances/openapi.json' },
+  { name: 'purchase', host: PORTAL_HOST, url: '/api/purchase/v1/openapi.json' },
   { name: 'forum', host: `community.${PORTAL_HOST}`, url: '/api/forum/v1/openapi.json' },
   { name: 'cms', host: `community.${PORTAL_HOST}`, url: '/api/cms/v1/openapi.json' },
   { name: 'helpdesk', host: `community.${PORTAL_HOST}`, url: '/api/helpdesk/v1/openapi.json' },

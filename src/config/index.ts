@@ -55,6 +55,8 @@ export interface Config {
   builds: BuildsConfig;
   /** Whether Content API webhooks may target private, loopback and link-local addresses (decision 0047). */
   webhooksAllowPrivate: boolean;
+  /** How long a workspace canceled through the purchase API keeps its data before the purge job deletes it. */
+  cancelGraceMs: number;
 }
 
 export interface BuildsConfig {
@@ -263,6 +265,7 @@ const BUILD_TIMEOUT = int('BLUME_BUILD_TIMEOUT_SECONDS', 300, 5, 24 * 3600, 'Wal
 const BUILD_MEMORY = int('BLUME_BUILD_MEMORY_MB', 512, 64, 65_536, 'Heap limit of the sandboxed build process, in MB (resident memory may add 256 MB).');
 const BUILD_LEASE = int('BLUME_BUILD_LEASE_SECONDS', 30, 2, 3600, 'A running build whose worker is silent this long is marked failed.');
 const GIT_BASE_URL = url('BLUME_GIT_BASE_URL', 'https://github.com', ['http:', 'https:'], 'Connected repositories are fetched from <base>/<owner>/<name>.git.');
+const CANCEL_GRACE_DAYS = int('BLUME_CANCEL_GRACE_DAYS', 30, 0, 3650, 'Days a workspace canceled through the purchase API keeps its data before it is purged.');
 const WEBHOOKS_ALLOW_PRIVATE = bool('BLUME_WEBHOOKS_ALLOW_PRIVATE', false, 'True lets Content API webhooks reach private, loopback and link-local addresses (receivers on your own network).');
 const NODE_ENV = declare('NODE_ENV', 'development', 'production marks cookies Secure and requires SECRET_KEY.', (r) => r.optional('NODE_ENV') === 'production');
 
@@ -336,6 +339,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       gitBaseUrl: GIT_BASE_URL.read(reader).toString().replace(/\/+$/, ''),
     },
     webhooksAllowPrivate: WEBHOOKS_ALLOW_PRIVATE.read(reader),
+    cancelGraceMs: CANCEL_GRACE_DAYS.read(reader) * 24 * 3600 * 1000,
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return Object.freeze(config);

@@ -12,3 +12,4 @@ export * from '../deploy/git/tables.js';
 export * from '../core/installation/tables.js';
 export * from '../cms/tables.js';
 export * from '../helpdesk/tables.js';
+export * from '../purchase/tables.js';

@@ -15,6 +15,7 @@ export async function requireSiteDeployToken(request: FastifyRequest<{ Params: {
   }
   const site = await request.server.services.sites.get(request.params.id);
   if (!site) throw new AppError('site_not_found', `No site "${request.params.id}".`);
+  if (site.status !== 'active') throw new AppError('site_suspended', `Site "${site.id}" is ${site.status}; it takes no deploys.`);
   if (site.kind !== 'static') throw new AppError('site_not_static', `Site "${site.id}" is a ${site.kind} site; deploys go to static sites.`);
 }
 

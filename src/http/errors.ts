@@ -8,6 +8,7 @@ import { deployErrorCodes } from '../deploy/errors.js';
 import { forumErrorCodes } from '../forum/errors.js';
 import { helpdeskErrorCodes } from '../helpdesk/errors.js';
 import { helpdeskMailErrorCodes } from '../helpdesk/mail/errors.js';
+import { purchaseErrorCodes } from '../purchase/errors.js';
 
 interface ErrorEntry {
   status: number;
@@ -57,12 +58,13 @@ const httpErrorCodes = {
   not_ready: { status: 503, title: 'Service not ready' },
   database_unavailable: { status: 503, title: 'The database cannot be reached; try again shortly' },
   blob_store_unavailable: { status: 503, title: 'The file store cannot be reached; try again shortly' },
+  site_suspended: { status: 503, title: 'The site is suspended' },
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The domains' tables, in one list so the test can check that no two declare the same code. */
-export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, helpdesk: helpdeskErrorCodes, helpdeskMail: helpdeskMailErrorCodes, ai: aiErrorCodes } as const;
+export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, helpdesk: helpdeskErrorCodes, helpdeskMail: helpdeskMailErrorCodes, ai: aiErrorCodes, purchase: purchaseErrorCodes } as const;
 
-export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...helpdeskErrorCodes, ...helpdeskMailErrorCodes, ...aiErrorCodes } as const;
+export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...helpdeskErrorCodes, ...helpdeskMailErrorCodes, ...aiErrorCodes, ...purchaseErrorCodes } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
 

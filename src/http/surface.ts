@@ -1,6 +1,7 @@
 // The `surface` route constraint: which group of routes a request may reach, from its host.
 // portal -> portal pages and APIs; a static site's hosts -> the static edge; a community site's
-// host -> forum, content and help desk; `none` -> an unknown site (only health and the 404 answer).
+// host -> forum, content and help desk; `none` -> an unknown, suspended or canceled site (only health
+// and the not-found handler, which answers 404 or 503 `site_suspended`).
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyServerOptions } from 'fastify';
@@ -12,8 +13,14 @@ type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
 
 /** Where routing finds a site's kind: the per-node site directory (core/sites/directory.ts). */
 export interface SiteKinds {
-  peek(id: string): { kind: string } | undefined;
-  get(id: string): Promise<{ kind: string } | undefined>;
+  peek(id: string): SiteFacts | undefined;
+  get(id: string): Promise<SiteFacts | undefined>;
+}
+
+/** What routing reads of a site: its kind, and its status (a site that is not active has no surface). */
+interface SiteFacts {
+  kind: string;
+  status: string;
 }
 
 export interface SurfaceOptions {
@@ -70,8 +77,8 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
     return classifyHost(hostName(host), options.sitesDomain);
   };
 
-  const surfaceOf = (target: HostTarget, site: { kind: string } | undefined): Surface =>
-    !site ? 'none' : target.kind === 'site' ? (site.kind as Surface) : 'static';
+  const surfaceOf = (target: HostTarget, site: SiteFacts | undefined): Surface =>
+    !site || site.status !== 'active' ? 'none' : target.kind === 'site' ? (site.kind as Surface) : 'static';
 
   /** The host's target, and its surface unless the site has to be loaded first. */
   const classify = (request: HostHeaders): { target: HostTarget; surface?: Surface } => {

@@ -1,6 +1,7 @@
 // The portal surface: account, site and credential APIs under /api on the portal host.
 import type { FastifyInstance } from 'fastify';
 import { registerOpenApi } from '../http/openapi.js';
+import { auditRoutes } from './audit-routes.js';
 import { authRoutes } from './auth-routes.js';
 import { credentialRoutes } from './credential-routes.js';
 import { siteRoutes } from './site-routes.js';
@@ -17,4 +18,5 @@ export async function portalPlugin(app: FastifyInstance): Promise<void> {
   await app.register(authRoutes, { prefix: '/api' });
   await app.register(siteRoutes, { prefix: '/api' });
   await app.register(credentialRoutes, { prefix: '/api' });
+  await app.register(auditRoutes, { prefix: '/api' });
 }

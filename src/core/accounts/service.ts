@@ -98,3 +98,8 @@ export async function endSession(db: Executor, cookie: string): Promise<void> {
 export async function createAdmin(db: Executor, input: Omit<NewAccount, 'isAdmin'>): Promise<UserRow> {
   return createAccount(db, { ...input, isAdmin: true });
 }
+
+export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id));
+  return row;
+}

@@ -48,3 +48,11 @@ export async function listSites(db: Executor, viewer: UserRow): Promise<SiteRow[
 export async function deleteSite(db: Executor, id: string): Promise<void> {
   await db.delete(sites).where(eq(sites.id, id));
 }
+
+export type SiteChange = Partial<Pick<SiteRow, 'plan' | 'status' | 'canceledAt'>>;
+
+/** Writes a change to a site; answers the new row, or undefined when there is no such site. */
+export async function updateSite(db: Executor, id: string, change: SiteChange): Promise<SiteRow | undefined> {
+  const [row] = await db.update(sites).set(change).where(eq(sites.id, id)).returning();
+  return row;
+}

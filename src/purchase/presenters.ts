@@ -1,0 +1,31 @@
+import { siteOrigin } from '../http/hosts.js';
+import type { UrlContext } from '../core/sites/presenters.js';
+import type { Workspace } from './service.js';
+import type { AuditRow } from './tables.js';
+import type { AuditOut, WorkspaceOut } from './schemas.js';
+
+export function presentWorkspace({ site, ownerEmail }: Workspace, urls: UrlContext): WorkspaceOut {
+  return {
+    id: site.id,
+    site_id: site.id,
+    kind: site.kind,
+    plan: site.plan,
+    status: site.status,
+    owner_email: ownerEmail,
+    url: siteOrigin(urls.base, urls.sitesDomain, site.id),
+    created_at: site.createdAt.toISOString(),
+    canceled_at: site.canceledAt?.toISOString() ?? null,
+  };
+}
+
+export function presentAudit(row: AuditRow): AuditOut {
+  return {
+    id: row.id,
+    credential_id: row.credentialId,
+    method: row.method,
+    path: row.path,
+    target: row.target,
+    status: row.status,
+    created_at: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,124 @@
+// The purchase API: what a billing system or reseller calls to provision and manage workspaces.
+// Thin: the service does the work; every call is recorded in the audit log by the plugin.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { requireBearer } from '../core/auth.js';
+import { urlContext } from '../core/sites/presenters.js';
+import { declareSecurity, problems } from '../http/openapi.js';
+import { presentWorkspace } from './presenters.js';
+import { ChangePlanBody, CreateWorkspaceBody, IdempotencyHeaders, PlanOut, WorkspaceOut, WorkspaceParams, type WorkspaceOut as WorkspaceBody } from './schemas.js';
+import {
+  bodyHash,
+  cancelWorkspace,
+  changePlan,
+  getWorkspace,
+  listPlans,
+  provisionWorkspace,
+  replayedAnswer,
+  setSuspended,
+  storeAnswer,
+  type Workspace,
+} from './service.js';
+
+/** A preHandler: 401 without a live purchase key. */
+async function requirePurchaseKey(request: FastifyRequest): Promise<void> {
+  await requireBearer(request, 'purchase_key');
+}
+declareSecurity(requirePurchaseKey, [{ purchaseKey: [] }]);
+
+export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const db = app.deps.database.db;
+  const guarded = { preHandler: requirePurchaseKey };
+
+  /** Every node drops its copy of the site, so the change holds from the next request on. */
+  const changed = async (workspace: Workspace, request: FastifyRequest) => {
+    await app.services.sites.changed(workspace.site.id);
+    return presentWorkspace(workspace, urlContext(request));
+  };
+
+  app.get(
+    '/plans',
+    { schema: { tags: ['plans'], summary: 'Plans and the features each includes, from the plan matrix', response: { 200: Type.Array(PlanOut) } }, ...guarded },
+    async () => listPlans(db),
+  );
+
+  app.post(
+    '/workspaces',
+    {
+      schema: {
+        tags: ['workspaces'],
+        summary: 'Provision a site and its owner account; the owner is invited when the account is new',
+        headers: IdempotencyHeaders,
+        body: CreateWorkspaceBody,
+        response: { 201: WorkspaceOut, ...problems(409, 422) },
+      },
+      ...guarded,
+    },
+    async (request, reply) => {
+      const credentialId = request.credential!.id;
+      const key = request.headers['idempotency-key'];
+      const hash = bodyHash(request.body);
+      if (key) {
+        const replay = await replayedAnswer(db, credentialId, key, hash);
+        // Only created workspaces are stored: a refused call changed nothing and may simply be retried.
+        if (replay) return reply.code(201).header('idempotent-replayed', 'true').send(replay.response as WorkspaceBody);
+      }
+      const out = await db.transaction(async (tx) => {
+        const workspace = presentWorkspace(await provisionWorkspace(tx, request.body), urlContext(request));
+        if (key) await storeAnswer(tx, credentialId, key, hash, { status: 201, response: workspace });
+        return workspace;
+      });
+      await app.services.sites.changed(out.id);
+      return reply.code(201).send(out);
+    },
+  );
+
+  app.get(
+    '/workspaces/:id',
+    { schema: { tags: ['workspaces'], summary: 'One workspace', params: WorkspaceParams, response: { 200: WorkspaceOut } }, ...guarded },
+    async (request) => presentWorkspace(await getWorkspace(db, request.params.id), urlContext(request)),
+  );
+
+  app.patch(
+    '/workspaces/:id',
+    {
+      schema: {
+        tags: ['workspaces'],
+        summary: 'Change the plan; a downgrade gates features and deletes nothing',
+        params: WorkspaceParams,
+        body: ChangePlanBody,
+        response: { 200: WorkspaceOut, ...problems(409, 422) },
+      },
+      ...guarded,
+    },
+    async (request) => changed(await changePlan(db, request.params.id, request.body.plan), request),
+  );
+
+  app.post(
+    '/workspaces/:id/suspend',
+    { schema: { tags: ['workspaces'], summary: 'Suspend: the site answers 503 site_suspended on its hosts and APIs; data kept', params: WorkspaceParams, response: { 200: WorkspaceOut, ...problems(409) } }, ...guarded },
+    async (request) => changed(await setSuspended(db, request.params.id, true), request),
+  );
+
+  app.post(
+    '/workspaces/:id/resume',
+    { schema: { tags: ['workspaces'], summary: 'Resume a suspended workspace', params: WorkspaceParams, response: { 200: WorkspaceOut, ...problems(409) } }, ...guarded },
+    async (request) => changed(await setSuspended(db, request.params.id, false), request),
+  );
+
+  app.delete(
+    '/workspaces/:id',
+    {
+      schema: {
+        tags: ['workspaces'],
+        summary: 'Cancel: the site answers 503 at once; its data is purged after the grace period (BLUME_CANCEL_GRACE_DAYS)',
+        params: WorkspaceParams,
+        response: { 200: WorkspaceOut },
+      },
+      ...guarded,
+    },
+    async (request) => changed(await db.transaction((tx) => cancelWorkspace(tx, request.params.id, app.deps.config.cancelGraceMs)), request),
+  );
+}

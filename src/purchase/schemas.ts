@@ -1,0 +1,57 @@
+import { Type, type Static } from 'typebox';
+import { Email } from '../core/accounts/schemas.js';
+import { SiteId, SiteKind, SitePlan } from '../core/sites/schemas.js';
+
+const WorkspaceStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('canceled')]);
+
+/** A plan name; unknown names are refused by the service with 422 `unknown_plan`, naming the plans. */
+const PlanName = Type.String({ minLength: 1, maxLength: 40, description: 'One of the plans from GET /plans.' });
+
+export const CreateWorkspaceBody = Type.Object(
+  {
+    site_id: SiteId,
+    kind: SiteKind,
+    plan: PlanName,
+    owner_email: Email,
+    owner_name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateWorkspaceBody = Static<typeof CreateWorkspaceBody>;
+
+export const ChangePlanBody = Type.Object({ plan: PlanName }, { additionalProperties: false });
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The same key and body answer the same result; another body 422.' })),
+});
+
+export const WorkspaceParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export const WorkspaceOut = Type.Object({
+  id: Type.String({ description: 'The workspace id, which is its site id.' }),
+  site_id: Type.String(),
+  kind: SiteKind,
+  plan: SitePlan,
+  status: WorkspaceStatus,
+  owner_email: Type.Union([Type.String(), Type.Null()]),
+  url: Type.String({ description: 'Production origin of the site.' }),
+  created_at: Type.String({ format: 'date-time' }),
+  canceled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export type WorkspaceOut = Static<typeof WorkspaceOut>;
+
+export const PlanOut = Type.Object({
+  id: SitePlan,
+  features: Type.Array(Type.Object({ feature: Type.String(), description: Type.String() })),
+});
+
+export const AuditOut = Type.Object({
+  id: Type.String(),
+  credential_id: Type.Union([Type.String(), Type.Null()], { description: 'The purchase key that made the call; null when it carried no valid key.' }),
+  method: Type.String(),
+  path: Type.String(),
+  target: Type.Union([Type.String(), Type.Null()], { description: 'The workspace the call named.' }),
+  status: Type.Integer(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+export type AuditOut = Static<typeof AuditOut>;

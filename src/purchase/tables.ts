@@ -1,0 +1,37 @@
+import { integer, jsonb, pgTable, primaryKey, text, timestamp, index } from 'drizzle-orm/pg-core';
+
+/**
+ * The answers of `POST /workspaces` calls made with an `Idempotency-Key`, per purchase key: a retry
+ * with the same key and body gets the stored answer; another body under the same key is refused.
+ */
+export const purchaseIdempotency = pgTable(
+  'purchase_idempotency',
+  {
+    credentialId: text('credential_id').notNull(),
+    key: text('key').notNull(),
+    bodyHash: text('body_hash').notNull(),
+    status: integer('status').notNull(),
+    response: jsonb('response').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.credentialId, t.key] })],
+);
+
+/** Every call to the purchase API: which key, what, on which workspace, when, and the answer's status. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    /** The purchase key's id; null when the call carried no valid key. */
+    credentialId: text('credential_id'),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    /** The workspace (site id) the call named, if any. */
+    target: text('target'),
+    status: integer('status').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('audit_log_created_idx').on(t.createdAt, t.id)],
+);
+
+export type AuditRow = typeof auditLog.$inferSelect;
