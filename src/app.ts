@@ -18,6 +18,7 @@ import type { DatabaseHandle } from './db/client.js';
 import { MailOutbox } from './forum/mail/outbox.js';
 import { TopicPageMarks } from './forum/page-marks.js';
 import { forumPlugin } from './forum/plugin.js';
+import { consolePlugin } from './console/plugin.js';
 import { forumUiPlugin } from './forum/ui/plugin.js';
 import { healthRoutes } from './health/routes.js';
 import { deployPlugin } from './deploy/plugin.js';
@@ -181,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(instancesPlugin);
   await app.register(forumPlugin);
   await app.register(forumUiPlugin);
+  await app.register(consolePlugin);
   await app.register(cmsPlugin);
   await app.register(cmsEditorPlugin);
   await app.register(helpdeskPlugin);

@@ -8,7 +8,8 @@ import { findSite } from '../core/sites/service.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { TOKEN_HEADER } from '../forum/access.js';
 import { effectiveRole, findTokenMember, type ForumMemberRow } from '../forum/members.js';
-import { MEMBER_COOKIE, memberForSession, verifyCsrf } from '../forum/ui/sessions.js';
+import { verifyCsrf } from '../http/csrf.js';
+import { MEMBER_COOKIE, memberForSession } from '../forum/ui/sessions.js';
 import { requireSession } from '../core/auth.js';
 import { AppError } from '../http/errors.js';
 

@@ -4,7 +4,7 @@
 import { adminFrame, type Flash } from '../../forum/ui/admin/views.js';
 import { checkbox, selectField, textArea, textField } from '../../forum/ui/admin/fields.js';
 import type { UiContext } from '../../forum/ui/context.js';
-import { html, trustedHtml, type SafeHtml } from '../../forum/ui/html.js';
+import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
 import { csrfField, pager, time } from '../../forum/ui/layout.js';
 import { FIELD_TYPES, type FieldDefinition } from '../fields.js';
 import type { ContentTypeOut, EntryOut, MediaOut } from '../schemas.js';

@@ -1,6 +1,6 @@
 // Platform accounts: sign-up, login and sessions. Passwords are scrypt-hashed; sessions are
 // `<id>.<secret>` cookies of which only the secret's hash is stored.
-import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, lt, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -102,4 +102,40 @@ export async function createAdmin(db: Executor, input: Omit<NewAccount, 'isAdmin
 export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id));
   return row;
+}
+
+export interface SessionSummary {
+  id: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** The account's live sessions, newest first. */
+export async function listSessions(db: Executor, userId: string): Promise<SessionSummary[]> {
+  return db
+    .select({ id: sessions.id, createdAt: sessions.createdAt, expiresAt: sessions.expiresAt })
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, new Date())))
+    .orderBy(desc(sessions.createdAt), desc(sessions.id));
+}
+
+/** The id part of a session cookie (`<id>.<secret>`). */
+export function sessionIdOf(cookie: string): string | undefined {
+  return parseSecretToken(cookie)?.id;
+}
+
+/** Ends every session of the account except `keep` ("log out everywhere else"). */
+export async function endOtherSessions(db: Executor, userId: string, keep: string | undefined): Promise<void> {
+  await db.delete(sessions).where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
+}
+
+/**
+ * Changes the password after checking the current one (401 `invalid_credentials` when wrong, 422
+ * `weak_password`), and ends the account's other sessions.
+ */
+export async function changePassword(db: Executor, user: UserRow, current: string, next: string, keepSession: string | undefined): Promise<void> {
+  if (!(await verifyPassword(current, user.passwordHash))) throw new AppError('invalid_credentials', 'The current password is wrong.');
+  const passwordHash = await hashNewPassword(next);
+  await db.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id));
+  await endOtherSessions(db, user.id, keepSession);
 }

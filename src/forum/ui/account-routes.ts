@@ -1,6 +1,7 @@
 // Signing up, logging in and out, the member's own profile (password, forum tokens) and banning.
 // Login answers one message for unknown logins and wrong passwords, in the same time, and is rate
 // limited per client like the API's token minting.
+import { field, safeNext, seeOther } from '../../http/forms.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmail } from '../../lib/email.js';
@@ -14,7 +15,7 @@ import { spendAccountMailBudget } from '../mail/limits.js';
 import { sendConfirmation, setReplyNotifications } from '../mail/service.js';
 import { checkForm, loadUi, type UiContext } from './context.js';
 import { accountView, loginView, signupView, type AccountPage } from './form-views.js';
-import { field, safeNext, seeOther, sendPage } from './forms.js';
+import { sendPage } from './forms.js';
 import { clearMemberCookie, endMemberSession, endOtherMemberSessions, setMemberCookie, startMemberSession } from './sessions.js';
 
 export const USERNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/;

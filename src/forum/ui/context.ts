@@ -5,10 +5,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseBoolean } from '../../config/index.js';
 import type { InstanceSettings } from '../../core/settings/allowlist.js';
 import type { SiteRow } from '../../core/sites/tables.js';
+import { csrfToken, verifyCsrf } from '../../http/csrf.js';
 import { AppError } from '../../http/errors.js';
 import { viewerFor } from '../members.js';
 import { GUEST, type Viewer } from '../policy.js';
-import { clearMemberCookie, csrfToken, MEMBER_COOKIE, memberForSession, verifyCsrf } from './sessions.js';
+import { clearMemberCookie, MEMBER_COOKIE, memberForSession } from './sessions.js';
 
 export interface UiContext {
   site: SiteRow;

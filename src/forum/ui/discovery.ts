@@ -8,7 +8,7 @@ import { listVisibleForums } from '../structure.js';
 import { listTopics } from '../topic-list.js';
 import type { ForumTopicRow } from '../tables.js';
 import { loadGuestUi } from './context.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../lib/html.js';
 
 /** The sitemap protocol's limit of URLs per file. */
 const SITEMAP_TOPICS = 49_000;

@@ -5,7 +5,7 @@ import type { Role } from '../policy.js';
 import { MAX_TITLE_LENGTH } from '../schemas.js';
 import type { ForumMemberRow, ForumRow } from '../tables.js';
 import type { UiContext } from './context.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../lib/html.js';
 import { csrfField, notice, postButton, time } from './layout.js';
 import { bodyField, topicRows } from './read-views.js';
 import type { ShownPost, TopicView } from '../topics.js';

@@ -1,7 +1,7 @@
 // The page frame every forum page shares: skip link, header with the community's name, search and
 // account links, one `main` landmark, and a footer with the feed.
 import type { UiContext } from './context.js';
-import { html, type HtmlValue, type SafeHtml } from './html.js';
+import { html, type HtmlValue, type SafeHtml } from '../../lib/html.js';
 
 export interface PageOptions {
   title: string;

@@ -1,6 +1,7 @@
 // Links members follow from mail and the forms behind them: confirming the e-mail address, the
 // forgotten-password flow and one-click unsubscribe. Reset requests answer the same whether or not
 // an account matches, and are limited per client (like login) and per account (silently).
+import { field, seeOther } from '../../http/forms.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { findMember } from '../members.js';
@@ -10,7 +11,7 @@ import { confirmEmail, findResettableMember, resetLinkIsLive, resetPassword, sen
 import { verifyUnsubscribeToken } from '../mail/tokens.js';
 import { MAX_PASSWORD_LENGTH as MAX_PASSWORD, passwordProblem } from '../../lib/password-rules.js';
 import { checkForm, loadUi } from './context.js';
-import { field, seeOther, sendPage } from './forms.js';
+import { sendPage } from './forms.js';
 import { confirmedView, deadLinkView, forgotSentView, forgotView, resetView, unsubscribeView } from './mail-views.js';
 import { notice } from './layout.js';
 import { endMemberSession, setMemberCookie, startMemberSession } from './sessions.js';

@@ -2,7 +2,7 @@
 // unsubscribe links. Answers never say whether an account exists.
 import type { UiContext } from './context.js';
 import { input } from './form-views.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../../lib/html.js';
 import { csrfField, notice } from './layout.js';
 
 export function forgotView(ui: UiContext, values: { login?: string }, error?: string): SafeHtml {

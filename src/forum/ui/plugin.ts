@@ -8,7 +8,8 @@ import { GUEST } from '../policy.js';
 import { accountRoutes } from './account-routes.js';
 import { adminRoutes } from './admin/routes.js';
 import type { UiContext } from './context.js';
-import { registerFormParser, sendPage } from './forms.js';
+import { registerFormParser } from '../../http/forms.js';
+import { FORM_BODY_LIMIT, sendPage } from './forms.js';
 import { mailRoutes } from './mail-routes.js';
 import { discoveryRoutes } from './discovery.js';
 import { readRoutes } from './read-routes.js';
@@ -61,7 +62,7 @@ export async function registerPageFrame(app: FastifyInstance): Promise<void> {
     crossOriginEmbedderPolicy: false,
     referrerPolicy: { policy: 'same-origin' },
   });
-  registerFormParser(app);
+  registerFormParser(app, FORM_BODY_LIMIT);
   app.setErrorHandler(renderError);
 }
 

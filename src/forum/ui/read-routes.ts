@@ -15,7 +15,7 @@ import { atomFeed, openingPosts } from './feed.js';
 import { memberView } from './form-views.js';
 import { requestOrigin } from '../mail/context.js';
 import { pageNumber, permits, sendPage, totalPages } from './forms.js';
-import { html } from './html.js';
+import { html } from '../../lib/html.js';
 import { forumView, indexView, searchView, topicView } from './read-views.js';
 import { FORUM_CSS } from './style.css.js';
 

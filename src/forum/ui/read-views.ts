@@ -7,7 +7,7 @@ import type { ForumWithStats } from '../structure.js';
 import type { ForumCategoryRow, ForumRow, ForumTopicRow } from '../tables.js';
 import type { PostNode, PostView, TopicView } from '../topics.js';
 import type { UiContext } from './context.js';
-import { html, trustedHtml, type SafeHtml } from './html.js';
+import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
 import { csrfField, notice, pager, postButton, time } from './layout.js';
 
 export interface TopicPermissions {

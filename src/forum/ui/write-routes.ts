@@ -1,5 +1,6 @@
 // Writing: new topics, replies (to the topic or to a post), editing and deleting posts, and topic
 // moderation. The services check the policy; forms re-render with the message when input is refused.
+import { field, seeOther } from '../../http/forms.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../http/errors.js';
@@ -11,7 +12,7 @@ import { findVisibleForum } from '../structure.js';
 import { createPost, createTopic, deletePost, editPost, findVisiblePost, updateTopic, type TopicChange } from '../topics.js';
 import { checkForm, loadUi } from './context.js';
 import { editPostView, newTopicView } from './form-views.js';
-import { field, FORM_BODY_LIMIT, seeOther, sendPage } from './forms.js';
+import { FORM_BODY_LIMIT, sendPage } from './forms.js';
 
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -1,6 +1,6 @@
 // Labelled form controls of the admin pages. Every control has a visible (or, in a table row, a
 // screen-reader) label, its hint and its error tied to it with aria-describedby.
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../lib/html.js';
 
 export interface FieldOptions {
   /** The element id, when the name repeats on the page (one form per table row). */

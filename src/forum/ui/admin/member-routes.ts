@@ -1,6 +1,7 @@
 // Members in the admin area: search, add, change role, ban and lift bans, send a password-reset
 // mail through the outbox, delete. Every change goes through the one member service, whose
 // last-admin guard answers 409 here as in the Forum API and the CLI.
+import { field, seeOther } from '../../../http/forms.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmail } from '../../../lib/email.js';
@@ -14,7 +15,7 @@ import { authorizeBan, type Role } from '../../policy.js';
 import type { ForumMemberRow } from '../../tables.js';
 import { MAX_PASSWORD_LENGTH, passwordProblem } from '../../../lib/password-rules.js';
 import { USERNAME } from '../account-routes.js';
-import { field, pageNumber, seeOther, sendPage, totalPages } from '../forms.js';
+import { pageNumber, sendPage, totalPages } from '../forms.js';
 import { endOtherMemberSessions } from '../sessions.js';
 import { ADMIN_FORM, ADMIN_PAGE } from './access.js';
 import { membersView, type MembersPage, type NewMemberValues } from './member-views.js';

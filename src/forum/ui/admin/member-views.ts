@@ -3,7 +3,7 @@
 import type { Role } from '../../policy.js';
 import type { ForumMemberRow } from '../../tables.js';
 import type { UiContext } from '../context.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../lib/html.js';
 import { csrfField, pager, postButton, time } from '../layout.js';
 import { selectField, textField } from './fields.js';
 import type { FieldErrors } from './structure-views.js';

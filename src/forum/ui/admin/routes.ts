@@ -2,6 +2,7 @@
 // categories and forums. Every page and form is the instance admins' alone: guests are sent to log
 // in, moderators and members get a 403 page. The writes go through the same structure service as
 // the Forum API.
+import { field, seeOther } from '../../../http/forms.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../../http/errors.js';
@@ -23,7 +24,7 @@ import {
 } from '../../structure.js';
 import { SLUG_PATTERN } from '../../schemas.js';
 import type { ForumRow } from '../../tables.js';
-import { field, seeOther, sendPage } from '../forms.js';
+import { sendPage } from '../forms.js';
 import { ADMIN_FORM, ADMIN_PAGE } from './access.js';
 import { firstRunChecklist } from './checklist.js';
 import { adminMemberRoutes } from './member-routes.js';

@@ -1,12 +1,13 @@
 // The instance settings page, on the settings service itself (desired and applied state): saving
 // replaces the desired map exactly as PUT /env does, and "Apply and restart" applies it and tells
 // every node, exactly as POST /restart does.
+import { field, seeOther } from '../../../http/forms.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isSettingName, SECRET_MASK, SETTING_NAMES } from '../../../core/settings/allowlist.js';
 import { applyDesiredSettings, diffSettings, loadSettings, replaceDesiredSettings, type SettingsInput } from '../../../core/settings/service.js';
 import { AppError } from '../../../http/errors.js';
-import { field, FORM_BODY_LIMIT, seeOther, sendPage } from '../forms.js';
+import { FORM_BODY_LIMIT, sendPage } from '../forms.js';
 import { ADMIN_FORM, ADMIN_PAGE } from './access.js';
 import { isSecret, settingsView, type SettingsPage } from './settings-views.js';
 import type { FieldErrors } from './structure-views.js';

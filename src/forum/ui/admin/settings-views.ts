@@ -5,7 +5,7 @@ import { parseBoolean } from '../../../config/index.js';
 import { SECRET_MASK, SETTING_NAMES, SETTINGS, type SettingDefinition, type SettingName } from '../../../core/settings/allowlist.js';
 import type { SettingChange } from '../../../core/settings/service.js';
 import type { UiContext } from '../context.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../lib/html.js';
 import { csrfField, time } from '../layout.js';
 import { checkbox, selectField, textField } from './fields.js';
 import type { FieldErrors } from './structure-views.js';

@@ -3,7 +3,7 @@
 import { SLUG_PATTERN } from '../../schemas.js';
 import type { ForumCategoryRow, ForumRow } from '../../tables.js';
 import type { UiContext } from '../context.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, type SafeHtml } from '../../../lib/html.js';
 import { csrfField, postButton } from '../layout.js';
 import { checkbox, selectField, textArea, textField } from './fields.js';
 import { adminFrame, type Flash } from './views.js';

@@ -1,7 +1,7 @@
 // The frame of the admin pages (tabs between its sections) and its overview: the first-run
 // checklist, ticked from the instance's real state, and the health endpoints.
 import type { UiContext } from '../context.js';
-import { html, type HtmlValue, type SafeHtml } from '../html.js';
+import { html, type HtmlValue, type SafeHtml } from '../../../lib/html.js';
 import { csrfField, notice } from '../layout.js';
 import type { ChecklistItem } from './checklist.js';
 

@@ -1,0 +1,41 @@
+// Who is using the console: the account the `blume_session` cookie proves (or nobody) and the CSRF
+// token its forms carry, scoped to the portal.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sessionIdOf } from '../core/accounts/service.js';
+import type { UserRow } from '../core/accounts/tables.js';
+import { SESSION_COOKIE, sessionUser } from '../core/auth.js';
+import { csrfToken, verifyCsrf } from '../http/csrf.js';
+import { AppError } from '../http/errors.js';
+
+const CSRF_SCOPE = 'portal';
+
+export interface ConsoleContext {
+  user: UserRow | undefined;
+  sessionId: string | undefined;
+  csrf: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    console: ConsoleContext;
+  }
+}
+
+/** preHandler of every console route: loads the viewer and, on posts, checks the form's CSRF token. */
+export async function loadConsole(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const user = await sessionUser(request);
+  const cookie = request.cookies[SESSION_COOKIE];
+  const sessionId = user && cookie ? sessionIdOf(cookie) : undefined;
+  request.console = { user, sessionId, csrf: csrfToken(request, reply, CSRF_SCOPE, sessionId) };
+  if (request.method === 'POST') {
+    const form = (request.body ?? {}) as Record<string, string>;
+    verifyCsrf(request, CSRF_SCOPE, sessionId, form._csrf);
+  }
+}
+
+/** The signed-in account; 401 (the error page sends the browser to log in) when there is none. */
+export function signedIn(request: FastifyRequest): UserRow {
+  const user = request.console.user;
+  if (!user) throw new AppError('authentication_required', 'Log in to use the console.');
+  return user;
+}
