@@ -20,7 +20,7 @@ const ALLOWED: Record<string, string[]> = {
   input: ['type', 'checked', 'disabled', 'name'], ins: ['cite', 'datetime'], kbd: [], label: ['for'], li: ['value'], mark: [],
   ol: ['start', 'type', 'reversed'], p: ALIGNABLE, picture: [], pre: [], q: ['cite'], rp: [], rt: [], ruby: [], s: [], samp: [],
   section: [], small: [], source: ['srcset', 'type', 'media', 'width', 'height'], span: [], strong: [], sub: [], summary: [], sup: [],
-  table: ALIGNABLE, tbody: [], td: ['colspan', 'rowspan', 'align'], tfoot: [], th: ['colspan', 'rowspan', 'align', 'scope'],
+  table: ALIGNABLE, tbody: [], td: ['colspan', 'rowspan', 'align', 'style'], tfoot: [], th: ['colspan', 'rowspan', 'align', 'scope', 'style'],
   thead: [], time: ['datetime'], tr: [], u: [], ul: [], var: [], wbr: [],
 };
 
@@ -68,6 +68,8 @@ export function sanitizePageHtml(html: string, context: SanitizeContext): string
   return sanitizeHtml(html, {
     allowedTags: Object.keys(ALLOWED),
     allowedAttributes: Object.fromEntries(Object.entries(ALLOWED).map(([tag, own]) => [tag, [...own, ...COMMON_ATTRIBUTES]])),
+    // Markdown tables align columns with style="text-align:..."; no other style survives.
+    allowedStyles: { td: { 'text-align': [/^(left|right|center)$/] }, th: { 'text-align': [/^(left|right|center)$/] } },
     allowedSchemes: SCHEMES,
     allowedSchemesByTag: { img: [...SCHEMES, 'data'] },
     allowedSchemesAppliedToAttributes: URL_ATTRIBUTES,

@@ -32,6 +32,8 @@ export interface PageEnv {
   bodyLine: number;
   /** Set when the page holds raw HTML, which the build then sanitizes. */
   hasHtml?: boolean;
+  /** Anchors raw HTML defines (`<a id="x">`, `<a name="x">`), which links may target. */
+  htmlIds?: Set<string>;
 }
 
 const PLAIN_LANGUAGES = new Set(['', 'text', 'plain', 'plaintext', 'txt', 'mermaid', 'math']);
@@ -89,9 +91,19 @@ export function createMarkdown(): MarkdownIt {
   return md;
 }
 
+const HTML_ID = /\s(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi;
+
 function markHtml(state: StateCore): void {
   const env = state.env as PageEnv;
-  env.hasHtml = state.tokens.some((t) => t.type === 'html_block' || (t.type === 'inline' && t.children?.some((c) => c.type === 'html_inline') === true));
+  const html: string[] = [];
+  for (const token of state.tokens) {
+    if (token.type === 'html_block') html.push(token.content);
+    else if (token.type === 'inline') for (const child of token.children ?? []) if (child.type === 'html_inline') html.push(child.content);
+  }
+  env.hasHtml = html.length > 0;
+  if (!env.hasHtml) return;
+  env.htmlIds = new Set();
+  for (const chunk of html) for (const match of chunk.matchAll(HTML_ID)) env.htmlIds.add(match[1] ?? match[2] ?? match[3]!);
 }
 
 export interface FenceInfo {
@@ -180,7 +192,8 @@ export function slugify(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .trim()
-    .replace(/\s+/g, '-');
+    // One hyphen per space, as GitHub does: "a | b" becomes "a--b", so links written for GitHub work.
+    .replace(/\s/g, '-');
   return slug === '' ? 'section' : slug;
 }
 
