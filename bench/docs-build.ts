@@ -158,7 +158,7 @@ async function main(): Promise<void> {
     if (!sandboxed.ok) throw new Error(`sandboxed build failed: ${sandboxed.error}`);
     console.log(`blume (sandboxed):   ${sandboxMs.toFixed(0)} ms  (peak RSS ${sandboxed.stats.peakRssMb ?? '?'} MB)`);
 
-    await reportWeights(path.join(work, 'blume-direct'), 'page-1', '/section-3/page-7/');
+    await reportWeights(path.join(work, 'blume-direct'), 'widgets', '/section-3/page-7/');
 
     const fpSrc = path.join(work, 'fp-src');
     await writeFastifyPinoDocs(fpSrc);

@@ -54,7 +54,7 @@ function droppedFrom(tag: string, attributes: Record<string, string>): string[] 
   return messages;
 }
 
-export interface SanitizeContext {
+interface SanitizeContext {
   file: string;
   warnings: BuildWarning[];
   /** Keep the first <h1> as the page title; every other <h1> becomes an <h2> (one H1 per page). */

@@ -106,14 +106,14 @@ function markHtml(state: StateCore): void {
   for (const chunk of html) for (const match of chunk.matchAll(HTML_ID)) env.htmlIds.add(match[1] ?? match[2] ?? match[3]!);
 }
 
-export interface FenceInfo {
+interface FenceInfo {
   lang: string;
   title?: string;
   /** 1-based line numbers to highlight. */
   lines: Set<number>;
 }
 
-export function parseFenceInfo(info: string): FenceInfo {
+function parseFenceInfo(info: string): FenceInfo {
   const trimmed = info.trim();
   const lang = /^[^\s{]*/.exec(trimmed)![0].toLowerCase();
   const rest = trimmed.slice(lang.length);
@@ -251,19 +251,4 @@ function markTaskLists(state: StateCore): void {
       }
     }
   }
-}
-
-/** Plain text of a page for the search index: inline text of every block, code blocks left out. */
-export function plainText(tokens: Token[], limit: number): string {
-  const parts: string[] = [];
-  let length = 0;
-  for (const token of tokens) {
-    if (token.type !== 'inline') continue;
-    const text = inlineText(token).trim();
-    if (text === '') continue;
-    parts.push(text);
-    length += text.length + 1;
-    if (length >= limit) break;
-  }
-  return parts.join(' ').slice(0, limit);
 }

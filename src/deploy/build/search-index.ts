@@ -15,7 +15,7 @@ import { inlineText } from './markdown.js';
 export const SECTIONS_PER_FILE = 40;
 const SNIPPET_LENGTH = 120;
 
-export interface SearchSection {
+interface SearchSection {
   /** Heading text; '' for the part of a page before its first heading. */
   heading: string;
   anchor: string;
@@ -24,7 +24,7 @@ export interface SearchSection {
   headingText: string;
 }
 
-export interface SearchPage {
+interface SearchPage {
   title: string;
   url: string;
   /** Title of the section (folder) the page is in, shown under results. */
@@ -34,7 +34,7 @@ export interface SearchPage {
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 
-export function normalizeWords(text: string): string[] {
+function normalizeWords(text: string): string[] {
   const words = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(WORD) ?? [];
   return words.filter((word) => word.length > 1);
 }
@@ -80,7 +80,7 @@ export function pageSections(tokens: Token[]): SearchSection[] {
   return sections.filter((section, i) => i === 0 || section.heading !== '' || section.text !== '');
 }
 
-export interface SearchFiles {
+interface SearchFiles {
   /** File name (inside the index folder) -> content. */
   files: Map<string, string>;
   sections: number;
