@@ -1,6 +1,8 @@
 // Benchmark: a generated 1,000-page Markdown site built by Blume (in process, and in the build
 // sandbox as deploys run it) and by Hugo, the named anchor, in the same run. Prints wall times and
-// the ratio to Hugo; the target is Blume in the sandbox <= 3x Hugo. Hugo is skipped with a message
+// the ratio to Hugo; the target is Blume in the sandbox <= 3x Hugo. Then the fastify+pino docs
+// (from node_modules): build time, and the brotli weight of a first page load (HTML, CSS, JS) and of
+// a first search (the word file and the section files of the results). Hugo is skipped with a message
 // when it is not installed (`apt-get install hugo`).
 //   npx tsx bench/docs-build.ts [pages]
 import { spawnSync } from 'node:child_process';
@@ -8,7 +10,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { readFile, readdir } from 'node:fs/promises';
+import { brotliCompressSync } from 'node:zlib';
 import { buildDocsSite } from '../src/deploy/build/docs-site.js';
+import { shardKey } from '../src/deploy/build/search-index.js';
+import { writeFastifyPinoDocs } from '../test/helpers/fastify-pino-docs.js';
 import { runSandboxedBuild } from '../src/deploy/build/sandboxed-build.js';
 
 const PAGES = Number(process.argv[2] ?? 1000);
@@ -95,6 +101,35 @@ async function writeHugoSite(root: string): Promise<void> {
   await writeFile(path.join(root, 'layouts', '_default', 'list.html'), `{{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .Content }}<ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></article>{{ end }}`);
 }
 
+const brotli = async (file: string): Promise<number> => brotliCompressSync(await readFile(file)).length;
+
+/** Brotli bytes of a first load of `url` and of a first search for `word` (results' section files included). */
+async function reportWeights(site: string, word: string, url: string): Promise<void> {
+  const html = await readFile(path.join(site, url, 'index.html'), 'utf8');
+  const assets = [...html.matchAll(/(?:href|src)="(\/_blume\/[^"]+\.(?:css|js))"/g)].map((m) => m[1]!);
+  let page = await brotli(path.join(site, url, 'index.html'));
+  for (const asset of assets) page += await brotli(path.join(site, asset));
+  const index = /data-index="([^"]+)"/.exec(html)![1]!;
+  const folder = path.join(site, index);
+  const shardFile = path.join(folder, `w${shardKey(word)}.json`);
+  const shard = JSON.parse(await readFile(shardFile, 'utf8')) as Record<string, number[]>;
+  const sections = new Set<number>();
+  for (const [key, postings] of Object.entries(shard)) {
+    if (!key.startsWith(word)) continue;
+    let section = 0;
+    for (const n of postings) {
+      section += Math.floor(n / 4);
+      sections.add(section);
+    }
+  }
+  const perFile = JSON.parse(await readFile(path.join(folder, 's0.json'), 'utf8')).length as number;
+  const chunks = new Set([...sections].slice(0, 10).map((s) => Math.floor(s / perFile)));
+  let search = await brotli(shardFile);
+  for (const chunk of chunks) search += await brotli(path.join(folder, `s${chunk}.json`));
+  const files = (await readdir(folder)).length;
+  console.log(`  first load of ${url}: ${(page / 1024).toFixed(1)} KB brotli; first search "${word}": ${(search / 1024).toFixed(1)} KB brotli (${files} index files)`);
+}
+
 function hugoAvailable(): boolean {
   return spawnSync('hugo', ['version'], { stdio: 'ignore' }).status === 0;
 }
@@ -122,6 +157,16 @@ async function main(): Promise<void> {
     const sandboxMs = performance.now() - sandboxStart;
     if (!sandboxed.ok) throw new Error(`sandboxed build failed: ${sandboxed.error}`);
     console.log(`blume (sandboxed):   ${sandboxMs.toFixed(0)} ms  (peak RSS ${sandboxed.stats.peakRssMb ?? '?'} MB)`);
+
+    await reportWeights(path.join(work, 'blume-direct'), 'widgets', '/section-3/page-7/');
+
+    const fpSrc = path.join(work, 'fp-src');
+    await writeFastifyPinoDocs(fpSrc);
+    const fpStart = performance.now();
+    const fp = await runSandboxedBuild({ inputDir: fpSrc, outputDir: path.join(work, 'fp-out'), timeoutMs: 300_000, memoryMb: 1024 });
+    if (!fp.ok) throw new Error(`fastify+pino build failed: ${fp.error}`);
+    console.log(`fastify+pino docs (sandboxed): ${(performance.now() - fpStart).toFixed(0)} ms`);
+    await reportWeights(path.join(work, 'fp-out'), 'econnreset', '/fastify/Reference/Server/');
 
     if (!hugoAvailable()) {
       console.log('hugo: not installed, comparison skipped (apt-get install hugo)');

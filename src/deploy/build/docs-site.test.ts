@@ -49,13 +49,13 @@ describe('buildDocsSite: a realistic docs tree', () => {
 
   it('builds every published page, the generated files and the assets', async () => {
     assert.equal(result.pages, 8);
-    assert.deepEqual(result.warnings, []);
-    for (const rel of ['index.html', 'guide/index.html', 'guide/install/index.html', 'guide/configure/index.html', 'reference/index.html', 'reference/api/endpoints/index.html', '404.html', 'sitemap.xml', 'images/logo.svg']) {
+    assert.deepEqual(result.warnings, [{ file: 'index.md', message: '<script> is not in the allowed HTML subset and was removed' }]);
+    for (const rel of ['index.html', 'guide/index.html', 'guide/install/index.html', 'guide/configure/index.html', 'reference/index.html', 'reference/api/endpoints/index.html', '404.html', 'sitemap.xml', 'robots.txt', 'images/logo.svg']) {
       await readFile(path.join(output, rel));
     }
     const generated = await readdir(path.join(output, '_blume'));
     assert.equal(generated.filter((name) => /^blume\.[0-9a-f]{10}\.(css|js)$/.test(name)).length, 2);
-    assert.ok(generated.some((name) => /^search\.[0-9a-f]{10}\.json$/.test(name)));
+    assert.deepEqual((await readdir(path.join(output, '_blume/search'))).filter((name) => /^[0-9a-f]{10}$/.test(name)).length, 1);
     assert.ok(result.timings.totalMs >= 0);
   });
 
@@ -100,29 +100,31 @@ describe('buildDocsSite: a realistic docs tree', () => {
     assert.match(await page('reference/api/endpoints/index.html'), /<a href="\/guide\/">guide<\/a>/);
   });
 
-  it('renders GitHub extensions and escapes raw HTML', async () => {
+  it('renders GitHub extensions and drops unsafe raw HTML', async () => {
     const home = await page('index.html');
     assert.match(home, /<s>slow<\/s>/);
     assert.match(home, /<div class="table-wrap"><table>/);
-    assert.match(home, /<input type="checkbox" class="task" disabled checked> Fast/);
+    assert.match(home, /<input type="checkbox" class="task" disabled checked \/> Fast/);
     assert.match(home, /<li id="fn1" class="footnote-item">/);
-    assert.match(home, /&lt;script&gt;alert/);
-    assert.doesNotMatch(home.slice(home.indexOf('<article')), /<script>alert/);
+    assert.doesNotMatch(home.slice(home.indexOf('<article')), /script|alert/);
   });
 
-  it('writes sitemap.xml, 404.html and the search index', async () => {
+  it('writes sitemap.xml, robots.txt, 404.html, link preview tags and the search index', async () => {
     const sitemap = await page('sitemap.xml');
     assert.match(sitemap, /<loc>https:\/\/docs.acme.test\/guide\/install\/<\/loc>/);
     assert.equal([...sitemap.matchAll(/<loc>/g)].length, 8);
     assert.match(await page('404.html'), /<h1>Page not found<\/h1>/);
+    assert.equal(await page('robots.txt'), 'User-agent: *\nAllow: /\nSitemap: https://docs.acme.test/sitemap.xml\n');
     const home = await page('index.html');
+    assert.match(home, /<meta property="og:title" content="Welcome to Acme">/);
+    assert.match(home, /<meta property="og:image" content="https:\/\/docs.acme.test\/images\/logo.svg">/);
+    assert.match(home, /<meta name="twitter:card" content="summary_large_image">/);
     const indexUrl = /data-index="([^"]+)"/.exec(home)![1]!;
-    const index = JSON.parse(await page(indexUrl.slice(1))) as { t: string; u: string; s: string; h: string; x: string }[];
-    const install = index.find((entry) => entry.u === '/guide/install/');
-    assert.equal(install?.t, 'Install');
-    assert.equal(install?.s, 'Guide');
-    assert.match(install?.h ?? '', /Requirements/);
-    assert.match(install?.x ?? '', /Node\.js 20/);
+    const shard = JSON.parse(await page(`${indexUrl.slice(1)}wre.json`)) as Record<string, number[]>;
+    const sections = JSON.parse(await page(`${indexUrl.slice(1)}s0.json`)) as string[][];
+    const hit = sections[Math.floor(shard.requirements![0]! / 4)]!;
+    assert.deepEqual(hit.slice(0, 4), ['Requirements', 'Install', '/guide/install/#requirements', 'Guide']);
+    assert.match(hit[4]!, /Node\.js 20/);
     assert.match(home, /<link rel="canonical" href="https:\/\/docs.acme.test\/">/);
     assert.match(home, /<img src="\/images\/logo.svg" alt="">/);
   });

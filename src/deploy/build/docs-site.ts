@@ -6,15 +6,18 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Token } from 'markdown-it';
 import { performance } from 'node:perf_hooks';
 import { escapeHtml, escapeXml } from '../../lib/html.js';
 import { DocsBuildError, type BuildProblem, type BuildWarning } from './errors.js';
 import { decodeUtf8, parseSource, type PageMeta } from './front-matter.js';
 import { rewriteLinks, type LinkTargets } from './links.js';
-import { createMarkdown, inlineText, plainText, type PageEnv } from './markdown.js';
+import { sanitizePageHtml } from './html-policy.js';
+import { createMarkdown, inlineText, type PageEnv } from './markdown.js';
 import { buildNavigation, NavigationRenderer, readingOrder, type NavNode } from './navigation.js';
 import { OutputWriter } from './output-writer.js';
-import { folderOutFile, folderUrl, placePage, prettifyName, type Page } from './pages.js';
+import { encodePath, folderOutFile, folderUrl, placePage, prettifyName, type Page } from './pages.js';
+import { buildSearchFiles, pageSections } from './search-index.js';
 import { parseSiteConfigJson, resolveSiteConfig, type SiteConfig } from './site-config.js';
 import { defaultScanLimits, scanSourceTree, type ScanLimits, type SourceFile } from './source-tree.js';
 import { clientScript } from './theme/client-script.js';
@@ -27,6 +30,8 @@ export interface DocsBuildOptions {
   /** The built site may not exceed this many bytes (default 512 MiB, the release size limit). */
   maxOutputBytes?: number;
   limits?: Partial<ScanLimits>;
+  /** Source path -> when it last changed (git commit time), shown on pages and in sitemap.xml. */
+  pageDates?: ReadonlyMap<string, Date>;
   /** Progress lines; the sandbox streams them to the build log. */
   log?: (line: string) => void;
 }
@@ -49,8 +54,7 @@ export interface DocsBuildResult {
 
 /** Generated files live under this folder; a source folder of the same name is refused. */
 export const ASSET_DIR = '_blume';
-const RESERVED = new Set([ASSET_DIR, 'sitemap.xml', '404.html']);
-const SEARCH_TEXT_LIMIT = 5_000;
+const RESERVED = new Set([ASSET_DIR, 'sitemap.xml', '404.html', 'robots.txt']);
 const READ_CONCURRENCY = 64;
 
 export async function buildDocsSite(inputDir: string, outputDir: string, options: DocsBuildOptions = {}): Promise<DocsBuildResult> {
@@ -89,11 +93,9 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
     const place = placePage(p.file.rel, (folder) => indexFolders.has(folder));
     const env: PageEnv = { file: p.file.rel, headings: [], warnings, bodyLine: p.bodyLine };
     const tokens = md.parse(p.body, env);
-    const firstIsH1 = tokens[0]?.type === 'heading_open' && tokens[0].tag === 'h1';
-    const h1 = tokens.findIndex((t) => t.type === 'heading_open' && t.tag === 'h1');
-    const titleFromContent = h1 === -1 ? undefined : inlineText(tokens[h1 + 1]).trim() || undefined;
+    const { firstIsH1, titleFromContent } = pageTitle(tokens);
     const fallback = place.isFolderPage ? (place.folder === '' ? site.title : prettifyName(path.posix.basename(place.folder))) : prettifyName(path.posix.basename(p.file.rel));
-    const firstParagraph = tokens.findIndex((t) => t.type === 'paragraph_open');
+    const firstParagraph = tokens.findIndex((t, i) => t.type === 'paragraph_open' && inlineText(tokens[i + 1]).trim() !== '');
     const page: Page = {
       source: p.file.rel,
       folderOfSource: folderOf(p.file.rel),
@@ -134,19 +136,20 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   const nav = buildNavigation(pages, site.nav);
   const order = readingOrder(nav);
   const sectionTitle = new Map(pages.filter((p) => p.isFolderPage).map((p) => [p.folder, p.title]));
-  const searchIndex = JSON.stringify(
+  const search = buildSearchFiles(
     order.map((node) => ({
-      t: node.page.title,
-      u: node.url,
-      s: node.page.isFolderPage ? (node.page.folder === '' ? '' : (sectionTitle.get(folderOf(node.page.folder)) ?? '')) : (sectionTitle.get(node.page.folder) ?? ''),
-      h: node.page.env.headings.map((h) => h.text).join(' · '),
-      x: plainText(node.page.tokens, SEARCH_TEXT_LIMIT),
+      title: node.page.title,
+      url: node.url,
+      section: node.page.isFolderPage ? (node.page.folder === '' ? '' : (sectionTitle.get(folderOf(node.page.folder)) ?? '')) : (sectionTitle.get(node.page.folder) ?? ''),
+      sections: pageSections(node.page.tokens),
     })),
   );
+  const searchHash = createHash('sha256');
+  for (const [name, content] of search.files) searchHash.update(name).update('\0').update(content).update('\0');
   const assets: ThemeAssets = {
     cssUrl: `/${ASSET_DIR}/blume.${fingerprint(siteStyles)}.css`,
     jsUrl: `/${ASSET_DIR}/blume.${fingerprint(clientScript)}.js`,
-    searchIndexUrl: `/${ASSET_DIR}/search.${fingerprint(searchIndex)}.json`,
+    searchIndexUrl: `/${ASSET_DIR}/search/${searchHash.digest('hex').slice(0, 10)}/`,
     ...(site.logo === undefined ? {} : { logoUrl: `/${site.logo.split('/').map(encodeURIComponent).join('/')}` }),
   };
   let writeWait = 0;
@@ -157,8 +160,9 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   };
   await timedWrite(writer.write(assets.cssUrl.slice(1), siteStyles));
   await timedWrite(writer.write(assets.jsUrl.slice(1), clientScript));
-  await timedWrite(writer.write(assets.searchIndexUrl.slice(1), searchIndex));
+  for (const [name, content] of search.files) await timedWrite(writer.write(assets.searchIndexUrl.slice(1) + name, content));
 
+  const lastUpdated = (page: Page): Date | undefined => (page.source === '' ? undefined : options.pageDates?.get(page.source));
   const renderer = new NavigationRenderer(nav);
   const position = new Map(order.map((node, index) => [node.page, index]));
   const nodeOf = new Map(order.map((node) => [node.page, node]));
@@ -167,7 +171,8 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
     const index = position.get(page);
     const previous = index === undefined ? undefined : order[index - 1];
     const next = index === undefined ? undefined : order[index + 1];
-    const contentHtml = page.source === '' ? renderFolderListing(nodeOf.get(page)) : md.renderer.render(page.tokens, md.options, page.env);
+    const rendered = page.source === '' ? renderFolderListing(nodeOf.get(page)) : md.renderer.render(page.tokens, md.options, page.env);
+    const contentHtml = page.env.hasHtml === true ? sanitizePageHtml(rendered, { file: page.source, warnings, keepFirstH1: page.hasOwnTitle }) : rendered;
     const html = renderPage(site, assets, {
       title: page.title,
       description: page.description || (site.description ?? ''),
@@ -178,6 +183,9 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
       ...(previous === undefined ? {} : { previous: { title: previous.title, url: previous.url } }),
       ...(next === undefined ? {} : { next: { title: next.title, url: next.url } }),
       ...(siteUrl === undefined || page.isNotFound ? {} : { canonicalUrl: siteUrl + page.url }),
+      ...(siteUrl === undefined || assets.logoUrl === undefined ? {} : { imageUrl: siteUrl + assets.logoUrl }),
+      ...(lastUpdated(page) === undefined ? {} : { lastUpdated: lastUpdated(page)! }),
+      ...(site.editUrl === undefined || page.source === '' ? {} : { editUrl: site.editUrl + encodePath(page.source) }),
       isHome: page.url === '/',
     });
     await timedWrite(writer.write(page.outFile, html));
@@ -195,7 +203,8 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
     await timedWrite(writer.write('404.html', html));
   }
   if (siteUrl === undefined) warnings.push({ file: '', message: 'no site URL (blume.json "url"); sitemap.xml lists paths without an origin' });
-  await timedWrite(writer.write('sitemap.xml', renderSitemap(siteUrl ?? '', order)));
+  await timedWrite(writer.write('sitemap.xml', renderSitemap(siteUrl ?? '', order, lastUpdated)));
+  await timedWrite(writer.write('robots.txt', `User-agent: *\nAllow: /\n${siteUrl === undefined ? '' : `Sitemap: ${siteUrl}/sitemap.xml\n`}`));
   for (const asset of tree.assets) await timedWrite(writer.copy(asset.rel, asset.abs, asset.size));
   await timedWrite(writer.flush());
   const finished = performance.now();
@@ -216,6 +225,28 @@ async function prepareOutput(output: string): Promise<void> {
   await mkdir(output, { recursive: true });
   const existing = await readdir(output);
   if (existing.length > 0) throw new Error(`the output folder ${output} is not empty`);
+}
+
+const RAW_H1 = /^\s*<h1\b[^>]*>([\s\S]*?)<\/h1>/i;
+
+/**
+ * The page's own title, when its content starts with a level-1 heading (Markdown or raw HTML
+ * `<h1 ...>`, with raw HTML blocks such as `<a id>` before it skipped). Every later level-1
+ * Markdown heading becomes level 2, so a page has one H1 (raw ones are demoted by the sanitizer).
+ */
+function pageTitle(tokens: Token[]): { firstIsH1: boolean; titleFromContent?: string } {
+  let first = 0;
+  while (tokens[first]?.type === 'html_block' && !RAW_H1.test(tokens[first]!.content) && tokens[first]!.content.replace(/<[^>]*>/g, '').trim() === '') first += 1;
+  const token = tokens[first];
+  let title: string | undefined;
+  if (token?.type === 'heading_open' && token.tag === 'h1') title = inlineText(tokens[first + 1]).trim();
+  else if (token?.type === 'html_block') title = RAW_H1.exec(token.content)?.[1]?.replace(/<[^>]*>/g, '').trim();
+  const firstIsH1 = title !== undefined;
+  const keep = firstIsH1 && token?.type === 'heading_open' ? token : undefined;
+  for (const t of tokens) {
+    if ((t.type === 'heading_open' || t.type === 'heading_close') && t.tag === 'h1' && t !== keep && !(keep !== undefined && t === tokens[first + 2])) t.tag = 'h2';
+  }
+  return { firstIsH1, ...(title ? { titleFromContent: title } : {}) };
 }
 
 function folderOf(rel: string): string {
@@ -280,8 +311,13 @@ function renderFolderListing(node: NavNode | undefined): string {
   return `<ul class="section-list">\n${children.map((c) => `<li><a href="${escapeHtml(c.url)}">${escapeHtml(c.title)}</a>${c.page.description === '' ? '' : ` — ${escapeHtml(c.page.description)}`}</li>`).join('\n')}\n</ul>\n`;
 }
 
-function renderSitemap(origin: string, order: NavNode[]): string {
-  const urls = order.map((node) => `<url><loc>${escapeXml(origin + node.url)}</loc></url>`).join('\n');
+function renderSitemap(origin: string, order: NavNode[], lastUpdated: (page: Page) => Date | undefined): string {
+  const urls = order
+    .map((node) => {
+      const date = lastUpdated(node.page);
+      return `<url><loc>${escapeXml(origin + node.url)}</loc>${date === undefined ? '' : `<lastmod>${date.toISOString()}</lastmod>`}</url>`;
+    })
+    .join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`;
 }
 

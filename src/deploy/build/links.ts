@@ -105,5 +105,5 @@ function decodeFragment(fragment: string): string {
 }
 
 function hasAnchor(page: Page, id: string): boolean {
-  return page.env.headings.some((heading) => heading.id === id) || /^fn(ref)?\d+(:\d+)?$/.test(id);
+  return page.env.headings.some((heading) => heading.id === id) || page.env.htmlIds?.has(id) === true || /^fn(ref)?\d+(:\d+)?$/.test(id);
 }

@@ -1,14 +1,20 @@
 // The Markdown dialect of docs builds: CommonMark plus the GitHub extensions (tables, strikethrough,
 // autolinks, task lists), footnotes, heading anchors with `{#custom-id}`, and code highlighted at
-// build time. Raw HTML is not passed through: markdown-it runs with `html: false`, so tags in the
-// source show as text and no script, style or event handler from content reaches a page; link
-// targets with script-capable schemes (javascript:, vbscript:, data: except images) are dropped by
-// markdown-it's validateLink.
+// build time, callouts and tabs (blocks.ts). Raw HTML is allowed: pages that hold any are sanitized
+// to the safe subset of html-policy.ts after rendering. Link targets with script-capable schemes
+// (javascript:, vbscript:, data: except images) are dropped by markdown-it's validateLink.
+// Fence info takes a language, `title="server.js"` and lines to highlight: `{1,3-5}` or
+// `hl_lines="1 3"`.
 import hljs from 'highlight.js/lib/common';
+import dockerfile from 'highlight.js/lib/languages/dockerfile';
+import http from 'highlight.js/lib/languages/http';
+import nginx from 'highlight.js/lib/languages/nginx';
+import type { HLJSApi, Language } from 'highlight.js';
 import MarkdownIt from 'markdown-it';
 import footnote from 'markdown-it-footnote';
 import type { PluginSimple, StateCore, Token } from 'markdown-it';
 import { escapeHtml } from '../../lib/html.js';
+import { blocksPlugin } from './blocks.js';
 import type { BuildWarning } from './errors.js';
 
 export interface Heading {
@@ -24,24 +30,56 @@ export interface PageEnv {
   warnings: BuildWarning[];
   /** Line of the file where the Markdown body starts, to report file lines from token maps. */
   bodyLine: number;
+  /** Set when the page holds raw HTML, which the build then sanitizes. */
+  hasHtml?: boolean;
+  /** Anchors raw HTML defines (`<a id="x">`, `<a name="x">`), which links may target. */
+  htmlIds?: Set<string>;
 }
 
 const PLAIN_LANGUAGES = new Set(['', 'text', 'plain', 'plaintext', 'txt', 'mermaid', 'math']);
 
+/** HCL (Terraform): blocks, attributes, strings with interpolation, comments, numbers. */
+function hcl(api: HLJSApi): Language {
+  return {
+    name: 'HCL',
+    aliases: ['terraform', 'tf'],
+    keywords: { keyword: 'for in if else endif endfor', literal: 'true false null' },
+    contains: [
+      api.HASH_COMMENT_MODE,
+      api.C_LINE_COMMENT_MODE,
+      api.C_BLOCK_COMMENT_MODE,
+      { scope: 'string', begin: '"', end: '"', contains: [api.BACKSLASH_ESCAPE, { scope: 'subst', begin: /\$\{/, end: /\}/ }] },
+      { scope: 'string', begin: /<<-?\s*(\w+)/, end: /^\s*\w+$/, excludeBegin: false },
+      { scope: 'number', begin: /\b\d+(\.\d+)?\b/ },
+      { scope: 'attr', begin: /^\s*[A-Za-z_][\w-]*(?=\s*=)/ },
+      { scope: 'title', begin: /^\s*[A-Za-z_][\w-]*(?=(\s+"[^"]*")*\s*\{)/ },
+    ],
+  };
+}
+
+hljs.registerLanguage('http', http);
+hljs.registerLanguage('dockerfile', dockerfile);
+hljs.registerLanguage('nginx', nginx);
+hljs.registerLanguage('hcl', hcl);
+hljs.registerAliases(['conf', 'cfg', 'properties', 'editorconfig'], { languageName: 'ini' });
+// Svelte components are HTML with <script> and <style>, which the XML grammar highlights inside.
+hljs.registerAliases(['svelte', 'vue'], { languageName: 'xml' });
+
 export function createMarkdown(): MarkdownIt {
-  const md = new MarkdownIt('default', { html: false, linkify: true, typographer: false });
+  const md = new MarkdownIt('default', { html: true, linkify: true, typographer: false });
   // @types/markdown-it-footnote is typed against markdown-it's CommonJS typings; the plugin itself
   // takes the ESM instance unchanged.
   md.use(footnote as unknown as PluginSimple);
+  md.use(blocksPlugin);
+  md.core.ruler.push('blume_has_html', markHtml);
   md.core.ruler.after('inline', 'blume_heading_ids', assignHeadingIds);
   md.core.ruler.after('inline', 'blume_task_lists', markTaskLists);
 
   md.renderer.rules.fence = (tokens, idx, _options, env: PageEnv) => {
     const token = tokens[idx]!;
-    const lang = token.info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
-    return renderCode(token.content, lang, env, token.map?.[0]);
+    return renderCode(token.content, parseFenceInfo(token.info), env, token.map?.[0]);
   };
-  md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx]!.content, '', undefined, undefined);
+  md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx]!.content, { lang: '', lines: new Set() }, undefined, undefined);
   md.renderer.rules.heading_close = (tokens, idx, options, _env, self) => {
     const open = tokens[idx - 2];
     const id = open?.attrGet('id');
@@ -53,7 +91,68 @@ export function createMarkdown(): MarkdownIt {
   return md;
 }
 
-function renderCode(code: string, lang: string, env: PageEnv | undefined, mapLine: number | undefined): string {
+const HTML_ID = /\s(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi;
+
+function markHtml(state: StateCore): void {
+  const env = state.env as PageEnv;
+  const html: string[] = [];
+  for (const token of state.tokens) {
+    if (token.type === 'html_block') html.push(token.content);
+    else if (token.type === 'inline') for (const child of token.children ?? []) if (child.type === 'html_inline') html.push(child.content);
+  }
+  env.hasHtml = html.length > 0;
+  if (!env.hasHtml) return;
+  env.htmlIds = new Set();
+  for (const chunk of html) for (const match of chunk.matchAll(HTML_ID)) env.htmlIds.add(match[1] ?? match[2] ?? match[3]!);
+}
+
+interface FenceInfo {
+  lang: string;
+  title?: string;
+  /** 1-based line numbers to highlight. */
+  lines: Set<number>;
+}
+
+function parseFenceInfo(info: string): FenceInfo {
+  const trimmed = info.trim();
+  const lang = /^[^\s{]*/.exec(trimmed)![0].toLowerCase();
+  const rest = trimmed.slice(lang.length);
+  const title = /\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(rest);
+  const ranges = /\{([\d,\s-]+)\}/.exec(rest)?.[1] ?? /\bhl_lines=["']([\d\s-]+)["']/.exec(rest)?.[1] ?? '';
+  const lines = new Set<number>();
+  for (const part of ranges.split(/[\s,]+/).filter(Boolean)) {
+    const [from, to] = part.split('-').map(Number);
+    if (from === undefined || !Number.isInteger(from)) continue;
+    const last = to === undefined || !Number.isInteger(to) ? from : Math.min(to, from + 10_000);
+    for (let n = from; n <= last; n += 1) lines.add(n);
+  }
+  const titleText = title?.[1] ?? title?.[2] ?? title?.[3];
+  return { lang, lines, ...(titleText === undefined ? {} : { title: titleText }) };
+}
+
+/** Highlighted HTML split into lines, each closing and reopening the spans that cross it. */
+function splitLines(html: string): string[] {
+  const lines: string[] = [];
+  const open: string[] = [];
+  let current = '';
+  for (const part of html.split(/(<\/?span[^>]*>|\n)/)) {
+    if (part === '\n') {
+      lines.push(current + '</span>'.repeat(open.length));
+      current = open.join('');
+    } else if (part.startsWith('</span')) {
+      open.pop();
+      current += part;
+    } else if (part.startsWith('<span')) {
+      open.push(part);
+      current += part;
+    } else current += part;
+  }
+  if (current !== '' && current !== open.join('')) lines.push(current + '</span>'.repeat(open.length));
+  return lines;
+}
+
+function renderCode(code: string, fence: FenceInfo, env: PageEnv | undefined, mapLine: number | undefined): string {
+  const { lang } = fence;
   let body: string;
   if (lang !== '' && hljs.getLanguage(lang) !== undefined) {
     body = hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
@@ -65,7 +164,14 @@ function renderCode(code: string, lang: string, env: PageEnv | undefined, mapLin
   }
   const langAttr = lang === '' ? '' : ` data-lang="${escapeHtml(lang)}"`;
   const langClass = lang === '' ? '' : ` language-${escapeHtml(lang)}`;
-  return `<pre class="code"${langAttr}><code class="hljs${langClass}">${body}</code></pre>\n`;
+  if (fence.lines.size > 0) {
+    body = splitLines(body)
+      .map((line, i) => (fence.lines.has(i + 1) ? `<span class="line highlighted">${line}</span>\n` : `${line}\n`))
+      .join('');
+  }
+  const pre = `<pre class="code"${langAttr}><code class="hljs${langClass}">${body}</code></pre>\n`;
+  if (fence.title === undefined) return pre;
+  return `<div class="code-block"><div class="code-title">${escapeHtml(fence.title)}</div>\n${pre}</div>\n`;
 }
 
 export function inlineText(token: Token | undefined): string {
@@ -86,7 +192,8 @@ export function slugify(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .trim()
-    .replace(/\s+/g, '-');
+    // One hyphen per space, as GitHub does: "a | b" becomes "a--b", so links written for GitHub work.
+    .replace(/\s/g, '-');
   return slug === '' ? 'section' : slug;
 }
 
@@ -144,19 +251,4 @@ function markTaskLists(state: StateCore): void {
       }
     }
   }
-}
-
-/** Plain text of a page for the search index: inline text of every block, code blocks left out. */
-export function plainText(tokens: Token[], limit: number): string {
-  const parts: string[] = [];
-  let length = 0;
-  for (const token of tokens) {
-    if (token.type !== 'inline') continue;
-    const text = inlineText(token).trim();
-    if (text === '') continue;
-    parts.push(text);
-    length += text.length + 1;
-    if (length >= limit) break;
-  }
-  return parts.join(' ').slice(0, limit);
 }

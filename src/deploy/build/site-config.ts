@@ -12,9 +12,11 @@ export interface SiteConfig {
   /** Absolute origin of the production site, for sitemap.xml and canonical links. */
   url?: string;
   language: string;
+  /** Base URL of the docs folder in the repository's web editor; a page's source path is appended. */
+  editUrl?: string;
 }
 
-const KNOWN = new Set(['title', 'description', 'logo', 'nav', 'url', 'language']);
+const KNOWN = new Set(['title', 'description', 'logo', 'nav', 'url', 'language', 'editUrl']);
 
 export function parseSiteConfigJson(text: string, file: string): Record<string, unknown> {
   let data: unknown;
@@ -58,6 +60,10 @@ export function resolveSiteConfig(sources: { file: string; data: unknown }[]): S
     if (record.url !== undefined) {
       if (typeof record.url !== 'string' || !/^https?:\/\/[^/\s]+/.test(record.url)) fail('url', 'an absolute http(s) URL');
       config.url = record.url as string;
+    }
+    if (record.editUrl !== undefined) {
+      if (typeof record.editUrl !== 'string' || !/^https?:\/\/[^/\s]+/.test(record.editUrl)) fail('editUrl', 'an absolute http(s) URL');
+      config.editUrl = (record.editUrl as string).replace(/\/*$/, '/');
     }
     if (record.language !== undefined) {
       if (typeof record.language !== 'string' || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(record.language)) fail('language', 'a language tag such as "en" or "pt-BR"');

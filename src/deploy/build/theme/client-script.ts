@@ -1,7 +1,8 @@
 // Browser code of built docs sites, written to a fingerprinted file and loaded with `defer`: theme
-// toggle, mobile menu, copy buttons, table-of-contents highlight and the search box. Search loads
-// the JSON index on first use and builds results with DOM methods, never innerHTML, so indexed
-// text cannot inject markup. Plain ES2017, no dependencies.
+// toggle, mobile menu, copy buttons, tab sync, table-of-contents highlight and the search box.
+// Search fetches only the index files a query needs (see search-index.ts) and builds results with
+// DOM methods, never innerHTML, so indexed text cannot inject markup. Plain ES2018, no dependencies.
+import { SECTIONS_PER_FILE } from '../search-index.js';
 
 /** Runs in <head> before the first paint, so a chosen theme shows without a flash. */
 export const themeBootScript = String.raw`try{var t=localStorage.getItem("blume-theme");if(t==="light"||t==="dark")document.documentElement.dataset.theme=t}catch(e){}`;
@@ -18,16 +19,27 @@ export const clientScript = String.raw`(function () {
   });
 
   var menu = document.getElementById("menu-button");
-  if (menu) menu.addEventListener("click", function () {
-    var open = document.body.classList.toggle("nav-open");
+  var sidebar = document.getElementById("sidebar");
+  function setMenu(open) {
+    document.body.classList.toggle("nav-open", open);
     menu.setAttribute("aria-expanded", String(open));
-  });
+  }
+  if (menu && sidebar) {
+    menu.addEventListener("click", function () { setMenu(!document.body.classList.contains("nav-open")); });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && document.body.classList.contains("nav-open")) { setMenu(false); menu.focus(); }
+    });
+    document.addEventListener("click", function (event) {
+      if (document.body.classList.contains("nav-open") && !sidebar.contains(event.target) && !menu.contains(event.target)) setMenu(false);
+    });
+  }
 
   document.querySelectorAll("pre.code").forEach(function (pre) {
     if (!navigator.clipboard) return;
     var button = document.createElement("button");
     button.type = "button";
     button.className = "copy-button";
+    pre.classList.add("has-copy");
     button.textContent = "Copy";
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(pre.querySelector("code").innerText).then(function () {
@@ -52,33 +64,86 @@ export const clientScript = String.raw`(function () {
     Object.keys(byId).forEach(function (id) { var h = document.getElementById(id); if (h) observer.observe(h); });
   }
 
+  document.querySelectorAll(".tab-input").forEach(function (radio) {
+    radio.addEventListener("change", function () {
+      var label = radio.getAttribute("data-label");
+      document.querySelectorAll(".tab-input").forEach(function (other) {
+        if (other.getAttribute("data-label") === label) other.checked = true;
+      });
+      try { localStorage.setItem("blume-tab", label); } catch (e) { /* private mode: the choice lasts for this page */ }
+    });
+  });
+  try {
+    var savedTab = localStorage.getItem("blume-tab");
+    if (savedTab) document.querySelectorAll(".tab-input").forEach(function (radio) {
+      if (radio.getAttribute("data-label") === savedTab) radio.checked = true;
+    });
+  } catch (e) { /* no storage: first tabs stay selected */ }
+
   var form = document.getElementById("search");
   var input = document.getElementById("search-input");
   var list = document.getElementById("search-results");
   if (!form || !input || !list) return;
-  var docs = null;
-  var loading = null;
+  var base = form.getAttribute("data-index");
+  var files = {};
   var active = -1;
+  var generation = 0;
 
-  function load() {
-    if (!loading) loading = fetch(form.getAttribute("data-index")).then(function (r) { return r.json(); }).then(function (entries) {
-      docs = entries.map(function (e) { return { e: e, t: e.t.toLowerCase(), h: e.h.toLowerCase(), x: e.x.toLowerCase() }; });
-    });
-    return loading;
+  function fetchJson(name) {
+    if (!files[name]) files[name] = fetch(base + name).then(function (r) { return r.ok ? r.json() : null; }).catch(function () { return null; });
+    return files[name];
   }
 
-  function score(doc, terms) {
-    var total = 0;
-    for (var i = 0; i < terms.length; i++) {
-      var term = terms[i];
-      var s = 0;
-      if (doc.t.indexOf(term) !== -1) s += doc.t.indexOf(term) === 0 ? 15 : 10;
-      if (doc.h.indexOf(term) !== -1) s += 4;
-      if (doc.x.indexOf(term) !== -1) s += 1;
-      if (s === 0) return 0;
-      total += s;
-    }
-    return total;
+  // The same normalisation and shard key as the build (src/deploy/build/search-index.ts).
+  function words(text) {
+    return (text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []).filter(function (w) { return w.length > 1; });
+  }
+  function shardKey(word) {
+    return Array.from(word).slice(0, 2).map(function (ch) { return /[a-z0-9]/.test(ch) ? ch : "_" + ch.codePointAt(0).toString(16); }).join("");
+  }
+
+  /** Section number -> score for one query word: every indexed word it begins, best place counted. */
+  function postings(term) {
+    return fetchJson("w" + shardKey(term) + ".json").then(function (shard) {
+      var found = {};
+      if (!shard) return found;
+      Object.keys(shard).forEach(function (word) {
+        if (word.indexOf(term) !== 0) return;
+        var section = 0;
+        shard[word].forEach(function (n) {
+          section += Math.floor(n / 4);
+          var place = n % 4;
+          var value = (place === 3 ? 12 : place === 2 ? 5 : 1) * (word === term ? 2 : 1);
+          if (!found[section] || found[section] < value) found[section] = value;
+        });
+      });
+      return found;
+    });
+  }
+
+  function search(query) {
+    var terms = words(query);
+    if (!terms.length) return Promise.resolve({ terms: terms, hits: [] });
+    return Promise.all(terms.map(postings)).then(function (lists) {
+      var hits = [];
+      Object.keys(lists[0]).forEach(function (key) {
+        var total = 0;
+        for (var i = 0; i < lists.length; i++) {
+          if (!lists[i][key]) return;
+          total += lists[i][key];
+        }
+        hits.push({ id: Number(key), s: total });
+      });
+      hits.sort(function (a, b) { return b.s - a.s || a.id - b.id; });
+      hits = hits.slice(0, 10);
+      var size = ${SECTIONS_PER_FILE};
+      return Promise.all(hits.map(function (hit) { return fetchJson("s" + Math.floor(hit.id / size) + ".json"); })).then(function (chunks) {
+        return {
+          terms: terms,
+          hits: hits.map(function (hit, i) { return chunks[i] && chunks[i][hit.id % size]; }).filter(Boolean),
+        };
+      });
+    });
   }
 
   function marked(parent, text, terms) {
@@ -99,49 +164,41 @@ export const clientScript = String.raw`(function () {
     }
   }
 
-  function snippet(doc, terms) {
-    var at = doc.x.indexOf(terms[0]);
-    if (at === -1) return doc.e.x.slice(0, 140);
-    var start = Math.max(0, at - 50);
-    return (start > 0 ? "\u2026" : "") + doc.e.x.slice(start, start + 160) + "\u2026";
+  function span(className, text, terms) {
+    var el = document.createElement("span");
+    el.className = className;
+    if (terms) marked(el, text, terms); else el.textContent = text;
+    return el;
   }
 
   function render() {
-    var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
-    list.textContent = "";
-    active = -1;
-    if (!terms.length || !docs) { list.hidden = true; return; }
-    var hits = [];
-    docs.forEach(function (doc) { var s = score(doc, terms); if (s > 0) hits.push({ doc: doc, s: s }); });
-    hits.sort(function (a, b) { return b.s - a.s; });
-    hits.slice(0, 10).forEach(function (hit) {
-      var li = document.createElement("li");
-      var a = document.createElement("a");
-      a.href = hit.doc.e.u;
-      var title = document.createElement("span");
-      title.className = "hit-title";
-      marked(title, hit.doc.e.t, terms);
-      a.appendChild(title);
-      if (hit.doc.e.s) {
-        var section = document.createElement("span");
-        section.className = "hit-section";
-        section.textContent = hit.doc.e.s;
-        a.appendChild(section);
+    var mine = ++generation;
+    search(input.value).then(function (result) {
+      if (mine !== generation) return;
+      list.textContent = "";
+      active = -1;
+      if (!result.terms.length) { list.hidden = true; return; }
+      result.hits.forEach(function (hit) {
+        // hit: [heading, page title, url, section of the site, first words]
+        var li = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = hit[2];
+        a.appendChild(span("hit-title", hit[0] || hit[1], result.terms));
+        var where = hit[0] ? hit[1] : "";
+        if (hit[3]) where = where ? hit[3] + " \u203A " + where : hit[3];
+        if (where) a.appendChild(span("hit-section", where));
+        if (hit[4]) a.appendChild(span("hit-text", hit[4] + (hit[4].length >= 120 ? "\u2026" : ""), result.terms));
+        li.appendChild(a);
+        list.appendChild(li);
+      });
+      if (!result.hits.length) {
+        var none = document.createElement("li");
+        none.className = "hit-text";
+        none.textContent = "No results";
+        list.appendChild(none);
       }
-      var text = document.createElement("span");
-      text.className = "hit-text";
-      marked(text, snippet(hit.doc, terms), terms);
-      a.appendChild(text);
-      li.appendChild(a);
-      list.appendChild(li);
+      list.hidden = false;
     });
-    if (!hits.length) {
-      var none = document.createElement("li");
-      none.className = "hit-text";
-      none.textContent = "No results";
-      list.appendChild(none);
-    }
-    list.hidden = false;
   }
 
   function move(step) {
@@ -153,8 +210,8 @@ export const clientScript = String.raw`(function () {
     links[active].scrollIntoView({ block: "nearest" });
   }
 
-  input.addEventListener("focus", function () { load().then(render); });
-  input.addEventListener("input", function () { load().then(render); });
+  input.addEventListener("focus", render);
+  input.addEventListener("input", render);
   input.addEventListener("keydown", function (event) {
     if (event.key === "ArrowDown") { event.preventDefault(); move(1); }
     else if (event.key === "ArrowUp") { event.preventDefault(); move(-1); }

@@ -1,6 +1,7 @@
 // The page shell of built docs sites: top bar (logo, title, search, theme toggle), navigation,
-// article with its table of contents, previous/next links. Every value from content is escaped
-// here; the article HTML comes from the Markdown renderer, which escapes raw HTML.
+// article with its table of contents (beside it from 1200 px, folded above it below), edit link and
+// last-updated date, previous/next links, and OpenGraph/Twitter tags for link previews. Every value
+// from content is escaped here; the article HTML comes from the Markdown renderer and is sanitized.
 import { escapeHtml } from '../../../lib/html.js';
 import type { SiteConfig } from '../site-config.js';
 import type { Heading } from '../markdown.js';
@@ -24,6 +25,12 @@ export interface PageView {
   previous?: { title: string; url: string };
   next?: { title: string; url: string };
   canonicalUrl?: string;
+  /** Absolute URL of the site's logo, for link previews. */
+  imageUrl?: string;
+  /** When the page's source last changed (git commit time when built from a repository). */
+  lastUpdated?: Date;
+  /** Where to edit the page's source (from the `editUrl` site setting). */
+  editUrl?: string;
   isHome: boolean;
 }
 
@@ -35,12 +42,27 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
   const icon = assets.logoUrl === undefined ? '' : `\n<link rel="icon" href="${e(assets.logoUrl)}">`;
   const canonical = view.canonicalUrl === undefined ? '' : `\n<link rel="canonical" href="${e(view.canonicalUrl)}">`;
   const description = view.description === '' ? '' : `\n<meta name="description" content="${e(view.description)}">`;
-  const tocHtml =
-    toc.length === 0
+  const social = [
+    ['og:type', 'website'],
+    ['og:site_name', site.title],
+    ['og:title', view.title],
+    ...(view.description === '' ? [] : [['og:description', view.description]]),
+    ...(view.canonicalUrl === undefined ? [] : [['og:url', view.canonicalUrl]]),
+    ...(view.imageUrl === undefined ? [] : [['og:image', view.imageUrl]]),
+    ['og:locale', site.language.replace('-', '_')],
+  ]
+    .map(([property, content]) => `\n<meta property="${property}" content="${e(content!)}">`)
+    .join('');
+  const twitter = `\n<meta name="twitter:card" content="${view.imageUrl === undefined ? 'summary' : 'summary_large_image'}">`;
+  const tocList = toc.map((h) => `<li class="level-${h.level}"><a href="#${e(encodeURIComponent(h.id))}">${e(h.text)}</a></li>`).join('\n');
+  const tocHtml = toc.length === 0 ? '' : `<nav aria-labelledby="toc-title"><h2 id="toc-title">On this page</h2><ul>\n${tocList}\n</ul></nav>`;
+  const tocInline = toc.length === 0 ? '' : `<details class="toc-inline"><summary>On this page</summary><ul>\n${tocList}\n</ul></details>\n`;
+  const updated =
+    view.lastUpdated === undefined
       ? ''
-      : `<nav aria-labelledby="toc-title"><h2 id="toc-title">On this page</h2><ul>\n${toc
-          .map((h) => `<li class="level-${h.level}"><a href="#${e(encodeURIComponent(h.id))}">${e(h.text)}</a></li>`)
-          .join('\n')}\n</ul></nav>`;
+      : `<p class="last-updated">Last updated <time datetime="${e(view.lastUpdated.toISOString())}">${e(view.lastUpdated.toLocaleDateString(site.language, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }))}</time></p>`;
+  const edit = view.editUrl === undefined ? '' : `<a class="edit-link" href="${e(view.editUrl)}">Edit this page</a>`;
+  const pageMeta = updated === '' && edit === '' ? '' : `<div class="page-meta">${edit}${updated}</div>\n`;
   const pager =
     view.previous === undefined && view.next === undefined
       ? ''
@@ -50,7 +72,7 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(fullTitle)}</title>${description}${canonical}${icon}
+<title>${e(fullTitle)}</title>${description}${canonical}${icon}${social}${twitter}
 <meta name="generator" content="Blume">
 <link rel="stylesheet" href="${e(assets.cssUrl)}">
 <script>${themeBootScript}</script>
@@ -73,9 +95,9 @@ ${view.navHtml}
 </nav>
 <main id="content">
 <article class="doc">
-${view.heading === undefined ? '' : `<h1>${e(view.heading)}</h1>\n`}${view.contentHtml}
+${view.heading === undefined ? withInlineToc(view.contentHtml, tocInline) : `<h1>${e(view.heading)}</h1>\n${tocInline}${view.contentHtml}`}
 </article>
-${pager}
+${pageMeta}${pager}
 </main>
 <aside class="toc">${tocHtml}</aside>
 </div>
@@ -83,4 +105,12 @@ ${pager}
 </body>
 </html>
 `;
+}
+
+/** The folded table of contents goes right after the page's own H1. */
+function withInlineToc(contentHtml: string, tocInline: string): string {
+  const end = contentHtml.indexOf('</h1>');
+  if (end === -1) return tocInline + contentHtml;
+  const at = end + '</h1>'.length;
+  return `${contentHtml.slice(0, at)}\n${tocInline}${contentHtml.slice(at)}`;
 }
