@@ -35,6 +35,7 @@ import { AllowedMethods } from './http/allowed-methods.js';
 import { LoginThrottle } from './http/login-throttle.js';
 import { requestIdFactory } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
+import { mcpPlugin } from './mcp/plugin.js';
 
 export interface AppDeps {
   config: Config;
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const cmsWebhooks = new WebhookDispatcher(deps.database.db, config.secretKey, app.log, { embeddedDatabase: deps.database.driver === 'pglite' });
   app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks(), loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), cmsWebhooks });
   app.decorate('surfaces', surfaces);
+  app.decorate('apiDocuments', []);
   app.decorate('addFastLane', lanes.add);
   // At `info` the lanes' answers go to their own buffered access log (docs/decisions/0031).
   if (['trace', 'debug', 'info'].includes(app.log.level)) {
@@ -172,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(forumPlugin);
   await app.register(forumUiPlugin);
   await app.register(cmsPlugin);
+  await app.register(mcpPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

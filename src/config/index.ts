@@ -34,6 +34,8 @@ export interface Config {
   bind: { host: string; port: number };
   dataDir: string;
   publicUrl: URL;
+  /** The folder whose files `{portal_url}/mcp` may upload; none when unset. */
+  mcpFilesDir: string | undefined;
   sitesDomain: string;
   databaseUrl: string | undefined;
   redis: { enabled: boolean; url: string };
@@ -91,6 +93,7 @@ export const variables: readonly VariableDoc[] = [
   { name: 'BLUME_TRUST_PROXY', default: 'loopback', doc: 'Which peers may set X-Forwarded-*: True, False, or addresses/CIDRs (only this host by default; name a proxy on another host or network explicitly).' },
   { name: 'BLUME_LOG_LEVEL', default: 'info', doc: 'fatal, error, warn, info, debug, trace or silent. `info` and below log every request (static requests in a buffered access log).' },
   { name: 'BLUME_EDGE_FAST_PATH', default: 'True', doc: 'Answer static sites ahead of the router, off Node\'s request objects where it can; False routes them through Fastify.' },
+  { name: 'BLUME_MCP_FILES_DIR', default: '', doc: 'The only folder on this server whose sites {portal_url}/mcp may upload (deploy_upload, deploy_build_source paths); unset, that endpoint reads no files (`blume mcp` reads the agent\'s own disk).' },
   { name: 'BLUME_BLOBS', default: 'local', doc: 'Blob store: local (BLUME_DATA_DIR/blobs) or s3.' },
   { name: 'BLUME_S3_BUCKET', default: '', doc: 'S3 bucket (required with BLUME_BLOBS=s3).' },
   { name: 'BLUME_S3_REGION', default: 'us-east-1', doc: 'S3 region.' },
@@ -271,6 +274,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     trustProxy: parseTrustProxy(reader.text('BLUME_TRUST_PROXY', 'loopback')),
     logLevel,
     edgeFastPath: reader.bool('BLUME_EDGE_FAST_PATH', true),
+    mcpFilesDir: reader.optional('BLUME_MCP_FILES_DIR'),
     blobs: {
       driver: blobsDriver === 's3' ? 's3' : 'local',
       dir: path.join(dataDir, 'blobs'),
