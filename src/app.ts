@@ -39,6 +39,7 @@ import { LoginThrottle } from './http/login-throttle.js';
 import { requestIdFactory } from './lib/ids.js';
 import { portalPlugin } from './portal/plugin.js';
 import { purchasePlugin } from './purchase/plugin.js';
+import { mcpPlugin } from './mcp/plugin.js';
 
 export interface AppDeps {
   config: Config;
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks(), loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), cmsWebhooks });
   app.decorate('surfaces', surfaces);
+  app.decorate('apiDocuments', []);
   app.decorate('addFastLane', lanes.add);
   // At `info` the lanes' answers go to their own buffered access log (docs/decisions/0031).
   if (['trace', 'debug', 'info'].includes(app.log.level)) {
@@ -186,6 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cmsPlugin);
   await app.register(cmsEditorPlugin);
   await app.register(helpdeskPlugin);
+  await app.register(mcpPlugin);
 
   app.setNotFoundHandler((request, reply) => {
     const target = request.target ?? request.raw.blumeTarget;

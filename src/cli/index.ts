@@ -9,6 +9,7 @@ import { callControl, controlSocketPath } from './control.js';
 import { MEMBER_ACTIONS, OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
 import { serve } from './serve.js';
 import { runDeployCommand } from '../deploy/cli.js';
+import { MCP_HELP, runMcpCommand } from '../mcp/stdio.js';
 import { EdgeCache } from '../deploy/edge-cache.js';
 import { PlanMatrix } from '../core/plans/matrix.js';
 
@@ -31,6 +32,8 @@ Commands:
                                    Upload a site as a new release (token from BLUME_DEPLOY_TOKEN)
   prune (--site ID | --all-sites) --keep N
                                    Delete old releases and the blobs only they used
+  mcp                              Run the MCP tool server on stdin/stdout for an agent (credentials from
+                                   BLUME_DEPLOY_TOKEN, BLUME_TENANT_URL + BLUME_FORUM_TOKEN, BLUME_API_KEY)
 
 Single mode (BLUME_MODE=single, which the image sets, or --single on any command) makes every command act
 on the community instance BLUME_INSTANCE_ID; the mode is recorded at install and a command or server of
@@ -192,6 +195,10 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
       }
       case 'deploy':
         return await runDeployCommand(rest, env);
+      case 'mcp':
+        if (wantsHelp) return io.out(MCP_HELP), 0;
+        if (rest.length > 0) return io.err(MCP_HELP), 2;
+        return await runMcpCommand(env);
       default:
         io.err(`blume: unknown command "${command}"\n\n${USAGE}`);
         return 2;

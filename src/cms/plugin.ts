@@ -23,6 +23,7 @@ export async function cmsPlugin(app: FastifyInstance): Promise<void> {
     description:
       'Content types and entries of a site (headless CMS). Authenticate with `Authorization: Bearer blu_sk_...` (scopes cms-read, cms-write, admin) or as the site owner\'s session. Lists take `page` and `page_size` (default 10, max 100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.',
     prefix: CMS_API_PREFIX,
+    servedOn: 'site',
     extend: cmsOpenApi(CMS_API_PREFIX),
   });
   await app.register(

@@ -34,6 +34,8 @@ export interface Config {
   bind: { host: string; port: number };
   dataDir: string;
   publicUrl: URL;
+  /** The folder whose files `{portal_url}/mcp` may upload; none when unset. */
+  mcpFilesDir: string | undefined;
   sitesDomain: string;
   databaseUrl: string | undefined;
   redis: { enabled: boolean; url: string };
@@ -242,6 +244,10 @@ const LOG_LEVEL = oneOf(
   'fatal, error, warn, info, debug, trace or silent. `info` and below log every request (static requests in a buffered access log).',
 );
 const EDGE_FAST_PATH = bool('BLUME_EDGE_FAST_PATH', true, "Answer static sites ahead of the router, off Node's request objects where it can; False routes them through Fastify.");
+const MCP_FILES_DIR = optional(
+  'BLUME_MCP_FILES_DIR',
+  "The only folder on this server whose sites {portal_url}/mcp may upload (deploy_upload, deploy_build_source paths); unset, that endpoint reads no files (`blume mcp` reads the agent's own disk).",
+);
 const BLOBS = oneOf('BLUME_BLOBS', ['local', 's3'], 'local', 'Blob store: local (BLUME_DATA_DIR/blobs) or s3.');
 const S3_BUCKET = text('BLUME_S3_BUCKET', '', 'S3 bucket (required with BLUME_BLOBS=s3).');
 const S3_REGION = text('BLUME_S3_REGION', 'us-east-1', 'S3 region.');
@@ -304,6 +310,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     trustProxy: TRUST_PROXY.read(reader),
     logLevel: LOG_LEVEL.read(reader),
     edgeFastPath: EDGE_FAST_PATH.read(reader),
+    mcpFilesDir: MCP_FILES_DIR.read(reader),
     blobs: {
       driver: blobsDriver,
       dir: path.join(dataDir, 'blobs'),

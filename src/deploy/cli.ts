@@ -120,6 +120,25 @@ function progressBar(total: number, stderr: DeployCommandIo['stderr']): Transfor
   });
 }
 
+/**
+ * The multipart body of an upload to the deploy API (`archive` field), streamed from the file of
+ * `size` bytes through `through` (a progress bar), with its content type and length.
+ */
+export function archiveUpload(archive: string, size: number, through?: Transform): { body: Readable; headers: Record<string, string> } {
+  const boundary = `blume-${Date.now().toString(36)}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="site.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const body = Readable.from(
+    (async function* () {
+      yield head;
+      const file = createReadStream(archive);
+      yield* through ? file.pipe(through) : file;
+      yield tail;
+    })(),
+  );
+  return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) } };
+}
+
 interface ReleaseAnswer {
   id: string;
   file_count: number;
@@ -172,21 +191,12 @@ export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, i
       io.stderr.write(`packed ${packed.content} files from ${source}${rules}\n`);
     }
     const size = (await stat(archive)).size;
-    const boundary = `blume-${Date.now().toString(36)}`;
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="site.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`);
-    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-    const body = Readable.from(
-      (async function* () {
-        yield head;
-        yield* createReadStream(archive).pipe(progressBar(size, io.stderr));
-        yield tail;
-      })(),
-    );
+    const upload = archiveUpload(archive, size, progressBar(size, io.stderr));
     const target = new URL(`/api/deploy/${encodeURIComponent(site)}`, base);
     const response = await io.fetch(target, {
       method: 'POST',
-      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) },
-      body: Readable.toWeb(body) as ReadableStream<Uint8Array>,
+      headers: { ...headers, ...upload.headers },
+      body: Readable.toWeb(upload.body) as ReadableStream<Uint8Array>,
       duplex: 'half',
     } as RequestInit).catch((error: unknown) => {
       throw new Error(`the upload to ${target.href} broke off (${unreachable(error)})`);

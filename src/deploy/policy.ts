@@ -19,4 +19,10 @@ export async function requireSiteDeployToken(request: FastifyRequest<{ Params: {
   if (site.kind !== 'static') throw new AppError('site_not_static', `Site "${site.id}" is a ${site.kind} site; deploys go to static sites.`);
 }
 
+/** A preHandler for routes about the token itself: 401 without a valid deploy token. */
+export async function requireDeployToken(request: FastifyRequest): Promise<void> {
+  await requireBearer(request, 'deploy_token');
+}
+
+declareSecurity(requireDeployToken, [{ deployToken: [] }]);
 declareSecurity(requireSiteDeployToken, [{ deployToken: [] }]);

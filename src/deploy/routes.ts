@@ -9,10 +9,10 @@ import { validatorCompiler } from '../http/validation.js';
 import { buildRoutes } from './builds/routes.js';
 import { githubRoutes } from './git/routes.js';
 import { ingestArchive } from './ingest.js';
-import { requireSiteDeployToken } from './policy.js';
+import { requireDeployToken, requireSiteDeployToken } from './policy.js';
 import { presentAliases, presentRelease, presentUrls } from './presenters.js';
-import { AliasChangeOut, ArchiveUpload, DeploySiteParams, IfMatchHeaders, ReleaseBody, ReleaseOut, ReleasesOut } from './schemas.js';
-import { clearStage, listReleases, promoteRelease, rollbackRelease, setStage, type AliasChange, type ExpectedLive } from './service.js';
+import { AliasChangeOut, ArchiveUpload, DeploySiteParams, DeployTokenOut, IfMatchHeaders, ReleaseBody, ReleaseOut, ReleasesOut } from './schemas.js';
+import { clearStage, listReleases, promoteRelease, rollbackRelease, rollbackTarget, setStage, type AliasChange, type ExpectedLive } from './service.js';
 
 const security = [{ deployToken: [] }];
 
@@ -36,6 +36,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
     title: 'Blume deploy API',
     description: 'Publish static sites as immutable releases, build docs sites from Markdown, connect a repository for push-to-build, preview releases, promote, stage and roll back. Authenticate with `Authorization: Bearer dpl_<id>.<secret>`, a deploy token of the site.',
     prefix: '/api/deploy',
+    servedOn: 'portal',
   });
   // Only the archive streams through; the parts' limits sit on the request.file() call.
   await fastify.register(multipart, { limits: { files: 1, fields: 4, fieldSize: 1024, parts: 5 } });
@@ -53,6 +54,21 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
       propagation,
     };
   };
+
+  app.get(
+    '/api/deploy/token',
+    {
+      schema: {
+        tags: ['deploy'],
+        summary: 'The site the deploy token in the Authorization header belongs to',
+        description: 'Lets a tool that holds only a token (the MCP server, a CI job) find its site.',
+        security,
+        response: { 200: DeployTokenOut },
+      },
+      preHandler: requireDeployToken,
+    },
+    async (request) => ({ site: request.credential!.siteId!, name: request.credential!.name }),
+  );
 
   app.post(
     '/api/deploy/:id',
@@ -91,7 +107,12 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
       const { releases, aliases } = await listReleases(db, request.params.id);
       const urls = urlContext(request);
       reply.header('ETag', liveTag(aliases.liveReleaseId));
-      return { releases: releases.map((row) => presentRelease(row, urls)), aliases: presentAliases(aliases), urls: presentUrls(urls, request.params.id) };
+      return {
+        releases: releases.map((row) => presentRelease(row, urls)),
+        aliases: presentAliases(aliases),
+        urls: presentUrls(urls, request.params.id),
+        rollback_to: await rollbackTarget(db, aliases),
+      };
     },
   );
 

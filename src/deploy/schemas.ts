@@ -2,6 +2,14 @@ import { Type, type Static } from 'typebox';
 
 export const DeploySiteParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Site id.' }) });
 
+export const DeployTokenOut = Type.Object(
+  {
+    site: Type.String({ description: 'The site the token deploys to.' }),
+    name: Type.String({ description: 'The name the token was given at creation.' }),
+  },
+  { additionalProperties: false },
+);
+
 export const ReleaseId = Type.String({ pattern: '^[a-z0-9]{12}$', description: 'Release id: 12 lower-case letters and digits, time-sortable.' });
 
 export const ReleaseBody = Type.Object({ release: ReleaseId }, { additionalProperties: false });
@@ -48,6 +56,7 @@ export const ReleasesOut = Type.Object({
   releases: Type.Array(ReleaseOut, { description: 'Newest first.' }),
   aliases: AliasesOut,
   urls: UrlsOut,
+  rollback_to: Type.Union([ReleaseId, Type.Null()], { description: 'The release POST /rollback would make live now; null when there is none.' }),
 });
 export type ReleasesOut = Static<typeof ReleasesOut>;
 

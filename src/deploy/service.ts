@@ -46,6 +46,15 @@ export async function listReleases(db: Executor, siteId: string): Promise<{ rele
   return { releases: rows, aliases };
 }
 
+/** The release a rollback would make live now, from the promotion log; null when there is none. */
+export async function rollbackTarget(db: Executor, aliases: SiteAliasRow): Promise<string | null> {
+  if (aliases.livePromotionId === null) return null;
+  const [head] = await db.select().from(promotions).where(eq(promotions.id, aliases.livePromotionId));
+  if (!head?.previousId) return null;
+  const [previous] = await db.select({ releaseId: promotions.releaseId }).from(promotions).where(eq(promotions.id, head.previousId));
+  return previous?.releaseId ?? null;
+}
+
 export interface AliasChange {
   release: ReleaseRow | undefined;
   aliases: SiteAliasRow;

@@ -139,6 +139,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         setPaginationHeaders(request, reply, page, total);
         // The threaded shape alone: serializing the documented union checks every post against it first.
         reply.serializer(reply.compileSerializationSchema(ThreadedPostList, '200'));
+        // A custom serializer leaves the content type to the route.
+        reply.type('application/json; charset=utf-8');
         return rows.map(presentThreadedPost);
       }
       const { rows, total } = await listPostsClassic(db, topic, page);

@@ -3,6 +3,7 @@
 // codes in a data-only `errors.ts` merged here, so a code that is in no table does not compile.
 import { aiErrorCodes } from '../adapters/ai/errors.js';
 import { cmsErrorCodes } from '../cms/errors.js';
+import { mcpErrorCodes } from '../mcp/errors.js';
 import { settingsErrorCodes } from '../core/settings/errors.js';
 import { deployErrorCodes } from '../deploy/errors.js';
 import { forumErrorCodes } from '../forum/errors.js';
@@ -62,9 +63,9 @@ const httpErrorCodes = {
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The domains' tables, in one list so the test can check that no two declare the same code. */
-export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, helpdesk: helpdeskErrorCodes, helpdeskMail: helpdeskMailErrorCodes, ai: aiErrorCodes, purchase: purchaseErrorCodes } as const;
+export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, mcp: mcpErrorCodes, helpdesk: helpdeskErrorCodes, helpdeskMail: helpdeskMailErrorCodes, ai: aiErrorCodes, purchase: purchaseErrorCodes } as const;
 
-export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...helpdeskErrorCodes, ...helpdeskMailErrorCodes, ...aiErrorCodes, ...purchaseErrorCodes } as const;
+export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...mcpErrorCodes, ...helpdeskErrorCodes, ...helpdeskMailErrorCodes, ...aiErrorCodes, ...purchaseErrorCodes } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
 

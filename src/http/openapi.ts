@@ -101,6 +101,8 @@ export interface OpenApiInfo {
   description: string;
   /** Where the document is served, e.g. `/api/deploy`. */
   prefix: string;
+  /** Which host serves it: the portal, or each community site (`{site_url}`). */
+  servedOn: 'portal' | 'site';
   /**
    * Adds what the routes cannot say to a copy of the generated document, per request (the Content
    * API adds the site's own content types).
@@ -115,7 +117,32 @@ export type OpenApiDocument = {
   [key: string]: unknown;
 };
 
+/** One API surface's document, as the app's registry of documents lists it (llms.txt reads it). */
+export interface ApiDocumentEntry {
+  title: string;
+  description: string;
+  servedOn: OpenApiInfo['servedOn'];
+  /** The document's URL path: `<prefix>/openapi.json`. */
+  path: string;
+  /** The generated document (without per-request extensions). */
+  document(): Record<string, unknown>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every API surface's OpenAPI document, registered by `registerOpenApi`; shared by the whole app. */
+    apiDocuments: ApiDocumentEntry[];
+  }
+}
+
 export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): Promise<void> {
+  app.apiDocuments.push({
+    title: info.title,
+    description: info.description,
+    servedOn: info.servedOn,
+    path: `${info.prefix}/openapi.json`,
+    document: () => app.swagger() as unknown as Record<string, unknown>,
+  });
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
     openapi: {

@@ -4,6 +4,7 @@ import { registerOpenApi } from '../http/openapi.js';
 import { auditRoutes } from './audit-routes.js';
 import { authRoutes } from './auth-routes.js';
 import { credentialRoutes } from './credential-routes.js';
+import { llmsRoutes } from './llms.js';
 import { siteRoutes } from './site-routes.js';
 
 export async function portalPlugin(app: FastifyInstance): Promise<void> {
@@ -14,9 +15,11 @@ export async function portalPlugin(app: FastifyInstance): Promise<void> {
     title: 'Blume portal API',
     description: 'Accounts, sites, deploy tokens and API keys. Authenticate with the `blume_session` cookie from POST /api/auth/login.',
     prefix: '/api',
+    servedOn: 'portal',
   });
   await app.register(authRoutes, { prefix: '/api' });
   await app.register(siteRoutes, { prefix: '/api' });
   await app.register(credentialRoutes, { prefix: '/api' });
   await app.register(auditRoutes, { prefix: '/api' });
+  await app.register(llmsRoutes);
 }

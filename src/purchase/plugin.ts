@@ -36,6 +36,7 @@ export async function purchasePlugin(app: FastifyInstance): Promise<void> {
     title: 'Blume purchase API',
     description: 'Provision and manage workspaces from a billing system. Authenticate with a purchase key: `Authorization: Bearer pk_<id>.<secret>`.',
     prefix: PREFIX,
+    servedOn: 'portal',
   });
   await app.register(purchaseRoutes, { prefix: PREFIX });
 }

@@ -1,0 +1,123 @@
+// The one registry of tool groups. Each group asks the API what its credential can do and answers
+// the tools it may list; the server registers exactly those, through one wrapper that turns every
+// failure into a tool error (isError) with no credential in it. A new group (the help desk's five
+// `helpdesk_*` tools) is one more entry in TOOL_GROUPS.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { ToolFailure, type BlumeClient } from './api.js';
+import { cmsTools } from './tools/cms.js';
+import { deployTools } from './tools/deploy.js';
+import { forumTools } from './tools/forum.js';
+
+export interface ToolAnswer<T> {
+  /** The structured result (validated against the tool's output schema). */
+  data: T;
+  /** A short rendering for the agent's transcript. */
+  text: string;
+}
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodRawShape;
+  output: z.ZodRawShape;
+  annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
+  run(args: Record<string, unknown>): Promise<ToolAnswer<Record<string, unknown>>>;
+}
+
+type Hints = { readOnly?: boolean; destructive?: boolean; idempotent?: boolean };
+
+/** One tool, typed by its own schemas; `openWorldHint` is false for all (they reach one Blume only). */
+export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(tool: {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  hints: Hints;
+  run(args: z.infer<z.ZodObject<I>>): Promise<ToolAnswer<z.infer<z.ZodObject<O>>>>;
+}): ToolDefinition {
+  const readOnly = tool.hints.readOnly ?? false;
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    input: tool.input,
+    output: tool.output,
+    annotations: {
+      readOnlyHint: readOnly,
+      destructiveHint: readOnly ? false : (tool.hints.destructive ?? false),
+      idempotentHint: readOnly ? true : (tool.hints.idempotent ?? false),
+      openWorldHint: false,
+    },
+    run: (args) => tool.run(args as z.infer<z.ZodObject<I>>) as Promise<ToolAnswer<Record<string, unknown>>>,
+  };
+}
+
+/**
+ * Which local paths tools that upload (`deploy_upload`, `deploy_build_source`) may read: any for
+ * `blume mcp` (the agent's own machine), only under one folder for `{portal_url}/mcp` (the
+ * server's disk), or none.
+ */
+export type FileAccess = { kind: 'any' } | { kind: 'under'; root: string } | { kind: 'none' };
+
+export interface ToolContext {
+  client: BlumeClient;
+  files: FileAccess;
+}
+
+export interface ToolGroup {
+  name: 'deploy' | 'forum' | 'cms' | 'helpdesk';
+  /** The group's tools this context's credential may use, asked of the API; none without a credential. */
+  tools(context: ToolContext): Promise<ToolDefinition[]>;
+}
+
+export const TOOL_GROUPS: readonly ToolGroup[] = [deployTools, forumTools, cmsTools];
+
+export interface ToolServerOptions {
+  /** Told why a group is not listed (a refused or unreachable credential); stdio prints it on stderr. */
+  warn(message: string): void;
+}
+
+const SERVER_INFO = { name: 'blume', title: 'Blume', version: '1.0.0' };
+
+/** An MCP server with the tools the client's credentials may use. */
+export async function createToolServer(context: ToolContext, options: ToolServerOptions, groups: readonly ToolGroup[] = TOOL_GROUPS): Promise<McpServer> {
+  const { client } = context;
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true } },
+    instructions:
+      'Blume: deploy static sites, read and write the forum and the Content API of a community site. Production changes ' +
+      '(deploy_promote, deploy_rollback, deploy_upload with promote, deploy_connect_repository) refuse without confirm: true ' +
+      'and say what would happen: show that to your human and ask before confirming. Each production change answers the call that undoes it.',
+  });
+  const lists = await Promise.all(
+    groups.map((group) =>
+      group.tools(context).catch((error: unknown) => {
+        options.warn(`The ${group.name} tools are not listed: ${client.scrub(error instanceof Error ? error.message : String(error))}`);
+        return [];
+      }),
+    ),
+  );
+  for (const tool of lists.flat()) registerTool(server, client, tool);
+  return server;
+}
+
+function registerTool(server: McpServer, client: BlumeClient, tool: ToolDefinition): void {
+  server.registerTool(
+    tool.name,
+    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { title: tool.title, ...tool.annotations } },
+    async (args: Record<string, unknown>): Promise<CallToolResult> => {
+      try {
+        const answer = await tool.run(args);
+        const structured = JSON.parse(client.scrub(JSON.stringify(answer.data))) as Record<string, unknown>;
+        return { content: [{ type: 'text', text: client.scrub(answer.text) }], structuredContent: structured };
+      } catch (error) {
+        if (!(error instanceof ToolFailure)) throw new Error(client.scrub(`${tool.name} failed: ${(error as Error).message ?? String(error)}`));
+        return { content: [{ type: 'text', text: client.scrub(error.message) }], isError: true };
+      }
+    },
+  );
+}

@@ -1,0 +1,36 @@
+// `blume mcp`: the tool server on stdin/stdout for desktop agents, talking to a Blume over the
+// network. Diagnostics go to stderr (stdout carries the protocol); no credential is ever printed.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { BlumeClient, ToolFailure } from './api.js';
+import { credentialsFromEnv } from './credentials.js';
+import { createToolServer } from './registry.js';
+import { networkSender } from './senders.js';
+
+export const MCP_HELP = `Usage: blume mcp
+
+Runs the Blume MCP tool server on stdin/stdout (add it to an agent as the command \`blume mcp\`).
+It talks to Blume over its public APIs; which tools it lists depends on the credentials:
+  BLUME_URL            the portal (default BLUME_PUBLIC_URL, else http://localhost:8080)
+  BLUME_DEPLOY_TOKEN   a deploy token: the 8 deploy_* tools (BLUME_SITE optional, the token knows its site)
+  BLUME_TENANT_URL     a community site, e.g. https://community.example.com, with
+    BLUME_FORUM_TOKEN  a member's forum token: the 5 forum_* tools
+    BLUME_API_KEY      an API key: cms_* tools (cms-read: the 3 read tools; cms-write: all 5)
+Production changes refuse without confirm: true and say what would happen.`;
+
+export async function runMcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream = process.stderr): Promise<number> {
+  let client: BlumeClient;
+  try {
+    client = new BlumeClient(networkSender(), credentialsFromEnv(env));
+  } catch (error) {
+    if (!(error instanceof ToolFailure)) throw error;
+    stderr.write(`blume mcp: ${error.message}\n`);
+    return 2;
+  }
+  const server = await createToolServer({ client, files: { kind: 'any' } }, { warn: (message) => stderr.write(`blume mcp: ${message}\n`) });
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  // stdin's end (the agent went away) ends the server.
+  await new Promise<void>((resolve) => process.stdin.once('end', resolve).once('close', resolve));
+  await server.close();
+  return 0;
+}
