@@ -8,7 +8,8 @@ import { AppError } from '../http/errors.js';
 import { apiClientKey, consumeRateLimit } from '../http/rate-limit.js';
 import { BlumeClient, ToolFailure } from './api.js';
 import { credentialsFromHeaders } from './credentials.js';
-import { createToolServer, type FileAccess } from './registry.js';
+import { createToolServer } from './registry.js';
+import type { FileAccess } from './tool.js';
 import { injectSender } from './senders.js';
 
 function checkOrigin(request: FastifyRequest, portal: URL): void {

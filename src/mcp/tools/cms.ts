@@ -2,7 +2,7 @@
 // gets the three read tools, a cms-write (or admin) key all five.
 import { z } from 'zod';
 import { ApiProblem, type BlumeClient } from '../api.js';
-import { defineTool, type ToolDefinition, type ToolGroup } from '../registry.js';
+import { defineTool, type ToolDefinition, type ToolGroup } from '../tool.js';
 import { pageArg, pageNote, paginationOf, Pagination } from './pagination.js';
 
 const API = '/api/cms/v1';

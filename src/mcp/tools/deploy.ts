@@ -3,7 +3,7 @@
 // (spec section 5 rule 4, DESIGN section 8).
 import { z } from 'zod';
 import { ApiProblem, ToolFailure, type BlumeClient } from '../api.js';
-import { defineTool, type ToolContext, type ToolDefinition, type ToolGroup } from '../registry.js';
+import { defineTool, type ToolContext, type ToolDefinition, type ToolGroup } from '../tool.js';
 import { withArchiveUpload } from './files.js';
 
 const Release = z.looseObject({

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { archiveUpload, packDirectory } from '../../deploy/cli.js';
 import { ToolFailure } from '../api.js';
-import type { FileAccess } from '../registry.js';
+import type { FileAccess } from '../tool.js';
 
 async function resolveAllowed(files: FileAccess, given: string): Promise<string> {
   if (files.kind === 'none') {

@@ -1,7 +1,7 @@
 // The forum group (5 tools) over the Forum API of the tenant, with a member's forum token.
 import { z } from 'zod';
 import type { BlumeClient } from '../api.js';
-import { defineTool, type ToolDefinition, type ToolGroup } from '../registry.js';
+import { defineTool, type ToolDefinition, type ToolGroup } from '../tool.js';
 import { pageArg, pageNote, paginationOf, Pagination } from './pagination.js';
 
 const API = '/api/forum/v1';
