@@ -3,7 +3,7 @@
 // alias pointers do, and every change is broadcast over pub/sub. Every node confirms a broadcast
 // once it dropped (and reloaded) the site's pointers; `aliasesChanged` returns when every node on
 // the bus confirmed. A broadcast can be lost (a dropped subscriber connection, Redis down), so each
-// node also reads the pointer epoch every EPOCH_POLL_MS and drops all pointers when it moved: when a
+// node also reads the pointer epoch every EPOCH_POLL_MS and drops the pointers read before it moved: when a
 // node did not confirm, `aliasesChanged` waits out STALE_BOUND_MS, after which no node can still
 // answer from the old pointers (docs/decisions/0069-lost-invalidations.md).
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -53,6 +53,8 @@ export interface AliasPointers {
 interface AliasEntry {
   pointers: AliasPointers;
   loadedAt: number;
+  /** The pointer epoch read just before the pointers: they hold every change counted up to it. */
+  epoch: number;
 }
 
 /** What a pointer change's broadcast reached: the nodes on the bus that confirmed it, and those that did not in time. */
@@ -120,7 +122,9 @@ export class EdgeCache {
     }
     if (epoch !== undefined && epoch === this.epoch) return;
     this.epoch = epoch;
-    for (const site of [...this.aliases.keys(), ...this.aliasLoads.keys()]) this.forgetPointers(site);
+    // Pointers read at this epoch or later already hold every change it counts; loads in flight may not.
+    for (const [site, entry] of this.aliases) if (epoch === undefined || entry.epoch < epoch) this.forgetPointers(site);
+    for (const site of [...this.aliasLoads.keys()]) this.forgetPointers(site);
   }
 
   /** Tells every node to drop manifests of deleted releases (their preview hosts answer 404 then). */
@@ -144,11 +148,13 @@ export class EdgeCache {
   private async loadPointers(siteId: string): Promise<AliasPointers> {
     const generation = this.aliasGeneration.get(siteId) ?? 0;
     try {
+      // The epoch first: the row read after it holds at least the changes the epoch counts.
+      const epoch = await readPointerEpoch(this.db);
       const row = (await findAliases(this.db, siteId)) ?? (await ensureAliases(this.db, siteId));
       const pointers = { live: row.liveReleaseId, stage: row.stageReleaseId, password: row.previewPassword };
       // A broadcast heard while the row was read makes this read possibly older than the change:
       // it answers the request that asked, but is not kept.
-      if (generation === (this.aliasGeneration.get(siteId) ?? 0)) this.aliases.set(siteId, { pointers, loadedAt: Date.now() });
+      if (generation === (this.aliasGeneration.get(siteId) ?? 0)) this.aliases.set(siteId, { pointers, loadedAt: Date.now(), epoch });
       return pointers;
     } finally {
       if (generation === (this.aliasGeneration.get(siteId) ?? 0)) this.aliasLoads.delete(siteId);
