@@ -112,7 +112,7 @@ describe('container entrypoint on PostgreSQL and Redis', { skip: !postgresUrl ||
       assert.deepEqual(await health(first, '/up/'), { status: 200, body: { status: 'ok' } });
       const deep = await health(first, '/up/databases');
       assert.equal(deep.status, 200);
-      assert.deepEqual(deep.body.checks, { database: { status: 'ok' }, cache: { status: 'ok' } });
+      assert.deepEqual(deep.body.checks, { database: { status: 'ok' }, blob_store: { status: 'ok' }, cache: { status: 'ok' } });
       assert.equal((await health(first, '/up/ready')).status, 200);
       assert.equal(healthcheck(first), 0);
 
