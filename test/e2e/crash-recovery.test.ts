@@ -81,7 +81,7 @@ describe('kill -9 during a docs build', () => {
       await server.stop('SIGKILL');
       throw error;
     }
-    await until('the orphaned build to die', () => buildProcesses(dataDir).length === 0, 5_000);
+    await until('the orphaned build to die', () => buildProcesses(dataDir).length === 0, 10_000);
     const left = await readdir(path.join(dataDir, 'tmp'));
     assert.ok(left.some((name) => name.startsWith('build-')), `the killed server leaves its build folder: ${left.join(', ')}`);
 
