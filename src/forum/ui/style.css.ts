@@ -97,7 +97,8 @@ button.small{padding:.25rem .6rem;font-size:.85rem}
 a.danger{color:var(--err)}
 .search-members{margin-bottom:.5rem;max-width:30rem}
 .search-members .row{display:flex;gap:.25rem}
-td.value{overflow-wrap:anywhere}
+td.value,table.list th code,form.settings label,form.settings code,form.settings .hint{overflow-wrap:anywhere}
+form.settings input,form.settings select,form.settings textarea{max-width:100%;min-width:0}
 .field-row{display:grid;gap:.4rem;padding-top:.6rem;border-top:1px solid var(--line)}
 table.list tbody th{text-transform:none;letter-spacing:0;color:var(--fg);font-size:.9rem}
 footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.85rem}
