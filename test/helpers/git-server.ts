@@ -21,7 +21,11 @@ const GIT_ENV = {
 };
 
 export async function git(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, env: { ...GIT_ENV, HOME: cwd } });
+  return gitWith({}, cwd, ...args);
+}
+
+async function gitWith(env: Record<string, string>, cwd: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('git', args, { cwd, env: { ...GIT_ENV, HOME: cwd, ...env } });
   return stdout.trim();
 }
 
@@ -36,8 +40,8 @@ export interface GitHost {
 
 export interface WorkingCopy {
   dir: string;
-  /** Writes the files, commits them on `branch` and pushes; answers the commit id. */
-  commitAndPush(branch: string, files: Record<string, string>, message?: string): Promise<string>;
+  /** Writes the files, commits them on `branch` (at `date`, ISO 8601, if given) and pushes; answers the commit id. */
+  commitAndPush(branch: string, files: Record<string, string>, message?: string, date?: string): Promise<string>;
 }
 
 /** Runs `git http-backend` for one request, as a CGI program. */
@@ -107,6 +111,8 @@ export async function startGitHost(): Promise<GitHost> {
       const bare = path.join(root, 'repos', `${name}.git`);
       await mkdir(bare, { recursive: true });
       await git(bare, 'init', '--quiet', '--bare', '--initial-branch=main');
+      // Partial fetches (`--filter=blob:none`), as GitHub and GitLab allow them.
+      await git(bare, 'config', 'uploadpack.allowFilter', 'true');
       clones += 1;
       const dir = path.join(root, `work-${clones}`);
       await mkdir(dir);
@@ -114,7 +120,7 @@ export async function startGitHost(): Promise<GitHost> {
       await git(dir, 'remote', 'add', 'origin', bare);
       return {
         dir,
-        async commitAndPush(branch, files, message = 'update') {
+        async commitAndPush(branch, files, message = 'update', date) {
           const exists = await git(dir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`).then(
             () => true,
             () => false,
@@ -126,7 +132,7 @@ export async function startGitHost(): Promise<GitHost> {
             await writeFile(path.join(dir, rel), content);
           }
           await git(dir, 'add', '--all');
-          await git(dir, 'commit', '--quiet', '-m', message);
+          await gitWith(date === undefined ? {} : { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date }, dir, 'commit', '--quiet', '-m', message);
           await git(dir, 'push', '--quiet', 'origin', `${branch}:refs/heads/${branch}`);
           return git(dir, 'rev-parse', 'HEAD');
         },

@@ -4,13 +4,15 @@
 // content cannot write to (file names and messages only ever reach stdout).
 // First import: the network is off before anything else loads.
 import './network-off.js';
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 
 interface EntryArgs {
   input: string;
   output: string;
   siteUrl?: string;
   maxOutputBytes: number;
+  /** A JSON object of source path -> ISO 8601 time the file last changed. */
+  datesFile?: string;
 }
 
 function report(result: Record<string, unknown>): void {
@@ -27,6 +29,11 @@ function describeFailure(error: unknown): string {
   return error.message;
 }
 
+function readDates(file: string): Map<string, Date> {
+  const record = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  return new Map(Object.entries(record).map(([source, iso]) => [source, new Date(iso)]));
+}
+
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2] ?? '{}') as EntryArgs;
   const { buildDocsSite } = await import('./docs-site.js');
@@ -35,6 +42,7 @@ async function main(): Promise<void> {
     const result = await buildDocsSite(args.input, args.output, {
       ...(args.siteUrl === undefined ? {} : { siteUrl: args.siteUrl }),
       maxOutputBytes: args.maxOutputBytes,
+      ...(args.datesFile === undefined ? {} : { pageDates: readDates(args.datesFile) }),
       log: (line) => console.log(line),
     });
     for (const warning of result.warnings) console.log(`warning: ${formatProblem(warning)}`);

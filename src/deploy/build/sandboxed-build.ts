@@ -3,7 +3,7 @@
 // private working folder, and is stopped on time, memory and output limits. The caller gets the
 // outcome and the timestamped log; a failed build leaves the output folder empty.
 import { rmSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,8 @@ export interface SandboxedBuildOptions {
   /** Size limit of the build log (default 1 MiB). */
   maxLogBytes?: number;
   siteUrl?: string;
+  /** When each source file last changed (ISO 8601), by its path in the docs folder: the pages' "last updated". */
+  pageDates?: ReadonlyMap<string, string>;
   onLog?: (line: SandboxLogLine) => void;
   bubblewrap?: 'auto' | 'off';
   /** Stops the build early (the worker shutting down, a canceled build); its reason is logged. */
@@ -70,10 +72,13 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
   const workDir = await mkdtemp(path.join(options.scratchDir ?? tmpdir(), 'blume-build-'));
   try {
     const entry = options.builderScript === undefined ? await builderEntry() : { script: options.builderScript, readPaths: [] };
+    // Handed over in a file: a large site's dates would not fit in one argument.
+    const datesFile = options.pageDates === undefined ? undefined : path.join(workDir, 'page-dates.json');
+    if (datesFile !== undefined) await writeFile(datesFile, JSON.stringify(Object.fromEntries(options.pageDates!)));
     const run = await runSandboxedProcess({
       script: entry.script,
-      args: [JSON.stringify({ input, output, maxOutputBytes, ...(options.siteUrl === undefined ? {} : { siteUrl: options.siteUrl }) })],
-      readPaths: [input, output, ...entry.readPaths],
+      args: [JSON.stringify({ input, output, maxOutputBytes, ...(options.siteUrl === undefined ? {} : { siteUrl: options.siteUrl }), ...(datesFile === undefined ? {} : { datesFile }) })],
+      readPaths: [input, output, ...entry.readPaths, ...(datesFile === undefined ? [] : [datesFile])],
       writePaths: [output],
       workDir,
       timeoutMs: options.timeoutMs ?? 120_000,

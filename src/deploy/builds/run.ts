@@ -13,7 +13,7 @@ import type { Database } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { spoolArchive, type ArchiveLimits, type SpooledArchive } from '../archive.js';
 import { runSandboxedBuild } from '../build/sandboxed-build.js';
-import { fetchCommitTar, GitFetchError } from '../git/fetch.js';
+import { fetchCommitTar, fetchFileDates, GitFetchError, type FetchCommitOptions } from '../git/fetch.js';
 import { ingestFolder, ingestSpooled, type IngestContext, type ReleaseOrigin } from '../ingest.js';
 import type { ReleaseRow } from '../tables.js';
 import { tempPrefix } from '../temp-dirs.js';
@@ -64,8 +64,15 @@ async function sourceArchive(ctx: BuildContext, job: BuildRow, workDir: string, 
     if (!stream) throw new BuildFailure('the uploaded source is no longer stored');
     return spoolArchive(stream, ctx.limits, workDir, { compression: 'sniff' });
   }
+  const tar = await fetchCommitTar(gitOptions(ctx, job, workDir, log, signal, deadline));
+  const spooled = await spoolArchive(createReadStream(tar), ctx.limits, workDir, { compression: 'sniff' });
+  log.add('blume', `fetched ${spooled.files.length} files (${spooled.size} bytes)${job.path ? ` from ${job.path}/` : ''}`);
+  return spooled;
+}
+
+function gitOptions(ctx: BuildContext, job: BuildRow, workDir: string, log: BuildLogWriter, signal: AbortSignal, deadline: number): FetchCommitOptions {
   if (!job.git) throw new BuildFailure('the build names no commit');
-  const tar = await fetchCommitTar({
+  return {
     baseUrl: ctx.settings.gitBaseUrl,
     repository: job.git.repository,
     commit: job.git.commit,
@@ -74,10 +81,20 @@ async function sourceArchive(ctx: BuildContext, job: BuildRow, workDir: string, 
     timeoutMs: Math.max(1, deadline - Date.now()),
     signal,
     log: (line) => log.add('blume', line),
-  });
-  const spooled = await spoolArchive(createReadStream(tar), ctx.limits, workDir, { compression: 'sniff' });
-  log.add('blume', `fetched ${spooled.files.length} files (${spooled.size} bytes)${job.path ? ` from ${job.path}/` : ''}`);
-  return spooled;
+  };
+}
+
+/** The pages' "last updated" dates from the repository's history; a build without them still succeeds. */
+async function pageDates(ctx: BuildContext, job: BuildRow, workDir: string, log: BuildLogWriter, signal: AbortSignal, deadline: number): Promise<ReadonlyMap<string, string> | undefined> {
+  try {
+    const dates = await fetchFileDates(gitOptions(ctx, job, workDir, log, signal, deadline));
+    log.add('blume', `read the last change of ${dates.size} files from the history`);
+    return dates;
+  } catch (error) {
+    if (!(error instanceof GitFetchError)) throw error;
+    log.add('blume', `the pages get no "last updated" date: ${error.message}`);
+    return undefined;
+  }
 }
 
 /**
@@ -128,8 +145,10 @@ export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: strin
     } finally {
       await spooled.dispose();
     }
+    const dates = job.git ? await pageDates(ctx, job, workDir, log, signal, deadline) : undefined;
     const result = await runSandboxedBuild({
       inputDir: input,
+      ...(dates === undefined ? {} : { pageDates: dates }),
       outputDir: output,
       timeoutMs: Math.max(1, deadline - Date.now()),
       memoryMb: ctx.settings.memoryMb,

@@ -3,7 +3,7 @@
 // same checks as an uploaded archive (no symlinks, servable paths, limits). Git never prompts for
 // credentials, reads no user or system configuration, and speaks only HTTP(S).
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -46,7 +46,7 @@ function runGit(args: string[], options: FetchCommitOptions, gitDir: string): Pr
     SSH_ASKPASS: '/bin/false',
     LC_ALL: 'C',
   };
-  const hardening = ['-c', 'credential.helper=', '-c', 'protocol.allow=never', '-c', 'protocol.http.allow=always', '-c', 'protocol.https.allow=always', '-c', 'core.hooksPath=/dev/null'];
+  const hardening = ['-c', 'credential.helper=', '-c', 'protocol.allow=never', '-c', 'protocol.http.allow=always', '-c', 'protocol.https.allow=always', '-c', 'core.hooksPath=/dev/null', '-c', 'core.quotePath=false'];
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...hardening, ...args], {
       env,
@@ -85,4 +85,43 @@ export async function fetchCommitTar(options: FetchCommitOptions): Promise<strin
   const tree = options.path === '' ? options.commit : `${options.commit}:${options.path}`;
   await runGit(['archive', '--format=tar', `--output=${tar}`, tree], options, gitDir);
   return tar;
+}
+
+/** How far back the history of a connected folder is read for its pages' dates. */
+const HISTORY_DEPTH = 5000;
+
+/**
+ * When each file of the connected folder last changed: the committer time of the newest commit that
+ * touched it, keyed by its path inside the folder. Reads commits and trees only (a `blob:none`
+ * partial fetch, so it costs little even on a long history); a host without partial fetch sends the
+ * blobs too and the answer is the same. Files whose last change lies beyond the fetched depth get no
+ * date rather than a wrong one.
+ */
+export async function fetchFileDates(options: FetchCommitOptions): Promise<Map<string, string>> {
+  const gitDir = path.join(options.workDir, 'history.git');
+  await mkdir(gitDir, { recursive: true });
+  const url = repositoryUrl(options.baseUrl, options.repository);
+  await runGit(['init', '--quiet', '--bare', gitDir], options, gitDir);
+  await runGit(['fetch', '--quiet', '--filter=blob:none', `--depth=${HISTORY_DEPTH}`, '--no-tags', '--no-recurse-submodules', url, options.commit], options, gitDir);
+  const logFile = path.join(options.workDir, 'history.log');
+  await runGit(['log', `--output=${logFile}`, '--format=%x00%H %cI', '--name-only', '--no-renames', options.commit, '--', options.path === '' ? '.' : options.path], options, gitDir);
+  const boundary = new Set(
+    (await readFile(path.join(gitDir, 'shallow'), 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : Promise.reject(error))))
+      .split('\n')
+      .filter(Boolean),
+  );
+  const prefix = options.path === '' ? '' : `${options.path}/`;
+  const dates = new Map<string, string>();
+  for (const record of (await readFile(logFile, 'utf8')).split('\0').slice(1)) {
+    const [head = '', ...names] = record.split('\n');
+    const [commit = '', date = ''] = head.split(' ');
+    // A shallow history's oldest commit shows every file as added there: its date would be wrong.
+    if (boundary.has(commit)) continue;
+    for (const name of names) {
+      if (name === '' || !name.startsWith(prefix)) continue;
+      const rel = name.slice(prefix.length);
+      if (!dates.has(rel)) dates.set(rel, date);
+    }
+  }
+  return dates;
 }

@@ -132,7 +132,8 @@ for (const database of testDatabases) {
     });
 
     it('builds a push to the connected branch into a promotable release, fetched over git; a redelivery builds nothing', async () => {
-      const commit = await repo.commitAndPush('main', { 'docs/index.md': '# Handbook\n\nSee [setup](setup.md).\n', 'docs/setup.md': '# Setup\n', 'README.md': 'not part of the docs folder' });
+      await repo.commitAndPush('main', { 'docs/index.md': '# Handbook\n\nSee [setup](setup.md).\n', 'docs/setup.md': '# Setup\n' }, 'first', '2024-03-01T10:00:00Z');
+      const commit = await repo.commitAndPush('main', { 'docs/setup.md': '# Setup\n\nRun it.\n', 'README.md': 'not part of the docs folder' }, 'second', '2025-06-15T08:30:00Z');
       const response = await push('main', commit, { delivery: 'main-1' });
       assert.equal(response.statusCode, 202, response.body);
       const queued = json<{ status: string; build_id: string; promotable: boolean }>(response);
@@ -167,6 +168,14 @@ for (const database of testDatabases) {
       const page = await edge(t.app, 'handbook.blume.test', '/setup/');
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /Setup/);
+      // Each page is dated by the last commit that changed its source, read from the history.
+      assert.match(page.body, /Last updated <time datetime="2025-06-15T08:30:00.000Z">/);
+      const home = await edge(t.app, 'handbook.blume.test', '/');
+      assert.match(home.body, /Last updated <time datetime="2024-03-01T10:00:00.000Z">/);
+      const sitemap = await edge(t.app, 'handbook.blume.test', '/sitemap.xml');
+      assert.match(sitemap.body, /<lastmod>2025-06-15T08:30:00.000Z<\/lastmod>/);
+      assert.ok(host.requests.filter((line) => line.startsWith('POST /acme/handbook.git/git-upload-pack')).length >= 2, 'the history is fetched besides the commit');
+      assert.ok(build.logs.some((line) => /read the last change of 2 files/.test(JSON.stringify(line))), JSON.stringify(build.logs));
     });
 
     it('builds a push to another branch into a preview-only release that promote refuses', async () => {
