@@ -36,6 +36,10 @@ describe('blume deploy', () => {
     await writeFile(path.join(dir, 'ruled/public/index.html'), '<h1>ruled</h1>');
     await writeFile(path.join(dir, 'ruled/public/_headers'), '/*\n  X-Frame-Options: DENY\n');
     await writeFile(path.join(dir, 'ruled/public/_redirects'), '/old / 301\n');
+    await mkdir(path.join(dir, 'docs/guide'), { recursive: true });
+    await writeFile(path.join(dir, 'docs/index.md'), '# Handbook\n\nStart with the [guide](guide/intro.md).\n');
+    await writeFile(path.join(dir, 'docs/guide/intro.md'), '# Introduction\n\n> [!TIP]\n> Read this first.\n');
+    await t.app.deploy.builds.start();
   });
   after(async () => {
     await t.close();
@@ -82,6 +86,25 @@ describe('blume deploy', () => {
     const viaEnv = capture();
     assert.equal(await runDeployCommand([path.join(dir, 'site'), '--site', 'cli'], { BLUME_DEPLOY_TOKEN: token, BLUME_PUBLIC_URL: `http://127.0.0.1:${port}` }, { stdout: capture().stream, stderr: viaEnv.stream, fetch }), 1);
     assert.match(viaEnv.text(), new RegExp(`cannot reach Blume at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED`));
+  });
+
+  it('with --build, has the server build a Markdown folder into a docs site, and prints the log of a failed build', async () => {
+    const stdout = capture();
+    const stderr = capture();
+    const code = await runDeployCommand([path.join(dir, 'docs'), '--site', 'cli', '--url', url, '--build', '--promote'], { BLUME_DEPLOY_TOKEN: token }, { stdout: stdout.stream, stderr: stderr.stream, fetch });
+    assert.equal(code, 0, stderr.text());
+    assert.match(stdout.text(), /^release [a-z0-9]{12}: \d+ files, \d+ bytes, \d+ new\npreview http:\/\/r-[a-z0-9]{12}--cli\.blume\.test:\d+\nlive [a-z0-9]{12}\n$/);
+    const page = await edge(t.app, 'cli.blume.test', '/guide/intro/');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h1 id="introduction">Introduction/);
+    assert.match(page.body, /Read this first/);
+
+    await writeFile(path.join(dir, 'docs/broken.md'), '# Broken\n\nSee [nowhere](missing.md).\n');
+    const failed = capture();
+    assert.equal(await runDeployCommand([path.join(dir, 'docs'), '--site', 'cli', '--url', url, '--build'], { BLUME_DEPLOY_TOKEN: token }, { stdout: capture().stream, stderr: failed.stream, fetch }), 1);
+    assert.match(failed.text(), /^stderr: error: .*broken\.md.*missing\.md/m);
+    assert.match(failed.text(), /deploy refused \(422 build_failed\)/);
+    await rm(path.join(dir, 'docs/broken.md'));
   });
 
   it('explains a missing token, a refused deploy and a symbolic link', async () => {

@@ -1,6 +1,8 @@
-// `blume deploy <dir|archive> --site <id> [--url <portal>] [--promote]`: packs a folder into a
-// tar.gz (or takes a ready archive), uploads it to the deploy API with a progress bar, and prints the
-// new release. The token comes from BLUME_DEPLOY_TOKEN and is never printed.
+// `blume deploy <dir|archive> --site <id> [--url <portal>] [--build] [--promote]`: packs a folder
+// into a tar.gz (or takes a ready archive), uploads it to the deploy API with a progress bar, and
+// prints the new release. With --build the folder is Markdown, built into a docs site by the server's
+// sandboxed build (the build's log is printed when it fails). The token comes from
+// BLUME_DEPLOY_TOKEN and is never printed.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,8 @@ export interface DeployCommandIo {
   fetch: typeof fetch;
 }
 
-const USAGE = 'usage: blume deploy <dir|archive.tar.gz> --site <id> [--url <portal url>] [--promote]\n  The deploy token is read from BLUME_DEPLOY_TOKEN.\n';
+const USAGE =
+  'usage: blume deploy <dir|archive.tar.gz> --site <id> [--url <portal url>] [--build] [--promote]\n  --build: the folder is Markdown; the server builds it into a docs site.\n  The deploy token is read from BLUME_DEPLOY_TOKEN.\n';
 const SKIPPED = new Set(['.git', '.DS_Store']);
 
 /** Every file under `root`, relative, sorted; symbolic links are refused as the server would. */
@@ -141,6 +144,8 @@ export function archiveUpload(archive: string, size: number, through?: Transform
 
 interface ReleaseAnswer {
   id: string;
+  /** A failed or canceled build's answer; a build still running (202) answers the build, whose id is `id`. */
+  logs?: { stream: string; line: string }[];
   file_count: number;
   size: number;
   new_blobs: number;
@@ -150,7 +155,7 @@ interface ReleaseAnswer {
 export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, io: DeployCommandIo = { stdout: process.stdout, stderr: process.stderr, fetch }): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { site: { type: 'string' }, url: { type: 'string' }, promote: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { site: { type: 'string' }, url: { type: 'string' }, build: { type: 'boolean', default: false }, promote: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -192,7 +197,7 @@ export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, i
     }
     const size = (await stat(archive)).size;
     const upload = archiveUpload(archive, size, progressBar(size, io.stderr));
-    const target = new URL(`/api/deploy/${encodeURIComponent(site)}`, base);
+    const target = new URL(`/api/deploy/${encodeURIComponent(site)}${values.build ? '/source' : ''}`, base);
     const response = await io.fetch(target, {
       method: 'POST',
       headers: { ...headers, ...upload.headers },
@@ -202,7 +207,12 @@ export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, i
       throw new Error(`the upload to ${target.href} broke off (${unreachable(error)})`);
     });
     const answer = await readAnswer<ReleaseAnswer>(response);
+    if (response.status === 202) {
+      io.stderr.write(`build ${answer.id} is still running: follow it with GET /api/deploy/${site}/builds/${answer.id}\n`);
+      return 1;
+    }
     if (response.status !== 201) {
+      for (const entry of answer.logs ?? []) io.stderr.write(`${entry.stream}: ${entry.line}\n`);
       io.stderr.write(`deploy refused (${response.status} ${answer.code ?? ''}): ${answer.detail ?? ''}\n`);
       return 1;
     }
