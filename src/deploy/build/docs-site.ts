@@ -19,6 +19,7 @@ import { OutputWriter } from './output-writer.js';
 import { encodePath, folderOutFile, folderUrl, placePage, prettifyName, type Page } from './pages.js';
 import { buildSearchFiles, pageSections } from './search-index.js';
 import { parseSiteConfigJson, resolveSiteConfig, type SiteConfig } from './site-config.js';
+import { restoreMath } from './math.js';
 import { defaultScanLimits, scanSourceTree, type ScanLimits, type SourceFile } from './source-tree.js';
 import { clientScript } from './theme/client-script.js';
 import { renderPage, type ThemeAssets } from './theme/layout.js';
@@ -172,7 +173,7 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
     const previous = index === undefined ? undefined : order[index - 1];
     const next = index === undefined ? undefined : order[index + 1];
     const rendered = page.source === '' ? renderFolderListing(nodeOf.get(page)) : md.renderer.render(page.tokens, md.options, page.env);
-    const contentHtml = page.env.hasHtml === true ? sanitizePageHtml(rendered, { file: page.source, warnings, keepFirstH1: page.hasOwnTitle }) : rendered;
+    const contentHtml = restoreMath(page.env.hasHtml === true ? sanitizePageHtml(rendered, { file: page.source, warnings, keepFirstH1: page.hasOwnTitle }) : rendered, page.env);
     const html = renderPage(site, assets, {
       title: page.title,
       description: page.description || (site.description ?? ''),

@@ -1,6 +1,6 @@
 // The Markdown dialect of docs builds: CommonMark plus the GitHub extensions (tables, strikethrough,
 // autolinks, task lists), footnotes, heading anchors with `{#custom-id}`, and code highlighted at
-// build time, callouts and tabs (blocks.ts). Raw HTML is allowed: pages that hold any are sanitized
+// build time, callouts and tabs (blocks.ts), math as MathML (math.ts). Raw HTML is allowed: pages that hold any are sanitized
 // to the safe subset of html-policy.ts after rendering. Link targets with script-capable schemes
 // (javascript:, vbscript:, data: except images) are dropped by markdown-it's validateLink.
 // Fence info takes a language, `title="server.js"` and lines to highlight: `{1,3-5}` or
@@ -15,7 +15,7 @@ import footnote from 'markdown-it-footnote';
 import type { PluginSimple, StateCore, Token } from 'markdown-it';
 import { escapeHtml } from '../../lib/html.js';
 import { blocksPlugin } from './blocks.js';
-import type { BuildWarning } from './errors.js';
+import { mathPlugin, renderTex, type MathEnv } from './math.js';
 
 export interface Heading {
   level: number;
@@ -24,19 +24,15 @@ export interface Heading {
 }
 
 /** Per-page state the renderer reads and fills (markdown-it passes it to every rule). */
-export interface PageEnv {
-  file: string;
+export interface PageEnv extends MathEnv {
   headings: Heading[];
-  warnings: BuildWarning[];
-  /** Line of the file where the Markdown body starts, to report file lines from token maps. */
-  bodyLine: number;
   /** Set when the page holds raw HTML, which the build then sanitizes. */
   hasHtml?: boolean;
   /** Anchors raw HTML defines (`<a id="x">`, `<a name="x">`), which links may target. */
   htmlIds?: Set<string>;
 }
 
-const PLAIN_LANGUAGES = new Set(['', 'text', 'plain', 'plaintext', 'txt', 'mermaid', 'math']);
+const PLAIN_LANGUAGES = new Set(['', 'text', 'plain', 'plaintext', 'txt', 'mermaid']);
 
 /** HCL (Terraform): blocks, attributes, strings with interpolation, comments, numbers. */
 function hcl(api: HLJSApi): Language {
@@ -71,13 +67,16 @@ export function createMarkdown(): MarkdownIt {
   // takes the ESM instance unchanged.
   md.use(footnote as unknown as PluginSimple);
   md.use(blocksPlugin);
+  md.use(mathPlugin);
   md.core.ruler.push('blume_has_html', markHtml);
   md.core.ruler.after('inline', 'blume_heading_ids', assignHeadingIds);
   md.core.ruler.after('inline', 'blume_task_lists', markTaskLists);
 
   md.renderer.rules.fence = (tokens, idx, _options, env: PageEnv) => {
     const token = tokens[idx]!;
-    return renderCode(token.content, parseFenceInfo(token.info), env, token.map?.[0]);
+    const fence = parseFenceInfo(token.info);
+    if (fence.lang === 'math') return renderTex(token.content.trim(), true, env, token.map?.[0]);
+    return renderCode(token.content, fence, env, token.map?.[0]);
   };
   md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx]!.content, { lang: '', lines: new Set() }, undefined, undefined);
   md.renderer.rules.heading_close = (tokens, idx, options, _env, self) => {

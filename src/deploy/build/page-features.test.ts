@@ -200,3 +200,40 @@ describe('docs pages: publishing metadata', () => {
     assert.match(sitemap, /<url><loc>https:\/\/features.test\/<\/loc><\/url>/);
   });
 });
+
+describe('docs pages: math', () => {
+  it('renders $inline$, $$ blocks and math fences to MathML, leaves prices alone, and shows bad TeX as code with a warning', async () => {
+    const { result, page } = await build({
+      'index.md': [
+        '# Math',
+        '',
+        'Euler: $e^{i\\pi} + 1 = 0$, while the book costs $5 and the pen $10.',
+        '',
+        '$$',
+        '\\int_0^1 x^2\\,dx = \\frac{1}{3}',
+        '$$',
+        '',
+        '```math',
+        '\\sqrt{2}',
+        '```',
+        '',
+        'Broken: $\\frac{1}{$ here.',
+        '',
+        // Raw HTML on the page: the sanitizer runs, and the formulas still arrive whole.
+        'Raw <sup>HTML</sup> beside $a_1$.',
+        '',
+        '<math><mi>raw</mi></math>',
+      ].join('\n'),
+    });
+    const body = article(await page('index.html'));
+    assert.match(body, /Euler: <span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML"><semantics><mrow><msup><mi>e<\/mi>/);
+    assert.match(body, /the book costs \$5 and the pen \$10\./);
+    assert.match(body, /<div class="math-display"><span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML" display="block"><semantics><mrow><msubsup><mo>∫<\/mo>/);
+    assert.match(body, /<div class="math-display"><span class="katex"><math [^>]*display="block"><semantics><mrow><msqrt><mn>2<\/mn><\/msqrt>/);
+    assert.match(body, /Broken: <code>\\frac\{1\}\{<\/code> here\./);
+    assert.ok(result.warnings.some((w) => w.file === 'index.md' && /math could not be rendered/.test(w.message)), JSON.stringify(result.warnings));
+    assert.match(body, /Raw <sup>HTML<\/sup> beside <span class="katex"><math [^>]*><semantics><mrow><msub><mi>a<\/mi><mn>1<\/mn><\/msub>/);
+    // Authors' own MathML is not in the safe subset; no slot is left unfilled.
+    assert.doesNotMatch(body, /<mi>raw<\/mi>|data-blume-math/);
+  });
+});
