@@ -85,6 +85,7 @@ export function createMarkdown(): MarkdownIt {
     const anchor = id ? `<a class="anchor" href="#${escapeHtml(id)}" aria-label="Link to this section">#</a>` : '';
     return anchor + self.renderToken(tokens, idx, options);
   };
+  md.renderer.rules.task_checkbox = (tokens, idx) => `<input type="checkbox" class="task" disabled${(tokens[idx]!.meta as { checked: boolean }).checked ? ' checked' : ''}> `;
   md.renderer.rules.table_open = (tokens, idx, options, _env, self) => '<div class="table-wrap">' + self.renderToken(tokens, idx, options);
   md.renderer.rules.table_close = (tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options) + '</div>';
   return md;
@@ -238,8 +239,9 @@ function markTaskLists(state: StateCore): void {
     const match = first?.type === 'text' ? TASK.exec(first.content) : null;
     if (first === undefined || match === null) continue;
     first.content = first.content.slice(match[0].length);
-    const checkbox = new state.Token('html_inline', '', 0);
-    checkbox.content = `<input type="checkbox" class="task" disabled${match[1] === ' ' ? '' : ' checked'}> `;
+    // Blume's own markup, not the author's HTML: a page with task lists needs no sanitizing for them.
+    const checkbox = new state.Token('task_checkbox', 'input', 0);
+    checkbox.meta = { checked: match[1] !== ' ' };
     inline.children!.unshift(checkbox);
     tokens[i - 2]!.attrJoin('class', 'task-item');
     for (let j = i - 3; j >= 0; j -= 1) {
