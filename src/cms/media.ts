@@ -10,6 +10,7 @@ import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
+import { cleanFilename, FILE_KINDS, sniffFileKind } from '../lib/file-types.js';
 import { newId } from '../lib/ids.js';
 import type { MediaOut } from './schemas.js';
 import { cmsEntries, cmsMedia, type MediaRow } from './tables.js';
@@ -18,49 +19,16 @@ export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
 /** The site path media are served at; a `media` field holding such a path must name existing media. */
 export const MEDIA_PATH = '/media/';
 
-interface MediaKind {
-  type: string;
-  extensions: string[];
-  matches(bytes: Buffer): boolean;
-}
-
-const ascii = (bytes: Buffer, start: number, text: string): boolean => bytes.subarray(start, start + text.length).toString('latin1') === text;
-
-const KINDS: MediaKind[] = [
-  { type: 'image/png', extensions: ['png'], matches: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
-  { type: 'image/jpeg', extensions: ['jpg', 'jpeg'], matches: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  { type: 'image/gif', extensions: ['gif'], matches: (b) => ascii(b, 0, 'GIF87a') || ascii(b, 0, 'GIF89a') },
-  { type: 'image/webp', extensions: ['webp'], matches: (b) => ascii(b, 0, 'RIFF') && ascii(b, 8, 'WEBP') },
-  { type: 'image/avif', extensions: ['avif'], matches: (b) => ascii(b, 4, 'ftyp') && (ascii(b, 8, 'avif') || ascii(b, 8, 'avis')) },
-  { type: 'application/pdf', extensions: ['pdf'], matches: (b) => ascii(b, 0, '%PDF-') },
-];
-
+const KINDS = [FILE_KINDS.png, FILE_KINDS.jpeg, FILE_KINDS.gif, FILE_KINDS.webp, FILE_KINDS.avif, FILE_KINDS.pdf];
 const ACCEPTED_MEDIA = KINDS.map((k) => k.type);
 
 const blobKey = (row: Pick<MediaRow, 'id'>): string => `cms-media/${row.id}`;
 
-/** The file name as served: its last path segment, reduced to safe characters. */
-function cleanFilename(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(-200);
-  return clean === '' ? 'file' : clean;
-}
-
 /** The accepted type of an upload, or a 415 saying why it is refused. */
 function mediaTypeOf(filename: string, declared: string, bytes: Buffer): string {
-  const extension = filename.includes('.') ? filename.split('.').pop()!.toLowerCase() : '';
-  if (extension === 'svg' || declared === 'image/svg+xml') {
-    throw new AppError('media_type_refused', 'SVG files are refused: they can carry scripts. Upload a PNG or WebP instead.', { accepted: ACCEPTED_MEDIA });
-  }
-  const kind = KINDS.find((k) => k.matches(bytes));
-  if (!kind) throw new AppError('media_type_refused', `The bytes of "${filename}" are not a ${ACCEPTED_MEDIA.join(', ')} file.`, { accepted: ACCEPTED_MEDIA });
-  if (!kind.extensions.includes(extension)) {
-    throw new AppError('media_type_refused', `"${filename}" holds ${kind.type}; name it .${kind.extensions[0]}.`, { accepted: ACCEPTED_MEDIA });
-  }
-  if (declared !== kind.type && declared !== 'application/octet-stream') {
-    throw new AppError('media_type_refused', `"${filename}" was sent as ${declared} but holds ${kind.type}.`, { accepted: ACCEPTED_MEDIA });
-  }
-  return kind.type;
+  const sniffed = sniffFileKind(filename, declared, bytes, KINDS);
+  if ('refused' in sniffed) throw new AppError('media_type_refused', sniffed.refused, { accepted: ACCEPTED_MEDIA });
+  return sniffed.kind.type;
 }
 
 const mediaUrl = (row: Pick<MediaRow, 'id'>): string => `${MEDIA_PATH}${row.id}`;
