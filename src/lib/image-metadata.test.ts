@@ -63,7 +63,12 @@ describe('stripping image metadata', { skip: skipWithoutChromium }, () => {
     const base64 = await page.evaluate(async (mime) => {
       const canvas = new OffscreenCanvas(40, 30);
       const context = canvas.getContext('2d')!;
-      for (let x = 0; x < 40; x += 1) for (let y = 0; y < 30; y += 1) context.fillStyle = `rgb(${x * 6},${y * 8},128)`, context.fillRect(x, y, 1, 1);
+      for (let x = 0; x < 40; x += 1) {
+        for (let y = 0; y < 30; y += 1) {
+          context.fillStyle = `rgb(${x * 6},${y * 8},128)`;
+          context.fillRect(x, y, 1, 1);
+        }
+      }
       const blob = await canvas.convertToBlob({ type: mime, quality: 1 });
       const bytes = new Uint8Array(await blob.arrayBuffer());
       let text = '';
