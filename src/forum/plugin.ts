@@ -4,6 +4,7 @@ import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
 import { registerOpenApi } from '../http/openapi.js';
+import { uploadRoutes, uploadServing } from './upload-routes.js';
 import { memberRoutes } from './member-routes.js';
 import { ThreadedPostOut } from './schemas.js';
 import { structureRoutes } from './structure-routes.js';
@@ -61,7 +62,9 @@ export async function forumPlugin(app: FastifyInstance): Promise<void> {
       await api.register(topicRoutes);
       await api.register(memberRoutes);
       await api.register(waitlistRoutes);
+      await api.register(uploadRoutes);
     },
     { prefix: FORUM_API_PREFIX },
   );
+  await app.register(uploadServing);
 }

@@ -245,3 +245,22 @@ export const WaitlistExportQuery = Type.Object({ service_key: Type.Optional(Type
 type Security = Array<Record<string, string[]>>;
 export const readerSecurity: Security = [{ forumToken: [] }, {}];
 export const memberSecurity: Security = [{ forumToken: [] }];
+
+export const UploadForm = Type.Object(
+  { file: Type.String({ format: 'binary', description: 'An image (PNG, JPEG, GIF, WebP) or a PDF, ZIP or plain-text file, at most 8 MiB; the bytes must be what the name and type say. SVG is refused.' }) },
+  { required: ['file'] },
+);
+export const UploadParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const UploadOut = Type.Object({
+  id: Type.String(),
+  url: Type.String({ description: 'Path on the instance that serves the file (images inline, other files as downloads).' }),
+  markdown: Type.String({ description: 'Markdown that shows the upload in a post: an image, or a link to the file.' }),
+  filename: Type.String(),
+  content_type: Type.String({ description: 'Read from the bytes, not from the name.' }),
+  kind: Type.Union([Type.Literal('image'), Type.Literal('file')]),
+  size: Type.Integer({ description: 'Bytes as stored: images without their metadata.' }),
+  width: Type.Union([Type.Integer(), Type.Null()]),
+  height: Type.Union([Type.Integer(), Type.Null()]),
+  created_at: Time,
+});
+export type UploadOut = Static<typeof UploadOut>;

@@ -320,3 +320,28 @@ export type ForumTopicReadRow = typeof forumTopicReads.$inferSelect;
 export type ForumSessionRow = typeof forumSessions.$inferSelect;
 export type ForumMemberTokenRow = typeof forumMemberTokens.$inferSelect;
 export type WaitlistEntryRow = typeof waitlistEntries.$inferSelect;
+
+/**
+ * Files members upload for their posts (docs/decisions/0082-forum-uploads.md): one blob each at
+ * `forum-uploads/{id}`, images stored without their metadata.
+ */
+export const forumUploads = pgTable(
+  'forum_uploads',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    /** Who uploaded it; kept (null) when the member is deleted, as the posts showing it are. */
+    memberId: text('member_id').references(() => forumMembers.id, { onDelete: 'set null' }),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    kind: text('kind', { enum: ['image', 'file'] }).notNull(),
+    size: integer('size').notNull(),
+    /** Hex SHA-256 of the stored bytes (the served ETag). */
+    sha256: text('sha256').notNull(),
+    width: integer('width'),
+    height: integer('height'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('forum_uploads_member_idx').on(t.siteId, t.memberId, t.createdAt)],
+);
+export type UploadRow = typeof forumUploads.$inferSelect;
