@@ -8,7 +8,7 @@ import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { viewerFor } from './members.js';
 import { canSeeTopic, requireMember, visibleTopicsWhere, type Viewer } from './policy.js';
-import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumNotificationRow, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 
 /** A post notifies at most this many mentioned members; further names stay plain text. */
 export const MAX_MENTIONS = 10;
@@ -33,8 +33,17 @@ export interface PostEvent {
   parent: ForumPostRow | undefined;
 }
 
-/** Notifies the members a new post mentions, then the authors of the post and topic it answers. */
-export async function notifyPost(tx: Executor, event: PostEvent): Promise<void> {
+/** A member a post or like notified, and why. */
+export interface Notified {
+  member: ForumMemberRow;
+  kind: ForumNotificationRow['kind'];
+}
+
+/**
+ * Notifies the members a new post mentions, then the authors of the post and topic it answers;
+ * answers who was notified (members who may see the topic), for the mails that follow.
+ */
+export async function notifyPost(tx: Executor, event: PostEvent): Promise<Notified[]> {
   const wanted = new Map<string, ForumNotificationRow['kind']>();
   const names = mentionedNames(event.post.bodyText);
   if (names.length > 0) {
@@ -48,7 +57,7 @@ export async function notifyPost(tx: Executor, event: PostEvent): Promise<void> 
     if (authorId && !wanted.has(authorId)) wanted.set(authorId, 'reply');
   }
   if (event.post.authorId) wanted.delete(event.post.authorId);
-  await notify(tx, event, wanted);
+  return notify(tx, event, wanted);
 }
 
 /** Tells a post's author of a like, once per liker and post. */
@@ -63,16 +72,16 @@ export async function notifyLike(tx: Executor, site: SiteRow, postId: string, li
   await notify(tx, { site, forum: row.forum, topic: row.topic, post: row.post, parent: undefined }, new Map([[row.post.authorId, 'like']]), likerId);
 }
 
-async function notify(tx: Executor, event: PostEvent, wanted: Map<string, ForumNotificationRow['kind']>, actorId = event.post.authorId): Promise<void> {
-  if (wanted.size === 0) return;
+async function notify(tx: Executor, event: PostEvent, wanted: Map<string, ForumNotificationRow['kind']>, actorId = event.post.authorId): Promise<Notified[]> {
+  if (wanted.size === 0) return [];
   const recipients = await tx
     .select()
     .from(forumMembers)
     .where(and(eq(forumMembers.siteId, event.site.id), inArray(forumMembers.id, [...wanted.keys()]), eq(forumMembers.banned, false)));
-  const rows = recipients
-    .filter((member) => canSeeTopic(viewerFor(event.site, member), event.forum, event.topic))
-    .map((member) => ({ id: newId(), siteId: event.site.id, memberId: member.id, kind: wanted.get(member.id)!, topicId: event.topic.id, postId: event.post.id, actorId }));
+  const notified = recipients.filter((member) => canSeeTopic(viewerFor(event.site, member), event.forum, event.topic)).map((member) => ({ member, kind: wanted.get(member.id)! }));
+  const rows = notified.map(({ member, kind }) => ({ id: newId(), siteId: event.site.id, memberId: member.id, kind, topicId: event.topic.id, postId: event.post.id, actorId }));
   if (rows.length > 0) await tx.insert(forumNotifications).values(rows).onConflictDoNothing();
+  return notified;
 }
 
 export interface NotificationView {

@@ -99,11 +99,10 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       bodyLimit: WRITE_BODY_LIMIT,
     },
     async (request, reply) => {
-      const { topic, post } = await createTopic(db, request.forum.site, request.forum.viewer, {
-        forumId: request.body.forum_id,
-        title: request.body.title,
-        body: request.body.body,
-      });
+      const { site, viewer } = request.forum;
+      const mail = await replyMailOptions(request, site);
+      const { topic, post } = await createTopic(db, site, viewer, { forumId: request.body.forum_id, title: request.body.title, body: request.body.body }, mail);
+      if (mail) app.services.mailOutbox.drainSoon();
       return reply.code(201).send({ ...presentTopic(topic), first_post: presentPost(post) });
     },
   );

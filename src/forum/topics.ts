@@ -11,7 +11,7 @@ import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
-import { enqueueReplyNotices, type ReplyMailOptions } from './mail/service.js';
+import { enqueuePostMails, type ReplyMailOptions } from './mail/service.js';
 import { plainTitle, renderBody, slugify } from './markdown.js';
 import { notifyPost } from './notifications.js';
 import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, type Viewer } from './policy.js';
@@ -101,8 +101,8 @@ export interface NewTopic {
   body: string;
 }
 
-/** Starts a topic with its opening post. */
-export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, input: NewTopic): Promise<{ topic: TopicView; post: PostView }> {
+/** Starts a topic with its opening post; members it mentions are notified (and mailed, given `mail`). */
+export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, input: NewTopic, mail?: ReplyMailOptions): Promise<{ topic: TopicView; post: PostView }> {
   const forum = await findVisibleForum(db, site.id, viewer, input.forumId);
   authorizeNewTopic(viewer, forum);
   const title = requireTitle(input.title);
@@ -119,7 +119,8 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
       .insert(forumPosts)
       .values({ id: postId, siteId: site.id, topicId: topic!.id, authorId: member.id, parentId: null, rootId: postId, depth: 0, bodySource: body.source, bodyHtml: body.html, bodyText: body.text, createdAt: now })
       .returning();
-    await notifyPost(tx, { site, forum, topic: topic!, post: post!, parent: undefined });
+    const notified = await notifyPost(tx, { site, forum, topic: topic!, post: post!, parent: undefined });
+    if (mail) await enqueuePostMails(tx, { site, topic: topic!, post: post!, parent: undefined, author: member, notified }, mail);
     const me = { id: member.id, username: member.username };
     return { topic: { topic: topic!, author: me }, post: { post: post!, author: me } };
   });
@@ -245,8 +246,8 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
         createdAt: now,
       })
       .returning();
-    await notifyPost(tx, { site, forum, topic, post: post!, parent });
-    if (mail) await enqueueReplyNotices(tx, { site, forum, topic, post: post!, parent, replier: member }, mail);
+    const notified = await notifyPost(tx, { site, forum, topic, post: post!, parent });
+    if (mail) await enqueuePostMails(tx, { site, topic, post: post!, parent, author: member, notified }, mail);
     return { post: post!, author: { id: member.id, username: member.username } };
   });
 }

@@ -181,6 +181,27 @@ for (const database of testDatabases) {
       assert.equal(outbox.length, 0, 'sent mail leaves the outbox');
     });
 
+    it('mails members a post mentions, in new topics and replies, once each, and never the author', async () => {
+      const bobSeen = (await mailsTo('bob@members.test')).length;
+      const aliceSeen = (await mailsTo('alice@members.test')).length;
+      const topic = await api(alice.token, 'POST', '/topics', { forum_id: 'general', title: 'Picnic', body: 'Ask @Bob and @alice and @nobody about it.' });
+      assert.equal(topic.statusCode, 201, topic.body);
+      const mention = await nextMailTo('bob@members.test', bobSeen);
+      assert.equal(mention.headers.get('subject'), 'Re: Picnic');
+      assert.match(mention.headers.get('list-unsubscribe') ?? '', /\/unsubscribe\//);
+      const body = decodedBody(mention);
+      assert.match(body, /alice mentioned you in "Picnic"/);
+      assert.match(body, /You get this because someone mentioned you\./);
+      // A reply that answers bob's topic and mentions him is one mail, saying he was mentioned.
+      const picnic = String((topic.json() as Row).id);
+      const reply = await api(admin, 'POST', `/topics/${picnic}/posts`, { body: '@alice, bring plates.' });
+      assert.equal(reply.statusCode, 201, reply.body);
+      const toAlice = await nextMailTo('alice@members.test', aliceSeen);
+      assert.match(decodedBody(toAlice), /owner mentioned you in "Picnic"/);
+      assert.equal((await mailsTo('alice@members.test')).length, aliceSeen + 1, 'alice did not mail herself, and got one mail for the reply');
+      assert.equal((await mailsTo('bob@members.test')).length, bobSeen + 1);
+    });
+
     it('stops reply mails after one-click unsubscribe, and the profile turns them back on', async () => {
       const seen = (await mailsTo('alice@members.test')).length;
       assert.equal((await api(bob.token, 'POST', `/topics/${topicId}/posts`, { body: 'Milk?' })).statusCode, 201);

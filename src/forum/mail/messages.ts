@@ -105,8 +105,8 @@ export interface ReplyNotice {
   post: ForumPostRow;
   /** The post replied to, when the reply answers a post rather than the topic. */
   parent: ForumPostRow | undefined;
-  /** Whether the recipient wrote the post replied to (else they started the topic). */
-  reason: 'post' | 'topic';
+  /** Mentioned in the post, or the author of the post replied to, or of the topic. */
+  reason: 'mention' | 'post' | 'topic';
   unsubscribeUrl: string;
 }
 
@@ -114,22 +114,25 @@ export function replyMail(ctx: MailContext, notice: ReplyNotice): OutgoingMail {
   const { recipient, replier, topic, post, parent } = notice;
   const url = `${ctx.origin}/t/${topic.id}?view=threaded#p-${post.id}`;
   const settingsUrl = `${ctx.origin}/account`;
+  const mentioned = notice.reason === 'mention';
   const why = notice.reason === 'post' ? 'your post' : 'your topic';
+  const what = mentioned ? 'mentioned you in' : `replied to ${why}`;
+  const because = mentioned ? 'someone mentioned you' : `you wrote ${why}`;
   const excerpt = post.bodyText.length > EXCERPT_LENGTH ? `${post.bodyText.slice(0, EXCERPT_LENGTH)}…` : post.bodyText;
-  const text = `${replier.username} replied to ${why} "${topic.title}" in ${ctx.title}:
+  const text = `${replier.username} ${what} "${topic.title}" in ${ctx.title}:
 
 ${excerpt}
 
 Read it and answer: ${url}
 
 --
-You get this because you wrote ${why}. Stop these mails: ${notice.unsubscribeUrl}
+You get this because ${because}. Stop these mails: ${notice.unsubscribeUrl}
 or change it in your profile: ${settingsUrl}
 `;
-  const html = `${paragraphs([`<strong>${escapeHtml(replier.username)}</strong> replied to ${why} “${escapeHtml(topic.title)}” in ${escapeHtml(ctx.title)}:`])}
+  const html = `${paragraphs([`<strong>${escapeHtml(replier.username)}</strong> ${escapeHtml(what)} “${escapeHtml(topic.title)}” in ${escapeHtml(ctx.title)}:`])}
 <blockquote style="border-left:3px solid #ccc;margin:0;padding-left:1em;white-space:pre-wrap">${escapeHtml(excerpt)}</blockquote>
 ${paragraphs([link(url, 'Read it and answer')])}
-<hr><p style="color:#666;font-size:.9em">You get this because you wrote ${why}. ${link(notice.unsubscribeUrl, 'Stop these mails')} or change it in ${link(settingsUrl, 'your profile')}.</p>`;
+<hr><p style="color:#666;font-size:.9em">You get this because ${escapeHtml(because)}. ${link(notice.unsubscribeUrl, 'Stop these mails')} or change it in ${link(settingsUrl, 'your profile')}.</p>`;
   const root = topicMessageId(ctx.origin, topic.id);
   const mail = base(ctx, recipient, `Re: ${topic.title}`, text, html);
   return {

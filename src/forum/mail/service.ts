@@ -1,12 +1,11 @@
 // Mail-backed member flows: e-mail confirmation, password reset and reply notifications. Each writes
 // its mail to the outbox in the caller's transaction; the caller nudges the outbox after commit.
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { SiteRow } from '../../core/sites/tables.js';
 import type { Executor } from '../../db/client.js';
 import { hashNewPassword } from '../../core/accounts/service.js';
-import { viewerFor } from '../members.js';
-import { canSeeTopic } from '../policy.js';
-import { forumMembers, forumSessions, type ForumMemberRow, type ForumPostRow, type ForumRow, type ForumTopicRow } from '../tables.js';
+import type { Notified } from '../notifications.js';
+import { forumMembers, forumSessions, type ForumMemberRow, type ForumPostRow, type ForumTopicRow } from '../tables.js';
 import { confirmationMail, replyMail, resetMail, type MailContext } from './messages.js';
 import { enqueueMail } from './outbox.js';
 import { findMemberToken, issueMemberToken, spendMemberToken, unsubscribeToken } from './tokens.js';
@@ -78,13 +77,14 @@ export async function setReplyNotifications(db: Executor, siteId: string, member
   await db.update(forumMembers).set({ notifyReplies: on }).where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, memberId)));
 }
 
-export interface ReplyEvent {
+export interface PostMailEvent {
   site: SiteRow;
-  forum: ForumRow;
   topic: ForumTopicRow;
   post: ForumPostRow;
   parent: ForumPostRow | undefined;
-  replier: ForumMemberRow;
+  author: ForumMemberRow;
+  /** Who the post notified in the forum (notifications.ts), the only members it may mail. */
+  notified: readonly Notified[];
 }
 
 export interface ReplyMailOptions {
@@ -93,33 +93,18 @@ export interface ReplyMailOptions {
 }
 
 /**
- * Queues a mail to the author of the post replied to and to the topic's author (one mail each, the
- * post's author first), never to the replier, and only to members who want them, have a confirmed
- * address, are not banned, and may still see the topic.
+ * Queues one mail to each member a new post notified of a reply or a mention (likes only notify in
+ * the forum), and only to members who want mail (`notify_replies`) and have a confirmed address.
+ * The notification step already kept out the author, banned members and members who may not see
+ * the topic. The caller drains the outbox once the transaction commits.
  */
-export async function enqueueReplyNotices(tx: Executor, event: ReplyEvent, options: ReplyMailOptions): Promise<number> {
-  const wanted = new Map<string, 'post' | 'topic'>();
-  if (event.parent?.authorId && !event.parent.deletedAt) wanted.set(event.parent.authorId, 'post');
-  if (event.topic.authorId && !wanted.has(event.topic.authorId)) wanted.set(event.topic.authorId, 'topic');
-  wanted.delete(event.replier.id);
-  if (wanted.size === 0) return 0;
-  const recipients = await tx
-    .select()
-    .from(forumMembers)
-    .where(and(eq(forumMembers.siteId, event.site.id), inArray(forumMembers.id, [...wanted.keys()]), eq(forumMembers.notifyReplies, true), eq(forumMembers.emailConfirmed, true), eq(forumMembers.banned, false)));
+export async function enqueuePostMails(tx: Executor, event: PostMailEvent, options: ReplyMailOptions): Promise<number> {
   let queued = 0;
-  for (const recipient of recipients) {
-    if (!canSeeTopic(viewerFor(event.site, recipient), event.forum, event.topic)) continue;
+  for (const { member: recipient, kind } of event.notified) {
+    if (kind === 'like' || !recipient.notifyReplies || !recipient.emailConfirmed) continue;
+    const reason = kind === 'mention' ? 'mention' : event.parent?.authorId === recipient.id && !event.parent.deletedAt ? 'post' : 'topic';
     const unsubscribeUrl = `${options.ctx.origin}/unsubscribe/${unsubscribeToken(options.secretKey, event.site.id, recipient.id)}`;
-    const mail = replyMail(options.ctx, {
-      recipient,
-      replier: event.replier,
-      topic: event.topic,
-      post: event.post,
-      parent: event.parent,
-      reason: wanted.get(recipient.id)!,
-      unsubscribeUrl,
-    });
+    const mail = replyMail(options.ctx, { recipient, replier: event.author, topic: event.topic, post: event.post, parent: event.parent, reason, unsubscribeUrl });
     await enqueueMail(tx, event.site.id, 'reply', mail);
     queued++;
   }

@@ -136,7 +136,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const on = field(request, 'notify_replies', 5) === 'on';
     await setReplyNotifications(db, ui.site.id, ui.viewer.member.id, on);
     const member = { ...ui.viewer.member, notifyReplies: on };
-    const text = on ? 'You will get a mail when someone replies to you.' : 'You will get no mails about replies.';
+    const text = on ? 'You will get a mail when someone replies to you or mentions you.' : 'You will get no mails about replies or mentions.';
     return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { member, message: { kind: 'ok', text } })), { private: true });
   });
 

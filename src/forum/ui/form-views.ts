@@ -56,7 +56,7 @@ export function accountView(ui: UiContext, page: AccountPage): SafeHtml {
 ${!member.emailConfirmed && page.mailEnabled ? postButton(ui, '/account/confirm/resend', 'Send the confirmation link again', {}, 'secondary') : ''}
 ${
   page.mailEnabled
-    ? html`<form class="stack" method="post" action="/account/notifications">${csrfField(ui)}<div><label><input type="checkbox" name="notify_replies"${member.notifyReplies ? html` checked` : ''}> Mail me when someone replies to my topics or posts</label></div><div><button type="submit" class="secondary">Save</button></div></form>`
+    ? html`<form class="stack" method="post" action="/account/notifications">${csrfField(ui)}<div><label><input type="checkbox" name="notify_replies"${member.notifyReplies ? html` checked` : ''}> Mail me when someone replies to my topics or posts, or mentions me</label></div><div><button type="submit" class="secondary">Save</button></div></form>`
     : html`<p class="muted">This server sends no mail.</p>`
 }
 </section>

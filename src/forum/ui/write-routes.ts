@@ -54,7 +54,9 @@ export async function writeRoutes(app: FastifyInstance): Promise<void> {
     if (body === undefined) return again(TOO_LONG, 413);
     try {
       await spendPostingBudget(app, ui.site.id, ui.viewer.member.id);
-      const { topic } = await createTopic(db, ui.site, ui.viewer, { forumId: forum.id, title, body });
+      const mail = await replyMailOptions(request, ui.site);
+      const { topic } = await createTopic(db, ui.site, ui.viewer, { forumId: forum.id, title, body }, mail);
+      if (mail) app.services.mailOutbox.drainSoon();
       return seeOther(reply, `/t/${topic.topic.id}`);
     } catch (error) {
       if (error instanceof AppError && FIXABLE.has(error.code)) return again(error.message, error.status);
