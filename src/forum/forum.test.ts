@@ -240,6 +240,33 @@ for (const database of testDatabases) {
       assert.deepEqual(json<Array<{ topic: Row }>>(await api(alice.token, 'GET', '/search?q=garden')).map((hit) => hit.topic.title), ['Gardening tips']);
       assert.equal(json<unknown[]>(await api(alice.token, 'GET', '/search?q=zzzunknownzzz')).length, 0);
       assert.equal((await api(alice.token, 'GET', '/search?q=')).statusCode, 400);
+      // Matched words come back marked in an HTML excerpt, the text around them escaped.
+      await api(moderator.token, 'POST', `/topics/${topic.id}/posts`, { body: 'Compost beats mulch & straw when 3 < 4.' });
+      const marked = json<Array<{ excerpt: string; excerpt_html: string }>>(await api(alice.token, 'GET', '/search?q=compost'));
+      assert.equal(marked[0]!.excerpt, 'Compost beats mulch & straw when 3 < 4.');
+      assert.equal(marked[0]!.excerpt_html, '<mark>Compost</mark> beats mulch &amp; straw when 3 &lt; 4.');
+    });
+
+    it('narrows search by forum, author and date', async () => {
+      const titles = async (query: string) => json<Array<{ topic: Row }>>(await api(alice.token, 'GET', `/search?q=lantern${query}`)).map((hit) => String(hit.topic.title)).sort();
+      const first = await newTopic(alice.token, 'general', 'Lantern repair', 'The wick burned down.');
+      await newTopic(moderator.token, 'general', 'Camping gear', 'Bring a lantern and rope.');
+      assert.deepEqual(await titles(''), ['Camping gear', 'Lantern repair']);
+      assert.deepEqual(await titles('&author=ALICE'), ['Lantern repair'], 'titles count for their topic\'s author');
+      assert.deepEqual(await titles(`&author=${moderator.member.username}`), ['Camping gear']);
+      assert.deepEqual(await titles('&author=nobody'), []);
+      assert.deepEqual(await titles('&forum_id=general'), ['Camping gear', 'Lantern repair']);
+      assert.deepEqual(await titles('&forum_id=nosuchforum'), []);
+      const today = new Date().toISOString().slice(0, 10);
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      assert.deepEqual(await titles(`&after=${today}`), ['Camping gear', 'Lantern repair']);
+      assert.deepEqual(await titles(`&after=${tomorrow}`), []);
+      assert.deepEqual(await titles(`&before=${today}`), []);
+      // A reply by alice in the moderator's topic makes it hers to find too.
+      await api(alice.token, 'POST', `/topics/${first.id}/posts`, { body: 'Fixed it.' });
+      await api(alice.token, 'POST', `/topics/${json<Array<{ topic: Row }>>(await api(alice.token, 'GET', '/search?q=camping'))[0]!.topic.id}/posts`, { body: 'My lantern is brighter.' });
+      assert.deepEqual(await titles('&author=alice'), ['Camping gear', 'Lantern repair']);
+      assert.equal((await api(alice.token, 'GET', '/search?q=lantern&after=yesterday')).statusCode, 400);
     });
 
     it('mints, lists and revokes forum tokens', async () => {

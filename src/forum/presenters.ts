@@ -104,7 +104,7 @@ export function presentNotification({ notification, actor }: NotificationView): 
 }
 
 export function presentSearchHit(hit: SearchHit): SearchHitOut {
-  return { topic: presentTopic(hit), post_id: hit.postId, excerpt: hit.excerpt, rank: hit.rank };
+  return { topic: presentTopic(hit), post_id: hit.postId, excerpt: hit.excerpt, excerpt_html: hit.excerptHtml, rank: hit.rank };
 }
 
 export function presentMember(site: SiteRow, row: ForumMemberRow): MemberOut {

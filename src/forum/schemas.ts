@@ -187,11 +187,19 @@ export const PostListQuery = Type.Object({
 export const NewPostBody = Type.Object({ body: Body, parent_id: Type.Optional(Id) }, { additionalProperties: false });
 export const PostPatch = Type.Object({ body: Body }, { additionalProperties: false });
 
-export const SearchQuery = Type.Object({ ...PageQuery.properties, q: Type.String({ minLength: 1, maxLength: 200, description: 'Words, "phrases", -excluded.' }) });
+export const SearchQuery = Type.Object({
+  ...PageQuery.properties,
+  q: Type.String({ minLength: 1, maxLength: 200, description: 'Words, "phrases", -excluded.' }),
+  forum_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only topics of this forum.' })),
+  author: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Only what this member wrote (username, any case): matching posts, and titles of their topics.' })),
+  after: Type.Optional(Type.String({ format: 'date', description: 'Only what was written on or after this day (UTC).' })),
+  before: Type.Optional(Type.String({ format: 'date', description: 'Only what was written before this day (UTC).' })),
+});
 export const SearchHitOut = Type.Object({
   topic: TopicOut,
   post_id: Type.Union([Type.String(), Type.Null()], { description: 'The best-matching post, if a post matched.' }),
   excerpt: Type.String({ description: 'Plain text around the match.' }),
+  excerpt_html: Type.String({ description: 'The excerpt as HTML: escaped text with the matched words in `<mark>`.' }),
   rank: Type.Number(),
 });
 export type SearchHitOut = Static<typeof SearchHitOut>;

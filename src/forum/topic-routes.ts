@@ -248,7 +248,9 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags: ['search'], summary: 'Full-text search over topics and posts you can see', security: readerSecurity, querystring: SearchQuery, response: { 200: Type.Array(SearchHitOut) } }, preHandler: forumReader },
     async (request, reply) => {
       const page = toPage(request.query);
-      const { rows, total } = await searchForum(db, request.forum.site.id, request.forum.viewer, request.query.q, page);
+      const { q, forum_id: forumId, author, after, before } = request.query;
+      const filters = { ...(forumId ? { forumId } : {}), ...(author ? { author } : {}), ...(after ? { after: new Date(`${after}T00:00:00Z`) } : {}), ...(before ? { before: new Date(`${before}T00:00:00Z`) } : {}) };
+      const { rows, total } = await searchForum(db, request.forum.site.id, request.forum.viewer, q, page, filters);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentSearchHit);
     },

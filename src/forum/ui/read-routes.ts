@@ -1,7 +1,7 @@
 // Reading pages: index, forum, topic (classic and threaded), member profiles, search and feeds.
 // Every list comes from the same services as the Forum API, with the viewer from the session.
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { effectiveRole, findMemberByUsername } from '../members.js';
 import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST } from '../policy.js';
 import { searchForum } from '../search.js';
@@ -16,7 +16,7 @@ import { memberView } from './form-views.js';
 import { requestOrigin } from '../mail/context.js';
 import { pageNumber, permits, sendPage, totalPages } from './forms.js';
 import { html } from '../../lib/html.js';
-import { forumView, indexView, searchView, topicView } from './read-views.js';
+import { forumView, indexView, searchView, topicView, type SearchNarrowing } from './read-views.js';
 import { FORUM_CSS } from './style.css.js';
 
 const TOPICS_PER_PAGE = 20;
@@ -28,7 +28,15 @@ const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 10
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const PageQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })) });
 const TopicQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })), view: Type.Optional(Type.Union([Type.Literal('classic'), Type.Literal('threaded')])) });
-const SearchQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 200 })), page: Type.Optional(Type.String({ maxLength: 10 })) });
+const DAY = Type.Union([Type.Literal(''), Type.String({ format: 'date' })]);
+const SearchQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Type.String({ maxLength: 10 })),
+  forum: Type.Optional(Type.String({ maxLength: 100 })),
+  author: Type.Optional(Type.String({ maxLength: 40 })),
+  after: Type.Optional(DAY),
+  before: Type.Optional(DAY),
+});
 
 export async function readRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
@@ -98,12 +106,20 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Querystring: { q?: string; page?: string } }>('/search', { schema: { querystring: SearchQuery }, preHandler: loadUi }, async (request, reply) => {
+  app.get<{ Querystring: Static<typeof SearchQuery> }>('/search', { schema: { querystring: SearchQuery }, preHandler: loadUi }, async (request, reply) => {
     const { site, viewer } = request.ui;
     const query = (request.query.q ?? '').trim();
     const page = pageNumber(request.query.page);
-    const { rows, total } = query ? await searchForum(db, site.id, viewer, query, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }) : { rows: [], total: 0 };
-    return sendPage(reply, request.ui, query ? `Search: ${query}` : 'Search', searchView(query, rows, page, totalPages(total, TOPICS_PER_PAGE)), { search: query });
+    const narrow: SearchNarrowing = { forum: request.query.forum?.trim() ?? '', author: request.query.author?.trim() ?? '', after: request.query.after ?? '', before: request.query.before ?? '' };
+    const filters = {
+      ...(narrow.forum ? { forumId: narrow.forum } : {}),
+      ...(narrow.author ? { author: narrow.author } : {}),
+      ...(narrow.after ? { after: new Date(`${narrow.after}T00:00:00Z`) } : {}),
+      ...(narrow.before ? { before: new Date(`${narrow.before}T00:00:00Z`) } : {}),
+    };
+    const { rows, total } = query ? await searchForum(db, site.id, viewer, query, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, filters) : { rows: [], total: 0 };
+    const forumsShown = (await listVisibleForums(db, site.id, viewer)).map(({ forum }) => ({ slug: forum.slug, name: forum.name }));
+    return sendPage(reply, request.ui, query ? `Search: ${query}` : 'Search', searchView({ query, narrow, forums: forumsShown }, rows, page, totalPages(total, TOPICS_PER_PAGE)), { search: query });
   });
 
   const feedPage = { page: 1, pageSize: FEED_SIZE, offset: 0 };

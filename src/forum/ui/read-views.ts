@@ -142,16 +142,41 @@ ${
 }`;
 }
 
-export function searchView(query: string, hits: SearchHit[], page: number, totalPages: number): SafeHtml {
+/** A search's filters as the form holds them ('' for unset). */
+export interface SearchNarrowing {
+  forum: string;
+  author: string;
+  after: string;
+  before: string;
+}
+
+export interface SearchForm {
+  query: string;
+  narrow: SearchNarrowing;
+  forums: Array<{ slug: string; name: string }>;
+}
+
+export function searchView(form: SearchForm, hits: SearchHit[], page: number, totalPages: number): SafeHtml {
+  const { query, narrow } = form;
+  const narrowed = Object.values(narrow).some((value) => value !== '');
+  const params = new URLSearchParams({ q: query, ...Object.fromEntries(Object.entries(narrow).filter(([, value]) => value !== '')) });
   return html`<h1>Search</h1>
-<form class="stack" role="search" method="get" action="/search"><div><label for="q">Search topics and posts</label><input type="search" id="q" name="q" value="${query}" maxlength="200"></div><div><button type="submit">Search</button></div></form>
+<form class="stack" role="search" method="get" action="/search"><div><label for="q">Search topics and posts</label><input type="search" id="q" name="q" value="${query}" maxlength="200"></div>
+<details class="filters"${narrowed ? html` open` : ''}><summary>Filters</summary><div class="stack">
+<div><label for="forum">In forum</label><select id="forum" name="forum"><option value="">All forums</option>${form.forums.map((forum) => html`<option value="${forum.slug}"${forum.slug === narrow.forum ? html` selected` : ''}>${forum.name}</option>`)}</select></div>
+<div><label for="author">Written by</label><input type="text" id="author" name="author" value="${narrow.author}" maxlength="40" autocomplete="off"></div>
+<div><label for="after">On or after</label><input type="date" id="after" name="after" value="${narrow.after}"></div>
+<div><label for="before">Before</label><input type="date" id="before" name="before" value="${narrow.before}"></div>
+</div></details>
+<div><button type="submit">Search</button></div></form>
 ${
   query
     ? hits.length === 0
-      ? html`<p class="muted">Nothing found for “${query}”.</p>`
+      ? html`<p class="muted">Nothing found for “${query}”${narrowed ? ' with these filters' : ''}.</p>`
       : html`<ol class="thread">${hits.map(
-          (hit) => html`<li class="post"><a class="title" href="/t/${hit.topic.id}">${hit.topic.title}</a><div class="meta">by ${hit.author?.username ?? 'a former member'} · ${time(hit.topic.lastPostAt)}</div>${hit.excerpt ? html`<p>${hit.excerpt}</p>` : ''}</li>`,
-        )}</ol>${pager(page, totalPages, (n) => `/search?q=${encodeURIComponent(query)}&page=${n}`)}`
+          (hit) =>
+            html`<li class="post"><a class="title" href="${hit.postId ? `/t/${hit.topic.id}?view=threaded#p-${hit.postId}` : `/t/${hit.topic.id}`}">${hit.topic.title}</a><div class="meta">by ${hit.author?.username ?? 'a former member'} · ${time(hit.topic.lastPostAt)}</div>${hit.excerptHtml ? html`<p class="excerpt">${trustedHtml(hit.excerptHtml)}</p>` : ''}</li>`,
+        )}</ol>${pager(page, totalPages, (n) => `/search?${params.toString()}&page=${n}`)}`
     : ''
 }`;
 }

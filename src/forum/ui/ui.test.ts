@@ -92,6 +92,15 @@ for (const database of testDatabases) {
       }
       const search = await guest.get('/search?q=everyone');
       assert.match(search.body, /Public hello/);
+      // Matches are marked; filters narrow by forum, author and day, and stay in the form.
+      assert.match(search.body, /<mark>Everyone<\/mark> may read this\./);
+      assert.match((await guest.get('/search?q=everyone&forum=general&after=2000-01-01')).body, /Public hello/);
+      const narrowed = await guest.get('/search?q=everyone&author=nobody-at-all');
+      assert.match(narrowed.body, /Nothing found for “everyone” with these filters\./);
+      assert.match(narrowed.body, /<details class="filters" open>/);
+      assert.match(narrowed.body, /id="author" name="author" value="nobody-at-all"/);
+      assert.match((await guest.get('/search?q=everyone&before=2000-01-01')).body, /Nothing found/);
+      assert.equal((await guest.get('/search?q=everyone&after=not-a-day')).statusCode, 400);
       const feed = await guest.get('/feed.atom');
       assert.equal(feed.statusCode, 200);
       assert.match(String(feed.headers['content-type']), /application\/atom\+xml/);
@@ -107,6 +116,8 @@ for (const database of testDatabases) {
       for (const page of pages) {
         assert.doesNotMatch(page.body, /Inner circle|Secret plans|Staff room|Staff matters/);
       }
+      // The search form's forum list is the guest's view too.
+      assert.doesNotMatch((await guest.get('/search')).body, /value="inner"|value="staff"/);
       assert.equal((await guest.get('/f/inner')).statusCode, 404);
       assert.equal((await guest.get('/f/inner/feed.atom')).statusCode, 404);
       assert.equal((await guest.get(`/t/${topics.members}`)).statusCode, 404);
