@@ -57,6 +57,8 @@ export interface Config {
   builds: BuildsConfig;
   /** Whether Content API webhooks may target private, loopback and link-local addresses (decision 0047). */
   webhooksAllowPrivate: boolean;
+  /** Seconds a forum sign-up form must have been open before it is sent; 0 turns the trap off (decision 0083). */
+  signupMinSeconds: number;
   /** How long a workspace canceled through the purchase API keeps its data before the purge job deletes it. */
   cancelGraceMs: number;
 }
@@ -272,6 +274,7 @@ const BUILD_MEMORY = int('BLUME_BUILD_MEMORY_MB', 512, 64, 65_536, 'Heap limit o
 const BUILD_LEASE = int('BLUME_BUILD_LEASE_SECONDS', 30, 2, 3600, 'A running build whose worker is silent this long is marked failed.');
 const GIT_BASE_URL = url('BLUME_GIT_BASE_URL', 'https://github.com', ['http:', 'https:'], 'Connected repositories are fetched from <base>/<owner>/<name>.git.');
 const CANCEL_GRACE_DAYS = int('BLUME_CANCEL_GRACE_DAYS', 30, 0, 3650, 'Days a workspace canceled through the purchase API keeps its data before it is purged.');
+const SIGNUP_MIN_SECONDS = int('BLUME_SIGNUP_MIN_SECONDS', 3, 0, 3600, 'Seconds a forum sign-up form must be open before it is sent (a trap for bots); 0 turns it off.');
 const WEBHOOKS_ALLOW_PRIVATE = bool('BLUME_WEBHOOKS_ALLOW_PRIVATE', false, 'True lets Content API webhooks reach private, loopback and link-local addresses (receivers on your own network).');
 const NODE_ENV = declare('NODE_ENV', 'development', 'production marks cookies Secure and requires SECRET_KEY.', (r) => r.optional('NODE_ENV') === 'production');
 
@@ -346,6 +349,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       gitBaseUrl: GIT_BASE_URL.read(reader).toString().replace(/\/+$/, ''),
     },
     webhooksAllowPrivate: WEBHOOKS_ALLOW_PRIVATE.read(reader),
+    signupMinSeconds: SIGNUP_MIN_SECONDS.read(reader),
     cancelGraceMs: CANCEL_GRACE_DAYS.read(reader) * 24 * 3600 * 1000,
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);

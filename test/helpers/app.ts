@@ -51,6 +51,8 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
     BLUME_LOG_LEVEL: 'silent',
     BLUME_REDIS_ENABLED: cacheKind === 'redis' ? 'True' : 'False',
     BLUME_REDIS_URL: cacheKind === 'redis' ? testRedisUrl() : undefined,
+    // Test clients send forms at once; the sign-up time trap has its own test.
+    BLUME_SIGNUP_MIN_SECONDS: '0',
     ...options.env,
   });
   const testDatabase = options.sharedDatabase ?? (await createTestDatabase(options.database));

@@ -15,12 +15,19 @@ import { spendAccountMailBudget } from '../mail/limits.js';
 import { sendConfirmation, setReplyNotifications } from '../mail/service.js';
 import { checkForm, loadUi, type UiContext } from './context.js';
 import { accountView, loginView, signupView, type AccountPage } from './form-views.js';
+import { HONEYPOT_FIELD, signupStamp, signupTrap, STAMP_FIELD, type SignupTrap } from './signup-trap.js';
 import { sendPage } from './forms.js';
 import { clearMemberCookie, endMemberSession, endOtherMemberSessions, setMemberCookie, startMemberSession } from './sessions.js';
 
 export const USERNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/;
 
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 500 })) });
+
+const TRAP_MESSAGES: Record<SignupTrap, string> = {
+  honeypot: 'The account could not be created. If you are a person, leave the hidden field empty and send the form again.',
+  stale_form: 'The form expired; check the details and send it again.',
+  too_fast: 'That was faster than anyone types; check the details and send the form again.',
+};
 
 export async function accountRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
@@ -63,7 +70,8 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     return seeOther(reply, next);
   });
 
-  app.get('/signup', { preHandler: loadUi }, async (request, reply) => sendPage(reply, request.ui, 'Sign up', signupView(request.ui, {}), { private: true }));
+  const stamp = (ui: UiContext): string => signupStamp(app.deps.config.secretKey, ui.site.id);
+  app.get('/signup', { preHandler: loadUi }, async (request, reply) => sendPage(reply, request.ui, 'Sign up', signupView(request.ui, { stamp: stamp(request.ui) }), { private: true }));
 
   app.post('/signup', { preHandler: form, config: loginLimit }, async (request, reply) => {
     const ui = request.ui;
@@ -71,7 +79,12 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const username = field(request, 'username', 39)?.trim() ?? '';
     const email = field(request, 'email', 254)?.trim() ?? '';
     const password = field(request, 'password', MAX_PASSWORD);
-    const again = (message: string, status = 422) => sendPage(reply, ui, 'Sign up', signupView(ui, { username, email }, message), { status, private: true });
+    const again = (message: string, status = 422) => sendPage(reply, ui, 'Sign up', signupView(ui, { username, email, stamp: stamp(ui) }, message), { status, private: true });
+    const trap = signupTrap(app.deps.config.secretKey, ui.site.id, { honeypot: field(request, HONEYPOT_FIELD, 200), stamp: field(request, STAMP_FIELD, 200) }, app.deps.config.signupMinSeconds);
+    if (trap !== undefined) {
+      request.log.info({ trap }, 'sign-up refused by a bot trap');
+      return again(TRAP_MESSAGES[trap]);
+    }
     if (!USERNAME.test(username)) return again('The username must be 2 to 39 letters, digits, _, . or -, starting with a letter, digit or _.');
     if (!isEmail(email)) return again('Enter a valid e-mail address.');
     const weak = passwordProblem(password ?? '');

@@ -5,6 +5,7 @@ import type { Role } from '../policy.js';
 import { MAX_TITLE_LENGTH } from '../schemas.js';
 import type { ForumMemberRow, ForumRow } from '../tables.js';
 import type { UiContext } from './context.js';
+import { HONEYPOT_FIELD, STAMP_FIELD } from './signup-trap.js';
 import { html, type SafeHtml } from '../../lib/html.js';
 import { csrfField, notice, postButton, time } from './layout.js';
 import { bodyField, topicRows } from './read-views.js';
@@ -24,10 +25,11 @@ ${input('password', 'Password', 'password', '', { autocomplete: 'current-passwor
 ${ui.registrationOpen ? html`<p>New here? <a href="/signup">Create an account</a>.</p>` : ''}`;
 }
 
-export function signupView(ui: UiContext, values: { username?: string; email?: string }, error?: string): SafeHtml {
+export function signupView(ui: UiContext, values: { username?: string; email?: string; stamp: string }, error?: string): SafeHtml {
   if (!ui.registrationOpen) return html`<h1>Sign up</h1>${notice('warn', 'Sign-up is closed in this community; ask an administrator for an account.')}`;
   return html`<h1>Create an account</h1>${error ? notice('error', error) : ''}
-<form class="stack" method="post" action="/signup">${csrfField(ui)}
+<form class="stack" method="post" action="/signup">${csrfField(ui)}<input type="hidden" name="${STAMP_FIELD}" value="${values.stamp}">
+<div class="trap" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" value="" tabindex="-1" autocomplete="off"></div>
 ${input('username', 'Username', 'text', values.username ?? '', { autocomplete: 'username', maxlength: 39, minlength: 2, hint: '2 to 39 letters, digits, _, . or -' })}
 ${input('email', 'E-mail', 'email', values.email ?? '', { autocomplete: 'email', maxlength: 254 })}
 ${input('password', 'Password', 'password', '', { autocomplete: 'new-password', minlength: 10, maxlength: 200, hint: 'At least 10 characters.' })}

@@ -103,5 +103,6 @@ form.settings input,form.settings select,form.settings textarea{max-width:100%;m
 table.list tbody th{text-transform:none;letter-spacing:0;color:var(--fg);font-size:.9rem}
 footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.85rem}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.trap{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 @media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}table.list.admin td,table.list.admin th{padding:.2rem .8rem}table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}table.list td.num,table.list th.num{display:none}ol.replies{margin-left:.4rem;padding-left:.5rem}}
 `;
