@@ -61,7 +61,7 @@ export interface ApiAnswer<T> {
   headers: ApiResponse['headers'];
 }
 
-type Audience = 'deploy' | 'forum' | 'cms';
+type Audience = 'deploy' | 'forum' | 'cms' | 'helpdesk';
 
 export class BlumeClient {
   constructor(
@@ -142,6 +142,8 @@ export class BlumeClient {
     const { deployToken, forumToken, apiKey } = this.credentials;
     if (audience === 'deploy') return deployToken ? { authorization: `Bearer ${deployToken}` } : {};
     if (audience === 'forum') return forumToken ? { 'authentication-token': forumToken } : {};
+    // The help desk takes an API key, or else an agent's forum token.
+    if (audience === 'helpdesk' && !apiKey) return forumToken ? { 'authentication-token': forumToken } : {};
     return apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   }
 }

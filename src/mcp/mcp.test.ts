@@ -1,8 +1,9 @@
 // The MCP tool server driven by the SDK's own Client against a running Blume: over stdio (the real
 // `blume mcp` process, reaching Blume over the network) and over Streamable HTTP at /mcp. An agent
 // uploads a site, reads its preview, is refused a promote without confirm, promotes, rolls back,
-// builds from Markdown, replies in the forum and saves a CMS entry; the tool lists follow the
-// credentials, and no credential ever appears in what the server says.
+// builds from Markdown, replies in the forum, saves and drafts a CMS entry, and triages, answers and
+// drafts a reply to a help desk ticket; the tool lists follow the credentials, and no credential
+// ever appears in what the server says.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -17,6 +18,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createMember } from '../forum/members.js';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { makeCommunity } from '../../test/factories/forum.js';
+import { helpdeskApi } from '../../test/factories/helpdesk.js';
+import { startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { basicAuth } from '../../test/helpers/deploy.js';
@@ -36,6 +39,9 @@ const DEPLOY_TOOLS = [
 const FORUM_TOOLS = ['forum_create_topic', 'forum_get_topic', 'forum_list_forums', 'forum_list_topics', 'forum_reply'];
 const CMS_READ_TOOLS = ['cms_get_entry', 'cms_list_content_types', 'cms_list_entries'];
 const CMS_TOOLS = [...CMS_READ_TOOLS, 'cms_generate_draft', 'cms_save_entry'].sort();
+const HELPDESK_READ_TOOLS = ['helpdesk_get_ticket', 'helpdesk_list_tickets'];
+const HELPDESK_TOOLS = [...HELPDESK_READ_TOOLS, 'helpdesk_draft_reply', 'helpdesk_reply', 'helpdesk_triage'].sort();
+const ALL_TOOLS = [...DEPLOY_TOOLS, ...FORUM_TOOLS, ...CMS_TOOLS, ...HELPDESK_TOOLS].sort();
 
 /** A port the OS just handed out, so the app's public URL (preview and site URLs) names it. */
 async function freePort(): Promise<number> {
@@ -61,7 +67,9 @@ for (const database of testDatabases) {
     let forumToken: string;
     let writeKey: string;
     let readKey: string;
+    let deskReadKey: string;
     let freeKey: string;
+    let ai: AiProviderServer;
     const said: string[] = [];
     let sessions = 0;
 
@@ -75,10 +83,16 @@ for (const database of testDatabases) {
       const owner = await signIn(t.app, 'owner');
       assert.equal((await portal(t.app, owner, { method: 'POST', url: '/api/sites', payload: { id: 'hello', kind: 'static' } })).statusCode, 201);
       deployToken = json<{ token: string }>(await portal(t.app, owner, { method: 'POST', url: '/api/sites/hello/deploy-tokens', payload: { name: 'agent' } })).token;
-      await makeCommunity(t.app, owner, 'community', 'pro');
+      await makeCommunity(t.app, owner, 'community', 'business');
       await makeCommunity(t.app, owner, 'cheap', 'free');
-      writeKey = await mintApiKey(t.app, owner, 'community', ['cms-write']);
+      writeKey = await mintApiKey(t.app, owner, 'community', ['cms-write', 'helpdesk-write']);
       readKey = await mintApiKey(t.app, owner, 'community', ['cms-read']);
+      deskReadKey = await mintApiKey(t.app, owner, 'community', ['helpdesk-read']);
+      // AI drafting (CMS entries, ticket replies) against a local server speaking the provider's wire format.
+      ai = await startAiProvider();
+      const aiSettings = { AI_CONTENT_ENABLED: 'true', AI_PROVIDER: 'openai', AI_BASE_URL: `${ai.origin}/v1`, AI_MODEL: 'helper-1', AI_API_KEY: ai.apiKey };
+      assert.equal((await portal(t.app, owner, { method: 'PUT', url: '/api/instances/community/env', payload: aiSettings })).statusCode, 200);
+      await portal(t.app, owner, { method: 'POST', url: '/api/instances/community/restart' });
       freeKey = await mintApiKey(t.app, owner, 'cheap', ['admin']);
       await createMember(t.app.deps.database.db, 'community', { username: 'agent', email: 'agent@members.test', password: 'pw-agent-0123456789', role: 'admin' });
       const community = { host: `community.localhost:${port}` };
@@ -100,6 +114,7 @@ for (const database of testDatabases) {
     });
     after(async () => {
       await t.close();
+      await ai.close();
       await rm(filesDir, { recursive: true, force: true });
       for (const secret of [deployToken, forumToken, writeKey, readKey]) {
         assert.ok(!said.some((text) => text.includes(secret)), 'a credential appeared in a tool result, an error or the server\'s output');
@@ -121,10 +136,12 @@ for (const database of testDatabases) {
     async function agentSession(client: Client, folder: (name: string) => string): Promise<void> {
       const slug = `launch-${++sessions}`;
       const tools = (await client.listTools()).tools;
-      assert.deepEqual(tools.map((tool) => tool.name).sort(), [...DEPLOY_TOOLS, ...FORUM_TOOLS, ...CMS_TOOLS].sort());
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ALL_TOOLS);
+      assert.equal(tools.length, 23);
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
       for (const name of ['deploy_promote', 'deploy_rollback', 'deploy_upload', 'deploy_connect_repository']) assert.equal(byName.get(name)!.annotations?.destructiveHint, true, name);
-      for (const name of ['deploy_list_releases', 'forum_get_topic', 'cms_list_entries']) assert.equal(byName.get(name)!.annotations?.readOnlyHint, true, name);
+      for (const name of ['deploy_list_releases', 'forum_get_topic', 'cms_list_entries', 'helpdesk_list_tickets', 'helpdesk_get_ticket']) assert.equal(byName.get(name)!.annotations?.readOnlyHint, true, name);
+      assert.equal(byName.get('helpdesk_triage')!.annotations?.idempotentHint, true);
       assert.ok(tools.every((tool) => tool.annotations?.openWorldHint === false && tool.outputSchema));
       assert.equal(client.getServerCapabilities()?.tools?.listChanged, true);
 
@@ -193,6 +210,43 @@ for (const database of testDatabases) {
       const got = await call(client, 'cms_get_entry', { type: 'articles', id_or_slug: slug });
       assert.equal((got.structuredContent!.entry as { data: { title: string } }).data.title, 'Launch day');
 
+      // Content: an entry drafted by the site's AI provider, saved as a draft.
+      ai.answer = JSON.stringify({ title: 'Spring sale', body: 'Everything is 20% off.' });
+      const drafted = await call(client, 'cms_generate_draft', { type: 'articles', prompt: 'Announce the spring sale', save_as_draft: true });
+      assert.equal(drafted.isError, undefined, textOf(drafted));
+      assert.equal((drafted.structuredContent!.entry as { status: string; data: { title: string } }).data.title, 'Spring sale');
+      assert.match(JSON.stringify(ai.calls.at(-1)!.body), /Announce the spring sale/);
+
+      // Help desk: find the ticket, read its thread, note, triage, draft a reply that is not sent.
+      const subject = `Printer jammed ${sessions}`;
+      const opened = await helpdeskApi(t.app, 'community', { key: writeKey }, {
+        method: 'POST',
+        path: '/tickets',
+        headers: { host: `community.${new URL(origin).host}` },
+        payload: { subject, body: 'Paper everywhere.', requester: { email: 'pat@example.test', name: 'Pat' } },
+      });
+      assert.equal(opened.statusCode, 201, opened.body);
+      const listed = await call(client, 'helpdesk_list_tickets', { q: 'printer', status: 'new,open' });
+      assert.equal(listed.isError, undefined, textOf(listed));
+      const ticket = (listed.structuredContent!.tickets as Array<{ id: string; number: number; subject: string }>).find((row) => row.subject === subject)!;
+      assert.ok(ticket, textOf(listed));
+      const noted = await call(client, 'helpdesk_reply', { id: String(ticket.number), body: 'Checked the tray.', internal: true });
+      assert.equal((noted.structuredContent!.entry as { internal: boolean }).internal, true, textOf(noted));
+      const triaged = await call(client, 'helpdesk_triage', { id: ticket.id, status: 'pending', priority: 'high', tags: ['hardware'] });
+      assert.equal(triaged.isError, undefined, textOf(triaged));
+      const changed = triaged.structuredContent!.ticket as { status: string; priority: string; tags: string[]; sla: { paused: boolean } };
+      assert.deepEqual([changed.status, changed.priority, changed.tags, changed.sla.paused], ['pending', 'high', ['hardware'], true]);
+      const nothing = await call(client, 'helpdesk_triage', { id: ticket.id });
+      assert.equal(nothing.isError, true);
+      assert.match(textOf(nothing), /Nothing to change/);
+      ai.answer = 'Hi Pat, please open the back cover.';
+      const replyDraft = await call(client, 'helpdesk_draft_reply', { id: ticket.id, instructions: 'Be brief.' });
+      assert.equal((replyDraft.structuredContent!.draft as { body: string }).body, 'Hi Pat, please open the back cover.', textOf(replyDraft));
+      const thread = await call(client, 'helpdesk_get_ticket', { id: ticket.id });
+      const entries = thread.structuredContent!.thread as Array<{ body: string; internal: boolean }>;
+      assert.deepEqual(entries.map((entry) => [entry.body, entry.internal]), [['Paper everywhere.', false], ['Checked the tray.', true]], 'the draft was not sent');
+      assert.deepEqual((await call(client, 'helpdesk_get_ticket', { id: ticket.id, internal: false })).structuredContent!.thread, [entries[0]]);
+
       // Bad input: each a clear tool error.
       const badRelease = await call(client, 'deploy_promote', { release: 'NOT-A-RELEASE', confirm: true });
       assert.equal(badRelease.isError, true);
@@ -207,7 +261,7 @@ for (const database of testDatabases) {
       assert.match(textOf(refusedKind), /404 entry_not_found/);
     }
 
-    it('over stdio: the real `blume mcp` process does the whole session with 18 tools', async () => {
+    it('over stdio: the real `blume mcp` process does the whole session with 23 tools', async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: ['--import', 'tsx', 'src/main.ts', 'mcp'],
@@ -259,10 +313,14 @@ for (const database of testDatabases) {
       }
     });
 
-    it('lists tools by what the credentials can do: 8 with a deploy token, 3 with a cms-read key, none on a free site or with a bad token', async () => {
+    it('lists tools by what the credentials can do: 8 with a deploy token, read tools with read keys, none on a free site or with a bad token', async () => {
+      const tenant = `http://community.${new URL(origin).host}`;
       const cases: Array<[Record<string, string>, string[]]> = [
         [{ authorization: `Bearer ${deployToken}` }, DEPLOY_TOOLS],
-        [{ 'x-blume-tenant-url': `http://community.${new URL(origin).host}`, 'x-blume-api-key': readKey }, CMS_READ_TOOLS],
+        [{ 'x-blume-tenant-url': tenant, 'x-blume-api-key': readKey }, CMS_READ_TOOLS],
+        [{ 'x-blume-tenant-url': tenant, 'x-blume-api-key': deskReadKey }, HELPDESK_READ_TOOLS],
+        // An admin member's forum token: the forum, and the help desk as an agent.
+        [{ 'x-blume-tenant-url': tenant, 'authentication-token': forumToken }, [...FORUM_TOOLS, ...HELPDESK_TOOLS].sort()],
         [{ 'x-blume-tenant-url': `http://cheap.${new URL(origin).host}`, 'x-blume-api-key': freeKey }, []],
         [{ authorization: 'Bearer dpl_nosuchtoken.secretsecretsecret' }, []],
       ];

@@ -1,7 +1,7 @@
 // The one registry of tool groups. Each group asks the API what its credential can do and answers
 // the tools it may list; the server registers exactly those, through one wrapper that turns every
-// failure into a tool error (isError) with no credential in it. A new group (the help desk's five
-// `helpdesk_*` tools) is one more entry in TOOL_GROUPS.
+// failure into a tool error (isError) with no credential in it. A new group is one more entry in
+// TOOL_GROUPS.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolFailure, type BlumeClient } from './api.js';
@@ -9,8 +9,9 @@ import type { ToolContext, ToolDefinition, ToolGroup } from './tool.js';
 import { cmsTools } from './tools/cms.js';
 import { deployTools } from './tools/deploy.js';
 import { forumTools } from './tools/forum.js';
+import { helpdeskTools } from './tools/helpdesk.js';
 
-export const TOOL_GROUPS: readonly ToolGroup[] = [deployTools, forumTools, cmsTools];
+export const TOOL_GROUPS: readonly ToolGroup[] = [deployTools, forumTools, cmsTools, helpdeskTools];
 
 export interface ToolServerOptions {
   /** Told why a group is not listed (a refused or unreachable credential); stdio prints it on stderr. */
@@ -25,7 +26,7 @@ export async function createToolServer(context: ToolContext, options: ToolServer
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: true } },
     instructions:
-      'Blume: deploy static sites, read and write the forum and the Content API of a community site. Production changes ' +
+      'Blume: deploy static sites, read and write the forum, the Content API and the help desk of a community site. Production changes ' +
       '(deploy_promote, deploy_rollback, deploy_upload with promote, deploy_connect_repository) refuse without confirm: true ' +
       'and say what would happen: show that to your human and ask before confirming. Each production change answers the call that undoes it.',
   });
