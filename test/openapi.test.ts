@@ -44,6 +44,23 @@ describe('OpenAPI documents', () => {
   }
 });
 
+describe('OpenAPI map', () => {
+  it('registers one document per surface, and each documents every route under its prefix', async () => {
+    const t = await buildTestApp({ database: 'pglite' });
+    try {
+      assert.deepEqual(t.app.apiDocuments.map((entry) => entry.path).sort(), SURFACES.map((surface) => surface.url).sort());
+      for (const entry of t.app.apiDocuments) {
+        const doc = entry.document() as { paths: Record<string, Record<string, unknown>> };
+        const documented = new Set(Object.entries(doc.paths).flatMap(([route, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${route.replace(/\{([^}]+)\}/g, ':$1')}`)));
+        assert.ok(entry.routes.length > 0, entry.path);
+        assert.deepEqual(entry.routes.filter((route) => !documented.has(route)).sort(), [], `routes missing from ${entry.path}`);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('OpenAPI lint', () => {
   const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
   for (const surface of SURFACES) {

@@ -126,6 +126,8 @@ export interface ApiDocumentEntry {
   path: string;
   /** The generated document (without per-request extensions). */
   document(): Record<string, unknown>;
+  /** Every route registered under the document's prefix, as `METHOD /path/:param` (HEAD and OPTIONS aside). */
+  routes: string[];
 }
 
 declare module 'fastify' {
@@ -136,12 +138,20 @@ declare module 'fastify' {
 }
 
 export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): Promise<void> {
+  const routes: string[] = [];
+  const documentPath = `${info.prefix}/openapi.json`;
+  // Seen by every route this plugin's context registers from here on; a test checks each is documented.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(`${info.prefix}/`) || route.url === documentPath) return;
+    for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`);
+  });
   app.apiDocuments.push({
     title: info.title,
     description: info.description,
     servedOn: info.servedOn,
-    path: `${info.prefix}/openapi.json`,
+    path: documentPath,
     document: () => app.swagger() as unknown as Record<string, unknown>,
+    routes,
   });
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
