@@ -13,8 +13,9 @@ It talks to Blume over its public APIs; which tools it lists depends on the cred
   BLUME_URL            the portal (default BLUME_PUBLIC_URL, else http://localhost:8080)
   BLUME_DEPLOY_TOKEN   a deploy token: the 8 deploy_* tools (BLUME_SITE optional, the token knows its site)
   BLUME_TENANT_URL     a community site, e.g. https://community.example.com, with
-    BLUME_FORUM_TOKEN  a member's forum token: the 5 forum_* tools
-    BLUME_API_KEY      an API key: cms_* tools (cms-read: the 3 read tools; cms-write: all 5)
+    BLUME_FORUM_TOKEN  a member's forum token: the 5 forum_* tools (and, for an agent, the help desk)
+    BLUME_API_KEY      an API key: cms_* tools (cms-read: the 3 read tools; cms-write: all 5) and
+                       helpdesk_* tools (helpdesk-read: the 2 read tools; helpdesk-write: all 5)
 Production changes refuse without confirm: true and say what would happen.`;
 
 export async function runMcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream = process.stderr): Promise<number> {

@@ -1,0 +1,77 @@
+// Docs pages run word for word: the commands of a page's `sh` blocks as a reader copies them
+// (continued lines joined, with the `## ` section each is in), run against a server set up as the
+// README's quick start sets it up, with the page's placeholders put in as the reader is told to.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BLUME_CLI_FROM_SOURCES, runBlume, runCommand, startBlume, type CliResult, type RunningServer } from './process.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface DocCommand {
+  section: string;
+  command: string;
+}
+
+export async function docCommands(page: string): Promise<DocCommand[]> {
+  const markdown = await readFile(path.join(ROOT, page), 'utf8');
+  const commands: DocCommand[] = [];
+  for (const section of markdown.split(/^## /m).slice(1)) {
+    const title = section.slice(0, section.indexOf('\n'));
+    for (const block of section.matchAll(/^```sh\n([\s\S]*?)^```/gm)) {
+      for (const line of block[1]!.replace(/\\\n\s*/g, '').split('\n')) if (line.trim() !== '') commands.push({ section: title, command: line.trim() });
+    }
+  }
+  return commands;
+}
+
+/** The command as a reader runs it against a local server: its port for 8080, their token for `dpl_...`, the CLI from the sources. */
+function asReaderRuns(command: string, port: number, deployToken: string): string {
+  return command.replaceAll('localhost:8080', `localhost:${port}`).replaceAll('dpl_...', deployToken).replace('npx blume', BLUME_CLI_FROM_SOURCES);
+}
+
+export interface ReaderServer {
+  server: RunningServer;
+  port: number;
+  /** A deploy token of the static site `site`, as the README's quick start mints one. */
+  deployToken: string;
+  /** Runs one of the page's commands as the reader does, with `sh`, from the project folder. */
+  run(command: string): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `blume serve` on embedded defaults at http://localhost:<port>, with an admin, a static site and its deploy token (the README's quick start). */
+export async function startReaderServer(site: string, env: Record<string, string> = {}): Promise<ReaderServer> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'blume-reader-'));
+  const port = await freePort();
+  const serverEnv = { BLUME_DATA_DIR: dataDir, BLUME_PUBLIC_URL: `http://localhost:${port}`, ...env };
+  const admin = await runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.com', '-p', 'a long password'], serverEnv);
+  if (admin.status !== 0) throw new Error(`create-admin failed: ${admin.stderr}`);
+  const server = await startBlume([], { ...serverEnv, BLUME_BIND: `127.0.0.1:${port}` });
+  const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'admin', password: 'a long password' }) });
+  const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+  const post = (url: string, body: unknown) => fetch(server.url + url, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const created = await post('/api/sites', { id: site, kind: 'static' });
+  if (created.status !== 201) throw new Error(`site creation failed: ${await created.text()}`);
+  const deployToken = ((await (await post(`/api/sites/${site}/deploy-tokens`, { name: 'reader' })).json()) as { token: string }).token;
+  return {
+    server,
+    port,
+    deployToken,
+    run: (command) => runCommand(['sh', '-c', asReaderRuns(command, port, deployToken)], {}, ROOT),
+    close: async () => {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
