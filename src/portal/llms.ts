@@ -18,7 +18,7 @@ const AGENT_RULES = [
 ];
 
 const MCP_TEXT = [
-  'Blume\'s MCP tool server exposes deploy, forum and content tools with typed input and output.',
+  'Blume\'s MCP tool server exposes 23 tools with typed input and output: 8 deploy tools (deploy token), 5 forum tools (forum token), 5 content tools (API key with cms scopes) and 5 help desk tools (API key with helpdesk scopes, or an agent\'s forum token); each group is listed only when its credential can use it.',
   'Locally (stdio): `npx blume mcp` with `BLUME_URL` (the portal), `BLUME_DEPLOY_TOKEN`, and for a community site `BLUME_TENANT_URL` with `BLUME_FORUM_TOKEN` and/or `BLUME_API_KEY`.',
   'Remotely (Streamable HTTP, stateless): `POST {portal}/mcp` with the same credentials as headers: `Authorization: Bearer <deploy token>`, `X-Blume-Tenant-Url`, `Authentication-Token`, `X-Blume-Api-Key`.',
   'Production changes (deploy_promote, deploy_rollback, deploy_upload with promote, deploy_connect_repository) refuse without `confirm: true` and say what would happen.',
