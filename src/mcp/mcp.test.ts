@@ -5,6 +5,7 @@
 // drafts a reply to a help desk ticket; the tool lists follow the credentials, and no credential
 // ever appears in what the server says.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -253,6 +254,9 @@ for (const database of testDatabases) {
       assert.match(textOf(badRelease), /release/);
       const unknown = await call(client, 'deploy_launch_rockets', {});
       assert.equal(unknown.isError, true);
+      const invalid = await call(client, 'helpdesk_triage', { id: 'x', priority: 'whenever' });
+      assert.equal(invalid.isError, true);
+      assert.match(textOf(invalid), /priority/, 'a schema error names the field');
       const missing = await call(client, 'deploy_upload', { path: folder('no-such-folder') });
       assert.equal(missing.isError, true);
       assert.match(textOf(missing), /Nothing exists at/);
@@ -332,6 +336,40 @@ for (const database of testDatabases) {
         } finally {
           await client.close();
         }
+      }
+    });
+
+    it('refuses to promote a release whose preview fails unless forced, and to connect a repository without confirm', async () => {
+      const { client, connect } = httpClient({ authorization: `Bearer ${deployToken}` });
+      await connect();
+      try {
+        // A release whose page is gone from the blob store: its preview answers 5xx on /.
+        await mkdir(path.join(filesDir, 'broken'));
+        const page = `<!doctype html><title>Broken ${database}</title><p>gone</p>`;
+        await writeFile(path.join(filesDir, 'broken', 'index.html'), page);
+        const uploaded = await call(client, 'deploy_upload', { path: 'broken' });
+        const release = (uploaded.structuredContent!.release as { id: string }).id;
+        const hash = createHash('sha256').update(page).digest('hex');
+        await rm(path.join(t.dataDir, 'blobs', 'sha256', hash.slice(0, 2)), { recursive: true, force: true });
+        const before = ((await call(client, 'deploy_list_releases')).structuredContent!.aliases as { live: string }).live;
+        const refused = await call(client, 'deploy_promote', { release, confirm: true });
+        assert.equal(refused.isError, true);
+        assert.match(textOf(refused), new RegExp(`Refused: the preview of release ${release} \\(.*\\) answers 5\\d\\d on /.*force: true`));
+        assert.equal(((await call(client, 'deploy_list_releases')).structuredContent!.aliases as { live: string }).live, before, 'nothing changed');
+        const forced = await call(client, 'deploy_promote', { release, confirm: true, force: true });
+        assert.equal(forced.isError, undefined, textOf(forced));
+        assert.equal(forced.structuredContent!.undo!.tool, 'deploy_rollback');
+        assert.equal((await call(client, 'deploy_rollback', { confirm: true })).isError, undefined);
+
+        const unconfirmed = await call(client, 'deploy_connect_repository', { repository: 'acme/site', branch: 'main', kind: 'static' });
+        assert.equal(unconfirmed.isError, true);
+        assert.match(textOf(unconfirmed), /this would connect acme\/site branch main as a static site to hello/);
+        const connected = await call(client, 'deploy_connect_repository', { repository: 'acme/site', branch: 'main', kind: 'static', confirm: true });
+        assert.equal(connected.isError, undefined, textOf(connected));
+        assert.match(String(connected.structuredContent!.webhook_url), /\/api\/deploy\/hello\/github\/webhook$/);
+        assert.ok(String(connected.structuredContent!.webhook_secret).length >= 32);
+      } finally {
+        await client.close();
       }
     });
 
