@@ -13,6 +13,7 @@ import { WebhookDispatcher } from './cms/webhooks.js';
 import type { Config } from './config/index.js';
 import { PlanMatrix } from './core/plans/matrix.js';
 import { settingsPlugin } from './core/settings/plugin.js';
+import { VerifiedCredentials } from './core/credentials/verified.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
 import { MailOutbox } from './forum/mail/outbox.js';
@@ -66,6 +67,8 @@ export interface AppServices {
   loginThrottle: LoginThrottle;
   /** Sends Content API webhooks queued by entry writes. */
   cmsWebhooks: WebhookDispatcher;
+  /** Verifies and revokes tokens and keys, caching the rows of verified ones per node (decision 0084). */
+  credentials: VerifiedCredentials;
 }
 
 declare module 'fastify' {
@@ -91,6 +94,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await sites.start();
   const plans = new PlanMatrix(deps.database.db, deps.cache.pubsub);
   await plans.start();
+  const credentials = new VerifiedCredentials(deps.database.db, deps.cache.pubsub);
+  await credentials.start();
 
   const surfaces = createSurfaceRouting({
     sitesDomain: config.sitesDomain,
@@ -123,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     embeddedDatabase: deps.database.driver === 'pglite',
     allowPrivateTargets: config.webhooksAllowPrivate,
   });
-  app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks(), loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), cmsWebhooks });
+  app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks(), loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), cmsWebhooks, credentials });
   app.decorate('surfaces', surfaces);
   app.decorate('apiDocuments', []);
   app.decorate('addFastLane', lanes.add);
@@ -158,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await cmsWebhooks.stop();
     await sites.stop();
     await plans.stop();
+    await credentials.stop();
   });
 
   await app.register(cookie);

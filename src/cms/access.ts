@@ -5,7 +5,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { canManageSite } from '../core/sites/policy.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { bearerToken, checkSameOrigin, sessionUser } from '../core/auth.js';
-import { verifyCredential } from '../core/credentials/service.js';
 import { AppError } from '../http/errors.js';
 import { highestScope, requireScope, type CmsCaller, type CmsScope } from './policy.js';
 
@@ -28,7 +27,7 @@ function unauthorized(reply: FastifyReply, code: 'authentication_required' | 'in
 async function callerOf(request: FastifyRequest, reply: FastifyReply, site: SiteRow): Promise<CmsCaller> {
   const token = bearerToken(request);
   if (token) {
-    const key = await verifyCredential(request.server.deps.database.db, token, 'api_key');
+    const key = await request.server.services.credentials.verify(token, 'api_key');
     // A key of another site proves nothing here: the same answer as a wrong key.
     if (!key || key.siteId !== site.id) throw unauthorized(reply, 'invalid_token', 'The API key is invalid, revoked, or belongs to another site.');
     const scope = highestScope(key.scopes);

@@ -4,7 +4,6 @@
 // (an API key of the site or its owner's session); the built-in types appear for everyone.
 import type { FastifyRequest } from 'fastify';
 import { eq } from 'drizzle-orm';
-import { verifyCredential } from '../core/credentials/service.js';
 import { canManageSite } from '../core/sites/policy.js';
 import { bearerToken, sessionUser } from '../core/auth.js';
 import type { OpenApiDocument } from '../http/openapi.js';
@@ -99,7 +98,7 @@ function addType(doc: OpenApiDocument, prefix: string, slug: string, fields: rea
 async function readsModel(request: FastifyRequest, siteId: string): Promise<boolean> {
   const token = bearerToken(request);
   if (token) {
-    const key = await verifyCredential(request.server.deps.database.db, token, 'api_key');
+    const key = await request.server.services.credentials.verify(token, 'api_key');
     return !!key && key.siteId === siteId && highestScope(key.scopes) !== undefined;
   }
   const user = await sessionUser(request);

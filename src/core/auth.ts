@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { userForSession } from './accounts/service.js';
 import type { UserRow } from './accounts/tables.js';
-import { verifyCredential, type CredentialKind } from './credentials/service.js';
+import type { CredentialKind } from './credentials/service.js';
 import type { CredentialRow } from './credentials/tables.js';
 import { AppError } from '../http/errors.js';
 import { declareSecurity } from '../http/openapi.js';
@@ -66,7 +66,7 @@ export async function requirePlatformAdmin(request: FastifyRequest, reply: Fasti
 export async function requireBearer(request: FastifyRequest, kind: CredentialKind): Promise<CredentialRow> {
   const token = bearerToken(request);
   if (!token) throw new AppError('authentication_required', 'Send the credential as `Authorization: Bearer <token>`.');
-  const row = await verifyCredential(request.server.deps.database.db, token, kind);
+  const row = await request.server.services.credentials.verify(token, kind);
   if (!row) throw new AppError('invalid_token', 'The credential is invalid or has been revoked.');
   request.credential = row;
   return row;

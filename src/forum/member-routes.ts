@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { presentToken, presentTokenCreated } from '../core/credentials/presenters.js';
 import { TokenCreatedOut, TokenOut } from '../core/credentials/schemas.js';
-import { listCredentials, mintCredential, revokeCredential } from '../core/credentials/service.js';
+import { listCredentials, mintCredential } from '../core/credentials/service.js';
 import { AppError } from '../http/errors.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { PageQuery } from '../http/pagination.js';
@@ -68,7 +68,7 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { site, viewer } = request.forum;
       const subjectId = viewer.kind === 'member' ? viewer.member.id : '';
-      if (!(await revokeCredential(db, request.params.token_id, { kind: 'forum_token', siteId: site.id, subjectId }))) {
+      if (!(await app.services.credentials.revoke(request.params.token_id, { kind: 'forum_token', siteId: site.id, subjectId }))) {
         throw new AppError('credential_not_found', `No such token "${request.params.token_id}".`);
       }
       return reply.code(204).send(null);

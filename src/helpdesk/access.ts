@@ -5,7 +5,6 @@
 // Then the plan (`helpdesk_api`, Pro and above) and the route's scope.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, checkSameOrigin, sessionUser } from '../core/auth.js';
-import { verifyCredential } from '../core/credentials/service.js';
 import { canManageSite } from '../core/sites/policy.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { TOKEN_HEADER } from '../forum/access.js';
@@ -52,7 +51,7 @@ async function callerOf(request: FastifyRequest, reply: FastifyReply, site: Site
   const db = request.server.deps.database.db;
   const key = bearerToken(request);
   if (key) {
-    const credential = await verifyCredential(db, key, 'api_key');
+    const credential = await request.server.services.credentials.verify(key, 'api_key');
     // A key of another site proves nothing here: the same answer as a wrong key.
     if (!credential || credential.siteId !== site.id) throw unauthorized(reply, 'invalid_token', 'The API key is invalid, revoked, or belongs to another site.');
     const scope = helpdeskScopeOf(credential.scopes);

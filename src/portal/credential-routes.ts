@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { presentApiKey, presentApiKeyCreated, presentToken, presentTokenCreated } from '../core/credentials/presenters.js';
 import { ApiKeyBody, ApiKeyCreatedOut, ApiKeyOut, NameBody, TokenCreatedOut, TokenOut } from '../core/credentials/schemas.js';
-import { listCredentials, mintCredential, revokeCredential, type CredentialKind } from '../core/credentials/service.js';
+import { listCredentials, mintCredential, type CredentialKind } from '../core/credentials/service.js';
 import { authorizeSite } from '../core/sites/policy.js';
 import { SiteParams } from '../core/sites/schemas.js';
 import { findSite } from '../core/sites/service.js';
@@ -22,7 +22,7 @@ export async function credentialRoutes(fastify: FastifyInstance): Promise<void> 
     authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id);
 
   const revoke = async (kind: CredentialKind, siteId: string, id: string): Promise<void> => {
-    if (!(await revokeCredential(db, id, { kind, siteId }))) throw new AppError('credential_not_found', `No such credential "${id}".`);
+    if (!(await app.services.credentials.revoke(id, { kind, siteId }))) throw new AppError('credential_not_found', `No such credential "${id}".`);
   };
 
   // Deploy tokens: one site each, every plan.
@@ -99,7 +99,7 @@ export async function credentialRoutes(fastify: FastifyInstance): Promise<void> 
     '/admin/purchase-keys/:credential_id',
     { schema: { tags: ['admin'], summary: 'Revoke a purchase key', params: Type.Object({ credential_id: Type.String({ maxLength: 64 }) }), response: { 204: Type.Null() } }, preHandler: requirePlatformAdmin },
     async (request, reply) => {
-      if (!(await revokeCredential(db, request.params.credential_id, { kind: 'purchase_key' }))) {
+      if (!(await app.services.credentials.revoke(request.params.credential_id, { kind: 'purchase_key' }))) {
         throw new AppError('credential_not_found', `No such credential "${request.params.credential_id}".`);
       }
       return reply.code(204).send(null);

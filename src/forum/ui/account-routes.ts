@@ -5,7 +5,7 @@ import { field, safeNext, seeOther } from '../../http/forms.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmail } from '../../lib/email.js';
-import { listCredentials, mintCredential, revokeCredential } from '../../core/credentials/service.js';
+import { listCredentials, mintCredential } from '../../core/credentials/service.js';
 import { AppError } from '../../http/errors.js';
 import { MAX_PASSWORD_LENGTH as MAX_PASSWORD, passwordProblem } from '../../lib/password-rules.js';
 import { authenticateMember, changeMemberPassword, createMember, effectiveRole, findMemberByUsername, updateMember } from '../members.js';
@@ -185,7 +185,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const ui = request.ui;
       requireMember(ui.viewer);
-      if (!(await revokeCredential(db, request.params.id, { kind: 'forum_token', siteId: ui.site.id, subjectId: ui.viewer.member.id }))) {
+      if (!(await app.services.credentials.revoke(request.params.id, { kind: 'forum_token', siteId: ui.site.id, subjectId: ui.viewer.member.id }))) {
         throw new AppError('credential_not_found', 'No such token.');
       }
       return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { message: { kind: 'ok', text: 'The token is revoked.' } })), { private: true });
