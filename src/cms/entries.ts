@@ -12,7 +12,7 @@ import { checkValue, type FieldDefinition } from './fields.js';
 import { MEDIA_PATH, missingMedia } from './media.js';
 import { presentEntry } from './presenters.js';
 import { filterConditions, sortOrder } from './query.js';
-import { cmsContentTypes, cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
+import { cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
 import { emitEntryEvent } from './webhooks.js';
 
 export type StatusView = 'published' | 'draft' | 'any';
@@ -194,21 +194,6 @@ async function entryByIdOrSlug(db: Executor, type: ContentTypeRow, idOrSlug: str
     .limit(1);
   const [row] = lock ? await query.for('update') : await query;
   return row;
-}
-
-/**
- * A stored type and one of its entries in one query (the Content API's hottest read): the type, or
- * undefined when the site has no such type, with the entry or undefined.
- */
-export async function typeAndEntry(db: Executor, siteId: string, typeSlug: string, idOrSlug: string, view: StatusView): Promise<{ type: ContentTypeRow; entry: EntryRow | undefined } | undefined> {
-  const [row] = await db
-    .select({ type: cmsContentTypes, entry: cmsEntries })
-    .from(cmsContentTypes)
-    .leftJoin(cmsEntries, and(eq(cmsEntries.typeId, cmsContentTypes.id), or(eq(cmsEntries.id, idOrSlug), eq(cmsEntries.slug, idOrSlug)), statusWhere(view)))
-    .where(and(eq(cmsContentTypes.siteId, siteId), eq(cmsContentTypes.slug, typeSlug)))
-    .orderBy(sql`${cmsEntries.id} = ${idOrSlug} desc nulls last`)
-    .limit(1);
-  return row ? { type: row.type, entry: row.entry ?? undefined } : undefined;
 }
 
 export async function findEntry(db: Executor, type: ContentTypeRow, idOrSlug: string, view: StatusView): Promise<EntryRow> {

@@ -1,7 +1,7 @@
 // Entries of articles and custom types, stored in `cms_entries`.
 import { AppError } from '../http/errors.js';
 import { findStoredType } from './content-types.js';
-import { createEntry, deleteEntry, entriesById, etagOf, listEntries, storedEntryExists, typeAndEntry, updateEntry, type RelationLookup, type StatusView } from './entries.js';
+import { createEntry, deleteEntry, entriesById, etagOf, findEntry, listEntries, storedEntryExists, updateEntry, type RelationLookup, type StatusView } from './entries.js';
 import { FORUM_TYPE_SLUGS } from './forum-types.js';
 import { forumSource } from './forum-views.js';
 import type { FieldDefinition } from './fields.js';
@@ -72,15 +72,11 @@ export function storedSource(slug: string): EntrySource {
       return { rows: rows.map((row) => presentEntry(type, row, { select, include, included: related })), total };
     },
     async read(ctx, idOrSlug, query) {
+      const type = await typeOf(ctx, slug);
       const view = authorizeStatusView(ctx.caller, query.status);
-      // One query for the type and the entry. Without the type, typeOf answers 404 (or, for a
-      // site's first read of `articles`, creates that type, which has no entries yet).
-      const found = await typeAndEntry(ctx.db, ctx.site.id, slug, idOrSlug, view);
-      const type = found?.type ?? (await typeOf(ctx, slug));
       const select = fieldList(type.fields, query.fields, 'fields');
       const include = fieldList(type.fields, query.include, 'include');
-      const row = found?.entry;
-      if (!row) throw new AppError('entry_not_found', `No ${type.slug} entry "${idOrSlug}".`);
+      const row = await findEntry(ctx.db, type, idOrSlug, view);
       const related = await included(ctx, include, [row], view);
       return { entry: presentEntry(type, row, { select, include, included: related }), etag: etagOf(row) };
     },
