@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerSiteApiCors } from '../forum/plugin.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { deskRoutes } from './desk-routes.js';
+import { inboundRoutes } from './inbound-routes.js';
 import { ticketRoutes } from './ticket-routes.js';
 
 export const HELPDESK_API_PREFIX = '/api/helpdesk/v1';
@@ -25,6 +26,7 @@ export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
       await registerSiteApiCors(api);
       await api.register(ticketRoutes);
       await api.register(deskRoutes);
+      await api.register(inboundRoutes);
     },
     { prefix: HELPDESK_API_PREFIX },
   );

@@ -18,6 +18,7 @@ const SECURITY_SCHEMES: Record<string, OpenAPIV3.SecuritySchemeObject> = {
   forumToken: { type: 'apiKey', in: 'header', name: 'Authentication-Token', description: 'A forum token (POST /api/forum/v1/auth/tokens mints one).' },
   apiKey: { type: 'http', scheme: 'bearer', description: 'An API key of the site with its scopes: `Authorization: Bearer blu_sk_<id>.<secret>`.' },
   purchaseKey: { type: 'http', scheme: 'bearer', description: 'A purchase key minted by a platform administrator: `Authorization: Bearer pk_<id>.<secret>`.' },
+  inboundSecret: { type: 'http', scheme: 'bearer', description: 'The site\'s HELPDESK_INBOUND_SECRET (Postmark sends it as basic auth); SendGrid and Mailgun payloads carry their own signatures instead.' },
   webhookSignature: { type: 'apiKey', in: 'header', name: 'X-Hub-Signature-256', description: 'HMAC-SHA256 of the raw body with the webhook secret, `sha256=<hex>`.' },
 };
 

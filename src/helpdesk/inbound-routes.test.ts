@@ -1,0 +1,193 @@
+// POST /api/helpdesk/v1/inbound-email over HTTP, as a mail server or a provider's webhook calls it:
+// raw MIME and Postmark JSON become tickets, a redelivery answers the same ticket,
+// machine-sent mail is answered and dropped, and unsigned, malformed or oversized mail is refused
+// with its code; a site whose plan has no help desk takes none. Then mail both ways against an SMTP
+// sink: an agent's public reply is mailed, and the requester's answer threads back.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { mintApiKey } from '../../test/factories/cms.js';
+import { communityHost, makeCommunity } from '../../test/factories/forum.js';
+import { helpdeskApi } from '../../test/factories/helpdesk.js';
+import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
+import { testDatabases } from '../../test/helpers/databases.js';
+import { eventually } from '../../test/helpers/eventually.js';
+import { decodedBody, startSmtpSink, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+
+const raw = (name: string): Buffer => readFileSync(new URL(`../../test/fixtures/mail/${name}`, import.meta.url));
+
+interface Filed {
+  ticket_id: string | null;
+  number: number | null;
+  created: boolean;
+  ignored: string | null;
+}
+
+for (const database of testDatabases) {
+  describe(`help desk inbound e-mail over HTTP [${database}]`, () => {
+    let t: TestApp;
+    let owner: Actor;
+    const deliver = (site: string, body: Buffer | string, contentType: string, authorization?: string) =>
+      t.app.inject({ method: 'POST', url: '/api/helpdesk/v1/inbound-email', headers: { host: communityHost(site), 'content-type': contentType, ...(authorization ? { authorization } : {}) }, payload: body });
+    const mime = (body: Buffer | string, secret = 'inbound-secret') => deliver('desk', body, 'message/rfc822', `Bearer ${secret}`);
+
+    before(async () => {
+      t = await buildTestApp({ database });
+      owner = await signIn(t.app, 'owner');
+      await makeCommunity(t.app, owner, 'desk', 'pro');
+      await makeCommunity(t.app, owner, 'hobby', 'free');
+      for (const site of ['desk', 'hobby']) {
+        const put = await portal(t.app, owner, { method: 'PUT', url: `/api/instances/${site}/env`, payload: { HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com', HELPDESK_INBOUND_SECRET: 'inbound-secret', HELPDESK_ATTACHMENT_MAX_BYTES: '1000000' } });
+        assert.equal(put.statusCode, 200, put.body);
+        await portal(t.app, owner, { method: 'POST', url: `/api/instances/${site}/restart` });
+      }
+    });
+    after(() => t.close());
+
+    it('opens a ticket from raw MIME; a redelivery answers the same ticket', async () => {
+      const first = await mime(raw('apple-mail-attachments.eml'));
+      assert.equal(first.statusCode, 202, first.body);
+      const filed = json<Filed>(first);
+      assert.equal(filed.created, true);
+      assert.ok(filed.ticket_id && filed.number);
+      const again = await mime(raw('apple-mail-attachments.eml'));
+      assert.deepEqual(json<Filed>(again), { ...filed, created: false });
+    });
+
+    it('takes a Postmark payload with the secret as basic auth', async () => {
+      const payload = JSON.stringify({ FromFull: { Email: 'pm@customer.example', Name: 'PM' }, ToFull: [{ Email: 'support@help.example.com' }], Subject: 'Via Postmark', TextBody: 'Hello', Headers: [{ Name: 'Message-ID', Value: '<pm-http@customer.example>' }] });
+      const basic = (password: string) => `Basic ${Buffer.from(`postmark:${password}`).toString('base64')}`;
+      const filed = await deliver('desk', payload, 'application/json', basic('inbound-secret'));
+      assert.equal(filed.statusCode, 202, filed.body);
+      assert.equal(json<Filed>(filed).created, true);
+      const refused = await deliver('desk', payload, 'application/json', basic('wrong'));
+      assert.equal(refused.statusCode, 401);
+      assert.equal(json(refused).code, 'inbound_unauthorized');
+    });
+
+    it('answers machine-sent mail 202 and files nothing', async () => {
+      for (const name of ['auto-reply.eml', 'bounce-dsn.eml']) {
+        const response = await mime(raw(name));
+        assert.equal(response.statusCode, 202, name);
+        const body = json<Filed>(response);
+        assert.equal(body.ticket_id, null, name);
+        assert.ok(body.ignored, name);
+      }
+    });
+
+    it('refuses unsigned, wrongly signed, malformed and oversized mail, and a site without the help desk', async () => {
+      const unsigned = await deliver('desk', raw('gmail-reply.eml'), 'message/rfc822');
+      assert.equal(unsigned.statusCode, 401);
+      assert.equal(json(unsigned).code, 'inbound_unauthorized');
+      assert.equal((await mime(raw('gmail-reply.eml'), 'wrong-secret')).statusCode, 401);
+      const malformed = await mime(raw('malformed.eml'));
+      assert.equal(malformed.statusCode, 422, malformed.body);
+      assert.equal(json(malformed).code, 'invalid_inbound_email');
+      const big = Buffer.from(
+        [
+          'From: Big <big@customer.example>',
+          'To: support@help.example.com',
+          'Subject: Large file',
+          'Message-ID: <big-1@customer.example>',
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/mixed; boundary="b"',
+          '',
+          '--b',
+          'Content-Type: text/plain',
+          '',
+          'See attached.',
+          '--b',
+          'Content-Type: application/octet-stream; name="dump.bin"',
+          'Content-Disposition: attachment; filename="dump.bin"',
+          'Content-Transfer-Encoding: base64',
+          '',
+          Buffer.alloc(1_200_000, 7).toString('base64').replace(/.{76}/g, '$&\r\n'),
+          '--b--',
+          '',
+        ].join('\r\n'),
+      );
+      const oversized = await mime(big);
+      assert.equal(oversized.statusCode, 413, oversized.body);
+      assert.equal(json(oversized).code, 'attachment_too_large');
+      const hobby = await deliver('hobby', raw('gmail-reply.eml'), 'message/rfc822', 'Bearer inbound-secret');
+      assert.equal(hobby.statusCode, 403);
+      assert.equal(json(hobby).code, 'plan_required');
+    });
+  });
+}
+
+for (const database of testDatabases) {
+  describe(`help desk mail both ways [${database}]`, () => {
+    let sink: SmtpSink;
+    let t: TestApp;
+    let write: string;
+    const inbound = (body: Buffer | string) =>
+      t.app.inject({ method: 'POST', url: '/api/helpdesk/v1/inbound-email', headers: { host: communityHost('desk'), 'content-type': 'message/rfc822', authorization: 'Bearer inbound-secret' }, payload: body });
+    const api = (method: 'GET' | 'POST' | 'PATCH', path: string, payload?: object) => helpdeskApi(t.app, 'desk', { key: write }, { method, path, ...(payload ? { payload } : {}) });
+
+    before(async () => {
+      sink = await startSmtpSink();
+      t = await buildTestApp({ database, env: { BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) } });
+      const owner = await signIn(t.app, 'owner');
+      await makeCommunity(t.app, owner, 'desk', 'pro');
+      const put = await portal(t.app, owner, { method: 'PUT', url: '/api/instances/desk/env', payload: { HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com', HELPDESK_INBOUND_SECRET: 'inbound-secret', FORUM_TITLE: 'Acme Support' } });
+      assert.equal(put.statusCode, 200, put.body);
+      await portal(t.app, owner, { method: 'POST', url: '/api/instances/desk/restart' });
+      write = await mintApiKey(t.app, owner, 'desk', ['helpdesk-write']);
+    });
+    after(async () => {
+      await t.close();
+      await sink.close();
+    });
+
+    it('mails an agent\'s public reply so that the requester\'s answer threads back onto the ticket; notes stay inside', async () => {
+      const opened = json<Filed>(
+        await inbound(['From: Ria <ria@customer.example>', 'To: support@help.example.com', 'Subject: Invoice is wrong', 'Message-ID: <ria-1@customer.example>', '', 'The total is off by ten.', ''].join('\r\n')),
+      );
+      assert.equal(opened.created, true);
+      const note = await api('POST', `/tickets/${opened.ticket_id}/replies`, { body: 'Checking with billing.', internal: true });
+      assert.equal(note.statusCode, 201);
+      const answer = await api('POST', `/tickets/${opened.ticket_id}/replies`, { body: 'Sorry, a corrected invoice is on its way.' });
+      assert.equal(answer.statusCode, 201, answer.body);
+      await t.app.services.mailOutbox.idle();
+      const mails = await eventually('the reply mail', async () => (sink.received.length > 0 ? sink.received : undefined), 5_000);
+      assert.equal(mails.length, 1, 'the internal note is not mailed');
+      const mail = mails[0]!;
+      assert.deepEqual(mail.to, ['ria@customer.example']);
+      assert.equal(mail.headers.get('subject'), `Re: [#${opened.number}] Invoice is wrong`);
+      assert.equal(mail.headers.get('in-reply-to'), '<ria-1@customer.example>');
+      const replyTo = /<?([^<>\s]+@help\.example\.com)>?/.exec(mail.headers.get('reply-to') ?? '')?.[1];
+      assert.match(replyTo ?? '', /^support\+t[^@]+@help\.example\.com$/);
+      assert.match(decodedBody(mail), /corrected invoice/);
+      assert.doesNotMatch(decodedBody(mail), /billing/);
+
+      // The requester answers from a client that keeps only the Reply-To and the quote.
+      const back = await inbound(
+        [
+          'From: Ria <ria@customer.example>',
+          `To: ${replyTo}`,
+          'Subject: Re: your reply',
+          'Message-ID: <ria-2@customer.example>',
+          '',
+          'Thanks, got it.',
+          '',
+          `On Tue, Acme Support <${replyTo}> wrote:`,
+          '> Sorry, a corrected invoice is on its way.',
+          '',
+        ].join('\r\n'),
+      );
+      assert.equal(back.statusCode, 202, back.body);
+      assert.deepEqual(json<Filed>(back), { ticket_id: opened.ticket_id, number: opened.number, created: true, ignored: null });
+      const thread = json<Array<{ body: string; internal: boolean; author: { kind: string } }>>(await api('GET', `/tickets/${opened.ticket_id}/replies`));
+      assert.deepEqual(
+        thread.map((entry) => [entry.author.kind, entry.internal, entry.body]),
+        [
+          ['requester', false, 'The total is off by ten.'],
+          ['agent', true, 'Checking with billing.'],
+          ['agent', false, 'Sorry, a corrected invoice is on its way.'],
+          ['requester', false, 'Thanks, got it.'],
+        ],
+      );
+    });
+  });
+}
