@@ -14,10 +14,13 @@ const API_TESTS = [
   'src/deploy/deploy.test.ts',
   'src/deploy/git/github.test.ts',
   'src/forum/forum.test.ts',
+  'src/helpdesk/helpdesk.test.ts',
+  'src/helpdesk/tickets.test.ts',
+  'src/helpdesk/inbound-routes.test.ts',
   'src/http/allowed-methods.test.ts',
   'src/http/login-throttle.test.ts',
 ];
-const DOCUMENTS = ['portal', 'deploy', 'instances', 'forum'];
+const DOCUMENTS = ['portal', 'deploy', 'instances', 'forum', 'helpdesk'];
 
 type Document = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
 
