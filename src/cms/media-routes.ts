@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
+import { readUploadedFile } from '../http/uploads.js';
 import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
 import { validatorCompiler } from '../http/validation.js';
 import { cmsAccess } from './access.js';
@@ -35,21 +36,8 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
       preHandler: cmsAccess('cms-write'),
     },
     async (request, reply) => {
-      const part = await request.file({ limits: { fileSize: MAX_MEDIA_BYTES } });
-      if (!part || part.fieldname !== 'file') {
-        part?.file.resume();
-        throw new AppError('media_missing', 'Send the file in the multipart field `file`.');
-      }
-      let bytes: Buffer;
-      try {
-        bytes = await part.toBuffer();
-      } catch (error) {
-        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-          throw new AppError('media_too_large', `Media are at most ${MAX_MEDIA_BYTES / 1024 / 1024} MiB.`, { max_bytes: MAX_MEDIA_BYTES });
-        }
-        throw error;
-      }
-      const row = await storeMedia(db, blobs, request.cms.site.id, { filename: part.filename, declaredType: part.mimetype, bytes });
+      const file = await readUploadedFile(request, { field: 'file', maxBytes: MAX_MEDIA_BYTES, missing: 'media_missing', tooLarge: 'media_too_large', what: 'Media' });
+      const row = await storeMedia(db, blobs, request.cms.site.id, file);
       return reply.code(201).send(presentMedia(row));
     },
   );

@@ -9,6 +9,7 @@ import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import type { UploadedFile } from '../http/uploads.js';
 import type { Page } from '../http/pagination.js';
 import { cleanFilename, FILE_KINDS, sniffFileKind } from '../lib/file-types.js';
 import { newId } from '../lib/ids.js';
@@ -37,13 +38,7 @@ export function presentMedia(row: MediaRow): MediaOut {
   return { id: row.id, url: mediaUrl(row), filename: row.filename, content_type: row.contentType, size: row.size, sha256: row.sha256, created_at: row.createdAt.toISOString() };
 }
 
-export interface Upload {
-  filename: string;
-  declaredType: string;
-  bytes: Buffer;
-}
-
-export async function storeMedia(db: Executor, blobs: BlobStore, siteId: string, upload: Upload): Promise<MediaRow> {
+export async function storeMedia(db: Executor, blobs: BlobStore, siteId: string, upload: UploadedFile): Promise<MediaRow> {
   const filename = cleanFilename(upload.filename);
   const contentType = mediaTypeOf(filename, upload.declaredType, upload.bytes);
   const sha256 = createHash('sha256').update(upload.bytes).digest('hex');

@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import { AppError } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
 import { consumeRateLimit } from '../http/rate-limit.js';
+import { readUploadedFile } from '../http/uploads.js';
 import { validatorCompiler } from '../http/validation.js';
 import { forumMember } from './access.js';
 import { memberSecurity, UploadForm, UploadOut, UploadParams } from './schemas.js';
@@ -37,21 +38,8 @@ export async function uploadRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { site, viewer } = request.forum;
       if (viewer.kind === 'member') await consumeRateLimit(app.deps.cache.cache, `forum:uploads:${site.id}:${viewer.member.id}`, UPLOADS_PER_HOUR, 3600, 'uploads');
-      const part = await request.file({ limits: { fileSize: MAX_UPLOAD_BYTES } });
-      if (!part || part.fieldname !== 'file') {
-        part?.file.resume();
-        throw new AppError('upload_missing', 'Send the file in the multipart field `file`.');
-      }
-      let bytes: Buffer;
-      try {
-        bytes = await part.toBuffer();
-      } catch (error) {
-        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-          throw new AppError('upload_too_large', `Uploads are at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB.`, { max_bytes: MAX_UPLOAD_BYTES });
-        }
-        throw error;
-      }
-      const row = await storeUpload(db, blobs, site.id, viewer, { filename: part.filename, declaredType: part.mimetype, bytes });
+      const file = await readUploadedFile(request, { field: 'file', maxBytes: MAX_UPLOAD_BYTES, missing: 'upload_missing', tooLarge: 'upload_too_large', what: 'Uploads' });
+      const row = await storeUpload(db, blobs, site.id, viewer, file);
       return reply.code(201).send(presentUpload(row));
     },
   );

@@ -3,24 +3,16 @@
 // moderators; bad files are refused with a clear code and store nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
 import { multipartBody } from '../../test/helpers/archives.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { MAX_UPLOAD_BYTES } from './uploads.js';
+import { pngChunk } from '../../test/helpers/images.js';
 
 const SECRET = 'GPS 48.8584N 2.2945E';
 const TRAILER = '<script>alert(1)</script>';
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
 
 /** A 3x2 RGB PNG with a tEXt chunk holding SECRET, and a script after IEND. */
 function photoPng(): Buffer {

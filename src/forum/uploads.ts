@@ -8,6 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import type { UploadedFile } from '../http/uploads.js';
 import { cleanFilename, FILE_KINDS, sniffFileKind } from '../lib/file-types.js';
 import { newId } from '../lib/ids.js';
 import { MalformedImage, stripImageMetadata } from '../lib/image-metadata.js';
@@ -43,13 +44,7 @@ export function presentUpload(row: UploadRow): UploadOut {
   };
 }
 
-export interface Upload {
-  filename: string;
-  declaredType: string;
-  bytes: Buffer;
-}
-
-export async function storeUpload(db: Executor, blobs: BlobStore, siteId: string, viewer: Viewer, upload: Upload): Promise<UploadRow> {
+export async function storeUpload(db: Executor, blobs: BlobStore, siteId: string, viewer: Viewer, upload: UploadedFile): Promise<UploadRow> {
   requirePoster(viewer);
   const filename = cleanFilename(upload.filename);
   const sniffed = sniffFileKind(filename, upload.declaredType, upload.bytes, KINDS);

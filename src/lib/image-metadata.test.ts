@@ -1,23 +1,14 @@
 // Images made by Chromium's own encoders, given the metadata cameras and editors write, cleaned,
 // then decoded again by Chromium: the metadata and trailing bytes are gone, the pixels are the same.
 import assert from 'node:assert/strict';
-import { crc32 } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, skipWithoutChromium } from '../../test/helpers/browser.js';
 import { MalformedImage, stripImageMetadata } from './image-metadata.js';
+import { pngChunk } from '../../test/helpers/images.js';
 
 const SECRET = 'GPS 48.8584N 2.2945E';
 const TRAILER = Buffer.from('<script>alert("polyglot")</script>');
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
 
 /** tEXt and eXIf chunks before the image data, and a script after IEND. */
 function withPngMetadata(png: Buffer): Buffer {

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,6 +23,7 @@ import { startAiProvider, type AiProviderServer } from '../../test/helpers/ai-pr
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { basicAuth } from '../../test/helpers/deploy.js';
+import { freePort } from '../../test/helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,15 +43,6 @@ const CMS_TOOLS = [...CMS_READ_TOOLS, 'cms_generate_draft', 'cms_save_entry'].so
 const HELPDESK_READ_TOOLS = ['helpdesk_get_ticket', 'helpdesk_list_tickets'];
 const HELPDESK_TOOLS = [...HELPDESK_READ_TOOLS, 'helpdesk_draft_reply', 'helpdesk_reply', 'helpdesk_triage'].sort();
 const ALL_TOOLS = [...DEPLOY_TOOLS, ...FORUM_TOOLS, ...CMS_TOOLS, ...HELPDESK_TOOLS].sort();
-
-/** A port the OS just handed out, so the app's public URL (preview and site URLs) names it. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 type Structured = Record<string, unknown> & { undo?: { tool: string; arguments: Record<string, unknown> } | null };
 

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const GUIDE = path.join(ROOT, 'docs/image.md');
@@ -59,15 +59,6 @@ function collect(child: ChildProcess, timeoutMs: number): Promise<Outcome> {
       resolve({ status, stdout, stderr });
     }),
   );
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
 }
 
 describe('the community image, built with buildah and run as docs/image.md says', { skip: skipReason() }, () => {

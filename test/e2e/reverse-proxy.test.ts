@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { multipartBody, siteArchive, tarball } from '../helpers/archives.js';
 import { runBlume, startBlume, type RunningServer } from '../helpers/process.js';
+import { freePort } from '../helpers/ports.js';
 
 const nginxBinary = ['nginx', '/usr/sbin/nginx'].find((candidate) => spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0);
 
@@ -52,14 +53,6 @@ function send(port: number, options: { method: string; path: string; host: strin
     request.on('error', reject);
     request.end(payload);
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -2,11 +2,11 @@
 // (continued lines joined, with the `## ` section each is in), run against a server set up as the
 // README's quick start sets it up, with the page's placeholders put in as the reader is told to.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BLUME_CLI_FROM_SOURCES, runBlume, runCommand, startBlume, type CliResult, type RunningServer } from './process.js';
+import { freePort } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -40,14 +40,6 @@ export interface ReaderServer {
   /** Runs one of the page's commands as the reader does, with `sh`, from the project folder. */
   run(command: string): Promise<CliResult>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** `blume serve` on embedded defaults at http://localhost:<port>, with an admin, a static site and its deploy token (the README's quick start). */
