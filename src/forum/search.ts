@@ -19,7 +19,7 @@ export interface SearchHit extends TopicView {
 }
 
 /** What narrows a search besides its words; the author and dates apply to the matching posts (and a matching title's topic). */
-export interface SearchFilters {
+interface SearchFilters {
   /** A forum's id or slug. */
   forumId?: string;
   /** A member's username, any case. */

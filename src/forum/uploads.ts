@@ -21,7 +21,7 @@ export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 export const UPLOADS_PER_HOUR = 60;
 const KINDS = [FILE_KINDS.png, FILE_KINDS.jpeg, FILE_KINDS.gif, FILE_KINDS.webp, FILE_KINDS.pdf, FILE_KINDS.zip, FILE_KINDS.text];
 export const ACCEPTED_UPLOADS = KINDS.map((k) => k.type);
-export const UPLOADS_PATH = '/uploads/';
+const UPLOADS_PATH = '/uploads/';
 
 const blobKey = (row: Pick<UploadRow, 'id'>): string => `forum-uploads/${row.id}`;
 const uploadUrl = (row: Pick<UploadRow, 'id' | 'filename'>): string => `${UPLOADS_PATH}${row.id}/${row.filename}`;

@@ -10,7 +10,7 @@ export class MalformedImage extends Error {
   }
 }
 
-export interface CleanImage {
+interface CleanImage {
   bytes: Buffer;
   width: number;
   height: number;
@@ -197,8 +197,6 @@ const CLEANERS: Record<string, (bytes: Buffer) => CleanImage> = {
   'image/gif': cleanGif,
   'image/webp': cleanWebp,
 };
-
-export const CLEANED_IMAGE_TYPES = Object.keys(CLEANERS);
 
 /** The image rewritten without metadata and trailing bytes, with its size; throws MalformedImage. */
 export function stripImageMetadata(type: string, bytes: Buffer): CleanImage {

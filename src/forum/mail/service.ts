@@ -77,7 +77,7 @@ export async function setReplyNotifications(db: Executor, siteId: string, member
   await db.update(forumMembers).set({ notifyReplies: on }).where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, memberId)));
 }
 
-export interface PostMailEvent {
+interface PostMailEvent {
   site: SiteRow;
   topic: ForumTopicRow;
   post: ForumPostRow;

@@ -150,7 +150,7 @@ export interface SearchNarrowing {
   before: string;
 }
 
-export interface SearchForm {
+interface SearchForm {
   query: string;
   narrow: SearchNarrowing;
   forums: Array<{ slug: string; name: string }>;
