@@ -17,6 +17,7 @@ const API_TESTS = [
   'src/helpdesk/helpdesk.test.ts',
   'src/helpdesk/tickets.test.ts',
   'src/helpdesk/inbound-routes.test.ts',
+  'src/helpdesk/reports.test.ts',
   'src/http/allowed-methods.test.ts',
   'src/http/login-throttle.test.ts',
 ];

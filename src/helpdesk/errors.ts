@@ -10,4 +10,5 @@ export const helpdeskErrorCodes = {
   agent_not_found: { status: 404, title: 'Agent not found' },
   helpdesk_category_exists: { status: 409, title: 'A help desk category with this name exists' },
   invalid_ticket: { status: 422, title: 'The ticket or reply is not valid' },
+  invalid_report_range: { status: 422, title: 'The report range is not valid' },
 } as const satisfies Record<string, { status: number; title: string }>;

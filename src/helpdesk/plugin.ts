@@ -5,6 +5,7 @@ import { registerSiteApiCors } from '../forum/plugin.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { deskRoutes } from './desk-routes.js';
 import { inboundRoutes } from './inbound-routes.js';
+import { reportRoutes } from './report-routes.js';
 import { ticketRoutes } from './ticket-routes.js';
 
 export const HELPDESK_API_PREFIX = '/api/helpdesk/v1';
@@ -27,6 +28,7 @@ export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
       await api.register(ticketRoutes);
       await api.register(deskRoutes);
       await api.register(inboundRoutes);
+      await api.register(reportRoutes);
     },
     { prefix: HELPDESK_API_PREFIX },
   );

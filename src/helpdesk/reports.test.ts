@@ -1,0 +1,87 @@
+// Help desk reports over a day's work, on both databases: two tickets opened, one answered by the
+// agent, paused (pending), then solved, the other left open and paused; every report shows it, as
+// JSON and as CSV, and bad ranges and non-admin agents are refused.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { mintApiKey } from '../../test/factories/cms.js';
+import { addMember, makeCommunity, type ForumActor } from '../../test/factories/forum.js';
+import { helpdeskApi, type HelpdeskCredential } from '../../test/factories/helpdesk.js';
+import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { testDatabases } from '../../test/helpers/databases.js';
+
+type Report = { from: string; to: string; interval: string; totals: Record<string, number>; rows: Array<Record<string, string | number | null>> };
+
+for (const database of testDatabases) {
+  describe(`help desk reports [${database}]`, () => {
+    let t: TestApp;
+    let write: HelpdeskCredential;
+    let ann: ForumActor;
+    const api = (credential: HelpdeskCredential, method: 'GET' | 'POST' | 'PATCH', path: string, payload?: object, headers?: Record<string, string>) =>
+      helpdeskApi(t.app, 'desk', credential, { method, path, ...(payload ? { payload } : {}), ...(headers ? { headers } : {}) });
+    const report = async (kind: string, query = '') => {
+      const response = await api(write, 'GET', `/reports/${kind}${query}`);
+      assert.equal(response.statusCode, 200, response.body);
+      return json<Report>(response);
+    };
+    const today = new Date().toISOString().slice(0, 10);
+
+    before(async () => {
+      t = await buildTestApp({ database });
+      const owner = await signIn(t.app, 'owner');
+      await makeCommunity(t.app, owner, 'desk', 'pro');
+      write = { key: await mintApiKey(t.app, owner, 'desk', ['helpdesk-write']) };
+      ann = await addMember(t.app, 'desk', 'ann');
+      assert.equal((await api(write, 'PATCH', `/agents/${ann.member.id}`, { capacity: 5 })).statusCode, 200);
+      const open = async (subject: string) => json<{ id: string; assignee_id: string | null }>(await api(write, 'POST', '/tickets', { subject, body: 'Help.', requester: { email: `${subject.toLowerCase()}@customer.example` } }));
+      const first = await open('Alpha');
+      const second = await open('Beta');
+      assert.equal(first.assignee_id, ann.member.id, 'auto-assigned to the one agent');
+      const agent = { token: ann.token };
+      assert.equal((await api(agent, 'POST', `/tickets/${first.id}/replies`, { body: 'On it.' })).statusCode, 201);
+      assert.equal((await api(agent, 'PATCH', `/tickets/${first.id}`, { status: 'pending' })).statusCode, 200);
+      assert.equal((await api(agent, 'PATCH', `/tickets/${first.id}`, { status: 'solved' })).statusCode, 200);
+      assert.equal((await api(agent, 'PATCH', `/tickets/${second.id}`, { status: 'pending' })).statusCode, 200);
+    });
+    after(() => t.close());
+
+    it('counts the day\'s tickets, solves and replies, per period and in totals', async () => {
+      const tickets = await report('tickets');
+      assert.equal(tickets.to, today);
+      assert.equal(tickets.interval, 'day');
+      assert.deepEqual(tickets.totals, { created: 2, solved: 1, reopened: 0, agent_replies: 1, requester_replies: 0 });
+      assert.deepEqual(tickets.rows, [{ period: today, created: 2, solved: 1, reopened: 0, agent_replies: 1, requester_replies: 0 }]);
+      const monthly = await report('tickets', `?interval=month&from=${today}&to=${today}`);
+      assert.equal(monthly.rows[0]!.period, `${today.slice(0, 7)}-01`);
+      assert.deepEqual((await report('trends')).totals, { created: 2, solved: 1, reopened: 0, backlog_change: 1 });
+    });
+
+    it('shows the agent\'s work, the categories and the SLA clocks, the paused one included', async () => {
+      const agents = await report('agents');
+      assert.deepEqual(agents.rows, [{ agent_id: ann.member.id, username: 'ann', assigned: 2, replies: 1, solved: 1, open_now: 1 }]);
+      assert.deepEqual((await report('categories')).rows, [{ category_id: null, name: '(none)', created: 2, solved: 1, open_now: 1 }]);
+      const sla = await report('sla');
+      assert.equal(sla.totals.tickets, 2);
+      assert.equal(sla.totals.paused, 1, 'the pending ticket\'s clock is stopped');
+      assert.equal(sla.totals.breached, 0);
+      assert.equal(typeof sla.rows[0]!.avg_first_response_minutes, 'number');
+    });
+
+    it('answers CSV for Accept: text/csv', async () => {
+      const response = await api(write, 'GET', '/reports/agents', undefined, { accept: 'text/csv' });
+      assert.equal(response.statusCode, 200);
+      assert.match(String(response.headers['content-type']), /^text\/csv/);
+      assert.match(String(response.headers['content-disposition']), /attachment; filename="helpdesk-agents-\d{4}-\d\d-\d\d-\d{4}-\d\d-\d\d\.csv"/);
+      assert.equal(response.body, `agent_id,username,assigned,replies,solved,open_now\r\n${ann.member.id},ann,2,1,1,1\r\n`);
+    });
+
+    it('refuses bad ranges and agents who are not admins', async () => {
+      const backwards = await api(write, 'GET', '/reports/tickets?from=2026-02-01&to=2026-01-01');
+      assert.equal(backwards.statusCode, 422);
+      assert.equal(json(backwards).code, 'invalid_report_range');
+      assert.equal(json(await api(write, 'GET', '/reports/tickets?from=2020-01-01&to=2026-01-01')).code, 'invalid_report_range');
+      assert.equal((await api(write, 'GET', '/reports/tickets?from=yesterday')).statusCode, 400);
+      assert.equal((await api(write, 'GET', '/reports/everything')).statusCode, 400);
+      assert.equal((await api({ token: ann.token }, 'GET', '/reports/tickets')).statusCode, 403);
+    });
+  });
+}
