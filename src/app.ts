@@ -8,6 +8,7 @@ import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Mailer } from './adapters/mail/index.js';
 import { cmsPlugin } from './cms/plugin.js';
 import { cmsEditorPlugin } from './cms/ui/plugin.js';
+import { helpdeskPagesPlugin } from './helpdesk/ui/plugin.js';
 import { helpdeskPlugin } from './helpdesk/plugin.js';
 import { WebhookDispatcher } from './cms/webhooks.js';
 import type { Config } from './config/index.js';
@@ -193,6 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(consolePlugin);
   await app.register(cmsPlugin);
   await app.register(cmsEditorPlugin);
+  await app.register(helpdeskPagesPlugin);
   await app.register(helpdeskPlugin);
   await app.register(mcpPlugin);
 
