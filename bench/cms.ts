@@ -19,6 +19,7 @@ import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
 import { machineLine, request, runWrk, startServer, type BlumeServer } from './lib/blume.js';
+import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const ENTRIES = 100_000;
@@ -28,17 +29,6 @@ const TARGET_LIST_P99_MS = 20;
 const TARGET_SLUG_P99_MS = 5;
 const TARGET_RATIO = 2;
 const SITE = 'community';
-const BASE_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: BASE_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
 
 async function seed(url: string): Promise<{ typeId: string; key: string }> {
   const handle = await openDatabase({ databaseUrl: url, poolSize: 2 });
@@ -81,53 +71,15 @@ async function seed(url: string): Promise<{ typeId: string; key: string }> {
   }
 }
 
-interface Latencies {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-}
-
-/** `CONNECTIONS` loops over a pool of as many clients, each running `run` back to back for `seconds`. */
-async function loadSql(pool: pg.Pool, seconds: number, run: (client: pg.PoolClient) => Promise<void>): Promise<Latencies> {
-  const samples: number[] = [];
-  const end = performance.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      const client = await pool.connect();
-      try {
-        while (performance.now() < end) {
-          const started = performance.now();
-          await run(client);
-          samples.push(performance.now() - started);
-        }
-      } finally {
-        client.release();
-      }
-    }),
-  );
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
-  return { requestsPerSecond: samples.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
-}
-
-function row(label: string, result: Latencies, target?: number): string {
-  const verdict = target === undefined ? '' : `  (target p99 <= ${target} ms: ${result.p99Ms <= target ? 'met' : 'MISSED'})`;
-  return `  ${label.padEnd(40)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}`;
-}
-
-async function main(): Promise<void> {
-  const name = `blume_bench_cms_${Date.now().toString(36)}`;
-  const url = new URL(BASE_DATABASE_URL);
-  url.pathname = `/${name}`;
+async function run(url: string): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), 'blume-bench-cms-'));
   let server: BlumeServer | undefined;
   let pool: pg.Pool | undefined;
-  await adminQuery(`create database ${name}`);
   try {
     console.log(`Content API reads on PostgreSQL: ${ENTRIES} entries of one type, ${CONNECTIONS} concurrent clients, ${SECONDS} s per run`);
     console.log(machineLine());
-    const { typeId, key } = await seed(url.toString());
-    const env = { DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    const { typeId, key } = await seed(url);
+    const env = { DATABASE_URL: url, BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
     server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const headers = { authorization: `Bearer ${key}` };
     const base = `http://127.0.0.1:${server.port}`;
@@ -143,7 +95,7 @@ async function main(): Promise<void> {
     const listSql = `select * from cms_entries where ${live} and (data ->> 'category') = $1 order by ((data ->> 'price')::numeric) desc nulls last, id desc limit 10 offset 10`;
     const countSql = `select count(*) from cms_entries where ${live} and (data ->> 'category') = $1`;
     const slugSql = `select * from cms_entries where ${live} and (id = $1 or slug = $1) order by id = $1 desc limit 1`;
-    pool = new pg.Pool({ connectionString: url.toString(), max: CONNECTIONS });
+    pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
     const sqlList = (client: pg.PoolClient) => Promise.all([client.query({ name: 'list', text: listSql, values: ['c3'] }), client.query({ name: 'count', text: countSql, values: ['c3'] })]).then(() => undefined);
     const sqlSlug = (client: pg.PoolClient) => client.query({ name: 'slug', text: slugSql, values: ['product-54321'] }).then(() => undefined);
 
@@ -157,10 +109,10 @@ async function main(): Promise<void> {
       runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
       const blume = runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers });
       if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
-      await loadSql(pool, 2, pair.sql);
-      const bare = await loadSql(pool, SECONDS, pair.sql);
-      console.log(row(`Blume ${pair.label}`, blume, pair.target));
-      console.log(row(`pg    ${pair.label}`, bare));
+      await loadSql(pool, CONNECTIONS, 2, pair.sql);
+      const bare = await loadSql(pool, CONNECTIONS, SECONDS, pair.sql);
+      console.log(latencyRow(`Blume ${pair.label}`, blume, pair.target));
+      console.log(latencyRow(`pg    ${pair.label}`, bare));
       const ratio = blume.p99Ms / bare.p99Ms;
       ratios.push(`  ${pair.label}: p99 ratio Blume / bare SQL ${ratio.toFixed(2)}x (goal <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'})`);
     }
@@ -169,9 +121,8 @@ async function main(): Promise<void> {
   } finally {
     await pool?.end();
     if (server) await server.stop();
-    await adminQuery(`drop database if exists ${name} with (force)`);
     await rm(work, { recursive: true, force: true });
   }
 }
 
-await main();
+await withFreshDatabase('blume_bench_cms', run);
