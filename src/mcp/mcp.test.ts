@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -361,6 +362,41 @@ for (const database of testDatabases) {
         assert.ok(String(connected.structuredContent!.webhook_secret).length >= 32);
       } finally {
         await client.close();
+      }
+    });
+
+    it('over stdio, says which group is missing and why when Blume is down or failing, and never prints a credential', async () => {
+      // A port nobody listens on (Blume down), and a server answering every request 503 (Blume failing).
+      const down = await freePort();
+      const failing = createServer((_request, response) => {
+        response.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '5' }).end(JSON.stringify({ type: 'urn:blume:problem:database_unavailable', title: 'The database is unavailable', status: 503, code: 'database_unavailable' }));
+      });
+      await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', 'src/main.ts', 'mcp'],
+        cwd: ROOT,
+        stderr: 'pipe',
+        env: {
+          PATH: process.env.PATH ?? '',
+          BLUME_URL: `http://127.0.0.1:${down}`,
+          BLUME_DEPLOY_TOKEN: deployToken,
+          BLUME_TENANT_URL: `http://127.0.0.1:${(failing.address() as { port: number }).port}`,
+          BLUME_API_KEY: writeKey,
+        },
+      });
+      let stderr = '';
+      transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const client = new Client({ name: 'blume-test', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        assert.deepEqual((await client.listTools()).tools, []);
+        assert.match(stderr, new RegExp(`The deploy tools are not listed: Cannot reach Blume at http://127\\.0\\.0\\.1:${down} \\(ECONNREFUSED\\); nothing was changed`));
+        assert.match(stderr, /The cms tools are not listed: Blume answered 503 to GET \/api\/cms\/v1\/content-types: the API is failing; nothing was changed by this tool/);
+      } finally {
+        await client.close();
+        failing.close();
+        said.push(stderr);
       }
     });
 
