@@ -4,11 +4,15 @@
 // filtered, sorted list page and a read by slug, with a `cms-read` key. The anchor of each is the
 // same page as bare SQL through `pg` (a pool of 32 clients, 32 concurrent loops) in the same run:
 // the rows and, for the list, the count the X-Pagination header carries. Prints req/s, p99 and the
-// p99 ratio (targets: list p99 <= 20 ms, slug p99 <= 5 ms, ratio <= 2x).
+// p99 ratio (targets: list p99 <= 20 ms, slug p99 <= 5 ms, ratio <= 2x). For context, a bare
+// `node:http` server in this process answers the read by slug under the same wrk with the row as
+// JSON through a pool of Blume's default size: what HTTP on this machine adds to the anchor.
+// The server runs at `npm start`'s log level (`info`) unless BENCH_LOG_LEVEL says otherwise.
 //   npm run bench:cms [-- seconds]
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
 // fresh database is created and dropped after.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,7 +22,7 @@ import { mintCredential } from '../src/core/credentials/service.js';
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
-import { machineLine, request, runWrk, startServer, type BlumeServer } from './lib/blume.js';
+import { benchLogLevel, machineLine, request, ROOT, runWrk, startServer, type BlumeServer } from './lib/blume.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -29,6 +33,18 @@ const TARGET_LIST_P99_MS = 20;
 const TARGET_SLUG_P99_MS = 5;
 const TARGET_RATIO = 2;
 const SITE = 'community';
+/** A bare node:http server answering one row of `argv[2]`'s database as JSON; prints its port. */
+const CEILING_SERVER = `
+const [url, text, value] = process.argv.slice(1);
+const pool = new (require('pg').Pool)({ connectionString: url, max: 10 });
+const server = require('node:http').createServer((req, res) => {
+  pool.query({ name: 'read', text, values: [value] }).then(
+    (result) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result.rows[0])),
+    () => res.writeHead(500).end(),
+  );
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
 
 async function seed(url: string): Promise<{ typeId: string; key: string }> {
   const handle = await openDatabase({ databaseUrl: url, poolSize: 2 });
@@ -79,7 +95,7 @@ async function run(url: string): Promise<void> {
     console.log(`Content API reads on PostgreSQL: ${ENTRIES} entries of one type, ${CONNECTIONS} concurrent clients, ${SECONDS} s per run`);
     console.log(machineLine());
     const { typeId, key } = await seed(url);
-    const env = { DATABASE_URL: url, BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    const env = { DATABASE_URL: url, BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel(), BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
     server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const headers = { authorization: `Bearer ${key}` };
     const base = `http://127.0.0.1:${server.port}`;
@@ -92,7 +108,11 @@ async function run(url: string): Promise<void> {
 
     // The same pages as bare SQL: what the list and the read select, with the list's count.
     const live = `type_id = '${typeId}' and status = 'published' and published_at <= now()`;
-    const listSql = `select * from cms_entries where ${live} and (data ->> 'category') = $1 order by ((data ->> 'price')::numeric) desc nulls last, id desc limit 10 offset 10`;
+    // A descending sort on a field reads the entries with a price and those without as two parts,
+    // each in its index's order (src/cms/entries.ts, splitPage).
+    const price = `((data ->> 'price')::numeric)`;
+    const listPart = (condition: string, order: string) => `(select * from cms_entries where ${live} and (data ->> 'category') = $1 and ${price} ${condition} order by ${order} limit 20)`;
+    const listSql = `select * from (${listPart('is not null', `${price} desc, id desc`)} union all ${listPart('is null', 'id desc')}) cms_entries order by ${price} desc nulls last, id desc limit 10 offset 10`;
     const countSql = `select count(*) from cms_entries where ${live} and (data ->> 'category') = $1`;
     const slugSql = `select * from cms_entries where ${live} and (id = $1 or slug = $1) order by id = $1 desc limit 1`;
     pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
@@ -115,6 +135,20 @@ async function run(url: string): Promise<void> {
       console.log(latencyRow(`pg    ${pair.label}`, bare));
       const ratio = blume.p99Ms / bare.p99Ms;
       ratios.push(`  ${pair.label}: p99 ratio Blume / bare SQL ${ratio.toFixed(2)}x (goal <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'})`);
+    }
+    // Context, not a target: the same read over bare node:http (keep-alive, one named statement, a
+    // pool of 10), in a child process, as wrk runs synchronously here.
+    const ceiling = spawn(process.execPath, ['-e', CEILING_SERVER, url, slugSql, 'product-54321'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        ceiling.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+        ceiling.once('exit', (code) => reject(new Error(`the node:http server exited (${code})`)));
+      });
+      const ceilingUrl = `http://127.0.0.1:${port}/`;
+      runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: 2 });
+      console.log(latencyRow('node:http + pg read by slug (context)', runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: SECONDS })));
+    } finally {
+      ceiling.kill();
     }
     console.log('');
     for (const line of ratios) console.log(line);

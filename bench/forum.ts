@@ -5,6 +5,11 @@
 // authenticated as a member. The anchor is
 // `GET /up/` (no database) on the same server in the same run. Prints req/s and p99 (targets: p99
 // <= 20 ms for lists, <= 100 ms threaded) and the EXPLAIN plans of the list and thread queries.
+// Then the member's reads (issue #21): the reader holds 10,000 read marks and 5,000 notifications;
+// Latest and unread through the API and Latest as the web UI page (p99 <= 20 ms), a classic topic
+// page of 100 posts (p99 <= 30 ms) and the notifications list (p99 <= 10 ms), each beside its bare
+// SQL anchor (the statements the endpoint runs, through `pg`, as many loops as wrk's connections),
+// with the ratio of the p99s printed.
 //   npm run bench:forum [-- seconds]
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
 // fresh database is created and dropped after.
@@ -18,7 +23,10 @@ import { runMigrations } from '../src/db/migrate.js';
 import { createForum } from '../src/forum/structure.js';
 import { createMember } from '../src/forum/members.js';
 import { installAndSeed } from '../src/runtime.js';
-import { machineLine, request, runWrk, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+import { NOTIFICATION_WINDOW } from '../src/forum/notifications.js';
+import { startMemberSession } from '../src/forum/ui/sessions.js';
+import { benchLogLevel, machineLine, request, runWrk, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+import { latencyRow, loadSql, type Latencies } from './lib/sql.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const TOPICS = 100_000;
@@ -28,6 +36,12 @@ const BIG_TOPIC_REPLIES = 9;
 const CONNECTIONS = 20;
 const TARGET_LIST_P99_MS = 20;
 const TARGET_THREADED_P99_MS = 100;
+const TARGET_TOPIC_PAGE_P99_MS = 30;
+const TARGET_NOTIFICATIONS_P99_MS = 10;
+const READ_MARKS = 10_000;
+const NOTIFICATIONS = 5_000;
+/** The newest notifications lists and counts read (src/forum/notifications.ts, NOTIFICATION_WINDOW). */
+const NOTIFICATION_WINDOW_SQL = `select id from forum_notifications where site_id = $1 and member_id = $2 order by created_at desc limit ${NOTIFICATION_WINDOW}`;
 const SITE = 'community';
 const BASE_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PASSWORD = 'bench-password-0123456789';
@@ -43,13 +57,23 @@ async function adminQuery(text: string): Promise<void> {
 }
 
 /** Topics, then the big topic's 200 threads of 10, then the other posts spread over the topics. */
-async function seed(url: string): Promise<{ forumId: string; bigTopic: string; memberId: string }> {
+interface Seeded {
+  forumId: string;
+  bigTopic: string;
+  memberId: string;
+  /** The reader's web UI session cookie value. */
+  session: string;
+}
+
+async function seed(url: string): Promise<Seeded> {
   const handle = await openDatabase({ databaseUrl: url, poolSize: 2 });
   try {
     await runMigrations(handle);
     await installAndSeed(handle, SITE);
     const member = await createMember(handle.db, SITE, { username: 'reader', email: 'reader@bench.test', password: PASSWORD, role: 'member' });
+    const writer = await createMember(handle.db, SITE, { username: 'writer', email: 'writer@bench.test', password: PASSWORD, role: 'member' });
     const forum = await createForum(handle.db, SITE, { name: 'General', slug: 'general', visibility: 'public' });
+    const session = await startMemberSession(handle.db, SITE, member.id);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -87,10 +111,27 @@ async function seed(url: string): Promise<{ forumId: string; bigTopic: string; m
       // thread of its own except the big topic's replies.
       await client.query(`update forums set topic_count = ${TOPICS} where id = $1`, [forum.id]);
       await client.query(`update forum_topics t set thread_count = c.n from (select topic_id, count(*)::integer n from forum_posts where parent_id is null group by topic_id) c where c.topic_id = t.id`);
-      // As autovacuum would have by the time a real forum is read: index-only scans need the visibility map.
+      // The reader's marks on the 10,000 newest topics: every other one read to its last post, the
+      // rest a minute short of it (new replies since), so unread lists skip half of what they meet.
+      await client.query(
+        `insert into forum_topic_reads (member_id, topic_id, site_id, last_read_post_id, last_read_at)
+         select $1, t.id, $2, 'p' || lpad(n::text, 11, '0'),
+                t.last_post_at - case when n % 2 = 0 then interval '0' else interval '1 minute' end
+         from generate_series(2, ${READ_MARKS + 1}) n join forum_topics t on t.id = 't' || lpad(n::text, 11, '0')`,
+        [member.id, SITE],
+      );
+      // Replies, mentions and likes by the writer on posts spread over the forum, a quarter unread.
+      await client.query(
+        `insert into forum_notifications (id, site_id, member_id, kind, topic_id, post_id, actor_id, read_at, created_at)
+         select 'n' || lpad(n::text, 11, '0'), $1, $2, (array['reply', 'mention', 'like'])[1 + n % 3],
+                t.topic_id, t.id, $3, case when n % 4 = 0 then null else now() end, now() - (n || ' minutes')::interval
+         from generate_series(1, ${NOTIFICATIONS}) n
+         join forum_posts t on t.id = 'p' || lpad((n * 97)::text, 11, '0')`,
+        [SITE, member.id, writer.id],
+      );      // As autovacuum would have by the time a real forum is read: index-only scans need the visibility map.
       await client.query('vacuum analyze');
       console.log(`  seeded ${TOPICS} topics and ${POSTS} posts in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      return { forumId: forum.id, bigTopic, memberId: member.id };
+      return { forumId: forum.id, bigTopic, memberId: member.id, session };
     } finally {
       await client.end();
     }
@@ -146,12 +187,98 @@ async function explain(url: string, forumId: string, bigTopic: string): Promise<
   }
 }
 
+/** The plans of the member's unread list and notifications, as bare SQL with the member's values. */
+async function explainMember(url: string, memberId: string, bigTopic: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const notUpToDate = `not exists (select 1 from forum_topic_reads r where r.member_id = '${memberId}' and r.topic_id = t.id and r.last_read_at >= t.last_post_at)`;
+    const shown = `t.site_id = '${SITE}' and t.forum_id in (select id from forums where site_id = '${SITE}' and visibility in ('public', 'members')) and t.hidden = false`;
+    const window = NOTIFICATION_WINDOW_SQL.replaceAll('$1', `'${SITE}'`).replaceAll('$2', `'${memberId}'`);
+    const notifications = `from forum_notifications n join forum_posts p on p.id = n.post_id join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
+      where n.site_id = '${SITE}' and n.member_id = '${memberId}' and n.id in (${window}) and p.deleted_at is null and f.visibility in ('public', 'members') and t.hidden = false`;
+    const queries: [string, string][] = [
+      ['unread page 1', `select t.id from forum_topics t where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`],
+      ['unread total (topics read to the end, subtracted from the counters)', `select count(*) from forum_topic_reads r join forum_topics t on t.id = r.topic_id where r.member_id = '${memberId}' and r.last_read_at >= t.last_post_at and ${shown}`],
+      ['topic page of 100 posts', `select p.id from forum_posts p where p.topic_id = '${bigTopic}' order by p.created_at, p.id limit 100`],
+      ['notifications page 1', `select n.id ${notifications} order by n.created_at desc, n.id desc limit 10`],
+      ['notifications total', `select count(*) ${notifications}`],
+    ];
+    for (const [label, sql] of queries) {
+      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off, timing off) ${sql}`);
+      console.log(`\n  EXPLAIN ${label}`);
+      for (const row of plan.rows) console.log(`    ${row['QUERY PLAN']}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 function line(label: string, result: WrkResult, target?: number): string {
   // Error answers are fast and would flatter the percentiles: a run with any is no measurement.
   const met = result.p99Ms <= (target ?? Infinity) && result.non2xx === 0;
   const verdict = target === undefined ? '' : `  (target p99 <= ${target} ms: ${met ? 'met' : 'MISSED'})`;
   const errors = result.non2xx > 0 ? `  ${result.non2xx} non-2xx!` : '';
   return `  ${label.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}${errors}`;
+}
+
+/** The bare SQL anchor of each member target: the statements its endpoint runs, in the same order. */
+function memberAnchors(memberId: string, bigTopic: string): Record<string, (client: pg.PoolClient) => Promise<void>> {
+  const order = 'order by t.pinned desc, t.last_post_at desc, t.id desc';
+  const visibleForums = `select id from forums where site_id = '${SITE}' and visibility in ('public', 'members')`;
+  const token = async (client: pg.PoolClient) => {
+    // The credential and its member, as the request path reads them (one query).
+    await client.query(`select m.id, m.role, m.banned from forum_members m where m.id = $1`, [memberId]);
+  };
+  const latestPage = async (client: pg.PoolClient) => {
+    await client.query(`select * from forums where site_id = $1 and visibility in ('public', 'members')`, [SITE]);
+    return client.query<{ id: string }>(
+      `select t.*, m.username from forum_topics t left join forum_members m on m.id = t.author_id
+       where t.id = any(array(select t.id from forum_topics t where t.site_id = $1 and t.forum_id in (${visibleForums}) and t.hidden = false ${order} limit 10)) ${order}`,
+      [SITE],
+    );
+  };
+  const notUpToDate = `not exists (select 1 from forum_topic_reads r where r.member_id = $1 and r.topic_id = t.id and r.last_read_at >= t.last_post_at)`;
+  return {
+    latest: async (client) => {
+      await token(client);
+      await latestPage(client);
+    },
+    latestPage: async (client) => {
+      const page = await latestPage(client);
+      await client.query(`select t.id from forum_topics t where t.id = any($2) and ${notUpToDate}`, [memberId, page.rows.map((row) => row.id)]);
+    },
+    unread: async (client) => {
+      await token(client);
+      await client.query(`select * from forums where site_id = $1 and visibility in ('public', 'members')`, [SITE]);
+      const shown = `t.site_id = $2 and t.forum_id in (${visibleForums}) and t.hidden = false`;
+      await Promise.all([
+        client.query(`select t.*, m.username from forum_topics t left join forum_members m on m.id = t.author_id where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`, [memberId, SITE]),
+        // The total: the forums' counters less the topics read to the end (src/forum/reads.ts).
+        client.query(`select count(*) from forum_topic_reads r join forum_topics t on t.id = r.topic_id where r.member_id = $1 and r.last_read_at >= t.last_post_at and ${shown}`, [memberId, SITE]),
+      ]);
+    },
+    topicPage: async (client) => {
+      await token(client);
+      await client.query(`select t.*, f.visibility from forum_topics t join forums f on f.id = t.forum_id where t.id = $1`, [bigTopic]);
+      await client.query(`select count(*) from forum_posts where topic_id = $1`, [bigTopic]);
+      await client.query(
+        `select p.*, m.username from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = $1 order by p.created_at, p.id limit 100`,
+        [bigTopic],
+      );
+    },
+    notifications: async (client) => {
+      await token(client);
+      const from = `from forum_notifications n join forum_posts p on p.id = n.post_id join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
+        where n.site_id = $1 and n.member_id = $2 and n.id in (${NOTIFICATION_WINDOW_SQL}) and p.deleted_at is null and f.visibility in ('public', 'members') and t.hidden = false`;
+      await client.query(`select n.*, a.username, t.title ${from.replace('join forums f', 'left join forum_members a on a.id = n.actor_id join forums f')} order by n.created_at desc, n.id desc limit 10`, [SITE, memberId]);
+      await client.query(`select count(*) ${from}`, [SITE, memberId]);
+    },
+  };
+}
+
+function ratioLine(label: string, endpoint: WrkResult, anchor: Latencies, target: number): string {
+  return `${line(label, endpoint, target)}\n${latencyRow(`  anchor: the same statements in bare SQL`, anchor)}\n    p99 ratio endpoint / bare SQL: ${(endpoint.p99Ms / anchor.p99Ms).toFixed(2)}x`;
 }
 
 async function main(): Promise<void> {
@@ -164,9 +291,9 @@ async function main(): Promise<void> {
   try {
     console.log(`Forum reads on PostgreSQL: ${TOPICS} topics, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s per run`);
     console.log(machineLine());
-    const { forumId, bigTopic } = await seed(url.toString());
+    const { forumId, bigTopic, memberId, session } = await seed(url.toString());
     // One token makes every request: at the default API limit (600 a minute) most answers would be 429s.
-    const env = { DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn', BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    const env = { DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel(), BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
     server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const body = JSON.stringify({ login: 'reader', password: PASSWORD, name: 'bench' });
     const minted = await request({ port: server.port, method: 'POST', path: '/api/forum/v1/auth/tokens', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body });
@@ -190,7 +317,31 @@ async function main(): Promise<void> {
       runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
       console.log(line(t.label, runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers }), t.target));
     }
+
+    console.log(`\n  The reader: ${READ_MARKS} read marks, ${NOTIFICATIONS} notifications`);
+    const anchors = memberAnchors(memberId, bigTopic);
+    const memberTargets = [
+      { label: 'Latest (API, filter=latest)', path: '/api/forum/v1/topics?filter=latest', anchor: anchors.latest!, target: TARGET_LIST_P99_MS, headers },
+      { label: 'Latest (web UI page, unread marks)', path: '/latest', anchor: anchors.latestPage!, target: TARGET_LIST_P99_MS, headers: { Cookie: `blume_member=${session}` } },
+      { label: 'unread (API, filter=unread)', path: '/api/forum/v1/topics?filter=unread', anchor: anchors.unread!, target: TARGET_LIST_P99_MS, headers },
+      { label: 'topic page of 100 posts (classic)', path: `/api/forum/v1/topics/${bigTopic}/posts?page_size=100`, anchor: anchors.topicPage!, target: TARGET_TOPIC_PAGE_P99_MS, headers },
+      { label: 'notifications page 1', path: '/api/forum/v1/notifications', anchor: anchors.notifications!, target: TARGET_NOTIFICATIONS_P99_MS, headers },
+    ];
+    const pool = new pg.Pool({ connectionString: url.toString(), max: CONNECTIONS });
+    try {
+      for (const t of memberTargets) {
+        const check = await request({ port: server.port, path: t.path, headers: t.headers });
+        if (check.status !== 200) throw new Error(`${t.label}: ${check.status} ${check.body.toString().slice(0, 300)}`);
+        runWrk(`${base}${t.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers: t.headers });
+        const endpoint = runWrk(`${base}${t.path}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers: t.headers });
+        const anchor = await loadSql(pool, CONNECTIONS, SECONDS, t.anchor);
+        console.log(ratioLine(t.label, endpoint, anchor, t.target));
+      }
+    } finally {
+      await pool.end();
+    }
     await explain(url.toString(), forumId, bigTopic);
+    await explainMember(url.toString(), memberId, bigTopic);
   } finally {
     if (server) await server.stop();
     await adminQuery(`drop database if exists ${name} with (force)`);

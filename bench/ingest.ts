@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createSiteWithToken, hasCommand, machineLine, memoryMap, peakRssMiB, startServer, uploadArchive, type BlumeServer } from './lib/blume.js';
+import { benchLogLevel, createSiteWithToken, hasCommand, machineLine, memoryMap, peakRssMiB, startServer, uploadArchive, type BlumeServer } from './lib/blume.js';
 
 const FILES = Number(process.argv[2] ?? 5000);
 const TOTAL_MIB = Number(process.argv[3] ?? 100);
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     const floorMs = timed('sh', ['-c', `tar -xzf '${archive}' -C '${floorDir}' && find '${floorDir}' -type f -print0 | xargs -0 sha256sum > /dev/null`]);
     await rm(floorDir, { recursive: true });
 
-    const env: Record<string, string> = { BLUME_DATA_DIR: path.join(work, 'data'), BLUME_LOG_LEVEL: 'warn' };
+    const env: Record<string, string> = { BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel() };
     if (process.env.DATABASE_URL) env.DATABASE_URL = process.env.DATABASE_URL;
     server = await startServer(env, path.join(work, 'blume.log'));
     const target = await createSiteWithToken(server.port, 'ingestbench');

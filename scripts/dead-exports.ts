@@ -1,10 +1,11 @@
-// Reports exports of src/ that no module imports (tests, benchmarks and scripts count as importers):
-// each is dead code or should not be exported. A report, not a gate: `npm test` prints it.
+// Fails on exports of src/ that no module imports (tests, benchmarks and scripts count as importers):
+// each is dead code, or a name its module uses alone and need not export. `npm test` runs it before
+// the tests. The project folder is the argument, this repository by default.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = path.resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)));
 const configFile = ts.readConfigFile(path.join(root, 'tsconfig.json'), (file) => ts.sys.readFile(file));
 const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
 const program = ts.createProgram(parsed.fileNames, parsed.options);
@@ -53,5 +54,9 @@ for (const file of ownFiles) {
     if (!used.has(resolve(symbol))) unused.push(`${relative}: ${symbol.getName()}`);
   }
 }
-if (unused.length === 0) console.log('dead exports: none');
-else console.log(`dead exports (${unused.length}): exported from src/ and imported nowhere\n  ${unused.sort().join('\n  ')}`);
+if (unused.length === 0) {
+  console.log('dead exports: none');
+} else {
+  console.error(`dead exports (${unused.length}): exported from src/ and imported nowhere; delete them, or drop \`export\` where only their module uses them\n  ${unused.sort().join('\n  ')}`);
+  process.exitCode = 1;
+}

@@ -2,7 +2,7 @@
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { BlobStore } from './adapters/blobs/index.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Mailer } from './adapters/mail/index.js';
@@ -10,24 +10,21 @@ import { cmsPlugin } from './cms/plugin.js';
 import { cmsEditorPlugin } from './cms/ui/plugin.js';
 import { helpdeskPagesPlugin } from './helpdesk/ui/plugin.js';
 import { helpdeskPlugin } from './helpdesk/plugin.js';
-import { WebhookDispatcher } from './cms/webhooks.js';
 import type { Config } from './config/index.js';
 import { PlanMatrix } from './core/plans/matrix.js';
 import { settingsPlugin } from './core/settings/plugin.js';
 import { VerifiedCredentials } from './core/credentials/verified.js';
 import { SiteDirectory } from './core/sites/directory.js';
 import type { DatabaseHandle } from './db/client.js';
-import { MailOutbox } from './forum/mail/outbox.js';
-import { TopicPageMarks } from './forum/page-marks.js';
 import { forumPlugin } from './forum/plugin.js';
 import { consolePlugin } from './console/plugin.js';
 import { forumUiPlugin } from './forum/ui/plugin.js';
-import { healthRoutes } from './health/routes.js';
+import { healthPlugin } from './health/plugin.js';
 import { deployPlugin } from './deploy/plugin.js';
 import { AppError } from './http/errors.js';
 import type { HostTarget } from './http/hosts.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
-import { AccessLog } from './http/access-log.js';
+import { AccessLog, type AccessLogSink } from './http/access-log.js';
 import { drainUnreadBodies } from './http/unread-body.js';
 import { createFastLanes } from './http/fast-lane.js';
 import type { FastLane } from './http/lane.js';
@@ -35,6 +32,7 @@ import { createSurfaceRouting, type SurfaceRouting } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
 import { defaultApiRateLimit } from './http/rate-limit.js';
 import { instancesPlugin } from './instances/plugin.js';
+import { jobsPlugin } from './jobs/plugin.js';
 import { ErrorReporter } from './lib/error-reporter.js';
 import { AllowedMethods } from './http/allowed-methods.js';
 import { LoginThrottle } from './http/login-throttle.js';
@@ -54,20 +52,16 @@ export interface AppDeps {
   singleSite?: string;
   /** Pino options or false; tests pass false. */
   logger?: boolean | Record<string, unknown>;
+  /** Where the access log writes at `info` and below: standard output unless a test says. */
+  accessLogSink?: AccessLogSink;
 }
 
-export interface AppServices {
+interface AppServices {
   sites: SiteDirectory;
   /** Which plans include which feature, as every site API checks it. */
   plans: PlanMatrix;
-  /** Sends queued community mail after the transactions that queue it commit. */
-  mailOutbox: MailOutbox;
-  /** Where this node seeks deep pages of forum topic lists from (docs/decisions/0022-forum-deep-pages.md). */
-  topicMarks: TopicPageMarks;
   /** Failed logins per account name and address, shared by every node (decision 0033). */
   loginThrottle: LoginThrottle;
-  /** Sends Content API webhooks queued by entry writes. */
-  cmsWebhooks: WebhookDispatcher;
   /** Verifies and revokes tokens and keys, caching the rows of verified ones per node (decision 0084). */
   credentials: VerifiedCredentials;
 }
@@ -85,9 +79,6 @@ declare module 'fastify' {
     target: HostTarget;
   }
 }
-
-export type App = FastifyInstance;
-export type TypedApp = ReturnType<FastifyInstance['withTypeProvider']> & FastifyInstance;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -108,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const lanes = createFastLanes({ warn: (message) => app.log.warn(message), errors: httpErrors });
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
+    // Answers are logged once, in the buffered access log below (decision 0052), not in two lines each.
+    logController: new LogController({ disableRequestLogging: true }),
     serverFactory: lanes.serverFactory,
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
@@ -124,19 +117,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('deps', deps);
   // Infrastructure that recovers on its own warns through the app's log, rate-limited.
   for (const errors of [httpErrors, deps.database.errors, deps.cache.pubsub.errors]) errors.attach(app.log);
-  const mailOutbox = new MailOutbox(deps.database.db, deps.mailer, app.log, { embeddedDatabase: deps.database.driver === 'pglite' });
-  const cmsWebhooks = new WebhookDispatcher(deps.database.db, config.secretKey, app.log, {
-    embeddedDatabase: deps.database.driver === 'pglite',
-    allowPrivateTargets: config.webhooksAllowPrivate,
-  });
-  app.decorate('services', { sites, plans, mailOutbox, topicMarks: new TopicPageMarks(), loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), cmsWebhooks, credentials });
+  app.decorate('services', { sites, plans, loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), credentials });
   app.decorate('surfaces', surfaces);
   app.decorate('apiDocuments', []);
   app.decorate('addFastLane', lanes.add);
-  // At `info` the lanes' answers go to their own buffered access log (docs/decisions/0031).
+  // At `info` every answer, the lanes' (decision 0031) and the router's (0052), is one line of a
+  // buffered access log: a string per request, one write a second.
   if (['trace', 'debug', 'info'].includes(app.log.level)) {
-    const accessLog = new AccessLog();
+    const accessLog = new AccessLog(deps.accessLogSink);
     lanes.logTo(accessLog);
+    app.addHook('onResponse', (request, reply, done) => {
+      accessLog.addRouted({
+        reqId: request.id,
+        method: request.method,
+        url: request.url,
+        host: request.headers.host,
+        remoteAddress: request.ip,
+        status: reply.statusCode,
+        responseTimeMs: reply.elapsedTime,
+      });
+      done();
+    });
     app.addHook('onClose', async () => accessLog.flush());
   }
   app.addHook('onReady', async () => {
@@ -154,14 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     request.target = request.raw.blumeTarget ?? { kind: 'portal' };
     done();
   });
-  // Mail queued by an earlier run (or a node that stopped) goes out once this node is up.
-  app.addHook('onReady', async () => {
-    await mailOutbox.start();
-    await cmsWebhooks.start();
-  });
   app.addHook('onClose', async () => {
-    await mailOutbox.stop();
-    await cmsWebhooks.stop();
     await sites.stop();
     await plans.stop();
     await credentials.stop();
@@ -183,8 +177,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       new AppError('rate_limited', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`, {}, { 'Retry-After': String(Math.ceil(context.ttl / 1000)) }),
   });
 
+  // Each domain builds its own services in its plugin; this only puts the domains together.
   await app.register(settingsPlugin);
-  await app.register(healthRoutes);
+  await app.register(jobsPlugin);
+  await app.register(healthPlugin);
   await app.register(portalPlugin);
   await app.register(purchasePlugin);
   await app.register(deployPlugin);

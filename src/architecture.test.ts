@@ -1,6 +1,6 @@
 // The dependency rule (docs/ARCHITECTURE.md, "Layers"): lib <- config/db/adapters <- http <- core
-// and jobs <- domains <- app/cli, no domain importing another domain's tables.ts, no cycles (type-only
-// ones included). The rules live in .dependency-cruiser.json; this runs them on src/ and checks
+// and jobs <- domains <- app/cli, no domain importing another domain's tables.ts or plugin.ts,
+// app.ts importing only the domains' plugins, no cycles (type-only ones included). The rules live in .dependency-cruiser.json; this runs them on src/ and checks
 // that they bite on a tree that breaks each one.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -44,15 +44,27 @@ describe('the dependency rule', () => {
         'src/cli/start.ts': 'export const start = 1;\n',
         'src/deploy/a.ts': "import type { B } from './b.js';\nexport interface A { b?: B }\n",
         'src/deploy/b.ts': "import type { A } from './a.js';\nexport interface B { a?: A }\n",
+        // app.ts building a domain's service instead of registering the domain's plugin.
+        'src/app.ts': "import { TopicPageMarks } from './forum/page-marks.js';\nimport { forumPlugin } from './forum/plugin.js';\nexport const app = [new TopicPageMarks(), forumPlugin];\n",
+        'src/forum/page-marks.ts': 'export class TopicPageMarks {}\n',
+        'src/forum/plugin.ts': 'export const forumPlugin = 1;\n',
+        // A domain composing another domain, and a domain outside any list reading another's tables.
+        'src/cms/plugin.ts': "import { forumPlugin } from '../forum/plugin.js';\nexport const cmsPlugin = forumPlugin;\n",
+        'src/console/views.ts': "import type { Workspace } from '../purchase/tables.js';\nexport type W = Workspace;\n",
+        'src/purchase/tables.ts': 'export interface Workspace { id: string }\n',
       };
       for (const [file, text] of Object.entries(files)) {
         await mkdir(path.dirname(path.join(root, file)), { recursive: true });
         await writeFile(path.join(root, file), text);
       }
       const found = (await violations(root, false)).map((line) => line.split(':')[0]);
-      for (const rule of ['lib-is-a-leaf', 'http-sits-below-core', 'no-other-domains-tables', 'domains-sit-below-app-and-cli', 'no-cycles']) {
+      for (const rule of ['lib-is-a-leaf', 'http-sits-below-core', 'no-other-domains-tables', 'app-composes-domain-plugins', 'no-other-domains-plugin', 'domains-sit-below-app-and-cli', 'no-cycles']) {
         assert.ok(found.includes(rule), `${rule} in ${JSON.stringify(found)}`);
       }
+      const all = await violations(root, false);
+      assert.ok(all.includes('no-other-domains-tables: src/console/views.ts -> src/purchase/tables.ts'), JSON.stringify(all));
+      assert.ok(all.includes('app-composes-domain-plugins: src/app.ts -> src/forum/page-marks.ts'), JSON.stringify(all));
+      assert.ok(!all.includes('app-composes-domain-plugins: src/app.ts -> src/forum/plugin.ts'), JSON.stringify(all));
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -20,7 +20,7 @@ export class StartupError extends Error {
   }
 }
 
-export interface Runtime {
+interface Runtime {
   config: Config;
   database: DatabaseHandle;
   cache: CacheAdapter;
@@ -29,7 +29,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export interface RuntimeOptions {
+interface RuntimeOptions {
   /**
    * `auto` follows BLUME_AUTO_MIGRATE (refusing to go on with pending migrations when it is off);
    * `always` migrates; `skip` leaves it to the caller (`db upgrade` reports what it applied).
@@ -42,7 +42,7 @@ export interface RuntimeOptions {
   cachePrefix?: string;
 }
 
-export function pgliteDir(config: Config): string {
+function pgliteDir(config: Config): string {
   return path.join(config.dataDir, 'db');
 }
 
@@ -52,7 +52,7 @@ export function runModeOf(config: Config, single = false): RunMode {
 }
 
 /** The innermost cause of a connection failure, on one line (drivers wrap it, sometimes twice). */
-export function causeOf(error: unknown): string {
+function causeOf(error: unknown): string {
   let current = error;
   while (current instanceof Error) {
     const next: unknown = current.cause ?? (current instanceof AggregateError && current.message === '' ? current.errors[0] : undefined);
@@ -64,7 +64,7 @@ export function causeOf(error: unknown): string {
 }
 
 /** The database URL with any password replaced, for messages. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

@@ -12,6 +12,14 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Sites live under this domain; the portal answers on 127.0.0.1. */
 export const SITES_DOMAIN = 'blume.test';
+
+/**
+ * The server's log level in a bench: `npm start`'s own (none set, so `info`) unless BENCH_LOG_LEVEL
+ * asks for a tuned row; benches measure the shipped default.
+ */
+export function benchLogLevel(): Record<string, string> {
+  return process.env.BENCH_LOG_LEVEL ? { BLUME_LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {};
+}
 const START_TIMEOUT_MS = 120_000;
 const REQUEST_TIMEOUT_MS = 300_000;
 

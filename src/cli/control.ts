@@ -9,6 +9,7 @@ import { modeMismatch, type RunMode } from '../core/installation/service.js';
 import { isOperationName, OperationError, runOperation, type OperationArgs, type OperationContext, type OperationName } from './operations.js';
 
 const MAX_REQUEST_BYTES = 64 * 1024;
+const ANSWER_TIMEOUT_MS = 120_000;
 
 export function controlSocketPath(dataDir: string): string {
   return path.join(dataDir, 'blume.sock');
@@ -72,11 +73,17 @@ export async function startControlServer(socketPath: string, ctx: OperationConte
  * Sends one operation to the running server, waiting while it starts up (it takes the data directory
  * lock before it opens the socket); throws OperationError with the server's answer on failure.
  */
-export async function callControl(socketPath: string, request: { op: OperationName; args: OperationArgs; mode: RunMode }, isOwnerAlive: () => boolean): Promise<string> {
+export async function callControl(
+  socketPath: string,
+  request: { op: OperationName; args: OperationArgs; mode: RunMode },
+  isOwnerAlive: () => boolean,
+  /** How long the operation may take once sent; 0 waits as long as the server works on it (a backup). */
+  answerTimeoutMs = ANSWER_TIMEOUT_MS,
+): Promise<string> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     try {
-      return await sendOnce(socketPath, request);
+      return await sendOnce(socketPath, request, answerTimeoutMs);
     } catch (error) {
       const notYet = error instanceof ConnectError && (error.code === 'ENOENT' || error.code === 'ECONNREFUSED');
       if (!notYet || !isOwnerAlive() || Date.now() > deadline) throw error;
@@ -94,12 +101,12 @@ class ConnectError extends OperationError {
   }
 }
 
-function sendOnce(socketPath: string, request: ControlRequest): Promise<string> {
+function sendOnce(socketPath: string, request: ControlRequest, answerTimeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     let buffer = '';
     socket.setEncoding('utf8');
-    socket.setTimeout(120_000, () => socket.destroy(new Error('the running server did not answer within 120 s')));
+    if (answerTimeoutMs > 0) socket.setTimeout(answerTimeoutMs, () => socket.destroy(new Error(`the running server did not answer within ${answerTimeoutMs / 1000} s`)));
     socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on('data', (chunk: string) => {
       buffer += chunk;

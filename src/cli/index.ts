@@ -1,4 +1,5 @@
 // The `blume` command line. Every command reads the same configuration (environment variables).
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, variables, type Env } from '../config/index.js';
 import { DataDirBusyError, lockOwner } from '../db/lock.js';
@@ -8,6 +9,7 @@ import { parseAssignments } from './settings-operations.js';
 import { callControl, controlSocketPath } from './control.js';
 import { MEMBER_ACTIONS, OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
 import { serve } from './serve.js';
+import { restoreCommand } from './backup-operations.js';
 import { runDeployCommand } from '../deploy/cli.js';
 import { MCP_HELP, runMcpCommand } from '../mcp/stdio.js';
 import { EdgeCache } from '../deploy/edge-cache.js';
@@ -32,6 +34,8 @@ Commands:
                                    Upload a site as a new release (token from BLUME_DEPLOY_TOKEN)
   prune (--site ID | --all-sites) --keep N
                                    Delete old releases and the blobs only they used
+  backup DIR                       Write a backup of the database and blobs into a new folder, while the server runs
+  restore DIR                      Restore a backup into a fresh install (embedded or PostgreSQL, local or S3 blobs)
   mcp                              Run the MCP tool server on stdin/stdout for an agent (credentials from
                                    BLUME_DEPLOY_TOKEN, BLUME_TENANT_URL + BLUME_FORUM_TOKEN, BLUME_API_KEY)
 
@@ -56,9 +60,13 @@ const COMMAND_HELP: Record<string, string> = {
     'Usage: blume member role <username> <admin|moderator|member> [--single | --site <id>]\n       blume member (ban | unban | delete) <username> [--single | --site <id>]\n\nChanges a member of the community instance (single mode: BLUME_MODE=single or --single) or of\nthe community site <id>. A deleted member\'s posts stay, without an author. The last admin of a community\ncannot be demoted, banned or deleted: make another member admin first.',
   prune:
     'Usage: blume prune (--site <id> | --all-sites) --keep <n>\n\nDeletes old releases of one site or of every site, keeping the newest n, the live and stage\nreleases and the last n steps of the live release\'s rollback history; then deletes the blobs no\nremaining release uses. Preview hosts of deleted releases answer 404 on every node.\nSee docs/decisions/0006-deploy-releases-and-edge.md.',
+  backup:
+    'Usage: blume backup [--single] <dir>\n\nWrites every table (read in one consistent snapshot) and every blob the rows refer to into the new\nor empty folder <dir>, with a manifest of checksums; the server keeps answering. On the embedded\ndatabase the running server writes it (the folder is on its machine). The folder holds the secret\nkey and every password hash: keep it as private as the data directory. See docs/backup.md.',
+  restore:
+    'Usage: blume restore [--single] <dir>\n\nRestores a backup into the configured database and blob store (embedded or PostgreSQL, local or S3),\nwhich must hold no data yet; no server may run on them meanwhile. The backup\'s secret key becomes this\ninstall\'s (with SECRET_KEY set, it must be the same key). See docs/backup.md.',
 };
 
-export interface CliIo {
+interface CliIo {
   out(text: string): void;
   err(text: string): void;
 }
@@ -83,7 +91,8 @@ async function runCommandOperation(env: Env, io: CliIo, name: OperationName, arg
   if (!config.databaseUrl) {
     const owner = lockOwner(config.dataDir);
     if (owner !== undefined && owner !== process.pid) {
-      io.out(await callControl(controlSocketPath(config.dataDir), { op: name, args, mode }, () => lockOwner(config.dataDir) === owner));
+      const answerTimeout = name === 'backup' ? 0 : undefined;
+      io.out(await callControl(controlSocketPath(config.dataDir), { op: name, args, mode }, () => lockOwner(config.dataDir) === owner, answerTimeout));
       io.out(`(done by the running server, pid ${owner})`);
       return 0;
     }
@@ -192,6 +201,17 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
           strict: true,
         });
         return await runCommandOperation(env, io, 'prune', { site: values.site, keep: values.keep, 'all-sites': values['all-sites'] ? 'true' : undefined }, false);
+      }
+      case 'backup':
+      case 'restore': {
+        if (wantsHelp) return io.out(COMMAND_HELP[command]!), 0;
+        const { values, positionals } = parseArgs({ args: rest, options: { single: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+        if (positionals.length !== 1) return io.err(COMMAND_HELP[command]!), 2;
+        const dir = path.resolve(positionals[0]!);
+        if (command === 'backup') return await runCommandOperation(env, io, 'backup', { dir }, values.single ?? false);
+        const config = loadConfig(env);
+        io.out(await restoreCommand(config, env, runModeOf(config, values.single ?? false), dir));
+        return 0;
       }
       case 'deploy':
         return await runDeployCommand(rest, env);

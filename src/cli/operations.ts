@@ -12,6 +12,7 @@ import { AppError } from '../http/errors.js';
 import { installAndSeed } from '../runtime.js';
 import { seedFeatures } from '../core/plans/service.js';
 import { settingsApply, settingsGet, settingsSet } from './settings-operations.js';
+import { backupOperation } from './backup-operations.js';
 import { passwordProblem } from '../lib/password-rules.js';
 import { OperationError, type OperationArgs, type OperationContext } from './operation-context.js';
 
@@ -127,7 +128,7 @@ async function pruneOperation(ctx: OperationContext, args: OperationArgs): Promi
     .join('\n');
 }
 
-export const operations = {
+const operations = {
   'db-upgrade': dbUpgrade,
   install,
   'seed-features': seedFeaturesOperation,
@@ -138,6 +139,7 @@ export const operations = {
   'settings-get': settingsGet,
   'settings-set': settingsSet,
   'settings-apply': settingsApply,
+  backup: backupOperation,
 } satisfies Record<string, (ctx: OperationContext, args: OperationArgs) => Promise<string>>;
 
 export type OperationName = keyof typeof operations;

@@ -2,6 +2,7 @@
 import { buildApp } from '../app.js';
 import type { Config } from '../config/index.js';
 import { BuildIsolationError, checkBuildIsolation } from '../deploy/build/isolation.js';
+import { sweepBlobIntents } from '../deploy/blobs.js';
 import { sweepTempDir } from '../deploy/temp-dirs.js';
 import { openRuntime, StartupError } from '../runtime.js';
 import type { RunMode } from '../core/installation/service.js';
@@ -16,6 +17,9 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
   // the embedded database's lock makes this the only process here). builds.start() fails its builds.
   const swept = await sweepTempDir(app.deploy.tmpDir, { owner: !config.databaseUrl });
   if (swept.length > 0) app.log.warn({ removed: swept }, `removed ${swept.length} scratch folder(s) a stopped Blume process left in ${app.deploy.tmpDir}`);
+  // The same for blobs of uploads it was storing (other nodes' are swept an hour on, by the build worker).
+  const orphans = config.databaseUrl ? 0 : await sweepBlobIntents(runtime.database.db, runtime.blobs);
+  if (orphans > 0) app.log.warn({ removed: orphans }, `removed ${orphans} blob(s) a stopped Blume process left uncommitted`);
   // An embedded database belongs to this process: CLI commands reach it through the control socket.
   const stopControl = config.databaseUrl
     ? async () => {}

@@ -8,7 +8,7 @@ import { bearerToken, checkSameOrigin, sessionUser } from '../core/auth.js';
 import { AppError } from '../http/errors.js';
 import { highestScope, requireScope, type CmsCaller, type CmsScope } from './policy.js';
 
-export interface CmsContext {
+interface CmsContext {
   site: SiteRow;
   caller: CmsCaller;
 }

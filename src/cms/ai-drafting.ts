@@ -4,7 +4,7 @@
 import { parseBoolean } from '../config/index.js';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
 import { openSetting } from '../core/settings/service.js';
-import type { Executor } from '../db/client.js';
+import type { Database } from '../db/client.js';
 import { AiProviderError, aiError, createAiClient, type AiClient, type AiSettings } from '../adapters/ai/index.js';
 import { AppError } from '../http/errors.js';
 import { findStoredType } from './content-types.js';
@@ -17,7 +17,7 @@ import type { EntryRow, ContentTypeRow } from './tables.js';
 /** Field types a model can fill; relations and media need ids and files it cannot know. */
 const DRAFTABLE = new Set(['text', 'markdown', 'number', 'boolean', 'datetime', 'enum', 'slug', 'json']);
 
-export interface GenerateInput {
+interface GenerateInput {
   type: string;
   prompt: string;
   fields?: string[] | undefined;
@@ -25,7 +25,7 @@ export interface GenerateInput {
   save_as_draft?: boolean | undefined;
 }
 
-export interface Draft {
+interface Draft {
   type: ContentTypeRow;
   data: Record<string, unknown>;
   entry?: EntryRow;
@@ -99,7 +99,7 @@ function checkedValues(fields: FieldDefinition[], answer: Record<string, unknown
   return data;
 }
 
-export async function generateDraft(db: Executor, siteId: string, ai: AiSettings, input: GenerateInput, relations: RelationLookup, clientFor: (settings: AiSettings) => AiClient = createAiClient): Promise<Draft> {
+export async function generateDraft(db: Database, siteId: string, ai: AiSettings, input: GenerateInput, relations: RelationLookup, clientFor: (settings: AiSettings) => AiClient = createAiClient): Promise<Draft> {
   if (FORUM_TYPE_SLUGS.includes(input.type)) throw new AppError('ai_unsupported_type', `"${input.type}" is a view onto the forum; draft articles or custom types.`);
   const type = await findStoredType(db, siteId, input.type);
   if (!type) throw new AppError('content_type_not_found', `No content type "${input.type}".`);

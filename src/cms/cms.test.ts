@@ -122,6 +122,10 @@ for (const database of testDatabases) {
       assert.equal(picked[0]!.html, undefined);
       const cross = await api(keys.read, 'GET', '/entries/books', undefined, { origin: 'https://evil.example' });
       assert.equal(cross.headers['access-control-allow-origin'], undefined);
+      // A server's request (no Origin) gets no CORS headers, and caches still key on Origin.
+      const server = await api(keys.read, 'GET', '/entries/books');
+      assert.equal(server.headers['access-control-allow-origin'], undefined);
+      assert.match(String(server.headers.vary), /Origin/);
     });
 
     it('answers every bad input with its code and changes nothing', async () => {

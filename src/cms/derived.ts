@@ -3,7 +3,7 @@
 import { renderBody } from '../forum/markdown.js';
 import type { FieldDefinition } from './fields.js';
 
-export interface DerivedColumns {
+interface DerivedColumns {
   html: Record<string, string>;
   searchText: string;
 }

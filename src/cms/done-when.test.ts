@@ -127,7 +127,7 @@ for (const database of testDatabases) {
       assert.deepEqual([edited.status, edited.data.title], ['published', 'Now ready']);
 
       // Every publish fired a signed webhook to the local receiver.
-      await t.app.services.cmsWebhooks.idle();
+      await t.app.cms.webhooks.idle();
       const publishes = received.map((r) => JSON.parse(r.body) as { event: string; entry: { slug: string } });
       assert.deepEqual(publishes.map((p) => p.entry.slug).sort(), ['backups', 'draft', 'scaling', 'setup', 'tuning']);
       for (const delivery of received) {

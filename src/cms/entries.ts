@@ -1,8 +1,10 @@
 // Entries of stored content types (articles and custom types): validation against the type's
 // fields, writes with optimistic concurrency (ETag = id and version), and reads filtered by status.
 // `published` means live: published with `published_at` not in the future (scheduled publishing).
-import { and, count, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
+import { and, count, eq, inArray, lte, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
+import type { Database, Executor } from '../db/client.js';
+import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
@@ -11,11 +13,10 @@ import { deriveEntryColumns } from './derived.js';
 import { checkValue, type FieldDefinition } from './fields.js';
 import { MEDIA_PATH, missingMedia } from './media.js';
 import { presentEntry } from './presenters.js';
-import { filterConditions, sortOrder } from './query.js';
+import { filterConditions, sortOrder, type SortOrder, type StatusView } from './query.js';
 import { cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
 import { emitEntryEvent } from './webhooks.js';
 
-export type StatusView = 'published' | 'draft' | 'any';
 
 export interface EntryInput {
   slug?: string | null | undefined;
@@ -24,14 +25,14 @@ export interface EntryInput {
   data: Record<string, unknown>;
 }
 
-export interface FieldError {
+interface FieldError {
   field: string;
   code: 'unknown_field' | 'invalid_field_value' | 'relation_not_found';
   message: string;
 }
 
 /** The SQL condition of a status view on `cms_entries`. */
-export function statusWhere(view: StatusView): SQL | undefined {
+function statusWhere(view: StatusView): SQL | undefined {
   const live = and(eq(cmsEntries.status, 'published'), lte(cmsEntries.publishedAt, sql`now()`))!;
   if (view === 'published') return live;
   if (view === 'draft') return sql`not (${live})`;
@@ -184,20 +185,42 @@ async function entryEvents(tx: Executor, type: ContentTypeRow, before: EntryRow 
   }
 }
 
-/** An entry by id, or by slug when no entry has that id; undefined when there is none. */
-async function entryByIdOrSlug(db: Executor, type: ContentTypeRow, idOrSlug: string, view: StatusView, lock = false): Promise<EntryRow | undefined> {
-  const query = db
+/** The entry that `ref` names, its id first, then its slug (`ref` is both placeholders' value). */
+function entryWhere(typeId: string | Placeholder, ref: string | Placeholder, view: StatusView): SQL | undefined {
+  return and(eq(cmsEntries.typeId, typeId), or(eq(cmsEntries.id, ref), eq(cmsEntries.slug, ref)), statusWhere(view));
+}
+
+/** An entry by id, or by slug when no entry has that id, locked for update in `tx`; undefined when there is none. */
+async function lockEntryByIdOrSlug(tx: Executor, type: ContentTypeRow, idOrSlug: string): Promise<EntryRow | undefined> {
+  const [row] = await tx
     .select()
     .from(cmsEntries)
-    .where(and(eq(cmsEntries.typeId, type.id), or(eq(cmsEntries.id, idOrSlug), eq(cmsEntries.slug, idOrSlug)), statusWhere(view)))
+    .where(entryWhere(type.id, idOrSlug, 'any'))
     .orderBy(sql`${cmsEntries.id} = ${idOrSlug} desc`)
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
+    .limit(1)
+    .for('update');
   return row;
 }
 
-export async function findEntry(db: Executor, type: ContentTypeRow, idOrSlug: string, view: StatusView): Promise<EntryRow> {
-  const row = await entryByIdOrSlug(db, type, idOrSlug, view);
+/**
+ * The read of one entry, the Content API's hottest query: a named statement per status view, built
+ * once and run with its generic plan (src/db/prepared.ts), an index probe by id or by `(type_id, slug)`.
+ */
+const entryRead = preparedStatement(
+  'cms_entry_read',
+  (db, view: StatusView) =>
+    db
+      .select()
+      .from(cmsEntries)
+      .where(entryWhere(sql.placeholder('typeId'), sql.placeholder('ref'), view))
+      .orderBy(sql`${cmsEntries.id} = ${sql.placeholder('ref')} desc`)
+      .limit(1),
+  (view) => view,
+);
+
+/** An entry by id, or by slug when no entry has that id, as `view` lets it be seen. */
+export async function findEntry(db: Database, type: ContentTypeRow, idOrSlug: string, view: StatusView): Promise<EntryRow> {
+  const [row] = await entryRead(db, view).execute({ typeId: type.id, ref: idOrSlug });
   if (!row) throw new AppError('entry_not_found', `No ${type.slug} entry "${idOrSlug}".`);
   return row;
 }
@@ -233,7 +256,7 @@ export async function updateEntry(db: Executor, type: ContentTypeRow, id: string
 
 export async function deleteEntry(db: Executor, type: ContentTypeRow, idOrSlug: string, ifMatch?: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const current = await entryByIdOrSlug(tx, type, idOrSlug, 'any', true);
+    const current = await lockEntryByIdOrSlug(tx, type, idOrSlug);
     if (!current) throw new AppError('entry_not_found', `No ${type.slug} entry "${idOrSlug}".`);
     if (!ifMatchHolds(ifMatch, current)) throw new AppError('precondition_failed', `The entry is at ${etagOf(current)}; read it again.`);
     await tx.delete(cmsEntries).where(eq(cmsEntries.id, current.id));
@@ -241,7 +264,7 @@ export async function deleteEntry(db: Executor, type: ContentTypeRow, idOrSlug: 
   });
 }
 
-export interface ListOptions {
+interface ListOptions {
   view: StatusView;
   /** The raw query: its `filter[...]` parameters. */
   query: Record<string, unknown>;
@@ -257,12 +280,25 @@ export async function listEntries(db: Executor, type: ContentTypeRow, options: L
     options.q ? sql`to_tsvector('english', ${cmsEntries.searchText}) @@ plainto_tsquery('english', ${options.q})` : undefined,
     ...filterConditions(type.fields, options.query),
   );
-  const order = sortOrder(type.fields, options.sort, options.view === 'published' ? '-published_at' : '-updated_at');
+  const { order, split } = sortOrder(type.fields, options.sort, options.view === 'published' ? '-published_at' : '-updated_at', options.view);
   const [rows, [total]] = await Promise.all([
-    db.select().from(cmsEntries).where(where).orderBy(...order).limit(page.pageSize).offset(page.offset),
+    split ? splitPage(db, where, order, split, page) : db.select().from(cmsEntries).where(where).orderBy(...order).limit(page.pageSize).offset(page.offset),
     db.select({ n: count() }).from(cmsEntries).where(where),
   ]);
   return { rows, total: total!.n };
+}
+
+/**
+ * A page sorted first by a descending key that may be null, as two parts each an index can read in
+ * order: the entries with a value (backwards, nulls first, which there are none of), then those
+ * without; each part stops at the page's end. The outer query is named `cms_entries` as the table,
+ * so the sort terms read its columns.
+ */
+function splitPage(db: Executor, where: SQL | undefined, order: SQL[], split: NonNullable<SortOrder['split']>, page: Page): Promise<EntryRow[]> {
+  const end = page.offset + page.pageSize;
+  const withValue = db.select().from(cmsEntries).where(and(where, sql`${split.expression} is not null`)).orderBy(split.first, ...split.rest).limit(end);
+  const withoutValue = db.select().from(cmsEntries).where(and(where, sql`${split.expression} is null`)).orderBy(...split.rest).limit(end);
+  return db.select().from(unionAll(withValue, withoutValue).as('cms_entries')).orderBy(...order).limit(page.pageSize).offset(page.offset);
 }
 
 /** Entries by id across the site's stored types (for `include=`), as the status view allows. */

@@ -12,7 +12,7 @@ const ETAG_HEADERS = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLe
 
 export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const context = (request: FastifyRequest): SourceContext => ({ db: app.deps.database.db, site: request.cms.site, caller: request.cms.caller });
+  const context = (request: FastifyRequest): SourceContext => ({ db: app.deps.database.db, types: app.cms.types, site: request.cms.site, caller: request.cms.caller });
 
   app.get(
     '/entries/:type',
@@ -36,7 +36,7 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { entry, etag } = await sourceFor(request.params.type).create(context(request), request.body);
-      app.services.cmsWebhooks.wake();
+      app.cms.webhooks.wake();
       if (etag) reply.header('ETag', etag);
       return reply.code(201).send(entry);
     },
@@ -63,7 +63,7 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { entry, etag } = await sourceFor(request.params.type).update(context(request), request.params.id, request.body, request.headers['if-match']);
-      app.services.cmsWebhooks.wake();
+      app.cms.webhooks.wake();
       if (etag) reply.header('ETag', etag);
       return entry;
     },
@@ -77,7 +77,7 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       await sourceFor(request.params.type).remove(context(request), request.params.id, request.headers['if-match']);
-      app.services.cmsWebhooks.wake();
+      app.cms.webhooks.wake();
       return reply.code(204).send(null);
     },
   );

@@ -6,7 +6,7 @@ import { sql, type SQL } from 'drizzle-orm';
 export const FIELD_TYPES = ['text', 'markdown', 'number', 'boolean', 'datetime', 'enum', 'slug', 'relation', 'media', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-export interface FieldOptions {
+interface FieldOptions {
   min_length?: number;
   max_length?: number;
   min?: number;
@@ -33,13 +33,13 @@ export interface RemovedField extends FieldDefinition {
 }
 
 export const FIELD_NAME_PATTERN = '^[a-z][a-z0-9_]{0,39}$';
-export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
-export const DEFAULT_TEXT_LENGTH = 255;
+const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
+const DEFAULT_TEXT_LENGTH = 255;
 export const MAX_TEXT_LENGTH = 10_000;
-export const MAX_MARKDOWN_LENGTH = 100_000;
-export const MAX_JSON_BYTES = 64 * 1024;
+const MAX_MARKDOWN_LENGTH = 100_000;
+const MAX_JSON_BYTES = 64 * 1024;
 /** Longest text field that gets an index: its longest value stays under the B-tree entry limit. */
-export const MAX_INDEXED_TEXT_LENGTH = 600;
+const MAX_INDEXED_TEXT_LENGTH = 600;
 
 export type FilterOp = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte' | 'in' | 'contains';
 export const FILTER_OPS: readonly FilterOp[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains'];
@@ -49,7 +49,7 @@ const ORDERED: FilterOp[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in'];
 const TEXTUAL: FilterOp[] = [...ORDERED, 'contains'];
 
 /** Why a value does not fit a field, or the normalized value. */
-export type Checked = { ok: true; value: unknown } | { ok: false; message: string };
+type Checked = { ok: true; value: unknown } | { ok: false; message: string };
 
 interface FieldKind {
   /** Filter operators the field takes; none for fields that cannot be filtered. */

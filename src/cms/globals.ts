@@ -4,7 +4,7 @@ import type { InstanceSettings, SettingName } from '../core/settings/allowlist.j
 import { presentSettings } from '../core/settings/presenters.js';
 import { AppError } from '../http/errors.js';
 
-export const GLOBAL_GROUPS: Record<string, readonly SettingName[]> = {
+const GLOBAL_GROUPS: Record<string, readonly SettingName[]> = {
   general: ['FORUM_TITLE'],
   registration: ['REGISTRATION_OPEN'],
   api: ['FORUM_API_PUBLIC_READ', 'API_CORS_ORIGINS'],

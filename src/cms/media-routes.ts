@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
-import { readUploadedFile } from '../http/uploads.js';
+import { readUploadedFile, sendInertFile } from '../http/uploads.js';
 import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
 import { validatorCompiler } from '../http/validation.js';
 import { cmsAccess } from './access.js';
@@ -80,17 +80,6 @@ export async function mediaServing(fastify: FastifyInstance): Promise<void> {
     const site = target.kind === 'site' ? await app.services.sites.get(target.site) : undefined;
     const row = site?.kind === 'community' ? await servedMedia(app.deps.database.db, site.id, request.params.id) : undefined;
     if (!row) throw new AppError('media_not_found', `No media "${request.params.id}".`);
-    const etag = `"${row.sha256}"`;
-    reply
-      .header('etag', etag)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('content-disposition', `inline; filename="${row.filename}"`);
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    const body = await mediaBytes(app.deps.blobs, row);
-    if (!body) throw new Error(`media ${row.id} has no bytes in the blob store`);
-    reply.header('content-type', row.contentType).header('content-length', row.size);
-    return reply.send(body);
+    return sendInertFile(request, reply, { ...row, disposition: 'inline' }, () => mediaBytes(app.deps.blobs, row));
   });
 }

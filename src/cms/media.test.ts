@@ -8,10 +8,10 @@ import { cmsApi, mintApiKey } from '../../test/factories/cms.js';
 import { communityHost, makeCommunity } from '../../test/factories/forum.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
+import { ONE_PIXEL_PNG } from '../../test/helpers/images.js';
 import { MAX_MEDIA_BYTES } from './media.js';
 
-/** A 1x1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = ONE_PIXEL_PNG;
 
 interface Media {
   id: string;

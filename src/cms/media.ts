@@ -23,7 +23,8 @@ export const MEDIA_PATH = '/media/';
 const KINDS = [FILE_KINDS.png, FILE_KINDS.jpeg, FILE_KINDS.gif, FILE_KINDS.webp, FILE_KINDS.avif, FILE_KINDS.pdf];
 const ACCEPTED_MEDIA = KINDS.map((k) => k.type);
 
-const blobKey = (row: Pick<MediaRow, 'id'>): string => `cms-media/${row.id}`;
+/** The blob of one row (a backup copies them by this key too). */
+export const mediaBlobKey = (row: Pick<MediaRow, 'id'>): string => `cms-media/${row.id}`;
 
 /** The accepted type of an upload, or a 415 saying why it is refused. */
 function mediaTypeOf(filename: string, declared: string, bytes: Buffer): string {
@@ -44,7 +45,7 @@ export async function storeMedia(db: Executor, blobs: BlobStore, siteId: string,
   const sha256 = createHash('sha256').update(upload.bytes).digest('hex');
   const id = newId();
   // The blob first: a row never names bytes that are not there.
-  await blobs.put(blobKey({ id }), upload.bytes, upload.bytes.length);
+  await blobs.put(mediaBlobKey({ id }), upload.bytes, upload.bytes.length);
   const [row] = await db.insert(cmsMedia).values({ id, siteId, sha256, filename, contentType, size: upload.bytes.length }).returning();
   return row!;
 }
@@ -82,7 +83,7 @@ export async function deleteMedia(db: Executor, blobs: BlobStore, siteId: string
     if (users!.n > 0) throw new AppError('media_in_use', `${users!.n} entr${users!.n === 1 ? 'y references' : 'ies reference'} ${mediaUrl(row)}; change them first.`, { entries: users!.n });
     await tx.delete(cmsMedia).where(eq(cmsMedia.id, row.id));
   });
-  await blobs.delete(blobKey({ id }));
+  await blobs.delete(mediaBlobKey({ id }));
 }
 
 /** A site's media row, or undefined (serving answers 404 without a problem body's detail). */
@@ -92,5 +93,5 @@ export async function servedMedia(db: Executor, siteId: string, id: string): Pro
 }
 
 export async function mediaBytes(blobs: BlobStore, row: MediaRow): Promise<Readable | undefined> {
-  return blobs.get(blobKey(row));
+  return blobs.get(mediaBlobKey(row));
 }

@@ -1,19 +1,37 @@
-// The Content API at /api/cms/v1 on community site hosts: CORS from the site's API_CORS_ORIGINS
-// (as the Forum API), an OpenAPI document built from the routes plus the site's own types; and the
-// site's `/media/{id}` files. The editor pages (ui/) register beside the forum UI, outside this document.
+// The CMS domain: its per-node services (`app.cms`: the content types it serves, the webhook
+// sender), and the Content API at /api/cms/v1 on community site hosts: CORS from the site's
+// API_CORS_ORIGINS (as the Forum API), an OpenAPI document built from the routes plus the site's own
+// types; and the site's `/media/{id}` files. The editor pages (ui/) register beside the forum UI,
+// outside this document, and use the same services.
 import type { FastifyInstance } from 'fastify';
-import { registerSiteApiCors } from '../forum/plugin.js';
+import fp from 'fastify-plugin';
+import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { aiRoutes } from './ai-routes.js';
 import { entryRoutes } from './entry-routes.js';
 import { mediaRoutes, mediaServing } from './media-routes.js';
 import { cmsOpenApi } from './openapi.js';
+import { ContentTypeDirectory } from './type-directory.js';
 import { typeRoutes } from './type-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
+import { WebhookDispatcher } from './webhooks.js';
 
-export const CMS_API_PREFIX = '/api/cms/v1';
+const CMS_API_PREFIX = '/api/cms/v1';
 
-export async function cmsPlugin(app: FastifyInstance): Promise<void> {
+interface CmsRuntime {
+  /** The content types the Content API serves, kept per node until one changes (decision 0052). */
+  types: ContentTypeDirectory;
+  /** Sends Content API webhooks queued by entry writes. */
+  webhooks: WebhookDispatcher;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    cms: CmsRuntime;
+  }
+}
+
+async function cmsApi(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
     route.constraints = { ...route.constraints, surface: 'community' };
   });
@@ -39,3 +57,23 @@ export async function cmsPlugin(app: FastifyInstance): Promise<void> {
   );
   await app.register(mediaServing);
 }
+
+export const cmsPlugin = fp(
+  async (app: FastifyInstance) => {
+    const { database, config, cache } = app.deps;
+    const types = new ContentTypeDirectory(database.db, cache.pubsub);
+    await types.start();
+    const webhooks = new WebhookDispatcher(database.db, config.secretKey, app.log, {
+      embeddedDatabase: database.driver === 'pglite',
+      allowPrivateTargets: config.webhooksAllowPrivate,
+    });
+    app.decorate('cms', { types, webhooks } satisfies CmsRuntime);
+    app.addHook('onReady', () => webhooks.start());
+    app.addHook('onClose', async () => {
+      await webhooks.stop();
+      await types.stop();
+    });
+    await app.register(cmsApi);
+  },
+  { name: 'blume-cms' },
+);

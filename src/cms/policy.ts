@@ -2,7 +2,7 @@
 // platform admin's) acts as `admin`. Scopes nest: `admin` includes `cms-write`, which includes
 // `cms-read` (docs/decisions/0043-cms-access.md).
 import { AppError } from '../http/errors.js';
-import type { StatusView } from './entries.js';
+import type { StatusView } from './query.js';
 
 export type CmsScope = 'cms-read' | 'cms-write' | 'admin';
 
@@ -25,7 +25,7 @@ export function highestScope(scopes: readonly string[]): CmsScope | undefined {
   return best;
 }
 
-export function holds(caller: CmsCaller, scope: CmsScope): boolean {
+function holds(caller: CmsCaller, scope: CmsScope): boolean {
   return RANK[caller.scope] >= RANK[scope];
 }
 

@@ -34,7 +34,7 @@ export function presentForumType(slug: string, name: string, fields: FieldDefini
   return { slug, name, source: 'forum', fields: fields.map(presentField), removed_fields: [], created_at: null, updated_at: null };
 }
 
-export interface EntryShape {
+interface EntryShape {
   /** `fields=`: only these data fields (and their HTML). */
   select?: readonly FieldDefinition[] | undefined;
   /** `include=`: relation fields replaced by the related entry (null when it is gone or not visible). */

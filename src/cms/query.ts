@@ -6,6 +6,9 @@ import { AppError } from '../http/errors.js';
 import { FIELD_KINDS, FILTER_OPS, fieldExpression, type FieldDefinition, type FilterOp } from './fields.js';
 import { cmsEntries } from './tables.js';
 
+/** Which entries a read sees: published (live) ones, drafts and scheduled ones, or both. */
+export type StatusView = 'published' | 'draft' | 'any';
+
 const MAX_IN_VALUES = 100;
 const MAX_SORT_KEYS = 5;
 
@@ -100,21 +103,42 @@ export function filterConditions(fields: readonly FieldDefinition[], query: Reco
   return conditions;
 }
 
-/** ORDER BY terms for `sort`, ending with `id` so pages are stable. */
-export function sortOrder(fields: readonly FieldDefinition[], sort: string | undefined, fallback: string): SQL[] {
+export interface SortOrder {
+  /** ORDER BY terms, ending with `id` so pages are stable; entries without a value come last either way. */
+  order: SQL[];
+  /**
+   * The first key, when it sorts descending and may be null. An index read backwards gives nulls
+   * first, so the list reads the entries with a value (`first` leads their order) and those without
+   * (`rest`) as two parts (entries.ts); otherwise the planner sorts every match.
+   */
+  split?: { expression: SQL; first: SQL; rest: SQL[] };
+}
+
+/** Whether a column can be null in `view`: live entries all have `published_at`. */
+const nullableColumn = (column: Column, view: StatusView): boolean => column.name === 'slug' || (column.name === 'published_at' && view !== 'published');
+
+/** ORDER BY terms for `sort` as the status view lists them. */
+export function sortOrder(fields: readonly FieldDefinition[], sort: string | undefined, fallback: string, view: StatusView): SortOrder {
   const keys = (sort ?? fallback).split(',').map((part) => part.trim()).filter((part) => part !== '');
   if (keys.length > MAX_SORT_KEYS) throw invalid(`Sort by at most ${MAX_SORT_KEYS} fields.`);
   let descending = false;
-  const order = keys.map((key) => {
+  let split: SortOrder['split'];
+  const order = keys.map((key, position) => {
     descending = key.startsWith('-');
     const name = descending ? key.slice(1) : key;
     const target = targetOf(fields, name);
     if (target.kind === 'field' && !FIELD_KINDS[target.field.type].sortable) throw invalid(`Field "${name}" cannot be sorted.`);
     const expression = target.kind === 'column' ? sql`${target.column}` : fieldExpression(target.field);
-    return descending ? sql`${expression} desc nulls last` : sql`${expression} asc nulls last`;
+    const nullable = target.kind === 'field' || nullableColumn(target, view);
+    if (!descending) return sql`${expression} asc nulls last`;
+    // Without nulls, plain `desc` is the same order and matches an index read backwards.
+    if (!nullable) return sql`${expression} desc`;
+    if (position === 0) split = { expression, first: sql`${expression} desc`, rest: [] };
+    return sql`${expression} desc nulls last`;
   });
   order.push(descending ? desc(cmsEntries.id) : asc(cmsEntries.id));
-  return order;
+  if (split) split.rest = order.slice(1);
+  return split ? { order, split } : { order };
 }
 
 /** Field names of a `fields=` or `include=` list, each checked against the type. */

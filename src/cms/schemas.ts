@@ -5,11 +5,11 @@ import { FIELD_NAME_PATTERN, FIELD_TYPES, MAX_TEXT_LENGTH } from './fields.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
-export const TypeSlug = Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$', description: 'Lower-case letters, digits and hyphens, starting with a letter.' });
+const TypeSlug = Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$', description: 'Lower-case letters, digits and hyphens, starting with a letter.' });
 const EntrySlug = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$', description: 'Lower-case letters, digits and hyphens.' });
 const Status = Type.Union([Type.Literal('draft'), Type.Literal('published')]);
 
-export const FieldOptionsSchema = Type.Object(
+const FieldOptionsSchema = Type.Object(
   {
     min_length: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_TEXT_LENGTH })),
     max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
@@ -22,7 +22,7 @@ export const FieldOptionsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const FieldSchema = Type.Object(
+const FieldSchema = Type.Object(
   {
     name: Type.String({ pattern: FIELD_NAME_PATTERN, description: 'Lower-case letters, digits and underscores, starting with a letter.' }),
     type: Type.Union(FIELD_TYPES.map((t) => Type.Literal(t))),

@@ -4,11 +4,14 @@ import type { Database } from '../db/client.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Page } from '../http/pagination.js';
 import type { CmsCaller } from './policy.js';
+import type { ContentTypeDirectory } from './type-directory.js';
 import type { EntryListQuery, EntryOut } from './schemas.js';
 import type { EntryInput } from './entries.js';
 
 export interface SourceContext {
   db: Database;
+  /** Where stored types are read from (this node's copies). */
+  types: ContentTypeDirectory;
   site: SiteRow;
   caller: CmsCaller;
 }
@@ -19,7 +22,7 @@ export interface ReadQuery {
   status?: 'published' | 'draft' | 'any' | undefined;
 }
 
-export interface EntryWithTag {
+interface EntryWithTag {
   entry: EntryOut;
   /** Stored entries only: forum views have no version to match. */
   etag?: string | undefined;

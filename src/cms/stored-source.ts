@@ -1,7 +1,7 @@
 // Entries of articles and custom types, stored in `cms_entries`.
 import { AppError } from '../http/errors.js';
-import { findStoredType } from './content-types.js';
-import { createEntry, deleteEntry, entriesById, etagOf, findEntry, listEntries, storedEntryExists, updateEntry, type RelationLookup, type StatusView } from './entries.js';
+import { createEntry, deleteEntry, entriesById, etagOf, findEntry, listEntries, storedEntryExists, updateEntry, type RelationLookup } from './entries.js';
+import type { StatusView } from './query.js';
 import { FORUM_TYPE_SLUGS } from './forum-types.js';
 import { forumSource } from './forum-views.js';
 import type { FieldDefinition } from './fields.js';
@@ -13,7 +13,7 @@ import type { EntrySource, ReadQuery, SourceContext } from './sources.js';
 import type { ContentTypeRow, EntryRow } from './tables.js';
 
 async function typeOf(ctx: SourceContext, slug: string): Promise<ContentTypeRow> {
-  const type = await findStoredType(ctx.db, ctx.site.id, slug);
+  const type = await ctx.types.get(ctx.site.id, slug);
   if (!type) throw new AppError('content_type_not_found', `No content type "${slug}".`);
   return type;
 }
@@ -47,7 +47,7 @@ async function included(ctx: SourceContext, include: FieldDefinition[] | undefin
   const stored = include.filter((field) => !FORUM_TYPE_SLUGS.includes(field.options!.type!));
   const related = await entriesById(ctx.db, ctx.site.id, idsOf(stored), relatedView);
   for (const field of stored) {
-    const type = await findStoredType(ctx.db, ctx.site.id, field.options!.type!);
+    const type = await ctx.types.get(ctx.site.id, field.options!.type!);
     if (!type) continue;
     for (const row of related.values()) if (row.typeId === type.id) out.set(row.id, presentEntry(type, row));
   }

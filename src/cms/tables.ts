@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sites } from '../core/sites/tables.js';
+import { forumMembers } from '../forum/tables.js';
 import type { FieldDefinition, RemovedField } from './fields.js';
 
 export const cmsContentTypes = pgTable(
@@ -130,3 +131,20 @@ export const cmsMedia = pgTable(
 );
 
 export type MediaRow = typeof cmsMedia.$inferSelect;
+
+/** Members who write content in the editor without being admins (docs/decisions/0048-cms-editor.md). */
+export const cmsEditors = pgTable(
+  'cms_editors',
+  {
+    memberId: text('member_id')
+      .primaryKey()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('cms_editors_site_idx').on(t.siteId)],
+);
+
+export type CmsEditorRow = typeof cmsEditors.$inferSelect;

@@ -60,7 +60,11 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
       },
       preHandler: cmsAccess('admin'),
     },
-    async (request) => presentType(await updateType(db, request.cms.site.id, request.params.slug, request.body)),
+    async (request) => {
+      const row = await updateType(db, request.cms.site.id, request.params.slug, request.body);
+      await app.cms.types.changed(request.cms.site.id, request.params.slug);
+      return presentType(row);
+    },
   );
 
   app.delete(
@@ -71,6 +75,7 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       await deleteType(db, request.cms.site.id, request.params.slug);
+      await app.cms.types.changed(request.cms.site.id, request.params.slug);
       return reply.code(204).send(null);
     },
   );

@@ -64,7 +64,7 @@ for (const database of testDatabases) {
       // As if `localhost` had resolved to a public address when the subscription was made.
       const { row } = await createWebhook(t.app.deps.database.db, 'blog', t.config.secretKey, { url: `http://localhost:${port}/hook`, events: ['entry.published'] }, true);
       await api(write, 'POST', '/entries/articles', { slug: 'hello', status: 'published', data: { title: 'Hello' } });
-      await t.app.services.cmsWebhooks.idle();
+      await t.app.cms.webhooks.idle();
       const [delivery] = json<Array<{ status: string; attempts: number; last_error: string }>>(await api(admin, 'GET', `/webhooks/${row.id}/deliveries`));
       assert.equal(delivery!.attempts, 1);
       assert.equal(delivery!.status, 'pending');

@@ -93,7 +93,7 @@ export async function checkWebhookTarget(rawUrl: string, allowPrivate: boolean):
   }
 }
 
-export interface PostOptions {
+interface PostOptions {
   headers: Record<string, string>;
   body: string;
   signal: AbortSignal;

@@ -57,7 +57,7 @@ for (const database of testDatabases) {
     });
 
     const api = (key: string, method: string, path: string, payload?: object) => cmsApi(t.app, 'blog', key, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
-    const settle = () => t.app.services.cmsWebhooks.idle();
+    const settle = () => t.app.cms.webhooks.idle();
     const events = () => received.map((r) => `${String(r.headers['x-blume-event'])}:${(JSON.parse(r.body) as { entry: { slug: string } }).entry.slug}`);
 
     it('subscribes a URL as admin and shows the secret once', async () => {
@@ -115,7 +115,7 @@ for (const database of testDatabases) {
       assert.deepEqual([pending.status, pending.attempts, pending.last_status], ['pending', 1, 500]);
       // The back-off has not passed: make the retry due now, as time would.
       await t.app.deps.database.db.execute(sql`update jobs set run_at = now() where kind = 'cms.webhook' and state = 'queued' and run_at < now() + interval '1 day'`);
-      t.app.services.cmsWebhooks.wake();
+      t.app.cms.webhooks.wake();
       await settle();
       log = json(await api(admin, 'GET', `/webhooks/${hookId}/deliveries`));
       const delivered = log.find((d) => d.payload.entry.slug === 'retry')!;

@@ -16,14 +16,14 @@ import { openSecret, sealSecret } from '../lib/secrets.js';
 import { checkWebhookTarget, postWebhook } from './webhook-targets.js';
 import { cmsWebhookDeliveries, cmsWebhooks, type WebhookDeliveryRow, type WebhookEvent, type WebhookRow } from './tables.js';
 
-export const WEBHOOK_JOB = 'cms.webhook';
-export const MAX_WEBHOOK_ATTEMPTS = 6;
+const WEBHOOK_JOB = 'cms.webhook';
+const MAX_WEBHOOK_ATTEMPTS = 6;
 const SECRET_PURPOSE = 'cms-webhook';
 const SEND_TIMEOUT_MS = 10_000;
 const LEASE_MS = 30_000;
 const POLL_MS = 5_000;
 
-export interface WebhookInput {
+interface WebhookInput {
   url: string;
   events: WebhookEvent[];
 }
@@ -83,7 +83,7 @@ export async function emitEntryEvent(tx: Executor, siteId: string, event: Webhoo
 }
 
 /** `X-Blume-Signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as receivers verify it. */
-export function signDelivery(secret: string, timestamp: number, body: string): string {
+function signDelivery(secret: string, timestamp: number, body: string): string {
   return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 

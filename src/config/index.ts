@@ -243,7 +243,7 @@ const LOG_LEVEL = oneOf(
   'BLUME_LOG_LEVEL',
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
   'info',
-  'fatal, error, warn, info, debug, trace or silent. `info` and below log every request (static requests in a buffered access log).',
+  'fatal, error, warn, info, debug, trace or silent. `info` and below log every request, in a buffered access log.',
 );
 const EDGE_FAST_PATH = bool('BLUME_EDGE_FAST_PATH', true, "Answer static sites ahead of the router, off Node's request objects where it can; False routes them through Fastify.");
 const MCP_FILES_DIR = optional(
@@ -281,7 +281,7 @@ const NODE_ENV = declare('NODE_ENV', 'development', 'production marks cookies Se
 /** Every variable, its default and what it does. Printed by `blume --help` and kept in README. */
 export const variables: readonly VariableDoc[] = declared;
 
-export interface LoadOptions {
+interface LoadOptions {
   /** Whether a missing secret key may be generated and written into the data dir. */
   writeSecret?: boolean;
 }

@@ -7,7 +7,7 @@ import { SESSION_COOKIE, sessionUser } from '../core/auth.js';
 import { csrfToken, verifyCsrf } from '../http/csrf.js';
 import { AppError } from '../http/errors.js';
 
-const CSRF_SCOPE = 'portal';
+export const CSRF_SCOPE = 'portal';
 
 export interface ConsoleContext {
   user: UserRow | undefined;
@@ -21,12 +21,18 @@ declare module 'fastify' {
   }
 }
 
-/** preHandler of every console route: loads the viewer and, on posts, checks the form's CSRF token. */
-export async function loadConsole(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** Loads the viewer; the preHandler of a multipart form, whose handler checks the CSRF field itself. */
+export async function loadViewer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const user = await sessionUser(request);
   const cookie = request.cookies[SESSION_COOKIE];
   const sessionId = user && cookie ? sessionIdOf(cookie) : undefined;
   request.console = { user, sessionId, csrf: csrfToken(request, reply, CSRF_SCOPE, sessionId) };
+}
+
+/** preHandler of every console route: loads the viewer and, on posts, checks the form's CSRF token. */
+export async function loadConsole(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await loadViewer(request, reply);
+  const sessionId = request.console.sessionId;
   if (request.method === 'POST') {
     const form = (request.body ?? {}) as Record<string, string>;
     verifyCsrf(request, CSRF_SCOPE, sessionId, form._csrf);

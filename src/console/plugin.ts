@@ -1,12 +1,18 @@
 // The console: the portal's web UI at `{portal_url}/`, server-rendered pages that work without
-// JavaScript. An encapsulated plugin, so its security headers, form parser and HTML error pages stay
+// JavaScript (one script adds drag-and-drop, upload progress and copy buttons). An encapsulated plugin, so its security headers, form parser and HTML error pages stay
 // with its routes and the JSON API under /api keeps its own.
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../http/errors.js';
 import { registerFormParser } from '../http/forms.js';
 import { toAppError } from '../http/problem.js';
-import { consoleRoutes, sendPage } from './routes.js';
+import { consoleAdminRoutes } from './admin-routes.js';
+import { communitySiteRoutes } from './community-routes.js';
+import { sendPage } from './page.js';
+import { passwordRoutes } from './password-routes.js';
+import { consoleRoutes } from './routes.js';
+import { CONSOLE_JS } from './script.js.js';
+import { staticSiteRoutes } from './static-routes.js';
 import { CONSOLE_CSS } from './style.css.js';
 import { errorView } from './views.js';
 
@@ -35,6 +41,8 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
       directives: {
         defaultSrc: ["'none'"],
         styleSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
         imgSrc: ["'self'", 'data:'],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
@@ -49,5 +57,10 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
   registerFormParser(app, FORM_BODY_LIMIT);
   app.setErrorHandler(renderError);
   app.get('/assets/console.css', async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(CONSOLE_CSS));
+  app.get('/assets/console.js', async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(CONSOLE_JS));
   await app.register(consoleRoutes);
+  await app.register(passwordRoutes);
+  await app.register(staticSiteRoutes);
+  await app.register(communitySiteRoutes);
+  await app.register(consoleAdminRoutes);
 }

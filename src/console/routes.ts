@@ -6,18 +6,15 @@ import { SESSION_COOKIE } from '../core/auth.js';
 import { presentSite, urlContext } from '../core/sites/presenters.js';
 import { authorizeSite } from '../core/sites/policy.js';
 import { createSite, deleteSite, findSite, listSites } from '../core/sites/service.js';
+import { deploySummaries } from '../deploy/service.js';
 import { AppError } from '../http/errors.js';
 import { field, safeNext, seeOther } from '../http/forms.js';
-import type { SafeHtml } from '../lib/html.js';
 import { loadConsole, signedIn } from './context.js';
-import { accountView, layout, loginView, newSiteView, signupView, siteView, sitesView } from './views.js';
+import { attempt, sendPage } from './page.js';
+import { doneMessage, sendSitePage } from './site-page.js';
+import { accountView, loginView, newSiteView, signupView, sitesView } from './views.js';
 
-export function sendPage(request: FastifyRequest, reply: FastifyReply, title: string, body: SafeHtml, status = 200): FastifyReply {
-  reply.header('Cache-Control', 'no-store');
-  return reply.code(status).type('text/html; charset=utf-8').send(layout(request.console, title, body));
-}
-
-function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string): void {
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string): void {
   reply.setCookie(SESSION_COOKIE, value, {
     path: '/',
     httpOnly: true,
@@ -25,16 +22,6 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: s
     secure: request.server.deps.config.production || request.protocol === 'https',
     maxAge: SESSION_TTL_MS / 1000,
   });
-}
-
-/** Runs a form action; a known refusal answers the form again with its message and status. */
-async function attempt(action: () => Promise<FastifyReply>, refused: (error: AppError) => FastifyReply | Promise<FastifyReply>): Promise<FastifyReply> {
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof AppError && error.status < 500) return refused(error);
-    throw error;
-  }
 }
 
 const USERNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/;
@@ -50,9 +37,11 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', opts, async (request, reply) => {
     const user = request.console.user;
     if (!user) return sendPage(request, reply, 'Log in', loginView(request.console, {}));
-    const sites = (await listSites(db, user)).map((site) => presentSite(site, urlContext(request)));
+    const rows = await listSites(db, user);
+    const sites = rows.map((site) => presentSite(site, urlContext(request)));
+    const deploys = await deploySummaries(db, rows.filter((site) => site.kind === 'static').map((site) => site.id));
     const deleted = typeof (request.query as Record<string, unknown>).deleted === 'string' ? `Site ${(request.query as Record<string, string>).deleted} was deleted.` : undefined;
-    return sendPage(request, reply, 'Sites', sitesView(request.console, sites, deleted));
+    return sendPage(request, reply, 'Sites', sitesView(request.console, sites, deploys, deleted));
   });
 
   app.get('/login', opts, async (request, reply) => {
@@ -156,14 +145,13 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { id: string } }>('/sites/:id', opts, async (request, reply) => {
     const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
-    return sendPage(request, reply, site.id, siteView(request.console, presentSite(site, urlContext(request))));
+    return sendSitePage(request, reply, site, { message: doneMessage(request.query as Record<string, string | undefined>) });
   });
 
   app.post<{ Params: { id: string } }>('/sites/:id/delete', opts, async (request, reply) => {
     const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
     if (field(request, 'confirm', 64) !== site.id) {
-      const message = `Type ${site.id} exactly to delete the site; nothing was deleted.`;
-      return sendPage(request, reply, site.id, siteView(request.console, presentSite(site, urlContext(request)), message), 422);
+      return sendSitePage(request, reply, site, { deleteError: `Type ${site.id} exactly to delete the site; nothing was deleted.` }, 422);
     }
     await deleteSite(db, site.id);
     await app.services.sites.changed(site.id);

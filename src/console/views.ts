@@ -1,6 +1,7 @@
 // The console's pages: the frame every page shares and the views of accounts and sites.
 import type { SessionSummary } from '../core/accounts/service.js';
 import type { SiteOut } from '../core/sites/schemas.js';
+import type { DeploySummary } from '../deploy/service.js';
 import { html, type HtmlValue, type SafeHtml } from '../lib/html.js';
 import type { ConsoleContext } from './context.js';
 
@@ -12,14 +13,19 @@ export function notice(kind: 'error' | 'ok', text: HtmlValue): SafeHtml {
   return html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 }
 
-function time(date: Date): SafeHtml {
+export function time(date: Date): SafeHtml {
   const iso = date.toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
-export function layout(ui: ConsoleContext, title: string, body: SafeHtml): string {
+export interface PageOptions {
+  /** Reload the page every so many seconds (a build log that is still being written). */
+  refreshSeconds?: number;
+}
+
+export function layout(ui: ConsoleContext, title: string, body: SafeHtml, options: PageOptions = {}): string {
   const nav = ui.user
-    ? html`<li><a href="/">Sites</a></li><li><a href="/account">${ui.user.username}</a></li><li><form class="inline" method="post" action="/logout">${csrfField(ui)}<button type="submit" class="link">Log out</button></form></li>`
+    ? html`<li><a href="/">Sites</a></li>${ui.user.isAdmin ? html`<li><a href="/admin">Admin</a></li>` : ''}<li><a href="/account">${ui.user.username}</a></li><li><form class="inline" method="post" action="/logout">${csrfField(ui)}<button type="submit" class="link">Log out</button></form></li>`
     : html`<li><a href="/login">Log in</a></li><li><a href="/signup">Sign up</a></li>`;
   return html`<!doctype html>
 <html lang="en">
@@ -27,7 +33,9 @@ export function layout(ui: ConsoleContext, title: string, body: SafeHtml): strin
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Blume console</title>
-<link rel="stylesheet" href="/assets/console.css">
+${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${String(options.refreshSeconds)}">
+` : ''}<link rel="stylesheet" href="/assets/console.css">
+<script src="/assets/console.js" defer></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -52,6 +60,7 @@ ${values.error ? notice('error', values.error) : ''}
 <div><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200"></div>
 <div><button type="submit">Log in</button></div>
 </form>
+<p><a href="/password/forgot">Forgot your password?</a></p>
 <p>No account yet? <a href="/signup">Sign up</a>.</p>`;
 }
 
@@ -86,10 +95,15 @@ ${sessions.map((s) => html`<tr><td>${time(s.createdAt)}</td><td>${time(s.expires
 </section>`;
 }
 
-export function sitesView(ui: ConsoleContext, sites: SiteOut[], message?: string): SafeHtml {
+export function sitesView(ui: ConsoleContext, sites: SiteOut[], deploys: ReadonlyMap<string, DeploySummary>, message?: string): SafeHtml {
+  const deployed = (site: SiteOut): SafeHtml => {
+    if (site.kind !== 'static') return html`<td>—</td><td>—</td>`;
+    const summary = deploys.get(site.id);
+    return html`<td>${summary?.live ? html`<code>${summary.live}</code>` : 'none yet'}</td><td>${summary?.lastDeployAt ? time(summary.lastDeployAt) : 'never'}</td>`;
+  };
   const list = sites.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">Site</th><th scope="col">Kind</th><th scope="col">Plan</th><th scope="col">Address</th></tr></thead><tbody>
-${sites.map((s) => html`<tr><td><a href="/sites/${s.id}">${s.id}</a></td><td>${s.kind}</td><td>${s.plan}</td><td><a href="${s.url}">${s.url}</a></td></tr>`)}
+    ? html`<div class="table"><table><thead><tr><th scope="col">Site</th><th scope="col">Kind</th><th scope="col">Plan</th><th scope="col">Live release</th><th scope="col">Last deploy</th><th scope="col">Address</th></tr></thead><tbody>
+${sites.map((s) => html`<tr><td><a href="/sites/${s.id}">${s.id}</a></td><td>${s.kind}</td><td>${s.plan}</td>${deployed(s)}<td><a href="${s.url}">${s.url}</a></td></tr>`)}
 </tbody></table></div>`
     : html`<p>You have no sites yet. <a href="/sites/new">Create your first site</a>: a static site for files you upload or build, or a community site with a forum.</p>`;
   return html`<h1>Sites</h1>${message ? notice('ok', message) : ''}<p><a href="/sites/new">New site</a></p>${list}${ui.user?.isAdmin ? html`<p class="muted">As a platform administrator you see every site.</p>` : ''}`;
@@ -106,11 +120,21 @@ ${values.error ? notice('error', values.error) : ''}
 </form>`;
 }
 
-export function siteView(ui: ConsoleContext, site: SiteOut, error?: string): SafeHtml {
+export interface SitePageParts {
+  /** What the site's kind adds between the heading and the delete form. */
+  sections?: SafeHtml;
+  /** The outcome of the last action, at the top. */
+  message?: { kind: 'error' | 'ok'; text: HtmlValue } | undefined;
+  deleteError?: string;
+}
+
+export function siteView(ui: ConsoleContext, site: SiteOut, parts: SitePageParts = {}): SafeHtml {
   return html`<h1>${site.id}</h1>
+${parts.message ? notice(parts.message.kind, parts.message.text) : ''}
 <p>${site.kind === 'static' ? 'Static site' : 'Community site'} · ${site.plan} plan · <a href="${site.url}">${site.url}</a></p>
+${parts.sections ?? ''}
 <section aria-labelledby="delete-h"><h2 id="delete-h">Delete this site</h2>
-${error ? notice('error', error) : ''}
+${parts.deleteError ? notice('error', parts.deleteError) : ''}
 <p>Deleting removes the site and everything in it. This cannot be undone.</p>
 <form class="stack" method="post" action="/sites/${site.id}/delete">${csrfField(ui)}
 <div><label for="confirm">Type the site id, ${site.id}, to confirm</label><input id="confirm" name="confirm" required maxlength="64" autocomplete="off"></div>

@@ -7,7 +7,7 @@ import { ErrorReporter } from '../lib/error-reporter.js';
 import { ensurePgliteDir, pgliteOptions } from './pglite.js';
 import * as schema from './schema.js';
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 /** A database or an open transaction: services accept either so callers can compose them. */
@@ -34,7 +34,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   /** PostgreSQL URL; without it PGlite is used. */
   databaseUrl?: string | undefined;
   /** PGlite data folder; `memory://` for a throwaway in-memory database. */

@@ -1,15 +1,19 @@
 // Applies the committed SQL migrations (drizzle-kit output in migrations/). Safe to run twice and
 // from several nodes at once: PostgreSQL runs serialize on an advisory lock.
+import { readFileSync } from 'node:fs';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { queryRows, type DatabaseHandle } from './client.js';
 
-export const migrationsFolder = fileURLToPath(new URL('../../migrations', import.meta.url));
+const migrationsFolder = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 const MIGRATION_LOCK = 71_149_012;
 
-export interface MigrationStatus {
+interface MigrationStatus {
   applied: number;
   pending: number;
 }
@@ -46,4 +50,35 @@ export async function runMigrations(handle: DatabaseHandle, folder = migrationsF
     }
     return before.pending;
   });
+}
+
+interface Journal {
+  entries: Array<{ tag: string }>;
+}
+
+function readJournal(folder: string): Journal {
+  return JSON.parse(readFileSync(path.join(folder, 'meta', '_journal.json'), 'utf8')) as Journal;
+}
+
+/** The tags of the migrations in `folder`, oldest first (`0003_builds`, ...). */
+export function migrationTags(folder = migrationsFolder): string[] {
+  return readJournal(folder).entries.map((entry) => entry.tag);
+}
+
+/**
+ * Applies the first `count` migrations only (a backup's schema level, or the schema before a
+ * migration under test), from a copy of the folder whose journal stops there; answers how many ran.
+ */
+export async function runFirstMigrations(handle: DatabaseHandle, count: number, folder = migrationsFolder): Promise<number> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'blume-migrations-'));
+  try {
+    const older = path.join(scratch, 'migrations');
+    await cp(folder, older, { recursive: true });
+    const journal = readJournal(older);
+    journal.entries = journal.entries.slice(0, count);
+    await writeFile(path.join(older, 'meta', '_journal.json'), JSON.stringify(journal));
+    return await runMigrations(handle, older);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }

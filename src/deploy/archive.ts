@@ -160,7 +160,7 @@ async function sniffGzip(input: Readable): Promise<{ gzip: boolean; stream: Read
   return { gzip: head[0] === 0x1f && head[1] === 0x8b, stream: Readable.from(replay(), { objectMode: false }) };
 }
 
-export interface SpoolOptions {
+interface SpoolOptions {
   /** `gzip` (deploy archives) or `sniff`: a plain tar is taken too (Markdown sources, git archives). */
   compression?: 'gzip' | 'sniff';
   /** Make the compressed variants of release files while spooling. */

@@ -5,7 +5,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliCompress, createGzip } from 'node:zlib';
-import { sql, type SQL } from 'drizzle-orm';
+import { eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
 import { queryRows } from '../db/client.js';
@@ -13,7 +13,8 @@ import type { SpooledFile, SpooledVariants } from './spool-writer.js';
 import { COMPRESSED_VARIANTS, compressorOptions, variantSuffix, wantsVariants, worthKeeping, type CompressedVariant } from './compression.js';
 import { contentTypeFor } from './content-types.js';
 import { compressSpooled, WHOLE_FILE_BYTES } from './spool-writer.js';
-import { releaseFiles } from './tables.js';
+import { newId } from '../lib/ids.js';
+import { blobIntents, releaseFiles } from './tables.js';
 
 export type Variant = 'identity' | CompressedVariant;
 
@@ -25,7 +26,7 @@ export function blobKey(hash: string, variant: Variant = 'identity'): string {
 /** Blob puts in flight: each is a few file-system calls (local) or a request (S3). */
 const BLOB_CONCURRENCY = 16;
 /** Serializes blob commits against cleanup of rejected uploads (and pruning) on every node. */
-export const BLOB_LOCK = 71_149_101;
+const BLOB_LOCK = 71_149_101;
 
 export interface StoredFile {
   path: string;
@@ -36,7 +37,7 @@ export interface StoredFile {
   brotliSize: number | null;
 }
 
-export interface StoreOutcome {
+interface StoreOutcome {
   files: StoredFile[];
   /** Distinct blobs this upload put into the store that were not there before. */
   newBlobs: number;
@@ -105,16 +106,44 @@ async function putFile(blobs: BlobStore, key: string, file: string, size: number
 }
 
 /**
- * Puts every distinct blob that committed releases do not already hold. Blobs this call may create
- * are added to `written` before they land, so the caller can remove them if the release is not
- * committed. Variants still to make are made in `scratchDir` (created when needed; the caller removes it).
+ * The blobs one upload writes. Before the first lands, their hashes are committed as an intent
+ * row, which the release's commit (or the upload's own cleanup) removes; a row left by a dead
+ * upload tells the sweep what it may have left unreferenced (decision 0055).
  */
-export async function storeFiles(db: Executor, blobs: BlobStore, spooled: SpooledFile[], written: Set<string>, scratchDir: string): Promise<StoreOutcome> {
+export class UploadBlobs {
+  readonly intentId = newId(16);
+  /** Blobs this upload created, added before they land. */
+  readonly written = new Set<string>();
+  private recorded = false;
+
+  /** Whether an intent was recorded (nothing is written without one). */
+  get intended(): boolean {
+    return this.recorded;
+  }
+
+  async intend(db: Executor, hashes: string[]): Promise<void> {
+    if (hashes.length === 0) return;
+    await db.insert(blobIntents).values({ id: this.intentId, hashes });
+    this.recorded = true;
+  }
+
+  /** Removes the intent, in the transaction that commits the release or discards the blobs. */
+  async settle(tx: Executor): Promise<void> {
+    if (this.recorded) await tx.delete(blobIntents).where(eq(blobIntents.id, this.intentId));
+  }
+}
+
+/**
+ * Puts every distinct blob that committed releases do not already hold, recording the intent first.
+ * Variants still to make are made in `scratchDir` (created when needed; the caller removes it).
+ */
+export async function storeFiles(db: Executor, blobs: BlobStore, spooled: SpooledFile[], upload: UploadBlobs, scratchDir: string): Promise<StoreOutcome> {
   const byHash = new Map<string, SpooledFile>();
   for (const file of spooled) if (!byHash.has(file.hash)) byHash.set(file.hash, file);
   const known = await committedVariants(db, [...byHash.keys()]);
   const sizes = new Map<string, VariantSizes>(known);
   const fresh = [...byHash.values()].filter((file) => !known.has(file.hash));
+  await upload.intend(db, fresh.map((file) => file.hash));
   await makeVariants(fresh, scratchDir);
 
   let newBlobs = 0;
@@ -122,7 +151,7 @@ export async function storeFiles(db: Executor, blobs: BlobStore, spooled: Spoole
   const worker = async (): Promise<void> => {
     for (let file = fresh[next++]; file; file = fresh[next++]) {
       const existed = await blobs.has(blobKey(file.hash));
-      if (!existed) written.add(file.hash);
+      if (!existed) upload.written.add(file.hash);
       // Variants land before the main blob: a present main blob means its variants are there too.
       for (const variant of COMPRESSED_VARIANTS) {
         const made = file.variants?.[variant];
@@ -160,6 +189,30 @@ export async function unreferencedHashes(tx: Executor, hashes: string[]): Promis
     for (const row of rows) referenced.add(row.hash);
   }
   return hashes.filter((hash) => !referenced.has(hash));
+}
+
+/**
+ * Removes what uploads that died left: for each intent older than `before` (every intent, when
+ * this process alone can be uploading), its blobs that no committed release references, then the
+ * intent. Under the blob lock, so no commit can borrow a blob while it goes. Answers the blobs removed.
+ */
+export async function sweepBlobIntents(db: Executor, blobs: BlobStore, before?: Date): Promise<number> {
+  const dead = await db
+    .select()
+    .from(blobIntents)
+    .where(before ? lt(blobIntents.createdAt, before) : undefined);
+  let removed = 0;
+  for (const intent of dead) {
+    await db.transaction(async (tx) => {
+      await lockBlobs(tx);
+      for (const hash of await unreferencedHashes(tx, intent.hashes)) {
+        await deleteBlob(blobs, hash);
+        removed++;
+      }
+      await tx.delete(blobIntents).where(eq(blobIntents.id, intent.id));
+    });
+  }
+  return removed;
 }
 
 /** Deletes a blob and its variants; the main blob first, so a half-deleted blob reads as absent. */

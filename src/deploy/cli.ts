@@ -15,7 +15,7 @@ import tar from 'tar-stream';
 import { loneFolder } from './archive.js';
 import { isRulesFile } from './ingest.js';
 
-export interface DeployCommandIo {
+interface DeployCommandIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   fetch: typeof fetch;
@@ -39,7 +39,7 @@ async function listFiles(root: string, prefix = ''): Promise<string[]> {
   return out;
 }
 
-export interface PackedFolder {
+interface PackedFolder {
   /** Files the release will serve: its `file_count`. */
   content: number;
   /** Rules files (`_headers`, `_redirects`, `_blume.json`) at the site root, which the release applies instead. */

@@ -5,14 +5,14 @@
 import type { BlobStore } from '../adapters/blobs/index.js';
 import { WeightedLru } from '../lib/lru.js';
 
-export interface EdgeBytesLimits {
+interface EdgeBytesLimits {
   /** Blobs larger than this are streamed from the store every time. */
   maxEntryBytes: number;
   /** Total bytes kept; the least recently used blobs are dropped past it. */
   maxTotalBytes: number;
 }
 
-export const DEFAULT_EDGE_BYTES_LIMITS: EdgeBytesLimits = { maxEntryBytes: 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 };
+const DEFAULT_EDGE_BYTES_LIMITS: EdgeBytesLimits = { maxEntryBytes: 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 };
 
 export class EdgeBytes {
   private readonly entries: WeightedLru<string, Buffer>;

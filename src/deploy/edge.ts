@@ -16,7 +16,7 @@ import { isFingerprinted, isHtml, isCompressible } from './content-types.js';
 import type { AliasPointers, EdgeCache, Manifest, ManifestFile } from './edge-cache.js';
 import type { EdgeBytes } from './edge-bytes.js';
 
-export interface EdgeContext {
+interface EdgeContext {
   cache: EdgeCache;
   blobs: BlobStore;
   bytes: EdgeBytes;
@@ -25,7 +25,7 @@ export interface EdgeContext {
 type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
 
 /** What the edge reads of a request: Fastify's, or the fast lane's for a raw one. */
-export interface EdgeRequest {
+interface EdgeRequest {
   readonly target: HostTarget;
   readonly headers: IncomingHttpHeaders;
   readonly url: string;
@@ -33,7 +33,7 @@ export interface EdgeRequest {
 }
 
 /** What the edge does with a reply: Fastify's, or the fast lane's stand-in. */
-export interface EdgeReply {
+interface EdgeReply {
   readonly raw: LaneSink;
   hijack(): unknown;
   header(name: string, value: string): EdgeReply;
@@ -51,7 +51,7 @@ function sha256(text: string): Buffer {
 }
 
 /** Basic auth with user `preview` and the site's preview password, compared in constant time. */
-export function checkPreviewAuth(header: string | undefined, password: string): boolean {
+function checkPreviewAuth(header: string | undefined, password: string): boolean {
   if (!header?.toLowerCase().startsWith('basic ')) return false;
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');

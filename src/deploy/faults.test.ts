@@ -2,77 +2,31 @@
 // TCP proxy the test cuts (docs/decisions/0069, 0070). Node A keeps its direct connections: it is the
 // healthy node a load balancer would still send traffic to.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import S3rver from 's3rver';
-import { buildTestApp, PORTAL_HOST, signIn, type TestApp } from '../../test/helpers/app.js';
+import { PORTAL_HOST, type TestApp } from '../../test/helpers/app.js';
 import { siteArchive } from '../../test/helpers/archives.js';
-import { createTestDatabase, testRedisUrl, type TestDatabase } from '../../test/helpers/databases.js';
-import { createStaticSite, deployApi, deployRelease, edge, upload } from '../../test/helpers/deploy.js';
+import { testRedisUrl } from '../../test/helpers/databases.js';
+import { deployApi, deployRelease, edge, upload } from '../../test/helpers/deploy.js';
 import { eventually } from '../../test/helpers/eventually.js';
-import { startTcpProxy, viaProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.js';
-import { openDatabase, type DatabaseHandle } from '../db/client.js';
-import { randomAlnum } from '../lib/ids.js';
+import { faultClusterSkip, startFaultCluster, type FaultCluster } from '../../test/helpers/fault-cluster.js';
 
-const ready = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
-
-function proxyTo(url: string, defaultPort: number): Promise<TcpProxy> {
-  const parsed = new URL(url);
-  return startTcpProxy({ host: parsed.hostname, port: Number(parsed.port || defaultPort) });
-}
-
-function s3Env(endpoint: string): Record<string, string> {
-  return { BLUME_BLOBS: 's3', BLUME_S3_BUCKET: 'blume', BLUME_S3_ENDPOINT: endpoint, BLUME_S3_ACCESS_KEY_ID: 'S3RVER', BLUME_S3_SECRET_ACCESS_KEY: 'S3RVER', BLUME_S3_PREFIX: 'faults/' };
-}
-
-describe('two nodes under faults [postgres, redis, s3]', { skip: ready ? false : 'needs TEST_DATABASE_URL and TEST_REDIS_URL' }, () => {
-  let shared: TestDatabase;
-  let s3: S3rver;
-  let dir: string;
-  let proxies: { pg: TcpProxy; redis: TcpProxy; s3: TcpProxy };
-  let bDatabase: DatabaseHandle;
+describe('two nodes under faults [postgres, redis, s3]', { skip: faultClusterSkip }, () => {
+  let cluster: FaultCluster;
   let a: TestApp;
   let b: TestApp;
   let token: string;
   let prefix: string;
-  const releases: string[] = [];
+  let proxies: FaultCluster['proxies'];
+  let releases: string[];
 
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'blume-faults-'));
-    s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: 'blume', configs: [] }] });
-    const { port: s3Port } = (await s3.run()) as { port: number };
-    const s3Url = `http://127.0.0.1:${s3Port}`;
-    shared = await createTestDatabase('postgres');
-    proxies = { pg: await proxyTo(shared.url!, 5432), redis: await proxyTo(testRedisUrl(), 6379), s3: await proxyTo(s3Url, 80) };
-    bDatabase = await openDatabase({ databaseUrl: viaProxy(shared.url!, proxies.pg), poolSize: 3 });
-    prefix = `blume-test-${randomAlnum(8)}:`;
-    a = await buildTestApp({ database: 'postgres', sharedDatabase: shared, cache: 'redis', cachePrefix: prefix, env: s3Env(s3Url) });
-    b = await buildTestApp({
-      database: 'postgres',
-      sharedDatabase: { handle: bDatabase, drop: () => bDatabase.close() },
-      cache: 'redis',
-      cachePrefix: prefix,
-      env: { ...s3Env(viaProxy(s3Url, proxies.s3).replace(/\/$/, '')), BLUME_REDIS_URL: viaProxy(testRedisUrl(), proxies.redis) },
-    });
-    const alice = await signIn(a.app, 'alice');
-    token = await createStaticSite(a.app, alice, 'news');
-    for (const edition of ['monday', 'tuesday', 'wednesday']) releases.push(await deployRelease(a.app, token, 'news', await siteArchive({ 'index.html': edition })));
+    cluster = await startFaultCluster({ name: 'faults', editions: ['monday', 'tuesday', 'wednesday'] });
+    ({ a, b, token, prefix, proxies, releases } = cluster);
     const promoted = await deployApi(a.app, token, 'POST', '/api/deploy/news/promote', { release: releases[0] });
     assert.equal(promoted.statusCode, 200, promoted.body);
-    // Each node has heard the other on the bus before the faults begin.
-    await eventually('the nodes to hear each other', () => (a.cache.pubsub.nodes.peers().includes(b.cache.pubsub.nodes.nodeId) && b.cache.pubsub.nodes.peers().includes(a.cache.pubsub.nodes.nodeId) ? true : undefined));
   });
-  after(async () => {
-    for (const proxy of Object.values(proxies ?? {})) await proxy.restore().catch(() => undefined);
-    await b?.close();
-    await a?.close();
-    await shared?.drop();
-    await s3?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => cluster?.close());
 
   /** Promotes through node A; node B must serve the release on the request right after the answer. */
   async function promoteAndCheck(release: string, body: string): Promise<{ confirmed: string[]; unconfirmed: string[] }> {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import S3rver from 's3rver';
 import { siteArchive } from '../../test/helpers/archives.js';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
@@ -17,9 +17,9 @@ import { createS3BlobStore } from '../adapters/blobs/s3.js';
 import type { BlobStore } from '../adapters/blobs/types.js';
 import { createSite } from '../core/sites/service.js';
 import { DEFAULT_ARCHIVE_LIMITS } from './archive.js';
-import { blobKey } from './blobs.js';
+import { blobKey, sweepBlobIntents, UploadBlobs } from './blobs.js';
 import { ARCHIVE_ORIGIN, ingestArchive, ingestFolder, type IngestContext } from './ingest.js';
-import { releaseFiles } from './tables.js';
+import { blobIntents, releaseFiles } from './tables.js';
 
 const sha256 = (content: Buffer): string => createHash('sha256').update(content).digest('hex');
 
@@ -94,6 +94,42 @@ for (const database of testDatabases) {
         assert.deepEqual(brotliDecompressSync(await readFile(blobs.localPath!(blobKey(row.hash, 'br')))), content);
         assert.deepEqual(gunzipSync(await readFile(blobs.localPath!(blobKey(row.hash, 'gzip')))), content);
       }
+    });
+
+    it('names the blobs an upload stores until it commits or cleans up, so a sweep can remove what a dead one left', async () => {
+      const blobs = createLocalBlobStore(path.join(dir, 'blobs-sweep'));
+      const ctx: IngestContext = { db: db.handle.db, blobs, limits: DEFAULT_ARCHIVE_LIMITS, tmpDir: path.join(dir, 'tmp-sweep') };
+      const intents = () => db.handle.db.select().from(blobIntents);
+
+      const kept = await ingestArchive(ctx, 'shop', Readable.from(await siteArchive({ 'index.html': page('kept') })), ARCHIVE_ORIGIN);
+      assert.deepEqual(await intents(), [], 'a committed upload leaves no intent');
+      const refused = { ...ARCHIVE_ORIGIN, onCommit: () => Promise.reject(new Error('refused at commit')) };
+      const lost = Buffer.from('<p>an upload refused at its commit</p>');
+      await assert.rejects(ingestArchive(ctx, 'shop', Readable.from(await siteArchive({ 'index.html': lost })), refused), /refused at commit/);
+      assert.deepEqual(await intents(), [], 'a refused upload removes its blobs and its intent');
+      assert.equal(await blobs.has(blobKey(sha256(lost))), false);
+
+      // Two uploads that died after storing: one two hours ago, one just now. Each also names a
+      // blob a committed release holds, which no sweep may remove.
+      const [keptRow] = await rowsOf(kept.id);
+      const died = async (content: Buffer, ageHours: number): Promise<string> => {
+        const upload = new UploadBlobs();
+        await upload.intend(db.handle.db, [sha256(content), keptRow!.hash]);
+        await blobs.put(blobKey(sha256(content)), content);
+        await db.handle.db.update(blobIntents).set({ createdAt: sql`now() - make_interval(hours => ${ageHours})` }).where(eq(blobIntents.id, upload.intentId));
+        return sha256(content);
+      };
+      const old = await died(Buffer.from('stored two hours ago'), 2);
+      const recent = await died(Buffer.from('stored just now'), 0);
+
+      assert.equal(await sweepBlobIntents(db.handle.db, blobs, new Date(Date.now() - 3600_000)), 1);
+      assert.equal(await blobs.has(blobKey(old)), false);
+      assert.equal(await blobs.has(blobKey(recent)), true, 'an upload younger than the cut-off may still be running');
+      assert.equal((await intents()).length, 1);
+      assert.equal(await sweepBlobIntents(db.handle.db, blobs), 1, 'without a cut-off every intent is dead');
+      assert.equal(await blobs.has(blobKey(recent)), false);
+      assert.equal(await blobs.has(blobKey(keptRow!.hash)), true);
+      assert.deepEqual(await intents(), []);
     });
   });
 }

@@ -11,7 +11,7 @@ import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { spoolArchive, type ArchiveLimits, type SpooledArchive } from './archive.js';
 import type { SpooledFile } from './spool-writer.js';
-import { blobKey, committedVariants, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, type StoredFile } from './blobs.js';
+import { blobKey, committedVariants, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, UploadBlobs, type StoredFile } from './blobs.js';
 import { spoolFolder } from './folder.js';
 import { parseSiteOptions, SITE_OPTIONS_FILE } from './site-options.js';
 import { parseHeadersFile, parseRedirectsFile, RULES_FILE_MAX_BYTES } from './rules.js';
@@ -74,13 +74,13 @@ export interface ReleaseOrigin {
 
 export const ARCHIVE_ORIGIN: ReleaseOrigin = { source: 'archive', promotable: true, buildId: null, git: null };
 
-async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFile[], rules: ReleaseRules, newBlobs: number, written: Set<string>, origin: ReleaseOrigin): Promise<ReleaseRow> {
+async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFile[], rules: ReleaseRules, newBlobs: number, upload: UploadBlobs, origin: ReleaseOrigin): Promise<ReleaseRow> {
   const id = newId(12);
   return ctx.db.transaction(async (tx) => {
     await lockBlobs(tx);
     // Blobs found in the store but not in any committed release may belong to an upload that was
     // rejected meanwhile and cleaned up; they must still be there now that cleanup is locked out.
-    const borrowed = [...new Set(files.map((file) => file.hash))].filter((hash) => !written.has(hash));
+    const borrowed = [...new Set(files.map((file) => file.hash))].filter((hash) => !upload.written.has(hash));
     for (const hash of await unreferencedHashes(tx, borrowed)) {
       if (!(await ctx.blobs.has(blobKey(hash)))) throw new AppError('deploy_conflict', 'A blob this release shares with a concurrent upload was removed; upload again.');
     }
@@ -108,31 +108,33 @@ async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFi
         from json_array_elements(${rows}::json) as f`);
     }
     await origin.onCommit?.(tx, row!);
+    await upload.settle(tx);
     return row!;
   });
 }
 
 /** Removes blobs an unsuccessful upload created, unless a committed release took them meanwhile. */
-async function discardBlobs(ctx: IngestContext, written: Set<string>): Promise<void> {
-  if (written.size === 0) return;
+async function discardBlobs(ctx: IngestContext, upload: UploadBlobs): Promise<void> {
+  if (!upload.intended) return;
   await ctx.db.transaction(async (tx) => {
     await lockBlobs(tx);
-    for (const hash of await unreferencedHashes(tx, [...written])) await deleteBlob(ctx.blobs, hash);
+    for (const hash of await unreferencedHashes(tx, [...upload.written])) await deleteBlob(ctx.blobs, hash);
+    await upload.settle(tx);
   });
 }
 
 /** Stores spooled files as a new release; the one path every kind of deploy takes. */
 export async function ingestSpooled(ctx: IngestContext, siteId: string, spooled: SpooledArchive, origin: ReleaseOrigin): Promise<ReleaseRow> {
-  const written = new Set<string>();
+  const upload = new UploadBlobs();
   const scratchDir = path.join(ctx.tmpDir, tempName('variants'));
   try {
     const { rules, content } = await extractRules(spooled.files);
-    const stored = await storeFiles(ctx.db, ctx.blobs, content, written, scratchDir);
-    const release = await commitRelease(ctx, siteId, stored.files, rules, stored.newBlobs, written, origin);
+    const stored = await storeFiles(ctx.db, ctx.blobs, content, upload, scratchDir);
+    const release = await commitRelease(ctx, siteId, stored.files, rules, stored.newBlobs, upload, origin);
     await ensureAliases(ctx.db, siteId);
     return release;
   } catch (error) {
-    await discardBlobs(ctx, written);
+    await discardBlobs(ctx, upload);
     throw error;
   } finally {
     await spooled.dispose();

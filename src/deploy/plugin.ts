@@ -12,7 +12,7 @@ import { EdgeCache } from './edge-cache.js';
 import { edgeFastLane, serveStatic } from './edge.js';
 import { deployApiRoutes } from './routes.js';
 
-export interface DeployRuntime {
+interface DeployRuntime {
   /** Archive limits; tests may lower them on a built app. */
   limits: ArchiveLimits;
   cache: EdgeCache;

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { requireBearer } from '../core/auth.js';
 import { AppError } from '../http/errors.js';
 import { declareSecurity } from '../http/openapi.js';
+import type { SiteRow } from '../core/sites/tables.js';
 
 /**
  * A preHandler: 401 without a valid deploy token, 403 when the token belongs to another site. A
@@ -15,6 +16,11 @@ export async function requireSiteDeployToken(request: FastifyRequest<{ Params: {
   }
   const site = await request.server.services.sites.get(request.params.id);
   if (!site) throw new AppError('site_not_found', `No site "${request.params.id}".`);
+  assertDeployable(site);
+}
+
+/** Deploys, builds and alias changes go to active static sites only, whoever asks. */
+export function assertDeployable(site: SiteRow): void {
   if (site.status !== 'active') throw new AppError('site_suspended', `Site "${site.id}" is ${site.status}; it takes no deploys.`);
   if (site.kind !== 'static') throw new AppError('site_not_static', `Site "${site.id}" is a ${site.kind} site; deploys go to static sites.`);
 }

@@ -8,7 +8,7 @@ import { deleteBlob, lockBlobs, unreferencedHashes } from './blobs.js';
 import type { EdgeCache } from './edge-cache.js';
 import { promotions, releaseFiles, releases, siteAliases } from './tables.js';
 
-export interface PruneOutcome {
+interface PruneOutcome {
   deletedReleases: string[];
   deletedBlobs: number;
 }
@@ -49,7 +49,7 @@ export async function pruneReleases(db: Database, blobs: BlobStore, cache: EdgeC
   return { deletedReleases: doomed, deletedBlobs };
 }
 
-export interface SitePruneOutcome extends PruneOutcome {
+interface SitePruneOutcome extends PruneOutcome {
   siteId: string;
 }
 

@@ -30,7 +30,7 @@ const RESERVED_HEADERS = new Set([
 ]);
 
 /** Whether `_headers` may set this header (any case). */
-export function isRuleHeaderAllowed(name: string): boolean {
+function isRuleHeaderAllowed(name: string): boolean {
   return !RESERVED_HEADERS.has(name.toLowerCase());
 }
 const REDIRECT_STATUSES = new Set([200, 301, 302, 303, 307, 308, 404, 410]);

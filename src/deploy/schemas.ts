@@ -47,7 +47,7 @@ export const AliasesOut = Type.Object({
 });
 export type AliasesOut = Static<typeof AliasesOut>;
 
-export const UrlsOut = Type.Object({
+const UrlsOut = Type.Object({
   production: Type.String(),
   stage: Type.String(),
 });

@@ -1,10 +1,12 @@
 // Releases and aliases: the live and stage pointers of a site, moved only by promote, rollback and
 // stage calls. Each change locks the site's alias row, so concurrent calls apply one after another.
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { randomAlnum } from '../lib/ids.js';
 import { pointerEpoch, promotions, releases, siteAliases, type ReleaseRow, type SiteAliasRow } from './tables.js';
+
+export type { ReleaseRow, SiteAliasRow };
 
 const PREVIEW_PASSWORD_LENGTH = 24;
 
@@ -38,6 +40,22 @@ async function requireRelease(db: Executor, siteId: string, releaseId: string): 
   const row = await findRelease(db, siteId, releaseId);
   if (!row) throw new AppError('release_not_found', `Site "${siteId}" has no release "${releaseId}".`);
   return row;
+}
+
+export interface DeploySummary {
+  live: string | null;
+  lastDeployAt: Date | null;
+}
+
+/** For each of these sites that has releases: the live release and when the newest one was made. */
+export async function deploySummaries(db: Executor, siteIds: string[]): Promise<Map<string, DeploySummary>> {
+  const out = new Map<string, DeploySummary>();
+  if (siteIds.length === 0) return out;
+  const newest = await db.select({ siteId: releases.siteId, at: max(releases.createdAt) }).from(releases).where(inArray(releases.siteId, siteIds)).groupBy(releases.siteId);
+  const live = await db.select({ siteId: siteAliases.siteId, id: siteAliases.liveReleaseId }).from(siteAliases).where(inArray(siteAliases.siteId, siteIds));
+  for (const row of newest) out.set(row.siteId, { live: null, lastDeployAt: row.at });
+  for (const row of live) out.set(row.siteId, { lastDeployAt: out.get(row.siteId)?.lastDeployAt ?? null, live: row.id });
+  return out;
 }
 
 export async function listReleases(db: Executor, siteId: string): Promise<{ releases: ReleaseRow[]; aliases: SiteAliasRow }> {

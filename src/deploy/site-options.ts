@@ -4,7 +4,7 @@
 //   { "spa": true, "trailing_slash": "always" }
 import { AppError } from '../http/errors.js';
 
-export type TrailingSlash = 'auto' | 'always' | 'never';
+type TrailingSlash = 'auto' | 'always' | 'never';
 
 export interface SiteOptions {
   /** Misses on extension-less paths answer the root `index.html` with 200 (client-side routing). */

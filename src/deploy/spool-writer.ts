@@ -15,7 +15,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { siblingModule } from '../lib/sibling-module.js';
 import { COMPRESSED_VARIANTS, variantSuffix, wantsVariants } from './compression.js';
 
-export interface SpooledVariant {
+interface SpooledVariant {
   /** Temporary file holding the compressed content. */
   file: string;
   size: number;

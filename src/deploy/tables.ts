@@ -107,6 +107,17 @@ export const promotions = pgTable(
   (t) => [index('deploy_promotions_site_idx').on(t.siteId, t.id)],
 );
 
+/**
+ * Blobs an upload is about to write, recorded (and committed) before the first lands and removed
+ * with the release's commit or the upload's own cleanup. A row whose upload died (kill -9, a node
+ * lost) names what may lie unreferenced in the blob store; the sweep removes it (decision 0055).
+ */
+export const blobIntents = pgTable('deploy_blob_intents', {
+  id: text('id').primaryKey(),
+  hashes: jsonb('hashes').$type<string[]>().notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+});
+
 export type ReleaseRow = typeof releases.$inferSelect;
 export type ReleaseFileRow = typeof releaseFiles.$inferSelect;
 export type SiteAliasRow = typeof siteAliases.$inferSelect;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { isProcessAlive } from '../db/lock.js';
 import { randomAlnum } from '../lib/ids.js';
 
-export type TempKind = 'ingest' | 'source' | 'variants' | 'build';
+type TempKind = 'ingest' | 'source' | 'variants' | 'build';
 
 const host = (): string => hostname().replace(/[^A-Za-z0-9-]/g, '_');
 const OWNED = /^(?:ingest|source|variants|build)-([A-Za-z0-9_-]+)\.(\d+)-/;

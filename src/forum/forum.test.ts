@@ -237,7 +237,9 @@ for (const database of testDatabases) {
       assert.deepEqual(hits.map((hit) => hit.topic.title), ['Gardening tips']);
       assert.match(hits[0]!.excerpt, /Mulching/);
       assert.ok(JSON.parse(String(byBody.headers['x-pagination'])).total === 1);
-      assert.deepEqual(json<Array<{ topic: Row }>>(await api(alice.token, 'GET', '/search?q=garden')).map((hit) => hit.topic.title), ['Gardening tips']);
+      const byTitle = json<Array<{ topic: Row; title_html: string }>>(await api(alice.token, 'GET', '/search?q=garden'));
+      assert.deepEqual(byTitle.map((hit) => hit.topic.title), ['Gardening tips']);
+      assert.equal(byTitle[0]!.title_html, '<mark>Gardening</mark> tips');
       assert.equal(json<unknown[]>(await api(alice.token, 'GET', '/search?q=zzzunknownzzz')).length, 0);
       assert.equal((await api(alice.token, 'GET', '/search?q=')).statusCode, 400);
       // Matched words come back marked in an HTML excerpt, the text around them escaped.
@@ -267,6 +269,15 @@ for (const database of testDatabases) {
       await api(alice.token, 'POST', `/topics/${json<Array<{ topic: Row }>>(await api(alice.token, 'GET', '/search?q=camping'))[0]!.topic.id}/posts`, { body: 'My lantern is brighter.' });
       assert.deepEqual(await titles('&author=alice'), ['Camping gear', 'Lantern repair']);
       assert.equal((await api(alice.token, 'GET', '/search?q=lantern&after=yesterday')).statusCode, 400);
+      // A category narrows to the topics of its forums, by slug or id.
+      const outdoors = json<Row>(await api(admin, 'POST', '/categories', { name: 'Outdoors', slug: 'outdoors' }));
+      assert.equal((await api(admin, 'POST', '/forums', { name: 'Trail', slug: 'trail', category_id: 'outdoors' })).statusCode, 201);
+      await newTopic(alice.token, 'trail', 'Lantern <hike> & stars', 'Night walk.');
+      assert.deepEqual(await titles('&category_id=outdoors'), ['Lantern <hike> & stars']);
+      assert.deepEqual(await titles(`&category_id=${String(outdoors.id)}`), ['Lantern <hike> & stars']);
+      assert.deepEqual(await titles('&category_id=nosuchcategory'), []);
+      const [hike] = json<Array<{ title_html: string }>>(await api(alice.token, 'GET', '/search?q=lantern&category_id=outdoors'));
+      assert.equal(hike!.title_html, '<mark>Lantern</mark> &lt;hike&gt; &amp; stars', 'the title escaped, only the match marked');
     });
 
     it('mints, lists and revokes forum tokens', async () => {

@@ -1,9 +1,10 @@
 // Likes of posts. A member likes a live post it can see, once; a post's `like_count` is kept by a
 // trigger on forum_post_likes (migration 0017), so every way a like comes or goes keeps it true.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import { enqueueLikeMail, type ReplyMailOptions } from './mail/service.js';
 import { notifyLike } from './notifications.js';
 import { requirePoster, type Viewer } from './policy.js';
 import { forumPostLikes, forumPosts } from './tables.js';
@@ -14,8 +15,11 @@ export interface LikeState {
   liked: boolean;
 }
 
-/** Likes (`liked` true) or unlikes a post for the viewer; both are idempotent. */
-export async function setLike(db: Executor, site: SiteRow, viewer: Viewer, postId: string, liked: boolean): Promise<LikeState> {
+/**
+ * Likes (`liked` true) or unlikes a post for the viewer; both are idempotent. With `mail`, a first
+ * like mails the author when it wants likes at once (the caller drains the outbox after).
+ */
+export async function setLike(db: Executor, site: SiteRow, viewer: Viewer, postId: string, liked: boolean, mail?: ReplyMailOptions): Promise<LikeState> {
   requirePoster(viewer);
   const siteId = site.id;
   const memberId = viewer.member.id;
@@ -24,9 +28,20 @@ export async function setLike(db: Executor, site: SiteRow, viewer: Viewer, postI
   return db.transaction(async (tx) => {
     if (liked) {
       const added = await tx.insert(forumPostLikes).values({ postId, memberId, siteId }).onConflictDoNothing().returning({ postId: forumPostLikes.postId });
-      if (added.length > 0) await notifyLike(tx, site, postId, memberId);
+      const told = added.length > 0 ? await notifyLike(tx, site, postId, memberId) : undefined;
+      if (told && mail) await enqueueLikeMail(tx, { site, topic: told.event.topic, post: told.event.post, liker: viewer.member, notified: told.notified }, mail);
     } else await tx.delete(forumPostLikes).where(and(eq(forumPostLikes.postId, postId), eq(forumPostLikes.memberId, memberId)));
     const [row] = await tx.select({ likeCount: forumPosts.likeCount }).from(forumPosts).where(eq(forumPosts.id, postId));
     return { likeCount: row?.likeCount ?? 0, liked };
   });
+}
+
+/** Which of `postIds` (posts the caller showed the viewer) the viewer likes. */
+export async function likedPostIds(db: Executor, viewer: Viewer, postIds: string[]): Promise<Set<string>> {
+  if (viewer.kind !== 'member' || postIds.length === 0) return new Set();
+  const rows = await db
+    .select({ postId: forumPostLikes.postId })
+    .from(forumPostLikes)
+    .where(and(eq(forumPostLikes.memberId, viewer.member.id), inArray(forumPostLikes.postId, postIds)));
+  return new Set(rows.map((row) => row.postId));
 }

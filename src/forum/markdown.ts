@@ -48,13 +48,23 @@ function htmlToText(html: string): string {
     .trim();
 }
 
-export interface RenderedBody {
+interface RenderedBody {
   html: string;
   text: string;
 }
 
-export function renderBody(source: string): RenderedBody {
-  const html = sanitizeHtml(markdown.render(source), SANITIZE).trim();
+/**
+ * New members' posts (trust level 0): links become their text, images their description, and bare
+ * URLs stay text, until the member is trusted.
+ */
+const heldLinks = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
+heldLinks.renderer.rules.link_open = () => '';
+heldLinks.renderer.rules.link_close = () => '';
+heldLinks.renderer.rules.image = (tokens, index, options, env, self) => heldLinks.utils.escapeHtml(self.renderInlineAsText(tokens[index]!.children ?? [], options, env));
+
+/** Renders and sanitizes a body; `links: false` holds links and images (shown as their text). */
+export function renderBody(source: string, options: { links?: boolean } = {}): RenderedBody {
+  const html = sanitizeHtml((options.links === false ? heldLinks : markdown).render(source), SANITIZE).trim();
   return { html, text: htmlToText(html) };
 }
 

@@ -9,6 +9,7 @@ import { AppError } from '../http/errors.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { PageQuery } from '../http/pagination.js';
 import { forumMember, forumSite } from './access.js';
+import { refuseSuspended } from './moderation.js';
 import { authenticateMember, createMember, deleteMember, listMembers, updateMember } from './members.js';
 import { authorizeAdmin } from './policy.js';
 import { presentMember } from './presenters.js';
@@ -47,6 +48,7 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
       }
       await throttle.succeeded(request, reply, `site:${site.id}`, login);
       if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
+      refuseSuspended(member);
       const minted = await mintCredential(db, { kind: 'forum_token', siteId: site.id, subjectId: member.id, name: request.body.name ?? 'API token' });
       return reply.code(201).send(presentTokenCreated(minted));
     },

@@ -19,13 +19,15 @@ import { forumMembers, type ForumMemberRow } from './tables.js';
 
 export type { ForumMemberRow };
 
-export interface NewMember {
+interface NewMember {
   username: string;
   email: string;
   password: string;
   role?: Role | undefined;
   /** False for self sign-ups that must confirm their address; members added by admins are vouched for. */
   emailConfirmed?: boolean | undefined;
+  /** 0 for self sign-ups (the trust ladder, trust.ts); members added by admins are trusted. */
+  trustLevel?: number | undefined;
 }
 
 const sameText = (column: typeof forumMembers.username | typeof forumMembers.email, value: string) => sql`lower(${column}) = lower(${value})`;
@@ -49,6 +51,7 @@ export async function createMember(db: Executor, siteId: string, input: NewMembe
       passwordHash: await hashNewPassword(input.password),
       role: input.role ?? 'member',
       emailConfirmed: input.emailConfirmed ?? true,
+      trustLevel: input.trustLevel ?? 1,
     })
     .returning();
   return row!;
@@ -156,7 +159,7 @@ export async function listMembers(db: Executor, siteId: string, page: Page, quer
   return { rows, total: total?.n ?? 0 };
 }
 
-export interface MemberChange {
+interface MemberChange {
   role?: Role | undefined;
   banned?: boolean | undefined;
 }
@@ -240,4 +243,15 @@ export async function countMembersByRole(db: Executor, siteId: string): Promise<
   const out: Record<Role, number> = { admin: 0, moderator: 0, member: 0 };
   for (const row of rows) out[row.role] = row.n;
   return out;
+}
+
+/** Up to `limit` members whose username starts with `prefix` (any case), for @mention suggestions; banned members are left out. */
+export async function suggestMembers(db: Executor, siteId: string, prefix: string, limit: number): Promise<Array<Pick<ForumMemberRow, 'username'>>> {
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return db
+    .select({ username: forumMembers.username })
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.banned, false), ilike(forumMembers.username, pattern)))
+    .orderBy(asc(sql`lower(${forumMembers.username})`), asc(forumMembers.username))
+    .limit(limit);
 }

@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
-import { MAX_MENTIONS, mentionedNames } from './notifications.js';
+import { MAX_MENTIONS, mentionedNames, NOTIFICATION_WINDOW } from './notifications.js';
+import { forumNotifications } from './tables.js';
 
 type Row = Record<string, unknown>;
 interface Notice {
@@ -89,6 +90,32 @@ for (const database of testDatabases) {
       assert.equal((await call(bob.token, 'DELETE', `/posts/${mention!.post_id}`)).statusCode, 204);
       assert.deepEqual(await summary(cy), []);
       assert.equal((await call(undefined, 'GET', '/notifications')).statusCode, 401);
+    });
+
+    it('lists and counts the newest NOTIFICATION_WINDOW notifications of a member, older ones drop out', async () => {
+      const [topic] = json<Array<{ id: string }>>(await call(ann.token, 'GET', '/topics?forum_id=open'));
+      const [post] = json<Array<{ id: string }>>(await call(ann.token, 'GET', `/topics/${topic!.id}/posts`));
+      const dee = await addMember(t.app, 'notes', 'dee');
+      const base = Date.now() - 3600_000;
+      const rows = Array.from({ length: NOTIFICATION_WINDOW + 5 }, (_, i) => ({
+        id: `w${String(i).padStart(15, '0')}`,
+        siteId: 'notes',
+        memberId: dee.member.id,
+        kind: 'reply' as const,
+        topicId: topic!.id,
+        postId: post!.id,
+        actorId: bob.member.id,
+        readAt: i % 2 === 0 ? new Date() : null,
+        createdAt: new Date(base + i * 1000),
+      }));
+      await t.app.deps.database.db.insert(forumNotifications).values(rows);
+      const page = await call(dee.token, 'GET', '/notifications?page_size=100');
+      assert.equal(JSON.parse(String(page.headers['x-pagination'])).total, NOTIFICATION_WINDOW);
+      assert.equal(json<Notice[]>(page)[0]!.id, rows.at(-1)!.id, 'the newest first');
+      const last = await call(dee.token, 'GET', `/notifications?page_size=100&page=${NOTIFICATION_WINDOW / 100}`);
+      assert.equal(json<Notice[]>(last).at(-1)!.id, rows[5]!.id, 'the five oldest dropped out');
+      const unread = await call(dee.token, 'GET', '/notifications?unread=true');
+      assert.equal(JSON.parse(String(unread.headers['x-pagination'])).total, Math.floor((NOTIFICATION_WINDOW + 5) / 2), 'every unread one: fewer than the window');
     });
   });
 }

@@ -1,14 +1,15 @@
 // In-forum notifications: replies to a member's topic or post, mentions (`@name`) and likes. They are
 // written in the transaction of the post or like that causes them, only for members who may see the
 // topic then; reads withhold again what the member may no longer see (policy.ts), and deleted posts.
-import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { viewerFor } from './members.js';
 import { canSeeTopic, requireMember, visibleTopicsWhere, type Viewer } from './policy.js';
-import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import type { Author } from './avatars.js';
 
 /** A post notifies at most this many mentioned members; further names stay plain text. */
 export const MAX_MENTIONS = 10;
@@ -25,7 +26,7 @@ export function mentionedNames(text: string): string[] {
   return [...names];
 }
 
-export interface PostEvent {
+interface PostEvent {
   site: SiteRow;
   forum: ForumRow;
   topic: ForumTopicRow;
@@ -60,16 +61,17 @@ export async function notifyPost(tx: Executor, event: PostEvent): Promise<Notifi
   return notify(tx, event, wanted);
 }
 
-/** Tells a post's author of a like, once per liker and post. */
-export async function notifyLike(tx: Executor, site: SiteRow, postId: string, likerId: string): Promise<void> {
+/** Tells a post's author of a like, once per liker and post; answers the event and who was told, for the mail that follows. */
+export async function notifyLike(tx: Executor, site: SiteRow, postId: string, likerId: string): Promise<{ event: PostEvent; notified: Notified[] } | undefined> {
   const [row] = await tx
     .select({ post: forumPosts, topic: forumTopics, forum: forums })
     .from(forumPosts)
     .innerJoin(forumTopics, eq(forumTopics.id, forumPosts.topicId))
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
     .where(eq(forumPosts.id, postId));
-  if (!row?.post.authorId || row.post.authorId === likerId) return;
-  await notify(tx, { site, forum: row.forum, topic: row.topic, post: row.post, parent: undefined }, new Map([[row.post.authorId, 'like']]), likerId);
+  if (!row?.post.authorId || row.post.authorId === likerId) return undefined;
+  const event = { site, forum: row.forum, topic: row.topic, post: row.post, parent: undefined };
+  return { event, notified: await notify(tx, event, new Map([[row.post.authorId, 'like']]), likerId) };
 }
 
 async function notify(tx: Executor, event: PostEvent, wanted: Map<string, ForumNotificationRow['kind']>, actorId = event.post.authorId): Promise<Notified[]> {
@@ -80,21 +82,40 @@ async function notify(tx: Executor, event: PostEvent, wanted: Map<string, ForumN
     .where(and(eq(forumMembers.siteId, event.site.id), inArray(forumMembers.id, [...wanted.keys()]), eq(forumMembers.banned, false)));
   const notified = recipients.filter((member) => canSeeTopic(viewerFor(event.site, member), event.forum, event.topic)).map((member) => ({ member, kind: wanted.get(member.id)! }));
   const rows = notified.map(({ member, kind }) => ({ id: newId(), siteId: event.site.id, memberId: member.id, kind, topicId: event.topic.id, postId: event.post.id, actorId }));
-  if (rows.length > 0) await tx.insert(forumNotifications).values(rows).onConflictDoNothing();
-  return notified;
+  if (rows.length === 0) return [];
+  // A like given again finds its notification there already: nobody is told twice.
+  const written = new Set((await tx.insert(forumNotifications).values(rows).onConflictDoNothing().returning({ memberId: forumNotifications.memberId })).map((row) => row.memberId));
+  return notified.filter(({ member }) => written.has(member.id));
 }
 
 export interface NotificationView {
   notification: ForumNotificationRow;
   /** Who replied, mentioned or liked; null once that member is gone. */
-  actor: { id: string; username: string } | null;
+  actor: Author | null;
+  /** The topic's title as it is now, for pages (the API sends the id). */
+  topicTitle: string;
 }
 
-function shownTo(siteId: string, viewer: Viewer & { kind: 'member' }, unreadOnly: boolean) {
+/**
+ * Lists, counts and digests read a member's newest NOTIFICATION_WINDOW notifications (unread ones,
+ * for unread lists and counts), older ones drop out: the count behind every page's unread badge and
+ * the list's total then join at most that many rows to posts and topics for the visibility checks,
+ * however many a member collected (bench/README.md, "Forum member reads").
+ */
+export const NOTIFICATION_WINDOW = 1000;
+
+function shownTo(db: Executor, siteId: string, viewer: Viewer & { kind: 'member' }, unreadOnly: boolean, narrower?: SQL) {
+  const mine = and(eq(forumNotifications.siteId, siteId), eq(forumNotifications.memberId, viewer.member.id), unreadOnly ? isNull(forumNotifications.readAt) : undefined);
+  const window = db
+    .select({ id: forumNotifications.id })
+    .from(forumNotifications)
+    .where(mine)
+    .orderBy(desc(forumNotifications.createdAt))
+    .limit(NOTIFICATION_WINDOW);
   return and(
-    eq(forumNotifications.siteId, siteId),
-    eq(forumNotifications.memberId, viewer.member.id),
-    unreadOnly ? isNull(forumNotifications.readAt) : undefined,
+    mine,
+    inArray(forumNotifications.id, window),
+    narrower,
     isNull(forumPosts.deletedAt),
     visibleTopicsWhere(viewer),
   );
@@ -103,10 +124,23 @@ function shownTo(siteId: string, viewer: Viewer & { kind: 'member' }, unreadOnly
 /** The viewer's notifications, newest first, of topics it may still see and posts still there. */
 export async function listNotifications(db: Executor, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
-  const where = shownTo(siteId, viewer, unreadOnly);
-  const [rows, [total]] = await Promise.all([
+  return shownPage(db, shownTo(db, siteId, viewer, unreadOnly), page);
+}
+
+/**
+ * The viewer's unread notifications of `kinds` written after `since` (what a digest lists), newest
+ * first, at most `limit`, withheld as the list withholds them; with how many there are in all.
+ */
+export async function unreadNotificationsSince(db: Executor, siteId: string, viewer: Viewer, kinds: readonly NotificationKind[], since: Date, limit: number): Promise<{ rows: NotificationView[]; total: number }> {
+  requireMember(viewer);
+  if (kinds.length === 0) return { rows: [], total: 0 };
+  return shownPage(db, shownTo(db, siteId, viewer, true, and(inArray(forumNotifications.kind, [...kinds]), gt(forumNotifications.createdAt, since))), { page: 1, pageSize: limit, offset: 0 });
+}
+
+async function shownPage(db: Executor, where: ReturnType<typeof shownTo>, page: Page): Promise<{ rows: NotificationView[]; total: number }> {
+  const [rows, total] = await Promise.all([
     db
-      .select({ notification: forumNotifications, actorId: forumMembers.id, actorName: forumMembers.username })
+      .select({ notification: forumNotifications, actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: forumTopics.title })
       .from(forumNotifications)
       .innerJoin(forumPosts, eq(forumPosts.id, forumNotifications.postId))
       .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
@@ -116,18 +150,29 @@ export async function listNotifications(db: Executor, siteId: string, viewer: Vi
       .orderBy(desc(forumNotifications.createdAt), desc(forumNotifications.id))
       .limit(page.pageSize)
       .offset(page.offset),
-    db
-      .select({ n: count() })
-      .from(forumNotifications)
-      .innerJoin(forumPosts, eq(forumPosts.id, forumNotifications.postId))
-      .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
-      .innerJoin(forums, eq(forums.id, forumTopics.forumId))
-      .where(where),
+    countShown(db, where),
   ]);
   return {
-    rows: rows.map(({ notification, actorId, actorName }) => ({ notification, actor: actorId && actorName ? { id: actorId, username: actorName } : null })),
-    total: total?.n ?? 0,
+    rows: rows.map(({ notification, actorId, actorName, actorAvatar, topicTitle }) => ({ notification, actor: actorId && actorName ? { id: actorId, username: actorName, avatar: actorAvatar } : null, topicTitle })),
+    total,
   };
+}
+
+async function countShown(db: Executor, where: ReturnType<typeof shownTo>): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(forumNotifications)
+    .innerJoin(forumPosts, eq(forumPosts.id, forumNotifications.postId))
+    .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
+    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .where(where);
+  return row?.n ?? 0;
+}
+
+/** How many of the viewer's notifications it has not read (what the API's `unread=true` total says). */
+export async function countUnreadNotifications(db: Executor, siteId: string, viewer: Viewer): Promise<number> {
+  requireMember(viewer);
+  return countShown(db, shownTo(db, siteId, viewer, true));
 }
 
 /** Marks the viewer's notifications read (those of `ids`, or all); answers how many stay unread. */
@@ -138,5 +183,5 @@ export async function markNotificationsRead(db: Executor, siteId: string, viewer
     .update(forumNotifications)
     .set({ readAt: new Date() })
     .where(ids ? and(mine, inArray(forumNotifications.id, ids.length > 0 ? ids : [''])) : mine);
-  return (await listNotifications(db, siteId, viewer, true, { page: 1, pageSize: 1, offset: 0 })).total;
+  return countUnreadNotifications(db, siteId, viewer);
 }

@@ -1,48 +1,40 @@
-// The community surface's Forum API at /api/forum/v1: routes answer only on community site hosts,
-// CORS follows the site's applied API_CORS_ORIGINS, and the OpenAPI document is built from the routes.
-import cors from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { InstanceSettings } from '../core/settings/allowlist.js';
+// The forum domain: its per-node services (`app.forum`: deep-page marks, the digest sweeps), and the
+// community surface's Forum API at /api/forum/v1: routes answer only on community site hosts, CORS
+// follows the site's applied API_CORS_ORIGINS, and the OpenAPI document is built from the routes.
+// The forum UI (ui/plugin.ts) registers after it and uses the same services.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
+import { configuredMailContext } from './mail/context.js';
+import { DigestSweeps } from './mail/digest-job.js';
+import { TopicPageMarks } from './page-marks.js';
+import { draftRoutes } from './draft-routes.js';
 import { uploadRoutes, uploadServing } from './upload-routes.js';
 import { memberRoutes } from './member-routes.js';
+import { notificationRoutes } from './notification-routes.js';
+import { moderationRoutes } from './moderation-routes.js';
 import { ThreadedPostOut } from './schemas.js';
 import { structureRoutes } from './structure-routes.js';
 import { topicRoutes } from './topic-routes.js';
 import { waitlistRoutes } from './waitlist-routes.js';
 
-export const FORUM_API_PREFIX = '/api/forum/v1';
+const FORUM_API_PREFIX = '/api/forum/v1';
 
-/** The CORS answer for a request: its origin when the site's applied settings allow it. */
-function allowedOrigin(settings: InstanceSettings, origin: string | undefined): string | false {
-  if (!origin || settings.corsOrigins.length === 0) return false;
-  if (settings.corsOrigins[0] === '*') return '*';
-  return settings.corsOrigins.includes(origin.toLowerCase()) ? origin : false;
+interface ForumRuntime {
+  /** Where this node seeks deep pages of forum topic lists from (docs/decisions/0022-forum-deep-pages.md). */
+  topicMarks: TopicPageMarks;
+  /** The hourly digest sweeps (docs/decisions/0098-notification-mail.md); tests run one with `runNext`. */
+  digests: DigestSweeps;
 }
 
-/**
- * CORS for a site API, decided per request from the applied settings of the site the host names.
- * Other site APIs (content, help desk) register it the same way.
- */
-export async function registerSiteApiCors(app: FastifyInstance): Promise<void> {
-  await app.register(cors, {
-    hideOptionsRoute: true,
-    delegator: async (request: FastifyRequest) => {
-      const target = request.target ?? request.raw.blumeTarget;
-      const settings = target && target.kind === 'site' ? await app.instanceSettings.applied(target.site) : undefined;
-      return {
-        origin: settings ? allowedOrigin(settings, request.headers.origin) : false,
-        methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authentication-Token', 'Authorization', 'Content-Type', 'If-Match'],
-        exposedHeaders: ['X-Pagination', 'Link', 'Retry-After', 'WWW-Authenticate', 'ETag'],
-        credentials: false,
-        maxAge: 600,
-      };
-    },
-  });
+declare module 'fastify' {
+  interface FastifyInstance {
+    forum: ForumRuntime;
+  }
 }
 
-export async function forumPlugin(app: FastifyInstance): Promise<void> {
+async function forumApi(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
     route.constraints = { ...route.constraints, surface: 'community' };
   });
@@ -61,10 +53,31 @@ export async function forumPlugin(app: FastifyInstance): Promise<void> {
       await api.register(structureRoutes);
       await api.register(topicRoutes);
       await api.register(memberRoutes);
+      await api.register(notificationRoutes);
+      await api.register(moderationRoutes);
       await api.register(waitlistRoutes);
       await api.register(uploadRoutes);
+      await api.register(draftRoutes);
     },
     { prefix: FORUM_API_PREFIX },
   );
   await app.register(uploadServing);
 }
+
+export const forumPlugin = fp(
+  async (app: FastifyInstance) => {
+    const { database, config } = app.deps;
+    const outbox = app.mailOutbox;
+    const digests = new DigestSweeps(
+      database.db,
+      { contextFor: (site) => configuredMailContext(app, site), secretKey: config.secretKey, queued: () => outbox.drainSoon() },
+      app.log,
+      { embeddedDatabase: database.driver === 'pglite', enabled: () => outbox.enabled },
+    );
+    app.decorate('forum', { topicMarks: new TopicPageMarks(), digests } satisfies ForumRuntime);
+    app.addHook('onReady', () => digests.start());
+    app.addHook('onClose', () => digests.stop());
+    await app.register(forumApi);
+  },
+  { name: 'blume-forum', dependencies: ['blume-jobs', 'blume-instance-settings'] },
+);

@@ -6,7 +6,7 @@ import { AppError } from '../http/errors.js';
 import { forums, forumTopics, type ForumMemberRow, type ForumRow, type ForumTopicRow } from './tables.js';
 
 export type Role = ForumMemberRow['role'];
-export type Visibility = ForumRow['visibility'];
+type Visibility = ForumRow['visibility'];
 
 export type MemberViewer = { kind: 'member'; member: ForumMemberRow; role: Role };
 export type Viewer = { kind: 'guest' } | MemberViewer;
@@ -22,7 +22,7 @@ export function isAdmin(viewer: Viewer): boolean {
 }
 
 /** Forum visibility levels the viewer may see. */
-export function visibleLevels(viewer: Viewer): Visibility[] {
+function visibleLevels(viewer: Viewer): Visibility[] {
   if (isStaff(viewer)) return ['public', 'members', 'staff'];
   return viewer.kind === 'member' ? ['public', 'members'] : ['public'];
 }

@@ -72,7 +72,11 @@ export const ForumPatch = Type.Partial(ForumBody, { additionalProperties: false 
 
 // Topics and posts ---------------------------------------------------------------------------------
 
-const AuthorOut = Type.Union([Type.Object({ id: Type.String(), username: Type.String() }), Type.Null()]);
+const AvatarUrl = Type.String({ description: "Path on the instance of the member's avatar: the picture it uploaded, or its initials on a colour, generated as SVG." });
+/** A member as posts, topics, flags and notifications name it. */
+const MemberRef = Type.Object({ id: Type.String(), username: Type.String(), avatar_url: AvatarUrl });
+export type MemberRefOut = Static<typeof MemberRef>;
+const AuthorOut = Type.Union([MemberRef, Type.Null()]);
 
 export const TopicOut = Type.Object({
   id: Type.String(),
@@ -141,17 +145,75 @@ export const NotificationsReadBody = Type.Object(
 );
 export const NotificationsReadOut = Type.Object({ unread_count: Type.Integer({ minimum: 0 }) });
 
+const MailDelivery = Type.Union([Type.Literal('immediately'), Type.Literal('digest'), Type.Literal('never')]);
+const mailSettingFields = {
+  reply: { ...MailDelivery, description: 'Mail when someone replies to your topic or post: immediately, in the digest, or never.' },
+  mention: { ...MailDelivery, description: 'Mail when someone mentions you.' },
+  like: { ...MailDelivery, description: 'Mail when someone likes your post.' },
+  digest: Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('never')], {
+    description: 'How often the digest comes: your unread notifications of the kinds set to `digest`, and popular new topics you may read. A kind can be `digest` only while this is not `never`.',
+  }),
+};
+export const MailSettingsOut = Type.Object(mailSettingFields);
+export const MailSettingsPatch = Type.Partial(Type.Object(mailSettingFields), { additionalProperties: false });
+
 const FlagReason = Type.Union([Type.Literal('spam'), Type.Literal('inappropriate'), Type.Literal('off_topic'), Type.Literal('other')]);
-const FlagState = Type.Union([Type.Literal('open'), Type.Literal('hidden'), Type.Literal('dismissed')]);
+export const FlagState = Type.Union([Type.Literal('open'), Type.Literal('hidden'), Type.Literal('dismissed')]);
+/** How long a flag's note for the moderators may be. */
+export const MAX_FLAG_NOTE_LENGTH = 1000;
 export const NewFlagBody = Type.Object(
-  { reason: FlagReason, note: Type.Optional(Type.String({ maxLength: 1000, description: 'What the moderators should know.' })) },
+  { reason: FlagReason, note: Type.Optional(Type.String({ maxLength: MAX_FLAG_NOTE_LENGTH, description: 'What the moderators should know.' })) },
   { additionalProperties: false },
 );
 export const FlagQuery = Type.Object({ ...PageQuery.properties, state: Type.Optional(FlagState) });
+/** How long a moderator's reason for a warning or suspension may be. */
+const Reason = Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', description: 'What the member reads.' });
+const Until = Type.String({ format: 'date-time', description: 'When the suspension ends (in the future); leave it out for an indefinite one.' });
 export const FlagPatch = Type.Object(
-  { action: Type.Union([Type.Literal('hide'), Type.Literal('dismiss')], { description: 'hide: the post becomes a tombstone; dismiss: it stays. Either closes every open flag of the post.' }) },
+  {
+    action: Type.Union([Type.Literal('hide'), Type.Literal('dismiss'), Type.Literal('warn'), Type.Literal('suspend')], {
+      description:
+        'hide: the post becomes a tombstone; dismiss: it stays; warn and suspend hide the post and warn or suspend its author (they need `reason`). Each closes every open flag of the post and is written to the moderation log.',
+    }),
+    reason: Type.Optional(Reason),
+    until: Type.Optional(Until),
+  },
   { additionalProperties: false },
 );
+export const WarningBody = Type.Object({ reason: Reason, post_id: Type.Optional(Id) }, { additionalProperties: false });
+export const SuspensionBody = Type.Object({ reason: Reason, until: Type.Optional(Until), post_id: Type.Optional(Id) }, { additionalProperties: false });
+const ModActionName = Type.Union([
+  Type.Literal('hide'),
+  Type.Literal('dismiss'),
+  Type.Literal('warn'),
+  Type.Literal('suspend'),
+  Type.Literal('unsuspend'),
+  Type.Literal('approve'),
+  Type.Literal('reject'),
+]);
+export const ModLogQuery = Type.Object({ ...PageQuery.properties, member_id: Type.Optional(Id), action: Type.Optional(ModActionName) });
+const NamedMember = Type.Union([Type.Object({ id: Type.Union([Type.String(), Type.Null()], { description: 'Null once the member is deleted.' }), username: Type.String() }), Type.Null()]);
+export const ModActionOut = Type.Object({
+  id: Type.String(),
+  action: ModActionName,
+  moderator: NamedMember,
+  member: NamedMember,
+  post_id: Type.Union([Type.String(), Type.Null()]),
+  flag_id: Type.Union([Type.String(), Type.Null()]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  until: Type.Union([Time, Type.Null()], { description: 'The end of a suspension; null for an indefinite one.' }),
+  created_at: Time,
+});
+export type ModActionOut = Static<typeof ModActionOut>;
+export const WarningOut = Type.Object({
+  id: Type.String(),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  post_id: Type.Union([Type.String(), Type.Null()]),
+  acknowledged_at: NullableTime,
+  created_at: Time,
+});
+export type WarningOut = Static<typeof WarningOut>;
+export const WarningQuery = Type.Object({ unacknowledged: Type.Optional(Type.Boolean({ description: 'Only warnings not yet acknowledged.' })) });
 export const FlagOut = Type.Object({
   id: Type.String(),
   post_id: Type.String(),
@@ -190,7 +252,8 @@ export const PostPatch = Type.Object({ body: Body }, { additionalProperties: fal
 export const SearchQuery = Type.Object({
   ...PageQuery.properties,
   q: Type.String({ minLength: 1, maxLength: 200, description: 'Words, "phrases", -excluded.' }),
-  forum_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only topics of this forum.' })),
+  forum_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only topics of this forum (id or slug).' })),
+  category_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only topics of the forums of this category (id or slug).' })),
   author: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'Only what this member wrote (username, any case): matching posts, and titles of their topics.' })),
   after: Type.Optional(Type.String({ format: 'date', description: 'Only what was written on or after this day (UTC).' })),
   before: Type.Optional(Type.String({ format: 'date', description: 'Only what was written before this day (UTC).' })),
@@ -200,6 +263,7 @@ export const SearchHitOut = Type.Object({
   post_id: Type.Union([Type.String(), Type.Null()], { description: 'The best-matching post, if a post matched.' }),
   excerpt: Type.String({ description: 'Plain text around the match.' }),
   excerpt_html: Type.String({ description: 'The excerpt as HTML: escaped text with the matched words in `<mark>`.' }),
+  title_html: Type.String({ description: 'The topic title as HTML: escaped text with the matched words in `<mark>`.' }),
   rank: Type.Number(),
 });
 export type SearchHitOut = Static<typeof SearchHitOut>;
@@ -210,8 +274,11 @@ export const MemberOut = Type.Object({
   id: Type.String(),
   username: Type.String(),
   email: Type.String(),
+  avatar_url: AvatarUrl,
   role: RoleSchema,
   banned: Type.Boolean(),
+  trust_level: Type.Integer({ minimum: 0, maximum: 1, description: '0: a new member (harder limits, links shown as text, no uploads); 1: trusted.' }),
+  suspension: Type.Union([Type.Object({ until: NullableTime, reason: Type.Union([Type.String(), Type.Null()]) }), Type.Null()], { description: 'The suspension that stands now, if any (`until` null: indefinite).' }),
   site_owner: Type.Boolean({ description: "The site owner's platform account acting in its community." }),
   created_at: Time,
 });
@@ -272,3 +339,55 @@ export const UploadOut = Type.Object({
   created_at: Time,
 });
 export type UploadOut = Static<typeof UploadOut>;
+
+// Drafts -------------------------------------------------------------------------------------------
+
+export const DRAFT_KEY_PATTERN = '^(topic|forum)-[A-Za-z0-9_-]{1,100}$';
+export const DraftParams = Type.Object({
+  key: Type.String({ pattern: DRAFT_KEY_PATTERN, maxLength: 106, description: '`topic-{topic id}` for a reply to a topic, `forum-{forum id}` for a new topic in a forum.' }),
+});
+export const DraftBody = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: MAX_TITLE_LENGTH, description: 'A new topic\'s title (forum drafts only).' })),
+    body: Type.String({ maxLength: MAX_BODY_LENGTH, description: 'Markdown, as typed so far; may be empty.' }),
+  },
+  { additionalProperties: false },
+);
+export const DraftOut = Type.Object({
+  key: Type.String(),
+  title: Type.Union([Type.String(), Type.Null()]),
+  body: Type.String(),
+  updated_at: Time,
+});
+export type DraftOut = Static<typeof DraftOut>;
+
+// The first-post hold ------------------------------------------------------------------------------
+
+export const HeldPostOut = Type.Object(
+  {
+    id: Type.String(),
+    state: Type.Literal('held', { description: 'Waits for a moderator; only you and moderators can read it.' }),
+    kind: Type.Union([Type.Literal('topic'), Type.Literal('reply')]),
+    forum_id: Type.Union([Type.String(), Type.Null()]),
+    title: Type.Union([Type.String(), Type.Null()]),
+    topic_id: Type.Union([Type.String(), Type.Null()]),
+    parent_id: Type.Union([Type.String(), Type.Null()]),
+    body: Type.String(),
+    author: MemberRef,
+    created_at: Time,
+  },
+  { description: "A member's first post, held for a moderator (FORUM_HOLD_FIRST_POSTS)." },
+);
+export type HeldPostOut = Static<typeof HeldPostOut>;
+export const HeldPostPatch = Type.Object(
+  {
+    action: Type.Union([Type.Literal('approve'), Type.Literal('reject')], { description: 'approve: the post is written now, as its author; reject: it is deleted.' }),
+    reason: Type.Optional(Type.String({ maxLength: 1000, description: 'For the moderation log.' })),
+  },
+  { additionalProperties: false },
+);
+export const HeldDecisionOut = Type.Object({
+  action: Type.Union([Type.Literal('approve'), Type.Literal('reject')]),
+  post_id: Type.Union([Type.String(), Type.Null()], { description: 'The post written on approval.' }),
+  topic_id: Type.Union([Type.String(), Type.Null()]),
+});

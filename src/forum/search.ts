@@ -1,20 +1,23 @@
 // Full-text search over topic titles and live post bodies (PostgreSQL text search, English stemming;
-// PGlite has the same), narrowed by forum, author and date. Results are topics the viewer may see,
-// best match first, each with the best-matching post and an excerpt, as text and as HTML with the
-// matched words in <mark>.
+// PGlite has the same), narrowed by forum or category, author and date. Results are topics the
+// viewer may see, best match first, each with the best-matching post and an excerpt, and the title,
+// as text and as HTML with the matched words in <mark> (escaped text, no other markup).
 import { and, count, desc, eq, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import type { Page } from '../http/pagination.js';
 import { escapeHtml } from '../lib/html.js';
 import { visibleTopicsWhere, type Viewer } from './policy.js';
-import { forumMembers, forumPosts, forums, forumTopics } from './tables.js';
-import type { TopicView } from './topics.js';
+import { forumCategories, forumMembers, forumPosts, forums, forumTopics } from './tables.js';
+import { type TopicView } from './topics.js';
+import { authorOf } from './avatars.js';
 
 export interface SearchHit extends TopicView {
   postId: string | null;
   excerpt: string;
   /** The excerpt as HTML: escaped text, the matched words in <mark>. */
   excerptHtml: string;
+  /** The title as HTML: escaped text, the matched words in <mark>. */
+  titleHtml: string;
   rank: number;
 }
 
@@ -22,6 +25,8 @@ export interface SearchHit extends TopicView {
 interface SearchFilters {
   /** A forum's id or slug. */
   forumId?: string;
+  /** A category's id or slug: topics of its forums. */
+  categoryId?: string;
   /** A member's username, any case. */
   author?: string;
   /** Written at or after this time. */
@@ -62,13 +67,29 @@ export async function searchForum(db: Executor, siteId: string, viewer: Viewer, 
     eq(forumTopics.siteId, siteId),
     visibleTopicsWhere(viewer),
     filters.forumId === undefined ? undefined : or(eq(forums.id, filters.forumId), eq(forums.slug, filters.forumId)),
+    filters.categoryId === undefined
+      ? undefined
+      : inArray(
+          forums.categoryId,
+          db
+            .select({ id: forumCategories.id })
+            .from(forumCategories)
+            .where(and(eq(forumCategories.siteId, siteId), or(eq(forumCategories.id, filters.categoryId), eq(forumCategories.slug, filters.categoryId)))),
+        ),
     sql`(${titleMatches} or exists ${matchingPost})`,
   );
   const rank = sql<number>`(2 * ts_rank(to_tsvector('english', ${forumTopics.title}), ${query}) + coalesce((select max(ts_rank(to_tsvector('english', p.body_text), ${query})) from ${forumPosts} p where p.topic_id = ${forumTopics.id} and p.deleted_at is null), 0))::float8`;
 
   const [total] = await db.select({ n: count() }).from(forumTopics).innerJoin(forums, eq(forums.id, forumTopics.forumId)).where(where);
   const rows = await db
-    .select({ topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username, rank })
+    .select({
+      topic: forumTopics,
+      authorId: forumMembers.id,
+      authorName: forumMembers.username,
+      authorAvatar: forumMembers.avatarUploadId,
+      rank,
+      markedTitle: sql<string>`ts_headline('english', ${forumTopics.title}, ${query}, ${`StartSel=${MARK_START},StopSel=${MARK_END},HighlightAll=true`})`,
+    })
     .from(forumTopics)
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
@@ -93,9 +114,10 @@ export async function searchForum(db: Executor, siteId: string, viewer: Viewer, 
       const hit = bestByTopic.get(row.topic.id);
       return {
         topic: row.topic,
-        author: row.authorId && row.authorName ? { id: row.authorId, username: row.authorName } : null,
+        author: authorOf(row.authorId, row.authorName, row.authorAvatar),
         postId: hit?.id ?? null,
         ...highlighted(hit?.excerpt ?? ''),
+        titleHtml: highlighted(row.markedTitle).excerptHtml,
         rank: Number(row.rank),
       };
     }),

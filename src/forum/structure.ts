@@ -8,7 +8,7 @@ import { newId } from '../lib/ids.js';
 import { canSeeForum, isStaff, visibleForumsWhere, visiblePostCount, visibleTopicCount, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
 import { forumCategories, forums, forumTopics, type ForumCategoryRow, type ForumRow } from './tables.js';
 
-export interface ForumStats {
+interface ForumStats {
   topicCount: number;
   postCount: number;
   lastPostAt: Date | null;
@@ -36,7 +36,7 @@ async function uniqueSlug<T>(slug: string, write: () => Promise<T>): Promise<T> 
 
 // Categories ---------------------------------------------------------------------------------------
 
-export interface CategoryInput {
+interface CategoryInput {
   name: string;
   slug: string;
   description?: string | undefined;
@@ -116,7 +116,7 @@ export async function deleteCategory(db: Executor, siteId: string, idOrSlug: str
 
 // Forums -------------------------------------------------------------------------------------------
 
-export interface ForumInput {
+interface ForumInput {
   name: string;
   slug: string;
   category_id?: string | null | undefined;

@@ -10,6 +10,11 @@ const siteRef = () =>
     .notNull()
     .references(() => sites.id, { onDelete: 'cascade' });
 
+export const MAIL_DELIVERIES = ['immediately', 'digest', 'never'] as const;
+export type MailDelivery = (typeof MAIL_DELIVERIES)[number];
+export const DIGEST_FREQUENCIES = ['daily', 'weekly', 'never'] as const;
+export type DigestFrequency = (typeof DIGEST_FREQUENCIES)[number];
+
 /**
  * Members of one community. A member linked to a platform account (`user_id`) has no password of its
  * own: it logs in with the account's, and is an admin while that account owns the site.
@@ -31,8 +36,29 @@ export const forumMembers = pgTable(
      * existed count as confirmed (docs/decisions/0016-forum-mail.md).
      */
     emailConfirmed: boolean('email_confirmed').notNull().default(true),
-    /** Whether the member gets a mail when someone replies to their topic or post. */
-    notifyReplies: boolean('notify_replies').notNull().default(true),
+    /**
+     * How the member hears of each kind of notification by mail: at once, in the digest, or not at
+     * all; and how often the digest comes (docs/decisions/0098-notification-mail.md). A kind waits
+     * for the digest only while the digest is on (mail/settings.ts keeps that).
+     */
+    mailReply: text('mail_reply', { enum: MAIL_DELIVERIES }).notNull().default('immediately'),
+    mailMention: text('mail_mention', { enum: MAIL_DELIVERIES }).notNull().default('immediately'),
+    mailLike: text('mail_like', { enum: MAIL_DELIVERIES }).notNull().default('digest'),
+    digest: text('digest', { enum: DIGEST_FREQUENCIES }).notNull().default('weekly'),
+    /** The hour the member's last digest was made (sent or found empty); null before the first. */
+    lastDigestAt: timestamp('last_digest_at', { withTimezone: true }),
+    /**
+     * The trust ladder (docs/decisions/0096-forum-moderation-and-trust.md): 0 for members who signed up
+     * themselves until they have read and posted a little (harder limits, links shown as text, no
+     * uploads), 1 after. Members added by admins and members from before the ladder start at 1.
+     */
+    trustLevel: integer('trust_level').notNull().default(1),
+    /** Set while a suspension stands (with `suspended_until`, null for indefinite, and its reason). */
+    suspendedAt: timestamp('suspended_at', { withTimezone: true }),
+    suspendedUntil: timestamp('suspended_until', { withTimezone: true }),
+    suspensionReason: text('suspension_reason'),
+    /** The member's own image upload shown as its avatar; generated initials without one. */
+    avatarUploadId: text('avatar_upload_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -119,6 +145,8 @@ export const forumTopics = pgTable(
     // instead of sorting every topic they match.
     index('forum_topics_site_idx').on(t.siteId, t.pinned, t.lastPostAt, t.id),
     index('forum_topics_author_idx').on(t.authorId, t.pinned, t.lastPostAt, t.id),
+    // By latest activity alone, pinned or not: a member's unread list stops after its page.
+    index('forum_topics_activity_idx').on(t.siteId, t.lastPostAt, t.id),
     index('forum_topics_search_idx').using('gin', sql`to_tsvector('english', ${t.title})`),
   ],
 );
@@ -193,6 +221,7 @@ export const forumTopicReads = pgTable(
 );
 
 export const NOTIFICATION_KINDS = ['reply', 'mention', 'like'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
  * What a member is told about in the forum: a reply to its topic or post, a mention, a like. One
@@ -309,6 +338,62 @@ export const waitlistEntries = pgTable(
   (t) => [uniqueIndex('waitlist_entries_key').on(t.siteId, t.serviceKey, sql`lower(${t.email})`)],
 );
 
+export const MOD_ACTIONS = ['hide', 'dismiss', 'warn', 'suspend', 'unsuspend', 'approve', 'reject'] as const;
+
+/**
+ * The moderation audit log: who did what to whom and to which post, when. Rows outlive the members
+ * and posts they name (no foreign keys on the targets), so the record stays. A `warn` row is also
+ * the warning the member sees until it acknowledges it.
+ */
+export const forumModActions = pgTable(
+  'forum_mod_actions',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    action: text('action', { enum: MOD_ACTIONS }).notNull(),
+    actorId: text('actor_id').references(() => forumMembers.id, { onDelete: 'set null' }),
+    /** Usernames as they were, so the log reads the same after a deletion. */
+    actorName: text('actor_name').notNull(),
+    targetMemberId: text('target_member_id'),
+    targetName: text('target_name'),
+    postId: text('post_id'),
+    flagId: text('flag_id'),
+    reason: text('reason'),
+    /** The end of a suspension (null: indefinite). */
+    until: timestamp('until', { withTimezone: true }),
+    /** When the warned member acknowledged a warning. */
+    acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('forum_mod_actions_site_idx').on(t.siteId, t.createdAt), index('forum_mod_actions_target_idx').on(t.targetMemberId, t.action, t.createdAt)],
+);
+
+/**
+ * Posts held for a moderator (FORUM_HOLD_FIRST_POSTS): a member's first topic or reply waits here,
+ * outside `forum_posts`, so no read of topics and posts can show it; approving writes it as a new
+ * topic or reply, rejecting deletes it (the audit log keeps the decision).
+ */
+export const forumHeldPosts = pgTable(
+  'forum_held_posts',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    authorId: text('author_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    /** A new topic names its forum and title; a reply its topic (and parent post). */
+    forumId: text('forum_id').references(() => forums.id, { onDelete: 'cascade' }),
+    title: text('title'),
+    topicId: text('topic_id').references(() => forumTopics.id, { onDelete: 'cascade' }),
+    parentId: text('parent_id'),
+    bodySource: text('body_source').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('forum_held_posts_site_idx').on(t.siteId, t.createdAt), index('forum_held_posts_author_idx').on(t.authorId)],
+);
+
+export type ForumModActionRow = typeof forumModActions.$inferSelect;
+export type ForumHeldPostRow = typeof forumHeldPosts.$inferSelect;
 export type ForumMemberRow = typeof forumMembers.$inferSelect;
 export type ForumCategoryRow = typeof forumCategories.$inferSelect;
 export type ForumRow = typeof forums.$inferSelect;
@@ -345,3 +430,27 @@ export const forumUploads = pgTable(
   (t) => [index('forum_uploads_member_idx').on(t.siteId, t.memberId, t.createdAt)],
 );
 export type UploadRow = typeof forumUploads.$inferSelect;
+
+/**
+ * What a member is writing and has not posted yet (docs/decisions/0094-forum-composer.md): one draft
+ * per member and key, `topic-{id}` for a reply to a topic, `forum-{id}` for a new topic in a forum.
+ * Posting deletes it.
+ */
+export const forumDrafts = pgTable(
+  'forum_drafts',
+  {
+    memberId: text('member_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    siteId: siteRef(),
+    /** A new topic's title; null for replies. */
+    title: text('title'),
+    body: text('body').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.memberId, t.key] })],
+);
+export type ForumDraftRow = typeof forumDrafts.$inferSelect;
+export const topicDraftKey = (topicId: string): string => `topic-${topicId}`;
+export const forumDraftKey = (forumId: string): string => `forum-${forumId}`;

@@ -11,9 +11,10 @@ import type { TopicMark, TopicPageMarks } from './page-marks.js';
 import { canSeeForum, visibilityClass, visibleForumsWhere, visibleTopicCount, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forums, forumTopics, type ForumRow } from './tables.js';
-import { authorOf, topicColumns, type TopicView } from './topics.js';
+import { topicColumns, type TopicView } from './topics.js';
+import { authorOf } from './avatars.js';
 
-export interface TopicFilter {
+interface TopicFilter {
   forumId?: string | undefined;
   authorId?: string | undefined;
 }
@@ -22,14 +23,14 @@ const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc
 
 /**
  * Topics the viewer may see, pinned first, then by latest activity. With `marks` (the node's, in
- * `app.services.topicMarks`), deep pages of one forum seek in the index instead of walking their offset.
+ * `app.forum.topicMarks`), deep pages of one forum seek in the index instead of walking their offset.
  */
 export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page, marks?: TopicPageMarks): Promise<{ rows: TopicView[]; total: number }> {
   if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
   if (filter.forumId === undefined && filter.authorId === undefined) {
     const total = await visibleTopicTotal(db, siteId, viewer, undefined);
     const rows = await siteTopicPage(db, viewer).execute({ siteId, limit: page.pageSize, offset: page.offset });
-    return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName) })), total };
+    return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total };
   }
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
   const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
@@ -51,7 +52,7 @@ export async function listTopics(db: Database, siteId: string, viewer: Viewer, f
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
     .where(inArray(forumTopics.id, ids.map((row) => row.id)))
     .orderBy(...topicOrder);
-  return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName) })), total };
+  return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total };
 }
 
 /**
@@ -151,7 +152,7 @@ async function listForumTopics(db: Database, siteId: string, viewer: Viewer, for
     const rank = start.from + i;
     if (i === 0 || i === rows.length - 1) learned.push([rank, { pinned: row.topic.pinned, lastPostAt: row.lastPostAtText!, id: row.topic.id }]);
     // The row before the page was read for its mark only.
-    if (rank >= page.offset) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName) });
+    if (rank >= page.offset) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) });
   }
   marks?.learn(list, forum.id, forum.topicListVersion, learned);
   return { rows: topics, total: visibleTopicCount(viewer, forum) };

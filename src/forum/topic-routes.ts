@@ -2,27 +2,26 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { setPaginationHeaders, toPage } from '../http/pagination.js';
+import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
 import { forumMember, forumReader } from './access.js';
 import { replyMailOptions } from './mail/context.js';
 import { authorizeModeration } from './policy.js';
 import { spendPostingBudget } from './posting-limit.js';
 import { flagPost, listFlags, resolveFlag } from './flags.js';
+import { decideHeldPost, holdReply, holdTopic, listHeldPosts, mustHold } from './held-posts.js';
 import { setLike } from './likes.js';
 import { listUnreadTopics, markTopicRead } from './reads.js';
-import { listNotifications, markNotificationsRead } from './notifications.js';
-import { presentFlag, presentLike, presentNotification, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
+import { presentFlag, presentHeldPost, presentLike, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
   FlagOut,
   FlagPatch,
   FlagQuery,
+  HeldDecisionOut,
+  HeldPostOut,
+  HeldPostPatch,
   IdParams,
   LikeOut,
   NewFlagBody,
-  NotificationQuery,
-  NotificationOut,
-  NotificationsReadBody,
-  NotificationsReadOut,
   MAX_BODY_LENGTH,
   NewPostBody,
   NewTopicBody,
@@ -55,7 +54,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
   const postingLimit = async (request: FastifyRequest): Promise<void> => {
     const { site, viewer } = request.forum;
-    if (viewer.kind === 'member') await spendPostingBudget(app, site.id, viewer.member.id);
+    if (viewer.kind === 'member') await spendPostingBudget(app, site.id, viewer, request.ip);
   };
 
   app.get(
@@ -70,7 +69,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       const { rows, total } =
         request.query.filter === 'unread'
           ? await listUnreadTopics(db, site.id, viewer, request.query.forum_id, page)
-          : await listTopics(db, site.id, viewer, { forumId: request.query.forum_id }, page, app.services.topicMarks);
+          : await listTopics(db, site.id, viewer, { forumId: request.query.forum_id }, page, app.forum.topicMarks);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentTopic);
     },
@@ -94,15 +93,24 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/topics',
     {
-      schema: { tags: ['topics'], summary: 'Start a topic', security: memberSecurity, body: NewTopicBody, response: { 201: TopicCreatedOut, ...problems(422) } },
+      schema: {
+        tags: ['topics'],
+        summary: 'Start a topic',
+        description: 'A member without a post yet gets 202 and the held post when the community holds first posts (FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
+        security: memberSecurity,
+        body: NewTopicBody,
+        response: { 201: TopicCreatedOut, 202: HeldPostOut, ...problems(422) },
+      },
       preHandler: [forumMember, postingLimit],
       bodyLimit: WRITE_BODY_LIMIT,
     },
     async (request, reply) => {
-      const { site, viewer } = request.forum;
+      const { site, viewer, settings } = request.forum;
+      const input = { forumId: request.body.forum_id, title: request.body.title, body: request.body.body };
+      if (await mustHold(db, settings, viewer)) return reply.code(202).send(presentHeldPost(await holdTopic(db, site.id, viewer, input)));
       const mail = await replyMailOptions(request, site);
       const { topic, post } = await createTopic(db, site, viewer, { forumId: request.body.forum_id, title: request.body.title, body: request.body.body }, mail);
-      if (mail) app.services.mailOutbox.drainSoon();
+      if (mail) app.mailOutbox.drainSoon();
       return reply.code(201).send({ ...presentTopic(topic), first_post: presentPost(post) });
     },
   );
@@ -151,16 +159,26 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/topics/:id/posts',
     {
-      schema: { tags: ['posts'], summary: 'Reply to a topic, optionally to one of its posts', security: memberSecurity, params: IdParams, body: NewPostBody, response: { 201: PostOut, ...problems(409, 422) } },
+      schema: {
+        tags: ['posts'],
+        summary: 'Reply to a topic, optionally to one of its posts',
+        description: 'A member without a post yet gets 202 and the held post when the community holds first posts (FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
+        security: memberSecurity,
+        params: IdParams,
+        body: NewPostBody,
+        response: { 201: PostOut, 202: HeldPostOut, ...problems(409, 422) },
+      },
       preHandler: [forumMember, postingLimit],
       bodyLimit: WRITE_BODY_LIMIT,
     },
     async (request, reply) => {
-      const { site } = request.forum;
+      const { site, viewer, settings } = request.forum;
+      const input = { body: request.body.body, parentId: request.body.parent_id };
+      if (await mustHold(db, settings, viewer)) return reply.code(202).send(presentHeldPost(await holdReply(db, site.id, viewer, request.params.id, input)));
       const mail = await replyMailOptions(request, site);
-      const post = await createPost(db, site, request.forum.viewer, request.params.id, { body: request.body.body, parentId: request.body.parent_id }, mail);
+      const post = await createPost(db, site, viewer, request.params.id, input, mail);
       // Committed: the outbox sends in the background, so SMTP never delays or fails the reply.
-      if (mail) app.services.mailOutbox.drainSoon();
+      if (mail) app.mailOutbox.drainSoon();
       return reply.code(201).send(presentPost(post));
     },
   );
@@ -196,7 +214,12 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: LikeOut, ...problems(403) },
       },
       preHandler: forumMember,
-      handler: async (request) => presentLike(await setLike(db, request.forum.site, request.forum.viewer, request.params.id, liked)),
+      handler: async (request) => {
+        const mail = liked ? await replyMailOptions(request, request.forum.site) : undefined;
+        const state = await setLike(db, request.forum.site, request.forum.viewer, request.params.id, liked, mail);
+        if (mail) app.mailOutbox.drainSoon();
+        return presentLike(state);
+      },
     });
   }
 
@@ -222,25 +245,50 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.patch(
     '/flags/:id',
-    { schema: { tags: ['moderation'], summary: 'Hide the flagged post or dismiss the flag (moderators)', security: memberSecurity, params: IdParams, body: FlagPatch, response: { 200: FlagOut, ...problems(403, 409) } }, preHandler: forumMember },
-    async (request) => presentFlag(await resolveFlag(db, request.forum.site.id, request.forum.viewer, request.params.id, request.body.action)),
-  );
-
-  app.get(
-    '/notifications',
-    { schema: { tags: ['notifications'], summary: 'Your notifications (replies, mentions, likes), newest first', security: memberSecurity, querystring: NotificationQuery, response: { 200: Type.Array(NotificationOut) } }, preHandler: forumMember },
-    async (request, reply) => {
-      const page = toPage(request.query);
-      const { rows, total } = await listNotifications(db, request.forum.site.id, request.forum.viewer, request.query.unread ?? false, page);
-      setPaginationHeaders(request, reply, page, total);
-      return rows.map(presentNotification);
+    {
+      schema: {
+        tags: ['moderation'],
+        summary: 'Decide on a flag: hide the post, dismiss the flag, or hide the post and warn or suspend its author (moderators)',
+        security: memberSecurity,
+        params: IdParams,
+        body: FlagPatch,
+        response: { 200: FlagOut, ...problems(403, 409, 422) },
+      },
+      preHandler: forumMember,
+    },
+    async (request) => {
+      const { action, reason, until } = request.body;
+      return presentFlag(await resolveFlag(db, request.forum.site, request.forum.viewer, request.params.id, { action, reason, until: until ? new Date(until) : null }));
     },
   );
 
-  app.post(
-    '/notifications/read',
-    { schema: { tags: ['notifications'], summary: 'Mark your notifications read (the ones named, or all)', security: memberSecurity, body: NotificationsReadBody, response: { 200: NotificationsReadOut } }, preHandler: forumMember },
-    async (request) => ({ unread_count: await markNotificationsRead(db, request.forum.site.id, request.forum.viewer, request.body.ids) }),
+  app.get(
+    '/held-posts',
+    {
+      schema: { tags: ['moderation'], summary: 'Posts held for a moderator, oldest first: all of them for moderators, your own for members', security: memberSecurity, querystring: PageQuery, response: { 200: Type.Array(HeldPostOut) } },
+      preHandler: forumMember,
+    },
+    async (request, reply) => {
+      const page = toPage(request.query);
+      const { rows, total } = await listHeldPosts(db, request.forum.site.id, request.forum.viewer, page);
+      setPaginationHeaders(request, reply, page, total);
+      return rows.map(presentHeldPost);
+    },
+  );
+
+  app.patch(
+    '/held-posts/:id',
+    {
+      schema: { tags: ['moderation'], summary: 'Approve or reject a held post (moderators)', security: memberSecurity, params: IdParams, body: HeldPostPatch, response: { 200: HeldDecisionOut, ...problems(403, 404) } },
+      preHandler: forumMember,
+    },
+    async (request) => {
+      const { site, viewer } = request.forum;
+      const mail = request.body.action === 'approve' ? await replyMailOptions(request, site) : undefined;
+      const { postId, topicId } = await decideHeldPost(db, site, viewer, request.params.id, { action: request.body.action, reason: request.body.reason }, mail);
+      if (mail) app.mailOutbox.drainSoon();
+      return { action: request.body.action, post_id: postId, topic_id: topicId };
+    },
   );
 
   app.get(
@@ -248,8 +296,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags: ['search'], summary: 'Full-text search over topics and posts you can see', security: readerSecurity, querystring: SearchQuery, response: { 200: Type.Array(SearchHitOut) } }, preHandler: forumReader },
     async (request, reply) => {
       const page = toPage(request.query);
-      const { q, forum_id: forumId, author, after, before } = request.query;
-      const filters = { ...(forumId ? { forumId } : {}), ...(author ? { author } : {}), ...(after ? { after: new Date(`${after}T00:00:00Z`) } : {}), ...(before ? { before: new Date(`${before}T00:00:00Z`) } : {}) };
+      const { q, forum_id: forumId, category_id: categoryId, author, after, before } = request.query;
+      const filters = { ...(forumId ? { forumId } : {}), ...(categoryId ? { categoryId } : {}), ...(author ? { author } : {}), ...(after ? { after: new Date(`${after}T00:00:00Z`) } : {}), ...(before ? { before: new Date(`${before}T00:00:00Z`) } : {}) };
       const { rows, total } = await searchForum(db, request.forum.site.id, request.forum.viewer, q, page, filters);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentSearchHit);

@@ -14,17 +14,14 @@ import { newId } from '../lib/ids.js';
 import { enqueuePostMails, type ReplyMailOptions } from './mail/service.js';
 import { plainTitle, renderBody, slugify } from './markdown.js';
 import { notifyPost } from './notifications.js';
-import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, type Viewer } from './policy.js';
+import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, type MemberViewer, type Viewer } from './policy.js';
+import { linksAllowed } from './trust.js';
 import { findVisibleForum } from './structure.js';
-import { forumMembers, forumPosts, forums, forumTopics, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import { forumDraftKey, forumDrafts, forumMembers, forumPosts, forums, forumTopics, topicDraftKey, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import { authorOf, type Author } from './avatars.js';
 
 /** Replies nest at most this deep, so threads stay readable and responses stay bounded. */
-export const MAX_DEPTH = 32;
-
-export interface Author {
-  id: string;
-  username: string;
-}
+const MAX_DEPTH = 32;
 
 export interface TopicView {
   topic: ForumTopicRow;
@@ -55,31 +52,32 @@ export interface PostNode extends PostView {
   replies: PostNode[];
 }
 
-/** The author as posts and topics show them; null once the member is gone. */
-export function authorOf(id: string | null, username: string | null): Author | null {
-  return id && username ? { id, username } : null;
-}
-
 /** A topic row with its author's id and name, as every topic read selects it. */
-export const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username };
-export const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorName: forumMembers.username };
+export const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username, authorAvatar: forumMembers.avatarUploadId };
+export const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorName: forumMembers.username, authorAvatar: forumMembers.avatarUploadId };
 
-function requireTitle(title: string): string {
+export function requireTitle(title: string): string {
   const text = plainTitle(title);
   if (!text) throw new AppError('invalid_title', 'The title has no visible characters.');
   return text;
 }
 
-function requireBody(body: string): ReturnType<typeof renderBody> & { source: string } {
+/** A body as the viewer writes it: a new member's links and images are held (trust.ts). */
+export function requireBody(body: string, viewer: MemberViewer): ReturnType<typeof renderBody> & { source: string } {
   const source = body.replace(/\r\n?/g, '\n');
-  const rendered = renderBody(source);
+  const rendered = renderBody(source, { links: linksAllowed(viewer) });
   if (!source.trim() || !rendered.text) throw new AppError('invalid_body', 'The body has no content.');
   return { ...rendered, source };
 }
 
+/** Posting ends the draft it came from (drafts.ts), in the post's transaction. */
+async function discardDraft(tx: Executor, memberId: string, key: string): Promise<void> {
+  await tx.delete(forumDrafts).where(and(eq(forumDrafts.memberId, memberId), eq(forumDrafts.key, key)));
+}
+
 // Topics -------------------------------------------------------------------------------------------
 
-export interface VisibleTopic extends TopicView {
+interface VisibleTopic extends TopicView {
   forum: ForumRow;
 }
 
@@ -92,7 +90,7 @@ export async function findVisibleTopic(db: Executor, siteId: string, viewer: Vie
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
     .where(and(eq(forumTopics.siteId, siteId), eq(forumTopics.id, id)));
   if (!row || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('topic_not_found', `No topic "${id}".`);
-  return { topic: row.topic, forum: row.forum, author: authorOf(row.authorId, row.authorName) };
+  return { topic: row.topic, forum: row.forum, author: authorOf(row.authorId, row.authorName, row.authorAvatar) };
 }
 
 export interface NewTopic {
@@ -106,7 +104,7 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
   const forum = await findVisibleForum(db, site.id, viewer, input.forumId);
   authorizeNewTopic(viewer, forum);
   const title = requireTitle(input.title);
-  const body = requireBody(input.body);
+  const body = requireBody(input.body, viewer);
   const member = viewer.member;
   const now = new Date();
   return db.transaction(async (tx) => {
@@ -121,7 +119,8 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
       .returning();
     const notified = await notifyPost(tx, { site, forum, topic: topic!, post: post!, parent: undefined });
     if (mail) await enqueuePostMails(tx, { site, topic: topic!, post: post!, parent: undefined, author: member, notified }, mail);
-    const me = { id: member.id, username: member.username };
+    await discardDraft(tx, member.id, forumDraftKey(forum.id));
+    const me = { id: member.id, username: member.username, avatar: member.avatarUploadId };
     return { topic: { topic: topic!, author: me }, post: { post: post!, author: me } };
   });
 }
@@ -167,7 +166,16 @@ export async function listPostsClassic(db: Executor, topic: ForumTopicRow, page:
     .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
     .limit(page.pageSize)
     .offset(page.offset);
-  return { rows: rows.map((row) => ({ post: row.post, author: authorOf(row.authorId, row.authorName) })), total: total?.n ?? 0 };
+  return { rows: rows.map((row) => ({ post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total: total?.n ?? 0 };
+}
+
+/** How many posts of its topic come before `post` in the classic order (to find its page). */
+export async function postsBefore(db: Executor, post: Pick<ShownPost, 'id' | 'topicId' | 'createdAt'>): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(forumPosts)
+    .where(and(eq(forumPosts.topicId, post.topicId), sql`(${forumPosts.createdAt}, ${forumPosts.id}) < (${post.createdAt.toISOString()}::timestamptz, ${post.id})`));
+  return row?.n ?? 0;
 }
 
 /** A page of top-level posts, each with all its descendants nested in `replies`, oldest first. */
@@ -191,12 +199,42 @@ export async function listPostsThreaded(db: Executor, topic: ForumTopicRow, page
   const nodes = new Map<string, PostNode>();
   const out: PostNode[] = [];
   for (const row of rows) {
-    const node: PostNode = { post: row.post, author: authorOf(row.authorId, row.authorName), replies: [] };
+    const node: PostNode = { post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar), replies: [] };
     nodes.set(row.post.id, node);
     if (row.post.parentId === null) out.push(node);
     else nodes.get(row.post.parentId)?.replies.push(node);
   }
   return { rows: out, total: topic.threadCount };
+}
+
+/** Who wrote each of `ids` (the posts replies answer): null for a former member; deleted posts are left out. */
+export async function authorsOfPosts(db: Executor, ids: string[]): Promise<Map<string, Author | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: forumPosts.id, deletedAt: forumPosts.deletedAt, authorId: forumMembers.id, authorName: forumMembers.username, authorAvatar: forumMembers.avatarUploadId })
+    .from(forumPosts)
+    .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
+    .where(inArray(forumPosts.id, [...new Set(ids)]));
+  return new Map(rows.filter((row) => !row.deletedAt).map((row) => [row.id, authorOf(row.authorId, row.authorName, row.authorAvatar)]));
+}
+
+/** One post of the topic with all its descendants nested (a thread continued on its own page). */
+export async function listThreadFrom(db: Executor, topic: ForumTopicRow, postId: string): Promise<PostNode | undefined> {
+  const [start] = await db.select({ rootId: forumPosts.rootId, depth: forumPosts.depth }).from(forumPosts).where(and(eq(forumPosts.topicId, topic.id), eq(forumPosts.id, postId)));
+  if (!start) return undefined;
+  const rows = await db
+    .select(postColumns)
+    .from(forumPosts)
+    .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
+    .where(and(eq(forumPosts.topicId, topic.id), eq(forumPosts.rootId, start.rootId), sql`${forumPosts.depth} >= ${start.depth}`))
+    .orderBy(asc(forumPosts.depth), asc(forumPosts.createdAt), asc(forumPosts.id));
+  const nodes = new Map<string, PostNode>();
+  for (const row of rows) {
+    const node: PostNode = { post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar), replies: [] };
+    nodes.set(row.post.id, node);
+    if (row.post.parentId !== null) nodes.get(row.post.parentId)?.replies.push(node);
+  }
+  return nodes.get(postId);
 }
 
 export interface NewPost {
@@ -211,7 +249,7 @@ export interface NewPost {
 export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, topicId: string, input: NewPost, mail?: ReplyMailOptions): Promise<PostView> {
   const { topic, forum } = await findVisibleTopic(db, site.id, viewer, topicId);
   authorizeReply(viewer, forum, topic);
-  const body = requireBody(input.body);
+  const body = requireBody(input.body, viewer);
   const member = viewer.member;
   return db.transaction(async (tx) => {
     let parent: ForumPostRow | undefined;
@@ -248,7 +286,8 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
       .returning();
     const notified = await notifyPost(tx, { site, forum, topic, post: post!, parent });
     if (mail) await enqueuePostMails(tx, { site, topic, post: post!, parent, author: member, notified }, mail);
-    return { post: post!, author: { id: member.id, username: member.username } };
+    await discardDraft(tx, member.id, topicDraftKey(topic.id));
+    return { post: post!, author: { id: member.id, username: member.username, avatar: member.avatarUploadId } };
   });
 }
 
@@ -262,13 +301,13 @@ export async function findVisiblePost(db: Executor, siteId: string, viewer: View
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
     .where(and(eq(forumPosts.siteId, siteId), eq(forumPosts.id, id)));
   if (!row || row.post.deletedAt || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('post_not_found', `No post "${id}".`);
-  return { post: row.post, author: authorOf(row.authorId, row.authorName) };
+  return { post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar) };
 }
 
 export async function editPost(db: Executor, siteId: string, viewer: Viewer, id: string, newBody: string): Promise<PostView> {
   const current = await findVisiblePost(db, siteId, viewer, id);
   authorizePostChange(viewer, current.post.authorId);
-  const body = requireBody(newBody);
+  const body = requireBody(newBody, viewer);
   const [post] = await db
     .update(forumPosts)
     .set({ bodySource: body.source, bodyHtml: body.html, bodyText: body.text, editedAt: new Date() })

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { AppError } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
 import { consumeRateLimit } from '../http/rate-limit.js';
-import { readUploadedFile } from '../http/uploads.js';
+import { readUploadedFile, sendInertFile } from '../http/uploads.js';
 import { validatorCompiler } from '../http/validation.js';
 import { forumMember } from './access.js';
 import { memberSecurity, UploadForm, UploadOut, UploadParams } from './schemas.js';
@@ -68,17 +68,7 @@ export async function uploadServing(fastify: FastifyInstance): Promise<void> {
     const site = target.kind === 'site' ? await app.services.sites.get(target.site) : undefined;
     const row = site?.kind === 'community' ? await servedUpload(app.deps.database.db, site.id, request.params.id) : undefined;
     if (!row || row.filename !== request.params.filename) throw new AppError('upload_not_found', `No upload "${request.params.id}".`);
-    const etag = `"${row.sha256}"`;
-    reply
-      .header('etag', etag)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('content-disposition', `${row.kind === 'image' ? 'inline' : 'attachment'}; filename="${row.filename}"`);
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    const body = await uploadBytes(app.deps.blobs, row);
-    if (!body) throw new Error(`upload ${row.id} has no bytes in the blob store`);
-    reply.header('content-type', row.kind === 'file' && row.contentType === 'text/plain' ? 'text/plain; charset=utf-8' : row.contentType).header('content-length', row.size);
-    return reply.send(body);
+    const contentType = row.kind === 'file' && row.contentType === 'text/plain' ? 'text/plain; charset=utf-8' : row.contentType;
+    return sendInertFile(request, reply, { ...row, contentType, disposition: row.kind === 'image' ? 'inline' : 'attachment' }, () => uploadBytes(app.deps.blobs, row));
   });
 }

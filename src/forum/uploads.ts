@@ -13,6 +13,7 @@ import { cleanFilename, FILE_KINDS, sniffFileKind } from '../lib/file-types.js';
 import { newId } from '../lib/ids.js';
 import { MalformedImage, stripImageMetadata } from '../lib/image-metadata.js';
 import { isStaff, requirePoster, type Viewer } from './policy.js';
+import { requireTrusted } from './trust.js';
 import type { UploadOut } from './schemas.js';
 import { forumUploads, type UploadRow } from './tables.js';
 
@@ -20,10 +21,13 @@ export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 /** Uploads one member may make per hour. */
 export const UPLOADS_PER_HOUR = 60;
 const KINDS = [FILE_KINDS.png, FILE_KINDS.jpeg, FILE_KINDS.gif, FILE_KINDS.webp, FILE_KINDS.pdf, FILE_KINDS.zip, FILE_KINDS.text];
+/** What avatars may be: the images uploads accept. */
+export const IMAGE_KINDS = [FILE_KINDS.png, FILE_KINDS.jpeg, FILE_KINDS.gif, FILE_KINDS.webp];
 export const ACCEPTED_UPLOADS = KINDS.map((k) => k.type);
 const UPLOADS_PATH = '/uploads/';
 
-const blobKey = (row: Pick<UploadRow, 'id'>): string => `forum-uploads/${row.id}`;
+/** The blob of one row (a backup copies them by this key too). */
+export const uploadBlobKey = (row: Pick<UploadRow, 'id'>): string => `forum-uploads/${row.id}`;
 const uploadUrl = (row: Pick<UploadRow, 'id' | 'filename'>): string => `${UPLOADS_PATH}${row.id}/${row.filename}`;
 
 export function presentUpload(row: UploadRow): UploadOut {
@@ -46,9 +50,15 @@ export function presentUpload(row: UploadRow): UploadOut {
 
 export async function storeUpload(db: Executor, blobs: BlobStore, siteId: string, viewer: Viewer, upload: UploadedFile): Promise<UploadRow> {
   requirePoster(viewer);
-  const filename = cleanFilename(upload.filename);
-  const sniffed = sniffFileKind(filename, upload.declaredType, upload.bytes, KINDS);
-  if ('refused' in sniffed) throw new AppError('upload_type_refused', sniffed.refused, { accepted: ACCEPTED_UPLOADS });
+  requireTrusted(viewer);
+  return saveUpload(db, blobs, siteId, viewer.member.id, upload, KINDS);
+}
+
+/** Checks a file against `kinds` by its bytes, strips an image's metadata, and stores it as the member's upload. */
+export async function saveUpload(db: Executor, blobs: BlobStore, siteId: string, memberId: string, upload: UploadedFile, kinds: ReadonlyArray<(typeof KINDS)[number]>, filename = cleanFilename(upload.filename)): Promise<UploadRow> {
+  const accepted = kinds.map((k) => k.type);
+  const sniffed = sniffFileKind(filename, upload.declaredType, upload.bytes, kinds);
+  if ('refused' in sniffed) throw new AppError('upload_type_refused', sniffed.refused, { accepted });
   const { kind } = sniffed;
   let bytes = upload.bytes;
   let size: { width: number; height: number } | undefined;
@@ -56,19 +66,19 @@ export async function storeUpload(db: Executor, blobs: BlobStore, siteId: string
     try {
       ({ bytes, ...size } = stripImageMetadata(kind.type, upload.bytes));
     } catch (error) {
-      if (error instanceof MalformedImage) throw new AppError('upload_type_refused', `"${filename}" is not a well-formed image: ${error.message}.`, { accepted: ACCEPTED_UPLOADS });
+      if (error instanceof MalformedImage) throw new AppError('upload_type_refused', `"${filename}" is not a well-formed image: ${error.message}.`, { accepted });
       throw error;
     }
   }
   const id = newId();
   // The blob first: a row never names bytes that are not there.
-  await blobs.put(blobKey({ id }), bytes, bytes.length);
+  await blobs.put(uploadBlobKey({ id }), bytes, bytes.length);
   const [row] = await db
     .insert(forumUploads)
     .values({
       id,
       siteId,
-      memberId: viewer.member.id,
+      memberId,
       filename,
       contentType: kind.type,
       kind: kind.kind,
@@ -88,7 +98,7 @@ export async function deleteUpload(db: Executor, blobs: BlobStore, siteId: strin
   if (!row) throw new AppError('upload_not_found', `No upload "${id}".`);
   if (!isStaff(viewer) && row.memberId !== viewer.member.id) throw new AppError('forbidden', 'Only the uploader or a moderator may delete this upload.');
   await db.delete(forumUploads).where(eq(forumUploads.id, id));
-  await blobs.delete(blobKey(row));
+  await blobs.delete(uploadBlobKey(row));
 }
 
 /** A site's upload, or undefined (serving answers 404). */
@@ -98,5 +108,5 @@ export async function servedUpload(db: Executor, siteId: string, id: string): Pr
 }
 
 export async function uploadBytes(blobs: BlobStore, row: UploadRow): Promise<Readable | undefined> {
-  return blobs.get(blobKey(row));
+  return blobs.get(uploadBlobKey(row));
 }

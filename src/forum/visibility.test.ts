@@ -21,7 +21,13 @@ const SECRETS: Record<string, Role[]> = {
   staffbodyword: ['moderator', 'admin'],
   Hiddensecret: ['moderator', 'admin'],
   hiddenbodyword: ['moderator', 'admin'],
+  // A first post held for moderators (its author is none of the walk's roles), and a warning: the
+  // warned member reads it, moderators see it in the moderation log. Neither is ever in search.
+  Heldsecret: ['moderator', 'admin'],
+  heldbodyword: ['moderator', 'admin'],
+  warnreasonword: ['member', 'moderator', 'admin'],
 };
+const NEVER_SEARCHED = /^(held|warn)/i;
 
 for (const database of testDatabases) {
   describe(`forum visibility walk [${database}]`, () => {
@@ -37,7 +43,9 @@ for (const database of testDatabases) {
       const admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
       tokens.admin = admin;
       tokens.moderator = (await addMember(t.app, 'club', 'mod', 'moderator')).token;
-      tokens.member = (await addMember(t.app, 'club', 'mem')).token;
+      const member = await addMember(t.app, 'club', 'mem');
+      tokens.member = member.token;
+      const newbie = await addMember(t.app, 'club', 'newbie');
       const call = (path: string, payload: Row, method = 'POST') => forumApi(t.app, 'club', admin, { method: method as 'POST', path, payload });
       await call('/categories', { name: 'Opencat', slug: 'open', position: 1 });
       await call('/categories', { name: 'Innercat', slug: 'inner', position: 2 });
@@ -56,8 +64,12 @@ for (const database of testDatabases) {
       await topic('members', 'loungeslug', 'Memberssecret lounge', 'memberbodyword here');
       await topic('staff', 'staffslug', 'Staffsecret plans', 'staffbodyword here');
       // Guests read only with public read and CORS origins applied.
-      await portal(t.app, owner, { method: 'PUT', url: '/api/instances/club/env', payload: { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: 'https://app.example' } });
+      await portal(t.app, owner, { method: 'PUT', url: '/api/instances/club/env', payload: { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: 'https://app.example', FORUM_HOLD_FIRST_POSTS: 'true' } });
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/club/restart' });
+      const held = await forumApi(t.app, 'club', newbie.token, { method: 'POST', path: '/topics', payload: { forum_id: 'general', title: 'Heldsecret first', body: 'heldbodyword here' } });
+      assert.equal(held.statusCode, 202, held.body);
+      const warned = await forumApi(t.app, 'club', tokens.moderator, { method: 'POST', path: `/members/${member.member.id}/warnings`, payload: { reason: 'warnreasonword please' } });
+      assert.equal(warned.statusCode, 201, warned.body);
     });
     after(() => t.close());
 
@@ -141,8 +153,12 @@ for (const database of testDatabases) {
           const hits = json<Row[]>(await get(`/search?q=${word}`));
           const allowed = word === 'publicword' || SECRETS[word]!.includes(role);
           const searchable = !/cat$|slug$/.test(word);
-          if (searchable) assert.equal(hits.length, allowed ? 1 : 0, `${role} search ${word}`);
+          if (NEVER_SEARCHED.test(word)) assert.equal(hits.length, 0, `${role} search ${word}`);
+          else if (searchable) assert.equal(hits.length, allowed ? 1 : 0, `${role} search ${word}`);
         }
+
+        // Moderation reads: the hold and the log (moderators), one's own warnings (members).
+        for (const path of ['/held-posts', '/moderation-log', '/warnings']) await get(path);
 
         const everything = seen.join('\n').toLowerCase();
         for (const [word, roles] of Object.entries(SECRETS)) {

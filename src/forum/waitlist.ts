@@ -9,7 +9,7 @@ import { newId } from '../lib/ids.js';
 import { waitlistEntries, type WaitlistEntryRow } from './tables.js';
 
 /** Trims and lower-cases the domain part (the local part is the mailbox owner's business). */
-export function normalizeEmail(email: string): string {
+function normalizeEmail(email: string): string {
   const trimmed = email.trim();
   const at = trimmed.lastIndexOf('@');
   return at < 0 ? trimmed : trimmed.slice(0, at) + trimmed.slice(at).toLowerCase();

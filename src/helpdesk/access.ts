@@ -7,8 +7,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, checkSameOrigin, sessionUser } from '../core/auth.js';
 import { canManageSite } from '../core/sites/policy.js';
 import type { SiteRow } from '../core/sites/tables.js';
+import type { Executor } from '../db/client.js';
 import { TOKEN_HEADER } from '../forum/access.js';
 import { effectiveRole, findTokenMember, type ForumMemberRow } from '../forum/members.js';
+import { refuseSuspended } from '../forum/moderation.js';
 import { verifyCsrf } from '../http/csrf.js';
 import { MEMBER_COOKIE, memberForSession } from '../forum/ui/sessions.js';
 import { AppError } from '../http/errors.js';
@@ -17,7 +19,7 @@ import { helpdeskScopeOf, requireScope, type HelpdeskCaller, type HelpdeskScope 
 
 const CSRF_HEADER = 'x-csrf-token';
 
-export interface HelpdeskContext {
+interface HelpdeskContext {
   site: SiteRow;
   caller: HelpdeskCaller;
 }
@@ -38,9 +40,10 @@ function unauthorized(reply: FastifyReply, code: 'authentication_required' | 'in
   return new AppError(code, detail);
 }
 
-async function memberCaller(request: FastifyRequest, site: SiteRow, member: ForumMemberRow): Promise<HelpdeskCaller> {
+/** The caller a community member is on the help desk: an agent, an admin, or refused (403 `not_an_agent`). */
+export async function memberCaller(db: Executor, site: SiteRow, member: ForumMemberRow): Promise<HelpdeskCaller> {
   if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
-  const db = request.server.deps.database.db;
+  refuseSuspended(member);
   const admin = effectiveRole(site, member) === 'admin';
   const agent = (await findAgent(db, site.id, member.id)) !== undefined;
   if (!admin && !agent) throw new AppError('not_an_agent', 'Only agents and admins of the community use the help desk API.');
@@ -62,13 +65,13 @@ async function callerOf(request: FastifyRequest, reply: FastifyReply, site: Site
   if (token) {
     const member = await findTokenMember(db, site.id, token);
     if (!member) throw unauthorized(reply, 'invalid_token', 'The forum token is invalid, revoked, or belongs to another community.');
-    return memberCaller(request, site, member);
+    return memberCaller(db, site, member);
   }
   const cookie = request.cookies[MEMBER_COOKIE];
   const session = cookie ? await memberForSession(db, site.id, cookie) : undefined;
   if (session) {
     if (request.method !== 'GET' && request.method !== 'HEAD') verifyCsrf(request, site.id, session.id, header(request, CSRF_HEADER));
-    return memberCaller(request, site, session.member);
+    return memberCaller(db, site, session.member);
   }
   const user = await sessionUser(request);
   if (user && canManageSite(user, site)) {

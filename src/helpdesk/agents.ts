@@ -14,7 +14,7 @@ export interface AgentView {
   openTickets: number;
 }
 
-export interface AgentChange {
+interface AgentChange {
   capacity?: number | undefined;
   available?: boolean | undefined;
   categoryIds?: string[] | undefined;

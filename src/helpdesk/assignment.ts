@@ -31,10 +31,23 @@ async function nextAgent(db: Executor, siteId: string, categoryId: string | null
 }
 
 /**
+ * The agent a new ticket of `categoryId` goes to, or null when none has room. Asked first without
+ * the site's lock, so that openings with no agent to take them never wait for it; otherwise decided
+ * under the lock, which the transaction holds to its end, so that the ticket (inserted with its
+ * assignee before the commit) counts against the agent for the next opening. Before the ticket's
+ * number: the number's row lock is then held for one statement and the commit (tickets.ts).
+ */
+export async function assigneeForNewTicket(db: Executor, siteId: string, categoryId: string | null): Promise<string | null> {
+  if ((await nextAgent(db, siteId, categoryId, null)) === undefined) return null;
+  await lockAssignments(db, siteId);
+  return (await nextAgent(db, siteId, categoryId, null)) ?? null;
+}
+
+/**
  * Gives the ticket to the next agent (or nobody when none has room) and records it. Answers the
  * ticket as it is now.
  */
-export async function autoAssign(db: Executor, ticket: TicketRow, actor: Actor = SYSTEM): Promise<TicketRow> {
+async function autoAssign(db: Executor, ticket: TicketRow, actor: Actor = SYSTEM): Promise<TicketRow> {
   await lockAssignments(db, ticket.siteId);
   const agentId = await nextAgent(db, ticket.siteId, ticket.categoryId, ticket.assigneeId);
   if (!agentId && ticket.assigneeId === null) return ticket;

@@ -5,7 +5,7 @@ import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { helpdeskCategories, type CategoryRow } from './tables.js';
 
-export interface CategoryInput {
+interface CategoryInput {
   name?: string | undefined;
   description?: string | undefined;
 }

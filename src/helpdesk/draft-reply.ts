@@ -1,6 +1,7 @@
 // AI draft replies (`POST /tickets/{id}/draft-reply`): the site owner's provider (the same AI
 // settings as the Content API, off by default) reads the thread — internal notes only when asked —
 // and answers a reply, stored on the ticket for an agent to edit and send. Blume never sends it.
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AiProviderError, createAiClient, type AiClient, type AiSettings } from '../adapters/ai/index.js';
 import { AppError } from '../http/errors.js';
@@ -9,7 +10,7 @@ import { recordHistory, type Actor } from './history.js';
 import { helpdeskDrafts, type ContactRow, type DraftRow, type TicketRow } from './tables.js';
 import { listEntries } from './tickets.js';
 
-export interface DraftInput {
+interface DraftInput {
   /** Let the model read internal notes too. */
   internal?: boolean | undefined;
   /** What the agent wants the reply to say or do. */
@@ -57,4 +58,10 @@ export async function draftReply(
     await recordHistory(tx, ticket, actor, 'draft', null, { draft_id: draft!.id, model: result.model });
     return draft!;
   });
+}
+
+/** A stored draft of this ticket, for an agent to edit and send. */
+export async function findDraft(db: Executor, ticketId: string, draftId: string): Promise<DraftRow | undefined> {
+  const [row] = await db.select().from(helpdeskDrafts).where(and(eq(helpdeskDrafts.ticketId, ticketId), eq(helpdeskDrafts.id, draftId)));
+  return row;
 }

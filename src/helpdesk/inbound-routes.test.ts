@@ -149,7 +149,7 @@ for (const database of testDatabases) {
       assert.equal(note.statusCode, 201);
       const answer = await api('POST', `/tickets/${opened.ticket_id}/replies`, { body: 'Sorry, a corrected invoice is on its way.' });
       assert.equal(answer.statusCode, 201, answer.body);
-      await t.app.services.mailOutbox.idle();
+      await t.app.mailOutbox.idle();
       const mails = await eventually('the reply mail', async () => (sink.received.length > 0 ? sink.received : undefined), 5_000);
       assert.equal(mails.length, 1, 'the internal note is not mailed');
       const mail = mails[0]!;

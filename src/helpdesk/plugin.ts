@@ -1,14 +1,14 @@
 // The Help desk API at /api/helpdesk/v1 on community site hosts: CORS from the site's
 // API_CORS_ORIGINS (as the Forum API) and its OpenAPI document.
 import type { FastifyInstance } from 'fastify';
-import { registerSiteApiCors } from '../forum/plugin.js';
+import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { deskRoutes } from './desk-routes.js';
 import { inboundRoutes } from './inbound-routes.js';
 import { reportRoutes } from './report-routes.js';
 import { ticketRoutes } from './ticket-routes.js';
 
-export const HELPDESK_API_PREFIX = '/api/helpdesk/v1';
+const HELPDESK_API_PREFIX = '/api/helpdesk/v1';
 
 export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {

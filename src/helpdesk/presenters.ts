@@ -5,11 +5,11 @@ import type { AgentView } from './agents.js';
 import type { SlaTargets } from './sla.js';
 import { slaView } from './sla.js';
 import type { AgentOut, CategoryOut, DraftOut, EntryOut, HistoryOut, SlaPolicyOut, TicketOut } from './schemas.js';
-import type { CategoryRow, ContactRow, DraftRow, HistoryRow, ThreadEntryRow, TicketPriority, TicketRow } from './tables.js';
+import type { CategoryRow, ContactRow, DraftRow, HistoryRow, ListedTicketRow, ThreadEntryRow, TicketPriority } from './tables.js';
 
 const iso = (time: Date | null): string | null => time?.toISOString() ?? null;
 
-export function presentTicket(ticket: TicketRow, requester: ContactRow, now = new Date()): Static<typeof TicketOut> {
+export function presentTicket(ticket: ListedTicketRow, requester: Pick<ContactRow, 'id' | 'email' | 'name'>, now = new Date()): Static<typeof TicketOut> {
   return {
     id: ticket.id,
     number: ticket.number,

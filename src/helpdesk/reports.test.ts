@@ -1,6 +1,7 @@
 // Help desk reports over a day's work, on both databases: two tickets opened, one answered by the
 // agent, paused (pending), then solved, the other left open and paused; every report shows it, as
-// JSON and as CSV, and bad ranges and non-admin agents are refused.
+// JSON and as CSV, and bad ranges and non-admin agents are refused. An answer is reused until the
+// desk changes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { mintApiKey } from '../../test/factories/cms.js';
@@ -8,6 +9,8 @@ import { addMember, makeCommunity, type ForumActor } from '../../test/factories/
 import { helpdeskApi, type HelpdeskCredential } from '../../test/factories/helpdesk.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../db/client.js';
 
 type Report = { from: string; to: string; interval: string; totals: Record<string, number>; rows: Array<Record<string, string | number | null>> };
 
@@ -16,6 +19,7 @@ for (const database of testDatabases) {
     let t: TestApp;
     let write: HelpdeskCredential;
     let ann: ForumActor;
+    let firstId: string;
     const api = (credential: HelpdeskCredential, method: 'GET' | 'POST' | 'PATCH', path: string, payload?: object, headers?: Record<string, string>) =>
       helpdeskApi(t.app, 'desk', credential, { method, path, ...(payload ? { payload } : {}), ...(headers ? { headers } : {}) });
     const report = async (kind: string, query = '') => {
@@ -35,6 +39,7 @@ for (const database of testDatabases) {
       const open = async (subject: string) => json<{ id: string; assignee_id: string | null }>(await api(write, 'POST', '/tickets', { subject, body: 'Help.', requester: { email: `${subject.toLowerCase()}@customer.example` } }));
       const first = await open('Alpha');
       const second = await open('Beta');
+      firstId = first.id;
       assert.equal(first.assignee_id, ann.member.id, 'auto-assigned to the one agent');
       const agent = { token: ann.token };
       assert.equal((await api(agent, 'POST', `/tickets/${first.id}/replies`, { body: 'On it.' })).statusCode, 201);
@@ -53,6 +58,40 @@ for (const database of testDatabases) {
       const monthly = await report('tickets', `?interval=month&from=${today}&to=${today}`);
       assert.equal(monthly.rows[0]!.period, `${today.slice(0, 7)}-01`);
       assert.deepEqual((await report('trends')).totals, { created: 2, solved: 1, reopened: 0, backlog_change: 1 });
+    });
+
+    it('reads closed days from their daily sums, summed once, exactly as the history counts them', async () => {
+      const db = t.app.deps.database.db;
+      const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+      // The reports above summed the closed days of their range; this test starts before them.
+      await db.execute(sql`delete from helpdesk_report_days where site_id = 'desk'`);
+      // Past days' history as it would have been written then: a creation and two replies ten days
+      // ago, a solve nine days ago, and only a priority change five days ago.
+      await db.execute(sql`insert into helpdesk_history (site_id, ticket_id, actor_kind, event, to_value, created_at) values
+        ('desk', ${firstId}, 'system', 'created', null, ${`${dayAgo(10)}T08:00:00Z`}::timestamptz),
+        ('desk', ${firstId}, 'member', 'reply', null, ${`${dayAgo(10)}T09:00:00Z`}::timestamptz),
+        ('desk', ${firstId}, 'requester', 'reply', null, ${`${dayAgo(10)}T23:59:59Z`}::timestamptz),
+        ('desk', ${firstId}, 'member', 'status', '"solved"'::jsonb, ${`${dayAgo(9)}T00:00:00Z`}::timestamptz),
+        ('desk', ${firstId}, 'member', 'priority', '"high"'::jsonb, ${`${dayAgo(5)}T12:00:00Z`}::timestamptz)`);
+      const query = `?from=${dayAgo(12)}&to=${today}`;
+      const expected = [
+        { period: dayAgo(10), created: 1, solved: 0, reopened: 0, agent_replies: 1, requester_replies: 1 },
+        { period: dayAgo(9), created: 0, solved: 1, reopened: 0, agent_replies: 0, requester_replies: 0 },
+        { period: dayAgo(5), created: 0, solved: 0, reopened: 0, agent_replies: 0, requester_replies: 0 },
+        { period: today, created: 2, solved: 1, reopened: 0, agent_replies: 1, requester_replies: 0 },
+      ];
+      const first = await report('tickets', query);
+      assert.deepEqual(first.rows, expected);
+      const summed = await queryRows<{ day: string; events: number }>(db, sql`select day::text as day, events from helpdesk_report_days where site_id = 'desk' order by day`);
+      assert.equal(summed.length, 12, 'every closed day of the range has its row, empty days too');
+      assert.deepEqual(summed.filter((row) => row.events > 0), [{ day: dayAgo(10), events: 3 }, { day: dayAgo(9), events: 1 }, { day: dayAgo(5), events: 1 }]);
+      assert.ok(summed.every((row) => row.day < today), 'today is read from the history, not summed');
+      assert.deepEqual((await report('tickets', query)).rows, expected, 'the second reading, from the sums, is the same');
+      const weekly = await report('tickets', `${query}&interval=week`);
+      assert.equal(weekly.totals.created, 3);
+      assert.equal(weekly.totals.requester_replies, 1);
+      await db.execute(sql`delete from helpdesk_history where site_id = 'desk' and created_at < ${`${today}T00:00:00Z`}::timestamptz`);
+      await db.execute(sql`delete from helpdesk_report_days where site_id = 'desk'`);
     });
 
     it('shows the agent\'s work, the categories and the SLA clocks, the paused one included', async () => {
@@ -82,6 +121,17 @@ for (const database of testDatabases) {
       assert.equal((await api(write, 'GET', '/reports/tickets?from=yesterday')).statusCode, 400);
       assert.equal((await api(write, 'GET', '/reports/everything')).statusCode, 400);
       assert.equal((await api({ token: ann.token }, 'GET', '/reports/tickets')).statusCode, 403);
+    });
+
+    it('answers a report again from memory until the desk changes', async () => {
+      const first = await report('categories');
+      // A write past the history moves no change marker: the remembered answer stands.
+      await t.app.deps.database.db.execute(sql`update helpdesk_tickets set status = 'closed' where site_id = 'desk'`);
+      assert.deepEqual(await report('categories'), first);
+      // A ticket opened through the API writes its history: the next answer is computed anew.
+      assert.equal((await api(write, 'POST', '/tickets', { subject: 'Gamma', body: 'Help.', requester: { email: 'gamma@customer.example' } })).statusCode, 201);
+      const changed = await report('categories');
+      assert.deepEqual([changed.totals.created, changed.totals.open_now], [first.totals.created! + 1, 1]);
     });
   });
 }

@@ -1,23 +1,26 @@
 // Help desk reports (docs/decisions/0085-helpdesk-reports.md), read from the append-only history
 // and the tickets' SLA columns, each one SQL statement over a date range: what happened per period
-// (tickets, trends, sla) or per agent and category. Every report answers `{from, to, interval,
+// (tickets, trends, sla) or per agent and category. The tickets and trends reports read closed days
+// from their daily sums (helpdesk_report_days, summed once per day and site) and the last hours from
+// the history itself (docs/decisions/0100-helpdesk-at-size.md). Every report answers `{from, to, interval,
 // totals, rows}`; `toCsv` renders its rows for `Accept: text/csv`.
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import { rememberedReport } from './report-cache.js';
 import { breachedWhere } from './sla.js';
-import { helpdeskAgents, helpdeskCategories, helpdeskHistory as h, helpdeskTickets as t } from './tables.js';
+import { helpdeskAgents, helpdeskCategories, helpdeskHistory as h, helpdeskReportDays as d, helpdeskTickets as t } from './tables.js';
 
 export const REPORT_KINDS = ['tickets', 'agents', 'categories', 'sla', 'trends'] as const;
-export type ReportKind = (typeof REPORT_KINDS)[number];
+type ReportKind = (typeof REPORT_KINDS)[number];
 export const INTERVALS = ['day', 'week', 'month'] as const;
-export type Interval = (typeof INTERVALS)[number];
+type Interval = (typeof INTERVALS)[number];
 
 /** The longest range one report covers. */
 const MAX_DAYS = 400;
 const DEFAULT_DAYS = 30;
 
-export interface ReportRange {
+interface ReportRange {
   /** First day, inclusive (UTC). */
   from: string;
   /** Last day, inclusive (UTC). */
@@ -27,7 +30,7 @@ export interface ReportRange {
 
 type Row = Record<string, string | number | null>;
 
-export interface Report {
+interface Report {
   from: string;
   to: string;
   interval: Interval;
@@ -53,18 +56,62 @@ const end = (range: ReportRange): SQL => sql`(${`${range.to}T00:00:00Z`}::timest
 const period = (range: ReportRange, column: SQLWrapper): SQL => sql`to_char(date_trunc(${range.interval}, ${column} at time zone 'UTC'), 'YYYY-MM-DD')`;
 const inRange = (range: ReportRange, column: SQLWrapper): SQL => sql`${column} >= ${start(range)} and ${column} < ${end(range)}`;
 
+/**
+ * Days whose history is complete: those before the UTC day of an hour ago. History rows take their
+ * transaction's start as `created_at`, so a row of a day may commit a little after the day ends.
+ */
+const CLOSED_BEFORE = sql`(date_trunc('day', (now() - interval '1 hour') at time zone 'UTC'))::date`;
+
+/** The tickets report's counts of history rows (aliased h). */
+const DAY_COUNTS = sql`count(h.id)::int as events,
+        count(*) filter (where h.event = 'created')::int as created,
+        count(*) filter (where h.event = 'status' and h.to_value = '"solved"'::jsonb)::int as solved,
+        count(*) filter (where h.event = 'reopened')::int as reopened,
+        count(*) filter (where h.event = 'reply' and h.actor_kind <> 'requester')::int as agent_replies,
+        count(*) filter (where h.event = 'reply' and h.actor_kind = 'requester')::int as requester_replies`;
+
+/**
+ * Sums the closed days of the range not summed yet, each from its own stretch of
+ * helpdesk_history_site_idx; a day without history gets a row of zeros. Finding the missing days
+ * is a statement of its own: the insert's plan costs every day's scan, enough for a JIT compilation
+ * (hundreds of milliseconds), even when no day is missing. The days are counted with integers so
+ * that the planner knows how many there are.
+ */
+async function sumClosedDays(db: Executor, siteId: string, range: ReportRange): Promise<void> {
+  const missing = await queryRows<{ day: string }>(
+    db,
+    sql`select (${range.from}::date + i)::text as day from generate_series(0, least(${range.to}::date, ${CLOSED_BEFORE} - 1) - ${range.from}::date) i
+      where not exists (select 1 from ${d} where ${d.siteId} = ${siteId} and ${d.day} = ${range.from}::date + i)`,
+  );
+  if (missing.length === 0) return;
+  const days = sql.join(missing.map((row) => sql`${row.day}::date`), sql`, `);
+  await db.execute(sql`insert into ${d} (site_id, day, events, created, solved, reopened, agent_replies, requester_replies)
+    select ${siteId}, m.day, c.*
+    from unnest(array[${days}]) m(day)
+      cross join lateral (
+        select ${DAY_COUNTS} from ${h} h
+        where h.site_id = ${siteId} and h.created_at >= m.day::timestamp at time zone 'UTC' and h.created_at < (m.day + 1)::timestamp at time zone 'UTC'
+      ) c
+    on conflict do nothing`);
+}
+
 /** Events of the range, per period: tickets created, solved and reopened, and agents' public replies. */
 async function ticketsReport(db: Executor, siteId: string, range: ReportRange): Promise<Row[]> {
+  await sumClosedDays(db, siteId, range);
   return queryRows<Row>(
     db,
-    sql`select ${period(range, h.createdAt)} as period,
-        count(*) filter (where ${h.event} = 'created')::int as created,
-        count(*) filter (where ${h.event} = 'status' and ${h.toValue} = '"solved"'::jsonb)::int as solved,
-        count(*) filter (where ${h.event} = 'reopened')::int as reopened,
-        count(*) filter (where ${h.event} = 'reply' and ${h.actorKind} <> 'requester')::int as agent_replies,
-        count(*) filter (where ${h.event} = 'reply' and ${h.actorKind} = 'requester')::int as requester_replies
-      from ${h} where ${h.siteId} = ${siteId} and ${inRange(range, h.createdAt)}
-      group by 1 order by 1`,
+    sql`select to_char(date_trunc(${range.interval}, days.day::timestamp), 'YYYY-MM-DD') as period,
+        sum(days.created)::int as created, sum(days.solved)::int as solved, sum(days.reopened)::int as reopened,
+        sum(days.agent_replies)::int as agent_replies, sum(days.requester_replies)::int as requester_replies
+      from (
+        select ${d.day}::date as day, ${d.events} as events, ${d.created} as created, ${d.solved} as solved, ${d.reopened} as reopened, ${d.agentReplies} as agent_replies, ${d.requesterReplies} as requester_replies
+          from ${d} where ${d.siteId} = ${siteId} and ${d.day} >= ${range.from}::date and ${d.day} <= ${range.to}::date and ${d.day} < ${CLOSED_BEFORE}
+        union all
+        select (h.created_at at time zone 'UTC')::date as day, ${DAY_COUNTS}
+          from ${h} h where h.site_id = ${siteId} and ${inRange(range, sql`h.created_at`)} and h.created_at >= ${CLOSED_BEFORE}::timestamp at time zone 'UTC'
+          group by 1
+      ) days
+      group by 1 having sum(days.events) > 0 order by 1`,
   );
 }
 
@@ -96,16 +143,27 @@ async function slaReport(db: Executor, siteId: string, range: ReportRange): Prom
   );
 }
 
-/** Per agent: tickets assigned to them, public replies and solves by them in the range, and open tickets now. */
+/**
+ * Per agent: tickets assigned to them, public replies and solves by them in the range, and open
+ * tickets now. The range's history is read once, each row counted for the agent it names.
+ */
 async function agentsReport(db: Executor, siteId: string, range: ReportRange): Promise<Row[]> {
   return queryRows<Row>(
     db,
     sql`select a.member_id as agent_id, m.username,
-        (select count(*) from ${h} where ${h.siteId} = ${siteId} and ${h.event} = 'assignee' and ${h.toValue} = to_jsonb(a.member_id) and ${inRange(range, h.createdAt)})::int as assigned,
-        (select count(*) from ${h} where ${h.siteId} = ${siteId} and ${h.event} = 'reply' and ${h.actorKind} = 'member' and ${h.actorId} = a.member_id and ${inRange(range, h.createdAt)})::int as replies,
-        (select count(*) from ${h} where ${h.siteId} = ${siteId} and ${h.event} = 'status' and ${h.toValue} = '"solved"'::jsonb and ${h.actorKind} = 'member' and ${h.actorId} = a.member_id and ${inRange(range, h.createdAt)})::int as solved,
+        coalesce(w.assigned, 0)::int as assigned, coalesce(w.replies, 0)::int as replies, coalesce(w.solved, 0)::int as solved,
         (select count(*) from ${t} where ${t.siteId} = ${siteId} and ${t.assigneeId} = a.member_id and ${t.status} not in ('solved', 'closed'))::int as open_now
       from ${helpdeskAgents} a join forum_members m on m.id = a.member_id
+        left join (
+          select case when ${h.event} = 'assignee' then ${h.toValue} #>> '{}' else ${h.actorId} end as agent_id,
+            count(*) filter (where ${h.event} = 'assignee') as assigned,
+            count(*) filter (where ${h.event} = 'reply') as replies,
+            count(*) filter (where ${h.event} = 'status') as solved
+          from ${h}
+          where ${h.siteId} = ${siteId} and ${inRange(range, h.createdAt)}
+            and (${h.event} = 'assignee' or (${h.actorKind} = 'member' and (${h.event} = 'reply' or (${h.event} = 'status' and ${h.toValue} = '"solved"'::jsonb))))
+          group by 1
+        ) w on w.agent_id = a.member_id
       where a.site_id = ${siteId}
       order by m.username`,
   );
@@ -136,7 +194,12 @@ const REPORTS: Record<ReportKind, (db: Executor, siteId: string, range: ReportRa
 /** Columns summed into `totals`: the counts, not ids, names, averages or running values. */
 const NOT_SUMMED = new Set(['period', 'agent_id', 'username', 'category_id', 'name', 'avg_first_response_minutes', 'backlog_change']);
 
-export async function runReport(db: Executor, siteId: string, kind: ReportKind, range: ReportRange): Promise<Report> {
+/** The report, as remembered while the site has not changed (report-cache.ts) or computed. */
+export function runReport(db: Executor, siteId: string, kind: ReportKind, range: ReportRange): Promise<Report> {
+  return rememberedReport(db, siteId, `${kind} ${range.from} ${range.to} ${range.interval}`, () => computeReport(db, siteId, kind, range));
+}
+
+async function computeReport(db: Executor, siteId: string, kind: ReportKind, range: ReportRange): Promise<Report> {
   const rows = await REPORTS[kind](db, siteId, range);
   const totals: Record<string, number> = {};
   for (const row of rows) for (const [name, value] of Object.entries(row)) if (!NOT_SUMMED.has(name)) totals[name] = (totals[name] ?? 0) + Number(value ?? 0);

@@ -5,7 +5,7 @@
 // now is, after the due time; it is at risk when less than a quarter of its target remains.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { helpdeskSlaPolicies, helpdeskTickets as t, type TicketPriority, type TicketRow, type TicketStatus } from './tables.js';
+import { helpdeskSlaPolicies, helpdeskTickets as t, type ListedTicketRow, type TicketPriority, type TicketRow, type TicketStatus } from './tables.js';
 
 export interface SlaTargets {
   firstResponseMinutes: number;
@@ -109,7 +109,7 @@ export function atRiskWhere(): SQL {
     or now() > ${t.resolutionDueAt} - make_interval(mins => ${t.resolutionMinutes} / 4)))`;
 }
 
-export interface SlaView {
+interface SlaView {
   first_response_due_at: string | null;
   resolution_due_at: string | null;
   paused: boolean;
@@ -118,7 +118,7 @@ export interface SlaView {
 }
 
 /** The ticket's SLA state at `now`, as the API shows it. */
-export function slaView(ticket: TicketRow, now: Date): SlaView {
+export function slaView(ticket: ListedTicketRow, now: Date): SlaView {
   const clock = (done: Date | null): number => (done ?? ticket.slaPausedAt ?? now).getTime();
   const firstBreached = ticket.firstResponseDueAt !== null && clock(ticket.firstResponseAt) > ticket.firstResponseDueAt.getTime();
   const resolutionBreached = ticket.resolutionDueAt !== null && clock(ticket.solvedAt) > ticket.resolutionDueAt.getTime();

@@ -2,7 +2,7 @@
 // agents (forum members marked as agents), SLA policies per priority and the append-only history.
 // Every row carries its site id and every query filters on it.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sites } from '../core/sites/tables.js';
 import { forumMembers } from '../forum/tables.js';
 
@@ -137,7 +137,7 @@ export const helpdeskTickets = pgTable(
   (t) => [
     uniqueIndex('helpdesk_tickets_number_key').on(t.siteId, t.number),
     index('helpdesk_tickets_site_updated_idx').on(t.siteId, t.updatedAt, t.id),
-    index('helpdesk_tickets_site_status_idx').on(t.siteId, t.status, t.updatedAt),
+    index('helpdesk_tickets_site_status_idx').on(t.siteId, t.status, t.updatedAt, t.id),
     index('helpdesk_tickets_assignee_idx').on(t.assigneeId, t.status),
     index('helpdesk_tickets_requester_idx').on(t.requesterId),
     index('helpdesk_tickets_category_idx').on(t.categoryId),
@@ -210,6 +210,25 @@ export const helpdeskHistory = pgTable(
   (t) => [index('helpdesk_history_ticket_idx').on(t.ticketId, t.id), index('helpdesk_history_site_idx').on(t.siteId, t.createdAt, t.event)],
 );
 
+/**
+ * The tickets report's counts of one closed UTC day, summed from the history once the day is over
+ * (reports.ts, docs/decisions/0100-helpdesk-at-size.md). `events` counts every history row of the day.
+ */
+export const helpdeskReportDays = pgTable(
+  'helpdesk_report_days',
+  {
+    siteId: siteRef(),
+    day: date('day', { mode: 'string' }).notNull(),
+    events: integer('events').notNull(),
+    created: integer('created').notNull(),
+    solved: integer('solved').notNull(),
+    reopened: integer('reopened').notNull(),
+    agentReplies: integer('agent_replies').notNull(),
+    requesterReplies: integer('requester_replies').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day] })],
+);
+
 /** AI reply drafts kept on the ticket for an agent to edit and send; never sent by Blume. */
 export const helpdeskDrafts = pgTable(
   'helpdesk_drafts',
@@ -228,6 +247,8 @@ export const helpdeskDrafts = pgTable(
 );
 
 export type TicketRow = typeof helpdeskTickets.$inferSelect;
+/** A ticket as lists read it: every column but `search_text`, which grows with the thread. */
+export type ListedTicketRow = Omit<TicketRow, 'searchText'>;
 export type ThreadEntryRow = typeof helpdeskEntries.$inferSelect;
 export type ContactRow = typeof helpdeskContacts.$inferSelect;
 export type CategoryRow = typeof helpdeskCategories.$inferSelect;

@@ -1,19 +1,31 @@
 // The ticket list: the caller's visible tickets filtered by status, priority, category, assignee,
 // requester, tag, full text and SLA state, sorted and paged (DESIGN section 3).
-import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import { cappedCount, listTotal, totalOf } from '../db/count.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { canSeeTicket, visibleTicketsWhere, type HelpdeskCaller } from './policy.js';
 import type { TicketListQuery } from './schemas.js';
 import { atRiskWhere, breachedWhere } from './sla.js';
 import { findContact, findTicket } from './tickets.js';
-import { helpdeskContacts, helpdeskTickets as t, TICKET_PRIORITIES, TICKET_STATUSES, type ContactRow, type TicketRow } from './tables.js';
+import { helpdeskContacts, helpdeskTickets as t, TICKET_PRIORITIES, TICKET_STATUSES, type ContactRow, type ListedTicketRow, type TicketRow } from './tables.js';
+
+type ListedRequester = Pick<ContactRow, 'id' | 'email' | 'name'>;
 
 export interface ListedTicket {
+  ticket: ListedTicketRow;
+  requester: ListedRequester;
+}
+
+/** A ticket the caller may see, whole, with its requester. */
+export interface VisibleTicket {
   ticket: TicketRow;
   requester: ContactRow;
 }
+
+const { searchText: _searchText, ...listedColumns } = getTableColumns(t);
+const requesterColumns = { id: helpdeskContacts.id, email: helpdeskContacts.email, name: helpdeskContacts.name };
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T[] {
   const values = value.split(',').map((v) => v.trim());
@@ -32,7 +44,7 @@ function sortOf(sort: string | undefined): SQL[] {
   return [direction(column), direction(t.id)];
 }
 
-function ticketFilters(caller: HelpdeskCaller, siteId: string, query: TicketListQuery): SQL {
+function ticketFilters(db: Executor, caller: HelpdeskCaller, siteId: string, query: TicketListQuery): SQL {
   const conditions: Array<SQL | undefined> = [eq(t.siteId, siteId), visibleTicketsWhere(caller)];
   if (query.status) conditions.push(inArray(t.status, oneOf('status', query.status, TICKET_STATUSES)));
   if (query.priority) conditions.push(inArray(t.priority, oneOf('priority', query.priority, TICKET_PRIORITIES)));
@@ -42,7 +54,13 @@ function ticketFilters(caller: HelpdeskCaller, siteId: string, query: TicketList
     if (caller.kind !== 'member') throw new AppError('invalid_filter', '`assignee=me` needs an agent\'s credential.', { parameter: 'assignee' });
     conditions.push(eq(t.assigneeId, caller.id));
   } else if (query.assignee) conditions.push(eq(t.assigneeId, query.assignee));
-  if (query.requester) conditions.push(query.requester.includes('@') ? eq(helpdeskContacts.email, query.requester.trim().toLowerCase()) : eq(t.requesterId, query.requester));
+  if (query.requester) {
+    const byEmail = db
+      .select({ id: helpdeskContacts.id })
+      .from(helpdeskContacts)
+      .where(and(eq(helpdeskContacts.siteId, siteId), eq(helpdeskContacts.email, query.requester.trim().toLowerCase())));
+    conditions.push(query.requester.includes('@') ? inArray(t.requesterId, byEmail) : eq(t.requesterId, query.requester));
+  }
   if (query.tag) conditions.push(sql`${t.tags} @> array[${query.tag.trim().toLowerCase()}]::text[]`);
   if (query.q) conditions.push(sql`to_tsvector('english', ${t.searchText}) @@ websearch_to_tsquery('english', ${query.q})`);
   if (query.sla === 'breached') conditions.push(breachedWhere());
@@ -50,22 +68,28 @@ function ticketFilters(caller: HelpdeskCaller, siteId: string, query: TicketList
   return and(...conditions)!;
 }
 
-export async function listTickets(db: Executor, siteId: string, caller: HelpdeskCaller, query: TicketListQuery, page: Page): Promise<{ rows: ListedTicket[]; total: number }> {
-  const where = ticketFilters(caller, siteId, query);
-  const [total] = await db.select({ n: count() }).from(t).innerJoin(helpdeskContacts, eq(helpdeskContacts.id, t.requesterId)).where(where);
-  const rows = await db
-    .select({ ticket: t, requester: helpdeskContacts })
+/**
+ * A page of the caller's tickets and the list's total: exact up to a threshold, the planner's estimate
+ * past it (src/db/count.ts). One statement answers the page, each row with its requester (by primary
+ * key), and the count, which reads helpdesk_tickets alone; a page past the end counts on its own.
+ */
+export async function listTickets(db: Executor, siteId: string, caller: HelpdeskCaller, query: TicketListQuery, page: Page): Promise<{ rows: ListedTicket[]; total: number; estimated: boolean }> {
+  const where = ticketFilters(db, caller, siteId, query);
+  const matching = db.select({ one: sql`1` }).from(t).where(where).getSQL();
+  const found = await db
+    .select({ ticket: listedColumns, requester: requesterColumns, counted: cappedCount(matching) })
     .from(t)
     .innerJoin(helpdeskContacts, eq(helpdeskContacts.id, t.requesterId))
     .where(where)
     .orderBy(...sortOf(query.sort))
     .limit(page.pageSize)
     .offset(page.offset);
-  return { rows, total: total?.n ?? 0 };
+  const { total, estimated } = found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching);
+  return { rows: found.map(({ ticket, requester }) => ({ ticket, requester })), total, estimated };
 }
 
 /** A ticket by id or number that the caller may see, with its requester; 404 otherwise. */
-export async function findVisibleTicket(db: Executor, siteId: string, caller: HelpdeskCaller, idOrNumber: string): Promise<ListedTicket> {
+export async function findVisibleTicket(db: Executor, siteId: string, caller: HelpdeskCaller, idOrNumber: string): Promise<VisibleTicket> {
   const ticket = await findTicket(db, siteId, idOrNumber);
   if (!ticket || !canSeeTicket(caller, ticket)) throw new AppError('ticket_not_found', `No ticket "${idOrNumber}".`);
   return { ticket, requester: (await findContact(db, ticket.requesterId))! };

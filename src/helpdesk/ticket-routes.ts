@@ -9,12 +9,12 @@ import { aiSettingsOf } from '../cms/ai-drafting.js';
 import { helpdeskAccess } from './access.js';
 import { draftReply } from './draft-reply.js';
 import { ticketHistory } from './history.js';
-import { replyByMail } from './mail/outgoing.js';
+import { answerTicket, replyMailSettings } from './mail/outgoing.js';
 import { actorOf, authorizeCategory } from './policy.js';
 import { presentDraft, presentEntry, presentHistory, presentTicket } from './presenters.js';
 import { DraftBody, DraftOut, EntryOut, helpdeskSecurity, HistoryOut, RepliesQuery, ReplyBody, TicketBody, TicketListQuery, TicketOut, TicketParams, TicketPatch } from './schemas.js';
 import { findVisibleTicket, listTickets } from './ticket-list.js';
-import { addEntry, findContact, listEntries, openTicket } from './tickets.js';
+import { findContact, listEntries, openTicket } from './tickets.js';
 import { triageTicket } from './triage.js';
 
 const read = declareSecurity(helpdeskAccess('helpdesk-read'), helpdeskSecurity);
@@ -101,22 +101,8 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { site, caller } = request.helpdesk;
       const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
-      const memberId = caller.kind === 'member' ? caller.id : null;
-      // A public reply goes to the requester by mail when the site has a support address and this
-      // server sends mail (docs/decisions/0053-helpdesk-inbound-mail.md); notes never leave.
-      const { values } = await app.instanceSettings.applied(site.id);
-      const supportAddress = values.HELPDESK_SUPPORT_ADDRESS?.trim();
-      if (!request.body.internal && supportAddress && app.services.mailOutbox.enabled) {
-        const { entry } = await replyByMail(db, ticket, { body: request.body.body, memberId }, actorOf(caller), {
-          supportAddress,
-          senderName: values.FORUM_TITLE?.trim() || site.id,
-          secretKey: app.deps.config.secretKey,
-        });
-        // Committed: the outbox sends in the background and retries.
-        app.services.mailOutbox.drainSoon();
-        return reply.code(201).send(presentEntry(entry));
-      }
-      const { entry } = await addEntry(db, ticket, { body: request.body.body, internal: request.body.internal, author: { kind: 'agent', memberId } }, actorOf(caller));
+      const mail = replyMailSettings(site, await app.instanceSettings.applied(site.id), app.mailOutbox, app.deps.config.secretKey);
+      const { entry } = await answerTicket({ db, outbox: app.mailOutbox }, ticket, caller, { body: request.body.body, internal: request.body.internal ?? false }, mail);
       return reply.code(201).send(presentEntry(entry));
     },
   );

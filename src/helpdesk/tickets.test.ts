@@ -49,6 +49,8 @@ for (const database of testDatabases) {
       const second = await open('second');
       assert.equal(second.ticket.number, first.ticket.number + 1);
       assert.equal(other.ticket.number, 1);
+      assert.equal(first.entry.ticketId, first.ticket.id);
+      assert.equal(first.ticket.searchText, 'first Hello <script>alert(1)</script> bold');
       assert.match(first.entry.bodyHtml, /<strong>bold<\/strong>/);
       assert.doesNotMatch(first.entry.bodyHtml, /<script>/);
       assert.equal((await findTicket(db, 'desk', String(second.ticket.number)))?.id, second.ticket.id);
@@ -84,6 +86,13 @@ for (const database of testDatabases) {
       const made = [];
       for (const i of [1, 2, 3, 4]) made.push((await open(`bill ${i}`, { categoryId: billing })).ticket);
       assert.deepEqual(made.map((t) => t.assigneeId), [agents[0], agents[1], agents[1], null]);
+      // The ticket, its history and its entry are one statement: the creation first, then the assignment.
+      const opened = await ticketHistory(db, made[0]!.id);
+      assert.deepEqual(opened.map((h) => [h.event, h.actorKind, h.fromValue, h.toValue]), [
+        ['created', 'requester', null, { number: made[0]!.number, channel: 'email', priority: 'normal', category_id: billing, tags: [] }],
+        ['assignee', 'system', null, agents[0]],
+      ]);
+      assert.deepEqual((await ticketHistory(db, made[3]!.id)).map((h) => h.event), ['created']);
       await updateAgent(db, 'desk', agents[1]!, { available: false }, ADMIN);
       const after1 = await findTicket(db, 'desk', made[1]!.id);
       const after2 = await findTicket(db, 'desk', made[2]!.id);

@@ -8,13 +8,13 @@ import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { isEmail } from '../lib/email.js';
-import { autoAssign } from './assignment.js';
+import { assigneeForNewTicket } from './assignment.js';
 import { recordHistory, SYSTEM, type Actor } from './history.js';
+import { insertNumberedTicket } from './numbered-insert.js';
 import { slaTargets, startClock, statusChange } from './sla.js';
 import {
   helpdeskCategories,
   helpdeskContacts,
-  helpdeskCounters,
   helpdeskEntries,
   helpdeskTickets,
   type AttachmentRef,
@@ -28,12 +28,12 @@ import {
 /** A requester's reply to a ticket solved or closed at most this long ago reopens it; later ones open a follow-up. */
 export const REOPEN_WINDOW_DAYS = 7;
 
-export interface RequesterInput {
+interface RequesterInput {
   email: string;
   name?: string | null | undefined;
 }
 
-export interface OpenTicketInput {
+interface OpenTicketInput {
   subject: string;
   /** Markdown. */
   body: string;
@@ -47,13 +47,13 @@ export interface OpenTicketInput {
   attachments?: AttachmentRef[] | undefined;
 }
 
-export type EntryAuthor =
+type EntryAuthor =
   /** The ticket's requester, or the contact with this address (someone copied on the thread). */
   | { kind: 'requester'; email?: string | undefined; name?: string | null | undefined }
   /** An agent (member id), or null for a caller with no member (an API key). */
   | { kind: 'agent'; memberId: string | null };
 
-export interface EntryInput {
+interface EntryInput {
   /** Markdown. */
   body: string;
   author: EntryAuthor;
@@ -105,7 +105,7 @@ export async function requireCategory(db: Executor, siteId: string, categoryId: 
 }
 
 /** The contact with this address, made on first sight; a name fills in a missing one. */
-export async function ensureContact(db: Executor, siteId: string, requester: RequesterInput): Promise<ContactRow> {
+async function ensureContact(db: Executor, siteId: string, requester: RequesterInput): Promise<ContactRow> {
   const email = requester.email.trim().toLowerCase();
   if (!isEmail(email)) throw invalid(`"${email}" is not an e-mail address.`, 'requester.email');
   const name = requester.name?.trim() || null;
@@ -118,16 +118,6 @@ export async function ensureContact(db: Executor, siteId: string, requester: Req
     })
     .returning();
   return row!;
-}
-
-async function nextNumber(db: Executor, siteId: string): Promise<number> {
-  // The upsert locks the site's counter row until the transaction ends: concurrent openings take turns.
-  const [row] = await db
-    .insert(helpdeskCounters)
-    .values({ siteId, lastNumber: 1 })
-    .onConflictDoUpdate({ target: helpdeskCounters.siteId, set: { lastNumber: sql`${helpdeskCounters.lastNumber} + 1` } })
-    .returning({ number: helpdeskCounters.lastNumber });
-  return row!.number;
 }
 
 /** The ticket whose thread holds one of these Message-IDs (the latest entry that does). */
@@ -174,8 +164,8 @@ async function insertEntry(
   db: Executor,
   ticket: TicketRow,
   values: { authorKind: ThreadEntryRow['authorKind']; authorId: string | null; internal: boolean; body: string; messageId: string | null; attachments: AttachmentRef[] },
+  rendered = renderBody(values.body),
 ): Promise<ThreadEntryRow> {
-  const rendered = renderBody(values.body);
   const [entry] = await db
     .insert(helpdeskEntries)
     .values({
@@ -201,39 +191,39 @@ async function insertTicket(db: Executor, siteId: string, input: OpenTicketInput
   checkBody(input.body);
   const priority = input.priority ?? 'normal';
   const tags = normalizeTags(input.tags ?? []);
-  if (input.categoryId) await requireCategory(db, siteId, input.categoryId);
+  const categoryId = input.categoryId ?? null;
+  if (categoryId) await requireCategory(db, siteId, categoryId);
   const now = new Date();
-  const [inserted] = await db
-    .insert(helpdeskTickets)
-    .values({
-      id: newId(),
-      siteId,
-      number: await nextNumber(db, siteId),
+  const rendered = renderBody(input.body);
+  const clock = startClock(await slaTargets(db, siteId, priority), now);
+  // The agent is chosen before the number, whose row lock then lasts one statement and the commit.
+  const assigneeId = await assigneeForNewTicket(db, siteId, categoryId);
+  const { ticket, entry } = await insertNumberedTicket(db, siteId, {
+    ticket: {
       subject,
       priority,
-      categoryId: input.categoryId ?? null,
+      categoryId,
       requesterId: requester.id,
       channel: input.channel,
       tags,
       followUpOf,
-      searchText: subject,
+      searchText: `${subject} ${rendered.text}`,
       createdAt: now,
       updatedAt: now,
-      ...startClock(await slaTargets(db, siteId, priority), now),
-    })
-    .returning();
-  let ticket = inserted!;
-  await recordHistory(db, ticket, actor, 'created', followUpOf ? { follow_up_of: followUpOf } : null, { number: ticket.number, channel: ticket.channel, priority, category_id: ticket.categoryId, tags });
-  const entry = await insertEntry(db, ticket, {
-    authorKind: 'requester',
-    authorId: requester.id,
-    internal: false,
-    body: input.body,
-    messageId: input.messageId ?? null,
-    attachments: input.attachments ?? [],
+      ...clock,
+    },
+    entry: {
+      authorId: requester.id,
+      bodySource: input.body,
+      bodyHtml: rendered.html,
+      bodyText: rendered.text,
+      messageId: input.messageId ?? null,
+      attachments: input.attachments ?? [],
+    },
+    actor,
+    from: followUpOf ? { follow_up_of: followUpOf } : null,
+    assigneeId,
   });
-  ticket = await appendSearchText(db, ticket, entry);
-  ticket = await autoAssign(db, ticket);
   return { ticket, entry, created: true };
 }
 

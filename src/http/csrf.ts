@@ -6,7 +6,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 
-export const CSRF_COOKIE = 'blume_csrf';
+const CSRF_COOKIE = 'blume_csrf';
 
 // CSRF --------------------------------------------------------------------------------------------
 

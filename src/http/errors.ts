@@ -49,6 +49,7 @@ const httpErrorCodes = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   // 422
   invalid_site_id: { status: 422, title: 'The site id is not allowed' },
+  site_not_community: { status: 422, title: 'Only community sites have instance settings and API keys' },
   weak_password: { status: 422, title: 'The password is not allowed' },
   unprocessable: { status: 422, title: 'The request cannot be processed' },
   // 429

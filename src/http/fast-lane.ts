@@ -9,7 +9,7 @@ import type { AccessLog, AnsweredVia } from './access-log.js';
 import type { FastLane, LaneRequest, LaneSink } from './lane.js';
 import { frontConnections, verifySocketFront } from './socket-front.js';
 
-export interface FastLanes {
+interface FastLanes {
   add(lane: FastLane): void;
   /** Logs every answer the lanes give from now on (the routed requests are Fastify's to log). */
   logTo(log: AccessLog): void;
@@ -49,7 +49,7 @@ class LoggedSink implements LaneSink {
   }
 }
 
-export interface FastLaneOptions {
+interface FastLaneOptions {
   /** The socket front's check of Node's internals; tests pass a failing one. */
   verifyFront?: () => Promise<string | undefined>;
   /** Where the one warning goes when the check fails. */

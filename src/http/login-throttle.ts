@@ -19,7 +19,7 @@ const MEMORY_SECONDS = 24 * 3600;
 const KNOWN_CLIENT_DAYS = 365;
 
 /** Where a login name lives: the portal's accounts, or one community's members. */
-export type LoginScope = 'portal' | `site:${string}`;
+type LoginScope = 'portal' | `site:${string}`;
 
 interface Subject {
   account: string;

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest, FastifySchema, RouteOptions } fro
 import type { OpenAPIV3 } from 'openapi-types';
 import { Type } from 'typebox';
 
-export type Security = Array<Record<string, string[]>>;
+type Security = Array<Record<string, string[]>>;
 
 /** Every security scheme a Blume API uses; each document lists the ones its operations name. */
 const SECURITY_SCHEMES: Record<string, OpenAPIV3.SecuritySchemeObject> = {
@@ -22,7 +22,7 @@ const SECURITY_SCHEMES: Record<string, OpenAPIV3.SecuritySchemeObject> = {
   webhookSignature: { type: 'apiKey', in: 'header', name: 'X-Hub-Signature-256', description: 'HMAC-SHA256 of the raw body with the webhook secret, `sha256=<hex>`.' },
 };
 
-export const ProblemSchema = Type.Object(
+const ProblemSchema = Type.Object(
   {
     type: Type.String({ description: '`urn:blume:problem:<code>`' }),
     title: Type.String(),
@@ -97,7 +97,7 @@ function describeOperation(schema: FastifySchema & Record<string, unknown>, url:
   return { ...schema, operationId: (schema.operationId as string | undefined) ?? operationId(method, url), security, response };
 }
 
-export interface OpenApiInfo {
+interface OpenApiInfo {
   title: string;
   description: string;
   /** Where the document is served, e.g. `/api/deploy`. */

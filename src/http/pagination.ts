@@ -21,7 +21,7 @@ export function toPage(query: { page?: number; page_size?: number }): Page {
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
-export interface PaginationMeta {
+interface PaginationMeta {
   total: number;
   total_pages: number;
   first_page: number;
@@ -31,7 +31,7 @@ export interface PaginationMeta {
   next_page?: number;
 }
 
-export function paginationMeta(page: Page, total: number): PaginationMeta {
+function paginationMeta(page: Page, total: number): PaginationMeta {
   const totalPages = Math.max(1, Math.ceil(total / page.pageSize));
   const meta: PaginationMeta = { total, total_pages: totalPages, first_page: 1, last_page: totalPages, page: page.page };
   if (page.page > 1) meta.previous_page = Math.min(page.page - 1, totalPages);

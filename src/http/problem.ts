@@ -4,9 +4,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { unavailableDependency } from '../adapters/unavailable.js';
 import { AppError, lookupErrorCode, type ErrorCode } from './errors.js';
 
-export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
-export interface ProblemBody {
+interface ProblemBody {
   type: string;
   title: string;
   status: number;
@@ -16,7 +16,7 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
-export function problemBody(error: AppError): ProblemBody {
+function problemBody(error: AppError): ProblemBody {
   return {
     type: `urn:blume:problem:${error.code}`,
     title: error.title,
@@ -94,8 +94,4 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       }),
     );
   });
-}
-
-export function statusTitle(code: string): string {
-  return lookupErrorCode(code).title;
 }

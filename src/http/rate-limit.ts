@@ -14,6 +14,15 @@ export async function consumeRateLimit(cache: Cache, key: string, max: number, w
   }
 }
 
+/**
+ * Counts one use of `key` like `consumeRateLimit`, answering false once more than `max` fall in the
+ * window instead of throwing: for budgets whose refusal must look like success (mails asked for an
+ * account, which must not tell a stranger that the account exists).
+ */
+export async function withinRateLimit(cache: Cache, key: string, max: number, windowSeconds: number): Promise<boolean> {
+  return (await cache.increment(`rate:${key}`, windowSeconds)) <= max;
+}
+
 /** Who a request counts against: the credential it presents, else its session, else its address. */
 export function apiClientKey(request: FastifyRequest): string {
   const bearer = request.headers.authorization?.replace(/^bearer\s+/i, '');

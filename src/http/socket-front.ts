@@ -8,7 +8,7 @@ import { createServer, STATUS_CODES, type IncomingHttpHeaders, type Server } fro
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { LaneRequest, LaneSink } from './lane.js';
 
-export interface Front {
+interface Front {
   /** True when a lane answered; false, having written nothing, to pass the request on. */
   answer(request: LaneRequest, sink: LaneSink): boolean;
   /** Whether the front takes new connections at all (it does only when there are lanes). */

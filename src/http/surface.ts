@@ -7,12 +7,12 @@ import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyServerOptions } from 'fastify';
 import { classifyHost, hostName, type HostTarget } from './hosts.js';
 
-export type Surface = 'portal' | 'static' | 'community' | 'none';
+type Surface = 'portal' | 'static' | 'community' | 'none';
 
 type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
 
 /** Where routing finds a site's kind: the per-node site directory (core/sites/directory.ts). */
-export interface SiteKinds {
+interface SiteKinds {
   peek(id: string): SiteFacts | undefined;
   get(id: string): Promise<SiteFacts | undefined>;
 }
@@ -23,7 +23,7 @@ interface SiteFacts {
   status: string;
 }
 
-export interface SurfaceOptions {
+interface SurfaceOptions {
   sitesDomain: string;
   trustProxy: boolean | string;
   directory: SiteKinds;
@@ -34,7 +34,7 @@ export interface SurfaceOptions {
 type TrustFn = (address: string, hop: number) => boolean;
 
 /** What the host classification reads of a request: its headers and the peer's address. */
-export interface HostHeaders {
+interface HostHeaders {
   readonly headers: IncomingHttpHeaders;
   readonly remoteAddress: string | undefined;
 }

@@ -8,12 +8,13 @@ import { findSite } from '../core/sites/service.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { TOKEN_HEADER } from '../forum/access.js';
 import { effectiveRole, findTokenMember, type ForumMemberRow } from '../forum/members.js';
+import { refuseSuspended } from '../forum/moderation.js';
 import { verifyCsrf } from '../http/csrf.js';
 import { MEMBER_COOKIE, memberForSession } from '../forum/ui/sessions.js';
 import { requireSession } from '../core/auth.js';
 import { AppError } from '../http/errors.js';
 
-export const CSRF_HEADER = 'x-csrf-token';
+const CSRF_HEADER = 'x-csrf-token';
 
 type SiteRequest = FastifyRequest & { params: { id: string } };
 
@@ -76,6 +77,8 @@ export function singleAccess(siteId: string): InstanceAccess {
       if (request.params.id !== site.id) throw new AppError('site_not_found', `No site "${request.params.id}"; this instance is "${site.id}".`);
       const member = request.instanceMember!;
       if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
+      refuseSuspended(member);
+  refuseSuspended(member);
       if (effectiveRole(site, member) !== 'admin') throw new AppError('forbidden', 'Only admins of this community may manage its settings.');
       return site;
     },

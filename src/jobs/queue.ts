@@ -6,7 +6,7 @@ import type { Executor, Transaction } from '../db/client.js';
 import { newId } from '../lib/ids.js';
 import { jobs, type JobRow } from './tables.js';
 
-export interface EnqueueOptions {
+interface EnqueueOptions {
   /** Chosen by the caller when the job shares the id of the record it works on (a build). */
   id?: string;
   siteId?: string | null;
@@ -32,6 +32,19 @@ export async function enqueueJob(db: Executor, kind: string, payload: unknown, o
     })
     .returning();
   return row!;
+}
+
+/**
+ * Queues a job under a chosen id unless a job of that id waits or runs already; answers whether this
+ * call queued it. For schedules every node keeps (the id names the slot, e.g. the hour).
+ */
+export async function scheduleJobOnce(db: Executor, id: string, kind: string, payload: unknown, runAt: Date, options: { maxAttempts?: number } = {}): Promise<boolean> {
+  const rows = await db
+    .insert(jobs)
+    .values({ id, kind, payload, maxAttempts: options.maxAttempts ?? 1, runAt })
+    .onConflictDoNothing()
+    .returning({ id: jobs.id });
+  return rows.length === 1;
 }
 
 /**
@@ -72,7 +85,7 @@ export async function claimJob<T>(
   }
 }
 
-export type LeaseState = 'held' | 'lost' | 'cancel_requested';
+type LeaseState = 'held' | 'lost' | 'cancel_requested';
 
 /**
  * Extends the lease. `lost` when the job is no longer this worker's (it was declared dead);
@@ -117,7 +130,7 @@ export async function failJobAttempt(db: Executor, id: string, workerId: string,
   return row?.state === 'failed' ? 'failed' : row ? 'queued' : undefined;
 }
 
-export type JobCancel = 'canceled' | 'requested' | 'absent';
+type JobCancel = 'canceled' | 'requested' | 'absent';
 
 /**
  * Cancels a job: a queued one is deleted at once (locking its row first, so it races safely with a

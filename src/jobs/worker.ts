@@ -11,7 +11,7 @@ import { randomAlnum } from '../lib/ids.js';
 import { claimJob, completeJob, failJobAttempt, pruneFailedJobs, recoverJobs, renewJobLease } from './queue.js';
 import type { JobRow } from './tables.js';
 
-export interface JobRun {
+interface JobRun {
   /** Aborted when the job is canceled, its lease is lost, or the worker stops past its grace. */
   signal: AbortSignal;
   workerId: string;
@@ -36,9 +36,11 @@ export interface JobKind<T> {
   canceled(): Error;
   /** Told of jobs taken back from a dead worker (`failed` ones will not run again). */
   recovered?(rows: JobRow[], all: boolean): Promise<void>;
+  /** The kind's own clean-up of what dead workers left, run with the hourly prune. */
+  housekeeping?(): Promise<void>;
 }
 
-export interface JobWorkerOptions {
+interface JobWorkerOptions {
   logger: FastifyBaseLogger;
   /** Embedded databases belong to one process: at start every running job there is taken back. */
   embeddedDatabase: boolean;
@@ -48,7 +50,7 @@ export interface JobWorkerOptions {
   holdsProcess?: boolean;
 }
 
-export interface JobCounts {
+interface JobCounts {
   claimed: number;
   succeeded: number;
   retried: number;
@@ -62,7 +64,7 @@ export function jobCancelChannel(kind: string): string {
   return `jobs:cancel:${kind}`;
 }
 
-export class JobLeaseLost extends Error {
+class JobLeaseLost extends Error {
   constructor() {
     super('this worker lost the job (its lease lapsed)');
     this.name = 'JobLeaseLost';
@@ -70,7 +72,7 @@ export class JobLeaseLost extends Error {
 }
 
 /** The abort reason of handlers still running when the worker's grace period ends. */
-export class JobWorkerStopping extends Error {
+class JobWorkerStopping extends Error {
   constructor() {
     super('the worker is shutting down');
     this.name = 'JobWorkerStopping';
@@ -155,11 +157,12 @@ export class JobWorker<T> {
     return rows;
   }
 
-  /** Deletes this kind's jobs that failed more than FAILED_JOB_RETENTION_MS ago. */
+  /** Deletes this kind's jobs that failed more than FAILED_JOB_RETENTION_MS ago, then runs its housekeeping. */
   async prune(): Promise<number> {
     this.lastPrune = Date.now();
     const count = await pruneFailedJobs(this.db, this.kind.name, FAILED_JOB_RETENTION_MS);
     if (count > 0) this.options.logger.info({ kind: this.kind.name, count }, 'pruned failed jobs past their retention');
+    await this.kind.housekeeping?.();
     return count;
   }
 

@@ -3,7 +3,7 @@
 // once per interval, and the next line says how many it held back. Until a logger is attached (the
 // app's, once it is built) they are counted and told with the first line after.
 
-export interface WarnLogger {
+interface WarnLogger {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 

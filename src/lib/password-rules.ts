@@ -4,7 +4,7 @@
 // so only those are kept in memory, lower-cased, loaded on first use.
 import { createRequire } from 'node:module';
 
-export const MIN_PASSWORD_LENGTH = 10;
+const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 200;
 
 const require = createRequire(import.meta.url);

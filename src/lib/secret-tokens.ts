@@ -1,14 +1,20 @@
 // `<id>.<secret>` tokens whose secret is stored only as a SHA-256 hash and compared in constant
-// time: sessions of accounts and of forum members, and every credential type. The secret has 256
-// bits of entropy, so a fast hash is enough.
+// time: sessions of accounts and of forum members, every credential type, and mailed links. The
+// secret has 256 bits of entropy, so a fast hash is enough.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { newId } from './ids.js';
+
+/**
+ * How long the single-use links mailed to people live: a welcome (confirm an address, accept an
+ * invitation) for a week; a password reset for an hour, as it is as good as the password while it lives.
+ */
+export const LINK_TTL_MS = { welcome: 7 * 24 * 3600 * 1000, reset: 3600 * 1000 } as const;
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-export interface NewSecretToken {
+interface NewSecretToken {
   id: string;
   secret: string;
   /** What to store. */

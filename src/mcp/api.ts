@@ -3,7 +3,7 @@
 // `ToolFailure` whose message the agent reads; credentials never appear in one.
 import type { Readable } from 'node:stream';
 
-export interface ApiRequest {
+interface ApiRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;
@@ -46,7 +46,7 @@ export class ApiProblem extends ToolFailure {
   }
 }
 
-export interface CallOptions {
+interface CallOptions {
   /** JSON body. */
   json?: unknown;
   /** A raw body with its own content type header. */

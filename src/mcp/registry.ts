@@ -11,9 +11,9 @@ import { deployTools } from './tools/deploy.js';
 import { forumTools } from './tools/forum.js';
 import { helpdeskTools } from './tools/helpdesk.js';
 
-export const TOOL_GROUPS: readonly ToolGroup[] = [deployTools, forumTools, cmsTools, helpdeskTools];
+const TOOL_GROUPS: readonly ToolGroup[] = [deployTools, forumTools, cmsTools, helpdeskTools];
 
-export interface ToolServerOptions {
+interface ToolServerOptions {
   /** Told why a group is not listed (a refused or unreachable credential); stdio prints it on stderr. */
   warn(message: string): void;
 }

@@ -4,7 +4,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { BlumeClient } from './api.js';
 
-export interface ToolAnswer<T> {
+interface ToolAnswer<T> {
   /** The structured result (validated against the tool's output schema). */
   data: T;
   /** A short rendering for the agent's transcript. */

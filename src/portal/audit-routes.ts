@@ -1,4 +1,4 @@
-// The purchase API's audit log, for platform administrators.
+// The audit log of the purchase API and the console's admin pages, for platform administrators.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -13,7 +13,7 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/admin/audit-log',
     {
-      schema: { tags: ['admin'], summary: 'Every purchase API call, newest first (paginated)', querystring: PageQuery, response: { 200: Type.Array(AuditOut) } },
+      schema: { tags: ['admin'], summary: 'Every purchase API call and console admin change, newest first (paginated)', querystring: PageQuery, response: { 200: Type.Array(AuditOut) } },
       preHandler: requirePlatformAdmin,
     },
     async (request, reply) => {

@@ -22,6 +22,7 @@ export function presentAudit(row: AuditRow): AuditOut {
   return {
     id: row.id,
     credential_id: row.credentialId,
+    account_id: row.accountId,
     method: row.method,
     path: row.path,
     target: row.target,

@@ -7,12 +7,13 @@ import { requireBearer } from '../core/auth.js';
 import { urlContext } from '../core/sites/presenters.js';
 import { declareSecurity, problems } from '../http/openapi.js';
 import { presentWorkspace } from './presenters.js';
-import { ChangePlanBody, CreateWorkspaceBody, IdempotencyHeaders, PlanOut, WorkspaceOut, WorkspaceParams, type WorkspaceOut as WorkspaceBody } from './schemas.js';
+import { ChangePlanBody, CreateWorkspaceBody, IdempotencyHeaders, PlanOut, ProvisionedWorkspaceOut, WorkspaceOut, WorkspaceParams } from './schemas.js';
 import {
   bodyHash,
   cancelWorkspace,
   changePlan,
   getWorkspace,
+  inviteOwner,
   listPlans,
   provisionWorkspace,
   replayedAnswer,
@@ -30,6 +31,7 @@ declareSecurity(requirePurchaseKey, [{ purchaseKey: [] }]);
 export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
+  const outbox = app.mailOutbox;
   const guarded = { preHandler: requirePurchaseKey };
 
   /** Every node drops its copy of the site, so the change holds from the next request on. */
@@ -52,7 +54,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Provision a site and its owner account; the owner is invited when the account is new',
         headers: IdempotencyHeaders,
         body: CreateWorkspaceBody,
-        response: { 201: WorkspaceOut, ...problems(409, 422) },
+        response: { 201: ProvisionedWorkspaceOut, ...problems(409, 422) },
       },
       ...guarded,
     },
@@ -63,14 +65,19 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       if (key) {
         const replay = await replayedAnswer(db, credentialId, key, hash);
         // Only created workspaces are stored: a refused call changed nothing and may simply be retried.
-        if (replay) return reply.code(201).header('idempotent-replayed', 'true').send(replay.response as WorkspaceBody);
+        // The replay answers the stored result, invitation included, and sends no second mail.
+        if (replay) return reply.code(201).header('idempotent-replayed', 'true').send(replay.response as ProvisionedWorkspaceOut);
       }
       const out = await db.transaction(async (tx) => {
-        const workspace = presentWorkspace(await provisionWorkspace(tx, request.body), urlContext(request));
-        if (key) await storeAnswer(tx, credentialId, key, hash, { status: 201, response: workspace });
-        return workspace;
+        const provisioned = await provisionWorkspace(tx, request.body);
+        const workspace = presentWorkspace(provisioned, urlContext(request));
+        const invitation = await inviteOwner(tx, provisioned, { enabled: outbox.enabled, portalOrigin: app.deps.config.publicUrl.origin, siteUrl: workspace.url });
+        const answer: ProvisionedWorkspaceOut = { ...workspace, invitation };
+        if (key) await storeAnswer(tx, credentialId, key, hash, { status: 201, response: answer });
+        return answer;
       });
       await app.services.sites.changed(out.id);
+      if (out.invitation === 'sent') outbox.drainSoon();
       return reply.code(201).send(out);
     },
   );

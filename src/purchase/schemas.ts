@@ -40,14 +40,28 @@ export const WorkspaceOut = Type.Object({
 });
 export type WorkspaceOut = Static<typeof WorkspaceOut>;
 
+/** The answer to provisioning: the workspace and what became of the owner's invitation. */
+export const ProvisionedWorkspaceOut = Type.Object({
+  ...WorkspaceOut.properties,
+  invitation: Type.Union([Type.Literal('sent'), Type.Literal('not_sent_mail_disabled'), Type.Literal('not_needed')], {
+    description:
+      '`sent`: the owner account is new and an invitation mail with a link to choose its password (valid 7 days, once) is on its way. ' +
+      '`not_sent_mail_disabled`: the account is new but this server sends no mail; the owner cannot log in until an administrator helps. ' +
+      '`not_needed`: the owner already had an account and logs in with it. A replayed Idempotency-Key answers the first call\'s value and sends nothing.',
+  }),
+});
+export type ProvisionedWorkspaceOut = Static<typeof ProvisionedWorkspaceOut>;
+
 export const PlanOut = Type.Object({
   id: SitePlan,
   features: Type.Array(Type.Object({ feature: Type.String(), description: Type.String() })),
 });
+export type PlanOut = Static<typeof PlanOut>;
 
 export const AuditOut = Type.Object({
   id: Type.String(),
-  credential_id: Type.Union([Type.String(), Type.Null()], { description: 'The purchase key that made the call; null when it carried no valid key.' }),
+  credential_id: Type.Union([Type.String(), Type.Null()], { description: 'The purchase key that made the call; null when it carried no valid key or was a console change.' }),
+  account_id: Type.Union([Type.String(), Type.Null()], { description: 'The platform administrator who made the change on the console admin pages; null for purchase API calls.' }),
   method: Type.String(),
   path: Type.String(),
   target: Type.Union([Type.String(), Type.Null()], { description: 'The workspace the call named.' }),

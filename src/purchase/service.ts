@@ -2,14 +2,16 @@
 // account, plan and status. Provisioning, plan changes, suspension and cancellation write the site
 // row; callers then tell every node's SiteDirectory (decision 0062).
 import { createHash, randomBytes } from 'node:crypto';
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { enqueueJob } from '../jobs/queue.js';
+import { sendInvitation } from '../core/accounts/password-mail.js';
 import { createAccount, findUserById, findUserByLogin } from '../core/accounts/service.js';
-import type { UserRow } from '../core/accounts/tables.js';
+import { users, type UserRow } from '../core/accounts/tables.js';
+import { credentials } from '../core/credentials/tables.js';
 import { DEFAULT_FEATURES, loadFeaturePlans } from '../core/plans/service.js';
 import { createSite, findSite, updateSite, type SiteChange } from '../core/sites/service.js';
 import type { SiteRow } from '../core/sites/tables.js';
@@ -60,11 +62,16 @@ async function freeUsername(db: Executor, input: NewWorkspace): Promise<string> 
   }
 }
 
+interface ProvisionedWorkspace extends Workspace {
+  owner: UserRow;
+  newOwner: boolean;
+}
+
 /**
  * Creates the site and, when no account has the owner's address, the owner's account with an
  * unusable password. Answers the workspace and whether the account is new. Call inside a transaction.
  */
-export async function provisionWorkspace(db: Executor, input: NewWorkspace): Promise<Workspace & { newOwner: boolean }> {
+export async function provisionWorkspace(db: Executor, input: NewWorkspace): Promise<ProvisionedWorkspace> {
   const plan = checkPlan(input.plan);
   let owner: UserRow | undefined = await findUserByLogin(db, input.owner_email);
   const newOwner = !owner || owner.email.toLowerCase() !== input.owner_email.toLowerCase();
@@ -74,7 +81,30 @@ export async function provisionWorkspace(db: Executor, input: NewWorkspace): Pro
     owner = await createAccount(db, { username: await freeUsername(db, input), email: input.owner_email, password: unusable });
   }
   const site = await createSite(db, owner!, { id: input.site_id, kind: input.kind, plan });
-  return { site, ownerEmail: owner!.email, newOwner };
+  return { site, ownerEmail: owner!.email, owner: owner!, newOwner };
+}
+
+/** What became of the owner's invitation: the `invitation` field of a provisioned workspace. */
+type Invitation = 'sent' | 'not_sent_mail_disabled' | 'not_needed';
+
+interface InvitationMail {
+  /** Whether this server sends mail at all. */
+  enabled: boolean;
+  /** BLUME_PUBLIC_URL's origin, where the link leads. */
+  portalOrigin: string;
+  /** The site's production origin, named in the mail. */
+  siteUrl: string;
+}
+
+/**
+ * Invites a new owner to choose a password, in the provisioning transaction (the outbox sends after
+ * commit). An existing account keeps its password and gets no mail.
+ */
+export async function inviteOwner(db: Executor, provisioned: ProvisionedWorkspace, mail: InvitationMail): Promise<Invitation> {
+  if (!provisioned.newOwner) return 'not_needed';
+  if (!mail.enabled) return 'not_sent_mail_disabled';
+  await sendInvitation(db, mail.portalOrigin, provisioned.owner, { siteId: provisioned.site.id, url: mail.siteUrl });
+  return 'sent';
 }
 
 /** The workspace with this id; 404 `workspace_not_found` when there is none. */
@@ -152,6 +182,8 @@ export async function storeAnswer(db: Executor, credentialId: string, key: strin
 
 interface AuditEntry {
   credentialId: string | null;
+  /** The platform administrator, for a console admin form; purchase API calls leave it out. */
+  accountId?: string | null;
   method: string;
   path: string;
   target: string | null;
@@ -162,9 +194,19 @@ export async function recordCall(db: Executor, entry: AuditEntry): Promise<void>
   await db.insert(auditLog).values({ id: newId(16), ...entry });
 }
 
+/** An audit entry with the name of its purchase key and the username of its account, when they still exist. */
+export type AuditEntryOut = AuditRow & { keyName: string | null; username: string | null };
+
 /** One page of the audit log, newest first, and the total. */
-export async function listAudit(db: Executor, page: Page): Promise<{ rows: AuditRow[]; total: number }> {
-  const rows = await db.select().from(auditLog).orderBy(desc(auditLog.createdAt), desc(auditLog.id)).limit(page.pageSize).offset(page.offset);
+export async function listAudit(db: Executor, page: Page): Promise<{ rows: AuditEntryOut[]; total: number }> {
+  const rows = await db
+    .select({ ...getTableColumns(auditLog), keyName: credentials.name, username: users.username })
+    .from(auditLog)
+    .leftJoin(credentials, eq(credentials.id, auditLog.credentialId))
+    .leftJoin(users, eq(users.id, auditLog.accountId))
+    .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
   const [total] = await db.select({ n: count() }).from(auditLog);
   return { rows, total: total!.n };
 }

@@ -17,13 +17,18 @@ export const purchaseIdempotency = pgTable(
   (t) => [primaryKey({ columns: [t.credentialId, t.key] })],
 );
 
-/** Every call to the purchase API: which key, what, on which workspace, when, and the answer's status. */
+/**
+ * Every call to the purchase API and every form a platform administrator posts on the console's admin
+ * pages (decision 0087): which key or account, what, on which workspace, when, and the answer's status.
+ */
 export const auditLog = pgTable(
   'audit_log',
   {
     id: text('id').primaryKey(),
     /** The purchase key's id; null when the call carried no valid key. */
     credentialId: text('credential_id'),
+    /** The platform administrator who posted a console admin form; null for purchase API calls. */
+    accountId: text('account_id'),
     method: text('method').notNull(),
     path: text('path').notNull(),
     /** The workspace (site id) the call named, if any. */

@@ -101,8 +101,11 @@ describe('forum admin area in a browser', { skip }, () => {
     await newForum.getByLabel('Slug').fill('general');
     await newForum.getByLabel('Category').selectOption({ label: 'Town hall' });
     await newForum.getByLabel('Description').fill('Say hello to your neighbours.');
+    // The page is /admin/structure already: wait for the answer's page load, not for the URL.
+    const created = page.waitForEvent('load');
     await newForum.getByRole('button', { name: 'Create forum' }).click();
-    await page.waitForURL(`${origin}/admin/structure`);
+    await created;
+    assert.equal(page.url(), `${origin}/admin/structure`);
     assert.equal(await page.getByRole('link', { name: 'General', exact: true }).count(), 1);
     await shot(page, 'admin-02-structure');
 

@@ -4,9 +4,9 @@
 // keyboard-only pass creating a site. Screenshots are kept in test-artifacts/browser/.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
+import { assertNoSidewaysScroll, launchChromium, screenshot, skipWithoutChromium, tabTo } from '../helpers/browser.js';
 
 describe('console in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
@@ -22,11 +22,6 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     await browser?.close();
     await t?.close();
   });
-
-  async function noSidewaysScroll(page: Page): Promise<void> {
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `${page.url()} scrolls sideways by ${overflow}px`);
-  }
 
   it('signs up, creates and deletes a site, changes the password and manages sessions', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -105,33 +100,26 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     await page.goto(`${origin}/signup`);
-    await noSidewaysScroll(page);
+    await assertNoSidewaysScroll(page);
     await page.getByLabel('Username').fill('erin');
     await page.getByLabel('E-mail').fill('erin@example.test');
     await page.getByLabel('Password').fill('a long enough secret');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Sites' }).waitFor();
-    await noSidewaysScroll(page);
+    await assertNoSidewaysScroll(page);
     await screenshot(page, 'console-phone-sites');
 
     // Keyboard only: Tab to "New site", Enter, type the id, Tab to the button, Enter.
-    const focusOn = async (name: string) => {
-      for (let i = 0; i < 20; i++) {
-        await page.keyboard.press('Tab');
-        if ((await page.evaluate(() => document.activeElement?.textContent?.trim())) === name) return;
-      }
-      assert.fail(`Tab never reached "${name}"`);
-    };
-    await focusOn('New site');
+    await tabTo(page, 'New site');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'New site' }).waitFor();
-    await noSidewaysScroll(page);
+    await assertNoSidewaysScroll(page);
     await page.getByLabel('Site id').focus();
     await page.keyboard.type('erin-blog');
-    await focusOn('Create site');
+    await tabTo(page, 'Create site');
     await page.keyboard.press('Enter');
     await page.waitForURL(`${origin}/sites/erin-blog`);
-    await noSidewaysScroll(page);
+    await assertNoSidewaysScroll(page);
     await screenshot(page, 'console-phone-site');
     await context.close();
   });

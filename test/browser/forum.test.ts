@@ -89,7 +89,7 @@ describe('forum web UI in a browser', { skip }, () => {
     await opening.getByLabel('Your reply').fill('A nested answer.');
     await opening.getByRole('button', { name: 'Post reply' }).click();
     await member.waitForURL(/view=threaded/);
-    assert.equal(await member.locator('ol.replies article.post .body').textContent(), 'A nested answer.');
+    assert.equal(await member.locator('ol.replies article.post > .body').textContent(), 'A nested answer.');
     await shot(member, '04-member-threaded');
 
     const moderator = await browser.newPage();
@@ -122,6 +122,31 @@ describe('forum web UI in a browser', { skip }, () => {
     await page.getByRole('link', { name: 'General' }).click();
     await page.getByRole('link', { name: 'Welcome to the club' }).click();
     await shot(page, '07-dark-phone-topic');
+    await context.close();
+  });
+
+  it('lets a member choose its notification mail and search with filters on a phone, without sideways scroll', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const fitsWidth = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    await page.goto(`${origin}/login`);
+    await page.getByLabel('Username or e-mail').fill('mod');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(`${origin}/`);
+    // This server sends no mail (the profile says so and links nowhere); the settings still save.
+    await page.goto(`${origin}/account/notifications`);
+    await page.getByLabel('Someone likes my post').selectOption('immediately');
+    await page.getByLabel(/^Digest/).selectOption('daily');
+    await page.getByRole('button', { name: 'Save' }).click();
+    assert.equal(await page.getByText('Saved.').count(), 1);
+    assert.equal(await page.getByLabel('Someone likes my post').inputValue(), 'immediately');
+    assert.ok(await fitsWidth(), 'the settings page fits 390 px');
+    await shot(page, '08-phone-mail-settings');
+    await page.goto(`${origin}/search?q=welcome&category=community`);
+    assert.equal(await page.locator('a.title mark').first().textContent(), 'Welcome');
+    assert.ok(await fitsWidth(), 'the search page fits 390 px');
+    await shot(page, '09-phone-search');
     await context.close();
   });
 });

@@ -2,46 +2,13 @@
 // instead of running on with no limits, and the next start fails the build (with a log line) and
 // removes the scratch folders the dead process left in `<data>/tmp`.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { multipartBody, tarball } from '../helpers/archives.js';
-import { runBlume, startBlume, type RunningServer } from '../helpers/process.js';
-
-/** Live build processes of this data directory (a zombie's command line is empty). */
-function buildProcesses(dataDir: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-        return cmdline.includes('build-entry') && cmdline.includes(dataDir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
-async function call(server: RunningServer, method: string, url: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(server.url + url, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
-}
+import { eventually } from '../helpers/eventually.js';
+import { buildProcesses, callApi as call, runBlume, startBlume } from '../helpers/process.js';
 
 /** Enough Markdown that the build runs for a while (a few seconds here). */
 async function bigDocs(): Promise<Buffer> {
@@ -74,14 +41,14 @@ describe('kill -9 during a docs build', () => {
       const upload = multipartBody('archive', await bigDocs(), 'docs.tar');
       // Its connection dies with the server; the answer is never awaited for anything else.
       const waiting = fetch(`${server.url}/api/deploy/docs/source`, { method: 'POST', headers: { ...upload.headers, authorization: `Bearer ${token}` }, body: new Uint8Array(upload.payload) }).catch((error: unknown) => error);
-      await until('the sandboxed build to start', () => buildProcesses(dataDir).length > 0, 60_000);
+      await eventually('the sandboxed build to start', () => buildProcesses(dataDir).length > 0 || undefined, 60_000);
       await server.stop('SIGKILL');
       await waiting;
     } catch (error) {
       await server.stop('SIGKILL');
       throw error;
     }
-    await until('the orphaned build to die', () => buildProcesses(dataDir).length === 0, 10_000);
+    await eventually('the orphaned build to die', () => buildProcesses(dataDir).length === 0 || undefined, 10_000);
     const left = await readdir(path.join(dataDir, 'tmp'));
     assert.ok(left.some((name) => name.startsWith('build-')), `the killed server leaves its build folder: ${left.join(', ')}`);
 
@@ -93,10 +60,11 @@ describe('kill -9 during a docs build', () => {
       assert.match(builds[0]!, /bubblewrap is not available, so builds run under Node's permission model only .*NOT killed with the server \(setpriv is missing too\)/);
       assert.deepEqual(await readdir(path.join(dataDir, 'tmp')), []);
       assert.match(restarted.output(), /removed \d+ scratch folder\(s\) a stopped Blume process left/);
-      assert.match(restarted.output(), /build abandoned by its worker marked failed/);
       const { body } = await call(restarted, 'GET', '/api/deploy/docs/builds', { authorization: `Bearer ${token}` });
       const [build] = body.builds as Array<{ state: string; error: string; logs: Array<{ line: string }> }>;
-      assert.equal(build?.state, 'failed');
+      assert.equal(build?.state, 'failed', JSON.stringify(build));
+      // The log is written through a buffer: wait for the line rather than read the output once.
+      await eventually('the abandoned build logged', () => /build abandoned by its worker marked failed/.test(restarted.output()) || undefined, 10_000);
       assert.match(build.error, /Blume restarted while this build was running/);
       assert.ok(build.logs.some((line) => /^build failed: Blume restarted while this build was running/.test(line.line)), JSON.stringify(build.logs));
     } finally {

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { stepOf, type CommandRule } from '../helpers/doc-commands.js';
 import { BLUME_CLI_FROM_SOURCES, loginOnForum, runCommand, startServer, type CliResult, type RunningServer } from '../helpers/process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,7 +58,7 @@ type Step =
   | { kind: 'token' };
 
 /** How each command of the page runs here. Every command must match exactly one rule. */
-const RULES: Array<{ pattern: RegExp; step: (match: RegExpExecArray) => Step }> = [
+const RULES: Array<CommandRule<Step>> = [
   { pattern: /^cp \.env\.example \.env$/, step: () => ({ kind: 'skip', reason: 'the test gives the container the environment compose.yaml builds from .env' }) },
   { pattern: /^docker compose ps$/, step: () => ({ kind: 'skip', reason: 'no container engine here; the test waits for /up/ as the image health check does' }) },
   { pattern: /^docker compose up -d( blume)?$/, step: () => ({ kind: 'start' }) },
@@ -78,12 +79,8 @@ const RULES: Array<{ pattern: RegExp; step: (match: RegExpExecArray) => Step }> 
 ];
 
 function stepFor(command: DocCommand): Step {
-  const matches = RULES.map((rule) => rule.pattern.exec(command.text)).filter((match) => match !== null);
-  assert.equal(matches.length, 1, `docs/self-hosting.md (${command.section}): no single mapping for \`${command.text}\`; add one to this test`);
-  const rule = RULES.find((candidate) => candidate.pattern.exec(command.text))!;
-  return rule.step(matches[0]!);
+  return stepOf('docs/self-hosting.md', RULES, command.section, command.text);
 }
-
 
 /** One operator following the page: a fresh database, the server stopped or running at first. */
 class Operator {

@@ -29,6 +29,9 @@ export interface TestAppOptions {
   cachePrefix?: string;
   /** Defaults to the mailer BLUME_MAIL_* in `env` selects (disabled unless a server is set). */
   mailer?: Mailer;
+  /** Pino options for the app's log (default: no log), and where its access log writes. */
+  logger?: AppDeps['logger'];
+  accessLogSink?: AppDeps['accessLogSink'];
 }
 
 export interface TestApp {
@@ -68,7 +71,8 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
     mailer,
     mode: options.mode ?? 'platform',
     singleSite: options.singleSite,
-    logger: false,
+    logger: options.logger ?? false,
+    accessLogSink: options.accessLogSink,
   };
   const app = await buildApp(deps);
   const statusLog = process.env.BLUME_RECORD_STATUSES;

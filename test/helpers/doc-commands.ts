@@ -35,6 +35,8 @@ function asReaderRuns(command: string, port: number, deployToken: string): strin
 export interface ReaderServer {
   server: RunningServer;
   port: number;
+  /** The server's BLUME_DATA_DIR (embedded database, blobs, secret key). */
+  dataDir: string;
   /** A deploy token of the static site `site`, as the README's quick start mints one. */
   deployToken: string;
   /** Runs one of the page's commands as the reader does, with `sh`, from the project folder. */
@@ -59,6 +61,7 @@ export async function startReaderServer(site: string, env: Record<string, string
   return {
     server,
     port,
+    dataDir,
     deployToken,
     run: (command) => runCommand(['sh', '-c', asReaderRuns(command, port, deployToken)], {}, ROOT),
     close: async () => {
@@ -66,4 +69,20 @@ export async function startReaderServer(site: string, env: Record<string, string
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** How a docs test runs one kind of command of a page: the command's pattern and the step it becomes. */
+export interface CommandRule<Step> {
+  pattern: RegExp;
+  step: (match: RegExpExecArray) => Step;
+}
+
+/** The step of the one rule that matches `command`; fails naming the page and section when none or several do. */
+export function stepOf<Step>(page: string, rules: Array<CommandRule<Step>>, section: string, command: string): Step {
+  const matches = rules.flatMap((rule) => {
+    const match = rule.pattern.exec(command);
+    return match ? [{ rule, match }] : [];
+  });
+  if (matches.length !== 1) throw new Error(`${page} (${section}): no single mapping for \`${command}\`; add one to the test`);
+  return matches[0]!.rule.step(matches[0]!.match);
 }

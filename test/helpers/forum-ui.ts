@@ -1,6 +1,8 @@
-// A cookie-keeping client for the forum web UI over `app.inject`: it reads pages, takes the CSRF
-// token from the page's forms and posts url-encoded forms the way a browser without JavaScript does.
+// A cookie-keeping client for the server-rendered pages (forum UI, console) over `app.inject`: it
+// reads pages, takes the CSRF token from the page's forms and posts forms the way a browser without
+// JavaScript does.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { multipartForm, type FormPart } from './archives.js';
 
 export class UiClient {
   readonly cookies = new Map<string, string>();
@@ -46,6 +48,14 @@ export class UiClient {
       },
       payload: body,
     });
+    this.keep(response);
+    return response;
+  }
+
+  /** Posts a multipart form (an upload); the CSRF token of the last page goes first unless `csrf` is false. */
+  async postMultipart(url: string, parts: FormPart[], options: { csrf?: false } = {}): Promise<LightMyRequestResponse> {
+    const body = multipartForm([...(options.csrf === false ? [] : [{ name: '_csrf', value: this.csrf }]), ...parts]);
+    const response = await this.app.inject({ method: 'POST', url, headers: { host: this.host, origin: `http://${this.host}`, ...body.headers, ...this.cookieHeader() }, payload: body.payload });
     this.keep(response);
     return response;
   }

@@ -1,5 +1,7 @@
 // Runs the real `blume` command (src/main.ts under tsx) as a child process, as an operator would.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -110,4 +112,54 @@ export function startServer(argv: string[], env: Record<string, string>): Promis
       reject(new Error(`blume serve did not start listening within 120 s:\n${output}`));
     }, 120_000).unref();
   });
+}
+
+/** Live docs-build sandboxes of this data directory (a zombie's command line is empty). */
+export function buildProcesses(dataDir: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        return cmdline.includes('build-entry') && cmdline.includes(dataDir);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+export interface HostAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * A GET to a running server with the Host header of a site (`docs.blume.test`,
+ * `r-<release>--docs.blume.test`), which fetch() does not let a caller set.
+ */
+export function getOnHost(server: RunningServer, host: string, url: string, headers: Record<string, string> = {}): Promise<HostAnswer> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: hostname, port, path: url, headers: { ...headers, host } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+/** A JSON API call to a running server; answers the status, the headers and the parsed body. */
+export async function callApi(server: RunningServer, method: string, url: string, headers: Record<string, string>, body?: unknown) {
+  // A connection per call: a kept-alive one can be closed by the server (its keep-alive timeout, or a
+  // kill -9) just as the next call goes out on it, which fails that call for no fault of the server.
+  const response = await fetch(server.url + url, {
+    method,
+    headers: { connection: 'close', ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
 }

@@ -33,6 +33,11 @@ export interface SmtpSink {
   /** PEM of the self-signed certificate (CN localhost, IP 127.0.0.1) the sink presents. */
   cert: string;
   received: ReceivedMail[];
+  /**
+   * Errors of single client connections (a client that hangs up mid-session, as Blume's mailer does
+   * when the app closes). smtp-server emits them on the server; unheard, they would end the test process.
+   */
+  connectionErrors: Error[];
   /** Resolves with the next mail (or one already received beyond `seen`). */
   next(seen?: number): Promise<ReceivedMail>;
   close(): Promise<void>;
@@ -116,11 +121,14 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
+  const connectionErrors: Error[] = [];
+  server.on('error', (error: Error) => connectionErrors.push(error));
   const port = (server.server.address() as AddressInfo).port;
   return {
     port,
     cert,
     received,
+    connectionErrors,
     next: async (seen = received.length) => {
       while (received.length <= seen) await new Promise<void>((resolve) => waiting.push(resolve));
       return received[seen]!;

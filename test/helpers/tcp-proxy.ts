@@ -6,7 +6,7 @@ export interface TcpProxy {
   port: number;
   /** Closes the listener and every open connection: the backend is "down" for the app. */
   cut(): Promise<void>;
-  /** Listens again on the same port after `cut`: the backend is back. */
+  /** Listens again on the same port after `cut`: the backend is back. Does nothing while listening. */
   restore(): Promise<void>;
 }
 
@@ -43,7 +43,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         server.close(() => resolve());
       }),
     restore: async () => {
-      server = await listen(port);
+      if (!server.listening) server = await listen(port);
     },
   };
 }

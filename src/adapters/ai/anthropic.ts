@@ -2,8 +2,8 @@
 import { postJson, trimSlash, type ProviderError } from './http.js';
 import { aiError, type AiClient, type AiSettings } from './types.js';
 
-export const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com';
-export const ANTHROPIC_VERSION = '2023-06-01';
+const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com';
+const ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_MAX_TOKENS = 4096;
 
 interface MessagesAnswer {

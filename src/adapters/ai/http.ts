@@ -2,7 +2,7 @@
 // with the key scrubbed from anything the provider said.
 import { aiError, type AiSettings } from './types.js';
 
-export const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 /** How much of a provider's error message is passed on. */
 const MAX_MESSAGE = 500;
 

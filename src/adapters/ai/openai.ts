@@ -2,7 +2,7 @@
 import { postJson, trimSlash, type ProviderError } from './http.js';
 import { aiError, type AiClient, type AiSettings } from './types.js';
 
-export const OPENAI_DEFAULT_BASE = 'https://api.openai.com/v1';
+const OPENAI_DEFAULT_BASE = 'https://api.openai.com/v1';
 
 interface ChatAnswer {
   model?: string;

@@ -32,7 +32,7 @@ export interface AiClient {
   complete(request: Completion): Promise<CompletionResult>;
 }
 
-export type AiErrorCode = keyof typeof aiErrorCodes;
+type AiErrorCode = keyof typeof aiErrorCodes;
 
 /** A failed provider call with its stable code (errors.ts); callers answer it as problem+json. */
 export class AiProviderError extends Error {

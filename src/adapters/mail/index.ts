@@ -7,7 +7,7 @@ import type { Mailer } from './types.js';
 
 export { MailDisabledError, type Mailer, type OutgoingMail, type SentMail } from './types.js';
 
-export interface MailerOptions extends SmtpOptions {
+interface MailerOptions extends SmtpOptions {
   /** Where the disabled mailer reports what it did not send. */
   warn?: (text: string) => void;
 }

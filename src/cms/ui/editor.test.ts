@@ -122,5 +122,43 @@ for (const database of testDatabases) {
       const saved = await admin.post('/admin/content/events/new', { action: 'save', data_title: 'With poster', data_poster: option[1]!, status: 'published' });
       assert.equal(saved.statusCode, 303, saved.body);
     });
+
+    it('lets an admin make a member a content editor, who writes entries and media but not the model, until removed', async () => {
+      const bob = await addMember(t.app, 'club', 'bob');
+      const member = new UiClient(t.app, host);
+      await member.login('bob', bob.password);
+      assert.equal((await member.get('/admin/content')).statusCode, 403);
+
+      await admin.get('/admin/content');
+      const unknown = await admin.post('/admin/content-editors', { username: 'nobody' });
+      assert.equal(unknown.statusCode, 422);
+      assert.match(pageText(unknown.body), /nobody is not a member of this community/);
+      assert.equal((await admin.post('/admin/content-editors', { username: 'owner' })).statusCode, 422, 'an admin edits content already');
+      const added = await admin.post('/admin/content-editors', { username: 'Bob' });
+      assert.equal(added.headers.location, '/admin/content?editor=added');
+      assert.match(pageText((await admin.get('/admin/content')).body), /Content editors.*bob since/);
+
+      const home = await member.get('/');
+      assert.match(home.body, /<li><a href="\/admin\/content">Content<\/a><\/li>/, 'the header links to the editor');
+      const content = await member.get('/admin/content');
+      assert.equal(content.statusCode, 200);
+      assert.doesNotMatch(content.body, /New content type|Edit type|Content editors|href="\/admin\/members"/, 'the model and the rest of /admin stay with admins');
+      for (const path of ['/admin', '/admin/members', '/admin/settings', '/admin/structure', '/admin/content-types/events']) assert.equal((await member.get(path)).statusCode, 403, path);
+      await member.get('/admin/content');
+      assert.equal((await member.post('/admin/content-types', { name: 'Mine', slug: 'mine', rows: '1', f0_name: 'title', f0_type: 'text' })).statusCode, 403);
+      assert.equal((await member.post('/admin/content-editors', { username: 'alice' })).statusCode, 403);
+
+      await member.get('/admin/content/events/new');
+      const written = await member.post('/admin/content/events/new', { action: 'save', data_title: 'By bob', slug: 'by-bob', status: 'published' });
+      assert.equal(written.statusCode, 303, written.body);
+      assert.ok((await published('events')).includes('by-bob'));
+      assert.equal((await member.get('/admin/media')).statusCode, 200);
+
+      await admin.get('/admin/content');
+      const removed = await admin.post(`/admin/content-editors/${bob.member.id}/remove`, {});
+      assert.equal(removed.headers.location, '/admin/content?editor=removed');
+      assert.equal((await member.get('/admin/content')).statusCode, 403);
+      assert.doesNotMatch((await member.get('/')).body, /href="\/admin\/content"/);
+    });
   });
 }

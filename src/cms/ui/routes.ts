@@ -1,11 +1,17 @@
 // The CMS editor in the community admin area (/admin/content, /admin/content-types, /admin/media):
-// for the community's admins, as the rest of /admin (docs/decisions/0048-cms-editor.md). Writes go
-// through the same entry sources, type and media services as the Content API, acting as `admin`.
+// entries and media for the community's admins and the members they made content editors; the
+// content model and the editors list for admins only (docs/decisions/0048-cms-editor.md). Writes go
+// through the same entry sources, type and media services as the Content API, acting as `admin`
+// for admins and as `cms-write` for editors.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ADMIN_FORM, ADMIN_PAGE, adminOnly } from '../../forum/ui/admin/access.js';
-import { loadUi } from '../../forum/ui/context.js';
+import { ADMIN_FORM, ADMIN_PAGE } from '../../forum/ui/admin/access.js';
+import type { Flash } from '../../forum/ui/admin/views.js';
+import { checkForm, loadUi } from '../../forum/ui/context.js';
+import { authorizeAdmin } from '../../forum/policy.js';
+import { activeSuspension } from '../../forum/moderation.js';
+import { addEditor, isEditor, listEditors, removeEditor, type AddEditorResult } from '../editors.js';
 import { pageNumber, sendPage, totalPages } from '../../forum/ui/forms.js';
 import { verifyCsrf } from '../../http/csrf.js';
 import { field, seeOther } from '../../http/forms.js';
@@ -30,11 +36,28 @@ const EntryParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 6
 type WithType = { Params: { type: string } };
 type WithEntry = { Params: { type: string; id: string } };
 
-/** The editor acts as the Content API's admin, on behalf of the logged-in community admin. */
+/** Entries and media: admins, and members made content editors while no suspension stands. */
+async function editorOnly(request: FastifyRequest): Promise<void> {
+  const viewer = request.ui.viewer;
+  if (viewer.kind === 'member' && viewer.role !== 'admin' && !activeSuspension(viewer.member) && (await isEditor(request.server.deps.database.db, request.ui.site.id, viewer.member.id))) return;
+  authorizeAdmin(viewer);
+}
+
+const EDITOR_PAGE = [loadUi, editorOnly];
+const EDITOR_FORM = [loadUi, editorOnly, checkForm];
+
+/** The editor acts for the logged-in member: as the Content API's admin for admins, as `cms-write` for editors. */
 function sourceContext(request: FastifyRequest): SourceContext {
   const viewer = request.ui.viewer;
-  return { db: request.server.deps.database.db, site: request.ui.site, caller: { kind: 'session', scope: 'admin', id: viewer.kind === 'member' ? viewer.member.id : 'guest' } };
+  const scope = viewer.kind === 'member' && viewer.role === 'admin' ? 'admin' : 'cms-write';
+  return { db: request.server.deps.database.db, types: request.server.cms.types, site: request.ui.site, caller: { kind: 'session', scope, id: viewer.kind === 'member' ? viewer.member.id : 'guest' } };
 }
+
+const ADD_EDITOR_ERRORS: Record<Exclude<AddEditorResult, 'added'>, string> = {
+  already: 'is a content editor already.',
+  admin: 'is an admin: admins edit content already.',
+  not_found: 'is not a member of this community (or is banned).',
+};
 
 async function contentType(request: FastifyRequest, slug: string): Promise<ContentTypeOut> {
   const forum = FORUM_TYPES.find((t) => t.slug === slug);
@@ -154,9 +177,30 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     return [...stored, ...forum].map((t) => ({ slug: t.slug, name: t.name, source: t.source, fields: t.fields.length }));
   }
 
-  app.get('/admin/content', { preHandler: ADMIN_PAGE }, async (request, reply) =>
-    sendPage(reply, request.ui, 'Content', typesView(request.ui, await typesPage(request), { values: { rows: String(BLANK_ROWS) }, errors: {} }), { private: true }),
+  /** The content page; admins also get the type form (as typed, with its problems) and the editors. */
+  async function contentPage(request: FastifyRequest, reply: FastifyReply, status = 200, shown: { create?: { values: FormValues; errors: FieldErrors }; editorError?: string; flash?: Flash } = {}) {
+    const admin = request.ui.viewer.kind === 'member' && request.ui.viewer.role === 'admin';
+    const model = admin
+      ? { create: shown.create ?? { values: { rows: String(BLANK_ROWS) }, errors: {} }, editors: await listEditors(db, request.ui.site.id), ...(shown.editorError ? { editorError: shown.editorError } : {}) }
+      : undefined;
+    return sendPage(reply, request.ui, 'Content', typesView(request.ui, await typesPage(request), model, shown.flash), { status, private: true });
+  }
+
+  app.get<{ Querystring: { editor?: string } }>('/admin/content', { preHandler: EDITOR_PAGE }, async (request, reply) =>
+    contentPage(request, reply, 200, request.query.editor === 'added' ? { flash: { kind: 'ok', text: 'Content editor added.' } } : request.query.editor === 'removed' ? { flash: { kind: 'ok', text: 'Content editor removed.' } } : {}),
   );
+
+  app.post('/admin/content-editors', { preHandler: ADMIN_FORM }, async (request, reply) => {
+    const username = (field(request, 'username', 60) ?? '').trim();
+    const result = username === '' ? 'not_found' : await addEditor(db, request.ui.site.id, username);
+    if (result !== 'added') return contentPage(request, reply, 422, { editorError: username === '' ? 'Enter a username.' : `${username} ${ADD_EDITOR_ERRORS[result]}` });
+    return seeOther(reply, '/admin/content?editor=added');
+  });
+
+  app.post<{ Params: { member: string } }>('/admin/content-editors/:member/remove', { schema: { params: Type.Object({ member: Type.String({ minLength: 1, maxLength: 100 }) }) }, preHandler: ADMIN_FORM }, async (request, reply) => {
+    if (!(await removeEditor(db, request.ui.site.id, request.params.member))) throw new AppError('member_not_found', 'That member is not a content editor.');
+    return seeOther(reply, '/admin/content?editor=removed');
+  });
 
   app.post('/admin/content-types', { preHandler: ADMIN_FORM }, async (request, reply) => {
     const { fields, values, errors } = readFieldRows(request);
@@ -164,8 +208,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     values.slug = (field(request, 'slug', 63) ?? '').trim();
     if (values.name === '') errors.name = 'Enter a name.';
     if (!TYPE_SLUG.test(values.slug)) errors.slug = 'Use a lower-case letter, then letters, digits and hyphens.';
-    const again = async (shown: FieldErrors, status: number) =>
-      sendPage(reply, request.ui, 'Content', typesView(request.ui, await typesPage(request), { values, errors: shown }), { status, private: true });
+    const again = (shown: FieldErrors, status: number) => contentPage(request, reply, status, { create: { values, errors: shown } });
     if (Object.keys(errors).length > 0) return again(errors, 422);
     try {
       await createType(db, request.ui.site.id, values.slug, { name: values.name, fields });
@@ -192,6 +235,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     if (Object.keys(errors).length > 0) return again(errors, 422);
     try {
       await updateType(db, request.ui.site.id, type.slug, { name: values.name, fields });
+      await app.cms.types.changed(request.ui.site.id, type.slug);
     } catch (error) {
       if (error instanceof AppError && error.status < 500) return again({ _form: error.message }, error.status);
       throw error;
@@ -199,7 +243,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     return seeOther(reply, `/admin/content/${type.slug}`);
   });
 
-  app.get<WithType & { Querystring: Record<string, string> }>('/admin/content/:type', { schema: { params: TypeParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
+  app.get<WithType & { Querystring: Record<string, string> }>('/admin/content/:type', { schema: { params: TypeParams }, preHandler: EDITOR_PAGE }, async (request, reply) => {
     const type = await contentType(request, request.params.type);
     const status = ['published', 'draft'].includes(request.query.status ?? '') ? request.query.status! : 'any';
     const q = (request.query.q ?? '').slice(0, 200).trim();
@@ -220,14 +264,14 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     if (type.source === 'forum') throw new AppError('forbidden', 'Forum content is written in the forum itself.');
   }
 
-  app.get<WithType>('/admin/content/:type/new', { schema: { params: TypeParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
+  app.get<WithType>('/admin/content/:type/new', { schema: { params: TypeParams }, preHandler: EDITOR_PAGE }, async (request, reply) => {
     const type = await contentType(request, request.params.type);
     storedType(type);
     const form = await entryForm(request, type);
     return sendPage(reply, request.ui, `New ${type.name} entry`, entryFormView(request.ui, { ...form, values: { status: 'draft' }, errors: {} }), { private: true });
   });
 
-  app.get<WithEntry & { Querystring: { saved?: string } }>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
+  app.get<WithEntry & { Querystring: { saved?: string } }>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: EDITOR_PAGE }, async (request, reply) => {
     const type = await contentType(request, request.params.type);
     storedType(type);
     const { entry, etag } = await sourceFor(type.slug).read(sourceContext(request), request.params.id, { status: 'any' });
@@ -253,7 +297,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     try {
       const source = sourceFor(type.slug);
       const saved = id ? await source.update(sourceContext(request), id, input, values.version || undefined) : await source.create(sourceContext(request), input);
-      request.server.services.cmsWebhooks.wake();
+      request.server.cms.webhooks.wake();
       return seeOther(reply, `/admin/content/${type.slug}/${saved.entry.id}?saved=1`);
     } catch (error) {
       const shown = entryErrors(error);
@@ -262,16 +306,16 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     }
   }
 
-  app.post<WithType>('/admin/content/:type/new', { schema: { params: TypeParams }, preHandler: ADMIN_FORM }, async (request, reply) => postEntry(request, reply, request.params.type, undefined));
-  app.post<WithEntry>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: ADMIN_FORM }, async (request, reply) => postEntry(request, reply, request.params.type, request.params.id));
+  app.post<WithType>('/admin/content/:type/new', { schema: { params: TypeParams }, preHandler: EDITOR_FORM }, async (request, reply) => postEntry(request, reply, request.params.type, undefined));
+  app.post<WithEntry>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: EDITOR_FORM }, async (request, reply) => postEntry(request, reply, request.params.type, request.params.id));
 
-  app.get('/admin/media', { preHandler: ADMIN_PAGE }, async (request, reply) => {
+  app.get('/admin/media', { preHandler: EDITOR_PAGE }, async (request, reply) => {
     const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
     return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia)), { private: true });
   });
 
   // Multipart: the CSRF token is the form's first field, read before the file.
-  app.post('/admin/media', { preHandler: [loadUi, adminOnly] }, async (request, reply) => {
+  app.post('/admin/media', { preHandler: [loadUi, editorOnly] }, async (request, reply) => {
     const part = await request.file({ limits: { fileSize: MAX_MEDIA_BYTES } });
     const csrf = part?.fields._csrf as { value?: unknown } | undefined;
     verifyCsrf(request, request.ui.site.id, request.ui.sessionId, typeof csrf?.value === 'string' ? csrf.value : undefined);

@@ -5,7 +5,8 @@ import { adminFrame, type Flash } from '../../forum/ui/admin/views.js';
 import { checkbox, selectField, textArea, textField } from '../../forum/ui/admin/fields.js';
 import type { UiContext } from '../../forum/ui/context.js';
 import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
-import { csrfField, pager, time } from '../../forum/ui/layout.js';
+import { csrfField, pager, postButton, time } from '../../forum/ui/layout.js';
+import type { EditorView } from '../editors.js';
 import { FIELD_TYPES, type FieldDefinition } from '../fields.js';
 import type { ContentTypeOut, EntryOut, MediaOut } from '../schemas.js';
 
@@ -14,31 +15,53 @@ export type FieldErrors = Partial<Record<string, string>>;
 /** A form as typed: raw strings by input name. */
 export type FormValues = Record<string, string>;
 
-export interface TypeSummary {
+interface TypeSummary {
   slug: string;
   name: string;
   source: ContentTypeOut['source'];
   fields: number;
 }
 
-export function typesView(ui: UiContext, types: TypeSummary[], create: { values: FormValues; errors: FieldErrors }, flash?: Flash): SafeHtml {
+/**
+ * The content page: the types to write entries of, and for admins (`model` given) the type editor's
+ * entry points, a new type's form and the content editors.
+ */
+export function typesView(ui: UiContext, types: TypeSummary[], model?: { create: { values: FormValues; errors: FieldErrors }; editors: EditorView[]; editorError?: string }, flash?: Flash): SafeHtml {
   return adminFrame(
     ui,
     'content',
     'Content',
     html`<p class="actions"><a href="/admin/media">Media library</a></p>
-<table class="list"><caption class="sr-only">Content types</caption><thead><tr><th scope="col">Type</th><th scope="col">Fields</th><th scope="col">Kind</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${types.map(
-      (t) => html`<tr><td><a href="/admin/content/${t.slug}">${t.name}</a> <span class="muted">${t.slug}</span></td><td>${t.fields}</td><td>${t.source === 'forum' ? 'Forum view' : t.source === 'builtin' ? 'Built-in' : 'Custom'}</td><td>${t.source === 'custom' ? html`<a href="/admin/content-types/${t.slug}">Edit type<span class="sr-only"> ${t.name}</span></a>` : ''}</td></tr>`,
+<table class="list"><caption class="sr-only">Content types</caption><thead><tr><th scope="col">Type</th><th scope="col">Fields</th><th scope="col">Kind</th>${model ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead><tbody>${types.map(
+      (t) =>
+        html`<tr><td><a href="/admin/content/${t.slug}">${t.name}</a> <span class="muted">${t.slug}</span></td><td>${t.fields}</td><td>${t.source === 'forum' ? 'Forum view' : t.source === 'builtin' ? 'Built-in' : 'Custom'}</td>${
+          model ? html`<td>${t.source === 'custom' ? html`<a href="/admin/content-types/${t.slug}">Edit type<span class="sr-only"> ${t.name}</span></a>` : ''}</td>` : ''
+        }</tr>`,
     )}</tbody></table>
-<section class="panel" aria-labelledby="new-type-heading"><h2 id="new-type-heading">New content type</h2>
+${model ? modelSections(ui, model) : ''}`,
+    flash,
+  );
+}
+
+function modelSections(ui: UiContext, model: { create: { values: FormValues; errors: FieldErrors }; editors: EditorView[]; editorError?: string }): SafeHtml {
+  const { create, editors } = model;
+  return html`<section class="panel" aria-labelledby="new-type-heading"><h2 id="new-type-heading">New content type</h2>
 <form method="post" action="/admin/content-types" class="stack">${csrfField(ui)}
 ${create.errors._form ? html`<p class="field-error" role="alert">${create.errors._form}</p>` : ''}
 ${textField('name', 'Name', create.values.name ?? '', 'text', { id: 'type-name', required: true, maxlength: 100, error: create.errors.name })}
 ${textField('slug', 'Slug', create.values.slug ?? '', 'text', { id: 'type-slug', required: true, maxlength: 63, pattern: '^[a-z][a-z0-9\\-]{0,62}$', hint: 'Lower-case letters, digits and hyphens, starting with a letter; the API path /entries/{slug}.', error: create.errors.slug })}
 ${fieldRows(create.values, create.errors)}
-<div class="actions"><button type="submit">Create type</button></div></form></section>`,
-    flash,
-  );
+<div class="actions"><button type="submit">Create type</button></div></form></section>
+<section class="panel" aria-labelledby="editors-heading"><h2 id="editors-heading">Content editors</h2>
+<p class="hint">Editors write, publish and delete entries and upload media here; the content types, the forum and the rest of the admin area stay with admins.</p>
+${
+  editors.length === 0
+    ? html`<p class="muted">No content editors yet.</p>`
+    : html`<ul class="plain">${editors.map((e) => html`<li><a href="/u/${e.username}">${e.username}</a> <span class="muted">since ${time(e.since)}</span> ${postButton(ui, `/admin/content-editors/${e.memberId}/remove`, `Remove ${e.username}`)}</li>`)}</ul>`
+}
+<form method="post" action="/admin/content-editors" class="stack">${csrfField(ui)}
+${textField('username', 'Username of the member', '', 'text', { id: 'editor-username', required: true, maxlength: 60, error: model.editorError })}
+<div class="actions"><button type="submit">Make content editor</button></div></form></section>`;
 }
 
 export const BLANK_ROWS = 3;
@@ -87,7 +110,7 @@ ${fieldRows(values, errors)}
   );
 }
 
-export interface EntryListPage {
+interface EntryListPage {
   type: ContentTypeOut;
   entries: EntryOut[];
   status: string;
@@ -131,7 +154,7 @@ ${pager(list.page, list.pages, query)}`,
   );
 }
 
-export interface EntryFormPage {
+interface EntryFormPage {
   type: ContentTypeOut;
   /** Undefined for a new entry. */
   entry?: EntryOut | undefined;

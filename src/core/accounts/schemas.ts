@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
 
-export const Username = Type.String({ pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$', description: '2 to 39 letters, digits, `_`, `.` or `-`.' });
+const Username = Type.String({ pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$', description: '2 to 39 letters, digits, `_`, `.` or `-`.' });
 export const Email = Type.String({ format: 'email', maxLength: 254 });
-export const Password = Type.String({ minLength: 10, maxLength: 200, description: 'At least 10 characters.' });
+const Password = Type.String({ minLength: 10, maxLength: 200, description: 'At least 10 characters.' });
 
 export const SignupBody = Type.Object({ username: Username, email: Email, password: Password }, { additionalProperties: false });
 export type SignupBody = Static<typeof SignupBody>;

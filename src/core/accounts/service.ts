@@ -1,8 +1,9 @@
 // Platform accounts: sign-up, login and sessions. Passwords are scrypt-hashed; sessions are
 // `<id>.<secret>` cookies of which only the secret's hash is stored.
-import { and, desc, eq, gt, lt, ne, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, lt, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
+import type { Page } from '../../http/pagination.js';
 import { newId } from '../../lib/ids.js';
 import { passwordProblem } from '../../lib/password-rules.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/passwords.js';
@@ -11,7 +12,7 @@ import { sessions, users, type UserRow } from './tables.js';
 
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 
-export interface NewAccount {
+interface NewAccount {
   username: string;
   email: string;
   password: string;
@@ -102,6 +103,13 @@ export async function createAdmin(db: Executor, input: Omit<NewAccount, 'isAdmin
 export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id));
   return row;
+}
+
+/** One page of every account, newest first, and the total: the platform administrators' list. */
+export async function listAccounts(db: Executor, page: Page): Promise<{ rows: UserRow[]; total: number }> {
+  const rows = await db.select().from(users).orderBy(desc(users.createdAt), desc(users.id)).limit(page.pageSize).offset(page.offset);
+  const [total] = await db.select({ n: count() }).from(users);
+  return { rows, total: total!.n };
 }
 
 export interface SessionSummary {

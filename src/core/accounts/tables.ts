@@ -33,3 +33,28 @@ export const sessions = pgTable(
 );
 
 export type UserRow = typeof users.$inferSelect;
+
+/**
+ * Single-use links that let their holder set an account's password (docs/decisions/0086): `invite`
+ * for an account made for someone else (the purchase API's new workspace owner), `reset` for a
+ * forgotten password. Only the secret's SHA-256 is kept, with the address the link went to.
+ */
+export const accountTokens = pgTable(
+  'account_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: ['invite', 'reset'] }).notNull(),
+    secretHash: text('secret_hash').notNull(),
+    /** The address the link went to: it proves nothing once the account's address changed. */
+    email: text('email').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('account_tokens_user_idx').on(t.userId, t.purpose)],
+);
+
+export type AccountTokenRow = typeof accountTokens.$inferSelect;

@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
 
 export const API_KEY_SCOPES = ['cms-read', 'cms-write', 'admin', 'helpdesk-read', 'helpdesk-write'] as const;
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
-export const CredentialName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A label to recognise the credential by.' });
+const CredentialName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A label to recognise the credential by.' });
 
 export const NameBody = Type.Object({ name: CredentialName }, { additionalProperties: false });
 export type NameBody = Static<typeof NameBody>;

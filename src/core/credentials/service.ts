@@ -14,7 +14,7 @@ export { credentialPrefixes, parseCredential, type CredentialKind, type ParsedCr
 /** Only write `last_used_at` when it is older than this, so hot credentials do not write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export interface MintInput {
+interface MintInput {
   kind: CredentialKind;
   name: string;
   siteId?: string | null;

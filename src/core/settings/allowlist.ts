@@ -3,7 +3,7 @@
 import { parseBoolean } from '../../config/index.js';
 import { isEmail } from '../../lib/email.js';
 
-export type SettingType = 'boolean' | 'text' | 'url' | 'origins' | 'email' | 'sender' | 'port' | 'host' | 'enum' | 'bytes';
+type SettingType = 'boolean' | 'text' | 'url' | 'origins' | 'email' | 'sender' | 'port' | 'host' | 'enum' | 'bytes' | 'count';
 
 export interface SettingDefinition {
   type: SettingType;
@@ -17,6 +17,11 @@ export const SETTINGS = {
   API_CORS_ORIGINS: { type: 'origins', doc: 'Comma-separated origins allowed to call the site APIs from browsers, or *.' },
   FORUM_TITLE: { type: 'text', doc: 'Title of the community.' },
   REGISTRATION_OPEN: { type: 'boolean', doc: 'Whether visitors may sign up as members.' },
+  FORUM_EMAIL_CONFIRMATION: { type: 'boolean', doc: 'Members who sign up confirm their e-mail address before posting, when the server sends mail (default true).' },
+  FORUM_HOLD_FIRST_POSTS: { type: 'boolean', doc: "Hold a member's first post for a moderator's approval (default false)." },
+  FORUM_TRUST_MIN_POSTS: { type: 'count', doc: 'Posts a new member writes before its links show and it may upload (default 2).' },
+  FORUM_TRUST_MIN_TOPICS_READ: { type: 'count', doc: 'Topics a new member reads before its links show and it may upload (default 5).' },
+  FORUM_NEW_MEMBER_POSTS_PER_HOUR: { type: 'count', doc: 'Posts, replies, edits and flags a new member may make per hour (default 10).' },
   HELPDESK_SUPPORT_ADDRESS: { type: 'email', doc: 'Support e-mail address of the help desk.' },
   HELPDESK_INBOUND_SECRET: { type: 'text', secret: true, doc: 'Secret of POST /inbound-email: the Bearer token of raw MIME and the basic-auth password of Postmark.' },
   HELPDESK_MAILGUN_SIGNING_KEY: { type: 'text', secret: true, doc: 'Mailgun HTTP webhook signing key, verifying Mailgun route deliveries.' },
@@ -50,7 +55,7 @@ export function isSettingName(name: string): name is SettingName {
 }
 
 /** Parses API_CORS_ORIGINS into exact origins (or ['*']); undefined when any entry is not an origin. */
-export function parseOrigins(value: string): string[] | undefined {
+function parseOrigins(value: string): string[] | undefined {
   const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
   if (parts.length === 0) return undefined;
   if (parts.length === 1 && parts[0] === '*') return ['*'];
@@ -100,6 +105,8 @@ export function settingProblem(name: SettingName, value: string): string | undef
     }
     case 'bytes':
       return /^[1-9][0-9]{0,11}$/.test(value) ? undefined : 'must be a whole number of bytes, at least 1';
+    case 'count':
+      return /^(0|[1-9][0-9]{0,5})$/.test(value) ? undefined : 'must be a whole number from 0 to 999999';
     case 'host':
       return HOST.test(value) ? undefined : 'must be a host name';
     case 'enum':

@@ -1,12 +1,13 @@
-import { desc, eq } from 'drizzle-orm';
+import { count, desc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
+import type { Page } from '../../http/pagination.js';
 import { isSiteLabel } from '../../http/hosts.js';
-import type { UserRow } from '../accounts/tables.js';
+import { users, type UserRow } from '../accounts/tables.js';
 import { sites, type SiteRow } from './tables.js';
 
 /** Labels that name platform hosts rather than sites. Names starting `r-` are preview hosts. */
-export const RESERVED_SITE_IDS = new Set(['www', 'api', 'portal', 'admin', 'stage', 'mcp']);
+const RESERVED_SITE_IDS = new Set(['www', 'api', 'portal', 'admin', 'stage', 'mcp']);
 
 export function siteIdProblem(id: string): string | undefined {
   if (!isSiteLabel(id)) return 'must be 1 to 40 lower-case letters, digits and single hyphens, starting and ending with a letter or digit';
@@ -15,7 +16,7 @@ export function siteIdProblem(id: string): string | undefined {
   return undefined;
 }
 
-export interface NewSite {
+interface NewSite {
   id: string;
   kind: SiteRow['kind'];
   plan?: SiteRow['plan'] | undefined;
@@ -43,6 +44,30 @@ export async function listSites(db: Executor, viewer: UserRow): Promise<SiteRow[
   return viewer.isAdmin
     ? query.orderBy(desc(sites.createdAt), desc(sites.id))
     : query.where(eq(sites.ownerId, viewer.id)).orderBy(desc(sites.createdAt), desc(sites.id));
+}
+
+/** One page of every site with its owner's e-mail address (null without an owner), newest first, and the total. */
+export async function listAllSites(db: Executor, page: Page): Promise<{ rows: Array<{ site: SiteRow; ownerEmail: string | null }>; total: number }> {
+  const rows = await db
+    .select({ site: sites, ownerEmail: users.email })
+    .from(sites)
+    .leftJoin(users, eq(users.id, sites.ownerId))
+    .orderBy(desc(sites.createdAt), desc(sites.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
+  const [total] = await db.select({ n: count() }).from(sites);
+  return { rows, total: total!.n };
+}
+
+/** How many sites each of these accounts owns; an account without sites is absent. */
+export async function countSitesByOwner(db: Executor, ownerIds: string[]): Promise<Map<string, number>> {
+  if (ownerIds.length === 0) return new Map();
+  const rows = await db
+    .select({ ownerId: sites.ownerId, n: count() })
+    .from(sites)
+    .where(inArray(sites.ownerId, ownerIds))
+    .groupBy(sites.ownerId);
+  return new Map(rows.map((row) => [row.ownerId!, row.n]));
 }
 
 export async function deleteSite(db: Executor, id: string): Promise<void> {

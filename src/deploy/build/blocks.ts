@@ -11,16 +11,14 @@
 import type MarkdownIt from 'markdown-it';
 import type { StateBlock, StateCore, Token } from 'markdown-it';
 import { escapeHtml } from '../../lib/html.js';
+import { uiStrings, type CalloutKind } from './theme/strings.js';
 
-const KIND_TITLES: Record<string, string> = {
-  note: 'Note',
-  tip: 'Tip',
-  info: 'Info',
-  important: 'Important',
-  warning: 'Warning',
-  caution: 'Caution',
-  danger: 'Danger',
-};
+const KINDS = new Set<string>(['note', 'tip', 'info', 'important', 'warning', 'caution', 'danger'] satisfies CalloutKind[]);
+
+/** A callout's title when its author gave none: its kind, in the page's language. */
+function defaultTitle(kind: string, env: unknown): string {
+  return uiStrings((env as BlockEnv).language).callouts[kind as CalloutKind];
+}
 
 interface CalloutMeta {
   kind: string;
@@ -35,6 +33,7 @@ interface TabMeta {
 
 interface BlockEnv {
   tabGroups?: number;
+  language?: string;
 }
 
 export function blocksPlugin(md: MarkdownIt): void {
@@ -65,7 +64,7 @@ function lineText(state: StateBlock, line: number): string {
 
 function kindOf(word: string): string | undefined {
   const kind = word.toLowerCase();
-  return kind in KIND_TITLES ? kind : undefined;
+  return KINDS.has(kind) ? kind : undefined;
 }
 
 const CONTAINER_OPEN = /^(:{3,})[ \t]*([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$/;
@@ -88,7 +87,7 @@ function containerRule(state: StateBlock, startLine: number, endLine: number, si
       break;
     }
   }
-  pushCallout(state, { kind, title: open[3]?.trim() || KIND_TITLES[kind]! }, startLine, next, () => state.md.block.tokenize(state, startLine + 1, next));
+  pushCallout(state, { kind, title: open[3]?.trim() || defaultTitle(kind, state.env) }, startLine, next, () => state.md.block.tokenize(state, startLine + 1, next));
   state.line = next + (closed ? 1 : 0);
   return true;
 }
@@ -141,7 +140,7 @@ function indentedRule(form: 'admonition' | 'tabs') {
       if (open === null || kind === undefined) return false;
       if (silent) return true;
       const end = indentedEnd(state, startLine, endLine, base);
-      const title = open[2] === undefined ? KIND_TITLES[kind]! : open[2].trim();
+      const title = open[2] === undefined ? defaultTitle(kind, state.env) : open[2].trim();
       pushCallout(state, { kind, title }, startLine, end, () => tokenizeIndented(state, startLine + 1, end, base));
       state.line = end;
       return true;
@@ -197,7 +196,7 @@ function githubAlerts(state: StateCore): void {
     const close = findClose(tokens, i, 'blockquote_close');
     quote.type = 'callout_open';
     quote.tag = 'div';
-    quote.meta = { kind, title: KIND_TITLES[kind]! } satisfies CalloutMeta;
+    quote.meta = { kind, title: defaultTitle(kind, state.env) } satisfies CalloutMeta;
     tokens[close]!.type = 'callout_close';
     tokens[close]!.tag = 'div';
     inline.content = inline.content.slice(marker[0].length);

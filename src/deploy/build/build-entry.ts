@@ -1,10 +1,14 @@
 // Entry of the sandboxed docs build (run by sandboxed-build.ts, never imported). It shuts the
 // network off before the builder loads, runs buildDocsSite, prints progress, warnings and errors
 // one per line, and reports the outcome as one JSON document on file descriptor 3, a channel the
-// content cannot write to (file names and messages only ever reach stdout).
+// content cannot write to (file names and messages only ever reach stdout). The build's worker
+// threads run this same script (page-threads.ts): each shuts its own network off the same way and
+// then serves page work.
 // First import: the network is off before anything else loads.
 import './network-off.js';
 import { readFileSync, writeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 
 interface EntryArgs {
   input: string;
@@ -44,9 +48,11 @@ async function main(): Promise<void> {
       maxOutputBytes: args.maxOutputBytes,
       ...(args.datesFile === undefined ? {} : { pageDates: readDates(args.datesFile) }),
       log: (line) => console.log(line),
+      workerScript: fileURLToPath(import.meta.url),
     });
     for (const warning of result.warnings) console.log(`warning: ${formatProblem(warning)}`);
-    report({ ok: true, pages: result.pages, files: result.files, bytes: result.bytes, warnings: result.warnings.length, timings: result.timings });
+    const cpu = process.cpuUsage();
+    report({ ok: true, pages: result.pages, files: result.files, bytes: result.bytes, warnings: result.warnings.length, timings: result.timings, cpuMs: Math.round((cpu.user + cpu.system) / 1000) });
   } catch (error) {
     if (error instanceof DocsBuildError) {
       for (const problem of error.problems) console.error(`error: ${formatProblem(problem)}`);
@@ -60,4 +66,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (isMainThread) await main();
+else (await import('./page-threads.js')).servePageWork();

@@ -6,23 +6,21 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Token } from 'markdown-it';
 import { performance } from 'node:perf_hooks';
 import { escapeHtml, escapeXml } from '../../lib/html.js';
 import { DocsBuildError, type BuildProblem, type BuildWarning } from './errors.js';
-import { decodeUtf8, parseSource, type PageMeta } from './front-matter.js';
-import { rewriteLinks, type LinkTargets } from './links.js';
-import { sanitizePageHtml } from './html-policy.js';
-import { createMarkdown, inlineText, type PageEnv } from './markdown.js';
+import { decodeUtf8 } from './front-matter.js';
+import { checkAnchors, type LinkTargets } from './links.js';
 import { buildNavigation, NavigationRenderer, readingOrder, type NavNode } from './navigation.js';
 import { OutputWriter } from './output-writer.js';
-import { encodePath, folderOutFile, folderUrl, placePage, prettifyName, type Page } from './pages.js';
+import { defaultWorkerCount, PageThreads, PARALLEL_MIN_PAGES } from './page-threads.js';
+import { encodePath, folderOutFile, folderUrl, placePage, prettifyName, type Page, type PagePlace } from './pages.js';
 import { buildSearchFiles, pageSections } from './search-index.js';
 import { parseSiteConfigJson, resolveSiteConfig, type SiteConfig } from './site-config.js';
-import { restoreMath } from './math.js';
-import { defaultScanLimits, scanSourceTree, type ScanLimits, type SourceFile } from './source-tree.js';
-import { clientScript } from './theme/client-script.js';
+import { defaultScanLimits, scanSourceTree, type ScanLimits, type SourceFile, type SourceTree } from './source-tree.js';
+import { clientScript, searchScript } from './theme/client-script.js';
 import { renderPage, type ThemeAssets } from './theme/layout.js';
+import { uiStrings } from './theme/strings.js';
 import { siteStyles } from './theme/styles.js';
 
 export interface DocsBuildOptions {
@@ -35,6 +33,15 @@ export interface DocsBuildOptions {
   pageDates?: ReadonlyMap<string, Date>;
   /** Progress lines; the sandbox streams them to the build log. */
   log?: (line: string) => void;
+  /**
+   * A script that serves page work when started as a worker thread (the sandboxed build's entry);
+   * with it, pages are built on this thread and on `workers` worker threads at once.
+   */
+  workerScript?: string;
+  /** Worker threads besides this one (default: one per further free core, at most three). */
+  workers?: number;
+  /** False leaves every page to the worker threads (tests of the workers). */
+  mainThreadPages?: boolean;
 }
 
 export interface BuildTimings {
@@ -51,12 +58,13 @@ export interface DocsBuildResult {
   bytes: number;
   warnings: BuildWarning[];
   timings: BuildTimings;
+  /** Pages (sources read plus contents built) done on worker threads rather than this one. */
+  workerTasks: number;
 }
 
 /** Generated files live under this folder; a source folder of the same name is refused. */
 export const ASSET_DIR = '_blume';
 const RESERVED = new Set([ASSET_DIR, 'sitemap.xml', '404.html', 'robots.txt']);
-const READ_CONCURRENCY = 64;
 
 export async function buildDocsSite(inputDir: string, outputDir: string, options: DocsBuildOptions = {}): Promise<DocsBuildResult> {
   const started = performance.now();
@@ -68,14 +76,20 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   const tree = await scanSourceTree(input, { ...defaultScanLimits, ...options.limits });
   const scanned = performance.now();
   log(`found ${tree.pages.length} Markdown files and ${tree.assets.length} other files`);
+  const threads = new PageThreads(tree.pages.length < PARALLEL_MIN_PAGES ? undefined : options.workerScript, options.workers ?? defaultWorkerCount(), options.mainThreadPages);
+  try {
+    return await buildSite(input, output, tree, threads, options, { started, scanned });
+  } finally {
+    await threads.close();
+  }
+}
 
-  const md = createMarkdown();
+async function buildSite(input: string, output: string, tree: SourceTree, threads: PageThreads, options: DocsBuildOptions, at: { started: number; scanned: number }): Promise<DocsBuildResult> {
+  const log = options.log ?? (() => {});
+  const { started, scanned } = at;
+
   const warnings: BuildWarning[] = [];
-  const parsed = await mapLimit(tree.pages, READ_CONCURRENCY, async (file) => {
-    const text = decodeUtf8(await readFile(file.abs), file.rel);
-    const source = parseSource(text, file.rel);
-    return { file, ...source };
-  });
+  const parsed = (await threads.sources(tree.pages)).map((source, i) => ({ file: tree.pages[i]!, ...source }));
   const configSources: { file: string; data: unknown }[] = [];
   const rootIndex = parsed.find((p) => /^(index|readme)\.(md|markdown)$/i.test(p.file.rel));
   if (rootIndex?.meta.site !== undefined) configSources.push({ file: rootIndex.file.rel, data: rootIndex.meta.site });
@@ -90,48 +104,54 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   const published = parsed.filter((p) => !p.meta.draft);
   if (drafts.size > 0) log(`skipped ${drafts.size} draft page${drafts.size === 1 ? '' : 's'}`);
   const indexFolders = new Set(published.filter((p) => /(^|\/)index\.(md|markdown)$/i.test(p.file.rel)).map((p) => folderOf(p.file.rel)));
-  const pages = published.map((p) => {
-    const place = placePage(p.file.rel, (folder) => indexFolders.has(folder));
-    const env: PageEnv = { file: p.file.rel, headings: [], warnings, bodyLine: p.bodyLine };
-    const tokens = md.parse(p.body, env);
-    const { firstIsH1, titleFromContent } = pageTitle(tokens);
+  const sources = published.map((p) => ({ ...p, place: placePage(p.file.rel, (folder) => indexFolders.has(folder)) }));
+  const folderPages = folderPagesNeeded(sources.map((p) => p.place), site);
+  checkPlacement(sources, tree.assets);
+  const targets: LinkTargets = {
+    pagesBySource: new Map(sources.map((p) => [p.file.rel, p.place.url])),
+    pageUrls: new Set([...sources.map((p) => p.place.url), ...folderPages.map((p) => p.url)]),
+    folderPages: new Map([...sources.filter((p) => p.place.isFolderPage).map((p) => [p.place.folder, p.place.url] as const), ...folderPages.map((p) => [p.folder, p.url] as const)]),
+    assets: new Set(tree.assets.map((a) => a.rel)),
+    drafts,
+  };
+
+  const contents = await threads.contents(
+    sources.map((p) => ({ source: p.file.rel, folderOfSource: folderOf(p.file.rel), url: p.place.url, body: p.body, bodyLine: p.bodyLine, language: site.language })),
+    targets,
+  );
+  const pages: Page[] = sources.map((p, i) => {
+    const content = contents[i]!;
+    const { place } = p;
     const fallback = place.isFolderPage ? (place.folder === '' ? site.title : prettifyName(path.posix.basename(place.folder))) : prettifyName(path.posix.basename(p.file.rel));
-    const firstParagraph = tokens.findIndex((t, i) => t.type === 'paragraph_open' && inlineText(tokens[i + 1]).trim() !== '');
-    const page: Page = {
+    return {
       source: p.file.rel,
       folderOfSource: folderOf(p.file.rel),
       ...place,
       meta: p.meta,
-      title: p.meta.title ?? titleFromContent ?? fallback,
-      description: p.meta.description ?? truncate(firstParagraph === -1 ? '' : inlineText(tokens[firstParagraph + 1]), 160),
-      hasOwnTitle: firstIsH1,
-      body: p.body,
-      tokens,
-      env,
+      title: p.meta.title ?? content.titleFromContent ?? fallback,
+      description: p.meta.description ?? content.description,
+      hasOwnTitle: content.hasOwnTitle,
+      headings: content.headings,
+      htmlIds: new Set(content.htmlIds),
+      contentHtml: content.contentHtml,
+      searchSections: content.searchSections,
     };
-    return page;
   });
-  addFolderPages(pages, site);
+  pages.push(...folderPages);
   const parsedAt = performance.now();
 
-  checkPlacement(pages, tree.assets);
-  const targets: LinkTargets = {
-    pagesBySource: new Map(pages.filter((p) => p.source !== '').map((p) => [p.source, p])),
-    pagesByUrl: new Map(pages.map((p) => [p.url, p])),
-    folderPages: new Map(pages.filter((p) => p.isFolderPage).map((p) => [p.folder, p])),
-    assets: new Set(tree.assets.map((a) => a.rel)),
-    drafts,
-  };
+  const pagesByUrl = new Map(pages.map((p) => [p.url, p]));
   const problems: BuildProblem[] = [];
-  for (const page of pages) {
-    const found = rewriteLinks(page, targets);
-    problems.push(...found.problems);
-    warnings.push(...found.warnings);
-  }
+  for (const content of contents) warnings.push(...content.parseWarnings);
+  contents.forEach((content, i) => {
+    problems.push(...content.problems);
+    warnings.push(...checkAnchors(pages[i]!.source, content.anchors, pagesByUrl));
+  });
   if (site.logo !== undefined && !targets.assets.has(site.logo)) {
     problems.push({ code: 'site_config', file: configSources.at(-1)?.file ?? 'blume.json', message: `logo "${site.logo}" is not a file in the docs folder` });
   }
   if (problems.length > 0) throw new DocsBuildError(problems);
+  for (const content of contents) warnings.push(...content.renderWarnings);
 
   const writer = new OutputWriter(output, options.maxOutputBytes ?? 512 * 1024 * 1024);
   const nav = buildNavigation(pages, site.nav);
@@ -142,7 +162,7 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
       title: node.page.title,
       url: node.url,
       section: node.page.isFolderPage ? (node.page.folder === '' ? '' : (sectionTitle.get(folderOf(node.page.folder)) ?? '')) : (sectionTitle.get(node.page.folder) ?? ''),
-      sections: pageSections(node.page.tokens),
+      sections: node.page.searchSections,
     })),
   );
   const searchHash = createHash('sha256');
@@ -150,6 +170,7 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   const assets: ThemeAssets = {
     cssUrl: `/${ASSET_DIR}/blume.${fingerprint(siteStyles)}.css`,
     jsUrl: `/${ASSET_DIR}/blume.${fingerprint(clientScript)}.js`,
+    searchJsUrl: `/${ASSET_DIR}/search.${fingerprint(searchScript)}.js`,
     searchIndexUrl: `/${ASSET_DIR}/search/${searchHash.digest('hex').slice(0, 10)}/`,
     ...(site.logo === undefined ? {} : { logoUrl: `/${site.logo.split('/').map(encodeURIComponent).join('/')}` }),
   };
@@ -161,6 +182,7 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   };
   await timedWrite(writer.write(assets.cssUrl.slice(1), siteStyles));
   await timedWrite(writer.write(assets.jsUrl.slice(1), clientScript));
+  await timedWrite(writer.write(assets.searchJsUrl.slice(1), searchScript));
   for (const [name, content] of search.files) await timedWrite(writer.write(assets.searchIndexUrl.slice(1) + name, content));
 
   const lastUpdated = (page: Page): Date | undefined => (page.source === '' ? undefined : options.pageDates?.get(page.source));
@@ -172,15 +194,14 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
     const index = position.get(page);
     const previous = index === undefined ? undefined : order[index - 1];
     const next = index === undefined ? undefined : order[index + 1];
-    const rendered = page.source === '' ? renderFolderListing(nodeOf.get(page)) : md.renderer.render(page.tokens, md.options, page.env);
-    const contentHtml = restoreMath(page.env.hasHtml === true ? sanitizePageHtml(rendered, { file: page.source, warnings, keepFirstH1: page.hasOwnTitle }) : rendered, page.env);
+    const contentHtml = page.source === '' ? renderFolderListing(nodeOf.get(page)) : page.contentHtml;
     const html = renderPage(site, assets, {
       title: page.title,
       description: page.description || (site.description ?? ''),
       ...(page.hasOwnTitle ? {} : { heading: page.title }),
       contentHtml,
       navHtml: renderer.render(page),
-      headings: page.env.headings,
+      headings: page.headings,
       ...(previous === undefined ? {} : { previous: { title: previous.title, url: previous.url } }),
       ...(next === undefined ? {} : { next: { title: next.title, url: next.url } }),
       ...(siteUrl === undefined || page.isNotFound ? {} : { canonicalUrl: siteUrl + page.url }),
@@ -192,11 +213,13 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
     await timedWrite(writer.write(page.outFile, html));
   }
   if (!pages.some((p) => p.isNotFound)) {
+    const words = uiStrings(site.language);
+    const [before, after] = words.notFoundText.split('{home}');
     const html = renderPage(site, assets, {
-      title: 'Page not found',
+      title: words.notFound,
       description: '',
-      heading: 'Page not found',
-      contentHtml: `<p>There is no page at this address. Try the search above, or start from <a href="/">${escapeHtml(nav.title)}</a>.</p>\n`,
+      heading: words.notFound,
+      contentHtml: `<p>${escapeHtml(before!)}<a href="/">${escapeHtml(nav.title)}</a>${escapeHtml(after ?? '')}</p>\n`,
       navHtml: renderer.render(nav.page),
       headings: [],
       isHome: false,
@@ -218,8 +241,9 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
     writeMs: round(writeWait),
     totalMs: round(finished - started),
   };
-  log(`built ${pages.length} pages, ${writer.files} files, ${writer.bytes} bytes in ${timings.totalMs} ms (scan ${timings.scanMs}, parse ${timings.parseMs}, render ${timings.renderMs}, write ${timings.writeMs})`);
-  return { pages: pages.length, files: writer.files, bytes: writer.bytes, warnings, timings };
+  const workerTasks = threads.workerItems;
+  log(`built ${pages.length} pages, ${writer.files} files, ${writer.bytes} bytes in ${timings.totalMs} ms (scan ${timings.scanMs}, parse ${timings.parseMs}, render ${timings.renderMs}, write ${timings.writeMs})${workerTasks === 0 ? '' : `; ${workerTasks} page tasks on worker threads`}`);
+  return { pages: pages.length, files: writer.files, bytes: writer.bytes, warnings, timings, workerTasks };
 }
 
 async function prepareOutput(output: string): Promise<void> {
@@ -228,44 +252,22 @@ async function prepareOutput(output: string): Promise<void> {
   if (existing.length > 0) throw new Error(`the output folder ${output} is not empty`);
 }
 
-const RAW_H1 = /^\s*<h1\b[^>]*>([\s\S]*?)<\/h1>/i;
-
-/**
- * The page's own title, when its content starts with a level-1 heading (Markdown or raw HTML
- * `<h1 ...>`, with raw HTML blocks such as `<a id>` before it skipped). Every later level-1
- * Markdown heading becomes level 2, so a page has one H1 (raw ones are demoted by the sanitizer).
- */
-function pageTitle(tokens: Token[]): { firstIsH1: boolean; titleFromContent?: string } {
-  let first = 0;
-  while (tokens[first]?.type === 'html_block' && !RAW_H1.test(tokens[first]!.content) && tokens[first]!.content.replace(/<[^>]*>/g, '').trim() === '') first += 1;
-  const token = tokens[first];
-  let title: string | undefined;
-  if (token?.type === 'heading_open' && token.tag === 'h1') title = inlineText(tokens[first + 1]).trim();
-  else if (token?.type === 'html_block') title = RAW_H1.exec(token.content)?.[1]?.replace(/<[^>]*>/g, '').trim();
-  const firstIsH1 = title !== undefined;
-  const keep = firstIsH1 && token?.type === 'heading_open' ? token : undefined;
-  for (const t of tokens) {
-    if ((t.type === 'heading_open' || t.type === 'heading_close') && t.tag === 'h1' && t !== keep && !(keep !== undefined && t === tokens[first + 2])) t.tag = 'h2';
-  }
-  return { firstIsH1, ...(title ? { titleFromContent: title } : {}) };
-}
-
 function folderOf(rel: string): string {
   const dir = path.posix.dirname(rel);
   return dir === '.' ? '' : dir;
 }
 
-/** Every folder holding pages gets a page of its own, listing its entries when the source has none. */
-function addFolderPages(pages: Page[], site: SiteConfig): void {
-  const have = new Set(pages.filter((p) => p.isFolderPage).map((p) => p.folder));
+/** Every folder holding pages gets a page of its own: the pages Blume makes where the source has none. */
+function folderPagesNeeded(places: PagePlace[], site: SiteConfig): Page[] {
+  const have = new Set(places.filter((p) => p.isFolderPage).map((p) => p.folder));
   const need = new Set<string>(['']);
-  for (const page of pages) {
-    for (let folder = page.folder; folder !== ''; folder = folderOf(folder)) need.add(folder);
+  for (const place of places) {
+    for (let folder = place.folder; folder !== ''; folder = folderOf(folder)) need.add(folder);
   }
+  const made: Page[] = [];
   for (const folder of need) {
     if (have.has(folder)) continue;
-    const meta: PageMeta = { draft: false };
-    pages.push({
+    made.push({
       source: '',
       folder,
       folderOfSource: folder,
@@ -273,26 +275,27 @@ function addFolderPages(pages: Page[], site: SiteConfig): void {
       isNotFound: false,
       url: folderUrl(folder),
       outFile: folderOutFile(folder),
-      meta,
+      meta: { draft: false },
       title: folder === '' ? site.title : prettifyName(path.posix.basename(folder)),
       description: '',
       hasOwnTitle: false,
-      body: '',
-      tokens: [],
-      env: { file: folder, headings: [], warnings: [], bodyLine: 1 },
+      headings: [],
+      htmlIds: new Set(),
+      contentHtml: '',
+      searchSections: pageSections([]),
     });
   }
+  return made;
 }
 
 /** Two sources may not produce the same file, nor collide with a copied asset or a generated file. */
-function checkPlacement(pages: Page[], assets: SourceFile[]): void {
+function checkPlacement(sources: { file: SourceFile; place: PagePlace }[], assets: SourceFile[]): void {
   const problems: BuildProblem[] = [];
   const owner = new Map<string, string>();
-  for (const page of pages) {
-    if (page.source === '') continue;
-    const other = owner.get(page.outFile);
-    if (other !== undefined) problems.push({ code: 'url_conflict', file: page.source, message: `is published at ${page.url}, as is ${other}` });
-    else owner.set(page.outFile, page.source);
+  for (const { file, place } of sources) {
+    const other = owner.get(place.outFile);
+    if (other !== undefined) problems.push({ code: 'url_conflict', file: file.rel, message: `is published at ${place.url}, as is ${other}` });
+    else owner.set(place.outFile, file.rel);
   }
   for (const asset of assets) {
     const top = asset.rel.split('/')[0]!;
@@ -300,8 +303,8 @@ function checkPlacement(pages: Page[], assets: SourceFile[]): void {
     const other = owner.get(asset.rel);
     if (other !== undefined) problems.push({ code: 'url_conflict', file: asset.rel, message: `would overwrite the page built from ${other}` });
   }
-  for (const page of pages) {
-    if (page.source !== '' && page.source.split('/')[0] === ASSET_DIR) problems.push({ code: 'url_conflict', file: page.source, message: `uses a name Blume generates (${ASSET_DIR})` });
+  for (const { file } of sources) {
+    if (file.rel.split('/')[0] === ASSET_DIR) problems.push({ code: 'url_conflict', file: file.rel, message: `uses a name Blume generates (${ASSET_DIR})` });
   }
   if (problems.length > 0) throw new DocsBuildError(problems);
 }
@@ -326,25 +329,6 @@ function fingerprint(content: string): string {
   return createHash('sha256').update(content).digest('hex').slice(0, 10);
 }
 
-function truncate(text: string, max: number): string {
-  const clean = text.replace(/\s+/g, ' ').trim();
-  return clean.length <= max ? clean : `${clean.slice(0, max - 1).replace(/\s+\S*$/, '')}…`;
-}
-
 function round(ms: number): number {
   return Math.round(ms);
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

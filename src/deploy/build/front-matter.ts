@@ -49,6 +49,8 @@ export function parseSource(text: string, file: string): ParsedSource {
   const body = afterClose === -1 ? '' : rest.slice(afterClose + 1);
   const bodyLine = text.slice(0, text.length - body.length).split('\n').length;
 
+  const simple = readSimpleFrontMatter(yamlText);
+  if (simple !== undefined) return { meta: readMeta(simple, file), body, bodyLine };
   const doc = parseDocument(yamlText, { uniqueKeys: true, prettyErrors: false });
   const firstError = doc.errors[0];
   if (firstError !== undefined) {
@@ -59,6 +61,34 @@ export function parseSource(text: string, file: string): ParsedSource {
   // maxAliasCount bounds "billion laughs" alias expansion.
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
   return { meta: readMeta(data, file), body, bodyLine };
+}
+
+const SIMPLE_LINE = /^(\p{L}[\w-]*):[ ]+(.*?)[ ]*$/u;
+const PLAIN_TEXT = /^\p{L}[\p{L}\p{N}_ .,'()/-]*$/u;
+const INTEGER = /^(?:0|-?[1-9]\d{0,14})$/;
+/** Plain words that YAML's core schema reads as null or a boolean. */
+const RESERVED = /^(?:null|true|false)$/i;
+
+/**
+ * Front matter made only of `key: value` lines whose values are plain text, whole numbers, true or
+ * false, as most pages have, read without the YAML parser (a third of a page's work otherwise):
+ * the same data as YAML's core schema gives. Anything else (quotes, colons, comments, lists,
+ * blank lines, repeated keys) returns undefined and goes to the YAML parser.
+ */
+export function readSimpleFrontMatter(yamlText: string): Record<string, string | number | boolean> | undefined {
+  if (!yamlText.endsWith('\n')) return undefined;
+  const record: Record<string, string | number | boolean> = {};
+  for (const line of yamlText.slice(0, -1).split('\n')) {
+    const match = SIMPLE_LINE.exec(line);
+    if (match === null) return undefined;
+    const [, key, value] = match as unknown as [string, string, string];
+    if (Object.hasOwn(record, key) || RESERVED.test(key)) return undefined;
+    if (value === 'true' || value === 'false') record[key] = value === 'true';
+    else if (INTEGER.test(value)) record[key] = Number(value);
+    else if (PLAIN_TEXT.test(value) && !RESERVED.test(value)) record[key] = value;
+    else return undefined;
+  }
+  return record;
 }
 
 function readMeta(data: unknown, file: string): PageMeta {

@@ -4,7 +4,7 @@
 // Never allowed: script, style, frames, objects, forms, event handler attributes (on*), inline
 // styles, and URLs whose scheme could run code (javascript:, vbscript:, data: outside images).
 // The same sanitizer runs over the rendered page, so Blume's own markup must fit the subset too.
-import sanitizeHtml from 'sanitize-html';
+import type SanitizeHtml from 'sanitize-html';
 import type { BuildWarning } from './errors.js';
 
 const COMMON_ATTRIBUTES = ['id', 'class', 'title', 'lang', 'dir', 'role', 'aria-*', 'data-*'];
@@ -61,8 +61,14 @@ interface SanitizeContext {
   keepFirstH1: boolean;
 }
 
-/** Sanitizes a rendered page body to the safe subset, warning once per page for each kind of drop. */
-export function sanitizePageHtml(html: string, context: SanitizeContext): string {
+let sanitizeHtml: typeof SanitizeHtml | undefined;
+
+/**
+ * Sanitizes a rendered page body to the safe subset, warning once per page for each kind of drop.
+ * The sanitizer is loaded for the first page with raw HTML: loading it costs a thread about 0.1 s.
+ */
+export async function sanitizePageHtml(html: string, context: SanitizeContext): Promise<string> {
+  sanitizeHtml ??= (await import('sanitize-html')).default;
   const reported = new Set<string>();
   let h1Seen = !context.keepFirstH1;
   return sanitizeHtml(html, {

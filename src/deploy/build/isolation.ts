@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
-export type PermissionFlag = '--permission' | '--experimental-permission';
+type PermissionFlag = '--permission' | '--experimental-permission';
 
 /** The permission-model flag the Node running Blume accepts, if any (builds run on that same Node). */
 export function permissionFlag(flags: ReadonlySet<string> = process.allowedNodeEnvironmentFlags): PermissionFlag | undefined {
@@ -64,7 +64,7 @@ export class BuildIsolationError extends Error {
   }
 }
 
-export interface BuildIsolation {
+interface BuildIsolation {
   flag: PermissionFlag;
   bubblewrap: boolean;
   /** One line for the start banner: what builds run under, and what is missing. */

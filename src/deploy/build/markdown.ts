@@ -28,8 +28,12 @@ export interface PageEnv extends MathEnv {
   headings: Heading[];
   /** Set when the page holds raw HTML, which the build then sanitizes. */
   hasHtml?: boolean;
+  /** Set when the page holds math, for which the build loads KaTeX before rendering. */
+  hasMath?: boolean;
   /** Anchors raw HTML defines (`<a id="x">`, `<a name="x">`), which links may target. */
   htmlIds?: Set<string>;
+  /** The page's language (callout titles); English when absent. */
+  language?: string;
 }
 
 const PLAIN_LANGUAGES = new Set(['', 'text', 'plain', 'plaintext', 'txt', 'mermaid']);
@@ -68,7 +72,7 @@ export function createMarkdown(): MarkdownIt {
   md.use(footnote as unknown as PluginSimple);
   md.use(blocksPlugin);
   md.use(mathPlugin);
-  md.core.ruler.push('blume_has_html', markHtml);
+  md.core.ruler.push('blume_page_needs', markPageNeeds);
   md.core.ruler.after('inline', 'blume_heading_ids', assignHeadingIds);
   md.core.ruler.after('inline', 'blume_task_lists', markTaskLists);
 
@@ -93,13 +97,22 @@ export function createMarkdown(): MarkdownIt {
 
 const HTML_ID = /\s(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi;
 
-function markHtml(state: StateCore): void {
+/** Marks what rendering the page needs: the sanitizer for raw HTML (whose ids it collects), KaTeX for math. */
+function markPageNeeds(state: StateCore): void {
   const env = state.env as PageEnv;
   const html: string[] = [];
+  let math = false;
   for (const token of state.tokens) {
     if (token.type === 'html_block') html.push(token.content);
-    else if (token.type === 'inline') for (const child of token.children ?? []) if (child.type === 'html_inline') html.push(child.content);
+    else if (token.type === 'math_block' || (token.type === 'fence' && fenceLanguage(token.info) === 'math')) math = true;
+    else if (token.type === 'inline') {
+      for (const child of token.children ?? []) {
+        if (child.type === 'html_inline') html.push(child.content);
+        else if (child.type === 'math_inline') math = true;
+      }
+    }
   }
+  env.hasMath = math;
   env.hasHtml = html.length > 0;
   if (!env.hasHtml) return;
   env.htmlIds = new Set();
@@ -113,9 +126,13 @@ interface FenceInfo {
   lines: Set<number>;
 }
 
+function fenceLanguage(info: string): string {
+  return /^[^\s{]*/.exec(info.trim())![0].toLowerCase();
+}
+
 function parseFenceInfo(info: string): FenceInfo {
   const trimmed = info.trim();
-  const lang = /^[^\s{]*/.exec(trimmed)![0].toLowerCase();
+  const lang = fenceLanguage(trimmed);
   const rest = trimmed.slice(lang.length);
   const title = /\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(rest);
   const ranges = /\{([\d,\s-]+)\}/.exec(rest)?.[1] ?? /\bhl_lines=["']([\d\s-]+)["']/.exec(rest)?.[1] ?? '';
@@ -185,7 +202,7 @@ export function inlineText(token: Token | undefined): string {
   return text;
 }
 
-export function slugify(text: string): string {
+function slugify(text: string): string {
   const slug = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

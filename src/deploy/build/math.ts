@@ -5,7 +5,7 @@
 // The sanitizer of raw HTML never sees MathML: a rendered formula leaves a slot in the page that
 // restoreMath fills after sanitizing, so authors' own <math> stays outside the safe subset.
 import { randomBytes } from 'node:crypto';
-import katex from 'katex';
+import type Katex from 'katex';
 import type MarkdownIt from 'markdown-it';
 import type { StateBlock, StateInline } from 'markdown-it';
 import { escapeHtml } from '../../lib/html.js';
@@ -20,11 +20,19 @@ export interface MathEnv {
   math?: string[];
 }
 
+let katex: typeof Katex | undefined;
+
+/** Loads KaTeX, which renderTex needs: only for a page with math, as loading it costs a thread about 0.1 s. */
+export async function loadMath(): Promise<void> {
+  katex ??= (await import('katex')).default;
+}
+
 /** Slots carry a per-process nonce, so a page cannot name a formula slot in its own HTML. */
 const NONCE = randomBytes(6).toString('hex');
 const SLOT = new RegExp(`<span data-blume-math="${NONCE}-(\\d+)"></span>`, 'g');
 
 export function renderTex(tex: string, display: boolean, env: MathEnv, line: number | undefined): string {
+  if (katex === undefined) throw new Error('renderTex needs loadMath() first');
   let html: string;
   try {
     html = katex.renderToString(tex, { output: 'mathml', displayMode: display, throwOnError: true, strict: 'ignore', trust: false, maxExpand: 1000 });

@@ -19,11 +19,12 @@ export class OutputWriter {
   ) {}
 
   async write(rel: string, content: string | Uint8Array): Promise<void> {
-    const size = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
-    const target = this.reserve(rel, size);
+    // Encoded once, here: its size is then known without a second pass over the text.
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    const target = this.reserve(rel, bytes.byteLength);
     await this.run(async () => {
       await this.ensureDir(path.dirname(target));
-      await writeFile(target, content);
+      await writeFile(target, bytes);
     });
   }
 

@@ -237,3 +237,32 @@ describe('docs pages: math', () => {
     assert.doesNotMatch(body, /<mi>raw<\/mi>|data-blume-math/);
   });
 });
+
+describe('docs pages: the site language', () => {
+  it("writes the page shell, callout titles, the 404 page and the client script's words in the site's language", async () => {
+    const files = (language: string): Record<string, string> => ({
+      'blume.json': JSON.stringify({ title: 'Handbuch', language, editUrl: 'https://git.test/edit' }),
+      'index.md': '# Start\n\n> [!WARNING]\n> Heiß.\n\n:::tip\nKalt.\n:::\n\n!!! note "Eigener Titel"\n    Lau.\n\n## Teil\n\nText.\n\n```js\nlet a;\n```\n',
+      'b.md': '# B\n',
+    });
+    const german = await build(files('de'), { pageDates: new Map([['index.md', new Date('2026-03-04T05:06:07Z')]]) });
+    const home = await german.page('index.html');
+    assert.match(home, /^<!doctype html>\n<html lang="de" data-copy="Kopieren" data-copied="Kopiert" data-no-results="Keine Ergebnisse">/);
+    assert.match(home, /<p class="callout-title">Warnung<\/p>/);
+    assert.match(home, /<p class="callout-title">Tipp<\/p>/);
+    assert.match(home, /<p class="callout-title">Eigener Titel<\/p>/, "an author's own title stays");
+    assert.match(home, /<h2 id="toc-title">Auf dieser Seite<\/h2>/);
+    assert.match(home, /<a class="edit-link" [^>]*>Diese Seite bearbeiten<\/a>/);
+    assert.match(home, /<p class="last-updated">Zuletzt aktualisiert am <time [^>]*>4. März 2026<\/time>/);
+    assert.match(home, /<span>Weiter<\/span>B<\/a>/);
+    assert.match(home, /placeholder="Suchen \(\/ drücken\)" aria-label="Die Dokumentation durchsuchen"/);
+    assert.match(home, /<a class="skip" href="#content">Zum Inhalt springen<\/a>/);
+    assert.match(await german.page('404.html'), /<h1>Seite nicht gefunden<\/h1>\n<p>Unter dieser Adresse gibt es keine Seite\. .* beginnen Sie bei <a href="\/">Start<\/a>\.<\/p>/);
+
+    // A region picks its language's set; Traditional Chinese has none and reads English.
+    assert.match(await (await build(files('pt-BR'))).page('index.html'), /<p class="callout-title">Dica<\/p>/);
+    const traditional = await (await build(files('zh-TW'))).page('index.html');
+    assert.match(traditional, /^<!doctype html>\n<html lang="zh-TW">/);
+    assert.match(traditional, /<p class="callout-title">Tip<\/p>/);
+  });
+});

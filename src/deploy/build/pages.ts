@@ -2,9 +2,9 @@
 // `guide/install/index.html`; `index.md` (or `README.md` when a folder has no index.md) is the
 // folder's own page; a root `404.md` becomes `/404.html`.
 import path from 'node:path';
-import type { Token } from 'markdown-it';
 import type { PageMeta } from './front-matter.js';
-import type { PageEnv } from './markdown.js';
+import type { Heading } from './markdown.js';
+import type { SearchSection } from './search-index.js';
 
 export interface Page {
   /** Source path relative to the docs folder; '' for a folder page Blume generates. */
@@ -23,9 +23,12 @@ export interface Page {
   description: string;
   /** Title comes from the first line of content (a level-1 heading), not from the layout. */
   hasOwnTitle: boolean;
-  body: string;
-  tokens: Token[];
-  env: PageEnv;
+  headings: Heading[];
+  /** Anchors the page's raw HTML defines (`<a id="x">`), which links may target. */
+  htmlIds: ReadonlySet<string>;
+  /** The article's HTML, sanitized; '' for a generated folder page (its listing is made from the navigation). */
+  contentHtml: string;
+  searchSections: SearchSection[];
 }
 
 export function encodePath(rel: string): string {

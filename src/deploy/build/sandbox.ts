@@ -1,6 +1,7 @@
 // Runs a Node script as an untrusted job: its own process group, an empty environment, a private
 // working folder, file access narrowed by Node's permission model (read: the listed paths; write:
-// the output and working folders; no child processes, workers or native addons), a V8 heap limit,
+// the output and working folders; no child processes or native addons, and no worker threads
+// unless the caller allows them: they share the process and its permissions), a V8 heap limit,
 // a resident-memory watchdog, a wall-clock limit and bounded logs. When bubblewrap is installed and
 // usable the job also runs in fresh namespaces with no network and a read-only root. A job that
 // overruns is killed with its whole process group; the parent only reads its pipes. The job dies
@@ -38,9 +39,11 @@ export interface SandboxedProcessOptions {
   bubblewrap?: 'auto' | 'off';
   /** Stops the job early (the server shutting down, a canceled build); it is killed with its group. */
   signal?: AbortSignal;
+  /** Lets the job start worker threads (same process, same permissions and limits). */
+  allowWorkers?: boolean;
 }
 
-export interface SandboxedProcessResult {
+interface SandboxedProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
@@ -87,6 +90,9 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
     flag,
     ...[options.script, ...options.readPaths].map((p) => `--allow-fs-read=${p}`),
     ...[options.workDir, ...options.writePaths].map((p) => `--allow-fs-write=${p}`),
+    // Node warns on stderr, into the build log, that workers widen what a process may do; here they
+    // run the builder's own code under the same permissions (docs/decisions/0054-docs-build-worker-threads.md).
+    ...(options.allowWorkers === true ? ['--allow-worker', '--disable-warning=SecurityWarning'] : []),
     `--max-old-space-size=${options.memoryMb}`,
     '--disallow-code-generation-from-strings',
     '--disable-warning=ExperimentalWarning',

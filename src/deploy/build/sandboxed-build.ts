@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildTimings } from './docs-site.js';
+import { BUNDLE_ENTRY_FILE, bundleBuilderEntry, DIST_BUNDLE_DIR } from './entry-bundle.js';
 import { abortMessage, runSandboxedProcess, type SandboxLogLine } from './sandbox.js';
 
-export interface SandboxedBuildOptions {
+interface SandboxedBuildOptions {
   inputDir: string;
   outputDir: string;
   /** Wall-clock limit (default 120 s). */
@@ -34,7 +35,7 @@ export interface SandboxedBuildOptions {
   scratchDir?: string;
 }
 
-export interface SandboxedBuildStats {
+interface SandboxedBuildStats {
   durationMs: number;
   peakRssMb: number | undefined;
   pages: number;
@@ -42,12 +43,14 @@ export interface SandboxedBuildStats {
   outputBytes: number;
   warnings: number;
   timings: BuildTimings | undefined;
+  /** CPU time (user + system, every thread) the build process reported using, start-up included. */
+  cpuMs: number | undefined;
   exitCode: number | null;
   signal: string | null;
   isolation: 'bubblewrap' | 'permission-model';
 }
 
-export interface SandboxedBuildResult {
+interface SandboxedBuildResult {
   ok: boolean;
   logs: SandboxLogLine[];
   error: string | undefined;
@@ -62,6 +65,7 @@ interface EntryReport {
   bytes?: number;
   warnings?: number;
   timings?: BuildTimings;
+  cpuMs?: number;
 }
 
 export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise<SandboxedBuildResult> {
@@ -81,6 +85,8 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
       readPaths: [input, output, ...entry.readPaths, ...(datesFile === undefined ? [] : [datesFile])],
       writePaths: [output],
       workDir,
+      // The builder builds pages on worker threads running its own entry (page-threads.ts).
+      allowWorkers: options.builderScript === undefined,
       timeoutMs: options.timeoutMs ?? 120_000,
       memoryMb: options.memoryMb ?? 512,
       maxLogBytes: options.maxLogBytes ?? 1024 * 1024,
@@ -121,6 +127,7 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
         outputBytes: measured?.bytes ?? 0,
         warnings: report?.warnings ?? 0,
         timings: report?.timings,
+        cpuMs: typeof report?.cpuMs === 'number' ? report.cpuMs : undefined,
         exitCode: run.exitCode,
         signal: run.signal,
         isolation: run.isolation,
@@ -131,22 +138,24 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
   }
 }
 
+const MEASURE_CONCURRENCY = 32;
+
 function isEntryReport(value: unknown): value is EntryReport {
   return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean';
 }
 
 async function measureOutput(root: string): Promise<{ bytes: number; files: number; problem?: string }> {
-  let bytes = 0;
-  let files = 0;
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  for (const entry of entries) {
-    const full = path.join(entry.parentPath, entry.name);
-    if (entry.isSymbolicLink()) return { bytes, files, problem: `the build left a symbolic link in the output: ${path.relative(root, full)}` };
-    if (!entry.isFile()) continue;
-    files += 1;
-    bytes += (await lstat(full)).size;
+  const link = entries.find((entry) => entry.isSymbolicLink());
+  if (link !== undefined) return { bytes: 0, files: 0, problem: `the build left a symbolic link in the output: ${path.relative(root, path.join(link.parentPath, link.name))}` };
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+  let bytes = 0;
+  // A few at a time: one by one, a large site's files cost a round trip each.
+  for (let start = 0; start < files.length; start += MEASURE_CONCURRENCY) {
+    const sizes = await Promise.all(files.slice(start, start + MEASURE_CONCURRENCY).map(async (file) => (await lstat(file)).size));
+    for (const size of sizes) bytes += size;
   }
-  return { bytes, files };
+  return { bytes, files: files.length };
 }
 
 async function emptyFolder(dir: string): Promise<void> {
@@ -155,46 +164,31 @@ async function emptyFolder(dir: string): Promise<void> {
 
 interface BuilderEntry {
   script: string;
-  /** Paths the entry needs to read besides itself (compiled code and its packages). */
+  /** Paths the entry needs to read besides itself (the bundle's folder). */
   readPaths: string[];
 }
 
 let bundled: Promise<BuilderEntry> | undefined;
 
 /**
- * From dist/ the entry is build-entry.js next to this file, reading dist/ and node_modules/. Under
- * tsx (tests, `npm run dev`) the sources are TypeScript, which a permission-restricted child cannot
- * load (tsx needs worker threads and reads outside any narrow allow-list), so the entry and its
- * packages are bundled once per process into a single file with esbuild, a development dependency.
+ * The entry the build process runs, bundled (entry-bundle.ts): from dist/, the bundle `npm run build`
+ * made next to this file; under tsx (tests, `npm run dev`), whose TypeScript sources a
+ * permission-restricted child cannot load, one bundled once per process into a temporary folder.
+ * The process may read the bundle's folder and nothing else of Blume's.
  */
-async function builderEntry(): Promise<BuilderEntry> {
+export async function builderEntry(): Promise<BuilderEntry> {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.js')) {
-    const distRoot = path.dirname(path.dirname(path.dirname(here)));
-    const packageRoot = path.dirname(distRoot);
-    const modules = await realpath(path.join(packageRoot, 'node_modules'));
-    return { script: path.join(path.dirname(here), 'build-entry.js'), readPaths: [distRoot, modules, path.join(packageRoot, 'package.json')] };
+    const dir = path.join(path.dirname(here), DIST_BUNDLE_DIR);
+    return { script: path.join(dir, BUNDLE_ENTRY_FILE), readPaths: [dir] };
   }
   bundled ??= bundleEntry(path.join(path.dirname(here), 'build-entry.ts'));
   return bundled;
 }
 
 async function bundleEntry(source: string): Promise<BuilderEntry> {
-  const { build } = await import('esbuild');
   const dir = await mkdtemp(path.join(tmpdir(), 'blume-build-entry-'));
-  const script = path.join(dir, 'build-entry.mjs');
   // The bundle serves every build of this process; it goes when the process does.
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  await build({
-    entryPoints: [source],
-    outfile: script,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
-    // CommonJS packages inside an ESM bundle call require() for Node built-ins.
-    banner: { js: "import { createRequire as __blumeCreateRequire } from 'node:module'; const require = __blumeCreateRequire(import.meta.url);" },
-  });
-  return { script, readPaths: [] };
+  return { script: await bundleBuilderEntry(source, dir), readPaths: [dir] };
 }

@@ -15,7 +15,7 @@ import { inlineText } from './markdown.js';
 export const SECTIONS_PER_FILE = 40;
 const SNIPPET_LENGTH = 120;
 
-interface SearchSection {
+export interface SearchSection {
   /** Heading text; '' for the part of a page before its first heading. */
   heading: string;
   anchor: string;

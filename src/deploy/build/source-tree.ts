@@ -29,7 +29,7 @@ export interface ScanLimits {
 
 export const defaultScanLimits: ScanLimits = { maxFiles: 50_000, maxPageBytes: 8 * 1024 * 1024, maxDepth: 32 };
 
-export const SITE_CONFIG_FILE = 'blume.json';
+const SITE_CONFIG_FILE = 'blume.json';
 
 // Control characters, the backslash (a separator elsewhere) and U+FFFD, which is what Node puts in
 // place of bytes that are not UTF-8 in a file name.

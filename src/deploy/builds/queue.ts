@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import type { GitCommit } from '../tables.js';
 import { buildLogs, builds, type BuildLogRow, type BuildRow } from './tables.js';
 
-export interface NewBuild {
+interface NewBuild {
   siteId: string;
   trigger: BuildRow['trigger'];
   kind: BuildRow['kind'];
@@ -65,7 +65,7 @@ export async function claimBuild(db: Executor, workerId: string, leaseMs: number
   return claimed?.subject;
 }
 
-export type CancelRequest =
+type CancelRequest =
   /** It was queued and is now canceled: no worker will take it. */
   | { outcome: 'canceled'; row: BuildRow }
   /** It is running: the request is recorded and its worker will stop it. */
@@ -116,7 +116,7 @@ export async function requestBuildCancel(db: Executor, siteId: string, buildId: 
   return { outcome: row.state === 'running' ? 'requested' : 'finished', row };
 }
 
-export type BuildOutcome = { state: 'succeeded'; releaseId: string } | { state: 'failed' | 'canceled'; error: string };
+type BuildOutcome = { state: 'succeeded'; releaseId: string } | { state: 'failed' | 'canceled'; error: string };
 
 /** Ends a build this worker holds; false when its lease was lost meanwhile (nothing changes). */
 export async function finishBuild(db: Executor, buildId: string, workerId: string, outcome: BuildOutcome): Promise<boolean> {
@@ -147,6 +147,13 @@ export async function failBuilds(db: Executor, buildIds: string[], reason: strin
     await db.insert(buildLogs).values(rows.map((row) => ({ buildId: row.id, at, stream: 'blume' as const, line: `build failed: ${reason}` })));
   }
   return rows;
+}
+
+/** The uploaded inputs these builds still name, whatever their state. */
+export async function buildInputKeys(db: Executor, buildIds: string[]): Promise<string[]> {
+  if (buildIds.length === 0) return [];
+  const rows = await db.select({ key: builds.inputKey }).from(builds).where(inArray(builds.id, buildIds));
+  return rows.map((row) => row.key).filter((key): key is string => key !== null);
 }
 
 /**

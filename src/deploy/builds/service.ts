@@ -15,10 +15,12 @@ import { spoolArchive, type ArchiveLimits } from '../archive.js';
 import { tempPrefix } from '../temp-dirs.js';
 import { enqueueBuild, findBuild, isFinished, newBuildId, requestBuildCancel } from './queue.js';
 import { buildInputKey } from './run.js';
-import type { BuildRow } from './tables.js';
+import type { BuildLogRow, BuildRow } from './tables.js';
 import { BUILD_CANCEL_CHANNEL } from './worker.js';
 
-export interface SourceUploadContext {
+export type { BuildLogRow, BuildRow };
+
+interface SourceUploadContext {
   db: Database;
   blobs: BlobStore;
   limits: ArchiveLimits;
@@ -55,7 +57,7 @@ export async function waitForBuild(db: Database, siteId: string, buildId: string
   }
 }
 
-export interface CancelContext {
+interface CancelContext {
   db: Database;
   blobs: BlobStore;
   pubsub: PubSub;

@@ -5,15 +5,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PubSub } from '../../adapters/cache/index.js';
 import { jobCancelChannel, JobWorker, type JobKind } from '../../jobs/worker.js';
+import { sweepBlobIntents } from '../blobs.js';
 import { BuildLogWriter } from './log-writer.js';
-import { BUILD_JOB, failBuilds, findBuild, finishBuild, startBuild } from './queue.js';
+import { BUILD_JOB, buildInputKeys, failBuilds, findBuild, finishBuild, startBuild } from './queue.js';
 import { BuildCanceled, BuildFailure, runBuild, type BuildContext } from './run.js';
 import type { BuildRow } from './tables.js';
 
 /** Carries the id of a running build whose cancel was just recorded, to whichever node runs it. */
 export const BUILD_CANCEL_CHANNEL = jobCancelChannel(BUILD_JOB);
 
-export interface BuildWorkerOptions {
+interface BuildWorkerOptions {
   /** Embedded databases belong to one process: at start every running build there is abandoned. */
   embeddedDatabase: boolean;
   logger: FastifyBaseLogger;
@@ -24,6 +25,8 @@ export interface BuildWorkerOptions {
 }
 
 const DEFAULT_POLL_MS = 1_000;
+/** An upload's blob intent older than this belongs to a dead upload (one stores its blobs in minutes at most). */
+const DEAD_UPLOAD_MS = 3600 * 1000;
 
 export class BuildWorker {
   private readonly jobs: JobWorker<BuildRow>;
@@ -42,6 +45,7 @@ export class BuildWorker {
       run: (build, _job, run) => this.execute(build, run.signal),
       canceled: () => new BuildCanceled(),
       recovered: (rows, all) => this.failRecovered(rows.map((row) => row.id), all),
+      housekeeping: () => this.sweepDeadUploads(),
     };
     this.jobs = new JobWorker(ctx.db, kind, { logger: options.logger, embeddedDatabase: options.embeddedDatabase, graceMs: options.graceMs, holdsProcess: true });
   }
@@ -82,15 +86,21 @@ export class BuildWorker {
     return this.jobs.stop();
   }
 
+  /** Blobs of uploads (archives and build outputs) that died before their commit, on any node. */
+  private async sweepDeadUploads(): Promise<void> {
+    const removed = await sweepBlobIntents(this.ctx.db, this.ctx.blobs, new Date(Date.now() - DEAD_UPLOAD_MS));
+    if (removed > 0) this.options.logger.warn({ removed }, `removed ${removed} blob(s) uploads that died before their commit left`);
+  }
+
   private async failRecovered(ids: string[], all: boolean): Promise<void> {
     const reason = all
       ? 'Blume restarted while this build was running; it was not retried'
       : 'the worker running this build stopped answering (its lease expired); it was not retried';
+    // The inputs go first (also those of builds that had ended, the worker dying before it removed
+    // their upload), so whoever sees the build ended sees no leftover upload.
+    for (const inputKey of await buildInputKeys(this.ctx.db, ids)) await this.dropInput({ inputKey });
     const rows = await failBuilds(this.ctx.db, ids, reason);
-    for (const row of rows) {
-      this.options.logger.warn({ build: row.id, site: row.siteId }, 'build abandoned by its worker marked failed');
-      await this.dropInput(row);
-    }
+    for (const row of rows) this.options.logger.warn({ build: row.id, site: row.siteId }, 'build abandoned by its worker marked failed');
   }
 
   private async execute(job: BuildRow, signal: AbortSignal): Promise<void> {
@@ -149,7 +159,7 @@ export class BuildWorker {
     );
   }
 
-  private async dropInput(job: BuildRow): Promise<void> {
+  private async dropInput(job: Pick<BuildRow, 'inputKey'>): Promise<void> {
     if (!job.inputKey) return;
     await this.ctx.blobs.delete(job.inputKey).catch((error: unknown) => this.options.logger.warn({ err: error, key: job.inputKey }, 'could not remove a build input'));
   }

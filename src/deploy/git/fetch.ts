@@ -8,6 +8,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const REPOSITORY_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$';
+/** A branch name git accepts: no leading `-`, no `..`, `//`, trailing `/` or `.lock`. */
+export const BRANCH_PATTERN = '^(?!-)(?!.*\\.\\.)(?!.*//)(?!.*/$)(?!.*\\.lock$)[A-Za-z0-9._/-]+$';
 /** A full commit id, SHA-1 or SHA-256. */
 export const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
@@ -30,7 +32,7 @@ export interface FetchCommitOptions {
   log: (line: string) => void;
 }
 
-export function repositoryUrl(baseUrl: string, repository: string): string {
+function repositoryUrl(baseUrl: string, repository: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${repository}.git`;
 }
 

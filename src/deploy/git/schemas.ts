@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { REPOSITORY_PATTERN } from './fetch.js';
+import { BRANCH_PATTERN, REPOSITORY_PATTERN } from './fetch.js';
 
 const Kind = Type.Union([Type.Literal('markdown'), Type.Literal('static')], {
   description: 'markdown: build the folder as a docs site; static: serve the folder as it is.',
@@ -11,7 +11,7 @@ export const ConnectionBody = Type.Object(
     branch: Type.String({
       minLength: 1,
       maxLength: 200,
-      pattern: '^(?!-)(?!.*\\.\\.)(?!.*//)(?!.*/$)(?!.*\\.lock$)[A-Za-z0-9._/-]+$',
+      pattern: BRANCH_PATTERN,
       description: 'Pushes to this branch build promotable releases; pushes to other branches build preview-only releases.',
     }),
     path: Type.Optional(Type.String({ maxLength: 1024, description: 'Folder inside the repository to build or serve; the root when absent.' })),

@@ -9,14 +9,14 @@ import { AppError } from '../../http/errors.js';
 import { openSecret, sealSecret } from '../../lib/secrets.js';
 import { normalizeEntryPath } from '../archive.js';
 import { enqueueBuild } from '../builds/queue.js';
-import { COMMIT_ID } from './fetch.js';
+import { BRANCH_PATTERN, COMMIT_ID, REPOSITORY_PATTERN } from './fetch.js';
 import { githubConnections, githubDeliveries, type GithubConnectionRow } from './tables.js';
 
 const SECRET_PURPOSE = 'github-webhook-secret';
 /** Deliveries are remembered this long; GitHub redelivers within days, not months. */
 const DELIVERY_MEMORY_DAYS = 30;
 
-export interface ConnectionInput {
+interface ConnectionInput {
   repository: string;
   branch: string;
   path?: string | undefined;
@@ -24,7 +24,7 @@ export interface ConnectionInput {
 }
 
 /** The folder inside the repository as a clean relative path ('' for the root). */
-export function normalizeRepositoryPath(input: string | undefined): string {
+function normalizeRepositoryPath(input: string | undefined): string {
   if (input === undefined) return '';
   try {
     return normalizeEntryPath(input.replace(/^\/+/, ''));
@@ -33,8 +33,13 @@ export function normalizeRepositoryPath(input: string | undefined): string {
   }
 }
 
+const REPOSITORY = new RegExp(REPOSITORY_PATTERN);
+const BRANCH = new RegExp(BRANCH_PATTERN);
+
 /** Connects (or reconnects) the site's repository with a fresh webhook secret, answered once here. */
 export async function connectRepository(db: Executor, secretKey: string, siteId: string, input: ConnectionInput): Promise<{ connection: GithubConnectionRow; secret: string }> {
+  if (!REPOSITORY.test(input.repository)) throw new AppError('validation_failed', `The repository must be written owner/name, not "${input.repository}".`);
+  if (input.branch.length > 200 || !BRANCH.test(input.branch)) throw new AppError('validation_failed', `"${input.branch}" is not a branch name git accepts.`);
   const secret = randomBytes(32).toString('hex');
   const values = {
     repository: input.repository,
@@ -63,14 +68,14 @@ export async function disconnectRepository(db: Executor, siteId: string): Promis
 }
 
 /** Checks `sha256=<hex>` against the HMAC of the raw body, in constant time. */
-export function verifySignature(secret: string, body: Buffer, header: string | undefined): boolean {
+function verifySignature(secret: string, body: Buffer, header: string | undefined): boolean {
   const match = /^sha256=([0-9a-f]{64})$/i.exec(header?.trim() ?? '');
   if (!match) return false;
   const expected = createHmac('sha256', secret).update(body).digest();
   return timingSafeEqual(expected, Buffer.from(match[1]!, 'hex'));
 }
 
-export interface WebhookRequest {
+interface WebhookRequest {
   event: string | undefined;
   delivery: string | undefined;
   signature: string | undefined;

@@ -11,7 +11,7 @@ import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
 import { decodedBody, startSmtpSink, type ReceivedMail, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
 import { jobs } from '../../jobs/tables.js';
 import { forumMembers, forumSessions } from '../tables.js';
-import { MAIL_JOB, type MailJob } from './outbox.js';
+import { MAIL_JOB, type MailJob } from '../../jobs/mail-outbox.js';
 
 type Row = Record<string, unknown>;
 const host = communityHost('club');
@@ -37,7 +37,7 @@ for (const database of testDatabases) {
       forumApi(t.app, 'club', token, { method: method as 'GET', path, ...(payload ? { payload } : {}), ...(headers ? { headers } : {}) });
     /** Mails that reached the sink for `address` so far, after the outbox has finished sending. */
     const mailsTo = async (address: string) => {
-      await t.app.services.mailOutbox.idle();
+      await t.app.mailOutbox.idle();
       return sink.received.filter((mail) => mail.to.includes(address));
     };
     /** The next mail for `address` beyond the ones counted in `seen`. */
@@ -79,6 +79,7 @@ for (const database of testDatabases) {
       const confirm = await carol.get(link.slice('http://club.blume.test'.length));
       assert.equal(confirm.statusCode, 200);
       assert.match(pageText(confirm.body), /E-mail address confirmed/);
+      assert.doesNotMatch(pageText(confirm.body), /Confirm your e-mail address to post/, 'the confirmed page asks no more');
       const [row] = await t.app.deps.database.db.select().from(forumMembers).where(eq(forumMembers.username, 'carol'));
       assert.equal(row!.emailConfirmed, true);
       await carol.get(`/t/${topicId}`);
@@ -148,7 +149,7 @@ for (const database of testDatabases) {
       assert.equal(mail.headers.get('message-id'), `<post.${postId}.${alice.member.id}@club.blume.test>`);
       assert.equal(mail.headers.get('in-reply-to'), `<topic.${topicId}@club.blume.test>`);
       assert.equal(mail.headers.get('references'), `<topic.${topicId}@club.blume.test>`);
-      assert.match(mail.headers.get('list-unsubscribe') ?? '', /^<https:\/\/club\.blume\.test\/unsubscribe\/[0-9a-z]{16}\.[A-Za-z0-9_-]+>$/);
+      assert.match(mail.headers.get('list-unsubscribe') ?? '', /^<https:\/\/club\.blume\.test\/unsubscribe\/[0-9a-z]{16}\.reply\.[A-Za-z0-9_-]{43}>$/);
       assert.equal(mail.headers.get('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
       const body = decodedBody(mail);
       assert.ok(body.includes(`https://club.blume.test/t/${topicId}?view=threaded#p-${postId}`));
@@ -202,7 +203,7 @@ for (const database of testDatabases) {
       assert.equal((await mailsTo('bob@members.test')).length, bobSeen + 1);
     });
 
-    it('stops reply mails after one-click unsubscribe, and the profile turns them back on', async () => {
+    it('stops reply mails after one-click unsubscribe, and the mail settings turn them back on', async () => {
       const seen = (await mailsTo('alice@members.test')).length;
       assert.equal((await api(bob.token, 'POST', `/topics/${topicId}/posts`, { body: 'Milk?' })).statusCode, 201);
       const mail = await nextMailTo('alice@members.test', seen);
@@ -216,13 +217,14 @@ for (const database of testDatabases) {
 
       const ui = client();
       await ui.login('alice', alice.password);
-      const profile = await ui.get('/account');
-      assert.doesNotMatch(profile.body, /name="notify_replies" checked/);
-      assert.equal((await ui.post('/account/notifications', { notify_replies: 'on' })).statusCode, 200);
+      const settings = await ui.get('/account/notifications');
+      assert.match(settings.body, /<option value="never" selected>Never<\/option><\/select><\/div>\s*<div><label for="mail-mention">/);
+      const chosen = { reply: 'immediately', mention: 'immediately', like: 'digest', digest: 'weekly' };
+      assert.equal((await ui.post('/account/notifications', chosen)).statusCode, 200);
       assert.equal((await api(bob.token, 'POST', `/topics/${topicId}/posts`, { body: 'Lemon?' })).statusCode, 201);
       await nextMailTo('alice@members.test', seen + 1);
-      await ui.get('/account');
-      assert.equal((await ui.post('/account/notifications', {})).statusCode, 200);
+      await ui.get('/account/notifications');
+      assert.equal((await ui.post('/account/notifications', { ...chosen, reply: 'never' })).statusCode, 200);
       assert.equal((await api(bob.token, 'POST', `/topics/${topicId}/posts`, { body: 'Honey?' })).statusCode, 201);
       assert.equal((await mailsTo('alice@members.test')).length, seen + 2);
     });
@@ -249,7 +251,7 @@ for (const database of testDatabases) {
       const topic = await forumApi(t.app, 'club', alice.token, { method: 'POST', path: '/topics', payload: { forum_id: 'general', title: 'Hello', body: 'Hi all' } });
       const reply = await forumApi(t.app, 'club', bob.token, { method: 'POST', path: `/topics/${String((topic.json() as Row).id)}/posts`, payload: { body: 'Hi alice' } });
       assert.equal(reply.statusCode, 201);
-      await t.app.services.mailOutbox.idle();
+      await t.app.mailOutbox.idle();
       const [queued] = await t.app.deps.database.db.select().from(jobs).where(eq(jobs.kind, MAIL_JOB));
       assert.equal((queued!.payload as MailJob).kind, 'reply');
       assert.equal(queued!.state, 'queued');

@@ -5,9 +5,10 @@ import type { SiteRow } from '../../core/sites/tables.js';
 import type { Executor } from '../../db/client.js';
 import { hashNewPassword } from '../../core/accounts/service.js';
 import type { Notified } from '../notifications.js';
-import { forumMembers, forumSessions, type ForumMemberRow, type ForumPostRow, type ForumTopicRow } from '../tables.js';
-import { confirmationMail, replyMail, resetMail, type MailContext } from './messages.js';
-import { enqueueMail } from './outbox.js';
+import { forumMembers, forumSessions, type ForumMemberRow, type ForumPostRow, type ForumTopicRow, type NotificationKind } from '../tables.js';
+import { confirmationMail, likeMail, replyMail, resetMail, type MailContext } from './messages.js';
+import { mailDeliveryOf } from './settings.js';
+import { enqueueMail } from '../../jobs/mail-outbox.js';
 import { findMemberToken, issueMemberToken, spendMemberToken, unsubscribeToken } from './tokens.js';
 
 export async function sendConfirmation(db: Executor, ctx: MailContext, member: ForumMemberRow): Promise<void> {
@@ -73,10 +74,6 @@ export async function resetPassword(db: Executor, siteId: string, presented: str
   });
 }
 
-export async function setReplyNotifications(db: Executor, siteId: string, memberId: string, on: boolean): Promise<void> {
-  await db.update(forumMembers).set({ notifyReplies: on }).where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, memberId)));
-}
-
 interface PostMailEvent {
   site: SiteRow;
   topic: ForumTopicRow;
@@ -92,20 +89,39 @@ export interface ReplyMailOptions {
   secretKey: string;
 }
 
+/** Whether a notification of this kind goes to the member by mail now (not in a digest, not never). */
+function mailsAtOnce(member: ForumMemberRow, kind: NotificationKind): boolean {
+  return member.emailConfirmed && mailDeliveryOf(member, kind) === 'immediately';
+}
+
+function unsubscribeUrl(options: ReplyMailOptions, siteId: string, memberId: string, kind: NotificationKind): string {
+  return `${options.ctx.origin}/unsubscribe/${unsubscribeToken(options.secretKey, siteId, memberId, kind)}`;
+}
+
 /**
- * Queues one mail to each member a new post notified of a reply or a mention (likes only notify in
- * the forum), and only to members who want mail (`notify_replies`) and have a confirmed address.
- * The notification step already kept out the author, banned members and members who may not see
- * the topic. The caller drains the outbox once the transaction commits.
+ * Queues one mail to each member a new post notified of a reply or a mention, when the member wants
+ * that kind at once and has a confirmed address (a digest picks up the others later). The
+ * notification step already kept out the author, banned members and members who may not see the
+ * topic. The caller drains the outbox once the transaction commits.
  */
 export async function enqueuePostMails(tx: Executor, event: PostMailEvent, options: ReplyMailOptions): Promise<number> {
   let queued = 0;
   for (const { member: recipient, kind } of event.notified) {
-    if (kind === 'like' || !recipient.notifyReplies || !recipient.emailConfirmed) continue;
+    if (kind === 'like' || !mailsAtOnce(recipient, kind)) continue;
     const reason = kind === 'mention' ? 'mention' : event.parent?.authorId === recipient.id && !event.parent.deletedAt ? 'post' : 'topic';
-    const unsubscribeUrl = `${options.ctx.origin}/unsubscribe/${unsubscribeToken(options.secretKey, event.site.id, recipient.id)}`;
-    const mail = replyMail(options.ctx, { recipient, replier: event.author, topic: event.topic, post: event.post, parent: event.parent, reason, unsubscribeUrl });
+    const mail = replyMail(options.ctx, { recipient, replier: event.author, topic: event.topic, post: event.post, parent: event.parent, reason, unsubscribeUrl: unsubscribeUrl(options, event.site.id, recipient.id, kind) });
     await enqueueMail(tx, event.site.id, 'reply', mail);
+    queued++;
+  }
+  return queued;
+}
+
+/** Queues the like mail to the post's author when a like notified it and it wants likes at once. */
+export async function enqueueLikeMail(tx: Executor, event: { site: SiteRow; topic: ForumTopicRow; post: ForumPostRow; liker: ForumMemberRow; notified: readonly Notified[] }, options: ReplyMailOptions): Promise<number> {
+  let queued = 0;
+  for (const { member: recipient, kind } of event.notified) {
+    if (kind !== 'like' || !mailsAtOnce(recipient, kind)) continue;
+    await enqueueMail(tx, event.site.id, 'like', likeMail(options.ctx, { recipient, liker: event.liker, topic: event.topic, post: event.post, unsubscribeUrl: unsubscribeUrl(options, event.site.id, recipient.id, kind) }));
     queued++;
   }
   return queued;

@@ -1,10 +1,12 @@
 // Signing up, logging in and out, the member's own profile (password, forum tokens) and banning.
 // Login answers one message for unknown logins and wrong passwords, in the same time, and is rate
 // limited per client like the API's token minting.
+import { activeSuspension, suspensionWords } from '../moderation.js';
 import { field, safeNext, seeOther } from '../../http/forms.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmail } from '../../lib/email.js';
+import { parseBoolean } from '../../config/index.js';
 import { listCredentials, mintCredential } from '../../core/credentials/service.js';
 import { AppError } from '../../http/errors.js';
 import { MAX_PASSWORD_LENGTH as MAX_PASSWORD, passwordProblem } from '../../lib/password-rules.js';
@@ -12,7 +14,7 @@ import { authenticateMember, changeMemberPassword, createMember, effectiveRole, 
 import { authorizeBan, requireMember } from '../policy.js';
 import { mailContext } from '../mail/context.js';
 import { spendAccountMailBudget } from '../mail/limits.js';
-import { sendConfirmation, setReplyNotifications } from '../mail/service.js';
+import { sendConfirmation } from '../mail/service.js';
 import { checkForm, loadUi, type UiContext } from './context.js';
 import { accountView, loginView, signupView, type AccountPage } from './form-views.js';
 import { HONEYPOT_FIELD, signupStamp, signupTrap, STAMP_FIELD, type SignupTrap } from './signup-trap.js';
@@ -61,9 +63,10 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const member = login && password ? await authenticateMember(db, ui.site, login, password) : undefined;
     if (!member) await throttle.failed(request, scope, login);
     else await throttle.succeeded(request, reply, scope, login);
-    if (!member || member.banned) {
-      // Banned members learn it only after proving their password.
-      const message = member?.banned ? 'This member is banned from the community.' : 'The login or password is wrong.';
+    const suspension = member && activeSuspension(member);
+    if (!member || member.banned || suspension) {
+      // Banned and suspended members learn it only after proving their password.
+      const message = member?.banned ? 'This member is banned from the community.' : suspension ? suspensionWords(suspension) : 'The login or password is wrong.';
       return sendPage(reply, ui, 'Log in', loginView(ui, { login, next }, message), { status: member ? 403 : 401, private: true });
     }
     await startSession(request, reply, member.id);
@@ -89,14 +92,15 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     if (!isEmail(email)) return again('Enter a valid e-mail address.');
     const weak = passwordProblem(password ?? '');
     if (password === undefined || weak) return again(`The password ${weak ?? 'is too long'}.`);
-    const mailOn = app.services.mailOutbox.enabled;
+    // Without mail there is no way to confirm an address, so nobody is asked to; nor when the
+    // community turns confirmation off (FORUM_EMAIL_CONFIRMATION).
+    const mailOn = app.mailOutbox.enabled && (parseBoolean(ui.settings.values.FORUM_EMAIL_CONFIRMATION ?? '') ?? true);
     try {
-      // Without mail there is no way to confirm an address, so nobody is asked to.
-      const member = await createMember(db, ui.site.id, { username, email, password, emailConfirmed: !mailOn });
+      const member = await createMember(db, ui.site.id, { username, email, password, emailConfirmed: !mailOn, trustLevel: 0 });
       await startSession(request, reply, member.id);
       if (mailOn) {
         await sendConfirmation(db, await mailContext(request, ui.site), member);
-        app.services.mailOutbox.drainSoon();
+        app.mailOutbox.drainSoon();
       }
     } catch (error) {
       if (error instanceof AppError && (error.code === 'username_taken' || error.code === 'email_taken')) return again(error.message, 409);
@@ -118,7 +122,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
       listCredentials(db, { kind: 'forum_token', siteId: ui.site.id, subjectId: member.id }),
       app.services.plans.includes(ui.site.plan, 'forum_api'),
     ]);
-    return { member, role: ui.viewer.role, tokens, apiAvailable, mailEnabled: app.services.mailOutbox.enabled, ...extra };
+    return { member, role: ui.viewer.role, tokens, apiAvailable, mailEnabled: app.mailOutbox.enabled, ...extra };
   }
 
   app.get('/account', { preHandler: loadUi }, async (request, reply) => {
@@ -143,27 +147,17 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { message })), { status: message.kind === 'ok' ? 200 : 422, private: true });
   });
 
-  app.post('/account/notifications', { preHandler: form }, async (request, reply) => {
-    const ui = request.ui;
-    requireMember(ui.viewer);
-    const on = field(request, 'notify_replies', 5) === 'on';
-    await setReplyNotifications(db, ui.site.id, ui.viewer.member.id, on);
-    const member = { ...ui.viewer.member, notifyReplies: on };
-    const text = on ? 'You will get a mail when someone replies to you or mentions you.' : 'You will get no mails about replies or mentions.';
-    return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { member, message: { kind: 'ok', text } })), { private: true });
-  });
-
   app.post('/account/confirm/resend', { preHandler: form }, async (request, reply) => {
     const ui = request.ui;
     requireMember(ui.viewer);
     const member = ui.viewer.member;
     let message: AccountPage['message'];
     if (member.emailConfirmed) message = { kind: 'ok', text: 'Your e-mail address is already confirmed.' };
-    else if (!app.services.mailOutbox.enabled) message = { kind: 'error', text: 'This server sends no mail; ask an administrator to confirm your address.' };
+    else if (!app.mailOutbox.enabled) message = { kind: 'error', text: 'This server sends no mail; ask an administrator to confirm your address.' };
     else if (!(await spendAccountMailBudget(app, 'confirm', ui.site.id, member.id))) message = { kind: 'error', text: 'We sent several mails already; wait an hour before asking again.' };
     else {
       await sendConfirmation(db, await mailContext(request, ui.site), member);
-      app.services.mailOutbox.drainSoon();
+      app.mailOutbox.drainSoon();
       message = { kind: 'ok', text: `We sent a new confirmation link to ${member.email}.` };
     }
     return sendPage(reply, ui, 'Your profile', accountView(ui, await accountPage(ui, { message })), { status: message.kind === 'ok' ? 200 : 429, private: true });

@@ -7,8 +7,14 @@ import type { InstanceSettings } from '../../core/settings/allowlist.js';
 import type { SiteRow } from '../../core/sites/tables.js';
 import { csrfToken, verifyCsrf } from '../../http/csrf.js';
 import { AppError } from '../../http/errors.js';
+import { findAgent } from '../../helpdesk/agents.js';
+import { isEditor } from '../../cms/editors.js';
 import { viewerFor } from '../members.js';
+import { activeSuspension, listWarnings } from '../moderation.js';
+import { countUnreadNotifications } from '../notifications.js';
 import { GUEST, type Viewer } from '../policy.js';
+import { reviewTrust, trustRules } from '../trust.js';
+import type { ForumModActionRow } from '../tables.js';
 import { clearMemberCookie, MEMBER_COOKIE, memberForSession } from './sessions.js';
 
 export interface UiContext {
@@ -21,6 +27,14 @@ export interface UiContext {
   registrationOpen: boolean;
   /** The CSRF token forms on this page carry. */
   csrf: string;
+  /** The member's unread notifications, for the header; read for pages (GET) only. */
+  unreadNotifications?: number;
+  /** The header links to the help desk inbox: the member is an agent or admin on a plan with it (pages only). */
+  deskLink?: boolean;
+  /** The header links to the content editor: the member is a content editor, not an admin (pages only). */
+  contentLink?: boolean;
+  /** The member's warnings it has not acknowledged, shown on top of pages (GET only). */
+  warnings?: ForumModActionRow[];
 }
 
 declare module 'fastify' {
@@ -49,7 +63,7 @@ export async function loadGuestUi(request: FastifyRequest): Promise<void> {
   request.ui = { site, settings, viewer: GUEST, sessionId: undefined, title: titleOf(site, settings), registrationOpen: false, csrf: '' };
 }
 
-/** preHandler of every page: loads the site and the viewer; a banned member's session ends. */
+/** preHandler of every page: loads the site and the viewer; a banned or suspended member's session ends. */
 export async function loadUi(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { site, settings } = await communitySite(request);
   const db = request.server.deps.database.db;
@@ -58,7 +72,8 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
   const cookie = request.cookies[MEMBER_COOKIE];
   if (cookie) {
     const session = await memberForSession(db, site.id, cookie);
-    if (session && !session.member.banned) {
+    if (session && !session.member.banned && !activeSuspension(session.member)) {
+      await reviewTrust(db, trustRules(settings), session.member);
       viewer = viewerFor(site, session.member);
       sessionId = session.id;
     } else {
@@ -76,6 +91,17 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
     csrf: '',
   };
   request.ui.csrf = csrfToken(request, reply, site.id, sessionId);
+  // A form post mostly answers with a redirect: its count would be read for nothing.
+  if (viewer.kind === 'member' && request.method === 'GET') {
+    const deskLink = async () => (await request.server.services.plans.includes(site.plan, 'helpdesk_api')) && (viewer.role === 'admin' || (await findAgent(db, site.id, viewer.member.id)) !== undefined);
+    const contentLink = async () => viewer.role !== 'admin' && (await isEditor(db, site.id, viewer.member.id));
+    [request.ui.unreadNotifications, request.ui.warnings, request.ui.deskLink, request.ui.contentLink] = await Promise.all([
+      countUnreadNotifications(db, site.id, viewer),
+      listWarnings(db, site.id, viewer, true),
+      deskLink(),
+      contentLink(),
+    ]);
+  }
 }
 
 /** preHandler of every form post, after `loadUi`. */

@@ -43,7 +43,7 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
 }
 
 /** Plain text of sanitized post HTML, cut at `max` characters, for a meta description. */
-export function describe(bodyHtml: string, max = 200): string {
+function describe(bodyHtml: string, max = 200): string {
   const text = bodyHtml
     .replace(/<[^>]*>/g, ' ')
     .replace(/&(lt|gt|quot|#39|amp);/g, (_all, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name] ?? '')

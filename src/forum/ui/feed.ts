@@ -18,7 +18,7 @@ export async function openingPosts(db: Executor, topicIds: string[]): Promise<Ma
   return new Map(rows.filter((row) => !row.deletedAt).map((row) => [row.topicId, row.html]));
 }
 
-export interface FeedInput {
+interface FeedInput {
   origin: string;
   title: string;
   selfPath: string;

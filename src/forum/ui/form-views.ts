@@ -1,15 +1,17 @@
 // Pages with forms: log in, sign up, the member's own profile (password and forum tokens), another
-// member's profile (with the ban switch for staff), new topic and post editing.
+// member's profile (with the ban switch for staff). New topics, replies and edits of posts are
+// written in the composer (composer-views.ts).
 import type { CredentialRow } from '../../core/credentials/tables.js';
-import type { Role } from '../policy.js';
-import { MAX_TITLE_LENGTH } from '../schemas.js';
-import type { ForumMemberRow, ForumRow } from '../tables.js';
+import { isStaff, type Role } from '../policy.js';
+import type { ForumMemberRow } from '../tables.js';
 import type { UiContext } from './context.js';
 import { HONEYPOT_FIELD, STAMP_FIELD } from './signup-trap.js';
 import { html, type SafeHtml } from '../../lib/html.js';
-import { csrfField, notice, postButton, time } from './layout.js';
-import { bodyField, topicRows } from './read-views.js';
-import type { ShownPost, TopicView } from '../topics.js';
+import { csrfField, notice, postButton, relativeTime, time } from './layout.js';
+import { avatar, avatarSection } from './avatar-views.js';
+import { memberStanding } from './moderation-views.js';
+import { topicRows } from './read-views.js';
+import type { TopicView } from '../topics.js';
 
 export function input(id: string, label: string, type: string, value: string, extra: { autocomplete?: string; hint?: string; maxlength?: number; minlength?: number } = {}): SafeHtml {
   return html`<div><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${id}" value="${value}" required${extra.autocomplete ? html` autocomplete="${extra.autocomplete}"` : ''}${extra.maxlength ? html` maxlength="${extra.maxlength}"` : ''}${extra.minlength ? html` minlength="${extra.minlength}"` : ''}${extra.hint ? html` aria-describedby="${id}-hint"` : ''}>${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</div>`;
@@ -53,12 +55,13 @@ export function accountView(ui: UiContext, page: AccountPage): SafeHtml {
   const { member } = page;
   return html`<h1>Your profile</h1>${page.message ? notice(page.message.kind, page.message.text) : ''}
 <p><strong>${member.username}</strong> · ${member.email} · ${page.role} · joined ${time(member.createdAt)} · <a href="/u/${encodeURIComponent(member.username)}">public profile</a></p>
+${avatarSection(ui, member)}
 <section aria-labelledby="mail-heading"><h2 id="mail-heading">E-mail</h2>
 <p>${member.email} · ${member.emailConfirmed ? 'confirmed' : html`<strong>not confirmed yet</strong>`}</p>
 ${!member.emailConfirmed && page.mailEnabled ? postButton(ui, '/account/confirm/resend', 'Send the confirmation link again', {}, 'secondary') : ''}
 ${
   page.mailEnabled
-    ? html`<form class="stack" method="post" action="/account/notifications">${csrfField(ui)}<div><label><input type="checkbox" name="notify_replies"${member.notifyReplies ? html` checked` : ''}> Mail me when someone replies to my topics or posts, or mentions me</label></div><div><button type="submit" class="secondary">Save</button></div></form>`
+    ? html`<p><a href="/account/notifications">Choose which notifications we mail you</a>: replies, mentions and likes, at once or in a digest.</p>`
     : html`<p class="muted">This server sends no mail.</p>`
 }
 </section>
@@ -94,21 +97,9 @@ ${input('new_password', 'New password', 'password', '', { autocomplete: 'new-pas
 }
 
 export function memberView(ui: UiContext, member: ForumMemberRow, role: Role, topics: TopicView[], canBan: boolean): SafeHtml {
-  return html`<p class="crumbs"><a href="/">${ui.title}</a></p><h1>${member.username}${member.banned ? html`<span class="badge">Banned</span>` : ''}</h1>
-<p class="muted">${role} · joined ${time(member.createdAt)}</p>
+  return html`<p class="crumbs"><a href="/">${ui.title}</a></p><h1>${avatar({ username: member.username, avatar: member.avatarUploadId }, 'large')} ${member.username}${member.banned ? html`<span class="badge">Banned</span>` : ''}</h1>
+<p class="muted">${role} · joined ${relativeTime(member.createdAt)}</p>
 ${canBan ? html`<div class="actions" role="group" aria-label="Moderation">${postButton(ui, `/u/${encodeURIComponent(member.username)}/ban`, member.banned ? 'Lift ban' : 'Ban member', { banned: member.banned ? 'false' : 'true' }, 'danger')}</div>` : ''}
+${isStaff(ui.viewer) && !member.userId ? memberStanding(ui, member, canBan) : ''}
 <h2>Recent topics</h2>${topics.length === 0 ? html`<p class="muted">None you can see.</p>` : topicRows(topics)}`;
-}
-
-export function newTopicView(ui: UiContext, forum: ForumRow, values: { title?: string; body?: string }, error?: string): SafeHtml {
-  return html`<p class="crumbs"><a href="/">${ui.title}</a> › <a href="/f/${forum.slug}">${forum.name}</a></p><h1>New topic</h1>${error ? notice('error', error) : ''}
-<form class="stack wide" method="post" action="/f/${forum.slug}/new">${csrfField(ui)}
-${input('title', 'Title', 'text', values.title ?? '', { maxlength: MAX_TITLE_LENGTH })}
-${bodyField('body', 'Message', values.body ?? '')}
-<div><button type="submit">Start topic</button></div></form>`;
-}
-
-export function editPostView(ui: UiContext, post: ShownPost, value: string, error?: string): SafeHtml {
-  return html`<p class="crumbs"><a href="/t/${post.topicId}">Back to the topic</a></p><h1>Edit post</h1>${error ? notice('error', error) : ''}
-<form class="stack wide" method="post" action="/p/${post.id}/edit">${csrfField(ui)}${bodyField('body', 'Message', value)}<div><button type="submit">Save</button></div></form>`;
 }

@@ -1,7 +1,11 @@
-// The page frame every forum page shares: skip link, header with the community's name, search and
-// account links, one `main` landmark, and a footer with the feed.
+// The page frame every forum page shares: skip link, header with the community's name, Latest,
+// notifications (with the unread count), the flag queue and the help desk inbox (agents and admins), search and account links, one `main`
+// landmark, and a footer with the feed.
+import { isStaff } from '../policy.js';
 import type { UiContext } from './context.js';
+import type { ForumModActionRow } from '../tables.js';
 import { html, type HtmlValue, type SafeHtml } from '../../lib/html.js';
+import { relativeTimeText } from '../../lib/relative-time.js';
 
 export interface PageOptions {
   title: string;
@@ -26,9 +30,25 @@ export function notice(kind: 'error' | 'ok' | 'warn', text: HtmlValue): SafeHtml
   return html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 }
 
+function exactTime(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 export function time(date: Date): SafeHtml {
-  const iso = date.toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${date.toISOString()}">${exactTime(date)}</time>`;
+}
+
+/** "3 hours ago", with the exact time in the element's title (hover) and `datetime`; no script. */
+export function relativeTime(date: Date, now = new Date()): SafeHtml {
+  return html`<time datetime="${date.toISOString()}" title="${exactTime(date)}">${relativeTimeText(date, now)}</time>`;
+}
+
+/** The warnings a member has not acknowledged, on top of every page. */
+function warningBanner(ui: UiContext, warnings: ForumModActionRow[]): SafeHtml {
+  return html`${warnings.map(
+    (warning) =>
+      html`<div class="notice warn" role="alert"><p><strong>A moderator warned you</strong> ${relativeTime(warning.createdAt)}: ${warning.reason ?? ''}</p>${postButton(ui, `/warnings/${warning.id}/acknowledge`, 'I understand', {}, 'secondary small')}</div>`,
+  )}`;
 }
 
 /** Shown on every page to a member who may not post until the address is confirmed. */
@@ -40,8 +60,14 @@ export function layout(ui: UiContext, page: PageOptions): string {
   const viewer = ui.viewer;
   const account =
     viewer.kind === 'member'
-      ? html`${viewer.role === 'admin' ? html`<li><a href="/admin">Admin</a></li>` : ''}<li><a href="/account">${viewer.member.username}</a></li><li>${postButton(ui, '/logout', 'Log out')}</li>`
+      ? html`${viewer.role === 'admin' ? html`<li><a href="/admin">Admin</a></li>` : ''}${ui.contentLink ? html`<li><a href="/admin/content">Content</a></li>` : ''}<li><a href="/account">${viewer.member.username}</a></li><li>${postButton(ui, '/logout', 'Log out')}</li>`
       : html`<li><a href="/login">Log in</a></li>${ui.registrationOpen ? html`<li><a href="/signup">Sign up</a></li>` : ''}`;
+  const unread = ui.unreadNotifications ?? 0;
+  const forumLinks = html`<li><a href="/latest">Latest</a></li>${
+    viewer.kind === 'member'
+      ? html`<li><a href="/notifications">Notifications${unread > 0 ? html` <span class="count">${unread}<span class="sr-only"> unread</span></span>` : ''}</a></li>`
+      : ''
+  }${isStaff(viewer) ? html`<li><a href="/mod/flags">Flags</a></li>` : ''}${ui.deskLink ? html`<li><a href="/desk">Help desk</a></li>` : ''}`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -51,18 +77,21 @@ export function layout(ui: UiContext, page: PageOptions): string {
 <link rel="stylesheet" href="/assets/forum.css">
 <link rel="alternate" type="application/atom+xml" title="${ui.title}: recent topics" href="/feed.atom">
 ${page.head ?? ''}
+${viewer.kind === 'member' ? html`<script src="/assets/forum.js" defer></script>` : ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="site">
 <div class="wrap">
 <a class="brand" href="/">${ui.title}</a>
+<nav class="forum-links" aria-label="Forum"><ul>${forumLinks}</ul></nav>
 <form class="search" role="search" method="get" action="/search"><label class="sr-only" for="site-search">Search the forum</label><input type="search" id="site-search" name="q" value="${page.search ?? ''}" placeholder="Search" maxlength="200"><button type="submit" class="secondary">Search</button></form>
 <nav aria-label="Account"><ul>${account}</ul></nav>
 </div>
 </header>
 <main id="main" class="wrap" tabindex="-1">
 ${viewer.kind === 'member' && !viewer.member.emailConfirmed ? unconfirmedBanner(ui, viewer.member.email) : ''}
+${ui.warnings?.length ? warningBanner(ui, ui.warnings) : ''}
 ${page.body}
 </main>
 <footer class="site"><div class="wrap">${ui.title} · <a href="/feed.atom">Atom feed</a> · Powered by Blume</div></footer>

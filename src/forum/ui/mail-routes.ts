@@ -7,7 +7,8 @@ import { Type } from 'typebox';
 import { findMember } from '../members.js';
 import { mailContext } from '../mail/context.js';
 import { spendAccountMailBudget } from '../mail/limits.js';
-import { confirmEmail, findResettableMember, resetLinkIsLive, resetPassword, sendPasswordReset, setReplyNotifications } from '../mail/service.js';
+import { confirmEmail, findResettableMember, resetLinkIsLive, resetPassword, sendPasswordReset } from '../mail/service.js';
+import { unsubscribe } from '../mail/settings.js';
 import { verifyUnsubscribeToken } from '../mail/tokens.js';
 import { MAX_PASSWORD_LENGTH as MAX_PASSWORD, passwordProblem } from '../../lib/password-rules.js';
 import { checkForm, loadUi } from './context.js';
@@ -21,7 +22,7 @@ type WithToken = { Params: { token: string } };
 
 export async function mailRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
-  const outbox = app.services.mailOutbox;
+  const outbox = app.mailOutbox;
   const loginLimit = { rateLimit: { max: app.deps.config.rateLimit.loginPerMinute, timeWindow: 60_000 } };
   const form = [loadUi, checkForm];
   const noMail = 'Password reset by e-mail is not available: this server sends no mail. Ask an administrator of the community.';
@@ -30,6 +31,9 @@ export async function mailRoutes(app: FastifyInstance): Promise<void> {
   app.get<WithToken>('/confirm/:token', { schema: { params: TokenParams }, preHandler: loadUi }, async (request, reply) => {
     const member = await confirmEmail(db, request.ui.site.id, request.params.token);
     if (!member) return sendPage(reply, request.ui, 'Link expired', deadLinkView('confirm'), { status: 410, private: true });
+    // The page is the first the member sees confirmed: the banner asking to confirm goes with it.
+    const viewer = request.ui.viewer;
+    if (viewer.kind === 'member' && viewer.member.id === member.id) viewer.member.emailConfirmed = true;
     return sendPage(reply, request.ui, 'E-mail confirmed', confirmedView(), { private: true });
   });
 
@@ -74,18 +78,18 @@ export async function mailRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get<WithToken>('/unsubscribe/:token', { schema: { params: TokenParams }, preHandler: loadUi }, async (request, reply) => {
-    const memberId = verifyUnsubscribeToken(app.deps.config.secretKey, request.ui.site.id, request.params.token);
-    if (!memberId || !(await findMember(db, request.ui.site.id, memberId))) return sendPage(reply, request.ui, 'Link expired', deadLinkView('confirm'), { status: 404, private: true });
-    return sendPage(reply, request.ui, 'Unsubscribe', unsubscribeView(request.ui, request.params.token, false), { private: true });
+    const link = verifyUnsubscribeToken(app.deps.config.secretKey, request.ui.site.id, request.params.token);
+    if (!link || !(await findMember(db, request.ui.site.id, link.memberId))) return sendPage(reply, request.ui, 'Link expired', deadLinkView('confirm'), { status: 404, private: true });
+    return sendPage(reply, request.ui, 'Unsubscribe', unsubscribeView(request.ui, request.params.token, link.scope, false), { private: true });
   });
 
   // RFC 8058 one-click: mail providers POST here from their servers, without our cookies or form
   // token, so there is no CSRF check; the signed token is the authority, and it can only turn mail off.
   app.post<WithToken>('/unsubscribe/:token', { schema: { params: TokenParams }, preHandler: loadUi }, async (request, reply) => {
     const { site } = request.ui;
-    const memberId = verifyUnsubscribeToken(app.deps.config.secretKey, site.id, request.params.token);
-    if (!memberId || !(await findMember(db, site.id, memberId))) return sendPage(reply, request.ui, 'Link expired', deadLinkView('confirm'), { status: 404, private: true });
-    await setReplyNotifications(db, site.id, memberId, false);
-    return sendPage(reply, request.ui, 'Unsubscribed', unsubscribeView(request.ui, request.params.token, true), { private: true });
+    const link = verifyUnsubscribeToken(app.deps.config.secretKey, site.id, request.params.token);
+    if (!link || !(await findMember(db, site.id, link.memberId))) return sendPage(reply, request.ui, 'Link expired', deadLinkView('confirm'), { status: 404, private: true });
+    await unsubscribe(db, site.id, link.memberId, link.scope);
+    return sendPage(reply, request.ui, 'Unsubscribed', unsubscribeView(request.ui, request.params.token, link.scope, true), { private: true });
   });
 }

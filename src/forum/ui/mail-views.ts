@@ -3,6 +3,7 @@
 import type { UiContext } from './context.js';
 import { input } from './form-views.js';
 import { html, type SafeHtml } from '../../lib/html.js';
+import type { UnsubscribeScope } from '../mail/settings.js';
 import { csrfField, notice } from './layout.js';
 
 export function forgotView(ui: UiContext, values: { login?: string }, error?: string): SafeHtml {
@@ -36,8 +37,18 @@ export function confirmedView(): SafeHtml {
   return html`<h1>E-mail address confirmed</h1>${notice('ok', 'Thank you: your address is confirmed and you can post now.')}<p><a href="/">Go to the forum</a></p>`;
 }
 
-export function unsubscribeView(ui: UiContext, token: string, done: boolean): SafeHtml {
-  if (done) return html`<h1>Unsubscribed</h1>${notice('ok', 'You will get no more mails about replies. Turn them back on in your profile at any time.')}<p><a href="/account">Your profile</a></p>`;
-  return html`<h1>Stop reply mails?</h1><p>You will no longer get a mail when someone replies to your topics or posts.</p>
+/** What an unsubscribe link stops, in words: the mails, and when they came. */
+const STOPS: Record<UnsubscribeScope, [string, string]> = {
+  reply: ['mails about replies', 'when someone replies to your topics or posts'],
+  mention: ['mails about mentions', 'when someone mentions you'],
+  like: ['mails about likes', 'when someone likes your post'],
+  digest: ['the digest', 'with a summary of what happened'],
+  replies: ['mails about replies and mentions', 'when someone replies to you or mentions you'],
+};
+
+export function unsubscribeView(ui: UiContext, token: string, scope: UnsubscribeScope, done: boolean): SafeHtml {
+  const [what, when] = STOPS[scope];
+  if (done) return html`<h1>Unsubscribed</h1>${notice('ok', `You will get no more ${what}. Turn them back on in your mail settings at any time.`)}<p><a href="/account/notifications">Your mail settings</a></p>`;
+  return html`<h1>Stop ${what}?</h1><p>You will no longer get a mail ${when}.</p>
 <form method="post" action="/unsubscribe/${token}">${csrfField(ui)}<button type="submit">Unsubscribe</button></form>`;
 }

@@ -1,13 +1,20 @@
-// Reading pages: index, forum, topic (classic and threaded), member profiles, search and feeds.
-// Every list comes from the same services as the Forum API, with the viewer from the session.
+// Reading pages: index, Latest, forum, topic (classic and threaded), member profiles, search and
+// feeds, and the jumps to a post or to a topic's first unread post. Every list comes from the same
+// services as the Forum API, with the viewer from the session; a member's topic page moves its read
+// mark as POST /topics/{id}/read does.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { likedPostIds } from '../likes.js';
 import { effectiveRole, findMemberByUsername } from '../members.js';
-import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST } from '../policy.js';
+import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST, requireMember, requirePoster } from '../policy.js';
+import { firstUnreadPost, markTopicRead, readMark, unreadTopicIds } from '../reads.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
 import { listTopics } from '../topic-list.js';
-import { findVisibleTopic, listPostsClassic, listPostsThreaded } from '../topics.js';
+import { authorsOfPosts, findVisiblePost, findVisibleTopic, listPostsClassic, listPostsThreaded, listThreadFrom, postsBefore, type PostNode, type PostView } from '../topics.js';
+import { findDraft } from '../drafts.js';
+import { topicDraftKey } from '../tables.js';
+import { seeOther } from '../../http/forms.js';
 import { AppError } from '../../http/errors.js';
 import { loadGuestUi, loadUi } from './context.js';
 import { topicHead } from './discovery.js';
@@ -16,8 +23,9 @@ import { memberView } from './form-views.js';
 import { requestOrigin } from '../mail/context.js';
 import { pageNumber, permits, sendPage, totalPages } from './forms.js';
 import { html } from '../../lib/html.js';
-import { forumView, indexView, searchView, topicView, type SearchNarrowing } from './read-views.js';
+import { forumView, indexView, latestView, searchView, topicView, type SearchNarrowing } from './read-views.js';
 import { FORUM_CSS } from './style.css.js';
+import { FORUM_JS } from './forum-script.js.js';
 
 const TOPICS_PER_PAGE = 20;
 const POSTS_PER_PAGE = 20;
@@ -27,12 +35,32 @@ const FEED_SIZE = 30;
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 const PageQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })) });
-const TopicQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 })), view: Type.Optional(Type.Union([Type.Literal('classic'), Type.Literal('threaded')])) });
+const TopicQuery = Type.Object({
+  page: Type.Optional(Type.String({ maxLength: 10 })),
+  view: Type.Optional(Type.Union([Type.Literal('classic'), Type.Literal('threaded')])),
+  flagged: Type.Optional(Type.Literal('1')),
+  /** Threaded view: one thread continued from this post (read-views.ts THREAD_DEPTH_SHOWN). */
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});
+
+/** Every post a page shows, replies included, in the order they were written. */
+function postsShown(rows: PostView[] | PostNode[]): PostView[] {
+  const all: PostView[] = [];
+  const walk = (views: PostView[]) => {
+    for (const view of views) {
+      all.push(view);
+      if ('replies' in view) walk((view as PostNode).replies);
+    }
+  };
+  walk(rows);
+  return all.sort((a, b) => a.post.createdAt.getTime() - b.post.createdAt.getTime() || (a.post.id < b.post.id ? -1 : 1));
+}
 const DAY = Type.Union([Type.Literal(''), Type.String({ format: 'date' })]);
 const SearchQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200 })),
   page: Type.Optional(Type.String({ maxLength: 10 })),
   forum: Type.Optional(Type.String({ maxLength: 100 })),
+  category: Type.Optional(Type.String({ maxLength: 100 })),
   author: Type.Optional(Type.String({ maxLength: 40 })),
   after: Type.Optional(DAY),
   before: Type.Optional(DAY),
@@ -45,10 +73,24 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(FORUM_CSS),
   );
 
+  // Members' pages load it (layout.ts); guests' pages carry no script.
+  app.get('/assets/forum.js', async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(FORUM_JS),
+  );
+
   app.get('/', { preHandler: loadUi }, async (request, reply) => {
     const { site, viewer } = request.ui;
     const [categories, visible] = await Promise.all([listCategories(db, site.id, viewer), listVisibleForums(db, site.id, viewer)]);
     return sendPage(reply, request.ui, request.ui.title, indexView(request.ui, categories, visible));
+  });
+
+  app.get<{ Querystring: { page?: string } }>('/latest', { schema: { querystring: PageQuery }, preHandler: loadUi }, async (request, reply) => {
+    const { site, viewer } = request.ui;
+    const page = pageNumber(request.query.page);
+    // The API's `filter=latest`: every topic the viewer may see, pinned first, then by activity.
+    const { rows, total } = await listTopics(db, site.id, viewer, {}, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE });
+    const unread = await unreadTopicIds(db, viewer, rows.map((row) => row.topic.id));
+    return sendPage(reply, request.ui, 'Latest', latestView(request.ui, rows, unread, page, totalPages(total, TOPICS_PER_PAGE)));
   });
 
   app.get<{ Params: { slug: string }; Querystring: { page?: string } }>(
@@ -58,15 +100,16 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const { site, viewer } = request.ui;
       const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
       const page = pageNumber(request.query.page);
-      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, app.services.topicMarks);
+      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, app.forum.topicMarks);
       const canStart = permits(() => authorizeNewTopic(viewer, forum));
-      return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
+      const unread = await unreadTopicIds(db, viewer, rows.map((row) => row.topic.id));
+      return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, unread, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
         head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,
       });
     },
   );
 
-  app.get<{ Params: { id: string }; Querystring: { page?: string; view?: 'classic' | 'threaded' } }>(
+  app.get<{ Params: { id: string }; Querystring: Static<typeof TopicQuery> }>(
     '/t/:id',
     { schema: { params: IdParams, querystring: TopicQuery }, preHandler: loadUi },
     async (request, reply) => {
@@ -75,20 +118,59 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const view = request.query.view ?? 'classic';
       const pageSize = view === 'threaded' ? THREADS_PER_PAGE : POSTS_PER_PAGE;
       const list = view === 'threaded' ? listPostsThreaded : listPostsClassic;
-      // `page=last` (where a new reply lands) needs the total first.
       let page = request.query.page === 'last' ? Number.MAX_SAFE_INTEGER : pageNumber(request.query.page);
-      if (page === Number.MAX_SAFE_INTEGER) page = totalPages((await list(db, topic, { page: 1, pageSize: 1, offset: 0 })).total, pageSize);
-      const { rows, total } = await list(db, topic, { page, pageSize, offset: (page - 1) * pageSize });
+      const from = view === 'threaded' ? request.query.from : undefined;
+      let rows: PostView[] | PostNode[];
+      let pages = 1;
+      if (from) {
+        const thread = await listThreadFrom(db, topic, from);
+        if (!thread) throw new AppError('post_not_found', `No post "${from}" in this topic.`);
+        rows = [thread];
+        page = 1;
+      } else {
+        // `page=last` (where a new reply lands) needs the total first.
+        if (page === Number.MAX_SAFE_INTEGER) page = totalPages((await list(db, topic, { page: 1, pageSize: 1, offset: 0 })).total, pageSize);
+        const listed = await list(db, topic, { page, pageSize, offset: (page - 1) * pageSize });
+        rows = listed.rows;
+        pages = totalPages(listed.total, pageSize);
+      }
       const can = {
         reply: permits(() => authorizeReply(viewer, forum, topic)),
         moderate: permits(() => authorizeModeration(viewer)),
+        react: permits(() => requirePoster(viewer)),
         changePost: (authorId: string | null) => permits(() => authorizePostChange(viewer, authorId)),
       };
+      const shown = postsShown(rows);
+      const liked = await likedPostIds(db, viewer, shown.map((view) => view.post.id));
+      const mark = viewer.kind === 'member' ? await readMark(db, viewer, topic.id) : undefined;
+      // Read up to the newest post shown when the page holds every post before it: always in the
+      // classic view; in the threaded view (threads side by side) only when it shows the whole topic.
+      const upTo = !from && (view === 'classic' || pages === 1) ? shown.at(-1) : undefined;
+      if (viewer.kind === 'member' && upTo && !(mark && mark.lastReadAt >= upTo.post.createdAt)) await markTopicRead(db, site.id, viewer, topic.id, upTo.post.id);
       const openingHtml = (await openingPosts(db, [topic.id])).get(topic.id);
       const head = topicHead({ origin: requestOrigin(request), siteTitle: request.ui.title, topic, page, openingHtml });
-      return sendPage(reply, request.ui, topic.title, topicView(request.ui, { topic, forum, view, posts: rows, page, totalPages: totalPages(total, pageSize) }, can), { head });
+      const answered = view === 'classic' ? await authorsOfPosts(db, shown.flatMap((shownPost) => (shownPost.post.parentId ? [shownPost.post.parentId] : []))) : undefined;
+      const draft = viewer.kind === 'member' && can.reply ? await findDraft(db, viewer, topicDraftKey(topic.id)) : undefined;
+      const data = { topic, forum, view, posts: rows, page, totalPages: pages, liked, readUpTo: mark?.lastReadAt, flagged: request.query.flagged === '1', answered, from, draft: draft ? { values: { body: draft.body }, drafted: true } : undefined };
+      return sendPage(reply, request.ui, topic.title, topicView(request.ui, data, can), { head });
     },
   );
+
+  /** The classic page of a topic that shows the post. */
+  const postPage = async (post: Parameters<typeof postsBefore>[1]): Promise<string> => `/t/${post.topicId}?page=${Math.floor((await postsBefore(db, post)) / POSTS_PER_PAGE) + 1}#p-${post.id}`;
+
+  app.get<{ Params: { id: string } }>('/p/:id', { schema: { params: IdParams }, preHandler: loadUi }, async (request, reply) => {
+    const { post } = await findVisiblePost(db, request.ui.site.id, request.ui.viewer, request.params.id);
+    return seeOther(reply, await postPage(post));
+  });
+
+  app.get<{ Params: { id: string } }>('/t/:id/unread', { schema: { params: IdParams }, preHandler: loadUi }, async (request, reply) => {
+    const { site, viewer } = request.ui;
+    requireMember(viewer);
+    const { topic } = await findVisibleTopic(db, site.id, viewer, request.params.id);
+    const post = await firstUnreadPost(db, viewer, topic);
+    return seeOther(reply, post ? await postPage({ ...post, topicId: topic.id }) : `/t/${topic.id}?page=last`);
+  });
 
   app.get<{ Params: { username: string } }>(
     '/u/:username',
@@ -110,16 +192,25 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     const { site, viewer } = request.ui;
     const query = (request.query.q ?? '').trim();
     const page = pageNumber(request.query.page);
-    const narrow: SearchNarrowing = { forum: request.query.forum?.trim() ?? '', author: request.query.author?.trim() ?? '', after: request.query.after ?? '', before: request.query.before ?? '' };
+    const narrow: SearchNarrowing = {
+      forum: request.query.forum?.trim() ?? '',
+      category: request.query.category?.trim() ?? '',
+      author: request.query.author?.trim() ?? '',
+      after: request.query.after ?? '',
+      before: request.query.before ?? '',
+    };
     const filters = {
       ...(narrow.forum ? { forumId: narrow.forum } : {}),
+      ...(narrow.category ? { categoryId: narrow.category } : {}),
       ...(narrow.author ? { author: narrow.author } : {}),
       ...(narrow.after ? { after: new Date(`${narrow.after}T00:00:00Z`) } : {}),
       ...(narrow.before ? { before: new Date(`${narrow.before}T00:00:00Z`) } : {}),
     };
     const { rows, total } = query ? await searchForum(db, site.id, viewer, query, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, filters) : { rows: [], total: 0 };
     const forumsShown = (await listVisibleForums(db, site.id, viewer)).map(({ forum }) => ({ slug: forum.slug, name: forum.name }));
-    return sendPage(reply, request.ui, query ? `Search: ${query}` : 'Search', searchView({ query, narrow, forums: forumsShown }, rows, page, totalPages(total, TOPICS_PER_PAGE)), { search: query });
+    const categoriesShown = (await listCategories(db, site.id, viewer)).map((category) => ({ slug: category.slug, name: category.name }));
+    const form = { query, narrow, forums: forumsShown, categories: categoriesShown };
+    return sendPage(reply, request.ui, query ? `Search: ${query}` : 'Search', searchView(form, rows, page, totalPages(total, TOPICS_PER_PAGE)), { search: query });
   });
 
   const feedPage = { page: 1, pageSize: FEED_SIZE, offset: 0 };

@@ -1,21 +1,34 @@
-// Pages for reading: the forum index by category, a forum's topics, a topic in classic or threaded
-// view, and search results. Each takes rows the services already filtered by the visibility policy.
+// Pages for reading: the forum index by category, Latest, a forum's topics, a topic in classic or
+// threaded view, and search results. Each takes rows the services already filtered by the visibility
+// policy; a member's unread topics and new posts are marked, and posts carry likes and a flag form.
 import { isAdmin } from '../policy.js';
-import { MAX_BODY_LENGTH } from '../schemas.js';
+import { MAX_FLAG_NOTE_LENGTH } from '../schemas.js';
 import type { SearchHit } from '../search.js';
 import type { ForumWithStats } from '../structure.js';
-import type { ForumCategoryRow, ForumRow, ForumTopicRow } from '../tables.js';
+import { FLAG_REASONS, topicDraftKey, type ForumCategoryRow, type ForumFlagRow, type ForumRow, type ForumTopicRow } from '../tables.js';
 import type { PostNode, PostView, TopicView } from '../topics.js';
+import type { Author } from '../avatars.js';
+import { composerForm, type Composer } from './composer-views.js';
 import type { UiContext } from './context.js';
+import { avatar } from './avatar-views.js';
 import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
-import { csrfField, notice, pager, postButton, time } from './layout.js';
+import { csrfField, notice, pager, postButton, relativeTime } from './layout.js';
 
-export interface TopicPermissions {
+interface TopicPermissions {
   reply: boolean;
   moderate: boolean;
+  /** Whether the viewer may like and flag posts (of others: never its own, as the API says). */
+  react: boolean;
   /** Whether the viewer may edit or delete a post by this author. */
   changePost: (authorId: string | null) => boolean;
 }
+
+export const FLAG_REASON_WORDS: Record<ForumFlagRow['reason'], string> = {
+  spam: 'Spam',
+  inappropriate: 'Inappropriate',
+  off_topic: 'Off topic',
+  other: 'Something else',
+};
 
 function forumRows(forums: ForumWithStats[]): SafeHtml {
   return html`<table class="list">
@@ -24,9 +37,15 @@ function forumRows(forums: ForumWithStats[]): SafeHtml {
     ({ forum, stats }) => html`<tr>
 <td><a class="title" href="/f/${forum.slug}">${forum.name}</a>${forum.visibility !== 'public' ? html`<span class="badge">${forum.visibility === 'staff' ? 'Staff only' : 'Members only'}</span>` : ''}${forum.locked ? html`<span class="badge">Locked</span>` : ''}
 ${forum.description ? html`<div class="muted">${forum.description}</div>` : ''}</td>
-<td class="num">${stats.topicCount}</td><td class="num">${stats.postCount}</td><td class="num">${stats.lastPostAt ? time(stats.lastPostAt) : '—'}</td>
+<td class="num">${stats.topicCount}</td><td class="num">${stats.postCount}</td><td class="num">${stats.lastPostAt ? relativeTime(stats.lastPostAt) : '—'}</td>
 </tr>`,
   )}</tbody></table>`;
+}
+
+/** Categories (the index) and Latest: two views of the same forum, side by side. */
+function listTabs(current: 'categories' | 'latest'): SafeHtml {
+  const tab = (name: typeof current, href: string, label: string) => html`<a href="${href}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
+  return html`<nav class="tabs" aria-label="Topic lists">${tab('categories', '/', 'Categories')}${tab('latest', '/latest', 'Latest')}</nav>`;
 }
 
 export function indexView(ui: UiContext, categories: ForumCategoryRow[], forums: ForumWithStats[]): SafeHtml {
@@ -35,7 +54,7 @@ export function indexView(ui: UiContext, categories: ForumCategoryRow[], forums:
     .filter((group) => group.forums.length > 0);
   const known = new Set(categories.map((c) => c.id));
   const loose = forums.filter((f) => f.forum.categoryId === null || !known.has(f.forum.categoryId));
-  return html`<h1>${ui.title}</h1>
+  return html`<h1>${ui.title}</h1>${listTabs('categories')}
 ${forums.length === 0 ? html`<p class="muted">There are no forums here yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login">logging in</a>` : ''}.</p>` : ''}
 ${forums.length === 0 && isAdmin(ui.viewer) ? html`<p><a class="button" href="/admin">Set up the community</a></p>` : ''}
 ${groups.map(
@@ -49,66 +68,146 @@ function topicBadges(topic: ForumTopicRow): SafeHtml {
   return html`${topic.pinned ? html`<span class="badge pin">Pinned</span>` : ''}${topic.locked ? html`<span class="badge">Locked</span>` : ''}${topic.hidden ? html`<span class="badge">Hidden</span>` : ''}`;
 }
 
-export function topicRows(topics: TopicView[]): SafeHtml {
+/**
+ * Topics as a table; `unread` (a member's topics with posts it has not read) adds a "New" marker that
+ * jumps to the first unread post. Phones drop the number columns, so the meta line names the activity.
+ */
+export function topicRows(topics: TopicView[], unread: ReadonlySet<string> = new Set()): SafeHtml {
   return html`<table class="list">
 <thead><tr><th scope="col">Topic</th><th scope="col" class="num">Replies</th><th scope="col" class="num">Activity</th></tr></thead>
-<tbody>${topics.map(
-    ({ topic, author }) => html`<tr>
-<td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}<div class="meta">by ${author?.username ?? 'a former member'} · ${time(topic.createdAt)}</div></td>
-<td class="num">${Math.max(topic.postCount - 1, 0)}</td><td class="num">${time(topic.lastPostAt)}</td>
-</tr>`,
-  )}</tbody></table>`;
+<tbody>${topics.map(({ topic, author }) => {
+    const replies = Math.max(topic.postCount - 1, 0);
+    return html`<tr${unread.has(topic.id) ? html` class="unread"` : ''}>
+<td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}${
+      unread.has(topic.id) ? html`<a class="badge new" href="/t/${topic.id}/unread">New<span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>` : ''
+    }<div class="meta">${author ? avatar(author) : ''}by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${replies === 1 ? 'reply' : 'replies'}, active ${relativeTime(topic.lastPostAt)}</span></div></td>
+<td class="num">${replies}</td><td class="num">${relativeTime(topic.lastPostAt)}</td>
+</tr>`;
+  })}</tbody></table>`;
 }
 
-export function forumView(ui: UiContext, forum: ForumRow, topics: TopicView[], page: number, totalPages: number, canStart: boolean): SafeHtml {
+export function latestView(ui: UiContext, topics: TopicView[], unread: ReadonlySet<string>, page: number, totalPages: number): SafeHtml {
+  return html`<h1>Latest</h1>${listTabs('latest')}
+${topics.length === 0 ? html`<p class="muted">No topics yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login?next=%2Flatest">logging in</a>` : ''}.</p>` : topicRows(topics, unread)}
+${pager(page, totalPages, (n) => `/latest?page=${n}`)}`;
+}
+
+export function forumView(ui: UiContext, forum: ForumRow, topics: TopicView[], unread: ReadonlySet<string>, page: number, totalPages: number, canStart: boolean): SafeHtml {
   return html`<p class="crumbs"><a href="/">${ui.title}</a></p>
 <div class="toolbar"><h1>${forum.name}</h1>${
     canStart ? html`<a class="button" href="/f/${forum.slug}/new">New topic</a>` : ui.viewer.kind === 'guest' ? html`<a href="/login?next=${encodeURIComponent(`/f/${forum.slug}`)}">Log in to start a topic</a>` : ''
   }</div>
 ${forum.description ? html`<p class="muted">${forum.description}</p>` : ''}
 ${forum.locked ? notice('warn', 'This forum is locked: only moderators start topics here.') : ''}
-${topics.length === 0 ? html`<p class="muted">No topics yet.</p>` : topicRows(topics)}
+${topics.length === 0 ? html`<p class="muted">No topics yet.</p>` : topicRows(topics, unread)}
 ${pager(page, totalPages, (n) => `/f/${forum.slug}?page=${n}`)}
 <p class="muted"><a href="/f/${forum.slug}/feed.atom">Atom feed of this forum</a></p>`;
 }
 
-export function bodyField(id: string, label: string, value = ''): SafeHtml {
-  return html`<div><label for="${id}">${label}</label><textarea id="${id}" name="body" required maxlength="${MAX_BODY_LENGTH}">${value}</textarea><span class="hint">Markdown: **bold**, _italic_, [links](https://example.com), \`code\`.</span></div>`;
+/** Threads show replies this many levels deep; deeper ones continue on a page of their own. */
+export const THREAD_DEPTH_SHOWN = 4;
+
+function replyComposer(ui: UiContext, data: TopicPage, parentId: string | undefined): SafeHtml {
+  const hidden = { view: data.view, ...(parentId ? { parent_id: parentId } : {}) };
+  // The draft fills the topic's own reply box; a reply to one post starts empty.
+  const state = parentId ? { values: { body: '' } } : (data.draft ?? { values: { body: '' } });
+  return composerForm(ui, {
+    ...state,
+    action: `/t/${data.topic.id}/reply`,
+    id: parentId ? `reply-${parentId}` : 'reply-body',
+    label: parentId ? 'Your reply' : 'Reply to this topic',
+    submit: 'Post reply',
+    draftKey: topicDraftKey(data.topic.id),
+    hidden,
+  });
 }
 
-function replyForm(ui: UiContext, topicId: string, parentId: string | undefined, view: string): SafeHtml {
-  const id = parentId ? `reply-${parentId}` : 'reply-body';
-  return html`<form class="stack wide" method="post" action="/t/${topicId}/reply">${csrfField(ui)}<input type="hidden" name="view" value="${view}">${parentId ? html`<input type="hidden" name="parent_id" value="${parentId}">` : ''}
-${bodyField(id, parentId ? 'Your reply' : 'Reply to this topic')}<div><button type="submit">Post reply</button></div></form>`;
-}
-
-function postArticle(ui: UiContext, topicId: string, view: PostView, can: TopicPermissions, threaded: boolean): SafeHtml {
-  const { post, author } = view;
-  if (post.deletedAt) return html`<article class="post deleted" id="p-${post.id}"><p>This post was deleted.</p></article>`;
-  const authorLink = author ? html`<a class="author" href="/u/${encodeURIComponent(author.username)}">${author.username}</a>` : html`<span class="author">a former member</span>`;
-  const mayChange = can.changePost(post.authorId);
-  return html`<article class="post" id="p-${post.id}" aria-label="Post by ${author?.username ?? 'a former member'}">
-<header>${authorLink}<a class="meta" href="#p-${post.id}">${time(post.createdAt)}</a>${post.editedAt ? html`<span class="meta">edited</span>` : ''}</header>
-<div class="body">${trustedHtml(post.bodyHtml)}</div>
-<div class="actions">${
-    threaded && can.reply ? html`<details class="reply"><summary>Reply</summary>${replyForm(ui, topicId, post.id, 'threaded')}</details>` : ''
-  }${mayChange ? html`<a href="/p/${post.id}/edit">Edit</a>${postButton(ui, `/p/${post.id}/delete`, 'Delete')}` : ''}</div>
-</article>`;
-}
-
-function threadNodes(ui: UiContext, topicId: string, nodes: PostNode[], can: TopicPermissions): SafeHtml {
-  return html`${nodes.map(
-    (node) => html`<li>${postArticle(ui, topicId, node, can, true)}${node.replies.length > 0 ? html`<ol class="replies">${threadNodes(ui, topicId, node.replies, can)}</ol>` : ''}</li>`,
-  )}`;
-}
-
-export interface TopicPage {
+interface TopicPage {
   topic: ForumTopicRow;
   forum: ForumRow;
   view: 'classic' | 'threaded';
   posts: PostView[] | PostNode[];
   page: number;
   totalPages: number;
+  /** Posts of the page the viewer likes. */
+  liked: ReadonlySet<string>;
+  /** Where the member's read mark stood before this page: later posts are new to it. */
+  readUpTo: Date | undefined;
+  /** The viewer just flagged a post of this topic. */
+  flagged: boolean;
+  /** The member's saved reply to this topic, for the reply box. */
+  draft?: Pick<Composer, 'values' | 'drafted'> | undefined;
+  /** Classic view: who wrote the posts that replies on this page answer (deleted ones are absent). */
+  answered?: ReadonlyMap<string, Author | null>;
+  /** Threaded view of one thread continued from this post, rather than a page of threads. */
+  from?: string | undefined;
+}
+
+/** The like count, the like or unlike button and the flag form of a post; each form comes back here. */
+function postReactions(ui: UiContext, data: TopicPage, post: PostView['post'], can: TopicPermissions): SafeHtml {
+  const here = `/t/${data.topic.id}?view=${data.view}&page=${data.page}`;
+  const count = post.likeCount;
+  const likes = count > 0 ? html`<span class="likes" id="likes-${post.id}">${count} ${count === 1 ? 'like' : 'likes'}</span>` : '';
+  const mine = ui.viewer.kind === 'member' && ui.viewer.member.id === post.authorId;
+  if (!can.react || mine) return html`${likes}`;
+  const liked = data.liked.has(post.id);
+  return html`<form method="post" action="/p/${post.id}/like" class="like">${csrfField(ui)}<input type="hidden" name="liked" value="${liked ? 'false' : 'true'}"><input type="hidden" name="back" value="${here}"><button type="submit" class="secondary small" aria-pressed="${liked ? 'true' : 'false'}"${count > 0 ? html` aria-describedby="likes-${post.id}"` : ''}>Like</button></form>${likes}
+<details class="flag"><summary>Flag</summary><form class="stack" method="post" action="/p/${post.id}/flag">${csrfField(ui)}<input type="hidden" name="back" value="${here}">
+<fieldset><legend>Why should a moderator look at this post?</legend>${FLAG_REASONS.map(
+    (reason) => html`<label class="check"><input type="radio" name="reason" value="${reason}" required> ${FLAG_REASON_WORDS[reason]}</label>`,
+  )}</fieldset>
+<div><label for="flag-note-${post.id}">Note for the moderators <span class="hint">(optional)</span></label><textarea id="flag-note-${post.id}" name="note" maxlength="${MAX_FLAG_NOTE_LENGTH}" rows="2"></textarea></div>
+<div><button type="submit" class="danger">Send flag</button></div></form></details>`;
+}
+
+/** Classic view: "in reply to @name" on a reply to a post, linking to that post (here, or its page). */
+function answeredLink(data: TopicPage, post: PostView['post']): SafeHtml {
+  if (post.parentId === null || !data.answered) return html``;
+  const onPage = (data.posts as PostView[]).some((shown) => shown.post.id === post.parentId);
+  const href = onPage ? `#p-${post.parentId}` : `/p/${post.parentId}`;
+  if (!data.answered.has(post.parentId)) return html`<span class="meta in-reply">in reply to a deleted post</span>`;
+  const author = data.answered.get(post.parentId);
+  return html`<a class="meta in-reply" href="${href}">in reply to ${author ? `@${author.username}` : 'a former member'}</a>`;
+}
+
+function postArticle(ui: UiContext, data: TopicPage, view: PostView, can: TopicPermissions): SafeHtml {
+  const { post, author } = view;
+  const threaded = data.view === 'threaded';
+  if (post.deletedAt) return html`<article class="post deleted" id="p-${post.id}"><p>This post was deleted.</p></article>`;
+  const authorLink = author ? html`<a class="author" href="/u/${encodeURIComponent(author.username)}">${author.username}</a>` : html`<span class="author">a former member</span>`;
+  const mayChange = can.changePost(post.authorId);
+  const mine = ui.viewer.kind === 'member' && ui.viewer.member.id === post.authorId;
+  // One's own posts are never news to oneself.
+  const isNew = data.readUpTo !== undefined && post.createdAt > data.readUpTo && !mine;
+  return html`<article class="post${isNew ? ' new' : ''}" id="p-${post.id}" aria-label="Post by ${author?.username ?? 'a former member'}"${author ? html` data-author="${author.username}"` : ''}>
+<header>${author ? avatar(author) : ''}${authorLink}<a class="meta" href="#p-${post.id}">${relativeTime(post.createdAt)}</a>${post.editedAt ? html`<span class="meta">edited</span>` : ''}${isNew ? html`<span class="badge new">New</span>` : ''}${threaded ? '' : answeredLink(data, post)}</header>
+<div class="body">${trustedHtml(post.bodyHtml)}</div>
+<div class="actions">${postReactions(ui, data, post, can)}${
+    can.reply
+      ? threaded
+        ? html`<details class="reply"><summary>Reply</summary>${replyComposer(ui, data, post.id)}</details>`
+        : html`<a href="/t/${data.topic.id}/reply?to=${post.id}" aria-label="Reply to ${author?.username ?? 'a former member'}">Reply</a>`
+      : ''
+  }${mayChange ? html`<a href="/p/${post.id}/edit">Edit</a>${postButton(ui, `/p/${post.id}/delete`, 'Delete')}` : ''}</div>
+</article>`;
+}
+
+function descendants(node: PostNode): number {
+  return node.replies.reduce((sum, reply) => sum + 1 + descendants(reply), 0);
+}
+
+/** Posts nested to THREAD_DEPTH_SHOWN levels; below that, a link continues the thread on its own page. */
+function threadNodes(ui: UiContext, data: TopicPage, nodes: PostNode[], can: TopicPermissions, level = 0): SafeHtml {
+  return html`${nodes.map((node) => {
+    const more = descendants(node);
+    const replies =
+      node.replies.length === 0
+        ? ''
+        : level + 1 < THREAD_DEPTH_SHOWN
+          ? html`<ol class="replies">${threadNodes(ui, data, node.replies, can, level + 1)}</ol>`
+          : html`<p class="continue"><a href="/t/${data.topic.id}?view=threaded&amp;from=${node.post.id}">Continue this thread<span class="muted"> (${more} more ${more === 1 ? 'reply' : 'replies'})</span> →</a></p>`;
+    return html`<li>${postArticle(ui, data, node, can)}${replies}</li>`;
+  })}`;
 }
 
 function moderationBar(ui: UiContext, topic: ForumTopicRow): SafeHtml {
@@ -126,16 +225,18 @@ export function topicView(ui: UiContext, data: TopicPage, can: TopicPermissions)
 <h1>${topic.title}${topicBadges(topic)}</h1>
 ${can.moderate ? moderationBar(ui, topic) : ''}
 <nav class="tabs" aria-label="View">${tab('classic', 'Classic')}${tab('threaded', 'Threaded')}</nav>
+${data.flagged ? notice('ok', 'Thank you: the moderators will look at the post you flagged.') : ''}
 ${topic.locked ? notice('warn', 'This topic is locked: it takes no more replies.') : ''}
+${data.from ? html`<p class="continue"><a href="/t/${topic.id}?view=threaded">← The whole topic</a></p>` : ''}
 ${
   threaded
-    ? html`<ol class="thread">${threadNodes(ui, topic.id, data.posts as PostNode[], can)}</ol>`
-    : html`${(data.posts as PostView[]).map((post) => postArticle(ui, topic.id, post, can, false))}`
+    ? html`<ol class="thread">${threadNodes(ui, data, data.posts as PostNode[], can)}</ol>`
+    : html`${(data.posts as PostView[]).map((post) => postArticle(ui, data, post, can))}`
 }
-${pager(data.page, data.totalPages, (n) => `/t/${topic.id}?view=${view}&page=${n}`)}
+${data.from ? '' : pager(data.page, data.totalPages, (n) => `/t/${topic.id}?view=${view}&page=${n}`)}
 ${
   can.reply
-    ? html`<section aria-labelledby="reply-heading"><h2 id="reply-heading">Reply</h2>${replyForm(ui, topic.id, undefined, view)}</section>`
+    ? html`<section aria-labelledby="reply-heading"><h2 id="reply-heading">Reply</h2>${replyComposer(ui, data, undefined)}</section>`
     : ui.viewer.kind === 'guest'
       ? html`<p><a href="/login?next=${encodeURIComponent(`/t/${topic.id}`)}">Log in to reply</a></p>`
       : ''
@@ -145,6 +246,7 @@ ${
 /** A search's filters as the form holds them ('' for unset). */
 export interface SearchNarrowing {
   forum: string;
+  category: string;
   author: string;
   after: string;
   before: string;
@@ -154,6 +256,7 @@ interface SearchForm {
   query: string;
   narrow: SearchNarrowing;
   forums: Array<{ slug: string; name: string }>;
+  categories: Array<{ slug: string; name: string }>;
 }
 
 export function searchView(form: SearchForm, hits: SearchHit[], page: number, totalPages: number): SafeHtml {
@@ -164,6 +267,11 @@ export function searchView(form: SearchForm, hits: SearchHit[], page: number, to
 <form class="stack" role="search" method="get" action="/search"><div><label for="q">Search topics and posts</label><input type="search" id="q" name="q" value="${query}" maxlength="200"></div>
 <details class="filters"${narrowed ? html` open` : ''}><summary>Filters</summary><div class="stack">
 <div><label for="forum">In forum</label><select id="forum" name="forum"><option value="">All forums</option>${form.forums.map((forum) => html`<option value="${forum.slug}"${forum.slug === narrow.forum ? html` selected` : ''}>${forum.name}</option>`)}</select></div>
+${
+  form.categories.length > 0
+    ? html`<div><label for="category">In category</label><select id="category" name="category"><option value="">All categories</option>${form.categories.map((category) => html`<option value="${category.slug}"${category.slug === narrow.category ? html` selected` : ''}>${category.name}</option>`)}</select></div>`
+    : ''
+}
 <div><label for="author">Written by</label><input type="text" id="author" name="author" value="${narrow.author}" maxlength="40" autocomplete="off"></div>
 <div><label for="after">On or after</label><input type="date" id="after" name="after" value="${narrow.after}"></div>
 <div><label for="before">Before</label><input type="date" id="before" name="before" value="${narrow.before}"></div>
@@ -175,7 +283,7 @@ ${
       ? html`<p class="muted">Nothing found for “${query}”${narrowed ? ' with these filters' : ''}.</p>`
       : html`<ol class="thread">${hits.map(
           (hit) =>
-            html`<li class="post"><a class="title" href="${hit.postId ? `/t/${hit.topic.id}?view=threaded#p-${hit.postId}` : `/t/${hit.topic.id}`}">${hit.topic.title}</a><div class="meta">by ${hit.author?.username ?? 'a former member'} · ${time(hit.topic.lastPostAt)}</div>${hit.excerptHtml ? html`<p class="excerpt">${trustedHtml(hit.excerptHtml)}</p>` : ''}</li>`,
+            html`<li class="post"><a class="title" href="${hit.postId ? `/t/${hit.topic.id}?view=threaded#p-${hit.postId}` : `/t/${hit.topic.id}`}">${trustedHtml(hit.titleHtml)}</a><div class="meta">by ${hit.author?.username ?? 'a former member'} · ${relativeTime(hit.topic.lastPostAt)}</div>${hit.excerptHtml ? html`<p class="excerpt">${trustedHtml(hit.excerptHtml)}</p>` : ''}</li>`,
         )}</ol>${pager(page, totalPages, (n) => `/search?${params.toString()}&page=${n}`)}`
     : ''
 }`;

@@ -8,7 +8,7 @@ import { newSecretToken, parseSecretToken, secretMatches } from '../../lib/secre
 import { forumMembers, forumSessions, type ForumMemberRow } from '../tables.js';
 
 export const MEMBER_COOKIE = 'blume_member';
-export const MEMBER_SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+const MEMBER_SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /** Starts a session and answers the cookie value. */
 export async function startMemberSession(db: Executor, siteId: string, memberId: string): Promise<string> {
@@ -19,7 +19,7 @@ export async function startMemberSession(db: Executor, siteId: string, memberId:
   return token;
 }
 
-export interface MemberSession {
+interface MemberSession {
   id: string;
   member: ForumMemberRow;
 }

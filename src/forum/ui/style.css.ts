@@ -1,9 +1,12 @@
 // The one stylesheet of the forum pages: system fonts, a readable measure, light and dark schemes
 // from the reader's preference, visible focus, and a layout that folds to one column on phones.
+import { AVATAR_PALETTE } from '../avatars.js';
+
 export const FORUM_CSS = `
 :root{color-scheme:light dark;--bg:#fbfaf8;--fg:#1d1d1f;--muted:#5f6368;--line:#e2ded8;--card:#fff;--accent:#2f5fd0;--accent-fg:#fff;--pin:#a15c00;--warn-bg:#fff4e5;--warn:#8a4b00;--err-bg:#fdecec;--err:#a31515;--ok-bg:#e8f5ec;--ok:#1f6b3a;--code:#f2f0ec}
 @media (prefers-color-scheme:dark){:root{--bg:#141517;--fg:#e8e6e3;--muted:#a0a4ab;--line:#2e3136;--card:#1c1e21;--accent:#8ab4ff;--accent-fg:#0c1526;--pin:#f0b35a;--warn-bg:#3a2a12;--warn:#f5c77e;--err-bg:#3d1818;--err:#ff9d9d;--ok-bg:#15301f;--ok:#8fd6a5;--code:#26292d}}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html{font-size:100%}
 body{margin:0;background:var(--bg);color:var(--fg);font:1rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 a{color:var(--accent)}
@@ -17,6 +20,8 @@ header.site .wrap{display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:cent
 .brand{font-weight:700;font-size:1.2rem;text-decoration:none;color:var(--fg)}
 header.site nav{margin-left:auto}
 header.site nav ul{display:flex;flex-wrap:wrap;gap:.5rem 1rem;list-style:none;margin:0;padding:0;align-items:center}
+header.site nav.forum-links{margin-left:0}
+.count{display:inline-block;min-width:1.4rem;padding:0 .4rem;border-radius:999px;background:var(--accent);color:var(--accent-fg);font-size:.8rem;font-weight:700;text-align:center;line-height:1.4rem}
 form.search{display:flex;gap:.25rem}
 form.search input{width:12rem}
 main.wrap{padding-top:1.5rem;padding-bottom:3rem}
@@ -33,6 +38,20 @@ table.list tr:last-child td{border-bottom:0}
 table.list .title{font-weight:600}
 .badge{display:inline-block;font-size:.72rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;border:1px solid currentColor;margin-left:.35rem;vertical-align:middle;color:var(--muted)}
 .badge.pin{color:var(--pin)}
+.badge.new{color:var(--accent);text-decoration:none}
+a.badge.new:hover{text-decoration:underline}
+.post.new{box-shadow:inset 4px 0 0 var(--accent)}
+.on-phone{display:none}
+.likes{color:var(--muted)}
+button.secondary[aria-pressed=true]{background:var(--accent);color:var(--accent-fg)}
+details.flag>summary{cursor:pointer;color:var(--muted);display:inline-block}
+details.flag[open]{flex-basis:100%}
+ol.notifications{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
+ol.notifications li{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6rem .9rem;display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;overflow-wrap:anywhere}
+ol.notifications li.unread{border-color:var(--accent);box-shadow:inset 4px 0 0 var(--accent)}
+ol.notifications li form{display:inline}
+.flag-note{margin:.4rem 0;font-style:italic;overflow-wrap:anywhere}
+.card .flagged{margin:.5rem 0}
 .post{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:0 0 .8rem}
 .post header{display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;margin-bottom:.35rem}
 .post header .author{font-weight:600}
@@ -101,8 +120,45 @@ td.value,table.list th code,form.settings label,form.settings code,form.settings
 form.settings input,form.settings select,form.settings textarea{max-width:100%;min-width:0}
 .field-row{display:grid;gap:.4rem;padding-top:.6rem;border-top:1px solid var(--line)}
 table.list tbody th{text-transform:none;letter-spacing:0;color:var(--fg);font-size:.9rem}
+.desk-ticket{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,18rem);gap:1.25rem;align-items:start}
+.desk-ticket section.panel{margin:0 0 1rem}
+.post.note,section.panel.note{border-color:var(--warn);background:var(--warn-bg)}
+.badge.note,.badge.risk{color:var(--warn)}
+.badge.late{color:var(--err)}
+table.desk-list tr.selected td{background:var(--code)}
+table.desk-list tr.selected td:first-child{box-shadow:inset 4px 0 0 var(--accent)}
+details.keys>summary{cursor:pointer;color:var(--accent)}
+details.keys dl,dl.facts{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.3rem .8rem;margin:.5rem 0 0}
+dl.facts dt{font-weight:600}
+dl.facts dd,details.keys dd{margin:0}
+kbd{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;border:1px solid var(--line);border-bottom-width:2px;border-radius:4px;padding:0 .3rem;background:var(--card);color:var(--fg)}
+.draft-ai{margin-top:.8rem}
+form.composer .field{position:relative}
+form.composer input[type=file]{max-width:100%;font:inherit}
+form.composer .attach{overflow-wrap:anywhere}
+form.composer .attach .hint{display:block}
+section.preview{background:var(--card);border:1px dashed var(--line);border-radius:8px;padding:.6rem .9rem;overflow-wrap:anywhere}
+section.preview h3{margin:0 0 .35rem;font-size:.9rem;color:var(--muted)}
+section.preview img,blockquote.replying-to img{max-width:100%}
+ul.mentions{list-style:none;margin:.2rem 0 0;padding:.2rem;background:var(--card);border:1px solid var(--line);border-radius:6px;max-width:20rem;box-shadow:0 4px 12px rgba(0,0,0,.12)}
+ul.mentions li{padding:.3rem .6rem;border-radius:4px;cursor:pointer}
+ul.mentions li[aria-selected=true]{background:var(--accent);color:var(--accent-fg)}
+blockquote.replying-to{margin:0 0 1rem;padding:.5rem .9rem;border-left:3px solid var(--line);background:var(--card);overflow-wrap:anywhere}
+.in-reply{font-size:.85rem}
+p.continue{margin:.25rem 0 .8rem 1.25rem}
+ol.history{margin:0;padding-left:1.1rem;font-size:.9rem;display:grid;gap:.35rem;overflow-wrap:anywhere}
 footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.85rem}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .trap{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
-@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}table.list.admin td,table.list.admin th{padding:.2rem .8rem}table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}table.list td.num,table.list th.num{display:none}ol.replies{margin-left:.4rem;padding-left:.5rem}}
+.avatar{display:inline-flex;align-items:center;justify-content:center;width:1.5rem;height:1.5rem;border-radius:50%;font-size:.65rem;font-weight:700;color:#fff;vertical-align:middle;margin-right:.4rem;object-fit:cover;flex:none;letter-spacing:0}
+.avatar.large{width:4rem;height:4rem;font-size:1.4rem}
+${AVATAR_PALETTE.map((colour, i) => `.avatar-c${i}{background:${colour}}`).join('')}
+h1 .avatar.large{margin-right:.6rem}
+details.sanction fieldset{border:1px solid var(--line);border-radius:8px;padding:.5rem .8rem;margin:0;min-width:0}
+details.sanction fieldset label{display:block;margin:.25rem 0}
+details.sanction select{max-width:100%}
+details.sanction[open]{flex-basis:100%}
+details.sanction>summary{cursor:pointer;color:var(--accent);display:inline-block}
+.standing{margin:1rem 0}
+@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}table.list.admin td,table.list.admin th{padding:.2rem .8rem}table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}table.list td.num,table.list th.num{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;padding-left:.5rem}.desk-ticket{grid-template-columns:minmax(0,1fr)}table.desk-list td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}}
 `;

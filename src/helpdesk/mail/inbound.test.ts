@@ -1,6 +1,6 @@
 // Inbound e-mail on both databases: raw MIME and each provider's payload become tickets, replies
 // thread back by signed address, by References and by subject tag (only from the requester), a
-// duplicate delivery answers the same ticket, machine-sent mail is dropped, and attachments land in
+// duplicate delivery (with attachments or without) answers the same ticket, machine-sent mail is dropped, and attachments land in
 // the blob store.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -81,6 +81,10 @@ for (const database of testDatabases) {
       assert.equal(byTag.ticket!.id, ticket.id);
       const strangerTag = await mime(`From: eve@elsewhere.example\nTo: support@help.example.com\nSubject: [#${ticket.number}] Printer\nMessage-ID: <p6@elsewhere.example>\n\nHi\n`);
       assert.notEqual(strangerTag.ticket!.id, ticket.id);
+      // Deliveries again, without attachments: the first ticket answers, nothing is written twice.
+      const openedAgain = await mime('From: Ana <ana@customer.example>\nTo: support@help.example.com\nSubject: Printer\nMessage-ID: <p1@customer.example>\n\nIt jams.\n');
+      const tagAgain = await mime(`From: ana@customer.example\nTo: support@help.example.com\nSubject: Re: [#${ticket.number}] Printer\nMessage-ID: <p5@customer.example>\n\nAny news?\n`);
+      assert.deepEqual([openedAgain.ticket!.id, openedAgain.created, tagAgain.ticket!.id, tagAgain.created], [ticket.id, false, ticket.id, false]);
       assert.deepEqual(await threadMessageIds(db, ticket.id), ['<p1@customer.example>', '<p2@customer.example>', '<p4@customer.example>', '<p5@customer.example>']);
       const entries = await db.query.helpdeskEntries.findMany({ where: (e, { eq }) => eq(e.ticketId, ticket.id), orderBy: (e, { asc }) => [asc(e.createdAt), asc(e.id)] });
       assert.equal(entries[1]!.bodySource, 'Still jams.');

@@ -88,8 +88,12 @@ export async function receiveInbound(deps: InboundDeps, siteId: string, settings
   const { source, message } = await readInbound(request, inboundVerification(settings, deps.secretKey));
   if (message.automated) return { ticket: null, created: false, source, ignored: message.automated };
   const messageId = messageIdOf(message);
-  const onFile = await findTicketByMessageId(deps.db, siteId, [messageId]);
-  if (onFile) return { ticket: onFile, created: false, source, ignored: null };
+  // The writes below answer a Message-ID on file themselves; asked here first only so that a second
+  // delivery stores no attachments again.
+  if (message.attachments.length > 0) {
+    const onFile = await findTicketByMessageId(deps.db, siteId, [messageId]);
+    if (onFile) return { ticket: onFile, created: false, source, ignored: null };
+  }
   const attachments = await storeAttachments(deps.blobs, siteId, messageId, message);
   const body = bodyOf(message);
   const thread = await threadOf(deps, siteId, message);

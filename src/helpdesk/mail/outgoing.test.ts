@@ -14,7 +14,7 @@ import { createMailer, type Mailer } from '../../adapters/mail/index.js';
 import { sealSetting } from '../../core/settings/service.js';
 import { createSite } from '../../core/sites/service.js';
 import type { Database } from '../../db/client.js';
-import { MailOutbox } from '../../forum/mail/outbox.js';
+import { MailOutbox } from '../../jobs/mail-outbox.js';
 import { startSmtpSink, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../../test/helpers/databases.js';
 import { threadMessageIds } from '../tickets.js';

@@ -1,18 +1,21 @@
 // An agent's public reply by e-mail: the entry and its mail are written in one transaction, the mail
-// as a job of the outbox (src/forum/mail/outbox.ts) that sends after commit and retries. The mail
+// as a job of the outbox (src/jobs/mail-outbox.ts) that sends after commit and retries. The mail
 // comes from the support address with its own Message-ID (stored on the entry), In-Reply-To and
 // References of the thread, and the ticket's signed Reply-To, so the requester's answer threads
 // back whichever of them their client keeps. Internal notes are never mailed.
+import type { InstanceSettings } from '../../core/settings/allowlist.js';
+import type { SiteRow } from '../../core/sites/tables.js';
 import type { Executor } from '../../db/client.js';
-import { enqueueMail } from '../../forum/mail/outbox.js';
+import { enqueueMail, type MailOutbox } from '../../jobs/mail-outbox.js';
 import { AppError } from '../../http/errors.js';
 import { randomAlnum } from '../../lib/ids.js';
 import type { Actor } from '../history.js';
-import type { TicketRow } from '../tables.js';
+import { actorOf, type HelpdeskCaller } from '../policy.js';
+import type { ThreadEntryRow, TicketRow } from '../tables.js';
 import { addEntry, findContact, threadMessageIds, type TicketWrite } from '../tickets.js';
 import { replyAddress } from './reply-address.js';
 
-export interface ReplyMailSettings {
+interface ReplyMailSettings {
   /** HELPDESK_SUPPORT_ADDRESS */
   supportAddress: string;
   /** Display name of the sender: the community's title. */
@@ -54,4 +57,42 @@ export async function replyByMail(db: Executor, ticket: TicketRow, input: { body
     });
     return write;
   });
+}
+
+/**
+ * How the site mails agents' public replies: from its support address, when it has one and this
+ * server sends mail (docs/decisions/0053-helpdesk-inbound-mail.md); otherwise undefined.
+ */
+export function replyMailSettings(site: SiteRow, settings: InstanceSettings, outbox: MailOutbox, secretKey: string): ReplyMailSettings | undefined {
+  const supportAddress = settings.values.HELPDESK_SUPPORT_ADDRESS?.trim();
+  if (!supportAddress || !outbox.enabled) return undefined;
+  return { supportAddress, senderName: settings.values.FORUM_TITLE?.trim() || site.id, secretKey };
+}
+
+interface AgentEntryInput {
+  /** Markdown. */
+  body: string;
+  internal: boolean;
+}
+
+/**
+ * An agent's public reply or internal note, as the API and the agent inbox add it: a public reply
+ * is mailed to the requester when the site mails replies (the outbox sends it after commit and
+ * retries); notes never leave. `mailed` says whether it went out by mail.
+ */
+export async function answerTicket(
+  services: { db: Executor; outbox: MailOutbox },
+  ticket: TicketRow,
+  caller: HelpdeskCaller,
+  input: AgentEntryInput,
+  mail: ReplyMailSettings | undefined,
+): Promise<{ entry: ThreadEntryRow; mailed: boolean }> {
+  const memberId = caller.kind === 'member' ? caller.id : null;
+  if (!input.internal && mail) {
+    const { entry } = await replyByMail(services.db, ticket, { body: input.body, memberId }, actorOf(caller), mail);
+    services.outbox.drainSoon();
+    return { entry, mailed: true };
+  }
+  const { entry } = await addEntry(services.db, ticket, { body: input.body, internal: input.internal, author: { kind: 'agent', memberId } }, actorOf(caller));
+  return { entry, mailed: false };
 }

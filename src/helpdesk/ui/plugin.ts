@@ -1,10 +1,19 @@
-// The requester's help desk pages on community hosts, in a page scope of their own with the forum
-// UI's frame (security headers, form parser, HTML error pages).
+// The help desk's pages on community hosts, each in a page scope of its own with the forum UI's
+// frame (security headers, form parser, HTML error pages): the requester's pages under /support,
+// without script, and the agent inbox under /desk, whose pages may load its one script.
 import type { FastifyInstance } from 'fastify';
-import { registerPageFrame } from '../../forum/ui/plugin.js';
+import { registerPageFrame } from '../../forum/ui/page-frame.js';
+import { inboxRoutes } from './inbox-routes.js';
 import { requesterRoutes } from './routes.js';
 
 export async function helpdeskPagesPlugin(app: FastifyInstance): Promise<void> {
-  await registerPageFrame(app);
-  await app.register(requesterRoutes);
+  await app.register(async (requester) => {
+    await registerPageFrame(requester);
+    await requester.register(requesterRoutes);
+  });
+  await app.register(async (inbox) => {
+    await registerPageFrame(inbox, { scripts: true });
+    inbox.decorateRequest('helpdesk', null as never);
+    await inbox.register(inboxRoutes);
+  });
 }

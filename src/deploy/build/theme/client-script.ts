@@ -1,7 +1,9 @@
-// Browser code of built docs sites, written to a fingerprinted file and loaded with `defer`: theme
-// toggle, mobile menu, copy buttons, tab sync, table-of-contents highlight and the search box.
-// Search fetches only the index files a query needs (see search-index.ts) and builds results with
-// DOM methods, never innerHTML, so indexed text cannot inject markup. Plain ES2018, no dependencies.
+// Browser code of built docs sites, in two fingerprinted files. clientScript, loaded with `defer` on
+// every page: theme toggle, mobile menu, copy buttons, tab sync, table-of-contents highlight, and
+// the search box's loader. searchScript, loaded by it the first time the search box is used (focus,
+// typing or `/`), so a first page load carries no search code. Search fetches only the index files a
+// query needs (see search-index.ts) and builds results with DOM methods, never innerHTML, so indexed
+// text cannot inject markup. Plain ES2018, no dependencies.
 import { SECTIONS_PER_FILE } from '../search-index.js';
 
 /** Runs in <head> before the first paint, so a chosen theme shows without a flash. */
@@ -34,17 +36,18 @@ export const clientScript = String.raw`(function () {
     });
   }
 
+  var words = document.documentElement.dataset;
   document.querySelectorAll("pre.code").forEach(function (pre) {
     if (!navigator.clipboard) return;
     var button = document.createElement("button");
     button.type = "button";
     button.className = "copy-button";
     pre.classList.add("has-copy");
-    button.textContent = "Copy";
+    button.textContent = words.copy || "Copy";
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(pre.querySelector("code").innerText).then(function () {
-        button.textContent = "Copied";
-        setTimeout(function () { button.textContent = "Copy"; }, 1500);
+        button.textContent = words.copied || "Copied";
+        setTimeout(function () { button.textContent = words.copy || "Copy"; }, 1500);
       });
     });
     pre.appendChild(button);
@@ -80,6 +83,31 @@ export const clientScript = String.raw`(function () {
     });
   } catch (e) { /* no storage: first tabs stay selected */ }
 
+  var form = document.getElementById("search");
+  var input = document.getElementById("search-input");
+  if (!form || !input) return;
+  var searchLoading = false;
+  function loadSearch() {
+    if (searchLoading) return;
+    searchLoading = true;
+    var script = document.createElement("script");
+    script.src = form.getAttribute("data-script");
+    document.head.appendChild(script);
+  }
+  input.addEventListener("focus", loadSearch);
+  input.addEventListener("input", loadSearch);
+  // Until the search code is here, Enter stays on the page.
+  form.addEventListener("submit", function (event) { event.preventDefault(); });
+  document.addEventListener("keydown", function (event) {
+    var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
+    if (event.key === "/" && !typing) { event.preventDefault(); input.focus(); }
+  });
+})();
+`;
+
+/** The search box, loaded on first use by clientScript; it answers what was typed before it arrived. */
+export const searchScript = String.raw`(function () {
+  "use strict";
   var form = document.getElementById("search");
   var input = document.getElementById("search-input");
   var list = document.getElementById("search-results");
@@ -194,7 +222,7 @@ export const clientScript = String.raw`(function () {
       if (!result.hits.length) {
         var none = document.createElement("li");
         none.className = "hit-text";
-        none.textContent = "No results";
+        none.textContent = document.documentElement.dataset.noResults || "No results";
         list.appendChild(none);
       }
       list.hidden = false;
@@ -217,16 +245,12 @@ export const clientScript = String.raw`(function () {
     else if (event.key === "ArrowUp") { event.preventDefault(); move(-1); }
     else if (event.key === "Escape") { list.hidden = true; input.blur(); }
   });
-  form.addEventListener("submit", function (event) {
-    event.preventDefault();
+  form.addEventListener("submit", function () {
     var links = list.querySelectorAll("a");
     var target = links[active >= 0 ? active : 0];
     if (target) location.href = target.href;
   });
   document.addEventListener("click", function (event) { if (!form.contains(event.target)) list.hidden = true; });
-  document.addEventListener("keydown", function (event) {
-    var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
-    if (event.key === "/" && !typing) { event.preventDefault(); input.focus(); }
-  });
+  if (document.activeElement === input || input.value) render();
 })();
 `;

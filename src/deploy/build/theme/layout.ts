@@ -6,15 +6,18 @@ import { escapeHtml } from '../../../lib/html.js';
 import type { SiteConfig } from '../site-config.js';
 import type { Heading } from '../markdown.js';
 import { themeBootScript } from './client-script.js';
+import { uiStrings, type UiStrings } from './strings.js';
 
 export interface ThemeAssets {
   cssUrl: string;
   jsUrl: string;
+  /** The search box's code, loaded on its first use. */
+  searchJsUrl: string;
   searchIndexUrl: string;
   logoUrl?: string;
 }
 
-export interface PageView {
+interface PageView {
   title: string;
   description: string;
   /** Title shown in a heading by the layout; omitted when the content starts with its own. */
@@ -36,6 +39,7 @@ export interface PageView {
 
 export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView): string {
   const e = escapeHtml;
+  const t = uiStrings(site.language);
   const fullTitle = view.isHome && view.title === site.title ? site.title : `${view.title} · ${site.title}`;
   const toc = view.headings.filter((h) => h.level === 2 || h.level === 3);
   const logo = assets.logoUrl === undefined ? '' : `<img src="${e(assets.logoUrl)}" alt="">`;
@@ -55,20 +59,20 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
     .join('');
   const twitter = `\n<meta name="twitter:card" content="${view.imageUrl === undefined ? 'summary' : 'summary_large_image'}">`;
   const tocList = toc.map((h) => `<li class="level-${h.level}"><a href="#${e(encodeURIComponent(h.id))}">${e(h.text)}</a></li>`).join('\n');
-  const tocHtml = toc.length === 0 ? '' : `<nav aria-labelledby="toc-title"><h2 id="toc-title">On this page</h2><ul>\n${tocList}\n</ul></nav>`;
-  const tocInline = toc.length === 0 ? '' : `<details class="toc-inline"><summary>On this page</summary><ul>\n${tocList}\n</ul></details>\n`;
+  const tocHtml = toc.length === 0 ? '' : `<nav aria-labelledby="toc-title"><h2 id="toc-title">${e(t.onThisPage)}</h2><ul>\n${tocList}\n</ul></nav>`;
+  const tocInline = toc.length === 0 ? '' : `<details class="toc-inline"><summary>${e(t.onThisPage)}</summary><ul>\n${tocList}\n</ul></details>\n`;
   const updated =
     view.lastUpdated === undefined
       ? ''
-      : `<p class="last-updated">Last updated <time datetime="${e(view.lastUpdated.toISOString())}">${e(view.lastUpdated.toLocaleDateString(site.language, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }))}</time></p>`;
-  const edit = view.editUrl === undefined ? '' : `<a class="edit-link" href="${e(view.editUrl)}">Edit this page</a>`;
+      : `<p class="last-updated">${e(t.lastUpdated)} <time datetime="${e(view.lastUpdated.toISOString())}">${e(view.lastUpdated.toLocaleDateString(site.language, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }))}</time></p>`;
+  const edit = view.editUrl === undefined ? '' : `<a class="edit-link" href="${e(view.editUrl)}">${e(t.editPage)}</a>`;
   const pageMeta = updated === '' && edit === '' ? '' : `<div class="page-meta">${edit}${updated}</div>\n`;
   const pager =
     view.previous === undefined && view.next === undefined
       ? ''
-      : `<nav class="pager" aria-label="Previous and next page">${view.previous === undefined ? '' : `<a class="prev" href="${e(view.previous.url)}" rel="prev"><span>Previous</span>${e(view.previous.title)}</a>`}${view.next === undefined ? '' : `<a class="next" href="${e(view.next.url)}" rel="next"><span>Next</span>${e(view.next.title)}</a>`}</nav>`;
+      : `<nav class="pager" aria-label="${e(t.pager)}">${view.previous === undefined ? '' : `<a class="prev" href="${e(view.previous.url)}" rel="prev"><span>${e(t.previous)}</span>${e(view.previous.title)}</a>`}${view.next === undefined ? '' : `<a class="next" href="${e(view.next.url)}" rel="next"><span>${e(t.next)}</span>${e(view.next.title)}</a>`}</nav>`;
   return `<!doctype html>
-<html lang="${e(site.language)}">
+<html lang="${e(site.language)}"${clientWords(t)}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -79,18 +83,18 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
 <script src="${e(assets.jsUrl)}" defer></script>
 </head>
 <body>
-<a class="skip" href="#content">Skip to content</a>
+<a class="skip" href="#content">${e(t.skipToContent)}</a>
 <header class="topbar">
-<button type="button" class="icon-button menu-button" id="menu-button" aria-controls="sidebar" aria-expanded="false" aria-label="Menu">&#9776;</button>
+<button type="button" class="icon-button menu-button" id="menu-button" aria-controls="sidebar" aria-expanded="false" aria-label="${e(t.menu)}">&#9776;</button>
 <a class="brand" href="/">${logo}<span>${e(site.title)}</span></a>
-<form class="search" id="search" role="search" data-index="${e(assets.searchIndexUrl)}">
-<input id="search-input" type="search" placeholder="Search (press /)" aria-label="Search the docs" autocomplete="off">
+<form class="search" id="search" role="search" data-index="${e(assets.searchIndexUrl)}" data-script="${e(assets.searchJsUrl)}">
+<input id="search-input" type="search" placeholder="${e(t.searchPlaceholder)}" aria-label="${e(t.searchLabel)}" autocomplete="off">
 <ul class="search-results" id="search-results" hidden></ul>
 </form>
-<button type="button" class="icon-button" id="theme-toggle" aria-label="Switch between light and dark theme">&#9680;</button>
+<button type="button" class="icon-button" id="theme-toggle" aria-label="${e(t.themeToggle)}">&#9680;</button>
 </header>
 <div class="layout">
-<nav class="sidebar" id="sidebar" aria-label="Documentation">
+<nav class="sidebar" id="sidebar" aria-label="${e(t.navigation)}">
 ${view.navHtml}
 </nav>
 <main id="content">
@@ -101,10 +105,19 @@ ${pageMeta}${pager}
 </main>
 <aside class="toc">${tocHtml}</aside>
 </div>
-<footer class="site-footer">Built with Blume</footer>
+<footer class="site-footer">${e(t.builtWith)}</footer>
 </body>
 </html>
 `;
+}
+
+/** The client script's words, on `<html>` where they are not its English defaults. */
+function clientWords(t: UiStrings): string {
+  const words = { copy: [t.copy, 'Copy'], copied: [t.copied, 'Copied'], 'no-results': [t.noResults, 'No results'] };
+  return Object.entries(words)
+    .filter(([, [word, english]]) => word !== english)
+    .map(([name, [word]]) => ` data-${name}="${escapeHtml(word!)}"`)
+    .join('');
 }
 
 /** The folded table of contents goes right after the page's own H1. */

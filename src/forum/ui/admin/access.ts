@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { authorizeAdmin } from '../../policy.js';
 import { checkForm, loadUi } from '../context.js';
 
-export async function adminOnly(request: FastifyRequest): Promise<void> {
+async function adminOnly(request: FastifyRequest): Promise<void> {
   authorizeAdmin(request.ui.viewer);
 }
 

@@ -16,7 +16,7 @@ export interface ChecklistItem {
   state: string;
 }
 
-export interface ChecklistState {
+interface ChecklistState {
   settings: InstanceSettings;
   /** Whether this server sends mail (BLUME_MAIL_SERVER). */
   mailEnabled: boolean;

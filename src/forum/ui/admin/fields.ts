@@ -2,7 +2,7 @@
 // screen-reader) label, its hint and its error tied to it with aria-describedby.
 import { html, type SafeHtml } from '../../../lib/html.js';
 
-export interface FieldOptions {
+interface FieldOptions {
   /** The element id, when the name repeats on the page (one form per table row). */
   id?: string;
   hint?: string;

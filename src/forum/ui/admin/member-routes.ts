@@ -53,7 +53,7 @@ function done(reply: FastifyReply, code: keyof typeof DONE, who: string): Fastif
 
 export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
-  const outbox = app.services.mailOutbox;
+  const outbox = app.mailOutbox;
 
   async function renderMembers(request: FastifyRequest, reply: FastifyReply, options: { query?: string; page?: number; add?: MembersPage['add']; flash?: Flash; status?: number }) {
     const ui = request.ui;

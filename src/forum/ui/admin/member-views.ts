@@ -9,7 +9,7 @@ import { selectField, textField } from './fields.js';
 import type { FieldErrors } from './structure-views.js';
 import { adminFrame, type Flash } from './views.js';
 
-export interface ListedMember {
+interface ListedMember {
   member: ForumMemberRow;
   role: Role;
 }

@@ -82,7 +82,7 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/admin', { preHandler: ADMIN_PAGE }, async (request, reply) => {
     const ui = request.ui;
-    const checklist = await firstRunChecklist(db, ui.site.id, { settings: ui.settings, mailEnabled: app.services.mailOutbox.enabled });
+    const checklist = await firstRunChecklist(db, ui.site.id, { settings: ui.settings, mailEnabled: app.mailOutbox.enabled });
     return sendPage(reply, ui, 'Admin', overviewView(ui, checklist), { private: true });
   });
 

@@ -13,6 +13,7 @@ import { adminFrame, type Flash } from './views.js';
 
 const GROUPS: ReadonlyArray<readonly [string, readonly SettingName[]]> = [
   ['Community', ['FORUM_TITLE', 'REGISTRATION_OPEN']],
+  ['Trust and spam', ['FORUM_EMAIL_CONFIRMATION', 'FORUM_HOLD_FIRST_POSTS', 'FORUM_TRUST_MIN_POSTS', 'FORUM_TRUST_MIN_TOPICS_READ', 'FORUM_NEW_MEMBER_POSTS_PER_HOUR']],
   ['Forum API', ['FORUM_API_PUBLIC_READ', 'API_CORS_ORIGINS']],
   ['Mail', ['MAIL_DEFAULT_SENDER', 'MAIL_SERVER', 'MAIL_PORT', 'MAIL_USE_TLS', 'MAIL_USERNAME', 'MAIL_PASSWORD']],
   ['Help desk', ['HELPDESK_SUPPORT_ADDRESS', 'HELPDESK_INBOUND_SECRET', 'HELPDESK_MAILGUN_SIGNING_KEY', 'HELPDESK_SENDGRID_VERIFICATION_KEY', 'HELPDESK_ATTACHMENT_MAX_BYTES']],
@@ -66,6 +67,8 @@ function control(name: SettingName, value: string, page: SettingsPage): SafeHtml
       return textField(name, name, value, 'number', { ...options, maxlength: 5 });
     case 'bytes':
       return textField(name, name, value, 'number', { ...options, maxlength: 12 });
+    case 'count':
+      return textField(name, name, value, 'number', { ...options, maxlength: 6 });
     case 'url':
       return textField(name, name, value, 'url', { ...options, maxlength: 2000 });
     case 'email':

@@ -23,8 +23,8 @@ export interface ForumValues extends CategoryValues {
 /** Problems with a submitted form, by field name. */
 export type FieldErrors = Partial<Record<string, string>>;
 
-export const EMPTY_CATEGORY: CategoryValues = { name: '', slug: '', description: '' };
-export const EMPTY_FORUM: ForumValues = { ...EMPTY_CATEGORY, category: '', visibility: 'public', locked: false };
+const EMPTY_CATEGORY: CategoryValues = { name: '', slug: '', description: '' };
+const EMPTY_FORUM: ForumValues = { ...EMPTY_CATEGORY, category: '', visibility: 'public', locked: false };
 
 const VISIBILITY: ReadonlyArray<readonly [ForumRow['visibility'], string]> = [
   ['public', 'Public: everyone, guests included'],

@@ -5,7 +5,7 @@ import { html, type HtmlValue, type SafeHtml } from '../../../lib/html.js';
 import { csrfField, notice } from '../layout.js';
 import type { ChecklistItem } from './checklist.js';
 
-export type AdminSection = 'overview' | 'structure' | 'members' | 'settings' | 'content';
+type AdminSection = 'overview' | 'structure' | 'members' | 'settings' | 'content';
 
 const SECTIONS: ReadonlyArray<readonly [AdminSection, string, string]> = [
   ['overview', 'Overview', '/admin'],
@@ -21,10 +21,13 @@ export interface Flash {
   text: HtmlValue;
 }
 
+/** The frame of admin pages; content editors who are not admins see the content section only. */
 export function adminFrame(ui: UiContext, section: AdminSection, heading: string, body: SafeHtml, flash?: Flash): SafeHtml {
-  return html`<p class="crumbs"><a href="/">${ui.title}</a> › <a href="/admin">Admin</a></p>
+  const admin = ui.viewer.kind === 'member' && ui.viewer.role === 'admin';
+  const sections = admin ? SECTIONS : SECTIONS.filter(([name]) => name === 'content');
+  return html`<p class="crumbs"><a href="/">${ui.title}</a> › ${admin ? html`<a href="/admin">Admin</a>` : html`<a href="/admin/content">Content</a>`}</p>
 <h1>${heading}</h1>
-<nav class="tabs admin-tabs" aria-label="Admin sections"><ul>${SECTIONS.map(
+<nav class="tabs admin-tabs" aria-label="Admin sections"><ul>${sections.map(
     ([name, label, href]) => html`<li><a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
   )}</ul></nav>
 ${flash ? notice(flash.kind, flash.text) : ''}

@@ -1,20 +1,25 @@
-// The forum's mail outbox, a kind of the one job runner (src/jobs/): a mail is a job written in the
-// transaction that causes it and sent after commit. Requests never wait on SMTP: they enqueue,
+// The mail outbox, a kind of the one job runner: a mail is a job written in the transaction that
+// causes it and sent after commit. Every mail goes through it: the forum's and the help desk's, and
+// the portal accounts' invitations and password links. Requests never wait on SMTP: they enqueue,
 // commit, and nudge the worker; a failed send (an SMTP server that was down) is retried with growing
 // delays, and a mail that failed every attempt stays as a failed job with its last error.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Mailer, OutgoingMail } from '../../adapters/mail/index.js';
-import type { Executor } from '../../db/client.js';
-import { enqueueJob } from '../../jobs/queue.js';
-import { JobWorker, type JobKind } from '../../jobs/worker.js';
+import type { Mailer, OutgoingMail } from '../adapters/mail/index.js';
+import type { Executor } from '../db/client.js';
+import { enqueueJob } from './queue.js';
+import { JobWorker, type JobKind } from './worker.js';
+
+/** Mails one person may ask for (reset links, confirmation resends) per hour, whatever the client. */
+export const ASKED_MAILS_PER_HOUR = 5;
 
 /** Attempts per mail before it is left for the operator (with its last error). */
-export const MAX_MAIL_ATTEMPTS = 6;
+const MAX_MAIL_ATTEMPTS = 6;
+// The name from when only the forum sent mail; queued rows of older installations carry it.
 export const MAIL_JOB = 'forum.mail';
 const LEASE_MS = 60_000;
 const SWEEP_MS = 30_000;
 
-export type OutboxKind = 'confirm' | 'reset' | 'reply' | 'helpdesk_reply';
+type OutboxKind = 'confirm' | 'reset' | 'reply' | 'like' | 'digest' | 'helpdesk_reply' | 'account_invite' | 'account_reset';
 
 /** A mail job's payload. */
 export interface MailJob {
@@ -22,8 +27,11 @@ export interface MailJob {
   message: OutgoingMail;
 }
 
-/** Writes one mail to the outbox; call it inside the transaction whose commit should send it. */
-export async function enqueueMail(db: Executor, siteId: string, kind: OutboxKind, message: OutgoingMail): Promise<void> {
+/**
+ * Writes one mail to the outbox; call it inside the transaction whose commit should send it. A
+ * site's mail (`siteId`) is dropped with the site; an account's mail (null) is not.
+ */
+export async function enqueueMail(db: Executor, siteId: string | null, kind: OutboxKind, message: OutgoingMail): Promise<void> {
   await enqueueJob(db, MAIL_JOB, { kind, message } satisfies MailJob, { siteId, maxAttempts: MAX_MAIL_ATTEMPTS });
 }
 

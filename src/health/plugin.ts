@@ -25,7 +25,7 @@ async function runCheck(timeoutMs: number, fn: () => Promise<void>): Promise<Che
   }
 }
 
-export async function healthRoutes(app: FastifyInstance): Promise<void> {
+export async function healthPlugin(app: FastifyInstance): Promise<void> {
   const { database, cache, blobs } = app.deps;
   const noStore = { 'cache-control': 'no-store' };
 

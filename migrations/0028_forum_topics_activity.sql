@@ -1,0 +1,1 @@
+CREATE INDEX "forum_topics_activity_idx" ON "forum_topics" USING btree ("site_id","last_post_at","id");

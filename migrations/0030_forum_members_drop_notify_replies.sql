@@ -1,0 +1,1 @@
+ALTER TABLE "forum_members" DROP COLUMN "notify_replies";

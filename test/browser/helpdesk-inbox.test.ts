@@ -1,0 +1,160 @@
+// The agent inbox in a real browser (Debian chromium driven by playwright-core) against a listening
+// single-instance server: an agent logs in, finds a new ticket in "unassigned", takes it with the
+// keyboard (j, a), opens it (o), replies (r), adds an internal note (n), asks the local AI provider
+// server for a draft that lands in the reply box unsent, puts the ticket on pending (the SLA clock
+// stops) and solves it (e). Without JavaScript the same buttons work as plain forms. Every inbox
+// page fits a 390 px phone. Screenshots are kept in test-artifacts/browser/.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { applyDesiredSettings, replaceDesiredSettings } from '../../src/core/settings/service.js';
+import { createSite } from '../../src/core/sites/service.js';
+import { createMember } from '../../src/forum/members.js';
+import { makeAgent } from '../../src/helpdesk/agents.js';
+import { findTicket, listEntries, openTicket } from '../../src/helpdesk/tickets.js';
+import { startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
+
+describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
+  let t: TestApp;
+  let ai: AiProviderServer;
+  let browser: Browser;
+  let origin: string;
+  const password = 'agent-password-0123';
+
+  async function logIn(page: Page, path: string): Promise<void> {
+    await page.goto(`${origin}${path}`);
+    await page.waitForURL(/\/login\?next=/);
+    await page.getByLabel('Username or e-mail').fill('ann');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  }
+
+  async function fitsPhone(page: Page, path: string, name: string): Promise<void> {
+    await page.goto(`${origin}${path}`);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `${path} is ${width}px wide`);
+    await screenshot(page, name);
+  }
+
+  before(async () => {
+    ai = await startAiProvider();
+    t = await buildTestApp({ database: 'pglite', mode: 'single', singleSite: 'town', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' } });
+    const db = t.app.deps.database.db;
+    await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
+    await t.app.services.sites.changed('town');
+    const ann = await createMember(db, 'town', { username: 'ann', email: 'ann@town.test', password });
+    // Opened before ann is an agent, so nobody has them yet.
+    await openTicket(db, 'town', { subject: 'Cannot log in', body: 'The password reset mail **never** arrives.', requester: { email: 'erin@customer.example', name: 'Erin Example' }, channel: 'email', priority: 'high' });
+    await openTicket(db, 'town', { subject: 'Invoice address', body: 'Please change the address on my last invoice to a much longer street name that wraps.', requester: { email: 'max.mustermann-with-a-long-address@customer.example' }, channel: 'web' });
+    await makeAgent(db, 'town', ann.id);
+    await replaceDesiredSettings(db, 'town', { AI_CONTENT_ENABLED: true, AI_PROVIDER: 'openai', AI_BASE_URL: `${ai.origin}/v1`, AI_MODEL: 'helper-1', AI_API_KEY: ai.apiKey }, t.config.secretKey);
+    await applyDesiredSettings(db, 'town');
+    await t.app.instanceSettings.changed('town');
+    ai.answer = 'Hi Erin, the reset mail may be in your spam folder.';
+    origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await ai?.close();
+  });
+
+  it('takes, answers, notes, drafts with AI, pauses and solves a ticket, mostly from the keyboard', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await logIn(page, '/desk');
+    await page.waitForURL(`${origin}/desk/mine`);
+    await page.getByRole('link', { name: 'Unassigned' }).click();
+    await page.waitForURL(`${origin}/desk/unassigned`);
+    const row = page.locator('tr[data-ticket-row]').filter({ hasText: 'Cannot log in' });
+    assert.match((await row.textContent()) ?? '', /Erin Example.*New.*High/s);
+
+    // j selects the newest row (the invoice), j again the next one; a takes it.
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    assert.match((await row.getAttribute('class')) ?? '', /selected/);
+    await screenshot(page, 'helpdesk-inbox-unassigned');
+    await page.keyboard.press('a');
+    await page.waitForURL(`${origin}/desk/unassigned?assigned=1`);
+    assert.ok(await page.getByText('Ticket #1 is assigned to you.').isVisible());
+    assert.equal(await row.count(), 0);
+
+    await page.getByRole('link', { name: 'Mine' }).click();
+    await page.waitForURL(`${origin}/desk/mine`);
+    await page.keyboard.press('j');
+    await page.keyboard.press('o');
+    await page.waitForURL(`${origin}/desk/tickets/1`);
+
+    await page.keyboard.press('r');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'reply-body');
+    await page.keyboard.type('Hello Erin, we are looking into it.');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.waitForURL(/\/desk\/tickets\/1\?done=replied/);
+    assert.ok(await page.getByText('Reply added to the thread.').isVisible());
+
+    await page.keyboard.press('n');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'note-body');
+    await page.keyboard.type('Her domain bounced our mail last week.');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await page.waitForURL(/\/desk\/tickets\/1\?done=noted/);
+    const note = page.locator('li.post.note');
+    assert.match((await note.textContent()) ?? '', /ann\s*Internal note.*Her domain bounced/s);
+
+    await page.getByRole('button', { name: 'Draft a reply with AI' }).click();
+    await page.waitForURL(/\/desk\/tickets\/1\?draft=[a-z0-9]+#reply$/);
+    assert.equal(await page.getByLabel('Reply', { exact: true }).inputValue(), ai.answer);
+    assert.ok(await page.getByText('is in the reply box: read and edit it').isVisible());
+    const db = t.app.deps.database.db;
+    const ticket = (await findTicket(db, 'town', '1'))!;
+    assert.equal((await listEntries(db, ticket.id, true, { pageSize: 10, offset: 0 })).total, 3, 'the draft is not sent');
+    await screenshot(page, 'helpdesk-inbox-ticket-draft');
+
+    await page.getByLabel('Status').selectOption('pending');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.waitForURL(/\?done=saved/);
+    assert.ok(await page.locator('#sla-heading + p').getByText('Paused').isVisible());
+    assert.ok((await findTicket(db, 'town', '1'))!.slaPausedAt, 'the SLA clock stopped');
+
+    // The URL already ends in ?done=saved, so wait for the next page load, not for the URL.
+    const solved = page.waitForEvent('load');
+    await page.keyboard.press('e');
+    await solved;
+    assert.equal(await page.getByLabel('Status').inputValue(), 'solved');
+    assert.equal((await findTicket(db, 'town', '1'))!.status, 'solved');
+
+    await page.keyboard.press('?');
+    assert.ok(await page.getByText('Select the next / previous ticket of a list').isVisible());
+    await screenshot(page, 'helpdesk-inbox-shortcuts');
+    await context.close();
+  });
+
+  it('works without JavaScript', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await logIn(page, '/desk/unassigned');
+    await page.waitForURL(`${origin}/desk/unassigned`);
+    await page.getByRole('button', { name: 'Assign to me #2' }).click();
+    await page.waitForURL(`${origin}/desk/unassigned?assigned=2`);
+    await page.goto(`${origin}/desk/tickets/2`);
+    await page.getByLabel('Note for agents').fill('Checked the billing system.');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await page.waitForURL(/\?done=noted/);
+    assert.ok(await page.getByText('Checked the billing system.').isVisible());
+    await context.close();
+  });
+
+  it('fits every inbox page on a 390 px phone', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    await logIn(page, '/desk/open');
+    await page.waitForURL(`${origin}/desk/open`);
+    await fitsPhone(page, '/desk/open', 'helpdesk-inbox-open-phone');
+    await fitsPhone(page, '/desk/mine', 'helpdesk-inbox-mine-phone');
+    await fitsPhone(page, '/desk/tickets/1', 'helpdesk-inbox-ticket-phone');
+    await fitsPhone(page, '/desk/tickets/2', 'helpdesk-inbox-ticket2-phone');
+    await context.close();
+  });
+});
