@@ -1,9 +1,10 @@
 // Entries of stored content types (articles and custom types): validation against the type's
 // fields, writes with optimistic concurrency (ETag = id and version), and reads filtered by status.
 // `published` means live: published with `published_at` not in the future (scheduled publishing).
-import { and, count, eq, inArray, lte, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lte, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Database, Executor } from '../db/client.js';
+import { listTotal } from '../db/count.js';
 import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
@@ -272,7 +273,8 @@ interface ListOptions {
   q?: string | undefined;
 }
 
-export async function listEntries(db: Executor, type: ContentTypeRow, options: ListOptions, page: Page): Promise<{ rows: EntryRow[]; total: number }> {
+/** A page of entries and the list's total: exact up to a threshold, the planner's estimate past it (src/db/count.ts). */
+export async function listEntries(db: Executor, type: ContentTypeRow, options: ListOptions, page: Page): Promise<{ rows: EntryRow[]; total: number; estimated: boolean }> {
   // The type id as a literal: the planner then matches each field's partial index (its predicate names it).
   const where = and(
     sql.raw(`type_id = '${type.id}'`),
@@ -281,11 +283,11 @@ export async function listEntries(db: Executor, type: ContentTypeRow, options: L
     ...filterConditions(type.fields, options.query),
   );
   const { order, split } = sortOrder(type.fields, options.sort, options.view === 'published' ? '-published_at' : '-updated_at', options.view);
-  const [rows, [total]] = await Promise.all([
+  const [rows, { total, estimated }] = await Promise.all([
     split ? splitPage(db, where, order, split, page) : db.select().from(cmsEntries).where(where).orderBy(...order).limit(page.pageSize).offset(page.offset),
-    db.select({ n: count() }).from(cmsEntries).where(where),
+    listTotal(db, db.select({ one: sql`1` }).from(cmsEntries).where(where).getSQL()),
   ]);
-  return { rows, total: total!.n };
+  return { rows, total, estimated };
 }
 
 /**

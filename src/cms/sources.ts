@@ -29,7 +29,8 @@ interface EntryWithTag {
 }
 
 export interface EntrySource {
-  list(ctx: SourceContext, query: EntryListQuery & Record<string, unknown>, page: Page): Promise<{ rows: EntryOut[]; total: number }>;
+  /** A page and the list's total; `estimated` when the total is the planner's estimate (src/db/count.ts). */
+  list(ctx: SourceContext, query: EntryListQuery & Record<string, unknown>, page: Page): Promise<{ rows: EntryOut[]; total: number; estimated?: boolean }>;
   read(ctx: SourceContext, idOrSlug: string, query: ReadQuery): Promise<EntryWithTag>;
   create(ctx: SourceContext, input: EntryInput): Promise<EntryWithTag>;
   update(ctx: SourceContext, id: string, input: EntryInput, ifMatch: string | undefined): Promise<EntryWithTag>;

@@ -67,9 +67,9 @@ export function storedSource(slug: string): EntrySource {
       const view = authorizeStatusView(ctx.caller, query.status);
       const select = fieldList(type.fields, query.fields, 'fields');
       const include = fieldList(type.fields, query.include, 'include');
-      const { rows, total } = await listEntries(ctx.db, type, { view, query, sort: query.sort, q: query.q }, page);
+      const { rows, total, estimated } = await listEntries(ctx.db, type, { view, query, sort: query.sort, q: query.q }, page);
       const related = await included(ctx, include, rows, view);
-      return { rows: rows.map((row) => presentEntry(type, row, { select, include, included: related })), total };
+      return { rows: rows.map((row) => presentEntry(type, row, { select, include, included: related })), total, estimated };
     },
     async read(ctx, idOrSlug, query) {
       const type = await typeOf(ctx, slug);

@@ -160,5 +160,16 @@ for (const database of testDatabases) {
       assert.equal((await member.get('/admin/content')).statusCode, 403);
       assert.doesNotMatch((await member.get('/')).body, /href="\/admin\/content"/);
     });
+
+    it('counts a list exactly up to 1,000 entries and says "About" past that (decision 0072)', async () => {
+      assert.match(pageText((await admin.get('/admin/content/events')).body), / 3 entries /, 'exact');
+      await t.app.deps.database.db.execute(sql`insert into cms_entries (id, site_id, type_id, status, data)
+        select 'bulk' || n, e.site_id, e.type_id, 'draft', jsonb_build_object('title', 'Bulk ' || n)
+        from generate_series(1, 1100) n, (select site_id, type_id from cms_entries where slug = 'launch') e`);
+      await t.app.deps.database.db.execute(sql`analyze cms_entries`);
+      const about = /About (\d+) entries/.exec(pageText((await admin.get('/admin/content/events')).body));
+      assert.ok(about, 'an estimated total says so');
+      assert.ok(Number(about[1]) > 1000, about[0]);
+    });
   });
 }

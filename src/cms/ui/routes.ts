@@ -249,9 +249,9 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     const q = (request.query.q ?? '').slice(0, 200).trim();
     const page = pageNumber(request.query.page);
     const query = { status: status as 'any', ...(q ? { q } : {}) };
-    const { rows, total } =
+    const { rows, total, estimated = false } =
       type.slug === 'posts' ? { rows: [], total: 0 } : await sourceFor(type.slug).list(sourceContext(request), query, { page, pageSize: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
-    const list = { type, entries: rows, status, q, page, pages: totalPages(total, PAGE_SIZE), total };
+    const list = { type, entries: rows, status, q, page, pages: totalPages(total, PAGE_SIZE), total, estimated };
     return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date()), { private: true });
   });
 

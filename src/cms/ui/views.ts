@@ -118,6 +118,8 @@ interface EntryListPage {
   page: number;
   pages: number;
   total: number;
+  /** The total is the planner's estimate (a long list). */
+  estimated: boolean;
 }
 
 /** What a list row shows: the first text field's value, else the slug, else the id. */
@@ -146,7 +148,7 @@ export function entryListView(ui: UiContext, list: EntryListPage, now: Date): Sa
 ${selectField('status', 'Status', list.status, [['any', 'All'], ['published', 'Published (live)'], ['draft', 'Drafts and scheduled']], { id: 'filter-status' })}
 ${textField('q', 'Search', list.q, 'search', { id: 'filter-q', maxlength: 200 })}
 <button type="submit" class="secondary">Filter</button></form>
-<p class="muted">${list.total} entr${list.total === 1 ? 'y' : 'ies'}</p>
+<p class="muted">${list.estimated ? 'About ' : ''}${list.total} entr${list.total === 1 ? 'y' : 'ies'}</p>
 <table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr><th scope="col">Entry</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead><tbody>${list.entries.map(
       (entry) => html`<tr><td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td><td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
     )}</tbody></table>
