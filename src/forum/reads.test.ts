@@ -1,7 +1,10 @@
 // Read marks and the unread list: a member's unread topics are the visible ones with posts newer than
-// its mark (or never opened); a mark only moves forward; a new reply makes a read topic unread again.
+// its mark (or never opened) and than its `read_before` (its joining, then "mark all read"); a mark
+// only moves forward; a new reply makes a read topic unread again.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../db/client.js';
 import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
@@ -22,7 +25,7 @@ for (const database of testDatabases) {
     const topics: Record<string, Created> = {};
     const call = (token: string | undefined, method: 'GET' | 'POST', path: string, payload?: Row) =>
       forumApi(t.app, 'reads', token, { method, path, ...(payload ? { payload } : {}) });
-    /** The unread titles; the X-Pagination total must count exactly them (it is computed apart, from the marks). */
+    /** The unread titles; the X-Pagination total must count exactly them (it is counted apart). */
     const unread = async (actor: ForumActor, extra = '') => {
       const answer = await call(actor.token, 'GET', `/topics?filter=unread&page_size=100${extra}`);
       const titles = json<Array<{ title: string }>>(answer).map((row) => row.title);
@@ -84,6 +87,31 @@ for (const database of testDatabases) {
       assert.equal(json(wrong).code, 'post_not_found');
       assert.equal((await read(bob, topics.Secret!, topics.Secret!.first_post.id)).statusCode, 404);
       assert.equal((await call(undefined, 'GET', '/topics?filter=unread')).statusCode, 401);
+      assert.equal((await call(undefined, 'POST', '/topics/read')).statusCode, 401);
+    });
+
+    it('shows a member who joins later none of the older topics unread, until they have a new post', async () => {
+      const carol = await addMember(t.app, 'reads', 'carol');
+      assert.deepEqual(await unread(carol), []);
+      const alpha = topics.Alpha!;
+      assert.equal((await call(ann.token, 'POST', `/topics/${alpha.id}/posts`, { body: 'News for carol' })).statusCode, 201);
+      assert.deepEqual(await unread(carol), ['Alpha']);
+    });
+
+    it('marks all read: nothing unread, the marks it makes redundant gone, and the next post unread again', async () => {
+      const marks = async () => (await queryRows<{ n: number }>(t.app.deps.database.db, sql`select count(*)::int as n from forum_topic_reads where member_id = ${bob.member.id}`))[0]!.n;
+      assert.ok((await unread(bob)).length > 0);
+      assert.ok((await marks()) > 0);
+      const answer = await call(bob.token, 'POST', '/topics/read');
+      assert.equal(answer.statusCode, 200, answer.body);
+      const readBefore = Date.parse(json<{ read_before: string }>(answer).read_before);
+      assert.ok(Math.abs(Date.now() - readBefore) < 60_000, 'read_before is now');
+      assert.deepEqual(await unread(bob), []);
+      assert.deepEqual(await unread(ann), ['Alpha', 'Beta'], "another member's unread topics stay");
+      assert.equal(await marks(), 0);
+      const beta = topics.Beta!;
+      assert.equal((await call(ann.token, 'POST', `/topics/${beta.id}/posts`, { body: 'After the sweep' })).statusCode, 201);
+      assert.deepEqual(await unread(bob), ['Beta']);
     });
   });
 }

@@ -1,10 +1,12 @@
 // Read marks: how far each member has read each topic, and the member's unread topics (topics it may
-// see whose last post is newer than its mark, or that it never opened), latest activity first.
-import { and, asc, count, desc, eq, gt, gte, inArray, sql } from 'drizzle-orm';
+// see whose last post is newer than both its mark and its `read_before`), latest activity first.
+// `read_before` is the member's joining, then its last "mark all read" (decision 0064).
+import { and, asc, desc, eq, gt, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import { listTotal } from '../db/count.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import { requireMember, visibleForumsWhere, visibleTopicCount, visibleTopicsOfForumWhere, type MemberViewer, type Viewer } from './policy.js';
+import { requireMember, visibleForumsWhere, visibleTopicsOfForumWhere, type MemberViewer, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forumPosts, forums, forumTopicReads, forumTopics, type ForumTopicReadRow, type ForumTopicRow } from './tables.js';
 import { findVisibleTopic, topicColumns, type TopicView } from './topics.js';
@@ -40,12 +42,31 @@ export async function readMark(db: Executor, viewer: MemberViewer, topicId: stri
   return row;
 }
 
-/** The viewer's mark of the topic in the outer query, when it has read up to the topic's last post. */
-function readUpToDate(db: Executor, viewer: MemberViewer) {
-  return db
+/** The topic in the outer query has posts the viewer has not read: newer than its `read_before` and its mark. */
+function unreadWhere(db: Executor, viewer: MemberViewer): SQL {
+  const readToEnd = db
     .select({ one: sql`1` })
     .from(forumTopicReads)
     .where(and(eq(forumTopicReads.memberId, viewer.member.id), eq(forumTopicReads.topicId, forumTopics.id), gte(forumTopicReads.lastReadAt, forumTopics.lastPostAt)));
+  return and(gt(forumTopics.lastPostAt, viewer.member.readBefore), sql`not exists ${readToEnd}`)!;
+}
+
+/**
+ * Marks every topic read for the viewer ("mark all read"): `read_before` moves to now, and the marks
+ * it makes redundant go. Answers the new `read_before`.
+ */
+export async function markAllRead(db: Executor, viewer: Viewer): Promise<Date> {
+  requireMember(viewer);
+  return db.transaction(async (tx) => {
+    const [member] = await tx
+      .update(forumMembers)
+      .set({ readBefore: sql`greatest(${forumMembers.readBefore}, statement_timestamp())` })
+      .where(eq(forumMembers.id, viewer.member.id))
+      .returning({ readBefore: forumMembers.readBefore });
+    if (!member) throw new AppError('member_not_found', 'The member is gone.');
+    await tx.delete(forumTopicReads).where(and(eq(forumTopicReads.memberId, viewer.member.id), lte(forumTopicReads.lastReadAt, member.readBefore)));
+    return member.readBefore;
+  });
 }
 
 /** Which of `topicIds` (topics the caller showed the viewer) have posts the viewer has not read. */
@@ -54,20 +75,21 @@ export async function unreadTopicIds(db: Executor, viewer: Viewer, topicIds: str
   const rows = await db
     .select({ id: forumTopics.id })
     .from(forumTopics)
-    .where(and(inArray(forumTopics.id, topicIds), sql`not exists ${readUpToDate(db, viewer)}`));
+    .where(and(inArray(forumTopics.id, topicIds), unreadWhere(db, viewer)));
   return new Set(rows.map((row) => row.id));
 }
 
 /**
- * The first post of a topic the viewer has not read (in the classic order), or the opening post of a
- * topic it never opened; undefined when it has read everything.
+ * The first post of a topic the viewer has not read (in the classic order): the first after its mark
+ * and its `read_before`; undefined when it has read everything.
  */
 export async function firstUnreadPost(db: Executor, viewer: MemberViewer, topic: ForumTopicRow): Promise<{ id: string; createdAt: Date } | undefined> {
   const mark = await readMark(db, viewer, topic.id);
+  const readUpTo = mark && mark.lastReadAt > viewer.member.readBefore ? mark.lastReadAt : viewer.member.readBefore;
   const [post] = await db
     .select({ id: forumPosts.id, createdAt: forumPosts.createdAt })
     .from(forumPosts)
-    .where(and(eq(forumPosts.topicId, topic.id), mark ? gt(forumPosts.createdAt, mark.lastReadAt) : undefined))
+    .where(and(eq(forumPosts.topicId, topic.id), gt(forumPosts.createdAt, readUpTo)))
     .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
     .limit(1);
   return post;
@@ -75,9 +97,8 @@ export async function firstUnreadPost(db: Executor, viewer: MemberViewer, topic:
 
 /**
  * Topics the viewer may see (in one forum, or all) with posts it has not read, latest activity first.
- * The page walks forum_topics_activity_idx and stops after it; the total is the visible topics (the
- * forums' counters) less those the member has read to the end, a count over its marks rather than
- * over every topic (bench/README.md, "Forum member reads").
+ * The page walks forum_topics_activity_idx down to the member's `read_before` and stops after the
+ * page; the total is counted exactly up to a threshold and estimated past it (src/db/count.ts).
  */
 export async function listUnreadTopics(db: Executor, siteId: string, viewer: Viewer, forumId: string | undefined, page: Page): Promise<{ rows: TopicView[]; total: number }> {
   requireMember(viewer);
@@ -89,21 +110,17 @@ export async function listUnreadTopics(db: Executor, siteId: string, viewer: Vie
   );
   const shown = and(eq(forumTopics.siteId, siteId), inShownForums, visibleTopicsOfForumWhere(viewer));
   if (shownForums.length === 0) return { rows: [], total: 0 };
-  const [rows, [readToEnd]] = await Promise.all([
+  const unread = and(shown, unreadWhere(db, viewer));
+  const [rows, { total }] = await Promise.all([
     db
       .select(topicColumns)
       .from(forumTopics)
       .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
-      .where(and(shown, sql`not exists ${readUpToDate(db, viewer)}`))
+      .where(unread)
       .orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id))
       .limit(page.pageSize)
       .offset(page.offset),
-    db
-      .select({ n: count() })
-      .from(forumTopicReads)
-      .innerJoin(forumTopics, eq(forumTopics.id, forumTopicReads.topicId))
-      .where(and(eq(forumTopicReads.memberId, viewer.member.id), gte(forumTopicReads.lastReadAt, forumTopics.lastPostAt), shown)),
+    listTotal(db, db.select({ one: sql`1` }).from(forumTopics).where(unread).getSQL()),
   ]);
-  const visible = shownForums.reduce((sum, row) => sum + visibleTopicCount(viewer, row), 0);
-  return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total: Math.max(0, visible - (readToEnd?.n ?? 0)) };
+  return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total };
 }

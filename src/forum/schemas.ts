@@ -105,6 +105,7 @@ export const TopicListQuery = Type.Object({
 });
 export const TopicReadBody = Type.Object({ post_id: Id }, { additionalProperties: false });
 export const TopicReadOut = Type.Object({ topic_id: Type.String(), last_read_post_id: Type.String(), last_read_at: Time });
+export const AllReadOut = Type.Object({ read_before: Type.String({ format: 'date-time', description: 'Every topic whose last post is at or before this counts as read.' }) });
 export const NewTopicBody = Type.Object({ forum_id: Id, title: Title, body: Body }, { additionalProperties: false });
 export const TopicPatch = Type.Object(
   { title: Type.Optional(Title), pinned: Type.Optional(Type.Boolean()), locked: Type.Optional(Type.Boolean()), hidden: Type.Optional(Type.Boolean()) },

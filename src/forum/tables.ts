@@ -59,6 +59,12 @@ export const forumMembers = pgTable(
     suspensionReason: text('suspension_reason'),
     /** The member's own image upload shown as its avatar; generated initials without one. */
     avatarUploadId: text('avatar_upload_id'),
+    /**
+     * Every topic whose last post is at or before this counts as read, marks or not: the member's
+     * joining, then its last "mark all read" (docs/decisions/0064-forum-read-before.md). Marks
+     * before it say nothing more and are dropped when it moves.
+     */
+    readBefore: timestamp('read_before', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

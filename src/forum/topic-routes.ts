@@ -10,7 +10,7 @@ import { spendPostingBudget } from './posting-limit.js';
 import { flagPost, listFlags, resolveFlag } from './flags.js';
 import { decideHeldPost, holdReply, holdTopic, listHeldPosts, mustHold } from './held-posts.js';
 import { setLike } from './likes.js';
-import { listUnreadTopics, markTopicRead } from './reads.js';
+import { listUnreadTopics, markAllRead, markTopicRead } from './reads.js';
 import { presentFlag, presentHeldPost, presentLike, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
   FlagOut,
@@ -32,6 +32,7 @@ import {
   SearchQuery,
   TopicCreatedOut,
   TopicListQuery,
+  AllReadOut,
   TopicReadBody,
   TopicReadOut,
   TopicOut,
@@ -73,6 +74,12 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentTopic);
     },
+  );
+
+  app.post(
+    '/topics/read',
+    { schema: { tags: ['topics'], summary: 'Mark every topic read ("mark all read"): no topic is unread until its next post', security: memberSecurity, response: { 200: AllReadOut } }, preHandler: forumMember },
+    async (request) => ({ read_before: (await markAllRead(db, request.forum.viewer)).toISOString() }),
   );
 
   app.post(

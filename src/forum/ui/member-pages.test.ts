@@ -134,6 +134,22 @@ for (const database of testDatabases) {
       assert.match(String(guest.headers.location), /^\/login\?next=/);
     });
 
+    it('marks all read from Latest, with the form\'s CSRF token, until the next post', async () => {
+      const member = await as(bob);
+      let latest = (await member.get('/latest')).body;
+      assert.match(latest, /class="badge new"/, 'the fillers are unread');
+      assert.match(latest, /<form method="post" action="\/latest\/read"/);
+      assert.equal((await member.post('/latest/read', {}, { csrf: false })).statusCode, 403);
+      const marked = await member.post('/latest/read', {});
+      assert.equal(marked.statusCode, 303);
+      assert.equal(marked.headers.location, '/latest');
+      latest = (await member.get('/latest')).body;
+      assert.doesNotMatch(latest, /class="badge new"/);
+      assert.doesNotMatch(latest, /action="\/latest\/read"/, 'nothing left to mark');
+      const fresh = await topic(alice.token, 'general', 'After marking all read');
+      assert.match((await member.get('/latest')).body, new RegExp(`href="/t/${fresh.id}/unread"`));
+    });
+
     it('lists notifications newest first with an unread count in the header, and marks them read', async () => {
       assert.equal((await api(alice.token, 'POST', '/notifications/read', {})).statusCode, 200);
       const ideas = await topic(alice.token, 'general', 'Ideas & plans');

@@ -7,7 +7,7 @@ import { Type, type Static } from 'typebox';
 import { likedPostIds } from '../likes.js';
 import { effectiveRole, findMemberByUsername } from '../members.js';
 import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST, requireMember, requirePoster } from '../policy.js';
-import { firstUnreadPost, markTopicRead, readMark, unreadTopicIds } from '../reads.js';
+import { firstUnreadPost, markAllRead, markTopicRead, readMark, unreadTopicIds } from '../reads.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
 import { listTopics } from '../topic-list.js';
@@ -16,7 +16,7 @@ import { findDraft } from '../drafts.js';
 import { topicDraftKey } from '../tables.js';
 import { seeOther } from '../../http/forms.js';
 import { AppError } from '../../http/errors.js';
-import { loadGuestUi, loadUi } from './context.js';
+import { checkForm, loadGuestUi, loadUi } from './context.js';
 import { topicHead } from './discovery.js';
 import { atomFeed, openingPosts } from './feed.js';
 import { memberView } from './form-views.js';
@@ -91,6 +91,12 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     const { rows, total } = await listTopics(db, site.id, viewer, {}, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE });
     const unread = await unreadTopicIds(db, viewer, rows.map((row) => row.topic.id));
     return sendPage(reply, request.ui, 'Latest', latestView(request.ui, rows, unread, page, totalPages(total, TOPICS_PER_PAGE)));
+  });
+
+  /** "Mark all read", through the service of the API's POST /topics/read. */
+  app.post('/latest/read', { preHandler: [loadUi, checkForm] }, async (request, reply) => {
+    await markAllRead(db, request.ui.viewer);
+    return seeOther(reply, '/latest');
   });
 
   app.get<{ Params: { slug: string }; Querystring: { page?: string } }>(

@@ -87,7 +87,9 @@ export function topicRows(topics: TopicView[], unread: ReadonlySet<string> = new
 }
 
 export function latestView(ui: UiContext, topics: TopicView[], unread: ReadonlySet<string>, page: number, totalPages: number): SafeHtml {
-  return html`<h1>Latest</h1>${listTabs('latest')}
+  // Marking all read drops every "New" marker until the next post (decision 0064).
+  const markAll = unread.size > 0 ? postButton(ui, '/latest/read', 'Mark all read', {}, 'secondary') : '';
+  return html`<div class="toolbar"><h1>Latest</h1>${markAll}</div>${listTabs('latest')}
 ${topics.length === 0 ? html`<p class="muted">No topics yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login?next=%2Flatest">logging in</a>` : ''}.</p>` : topicRows(topics, unread)}
 ${pager(page, totalPages, (n) => `/latest?page=${n}`)}`;
 }
