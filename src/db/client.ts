@@ -89,11 +89,14 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   };
 }
 
-/** PGlite on `dir` as it is (or `memory://`): a folder without a database gets initdb in this process. */
-export async function openPgliteAt(dir: string): Promise<DatabaseHandle> {
+/**
+ * PGlite on `dir` as it is (or `memory://`): a folder without a database gets initdb in this process,
+ * or the data folder of `dump` (a `dumpDataDir()` tarball) when given.
+ */
+export async function openPgliteAt(dir: string, dump?: Blob): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
-  const options = await pgliteOptions();
+  const options = { ...(await pgliteOptions()), ...(dump ? { loadDataDir: dump } : {}) };
   const client = dir.startsWith('memory://') ? new PGlite(options) : new PGlite(dir, options);
   await client.waitReady;
   const db = drizzle(client, { schema }) as unknown as Database;

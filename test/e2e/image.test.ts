@@ -25,8 +25,6 @@ function onPath(tool: string): boolean {
 
 function skipReason(): string | false {
   if (!process.env.TEST_DATABASE_URL) return 'needs TEST_DATABASE_URL';
-  // The image carries its own Node, so one build per CI run is enough (.ci/run sets this on its second pass).
-  if (process.env.BLUME_IMAGE_TESTED) return `the image was built and tested earlier in this run (${process.env.BLUME_IMAGE_TESTED})`;
   if (process.getuid?.() !== 0) return 'needs root: buildah with vfs storage and debootstrap run as root';
   for (const tool of ['buildah', 'debootstrap', 'curl']) if (!onPath(tool)) return `${tool} is missing (.ci/run installs buildah and debootstrap)`;
   return false;
