@@ -3,7 +3,8 @@
 // topic then; reads withhold again what the member may no longer see (policy.ts), and deleted posts.
 import { and, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
-import type { Executor } from '../db/client.js';
+import { queryRows, type Executor } from '../db/client.js';
+import { cappedCount } from '../db/count.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { viewerFor } from './members.js';
@@ -166,6 +167,27 @@ async function countShown(db: Executor, where: ReturnType<typeof shownTo>): Prom
     .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
     .where(where);
+  return row?.n ?? 0;
+}
+
+/** Past this many unread notifications the web UI's badge says "99+", and stops counting. */
+export const BADGE_LIMIT = 99;
+
+/**
+ * The web UI header's unread badge: the viewer's unread notifications counted up to BADGE_LIMIT + 1,
+ * so the badge on every page joins at most that many rows for the visibility checks.
+ */
+export async function countUnreadBadge(db: Executor, siteId: string, viewer: Viewer): Promise<number> {
+  requireMember(viewer);
+  const shown = db
+    .select({ one: sql`1` })
+    .from(forumNotifications)
+    .innerJoin(forumPosts, eq(forumPosts.id, forumNotifications.postId))
+    .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
+    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .where(shownTo(db, siteId, viewer, true))
+    .getSQL();
+  const [row] = await queryRows<{ n: number }>(db, sql`select ${cappedCount(shown, BADGE_LIMIT)} as n`);
   return row?.n ?? 0;
 }
 

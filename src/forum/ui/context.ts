@@ -11,7 +11,7 @@ import { findAgent } from '../../helpdesk/agents.js';
 import { isEditor } from '../../cms/editors.js';
 import { viewerFor } from '../members.js';
 import { activeSuspension, listWarnings } from '../moderation.js';
-import { countUnreadNotifications } from '../notifications.js';
+import { countUnreadBadge } from '../notifications.js';
 import { GUEST, type Viewer } from '../policy.js';
 import { reviewTrust, trustRules } from '../trust.js';
 import type { ForumModActionRow } from '../tables.js';
@@ -27,7 +27,7 @@ export interface UiContext {
   registrationOpen: boolean;
   /** The CSRF token forms on this page carry. */
   csrf: string;
-  /** The member's unread notifications, for the header; read for pages (GET) only. */
+  /** The member's unread notifications, for the header, counted up to BADGE_LIMIT + 1; read for pages (GET) only. */
   unreadNotifications?: number;
   /** The header links to the help desk inbox: the member is an agent or admin on a plan with it (pages only). */
   deskLink?: boolean;
@@ -96,7 +96,7 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
     const deskLink = async () => (await request.server.services.plans.includes(site.plan, 'helpdesk_api')) && (viewer.role === 'admin' || (await findAgent(db, site.id, viewer.member.id)) !== undefined);
     const contentLink = async () => viewer.role !== 'admin' && (await isEditor(db, site.id, viewer.member.id));
     [request.ui.unreadNotifications, request.ui.warnings, request.ui.deskLink, request.ui.contentLink] = await Promise.all([
-      countUnreadNotifications(db, site.id, viewer),
+      countUnreadBadge(db, site.id, viewer),
       listWarnings(db, site.id, viewer, true),
       deskLink(),
       contentLink(),

@@ -1,6 +1,7 @@
 // The page frame every forum page shares: skip link, header with the community's name, Latest,
 // notifications (with the unread count), the flag queue and the help desk inbox (agents and admins), search and account links, one `main`
 // landmark, and a footer with the feed.
+import { BADGE_LIMIT } from '../notifications.js';
 import { isStaff } from '../policy.js';
 import type { UiContext } from './context.js';
 import type { ForumModActionRow } from '../tables.js';
@@ -24,6 +25,11 @@ export function csrfField(ui: UiContext): SafeHtml {
 
 export function postButton(ui: UiContext, action: string, label: string, fields: Record<string, string> = {}, className = 'link'): SafeHtml {
   return html`<form method="post" action="${action}">${csrfField(ui)}${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit" class="${className}">${label}</button></form>`;
+}
+
+/** An unread count as the badge says it: past BADGE_LIMIT, "99+" (the count stops there). */
+export function unreadWords(unread: number): string {
+  return unread > BADGE_LIMIT ? `${BADGE_LIMIT}+` : String(unread);
 }
 
 export function notice(kind: 'error' | 'ok' | 'warn', text: HtmlValue): SafeHtml {
@@ -65,7 +71,7 @@ export function layout(ui: UiContext, page: PageOptions): string {
   const unread = ui.unreadNotifications ?? 0;
   const forumLinks = html`<li><a href="/latest">Latest</a></li>${
     viewer.kind === 'member'
-      ? html`<li><a href="/notifications">Notifications${unread > 0 ? html` <span class="count">${unread}<span class="sr-only"> unread</span></span>` : ''}</a></li>`
+      ? html`<li><a href="/notifications">Notifications${unread > 0 ? html` <span class="count">${unreadWords(unread)}<span class="sr-only"> unread</span></span>` : ''}</a></li>`
       : ''
   }${isStaff(viewer) ? html`<li><a href="/mod/flags">Flags</a></li>` : ''}${ui.deskLink ? html`<li><a href="/desk">Help desk</a></li>` : ''}`;
   return html`<!doctype html>

@@ -2,6 +2,7 @@
 // jump to the first unread post, the notifications page and the header's unread count, likes, flags
 // and the moderators' queue, relative times; and that none of them shows what the policy withholds.
 import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
 import { after, before, describe, it } from 'node:test';
 import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../../test/factories/forum.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/app.js';
@@ -190,6 +191,23 @@ for (const database of testDatabases) {
       assert.doesNotMatch(done.body, /Mark all read/);
 
       assert.equal((await client().get('/notifications')).headers.location, '/login?next=%2Fnotifications');
+    });
+
+    it('says "99+" in the header past 99 unread notifications, and the exact count up to them', async () => {
+      const member = await as(alice);
+      assert.equal((await api(alice.token, 'POST', '/notifications/read', {})).statusCode, 200);
+      const ideas = await topic(bob.token, 'general', 'Many replies');
+      const db = t.app.deps.database.db;
+      const insert = (from: number, to: number) =>
+        db.execute(sql`insert into forum_notifications (id, site_id, member_id, kind, topic_id, post_id, actor_id)
+          select 'bulk' || n, ${alice.member.siteId}, ${alice.member.id}, 'reply', ${ideas.id}, ${ideas.first_post.id}, ${bob.member.id} from generate_series(${from}::int, ${to}::int) n`);
+      await insert(1, 99);
+      assert.equal(headerCount((await member.get('/')).body), 99);
+      await insert(100, 150);
+      const page = (await member.get('/notifications')).body;
+      assert.match(page, /<span class="count">99\+<span class="sr-only"> unread<\/span><\/span>/);
+      assert.match(page, /99\+ unread\./);
+      assert.equal(json<{ unread_count: number }>(await api(alice.token, 'POST', '/notifications/read', {})).unread_count, 0);
     });
 
     it('never shows a member a notification, or counts one, of a topic it may no longer see', async () => {

@@ -5,7 +5,7 @@ import type { MailSettings } from '../mail/settings.js';
 import { NOTIFICATION_KINDS, type DigestFrequency, type ForumNotificationRow, type MailDelivery, type NotificationKind } from '../tables.js';
 import type { UiContext } from './context.js';
 import { html, type SafeHtml } from '../../lib/html.js';
-import { csrfField, notice, pager, postButton, relativeTime } from './layout.js';
+import { csrfField, notice, pager, postButton, relativeTime, unreadWords } from './layout.js';
 
 const WHAT: Record<ForumNotificationRow['kind'], string> = {
   reply: 'replied in',
@@ -16,7 +16,7 @@ const WHAT: Record<ForumNotificationRow['kind'], string> = {
 export function notificationsView(ui: UiContext, rows: NotificationView[], page: number, totalPages: number): SafeHtml {
   const unread = ui.unreadNotifications ?? 0;
   return html`<div class="toolbar"><h1>Notifications</h1>${unread > 0 ? postButton(ui, '/notifications/read', 'Mark all read', {}, 'secondary') : ''}</div>
-<p class="muted" role="status">${unread === 0 ? 'You have read them all.' : `${unread} unread.`}</p>
+<p class="muted" role="status">${unread === 0 ? 'You have read them all.' : `${unreadWords(unread)} unread.`}</p>
 ${
   rows.length === 0
     ? html`<p class="muted">Nothing yet: when someone replies to you, mentions you or likes your post, it shows here.</p>`
