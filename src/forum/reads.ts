@@ -1,7 +1,7 @@
 // Read marks: how far each member has read each topic, and the member's unread topics (topics it may
 // see whose last post is newer than both its mark and its `read_before`), latest activity first.
 // `read_before` is the member's joining, then its last "mark all read" (decision 0064).
-import { and, asc, desc, eq, gt, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { listTotal } from '../db/count.js';
 import { AppError } from '../http/errors.js';
@@ -52,21 +52,19 @@ function unreadWhere(db: Executor, viewer: MemberViewer): SQL {
 }
 
 /**
- * Marks every topic read for the viewer ("mark all read"): `read_before` moves to now, and the marks
- * it makes redundant go. Answers the new `read_before`.
+ * Marks every topic read for the viewer ("mark all read"): `read_before` moves to now. The marks stay:
+ * the unread walk never reaches topics older than `read_before`, and the trust ladder counts them.
+ * Answers the new `read_before`.
  */
 export async function markAllRead(db: Executor, viewer: Viewer): Promise<Date> {
   requireMember(viewer);
-  return db.transaction(async (tx) => {
-    const [member] = await tx
-      .update(forumMembers)
-      .set({ readBefore: sql`greatest(${forumMembers.readBefore}, statement_timestamp())` })
-      .where(eq(forumMembers.id, viewer.member.id))
-      .returning({ readBefore: forumMembers.readBefore });
-    if (!member) throw new AppError('member_not_found', 'The member is gone.');
-    await tx.delete(forumTopicReads).where(and(eq(forumTopicReads.memberId, viewer.member.id), lte(forumTopicReads.lastReadAt, member.readBefore)));
-    return member.readBefore;
-  });
+  const [member] = await db
+    .update(forumMembers)
+    .set({ readBefore: sql`greatest(${forumMembers.readBefore}, statement_timestamp())` })
+    .where(eq(forumMembers.id, viewer.member.id))
+    .returning({ readBefore: forumMembers.readBefore });
+  if (!member) throw new AppError('member_not_found', 'The member is gone.');
+  return member.readBefore;
 }
 
 /** Which of `topicIds` (topics the caller showed the viewer) have posts the viewer has not read. */

@@ -61,8 +61,7 @@ export const forumMembers = pgTable(
     avatarUploadId: text('avatar_upload_id'),
     /**
      * Every topic whose last post is at or before this counts as read, marks or not: the member's
-     * joining, then its last "mark all read" (docs/decisions/0064-forum-read-before.md). Marks
-     * before it say nothing more and are dropped when it moves.
+     * joining, then its last "mark all read" (docs/decisions/0064-forum-read-before.md).
      */
     readBefore: timestamp('read_before', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
