@@ -192,7 +192,7 @@ export async function countUnreadBadge(db: Executor, siteId: string, viewer: Vie
 }
 
 /** How many of the viewer's notifications it has not read (what the API's `unread=true` total says). */
-export async function countUnreadNotifications(db: Executor, siteId: string, viewer: Viewer): Promise<number> {
+async function countUnreadNotifications(db: Executor, siteId: string, viewer: Viewer): Promise<number> {
   requireMember(viewer);
   return countShown(db, shownTo(db, siteId, viewer, true));
 }
