@@ -1,7 +1,7 @@
 // In-forum notifications: replies to a member's topic or post, mentions (`@name`) and likes. They are
 // written in the transaction of the post or like that causes them, only for members who may see the
 // topic then; reads withhold again what the member may no longer see (policy.ts), and deleted posts.
-import { and, count, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
 import { queryRows, type Executor } from '../db/client.js';
 import { cappedCount } from '../db/count.js';
@@ -159,14 +159,18 @@ async function shownPage(db: Executor, where: ReturnType<typeof shownTo>, page: 
   };
 }
 
-async function countShown(db: Executor, where: ReturnType<typeof shownTo>): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
+/** How many notifications `where` shows: all of them, or up to `cap + 1`. */
+async function countShown(db: Executor, where: ReturnType<typeof shownTo>, cap?: number): Promise<number> {
+  const shown = db
+    .select({ one: sql`1` })
     .from(forumNotifications)
     .innerJoin(forumPosts, eq(forumPosts.id, forumNotifications.postId))
     .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
-    .where(where);
+    .where(where)
+    .getSQL();
+  const counted = cap === undefined ? sql<number>`(select count(*)::int from (${shown}) shown)` : cappedCount(shown, cap);
+  const [row] = await queryRows<{ n: number }>(db, sql`select ${counted} as n`);
   return row?.n ?? 0;
 }
 
@@ -179,16 +183,7 @@ export const BADGE_LIMIT = 99;
  */
 export async function countUnreadBadge(db: Executor, siteId: string, viewer: Viewer): Promise<number> {
   requireMember(viewer);
-  const shown = db
-    .select({ one: sql`1` })
-    .from(forumNotifications)
-    .innerJoin(forumPosts, eq(forumPosts.id, forumNotifications.postId))
-    .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
-    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
-    .where(shownTo(db, siteId, viewer, true))
-    .getSQL();
-  const [row] = await queryRows<{ n: number }>(db, sql`select ${cappedCount(shown, BADGE_LIMIT)} as n`);
-  return row?.n ?? 0;
+  return countShown(db, shownTo(db, siteId, viewer, true), BADGE_LIMIT);
 }
 
 /** How many of the viewer's notifications it has not read (what the API's `unread=true` total says). */
