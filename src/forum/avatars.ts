@@ -1,7 +1,6 @@
 // Member avatars: an image the member uploads (checked by its bytes and stored without metadata, as
 // uploads are), or initials generated from the username on a colour of a fixed palette that keeps
 // white text at a contrast of at least 4.5:1. Served at `/avatars/{upload id}`.
-import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
@@ -40,9 +39,15 @@ export function initialsOf(username: string): string {
   return letters.toUpperCase();
 }
 
-/** The palette entry of a name: stable, so a member keeps its colour. */
+/**
+ * The palette entry of a name: stable, so a member keeps its colour. FNV-1a of the lower-cased
+ * name, its halves folded: every author on every page and API list is coloured, so no digest here.
+ */
 export function colourOf(username: string): number {
-  return createHash('sha256').update(username.toLowerCase()).digest()[0]! % AVATAR_PALETTE.length;
+  const name = username.toLowerCase();
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i += 1) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return ((hash ^ (hash >>> 16)) >>> 0) % AVATAR_PALETTE.length;
 }
 
 export const avatarUrl = (uploadId: string): string => `/avatars/${uploadId}`;
