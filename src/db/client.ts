@@ -64,6 +64,10 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   // own, and the loss is warned about (at most once a minute).
   const errors = new ErrorReporter();
   pool.on('error', (error) => errors.report('database pool', error));
+  // The pool listens only to its idle clients: one in use (a transaction, `exclusive`) whose
+  // connection drops between statements would throw its 'error' event at the process. Its own
+  // statements fail with the error; this reports it the same way.
+  pool.on('connect', (client) => client.on('error', (error) => errors.report('database pool', error)));
   const db = drizzle(pool, { schema }) as unknown as Database;
   return {
     db,
