@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.js';
-import { openDatabase, type DatabaseHandle } from './client.js';
+import { openDatabase, queryRows, type DatabaseHandle } from './client.js';
 
 describe('PostgreSQL pool [postgres]', { skip: !testDatabases.includes('postgres') && 'TEST_DATABASE_URL is not set' }, () => {
   let database: TestDatabase;
@@ -44,8 +44,7 @@ describe('PostgreSQL pool [postgres]', { skip: !testDatabases.includes('postgres
         }),
       );
       await proxy.restore();
-      const rows = await handle.db.execute(sql`select 3 as n`);
-      assert.equal(Number((rows as unknown as { rows: { n: number }[] }).rows[0]!.n), 3);
+      assert.deepEqual(await queryRows<{ n: number }>(handle.db, sql`select 3 as n`), [{ n: 3 }]);
       assert.deepEqual(uncaught, []);
     } finally {
       process.off('uncaughtException', onUncaught);
