@@ -1,8 +1,8 @@
 // Content editors: members an admin lets write entries and media in the editor (drafts, publishing,
 // scheduling, deleting) without the rest of the admin area or the content model
 // (docs/decisions/0048-cms-editor.md).
-import { and, asc, eq } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
 import { findMember, findMemberByUsername } from '../forum/members.js';
 import { cmsEditors } from './tables.js';
 
@@ -12,12 +12,14 @@ export interface EditorView {
   since: Date;
 }
 
+/** Whether the member is a content editor of the site, as an expression to select. */
+export function editorExists(siteId: string, memberId: string): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from ${cmsEditors} where ${and(eq(cmsEditors.siteId, siteId), eq(cmsEditors.memberId, memberId))})`;
+}
+
 export async function isEditor(db: Executor, siteId: string, memberId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ memberId: cmsEditors.memberId })
-    .from(cmsEditors)
-    .where(and(eq(cmsEditors.siteId, siteId), eq(cmsEditors.memberId, memberId)));
-  return row !== undefined;
+  const [row] = await queryRows<{ yes: boolean }>(db, sql`select ${editorExists(siteId, memberId)} as yes`);
+  return row?.yes === true;
 }
 
 export async function listEditors(db: Executor, siteId: string): Promise<EditorView[]> {

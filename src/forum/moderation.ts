@@ -2,7 +2,7 @@
 // A warning is a log row the member sees until it acknowledges it; a suspension refuses the member's
 // tokens and ends its sessions until it ends or is lifted. Every moderator decision is one log row,
 // written in the decision's transaction.
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
@@ -175,6 +175,11 @@ function warningsOf(siteId: string, memberId: string, unacknowledgedOnly: boolea
     eq(forumModActions.action, 'warn'),
     unacknowledgedOnly ? isNull(forumModActions.acknowledgedAt) : undefined,
   )!;
+}
+
+/** Whether the member has warnings it has not acknowledged, as an expression the web UI header selects. */
+export function hasUnacknowledgedWarnings(siteId: string, memberId: string): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from ${forumModActions} where ${warningsOf(siteId, memberId, true)})`;
 }
 
 /** The viewer's own warnings, newest first (the unacknowledged ones only, for the page banner). */

@@ -159,8 +159,8 @@ async function shownPage(db: Executor, where: ReturnType<typeof shownTo>, page: 
   };
 }
 
-/** How many notifications `where` shows: all of them, or up to `cap + 1`. */
-async function countShown(db: Executor, where: ReturnType<typeof shownTo>, cap?: number): Promise<number> {
+/** How many notifications `where` shows, as an expression: all of them, or up to `cap + 1`. */
+function shownCount(db: Executor, where: ReturnType<typeof shownTo>, cap?: number): SQL<number> {
   const shown = db
     .select({ one: sql`1` })
     .from(forumNotifications)
@@ -169,8 +169,11 @@ async function countShown(db: Executor, where: ReturnType<typeof shownTo>, cap?:
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
     .where(where)
     .getSQL();
-  const counted = cap === undefined ? sql<number>`(select count(*)::int from (${shown}) shown)` : cappedCount(shown, cap);
-  const [row] = await queryRows<{ n: number }>(db, sql`select ${counted} as n`);
+  return cap === undefined ? sql<number>`(select count(*)::int from (${shown}) shown)` : cappedCount(shown, cap);
+}
+
+async function countShown(db: Executor, where: ReturnType<typeof shownTo>): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, sql`select ${shownCount(db, where)} as n`);
   return row?.n ?? 0;
 }
 
@@ -178,12 +181,13 @@ async function countShown(db: Executor, where: ReturnType<typeof shownTo>, cap?:
 export const BADGE_LIMIT = 99;
 
 /**
- * The web UI header's unread badge: the viewer's unread notifications counted up to BADGE_LIMIT + 1,
- * so the badge on every page joins at most that many rows for the visibility checks.
+ * The web UI header's unread badge, as an expression the header's one statement selects: the
+ * viewer's unread notifications counted up to BADGE_LIMIT + 1, so the badge on every page joins at
+ * most that many rows for the visibility checks.
  */
-export async function countUnreadBadge(db: Executor, siteId: string, viewer: Viewer): Promise<number> {
+export function unreadBadgeCount(db: Executor, siteId: string, viewer: Viewer): SQL<number> {
   requireMember(viewer);
-  return countShown(db, shownTo(db, siteId, viewer, true), BADGE_LIMIT);
+  return shownCount(db, shownTo(db, siteId, viewer, true), BADGE_LIMIT);
 }
 
 /** How many of the viewer's notifications it has not read (what the API's `unread=true` total says). */

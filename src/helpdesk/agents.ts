@@ -1,7 +1,7 @@
 // Agents: forum members marked as agents of the site's help desk, with a capacity of open tickets,
 // the categories they serve and whether they are available. An agent going unavailable hands their
 // open tickets on (assignment.ts); every such move is in the tickets' history.
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { OPEN_STATUSES, reassignFrom } from './assignment.js';
@@ -44,6 +44,11 @@ export async function makeAgent(db: Executor, siteId: string, memberId: string, 
     .onConflictDoNothing();
   if (change.categoryIds) await setCategories(db, memberId, change.categoryIds);
   return getAgent(db, siteId, memberId);
+}
+
+/** Whether the member is an agent of the site's help desk, as an expression to select. */
+export function agentExists(siteId: string, memberId: string): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from ${helpdeskAgents} where ${and(eq(helpdeskAgents.siteId, siteId), eq(helpdeskAgents.memberId, memberId))})`;
 }
 
 export async function findAgent(db: Executor, siteId: string, memberId: string): Promise<AgentRow | undefined> {

@@ -1,18 +1,20 @@
 // Who is looking at a page: the community site the host names, its applied settings, and the member
 // the session cookie proves (or a guest). The viewer is the same `Viewer` the Forum API builds, so
 // every page goes through the one visibility policy.
+import { sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { editorExists } from '../../cms/editors.js';
 import { parseBoolean } from '../../config/index.js';
 import type { InstanceSettings } from '../../core/settings/allowlist.js';
 import type { SiteRow } from '../../core/sites/tables.js';
+import { queryRows } from '../../db/client.js';
 import { csrfToken, verifyCsrf } from '../../http/csrf.js';
 import { AppError } from '../../http/errors.js';
-import { findAgent } from '../../helpdesk/agents.js';
-import { isEditor } from '../../cms/editors.js';
+import { agentExists } from '../../helpdesk/agents.js';
 import { viewerFor } from '../members.js';
-import { activeSuspension, listWarnings } from '../moderation.js';
-import { countUnreadBadge } from '../notifications.js';
-import { GUEST, type Viewer } from '../policy.js';
+import { activeSuspension, hasUnacknowledgedWarnings, listWarnings } from '../moderation.js';
+import { unreadBadgeCount } from '../notifications.js';
+import { GUEST, type MemberViewer, type Viewer } from '../policy.js';
 import { reviewTrust, trustRules } from '../trust.js';
 import type { ForumModActionRow } from '../tables.js';
 import { clearMemberCookie, MEMBER_COOKIE, memberForSession } from './sessions.js';
@@ -91,17 +93,35 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
     csrf: '',
   };
   request.ui.csrf = csrfToken(request, reply, site.id, sessionId);
-  // A form post mostly answers with a redirect: its count would be read for nothing.
-  if (viewer.kind === 'member' && request.method === 'GET') {
-    const deskLink = async () => (await request.server.services.plans.includes(site.plan, 'helpdesk_api')) && (viewer.role === 'admin' || (await findAgent(db, site.id, viewer.member.id)) !== undefined);
-    const contentLink = async () => viewer.role !== 'admin' && (await isEditor(db, site.id, viewer.member.id));
-    [request.ui.unreadNotifications, request.ui.warnings, request.ui.deskLink, request.ui.contentLink] = await Promise.all([
-      countUnreadBadge(db, site.id, viewer),
-      listWarnings(db, site.id, viewer, true),
-      deskLink(),
-      contentLink(),
-    ]);
-  }
+  // A form post mostly answers with a redirect: its header would be read for nothing.
+  if (viewer.kind === 'member' && request.method === 'GET') Object.assign(request.ui, await headerFacts(request, site, viewer));
+}
+
+type HeaderFacts = Required<Pick<UiContext, 'unreadNotifications' | 'deskLink' | 'contentLink' | 'warnings'>>;
+
+/**
+ * What the header of a member's page shows, in one statement: every page pays for it, and each
+ * statement is a round trip (bench/README.md, "Forum member reads"). Warnings are rare; their rows
+ * are read only when there are some.
+ */
+async function headerFacts(request: FastifyRequest, site: SiteRow, viewer: MemberViewer): Promise<HeaderFacts> {
+  const db = request.server.deps.database.db;
+  const memberId = viewer.member.id;
+  const admin = viewer.role === 'admin';
+  const desk = await request.server.services.plans.includes(site.plan, 'helpdesk_api');
+  const [row] = await queryRows<{ unread: number; warned: boolean; agent: boolean; editor: boolean }>(
+    db,
+    sql`select ${unreadBadgeCount(db, site.id, viewer)} as unread, ${hasUnacknowledgedWarnings(site.id, memberId)} as warned,
+      ${desk && !admin ? agentExists(site.id, memberId) : sql`false`} as agent, ${admin ? sql`false` : editorExists(site.id, memberId)} as editor`,
+  );
+  if (!row) throw new Error('the header statement answered no row');
+  return {
+    unreadNotifications: row.unread,
+    warnings: row.warned ? await listWarnings(db, site.id, viewer, true) : [],
+    deskLink: desk && (admin || row.agent),
+    // An admin has the whole admin area; the content link is for editors who are not.
+    contentLink: row.editor,
+  };
 }
 
 /** preHandler of every form post, after `loadUi`. */
