@@ -12,13 +12,15 @@
 // with the ratio of the p99s printed.
 //   npm run bench:forum [-- seconds]
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
-// fresh database is created and dropped after.
+// fresh database is created and dropped after. BENCH_FORUM_DATABASE_URL names a database to keep
+// between runs instead: seeded on the first run, reused (with a new session) after.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { openDatabase } from '../src/db/client.js';
+import { openDatabase, queryRows } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { createForum } from '../src/forum/structure.js';
 import { createMember } from '../src/forum/members.js';
@@ -26,7 +28,7 @@ import { installAndSeed } from '../src/runtime.js';
 import { NOTIFICATION_WINDOW } from '../src/forum/notifications.js';
 import { startMemberSession } from '../src/forum/ui/sessions.js';
 import { benchLogLevel, machineLine, request, runWrk, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
-import { latencyRow, loadSql, type Latencies } from './lib/sql.js';
+import { latencyRow, loadSql, withFreshDatabase, type Latencies } from './lib/sql.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const TOPICS = 100_000;
@@ -43,18 +45,8 @@ const NOTIFICATIONS = 5_000;
 /** The newest notifications lists and counts read (src/forum/notifications.ts, NOTIFICATION_WINDOW). */
 const NOTIFICATION_WINDOW_SQL = `select id from forum_notifications where site_id = $1 and member_id = $2 order by created_at desc limit ${NOTIFICATION_WINDOW}`;
 const SITE = 'community';
-const BASE_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PASSWORD = 'bench-password-0123456789';
-
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: BASE_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const BIG_TOPIC = 't00000000001';
 
 /** Topics, then the big topic's 200 threads of 10, then the other posts spread over the topics. */
 interface Seeded {
@@ -69,6 +61,14 @@ async function seed(url: string): Promise<Seeded> {
   const handle = await openDatabase({ databaseUrl: url, poolSize: 2 });
   try {
     await runMigrations(handle);
+    const [reader] = await queryRows<{ id: string; forum: string }>(
+      handle.db,
+      sql`select m.id, (select id from forums where site_id = ${SITE} and slug = 'general') as forum from forum_members m where m.site_id = ${SITE} and m.username = 'reader'`,
+    );
+    if (reader) {
+      console.log('  reusing the seeded database');
+      return { forumId: reader.forum, bigTopic: BIG_TOPIC, memberId: reader.id, session: await startMemberSession(handle.db, SITE, reader.id) };
+    }
     await installAndSeed(handle, SITE);
     const member = await createMember(handle.db, SITE, { username: 'reader', email: 'reader@bench.test', password: PASSWORD, role: 'member' });
     const writer = await createMember(handle.db, SITE, { username: 'writer', email: 'writer@bench.test', password: PASSWORD, role: 'member' });
@@ -85,7 +85,7 @@ async function seed(url: string): Promise<Seeded> {
          from generate_series(1, ${TOPICS}) n`,
         [SITE, forum.id, member.id],
       );
-      const bigTopic = 't00000000001';
+      const bigTopic = BIG_TOPIC;
       const bigPosts = BIG_TOPIC_THREADS * (1 + BIG_TOPIC_REPLIES);
       // The big topic: thread roots r, each with a chain of replies (depth 1..9) under it.
       await client.query(
@@ -284,19 +284,15 @@ function ratioLine(label: string, endpoint: WrkResult, anchor: Latencies, target
   return `${line(label, endpoint, target)}\n${latencyRow(`  anchor: the same statements in bare SQL`, anchor)}\n    p99 ratio endpoint / bare SQL: ${(endpoint.p99Ms / anchor.p99Ms).toFixed(2)}x`;
 }
 
-async function main(): Promise<void> {
-  const name = `blume_bench_forum_${Date.now().toString(36)}`;
-  const url = new URL(BASE_DATABASE_URL);
-  url.pathname = `/${name}`;
+async function main(url: string): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), 'blume-bench-forum-'));
   let server: BlumeServer | undefined;
-  await adminQuery(`create database ${name}`);
   try {
     console.log(`Forum reads on PostgreSQL: ${TOPICS} topics, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s per run`);
     console.log(machineLine());
-    const { forumId, bigTopic, memberId, session } = await seed(url.toString());
+    const { forumId, bigTopic, memberId, session } = await seed(url);
     // One token makes every request: at the default API limit (600 a minute) most answers would be 429s.
-    const env = { DATABASE_URL: url.toString(), BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel(), BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    const env = { DATABASE_URL: url, BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel(), BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
     server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const body = JSON.stringify({ login: 'reader', password: PASSWORD, name: 'bench' });
     const minted = await request({ port: server.port, method: 'POST', path: '/api/forum/v1/auth/tokens', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body });
@@ -330,7 +326,7 @@ async function main(): Promise<void> {
       { label: 'topic page of 100 posts (classic)', path: `/api/forum/v1/topics/${bigTopic}/posts?page_size=100`, anchor: anchors.topicPage!, target: TARGET_TOPIC_PAGE_P99_MS, headers },
       { label: 'notifications page 1', path: '/api/forum/v1/notifications', anchor: anchors.notifications!, target: TARGET_NOTIFICATIONS_P99_MS, headers },
     ];
-    const pool = new pg.Pool({ connectionString: url.toString(), max: CONNECTIONS });
+    const pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
     try {
       for (const t of memberTargets) {
         const check = await request({ port: server.port, path: t.path, headers: t.headers });
@@ -343,13 +339,14 @@ async function main(): Promise<void> {
     } finally {
       await pool.end();
     }
-    await explain(url.toString(), forumId, bigTopic);
-    await explainMember(url.toString(), memberId, bigTopic);
+    await explain(url, forumId, bigTopic);
+    await explainMember(url, memberId, bigTopic);
   } finally {
     if (server) await server.stop();
-    await adminQuery(`drop database if exists ${name} with (force)`);
     await rm(work, { recursive: true, force: true });
   }
 }
 
-await main();
+const kept = process.env.BENCH_FORUM_DATABASE_URL;
+if (kept) await main(kept);
+else await withFreshDatabase('blume_bench_forum', main);

@@ -92,6 +92,8 @@ for (const database of testDatabases) {
         const all = await api(role, 'GET', '/topics?page_size=100');
         assert.equal(pagination(all).total, sum, `${step}: ${role} total of all forums`);
         assert.equal(json<Row[]>(all).length, sum, `${step}: ${role} rows of all forums`);
+        const pastTheEnd = await api(role, 'GET', '/topics?page_size=100&page=9');
+        assert.deepEqual([json<Row[]>(pastTheEnd).length, pagination(pastTheEnd).total], [0, sum], `${step}: ${role} total past the last page`);
       }
       for (const row of await storedAgainstCounted(t.app.deps.database.db)) {
         assert.deepEqual(

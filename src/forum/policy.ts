@@ -1,7 +1,7 @@
 // The one visibility policy of a community: what a guest, member, moderator or admin may see and do.
 // Every list, detail, count and search query takes its SQL conditions from here, and every single
 // read checks the same rules; things a viewer may not see answer 404, as if they did not exist.
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { AppError } from '../http/errors.js';
 import { forums, forumTopics, type ForumMemberRow, type ForumRow, type ForumTopicRow } from './tables.js';
 
@@ -63,6 +63,11 @@ export function visibleTopicsWhere(viewer: Viewer): SQL {
 export function visibleTopicCount(viewer: Viewer, forum: Pick<ForumRow, 'visibility' | 'topicCount' | 'hiddenTopicCount'>): number {
   if (!canSeeForum(viewer, forum)) return 0;
   return isStaff(viewer) ? forum.topicCount : forum.topicCount - forum.hiddenTopicCount;
+}
+
+/** `visibleTopicCount` as SQL on `forums`, for a statement that sums it over the forums the viewer may see. */
+export function visibleTopicCountSql(viewer: Viewer): SQL<number> {
+  return isStaff(viewer) ? sql<number>`${forums.topicCount}` : sql<number>`${forums.topicCount} - ${forums.hiddenTopicCount}`;
 }
 
 /** How many live posts of the forum the viewer may see, from the forum's counters (kept by topics.ts). */

@@ -8,7 +8,7 @@ import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import type { TopicMark, TopicPageMarks } from './page-marks.js';
-import { canSeeForum, visibilityClass, visibleForumsWhere, visibleTopicCount, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
+import { canSeeForum, visibilityClass, visibleForumsWhere, visibleTopicCount, visibleTopicCountSql, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forums, forumTopics, type ForumRow } from './tables.js';
 import { topicColumns, type TopicView } from './topics.js';
@@ -28,9 +28,10 @@ const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc
 export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page, marks?: TopicPageMarks): Promise<{ rows: TopicView[]; total: number }> {
   if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
   if (filter.forumId === undefined && filter.authorId === undefined) {
-    const total = await visibleTopicTotal(db, siteId, viewer, undefined);
     const rows = await siteTopicPage(db, viewer).execute({ siteId, limit: page.pageSize, offset: page.offset });
-    return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total };
+    const topics: TopicView[] = [];
+    for (const row of rows) if (row.topic) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) });
+    return { rows: topics, total: rows[0]?.total ?? 0 };
   }
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
   const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
@@ -57,8 +58,10 @@ export async function listTopics(db: Database, siteId: string, viewer: Viewer, f
 
 /**
  * A page of the topics of every forum of a site the viewer may see (the API without `forum_id`, the
- * site's feed), as one prepared query: the ids in list order from forum_topics_site_idx, then their
- * rows by primary key, matched with `= any(array(...))` for the reason given below.
+ * site's feed) and their total from the forums' counters, as one prepared query: the ids in list
+ * order from forum_topics_site_idx, then their rows by primary key, matched with `= any(array(...))`
+ * for the reason given below. The total's one row is left-joined to the page, so it comes back
+ * even when the page is empty.
  */
 const siteTopicPage = preparedStatement(
   'site_topic_page',
@@ -74,11 +77,16 @@ const siteTopicPage = preparedStatement(
       .orderBy(...topicOrder)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'));
+    const totals = db
+      .select({ total: sql<number>`coalesce(sum(${visibleTopicCountSql(viewer)}), 0)::int`.as('total') })
+      .from(forums)
+      .where(and(eq(forums.siteId, sql.placeholder('siteId')), visibleForumsWhere(viewer)))
+      .as('totals');
     return db
-      .select(topicColumns)
-      .from(forumTopics)
+      .select({ total: totals.total, ...topicColumns })
+      .from(totals)
+      .leftJoin(forumTopics, sql`${forumTopics.id} = any(array${ids})`)
       .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
-      .where(sql`${forumTopics.id} = any(array${ids})`)
       .orderBy(...topicOrder);
   },
   visibilityClass,
