@@ -253,7 +253,7 @@ export const forumNotifications = pgTable(
   },
   (t) => [
     index('forum_notifications_member_idx').on(t.memberId, t.createdAt),
-    index('forum_notifications_unread_idx').on(t.memberId).where(sql`${t.readAt} is null`),
+    index('forum_notifications_unread_idx').on(t.memberId, t.createdAt).where(sql`${t.readAt} is null`),
     uniqueIndex('forum_notifications_like_key').on(t.postId, t.actorId).where(sql`${t.kind} = 'like'`),
   ],
 );

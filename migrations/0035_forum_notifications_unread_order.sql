@@ -1,0 +1,2 @@
+DROP INDEX "forum_notifications_unread_idx";--> statement-breakpoint
+CREATE INDEX "forum_notifications_unread_idx" ON "forum_notifications" USING btree ("member_id","created_at") WHERE "forum_notifications"."read_at" is null;
