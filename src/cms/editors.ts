@@ -3,6 +3,7 @@
 // (docs/decisions/0048-cms-editor.md).
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import type { Param } from '../db/prepared.js';
 import { findMember, findMemberByUsername } from '../forum/members.js';
 import { cmsEditors } from './tables.js';
 
@@ -13,7 +14,7 @@ export interface EditorView {
 }
 
 /** Whether the member is a content editor of the site, as an expression to select. */
-export function editorExists(siteId: string, memberId: string): SQL<boolean> {
+export function editorExists(siteId: Param<string>, memberId: Param<string>): SQL<boolean> {
   return sql<boolean>`exists (select 1 from ${cmsEditors} where ${and(eq(cmsEditors.siteId, siteId), eq(cmsEditors.memberId, memberId))})`;
 }
 

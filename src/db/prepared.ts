@@ -2,7 +2,11 @@
 // of on every request, and PostgreSQL parses and plans it once per connection: the pool sets
 // `plan_cache_mode = force_generic_plan` (src/db/client.ts), which only named statements obey. PGlite
 // runs them as ordinary queries. Values go in as `sql.placeholder(name)`.
+import type { Placeholder } from 'drizzle-orm';
 import type { Database } from './client.js';
+
+/** A value a condition compares with: known now, or a prepared statement's placeholder. */
+export type Param<T> = T | Placeholder;
 
 interface Preparable<P> {
   prepare(name: string): P;

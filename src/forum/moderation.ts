@@ -5,6 +5,7 @@
 import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
+import type { Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
@@ -168,7 +169,7 @@ export async function listModActions(db: Executor, siteId: string, viewer: Viewe
   return { rows, total: total?.n ?? 0 };
 }
 
-function warningsOf(siteId: string, memberId: string, unacknowledgedOnly: boolean): SQL {
+function warningsOf(siteId: Param<string>, memberId: Param<string>, unacknowledgedOnly: boolean): SQL {
   return and(
     eq(forumModActions.siteId, siteId),
     eq(forumModActions.targetMemberId, memberId),
@@ -178,7 +179,7 @@ function warningsOf(siteId: string, memberId: string, unacknowledgedOnly: boolea
 }
 
 /** Whether the member has warnings it has not acknowledged, as an expression the web UI header selects. */
-export function hasUnacknowledgedWarnings(siteId: string, memberId: string): SQL<boolean> {
+export function hasUnacknowledgedWarnings(siteId: Param<string>, memberId: Param<string>): SQL<boolean> {
   return sql<boolean>`exists (select 1 from ${forumModActions} where ${warningsOf(siteId, memberId, true)})`;
 }
 

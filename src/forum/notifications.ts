@@ -5,6 +5,7 @@ import { and, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
 import { queryRows, type Executor } from '../db/client.js';
 import { cappedCount } from '../db/count.js';
+import type { Param } from '../db/prepared.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { viewerFor } from './members.js';
@@ -105,8 +106,12 @@ export interface NotificationView {
  */
 export const NOTIFICATION_WINDOW = 1000;
 
-function shownTo(db: Executor, siteId: string, viewer: Viewer & { kind: 'member' }, unreadOnly: boolean, narrower?: SQL) {
-  const mine = and(eq(forumNotifications.siteId, siteId), eq(forumNotifications.memberId, viewer.member.id), unreadOnly ? isNull(forumNotifications.readAt) : undefined);
+/**
+ * The notifications of `memberId` that `viewer` (that member, or its class of visibility when the
+ * member is a placeholder) is shown.
+ */
+function shownTo(db: Executor, siteId: Param<string>, memberId: Param<string>, viewer: Viewer, unreadOnly: boolean, narrower?: SQL) {
+  const mine = and(eq(forumNotifications.siteId, siteId), eq(forumNotifications.memberId, memberId), unreadOnly ? isNull(forumNotifications.readAt) : undefined);
   const window = db
     .select({ id: forumNotifications.id })
     .from(forumNotifications)
@@ -125,7 +130,7 @@ function shownTo(db: Executor, siteId: string, viewer: Viewer & { kind: 'member'
 /** The viewer's notifications, newest first, of topics it may still see and posts still there. */
 export async function listNotifications(db: Executor, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
-  return shownPage(db, shownTo(db, siteId, viewer, unreadOnly), page);
+  return shownPage(db, shownTo(db, siteId, viewer.member.id, viewer, unreadOnly), page);
 }
 
 /**
@@ -135,7 +140,7 @@ export async function listNotifications(db: Executor, siteId: string, viewer: Vi
 export async function unreadNotificationsSince(db: Executor, siteId: string, viewer: Viewer, kinds: readonly NotificationKind[], since: Date, limit: number): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
   if (kinds.length === 0) return { rows: [], total: 0 };
-  return shownPage(db, shownTo(db, siteId, viewer, true, and(inArray(forumNotifications.kind, [...kinds]), gt(forumNotifications.createdAt, since))), { page: 1, pageSize: limit, offset: 0 });
+  return shownPage(db, shownTo(db, siteId, viewer.member.id, viewer, true, and(inArray(forumNotifications.kind, [...kinds]), gt(forumNotifications.createdAt, since))), { page: 1, pageSize: limit, offset: 0 });
 }
 
 async function shownPage(db: Executor, where: ReturnType<typeof shownTo>, page: Page): Promise<{ rows: NotificationView[]; total: number }> {
@@ -181,19 +186,19 @@ async function countShown(db: Executor, where: ReturnType<typeof shownTo>): Prom
 export const BADGE_LIMIT = 99;
 
 /**
- * The web UI header's unread badge, as an expression the header's one statement selects: the
- * viewer's unread notifications counted up to BADGE_LIMIT + 1, so the badge on every page joins at
- * most that many rows for the visibility checks.
+ * The web UI header's unread badge, as an expression the header's one prepared statement selects:
+ * the unread notifications of `memberId`, a member of `viewer`'s class of visibility, counted up to
+ * BADGE_LIMIT + 1, so the badge on every page joins at most that many rows for the visibility checks.
  */
-export function unreadBadgeCount(db: Executor, siteId: string, viewer: Viewer): SQL<number> {
+export function unreadBadgeCount(db: Executor, siteId: Param<string>, memberId: Param<string>, viewer: Viewer): SQL<number> {
   requireMember(viewer);
-  return shownCount(db, shownTo(db, siteId, viewer, true), BADGE_LIMIT);
+  return shownCount(db, shownTo(db, siteId, memberId, viewer, true), BADGE_LIMIT);
 }
 
 /** How many of the viewer's notifications it has not read (what the API's `unread=true` total says). */
 async function countUnreadNotifications(db: Executor, siteId: string, viewer: Viewer): Promise<number> {
   requireMember(viewer);
-  return countShown(db, shownTo(db, siteId, viewer, true));
+  return countShown(db, shownTo(db, siteId, viewer.member.id, viewer, true));
 }
 
 /** Marks the viewer's notifications read (those of `ids`, or all); answers how many stay unread. */

@@ -3,6 +3,7 @@
 // open tickets on (assignment.ts); every such move is in the tickets' history.
 import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import type { Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import { OPEN_STATUSES, reassignFrom } from './assignment.js';
 import type { Actor } from './history.js';
@@ -47,7 +48,7 @@ export async function makeAgent(db: Executor, siteId: string, memberId: string, 
 }
 
 /** Whether the member is an agent of the site's help desk, as an expression to select. */
-export function agentExists(siteId: string, memberId: string): SQL<boolean> {
+export function agentExists(siteId: Param<string>, memberId: Param<string>): SQL<boolean> {
   return sql<boolean>`exists (select 1 from ${helpdeskAgents} where ${and(eq(helpdeskAgents.siteId, siteId), eq(helpdeskAgents.memberId, memberId))})`;
 }
 

@@ -1,22 +1,22 @@
 // Who is looking at a page: the community site the host names, its applied settings, and the member
 // the session cookie proves (or a guest). The viewer is the same `Viewer` the Forum API builds, so
 // every page goes through the one visibility policy.
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { editorExists } from '../../cms/editors.js';
 import { parseBoolean } from '../../config/index.js';
 import type { InstanceSettings } from '../../core/settings/allowlist.js';
 import type { SiteRow } from '../../core/sites/tables.js';
-import { queryRows } from '../../db/client.js';
+import { preparedStatement } from '../../db/prepared.js';
 import { csrfToken, verifyCsrf } from '../../http/csrf.js';
 import { AppError } from '../../http/errors.js';
 import { agentExists } from '../../helpdesk/agents.js';
 import { viewerFor } from '../members.js';
 import { activeSuspension, hasUnacknowledgedWarnings, listWarnings } from '../moderation.js';
 import { unreadBadgeCount } from '../notifications.js';
-import { GUEST, type MemberViewer, type Viewer } from '../policy.js';
+import { GUEST, visibilityClass, type MemberViewer, type Viewer } from '../policy.js';
 import { reviewTrust, trustRules } from '../trust.js';
-import type { ForumModActionRow } from '../tables.js';
+import { forumMembers, type ForumModActionRow } from '../tables.js';
 import { clearMemberCookie, MEMBER_COOKIE, memberForSession } from './sessions.js';
 
 export interface UiContext {
@@ -99,27 +99,48 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
 
 type HeaderFacts = Required<Pick<UiContext, 'unreadNotifications' | 'deskLink' | 'contentLink' | 'warnings'>>;
 
+interface HeaderVariant {
+  viewer: MemberViewer;
+  /** The site's plan has the help desk: the header asks whether the member is an agent. */
+  desk: boolean;
+}
+
+const admins = (viewer: MemberViewer) => viewer.role === 'admin';
+
 /**
- * What the header of a member's page shows, in one statement: every page pays for it, and each
- * statement is a round trip (bench/README.md, "Forum member reads"). Warnings are rare; their rows
- * are read only when there are some.
+ * What the header of a member's page shows, as one prepared statement: every page pays for it, and
+ * each statement costs a round trip, and an unprepared one its planning (bench/README.md, "Forum
+ * member reads"). An admin has the whole admin area: no agent or editor link to look up.
  */
+const headerStatement = preparedStatement(
+  'forum_ui_header',
+  (db, { viewer, desk }: HeaderVariant) => {
+    const siteId = sql.placeholder('siteId');
+    const memberId = sql.placeholder('memberId');
+    const admin = admins(viewer);
+    return db
+      .select({
+        unread: unreadBadgeCount(db, siteId, memberId, viewer),
+        warned: hasUnacknowledgedWarnings(siteId, memberId),
+        agent: desk && !admin ? agentExists(siteId, memberId) : sql<boolean>`false`,
+        editor: admin ? sql<boolean>`false` : editorExists(siteId, memberId),
+      })
+      .from(forumMembers)
+      .where(eq(forumMembers.id, memberId));
+  },
+  ({ viewer, desk }) => `${admins(viewer) ? 'admin' : visibilityClass(viewer)}_${desk ? 'desk' : 'nodesk'}`,
+);
+
+/** The header's facts for a member's page; warnings are rare, their rows are read only when there are some. */
 async function headerFacts(request: FastifyRequest, site: SiteRow, viewer: MemberViewer): Promise<HeaderFacts> {
   const db = request.server.deps.database.db;
-  const memberId = viewer.member.id;
-  const admin = viewer.role === 'admin';
   const desk = await request.server.services.plans.includes(site.plan, 'helpdesk_api');
-  const [row] = await queryRows<{ unread: number; warned: boolean; agent: boolean; editor: boolean }>(
-    db,
-    sql`select ${unreadBadgeCount(db, site.id, viewer)} as unread, ${hasUnacknowledgedWarnings(site.id, memberId)} as warned,
-      ${desk && !admin ? agentExists(site.id, memberId) : sql`false`} as agent, ${admin ? sql`false` : editorExists(site.id, memberId)} as editor`,
-  );
-  if (!row) throw new Error('the header statement answered no row');
+  const [row] = await headerStatement(db, { viewer, desk }).execute({ siteId: site.id, memberId: viewer.member.id });
+  if (!row) throw new AppError('member_not_found', 'The member is gone.');
   return {
     unreadNotifications: row.unread,
     warnings: row.warned ? await listWarnings(db, site.id, viewer, true) : [],
-    deskLink: desk && (admin || row.agent),
-    // An admin has the whole admin area; the content link is for editors who are not.
+    deskLink: desk && (admins(viewer) || row.agent),
     contentLink: row.editor,
   };
 }
