@@ -36,17 +36,20 @@ export function notice(kind: 'error' | 'ok' | 'warn', text: HtmlValue): SafeHtml
   return html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 }
 
-function exactTime(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** The minute of an ISO 8601 time, as people read it: "2026-11-26 20:53 UTC". */
+function exactTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
 export function time(date: Date): SafeHtml {
-  return html`<time datetime="${date.toISOString()}">${exactTime(date)}</time>`;
+  const iso = date.toISOString();
+  return html`<time datetime="${iso}">${exactTime(iso)}</time>`;
 }
 
 /** "3 hours ago", with the exact time in the element's title (hover) and `datetime`; no script. */
 export function relativeTime(date: Date, now = new Date()): SafeHtml {
-  return html`<time datetime="${date.toISOString()}" title="${exactTime(date)}">${relativeTimeText(date, now)}</time>`;
+  const iso = date.toISOString();
+  return html`<time datetime="${iso}" title="${exactTime(iso)}">${relativeTimeText(date, now)}</time>`;
 }
 
 /** The warnings a member has not acknowledged, on top of every page. */
