@@ -3,6 +3,7 @@
 // `read_before` is the member's joining, then its last "mark all read" (decision 0064).
 import { and, asc, desc, eq, gt, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import type { Param } from '../db/prepared.js';
 import { listTotal } from '../db/count.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
@@ -42,13 +43,16 @@ export async function readMark(db: Executor, viewer: MemberViewer, topicId: stri
   return row;
 }
 
-/** The topic in the outer query has posts the viewer has not read: newer than its `read_before` and its mark. */
-function unreadWhere(db: Executor, viewer: MemberViewer): SQL {
+/**
+ * The topic in the outer query has posts the member has not read: newer than its `read_before` and
+ * its mark. The member's id and `read_before` may be a prepared statement's placeholders.
+ */
+export function unreadTopicWhere(db: Executor, member: { id: Param<string>; readBefore: Param<Date> }): SQL {
   const readToEnd = db
     .select({ one: sql`1` })
     .from(forumTopicReads)
-    .where(and(eq(forumTopicReads.memberId, viewer.member.id), eq(forumTopicReads.topicId, forumTopics.id), gte(forumTopicReads.lastReadAt, forumTopics.lastPostAt)));
-  return and(gt(forumTopics.lastPostAt, viewer.member.readBefore), sql`not exists ${readToEnd}`)!;
+    .where(and(eq(forumTopicReads.memberId, member.id), eq(forumTopicReads.topicId, forumTopics.id), gte(forumTopicReads.lastReadAt, forumTopics.lastPostAt)));
+  return and(gt(forumTopics.lastPostAt, member.readBefore), sql`not exists ${readToEnd}`)!;
 }
 
 /**
@@ -65,16 +69,6 @@ export async function markAllRead(db: Executor, viewer: Viewer): Promise<Date> {
     .returning({ readBefore: forumMembers.readBefore });
   if (!member) throw new AppError('member_not_found', 'The member is gone.');
   return member.readBefore;
-}
-
-/** Which of `topicIds` (topics the caller showed the viewer) have posts the viewer has not read. */
-export async function unreadTopicIds(db: Executor, viewer: Viewer, topicIds: string[]): Promise<Set<string>> {
-  if (viewer.kind !== 'member' || topicIds.length === 0) return new Set();
-  const rows = await db
-    .select({ id: forumTopics.id })
-    .from(forumTopics)
-    .where(and(inArray(forumTopics.id, topicIds), unreadWhere(db, viewer)));
-  return new Set(rows.map((row) => row.id));
 }
 
 /**
@@ -108,7 +102,7 @@ export async function listUnreadTopics(db: Executor, siteId: string, viewer: Vie
   );
   const shown = and(eq(forumTopics.siteId, siteId), inShownForums, visibleTopicsOfForumWhere(viewer));
   if (shownForums.length === 0) return { rows: [], total: 0 };
-  const unread = and(shown, unreadWhere(db, viewer));
+  const unread = and(shown, unreadTopicWhere(db, viewer.member));
   const [rows, { total }] = await Promise.all([
     db
       .select(topicColumns)

@@ -13,6 +13,7 @@ import { findVisibleForum } from './structure.js';
 import { forumMembers, forums, forumTopics, type ForumRow } from './tables.js';
 import { topicColumns, type TopicView } from './topics.js';
 import { authorOf } from './avatars.js';
+import { unreadTopicWhere } from './reads.js';
 
 interface TopicFilter {
   forumId?: string | undefined;
@@ -28,9 +29,9 @@ const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc
 export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page, marks?: TopicPageMarks): Promise<{ rows: TopicView[]; total: number }> {
   if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
   if (filter.forumId === undefined && filter.authorId === undefined) {
-    const rows = await siteTopicPage(db, viewer).execute({ siteId, limit: page.pageSize, offset: page.offset });
+    const rows = await siteTopicPage(db, viewer).execute({ siteId, limit: page.pageSize, offset: page.offset, ...readerValues(viewer) });
     const topics: TopicView[] = [];
-    for (const row of rows) if (row.topic) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) });
+    for (const row of rows) if (row.topic) topics.push(topicView(viewer, { ...row, topic: row.topic }));
     return { rows: topics, total: rows[0]?.total ?? 0 };
   }
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
@@ -48,12 +49,31 @@ export async function listTopics(db: Database, siteId: string, viewer: Viewer, f
   const ids = await db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(...topicOrder).limit(page.pageSize).offset(page.offset);
   if (ids.length === 0) return { rows: [], total };
   const rows = await db
-    .select(topicColumns)
+    .select({ ...topicColumns, unread: unreadColumn(db, viewer, viewer.kind === 'member' ? viewer.member : undefined) })
     .from(forumTopics)
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
     .where(inArray(forumTopics.id, ids.map((row) => row.id)))
     .orderBy(...topicOrder);
-  return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total };
+  return { rows: rows.map((row) => topicView(viewer, row)), total };
+}
+
+/**
+ * The `unread` column of a member's list: whether the topic has posts the member has not read
+ * (reads.ts). In prepared statements the member is the placeholders `memberId` and `readBefore`
+ * (`readerValues`); guests read nothing and have no marks.
+ */
+function unreadColumn(db: Database, viewer: Viewer, member: Parameters<typeof unreadTopicWhere>[1] = { id: sql.placeholder('memberId'), readBefore: sql.placeholder('readBefore') }): SQL<boolean> {
+  return viewer.kind === 'member' ? sql<boolean>`(${unreadTopicWhere(db, member)})` : sql<boolean>`false`;
+}
+
+function readerValues(viewer: Viewer): { memberId?: string; readBefore?: Date } {
+  return viewer.kind === 'member' ? { memberId: viewer.member.id, readBefore: viewer.member.readBefore } : {};
+}
+
+function topicView(viewer: Viewer, row: { topic: TopicView['topic']; authorId: string | null; authorName: string | null; authorAvatar: string | null; unread: boolean | null }): TopicView {
+  const view: TopicView = { topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) };
+  if (viewer.kind === 'member') view.unread = row.unread === true;
+  return view;
 }
 
 /**
@@ -83,7 +103,7 @@ const siteTopicPage = preparedStatement(
       .where(and(eq(forums.siteId, sql.placeholder('siteId')), visibleForumsWhere(viewer)))
       .as('totals');
     return db
-      .select({ total: totals.total, ...topicColumns })
+      .select({ total: totals.total, ...topicColumns, unread: unreadColumn(db, viewer) })
       .from(totals)
       .leftJoin(forumTopics, sql`${forumTopics.id} = any(array${ids})`)
       .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
@@ -131,6 +151,7 @@ const forumTopicPage = preparedStatement(
       .select({
         forum: { id: forum.id, visibility: forum.visibility, topicCount: forum.topicCount, hiddenTopicCount: forum.hiddenTopicCount, topicListVersion: forum.topicListVersion },
         ...topicColumns,
+        unread: unreadColumn(db, viewer),
         lastPostAtText: sql<string | null>`${forumTopics.lastPostAt}::text`,
       })
       .from(forum)
@@ -150,7 +171,7 @@ async function listForumTopics(db: Database, siteId: string, viewer: Viewer, for
   const seek = start.seek
     ? { markForum: start.seek.forumId, markVersion: start.seek.version, markPinned: start.seek.mark.pinned, markLastPostAt: start.seek.mark.lastPostAt, markId: start.seek.mark.id, skip: start.from - start.seek.rank - 1 }
     : NO_MARK;
-  const rows = await forumTopicPage(db, viewer).execute({ siteId, forum: forumId, limit: page.offset + page.pageSize - start.from, offset: start.from, ...seek });
+  const rows = await forumTopicPage(db, viewer).execute({ siteId, forum: forumId, limit: page.offset + page.pageSize - start.from, offset: start.from, ...seek, ...readerValues(viewer) });
   const forum = rows[0]?.forum;
   if (!forum || !canSeeForum(viewer, forum)) throw new AppError('forum_not_found', `No forum "${forumId}".`);
   const topics: TopicView[] = [];
@@ -160,7 +181,7 @@ async function listForumTopics(db: Database, siteId: string, viewer: Viewer, for
     const rank = start.from + i;
     if (i === 0 || i === rows.length - 1) learned.push([rank, { pinned: row.topic.pinned, lastPostAt: row.lastPostAtText!, id: row.topic.id }]);
     // The row before the page was read for its mark only.
-    if (rank >= page.offset) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) });
+    if (rank >= page.offset) topics.push(topicView(viewer, { ...row, topic: row.topic }));
   }
   marks?.learn(list, forum.id, forum.topicListVersion, learned);
   return { rows: topics, total: visibleTopicCount(viewer, forum) };

@@ -26,6 +26,8 @@ const MAX_DEPTH = 32;
 export interface TopicView {
   topic: ForumTopicRow;
   author: Author | null;
+  /** In lists a member reads: whether the topic has posts the member has not read. */
+  unread?: boolean;
 }
 
 /** The columns of a post that reads load: not its search text or thread bookkeeping. */

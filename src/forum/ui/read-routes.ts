@@ -7,7 +7,7 @@ import { Type, type Static } from 'typebox';
 import { likedPostIds } from '../likes.js';
 import { effectiveRole, findMemberByUsername } from '../members.js';
 import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST, requireMember, requirePoster } from '../policy.js';
-import { firstUnreadPost, markAllRead, markTopicRead, readMark, unreadTopicIds } from '../reads.js';
+import { firstUnreadPost, markAllRead, markTopicRead, readMark } from '../reads.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
 import { listTopics } from '../topic-list.js';
@@ -89,8 +89,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     const page = pageNumber(request.query.page);
     // The API's `filter=latest`: every topic the viewer may see, pinned first, then by activity.
     const { rows, total } = await listTopics(db, site.id, viewer, {}, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE });
-    const unread = await unreadTopicIds(db, viewer, rows.map((row) => row.topic.id));
-    return sendPage(reply, request.ui, 'Latest', latestView(request.ui, rows, unread, page, totalPages(total, TOPICS_PER_PAGE)));
+    return sendPage(reply, request.ui, 'Latest', latestView(request.ui, rows, page, totalPages(total, TOPICS_PER_PAGE)));
   });
 
   /** "Mark all read", through the service of the API's POST /topics/read. */
@@ -108,8 +107,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const page = pageNumber(request.query.page);
       const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, app.forum.topicMarks);
       const canStart = permits(() => authorizeNewTopic(viewer, forum));
-      const unread = await unreadTopicIds(db, viewer, rows.map((row) => row.topic.id));
-      return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, unread, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
+      return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
         head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,
       });
     },

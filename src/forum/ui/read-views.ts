@@ -69,39 +69,39 @@ function topicBadges(topic: ForumTopicRow): SafeHtml {
 }
 
 /**
- * Topics as a table; `unread` (a member's topics with posts it has not read) adds a "New" marker that
+ * Topics as a table; a member's topic with posts it has not read (`unread`) gets a "New" marker that
  * jumps to the first unread post. Phones drop the number columns, so the meta line names the activity.
  */
-export function topicRows(topics: TopicView[], unread: ReadonlySet<string> = new Set()): SafeHtml {
+export function topicRows(topics: TopicView[]): SafeHtml {
   return html`<table class="list">
 <thead><tr><th scope="col">Topic</th><th scope="col" class="num">Replies</th><th scope="col" class="num">Activity</th></tr></thead>
-<tbody>${topics.map(({ topic, author }) => {
+<tbody>${topics.map(({ topic, author, unread }) => {
     const replies = Math.max(topic.postCount - 1, 0);
-    return html`<tr${unread.has(topic.id) ? html` class="unread"` : ''}>
+    return html`<tr${unread ? html` class="unread"` : ''}>
 <td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}${
-      unread.has(topic.id) ? html`<a class="badge new" href="/t/${topic.id}/unread">New<span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>` : ''
+      unread ? html`<a class="badge new" href="/t/${topic.id}/unread">New<span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>` : ''
     }<div class="meta">${author ? avatar(author) : ''}by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${replies === 1 ? 'reply' : 'replies'}, active ${relativeTime(topic.lastPostAt)}</span></div></td>
 <td class="num">${replies}</td><td class="num">${relativeTime(topic.lastPostAt)}</td>
 </tr>`;
   })}</tbody></table>`;
 }
 
-export function latestView(ui: UiContext, topics: TopicView[], unread: ReadonlySet<string>, page: number, totalPages: number): SafeHtml {
+export function latestView(ui: UiContext, topics: TopicView[], page: number, totalPages: number): SafeHtml {
   // Marking all read drops every "New" marker until the next post (decision 0064).
-  const markAll = unread.size > 0 ? postButton(ui, '/latest/read', 'Mark all read', {}, 'secondary') : '';
+  const markAll = topics.some((row) => row.unread) ? postButton(ui, '/latest/read', 'Mark all read', {}, 'secondary') : '';
   return html`<div class="toolbar"><h1>Latest</h1>${markAll}</div>${listTabs('latest')}
-${topics.length === 0 ? html`<p class="muted">No topics yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login?next=%2Flatest">logging in</a>` : ''}.</p>` : topicRows(topics, unread)}
+${topics.length === 0 ? html`<p class="muted">No topics yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login?next=%2Flatest">logging in</a>` : ''}.</p>` : topicRows(topics)}
 ${pager(page, totalPages, (n) => `/latest?page=${n}`)}`;
 }
 
-export function forumView(ui: UiContext, forum: ForumRow, topics: TopicView[], unread: ReadonlySet<string>, page: number, totalPages: number, canStart: boolean): SafeHtml {
+export function forumView(ui: UiContext, forum: ForumRow, topics: TopicView[], page: number, totalPages: number, canStart: boolean): SafeHtml {
   return html`<p class="crumbs"><a href="/">${ui.title}</a></p>
 <div class="toolbar"><h1>${forum.name}</h1>${
     canStart ? html`<a class="button" href="/f/${forum.slug}/new">New topic</a>` : ui.viewer.kind === 'guest' ? html`<a href="/login?next=${encodeURIComponent(`/f/${forum.slug}`)}">Log in to start a topic</a>` : ''
   }</div>
 ${forum.description ? html`<p class="muted">${forum.description}</p>` : ''}
 ${forum.locked ? notice('warn', 'This forum is locked: only moderators start topics here.') : ''}
-${topics.length === 0 ? html`<p class="muted">No topics yet.</p>` : topicRows(topics, unread)}
+${topics.length === 0 ? html`<p class="muted">No topics yet.</p>` : topicRows(topics)}
 ${pager(page, totalPages, (n) => `/f/${forum.slug}?page=${n}`)}
 <p class="muted"><a href="/f/${forum.slug}/feed.atom">Atom feed of this forum</a></p>`;
 }
