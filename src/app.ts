@@ -31,6 +31,7 @@ import type { FastLane } from './http/lane.js';
 import { createSurfaceRouting, type SurfaceRouting } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
 import { defaultApiRateLimit } from './http/rate-limit.js';
+import { serializableResponses } from './http/response-schemas.js';
 import { instancesPlugin } from './instances/plugin.js';
 import { jobsPlugin } from './jobs/plugin.js';
 import { ErrorReporter } from './lib/error-reporter.js';
@@ -162,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(cookie);
+  app.addHook('onRoute', serializableResponses);
   const allowedMethods = new AllowedMethods();
   app.addHook('onRoute', allowedMethods.record);
   // Runs before the rate-limit plugin's own onRoute hook, which reads the route's limit.
