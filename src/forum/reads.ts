@@ -25,16 +25,24 @@ export async function markTopicRead(db: Executor, siteId: string, viewer: Viewer
     .from(forumPosts)
     .where(and(eq(forumPosts.topicId, topic.id), eq(forumPosts.id, postId)));
   if (!post) throw new AppError('post_not_found', `Post "${postId}" is not in topic "${topicId}".`);
-  const mark = { memberId: viewer.member.id, topicId, siteId, lastReadPostId: post.id, lastReadAt: post.createdAt };
-  await db
+  return (await advanceReadMark(db, viewer, topic, post)) ?? (await readMark(db, viewer, topicId))!;
+}
+
+/**
+ * Moves the member's mark in a topic it sees up to `post`, one of the topic's posts, unless the
+ * mark is there already; answers the moved mark, or undefined when it stayed.
+ */
+export async function advanceReadMark(db: Executor, viewer: MemberViewer, topic: Pick<ForumTopicRow, 'id' | 'siteId'>, post: { id: string; createdAt: Date }): Promise<ForumTopicReadRow | undefined> {
+  const [moved] = await db
     .insert(forumTopicReads)
-    .values(mark)
+    .values({ memberId: viewer.member.id, topicId: topic.id, siteId: topic.siteId, lastReadPostId: post.id, lastReadAt: post.createdAt })
     .onConflictDoUpdate({
       target: [forumTopicReads.memberId, forumTopicReads.topicId],
       set: { lastReadPostId: sql`excluded.last_read_post_id`, lastReadAt: sql`excluded.last_read_at` },
       setWhere: sql`${forumTopicReads.lastReadAt} < excluded.last_read_at`,
-    });
-  return (await readMark(db, viewer, topicId))!;
+    })
+    .returning();
+  return moved;
 }
 
 /** The viewer's mark in a topic, if it ever read it. */

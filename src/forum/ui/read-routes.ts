@@ -7,7 +7,7 @@ import { Type, type Static } from 'typebox';
 import { likedPostIds } from '../likes.js';
 import { effectiveRole, findMemberByUsername } from '../members.js';
 import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST, requireMember, requirePoster } from '../policy.js';
-import { firstUnreadPost, markAllRead, markTopicRead, readMark } from '../reads.js';
+import { advanceReadMark, firstUnreadPost, markAllRead, readMark } from '../reads.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
 import { listTopics } from '../topic-list.js';
@@ -150,8 +150,10 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       // Read up to the newest post shown when the page holds every post before it: always in the
       // classic view; in the threaded view (threads side by side) only when it shows the whole topic.
       const upTo = !from && (view === 'classic' || pages === 1) ? shown.at(-1) : undefined;
-      if (viewer.kind === 'member' && upTo && !(mark && mark.lastReadAt >= upTo.post.createdAt)) await markTopicRead(db, site.id, viewer, topic.id, upTo.post.id);
-      const openingHtml = (await openingPosts(db, [topic.id])).get(topic.id);
+      if (viewer.kind === 'member' && upTo && !(mark && mark.lastReadAt >= upTo.post.createdAt)) await advanceReadMark(db, viewer, topic, upTo.post);
+      // The classic first page opens with the opening post: its description needs no query.
+      const opening = view === 'classic' && page === 1 && !from && shown[0]?.post.parentId === null ? shown[0].post : undefined;
+      const openingHtml = opening ? (opening.deletedAt ? undefined : opening.bodyHtml) : (await openingPosts(db, [topic.id])).get(topic.id);
       const head = topicHead({ origin: requestOrigin(request), siteTitle: request.ui.title, topic, page, openingHtml });
       const answered = view === 'classic' ? await authorsOfPosts(db, shown.flatMap((shownPost) => (shownPost.post.parentId ? [shownPost.post.parentId] : []))) : undefined;
       const draft = viewer.kind === 'member' && can.reply ? await findDraft(db, viewer, topicDraftKey(topic.id)) : undefined;

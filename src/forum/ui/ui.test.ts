@@ -163,6 +163,7 @@ for (const database of testDatabases) {
       assert.match(page, new RegExp(`<link rel="canonical" href="http://${host.replace(/\./g, '\\.')}/t/${topics.public}">`));
       assert.match(page, /<meta property="og:title" content="Public hello">/);
       assert.match(page, /<meta name="description" content="Everyone may read this\.">/);
+      assert.match((await guest.get(`/t/${topics.public}?view=threaded`)).body, /<meta name="description" content="Everyone may read this\.">/, 'read from the opening post where the page does not start with it');
     });
 
     it('signs up a member with a hashed, HttpOnly, SameSite=Lax session, and honours REGISTRATION_OPEN', async () => {
