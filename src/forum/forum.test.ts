@@ -145,6 +145,12 @@ for (const database of testDatabases) {
       assert.deepEqual(json<Row[]>(classic).map((p) => p.body), ['Opening post.', 'A', 'B', 'A1', 'A1x', 'B1']);
       assert.equal(json<Row[]>(classic)[0]!.replies, undefined);
       assert.equal(JSON.parse(String(classic.headers['x-pagination'])).total, 6);
+      const classicPages = await Promise.all([2, 9].map((page) => api(alice.token, 'GET', `/topics/${topic.id}/posts?view=classic&page_size=4&page=${page}`)));
+      assert.deepEqual(
+        classicPages.map((page) => [json<Row[]>(page).length, JSON.parse(String(page.headers['x-pagination'])).total]),
+        [[2, 6], [0, 6]],
+        'a page past the end still has the total',
+      );
     });
 
     it('refuses bad input: unknown ids, foreign parents, bad pages, wrong types', async () => {

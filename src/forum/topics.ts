@@ -158,17 +158,27 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
 
 /** Every post of a topic in order, deleted ones as tombstones (the presenter blanks them). */
 export async function listPostsClassic(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostView[]; total: number }> {
-  const where = eq(forumPosts.topicId, topic.id);
-  const [total] = await db.select({ n: count() }).from(forumPosts).where(where);
+  // Tombstones are listed and counted: the total is the topic's rows, counted in the page's statement.
+  const counted = alias(forumPosts, 'counted');
+  const total = db.select({ n: sql<number>`count(*)::int` }).from(counted).where(eq(counted.topicId, topic.id));
   const rows = await db
-    .select(postColumns)
+    .select({ ...postColumns, total: sql<number>`(${total})` })
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
-    .where(where)
+    .where(eq(forumPosts.topicId, topic.id))
     .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
     .limit(page.pageSize)
     .offset(page.offset);
-  return { rows: rows.map((row) => ({ post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total: total?.n ?? 0 };
+  // A page past the end has no row to carry the total.
+  return {
+    rows: rows.map((row) => ({ post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })),
+    total: rows[0]?.total ?? (page.offset === 0 ? 0 : await countPosts(db, topic.id)),
+  };
+}
+
+async function countPosts(db: Executor, topicId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(forumPosts).where(eq(forumPosts.topicId, topicId));
+  return row?.n ?? 0;
 }
 
 /** How many posts of its topic come before `post` in the classic order (to find its page). */
