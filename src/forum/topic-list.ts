@@ -10,7 +10,7 @@ import type { Page } from '../http/pagination.js';
 import type { TopicMark, TopicPageMarks } from './page-marks.js';
 import { canSeeForum, visibilityClass, visibleForumsWhere, visibleTopicCount, visibleTopicCountSql, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
-import { forumMembers, forums, forumTopics, type ForumRow } from './tables.js';
+import { forumMembers, forums, forumTopics } from './tables.js';
 import { topicColumns, type TopicView } from './topics.js';
 import { authorOf } from './avatars.js';
 import { unreadTopicWhere } from './reads.js';
@@ -27,22 +27,23 @@ const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc
  * `app.forum.topicMarks`), deep pages of one forum seek in the index instead of walking their offset.
  */
 export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page, marks?: TopicPageMarks): Promise<{ rows: TopicView[]; total: number }> {
-  if (filter.forumId !== undefined && filter.authorId === undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
-  if (filter.forumId === undefined && filter.authorId === undefined) {
+  if (filter.authorId === undefined) {
+    if (filter.forumId !== undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
     const rows = await siteTopicPage(db, viewer).execute({ siteId, limit: page.pageSize, offset: page.offset, ...readerValues(viewer) });
     const topics: TopicView[] = [];
     for (const row of rows) if (row.topic) topics.push(topicView(viewer, { ...row, topic: row.topic }));
     return { rows: topics, total: rows[0]?.total ?? 0 };
   }
   const forum = filter.forumId !== undefined ? await findVisibleForum(db, siteId, viewer, filter.forumId) : undefined;
-  const byAuthor = filter.authorId !== undefined ? eq(forumTopics.authorId, filter.authorId) : undefined;
+  // One author's topics (in one forum or all): the only list that is counted (see the file's head).
+  const byAuthor = eq(forumTopics.authorId, filter.authorId);
   // A forum found in the site holds only that site's topics: without a `site_id` test, a page of one
   // forum is read from forum_topics_forum_idx alone.
   const inForums = forum
     ? eq(forumTopics.forumId, forum.id)
     : and(eq(forumTopics.siteId, siteId), inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(visibleForumsOf(siteId, viewer))));
   const where = and(inForums, visibleTopicsOfForumWhere(viewer), byAuthor);
-  const total = byAuthor ? await countTopics(db, where) : await visibleTopicTotal(db, siteId, viewer, forum);
+  const total = await countTopics(db, where);
   // The page's ids first, then their rows: the rows skipped to reach a deep page are never read.
   // Two statements, not a join: a generic plan does not know the page's size and would hash-join a
   // scan of every topic against the page's ids.
@@ -194,10 +195,4 @@ function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
 async function countTopics(db: Executor, where: SQL | undefined): Promise<number> {
   const [row] = await db.select({ n: count() }).from(forumTopics).where(where);
   return row?.n ?? 0;
-}
-
-/** Topics the viewer may see in one forum, or in every forum of the site, from the forums' counters. */
-async function visibleTopicTotal(db: Executor, siteId: string, viewer: Viewer, forum: ForumRow | undefined): Promise<number> {
-  const counted = forum ? [forum] : await db.select().from(forums).where(visibleForumsOf(siteId, viewer));
-  return counted.reduce((sum, row) => sum + visibleTopicCount(viewer, row), 0);
 }
