@@ -14,7 +14,7 @@ import { agentExists } from '../../helpdesk/agents.js';
 import { viewerFor } from '../members.js';
 import { activeSuspension, hasUnacknowledgedWarnings, listWarnings } from '../moderation.js';
 import { unreadBadgeCount } from '../notifications.js';
-import { GUEST, visibilityClass, type MemberViewer, type Viewer } from '../policy.js';
+import { GUEST, isAdmin, visibilityClass, type MemberViewer, type Viewer } from '../policy.js';
 import { reviewTrust, trustRules } from '../trust.js';
 import { forumMembers, type ForumModActionRow } from '../tables.js';
 import { clearMemberCookie, MEMBER_COOKIE, memberForSession } from './sessions.js';
@@ -105,8 +105,6 @@ interface HeaderVariant {
   desk: boolean;
 }
 
-const admins = (viewer: MemberViewer) => viewer.role === 'admin';
-
 /**
  * What the header of a member's page shows, as one prepared statement: every page pays for it, and
  * each statement costs a round trip, and an unprepared one its planning (bench/README.md, "Forum
@@ -117,7 +115,7 @@ const headerStatement = preparedStatement(
   (db, { viewer, desk }: HeaderVariant) => {
     const siteId = sql.placeholder('siteId');
     const memberId = sql.placeholder('memberId');
-    const admin = admins(viewer);
+    const admin = isAdmin(viewer);
     return db
       .select({
         unread: unreadBadgeCount(db, siteId, memberId, viewer),
@@ -128,7 +126,7 @@ const headerStatement = preparedStatement(
       .from(forumMembers)
       .where(eq(forumMembers.id, memberId));
   },
-  ({ viewer, desk }) => `${admins(viewer) ? 'admin' : visibilityClass(viewer)}_${desk ? 'desk' : 'nodesk'}`,
+  ({ viewer, desk }) => `${isAdmin(viewer) ? 'admin' : visibilityClass(viewer)}_${desk ? 'desk' : 'nodesk'}`,
 );
 
 /** The header's facts for a member's page; warnings are rare, their rows are read only when there are some. */
@@ -140,7 +138,7 @@ async function headerFacts(request: FastifyRequest, site: SiteRow, viewer: Membe
   return {
     unreadNotifications: row.unread,
     warnings: row.warned ? await listWarnings(db, site.id, viewer, true) : [],
-    deskLink: desk && (admins(viewer) || row.agent),
+    deskLink: desk && (isAdmin(viewer) || row.agent),
     contentLink: row.editor,
   };
 }
