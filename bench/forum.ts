@@ -8,7 +8,8 @@
 // Then the member's reads (issue #21): the reader holds 10,000 read marks and 5,000 notifications;
 // Latest and unread through the API and Latest as the web UI page (p99 <= 20 ms), a classic topic
 // page of 100 posts (p99 <= 30 ms) and the notifications list (p99 <= 10 ms), each beside its bare
-// SQL anchor (the statements the endpoint runs, through `pg`, as many loops as wrk's connections),
+// SQL anchor (the rows the endpoint reads, one plain statement per read, through `pg`, as many loops as
+// wrk's connections; the endpoint may fold several reads into one statement),
 // with the ratio of the p99s printed.
 //   npm run bench:forum [-- seconds]
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
@@ -225,7 +226,10 @@ function line(label: string, result: WrkResult, target?: number): string {
   return `  ${label.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}${errors}`;
 }
 
-/** The bare SQL anchor of each member target: the statements its endpoint runs, in the same order. */
+/**
+ * The bare SQL anchor of each member target: the rows its endpoint reads, one plain statement per read,
+ * in the order it reads them (the endpoint may fold several into one statement, e.g. a page's unread marks).
+ */
 function memberAnchors(memberId: string, bigTopic: string): Record<string, (client: pg.PoolClient) => Promise<void>> {
   const order = 'order by t.pinned desc, t.last_post_at desc, t.id desc';
   const visibleForums = `select id from forums where site_id = '${SITE}' and visibility in ('public', 'members')`;
@@ -281,7 +285,7 @@ function memberAnchors(memberId: string, bigTopic: string): Record<string, (clie
 }
 
 function ratioLine(label: string, endpoint: WrkResult, anchor: Latencies, target: number): string {
-  return `${line(label, endpoint, target)}\n${latencyRow(`  anchor: the same statements in bare SQL`, anchor)}\n    p99 ratio endpoint / bare SQL: ${(endpoint.p99Ms / anchor.p99Ms).toFixed(2)}x`;
+  return `${line(label, endpoint, target)}\n${latencyRow(`  anchor: the same reads in bare SQL`, anchor)}\n    p99 ratio endpoint / bare SQL: ${(endpoint.p99Ms / anchor.p99Ms).toFixed(2)}x`;
 }
 
 async function main(url: string): Promise<void> {
