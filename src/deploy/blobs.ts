@@ -121,9 +121,10 @@ export class UploadBlobs {
     return this.recorded;
   }
 
-  async intend(db: Executor, hashes: string[]): Promise<void> {
-    if (hashes.length === 0) return;
-    await db.insert(blobIntents).values({ id: this.intentId, hashes });
+  /** Records content blobs by hash, and `keys` of blobs nothing references (a build's source). */
+  async intend(db: Executor, hashes: string[], keys: string[] = []): Promise<void> {
+    if (hashes.length === 0 && keys.length === 0) return;
+    await db.insert(blobIntents).values({ id: this.intentId, hashes, keys });
     this.recorded = true;
   }
 
@@ -193,8 +194,9 @@ export async function unreferencedHashes(tx: Executor, hashes: string[]): Promis
 
 /**
  * Removes what uploads that died left: for each intent older than `before` (every intent, when
- * this process alone can be uploading), its blobs that no committed release references, then the
- * intent. Under the blob lock, so no commit can borrow a blob while it goes. Answers the blobs removed.
+ * this process alone can be uploading), its blobs that no committed release references and its
+ * keyed blobs, then the intent. Under the blob lock, so no commit can borrow a blob while it goes.
+ * Answers the blobs removed.
  */
 export async function sweepBlobIntents(db: Executor, blobs: BlobStore, before?: Date): Promise<number> {
   const dead = await db
@@ -207,6 +209,10 @@ export async function sweepBlobIntents(db: Executor, blobs: BlobStore, before?: 
       await lockBlobs(tx);
       for (const hash of await unreferencedHashes(tx, intent.hashes)) {
         await deleteBlob(blobs, hash);
+        removed++;
+      }
+      for (const key of intent.keys) {
+        await blobs.delete(key);
         removed++;
       }
       await tx.delete(blobIntents).where(eq(blobIntents.id, intent.id));

@@ -109,12 +109,16 @@ export const promotions = pgTable(
 
 /**
  * Blobs an upload is about to write, recorded (and committed) before the first lands and removed
- * with the release's commit or the upload's own cleanup. A row whose upload died (kill -9, a node
- * lost) names what may lie unreferenced in the blob store; the sweep removes it (decision 0055).
+ * with the release's (or build's) commit or the upload's own cleanup. A row whose upload died
+ * (kill -9, a node lost) names what may lie unreferenced in the blob store; the sweep removes it
+ * (decision 0055).
  */
 export const blobIntents = pgTable('deploy_blob_intents', {
   id: text('id').primaryKey(),
+  /** Content blobs, removed by the sweep unless a committed release references them. */
   hashes: jsonb('hashes').$type<string[]>().notNull(),
+  /** Blobs under keys of their own (a build's uploaded source): nothing else references them. */
+  keys: jsonb('keys').$type<string[]>().notNull().default([]),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
 });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../../test/helpers/app.js';
@@ -8,8 +9,11 @@ import { createTestDatabase, testDatabases } from '../../../test/helpers/databas
 import { eventually } from '../../../test/helpers/eventually.js';
 import { basicAuth, createStaticSite, deployApi, deployRelease, edge, uploadSource } from '../../../test/helpers/deploy.js';
 import { createSite } from '../../core/sites/service.js';
-import { releases } from '../tables.js';
+import { DEFAULT_ARCHIVE_LIMITS } from '../archive.js';
+import { sweepBlobIntents } from '../blobs.js';
+import { blobIntents, releases } from '../tables.js';
 import { claimBuild, enqueueBuild, failAbandonedBuilds, readBuildLogs } from './queue.js';
+import { queueSourceUpload, waitForBuild } from './service.js';
 import { builds } from './tables.js';
 
 interface BuildBody {
@@ -124,6 +128,25 @@ for (const database of testDatabases) {
       const missing = await deployApi(t.app, token, 'GET', '/api/deploy/docs/builds/nosuchbuild');
       assert.equal(missing.statusCode, 404);
       assert.equal(json(missing).code, 'build_not_found');
+    });
+
+    it('names the uploaded source by an intent until its build is queued, so one never queued is swept', async () => {
+      const ctx = { db: t.deps.database.db, blobs: t.deps.blobs, limits: DEFAULT_ARCHIVE_LIMITS, tmpDir: t.app.deploy.tmpDir };
+      const intents = () => t.deps.database.db.select().from(blobIntents);
+      const source = await siteArchive(GOOD_DOCS);
+      const queued = await queueSourceUpload(ctx, 'docs', Readable.from(source));
+      assert.deepEqual(await intents(), [], 'a queued build leaves no intent');
+      assert.equal((await waitForBuild(t.deps.database.db, 'docs', queued.id, 30_000)).state, 'succeeded');
+      // The build's row cannot commit (no such site): its stored source stays named by the intent.
+      await assert.rejects(queueSourceUpload(ctx, 'no-such-site', Readable.from(source)), /insert into "deploy_builds"/);
+      const [intent] = await intents();
+      assert.equal(intent?.keys.length, 1);
+      const key = intent.keys[0]!;
+      assert.match(key, /^build-inputs\/[a-z0-9]{16}$/);
+      assert.equal(await t.deps.blobs.has(key), true);
+      assert.equal(await sweepBlobIntents(t.deps.database.db, t.deps.blobs), 1);
+      assert.equal(await t.deps.blobs.has(key), false);
+      assert.deepEqual(await intents(), []);
     });
   });
 

@@ -12,6 +12,7 @@ import type { PubSub } from '../../adapters/cache/index.js';
 import type { Database } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { spoolArchive, type ArchiveLimits } from '../archive.js';
+import { UploadBlobs } from '../blobs.js';
 import { tempPrefix } from '../temp-dirs.js';
 import { enqueueBuild, findBuild, isFinished, newBuildId, requestBuildCancel } from './queue.js';
 import { buildInputKey } from './run.js';
@@ -36,9 +37,17 @@ export async function queueSourceUpload(ctx: SourceUploadContext, siteId: string
     // Checked here so a bad archive is refused at once; the worker checks it again when it unpacks.
     const spooled = await spoolArchive(createReadStream(file), ctx.limits, ctx.tmpDir, { compression: 'sniff' });
     await spooled.dispose();
+    // The input is named by an intent before it lands and the intent goes with the build's commit,
+    // so an input whose upload died (or failed) between the two is swept (decision 0055).
     const key = buildInputKey(id);
+    const stored = new UploadBlobs();
+    await stored.intend(ctx.db, [], [key]);
     await ctx.blobs.put(key, createReadStream(file), (await stat(file)).size);
-    return await enqueueBuild(ctx.db, { id, siteId, trigger: 'upload', kind: 'markdown', inputKey: key });
+    return await ctx.db.transaction(async (tx) => {
+      const build = await enqueueBuild(tx, { id, siteId, trigger: 'upload', kind: 'markdown', inputKey: key });
+      await stored.settle(tx);
+      return build;
+    });
   } finally {
     await rm(file, { force: true });
   }

@@ -1,0 +1,1 @@
+ALTER TABLE "deploy_blob_intents" ADD COLUMN "keys" jsonb DEFAULT '[]'::jsonb NOT NULL;
