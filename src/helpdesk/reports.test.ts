@@ -83,7 +83,9 @@ for (const database of testDatabases) {
       const first = await report('tickets', query);
       assert.deepEqual(first.rows, expected);
       const summed = await queryRows<{ day: string; events: number }>(db, sql`select day::text as day, events from helpdesk_report_days where site_id = 'desk' order by day`);
-      assert.equal(summed.length, 12, 'every closed day of the range has its row, empty days too');
+      // A day closes an hour after it ends (reports.ts): in the first hour of today, yesterday is open.
+      const closedDays = new Date(Date.now() - 3_600_000).toISOString().slice(0, 10) === today ? 12 : 11;
+      assert.equal(summed.length, closedDays, 'every closed day of the range has its row, empty days too');
       assert.deepEqual(summed.filter((row) => row.events > 0), [{ day: dayAgo(10), events: 3 }, { day: dayAgo(9), events: 1 }, { day: dayAgo(5), events: 1 }]);
       assert.ok(summed.every((row) => row.day < today), 'today is read from the history, not summed');
       assert.deepEqual((await report('tickets', query)).rows, expected, 'the second reading, from the sums, is the same');
