@@ -31,16 +31,19 @@ async function nextAgent(db: Executor, siteId: string, categoryId: string | null
 }
 
 /**
- * The agent a new ticket of `categoryId` goes to, or null when none has room. Asked first without
- * the site's lock, so that openings with no agent to take them never wait for it; otherwise decided
- * under the lock, which the transaction holds to its end, so that the ticket (inserted with its
- * assignee before the commit) counts against the agent for the next opening. Before the ticket's
- * number: the number's row lock is then held for one statement and the commit (tickets.ts).
+ * Inserts a new ticket of `categoryId` with the agent it goes to, or nobody when none has room. Asked
+ * first without the site's lock: with no agent to take it, `insert` runs on `db` as it is (one
+ * statement committed on its own, so the number's row lock lasts that statement and its commit,
+ * numbered-insert.ts). Otherwise the agent is decided under the lock, which the transaction holds to
+ * its end, so that the ticket (inserted with its assignee before the commit) counts against the agent
+ * for the next opening.
  */
-export async function assigneeForNewTicket(db: Executor, siteId: string, categoryId: string | null): Promise<string | null> {
-  if ((await nextAgent(db, siteId, categoryId, null)) === undefined) return null;
-  await lockAssignments(db, siteId);
-  return (await nextAgent(db, siteId, categoryId, null)) ?? null;
+export async function insertAssigned<T>(db: Executor, siteId: string, categoryId: string | null, insert: (db: Executor, assigneeId: string | null) => Promise<T>): Promise<T> {
+  if ((await nextAgent(db, siteId, categoryId, null)) === undefined) return insert(db, null);
+  return db.transaction(async (tx) => {
+    await lockAssignments(tx, siteId);
+    return insert(tx, (await nextAgent(tx, siteId, categoryId, null)) ?? null);
+  });
 }
 
 /**

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { createSite } from '../core/sites/service.js';
-import type { Database } from '../db/client.js';
+import { queryRows, type Database } from '../db/client.js';
 import { createMember } from '../forum/members.js';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 import { makeAgent, updateAgent } from './agents.js';
@@ -79,6 +79,31 @@ for (const database of testDatabases) {
       const many = await Promise.all(Array.from({ length: 8 }, (_, i) => open(`parallel ${i}`)));
       const numbers = many.map((w) => w.ticket.number).sort((a, b) => a - b);
       assert.deepEqual(numbers, numbers.map((_, i) => numbers[0]! + i));
+    });
+
+    it('numbers concurrent openings of a site with no free agent in shared statements, and answers each of a failed batch alone', async () => {
+      // "other" has no agents: its openings commit on their own, batched while one runs (numbered-insert.ts).
+      const openOther = (i: number, messageId: string) =>
+        openTicket(db, 'other', { subject: `batched ${i}`, body: `Batch **${i}**`, requester: { email: `r${i}@example.test` }, channel: 'email', messageId });
+      const numbersOf = (writes: Array<{ ticket: { number: number } }>) => writes.map((w) => w.ticket.number).sort((a, b) => a - b);
+      const together = await Promise.all(Array.from({ length: 12 }, (_, i) => openOther(i, `<batched-${i}@client.test>`)));
+      assert.deepEqual(numbersOf(together), numbersOf(together).map((_, i) => numbersOf(together)[0]! + i));
+      const ids = together.map((w) => w.ticket.id);
+      const [counted] = await queryRows<{ statements: number }>(db, sql`select count(distinct xmin::text)::int as statements from helpdesk_tickets where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
+      assert.ok(counted!.statements < 12, `12 openings took ${counted!.statements} statements`);
+      for (const write of together) {
+        const created = (await ticketHistory(db, write.ticket.id)).find((row) => row.event === 'created');
+        assert.equal((created?.toValue as { number: number }).number, write.ticket.number, 'each ticket\'s history names its own number');
+        assert.equal(write.entry.ticketId, write.ticket.id);
+        assert.match(write.entry.bodyHtml, new RegExp(`<strong>${write.ticket.subject.split(' ')[1]}</strong>`));
+      }
+      // One of the next openings repeats a Message-ID on file: its batch fails and each is filed alone.
+      const again = await Promise.all(Array.from({ length: 12 }, (_, i) => openOther(100 + i, i === 5 ? '<batched-3@client.test>' : `<batched-${100 + i}@client.test>`)));
+      assert.equal(again[5]!.created, false);
+      assert.equal(again[5]!.ticket.id, together.find((w) => w.ticket.subject === 'batched 3')!.ticket.id);
+      const fresh = again.filter((w) => w.created);
+      assert.equal(fresh.length, 11);
+      assert.deepEqual(numbersOf(fresh), numbersOf(fresh).map((_, i) => Math.max(...numbersOf(together)) + 1 + i), 'no number is lost to the failed batch');
     });
 
     it('assigns billing tickets round robin within capacity, then reassigns when an agent leaves', async () => {

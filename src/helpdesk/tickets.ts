@@ -8,9 +8,9 @@ import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { isEmail } from '../lib/email.js';
-import { assigneeForNewTicket } from './assignment.js';
+import { insertAssigned } from './assignment.js';
 import { recordHistory, SYSTEM, type Actor } from './history.js';
-import { insertNumberedTicket } from './numbered-insert.js';
+import { insertNumberedTicket, type NumberedTicket } from './numbered-insert.js';
 import { slaTargets, startClock, statusChange } from './sla.js';
 import {
   helpdeskCategories,
@@ -142,15 +142,13 @@ async function writeOnFile(db: Executor, siteId: string, messageId: string): Pro
   return row ? { ...row, created: false } : undefined;
 }
 
-/** A write that a concurrent delivery of the same Message-ID may beat: then its result is answered. */
-async function idempotent(db: Executor, siteId: string, messageId: string | null | undefined, write: (tx: Executor) => Promise<TicketWrite>): Promise<TicketWrite> {
-  if (messageId) {
-    const onFile = await writeOnFile(db, siteId, messageId);
-    if (onFile) return onFile;
-  }
+/**
+ * A write that answers what is on file when its Message-ID already is: the entries' unique index
+ * refuses a repeated delivery (a concurrent one too), so the common case costs no lookup first.
+ */
+async function idempotent(db: Executor, siteId: string, messageId: string | null | undefined, write: () => Promise<TicketWrite>): Promise<TicketWrite> {
   try {
-    // On a transaction this is a savepoint: a lost race rolls back this write only.
-    return await db.transaction((tx) => write(tx));
+    return await write();
   } catch (error) {
     if (messageId && isUniqueViolation(error, 'helpdesk_entries_message_key')) {
       const onFile = await writeOnFile(db, siteId, messageId);
@@ -185,7 +183,15 @@ async function insertEntry(
   return entry!;
 }
 
-async function insertTicket(db: Executor, siteId: string, input: OpenTicketInput, requester: ContactRow, followUpOf: string | null, actor: Actor): Promise<TicketWrite> {
+/** A ticket to insert, checked and rendered; its requester and assignee come at the insert. */
+interface NewTicket {
+  ticket: Omit<NumberedTicket['ticket'], 'requesterId'>;
+  entry: Omit<NumberedTicket['entry'], 'authorId'>;
+  from: unknown;
+}
+
+/** Checks and renders a new ticket (a follow-up of `followUpOf`, or null) before anything is written. */
+async function newTicket(db: Executor, siteId: string, input: OpenTicketInput, followUpOf: string | null): Promise<NewTicket> {
   const subject = input.subject.trim();
   if (subject.length === 0) throw invalid('The subject is empty.', 'subject');
   checkBody(input.body);
@@ -196,34 +202,17 @@ async function insertTicket(db: Executor, siteId: string, input: OpenTicketInput
   const now = new Date();
   const rendered = renderBody(input.body);
   const clock = startClock(await slaTargets(db, siteId, priority), now);
-  // The agent is chosen before the number, whose row lock then lasts one statement and the commit.
-  const assigneeId = await assigneeForNewTicket(db, siteId, categoryId);
-  const { ticket, entry } = await insertNumberedTicket(db, siteId, {
-    ticket: {
-      subject,
-      priority,
-      categoryId,
-      requesterId: requester.id,
-      channel: input.channel,
-      tags,
-      followUpOf,
-      searchText: `${subject} ${rendered.text}`,
-      createdAt: now,
-      updatedAt: now,
-      ...clock,
-    },
-    entry: {
-      authorId: requester.id,
-      bodySource: input.body,
-      bodyHtml: rendered.html,
-      bodyText: rendered.text,
-      messageId: input.messageId ?? null,
-      attachments: input.attachments ?? [],
-    },
-    actor,
+  return {
+    ticket: { subject, priority, categoryId, channel: input.channel, tags, followUpOf, searchText: `${subject} ${rendered.text}`, createdAt: now, updatedAt: now, ...clock },
+    entry: { bodySource: input.body, bodyHtml: rendered.html, bodyText: rendered.text, messageId: input.messageId ?? null, attachments: input.attachments ?? [] },
     from: followUpOf ? { follow_up_of: followUpOf } : null,
-    assigneeId,
-  });
+  };
+}
+
+async function insertTicket(db: Executor, siteId: string, input: NewTicket, requester: ContactRow, actor: Actor): Promise<TicketWrite> {
+  const { ticket, entry } = await insertAssigned(db, siteId, input.ticket.categoryId ?? null, (writer, assigneeId) =>
+    insertNumberedTicket(writer, siteId, { ticket: { ...input.ticket, requesterId: requester.id }, entry: { ...input.entry, authorId: requester.id }, actor, from: input.from, assigneeId }),
+  );
   return { ticket, entry, created: true };
 }
 
@@ -241,9 +230,12 @@ async function appendSearchText(db: Executor, ticket: TicketRow, entry: ThreadEn
  * SLA clock running. With a Message-ID already on file it answers that ticket, `created: false`.
  */
 export async function openTicket(db: Executor, siteId: string, input: OpenTicketInput, actor: Actor = SYSTEM): Promise<TicketWrite> {
-  return idempotent(db, siteId, input.messageId, async (tx) => {
-    const requester = await ensureContact(tx, siteId, input.requester);
-    return insertTicket(tx, siteId, input, requester, null, actor.kind === 'system' ? { kind: 'requester', id: requester.id } : actor);
+  const ticket = await newTicket(db, siteId, input, null);
+  return idempotent(db, siteId, input.messageId, async () => {
+    // The contact commits on its own (kept, as any contact, when the ticket loses a race), and the
+    // ticket with it, so that its number's lock is held for one statement (numbered-insert.ts).
+    const requester = await ensureContact(db, siteId, input.requester);
+    return insertTicket(db, siteId, ticket, requester, actor.kind === 'system' ? { kind: 'requester', id: requester.id } : actor);
   });
 }
 
@@ -257,7 +249,8 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
   checkBody(input.body);
   const internal = input.internal ?? false;
   if (internal && input.author.kind !== 'agent') throw invalid('Only agents write internal notes.', 'internal');
-  return idempotent(db, ticket.siteId, input.messageId, async (tx) => {
+  // On a transaction this is a savepoint: a lost race rolls back this write only.
+  return idempotent(db, ticket.siteId, input.messageId, () => db.transaction(async (tx) => {
     const [current] = await tx.select().from(helpdeskTickets).where(eq(helpdeskTickets.id, ticket.id)).for('update');
     if (!current) throw new AppError('ticket_not_found', `No ticket ${ticket.number}.`);
     const now = new Date();
@@ -280,9 +273,13 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
       const followUp = await insertTicket(
         tx,
         current.siteId,
-        { subject: current.subject, body: input.body, requester, channel: current.channel, priority: current.priority, categoryId: current.categoryId, tags: current.tags, messageId: values.messageId, attachments: values.attachments },
+        await newTicket(
+          tx,
+          current.siteId,
+          { subject: current.subject, body: input.body, requester, channel: current.channel, priority: current.priority, categoryId: current.categoryId, tags: current.tags, messageId: values.messageId, attachments: values.attachments },
+          current.id,
+        ),
         requester,
-        current.id,
         actor,
       );
       await recordHistory(tx, current, actor, 'follow_up', null, { ticket_id: followUp.ticket.id, number: followUp.ticket.number });
@@ -296,7 +293,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
       await recordHistory(tx, current, actor, done ? 'reopened' : 'status', current.status, 'open');
     }
     return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
-  });
+  }));
 }
 
 /** A ticket of the site by id or by number (`{id}` in the API is either). */
