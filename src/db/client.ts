@@ -62,12 +62,14 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, options: '-c plan_cache_mode=force_generic_plan' });
   // An idle client losing its connection must not crash the process; the next query fails on its
   // own, and the loss is warned about (at most once a minute).
+  // Every client reports its own: the pool listens only to its idle clients, and one in use (a
+  // transaction, `exclusive`) whose connection drops between statements would throw its 'error'
+  // event at the process (its statements fail with the error too).
   const errors = new ErrorReporter();
-  pool.on('error', (error) => errors.report('database pool', error));
-  // The pool listens only to its idle clients: one in use (a transaction, `exclusive`) whose
-  // connection drops between statements would throw its 'error' event at the process. Its own
-  // statements fail with the error; this reports it the same way.
   pool.on('connect', (client) => client.on('error', (error) => errors.report('database pool', error)));
+  // The pool passes an idle client's error on as its own, which would throw without a listener; the
+  // client's listener above has reported it.
+  pool.on('error', () => {});
   const db = drizzle(pool, { schema }) as unknown as Database;
   return {
     db,
