@@ -2,19 +2,28 @@
 // of on every request, and PostgreSQL parses and plans it once per connection: the pool sets
 // `plan_cache_mode = force_generic_plan` (src/db/client.ts), which only named statements obey. PGlite
 // runs them as ordinary queries. Values go in as `sql.placeholder(name)`.
-import type { Placeholder } from 'drizzle-orm';
+import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Database } from './client.js';
 
 /** A value a condition compares with: known now, or a prepared statement's placeholder. */
 export type Param<T> = T | Placeholder;
 
+/** An array of text as one parameter, known now or a placeholder (a bare array would be spread into a list). */
+export function textArray(values: Param<string[]>): SQL {
+  return sql`${Array.isArray(values) ? sql.param(values) : values}::text[]`;
+}
+
 interface Preparable<P> {
   prepare(name: string): P;
 }
 
+/** Variants of one statement kept named per database; past it, a request that varies its shape could fill memory here and in every connection. */
+const MAX_VARIANTS = 64;
+
 /**
  * A statement built on first use for each database (tests open many) and each variant of its SQL
- * (`variant` names what the text depends on besides its placeholders), then reused.
+ * (`variant` names what the text depends on besides its placeholders), then reused. Past
+ * `MAX_VARIANTS` variants, a new one is built for each call and sent unnamed.
  *
  * PostgreSQL runs it with its generic plan, made once with the values unknown: write the SQL so that
  * this plan is a good one for every value (a LIMIT or OFFSET that is a parameter is expected to let
@@ -27,7 +36,10 @@ export function preparedStatement<A, P>(name: string, build: (db: Database, arg:
     if (!byVariant) built.set(db, (byVariant = new Map()));
     const key = variant(arg);
     let statement = byVariant.get(key);
-    if (!statement) byVariant.set(key, (statement = build(db, arg).prepare(key ? `${name}_${key}` : name)));
+    if (statement) return statement;
+    // node-postgres sends a statement with an empty name unnamed: parsed and planned each time.
+    if (byVariant.size >= MAX_VARIANTS) return build(db, arg).prepare('');
+    byVariant.set(key, (statement = build(db, arg).prepare(key ? `${name}_${key}` : name)));
     return statement;
   };
 }

@@ -9,6 +9,7 @@ import { eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
 import { queryRows } from '../db/client.js';
+import { textArray } from '../db/prepared.js';
 import type { SpooledFile, SpooledVariants } from './spool-writer.js';
 import { COMPRESSED_VARIANTS, compressorOptions, variantSuffix, wantsVariants, worthKeeping, type CompressedVariant } from './compression.js';
 import { contentTypeFor } from './content-types.js';
@@ -50,7 +51,7 @@ interface VariantSizes {
 
 /** `hash = any($1)`: one array parameter for many hashes. */
 function hashIn(hashes: string[]): SQL {
-  return sql`${releaseFiles.hash} = any(${sql.param(hashes)}::text[])`;
+  return sql`${releaseFiles.hash} = any(${textArray(hashes)})`;
 }
 
 /** Hashes per query: bounds what one query holds in the embedded database's memory, which never shrinks. */

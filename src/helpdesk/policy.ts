@@ -3,7 +3,8 @@
 // categories they serve and the uncategorized ones (the triage queue), and may move a ticket only
 // into a category they serve. API keys carry scopes: `helpdesk-write` includes `helpdesk-read`.
 // A ticket the caller may not see answers exactly like a missing one.
-import { inArray, isNull, or, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
+import { textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Actor } from './history.js';
 import { helpdeskTickets, type TicketRow } from './tables.js';
@@ -36,16 +37,19 @@ export function requireAdmin(caller: HelpdeskCaller): void {
   if (!isAdmin(caller)) throw new AppError('forbidden', 'Only admins of the help desk may do this.');
 }
 
-/** The tickets a caller sees, as a condition on helpdesk_tickets (none for admins). */
-export function visibleTicketsWhere(caller: HelpdeskCaller): SQL | undefined {
-  if (caller.kind !== 'member' || caller.admin) return undefined;
-  const served = caller.categories.length > 0 ? inArray(helpdeskTickets.categoryId, caller.categories) : undefined;
-  return or(isNull(helpdeskTickets.categoryId), served);
+/** The categories an agent serves, whose tickets it sees besides the uncategorized ones; undefined for a caller who sees every ticket. */
+export function servedCategoriesOf(caller: HelpdeskCaller): string[] | undefined {
+  return caller.kind !== 'member' || caller.admin ? undefined : caller.categories;
+}
+
+/** The tickets an agent sees, as a condition on helpdesk_tickets: `served` is what `servedCategoriesOf` answers, or a placeholder for it. */
+export function servedTicketsWhere(served: Param<string[]>): SQL {
+  return sql`(${helpdeskTickets.categoryId} is null or ${helpdeskTickets.categoryId} = any(${textArray(served)}))`;
 }
 
 export function canSeeTicket(caller: HelpdeskCaller, ticket: Pick<TicketRow, 'categoryId'>): boolean {
-  if (caller.kind !== 'member' || caller.admin) return true;
-  return ticket.categoryId === null || caller.categories.includes(ticket.categoryId);
+  const served = servedCategoriesOf(caller);
+  return !served || ticket.categoryId === null || served.includes(ticket.categoryId);
 }
 
 /** An agent moves tickets only into categories they serve (or out of every category). */

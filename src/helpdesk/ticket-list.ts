@@ -1,11 +1,12 @@
 // The ticket list: the caller's visible tickets filtered by status, priority, category, assignee,
 // requester, tag, full text and SLA state, sorted and paged (DESIGN section 3).
 import { and, asc, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
+import type { Database, Executor } from '../db/client.js';
 import { cappedCount, listTotal, totalOf } from '../db/count.js';
+import { preparedStatement, textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import { canSeeTicket, visibleTicketsWhere, type HelpdeskCaller } from './policy.js';
+import { canSeeTicket, servedCategoriesOf, servedTicketsWhere, type HelpdeskCaller } from './policy.js';
 import type { TicketListQuery } from './schemas.js';
 import { atRiskWhere, breachedWhere } from './sla.js';
 import { findContact, findTicket } from './tickets.js';
@@ -37,53 +38,155 @@ function oneOf<T extends string>(name: string, value: string, allowed: readonly 
 const PRIORITY_RANK = sql`array_position(array['low','normal','high','urgent']::text[], ${t.priority})`;
 const STATUS_RANK = sql`array_position(array['new','open','pending','on_hold','solved','closed']::text[], ${t.status})`;
 
-function sortOf(sort: string | undefined): SQL[] {
-  const field = (sort ?? '-updated_at').replace(/^-/, '');
-  const direction = sort?.startsWith('-') ?? true ? desc : asc;
+function sortOf(sort: string): SQL[] {
+  const field = sort.replace(/^-/, '');
+  const direction = sort.startsWith('-') ? desc : asc;
   const column = { created_at: t.createdAt, updated_at: t.updatedAt, number: t.number, priority: PRIORITY_RANK, status: STATUS_RANK }[field]!;
   return [direction(column), direction(t.id)];
 }
 
-function ticketFilters(db: Executor, caller: HelpdeskCaller, siteId: string, query: TicketListQuery): SQL {
-  const conditions: Array<SQL | undefined> = [eq(t.siteId, siteId), visibleTicketsWhere(caller)];
-  if (query.status) conditions.push(inArray(t.status, oneOf('status', query.status, TICKET_STATUSES)));
-  if (query.priority) conditions.push(inArray(t.priority, oneOf('priority', query.priority, TICKET_PRIORITIES)));
-  if (query.category) conditions.push(query.category === 'none' ? isNull(t.categoryId) : eq(t.categoryId, query.category));
-  if (query.assignee === 'none') conditions.push(isNull(t.assigneeId));
-  else if (query.assignee === 'me') {
-    if (caller.kind !== 'member') throw new AppError('invalid_filter', '`assignee=me` needs an agent\'s credential.', { parameter: 'assignee' });
-    conditions.push(eq(t.assigneeId, caller.id));
-  } else if (query.assignee) conditions.push(eq(t.assigneeId, query.assignee));
-  if (query.requester) {
-    const byEmail = db
-      .select({ id: helpdeskContacts.id })
-      .from(helpdeskContacts)
-      .where(and(eq(helpdeskContacts.siteId, siteId), eq(helpdeskContacts.email, query.requester.trim().toLowerCase())));
-    conditions.push(query.requester.includes('@') ? inArray(t.requesterId, byEmail) : eq(t.requesterId, query.requester));
+/**
+ * What a list's SQL depends on besides its values, one prepared statement each. One status is an
+ * equality, so that the (site, status, updated_at) index gives the order; several are an array.
+ */
+interface ListShape {
+  status?: 'one' | 'many';
+  priority?: 'many';
+  category?: 'none' | 'id';
+  assignee?: 'none' | 'id';
+  requester?: 'email' | 'id';
+  tag?: 'one';
+  q?: 'text';
+  sla?: 'breached' | 'at_risk';
+  /** An agent who is not an admin sees tickets in no category and in the categories it serves. */
+  served?: 'served';
+  sort: string;
+}
+
+interface ListValues {
+  siteId: string;
+  statuses: string[];
+  priorities: string[];
+  category: string;
+  assignee: string;
+  requester: string;
+  tag: string;
+  q: string;
+  served: string[];
+}
+
+type ListParams = { [K in keyof ListValues]: Param<ListValues[K]> };
+
+const LIST_PLACEHOLDERS: ListParams = {
+  siteId: sql.placeholder('siteId'),
+  statuses: sql.placeholder('statuses'),
+  priorities: sql.placeholder('priorities'),
+  category: sql.placeholder('category'),
+  assignee: sql.placeholder('assignee'),
+  requester: sql.placeholder('requester'),
+  tag: sql.placeholder('tag'),
+  q: sql.placeholder('q'),
+  served: sql.placeholder('served'),
+};
+
+/** The list a query asks for, checked: its shape and the values that go with it. */
+function listRequest(caller: HelpdeskCaller, siteId: string, query: TicketListQuery): { shape: ListShape; values: ListValues } {
+  const shape: ListShape = { sort: query.sort ?? '-updated_at' };
+  const values: ListValues = { siteId, statuses: [], priorities: [], category: '', assignee: '', requester: '', tag: '', q: '', served: [] };
+  if (query.status) {
+    values.statuses = [...new Set(oneOf('status', query.status, TICKET_STATUSES))];
+    shape.status = values.statuses.length === 1 ? 'one' : 'many';
   }
-  if (query.tag) conditions.push(sql`${t.tags} @> array[${query.tag.trim().toLowerCase()}]::text[]`);
-  if (query.q) conditions.push(sql`to_tsvector('english', ${t.searchText}) @@ websearch_to_tsquery('english', ${query.q})`);
-  if (query.sla === 'breached') conditions.push(breachedWhere());
-  if (query.sla === 'at_risk') conditions.push(atRiskWhere());
+  if (query.priority) {
+    values.priorities = oneOf('priority', query.priority, TICKET_PRIORITIES);
+    shape.priority = 'many';
+  }
+  if (query.category) {
+    shape.category = query.category === 'none' ? 'none' : 'id';
+    values.category = query.category;
+  }
+  if (query.assignee === 'me' && caller.kind !== 'member') throw new AppError('invalid_filter', '`assignee=me` needs an agent\'s credential.', { parameter: 'assignee' });
+  if (query.assignee) {
+    shape.assignee = query.assignee === 'none' ? 'none' : 'id';
+    values.assignee = query.assignee === 'me' ? caller.id : query.assignee;
+  }
+  if (query.requester) {
+    shape.requester = query.requester.includes('@') ? 'email' : 'id';
+    values.requester = shape.requester === 'email' ? query.requester.trim().toLowerCase() : query.requester;
+  }
+  if (query.tag) {
+    shape.tag = 'one';
+    values.tag = query.tag.trim().toLowerCase();
+  }
+  if (query.q) {
+    shape.q = 'text';
+    values.q = query.q;
+  }
+  if (query.sla) shape.sla = query.sla;
+  const served = servedCategoriesOf(caller);
+  if (served) {
+    shape.served = 'served';
+    values.served = served;
+  }
+  return { shape, values };
+}
+
+function shapeKey(shape: ListShape): string {
+  const { sort, ...filters } = shape;
+  const parts = Object.entries(filters).map(([name, form]) => `${name}${form}`);
+  return [...parts, sort.replace('-', 'desc')].join('_');
+}
+
+/** The shape's conditions over `v`: the prepared statement's placeholders, or the values themselves. */
+function ticketFilters(db: Executor, shape: ListShape, v: ListParams): SQL {
+  const conditions: Array<SQL | undefined> = [eq(t.siteId, v.siteId)];
+  if (shape.served) conditions.push(servedTicketsWhere(v.served));
+  if (shape.status === 'one') conditions.push(sql`${t.status} = (${textArray(v.statuses)})[1]`);
+  if (shape.status === 'many') conditions.push(sql`${t.status} = any(${textArray(v.statuses)})`);
+  if (shape.priority) conditions.push(sql`${t.priority} = any(${textArray(v.priorities)})`);
+  if (shape.category) conditions.push(shape.category === 'none' ? isNull(t.categoryId) : eq(t.categoryId, v.category));
+  if (shape.assignee) conditions.push(shape.assignee === 'none' ? isNull(t.assigneeId) : eq(t.assigneeId, v.assignee));
+  if (shape.requester === 'id') conditions.push(eq(t.requesterId, v.requester));
+  if (shape.requester === 'email') {
+    const byEmail = db.select({ id: helpdeskContacts.id }).from(helpdeskContacts).where(and(eq(helpdeskContacts.siteId, v.siteId), eq(helpdeskContacts.email, v.requester)));
+    conditions.push(inArray(t.requesterId, byEmail));
+  }
+  if (shape.tag) conditions.push(sql`${t.tags} @> array[${v.tag}]::text[]`);
+  if (shape.q) conditions.push(sql`to_tsvector('english', ${t.searchText}) @@ websearch_to_tsquery('english', ${v.q})`);
+  if (shape.sla === 'breached') conditions.push(breachedWhere());
+  if (shape.sla === 'at_risk') conditions.push(atRiskWhere());
   return and(...conditions)!;
 }
+
+const matchingRows = (db: Executor, shape: ListShape, v: ListParams): SQL => db.select({ one: sql`1` }).from(t).where(ticketFilters(db, shape, v)).getSQL();
+
+/**
+ * A page of a list and its capped count, as one statement (decision 0058) prepared per shape: the
+ * list is the help desk's busiest read, and building and planning it cost more than running it.
+ */
+const listStatement = preparedStatement(
+  'helpdesk_ticket_list',
+  (db, shape: ListShape) =>
+    db
+      .select({ ticket: listedColumns, requester: requesterColumns, counted: cappedCount(matchingRows(db, shape, LIST_PLACEHOLDERS)) })
+      .from(t)
+      .innerJoin(helpdeskContacts, eq(helpdeskContacts.id, t.requesterId))
+      .where(ticketFilters(db, shape, LIST_PLACEHOLDERS))
+      .orderBy(...sortOf(shape.sort))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset')),
+  shapeKey,
+);
 
 /**
  * A page of the caller's tickets and the list's total: exact up to a threshold, the planner's estimate
  * past it (src/db/count.ts). One statement answers the page, each row with its requester (by primary
  * key), and the count, which reads helpdesk_tickets alone; a page past the end counts on its own.
  */
-export async function listTickets(db: Executor, siteId: string, caller: HelpdeskCaller, query: TicketListQuery, page: Page): Promise<{ rows: ListedTicket[]; total: number; estimated: boolean }> {
-  const where = ticketFilters(db, caller, siteId, query);
-  const matching = db.select({ one: sql`1` }).from(t).where(where).getSQL();
-  const found = await db
-    .select({ ticket: listedColumns, requester: requesterColumns, counted: cappedCount(matching) })
-    .from(t)
-    .innerJoin(helpdeskContacts, eq(helpdeskContacts.id, t.requesterId))
-    .where(where)
-    .orderBy(...sortOf(query.sort))
-    .limit(page.pageSize)
-    .offset(page.offset);
+export async function listTickets(db: Database, siteId: string, caller: HelpdeskCaller, query: TicketListQuery, page: Page): Promise<{ rows: ListedTicket[]; total: number; estimated: boolean }> {
+  const { shape, values } = listRequest(caller, siteId, query);
+  const found = await listStatement(db, shape).execute({ ...values, limit: page.pageSize, offset: page.offset });
+  const matching = matchingRows(db, shape, values);
   const { total, estimated } = found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching);
   return { rows: found.map(({ ticket, requester }) => ({ ticket, requester })), total, estimated };
 }
