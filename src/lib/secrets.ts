@@ -6,8 +6,14 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 const VERSION = 'v1';
 const IV_BYTES = 12;
 
+/** Derived keys by purpose and SECRET_KEY: a few purposes, one key (two while it is rotated). */
+const derived = new Map<string, Buffer>();
+
 function deriveKey(secretKey: string, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secretKey, 'blume-secrets', purpose, 32));
+  const name = `${purpose}\0${secretKey}`;
+  let key = derived.get(name);
+  if (!key) derived.set(name, (key = Buffer.from(hkdfSync('sha256', secretKey, 'blume-secrets', purpose, 32))));
+  return key;
 }
 
 /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
