@@ -2,8 +2,9 @@
 // tab or another device (docs/decisions/0094-forum-composer.md). One draft per member and key: a
 // reply to a topic (`topic-{id}`) or a new topic in a forum (`forum-{id}`). A draft is saved only
 // for a topic or forum the member may see, and posting deletes it.
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import type { Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import { requireMember, type MemberViewer, type Viewer } from './policy.js';
 import type { DraftOut } from './schemas.js';
@@ -28,6 +29,11 @@ export function presentDraft(row: ForumDraftRow): DraftOut {
 export async function findDraft(db: Executor, viewer: MemberViewer, key: string): Promise<ForumDraftRow | undefined> {
   const [row] = await db.select().from(forumDrafts).where(and(eq(forumDrafts.memberId, viewer.member.id), eq(forumDrafts.key, key)));
   return row;
+}
+
+/** SQL: the body of the member's draft under `key`, or null. */
+export function draftBodyOf(memberId: Param<string>, key: Param<string>): SQL<string | null> {
+  return sql<string | null>`(select ${forumDrafts.body} from ${forumDrafts} where ${forumDrafts.memberId} = ${memberId} and ${forumDrafts.key} = ${key})`;
 }
 
 interface DraftInput {

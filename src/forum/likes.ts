@@ -1,8 +1,9 @@
 // Likes of posts. A member likes a live post it can see, once; a post's `like_count` is kept by a
 // trigger on forum_post_likes (migration 0017), so every way a like comes or goes keeps it true.
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
+import { textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import { enqueueLikeMail, type ReplyMailOptions } from './mail/service.js';
 import { notifyLike } from './notifications.js';
@@ -36,12 +37,7 @@ export async function setLike(db: Executor, site: SiteRow, viewer: Viewer, postI
   });
 }
 
-/** Which of `postIds` (posts the caller showed the viewer) the viewer likes. */
-export async function likedPostIds(db: Executor, viewer: Viewer, postIds: string[]): Promise<Set<string>> {
-  if (viewer.kind !== 'member' || postIds.length === 0) return new Set();
-  const rows = await db
-    .select({ postId: forumPostLikes.postId })
-    .from(forumPostLikes)
-    .where(and(eq(forumPostLikes.memberId, viewer.member.id), inArray(forumPostLikes.postId, postIds)));
-  return new Set(rows.map((row) => row.postId));
+/** SQL: which of `postIds` (posts shown to the member) the member likes, as an array. */
+export function likedAmong(memberId: Param<string>, postIds: Param<string[]>): SQL<string[]> {
+  return sql<string[]>`array(select ${forumPostLikes.postId} from ${forumPostLikes} where ${forumPostLikes.memberId} = ${memberId} and ${forumPostLikes.postId} = any(${textArray(postIds)}))`;
 }

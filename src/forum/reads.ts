@@ -45,8 +45,13 @@ export async function advanceReadMark(db: Executor, viewer: MemberViewer, topic:
   return moved;
 }
 
+/** SQL: when the post the member's mark in a topic stands at was written, or null. */
+export function readMarkAt(memberId: Param<string>, topicId: Param<string>): SQL<Date | null> {
+  return sql`(select ${forumTopicReads.lastReadAt} from ${forumTopicReads} where ${forumTopicReads.memberId} = ${memberId} and ${forumTopicReads.topicId} = ${topicId})`.mapWith(forumTopicReads.lastReadAt);
+}
+
 /** The viewer's mark in a topic, if it ever read it. */
-export async function readMark(db: Executor, viewer: MemberViewer, topicId: string): Promise<ForumTopicReadRow | undefined> {
+async function readMark(db: Executor, viewer: MemberViewer, topicId: string): Promise<ForumTopicReadRow | undefined> {
   const [row] = await db.select().from(forumTopicReads).where(and(eq(forumTopicReads.memberId, viewer.member.id), eq(forumTopicReads.topicId, topicId)));
   return row;
 }

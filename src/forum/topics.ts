@@ -4,10 +4,11 @@
 // transactions (docs/decisions/0018-forum-counters.md), and a forum's topics and posts (all, hidden)
 // with its topic_list_version, which deep pages of its list rely on (topic-list.ts, 0022): those a
 // trigger on forum_topics keeps for every write to a topic row, whoever makes it (0040).
-import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
+import { textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
@@ -219,15 +220,21 @@ export async function listPostsThreaded(db: Executor, topic: ForumTopicRow, page
   return { rows: out, total: topic.threadCount };
 }
 
-/** Who wrote each of `ids` (the posts replies answer): null for a former member; deleted posts are left out. */
-export async function authorsOfPosts(db: Executor, ids: string[]): Promise<Map<string, Author | null>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select({ id: forumPosts.id, deletedAt: forumPosts.deletedAt, authorId: forumMembers.id, authorName: forumMembers.username, authorAvatar: forumMembers.avatarUploadId })
+/** SQL: who wrote each of `postIds` (the posts replies answer), as `[post id, author id, username, avatar]` rows; deleted posts are left out. */
+export function authorsAmong(db: Executor, postIds: Param<string[]>): SQL<AuthorRow[]> {
+  const rows = db
+    .select({ rows: sql`json_agg(json_build_array(${forumPosts.id}, ${forumMembers.id}, ${forumMembers.username}, ${forumMembers.avatarUploadId}))` })
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
-    .where(inArray(forumPosts.id, [...new Set(ids)]));
-  return new Map(rows.filter((row) => !row.deletedAt).map((row) => [row.id, authorOf(row.authorId, row.authorName, row.authorAvatar)]));
+    .where(and(sql`${forumPosts.id} = any(${textArray(postIds)})`, isNull(forumPosts.deletedAt)));
+  return sql<AuthorRow[]>`coalesce((${rows}), '[]')`;
+}
+
+type AuthorRow = [postId: string, id: string | null, username: string | null, avatar: string | null];
+
+/** The authors of `authorsAmong`, by post: null for a former member. */
+export function authorsByPost(rows: AuthorRow[]): Map<string, Author | null> {
+  return new Map(rows.map(([postId, id, username, avatar]) => [postId, authorOf(id, username, avatar)]));
 }
 
 /** One post of the topic with all its descendants nested (a thread continued on its own page). */

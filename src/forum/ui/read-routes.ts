@@ -4,16 +4,13 @@
 // mark as POST /topics/{id}/read does.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { likedPostIds } from '../likes.js';
 import { effectiveRole, findMemberByUsername } from '../members.js';
 import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST, requireMember, requirePoster } from '../policy.js';
-import { advanceReadMark, firstUnreadPost, markAllRead, readMark } from '../reads.js';
+import { advanceReadMark, firstUnreadPost, markAllRead } from '../reads.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
 import { listTopics } from '../topic-list.js';
-import { authorsOfPosts, findVisiblePost, findVisibleTopic, listPostsClassic, listPostsThreaded, listThreadFrom, postsBefore, type PostNode, type PostView } from '../topics.js';
-import { findDraft } from '../drafts.js';
-import { topicDraftKey } from '../tables.js';
+import { findVisiblePost, findVisibleTopic, listPostsClassic, listPostsThreaded, listThreadFrom, postsBefore, type PostNode, type PostView } from '../topics.js';
 import { seeOther } from '../../http/forms.js';
 import { AppError } from '../../http/errors.js';
 import { checkForm, loadGuestUi, loadUi } from './context.js';
@@ -23,6 +20,7 @@ import { memberView } from './form-views.js';
 import { requestOrigin } from '../mail/context.js';
 import { pageNumber, permits, sendPage, totalPages } from './forms.js';
 import { html } from '../../lib/html.js';
+import { topicFacts } from './topic-facts.js';
 import { forumView, indexView, latestView, searchView, topicView, type SearchNarrowing } from './read-views.js';
 import { FORUM_CSS } from './style.css.js';
 import { FORUM_JS } from './forum-script.js.js';
@@ -145,19 +143,17 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         changePost: (authorId: string | null) => permits(() => authorizePostChange(viewer, authorId)),
       };
       const shown = postsShown(rows);
-      const liked = await likedPostIds(db, viewer, shown.map((view) => view.post.id));
-      const mark = viewer.kind === 'member' ? await readMark(db, viewer, topic.id) : undefined;
+      const facts = await topicFacts(db, viewer, topic.id, shown, { draft: viewer.kind === 'member' && can.reply, answered: view === 'classic' });
       // Read up to the newest post shown when the page holds every post before it: always in the
       // classic view; in the threaded view (threads side by side) only when it shows the whole topic.
       const upTo = !from && (view === 'classic' || pages === 1) ? shown.at(-1) : undefined;
-      if (viewer.kind === 'member' && upTo && !(mark && mark.lastReadAt >= upTo.post.createdAt)) await advanceReadMark(db, viewer, topic, upTo.post);
+      if (viewer.kind === 'member' && upTo && !(facts.readUpTo && facts.readUpTo >= upTo.post.createdAt)) await advanceReadMark(db, viewer, topic, upTo.post);
       // The classic first page opens with the opening post: its description needs no query.
       const opening = view === 'classic' && page === 1 && !from && shown[0]?.post.parentId === null ? shown[0].post : undefined;
       const openingHtml = opening ? (opening.deletedAt ? undefined : opening.bodyHtml) : (await openingPosts(db, [topic.id])).get(topic.id);
       const head = topicHead({ origin: requestOrigin(request), siteTitle: request.ui.title, topic, page, openingHtml });
-      const answered = view === 'classic' ? await authorsOfPosts(db, shown.flatMap((shownPost) => (shownPost.post.parentId ? [shownPost.post.parentId] : []))) : undefined;
-      const draft = viewer.kind === 'member' && can.reply ? await findDraft(db, viewer, topicDraftKey(topic.id)) : undefined;
-      const data = { topic, forum, view, posts: rows, page, totalPages: pages, liked, readUpTo: mark?.lastReadAt, flagged: request.query.flagged === '1', answered, from, draft: draft ? { values: { body: draft.body }, drafted: true } : undefined };
+      const { liked, readUpTo, answered, draft } = facts;
+      const data = { topic, forum, view, posts: rows, page, totalPages: pages, liked, readUpTo, flagged: request.query.flagged === '1', answered, from, draft: draft === undefined ? undefined : { values: { body: draft }, drafted: true } };
       return sendPage(reply, request.ui, topic.title, topicView(request.ui, data, can), { head });
     },
   );
