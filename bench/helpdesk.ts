@@ -249,32 +249,47 @@ async function run(url: string): Promise<void> {
     // Inbound mail: parsed, verified, threaded and filed by Blume, against inserting what it files.
     await inboundRate(server.port, 100, 0);
     const blumeRate = await inboundRate(server.port, INBOUND_MESSAGES, 100);
-    // Blume's statement for a new ticket (src/helpdesk/numbered-insert.ts) as bare SQL, in a
-    // transaction of its own: the number from the site's counter, the ticket, its history row and
-    // its entry. Openings take turns on the counter's row lock here as in Blume.
+    // Blume's statement for new tickets (src/helpdesk/numbered-insert.ts) as bare SQL, prepared, for
+    // one ticket in a transaction of its own: the number from the site's counter, the ticket, its
+    // history row and its entry, the ticket given as a JSON array of one row. Openings take turns on
+    // the counter's row lock here as in Blume.
     const stamp = Date.now().toString(36);
     let n = 0;
+    const rowColumns = `i integer, id text, entry_id text, subject text, priority text, category_id text, assignee_id text, requester_id text,
+      channel text, tags text[], follow_up_of text, search_text text, created_at timestamptz, updated_at timestamptz,
+      first_response_minutes integer, resolution_minutes integer, first_response_due_at timestamptz, resolution_due_at timestamptz,
+      actor_kind text, actor_id text, from_value jsonb, created_value jsonb,
+      author_id text, body_source text, body_html text, body_text text, message_id text, attachments jsonb`;
     const fileSql = `with counter as (
-        insert into helpdesk_counters (site_id, last_number) values ($1, 1)
-        on conflict (site_id) do update set last_number = helpdesk_counters.last_number + 1 returning last_number),
+        insert into helpdesk_counters (site_id, last_number) values ($1, jsonb_array_length($2::jsonb))
+        on conflict (site_id) do update set last_number = helpdesk_counters.last_number + excluded.last_number returning last_number),
+      numbered as (select r.*, (select last_number from counter) - count(*) over () + r.i as number from jsonb_to_recordset($2::jsonb) as r(${rowColumns})),
       ticket as (
-        insert into helpdesk_tickets (id, site_id, number, subject, priority, requester_id, channel, tags, search_text, created_at, updated_at,
-          first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at)
-        values ($2, $1, (select last_number from counter), 'Question', 'normal', 'c1', 'email', '{}', 'Question Body', now(), now(),
-          480, 4320, now() + interval '8 hours', now() + interval '3 days')
-        returning *),
+        insert into helpdesk_tickets (id, site_id, number, subject, priority, category_id, assignee_id, requester_id, channel, tags, follow_up_of,
+          search_text, created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at)
+        select id, $1, number, subject, priority, category_id, assignee_id, requester_id, channel, coalesce(tags, '{}'), follow_up_of,
+          search_text, created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at
+        from numbered order by i returning *),
       history as (
-        insert into helpdesk_history (site_id, ticket_id, actor_kind, actor_id, event, to_value)
-        values ($1, $2, 'requester', 'c1', 'created', '{"channel": "email", "priority": "normal", "category_id": null, "tags": []}'::jsonb || jsonb_build_object('number', (select last_number from counter)))),
+        insert into helpdesk_history (site_id, ticket_id, actor_kind, actor_id, event, from_value, to_value)
+        select $1, id, actor_kind, actor_id, 'created', from_value, created_value || jsonb_build_object('number', number) from numbered order by i),
       entry as (
         insert into helpdesk_entries (id, site_id, ticket_id, author_kind, author_id, internal, body_source, body_html, body_text, message_id, attachments)
-        values ($3, $1, $2, 'requester', 'c1', false, 'Body', '<p>Body</p>', 'Body', $3, '[]')
+        select entry_id, $1, id, 'requester', author_id, false, body_source, body_html, body_text, message_id, attachments from numbered order by i
         returning *)
-      select * from ticket cross join entry`;
+      select * from ticket join entry on entry.ticket_id = ticket.id`;
     const inserts = async (client: pg.PoolClient): Promise<void> => {
       const k = n++;
+      const now = new Date();
+      const row = {
+        i: 1, id: `bare-${stamp}-${k}`, entry_id: `bare-entry-${stamp}-${k}`, subject: 'Question', priority: 'normal', category_id: null, assignee_id: null,
+        requester_id: 'c1', channel: 'email', tags: [], follow_up_of: null, search_text: 'Question Body', created_at: now, updated_at: now,
+        first_response_minutes: 480, resolution_minutes: 4320, first_response_due_at: new Date(now.getTime() + 8 * 3_600_000), resolution_due_at: new Date(now.getTime() + 72 * 3_600_000),
+        actor_kind: 'requester', actor_id: 'c1', from_value: null, created_value: { channel: 'email', priority: 'normal', category_id: null, tags: [] },
+        author_id: 'c1', body_source: 'Body', body_html: '<p>Body</p>', body_text: 'Body', message_id: `bare-entry-${stamp}-${k}`, attachments: [],
+      };
       await client.query('begin');
-      await client.query({ text: fileSql, values: [SITE, `bare-${stamp}-${k}`, `bare-entry-${stamp}-${k}`] });
+      await client.query({ name: 'bench_numbered_insert', text: fileSql, values: [SITE, JSON.stringify([row])] });
       await client.query('commit');
     };
     const bareInserts = await loadSql(pool, CONNECTIONS, SECONDS, inserts);
