@@ -28,5 +28,12 @@ for (const kind of testDatabases) {
       assert.notEqual(statement(db, bound + 2), statement(db, bound + 2), 'a variant past the bound is built for each call');
       for (let plus = bound + 6; plus >= 0; plus -= 7) assert.equal((await statement(db, plus).execute({ n: 1 }))[0]?.n, 1 + plus);
     });
+
+    it('names variants longer than PostgreSQL keeps apart', async () => {
+      const { db } = database.handle;
+      // Both names would be cut to the same 63 bytes; PostgreSQL would refuse the second as a duplicate.
+      const long = preparedStatement('prepared_long', (inner, key: string) => inner.select({ key: sql<string>`${sql.raw(`'${key.slice(-1)}'`)}::text` }).from(sql`(select 1) one`), (key) => key);
+      for (const key of [`${'v'.repeat(80)}a`, `${'v'.repeat(80)}b`]) assert.equal((await long(db, key).execute())[0]?.key, key.slice(-1));
+    });
   });
 }

@@ -2,6 +2,7 @@
 // of on every request, and PostgreSQL parses and plans it once per connection: the pool sets
 // `plan_cache_mode = force_generic_plan` (src/db/client.ts), which only named statements obey. PGlite
 // runs them as ordinary queries. Values go in as `sql.placeholder(name)`.
+import { createHash } from 'node:crypto';
 import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Database } from './client.js';
 
@@ -15,6 +16,16 @@ export function textArray(values: Param<string[]>): SQL {
 
 interface Preparable<P> {
   prepare(name: string): P;
+}
+
+/** PostgreSQL keeps this many bytes of a statement's name and drops the rest. */
+const MAX_NAME_BYTES = 63;
+
+/** The statement's name for a variant: a variant too long to spell out in it goes by a digest. */
+function statementName(name: string, key: string): string {
+  if (!key) return name;
+  const spelled = `${name}_${key}`;
+  return Buffer.byteLength(spelled) <= MAX_NAME_BYTES ? spelled : `${name}_${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
 }
 
 /** Variants of one statement kept named per database; past it, a request that varies its shape could fill memory here and in every connection. */
@@ -39,7 +50,7 @@ export function preparedStatement<A, P>(name: string, build: (db: Database, arg:
     if (statement) return statement;
     // node-postgres sends a statement with an empty name unnamed: parsed and planned each time.
     if (byVariant.size >= MAX_VARIANTS) return build(db, arg).prepare('');
-    byVariant.set(key, (statement = build(db, arg).prepare(key ? `${name}_${key}` : name)));
+    byVariant.set(key, (statement = build(db, arg).prepare(statementName(name, key))));
     return statement;
   };
 }
