@@ -1,7 +1,7 @@
 // What a topic page shows of its reader beside the posts: which shown posts the member likes, how far
 // it has read, its draft reply, and, in the classic view, who wrote the posts the shown replies
 // answer. One prepared statement: four would be four round trips (bench/README.md, "Forum member
-// reads"). A guest's page asks it too, with no member, for the answered authors.
+// reads"). A guest's classic page asks it too, with no member, for the answered authors.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { preparedStatement } from '../../db/prepared.js';
@@ -42,6 +42,8 @@ interface FactsWanted {
 
 export async function topicFacts(db: Database, viewer: Viewer, topicId: string, shown: PostView[], wanted: FactsWanted): Promise<TopicFacts> {
   const memberId = viewer.kind === 'member' ? viewer.member.id : '';
+  // A guest's threaded page shows none of these.
+  if (!memberId && !wanted.answered) return { liked: new Set(), readUpTo: undefined, draft: undefined, answered: undefined };
   const parentIds = wanted.answered ? shown.flatMap(({ post }) => (post.parentId ? [post.parentId] : [])) : [];
   const [row] = await factsStatement(db, undefined).execute({
     memberId,
