@@ -100,8 +100,8 @@ async function makeVariants(files: SpooledFile[], scratchDir: string): Promise<v
   }
 }
 
-/** A local store takes the spooled file by rename; other stores stream it. */
-async function putFile(blobs: BlobStore, key: string, file: string, size: number): Promise<void> {
+/** A local store takes the spooled file by rename, so a kill leaves no half-written blob; other stores stream it. */
+export async function putFile(blobs: BlobStore, key: string, file: string, size: number): Promise<void> {
   if (blobs.moveIn) await blobs.moveIn(key, file);
   else await blobs.put(key, createReadStream(file), size);
 }

@@ -12,7 +12,7 @@ import type { PubSub } from '../../adapters/cache/index.js';
 import type { Database } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { spoolArchive, type ArchiveLimits } from '../archive.js';
-import { UploadBlobs } from '../blobs.js';
+import { putFile, UploadBlobs } from '../blobs.js';
 import { tempPrefix } from '../temp-dirs.js';
 import { enqueueBuild, findBuild, isFinished, newBuildId, requestBuildCancel } from './queue.js';
 import { buildInputKey } from './run.js';
@@ -42,7 +42,7 @@ export async function queueSourceUpload(ctx: SourceUploadContext, siteId: string
     const key = buildInputKey(id);
     const stored = new UploadBlobs();
     await stored.intend(ctx.db, [], [key]);
-    await ctx.blobs.put(key, createReadStream(file), (await stat(file)).size);
+    await putFile(ctx.blobs, key, file, (await stat(file)).size);
     return await ctx.db.transaction(async (tx) => {
       const build = await enqueueBuild(tx, { id, siteId, trigger: 'upload', kind: 'markdown', inputKey: key });
       await stored.settle(tx);
