@@ -48,8 +48,8 @@ interface NumberedRow {
  */
 export function insertNumberedTicket(db: Executor, siteId: string, input: NumberedTicket): Promise<NumberedRow> {
   if (is(db, PgTransaction)) return insertNumberedTickets(db, siteId, [input]).then((rows) => rows[0]!);
-  const queues = batchQueues.get(db) ?? new Map<string, Opening[]>();
-  batchQueues.set(db, queues);
+  let queues = batchQueues.get(db);
+  if (!queues) batchQueues.set(db, (queues = new Map()));
   return new Promise((resolve, reject) => {
     const queue = queues.get(siteId);
     if (queue) {
