@@ -274,6 +274,21 @@ function memberAnchors(memberId: string, bigTopic: string): Record<string, (clie
         [bigTopic],
       );
     },
+    // A member's web UI page of the topic, 20 posts: the topic, the page, then what the page shows
+    // of its reader (likes, read mark, draft, the authors of the posts replies answer).
+    topicPageUi: async (client) => {
+      await client.query(`select t.*, f.* from forum_topics t join forums f on f.id = t.forum_id where t.id = $1`, [bigTopic]);
+      await client.query(`select count(*) from forum_posts where topic_id = $1`, [bigTopic]);
+      const page = await client.query<{ id: string; parent_id: string | null }>(
+        `select p.*, m.username, m.avatar_upload_id from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = $1 order by p.created_at, p.id limit 20`,
+        [bigTopic],
+      );
+      await client.query(`select post_id from forum_post_likes where member_id = $1 and post_id = any($2)`, [memberId, page.rows.map((row) => row.id)]);
+      await client.query(`select * from forum_topic_reads where member_id = $1 and topic_id = $2`, [memberId, bigTopic]);
+      await client.query(`select * from forum_drafts where member_id = $1 and key = $2`, [memberId, `topic-${bigTopic}`]);
+      const parents = page.rows.flatMap((row) => (row.parent_id ? [row.parent_id] : []));
+      await client.query(`select p.id, p.deleted_at, m.id, m.username, m.avatar_upload_id from forum_posts p left join forum_members m on m.id = p.author_id where p.id = any($1)`, [parents]);
+    },
     notifications: async (client) => {
       await token(client);
       const from = `from forum_notifications n join forum_posts p on p.id = n.post_id join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
@@ -326,6 +341,7 @@ async function main(url: string): Promise<void> {
     const memberTargets = [
       { label: 'Latest (API, filter=latest)', path: '/api/forum/v1/topics?filter=latest', anchor: anchors.latest!, target: TARGET_LIST_P99_MS, headers },
       { label: 'Latest (web UI page, unread marks)', path: '/latest', anchor: anchors.latestPage!, target: TARGET_LIST_P99_MS, headers: { Cookie: `blume_member=${session}` } },
+      { label: 'topic page of 20 posts (web UI)', path: `/t/${bigTopic}`, anchor: anchors.topicPageUi!, target: TARGET_TOPIC_PAGE_P99_MS, headers: { Cookie: `blume_member=${session}` } },
       { label: 'unread (API, filter=unread)', path: '/api/forum/v1/topics?filter=unread', anchor: anchors.unread!, target: TARGET_LIST_P99_MS, headers },
       { label: 'topic page of 100 posts (classic)', path: `/api/forum/v1/topics/${bigTopic}/posts?page_size=100`, anchor: anchors.topicPage!, target: TARGET_TOPIC_PAGE_P99_MS, headers },
       { label: 'notifications page 1', path: '/api/forum/v1/notifications', anchor: anchors.notifications!, target: TARGET_NOTIFICATIONS_P99_MS, headers },
