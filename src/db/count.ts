@@ -44,14 +44,17 @@ async function plannedRows(db: Executor, rows: SQL, now = Date.now()): Promise<n
   return planned;
 }
 
-/** The total from a capped count of `rows`: exact up to `limit`, else estimated (never below the limit, as the rows counted prove that many). */
-export async function totalOf(db: Executor, rows: SQL, counted: number, limit = EXACT_COUNT_LIMIT): Promise<ListTotal> {
+/**
+ * The total from a capped count of `rows`: exact up to `limit`, else estimated (never below the limit,
+ * as the rows counted prove that many). `rows` is built only for an estimate.
+ */
+export async function totalOf(db: Executor, rows: () => SQL, counted: number, limit = EXACT_COUNT_LIMIT): Promise<ListTotal> {
   if (counted <= limit) return { total: counted, estimated: false };
-  return { total: Math.max(limit + 1, await plannedRows(db, rows)), estimated: true };
+  return { total: Math.max(limit + 1, await plannedRows(db, rows())), estimated: true };
 }
 
 /** The number of rows `rows` gives: counted up to `limit`, estimated past it. */
 export async function listTotal(db: Executor, rows: SQL, limit = EXACT_COUNT_LIMIT): Promise<ListTotal> {
   const [counted] = await queryRows<{ n: number }>(db, sql`select ${cappedCount(rows, limit)} as n`);
-  return totalOf(db, rows, counted?.n ?? 0, limit);
+  return totalOf(db, () => rows, counted?.n ?? 0, limit);
 }

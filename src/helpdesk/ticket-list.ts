@@ -186,8 +186,8 @@ const listStatement = preparedStatement(
 export async function listTickets(db: Database, siteId: string, caller: HelpdeskCaller, query: TicketListQuery, page: Page): Promise<{ rows: ListedTicket[]; total: number; estimated: boolean }> {
   const { shape, values } = listRequest(caller, siteId, query);
   const found = await listStatement(db, shape).execute({ ...values, limit: page.pageSize, offset: page.offset });
-  const matching = matchingRows(db, shape, values);
-  const { total, estimated } = found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching);
+  const matching = () => matchingRows(db, shape, values);
+  const { total, estimated } = found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching());
   return { rows: found.map(({ ticket, requester }) => ({ ticket, requester })), total, estimated };
 }
 
