@@ -3,10 +3,10 @@
 // times (user + system, which a loaded machine disturbs less) and the ratio to Hugo; the target is
 // Blume in the sandbox <= 1x Hugo (issue 19). Then the fastify+pino docs (from node_modules): build
 // time, and the brotli weight, as the edge compresses, of a first page load (HTML, CSS, JS) and of
-// a first search (the search code, the word file and the section files of the results). Hugo is
-// skipped with a message when it is not installed (`apt-get install hugo`). On a shared machine one
-// run says little: the sandboxed build and Hugo run alternately `rounds` times (default 3), each
-// round's ratios printed, then their medians.
+// a first search (the search code, the index file, the word file and the section files of
+// the results). Hugo is skipped with a message when it is not installed (`apt-get install hugo`).
+// On a shared machine one run says little: the sandboxed build and Hugo run alternately `rounds`
+// times (default 3), each round's ratios printed, then their medians.
 //   npx tsx bench/docs-build.ts [pages] [rounds]
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readFile, readdir } from 'node:fs/promises';
 import { buildDocsSite } from '../src/deploy/build/docs-site.js';
-import { shardKey } from '../src/deploy/build/search-index.js';
+import { SEARCH_INDEX_FILE, shardKey, wordFile, type SearchIndex } from '../src/deploy/build/search-index.js';
 import { compressSync } from '../src/deploy/compression.js';
 import { firstLoad } from '../test/helpers/docs-weight.js';
 import { writeFastifyPinoDocs } from '../test/helpers/fastify-pino-docs.js';
@@ -45,23 +45,26 @@ const brotli = async (file: string): Promise<number> => compressSync(await readF
 async function reportWeights(site: string, word: string, url: string): Promise<void> {
   const page = await firstLoad(site, `${url.slice(1)}index.html`);
   const html = await readFile(path.join(site, url, 'index.html'), 'utf8');
-  const index = /data-index="([^"]+)"/.exec(html)![1]!;
+  const folder = path.join(site, /data-index="([^"]+)"/.exec(html)![1]!);
   const searchCode = /data-script="([^"]+)"/.exec(html)![1]!;
-  const folder = path.join(site, index);
-  const shardFile = path.join(folder, `w${shardKey(word)}.json`);
+  const indexFile = path.join(folder, SEARCH_INDEX_FILE);
+  const index = JSON.parse(await readFile(indexFile, 'utf8')) as SearchIndex;
+  const shardFile = path.join(folder, wordFile(index.wordFiles, shardKey(word)));
   const shard = JSON.parse(await readFile(shardFile, 'utf8')) as Record<string, number[]>;
-  const sections = new Set<number>();
+  // The ten best sections, scored as the search script scores them.
+  const scores = new Map<number, number>();
   for (const [key, postings] of Object.entries(shard)) {
     if (!key.startsWith(word)) continue;
     let section = 0;
     for (const n of postings) {
       section += Math.floor(n / 4);
-      sections.add(section);
+      const value = [0, 1, 5, 12][n % 4]! * (key === word ? 2 : 1);
+      scores.set(section, Math.max(value, scores.get(section) ?? 0));
     }
   }
-  const perFile = JSON.parse(await readFile(path.join(folder, 's0.json'), 'utf8')).length as number;
-  const chunks = new Set([...sections].slice(0, 10).map((s) => Math.floor(s / perFile)));
-  let search = (await brotli(path.join(site, searchCode))) + (await brotli(shardFile));
+  const best = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 10);
+  const chunks = new Set(best.map(([section]) => Math.floor(section / index.sectionsPerFile)));
+  let search = (await brotli(path.join(site, searchCode))) + (await brotli(indexFile)) + (await brotli(shardFile));
   for (const chunk of chunks) search += await brotli(path.join(folder, `s${chunk}.json`));
   const files = (await readdir(folder)).length;
   console.log(`  first load of ${url}: ${(page.bytes / 1024).toFixed(1)} KB brotli (HTML ${(page.htmlBytes / 1024).toFixed(1)} KB); first search "${word}": ${(search / 1024).toFixed(1)} KB brotli (${files} index files)`);
@@ -73,7 +76,16 @@ interface Run {
   peakRssMb?: number | undefined;
 }
 
+/**
+ * Writes out what earlier runs left in the page cache, so that a run does not pay for the one before
+ * it: on a small machine the kernel flushing 60 MB of pages takes a core for a while.
+ */
+function settleDisk(): void {
+  spawnSync('sync');
+}
+
 async function sandboxedRun(input: string, output: string): Promise<Run> {
+  settleDisk();
   const started = performance.now();
   const run = await runSandboxedBuild({ inputDir: input, outputDir: output, timeoutMs: 300_000, memoryMb: 1024 });
   const wallMs = performance.now() - started;
@@ -83,6 +95,7 @@ async function sandboxedRun(input: string, output: string): Promise<Run> {
 }
 
 function hugoRun(input: string, output: string): Run {
+  settleDisk();
   const started = performance.now();
   const cpu = childrenCpuMs();
   const hugo = spawnSync('hugo', ['--quiet', '--source', input, '--destination', output], { encoding: 'utf8' });
@@ -155,8 +168,6 @@ async function main(): Promise<void> {
         hugo = hugoRun(hugoSrc, hugoOut);
         blume = await sandboxedRun(blumeSrc, blumeOut);
       }
-      await rm(blumeOut, { recursive: true, force: true });
-      await rm(hugoOut, { recursive: true, force: true });
       wallRatios.push(blume.wallMs / hugo.wallMs);
       cpuRatios.push(blume.cpuMs / hugo.cpuMs);
       console.log(

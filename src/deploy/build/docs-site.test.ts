@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildDocsSite, type DocsBuildResult } from './docs-site.js';
 import { DocsBuildError } from './errors.js';
+import { SEARCH_INDEX_FILE, wordFile, type SearchIndex } from './search-index.js';
 
 const fixture = fileURLToPath(new URL('../../../test/fixtures/docs-site/', import.meta.url));
 
@@ -120,7 +121,8 @@ describe('buildDocsSite: a realistic docs tree', () => {
     assert.match(home, /<meta property="og:image" content="https:\/\/docs.acme.test\/images\/logo.svg">/);
     assert.match(home, /<meta name="twitter:card" content="summary_large_image">/);
     const indexUrl = /data-index="([^"]+)"/.exec(home)![1]!;
-    const shard = JSON.parse(await page(`${indexUrl.slice(1)}wre.json`)) as Record<string, number[]>;
+    const index = JSON.parse(await page(`${indexUrl.slice(1)}${SEARCH_INDEX_FILE}`)) as SearchIndex;
+    const shard = JSON.parse(await page(`${indexUrl.slice(1)}${wordFile(index.wordFiles, 're')}`)) as Record<string, number[]>;
     const sections = JSON.parse(await page(`${indexUrl.slice(1)}s0.json`)) as string[][];
     const hit = sections[Math.floor(shard.requirements![0]! / 4)]!;
     assert.deepEqual(hit.slice(0, 4), ['Requirements', 'Install', '/guide/install/#requirements', 'Guide']);

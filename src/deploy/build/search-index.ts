@@ -2,17 +2,33 @@
 // links to its section, and split into files the browser fetches on demand.
 // - Sections: a page's text before its first heading is one section (linking to the page), and each
 //   heading starts another (linking to `#id`). Section details (title, page, link, the first words)
-//   live in `s<n>.json` files of SECTIONS_PER_FILE sections each, in reading order.
+//   live in `s<n>.json` files, in reading order, of 40 sections each or more on a large site, so that
+//   a site has at most about SECTION_FILES of them.
 // - Words: lower-cased, accents removed, split on anything but letters, digits and `_`; words of one
-//   character are left out. `w<key>.json` maps each word starting with the same two characters
-//   (shardKey) to its postings: section numbers, delta-encoded, times 4, plus where the word occurs
-//   (3 page title, 2 heading, 1 text).
-// A search for "econnr" fetches one word file and the section files of its best hits, never the
-// whole index. The client script (theme/client-script.ts) repeats normalizeWords and shardKey.
+//   character are left out. Words are grouped by their first two characters (shardKey) and the
+//   groups, in the order of their keys, are packed into word files `w<n>.json` of about
+//   WORD_FILE_BYTES each, so a small site has a few files and a large one many small ones. A word
+//   file maps each word to its postings: section numbers, delta-encoded, times 4, plus where the word
+//   occurs (3 page title, 2 heading, 1 text).
+// - `index.json` (SearchIndex) lists the first key of each word file and the sections per file.
+// A search for "econnr" fetches `index.json`, one word file and the section files of its best hits,
+// never the whole index. The client script (theme/client-script.ts) repeats normalizeWords,
+// shardKey and wordFile.
 import type { Token } from 'markdown-it';
 import { inlineText } from './markdown.js';
 
-export const SECTIONS_PER_FILE = 40;
+const MIN_SECTIONS_PER_FILE = 40;
+const SECTION_FILES = 64;
+/** Word files are filled with whole key groups up to about this many bytes of JSON. */
+const WORD_FILE_BYTES = 32 * 1024;
+export const SEARCH_INDEX_FILE = 'index.json';
+
+/** What `index.json` holds. */
+export interface SearchIndex {
+  /** The first shard key of each word file, in order. */
+  wordFiles: string[];
+  sectionsPerFile: number;
+}
 const SNIPPET_LENGTH = 120;
 
 export interface SearchSection {
@@ -37,6 +53,13 @@ const WORD = /[\p{L}\p{N}_]+/gu;
 function normalizeWords(text: string): string[] {
   const words = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(WORD) ?? [];
   return words.filter((word) => word.length > 1);
+}
+
+/** The word file holding the words of `key`: the last whose first key is not after it. */
+export function wordFile(firstKeys: readonly string[], key: string): string {
+  let file = 0;
+  while (file + 1 < firstKeys.length && firstKeys[file + 1]! <= key) file += 1;
+  return `w${file}.json`;
 }
 
 /** Two leading characters, file-name safe: letters and digits as they are, others as `_hex`. */
@@ -107,27 +130,46 @@ export function buildSearchFiles(pages: SearchPage[]): SearchFiles {
       if (i === 0) for (const word of normalizeWords(page.title)) add(word, id, 3);
     });
   }
-  const shards = new Map<string, Record<string, number[]>>();
-  for (const word of [...postings.keys()].sort()) {
+  const shards = new Map<string, string[]>();
+  for (const word of postings.keys()) {
     const key = shardKey(word);
-    let shard = shards.get(key);
-    if (shard === undefined) {
-      shard = {};
-      shards.set(key, shard);
-    }
-    let previous = 0;
-    shard[word] = [...postings.get(word)!.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([section, weight]) => {
-        const encoded = (section - previous) * 4 + weight;
-        previous = section;
-        return encoded;
-      });
+    const shard = shards.get(key);
+    if (shard === undefined) shards.set(key, [word]);
+    else shard.push(word);
   }
   const files = new Map<string, string>();
-  for (const [key, shard] of shards) files.set(`w${key}.json`, JSON.stringify(shard));
-  for (let start = 0; start < details.length; start += SECTIONS_PER_FILE) {
-    files.set(`s${start / SECTIONS_PER_FILE}.json`, JSON.stringify(details.slice(start, start + SECTIONS_PER_FILE)));
+  const firstKeys: string[] = [];
+  let entries: string[] = [];
+  let bytes = 0;
+  const closeFile = (): void => {
+    files.set(`w${firstKeys.length - 1}.json`, `{${entries.join(',')}}`);
+    entries = [];
+    bytes = 0;
+  };
+  for (const key of [...shards.keys()].sort()) {
+    if (firstKeys.length === 0 || bytes >= WORD_FILE_BYTES) {
+      if (firstKeys.length > 0) closeFile();
+      firstKeys.push(key);
+    }
+    for (const word of shards.get(key)!.sort()) {
+      let previous = 0;
+      const encoded = [...postings.get(word)!.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([section, weight]) => {
+          const delta = (section - previous) * 4 + weight;
+          previous = section;
+          return delta;
+        });
+      const entry = `${JSON.stringify(word)}:[${encoded.join(',')}]`;
+      entries.push(entry);
+      bytes += entry.length + 1;
+    }
   }
+  if (firstKeys.length > 0) closeFile();
+  const sectionsPerFile = Math.max(MIN_SECTIONS_PER_FILE, Math.ceil(details.length / SECTION_FILES));
+  for (let start = 0; start < details.length; start += sectionsPerFile) {
+    files.set(`s${start / sectionsPerFile}.json`, JSON.stringify(details.slice(start, start + sectionsPerFile)));
+  }
+  files.set(SEARCH_INDEX_FILE, JSON.stringify({ wordFiles: firstKeys, sectionsPerFile } satisfies SearchIndex));
   return { files, sections: details.length };
 }

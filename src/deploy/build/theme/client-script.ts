@@ -4,7 +4,7 @@
 // typing or `/`), so a first page load carries no search code. Search fetches only the index files a
 // query needs (see search-index.ts) and builds results with DOM methods, never innerHTML, so indexed
 // text cannot inject markup. Plain ES2018, no dependencies.
-import { SECTIONS_PER_FILE } from '../search-index.js';
+import { SEARCH_INDEX_FILE } from '../search-index.js';
 
 /** Runs in <head> before the first paint, so a chosen theme shows without a flash. */
 export const themeBootScript = String.raw`try{var t=localStorage.getItem("blume-theme");if(t==="light"||t==="dark")document.documentElement.dataset.theme=t}catch(e){}`;
@@ -122,17 +122,26 @@ export const searchScript = String.raw`(function () {
     return files[name];
   }
 
-  // The same normalisation and shard key as the build (src/deploy/build/search-index.ts).
+  // The same normalisation, shard key and word file as the build (src/deploy/build/search-index.ts).
   function words(text) {
     return (text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []).filter(function (w) { return w.length > 1; });
   }
   function shardKey(word) {
     return Array.from(word).slice(0, 2).map(function (ch) { return /[a-z0-9]/.test(ch) ? ch : "_" + ch.codePointAt(0).toString(16); }).join("");
   }
+  function wordFile(firstKeys, key) {
+    var file = 0;
+    while (file + 1 < firstKeys.length && firstKeys[file + 1] <= key) file += 1;
+    return "w" + file + ".json";
+  }
+  // Asked for as the script starts, before the first word is typed.
+  var index = fetchJson("${SEARCH_INDEX_FILE}");
 
   /** Section number -> score for one query word: every indexed word it begins, best place counted. */
   function postings(term) {
-    return fetchJson("w" + shardKey(term) + ".json").then(function (shard) {
+    return index.then(function (files) {
+      return files ? fetchJson(wordFile(files.wordFiles, shardKey(term))) : null;
+    }).then(function (shard) {
       var found = {};
       if (!shard) return found;
       Object.keys(shard).forEach(function (word) {
@@ -152,7 +161,9 @@ export const searchScript = String.raw`(function () {
   function search(query) {
     var terms = words(query);
     if (!terms.length) return Promise.resolve({ terms: terms, hits: [] });
-    return Promise.all(terms.map(postings)).then(function (lists) {
+    return Promise.all([index].concat(terms.map(postings))).then(function (answers) {
+      var size = answers[0] ? answers[0].sectionsPerFile : 1;
+      var lists = answers.slice(1);
       var hits = [];
       Object.keys(lists[0]).forEach(function (key) {
         var total = 0;
@@ -164,7 +175,6 @@ export const searchScript = String.raw`(function () {
       });
       hits.sort(function (a, b) { return b.s - a.s || a.id - b.id; });
       hits = hits.slice(0, 10);
-      var size = ${SECTIONS_PER_FILE};
       return Promise.all(hits.map(function (hit) { return fetchJson("s" + Math.floor(hit.id / size) + ".json"); })).then(function (chunks) {
         return {
           terms: terms,
