@@ -73,7 +73,7 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   const output = path.resolve(outputDir);
   await prepareOutput(output);
 
-  const tree = await scanSourceTree(input, { ...defaultScanLimits, ...options.limits });
+  const tree = scanSourceTree(input, { ...defaultScanLimits, ...options.limits });
   const scanned = performance.now();
   log(`found ${tree.pages.length} Markdown files and ${tree.assets.length} other files`);
   const threads = new PageThreads(tree.pages.length < PARALLEL_MIN_PAGES ? undefined : options.workerScript, options.workers ?? defaultWorkerCount(), options.mainThreadPages);

@@ -196,6 +196,38 @@ describe('runSandboxedBuild', () => {
     assert.deepEqual(await readdir(output), []);
   });
 
+  /** Runs a builder that writes what it likes into its output and says it succeeded: what the sandbox measures afterwards is what counts. */
+  async function hostileBuild(name: string, writes: string, maxOutputBytes: number) {
+    const script = path.join(scratch, `${name}.mjs`);
+    await writeFile(
+      script,
+      `import { mkdirSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';\nimport path from 'node:path';\nconst { output } = JSON.parse(process.argv[2]);\n${writes}\nwriteSync(3, JSON.stringify({ ok: true }));\n`,
+    );
+    const input = path.join(scratch, `${name}-in`);
+    await mkdir(input, { recursive: true });
+    const output = path.join(scratch, `${name}-out`);
+    return { output, result: await runSandboxedBuild({ inputDir: input, outputDir: output, builderScript: script, maxOutputBytes }) };
+  }
+
+  it('measures the output itself, whatever the builder reports', async () => {
+    const big = await hostileBuild('oversize', `for (const dir of ['a/b', 'a/c', 'd']) { mkdirSync(path.join(output, dir), { recursive: true }); writeFileSync(path.join(output, dir, 'x.bin'), Buffer.alloc(70_000)); }`, 200_000);
+    assert.equal(big.result.ok, false);
+    assert.equal(big.result.error, 'the built site is 210000 bytes, over the limit of 200000');
+    assert.deepEqual(await readdir(big.output), []);
+
+    const fits = await hostileBuild('fits', `for (const dir of ['a/b', 'a/c', 'd']) { mkdirSync(path.join(output, dir), { recursive: true }); writeFileSync(path.join(output, dir, 'x.bin'), Buffer.alloc(70_000)); }`, 300_000);
+    assert.equal(fits.result.error, undefined);
+    assert.deepEqual([fits.result.stats.files, fits.result.stats.outputBytes], [3, 210_000]);
+  });
+
+  it('fails a build that makes a symbolic link in its output', async () => {
+    // The permission model refuses the link; were it made, measuring the output would refuse it.
+    const linked = await hostileBuild('linked', `mkdirSync(path.join(output, 'a/b'), { recursive: true }); writeFileSync(path.join(output, 'a/page.html'), 'x'); symlinkSync('/etc/hostname', path.join(output, 'a/b/host'));`, 200_000);
+    assert.equal(linked.result.ok, false);
+    assert.match(linked.result.error ?? '', /^the build (process ended without a result|left a symbolic link in the output: a\/b\/host)/);
+    assert.deepEqual(await readdir(linked.output), []);
+  });
+
   it('reports a broken link with file and line and leaves the parent unaffected', async () => {
     const input = path.join(scratch, 'broken-in');
     await mkdir(input, { recursive: true });
