@@ -11,7 +11,7 @@ import { escapeHtml, escapeXml } from '../../lib/html.js';
 import { DocsBuildError, type BuildProblem, type BuildWarning } from './errors.js';
 import { decodeUtf8 } from './front-matter.js';
 import { checkAnchors, type LinkTargets } from './links.js';
-import { buildNavigation, NavigationRenderer, readingOrder, type NavNode } from './navigation.js';
+import { buildNavigation, joinHtml, NavigationRenderer, readingOrder, type NavNode } from './navigation.js';
 import { OutputWriter } from './output-writer.js';
 import { defaultWorkerCount, PageThreads, PARALLEL_MIN_PAGES } from './page-threads.js';
 import { encodePath, folderOutFile, folderUrl, placePage, prettifyName, type Page, type PagePlace } from './pages.js';
@@ -200,7 +200,7 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
       description: page.description || (site.description ?? ''),
       ...(page.hasOwnTitle ? {} : { heading: page.title }),
       contentHtml,
-      navHtml: renderer.render(page),
+      nav: renderer.render(page),
       headings: page.headings,
       ...(previous === undefined ? {} : { previous: { title: previous.title, url: previous.url } }),
       ...(next === undefined ? {} : { next: { title: next.title, url: next.url } }),
@@ -210,7 +210,7 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
       ...(site.editUrl === undefined || page.source === '' ? {} : { editUrl: site.editUrl + encodePath(page.source) }),
       isHome: page.url === '/',
     });
-    await timedWrite(writer.write(page.outFile, html));
+    await timedWrite(writer.write(page.outFile, joinHtml(html)));
   }
   if (!pages.some((p) => p.isNotFound)) {
     const words = uiStrings(site.language);
@@ -220,11 +220,11 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
       description: '',
       heading: words.notFound,
       contentHtml: `<p>${escapeHtml(before!)}<a href="/">${escapeHtml(nav.title)}</a>${escapeHtml(after ?? '')}</p>\n`,
-      navHtml: renderer.render(nav.page),
+      nav: renderer.render(nav.page),
       headings: [],
       isHome: false,
     });
-    await timedWrite(writer.write('404.html', html));
+    await timedWrite(writer.write('404.html', joinHtml(html)));
   }
   if (siteUrl === undefined) warnings.push({ file: '', message: 'no site URL (blume.json "url"); sitemap.xml lists paths without an origin' });
   await timedWrite(writer.write('sitemap.xml', renderSitemap(siteUrl ?? '', order, lastUpdated)));

@@ -1,7 +1,8 @@
 // The navigation mirrors the folder tree: a folder is a section led by its own page, entries sort
 // by front matter `order`, then title; blume.json `nav` lists paths that go first, in its order.
 // Only the sections on the way to the current page are open; the HTML of closed sections is the
-// same on every page, so it is rendered once per section and reused.
+// same on every page, so it is rendered and encoded to UTF-8 once per section and reused: on a
+// large site it is most of every page's bytes.
 import path from 'node:path';
 import { escapeHtml } from '../../lib/html.js';
 import type { Page } from './pages.js';
@@ -63,36 +64,44 @@ export function readingOrder(root: NavNode): NavNode[] {
   return out;
 }
 
+/** HTML in pieces, text or UTF-8 bytes, written one after the other. */
+export type HtmlParts = (string | Buffer)[];
+
 export class NavigationRenderer {
-  private readonly closed = new Map<string, string>();
+  private readonly closed = new Map<string, Buffer>();
 
   constructor(private readonly root: NavNode) {}
 
-  render(current: Page): string {
-    const rootLink = this.link(this.root, current);
-    return `<ul class="nav-list">\n<li>${rootLink}</li>\n${this.items(this.root.children ?? [], current)}</ul>`;
+  render(current: Page): HtmlParts {
+    const parts: HtmlParts = [`<ul class="nav-list">\n<li>${this.link(this.root, current)}</li>\n`];
+    this.items(this.root.children ?? [], current, parts);
+    parts.push('</ul>');
+    return parts;
   }
 
-  private items(nodes: NavNode[], current: Page): string {
-    let html = '';
+  private items(nodes: NavNode[], current: Page, parts: HtmlParts): void {
     for (const node of nodes) {
       if (node.children === undefined) {
-        html += `<li>${this.link(node, current)}</li>\n`;
+        parts.push(`<li>${this.link(node, current)}</li>\n`);
         continue;
       }
       const onPath = !current.isNotFound && isWithin(current.folderOfSource, node.path);
       if (!onPath) {
         let cached = this.closed.get(node.path);
         if (cached === undefined) {
-          cached = `<li class="nav-section"><details><summary>${this.link(node, undefined)}</summary><ul>\n${this.items(node.children, current)}</ul></details></li>\n`;
+          const inner: HtmlParts = [`<li class="nav-section"><details><summary>${this.link(node, undefined)}</summary><ul>\n`];
+          this.items(node.children, current, inner);
+          inner.push('</ul></details></li>\n');
+          cached = joinHtml(inner);
           this.closed.set(node.path, cached);
         }
-        html += cached;
+        parts.push(cached);
         continue;
       }
-      html += `<li class="nav-section"><details open><summary>${this.link(node, current)}</summary><ul>\n${this.items(node.children, current)}</ul></details></li>\n`;
+      parts.push(`<li class="nav-section"><details open><summary>${this.link(node, current)}</summary><ul>\n`);
+      this.items(node.children, current, parts);
+      parts.push('</ul></details></li>\n');
     }
-    return html;
   }
 
   private link(node: NavNode, current: Page | undefined): string {
@@ -103,4 +112,9 @@ export class NavigationRenderer {
 
 function isWithin(folder: string, section: string): boolean {
   return folder === section || folder.startsWith(`${section}/`);
+}
+
+/** The bytes of HTML in parts. */
+export function joinHtml(parts: HtmlParts): Buffer {
+  return Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 }

@@ -3,8 +3,9 @@
 // last-updated date, previous/next links, and OpenGraph/Twitter tags for link previews. Every value
 // from content is escaped here; the article HTML comes from the Markdown renderer and is sanitized.
 import { escapeHtml } from '../../../lib/html.js';
-import type { SiteConfig } from '../site-config.js';
 import type { Heading } from '../markdown.js';
+import type { HtmlParts } from '../navigation.js';
+import type { SiteConfig } from '../site-config.js';
 import { themeBootScript } from './client-script.js';
 import { uiStrings, type UiStrings } from './strings.js';
 
@@ -23,7 +24,7 @@ interface PageView {
   /** Title shown in a heading by the layout; omitted when the content starts with its own. */
   heading?: string;
   contentHtml: string;
-  navHtml: string;
+  nav: HtmlParts;
   headings: Heading[];
   previous?: { title: string; url: string };
   next?: { title: string; url: string };
@@ -37,7 +38,7 @@ interface PageView {
   isHome: boolean;
 }
 
-export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView): string {
+export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView): HtmlParts {
   const e = escapeHtml;
   const t = uiStrings(site.language);
   const fullTitle = view.isHome && view.title === site.title ? site.title : `${view.title} · ${site.title}`;
@@ -71,7 +72,7 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
     view.previous === undefined && view.next === undefined
       ? ''
       : `<nav class="pager" aria-label="${e(t.pager)}">${view.previous === undefined ? '' : `<a class="prev" href="${e(view.previous.url)}" rel="prev"><span>${e(t.previous)}</span>${e(view.previous.title)}</a>`}${view.next === undefined ? '' : `<a class="next" href="${e(view.next.url)}" rel="next"><span>${e(t.next)}</span>${e(view.next.title)}</a>`}</nav>`;
-  return `<!doctype html>
+  const head = `<!doctype html>
 <html lang="${e(site.language)}"${clientWords(t)}>
 <head>
 <meta charset="utf-8">
@@ -95,7 +96,8 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
 </header>
 <div class="layout">
 <nav class="sidebar" id="sidebar" aria-label="${e(t.navigation)}">
-${view.navHtml}
+`;
+  const tail = `
 </nav>
 <main id="content">
 <article class="doc">
@@ -109,6 +111,7 @@ ${pageMeta}${pager}
 </body>
 </html>
 `;
+  return [head, ...view.nav, tail];
 }
 
 /** The client script's words, on `<html>` where they are not its English defaults. */
