@@ -11,7 +11,7 @@ import { escapeHtml, escapeXml } from '../../lib/html.js';
 import { DocsBuildError, type BuildProblem, type BuildWarning } from './errors.js';
 import { decodeUtf8 } from './front-matter.js';
 import { checkAnchors, type LinkTargets } from './links.js';
-import { buildNavigation, joinHtml, NavigationRenderer, readingOrder, type NavNode } from './navigation.js';
+import { buildNavigation, encodeHtml, NavigationRenderer, readingOrder, type NavNode } from './navigation.js';
 import { OutputWriter } from './output-writer.js';
 import { defaultWorkerCount, PageThreads, PARALLEL_MIN_PAGES } from './page-threads.js';
 import { encodePath, folderOutFile, folderUrl, placePage, prettifyName, type Page, type PagePlace } from './pages.js';
@@ -210,7 +210,7 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
       ...(site.editUrl === undefined || page.source === '' ? {} : { editUrl: site.editUrl + encodePath(page.source) }),
       isHome: page.url === '/',
     });
-    await timedWrite(writer.write(page.outFile, joinHtml(html)));
+    await timedWrite(writer.write(page.outFile, encodeHtml(html)));
   }
   if (!pages.some((p) => p.isNotFound)) {
     const words = uiStrings(site.language);
@@ -224,7 +224,7 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
       headings: [],
       isHome: false,
     });
-    await timedWrite(writer.write('404.html', joinHtml(html)));
+    await timedWrite(writer.write('404.html', encodeHtml(html)));
   }
   if (siteUrl === undefined) warnings.push({ file: '', message: 'no site URL (blume.json "url"); sitemap.xml lists paths without an origin' });
   await timedWrite(writer.write('sitemap.xml', renderSitemap(siteUrl ?? '', order, lastUpdated)));

@@ -92,7 +92,7 @@ export class NavigationRenderer {
           const inner: HtmlParts = [`<li class="nav-section"><details><summary>${this.link(node, undefined)}</summary><ul>\n`];
           this.items(node.children, current, inner);
           inner.push('</ul></details></li>\n');
-          cached = joinHtml(inner);
+          cached = Buffer.concat(encodeHtml(inner));
           this.closed.set(node.path, cached);
         }
         parts.push(cached);
@@ -114,7 +114,19 @@ function isWithin(folder: string, section: string): boolean {
   return folder === section || folder.startsWith(`${section}/`);
 }
 
-/** The bytes of HTML in parts. */
-export function joinHtml(parts: HtmlParts): Buffer {
-  return Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+/** The UTF-8 bytes of HTML in parts, each run of text encoded at once. */
+export function encodeHtml(parts: HtmlParts): Buffer[] {
+  const out: Buffer[] = [];
+  let text = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
+    if (text !== '') out.push(Buffer.from(text));
+    text = '';
+    out.push(part);
+  }
+  if (text !== '') out.push(Buffer.from(text));
+  return out;
 }

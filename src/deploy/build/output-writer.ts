@@ -1,6 +1,6 @@
 // Writes the built site with bounded concurrency and a byte budget: going over maxBytes fails the
 // build before the file that would cross it is written, so a hostile source cannot fill the disk.
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { DocsBuildError } from './errors.js';
 
@@ -18,13 +18,22 @@ export class OutputWriter {
     private readonly concurrency = 32,
   ) {}
 
-  async write(rel: string, content: string | Uint8Array): Promise<void> {
+  /** Writes `content`, text or bytes; bytes in parts are written one after the other, in one call. */
+  async write(rel: string, content: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
     // Encoded once, here: its size is then known without a second pass over the text.
-    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-    const target = this.reserve(rel, bytes.byteLength);
+    const parts = typeof content === 'string' ? [Buffer.from(content)] : content instanceof Uint8Array ? [content] : content;
+    const size = parts.reduce((sum, part) => sum + part.byteLength, 0);
+    const target = this.reserve(rel, size);
     await this.run(async () => {
       await this.ensureDir(path.dirname(target));
-      await writeFile(target, bytes);
+      const file = await open(target, 'w');
+      try {
+        const { bytesWritten } = await file.writev(parts);
+        // A regular file takes it all at once but for an error; a short write finishes in order.
+        if (bytesWritten < size) await file.writeFile(Buffer.concat(parts).subarray(bytesWritten));
+      } finally {
+        await file.close();
+      }
     });
   }
 
