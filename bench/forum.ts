@@ -44,7 +44,10 @@ const TARGET_NOTIFICATIONS_P99_MS = 10;
 const READ_MARKS = 10_000;
 const NOTIFICATIONS = 5_000;
 /** The newest notifications lists and counts read (src/forum/notifications.ts, NOTIFICATION_WINDOW). */
-const NOTIFICATION_WINDOW_SQL = `select id from forum_notifications where site_id = $1 and member_id = $2 order by created_at desc limit ${NOTIFICATION_WINDOW}`;
+const NOTIFICATION_WINDOW_SQL = `select * from forum_notifications where site_id = $1 and member_id = $2 order by created_at desc, id desc limit ${NOTIFICATION_WINDOW}`;
+/** Per notification of the window, its topic's title when the member is shown it (a lateral lookup). */
+const SHOWN_TOPIC_SQL = `select t.title from forum_posts p join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
+  where p.id = n.post_id and p.deleted_at is null and f.visibility in ('public', 'members') and t.hidden = false limit 1`;
 const SITE = 'community';
 const PASSWORD = 'bench-password-0123456789';
 const BIG_TOPIC = 't00000000001';
@@ -199,8 +202,7 @@ async function explainMember(url: string, memberId: string, bigTopic: string): P
     const notUpToDate = `t.last_post_at > (select read_before from forum_members where id = '${memberId}') and not exists (select 1 from forum_topic_reads r where r.member_id = '${memberId}' and r.topic_id = t.id and r.last_read_at >= t.last_post_at)`;
     const shown = `t.site_id = '${SITE}' and t.forum_id in (select id from forums where site_id = '${SITE}' and visibility in ('public', 'members')) and t.hidden = false`;
     const window = NOTIFICATION_WINDOW_SQL.replaceAll('$1', `'${SITE}'`).replaceAll('$2', `'${memberId}'`);
-    const notifications = `from forum_notifications n join forum_posts p on p.id = n.post_id join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
-      where n.site_id = '${SITE}' and n.member_id = '${memberId}' and n.id in (${window}) and p.deleted_at is null and f.visibility in ('public', 'members') and t.hidden = false`;
+    const notifications = `from (${window}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
     const queries: [string, string][] = [
       ['unread page 1', `select t.id from forum_topics t where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`],
       ['unread total (counted up to 1,001)', `select count(*) from (select 1 from forum_topics t where ${shown} and ${notUpToDate} limit 1001) capped`],
@@ -291,9 +293,8 @@ function memberAnchors(memberId: string, bigTopic: string): Record<string, (clie
     },
     notifications: async (client) => {
       await token(client);
-      const from = `from forum_notifications n join forum_posts p on p.id = n.post_id join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
-        where n.site_id = $1 and n.member_id = $2 and n.id in (${NOTIFICATION_WINDOW_SQL}) and p.deleted_at is null and f.visibility in ('public', 'members') and t.hidden = false`;
-      await client.query(`select n.*, a.username, t.title ${from.replace('join forums f', 'left join forum_members a on a.id = n.actor_id join forums f')} order by n.created_at desc, n.id desc limit 10`, [SITE, memberId]);
+      const from = `from (${NOTIFICATION_WINDOW_SQL}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
+      await client.query(`select n.*, a.username, shown.title ${from} left join forum_members a on a.id = n.actor_id order by n.created_at desc, n.id desc limit 10`, [SITE, memberId]);
       await client.query(`select count(*) ${from}`, [SITE, memberId]);
     },
   };

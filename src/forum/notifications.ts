@@ -107,24 +107,59 @@ export interface NotificationView {
 export const NOTIFICATION_WINDOW = 1000;
 
 /**
- * The notifications of `memberId` that `viewer` (that member, or its class of visibility when the
- * member is a placeholder) is shown.
+ * The newest NOTIFICATION_WINDOW notifications of `memberId` (unread ones only when asked): the
+ * relation every list and count reads from, so a count stops as soon as it has enough rows.
  */
-function shownTo(db: Executor, siteId: Param<string>, memberId: Param<string>, viewer: Viewer, unreadOnly: boolean, narrower?: SQL) {
-  const mine = and(eq(forumNotifications.siteId, siteId), eq(forumNotifications.memberId, memberId), unreadOnly ? isNull(forumNotifications.readAt) : undefined);
-  const window = db
-    .select({ id: forumNotifications.id })
+function notificationWindow(db: Executor, siteId: Param<string>, memberId: Param<string>, unreadOnly: boolean) {
+  return db
+    .select()
     .from(forumNotifications)
-    .where(mine)
-    .orderBy(desc(forumNotifications.createdAt))
-    .limit(NOTIFICATION_WINDOW);
-  return and(
-    mine,
-    inArray(forumNotifications.id, window),
-    narrower,
-    isNull(forumPosts.deletedAt),
-    visibleTopicsWhere(viewer),
-  );
+    .where(and(eq(forumNotifications.siteId, siteId), eq(forumNotifications.memberId, memberId), unreadOnly ? isNull(forumNotifications.readAt) : undefined))
+    // The lists' order: a page then reads the window's first rows, not all of them.
+    .orderBy(desc(forumNotifications.createdAt), desc(forumNotifications.id))
+    .limit(NOTIFICATION_WINDOW)
+    .as('notification_window');
+}
+
+type NotificationWindow = ReturnType<typeof notificationWindow>;
+
+/** A window's columns as a notification row (a subquery is selected column by column). */
+function rowOf(window: NotificationWindow) {
+  const { id, siteId, memberId, kind, topicId, postId, actorId, readAt, createdAt } = window;
+  return { id, siteId, memberId, kind, topicId, postId, actorId, readAt, createdAt };
+}
+
+/** A window and what narrows it to the notifications a viewer is shown. */
+interface Shown {
+  window: NotificationWindow;
+  viewer: Viewer;
+  narrower?: SQL | undefined;
+}
+
+/**
+ * What `viewer` (that member, or its class of visibility when the member is a placeholder) is shown
+ * of the window of `memberId`: notifications of posts still there in topics it may still see,
+ * narrowed by `narrower` (a condition on the window's rows).
+ */
+function shownTo(db: Executor, siteId: Param<string>, memberId: Param<string>, viewer: Viewer, unreadOnly: boolean, narrower?: (window: NotificationWindow) => SQL | undefined): Shown {
+  const window = notificationWindow(db, siteId, memberId, unreadOnly);
+  return { window, viewer, narrower: narrower?.(window) };
+}
+
+/**
+ * Per row of the window, the title of its topic when the viewer is shown the notification: its post
+ * is still there and the viewer may still see the topic. A lateral lookup, so each row costs an index
+ * probe or two whatever the planner estimates, and a count stops at its cap.
+ */
+function shownTopic(db: Executor, { window, viewer }: Shown) {
+  return db
+    .select({ title: forumTopics.title })
+    .from(forumPosts)
+    .innerJoin(forumTopics, eq(forumTopics.id, window.topicId))
+    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .where(and(eq(forumPosts.id, window.postId), isNull(forumPosts.deletedAt), visibleTopicsWhere(viewer)))
+    .limit(1)
+    .as('shown_topic');
 }
 
 /** The viewer's notifications, newest first, of topics it may still see and posts still there. */
@@ -140,23 +175,24 @@ export async function listNotifications(db: Executor, siteId: string, viewer: Vi
 export async function unreadNotificationsSince(db: Executor, siteId: string, viewer: Viewer, kinds: readonly NotificationKind[], since: Date, limit: number): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
   if (kinds.length === 0) return { rows: [], total: 0 };
-  return shownPage(db, shownTo(db, siteId, viewer.member.id, viewer, true, and(inArray(forumNotifications.kind, [...kinds]), gt(forumNotifications.createdAt, since))), { page: 1, pageSize: limit, offset: 0 });
+  const narrower = (window: NotificationWindow) => and(inArray(window.kind, [...kinds]), gt(window.createdAt, since));
+  return shownPage(db, shownTo(db, siteId, viewer.member.id, viewer, true, narrower), { page: 1, pageSize: limit, offset: 0 });
 }
 
-async function shownPage(db: Executor, where: ReturnType<typeof shownTo>, page: Page): Promise<{ rows: NotificationView[]; total: number }> {
+async function shownPage(db: Executor, shown: Shown, page: Page): Promise<{ rows: NotificationView[]; total: number }> {
+  const { window, narrower } = shown;
+  const topic = shownTopic(db, shown);
   const [rows, total] = await Promise.all([
     db
-      .select({ notification: forumNotifications, actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: forumTopics.title })
-      .from(forumNotifications)
-      .innerJoin(forumPosts, eq(forumPosts.id, forumNotifications.postId))
-      .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
-      .innerJoin(forums, eq(forums.id, forumTopics.forumId))
-      .leftJoin(forumMembers, eq(forumMembers.id, forumNotifications.actorId))
-      .where(where)
-      .orderBy(desc(forumNotifications.createdAt), desc(forumNotifications.id))
+      .select({ notification: rowOf(window), actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: topic.title })
+      .from(window)
+      .innerJoinLateral(topic, sql`true`)
+      .leftJoin(forumMembers, eq(forumMembers.id, window.actorId))
+      .where(narrower)
+      .orderBy(desc(window.createdAt), desc(window.id))
       .limit(page.pageSize)
       .offset(page.offset),
-    countShown(db, where),
+    countShown(db, shown),
   ]);
   return {
     rows: rows.map(({ notification, actorId, actorName, actorAvatar, topicTitle }) => ({ notification, actor: actorId && actorName ? { id: actorId, username: actorName, avatar: actorAvatar } : null, topicTitle })),
@@ -164,21 +200,14 @@ async function shownPage(db: Executor, where: ReturnType<typeof shownTo>, page: 
   };
 }
 
-/** How many notifications `where` shows, as an expression: all of them, or up to `cap + 1`. */
-function shownCount(db: Executor, where: ReturnType<typeof shownTo>, cap?: number): SQL<number> {
-  const shown = db
-    .select({ one: sql`1` })
-    .from(forumNotifications)
-    .innerJoin(forumPosts, eq(forumPosts.id, forumNotifications.postId))
-    .innerJoin(forumTopics, eq(forumTopics.id, forumNotifications.topicId))
-    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
-    .where(where)
-    .getSQL();
-  return cap === undefined ? sql<number>`(select count(*)::int from (${shown}) shown)` : cappedCount(shown, cap);
+/** How many notifications `shown` holds, as an expression: all of them, or up to `cap + 1`. */
+function shownCount(db: Executor, shown: Shown, cap?: number): SQL<number> {
+  const rows = db.select({ one: sql`1` }).from(shown.window).innerJoinLateral(shownTopic(db, shown), sql`true`).where(shown.narrower).getSQL();
+  return cap === undefined ? sql<number>`(select count(*)::int from (${rows}) shown)` : cappedCount(rows, cap);
 }
 
-async function countShown(db: Executor, where: ReturnType<typeof shownTo>): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db, sql`select ${shownCount(db, where)} as n`);
+async function countShown(db: Executor, shown: Shown): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, sql`select ${shownCount(db, shown)} as n`);
   return row?.n ?? 0;
 }
 
