@@ -1,9 +1,10 @@
 // Member sessions of the web UI and the CSRF tokens bound to them. The cookie lives on the site host
 // only (no Domain attribute), is HttpOnly and SameSite=Lax, and is Secure in production or over HTTPS.
 // Forms carry the CSRF token of src/http/csrf.ts bound to the session, scoped to the site.
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Executor } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
+import { preparedStatement } from '../../db/prepared.js';
 import { newSecretToken, parseSecretToken, secretMatches } from '../../lib/secret-tokens.js';
 import { forumMembers, forumSessions, type ForumMemberRow } from '../tables.js';
 
@@ -24,16 +25,21 @@ interface MemberSession {
   member: ForumMemberRow;
 }
 
-/** The live session a cookie proves on this site, or undefined. */
-export async function memberForSession(db: Executor, siteId: string, cookie: string): Promise<MemberSession | undefined> {
-  const parsed = parseSecretToken(cookie);
-  if (!parsed) return undefined;
-  const { id } = parsed;
-  const [row] = await db
+/** Every page a member opens reads its session: one statement, parsed and planned once per connection. */
+const sessionMember = preparedStatement('forum_ui_session', (db) =>
+  db
     .select({ member: forumMembers, secretHash: forumSessions.secretHash })
     .from(forumSessions)
     .innerJoin(forumMembers, eq(forumMembers.id, forumSessions.memberId))
-    .where(and(eq(forumSessions.id, id), eq(forumSessions.siteId, siteId), gt(forumSessions.expiresAt, new Date())));
+    .where(and(eq(forumSessions.id, sql.placeholder('id')), eq(forumSessions.siteId, sql.placeholder('siteId')), gt(forumSessions.expiresAt, sql.placeholder('now')))),
+);
+
+/** The live session a cookie proves on this site, or undefined. */
+export async function memberForSession(db: Database, siteId: string, cookie: string): Promise<MemberSession | undefined> {
+  const parsed = parseSecretToken(cookie);
+  if (!parsed) return undefined;
+  const { id } = parsed;
+  const [row] = await sessionMember(db, undefined).execute({ id, siteId, now: new Date() });
   if (!row) return undefined;
   return secretMatches(row.secretHash, parsed.secret) ? { id, member: row.member } : undefined;
 }
