@@ -8,6 +8,7 @@ import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm
 import { alias } from 'drizzle-orm/pg-core';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
+import { preparedStatement } from '../db/prepared.js';
 import { textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
@@ -84,14 +85,19 @@ interface VisibleTopic extends TopicView {
   forum: ForumRow;
 }
 
-/** The topic if the viewer may see it; 404 `topic_not_found` otherwise, exactly as for a missing one. */
-export async function findVisibleTopic(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<VisibleTopic> {
-  const [row] = await db
+/** Every topic page and reply reads its topic: prepared (src/db/prepared.ts), in a transaction too. */
+const topicRead = preparedStatement('forum_topic_read', (db) =>
+  db
     .select({ ...topicColumns, forum: forums })
     .from(forumTopics)
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
-    .where(and(eq(forumTopics.siteId, siteId), eq(forumTopics.id, id)));
+    .where(and(eq(forumTopics.siteId, sql.placeholder('siteId')), eq(forumTopics.id, sql.placeholder('id')))),
+);
+
+/** The topic if the viewer may see it; 404 `topic_not_found` otherwise, exactly as for a missing one. */
+export async function findVisibleTopic(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<VisibleTopic> {
+  const [row] = await topicRead(db, undefined).execute({ siteId, id });
   if (!row || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('topic_not_found', `No topic "${id}".`);
   return { topic: row.topic, forum: row.forum, author: authorOf(row.authorId, row.authorName, row.authorAvatar) };
 }
@@ -157,19 +163,23 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
 
 // Posts --------------------------------------------------------------------------------------------
 
-/** Every post of a topic in order, deleted ones as tombstones (the presenter blanks them). */
-export async function listPostsClassic(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostView[]; total: number }> {
-  // Tombstones are listed and counted: the total is the topic's rows, counted in the page's statement.
+/** A classic page of posts, with the topic's count of rows (tombstones are listed and counted too). */
+const classicPage = preparedStatement('forum_posts_classic', (db) => {
   const counted = alias(forumPosts, 'counted');
-  const total = db.select({ n: sql<number>`count(*)::int` }).from(counted).where(eq(counted.topicId, topic.id));
-  const rows = await db
+  const total = db.select({ n: sql<number>`count(*)::int` }).from(counted).where(eq(counted.topicId, sql.placeholder('topicId')));
+  return db
     .select({ ...postColumns, total: sql<number>`(${total})` })
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
-    .where(eq(forumPosts.topicId, topic.id))
+    .where(eq(forumPosts.topicId, sql.placeholder('topicId')))
     .orderBy(asc(forumPosts.createdAt), asc(forumPosts.id))
-    .limit(page.pageSize)
-    .offset(page.offset);
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'));
+});
+
+/** Every post of a topic in order, deleted ones as tombstones (the presenter blanks them). */
+export async function listPostsClassic(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostView[]; total: number }> {
+  const rows = await classicPage(db, undefined).execute({ topicId: topic.id, limit: page.pageSize, offset: page.offset });
   // A page past the end has no row to carry the total.
   return {
     rows: rows.map((row) => ({ post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })),
