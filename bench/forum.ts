@@ -10,7 +10,8 @@
 // page of 100 posts (p99 <= 30 ms) and the notifications list (p99 <= 10 ms), each beside its bare
 // SQL anchor (the rows the endpoint reads, one plain statement per read, through `pg`, as many loops as
 // wrk's connections; the endpoint may fold several reads into one statement),
-// with the ratio of the p99s printed.
+// with the ratio of the p99s printed, and the CPU time the server and PostgreSQL spent per request
+// (from /proc: where a request's time goes).
 //   npm run bench:forum [-- seconds]
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
 // fresh database is created and dropped after. BENCH_FORUM_DATABASE_URL names a database to keep
@@ -29,6 +30,7 @@ import { installAndSeed } from '../src/runtime.js';
 import { NOTIFICATION_WINDOW } from '../src/forum/notifications.js';
 import { startMemberSession } from '../src/forum/ui/sessions.js';
 import { benchLogLevel, machineLine, request, runWrk, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+import { cpuSeconds, cpuSecondsOf } from './lib/cpu.js';
 import { latencyRow, loadSql, withFreshDatabase, type Latencies } from './lib/sql.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -353,9 +355,12 @@ async function main(url: string): Promise<void> {
         const check = await request({ port: server.port, path: t.path, headers: t.headers });
         if (check.status !== 200) throw new Error(`${t.label}: ${check.status} ${check.body.toString().slice(0, 300)}`);
         runWrk(`${base}${t.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers: t.headers });
+        const [serverCpu, databaseCpu] = [cpuSeconds(server.pid), cpuSecondsOf('postgres')];
         const endpoint = runWrk(`${base}${t.path}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers: t.headers });
+        const perRequest = (seconds: number): string => ((seconds / (endpoint.requestsPerSecond * SECONDS)) * 1000).toFixed(2);
+        const cpu = `    CPU per request: server ${perRequest(cpuSeconds(server.pid) - serverCpu)} ms, PostgreSQL ${perRequest(cpuSecondsOf('postgres') - databaseCpu)} ms`;
         const anchor = await loadSql(pool, CONNECTIONS, SECONDS, t.anchor);
-        console.log(ratioLine(t.label, endpoint, anchor, t.target));
+        console.log(`${ratioLine(t.label, endpoint, anchor, t.target)}\n${cpu}`);
       }
     } finally {
       await pool.end();
