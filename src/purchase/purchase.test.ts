@@ -253,7 +253,10 @@ for (const database of testDatabases) {
         portal(t.app, undefined, { method, url: `${BASE}${path}`, headers: { authorization: `Bearer ${key}` }, ...(payload ? { payload } : {}) });
       assert.equal((await call('POST', '/workspaces', { site_id: 'hall', kind: 'community', plan: 'pro', owner_email: 'hall@example.test' })).statusCode, 201);
       const reader = await addMember(t.app, 'hall', 'rex');
-      const list = () => forumApi(other.app, 'hall', reader.token, { method: 'GET', path: '/forums' });
+      const list = async () => {
+        await other.caughtUp();
+        return forumApi(other.app, 'hall', reader.token, { method: 'GET', path: '/forums' });
+      };
       assert.equal((await list()).statusCode, 200);
       assert.equal((await call('PATCH', '/workspaces/hall', { plan: 'free' })).statusCode, 200);
       assert.equal(json(await list()).code, 'plan_required');

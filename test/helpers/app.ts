@@ -1,5 +1,6 @@
 // buildTestApp: the real app on a fresh database, with the real cache (memory or Redis) and a local
 // blob store in a temporary folder. Tests talk to it with `app.inject`.
+import { randomUUID } from 'node:crypto';
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -134,12 +135,32 @@ export function json<T = Record<string, unknown>>(response: LightMyRequestRespon
  * A second app node on the test app's database and cache: the same in-memory cache, or its own
  * connection to the same Redis namespace, as another process would have.
  */
-export async function startSecondNode(t: TestApp): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+export async function startSecondNode(t: TestApp): Promise<{ app: FastifyInstance; caughtUp(): Promise<void>; close(): Promise<void> }> {
   const cache = t.cache.redis ? await createCache(t.config, t.cache.prefix) : t.cache;
   const app = await buildApp({ ...t.deps, cache });
   await app.ready();
   return {
     app,
+    /**
+     * Resolves once this node has heard every broadcast published before the call: its own marker
+     * comes back on the one connection that brings it the others, after them. Both nodes share
+     * this process, so a request injected right after a change on the first node may otherwise run
+     * before this node's event loop reads the change off its socket.
+     */
+    caughtUp: async () => {
+      const marker = randomUUID();
+      let heard!: () => void;
+      const back = new Promise<void>((resolve) => (heard = resolve));
+      const unsubscribe = await cache.pubsub.subscribe('test-caught-up', (message) => {
+        if (message === marker) heard();
+      });
+      try {
+        await cache.pubsub.publish('test-caught-up', marker);
+        await back;
+      } finally {
+        await unsubscribe();
+      }
+    },
     close: async () => {
       await app.close();
       if (cache !== t.cache) await cache.close();
