@@ -8,8 +8,7 @@ import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm
 import { alias } from 'drizzle-orm/pg-core';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Executor } from '../db/client.js';
-import { preparedStatement } from '../db/prepared.js';
-import { textArray, type Param } from '../db/prepared.js';
+import { preparedStatement, textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
