@@ -42,7 +42,7 @@ export async function aiRoutes(fastify: FastifyInstance): Promise<void> {
       const { site } = request.cms;
       await app.services.plans.require(site, 'ai');
       const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config.secretKey);
-      const draft = await generateDraft(app.deps.database.db, site.id, ai, request.body, relationLookup({ db: app.deps.database.db, types: app.cms.types, site, caller: request.cms.caller }));
+      const draft = await generateDraft(app.deps.database.db, site.id, ai, request.body, relationLookup({ db: app.deps.database.db, types: app.cms.types, reads: app.cms.reads, site, caller: request.cms.caller }));
       return { data: draft.data, ...(draft.entry ? { entry: presentEntry(draft.type, draft.entry) } : {}) };
     },
   );

@@ -12,7 +12,7 @@ const ETAG_HEADERS = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLe
 
 export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const context = (request: FastifyRequest): SourceContext => ({ db: app.deps.database.db, types: app.cms.types, site: request.cms.site, caller: request.cms.caller });
+  const context = (request: FastifyRequest): SourceContext => ({ db: app.deps.database.db, types: app.cms.types, reads: app.cms.reads, site: request.cms.site, caller: request.cms.caller });
 
   app.get(
     '/entries/:type',

@@ -11,6 +11,7 @@ import { aiRoutes } from './ai-routes.js';
 import { entryRoutes } from './entry-routes.js';
 import { mediaRoutes, mediaServing } from './media-routes.js';
 import { cmsOpenApi } from './openapi.js';
+import { PublishedReads } from './published-reads.js';
 import { ContentTypeDirectory } from './type-directory.js';
 import { typeRoutes } from './type-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -21,6 +22,8 @@ const CMS_API_PREFIX = '/api/cms/v1';
 interface CmsRuntime {
   /** The content types the Content API serves, kept per node until one changes (decision 0052). */
   types: ContentTypeDirectory;
+  /** Published lists and entries, kept per node until a write changes them (decision 0105). */
+  reads: PublishedReads;
   /** Sends Content API webhooks queued by entry writes. */
   webhooks: WebhookDispatcher;
 }
@@ -63,15 +66,18 @@ export const cmsPlugin = fp(
     const { database, config, cache } = app.deps;
     const types = new ContentTypeDirectory(database.db, cache.pubsub);
     await types.start();
+    const reads = new PublishedReads(database.db, cache.pubsub);
+    await reads.start();
     const webhooks = new WebhookDispatcher(database.db, config.secretKey, app.log, {
       embeddedDatabase: database.driver === 'pglite',
       allowPrivateTargets: config.webhooksAllowPrivate,
     });
-    app.decorate('cms', { types, webhooks } satisfies CmsRuntime);
+    app.decorate('cms', { types, reads, webhooks } satisfies CmsRuntime);
     app.addHook('onReady', () => webhooks.start());
     app.addHook('onClose', async () => {
       await webhooks.stop();
       await types.stop();
+      await reads.stop();
     });
     await app.register(cmsApi);
   },

@@ -4,6 +4,7 @@ import type { Database } from '../db/client.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Page } from '../http/pagination.js';
 import type { CmsCaller } from './policy.js';
+import type { PublishedReads } from './published-reads.js';
 import type { ContentTypeDirectory } from './type-directory.js';
 import type { EntryListQuery, EntryOut } from './schemas.js';
 import type { EntryInput } from './entries.js';
@@ -12,6 +13,8 @@ export interface SourceContext {
   db: Database;
   /** Where stored types are read from (this node's copies). */
   types: ContentTypeDirectory;
+  /** What this node keeps of published reads. */
+  reads: PublishedReads;
   site: SiteRow;
   caller: CmsCaller;
 }

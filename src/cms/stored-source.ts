@@ -67,7 +67,8 @@ export function storedSource(slug: string): EntrySource {
       const view = authorizeStatusView(ctx.caller, query.status);
       const select = fieldList(type.fields, query.fields, 'fields');
       const include = fieldList(type.fields, query.include, 'include');
-      const { rows, total, estimated } = await listEntries(ctx.db, type, { view, query, sort: query.sort, q: query.q }, page);
+      const listed = () => listEntries(ctx.db, type, { view, query, sort: query.sort, q: query.q }, page);
+      const { rows, total, estimated } = await ctx.reads.list(type, view, JSON.stringify([query, page]), listed);
       const related = await included(ctx, include, rows, view);
       return { rows: rows.map((row) => presentEntry(type, row, { select, include, included: related })), total, estimated };
     },
@@ -76,22 +77,26 @@ export function storedSource(slug: string): EntrySource {
       const view = authorizeStatusView(ctx.caller, query.status);
       const select = fieldList(type.fields, query.fields, 'fields');
       const include = fieldList(type.fields, query.include, 'include');
-      const row = await findEntry(ctx.db, type, idOrSlug, view);
+      const row = await ctx.reads.entry(type, view, idOrSlug, () => findEntry(ctx.db, type, idOrSlug, view));
       const related = await included(ctx, include, [row], view);
       return { entry: presentEntry(type, row, { select, include, included: related }), etag: etagOf(row) };
     },
     async create(ctx, input) {
       const type = await typeOf(ctx, slug);
       const row = await createEntry(ctx.db, type, input, relationLookup(ctx));
+      await ctx.reads.changed(type.id);
       return { entry: presentEntry(type, row), etag: etagOf(row) };
     },
     async update(ctx, id, input, ifMatch) {
       const type = await typeOf(ctx, slug);
       const row = await updateEntry(ctx.db, type, id, input, relationLookup(ctx), ifMatch);
+      await ctx.reads.changed(type.id);
       return { entry: presentEntry(type, row), etag: etagOf(row) };
     },
     async remove(ctx, idOrSlug, ifMatch) {
-      await deleteEntry(ctx.db, await typeOf(ctx, slug), idOrSlug, ifMatch);
+      const type = await typeOf(ctx, slug);
+      await deleteEntry(ctx.db, type, idOrSlug, ifMatch);
+      await ctx.reads.changed(type.id);
     },
   };
 }

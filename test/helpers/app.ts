@@ -132,6 +132,27 @@ export function json<T = Record<string, unknown>>(response: LightMyRequestRespon
 }
 
 /**
+ * Resolves once the node of `cache` has heard every broadcast published before the call: its own
+ * marker comes back on the one connection that brings it the others, after them. Nodes in one test
+ * share this process, so a request injected into one right after a change on another may otherwise
+ * run before its event loop reads the change off its socket.
+ */
+export async function caughtUp(cache: CacheAdapter): Promise<void> {
+  const marker = randomUUID();
+  let heard!: () => void;
+  const back = new Promise<void>((resolve) => (heard = resolve));
+  const unsubscribe = await cache.pubsub.subscribe('test-caught-up', (message) => {
+    if (message === marker) heard();
+  });
+  try {
+    await cache.pubsub.publish('test-caught-up', marker);
+    await back;
+  } finally {
+    await unsubscribe();
+  }
+}
+
+/**
  * A second app node on the test app's database and cache: the same in-memory cache, or its own
  * connection to the same Redis namespace, as another process would have.
  */
@@ -141,26 +162,7 @@ export async function startSecondNode(t: TestApp): Promise<{ app: FastifyInstanc
   await app.ready();
   return {
     app,
-    /**
-     * Resolves once this node has heard every broadcast published before the call: its own marker
-     * comes back on the one connection that brings it the others, after them. Both nodes share
-     * this process, so a request injected right after a change on the first node may otherwise run
-     * before this node's event loop reads the change off its socket.
-     */
-    caughtUp: async () => {
-      const marker = randomUUID();
-      let heard!: () => void;
-      const back = new Promise<void>((resolve) => (heard = resolve));
-      const unsubscribe = await cache.pubsub.subscribe('test-caught-up', (message) => {
-        if (message === marker) heard();
-      });
-      try {
-        await cache.pubsub.publish('test-caught-up', marker);
-        await back;
-      } finally {
-        await unsubscribe();
-      }
-    },
+    caughtUp: () => caughtUp(cache),
     close: async () => {
       await app.close();
       if (cache !== t.cache) await cache.close();

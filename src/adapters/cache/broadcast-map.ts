@@ -8,6 +8,8 @@ import type { PubSub } from './types.js';
 export class BroadcastMap<V> {
   private readonly entries = new Map<string, V>();
   private readonly echoes: Echoes;
+  /** Counts the changes heard: see `heard`. */
+  private changes = 0;
   private unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(
@@ -23,6 +25,7 @@ export class BroadcastMap<V> {
     this.unsubscribe = await this.pubsub.subscribe(this.channel, (message) => {
       const cut = message.lastIndexOf('\n');
       this.entries.delete(cut < 0 ? message : message.slice(0, cut));
+      this.changes += 1;
       if (cut >= 0) this.echoes.heard(message.slice(cut + 1));
     });
   }
@@ -35,8 +38,14 @@ export class BroadcastMap<V> {
     return this.entries.get(key);
   }
 
-  /** Stores an entry, evicting the oldest one when full. */
-  set(key: string, value: V): void {
+  /** A mark of the changes heard so far: pass it to `set` to keep a value only if no change came in between. */
+  heard(): number {
+    return this.changes;
+  }
+
+  /** Stores an entry, evicting the oldest one when full; not when a change was heard since `mark` (from `heard`). */
+  set(key: string, value: V, mark?: number): void {
+    if (mark !== undefined && mark !== this.changes) return;
     if (this.entries.size >= this.maxEntries && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, value);
   }
@@ -48,6 +57,7 @@ export class BroadcastMap<V> {
   /** Every node, this one included, forgets its copy; resolves once the message came back here. */
   async changed(key: string): Promise<void> {
     this.entries.delete(key);
+    this.changes += 1;
     // Not subscribed (not started): no echo will come, so do not wait for one.
     await this.echoes.publishAndWait((nonce) => this.pubsub.publish(this.channel, `${key}\n${nonce}`), this.unsubscribe ? undefined : 0);
   }

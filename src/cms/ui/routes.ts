@@ -50,7 +50,7 @@ const EDITOR_FORM = [loadUi, editorOnly, checkForm];
 function sourceContext(request: FastifyRequest): SourceContext {
   const viewer = request.ui.viewer;
   const scope = viewer.kind === 'member' && viewer.role === 'admin' ? 'admin' : 'cms-write';
-  return { db: request.server.deps.database.db, types: request.server.cms.types, site: request.ui.site, caller: { kind: 'session', scope, id: viewer.kind === 'member' ? viewer.member.id : 'guest' } };
+  return { db: request.server.deps.database.db, types: request.server.cms.types, reads: request.server.cms.reads, site: request.ui.site, caller: { kind: 'session', scope, id: viewer.kind === 'member' ? viewer.member.id : 'guest' } };
 }
 
 const ADD_EDITOR_ERRORS: Record<Exclude<AddEditorResult, 'added'>, string> = {
