@@ -7,11 +7,14 @@
 // p99 ratio (targets: list p99 <= 20 ms, slug p99 <= 5 ms, ratio <= 2x). For context, a bare
 // `node:http` server in this process answers the read by slug under the same wrk with the row as
 // JSON through a pool of Blume's default size: what HTTP on this machine adds to the anchor.
+// A node keeps published reads until a write changes them (decision 0105), so after the first
+// request both pages come from what the server kept; a last row, for context, asks for a price
+// above a random bound on every request: reads no node has kept, each a page and its count.
 // The server runs at `npm start`'s log level (`info`) unless BENCH_LOG_LEVEL says otherwise.
 //   npm run bench:cms [-- seconds]
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
 // fresh database is created and dropped after.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,6 +47,12 @@ const server = require('node:http').createServer((req, res) => {
   );
 });
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+/** wrk's requests for reads no node has kept: the list page of LIST_PATH, under a random price bound each. */
+const UNKEPT_LIST_SCRIPT = (listPath: string) => `
+request = function()
+  return wrk.format(nil, "${listPath}&filter[price][gt]=" .. math.random(0, 99999) / 100)
+end
 `;
 
 async function seed(url: string): Promise<{ typeId: string; key: string }> {
@@ -150,6 +159,11 @@ async function run(url: string): Promise<void> {
     } finally {
       ceiling.kill();
     }
+    const script = path.join(work, 'unkept.lua');
+    await writeFile(script, UNKEPT_LIST_SCRIPT(listPath));
+    const unkept = runWrk(`${base}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers, script });
+    if (unkept.non2xx > 0) throw new Error(`list under a random price bound: ${unkept.non2xx} non-2xx answers; no measurement`);
+    console.log(latencyRow('Blume list under a random price bound, not kept (context)', unkept));
     console.log('');
     for (const line of ratios) console.log(line);
   } finally {

@@ -225,11 +225,15 @@ function toMs(value: string, unit: string): number {
   return unit === 'us' ? n / 1000 : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n;
 }
 
-/** Runs wrk with `--latency` (bounded by its own duration plus a margin) and parses the summary. */
-export function runWrk(url: string, options: { connections: number; seconds: number; threads: number; headers?: Record<string, string>; cpu?: number }): WrkResult {
+/**
+ * Runs wrk with `--latency` (bounded by its own duration plus a margin) and parses the summary;
+ * `script` is a Lua file of wrk's (a `request` function that varies the requests, say).
+ */
+export function runWrk(url: string, options: { connections: number; seconds: number; threads: number; headers?: Record<string, string>; cpu?: number; script?: string }): WrkResult {
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const pin = options.cpu === undefined ? [] : ['taskset', '-c', String(options.cpu)];
-  const wrk = [...pin, 'wrk', '-t', String(options.threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '5s', '--latency', ...headerArgs, url];
+  const script = options.script === undefined ? [] : ['-s', options.script];
+  const wrk = [...pin, 'wrk', '-t', String(options.threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '5s', '--latency', ...script, ...headerArgs, url];
   // bash's `times` prints the CPU time its children used, wrk's, after wrk's own summary.
   const run = spawnSync('bash', ['-c', '"$@" && times', 'wrk', ...wrk], {
     encoding: 'utf8',

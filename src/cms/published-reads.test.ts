@@ -7,9 +7,8 @@ import { after, before, describe, it, mock } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { cmsApi, mintApiKey } from '../../test/factories/cms.js';
 import { makeCommunity } from '../../test/factories/forum.js';
-import { buildTestApp, caughtUp, json, signIn, type TestApp } from '../../test/helpers/app.js';
-import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
-import { randomAlnum } from '../lib/ids.js';
+import { buildTwoNodes, caughtUp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 import { TTL_MS } from './published-reads.js';
 
 const redis = Boolean(process.env.TEST_REDIS_URL);
@@ -24,6 +23,7 @@ interface Entry {
 for (const database of testDatabases) {
   describe(`published reads kept per node [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
     let shared: TestDatabase;
+    let close: () => Promise<void>;
     let a: TestApp;
     let b: TestApp;
     let admin = '';
@@ -47,10 +47,7 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      shared = await createTestDatabase(database);
-      const cachePrefix = `blume-test-${randomAlnum(8)}:`;
-      a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
-      b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
+      ({ a, b, shared, close } = await buildTwoNodes(database));
       const owner = await signIn(a.app, 'owner');
       await makeCommunity(a.app, owner, SITE, 'pro');
       admin = await mintApiKey(a.app, owner, SITE, ['admin']);
@@ -58,9 +55,7 @@ for (const database of testDatabases) {
       reader = await mintApiKey(a.app, owner, SITE, ['cms-read']);
     });
     after(async () => {
-      await a.close();
-      await b.close();
-      await shared.drop();
+      await close();
     });
 
     it('serves a write on one node from the other node\'s next read on', async () => {

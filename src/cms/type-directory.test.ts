@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
 import { cmsApi, mintApiKey } from '../../test/factories/cms.js';
 import { makeCommunity } from '../../test/factories/forum.js';
-import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
-import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
-import { randomAlnum } from '../lib/ids.js';
+import { buildTwoNodes, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 import { updateType } from './content-types.js';
 import type { FieldDefinition } from './fields.js';
 import { TTL_MS } from './type-directory.js';
@@ -23,6 +22,7 @@ type Entry = { data: Record<string, unknown> };
 for (const database of testDatabases) {
   describe(`content types on two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
     let shared: TestDatabase;
+    let close: () => Promise<void>;
     let a: TestApp;
     let b: TestApp;
     let admin = '';
@@ -41,19 +41,14 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      shared = await createTestDatabase(database);
-      const cachePrefix = `blume-test-${randomAlnum(8)}:`;
-      a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
-      b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
+      ({ a, b, shared, close } = await buildTwoNodes(database));
       const owner = await signIn(a.app, 'owner');
       await makeCommunity(a.app, owner, SITE, 'pro');
       admin = await mintApiKey(a.app, owner, SITE, ['admin']);
       reader = await mintApiKey(a.app, owner, SITE, ['cms-read']);
     });
     after(async () => {
-      await a.close();
-      await b.close();
-      await shared.drop();
+      await close();
     });
 
     it('serves a type changed or deleted on the other node as changed from the next request on', async () => {

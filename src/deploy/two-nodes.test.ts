@@ -5,17 +5,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, signIn, type TestApp } from '../../test/helpers/app.js';
+import { buildTwoNodes, signIn, type TestApp } from '../../test/helpers/app.js';
 import { siteArchive } from '../../test/helpers/archives.js';
-import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { testDatabases } from '../../test/helpers/databases.js';
 import { createStaticSite, deployApi, deployRelease, edge } from '../../test/helpers/deploy.js';
-import { randomAlnum } from '../lib/ids.js';
 
 const redis = Boolean(process.env.TEST_REDIS_URL);
 
 for (const database of testDatabases) {
   describe(`two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
-    let shared: TestDatabase;
+    let close: () => Promise<void>;
     let a: TestApp;
     let b: TestApp;
     let token: string;
@@ -23,21 +22,16 @@ for (const database of testDatabases) {
     const releases: string[] = [];
 
     before(async () => {
-      shared = await createTestDatabase(database);
-      const cachePrefix = `blume-test-${randomAlnum(8)}:`;
       // Nodes share the blob store as they would share a bucket or a volume in production.
       dataDir = await mkdtemp(path.join(tmpdir(), 'blume-nodes-'));
       const env = { BLUME_DATA_DIR: dataDir };
-      a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix, env });
-      b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix, env });
+      ({ a, b, close } = await buildTwoNodes(database, env));
       const alice = await signIn(a.app, 'alice');
       token = await createStaticSite(a.app, alice, 'news');
       for (const edition of ['monday', 'tuesday', 'wednesday']) releases.push(await deployRelease(a.app, token, 'news', await siteArchive({ 'index.html': edition })));
     });
     after(async () => {
-      await a.close();
-      await b.close();
-      await shared.drop();
+      await close();
       await rm(dataDir, { recursive: true, force: true });
     });
 

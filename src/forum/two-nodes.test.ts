@@ -4,17 +4,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
-import { buildTestApp, json, type TestApp } from '../../test/helpers/app.js';
-import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { buildTwoNodes, json, type TestApp } from '../../test/helpers/app.js';
+import { testDatabases } from '../../test/helpers/databases.js';
 import { runOperation } from '../cli/operations.js';
 import { parseCredential } from '../core/credentials/service.js';
-import { randomAlnum } from '../lib/ids.js';
 
 const redis = Boolean(process.env.TEST_REDIS_URL);
 
 for (const database of testDatabases) {
   describe(`forum API on two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
-    let shared: TestDatabase;
+    let close: () => Promise<void>;
     let a: TestApp;
     let b: TestApp;
     let admin: ForumActor;
@@ -25,10 +24,7 @@ for (const database of testDatabases) {
     const total = (response: { headers: Record<string, unknown> }): number => (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total;
 
     before(async () => {
-      shared = await createTestDatabase(database);
-      const cachePrefix = `blume-test-${randomAlnum(8)}:`;
-      a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
-      b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
+      ({ a, b, close } = await buildTwoNodes(database));
       await makeCommunity(a.app, null, 'club', 'pro');
       admin = await addMember(a.app, 'club', 'ada', 'admin');
       assert.equal((await asAdmin('POST', '/forums', { name: 'General', slug: 'general' })).statusCode, 201);
@@ -39,9 +35,7 @@ for (const database of testDatabases) {
       }
     });
     after(async () => {
-      await a.close();
-      await b.close();
-      await shared.drop();
+      await close();
     });
 
     it('gates the next request on the other node by a plan change made on one (blume plan-feature)', async () => {

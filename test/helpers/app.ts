@@ -131,6 +131,32 @@ export function json<T = Record<string, unknown>>(response: LightMyRequestRespon
   return response.json() as T;
 }
 
+export interface TwoNodes {
+  a: TestApp;
+  b: TestApp;
+  /** The one database both nodes use. */
+  shared: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** Two app nodes on one fresh database and one Redis namespace, as two processes of one instance are. */
+export async function buildTwoNodes(database: DatabaseKind, env?: Env): Promise<TwoNodes> {
+  const shared = await createTestDatabase(database);
+  const cachePrefix = `blume-test-${randomAlnum(8)}:`;
+  const a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix, env });
+  const b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix, env });
+  return {
+    a,
+    b,
+    shared,
+    close: async () => {
+      await a.close();
+      await b.close();
+      await shared.drop();
+    },
+  };
+}
+
 /**
  * Resolves once the node of `cache` has heard every broadcast published before the call: its own
  * marker comes back on the one connection that brings it the others, after them. Nodes in one test

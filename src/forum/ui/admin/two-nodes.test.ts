@@ -3,16 +3,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { communityHost, forumApi, makeCommunity } from '../../../../test/factories/forum.js';
-import { buildTestApp, signIn, type TestApp } from '../../../../test/helpers/app.js';
-import { createTestDatabase, testDatabases, type TestDatabase } from '../../../../test/helpers/databases.js';
+import { buildTwoNodes, signIn, type TestApp } from '../../../../test/helpers/app.js';
+import { testDatabases } from '../../../../test/helpers/databases.js';
 import { UiClient } from '../../../../test/helpers/forum-ui.js';
-import { randomAlnum } from '../../../lib/ids.js';
 
 const redis = Boolean(process.env.TEST_REDIS_URL);
 
 for (const database of testDatabases) {
   describe(`admin settings on two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
-    let shared: TestDatabase;
+    let close: () => Promise<void>;
     let a: TestApp;
     let b: TestApp;
     let admin: UiClient;
@@ -20,19 +19,14 @@ for (const database of testDatabases) {
     const guestRead = () => forumApi(b.app, 'club', undefined, { method: 'GET', path: '/forums', headers: { origin } });
 
     before(async () => {
-      shared = await createTestDatabase(database);
-      const cachePrefix = `blume-test-${randomAlnum(8)}:`;
-      a = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
-      b = await buildTestApp({ database, sharedDatabase: shared, cache: 'redis', cachePrefix });
+      ({ a, b, close } = await buildTwoNodes(database));
       const owner = await signIn(a.app, 'owner');
       await makeCommunity(a.app, owner, 'club');
       admin = new UiClient(a.app, communityHost('club'));
       assert.equal((await admin.login('owner', owner.password)).statusCode, 303);
     });
     after(async () => {
-      await a.close();
-      await b.close();
-      await shared.drop();
+      await close();
     });
 
     it('applies saved settings on the other node at its next request', async () => {
