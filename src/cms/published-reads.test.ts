@@ -41,8 +41,9 @@ for (const database of testDatabases) {
       await caughtUp(b.cache);
       return response;
     };
-    const defineType = async (type: string) => {
-      const created = await cmsApi(a.app, SITE, admin, { method: 'POST', path: '/content-types', payload: { slug: type, name: type, fields: [{ name: 'title', type: 'text', required: true }] } });
+    const defineType = async (type: string, more: object[] = []) => {
+      const fields = [{ name: 'title', type: 'text', required: true }, ...more];
+      const created = await cmsApi(a.app, SITE, admin, { method: 'POST', path: '/content-types', payload: { slug: type, name: type, fields } });
       assert.equal(created.statusCode, 201, created.body);
     };
 
@@ -86,6 +87,24 @@ for (const database of testDatabases) {
       await write('DELETE', `/entries/events/${created.id}`);
       assert.deepEqual(await titlesOn(b, 'events'), [], 'a deleted entry leaves the list');
       assert.equal((await readOn(b, 'events', created.id)).statusCode, 404);
+    });
+
+    it('reads a list or an entry with include= from the database: the related type has its own writes', async () => {
+      await defineType('people');
+      await defineType('sessions', [{ name: 'speaker', type: 'relation', options: { type: 'people' } }]);
+      const ada = json<Entry>(await write('POST', '/entries/people', { slug: 'ada', status: 'published', data: { title: 'Ada' } }));
+      await write('POST', '/entries/sessions', { slug: 'engines', status: 'published', data: { title: 'Engines', speaker: ada.id } });
+      const speakersOn = async (node: TestApp) => {
+        const list = await cmsApi(node.app, SITE, reader, { method: 'GET', path: '/entries/sessions?include=speaker' });
+        const one = await cmsApi(node.app, SITE, reader, { method: 'GET', path: '/entries/sessions/engines?include=speaker' });
+        const speaker = (entry: { data: { speaker: Entry | null } }) => entry.data.speaker?.data.title ?? null;
+        return [...json<Array<{ data: { speaker: Entry | null } }>>(list).map(speaker), speaker(json(one))];
+      };
+      assert.deepEqual(await speakersOn(b), ['Ada', 'Ada']);
+      await write('PUT', `/entries/people/${ada.id}`, { slug: 'ada', status: 'published', data: { title: 'Ada Lovelace' } });
+      assert.deepEqual(await speakersOn(b), ['Ada Lovelace', 'Ada Lovelace'], 'the related entry as it is now');
+      await write('PUT', `/entries/people/${ada.id}`, { slug: 'ada', status: 'draft', data: { title: 'Ada Lovelace' } });
+      assert.deepEqual(await speakersOn(b), [null, null], 'and gone once it is no longer published');
     });
 
     it('shows a scheduled entry at its time, with no write in between', async () => {

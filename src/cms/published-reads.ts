@@ -1,27 +1,33 @@
-// Each node's copy of the published reads of stored content types: pages of lists with their totals,
-// and entries by id or slug, which read keys and the sites built on them ask for again and again
-// (docs/decisions/0105-published-reads-kept-per-node.md). A read is kept under its type's
-// generation. A write through the Content API or the editor ends the generation on every node (the
+// Each node's copy of the published reads of stored content types, as they leave: pages of lists
+// with their totals, and entries by id or slug, which read keys and the sites built on them ask for
+// again and again (docs/decisions/0105-published-reads-kept-per-node.md). A read is kept under its
+// type's generation. A write through the Content API or the editor ends the generation on every node (the
 // cache bus, `cms:entries`) before it answers. A generation lasts until the type's next scheduled
 // publication and TTL_MS at most, so a change made behind the app's back, or a lost message, shows
-// within TTL_MS. Drafts and the forum's types are never kept.
+// within TTL_MS. Drafts, the forum's types and reads with `include=` (they span types) are never kept.
 import { and, eq, gt, min, sql } from 'drizzle-orm';
 import { BroadcastMap } from '../adapters/cache/broadcast-map.js';
 import type { PubSub } from '../adapters/cache/index.js';
 import type { Database } from '../db/client.js';
 import { WeightedLru } from '../lib/lru.js';
 import type { StatusView } from './query.js';
-import { cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
+import type { EntryOut } from './schemas.js';
+import { cmsEntries, type ContentTypeRow } from './tables.js';
 
 /** How long a node serves a type's kept reads without hearing of a change. */
 export const TTL_MS = 5_000;
-/** What each of the two stores (lists, entries) keeps at most, in characters of the rows' JSON. */
+/** What each of the two stores (lists, entries) keeps at most, in characters of JSON. */
 const MAX_WEIGHT = 16 * 1024 * 1024;
 
 export interface ListPage {
-  rows: EntryRow[];
+  rows: EntryOut[];
   total: number;
-  estimated: boolean;
+  estimated?: boolean;
+}
+
+export interface TaggedEntry {
+  entry: EntryOut;
+  etag: string;
 }
 
 interface Generation {
@@ -31,12 +37,12 @@ interface Generation {
   until: number;
 }
 
-const weighRow = (row: EntryRow): number => 256 + JSON.stringify(row.data).length + JSON.stringify(row.html).length;
+const weigh = (value: object): number => JSON.stringify(value).length;
 
 export class PublishedReads {
   private readonly generations: BroadcastMap<Generation>;
-  private readonly lists = new WeightedLru<string, ListPage>(MAX_WEIGHT, (page) => page.rows.reduce((sum, row) => sum + weighRow(row), 64));
-  private readonly entries = new WeightedLru<string, EntryRow>(MAX_WEIGHT, weighRow);
+  private readonly lists = new WeightedLru<string, ListPage>(MAX_WEIGHT, weigh);
+  private readonly entries = new WeightedLru<string, TaggedEntry>(MAX_WEIGHT, weigh);
   private readonly starting = new Map<string, Promise<Generation>>();
   private serial = 0;
 
@@ -55,17 +61,17 @@ export class PublishedReads {
     return this.generations.stop();
   }
 
-  /** A page of `type`'s list as `view` sees it; `query` names everything else the page depends on. */
+  /** A page of `type`'s list as `view` sees it; `query` names everything else the answer depends on. */
   async list(type: ContentTypeRow, view: StatusView, query: string, load: () => Promise<ListPage>): Promise<ListPage> {
     if (view !== 'published') return load();
     const key = await this.keyOf(type, query);
     return (await this.lists.getOrLoad(key, load))!;
   }
 
-  /** An entry by id or slug as `view` sees it; `load` throws when there is none. */
-  async entry(type: ContentTypeRow, view: StatusView, idOrSlug: string, load: () => Promise<EntryRow>): Promise<EntryRow> {
+  /** An entry as `view` sees it; `query` names it and the answer's shape; `load` throws when there is none. */
+  async entry(type: ContentTypeRow, view: StatusView, query: string, load: () => Promise<TaggedEntry>): Promise<TaggedEntry> {
     if (view !== 'published') return load();
-    const key = await this.keyOf(type, idOrSlug);
+    const key = await this.keyOf(type, query);
     return (await this.entries.getOrLoad(key, load))!;
   }
 
