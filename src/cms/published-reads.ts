@@ -19,13 +19,13 @@ export const TTL_MS = 5_000;
 /** What each of the two stores (lists, entries) keeps at most, in characters of JSON. */
 const MAX_WEIGHT = 16 * 1024 * 1024;
 
-export interface ListPage {
+interface ListPage {
   rows: EntryOut[];
   total: number;
   estimated?: boolean;
 }
 
-export interface TaggedEntry {
+interface TaggedEntry {
   entry: EntryOut;
   etag: string;
 }
