@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { cmsAccess } from './access.js';
 import { aiSettingsOf, generateDraft } from './ai-drafting.js';
+import { sourceContext } from './sources.js';
 import { relationLookup } from './stored-source.js';
 import { presentEntry } from './presenters.js';
 import { EntryOut, cmsSecurity } from './schemas.js';
@@ -42,7 +43,7 @@ export async function aiRoutes(fastify: FastifyInstance): Promise<void> {
       const { site } = request.cms;
       await app.services.plans.require(site, 'ai');
       const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config.secretKey);
-      const draft = await generateDraft(app.deps.database.db, site.id, ai, request.body, relationLookup({ db: app.deps.database.db, types: app.cms.types, reads: app.cms.reads, site, caller: request.cms.caller }));
+      const draft = await generateDraft(app.deps.database.db, site.id, ai, request.body, relationLookup(sourceContext(app, site, request.cms.caller)));
       return { data: draft.data, ...(draft.entry ? { entry: presentEntry(draft.type, draft.entry) } : {}) };
     },
   );

@@ -5,14 +5,14 @@ import { Type } from 'typebox';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { cmsAccess } from './access.js';
 import { EntryBody, EntryListQuery, EntryOut, EntryParams, EntryReadQuery, EntryTypeParams, cmsSecurity } from './schemas.js';
-import type { SourceContext } from './sources.js';
+import { sourceContext, type SourceContext } from './sources.js';
 import { sourceFor } from './source-for.js';
 
 const ETAG_HEADERS = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 500, description: 'The ETag of the entry as last read; a stale one answers 412.' })) });
 
 export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const context = (request: FastifyRequest): SourceContext => ({ db: app.deps.database.db, types: app.cms.types, reads: app.cms.reads, site: request.cms.site, caller: request.cms.caller });
+  const context = (request: FastifyRequest): SourceContext => sourceContext(app, request.cms.site, request.cms.caller);
 
   app.get(
     '/entries/:type',

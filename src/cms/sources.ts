@@ -1,5 +1,6 @@
 // Where a type's entries live: the CMS's own table (articles and custom types) or the forum's tables
 // (topics, posts, forums, categories). Routes talk to either through this one interface.
+import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/client.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Page } from '../http/pagination.js';
@@ -17,6 +18,11 @@ export interface SourceContext {
   reads: PublishedReads;
   site: SiteRow;
   caller: CmsCaller;
+}
+
+/** The context of `caller`'s request to `site`, on this node's database and CMS services (`app.cms`). */
+export function sourceContext(app: FastifyInstance, site: SiteRow, caller: CmsCaller): SourceContext {
+  return { db: app.deps.database.db, types: app.cms.types, reads: app.cms.reads, site, caller };
 }
 
 export interface ReadQuery {

@@ -24,7 +24,7 @@ import { MAX_MEDIA_BYTES, listMedia, presentMedia, storeMedia } from '../media.j
 import { presentForumType, presentType } from '../presenters.js';
 import type { ContentTypeOut, EntryOut } from '../schemas.js';
 import { sourceFor } from '../source-for.js';
-import type { SourceContext } from '../sources.js';
+import { sourceContext, type SourceContext } from '../sources.js';
 import type { EntryInput } from '../entries.js';
 import { BLANK_ROWS, entryFormView, entryListView, fieldRowValues, mediaView, typeEditorView, typesView, type FieldErrors, type FormValues } from './views.js';
 
@@ -47,10 +47,10 @@ const EDITOR_PAGE = [loadUi, editorOnly];
 const EDITOR_FORM = [loadUi, editorOnly, checkForm];
 
 /** The editor acts for the logged-in member: as the Content API's admin for admins, as `cms-write` for editors. */
-function sourceContext(request: FastifyRequest): SourceContext {
+function editorContext(request: FastifyRequest): SourceContext {
   const viewer = request.ui.viewer;
   const scope = viewer.kind === 'member' && viewer.role === 'admin' ? 'admin' : 'cms-write';
-  return { db: request.server.deps.database.db, types: request.server.cms.types, reads: request.server.cms.reads, site: request.ui.site, caller: { kind: 'session', scope, id: viewer.kind === 'member' ? viewer.member.id : 'guest' } };
+  return sourceContext(request.server, request.ui.site, { kind: 'session', scope, id: viewer.kind === 'member' ? viewer.member.id : 'guest' });
 }
 
 const ADD_EDITOR_ERRORS: Record<Exclude<AddEditorResult, 'added'>, string> = {
@@ -250,7 +250,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     const page = pageNumber(request.query.page);
     const query = { status: status as 'any', ...(q ? { q } : {}) };
     const { rows, total, estimated = false } =
-      type.slug === 'posts' ? { rows: [], total: 0 } : await sourceFor(type.slug).list(sourceContext(request), query, { page, pageSize: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
+      type.slug === 'posts' ? { rows: [], total: 0 } : await sourceFor(type.slug).list(editorContext(request), query, { page, pageSize: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
     const list = { type, entries: rows, status, q, page, pages: totalPages(total, PAGE_SIZE), total, estimated };
     return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date()), { private: true });
   });
@@ -274,7 +274,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
   app.get<WithEntry & { Querystring: { saved?: string } }>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: EDITOR_PAGE }, async (request, reply) => {
     const type = await contentType(request, request.params.type);
     storedType(type);
-    const { entry, etag } = await sourceFor(type.slug).read(sourceContext(request), request.params.id, { status: 'any' });
+    const { entry, etag } = await sourceFor(type.slug).read(editorContext(request), request.params.id, { status: 'any' });
     const form = await entryForm(request, type);
     return sendPage(reply, request.ui, `Edit ${type.name} entry`, entryFormView(request.ui, { ...form, entry, values: entryValues(type, entry, etag ?? ''), errors: {}, flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined }), { private: true });
   });
@@ -283,7 +283,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     const type = await contentType(request, slug);
     storedType(type);
     const { values, errors, input } = readEntry(request, type);
-    const entry = id ? (await sourceFor(type.slug).read(sourceContext(request), id, { status: 'any' })).entry : undefined;
+    const entry = id ? (await sourceFor(type.slug).read(editorContext(request), id, { status: 'any' })).entry : undefined;
     const form = await entryForm(request, type);
     const title = entry ? `Edit ${type.name} entry` : `New ${type.name} entry`;
     const show = (shown: FieldErrors, status: number, preview?: Record<string, string>) =>
@@ -296,7 +296,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     if (Object.keys(errors).length > 0) return show(errors, 422);
     try {
       const source = sourceFor(type.slug);
-      const saved = id ? await source.update(sourceContext(request), id, input, values.version || undefined) : await source.create(sourceContext(request), input);
+      const saved = id ? await source.update(editorContext(request), id, input, values.version || undefined) : await source.create(editorContext(request), input);
       request.server.cms.webhooks.wake();
       return seeOther(reply, `/admin/content/${type.slug}/${saved.entry.id}?saved=1`);
     } catch (error) {
