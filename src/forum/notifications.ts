@@ -3,14 +3,15 @@
 // topic then; reads withhold again what the member may no longer see (policy.ts), and deleted posts.
 import { and, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { SiteRow } from '../core/sites/tables.js';
-import { queryRows, type Executor } from '../db/client.js';
+import { queryRows, type Database, type Executor } from '../db/client.js';
 import { cappedCount } from '../db/count.js';
-import type { Param } from '../db/prepared.js';
+import { preparedStatement, type Param } from '../db/prepared.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
+import { WeightedLru } from '../lib/lru.js';
 import { viewerFor } from './members.js';
-import { canSeeTopic, requireMember, visibleTopicsWhere, type Viewer } from './policy.js';
-import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type Viewer } from './policy.js';
+import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, forumVisibilityVersions, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 import type { Author } from './avatars.js';
 
 /** A post notifies at most this many mentioned members; further names stay plain text. */
@@ -162,10 +163,108 @@ function shownTopic(db: Executor, { window, viewer }: Shown) {
     .as('shown_topic');
 }
 
-/** The viewer's notifications, newest first, of topics it may still see and posts still there. */
-export async function listNotifications(db: Executor, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page): Promise<{ rows: NotificationView[]; total: number }> {
+/** A page of `shown`: its rows with their actors and topic titles, newest first. */
+function pageQuery(db: Executor, shown: Shown, limit: Param<number>, offset: Param<number>) {
+  const { window, narrower } = shown;
+  const topic = shownTopic(db, shown);
+  return db
+    .select({ notification: rowOf(window), actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: topic.title })
+    .from(window)
+    .innerJoinLateral(topic, sql`true`)
+    .leftJoin(forumMembers, eq(forumMembers.id, window.actorId))
+    .where(narrower)
+    .orderBy(desc(window.createdAt), desc(window.id))
+    .limit(limit)
+    .offset(offset);
+}
+
+type PageRow = Awaited<ReturnType<typeof pageQuery>>[number];
+
+function viewsOf(rows: PageRow[]): NotificationView[] {
+  return rows.map(({ notification, actorId, actorName, actorAvatar, topicTitle }) => ({ notification, actor: actorId && actorName ? { id: actorId, username: actorName, avatar: actorAvatar } : null, topicTitle }));
+}
+
+/** What a member's list statements depend on besides their placeholders. */
+interface ListVariant {
+  viewer: Viewer;
+  unreadOnly: boolean;
+}
+
+const listVariant = ({ viewer, unreadOnly }: ListVariant) => `${visibilityClass(viewer)}_${unreadOnly ? 'unread' : 'all'}`;
+
+const listShown = (db: Executor, { viewer, unreadOnly }: ListVariant) => shownTo(db, sql.placeholder('siteId'), sql.placeholder('memberId'), viewer, unreadOnly);
+
+/** A page of a member's list, as a prepared statement per visibility class and filter. */
+const listPage = preparedStatement('forum_notifications_page', (db, variant: ListVariant) => pageQuery(db, listShown(db, variant), sql.placeholder('limit'), sql.placeholder('offset')), listVariant);
+
+/**
+ * The versions a member's list total depends on, and the total counted only when one of them is not
+ * the one given (the node's kept total holds then): one snapshot decides.
+ */
+const listTotal = preparedStatement(
+  'forum_notifications_total',
+  (db, variant: ListVariant) => {
+    const memberVersion = sql`${forumMembers.notificationVersion}`;
+    const siteVersion = sql`coalesce(${forumVisibilityVersions.version}, 0)`;
+    const unchanged = sql`${memberVersion} = ${sql.placeholder('memberVersion')}::bigint and ${siteVersion} = ${sql.placeholder('siteVersion')}::bigint`;
+    return db
+      .select({
+        memberVersion: sql<string>`${memberVersion}::text`,
+        siteVersion: sql<string>`${siteVersion}::text`,
+        total: sql<number | null>`case when ${unchanged} then null else ${shownCount(db, listShown(db, variant))} end`,
+      })
+      .from(forumMembers)
+      .leftJoin(forumVisibilityVersions, eq(forumVisibilityVersions.siteId, sql.placeholder('siteId')))
+      .where(eq(forumMembers.id, sql.placeholder('memberId')));
+  },
+  listVariant,
+);
+
+/** A list's total as a node keeps it, with the versions it was counted at (as text: they are bigints). */
+interface KeptTotal {
+  memberVersion: string;
+  siteVersion: string;
+  total: number;
+}
+
+/** Lists whose totals a node keeps (an entry is a few dozen bytes). */
+const MAX_KEPT_TOTALS = 10_000;
+
+/**
+ * Per node, the totals of members' notification lists (docs/decisions/0106-notification-totals.md):
+ * counting one joins its whole window to posts and topics, while a page reads a few rows. Each is
+ * kept with the member's `notification_version` and the community's visibility version it was
+ * counted at; triggers move one of them with every write that can change a total, whoever writes,
+ * and the total's statement compares them in the snapshot it would count in, so a kept total is
+ * used only while it is exact, on every node, without a broadcast.
+ */
+export class NotificationTotals {
+  private readonly kept = new WeightedLru<string, KeptTotal>(MAX_KEPT_TOTALS, () => 1);
+
+  async of(db: Database, variant: ListVariant, siteId: string, memberId: string): Promise<number> {
+    const list = `${siteId}:${memberId}:${listVariant(variant)}`;
+    const known = this.kept.get(list);
+    const [row] = await listTotal(db, variant).execute({ siteId, memberId, memberVersion: known?.memberVersion ?? '-1', siteVersion: known?.siteVersion ?? '-1' });
+    if (!row) return 0;
+    if (row.total === null) return known!.total;
+    this.kept.set(list, { memberVersion: row.memberVersion, siteVersion: row.siteVersion, total: row.total });
+    return row.total;
+  }
+}
+
+/**
+ * The viewer's notifications, newest first, of topics it may still see and posts still there; the
+ * total as `totals` keeps it, read beside the page on another connection.
+ */
+export async function listNotifications(db: Database, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page, totals: NotificationTotals): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
-  return shownPage(db, shownTo(db, siteId, viewer.member.id, viewer, unreadOnly), page);
+  const memberId = viewer.member.id;
+  const variant = { viewer, unreadOnly };
+  const [rows, total] = await Promise.all([
+    listPage(db, variant).execute({ siteId, memberId, limit: page.pageSize, offset: page.offset }),
+    totals.of(db, variant, siteId, memberId),
+  ]);
+  return { rows: viewsOf(rows), total };
 }
 
 /**
@@ -176,28 +275,9 @@ export async function unreadNotificationsSince(db: Executor, siteId: string, vie
   requireMember(viewer);
   if (kinds.length === 0) return { rows: [], total: 0 };
   const narrower = (window: NotificationWindow) => and(inArray(window.kind, [...kinds]), gt(window.createdAt, since));
-  return shownPage(db, shownTo(db, siteId, viewer.member.id, viewer, true, narrower), { page: 1, pageSize: limit, offset: 0 });
-}
-
-async function shownPage(db: Executor, shown: Shown, page: Page): Promise<{ rows: NotificationView[]; total: number }> {
-  const { window, narrower } = shown;
-  const topic = shownTopic(db, shown);
-  const [rows, total] = await Promise.all([
-    db
-      .select({ notification: rowOf(window), actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: topic.title })
-      .from(window)
-      .innerJoinLateral(topic, sql`true`)
-      .leftJoin(forumMembers, eq(forumMembers.id, window.actorId))
-      .where(narrower)
-      .orderBy(desc(window.createdAt), desc(window.id))
-      .limit(page.pageSize)
-      .offset(page.offset),
-    countShown(db, shown),
-  ]);
-  return {
-    rows: rows.map(({ notification, actorId, actorName, actorAvatar, topicTitle }) => ({ notification, actor: actorId && actorName ? { id: actorId, username: actorName, avatar: actorAvatar } : null, topicTitle })),
-    total,
-  };
+  const shown = shownTo(db, siteId, viewer.member.id, viewer, true, narrower);
+  const [rows, total] = await Promise.all([pageQuery(db, shown, limit, 0), countShown(db, shown)]);
+  return { rows: viewsOf(rows), total };
 }
 
 /** How many notifications `shown` holds, as an expression: all of them, or up to `cap + 1`. */

@@ -64,6 +64,12 @@ export const forumMembers = pgTable(
      * joining, then its last "mark all read" (docs/decisions/0064-forum-read-before.md).
      */
     readBefore: timestamp('read_before', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /**
+     * Moves with every write to the member's notifications, whoever writes (a trigger on
+     * forum_notifications): a node keeps a list's total only while it stays put
+     * (docs/decisions/0106-notification-totals.md).
+     */
+    notificationVersion: bigint('notification_version', { mode: 'number' }).notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -257,6 +263,19 @@ export const forumNotifications = pgTable(
     uniqueIndex('forum_notifications_like_key').on(t.postId, t.actorId).where(sql`${t.kind} = 'like'`),
   ],
 );
+
+/**
+ * One row per community, moved by triggers whenever what a member may be shown of its notifications
+ * changes without a write to them: a post deleted or restored, a topic hidden, shown or moved, a
+ * forum's visibility changed. With the members' `notification_version`, what a kept total of a
+ * notification list is checked against (docs/decisions/0106-notification-totals.md).
+ */
+export const forumVisibilityVersions = pgTable('forum_visibility_versions', {
+  siteId: text('site_id')
+    .primaryKey()
+    .references(() => sites.id, { onDelete: 'cascade' }),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});
 
 export const FLAG_REASONS = ['spam', 'inappropriate', 'off_topic', 'other'] as const;
 export const FLAG_STATES = ['open', 'hidden', 'dismissed'] as const;

@@ -1,0 +1,114 @@
+// Notification list totals kept per node (decision 0106) on two nodes sharing one database and
+// nothing else: node B keeps each list's total, node A (or SQL behind both) writes, and B's next
+// total is exact because a trigger moved the member's or the community's version; and while no
+// version moves, B answers the total it kept without counting.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
+import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+
+const SITE = 'kept';
+
+for (const database of testDatabases) {
+  describe(`notification totals kept per node [${database}]`, () => {
+    let shared: TestDatabase;
+    let a: TestApp;
+    let b: TestApp;
+    let admin = '';
+    let ann: ForumActor;
+    let bob: ForumActor;
+    const call = (node: TestApp, token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
+      forumApi(node.app, SITE, token, { method, path, ...(payload ? { payload } : {}) });
+    /** Ann's list on node B: its total (X-Pagination) and how many rows its first page holds. */
+    const annOnB = async (query = '') => {
+      const response = await call(b, ann.token, 'GET', `/notifications?page_size=100${query}`);
+      assert.equal(response.statusCode, 200, response.body);
+      return { total: (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total, rows: json<unknown[]>(response).length };
+    };
+    const onA = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object, token = admin) => {
+      const response = await call(a, token, method, path, payload);
+      assert.ok(response.statusCode < 300, response.body);
+      return response;
+    };
+    const run = (statement: ReturnType<typeof sql>) => shared.handle.db.execute(statement);
+    /** A topic of Ann's in `forum` with `replies` replies of Bob's: Ann's notifications. */
+    const topicWithReplies = async (forum: string, replies: number) => {
+      const topic = json<{ id: string }>(await onA('POST', '/topics', { forum_id: forum, title: `In ${forum}`, body: 'Start' }, ann.token));
+      const posts: string[] = [];
+      for (let i = 0; i < replies; i += 1) posts.push(json<{ id: string }>(await onA('POST', `/topics/${topic.id}/posts`, { body: `Reply ${i}` }, bob.token)).id);
+      return { id: topic.id, posts };
+    };
+
+    before(async () => {
+      shared = await createTestDatabase(database);
+      a = await buildTestApp({ database, sharedDatabase: shared });
+      b = await buildTestApp({ database, sharedDatabase: shared });
+      const owner = await signIn(a.app, 'owner');
+      await makeCommunity(a.app, owner, SITE);
+      admin = await mintForumToken(a.app, SITE, 'owner', owner.password);
+      [ann, bob] = await Promise.all([addMember(a.app, SITE, 'ann'), addMember(a.app, SITE, 'bob')]);
+      for (const [slug, visibility] of [['open', 'public'], ['more', 'public'], ['hush', 'staff']]) await onA('POST', '/forums', { name: slug, slug, visibility });
+    });
+    after(async () => {
+      await a.close();
+      await b.close();
+      await shared.drop();
+    });
+
+    it('counts anew on the other node after each write that changes a total', async () => {
+      const first = await topicWithReplies('open', 2);
+      assert.deepEqual(await annOnB(), { total: 2, rows: 2 }, 'node B keeps the total');
+      await onA('POST', `/topics/${first.id}/posts`, { body: 'Once more' }, bob.token);
+      assert.deepEqual(await annOnB(), { total: 3, rows: 3 }, 'a new notification');
+
+      const [newest] = json<Array<{ id: string }>>(await call(a, ann.token, 'GET', '/notifications'));
+      assert.deepEqual(await annOnB('&unread=true'), { total: 3, rows: 3 });
+      await onA('POST', '/notifications/read', { ids: [newest!.id] }, ann.token);
+      assert.deepEqual(await annOnB('&unread=true'), { total: 2, rows: 2 }, 'a read mark');
+
+      await onA('DELETE', `/posts/${first.posts[0]}`);
+      assert.deepEqual(await annOnB(), { total: 2, rows: 2 }, 'a deleted post');
+
+      const second = await topicWithReplies('more', 2);
+      assert.deepEqual(await annOnB(), { total: 4, rows: 4 });
+      await onA('PATCH', `/topics/${second.id}`, { hidden: true });
+      assert.deepEqual(await annOnB(), { total: 2, rows: 2 }, 'a hidden topic');
+      await onA('PATCH', `/topics/${second.id}`, { hidden: false });
+      assert.deepEqual(await annOnB(), { total: 4, rows: 4 }, 'a topic shown again');
+
+      await onA('PATCH', '/forums/more', { visibility: 'staff' });
+      assert.deepEqual(await annOnB(), { total: 2, rows: 2 }, "a forum's visibility");
+      await onA('PATCH', '/forums/more', { visibility: 'public' });
+      assert.deepEqual(await annOnB(), { total: 4, rows: 4 });
+    });
+
+    it('counts anew after SQL behind both nodes, whoever writes', async () => {
+      const topic = await topicWithReplies('open', 3);
+      const { total } = await annOnB();
+      await run(sql`update forum_posts set deleted_at = now() where id = ${topic.posts[0]}`);
+      assert.deepEqual(await annOnB(), { total: total - 1, rows: total - 1 }, 'a post deleted with SQL');
+      await run(sql`delete from forum_notifications where post_id = ${topic.posts[1]}`);
+      assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, 'a notification deleted with SQL');
+      await run(sql`update forum_topics set forum_id = (select id from forums where slug = 'hush' and site_id = ${SITE}) where id = ${topic.id}`);
+      assert.deepEqual(await annOnB(), { total: total - 3, rows: total - 3 }, 'a topic moved into a forum Ann cannot see');
+      await run(sql`update forums set visibility = 'public' where slug = 'hush' and site_id = ${SITE}`);
+      assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, "a forum's visibility");
+    });
+
+    it('answers the total it kept while no version moved', async () => {
+      const topic = await topicWithReplies('open', 1);
+      const kept = await annOnB();
+      // With the trigger off, a deleted post moves no version: node B still answers the total it
+      // kept, though its page (always read) no longer holds the post's notification.
+      await run(sql`alter table forum_posts disable trigger forum_posts_visibility`);
+      try {
+        await run(sql`update forum_posts set deleted_at = now() where id = ${topic.posts[0]}`);
+        assert.deepEqual(await annOnB(), { total: kept.total, rows: kept.rows - 1 });
+      } finally {
+        await run(sql`alter table forum_posts enable trigger forum_posts_visibility`);
+      }
+    });
+  });
+}
