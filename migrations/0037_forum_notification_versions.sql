@@ -7,7 +7,7 @@ ALTER TABLE "forum_members" ADD COLUMN "notification_version" bigint DEFAULT 0 N
 ALTER TABLE "forum_visibility_versions" ADD CONSTRAINT "forum_visibility_versions_site_id_sites_id_fk" FOREIGN KEY ("site_id") REFERENCES "public"."sites"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 -- hand-written
 -- A node keeps a member's notification list total while the member's notification_version and the
--- community's visibility version stay put (docs/decisions/0106-notification-totals.md). Every write
+-- community's visibility version stay put (docs/decisions/0106-notification-counts.md). Every write
 -- to a member's notifications moves the first, once per statement, whoever writes: a new
 -- notification, a read mark, a cascade from a deleted post, topic or member.
 CREATE FUNCTION "forum_notifications_move_version"() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -10,7 +10,7 @@ import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { WeightedLru } from '../lib/lru.js';
 import { viewerFor } from './members.js';
-import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type Viewer } from './policy.js';
+import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type MemberViewer, type Viewer } from './policy.js';
 import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, forumVisibilityVersions, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 import type { Author } from './avatars.js';
 
@@ -197,72 +197,102 @@ const listShown = (db: Executor, { viewer, unreadOnly }: ListVariant) => shownTo
 /** A page of a member's list, as a prepared statement per visibility class and filter. */
 const listPage = preparedStatement('forum_notifications_page', (db, variant: ListVariant) => pageQuery(db, listShown(db, variant), sql.placeholder('limit'), sql.placeholder('offset')), listVariant);
 
+/** A count as a node keeps it, with the versions it was counted at (as text: they are bigints). */
+interface KeptCount {
+  memberVersion: string;
+  siteVersion: string;
+  count: number;
+}
+
+/** The counts a node keeps per member: its list's total, unread or all, and the web UI badge. */
+export type CountName = 'all' | 'unread' | 'badge';
+
+/** What `keptCountColumns` selects. */
+interface CountColumns {
+  memberVersion: string;
+  siteVersion: string;
+  count: number | null;
+}
+
+/** Counts a node keeps (an entry is a few dozen bytes). */
+const MAX_KEPT_COUNTS = 10_000;
+
 /**
- * The versions a member's list total depends on, and the total counted only when one of them is not
- * the one given (the node's kept total holds then): one snapshot decides.
+ * The columns that bring a kept count up to date, for a statement on the member's `forum_members`
+ * row with the placeholders `siteId`, `memberVersion` and `siteVersion` (from `NotificationCounts`):
+ * the two versions, and `count` only when one of them is not the one given (else null, and the kept
+ * count holds). One snapshot decides.
  */
+export function keptCountColumns(count: SQL<number>): { [K in keyof CountColumns]: SQL<CountColumns[K]> } {
+  const memberVersion = sql`${forumMembers.notificationVersion}`;
+  const siteVersion = sql`coalesce((select ${forumVisibilityVersions.version} from ${forumVisibilityVersions} where ${forumVisibilityVersions.siteId} = ${sql.placeholder('siteId')}), 0)`;
+  const unchanged = sql`${memberVersion} = ${sql.placeholder('memberVersion')}::bigint and ${siteVersion} = ${sql.placeholder('siteVersion')}::bigint`;
+  return {
+    memberVersion: sql<string>`${memberVersion}::text`,
+    siteVersion: sql<string>`${siteVersion}::text`,
+    count: sql<number | null>`case when ${unchanged} then null else ${count} end`,
+  };
+}
+
+/**
+ * Per node, counts of a member's notifications that pages show again and again: the list's total
+ * (which joins the whole window to posts and topics, while a page reads a few rows) and the web UI
+ * badge (docs/decisions/0106-notification-counts.md). Each is kept with the member's
+ * `notification_version` and the community's visibility version it was counted at; triggers move
+ * one of them with every write that can change a count, whoever writes, and the statement that
+ * would count compares them first (`keptCountColumns`), so a kept count is used only while it is
+ * exact, on every node, without a broadcast.
+ */
+export class NotificationCounts {
+  private readonly kept = new WeightedLru<string, KeptCount>(MAX_KEPT_COUNTS, () => 1);
+
+  /**
+   * What the node keeps of the viewer's count `name` (as its visibility class sees it): the values of
+   * the placeholders `keptCountColumns` compares, and how to read the answer (the count counted now,
+   * which is kept, or the kept one).
+   */
+  known(siteId: string, viewer: MemberViewer, name: CountName): { values: { memberVersion: string; siteVersion: string }; settle(row: CountColumns): number } {
+    const key = `${siteId}:${viewer.member.id}:${visibilityClass(viewer)}:${name}`;
+    const kept = this.kept.get(key);
+    return {
+      values: { memberVersion: kept?.memberVersion ?? '-1', siteVersion: kept?.siteVersion ?? '-1' },
+      settle: (row) => {
+        if (row.count === null) return kept!.count;
+        this.kept.set(key, { memberVersion: row.memberVersion, siteVersion: row.siteVersion, count: row.count });
+        return row.count;
+      },
+    };
+  }
+}
+
+/** A member's list total, counted only when the versions `counts` kept it at moved. */
 const listTotal = preparedStatement(
   'forum_notifications_total',
-  (db, variant: ListVariant) => {
-    const memberVersion = sql`${forumMembers.notificationVersion}`;
-    const siteVersion = sql`coalesce(${forumVisibilityVersions.version}, 0)`;
-    const unchanged = sql`${memberVersion} = ${sql.placeholder('memberVersion')}::bigint and ${siteVersion} = ${sql.placeholder('siteVersion')}::bigint`;
-    return db
-      .select({
-        memberVersion: sql<string>`${memberVersion}::text`,
-        siteVersion: sql<string>`${siteVersion}::text`,
-        total: sql<number | null>`case when ${unchanged} then null else ${shownCount(db, listShown(db, variant))} end`,
-      })
+  (db, variant: ListVariant) =>
+    db
+      .select(keptCountColumns(shownCount(db, listShown(db, variant))))
       .from(forumMembers)
-      .leftJoin(forumVisibilityVersions, eq(forumVisibilityVersions.siteId, sql.placeholder('siteId')))
-      .where(eq(forumMembers.id, sql.placeholder('memberId')));
-  },
+      .where(eq(forumMembers.id, sql.placeholder('memberId'))),
   listVariant,
 );
 
-/** A list's total as a node keeps it, with the versions it was counted at (as text: they are bigints). */
-interface KeptTotal {
-  memberVersion: string;
-  siteVersion: string;
-  total: number;
-}
-
-/** Lists whose totals a node keeps (an entry is a few dozen bytes). */
-const MAX_KEPT_TOTALS = 10_000;
-
-/**
- * Per node, the totals of members' notification lists (docs/decisions/0106-notification-totals.md):
- * counting one joins its whole window to posts and topics, while a page reads a few rows. Each is
- * kept with the member's `notification_version` and the community's visibility version it was
- * counted at; triggers move one of them with every write that can change a total, whoever writes,
- * and the total's statement compares them in the snapshot it would count in, so a kept total is
- * used only while it is exact, on every node, without a broadcast.
- */
-export class NotificationTotals {
-  private readonly kept = new WeightedLru<string, KeptTotal>(MAX_KEPT_TOTALS, () => 1);
-
-  async of(db: Database, variant: ListVariant, siteId: string, memberId: string): Promise<number> {
-    const list = `${siteId}:${memberId}:${listVariant(variant)}`;
-    const known = this.kept.get(list);
-    const [row] = await listTotal(db, variant).execute({ siteId, memberId, memberVersion: known?.memberVersion ?? '-1', siteVersion: known?.siteVersion ?? '-1' });
-    if (!row) return 0;
-    if (row.total === null) return known!.total;
-    this.kept.set(list, { memberVersion: row.memberVersion, siteVersion: row.siteVersion, total: row.total });
-    return row.total;
-  }
+async function countList(db: Database, counts: NotificationCounts, siteId: string, viewer: MemberViewer, unreadOnly: boolean): Promise<number> {
+  const known = counts.known(siteId, viewer, unreadOnly ? 'unread' : 'all');
+  const [row] = await listTotal(db, { viewer, unreadOnly }).execute({ siteId, memberId: viewer.member.id, ...known.values });
+  return row ? known.settle(row) : 0;
 }
 
 /**
  * The viewer's notifications, newest first, of topics it may still see and posts still there; the
- * total as `totals` keeps it, read beside the page on another connection.
+ * total as `counts` keeps it, read beside the page on another connection.
  */
-export async function listNotifications(db: Database, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page, totals: NotificationTotals): Promise<{ rows: NotificationView[]; total: number }> {
+export async function listNotifications(db: Database, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page, counts: NotificationCounts): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
   const memberId = viewer.member.id;
   const variant = { viewer, unreadOnly };
   const [rows, total] = await Promise.all([
     listPage(db, variant).execute({ siteId, memberId, limit: page.pageSize, offset: page.offset }),
-    totals.of(db, variant, siteId, memberId),
+    countList(db, counts, siteId, viewer, unreadOnly),
   ]);
   return { rows: viewsOf(rows), total };
 }

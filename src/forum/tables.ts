@@ -67,7 +67,7 @@ export const forumMembers = pgTable(
     /**
      * Moves with every write to the member's notifications, whoever writes (a trigger on
      * forum_notifications): a node keeps a list's total only while it stays put
-     * (docs/decisions/0106-notification-totals.md).
+     * (docs/decisions/0106-notification-counts.md).
      */
     notificationVersion: bigint('notification_version', { mode: 'number' }).notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -268,7 +268,7 @@ export const forumNotifications = pgTable(
  * One row per community, moved by triggers whenever what a member may be shown of its notifications
  * changes without a write to them: a post deleted or restored, a topic hidden, shown or moved, a
  * forum's visibility changed. With the members' `notification_version`, what a kept total of a
- * notification list is checked against (docs/decisions/0106-notification-totals.md).
+ * notification list is checked against (docs/decisions/0106-notification-counts.md).
  */
 export const forumVisibilityVersions = pgTable('forum_visibility_versions', {
   siteId: text('site_id')

@@ -1,6 +1,7 @@
 // A cookie-keeping client for the server-rendered pages (forum UI, console) over `app.inject`: it
 // reads pages, takes the CSRF token from the page's forms and posts forms the way a browser without
 // JavaScript does.
+import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { multipartForm, type FormPart } from './archives.js';
 
@@ -69,6 +70,13 @@ export class UiClient {
   async login(login: string, password: string): Promise<LightMyRequestResponse> {
     return this.submit('/login', '/login', { login, password });
   }
+}
+
+/** The unread count a page's header shows, 0 when it shows none. */
+export function headerCount(body: string): number {
+  const match = /href="\/notifications">Notifications(?: <span class="count">(\d+)<span class="sr-only"> unread<\/span><\/span>)?<\/a>/.exec(body);
+  assert.ok(match, 'the header links the notifications');
+  return Number(match[1] ?? 0);
 }
 
 /** The visible text of a page, without tags, for simple assertions. */

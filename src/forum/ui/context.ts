@@ -13,7 +13,7 @@ import { AppError } from '../../http/errors.js';
 import { agentExists } from '../../helpdesk/agents.js';
 import { viewerFor } from '../members.js';
 import { activeSuspension, hasUnacknowledgedWarnings, listWarnings } from '../moderation.js';
-import { unreadBadgeCount } from '../notifications.js';
+import { keptCountColumns, unreadBadgeCount } from '../notifications.js';
 import { GUEST, isAdmin, visibilityClass, type MemberViewer, type Viewer } from '../policy.js';
 import { reviewTrust, trustRules } from '../trust.js';
 import { forumMembers, type ForumModActionRow } from '../tables.js';
@@ -118,7 +118,7 @@ const headerStatement = preparedStatement(
     const admin = isAdmin(viewer);
     return db
       .select({
-        unread: unreadBadgeCount(db, siteId, memberId, viewer),
+        badge: keptCountColumns(unreadBadgeCount(db, siteId, memberId, viewer)),
         warned: hasUnacknowledgedWarnings(siteId, memberId),
         agent: desk && !admin ? agentExists(siteId, memberId) : sql<boolean>`false`,
         editor: admin ? sql<boolean>`false` : editorExists(siteId, memberId),
@@ -133,10 +133,11 @@ const headerStatement = preparedStatement(
 async function headerFacts(request: FastifyRequest, site: SiteRow, viewer: MemberViewer): Promise<HeaderFacts> {
   const db = request.server.deps.database.db;
   const desk = await request.server.services.plans.includes(site.plan, 'helpdesk_api');
-  const [row] = await headerStatement(db, { viewer, desk }).execute({ siteId: site.id, memberId: viewer.member.id });
+  const badge = request.server.forum.notificationCounts.known(site.id, viewer, 'badge');
+  const [row] = await headerStatement(db, { viewer, desk }).execute({ siteId: site.id, memberId: viewer.member.id, ...badge.values });
   if (!row) throw new AppError('member_not_found', 'The member is gone.');
   return {
-    unreadNotifications: row.unread,
+    unreadNotifications: badge.settle(row.badge),
     warnings: row.warned ? await listWarnings(db, site.id, viewer, true) : [],
     deskLink: desk && (isAdmin(viewer) || row.agent),
     contentLink: row.editor,

@@ -7,19 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../../test/factories/forum.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
-import { UiClient } from '../../../test/helpers/forum-ui.js';
+import { headerCount, UiClient } from '../../../test/helpers/forum-ui.js';
 
 type Row = Record<string, unknown>;
 interface Created {
   id: string;
   first_post: { id: string };
-}
-
-/** The unread count the header shows, 0 when it shows none. */
-function headerCount(body: string): number {
-  const match = /href="\/notifications">Notifications(?: <span class="count">(\d+)<span class="sr-only"> unread<\/span><\/span>)?<\/a>/.exec(body);
-  assert.ok(match, 'the header links the notifications');
-  return Number(match[1] ?? 0);
 }
 
 /** Topic titles of a list page, in order. */

@@ -1,18 +1,19 @@
-// Notification list totals kept per node (decision 0106) on two nodes sharing one database and
-// nothing else: node B keeps each list's total, node A (or SQL behind both) writes, and B's next
-// total is exact because a trigger moved the member's or the community's version; and while no
-// version moves, B answers the total it kept without counting.
+// Notification counts kept per node (decision 0106) on two nodes sharing one database and nothing
+// else: node B keeps each list's total and the web UI badge, node A (or SQL behind both) writes,
+// and B's next count is exact because a trigger moved the member's or the community's version; and
+// while no version moves, B answers the count it kept without counting.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
+import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { headerCount, UiClient } from '../../test/helpers/forum-ui.js';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 
 const SITE = 'kept';
 
 for (const database of testDatabases) {
-  describe(`notification totals kept per node [${database}]`, () => {
+  describe(`notification counts kept per node [${database}]`, () => {
     let shared: TestDatabase;
     let a: TestApp;
     let b: TestApp;
@@ -97,15 +98,36 @@ for (const database of testDatabases) {
       assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, "a forum's visibility");
     });
 
-    it('answers the total it kept while no version moved', async () => {
+    it("keeps the web UI badge the same way", async () => {
+      const ui = new UiClient(b.app, communityHost(SITE));
+      assert.equal((await ui.login('ann', ann.password)).statusCode, 303);
+      const badge = async () => headerCount((await ui.get('/latest')).body);
+      const { total } = await annOnB('&unread=true');
+      assert.equal(await badge(), total);
+      const topic = await topicWithReplies('open', 2);
+      assert.equal(await badge(), total + 2, 'new notifications');
+      await onA('POST', '/notifications/read', {}, ann.token);
+      assert.equal(await badge(), 0, 'all read');
+      await onA('POST', `/topics/${topic.id}/posts`, { body: 'And again' }, bob.token);
+      assert.equal(await badge(), 1);
+      await run(sql`update forum_topics set hidden = true where id = ${topic.id}`);
+      assert.equal(await badge(), 0, 'a topic hidden with SQL');
+    });
+
+    it('answers the count it kept while no version moved', async () => {
       const topic = await topicWithReplies('open', 1);
+      const ui = new UiClient(b.app, communityHost(SITE));
+      assert.equal((await ui.login('ann', ann.password)).statusCode, 303);
+      const badge = async () => headerCount((await ui.get('/latest')).body);
       const kept = await annOnB();
-      // With the trigger off, a deleted post moves no version: node B still answers the total it
+      const keptBadge = await badge();
+      // With the trigger off, a deleted post moves no version: node B still answers the counts it
       // kept, though its page (always read) no longer holds the post's notification.
       await run(sql`alter table forum_posts disable trigger forum_posts_visibility`);
       try {
         await run(sql`update forum_posts set deleted_at = now() where id = ${topic.posts[0]}`);
         assert.deepEqual(await annOnB(), { total: kept.total, rows: kept.rows - 1 });
+        assert.equal(await badge(), keptBadge);
       } finally {
         await run(sql`alter table forum_posts enable trigger forum_posts_visibility`);
       }
