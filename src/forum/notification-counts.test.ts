@@ -1,5 +1,6 @@
-// Notification counts kept per node (decision 0106) on two nodes sharing one database and nothing
-// else: node B keeps each list's total and the web UI badge, node A (or SQL behind both) writes,
+// Counts kept per node (decision 0106) on two nodes sharing one database and nothing else: node B
+// keeps each notification list's total, the web UI badge and the unread topics' total, node A (or
+// SQL behind both) writes,
 // and B's next count is exact because a trigger moved the member's or the community's version; and
 // while no version moves, B answers the count it kept without counting.
 import assert from 'node:assert/strict';
@@ -20,6 +21,7 @@ for (const database of testDatabases) {
     let admin = '';
     let ann: ForumActor;
     let bob: ForumActor;
+    let cy: ForumActor;
     const call = (node: TestApp, token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
       forumApi(node.app, SITE, token, { method, path, ...(payload ? { payload } : {}) });
     /** Ann's list on node B: its total (X-Pagination) and how many rows its first page holds. */
@@ -32,6 +34,12 @@ for (const database of testDatabases) {
       const response = await call(a, token, method, path, payload);
       assert.ok(response.statusCode < 300, response.body);
       return response;
+    };
+    /** Cy's unread topics on node B: the total and how many rows the first page holds. */
+    const cyUnreadOnB = async () => {
+      const response = await call(b, cy.token, 'GET', '/topics?filter=unread&page_size=100');
+      assert.equal(response.statusCode, 200, response.body);
+      return { total: (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total, rows: json<unknown[]>(response).length };
     };
     const run = (statement: ReturnType<typeof sql>) => shared.handle.db.execute(statement);
     /** A topic of Ann's in `forum` with `replies` replies of Bob's: Ann's notifications. */
@@ -49,7 +57,7 @@ for (const database of testDatabases) {
       const owner = await signIn(a.app, 'owner');
       await makeCommunity(a.app, owner, SITE);
       admin = await mintForumToken(a.app, SITE, 'owner', owner.password);
-      [ann, bob] = await Promise.all([addMember(a.app, SITE, 'ann'), addMember(a.app, SITE, 'bob')]);
+      [ann, bob, cy] = await Promise.all([addMember(a.app, SITE, 'ann'), addMember(a.app, SITE, 'bob'), addMember(a.app, SITE, 'cy')]);
       for (const [slug, visibility] of [['open', 'public'], ['more', 'public'], ['hush', 'staff']]) await onA('POST', '/forums', { name: slug, slug, visibility });
     });
     after(async () => {
@@ -114,6 +122,38 @@ for (const database of testDatabases) {
       assert.equal(await badge(), 0, 'a topic hidden with SQL');
     });
 
+    it("keeps the unread topics' total the same way", async () => {
+      const { total } = await cyUnreadOnB();
+      const fresh = json<{ id: string; first_post: { id: string } }>(await onA('POST', '/topics', { forum_id: 'open', title: 'Fresh', body: 'New here' }, bob.token));
+      assert.deepEqual(await cyUnreadOnB(), { total: total + 1, rows: total + 1 }, 'a new topic');
+      await onA('POST', `/topics/${fresh.id}/read`, { post_id: fresh.first_post.id }, cy.token);
+      assert.deepEqual(await cyUnreadOnB(), { total, rows: total }, 'a read mark');
+      const more = json<{ id: string }>(await onA('POST', `/topics/${fresh.id}/posts`, { body: 'More' }, ann.token));
+      assert.deepEqual(await cyUnreadOnB(), { total: total + 1, rows: total + 1 }, 'a reply after the mark');
+      await onA('POST', `/topics/${fresh.id}/read`, { post_id: more.id }, cy.token);
+      assert.deepEqual(await cyUnreadOnB(), { total, rows: total }, 'a mark moved on');
+      await run(sql`delete from forum_topic_reads where member_id = ${cy.member.id} and topic_id = ${fresh.id}`);
+      assert.deepEqual(await cyUnreadOnB(), { total: total + 1, rows: total + 1 }, 'a mark deleted with SQL');
+      await onA('POST', `/topics/${fresh.id}/posts`, { body: 'Even more' }, ann.token);
+      await onA('POST', '/topics/read', {}, cy.token);
+      assert.deepEqual(await cyUnreadOnB(), { total: 0, rows: 0 }, 'all read');
+
+      await onA('POST', '/forums', { name: 'gone', slug: 'gone', visibility: 'public' });
+      await onA('POST', '/topics', { forum_id: 'gone', title: 'Soon gone', body: 'Bye' }, bob.token);
+      assert.deepEqual(await cyUnreadOnB(), { total: 1, rows: 1 });
+      await onA('PATCH', '/forums/gone', { visibility: 'staff' });
+      assert.deepEqual(await cyUnreadOnB(), { total: 0, rows: 0 }, "a forum's visibility");
+      await onA('PATCH', '/forums/gone', { visibility: 'public' });
+      assert.deepEqual(await cyUnreadOnB(), { total: 1, rows: 1 });
+      // A forum whose list version is back at 0 (SQL): its deletion leaves the versions' sum as it was.
+      await run(sql`update forums set topic_list_version = 0 where slug = 'gone' and site_id = ${SITE}`);
+      assert.deepEqual(await cyUnreadOnB(), { total: 1, rows: 1 });
+      await run(sql`delete from forums where slug = 'gone' and site_id = ${SITE}`);
+      assert.deepEqual(await cyUnreadOnB(), { total: 0, rows: 0 }, 'a forum deleted with SQL');
+      await run(sql`update forum_members set read_before = now() - interval '1 day' where id = ${cy.member.id}`);
+      assert.ok((await cyUnreadOnB()).total > 0, 'read_before moved back with SQL');
+    });
+
     it('answers the count it kept while no version moved', async () => {
       const topic = await topicWithReplies('open', 1);
       const ui = new UiClient(b.app, communityHost(SITE));
@@ -130,6 +170,17 @@ for (const database of testDatabases) {
         assert.equal(await badge(), keptBadge);
       } finally {
         await run(sql`alter table forum_posts enable trigger forum_posts_visibility`);
+      }
+      const unread = await cyUnreadOnB();
+      assert.ok(unread.total > 0);
+      await run(sql`alter table forum_topic_reads disable trigger user`);
+      try {
+        await run(sql`insert into forum_topic_reads (member_id, topic_id, site_id, last_read_post_id, last_read_at)
+                      select ${cy.member.id}, id, site_id, id, now() + interval '1 day' from forum_topics where site_id = ${SITE}
+                      on conflict (member_id, topic_id) do update set last_read_at = excluded.last_read_at`);
+        assert.deepEqual(await cyUnreadOnB(), { total: unread.total, rows: 0 });
+      } finally {
+        await run(sql`alter table forum_topic_reads enable trigger user`);
       }
     });
   });

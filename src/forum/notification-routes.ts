@@ -21,7 +21,7 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
     { schema: { tags: ['notifications'], summary: 'Your notifications (replies, mentions, likes), newest first', security: memberSecurity, querystring: NotificationQuery, response: { 200: Type.Array(NotificationOut) } }, preHandler: forumMember },
     async (request, reply) => {
       const page = toPage(request.query);
-      const { rows, total } = await listNotifications(db, request.forum.site.id, request.forum.viewer, request.query.unread ?? false, page, app.forum.notificationCounts);
+      const { rows, total } = await listNotifications(db, request.forum.site.id, request.forum.viewer, request.query.unread ?? false, page, app.forum.counts);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentNotification);
     },

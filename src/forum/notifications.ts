@@ -8,10 +8,10 @@ import { cappedCount } from '../db/count.js';
 import { preparedStatement, type Param } from '../db/prepared.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
-import { WeightedLru } from '../lib/lru.js';
+import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
 import { viewerFor } from './members.js';
 import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type MemberViewer, type Viewer } from './policy.js';
-import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, forumVisibilityVersions, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 import type { Author } from './avatars.js';
 
 /** A post notifies at most this many mentioned members; further names stay plain text. */
@@ -197,88 +197,25 @@ const listShown = (db: Executor, { viewer, unreadOnly }: ListVariant) => shownTo
 /** A page of a member's list, as a prepared statement per visibility class and filter. */
 const listPage = preparedStatement('forum_notifications_page', (db, variant: ListVariant) => pageQuery(db, listShown(db, variant), sql.placeholder('limit'), sql.placeholder('offset')), listVariant);
 
-/** A count as a node keeps it, with the versions it was counted at (as text: they are bigints). */
-interface KeptCount {
-  memberVersion: string;
-  siteVersion: string;
-  count: number;
+/** The versions a member's notification counts are kept at (kept-counts.ts). */
+function notificationVersions(siteId: Param<string>): SQL[] {
+  return [sql`${forumMembers.notificationVersion}`, visibilityVersion(siteId)];
 }
 
-/** The counts a node keeps per member: its list's total, unread or all, and the web UI badge. */
-export type CountName = 'all' | 'unread' | 'badge';
-
-/** What `keptCountColumns` selects. */
-interface CountColumns {
-  memberVersion: string;
-  siteVersion: string;
-  count: number | null;
-}
-
-/** Counts a node keeps (an entry is a few dozen bytes). */
-const MAX_KEPT_COUNTS = 10_000;
-
-/**
- * The columns that bring a kept count up to date, for a statement on the member's `forum_members`
- * row with the placeholders `siteId`, `memberVersion` and `siteVersion` (from `NotificationCounts`):
- * the two versions, and `count` only when one of them is not the one given (else null, and the kept
- * count holds). One snapshot decides.
- */
-export function keptCountColumns(count: SQL<number>): { [K in keyof CountColumns]: SQL<CountColumns[K]> } {
-  const memberVersion = sql`${forumMembers.notificationVersion}`;
-  const siteVersion = sql`coalesce((select ${forumVisibilityVersions.version} from ${forumVisibilityVersions} where ${forumVisibilityVersions.siteId} = ${sql.placeholder('siteId')}), 0)`;
-  const unchanged = sql`${memberVersion} = ${sql.placeholder('memberVersion')}::bigint and ${siteVersion} = ${sql.placeholder('siteVersion')}::bigint`;
-  return {
-    memberVersion: sql<string>`${memberVersion}::text`,
-    siteVersion: sql<string>`${siteVersion}::text`,
-    count: sql<number | null>`case when ${unchanged} then null else ${count} end`,
-  };
-}
-
-/**
- * Per node, counts of a member's notifications that pages show again and again: the list's total
- * (which joins the whole window to posts and topics, while a page reads a few rows) and the web UI
- * badge (docs/decisions/0106-notification-counts.md). Each is kept with the member's
- * `notification_version` and the community's visibility version it was counted at; triggers move
- * one of them with every write that can change a count, whoever writes, and the statement that
- * would count compares them first (`keptCountColumns`), so a kept count is used only while it is
- * exact, on every node, without a broadcast.
- */
-export class NotificationCounts {
-  private readonly kept = new WeightedLru<string, KeptCount>(MAX_KEPT_COUNTS, () => 1);
-
-  /**
-   * What the node keeps of the viewer's count `name` (as its visibility class sees it): the values of
-   * the placeholders `keptCountColumns` compares, and how to read the answer (the count counted now,
-   * which is kept, or the kept one).
-   */
-  known(siteId: string, viewer: MemberViewer, name: CountName): { values: { memberVersion: string; siteVersion: string }; settle(row: CountColumns): number } {
-    const key = `${siteId}:${viewer.member.id}:${visibilityClass(viewer)}:${name}`;
-    const kept = this.kept.get(key);
-    return {
-      values: { memberVersion: kept?.memberVersion ?? '-1', siteVersion: kept?.siteVersion ?? '-1' },
-      settle: (row) => {
-        if (row.count === null) return kept!.count;
-        this.kept.set(key, { memberVersion: row.memberVersion, siteVersion: row.siteVersion, count: row.count });
-        return row.count;
-      },
-    };
-  }
-}
-
-/** A member's list total, counted only when the versions `counts` kept it at moved. */
+/** A member's list total, counted only when the versions the node kept it at moved. */
 const listTotal = preparedStatement(
   'forum_notifications_total',
   (db, variant: ListVariant) =>
     db
-      .select(keptCountColumns(shownCount(db, listShown(db, variant))))
+      .select(keptCountColumns(notificationVersions(sql.placeholder('siteId')), shownCount(db, listShown(db, variant)), sql.placeholder('known')))
       .from(forumMembers)
       .where(eq(forumMembers.id, sql.placeholder('memberId'))),
   listVariant,
 );
 
-async function countList(db: Database, counts: NotificationCounts, siteId: string, viewer: MemberViewer, unreadOnly: boolean): Promise<number> {
-  const known = counts.known(siteId, viewer, unreadOnly ? 'unread' : 'all');
-  const [row] = await listTotal(db, { viewer, unreadOnly }).execute({ siteId, memberId: viewer.member.id, ...known.values });
+async function countList(db: Database, counts: KeptCounts, siteId: string, viewer: MemberViewer, unreadOnly: boolean): Promise<number> {
+  const known = counts.known(siteId, viewer, unreadOnly ? 'notifications-unread' : 'notifications');
+  const [row] = await listTotal(db, { viewer, unreadOnly }).execute({ siteId, memberId: viewer.member.id, known: known.versions });
   return row ? known.settle(row) : 0;
 }
 
@@ -286,7 +223,7 @@ async function countList(db: Database, counts: NotificationCounts, siteId: strin
  * The viewer's notifications, newest first, of topics it may still see and posts still there; the
  * total as `counts` keeps it, read beside the page on another connection.
  */
-export async function listNotifications(db: Database, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page, counts: NotificationCounts): Promise<{ rows: NotificationView[]; total: number }> {
+export async function listNotifications(db: Database, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page, counts: KeptCounts): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
   const memberId = viewer.member.id;
   const variant = { viewer, unreadOnly };
@@ -325,13 +262,14 @@ async function countShown(db: Executor, shown: Shown): Promise<number> {
 export const BADGE_LIMIT = 99;
 
 /**
- * The web UI header's unread badge, as an expression the header's one prepared statement selects:
- * the unread notifications of `memberId`, a member of `viewer`'s class of visibility, counted up to
- * BADGE_LIMIT + 1, so the badge on every page joins at most that many rows for the visibility checks.
+ * The web UI header's unread badge, as columns the header's one prepared statement selects
+ * (`keptCountColumns`, given the `known` versions): the unread notifications of `memberId`, a member
+ * of `viewer`'s class of visibility, counted up to BADGE_LIMIT + 1, so the badge joins at most that
+ * many rows for the visibility checks when it is counted.
  */
-export function unreadBadgeCount(db: Executor, siteId: Param<string>, memberId: Param<string>, viewer: Viewer): SQL<number> {
+export function unreadBadge(db: Executor, siteId: Param<string>, memberId: Param<string>, viewer: Viewer, known: Param<string>) {
   requireMember(viewer);
-  return shownCount(db, shownTo(db, siteId, memberId, viewer, true), BADGE_LIMIT);
+  return keptCountColumns(notificationVersions(siteId), shownCount(db, shownTo(db, siteId, memberId, viewer, true), BADGE_LIMIT), known);
 }
 
 /** How many of the viewer's notifications it has not read (what the API's `unread=true` total says). */

@@ -8,7 +8,7 @@ import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { configuredMailContext } from './mail/context.js';
 import { DigestSweeps } from './mail/digest-job.js';
-import { NotificationCounts } from './notifications.js';
+import { KeptCounts } from './kept-counts.js';
 import { TopicPageMarks } from './page-marks.js';
 import { draftRoutes } from './draft-routes.js';
 import { uploadRoutes, uploadServing } from './upload-routes.js';
@@ -25,8 +25,8 @@ const FORUM_API_PREFIX = '/api/forum/v1';
 interface ForumRuntime {
   /** Where this node seeks deep pages of forum topic lists from (docs/decisions/0022-forum-deep-pages.md). */
   topicMarks: TopicPageMarks;
-  /** The notification counts this node keeps (docs/decisions/0106-notification-counts.md). */
-  notificationCounts: NotificationCounts;
+  /** The counts of members' pages this node keeps (docs/decisions/0106-counts-kept-per-node.md). */
+  counts: KeptCounts;
   /** The hourly digest sweeps (docs/decisions/0098-notification-mail.md); tests run one with `runNext`. */
   digests: DigestSweeps;
 }
@@ -77,7 +77,7 @@ export const forumPlugin = fp(
       app.log,
       { embeddedDatabase: database.driver === 'pglite', enabled: () => outbox.enabled },
     );
-    app.decorate('forum', { topicMarks: new TopicPageMarks(), notificationCounts: new NotificationCounts(), digests } satisfies ForumRuntime);
+    app.decorate('forum', { topicMarks: new TopicPageMarks(), counts: new KeptCounts(), digests } satisfies ForumRuntime);
     app.addHook('onReady', () => digests.start());
     app.addHook('onClose', () => digests.stop());
     await app.register(forumApi);

@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import type { Param } from '../db/prepared.js';
-import { listTotal } from '../db/count.js';
+import { cappedCount, totalOf } from '../db/count.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { requireMember, visibleForumsWhere, visibleTopicsOfForumWhere, type MemberViewer, type Viewer } from './policy.js';
@@ -12,6 +12,7 @@ import { findVisibleForum } from './structure.js';
 import { forumMembers, forumPosts, forums, forumTopicReads, forumTopics, type ForumTopicReadRow, type ForumTopicRow } from './tables.js';
 import { findVisibleTopic, topicColumns, type TopicView } from './topics.js';
 import { authorOf } from './avatars.js';
+import { keptCountColumns, topicListVersions, visibilityVersion, type KeptCounts } from './kept-counts.js';
 
 /**
  * Moves the viewer's mark in a topic up to `postId` (a mark never moves back); answers the mark. The
@@ -69,6 +70,18 @@ export function unreadTopicWhere(db: Executor, member: { id: Param<string>; read
 }
 
 /**
+ * The viewer's unread topics in the forum `forumId` (all it may see when undefined), counted by
+ * `count` only when the versions `counts` kept the count at moved: its marks and `read_before`,
+ * what it may see, and the forums' lists.
+ */
+async function countUnread(db: Executor, counts: KeptCounts, siteId: string, viewer: MemberViewer, forumId: string | undefined, count: SQL<number>): Promise<number> {
+  const known = counts.known(siteId, viewer, `unread-topics:${forumId ?? '*'}`);
+  const versions = [sql`${forumMembers.readVersion}`, visibilityVersion(siteId), topicListVersions(siteId)];
+  const [row] = await db.select(keptCountColumns(versions, count, known.versions)).from(forumMembers).where(eq(forumMembers.id, viewer.member.id));
+  return row ? known.settle(row) : 0;
+}
+
+/**
  * Marks every topic read for the viewer ("mark all read"): `read_before` moves to now. The marks stay:
  * the unread walk never reaches topics older than `read_before`, and the trust ladder counts them.
  * Answers the new `read_before`.
@@ -103,9 +116,10 @@ export async function firstUnreadPost(db: Executor, viewer: MemberViewer, topic:
 /**
  * Topics the viewer may see (in one forum, or all) with posts it has not read, latest activity first.
  * The page walks forum_topics_activity_idx down to the member's `read_before` and stops after the
- * page; the total is counted exactly up to a threshold and estimated past it (src/db/count.ts).
+ * page; the total is counted exactly up to a threshold and estimated past it (src/db/count.ts), and
+ * the count kept per node while nothing it depends on moved (kept-counts.ts).
  */
-export async function listUnreadTopics(db: Executor, siteId: string, viewer: Viewer, forumId: string | undefined, page: Page): Promise<{ rows: TopicView[]; total: number }> {
+export async function listUnreadTopics(db: Executor, siteId: string, viewer: Viewer, forumId: string | undefined, page: Page, counts: KeptCounts): Promise<{ rows: TopicView[]; total: number }> {
   requireMember(viewer);
   const forum = forumId !== undefined ? await findVisibleForum(db, siteId, viewer, forumId) : undefined;
   const shownForums = forum ? [forum] : await db.select().from(forums).where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer)));
@@ -116,7 +130,8 @@ export async function listUnreadTopics(db: Executor, siteId: string, viewer: Vie
   const shown = and(eq(forumTopics.siteId, siteId), inShownForums, visibleTopicsOfForumWhere(viewer));
   if (shownForums.length === 0) return { rows: [], total: 0 };
   const unread = and(shown, unreadTopicWhere(db, viewer.member));
-  const [rows, { total }] = await Promise.all([
+  const unreadRows = () => db.select({ one: sql`1` }).from(forumTopics).where(unread).getSQL();
+  const [rows, counted] = await Promise.all([
     db
       .select(topicColumns)
       .from(forumTopics)
@@ -125,7 +140,8 @@ export async function listUnreadTopics(db: Executor, siteId: string, viewer: Vie
       .orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id))
       .limit(page.pageSize)
       .offset(page.offset),
-    listTotal(db, db.select({ one: sql`1` }).from(forumTopics).where(unread).getSQL()),
+    countUnread(db, counts, siteId, viewer, forum?.id, cappedCount(unreadRows())),
   ]);
+  const { total } = await totalOf(db, unreadRows, counted);
   return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total };
 }

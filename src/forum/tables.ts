@@ -67,9 +67,11 @@ export const forumMembers = pgTable(
     /**
      * Moves with every write to the member's notifications, whoever writes (a trigger on
      * forum_notifications): a node keeps a list's total only while it stays put
-     * (docs/decisions/0106-notification-counts.md).
+     * (docs/decisions/0106-counts-kept-per-node.md).
      */
     notificationVersion: bigint('notification_version', { mode: 'number' }).notNull().default(0),
+    /** The same for the member's read marks and `read_before` (triggers on forum_topic_reads and this table). */
+    readVersion: bigint('read_version', { mode: 'number' }).notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -265,10 +267,10 @@ export const forumNotifications = pgTable(
 );
 
 /**
- * One row per community, moved by triggers whenever what a member may be shown of its notifications
- * changes without a write to them: a post deleted or restored, a topic hidden, shown or moved, a
- * forum's visibility changed. With the members' `notification_version`, what a kept total of a
- * notification list is checked against (docs/decisions/0106-notification-counts.md).
+ * One row per community, moved by triggers whenever what a member may see changes without a write
+ * to its notifications or read marks: a post deleted or restored, a topic hidden, shown or moved, a
+ * forum's visibility changed or a forum deleted. With the members' versions, what the counts a node
+ * keeps are checked against (docs/decisions/0106-counts-kept-per-node.md).
  */
 export const forumVisibilityVersions = pgTable('forum_visibility_versions', {
   siteId: text('site_id')

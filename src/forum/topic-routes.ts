@@ -69,7 +69,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       const { site, viewer } = request.forum;
       const { rows, total } =
         request.query.filter === 'unread'
-          ? await listUnreadTopics(db, site.id, viewer, request.query.forum_id, page)
+          ? await listUnreadTopics(db, site.id, viewer, request.query.forum_id, page, app.forum.counts)
           : await listTopics(db, site.id, viewer, { forumId: request.query.forum_id }, page, app.forum.topicMarks);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentTopic);

@@ -13,7 +13,7 @@ import { AppError } from '../../http/errors.js';
 import { agentExists } from '../../helpdesk/agents.js';
 import { viewerFor } from '../members.js';
 import { activeSuspension, hasUnacknowledgedWarnings, listWarnings } from '../moderation.js';
-import { keptCountColumns, unreadBadgeCount } from '../notifications.js';
+import { unreadBadge } from '../notifications.js';
 import { GUEST, isAdmin, visibilityClass, type MemberViewer, type Viewer } from '../policy.js';
 import { reviewTrust, trustRules } from '../trust.js';
 import { forumMembers, type ForumModActionRow } from '../tables.js';
@@ -118,7 +118,7 @@ const headerStatement = preparedStatement(
     const admin = isAdmin(viewer);
     return db
       .select({
-        badge: keptCountColumns(unreadBadgeCount(db, siteId, memberId, viewer)),
+        badge: unreadBadge(db, siteId, memberId, viewer, sql.placeholder('badgeVersions')),
         warned: hasUnacknowledgedWarnings(siteId, memberId),
         agent: desk && !admin ? agentExists(siteId, memberId) : sql<boolean>`false`,
         editor: admin ? sql<boolean>`false` : editorExists(siteId, memberId),
@@ -133,8 +133,8 @@ const headerStatement = preparedStatement(
 async function headerFacts(request: FastifyRequest, site: SiteRow, viewer: MemberViewer): Promise<HeaderFacts> {
   const db = request.server.deps.database.db;
   const desk = await request.server.services.plans.includes(site.plan, 'helpdesk_api');
-  const badge = request.server.forum.notificationCounts.known(site.id, viewer, 'badge');
-  const [row] = await headerStatement(db, { viewer, desk }).execute({ siteId: site.id, memberId: viewer.member.id, ...badge.values });
+  const badge = request.server.forum.counts.known(site.id, viewer, 'badge');
+  const [row] = await headerStatement(db, { viewer, desk }).execute({ siteId: site.id, memberId: viewer.member.id, badgeVersions: badge.versions });
   if (!row) throw new AppError('member_not_found', 'The member is gone.');
   return {
     unreadNotifications: badge.settle(row.badge),

@@ -28,7 +28,7 @@ export async function notificationRoutes(app: FastifyInstance): Promise<void> {
     const { site, viewer } = request.ui;
     requireMember(viewer);
     const page = pageNumber(request.query.page);
-    const { rows, total } = await listNotifications(db, site.id, viewer, false, { page, pageSize: NOTIFICATIONS_PER_PAGE, offset: (page - 1) * NOTIFICATIONS_PER_PAGE }, app.forum.notificationCounts);
+    const { rows, total } = await listNotifications(db, site.id, viewer, false, { page, pageSize: NOTIFICATIONS_PER_PAGE, offset: (page - 1) * NOTIFICATIONS_PER_PAGE }, app.forum.counts);
     return sendPage(reply, request.ui, 'Notifications', notificationsView(request.ui, rows, page, totalPages(total, NOTIFICATIONS_PER_PAGE)), { private: true });
   });
 
