@@ -11,35 +11,27 @@ ALTER TABLE "forum_visibility_versions" ADD CONSTRAINT "forum_visibility_version
 -- community's visibility version stay put, and its unread topic counts while its read_version, the
 -- visibility version and the forums' topic_list_version stay put
 -- (docs/decisions/0106-counts-kept-per-node.md). Every write to a member's notifications moves the
--- first, once per statement, whoever writes: a new notification, a read mark, a cascade from a
--- deleted post, topic or member.
-CREATE FUNCTION "forum_notifications_move_version"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- first, and every write to its read marks the second, once per statement, whoever writes
+-- (cascades from a deleted post, topic or member included). The column is the trigger's argument.
+CREATE FUNCTION "forum_members_move_version"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE "forum_members" SET "notification_version" = "notification_version" + 1
-  WHERE "id" IN (SELECT DISTINCT "member_id" FROM "changed");
+  EXECUTE format('UPDATE "forum_members" SET %1$I = %1$I + 1 WHERE "id" IN (SELECT DISTINCT "member_id" FROM "changed")', TG_ARGV[0]);
   RETURN NULL;
 END
 $$;--> statement-breakpoint
 CREATE TRIGGER "forum_notifications_inserted" AFTER INSERT ON "forum_notifications"
-REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_notifications_move_version"();--> statement-breakpoint
+REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_members_move_version"('notification_version');--> statement-breakpoint
 CREATE TRIGGER "forum_notifications_updated" AFTER UPDATE ON "forum_notifications"
-REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_notifications_move_version"();--> statement-breakpoint
+REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_members_move_version"('notification_version');--> statement-breakpoint
 CREATE TRIGGER "forum_notifications_deleted" AFTER DELETE ON "forum_notifications"
-REFERENCING OLD TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_notifications_move_version"();--> statement-breakpoint
--- The same for read marks and read_before ("mark all read").
-CREATE FUNCTION "forum_topic_reads_move_version"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  UPDATE "forum_members" SET "read_version" = "read_version" + 1
-  WHERE "id" IN (SELECT DISTINCT "member_id" FROM "changed");
-  RETURN NULL;
-END
-$$;--> statement-breakpoint
+REFERENCING OLD TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_members_move_version"('notification_version');--> statement-breakpoint
 CREATE TRIGGER "forum_topic_reads_inserted" AFTER INSERT ON "forum_topic_reads"
-REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_topic_reads_move_version"();--> statement-breakpoint
+REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_members_move_version"('read_version');--> statement-breakpoint
 CREATE TRIGGER "forum_topic_reads_updated" AFTER UPDATE ON "forum_topic_reads"
-REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_topic_reads_move_version"();--> statement-breakpoint
+REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_members_move_version"('read_version');--> statement-breakpoint
 CREATE TRIGGER "forum_topic_reads_deleted" AFTER DELETE ON "forum_topic_reads"
-REFERENCING OLD TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_topic_reads_move_version"();--> statement-breakpoint
+REFERENCING OLD TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "forum_members_move_version"('read_version');--> statement-breakpoint
+-- read_before ("mark all read") moves read_version too.
 CREATE FUNCTION "forum_members_read_before_moved"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   NEW."read_version" := OLD."read_version" + 1;
