@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
-import { buildTwoNodes, json, type TestApp } from '../../test/helpers/app.js';
+import { buildTwoNodes, caughtUp, json, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { runOperation } from '../cli/operations.js';
 import { parseCredential } from '../core/credentials/service.js';
@@ -44,10 +44,12 @@ for (const database of testDatabases) {
       // As `blume plan-feature forum_api business` does, in the server or in a process of its own.
       const operations = { database: a.deps.database, blobs: a.deps.blobs, edge: a.app.deploy.cache, plans: a.app.services.plans, settings: a.app.instanceSettings, secretKey: a.app.deps.config.secretKey };
       assert.equal(await runOperation(operations, 'plan-feature', { feature: 'forum_api', plans: 'business' }), 'forum_api is now on business.');
+      await caughtUp(b.cache);
       const gated = await list(b, reader.token);
       assert.equal(gated.statusCode, 403, gated.body);
       assert.equal(json(gated).code, 'plan_required');
       await runOperation(operations, 'plan-feature', { feature: 'forum_api', plans: 'pro,business' });
+      await caughtUp(b.cache);
       assert.equal((await list(b, reader.token)).statusCode, 200);
     });
 
