@@ -66,8 +66,8 @@ export const forumMembers = pgTable(
     readBefore: timestamp('read_before', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     /**
      * Moves with every write to the member's notifications, whoever writes (a trigger on
-     * forum_notifications): a node keeps a list's total only while it stays put
-     * (docs/decisions/0106-counts-kept-per-node.md).
+     * forum_notifications): a node keeps the member's notification totals and badge only while it
+     * stays put (docs/decisions/0106-counts-kept-per-node.md).
      */
     notificationVersion: bigint('notification_version', { mode: 'number' }).notNull().default(0),
     /** The same for the member's read marks and `read_before` (triggers on forum_topic_reads and this table). */
