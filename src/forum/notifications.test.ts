@@ -80,6 +80,9 @@ for (const database of testDatabases) {
     it('filters unread, marks read by id or all, and drops notices of deleted posts', async () => {
       const unread = await call(ann.token, 'GET', '/notifications?unread=true');
       assert.equal(JSON.parse(String(unread.headers['x-pagination'])).total, 2);
+      const pastTheEnd = await call(ann.token, 'GET', '/notifications?unread=true&page=3');
+      assert.deepEqual(json(pastTheEnd), []);
+      assert.equal(JSON.parse(String(pastTheEnd.headers['x-pagination'])).total, 2, 'a page with no rows still counts the list');
       const [newest] = json<Notice[]>(unread);
       assert.deepEqual(json(await call(ann.token, 'POST', '/notifications/read', { ids: [newest!.id, 'not-mine'] })), { unread_count: 1 });
       assert.deepEqual((await notices(ann)).map((row) => row.read), [true, false]);

@@ -2,6 +2,7 @@
 // written in the transaction of the post or like that causes them, only for members who may see the
 // topic then; reads withhold again what the member may no longer see (policy.ts), and deleted posts.
 import { and, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { SiteRow } from '../core/sites/tables.js';
 import { queryRows, type Database, type Executor } from '../db/client.js';
 import { cappedCount } from '../db/count.js';
@@ -10,7 +11,7 @@ import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
 import { viewerFor } from './members.js';
-import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type MemberViewer, type Viewer } from './policy.js';
+import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type Viewer } from './policy.js';
 import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 import type { Author } from './avatars.js';
 
@@ -163,12 +164,12 @@ function shownTopic(db: Executor, { window, viewer }: Shown) {
     .as('shown_topic');
 }
 
-/** A page of `shown`: its rows with their actors and topic titles, newest first. */
-function pageQuery(db: Executor, shown: Shown, limit: Param<number>, offset: Param<number>) {
+/** A page of `shown`: its rows with their actors and topic titles, newest first, and `also` on each. */
+function pageQuery<Also extends Record<string, SQL>>(db: Executor, shown: Shown, limit: Param<number>, offset: Param<number>, also?: Also) {
   const { window, narrower } = shown;
   const topic = shownTopic(db, shown);
   return db
-    .select({ notification: rowOf(window), actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: topic.title })
+    .select({ notification: rowOf(window), actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: topic.title, ...(also as Also) })
     .from(window)
     .innerJoinLateral(topic, sql`true`)
     .leftJoin(forumMembers, eq(forumMembers.id, window.actorId))
@@ -194,15 +195,29 @@ const listVariant = ({ viewer, unreadOnly }: ListVariant) => `${visibilityClass(
 
 const listShown = (db: Executor, { viewer, unreadOnly }: ListVariant) => shownTo(db, sql.placeholder('siteId'), sql.placeholder('memberId'), viewer, unreadOnly);
 
-/** A page of a member's list, as a prepared statement per visibility class and filter. */
-const listPage = preparedStatement('forum_notifications_page', (db, variant: ListVariant) => pageQuery(db, listShown(db, variant), sql.placeholder('limit'), sql.placeholder('offset')), listVariant);
-
-/** The versions a member's notification counts are kept at (kept-counts.ts). */
-function notificationVersions(siteId: Param<string>): SQL[] {
-  return [sql`${forumMembers.notificationVersion}`, visibilityVersion(siteId)];
+/** The versions a member's notification counts are kept at (kept-counts.ts): `version` is its `notification_version`. */
+function notificationVersions(siteId: Param<string>, version: SQL = sql`${forumMembers.notificationVersion}`): SQL[] {
+  return [version, visibilityVersion(siteId)];
 }
 
-/** A member's list total, counted only when the versions the node kept it at moved. */
+/**
+ * A page of a member's list, as a prepared statement per visibility class and filter. Each row
+ * carries the list's total as `keptCountColumns` select it, given the `known` versions: the member's
+ * version is read by a subquery, as the page's own `forum_members` are its actors.
+ */
+const listPage = preparedStatement(
+  'forum_notifications_page',
+  (db, variant: ListVariant) => {
+    const shown = listShown(db, variant);
+    const me = alias(forumMembers, 'me');
+    const version = sql`(${db.select({ version: me.notificationVersion }).from(me).where(eq(me.id, sql.placeholder('memberId')))})`;
+    const total = keptCountColumns(notificationVersions(sql.placeholder('siteId'), version), shownCount(db, shown), sql.placeholder('known'));
+    return pageQuery(db, shown, sql.placeholder('limit'), sql.placeholder('offset'), total);
+  },
+  listVariant,
+);
+
+/** A member's list total, counted only when the versions the node kept it at moved: for a page with no rows to carry it. */
 const listTotal = preparedStatement(
   'forum_notifications_total',
   (db, variant: ListVariant) =>
@@ -213,25 +228,18 @@ const listTotal = preparedStatement(
   listVariant,
 );
 
-async function countList(db: Database, counts: KeptCounts, siteId: string, viewer: MemberViewer, unreadOnly: boolean): Promise<number> {
-  const known = counts.known(siteId, viewer, unreadOnly ? 'notifications-unread' : 'notifications');
-  const [row] = await listTotal(db, { viewer, unreadOnly }).execute({ siteId, memberId: viewer.member.id, known: known.versions });
-  return row ? known.settle(row) : 0;
-}
-
 /**
  * The viewer's notifications, newest first, of topics it may still see and posts still there; the
- * total as `counts` keeps it, read beside the page on another connection.
+ * total as `counts` keeps it, carried by the page's rows (or, past the end, read alone).
  */
 export async function listNotifications(db: Database, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page, counts: KeptCounts): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
-  const memberId = viewer.member.id;
+  const values = { siteId, memberId: viewer.member.id };
   const variant = { viewer, unreadOnly };
-  const [rows, total] = await Promise.all([
-    listPage(db, variant).execute({ siteId, memberId, limit: page.pageSize, offset: page.offset }),
-    countList(db, counts, siteId, viewer, unreadOnly),
-  ]);
-  return { rows: viewsOf(rows), total };
+  const known = counts.known(siteId, viewer, unreadOnly ? 'notifications-unread' : 'notifications');
+  const rows = await listPage(db, variant).execute({ ...values, known: known.versions, limit: page.pageSize, offset: page.offset });
+  const counted = rows[0] ?? (await listTotal(db, variant).execute({ ...values, known: known.versions }))[0];
+  return { rows: viewsOf(rows), total: counted ? known.settle(counted) : 0 };
 }
 
 /**

@@ -2,12 +2,12 @@
 // see whose last post is newer than both its mark and its `read_before`), latest activity first.
 // `read_before` is the member's joining, then its last "mark all read" (decision 0064).
 import { and, asc, desc, eq, gt, gte, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
-import type { Param } from '../db/prepared.js';
+import type { Database, Executor } from '../db/client.js';
+import { preparedStatement, type Param } from '../db/prepared.js';
 import { cappedCount, totalOf } from '../db/count.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import { requireMember, visibleForumsWhere, visibleTopicsOfForumWhere, type MemberViewer, type Viewer } from './policy.js';
+import { requireMember, visibilityClass, visibleForumsWhere, visibleTopicsOfForumWhere, type MemberViewer, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forumPosts, forums, forumTopicReads, forumTopics, type ForumTopicReadRow, type ForumTopicRow } from './tables.js';
 import { findVisibleTopic, topicColumns, type TopicView } from './topics.js';
@@ -70,18 +70,6 @@ export function unreadTopicWhere(db: Executor, member: { id: Param<string>; read
 }
 
 /**
- * The viewer's unread topics in the forum `forumId` (all it may see when undefined), counted by
- * `count` only when the versions `counts` kept the count at moved: its marks and `read_before`,
- * what it may see, and the forums' lists.
- */
-async function countUnread(db: Executor, counts: KeptCounts, siteId: string, viewer: MemberViewer, forumId: string | undefined, count: SQL<number>): Promise<number> {
-  const known = counts.known(siteId, viewer, `unread-topics:${forumId ?? '*'}`);
-  const versions = [sql`${forumMembers.readVersion}`, visibilityVersion(siteId), topicListVersions(siteId)];
-  const [row] = await db.select(keptCountColumns(versions, count, known.versions)).from(forumMembers).where(eq(forumMembers.id, viewer.member.id));
-  return row ? known.settle(row) : 0;
-}
-
-/**
  * Marks every topic read for the viewer ("mark all read"): `read_before` moves to now. The marks stay:
  * the unread walk never reaches topics older than `read_before`, and the trust ladder counts them.
  * Answers the new `read_before`.
@@ -113,35 +101,82 @@ export async function firstUnreadPost(db: Executor, viewer: MemberViewer, topic:
   return post;
 }
 
+/** What an unread page's statement depends on besides its placeholders: the viewer's class, and one forum or all. */
+interface UnreadVariant {
+  viewer: MemberViewer;
+  inOneForum: boolean;
+}
+
+const unreadVariant = ({ viewer, inOneForum }: UnreadVariant) => `${visibilityClass(viewer)}_${inOneForum ? 'forum' : 'all'}`;
+
+/** The viewer's unread topics in the forum `forumId` (a visible one), or in all the forums it may see. */
+function unreadWhere(db: Executor, viewer: MemberViewer, siteId: Param<string>, forumId: Param<string> | undefined, member: { id: Param<string>; readBefore: Param<Date> }): SQL {
+  const inForums =
+    forumId !== undefined
+      ? eq(forumTopics.forumId, forumId)
+      : inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer))));
+  return and(eq(forumTopics.siteId, siteId), inForums, visibleTopicsOfForumWhere(viewer), unreadTopicWhere(db, member))!;
+}
+
+/** The unread topics' rows, unordered, for counting. */
+function unreadRows(db: Executor, where: SQL): SQL {
+  return db.select({ one: sql`1` }).from(forumTopics).where(where).getSQL();
+}
+
+/**
+ * A page of the viewer's unread topics and their capped count, as one prepared statement per
+ * variant: the count (null when the versions the node kept it at hold, kept-counts.ts) is read from
+ * the member's row, and the page's ids are left-joined to it with `= any(array(...))`, as the
+ * site's topic page is (topic-list.ts), so the count comes back even when the page is empty.
+ */
+const unreadPage = preparedStatement(
+  'forum_unread_page',
+  (db, { viewer, inOneForum }: UnreadVariant) => {
+    const siteId = sql.placeholder('siteId');
+    const where = unreadWhere(db, viewer, siteId, inOneForum ? sql.placeholder('forumId') : undefined, { id: sql.placeholder('memberId'), readBefore: sql.placeholder('readBefore') });
+    const versions = [sql`${forumMembers.readVersion}`, visibilityVersion(siteId), topicListVersions(siteId)];
+    const kept = keptCountColumns(versions, cappedCount(unreadRows(db, where)), sql.placeholder('known'));
+    const counted = db
+      .select({ versions: kept.versions.as('versions'), count: kept.count.as('count') })
+      .from(forumMembers)
+      .where(eq(forumMembers.id, sql.placeholder('memberId')))
+      .as('counted');
+    const ids = db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+    return db
+      .select({ versions: counted.versions, count: counted.count, ...topicColumns })
+      .from(counted)
+      .leftJoin(forumTopics, sql`${forumTopics.id} = any(array${ids})`)
+      .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+      .orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id));
+  },
+  unreadVariant,
+);
+
 /**
  * Topics the viewer may see (in one forum, or all) with posts it has not read, latest activity first.
  * The page walks forum_topics_activity_idx down to the member's `read_before` and stops after the
  * page; the total is counted exactly up to a threshold and estimated past it (src/db/count.ts), and
- * the count kept per node while nothing it depends on moved (kept-counts.ts).
+ * kept per node while the versions it was counted at hold: the member's marks and `read_before`,
+ * what it may see, and the forums' lists (kept-counts.ts).
  */
-export async function listUnreadTopics(db: Executor, siteId: string, viewer: Viewer, forumId: string | undefined, page: Page, counts: KeptCounts): Promise<{ rows: TopicView[]; total: number }> {
+export async function listUnreadTopics(db: Database, siteId: string, viewer: Viewer, forumId: string | undefined, page: Page, counts: KeptCounts): Promise<{ rows: TopicView[]; total: number }> {
   requireMember(viewer);
   const forum = forumId !== undefined ? await findVisibleForum(db, siteId, viewer, forumId) : undefined;
-  const shownForums = forum ? [forum] : await db.select().from(forums).where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer)));
-  const inShownForums = inArray(
-    forumTopics.forumId,
-    shownForums.map((row) => row.id),
-  );
-  const shown = and(eq(forumTopics.siteId, siteId), inShownForums, visibleTopicsOfForumWhere(viewer));
-  if (shownForums.length === 0) return { rows: [], total: 0 };
-  const unread = and(shown, unreadTopicWhere(db, viewer.member));
-  const unreadRows = () => db.select({ one: sql`1` }).from(forumTopics).where(unread).getSQL();
-  const [rows, counted] = await Promise.all([
-    db
-      .select(topicColumns)
-      .from(forumTopics)
-      .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
-      .where(unread)
-      .orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id))
-      .limit(page.pageSize)
-      .offset(page.offset),
-    countUnread(db, counts, siteId, viewer, forum?.id, cappedCount(unreadRows())),
-  ]);
-  const { total } = await totalOf(db, unreadRows, counted);
-  return { rows: rows.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })), total };
+  const known = counts.known(siteId, viewer, `unread-topics:${forum?.id ?? '*'}`);
+  const { member } = viewer;
+  const rows = await unreadPage(db, { viewer, inOneForum: forum !== undefined }).execute({
+    siteId,
+    forumId: forum?.id,
+    memberId: member.id,
+    readBefore: member.readBefore,
+    known: known.versions,
+    limit: page.pageSize,
+    offset: page.offset,
+  });
+  const [first] = rows;
+  if (!first) return { rows: [], total: 0 };
+  const { total } = await totalOf(db, () => unreadRows(db, unreadWhere(db, viewer, siteId, forum?.id, member)), known.settle(first));
+  const topics: TopicView[] = [];
+  for (const row of rows) if (row.topic) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) });
+  return { rows: topics, total };
 }

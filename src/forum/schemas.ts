@@ -239,6 +239,8 @@ export const ThreadedPostOut = Type.Object({ ...postFields, replies: Type.Array(
 export type ThreadedPostOut = PostOut & { replies: ThreadedPostOut[] };
 /** The threaded answer alone, as the plain JSON Schema `reply.compileSerializationSchema` takes. */
 export const ThreadedPostList: Record<string, unknown> = { ...Type.Array(Type.Ref('ForumThreadedPost')) };
+/** The classic answer alone, likewise. */
+export const ClassicPostList: Record<string, unknown> = { ...Type.Array(PostOut) };
 
 export const PostListQuery = Type.Object({
   ...PageQuery.properties,

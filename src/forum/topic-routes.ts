@@ -1,6 +1,6 @@
 // Topics, posts and search. Reads follow the visibility policy; writes are rate limited per member.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
 import { forumMember, forumReader } from './access.js';
@@ -38,6 +38,7 @@ import {
   TopicOut,
   TopicPatch,
   ThreadedPostList,
+  ClassicPostList,
   memberSecurity,
   readerSecurity,
 } from './schemas.js';
@@ -49,6 +50,16 @@ import { problems } from '../http/openapi.js';
 
 /** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
 const WRITE_BODY_LIMIT = MAX_BODY_LENGTH * 2 + 16 * 1024;
+
+/**
+ * Serializes the answer with one of the shapes the route documents as a union: serializing the union
+ * checks every post against its first shape before it writes one.
+ */
+function serializeAs(reply: FastifyReply, shape: Record<string, unknown>): void {
+  reply.serializer(reply.compileSerializationSchema(shape, '200'));
+  // A custom serializer leaves the content type to the route.
+  reply.type('application/json; charset=utf-8');
+}
 
 export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -151,14 +162,12 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       if (request.query.view === 'threaded') {
         const { rows, total } = await listPostsThreaded(db, topic, page);
         setPaginationHeaders(request, reply, page, total);
-        // The threaded shape alone: serializing the documented union checks every post against it first.
-        reply.serializer(reply.compileSerializationSchema(ThreadedPostList, '200'));
-        // A custom serializer leaves the content type to the route.
-        reply.type('application/json; charset=utf-8');
+        serializeAs(reply, ThreadedPostList);
         return rows.map(presentThreadedPost);
       }
       const { rows, total } = await listPostsClassic(db, topic, page);
       setPaginationHeaders(request, reply, page, total);
+      serializeAs(reply, ClassicPostList);
       return rows.map(presentPost);
     },
   );
