@@ -4,8 +4,11 @@
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+const SPECIAL = /[&<>"']/;
+
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ENTITIES[ch] ?? ch);
+  // Most values (ids, names, times, numbers) have nothing to escape: a test is cheaper than a replace.
+  return SPECIAL.test(text) ? text.replace(/[&<>"']/g, (ch) => ENTITIES[ch] ?? ch) : text;
 }
 
 /** XML text has the same five special characters; sitemap.xml uses this. */

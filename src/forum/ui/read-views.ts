@@ -77,11 +77,12 @@ export function topicRows(topics: TopicView[]): SafeHtml {
 <thead><tr><th scope="col">Topic</th><th scope="col" class="num">Replies</th><th scope="col" class="num">Activity</th></tr></thead>
 <tbody>${topics.map(({ topic, author, unread }) => {
     const replies = Math.max(topic.postCount - 1, 0);
+    const active = relativeTime(topic.lastPostAt);
     return html`<tr${unread ? html` class="unread"` : ''}>
 <td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}${
       unread ? html`<a class="badge new" href="/t/${topic.id}/unread">New<span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>` : ''
-    }<div class="meta">${author ? avatar(author) : ''}by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${replies === 1 ? 'reply' : 'replies'}, active ${relativeTime(topic.lastPostAt)}</span></div></td>
-<td class="num">${replies}</td><td class="num">${relativeTime(topic.lastPostAt)}</td>
+    }<div class="meta">${author ? avatar(author) : ''}by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${replies === 1 ? 'reply' : 'replies'}, active ${active}</span></div></td>
+<td class="num">${replies}</td><td class="num">${active}</td>
 </tr>`;
   })}</tbody></table>`;
 }
