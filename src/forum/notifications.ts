@@ -165,11 +165,11 @@ function shownTopic(db: Executor, { window, viewer }: Shown) {
 }
 
 /** A page of `shown`: its rows with their actors and topic titles, newest first, and `also` on each. */
-function pageQuery<Also extends Record<string, SQL>>(db: Executor, shown: Shown, limit: Param<number>, offset: Param<number>, also?: Also) {
+function pageQuery<Also extends Record<string, SQL>>(db: Executor, shown: Shown, limit: Param<number>, offset: Param<number>, also: Also = {} as Also) {
   const { window, narrower } = shown;
   const topic = shownTopic(db, shown);
   return db
-    .select({ notification: rowOf(window), actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: topic.title, ...(also as Also) })
+    .select({ notification: rowOf(window), actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: topic.title, ...also })
     .from(window)
     .innerJoinLateral(topic, sql`true`)
     .leftJoin(forumMembers, eq(forumMembers.id, window.actorId))

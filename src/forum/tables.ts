@@ -230,7 +230,7 @@ export const forumTopicReads = pgTable(
     lastReadPostId: text('last_read_post_id').notNull(),
     lastReadAt: timestamp('last_read_at', { withTimezone: true }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.memberId, t.topicId] })],
+  (t) => [primaryKey({ columns: [t.memberId, t.topicId] }), index('forum_topic_reads_topic_idx').on(t.topicId)],
 );
 
 export const NOTIFICATION_KINDS = ['reply', 'mention', 'like'] as const;
@@ -263,6 +263,9 @@ export const forumNotifications = pgTable(
     index('forum_notifications_member_idx').on(t.memberId, t.createdAt),
     index('forum_notifications_unread_idx').on(t.memberId, t.createdAt).where(sql`${t.readAt} is null`),
     uniqueIndex('forum_notifications_like_key').on(t.postId, t.actorId).where(sql`${t.kind} = 'like'`),
+    // What a deleted topic or post cascades through (docs/decisions/0107-cascades-through-indexes.md).
+    index('forum_notifications_topic_idx').on(t.topicId),
+    index('forum_notifications_post_idx').on(t.postId),
   ],
 );
 
@@ -415,7 +418,7 @@ export const forumHeldPosts = pgTable(
     bodySource: text('body_source').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('forum_held_posts_site_idx').on(t.siteId, t.createdAt), index('forum_held_posts_author_idx').on(t.authorId)],
+  (t) => [index('forum_held_posts_site_idx').on(t.siteId, t.createdAt), index('forum_held_posts_author_idx').on(t.authorId), index('forum_held_posts_topic_idx').on(t.topicId)],
 );
 
 export type ForumModActionRow = typeof forumModActions.$inferSelect;
