@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../db/client.js';
+import { textArray } from '../db/prepared.js';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 
 /** The tables whose rows a forum's deletion removes by the thousand. */
@@ -26,7 +27,7 @@ for (const kind of testDatabases) {
               exists (select 1 from pg_index i where i.indrelid = c.conrelid and i.indkey[0] = c.conkey[1] and i.indpred is null) as indexed
             from pg_constraint c
             join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
-            where c.contype = 'f' and c.confrelid::regclass::text in (${sql.join(BULK_DELETED.map((name) => sql`${name}`), sql`, `)})`,
+            where c.contype = 'f' and c.confrelid::regclass::text = any(${textArray(BULK_DELETED)})`,
       );
       assert.ok(
         keys.some((key) => `${key.referrer}.${key.column_name}` === 'forum_topic_reads.topic_id'),

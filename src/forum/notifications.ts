@@ -200,10 +200,15 @@ function notificationVersions(siteId: Param<string>, version: SQL = sql`${forumM
   return [version, visibilityVersion(siteId)];
 }
 
+/** The total of `shown` as `keptCountColumns` select it, given the `known` versions; `version` as in `notificationVersions`. */
+function keptTotal(db: Executor, shown: Shown, version?: SQL) {
+  return keptCountColumns(notificationVersions(sql.placeholder('siteId'), version), shownCount(db, shown), sql.placeholder('known'));
+}
+
 /**
  * A page of a member's list, as a prepared statement per visibility class and filter. Each row
- * carries the list's total as `keptCountColumns` select it, given the `known` versions: the member's
- * version is read by a subquery, as the page's own `forum_members` are its actors.
+ * carries the list's kept total: the member's version is read by a subquery, as the page's own
+ * `forum_members` are its actors.
  */
 const listPage = preparedStatement(
   'forum_notifications_page',
@@ -211,8 +216,7 @@ const listPage = preparedStatement(
     const shown = listShown(db, variant);
     const me = alias(forumMembers, 'me');
     const version = sql`(${db.select({ version: me.notificationVersion }).from(me).where(eq(me.id, sql.placeholder('memberId')))})`;
-    const total = keptCountColumns(notificationVersions(sql.placeholder('siteId'), version), shownCount(db, shown), sql.placeholder('known'));
-    return pageQuery(db, shown, sql.placeholder('limit'), sql.placeholder('offset'), total);
+    return pageQuery(db, shown, sql.placeholder('limit'), sql.placeholder('offset'), keptTotal(db, shown, version));
   },
   listVariant,
 );
@@ -222,7 +226,7 @@ const listTotal = preparedStatement(
   'forum_notifications_total',
   (db, variant: ListVariant) =>
     db
-      .select(keptCountColumns(notificationVersions(sql.placeholder('siteId')), shownCount(db, listShown(db, variant)), sql.placeholder('known')))
+      .select(keptTotal(db, listShown(db, variant)))
       .from(forumMembers)
       .where(eq(forumMembers.id, sql.placeholder('memberId'))),
   listVariant,
