@@ -9,7 +9,7 @@ import type { Mailer } from './adapters/mail/index.js';
 import { cmsPlugin } from './cms/plugin.js';
 import { cmsEditorPlugin } from './cms/ui/plugin.js';
 import { helpdeskPagesPlugin } from './helpdesk/ui/plugin.js';
-import { helpdeskPlugin } from './helpdesk/plugin.js';
+import { helpdeskPlugin, helpdeskRuntimePlugin } from './helpdesk/plugin.js';
 import type { Config } from './config/index.js';
 import { PlanMatrix } from './core/plans/matrix.js';
 import { settingsPlugin } from './core/settings/plugin.js';
@@ -192,6 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(consolePlugin);
   await app.register(cmsPlugin);
   await app.register(cmsEditorPlugin);
+  await app.register(helpdeskRuntimePlugin);
   await app.register(helpdeskPagesPlugin);
   await app.register(helpdeskPlugin);
   await app.register(mcpPlugin);

@@ -6,7 +6,7 @@
 // publication and TTL_MS at most, so a change made behind the app's back, or a lost message, shows
 // within TTL_MS. Drafts, the forum's types and reads with `include=` (they span types) are never kept.
 import { and, eq, gt, min, sql } from 'drizzle-orm';
-import { BroadcastMap } from '../adapters/cache/broadcast-map.js';
+import { Generations } from '../adapters/cache/generations.js';
 import type { PubSub } from '../adapters/cache/index.js';
 import type { Database } from '../db/client.js';
 import { WeightedLru } from '../lib/lru.js';
@@ -30,27 +30,17 @@ interface TaggedEntry {
   etag: string;
 }
 
-interface Generation {
-  /** Part of every key read in this generation: a read of an ended one is never found again. */
-  serial: number;
-  /** When it ends by itself (ms since the epoch). */
-  until: number;
-}
-
 const weigh = (value: object): number => JSON.stringify(value).length;
 
 export class PublishedReads {
-  private readonly generations: BroadcastMap<Generation>;
+  private readonly generations: Generations;
   private readonly lists = new WeightedLru<string, ListPage>(MAX_WEIGHT, weigh);
   private readonly entries = new WeightedLru<string, TaggedEntry>(MAX_WEIGHT, weigh);
-  private readonly starting = new Map<string, Promise<Generation>>();
-  private serial = 0;
-
   constructor(
     private readonly db: Database,
     pubsub: PubSub,
   ) {
-    this.generations = new BroadcastMap(pubsub, 'cms:entries');
+    this.generations = new Generations(pubsub, 'cms:entries', TTL_MS, (typeId) => this.nextPublication(typeId));
   }
 
   start(): Promise<void> {
@@ -82,32 +72,16 @@ export class PublishedReads {
 
   /** The key of a read: the type as it is now (a changed type is a new key), its generation, the read. */
   private async keyOf(type: ContentTypeRow, read: string): Promise<string> {
-    const { serial } = await this.generation(type.id);
+    const serial = await this.generations.serialOf(type.id);
     return `${type.id}\n${type.updatedAt.getTime()}\n${serial}\n${read}`;
   }
 
-  /** The type's current generation; concurrent reads past the end of one share the start of the next. */
-  private generation(typeId: string): Generation | Promise<Generation> {
-    const kept = this.generations.get(typeId);
-    if (kept && kept.until > Date.now()) return kept;
-    let starting = this.starting.get(typeId);
-    if (!starting) {
-      starting = this.begin(typeId).finally(() => this.starting.delete(typeId));
-      this.starting.set(typeId, starting);
-    }
-    return starting;
-  }
-
-  private async begin(typeId: string): Promise<Generation> {
-    const now = Date.now();
-    const mark = this.generations.heard();
+  /** When the type's next scheduled entry is published: its generation ends then, so the entry shows. */
+  private async nextPublication(typeId: string): Promise<number | undefined> {
     const [next] = await this.db
       .select({ at: min(cmsEntries.publishedAt) })
       .from(cmsEntries)
       .where(and(eq(cmsEntries.typeId, typeId), eq(cmsEntries.status, 'published'), gt(cmsEntries.publishedAt, sql`now()`)));
-    const generation = { serial: ++this.serial, until: Math.min(now + TTL_MS, next?.at?.getTime() ?? Infinity) };
-    // A write heard while the next publication was looked up may have scheduled an earlier one.
-    this.generations.set(typeId, generation, mark);
-    return generation;
+    return next?.at?.getTime();
   }
 }

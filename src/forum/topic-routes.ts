@@ -46,6 +46,7 @@ import { searchForum } from './search.js';
 import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, updateTopic } from './topics.js';
 import { listTopics } from './topic-list.js';
 import { problems } from '../http/openapi.js';
+import { JSON_TYPE } from '../http/response-schemas.js';
 
 
 /** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
@@ -58,7 +59,7 @@ const WRITE_BODY_LIMIT = MAX_BODY_LENGTH * 2 + 16 * 1024;
 function serializeAs(reply: FastifyReply, shape: Record<string, unknown>): void {
   reply.serializer(reply.compileSerializationSchema(shape, '200'));
   // A custom serializer leaves the content type to the route.
-  reply.type('application/json; charset=utf-8');
+  reply.type(JSON_TYPE);
 }
 
 export async function topicRoutes(fastify: FastifyInstance): Promise<void> {

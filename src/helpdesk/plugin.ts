@@ -1,14 +1,35 @@
 // The Help desk API at /api/helpdesk/v1 on community site hosts: CORS from the site's
-// API_CORS_ORIGINS (as the Forum API) and its OpenAPI document.
+// API_CORS_ORIGINS (as the Forum API) and its OpenAPI document; and what the API and the help
+// desk's pages share on a node.
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { deskRoutes } from './desk-routes.js';
 import { inboundRoutes } from './inbound-routes.js';
+import { KeptTicketLists } from './kept-lists.js';
 import { reportRoutes } from './report-routes.js';
 import { ticketRoutes } from './ticket-routes.js';
 
 const HELPDESK_API_PREFIX = '/api/helpdesk/v1';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Pages of ticket lists this node keeps until the site's help desk changes. */
+    ticketLists: KeptTicketLists;
+  }
+}
+
+/** What the help desk's API and pages share on a node; registered before either. */
+export const helpdeskRuntimePlugin = fp(
+  async (app: FastifyInstance) => {
+    const ticketLists = new KeptTicketLists(app.deps.cache.pubsub);
+    await ticketLists.start();
+    app.decorate('ticketLists', ticketLists);
+    app.addHook('onClose', () => ticketLists.stop());
+  },
+  { name: 'blume-helpdesk-runtime' },
+);
 
 export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
@@ -25,6 +46,7 @@ export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
   await app.register(
     async (api) => {
       await registerSiteApiCors(api);
+      app.ticketLists.endOnWrites(api);
       await api.register(ticketRoutes);
       await api.register(deskRoutes);
       await api.register(inboundRoutes);

@@ -117,6 +117,24 @@ interface SlaView {
   at_risk: boolean;
 }
 
+/** How long before a due time a running clock is at risk: a quarter of the target, in whole minutes. */
+const riskLead = (minutes: number): number => Math.floor(minutes / 4) * 60_000;
+
+/**
+ * The first time after `now` at which `slaView` of the unchanged ticket may answer other flags: just
+ * past a due time or the start of its at-risk lead. Until then the view holds (its times never change).
+ */
+export function slaChangesAt(ticket: ListedTicketRow, now: Date): number {
+  let first = Infinity;
+  const consider = (due: Date | null, minutes: number | null): void => {
+    if (due === null) return;
+    for (const at of minutes === null ? [due.getTime()] : [due.getTime() - riskLead(minutes), due.getTime()]) if (at >= now.getTime()) first = Math.min(first, at + 1);
+  };
+  consider(ticket.firstResponseDueAt, ticket.firstResponseMinutes);
+  consider(ticket.resolutionDueAt, ticket.resolutionMinutes);
+  return first;
+}
+
 /** The ticket's SLA state at `now`, as the API shows it. */
 export function slaView(ticket: ListedTicketRow, now: Date): SlaView {
   const clock = (done: Date | null): number => (done ?? ticket.slaPausedAt ?? now).getTime();
@@ -124,7 +142,7 @@ export function slaView(ticket: ListedTicketRow, now: Date): SlaView {
   const resolutionBreached = ticket.resolutionDueAt !== null && clock(ticket.solvedAt) > ticket.resolutionDueAt.getTime();
   const breached = firstBreached || resolutionBreached;
   const running = ticket.slaPausedAt === null && ticket.solvedAt === null;
-  const near = (due: Date | null, minutes: number | null): boolean => due !== null && minutes !== null && now.getTime() > due.getTime() - (Math.floor(minutes / 4) * 60_000);
+  const near = (due: Date | null, minutes: number | null): boolean => due !== null && minutes !== null && now.getTime() > due.getTime() - riskLead(minutes);
   const atRisk = !breached && running && ((ticket.firstResponseAt === null && near(ticket.firstResponseDueAt, ticket.firstResponseMinutes)) || near(ticket.resolutionDueAt, ticket.resolutionMinutes));
   return {
     first_response_due_at: ticket.firstResponseDueAt?.toISOString() ?? null,

@@ -6,6 +6,7 @@ import { cappedCount, listTotal, totalOf } from '../db/count.js';
 import { preparedStatement, textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
+import type { KeptTicketLists, TicketListPage } from './kept-lists.js';
 import { canSeeTicket, servedCategoriesOf, servedTicketsWhere, type HelpdeskCaller } from './policy.js';
 import type { TicketListQuery } from './schemas.js';
 import { atRiskWhere, breachedWhere } from './sla.js';
@@ -182,13 +183,17 @@ const listStatement = preparedStatement(
  * A page of the caller's tickets and the list's total: exact up to a threshold, the planner's estimate
  * past it (src/db/count.ts). One statement answers the page, each row with its requester (by primary
  * key), and the count, which reads helpdesk_tickets alone; a page past the end counts on its own.
+ * The node keeps the page until the site's help desk changes (kept-lists.ts), unless it depends on the clock.
  */
-export async function listTickets(db: Database, siteId: string, caller: HelpdeskCaller, query: TicketListQuery, page: Page): Promise<{ rows: ListedTicket[]; total: number; estimated: boolean }> {
+export async function listTickets(db: Database, kept: KeptTicketLists, siteId: string, caller: HelpdeskCaller, query: TicketListQuery, page: Page): Promise<TicketListPage> {
   const { shape, values } = listRequest(caller, siteId, query);
-  const found = await listStatement(db, shape).execute({ ...values, limit: page.pageSize, offset: page.offset });
-  const matching = () => matchingRows(db, shape, values);
-  const { total, estimated } = found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching());
-  return { rows: found.map(({ ticket, requester }) => ({ ticket, requester })), total, estimated };
+  const load = async (): Promise<TicketListPage> => {
+    const found = await listStatement(db, shape).execute({ ...values, limit: page.pageSize, offset: page.offset });
+    const matching = () => matchingRows(db, shape, values);
+    const { total, estimated } = found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching());
+    return { rows: found.map(({ ticket, requester }) => ({ ticket, requester })), total, estimated };
+  };
+  return shape.sla ? load() : kept.page(siteId, JSON.stringify([shape, values, page.pageSize, page.offset]), load);
 }
 
 /** A ticket by id or number that the caller may see, with its requester; 404 otherwise. */

@@ -2,11 +2,13 @@
 // (DESIGN section 11). `{id}` is the ticket id or its number.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { declareSecurity, problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
+import { JSON_TYPE } from '../http/response-schemas.js';
 import { aiSettingsOf } from '../cms/ai-drafting.js';
 import { helpdeskAccess } from './access.js';
+import { apiAnswer } from './kept-lists.js';
 import { draftReply } from './draft-reply.js';
 import { ticketHistory } from './history.js';
 import { answerTicket, replyMailSettings } from './mail/outgoing.js';
@@ -24,16 +26,16 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
 
-  app.get(
+  // The answer is serialized ahead and kept with the page (kept-lists.ts).
+  app.get<{ Querystring: Static<typeof TicketListQuery>; Reply: Buffer }>(
     '/tickets',
     { schema: { tags: ['tickets'], summary: 'List tickets', querystring: TicketListQuery, response: { 200: Type.Array(TicketOut) } }, preHandler: read },
     async (request, reply) => {
       const page = toPage(request.query);
       const { site, caller } = request.helpdesk;
-      const { rows, total } = await listTickets(db, site.id, caller, request.query, page);
-      setPaginationHeaders(request, reply, page, total);
-      const now = new Date();
-      return rows.map((row) => presentTicket(row.ticket, row.requester, now));
+      const listed = await listTickets(db, app.ticketLists, site.id, caller, request.query, page);
+      setPaginationHeaders(request, reply, page, listed.total);
+      return reply.type(JSON_TYPE).send(apiAnswer(listed, (tickets) => String(reply.serialize(tickets))));
     },
   );
 

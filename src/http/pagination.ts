@@ -43,10 +43,16 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   const meta = paginationMeta(page, total);
   reply.header('X-Pagination', JSON.stringify(meta));
   const base = new URL(request.url, 'http://x');
+  // The query is serialized once, apart from the URL (setting a URL's own parameters serializes the
+  // whole URL each time), with the page number the one part each link puts in.
+  const query = new URLSearchParams(base.search);
+  query.set('page', '0');
+  query.set('page_size', String(page.pageSize));
+  const parts = query.toString().split('&');
+  const at = parts.indexOf('page=0');
   const link = (rel: string, target: number): string => {
-    base.searchParams.set('page', String(target));
-    base.searchParams.set('page_size', String(page.pageSize));
-    return `<${base.pathname}${base.search}>; rel="${rel}"`;
+    parts[at] = `page=${target}`;
+    return `<${base.pathname}?${parts.join('&')}>; rel="${rel}"`;
   };
   const links = [link('first', meta.first_page), link('last', meta.last_page)];
   if (meta.previous_page !== undefined) links.push(link('prev', meta.previous_page));

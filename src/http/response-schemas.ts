@@ -9,6 +9,9 @@ import type { RouteOptions } from 'fastify';
 
 type Schema = Record<string, unknown>;
 
+/** The content type of Fastify's JSON answers: an answer serialized ahead is sent with it as it is. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A schema meaning `option`'s values and null, with a type list, or undefined when none can say it. */

@@ -153,7 +153,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     app.get<{ Querystring: { page?: string; assigned?: string } }>(`/desk/${view}`, { preHandler: INBOX_PAGE }, async (request, reply) => {
       const { site, caller } = request.helpdesk;
       const page = pageNumber(request.query.page);
-      const { rows, total, estimated } = await listTickets(db, site.id, caller, VIEW_QUERIES[view], { page, pageSize: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
+      const { rows, total, estimated } = await listTickets(db, app.ticketLists, site.id, caller, VIEW_QUERIES[view], { page, pageSize: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
       const named = await names(site.id, []);
       const assigned = typeof request.query.assigned === 'string' && /^\d{1,9}$/.test(request.query.assigned) ? request.query.assigned : undefined;
       const list = ticketListView(request.ui, {
