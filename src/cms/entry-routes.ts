@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
+import { sendSerializedOnce } from '../http/response-schemas.js';
 import { cmsAccess } from './access.js';
 import { EntryBody, EntryListQuery, EntryOut, EntryParams, EntryReadQuery, EntryTypeParams, cmsSecurity } from './schemas.js';
 import { sourceContext, type SourceContext } from './sources.js';
@@ -24,7 +25,7 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
       const page = toPage(request.query);
       const { rows, total } = await sourceFor(request.params.type).list(context(request), request.query as typeof request.query & Record<string, unknown>, page);
       setPaginationHeaders(request, reply, page, total);
-      return rows;
+      return sendSerializedOnce(reply, rows);
     },
   );
 
@@ -51,7 +52,7 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { entry, etag } = await sourceFor(request.params.type).read(context(request), request.params.id, request.query);
       if (etag) reply.header('ETag', etag);
-      return entry;
+      return sendSerializedOnce(reply, entry);
     },
   );
 

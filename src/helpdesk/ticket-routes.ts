@@ -2,10 +2,10 @@
 // (DESIGN section 11). `{id}` is the ticket id or its number.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { declareSecurity, problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
-import { JSON_TYPE } from '../http/response-schemas.js';
+import { sendSerialized } from '../http/response-schemas.js';
 import { aiSettingsOf } from '../cms/ai-drafting.js';
 import { helpdeskAccess } from './access.js';
 import { apiAnswer } from './kept-lists.js';
@@ -26,8 +26,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
 
-  // The answer is serialized ahead and kept with the page (kept-lists.ts).
-  app.get<{ Querystring: Static<typeof TicketListQuery>; Reply: Buffer }>(
+  app.get(
     '/tickets',
     { schema: { tags: ['tickets'], summary: 'List tickets', querystring: TicketListQuery, response: { 200: Type.Array(TicketOut) } }, preHandler: read },
     async (request, reply) => {
@@ -35,7 +34,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
       const { site, caller } = request.helpdesk;
       const listed = await listTickets(db, app.ticketLists, site.id, caller, request.query, page);
       setPaginationHeaders(request, reply, page, listed.total);
-      return reply.type(JSON_TYPE).send(apiAnswer(listed, (tickets) => String(reply.serialize(tickets))));
+      return sendSerialized(reply, apiAnswer(listed, (tickets) => String(reply.serialize(tickets))));
     },
   );
 

@@ -5,12 +5,29 @@
 // decides with a `typeof`: `[X, null]` into X with `type: [X.type, 'null']`, and a union of string
 // constants into one string `enum`. Request schemas are left as they are; the OpenAPI documents
 // show the rewritten responses, which OpenAPI 3.1 reads the same.
-import type { RouteOptions } from 'fastify';
+import type { FastifyReply, RouteOptions } from 'fastify';
 
 type Schema = Record<string, unknown>;
 
 /** The content type of Fastify's JSON answers: an answer serialized ahead is sent with it as it is. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
+
+const serializedAnswers = new WeakMap<object, Buffer>();
+
+/**
+ * Sends `value` as the route's response serializer writes it, in UTF-8, made once per value: a
+ * value the node keeps and answers again (decision 0105) goes out as the same bytes.
+ */
+export function sendSerializedOnce(reply: FastifyReply, value: object): FastifyReply {
+  let body = serializedAnswers.get(value);
+  if (body === undefined) serializedAnswers.set(value, (body = Buffer.from(String(reply.serialize(value)))));
+  return sendSerialized(reply, body);
+}
+
+/** Sends JSON the route serialized ahead (`reply.serialize`), as it is. */
+export function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type(JSON_TYPE).send(body);
+}
 
 const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
