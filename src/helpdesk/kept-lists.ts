@@ -1,15 +1,15 @@
-// Each node's copy of the pages of ticket lists it answered (docs/decisions/0108-helpdesk-lists-kept-per-node.md):
-// agents' inboxes and integrations ask the same pages again and again, far more often than tickets
-// change. A page is kept under the site's generation (src/adapters/cache/generations.ts); every
-// write request to the site's help desk, through the API or its pages, ends the generation on every
-// node before it answers (`endOnWrites`). A generation lasts TTL_MS at most, so a change made behind
-// the help desk's back (a member deleted in the forum, SQL) shows within TTL_MS. Lists that depend on
-// the clock (`sla=breached|at_risk`) are never kept; a kept page's answer is made anew when one of
-// its SLA flags may have changed.
+// Each node's copy of the pages of ticket lists it answered (docs/decisions/0108): agents' inboxes
+// and integrations ask the same pages again and again, far more often than tickets change. A page
+// is kept under the site's generation (src/adapters/cache/generations.ts); every write request to
+// the site's help desk, through the API or its pages, ends the generation on every node before it
+// answers (`endOnWrites`). A generation lasts TTL_MS at most, so a change made behind the help
+// desk's back (a member deleted in the forum, SQL) shows within TTL_MS. Lists that depend on the
+// clock (`sla=breached|at_risk`) are never kept; a kept page's answer is made anew when one of its
+// SLA flags may have changed.
 import type { FastifyInstance } from 'fastify';
-import type { PubSub } from '../adapters/cache/index.js';
-import { Generations } from '../adapters/cache/generations.js';
 import type { Static } from 'typebox';
+import { Generations } from '../adapters/cache/generations.js';
+import type { PubSub } from '../adapters/cache/index.js';
 import { WeightedLru } from '../lib/lru.js';
 import { presentTicket } from './presenters.js';
 import type { TicketOut } from './schemas.js';

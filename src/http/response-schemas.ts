@@ -4,7 +4,8 @@
 // member reads"). The two unions the APIs declare are rewritten, meaning the same, into forms it
 // decides with a `typeof`: `[X, null]` into X with `type: [X.type, 'null']`, and a union of string
 // constants into one string `enum`. Request schemas are left as they are; the OpenAPI documents
-// show the rewritten responses, which OpenAPI 3.1 reads the same.
+// show the rewritten responses, which OpenAPI 3.1 reads the same. An answer serialized ahead, by
+// the route's serializer, is sent as it is (`sendSerialized`, `sendSerializedOnce`).
 import type { FastifyReply, RouteOptions } from 'fastify';
 
 type Schema = Record<string, unknown>;
