@@ -4,7 +4,8 @@
 // connections) on a ticket list page and on each 90-day report (tickets, sla, agents, categories),
 // with a `helpdesk-read` key, and takes inbound raw MIME mail from 32 concurrent senders. The anchor
 // of each is the same work as bare SQL through `pg` in the same run (the list's rows and count in one
-// statement; each report's statements, which Blume runs only when it has no answer to reuse, decision 0057; the
+// statement, which Blume runs only when the node keeps no page of the list, decision 0108; each
+// report's statements, which Blume runs only when it has no answer to reuse, decision 0057; the
 // statement that numbers and inserts a ticket with its history and entry, in a transaction each).
 // Targets: list p99 <= 20 ms, each report p99 <= 300 ms, inbound >= 200 messages/s.
 //   npm run bench:helpdesk [-- seconds]

@@ -14,7 +14,7 @@ import { WeightedLru } from '../lib/lru.js';
 import { presentTicket } from './presenters.js';
 import type { TicketOut } from './schemas.js';
 import { slaChangesAt } from './sla.js';
-import type { ListedTicket } from './ticket-list.js';
+import type { ListedTicket } from './tables.js';
 
 /** How long a node serves a site's kept pages without hearing of a change. */
 export const TTL_MS = 5_000;

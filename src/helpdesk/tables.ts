@@ -251,6 +251,11 @@ export type TicketRow = typeof helpdeskTickets.$inferSelect;
 export type ListedTicketRow = Omit<TicketRow, 'searchText'>;
 export type ThreadEntryRow = typeof helpdeskEntries.$inferSelect;
 export type ContactRow = typeof helpdeskContacts.$inferSelect;
+/** A row of a ticket list: the ticket and the requester's name and address. */
+export interface ListedTicket {
+  ticket: ListedTicketRow;
+  requester: Pick<ContactRow, 'id' | 'email' | 'name'>;
+}
 export type CategoryRow = typeof helpdeskCategories.$inferSelect;
 export type AgentRow = typeof helpdeskAgents.$inferSelect;
 export type HistoryRow = typeof helpdeskHistory.$inferSelect;

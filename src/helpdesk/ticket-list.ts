@@ -11,14 +11,7 @@ import { canSeeTicket, servedCategoriesOf, servedTicketsWhere, type HelpdeskCall
 import type { TicketListQuery } from './schemas.js';
 import { atRiskWhere, breachedWhere } from './sla.js';
 import { findContact, findTicket } from './tickets.js';
-import { helpdeskContacts, helpdeskTickets as t, TICKET_PRIORITIES, TICKET_STATUSES, type ContactRow, type ListedTicketRow, type TicketRow } from './tables.js';
-
-type ListedRequester = Pick<ContactRow, 'id' | 'email' | 'name'>;
-
-export interface ListedTicket {
-  ticket: ListedTicketRow;
-  requester: ListedRequester;
-}
+import { helpdeskContacts, helpdeskTickets as t, TICKET_PRIORITIES, TICKET_STATUSES, type ContactRow, type TicketRow } from './tables.js';
 
 /** A ticket the caller may see, whole, with its requester. */
 export interface VisibleTicket {

@@ -5,8 +5,7 @@ import type { UiContext } from '../../forum/ui/context.js';
 import { csrfField, notice, pager, time } from '../../forum/ui/layout.js';
 import { html, type HtmlValue, type SafeHtml } from '../../lib/html.js';
 import { slaView } from '../sla.js';
-import type { ListedTicketRow, TicketPriority, TicketStatus } from '../tables.js';
-import type { ListedTicket } from '../ticket-list.js';
+import type { ListedTicket, ListedTicketRow, TicketPriority, TicketStatus } from '../tables.js';
 
 export type InboxView = 'mine' | 'unassigned' | 'open' | 'breached';
 
