@@ -37,6 +37,7 @@ export class PublishedReads {
   private readonly generations: Generations;
   private readonly lists = new WeightedLru<string, ListPage>(MAX_WEIGHT, weigh);
   private readonly entries = new WeightedLru<string, TaggedEntry>(MAX_WEIGHT, weigh);
+
   constructor(
     private readonly db: Database,
     pubsub: PubSub,
