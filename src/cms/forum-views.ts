@@ -271,8 +271,8 @@ const postsSource: EntrySource = {
     if (topicId === undefined) throw invalidFilter('Posts are listed per topic: filter[topic_id]=<topic id>.');
     const viewer = await readViewer(ctx, query.status);
     if (!viewer) return { rows: [], total: 0 };
-    const { topic } = await findVisibleTopic(ctx.db, ctx.site.id, viewer, topicId);
-    const { rows, total } = await listPostsClassic(ctx.db, topic, page);
+    const visible = await findVisibleTopic(ctx.db, ctx.site.id, viewer, topicId);
+    const { rows, total } = await listPostsClassic(ctx.db, ctx.topicPages, visible, page);
     return { rows: rows.filter((row) => !row.post.deletedAt).map((row) => selectFields(presentPostEntry(row), query.fields, TYPE('posts'))), total };
   },
   async read(ctx, id, query) {

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/client.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Page } from '../http/pagination.js';
+import type { KeptTopicPages } from '../forum/kept-pages.js';
 import type { CmsCaller } from './policy.js';
 import type { PublishedReads } from './published-reads.js';
 import type { ContentTypeDirectory } from './type-directory.js';
@@ -16,13 +17,15 @@ export interface SourceContext {
   types: ContentTypeDirectory;
   /** What this node keeps of published reads. */
   reads: PublishedReads;
+  /** What this node keeps of forum topics' pages of posts (the `posts` view reads them). */
+  topicPages: KeptTopicPages;
   site: SiteRow;
   caller: CmsCaller;
 }
 
 /** The context of `caller`'s request to `site`, on this node's database and CMS services (`app.cms`). */
 export function sourceContext(app: FastifyInstance, site: SiteRow, caller: CmsCaller): SourceContext {
-  return { db: app.deps.database.db, types: app.cms.types, reads: app.cms.reads, site, caller };
+  return { db: app.deps.database.db, types: app.cms.types, reads: app.cms.reads, topicPages: app.forum.pages, site, caller };
 }
 
 export interface ReadQuery {

@@ -282,6 +282,29 @@ export const forumVisibilityVersions = pgTable('forum_visibility_versions', {
   version: bigint('version', { mode: 'number' }).notNull().default(0),
 });
 
+/**
+ * One row per topic whose posts were ever written, moved by a trigger on every statement that
+ * inserts, changes or deletes any of its posts (likes and cascades included). A node keeps pages of
+ * a topic's posts while it stays put (docs/decisions/0109-topic-pages-kept-per-node.md). No foreign
+ * key: a trigger on topics drops the row of a deleted topic after its posts went, so a post never
+ * waits for a lock a topic delete holds here.
+ */
+export const forumTopicVersions = pgTable('forum_topic_versions', {
+  topicId: text('topic_id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});
+
+/**
+ * One row per community, moved by a trigger when a member's name or avatar changes: how authors are
+ * shown on the pages of posts a node keeps (decision 0109).
+ */
+export const forumAuthorVersions = pgTable('forum_author_versions', {
+  siteId: text('site_id')
+    .primaryKey()
+    .references(() => sites.id, { onDelete: 'cascade' }),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});
+
 export const FLAG_REASONS = ['spam', 'inappropriate', 'off_topic', 'other'] as const;
 export const FLAG_STATES = ['open', 'hidden', 'dismissed'] as const;
 

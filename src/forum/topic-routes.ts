@@ -46,7 +46,7 @@ import { searchForum } from './search.js';
 import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, updateTopic } from './topics.js';
 import { listTopics } from './topic-list.js';
 import { problems } from '../http/openapi.js';
-import { JSON_TYPE } from '../http/response-schemas.js';
+import { JSON_TYPE, sendSerializedOnce } from '../http/response-schemas.js';
 
 
 /** Room for a full-size Markdown body and its JSON escaping; bigger requests are refused as 413. */
@@ -158,18 +158,18 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       preHandler: forumReader,
     },
     async (request, reply) => {
-      const { topic } = await findVisibleTopic(db, request.forum.site.id, request.forum.viewer, request.params.id);
+      const visible = await findVisibleTopic(db, request.forum.site.id, request.forum.viewer, request.params.id);
       const page = toPage(request.query);
       if (request.query.view === 'threaded') {
-        const { rows, total } = await listPostsThreaded(db, topic, page);
+        const { rows, total } = await listPostsThreaded(db, app.forum.pages, visible, page);
         setPaginationHeaders(request, reply, page, total);
         serializeAs(reply, ThreadedPostList);
-        return rows.map(presentThreadedPost);
+        return sendSerializedOnce(reply, rows, (kept) => kept.map(presentThreadedPost));
       }
-      const { rows, total } = await listPostsClassic(db, topic, page);
+      const { rows, total } = await listPostsClassic(db, app.forum.pages, visible, page);
       setPaginationHeaders(request, reply, page, total);
       serializeAs(reply, ClassicPostList);
-      return rows.map(presentPost);
+      return sendSerializedOnce(reply, rows, (kept) => kept.map(presentPost));
     },
   );
 

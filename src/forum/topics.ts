@@ -20,6 +20,7 @@ import { linksAllowed } from './trust.js';
 import { findVisibleForum } from './structure.js';
 import { forumDraftKey, forumDrafts, forumMembers, forumPosts, forums, forumTopics, topicDraftKey, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 import { authorOf, type Author } from './avatars.js';
+import { pageVersions, type KeptTopicPages, type VersionedTopic } from './kept-pages.js';
 
 /** Replies nest at most this deep, so threads stay readable and responses stay bounded. */
 const MAX_DEPTH = 32;
@@ -82,12 +83,14 @@ async function discardDraft(tx: Executor, memberId: string, key: string): Promis
 
 interface VisibleTopic extends TopicView {
   forum: ForumRow;
+  /** What the topic's pages are kept under (kept-pages.ts). */
+  pageVersions: string;
 }
 
 /** Every topic page and reply reads its topic: prepared (src/db/prepared.ts), in a transaction too. */
 const topicRead = preparedStatement('forum_topic_read', (db) =>
   db
-    .select({ ...topicColumns, forum: forums })
+    .select({ ...topicColumns, forum: forums, pageVersions: pageVersions(forumTopics.id, forumTopics.siteId) })
     .from(forumTopics)
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
@@ -98,7 +101,7 @@ const topicRead = preparedStatement('forum_topic_read', (db) =>
 export async function findVisibleTopic(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<VisibleTopic> {
   const [row] = await topicRead(db, undefined).execute({ siteId, id });
   if (!row || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('topic_not_found', `No topic "${id}".`);
-  return { topic: row.topic, forum: row.forum, author: authorOf(row.authorId, row.authorName, row.authorAvatar) };
+  return { topic: row.topic, forum: row.forum, author: authorOf(row.authorId, row.authorName, row.authorAvatar), pageVersions: row.pageVersions };
 }
 
 export interface NewTopic {
@@ -176,14 +179,20 @@ const classicPage = preparedStatement('forum_posts_classic', (db) => {
     .offset(sql.placeholder('offset'));
 });
 
-/** Every post of a topic in order, deleted ones as tombstones (the presenter blanks them). */
-export async function listPostsClassic(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostView[]; total: number }> {
-  const rows = await classicPage(db, undefined).execute({ topicId: topic.id, limit: page.pageSize, offset: page.offset });
-  // A page past the end has no row to carry the total.
-  return {
-    rows: rows.map((row) => ({ post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })),
-    total: rows[0]?.total ?? (page.offset === 0 ? 0 : await countPosts(db, topic.id)),
-  };
+/**
+ * Every post of a topic in order, deleted ones as tombstones (the presenter blanks them); the node
+ * keeps the page while the topic's posts stay as they are (kept-pages.ts).
+ */
+export function listPostsClassic(db: Executor, pages: KeptTopicPages, visible: VersionedTopic, page: Page): Promise<{ rows: PostView[]; total: number }> {
+  return pages.page(visible, `classic\n${page.pageSize}\n${page.offset}`, async () => {
+    const topicId = visible.topic.id;
+    const rows = await classicPage(db, undefined).execute({ topicId, limit: page.pageSize, offset: page.offset });
+    // A page past the end has no row to carry the total.
+    return {
+      rows: rows.map((row) => ({ post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })),
+      total: rows[0]?.total ?? (page.offset === 0 ? 0 : await countPosts(db, topicId)),
+    };
+  });
 }
 
 async function countPosts(db: Executor, topicId: string): Promise<number> {
@@ -200,8 +209,12 @@ export async function postsBefore(db: Executor, post: Pick<ShownPost, 'id' | 'to
   return row?.n ?? 0;
 }
 
-/** A page of top-level posts, each with all its descendants nested in `replies`, oldest first. */
-export async function listPostsThreaded(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostNode[]; total: number }> {
+/** A page of top-level posts, each with all its descendants nested in `replies`, oldest first; kept as classic pages are. */
+export function listPostsThreaded(db: Executor, pages: KeptTopicPages, visible: VersionedTopic & { topic: ForumTopicRow }, page: Page): Promise<{ rows: PostNode[]; total: number }> {
+  return pages.page(visible, `threaded\n${page.pageSize}\n${page.offset}`, () => readThreads(db, visible.topic, page));
+}
+
+async function readThreads(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostNode[]; total: number }> {
   const thread = alias(forumPosts, 'thread');
   const pageRoots = db
     .select({ id: thread.id })
@@ -246,15 +259,23 @@ export function authorsByPost(rows: AuthorRow[]): Map<string, Author | null> {
   return new Map(rows.map(([postId, id, username, avatar]) => [postId, authorOf(id, username, avatar)]));
 }
 
-/** One post of the topic with all its descendants nested (a thread continued on its own page). */
-export async function listThreadFrom(db: Executor, topic: ForumTopicRow, postId: string): Promise<PostNode | undefined> {
-  const [start] = await db.select({ rootId: forumPosts.rootId, depth: forumPosts.depth }).from(forumPosts).where(and(eq(forumPosts.topicId, topic.id), eq(forumPosts.id, postId)));
+/** One post of the topic with all its descendants nested (a thread continued on its own page); kept as pages are. */
+export async function listThreadFrom(db: Executor, pages: KeptTopicPages, visible: VersionedTopic, postId: string): Promise<PostNode | undefined> {
+  const { rows } = await pages.page(visible, `from\n${postId}`, async () => {
+    const node = await readThreadFrom(db, visible.topic.id, postId);
+    return { rows: node ? [node] : [] };
+  });
+  return rows[0];
+}
+
+async function readThreadFrom(db: Executor, topicId: string, postId: string): Promise<PostNode | undefined> {
+  const [start] = await db.select({ rootId: forumPosts.rootId, depth: forumPosts.depth }).from(forumPosts).where(and(eq(forumPosts.topicId, topicId), eq(forumPosts.id, postId)));
   if (!start) return undefined;
   const rows = await db
     .select(postColumns)
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
-    .where(and(eq(forumPosts.topicId, topic.id), eq(forumPosts.rootId, start.rootId), sql`${forumPosts.depth} >= ${start.depth}`))
+    .where(and(eq(forumPosts.topicId, topicId), eq(forumPosts.rootId, start.rootId), sql`${forumPosts.depth} >= ${start.depth}`))
     .orderBy(asc(forumPosts.depth), asc(forumPosts.createdAt), asc(forumPosts.id));
   const nodes = new Map<string, PostNode>();
   for (const row of rows) {

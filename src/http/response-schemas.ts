@@ -16,12 +16,13 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 const serializedAnswers = new WeakMap<object, Buffer>();
 
 /**
- * Sends `value` as the route's response serializer writes it, in UTF-8, made once per value: a
- * value the node keeps and answers again (decision 0105) goes out as the same bytes.
+ * Sends `kept`, as `present` makes the answer of it, as the route's response serializer writes it,
+ * in UTF-8, made once per kept value: a value the node keeps and answers again (decisions 0105,
+ * 0109) goes out as the same bytes. Only one route may answer a given kept value so.
  */
-export function sendSerializedOnce(reply: FastifyReply, value: object): FastifyReply {
-  let body = serializedAnswers.get(value);
-  if (body === undefined) serializedAnswers.set(value, (body = Buffer.from(String(reply.serialize(value)))));
+export function sendSerializedOnce<T extends object>(reply: FastifyReply, kept: T, present: (kept: T) => unknown = (value) => value): FastifyReply {
+  let body = serializedAnswers.get(kept);
+  if (body === undefined) serializedAnswers.set(kept, (body = Buffer.from(String(reply.serialize(present(kept))))));
   return sendSerialized(reply, body);
 }
 

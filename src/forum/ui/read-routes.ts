@@ -116,7 +116,8 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     { schema: { params: IdParams, querystring: TopicQuery }, preHandler: loadUi },
     async (request, reply) => {
       const { site, viewer } = request.ui;
-      const { topic, forum } = await findVisibleTopic(db, site.id, viewer, request.params.id);
+      const visible = await findVisibleTopic(db, site.id, viewer, request.params.id);
+      const { topic, forum } = visible;
       const view = request.query.view ?? 'classic';
       const pageSize = view === 'threaded' ? THREADS_PER_PAGE : POSTS_PER_PAGE;
       const list = view === 'threaded' ? listPostsThreaded : listPostsClassic;
@@ -125,14 +126,14 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       let rows: PostView[] | PostNode[];
       let pages = 1;
       if (from) {
-        const thread = await listThreadFrom(db, topic, from);
+        const thread = await listThreadFrom(db, app.forum.pages, visible, from);
         if (!thread) throw new AppError('post_not_found', `No post "${from}" in this topic.`);
         rows = [thread];
         page = 1;
       } else {
         // `page=last` (where a new reply lands) needs the total first.
-        if (page === Number.MAX_SAFE_INTEGER) page = totalPages((await list(db, topic, { page: 1, pageSize: 1, offset: 0 })).total, pageSize);
-        const listed = await list(db, topic, { page, pageSize, offset: (page - 1) * pageSize });
+        if (page === Number.MAX_SAFE_INTEGER) page = totalPages((await list(db, app.forum.pages, visible, { page: 1, pageSize: 1, offset: 0 })).total, pageSize);
+        const listed = await list(db, app.forum.pages, visible, { page, pageSize, offset: (page - 1) * pageSize });
         rows = listed.rows;
         pages = totalPages(listed.total, pageSize);
       }

@@ -1,0 +1,54 @@
+// Pages of a topic's posts kept per node (docs/decisions/0109-topic-pages-kept-per-node.md): a
+// popular topic's pages are read far more often than its posts change. A page is kept under the
+// versions its topic was read with (`pageVersions`): the topic's, which a trigger moves with every
+// statement that writes any of its posts (replies, edits, likes, tombstones, cascades), and the
+// community's author version, moved when a member's name or avatar changes. Every request reads its
+// topic anyway, so the versions come with it: a kept page is exact, on every node, with no broadcast
+// and no TTL.
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { WeightedLru } from '../lib/lru.js';
+import { forumAuthorVersions, forumTopicVersions } from './tables.js';
+
+/** What the pages weigh at most together, in characters of post bodies (and the answers made of them). */
+const MAX_WEIGHT = 32 * 1024 * 1024;
+/** A post's weight besides its bodies: ids, times, its author. */
+const POST_WEIGHT = 256;
+
+/** A kept page: the posts of a classic page or the threads of a threaded one. */
+interface KeptPage {
+  rows: KeptPost[];
+}
+
+interface KeptPost {
+  post: { bodySource: string; bodyHtml: string };
+  replies?: KeptPost[];
+}
+
+/** The post's bodies twice (the rows, and the answer serialized from them), and its replies. */
+function weighPosts(posts: KeptPost[]): number {
+  let weight = 0;
+  for (const { post, replies } of posts) weight += POST_WEIGHT + 2 * (post.bodySource.length + post.bodyHtml.length) + (replies ? weighPosts(replies) : 0);
+  return weight;
+}
+
+/** SQL: the versions a topic's pages are kept under, as text; select it with the topic. */
+export function pageVersions(topicId: SQLWrapper, siteId: SQLWrapper): SQL<string> {
+  return sql<string>`concat_ws(':',
+    coalesce((select ${forumTopicVersions.version} from ${forumTopicVersions} where ${forumTopicVersions.topicId} = ${topicId}), 0),
+    coalesce((select ${forumAuthorVersions.version} from ${forumAuthorVersions} where ${forumAuthorVersions.siteId} = ${siteId}), 0))`;
+}
+
+/** A topic as a request read it: its id and the versions its pages are kept under. */
+export interface VersionedTopic {
+  topic: { id: string };
+  pageVersions: string;
+}
+
+export class KeptTopicPages {
+  private readonly pages = new WeightedLru<string, KeptPage>(MAX_WEIGHT, (page) => weighPosts(page.rows));
+
+  /** The page of `topic` that `read` names (view, size, offset): the kept one, or `load`'s, kept. */
+  async page<P extends KeptPage>(topic: VersionedTopic, read: string, load: () => Promise<P>): Promise<P> {
+    return (await this.pages.getOrLoad(`${topic.topic.id}\n${topic.pageVersions}\n${read}`, load)) as P;
+  }
+}
