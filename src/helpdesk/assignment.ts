@@ -4,6 +4,7 @@
 // cannot both take an agent's last free place.
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import { preparedStatement } from '../db/prepared.js';
 import { recordHistory, SYSTEM, type Actor } from './history.js';
 import { helpdeskAgentCategories, helpdeskAgents, helpdeskTickets, type TicketRow, type TicketStatus } from './tables.js';
 
@@ -14,19 +15,34 @@ async function lockAssignments(db: Executor, siteId: string): Promise<void> {
   await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`helpdesk-assign:${siteId}`}))`);
 }
 
+/** What the choice of an agent depends on besides its placeholders: a category to serve, an agent to pass over. */
+interface AgentChoice {
+  category: boolean;
+  except: boolean;
+}
+
+/** Every opening asks for an agent: prepared per variant (src/db/prepared.ts). */
+const agentChoice = preparedStatement(
+  'helpdesk_next_agent',
+  (db, choice: AgentChoice) => {
+    const a = helpdeskAgents;
+    const open = sql`(select count(*) from ${helpdeskTickets} where ${helpdeskTickets.assigneeId} = ${a.memberId} and ${inArray(helpdeskTickets.status, OPEN_STATUSES)})`;
+    const serves = choice.category
+      ? sql`exists (select 1 from ${helpdeskAgentCategories} where ${helpdeskAgentCategories.agentId} = ${a.memberId} and ${helpdeskAgentCategories.categoryId} = ${sql.placeholder('categoryId')})`
+      : undefined;
+    return db
+      .select({ id: a.memberId })
+      .from(a)
+      .where(and(eq(a.siteId, sql.placeholder('siteId')), eq(a.available, true), choice.except ? ne(a.memberId, sql.placeholder('except')) : undefined, serves, sql`${open} < ${a.capacity}`))
+      .orderBy(sql`${a.lastAssignedAt} asc nulls first`, a.memberId)
+      .limit(1);
+  },
+  (choice) => `${choice.category ? 'c' : ''}${choice.except ? 'x' : ''}`,
+);
+
 /** The next agent for a ticket of `categoryId` in round-robin order, other than `except`. */
 async function nextAgent(db: Executor, siteId: string, categoryId: string | null, except: string | null): Promise<string | undefined> {
-  const a = helpdeskAgents;
-  const open = sql`(select count(*) from ${helpdeskTickets} where ${helpdeskTickets.assigneeId} = ${a.memberId} and ${inArray(helpdeskTickets.status, OPEN_STATUSES)})`;
-  const serves = categoryId === null
-    ? sql`true`
-    : sql`exists (select 1 from ${helpdeskAgentCategories} where ${helpdeskAgentCategories.agentId} = ${a.memberId} and ${helpdeskAgentCategories.categoryId} = ${categoryId})`;
-  const [row] = await db
-    .select({ id: a.memberId })
-    .from(a)
-    .where(and(eq(a.siteId, siteId), eq(a.available, true), except ? ne(a.memberId, except) : undefined, serves, sql`${open} < ${a.capacity}`))
-    .orderBy(sql`${a.lastAssignedAt} asc nulls first`, a.memberId)
-    .limit(1);
+  const [row] = await agentChoice(db, { category: categoryId !== null, except: except !== null }).execute({ siteId, categoryId, except });
   return row?.id;
 }
 

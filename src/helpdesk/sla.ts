@@ -5,6 +5,7 @@
 // now is, after the due time; it is at risk when less than a quarter of its target remains.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import { preparedStatement } from '../db/prepared.js';
 import { helpdeskSlaPolicies, helpdeskTickets as t, type ListedTicketRow, type TicketPriority, type TicketRow, type TicketStatus } from './tables.js';
 
 export interface SlaTargets {
@@ -23,11 +24,16 @@ const DEFAULT_SLA: Record<TicketPriority, SlaTargets> = {
 const PAUSED: readonly TicketStatus[] = ['pending', 'on_hold'];
 const DONE: readonly TicketStatus[] = ['solved', 'closed'];
 
-export async function slaTargets(db: Executor, siteId: string, priority: TicketPriority): Promise<SlaTargets> {
-  const [row] = await db
-    .select()
+/** Every opening reads its priority's targets: prepared (src/db/prepared.ts). */
+const slaPolicy = preparedStatement('helpdesk_sla_policy', (db) =>
+  db
+    .select({ firstResponseMinutes: helpdeskSlaPolicies.firstResponseMinutes, resolutionMinutes: helpdeskSlaPolicies.resolutionMinutes })
     .from(helpdeskSlaPolicies)
-    .where(and(eq(helpdeskSlaPolicies.siteId, siteId), eq(helpdeskSlaPolicies.priority, priority)));
+    .where(and(eq(helpdeskSlaPolicies.siteId, sql.placeholder('siteId')), eq(helpdeskSlaPolicies.priority, sql.placeholder('priority')))),
+);
+
+export async function slaTargets(db: Executor, siteId: string, priority: TicketPriority): Promise<SlaTargets> {
+  const [row] = await slaPolicy(db, undefined).execute({ siteId, priority });
   return row ? { firstResponseMinutes: row.firstResponseMinutes, resolutionMinutes: row.resolutionMinutes } : DEFAULT_SLA[priority];
 }
 

@@ -5,6 +5,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { renderBody } from '../forum/markdown.js';
 import type { Executor } from '../db/client.js';
+import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { isEmail } from '../lib/email.js';
@@ -104,19 +105,24 @@ export async function requireCategory(db: Executor, siteId: string, categoryId: 
   if (!row) throw new AppError('invalid_ticket', `No help desk category "${categoryId}".`, { errors: [{ field: 'category_id', message: 'no such category' }] });
 }
 
+/** Every opening and every requester's reply names its contact: prepared (src/db/prepared.ts). */
+const contactUpsert = preparedStatement('helpdesk_contact_upsert', (db) =>
+  db
+    .insert(helpdeskContacts)
+    .values({ id: sql.placeholder('id'), siteId: sql.placeholder('siteId'), email: sql.placeholder('email'), name: sql.placeholder('name') })
+    .onConflictDoUpdate({
+      target: [helpdeskContacts.siteId, helpdeskContacts.email],
+      set: { name: sql`coalesce(${helpdeskContacts.name}, excluded.name)` },
+    })
+    .returning(),
+);
+
 /** The contact with this address, made on first sight; a name fills in a missing one. */
 async function ensureContact(db: Executor, siteId: string, requester: RequesterInput): Promise<ContactRow> {
   const email = requester.email.trim().toLowerCase();
   if (!isEmail(email)) throw invalid(`"${email}" is not an e-mail address.`, 'requester.email');
   const name = requester.name?.trim() || null;
-  const [row] = await db
-    .insert(helpdeskContacts)
-    .values({ id: newId(), siteId, email, name })
-    .onConflictDoUpdate({
-      target: [helpdeskContacts.siteId, helpdeskContacts.email],
-      set: { name: sql`coalesce(${helpdeskContacts.name}, excluded.name)` },
-    })
-    .returning();
+  const [row] = await contactUpsert(db, undefined).execute({ id: newId(), siteId, email, name });
   return row!;
 }
 
