@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { AppError } from '../http/errors.js';
-import { findTokenMember, viewerFor } from './members.js';
+import { readTokenMember, viewerFor } from './members.js';
 import { refuseSuspended } from './moderation.js';
 import { reviewTrust, trustRules } from './trust.js';
 import { GUEST, type MemberViewer, type Viewer } from './policy.js';
@@ -16,6 +16,8 @@ interface ForumContext {
   site: SiteRow;
   settings: InstanceSettings;
   viewer: Viewer;
+  /** With a member's token: the community's versions, read with the member (`readTokenMember`). */
+  communityVersions?: string;
 }
 
 declare module 'fastify' {
@@ -43,17 +45,18 @@ async function loadSite(request: FastifyRequest): Promise<Pick<ForumContext, 'si
   return { site, settings: await request.server.instanceSettings.applied(site.id) };
 }
 
-async function memberFromToken(request: FastifyRequest, reply: FastifyReply, site: SiteRow, settings: InstanceSettings, token: string): Promise<MemberViewer> {
-  const member = await findTokenMember(request.server.deps.database.db, site.id, token);
-  if (!member) {
+async function memberFromToken(request: FastifyRequest, reply: FastifyReply, site: SiteRow, settings: InstanceSettings, token: string): Promise<Pick<ForumContext, 'viewer' | 'communityVersions'>> {
+  const found = await readTokenMember(request.server.deps.database.db, site.id, token);
+  if (!found) {
     challenge(reply);
     throw new AppError('invalid_token', 'The forum token is invalid, revoked, or belongs to another community.');
   }
+  const { member, communityVersions } = found;
   if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
   // A suspension refuses the member's existing tokens, reads included, until it ends.
   refuseSuspended(member);
   await reviewTrust(request.server.deps.database.db, trustRules(settings), member);
-  return viewerFor(site, member) as MemberViewer;
+  return { viewer: viewerFor(site, member) as MemberViewer, communityVersions };
 }
 
 /** preHandler: a member with a token, or a guest when anonymous reads are enabled. */
@@ -61,7 +64,7 @@ export async function forumReader(request: FastifyRequest, reply: FastifyReply):
   const base = await loadSite(request);
   const token = presentedToken(request);
   if (token) {
-    request.forum = { ...base, viewer: await memberFromToken(request, reply, base.site, base.settings, token) };
+    request.forum = { ...base, ...(await memberFromToken(request, reply, base.site, base.settings, token)) };
     return;
   }
   if (!base.settings.forumApiPublicRead || base.settings.corsOrigins.length === 0) {
@@ -79,7 +82,7 @@ export async function forumMember(request: FastifyRequest, reply: FastifyReply):
     challenge(reply);
     throw new AppError('authentication_required', 'Send a forum token in the `Authentication-Token` header.');
   }
-  request.forum = { ...base, viewer: await memberFromToken(request, reply, base.site, base.settings, token) };
+  request.forum = { ...base, ...(await memberFromToken(request, reply, base.site, base.settings, token)) };
 }
 
 /** preHandler: anyone, on a community site whose plan has the Forum API (token minting, waitlist). */

@@ -5,17 +5,31 @@
 // community's author version, moved when a member's name or avatar changes. Every request reads its
 // topic anyway, so the versions come with it: a kept page is exact, on every node, with no broadcast
 // and no TTL.
-import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { WeightedLru } from '../lib/lru.js';
 import { forumAuthorVersions, forumTopicVersions } from './tables.js';
 
-/** What the pages weigh at most together, in characters of post bodies (and the answers made of them). */
-const MAX_WEIGHT = 32 * 1024 * 1024;
+/** What a node's topic pages weigh at most together, in characters of post bodies (and the answers made of them). */
+const MAX_TOPIC_WEIGHT = 32 * 1024 * 1024;
 /** A post's weight besides its bodies: ids, times, its author. */
 const POST_WEIGHT = 256;
 
-/** A kept page: the posts of a classic page or the threads of a threaded one. */
-interface KeptPage {
+/** Pages a node keeps under the versions they were read at, which their keys hold. */
+export class KeptPages<P> {
+  private readonly pages: WeightedLru<string, P>;
+
+  constructor(maxWeight: number, weigh: (page: P) => number) {
+    this.pages = new WeightedLru(maxWeight, weigh);
+  }
+
+  /** The page `key` names, versions included: the kept one, or `load`'s, kept. */
+  async page(key: string, load: () => Promise<P>): Promise<P> {
+    return (await this.pages.getOrLoad(key, load))!;
+  }
+}
+
+/** A kept page of a topic: the posts of a classic page or the threads of a threaded one. */
+export interface TopicPage {
   rows: KeptPost[];
 }
 
@@ -35,7 +49,12 @@ function weighPosts(posts: KeptPost[]): number {
 export function pageVersions(topicId: SQLWrapper, siteId: SQLWrapper): SQL<string> {
   return sql<string>`concat_ws(':',
     coalesce((select ${forumTopicVersions.version} from ${forumTopicVersions} where ${forumTopicVersions.topicId} = ${topicId}), 0),
-    coalesce((select ${forumAuthorVersions.version} from ${forumAuthorVersions} where ${forumAuthorVersions.siteId} = ${siteId}), 0))`;
+    ${authorVersion(siteId)})`;
+}
+
+/** SQL: the community's author version (moved when a member's name or avatar changes). */
+export function authorVersion(siteId: SQLWrapper | Placeholder): SQL<number> {
+  return sql<number>`coalesce((select ${forumAuthorVersions.version} from ${forumAuthorVersions} where ${forumAuthorVersions.siteId} = ${siteId}), 0)`;
 }
 
 /** A topic as a request read it: its id and the versions its pages are kept under. */
@@ -44,11 +63,10 @@ export interface VersionedTopic {
   pageVersions: string;
 }
 
-export class KeptTopicPages {
-  private readonly pages = new WeightedLru<string, KeptPage>(MAX_WEIGHT, (page) => weighPosts(page.rows));
+/** A node's pages of topics' posts (`app.forum.pages`). */
+export const keptTopicPages = (): KeptPages<TopicPage> => new KeptPages(MAX_TOPIC_WEIGHT, (page) => weighPosts(page.rows));
 
-  /** The page of `topic` that `read` names (view, size, offset): the kept one, or `load`'s, kept. */
-  async page<P extends KeptPage>(topic: VersionedTopic, read: string, load: () => Promise<P>): Promise<P> {
-    return (await this.pages.getOrLoad(`${topic.topic.id}\n${topic.pageVersions}\n${read}`, load)) as P;
-  }
+/** The page of `topic` that `read` names (view, size, offset), kept in `pages`; one view always loads one shape. */
+export async function topicPage<P extends TopicPage>(pages: KeptPages<TopicPage>, topic: VersionedTopic, read: string, load: () => Promise<P>): Promise<P> {
+  return (await pages.page(`${topic.topic.id}\n${topic.pageVersions}\n${read}`, load)) as P;
 }

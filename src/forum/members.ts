@@ -14,6 +14,8 @@ import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { randomAlnum, newId } from '../lib/ids.js';
 import { burnPasswordCheck, verifyPassword } from '../lib/passwords.js';
+import { visibilityVersion } from './kept-counts.js';
+import { authorVersion } from './kept-pages.js';
 import type { Role, Viewer } from './policy.js';
 import { forumMembers, type ForumMemberRow } from './tables.js';
 
@@ -73,7 +75,11 @@ export async function changeMemberPassword(db: Executor, member: ForumMemberRow,
 
 const tokenMember = preparedStatement('forum_token_member', (db) =>
   db
-    .select({ credential: { id: credentials.id, secretHash: credentials.secretHash, lastUsedAt: credentials.lastUsedAt }, member: forumMembers })
+    .select({
+      credential: { id: credentials.id, secretHash: credentials.secretHash, lastUsedAt: credentials.lastUsedAt },
+      member: forumMembers,
+      communityVersions: sql<string>`concat_ws(':', ${visibilityVersion(sql.placeholder('siteId'))}, ${authorVersion(sql.placeholder('siteId'))})`,
+    })
     .from(credentials)
     .innerJoin(forumMembers, and(eq(forumMembers.id, credentials.subjectId), eq(forumMembers.siteId, credentials.siteId)))
     .where(and(eq(credentials.id, sql.placeholder('id')), eq(credentials.kind, 'forum_token'), isNull(credentials.revokedAt), eq(credentials.siteId, sql.placeholder('siteId')))),
@@ -85,10 +91,22 @@ const tokenMember = preparedStatement('forum_token_member', (db) =>
  * revocation, ban or role change holds from the next request on, on every node.
  */
 export async function findTokenMember(db: Database, siteId: string, presented: string): Promise<ForumMemberRow | undefined> {
+  return (await readTokenMember(db, siteId, presented))?.member;
+}
+
+/** A token's member, with what its kept pages are checked against besides its own versions. */
+interface TokenMember {
+  member: ForumMemberRow;
+  /** The community's visibility and author versions, read with the member (kept-counts.ts, kept-pages.ts). */
+  communityVersions: string;
+}
+
+/** `findTokenMember`, with the community's versions read in the same statement. */
+export async function readTokenMember(db: Database, siteId: string, presented: string): Promise<TokenMember | undefined> {
   const parsed = parseCredential(presented);
   if (!parsed || parsed.kind !== 'forum_token') return undefined;
   const [row] = await tokenMember(db, undefined).execute({ id: parsed.id, siteId });
-  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? row.member : undefined;
+  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? { member: row.member, communityVersions: row.communityVersions } : undefined;
 }
 
 export async function findMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow | undefined> {

@@ -1,8 +1,8 @@
-// Counts kept per node (decision 0106) on two nodes sharing one database and nothing else: node B
-// keeps each notification list's total, the web UI badge and the unread topics' total, node A (or
-// SQL behind both) writes,
-// and B's next count is exact because a trigger moved the member's or the community's version; and
-// while no version moves, B answers the count it kept without counting.
+// Counts kept per node (decision 0106), and pages of the API's notification list (0109), on two
+// nodes sharing one database and nothing else: node B keeps each notification list's page and
+// total, the web UI badge and the unread topics' total, node A (or SQL behind both) writes, and B's
+// next answer is exact because a trigger moved the member's or the community's version; while no
+// version moves, B answers what it kept without reading.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -106,6 +106,20 @@ for (const database of testDatabases) {
       assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, "a forum's visibility");
     });
 
+    it("shows an actor's new name on the API page node B kept (decision 0109)", async () => {
+      await topicWithReplies('open', 1);
+      const actors = async () => json<Array<{ actor: { username: string } | null }>>(await call(b, ann.token, 'GET', '/notifications?page_size=100')).map((row) => row.actor?.username);
+      assert.ok((await actors()).includes('bob'));
+      await run(sql`update forum_members set username = 'robert' where id = ${bob.member.id}`);
+      try {
+        const renamed = await actors();
+        assert.ok(renamed.includes('robert') && !renamed.includes('bob'), 'a rename with SQL');
+      } finally {
+        await run(sql`update forum_members set username = 'bob' where id = ${bob.member.id}`);
+      }
+      assert.ok((await actors()).includes('bob'));
+    });
+
     it("keeps the web UI badge the same way", async () => {
       const ui = new UiClient(b.app, communityHost(SITE));
       assert.equal((await ui.login('ann', ann.password)).statusCode, 303);
@@ -161,12 +175,13 @@ for (const database of testDatabases) {
       const badge = async () => headerCount((await ui.get('/latest')).body);
       const kept = await annOnB();
       const keptBadge = await badge();
-      // With the trigger off, a deleted post moves no version: node B still answers the counts it
-      // kept, though its page (always read) no longer holds the post's notification.
+      // With the trigger off, a deleted post moves no version: node B still answers the API page
+      // and the counts it kept, though the page node A reads no longer holds the post's notification.
       await run(sql`alter table forum_posts disable trigger forum_posts_visibility`);
       try {
         await run(sql`update forum_posts set deleted_at = now() where id = ${topic.posts[0]}`);
-        assert.deepEqual(await annOnB(), { total: kept.total, rows: kept.rows - 1 });
+        assert.deepEqual(await annOnB(), kept);
+        assert.equal(json<unknown[]>(await call(a, ann.token, 'GET', '/notifications?page_size=100')).length, kept.rows - 1);
         assert.equal(await badge(), keptBadge);
       } finally {
         await run(sql`alter table forum_posts enable trigger forum_posts_visibility`);

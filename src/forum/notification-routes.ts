@@ -5,9 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
+import { sendSerializedOnce } from '../http/response-schemas.js';
 import { forumMember } from './access.js';
 import { mailSettingsOf, updateMailSettings } from './mail/settings.js';
-import { listNotifications, markNotificationsRead } from './notifications.js';
+import { listKeptNotifications, markNotificationsRead } from './notifications.js';
 import { requireMember } from './policy.js';
 import { presentNotification } from './presenters.js';
 import { MailSettingsOut, MailSettingsPatch, memberSecurity, NotificationOut, NotificationQuery, NotificationsReadBody, NotificationsReadOut } from './schemas.js';
@@ -20,10 +21,12 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
     '/notifications',
     { schema: { tags: ['notifications'], summary: 'Your notifications (replies, mentions, likes), newest first', security: memberSecurity, querystring: NotificationQuery, response: { 200: Type.Array(NotificationOut) } }, preHandler: forumMember },
     async (request, reply) => {
+      const { site, viewer, communityVersions } = request.forum;
+      requireMember(viewer);
       const page = toPage(request.query);
-      const { rows, total } = await listNotifications(db, request.forum.site.id, request.forum.viewer, request.query.unread ?? false, page, app.forum.counts);
+      const { rows, total } = await listKeptNotifications(db, app.forum.notificationPages, app.forum.counts, site.id, viewer, communityVersions!, request.query.unread ?? false, page);
       setPaginationHeaders(request, reply, page, total);
-      return rows.map(presentNotification);
+      return sendSerializedOnce(reply, rows, (kept) => kept.map(presentNotification));
     },
   );
 

@@ -10,8 +10,9 @@ import { preparedStatement, type Param } from '../db/prepared.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
+import { KeptPages } from './kept-pages.js';
 import { viewerFor } from './members.js';
-import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type Viewer } from './policy.js';
+import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type MemberViewer, type Viewer } from './policy.js';
 import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 import type { Author } from './avatars.js';
 
@@ -244,6 +245,30 @@ export async function listNotifications(db: Database, siteId: string, viewer: Vi
   const rows = await listPage(db, variant).execute({ ...values, known: known.versions, limit: page.pageSize, offset: page.offset });
   const counted = rows[0] ?? (await listTotal(db, variant).execute({ ...values, known: known.versions }))[0];
   return { rows: viewsOf(rows), total: counted ? known.settle(counted) : 0 };
+}
+
+/** A page of a member's notifications as a node keeps it for the API (decision 0109). */
+export interface NotificationPage {
+  rows: NotificationView[];
+  total: number;
+}
+
+/** What a node's notification pages weigh at most together: about 500 per row. */
+const MAX_NOTIFICATION_WEIGHT = 8 * 1024 * 1024;
+const NOTIFICATION_WEIGHT = 512;
+
+/** A node's pages of members' notifications (`app.forum.notificationPages`). */
+export const keptNotificationPages = (): KeptPages<NotificationPage> => new KeptPages(MAX_NOTIFICATION_WEIGHT, (page) => NOTIFICATION_WEIGHT * (page.rows.length + 1));
+
+/**
+ * `listNotifications` for a member whose token was read with the community's versions: kept while
+ * those, the member's `notification_version` (all read in the token's statement, so one snapshot
+ * names them) and its visibility class stay put. A page of the API: topic titles, which no version
+ * follows, are not part of its answer.
+ */
+export function listKeptNotifications(db: Database, pages: KeptPages<NotificationPage>, counts: KeptCounts, siteId: string, viewer: MemberViewer, communityVersions: string, unreadOnly: boolean, page: Page): Promise<NotificationPage> {
+  const key = [siteId, viewer.member.id, viewer.member.notificationVersion, communityVersions, visibilityClass(viewer), unreadOnly, page.pageSize, page.offset].join('\n');
+  return pages.page(key, () => listNotifications(db, siteId, viewer, unreadOnly, page, counts));
 }
 
 /**

@@ -9,7 +9,8 @@ import { registerOpenApi } from '../http/openapi.js';
 import { configuredMailContext } from './mail/context.js';
 import { DigestSweeps } from './mail/digest-job.js';
 import { KeptCounts } from './kept-counts.js';
-import { KeptTopicPages } from './kept-pages.js';
+import { keptTopicPages, type KeptPages, type TopicPage } from './kept-pages.js';
+import { keptNotificationPages, type NotificationPage } from './notifications.js';
 import { TopicPageMarks } from './page-marks.js';
 import { draftRoutes } from './draft-routes.js';
 import { uploadRoutes, uploadServing } from './upload-routes.js';
@@ -29,7 +30,9 @@ interface ForumRuntime {
   /** The counts of members' pages this node keeps (docs/decisions/0106-counts-kept-per-node.md). */
   counts: KeptCounts;
   /** The pages of topics' posts this node keeps (docs/decisions/0109-topic-pages-kept-per-node.md). */
-  pages: KeptTopicPages;
+  pages: KeptPages<TopicPage>;
+  /** The pages of members' notifications this node keeps (decision 0109). */
+  notificationPages: KeptPages<NotificationPage>;
   /** The hourly digest sweeps (docs/decisions/0098-notification-mail.md); tests run one with `runNext`. */
   digests: DigestSweeps;
 }
@@ -80,7 +83,7 @@ export const forumPlugin = fp(
       app.log,
       { embeddedDatabase: database.driver === 'pglite', enabled: () => outbox.enabled },
     );
-    app.decorate('forum', { topicMarks: new TopicPageMarks(), counts: new KeptCounts(), pages: new KeptTopicPages(), digests } satisfies ForumRuntime);
+    app.decorate('forum', { topicMarks: new TopicPageMarks(), counts: new KeptCounts(), pages: keptTopicPages(), notificationPages: keptNotificationPages(), digests } satisfies ForumRuntime);
     app.addHook('onReady', () => digests.start());
     app.addHook('onClose', () => digests.stop());
     await app.register(forumApi);

@@ -20,7 +20,7 @@ import { linksAllowed } from './trust.js';
 import { findVisibleForum } from './structure.js';
 import { forumDraftKey, forumDrafts, forumMembers, forumPosts, forums, forumTopics, topicDraftKey, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 import { authorOf, type Author } from './avatars.js';
-import { pageVersions, type KeptTopicPages, type VersionedTopic } from './kept-pages.js';
+import { pageVersions, topicPage, type KeptPages, type TopicPage, type VersionedTopic } from './kept-pages.js';
 
 /** Replies nest at most this deep, so threads stay readable and responses stay bounded. */
 const MAX_DEPTH = 32;
@@ -183,8 +183,8 @@ const classicPage = preparedStatement('forum_posts_classic', (db) => {
  * Every post of a topic in order, deleted ones as tombstones (the presenter blanks them); the node
  * keeps the page while the topic's posts stay as they are (kept-pages.ts).
  */
-export function listPostsClassic(db: Executor, pages: KeptTopicPages, visible: VersionedTopic, page: Page): Promise<{ rows: PostView[]; total: number }> {
-  return pages.page(visible, `classic\n${page.pageSize}\n${page.offset}`, async () => {
+export function listPostsClassic(db: Executor, pages: KeptPages<TopicPage>, visible: VersionedTopic, page: Page): Promise<{ rows: PostView[]; total: number }> {
+  return topicPage(pages, visible, `classic\n${page.pageSize}\n${page.offset}`, async () => {
     const topicId = visible.topic.id;
     const rows = await classicPage(db, undefined).execute({ topicId, limit: page.pageSize, offset: page.offset });
     // A page past the end has no row to carry the total.
@@ -210,8 +210,8 @@ export async function postsBefore(db: Executor, post: Pick<ShownPost, 'id' | 'to
 }
 
 /** A page of top-level posts, each with all its descendants nested in `replies`, oldest first; kept as classic pages are. */
-export function listPostsThreaded(db: Executor, pages: KeptTopicPages, visible: VersionedTopic & { topic: ForumTopicRow }, page: Page): Promise<{ rows: PostNode[]; total: number }> {
-  return pages.page(visible, `threaded\n${page.pageSize}\n${page.offset}`, () => readThreads(db, visible.topic, page));
+export function listPostsThreaded(db: Executor, pages: KeptPages<TopicPage>, visible: VersionedTopic & { topic: ForumTopicRow }, page: Page): Promise<{ rows: PostNode[]; total: number }> {
+  return topicPage(pages, visible, `threaded\n${page.pageSize}\n${page.offset}`, () => readThreads(db, visible.topic, page));
 }
 
 async function readThreads(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostNode[]; total: number }> {
@@ -260,8 +260,8 @@ export function authorsByPost(rows: AuthorRow[]): Map<string, Author | null> {
 }
 
 /** One post of the topic with all its descendants nested (a thread continued on its own page); kept as pages are. */
-export async function listThreadFrom(db: Executor, pages: KeptTopicPages, visible: VersionedTopic, postId: string): Promise<PostNode | undefined> {
-  const { rows } = await pages.page(visible, `from\n${postId}`, async () => {
+export async function listThreadFrom(db: Executor, pages: KeptPages<TopicPage>, visible: VersionedTopic, postId: string): Promise<PostNode | undefined> {
+  const { rows } = await topicPage(pages, visible, `from\n${postId}`, async () => {
     const node = await readThreadFrom(db, visible.topic.id, postId);
     return { rows: node ? [node] : [] };
   });
