@@ -6,16 +6,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
-import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { addMember, communityHost, communityOnTwoNodes, forumApi, type ForumActor } from '../../test/factories/forum.js';
+import { json, type TestApp } from '../../test/helpers/app.js';
 import { headerCount, UiClient } from '../../test/helpers/forum-ui.js';
-import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 
 const SITE = 'kept';
 
 for (const database of testDatabases) {
   describe(`notification counts kept per node [${database}]`, () => {
     let shared: TestDatabase;
+    let close: () => Promise<void>;
     let a: TestApp;
     let b: TestApp;
     let admin = '';
@@ -51,20 +52,11 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      shared = await createTestDatabase(database);
-      a = await buildTestApp({ database, sharedDatabase: shared });
-      b = await buildTestApp({ database, sharedDatabase: shared });
-      const owner = await signIn(a.app, 'owner');
-      await makeCommunity(a.app, owner, SITE);
-      admin = await mintForumToken(a.app, SITE, 'owner', owner.password);
+      ({ shared, a, b, admin, close } = await communityOnTwoNodes(database, SITE));
       [ann, bob, cy] = await Promise.all([addMember(a.app, SITE, 'ann'), addMember(a.app, SITE, 'bob'), addMember(a.app, SITE, 'cy')]);
       for (const [slug, visibility] of [['open', 'public'], ['more', 'public'], ['hush', 'staff']]) await onA('POST', '/forums', { name: slug, slug, visibility });
     });
-    after(async () => {
-      await a.close();
-      await b.close();
-      await shared.drop();
-    });
+    after(() => close());
 
     it('counts anew on the other node after each write that changes a total', async () => {
       const first = await topicWithReplies('open', 2);

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
-import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { addMember, communityHost, communityOnTwoNodes, forumApi, type ForumActor } from '../../test/factories/forum.js';
+import { json, type TestApp } from '../../test/helpers/app.js';
 import { UiClient } from '../../test/helpers/forum-ui.js';
-import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 import { queryRows } from '../db/client.js';
 
 const SITE = 'pages';
@@ -25,6 +25,7 @@ interface PostOut {
 for (const database of testDatabases) {
   describe(`topic pages kept per node [${database}]`, () => {
     let shared: TestDatabase;
+    let close: () => Promise<void>;
     let a: TestApp;
     let b: TestApp;
     let admin = '';
@@ -54,20 +55,11 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      shared = await createTestDatabase(database);
-      a = await buildTestApp({ database, sharedDatabase: shared });
-      b = await buildTestApp({ database, sharedDatabase: shared });
-      const owner = await signIn(a.app, 'owner');
-      await makeCommunity(a.app, owner, SITE);
-      admin = await mintForumToken(a.app, SITE, 'owner', owner.password);
+      ({ shared, a, b, admin, close } = await communityOnTwoNodes(database, SITE));
       [ann, bob] = await Promise.all([addMember(a.app, SITE, 'ann'), addMember(a.app, SITE, 'bob')]);
       await onA('POST', '/forums', { name: 'open', slug: 'open', visibility: 'public' });
     });
-    after(async () => {
-      await a.close();
-      await b.close();
-      await shared.drop();
-    });
+    after(() => close());
 
     it("reads the page anew on the other node after each write to the topic's posts", async () => {
       const topic = await topicWith('One');

@@ -5,7 +5,8 @@ import type { SiteRow } from '../../src/core/sites/tables.js';
 import { createSite } from '../../src/core/sites/service.js';
 import { createMember } from '../../src/forum/members.js';
 import type { ForumMemberRow } from '../../src/forum/tables.js';
-import { PORTAL_HOST, type Actor } from '../helpers/app.js';
+import { buildTestApp, PORTAL_HOST, signIn, type Actor, type TestApp } from '../helpers/app.js';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from '../helpers/databases.js';
 
 export const FORUM_BASE = '/api/forum/v1';
 
@@ -45,4 +46,34 @@ export async function addMember(app: FastifyInstance, site: string, username: st
   const password = `pw-${username}-0123456789`;
   const member = await createMember(app.deps.database.db, site, { username, email: `${username}@members.test`, password, role });
   return { member, password, token: await mintForumToken(app, site, username, password) };
+}
+
+/** Two app nodes sharing one database and nothing else, with the community `site` and its owner's forum token. */
+export interface CommunityOnTwoNodes {
+  shared: TestDatabase;
+  a: TestApp;
+  b: TestApp;
+  /** The owner's forum token. */
+  admin: string;
+  close(): Promise<void>;
+}
+
+export async function communityOnTwoNodes(database: DatabaseKind, site: string): Promise<CommunityOnTwoNodes> {
+  const shared = await createTestDatabase(database);
+  const a = await buildTestApp({ database, sharedDatabase: shared });
+  const b = await buildTestApp({ database, sharedDatabase: shared });
+  const owner = await signIn(a.app, 'owner');
+  await makeCommunity(a.app, owner, site);
+  const admin = await mintForumToken(a.app, site, 'owner', owner.password);
+  return {
+    shared,
+    a,
+    b,
+    admin,
+    async close() {
+      await a.close();
+      await b.close();
+      await shared.drop();
+    },
+  };
 }
