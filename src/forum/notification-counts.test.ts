@@ -6,20 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { addMember, communityHost, communityOnTwoNodes, forumApi, type ForumActor } from '../../test/factories/forum.js';
+import { addMember, communityHost, communityOnTwoNodes, forumApi, type CommunityOnTwoNodes, type ForumActor } from '../../test/factories/forum.js';
 import { json, type TestApp } from '../../test/helpers/app.js';
 import { headerCount, UiClient } from '../../test/helpers/forum-ui.js';
-import { testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { testDatabases } from '../../test/helpers/databases.js';
 
 const SITE = 'kept';
 
 for (const database of testDatabases) {
   describe(`notification counts kept per node [${database}]`, () => {
-    let shared: TestDatabase;
-    let close: () => Promise<void>;
-    let a: TestApp;
-    let b: TestApp;
-    let admin = '';
+    let t: CommunityOnTwoNodes;
     let ann: ForumActor;
     let bob: ForumActor;
     let cy: ForumActor;
@@ -27,22 +23,22 @@ for (const database of testDatabases) {
       forumApi(node.app, SITE, token, { method, path, ...(payload ? { payload } : {}) });
     /** Ann's list on node B: its total (X-Pagination) and how many rows its first page holds. */
     const annOnB = async (query = '') => {
-      const response = await call(b, ann.token, 'GET', `/notifications?page_size=100${query}`);
+      const response = await call(t.b, ann.token, 'GET', `/notifications?page_size=100${query}`);
       assert.equal(response.statusCode, 200, response.body);
       return { total: (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total, rows: json<unknown[]>(response).length };
     };
-    const onA = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object, token = admin) => {
-      const response = await call(a, token, method, path, payload);
+    const onA = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object, token = t.admin) => {
+      const response = await call(t.a, token, method, path, payload);
       assert.ok(response.statusCode < 300, response.body);
       return response;
     };
     /** Cy's unread topics on node B: the total and how many rows the first page holds. */
     const cyUnreadOnB = async () => {
-      const response = await call(b, cy.token, 'GET', '/topics?filter=unread&page_size=100');
+      const response = await call(t.b, cy.token, 'GET', '/topics?filter=unread&page_size=100');
       assert.equal(response.statusCode, 200, response.body);
       return { total: (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total, rows: json<unknown[]>(response).length };
     };
-    const run = (statement: ReturnType<typeof sql>) => shared.handle.db.execute(statement);
+    const run = (statement: ReturnType<typeof sql>) => t.shared.handle.db.execute(statement);
     /** A topic of Ann's in `forum` with `replies` replies of Bob's: Ann's notifications. */
     const topicWithReplies = async (forum: string, replies: number) => {
       const topic = json<{ id: string }>(await onA('POST', '/topics', { forum_id: forum, title: `In ${forum}`, body: 'Start' }, ann.token));
@@ -52,11 +48,11 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      ({ shared, a, b, admin, close } = await communityOnTwoNodes(database, SITE));
-      [ann, bob, cy] = await Promise.all([addMember(a.app, SITE, 'ann'), addMember(a.app, SITE, 'bob'), addMember(a.app, SITE, 'cy')]);
+      t = await communityOnTwoNodes(database, SITE);
+      [ann, bob, cy] = await Promise.all([addMember(t.a.app, SITE, 'ann'), addMember(t.a.app, SITE, 'bob'), addMember(t.a.app, SITE, 'cy')]);
       for (const [slug, visibility] of [['open', 'public'], ['more', 'public'], ['hush', 'staff']]) await onA('POST', '/forums', { name: slug, slug, visibility });
     });
-    after(() => close());
+    after(() => t.close());
 
     it('counts anew on the other node after each write that changes a total', async () => {
       const first = await topicWithReplies('open', 2);
@@ -64,7 +60,7 @@ for (const database of testDatabases) {
       await onA('POST', `/topics/${first.id}/posts`, { body: 'Once more' }, bob.token);
       assert.deepEqual(await annOnB(), { total: 3, rows: 3 }, 'a new notification');
 
-      const [newest] = json<Array<{ id: string }>>(await call(a, ann.token, 'GET', '/notifications'));
+      const [newest] = json<Array<{ id: string }>>(await call(t.a, ann.token, 'GET', '/notifications'));
       assert.deepEqual(await annOnB('&unread=true'), { total: 3, rows: 3 });
       await onA('POST', '/notifications/read', { ids: [newest!.id] }, ann.token);
       assert.deepEqual(await annOnB('&unread=true'), { total: 2, rows: 2 }, 'a read mark');
@@ -100,7 +96,7 @@ for (const database of testDatabases) {
 
     it("shows an actor's new name on the API page node B kept (decision 0109)", async () => {
       await topicWithReplies('open', 1);
-      const actors = async () => json<Array<{ actor: { username: string } | null }>>(await call(b, ann.token, 'GET', '/notifications?page_size=100')).map((row) => row.actor?.username);
+      const actors = async () => json<Array<{ actor: { username: string } | null }>>(await call(t.b, ann.token, 'GET', '/notifications?page_size=100')).map((row) => row.actor?.username);
       assert.ok((await actors()).includes('bob'));
       await run(sql`update forum_members set username = 'robert' where id = ${bob.member.id}`);
       try {
@@ -113,7 +109,7 @@ for (const database of testDatabases) {
     });
 
     it("keeps the web UI badge the same way", async () => {
-      const ui = new UiClient(b.app, communityHost(SITE));
+      const ui = new UiClient(t.b.app, communityHost(SITE));
       assert.equal((await ui.login('ann', ann.password)).statusCode, 303);
       const badge = async () => headerCount((await ui.get('/latest')).body);
       const { total } = await annOnB('&unread=true');
@@ -162,7 +158,7 @@ for (const database of testDatabases) {
 
     it('answers the count it kept while no version moved', async () => {
       const topic = await topicWithReplies('open', 1);
-      const ui = new UiClient(b.app, communityHost(SITE));
+      const ui = new UiClient(t.b.app, communityHost(SITE));
       assert.equal((await ui.login('ann', ann.password)).statusCode, 303);
       const badge = async () => headerCount((await ui.get('/latest')).body);
       const kept = await annOnB();
@@ -173,7 +169,7 @@ for (const database of testDatabases) {
       try {
         await run(sql`update forum_posts set deleted_at = now() where id = ${topic.posts[0]}`);
         assert.deepEqual(await annOnB(), kept);
-        assert.equal(json<unknown[]>(await call(a, ann.token, 'GET', '/notifications?page_size=100')).length, kept.rows - 1);
+        assert.equal(json<unknown[]>(await call(t.a, ann.token, 'GET', '/notifications?page_size=100')).length, kept.rows - 1);
         assert.equal(await badge(), keptBadge);
       } finally {
         await run(sql`alter table forum_posts enable trigger forum_posts_visibility`);

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { addMember, communityHost, communityOnTwoNodes, forumApi, type ForumActor } from '../../test/factories/forum.js';
+import { addMember, communityHost, communityOnTwoNodes, forumApi, type CommunityOnTwoNodes, type ForumActor } from '../../test/factories/forum.js';
 import { json, type TestApp } from '../../test/helpers/app.js';
 import { UiClient } from '../../test/helpers/forum-ui.js';
-import { testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { testDatabases } from '../../test/helpers/databases.js';
 import { queryRows } from '../db/client.js';
 
 const SITE = 'pages';
@@ -24,28 +24,24 @@ interface PostOut {
 
 for (const database of testDatabases) {
   describe(`topic pages kept per node [${database}]`, () => {
-    let shared: TestDatabase;
-    let close: () => Promise<void>;
-    let a: TestApp;
-    let b: TestApp;
-    let admin = '';
+    let t: CommunityOnTwoNodes;
     let ann: ForumActor;
     let bob: ForumActor;
     const call = (node: TestApp, token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
       forumApi(node.app, SITE, token, { method, path, ...(payload ? { payload } : {}) });
-    const onA = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object, token = admin) => {
-      const response = await call(a, token, method, path, payload);
+    const onA = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object, token = t.admin) => {
+      const response = await call(t.a, token, method, path, payload);
       assert.ok(response.statusCode < 300, response.body);
       return response;
     };
     /** The topic's posts as node B answers them (classic, or the threads of the threaded view). */
     const onB = async (topic: string, view: 'classic' | 'threaded' = 'classic'): Promise<PostOut[]> => {
-      const response = await call(b, bob.token, 'GET', `/topics/${topic}/posts?view=${view}&page_size=50`);
+      const response = await call(t.b, bob.token, 'GET', `/topics/${topic}/posts?view=${view}&page_size=50`);
       assert.equal(response.statusCode, 200, response.body);
       return json<PostOut[]>(response);
     };
     const bodies = (posts: PostOut[]) => posts.map((post) => post.body);
-    const run = (statement: ReturnType<typeof sql>) => shared.handle.db.execute(statement);
+    const run = (statement: ReturnType<typeof sql>) => t.shared.handle.db.execute(statement);
     /** A topic of Ann's with replies of Bob's, each body as given. */
     const topicWith = async (...replies: string[]) => {
       const topic = json<{ id: string; first_post: { id: string } }>(await onA('POST', '/topics', { forum_id: 'open', title: 'Kept', body: 'Start' }, ann.token));
@@ -55,11 +51,11 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      ({ shared, a, b, admin, close } = await communityOnTwoNodes(database, SITE));
-      [ann, bob] = await Promise.all([addMember(a.app, SITE, 'ann'), addMember(a.app, SITE, 'bob')]);
+      t = await communityOnTwoNodes(database, SITE);
+      [ann, bob] = await Promise.all([addMember(t.a.app, SITE, 'ann'), addMember(t.a.app, SITE, 'bob')]);
       await onA('POST', '/forums', { name: 'open', slug: 'open', visibility: 'public' });
     });
-    after(() => close());
+    after(() => t.close());
 
     it("reads the page anew on the other node after each write to the topic's posts", async () => {
       const topic = await topicWith('One');
@@ -75,7 +71,7 @@ for (const database of testDatabases) {
       await onA('DELETE', `/posts/${two.id}`, undefined, ann.token);
       assert.equal((await onB(topic.id))[2]!.deleted, true, 'a tombstone');
 
-      const ui = new UiClient(b.app, communityHost(SITE));
+      const ui = new UiClient(t.b.app, communityHost(SITE));
       assert.match((await ui.get(`/t/${topic.id}`)).body, /One, edited/);
       await onA('PATCH', `/posts/${topic.posts[1]}`, { body: 'One, edited twice' }, bob.token);
       assert.match((await ui.get(`/t/${topic.id}`)).body, /One, edited twice/, 'the web UI page');
@@ -92,7 +88,7 @@ for (const database of testDatabases) {
       assert.equal((await onB(topic.id))[1]!.author?.username, 'robert', 'an author renamed with SQL');
       await run(sql`update forum_members set username = 'bob' where id = ${bob.member.id}`);
       assert.equal((await onB(topic.id))[1]!.author?.username, 'bob');
-      const gone = await addMember(a.app, SITE, 'gone');
+      const gone = await addMember(t.a.app, SITE, 'gone');
       await onA('POST', `/topics/${topic.id}/posts`, { body: 'Bye' }, gone.token);
       assert.equal((await onB(topic.id))[2]!.author?.username, 'gone');
       await run(sql`delete from forum_members where id = ${gone.member.id}`);
@@ -108,7 +104,7 @@ for (const database of testDatabases) {
       try {
         await run(sql`update forum_posts set body_source = 'Unseen' where id = ${topic.posts[1]}`);
         assert.deepEqual(bodies(await onB(topic.id)), ['Start', 'One']);
-        assert.deepEqual(bodies(json<PostOut[]>(await call(a, bob.token, 'GET', `/topics/${topic.id}/posts?page_size=50`))), ['Start', 'Unseen']);
+        assert.deepEqual(bodies(json<PostOut[]>(await call(t.a, bob.token, 'GET', `/topics/${topic.id}/posts?page_size=50`))), ['Start', 'Unseen']);
       } finally {
         await run(sql`alter table forum_posts enable trigger forum_posts_updated`);
       }
@@ -118,11 +114,11 @@ for (const database of testDatabases) {
 
     it("drops a deleted topic's version with its posts", async () => {
       const topic = await topicWith('One');
-      const versions = async () => (await queryRows<{ n: number }>(shared.handle.db, sql`select count(*)::int as n from forum_topic_versions where topic_id = ${topic.id}`))[0]!.n;
+      const versions = async () => (await queryRows<{ n: number }>(t.shared.handle.db, sql`select count(*)::int as n from forum_topic_versions where topic_id = ${topic.id}`))[0]!.n;
       assert.equal(await versions(), 1);
       await run(sql`delete from forum_topics where id = ${topic.id}`);
       assert.equal(await versions(), 0);
-      assert.equal((await call(b, bob.token, 'GET', `/topics/${topic.id}/posts`)).statusCode, 404);
+      assert.equal((await call(t.b, bob.token, 'GET', `/topics/${topic.id}/posts`)).statusCode, 404);
     });
   });
 }
