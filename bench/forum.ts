@@ -10,7 +10,8 @@
 // page of 100 posts (p99 <= 30 ms) and the notifications list (p99 <= 10 ms), each beside its bare
 // SQL anchor (the rows the endpoint reads, one plain statement per read, through `pg`, as many loops as
 // wrk's connections; the endpoint may fold several reads into one statement, and after the first
-// request answers the member's counts from what the node kept, decision 0106),
+// request answers the member's counts from what the node kept, decision 0106, and a topic's page
+// and the member's notification page too while their versions stay put, decision 0109),
 // with the ratio of the p99s printed, and the CPU time the server and PostgreSQL spent per request
 // (from /proc: where a request's time goes).
 //   npm run bench:forum [-- seconds]

@@ -1,10 +1,11 @@
-// Pages of a topic's posts kept per node (docs/decisions/0109-topic-pages-kept-per-node.md): a
-// popular topic's pages are read far more often than its posts change. A page is kept under the
-// versions its topic was read with (`pageVersions`): the topic's, which a trigger moves with every
-// statement that writes any of its posts (replies, edits, likes, tombstones, cascades), and the
-// community's author version, moved when a member's name or avatar changes. Every request reads its
-// topic anyway, so the versions come with it: a kept page is exact, on every node, with no broadcast
-// and no TTL.
+// Pages kept per node under the versions they were read at (docs/decisions/0109-topic-pages-kept-per-node.md):
+// a popular topic's pages, and a member's notifications a client polls, are read far more often
+// than they change. A topic's page is kept under the versions its topic was read with
+// (`pageVersions`): the topic's, which a trigger moves with every statement that writes any of its
+// posts (replies, edits, likes, tombstones, cascades), and the community's author version, moved
+// when a member's name or avatar changes. Every request reads its topic anyway, so the versions come
+// with it: a kept page is exact, on every node, with no broadcast and no TTL. (Notification pages:
+// `listKeptNotifications` in notifications.ts.)
 import { sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { WeightedLru } from '../lib/lru.js';
 import { forumAuthorVersions, forumTopicVersions } from './tables.js';
