@@ -34,9 +34,20 @@ export function launchChromium(options: { resolveToLocalhost?: string[] } = {}):
   });
 }
 
-/** A full-page screenshot into test-artifacts/browser/<name>.png. */
-export function screenshot(page: Page, name: string): Promise<Buffer> {
-  return page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+/**
+ * A full-page screenshot into test-artifacts/browser/<name>.png. Chromium now and then refuses one
+ * capture ("Unable to capture screenshot") and takes the same picture when asked again, so that
+ * refusal, and only it, is asked again up to twice.
+ */
+export async function screenshot(page: Page, name: string): Promise<Buffer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof Error) || !error.message.includes('Unable to capture screenshot')) throw error;
+      await page.waitForTimeout(250);
+    }
+  }
 }
 
 /** Fails when the page is wider than its viewport (scrolls sideways). */
