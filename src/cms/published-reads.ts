@@ -57,14 +57,14 @@ export class PublishedReads {
   async list(type: ContentTypeRow, view: StatusView, query: string, load: () => Promise<ListPage>): Promise<ListPage> {
     if (view !== 'published') return load();
     const key = await this.keyOf(type, query);
-    return (await this.lists.getOrLoad(key, load))!;
+    return this.lists.keep(key, load);
   }
 
   /** An entry as `view` sees it; `query` names it and the answer's shape; `load` throws when there is none. */
   async entry(type: ContentTypeRow, view: StatusView, query: string, load: () => Promise<TaggedEntry>): Promise<TaggedEntry> {
     if (view !== 'published') return load();
     const key = await this.keyOf(type, query);
-    return (await this.entries.getOrLoad(key, load))!;
+    return this.entries.keep(key, load);
   }
 
   /** Every node, this one included, stops serving what it kept of the type; call it once a write committed. */

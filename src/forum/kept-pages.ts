@@ -16,18 +16,7 @@ const MAX_TOPIC_WEIGHT = 32 * 1024 * 1024;
 const POST_WEIGHT = 256;
 
 /** Pages a node keeps under the versions they were read at, which their keys hold. */
-export class KeptPages<P> {
-  private readonly pages: WeightedLru<string, P>;
-
-  constructor(maxWeight: number, weigh: (page: P) => number) {
-    this.pages = new WeightedLru(maxWeight, weigh);
-  }
-
-  /** The page `key` names, versions included: the kept one, or `load`'s, kept. */
-  async page(key: string, load: () => Promise<P>): Promise<P> {
-    return (await this.pages.getOrLoad(key, load))!;
-  }
-}
+export type KeptPages<P> = WeightedLru<string, P>;
 
 /** A kept page of a topic: the posts of a classic page or the threads of a threaded one. */
 export interface TopicPage {
@@ -65,9 +54,9 @@ export interface VersionedTopic {
 }
 
 /** A node's pages of topics' posts (`app.forum.pages`). */
-export const keptTopicPages = (): KeptPages<TopicPage> => new KeptPages(MAX_TOPIC_WEIGHT, (page) => weighPosts(page.rows));
+export const keptTopicPages = (): KeptPages<TopicPage> => new WeightedLru(MAX_TOPIC_WEIGHT, (page) => weighPosts(page.rows));
 
 /** The page of `topic` that `read` names (view, size, offset), kept in `pages`; one view always loads one shape. */
 export async function topicPage<P extends TopicPage>(pages: KeptPages<TopicPage>, topic: VersionedTopic, read: string, load: () => Promise<P>): Promise<P> {
-  return (await pages.page(`${topic.topic.id}\n${topic.pageVersions}\n${read}`, load)) as P;
+  return (await pages.keep(`${topic.topic.id}\n${topic.pageVersions}\n${read}`, load)) as P;
 }

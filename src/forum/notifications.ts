@@ -9,8 +9,9 @@ import { cappedCount } from '../db/count.js';
 import { preparedStatement, type Param } from '../db/prepared.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
+import { WeightedLru } from '../lib/lru.js';
 import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
-import { KeptPages } from './kept-pages.js';
+import type { KeptPages } from './kept-pages.js';
 import { viewerFor } from './members.js';
 import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type MemberViewer, type Viewer } from './policy.js';
 import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
@@ -258,7 +259,7 @@ const MAX_NOTIFICATION_WEIGHT = 8 * 1024 * 1024;
 const NOTIFICATION_WEIGHT = 512;
 
 /** A node's pages of members' notifications (`app.forum.notificationPages`). */
-export const keptNotificationPages = (): KeptPages<NotificationPage> => new KeptPages(MAX_NOTIFICATION_WEIGHT, (page) => NOTIFICATION_WEIGHT * (page.rows.length + 1));
+export const keptNotificationPages = (): KeptPages<NotificationPage> => new WeightedLru(MAX_NOTIFICATION_WEIGHT, (page) => NOTIFICATION_WEIGHT * (page.rows.length + 1));
 
 /**
  * `listNotifications` for a member whose token was read with the community's versions: kept while
@@ -268,7 +269,7 @@ export const keptNotificationPages = (): KeptPages<NotificationPage> => new Kept
  */
 export function listKeptNotifications(db: Database, pages: KeptPages<NotificationPage>, counts: KeptCounts, siteId: string, viewer: MemberViewer, communityVersions: string, unreadOnly: boolean, page: Page): Promise<NotificationPage> {
   const key = [siteId, viewer.member.id, viewer.member.notificationVersion, communityVersions, visibilityClass(viewer), unreadOnly, page.pageSize, page.offset].join('\n');
-  return pages.page(key, () => listNotifications(db, siteId, viewer, unreadOnly, page, counts));
+  return pages.keep(key, () => listNotifications(db, siteId, viewer, unreadOnly, page, counts));
 }
 
 /**

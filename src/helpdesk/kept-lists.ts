@@ -64,7 +64,7 @@ export class KeptTicketLists {
   /** A page of the site's tickets; `read` names everything the answer depends on (the caller's visibility too). */
   async page(siteId: string, read: string, load: () => Promise<TicketListPage>): Promise<TicketListPage> {
     const serial = await this.generations.serialOf(siteId);
-    return (await this.pages.getOrLoad(`${siteId}\n${serial}\n${read}`, load))!;
+    return this.pages.keep(`${siteId}\n${serial}\n${read}`, load);
   }
 
   /** Every node, this one included, stops serving the site's kept pages. */

@@ -47,6 +47,11 @@ export class WeightedLru<K, V> {
     return pending;
   }
 
+  /** The value, or `load`'s, stored: `getOrLoad` for loads that always answer one. */
+  async keep(key: K, load: () => Promise<V>): Promise<V> {
+    return (await this.getOrLoad(key, load)) as V;
+  }
+
   /**
    * Stores a value. While the total weight is over the bound, the hand moves on and the entry under
    * it goes, unless it was used since it was stored or the hand last passed it (then its flag is
