@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { AppError } from '../http/errors.js';
-import { readTokenMember, viewerFor } from './members.js';
+import { readTokenMember, viewerFor, type CommunityVersions } from './members.js';
 import { refuseSuspended } from './moderation.js';
 import { reviewTrust, trustRules } from './trust.js';
 import { GUEST, type MemberViewer, type Viewer } from './policy.js';
@@ -17,7 +17,7 @@ interface ForumContext {
   settings: InstanceSettings;
   viewer: Viewer;
   /** With a member's token: the community's versions, read with the member (`readTokenMember`). */
-  communityVersions?: string;
+  versions?: CommunityVersions;
 }
 
 declare module 'fastify' {
@@ -45,18 +45,18 @@ async function loadSite(request: FastifyRequest): Promise<Pick<ForumContext, 'si
   return { site, settings: await request.server.instanceSettings.applied(site.id) };
 }
 
-async function memberFromToken(request: FastifyRequest, reply: FastifyReply, site: SiteRow, settings: InstanceSettings, token: string): Promise<Pick<ForumContext, 'viewer' | 'communityVersions'>> {
+async function memberFromToken(request: FastifyRequest, reply: FastifyReply, site: SiteRow, settings: InstanceSettings, token: string): Promise<Pick<ForumContext, 'viewer' | 'versions'>> {
   const found = await readTokenMember(request.server.deps.database.db, site.id, token);
   if (!found) {
     challenge(reply);
     throw new AppError('invalid_token', 'The forum token is invalid, revoked, or belongs to another community.');
   }
-  const { member, communityVersions } = found;
+  const { member, versions } = found;
   if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
   // A suspension refuses the member's existing tokens, reads included, until it ends.
   refuseSuspended(member);
   await reviewTrust(request.server.deps.database.db, trustRules(settings), member);
-  return { viewer: viewerFor(site, member) as MemberViewer, communityVersions };
+  return { viewer: viewerFor(site, member) as MemberViewer, versions };
 }
 
 /** preHandler: a member with a token, or a guest when anonymous reads are enabled. */

@@ -1,5 +1,5 @@
 // The forum's list counters and topic_list_version hold for any write to forum_topics, made with
-// plain SQL here as another domain (the CMS) or an operator would make it (decision 0040).
+// plain SQL here as another domain (the CMS) or an operator would make it (decisions 0040, 0110).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -61,7 +61,9 @@ for (const database of testDatabases) {
       assert.deepEqual(await versionsMovedBy(`update forum_topics set hidden = true where id = 't1'`), ['f1'], 'a hide');
       assert.deepEqual(await versionsMovedBy(`update forum_topics set hidden = false where id = 't2'`), ['f1'], 'an unhide');
       assert.deepEqual(await versionsMovedBy(`update forum_topics set post_count = post_count - 1 where id = 't2'`), ['f1'], 'a deleted post');
-      assert.deepEqual(await versionsMovedBy(`update forum_topics set title = 'renamed', slug = 'renamed', locked = true where id = 't1'`), [], 'a rename or lock keeps the list');
+      // Unread pages show every column of their topics (decision 0110).
+      assert.deepEqual(await versionsMovedBy(`update forum_topics set title = 'renamed', slug = 'renamed' where id = 't1'`), ['f1'], 'a rename');
+      assert.deepEqual(await versionsMovedBy(`update forum_topics set locked = true where id = 't1'`), ['f1'], 'a lock');
       assert.deepEqual(await versionsMovedBy(`update forum_topics set pinned = pinned where id = 't1'`), [], 'a write that changes nothing');
       assert.deepEqual(await versionsMovedBy(`update forum_topics set forum_id = 'f2' where id = 't2'`), ['f1', 'f2'], 'a move');
       assert.deepEqual(await versionsMovedBy(`delete from forum_topics where id = 't1'`), ['f1'], 'a delete');

@@ -14,7 +14,7 @@ import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { randomAlnum, newId } from '../lib/ids.js';
 import { burnPasswordCheck, verifyPassword } from '../lib/passwords.js';
-import { visibilityVersion } from './kept-counts.js';
+import { topicListVersions, visibilityVersion } from './kept-counts.js';
 import { authorVersion } from './kept-pages.js';
 import type { Role, Viewer } from './policy.js';
 import { forumMembers, type ForumMemberRow } from './tables.js';
@@ -78,7 +78,8 @@ const tokenMember = preparedStatement('forum_token_member', (db) =>
     .select({
       credential: { id: credentials.id, secretHash: credentials.secretHash, lastUsedAt: credentials.lastUsedAt },
       member: forumMembers,
-      communityVersions: sql<string>`concat_ws(':', ${visibilityVersion(sql.placeholder('siteId'))}, ${authorVersion(sql.placeholder('siteId'))})`,
+      shown: sql<string>`concat_ws(':', ${visibilityVersion(sql.placeholder('siteId'))}, ${authorVersion(sql.placeholder('siteId'))})`,
+      topicLists: sql<string>`${topicListVersions(sql.placeholder('siteId'))}::text`,
     })
     .from(credentials)
     .innerJoin(forumMembers, and(eq(forumMembers.id, credentials.subjectId), eq(forumMembers.siteId, credentials.siteId)))
@@ -94,11 +95,21 @@ export async function findTokenMember(db: Database, siteId: string, presented: s
   return (await readTokenMember(db, siteId, presented))?.member;
 }
 
-/** A token's member, with what its kept pages are checked against besides its own versions. */
+/**
+ * The community's versions a token's statement reads with its member, so in its snapshot: what the
+ * member's kept pages are checked against besides the member's own versions (decisions 0109, 0110).
+ */
+export interface CommunityVersions {
+  /** The visibility and author versions, joined (kept-counts.ts, kept-pages.ts). */
+  shown: string;
+  /** The sum of the forums' topic list versions (kept-counts.ts). */
+  topicLists: string;
+}
+
+/** A token's member, with the community's versions read beside it. */
 interface TokenMember {
   member: ForumMemberRow;
-  /** The community's visibility and author versions, read with the member (kept-counts.ts, kept-pages.ts). */
-  communityVersions: string;
+  versions: CommunityVersions;
 }
 
 /** `findTokenMember`, with the community's versions read in the same statement. */
@@ -106,7 +117,7 @@ export async function readTokenMember(db: Database, siteId: string, presented: s
   const parsed = parseCredential(presented);
   if (!parsed || parsed.kind !== 'forum_token') return undefined;
   const [row] = await tokenMember(db, undefined).execute({ id: parsed.id, siteId });
-  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? { member: row.member, communityVersions: row.communityVersions } : undefined;
+  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? { member: row.member, versions: { shown: row.shown, topicLists: row.topicLists } } : undefined;
 }
 
 export async function findMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow | undefined> {

@@ -1,6 +1,6 @@
-// Counts kept per node (decision 0106), and pages of the API's notification list (0109), on two
-// nodes sharing one database and nothing else: node B keeps each notification list's page and
-// total, the web UI badge and the unread topics' total, node A (or SQL behind both) writes, and B's
+// Counts kept per node (decision 0106), and pages of the API's notification list (0109) and unread
+// topics (0110), on two nodes sharing one database and nothing else: node B keeps each notification
+// list's page and total, the web UI badge and the unread topics' page and total, node A (or SQL behind both) writes, and B's
 // next answer is exact because a trigger moved the member's or the community's version; while no
 // version moves, B answers what it kept without reading.
 import assert from 'node:assert/strict';
@@ -181,10 +181,36 @@ for (const database of testDatabases) {
         await run(sql`insert into forum_topic_reads (member_id, topic_id, site_id, last_read_post_id, last_read_at)
                       select ${cy.member.id}, id, site_id, id, now() + interval '1 day' from forum_topics where site_id = ${SITE}
                       on conflict (member_id, topic_id) do update set last_read_at = excluded.last_read_at`);
-        assert.deepEqual(await cyUnreadOnB(), { total: unread.total, rows: 0 });
+        // Node B answers the unread page it kept (decision 0110); node A, which kept none, reads it.
+        assert.deepEqual(await cyUnreadOnB(), unread);
+        assert.equal(json<unknown[]>(await call(t.a, cy.token, 'GET', '/topics?filter=unread&page_size=100')).length, 0);
       } finally {
         await run(sql`alter table forum_topic_reads enable trigger user`);
       }
+    });
+
+    it("shows a topic's new title, lock and author name on the unread page node B kept (decision 0110)", async () => {
+      const topic = json<{ id: string }>(await onA('POST', '/topics', { forum_id: 'more', title: 'Before', body: 'Hello' }, bob.token));
+      const onB = async () => {
+        const rows = json<Array<{ id: string; title: string; locked: boolean; author: { username: string } | null }>>(await call(t.b, cy.token, 'GET', '/topics?filter=unread&page_size=100'));
+        const row = rows.find(({ id }) => id === topic.id);
+        assert.ok(row, 'the topic is unread');
+        return { title: row.title, locked: row.locked, author: row.author?.username };
+      };
+      assert.deepEqual(await onB(), { title: 'Before', locked: false, author: 'bob' });
+      await onA('PATCH', `/topics/${topic.id}`, { title: 'Renamed' });
+      assert.equal((await onB()).title, 'Renamed');
+      await run(sql`update forum_topics set title = 'Renamed with SQL' where id = ${topic.id}`);
+      assert.equal((await onB()).title, 'Renamed with SQL');
+      await run(sql`update forum_topics set locked = true where id = ${topic.id}`);
+      assert.equal((await onB()).locked, true);
+      await run(sql`update forum_members set username = 'bobby' where id = ${bob.member.id}`);
+      try {
+        assert.equal((await onB()).author, 'bobby');
+      } finally {
+        await run(sql`update forum_members set username = 'bob' where id = ${bob.member.id}`);
+      }
+      assert.equal((await onB()).author, 'bob');
     });
   });
 }

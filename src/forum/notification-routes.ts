@@ -21,10 +21,10 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
     '/notifications',
     { schema: { tags: ['notifications'], summary: 'Your notifications (replies, mentions, likes), newest first', security: memberSecurity, querystring: NotificationQuery, response: { 200: Type.Array(NotificationOut) } }, preHandler: forumMember },
     async (request, reply) => {
-      const { site, viewer, communityVersions } = request.forum;
+      const { site, viewer, versions } = request.forum;
       requireMember(viewer);
       const page = toPage(request.query);
-      const { rows, total } = await listKeptNotifications(db, app.forum.notificationPages, app.forum.counts, site.id, viewer, communityVersions!, request.query.unread ?? false, page);
+      const { rows, total } = await listKeptNotifications(db, app.forum.notificationPages, app.forum.counts, site.id, viewer, versions, request.query.unread ?? false, page);
       setPaginationHeaders(request, reply, page, total);
       return sendSerializedOnce(reply, rows, (kept) => kept.map(presentNotification));
     },

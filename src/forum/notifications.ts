@@ -12,7 +12,7 @@ import { newId } from '../lib/ids.js';
 import { WeightedLru } from '../lib/lru.js';
 import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
 import type { KeptPages } from './kept-pages.js';
-import { viewerFor } from './members.js';
+import { viewerFor, type CommunityVersions } from './members.js';
 import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type MemberViewer, type Viewer } from './policy.js';
 import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
 import type { Author } from './avatars.js';
@@ -263,13 +263,14 @@ export const keptNotificationPages = (): KeptPages<NotificationPage> => new Weig
 
 /**
  * `listNotifications` for a member whose token was read with the community's versions: kept while
- * those, the member's `notification_version` (all read in the token's statement, so one snapshot
- * names them) and its visibility class stay put. A page of the API: topic titles, which no version
- * follows, are not part of its answer.
+ * the visibility and author versions, the member's `notification_version` (all read in the token's
+ * statement, so one snapshot names them) and its visibility class stay put; read each time without
+ * them. A page of the API: topic titles, which those versions do not follow, are not part of its answer.
  */
-export function listKeptNotifications(db: Database, pages: KeptPages<NotificationPage>, counts: KeptCounts, siteId: string, viewer: MemberViewer, communityVersions: string, unreadOnly: boolean, page: Page): Promise<NotificationPage> {
-  const key = [siteId, viewer.member.id, viewer.member.notificationVersion, communityVersions, visibilityClass(viewer), unreadOnly, page.pageSize, page.offset].join('\n');
-  return pages.keep(key, () => listNotifications(db, siteId, viewer, unreadOnly, page, counts));
+export function listKeptNotifications(db: Database, pages: KeptPages<NotificationPage>, counts: KeptCounts, siteId: string, viewer: MemberViewer, versions: CommunityVersions | undefined, unreadOnly: boolean, page: Page): Promise<NotificationPage> {
+  const load = () => listNotifications(db, siteId, viewer, unreadOnly, page, counts);
+  if (!versions) return load();
+  return pages.keep([siteId, viewer.member.id, viewer.member.notificationVersion, versions.shown, visibilityClass(viewer), unreadOnly, page.pageSize, page.offset].join('\n'), load);
 }
 
 /**

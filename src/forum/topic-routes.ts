@@ -10,7 +10,7 @@ import { spendPostingBudget } from './posting-limit.js';
 import { flagPost, listFlags, resolveFlag } from './flags.js';
 import { decideHeldPost, holdReply, holdTopic, listHeldPosts, mustHold } from './held-posts.js';
 import { setLike } from './likes.js';
-import { listUnreadTopics, markAllRead, markTopicRead } from './reads.js';
+import { listKeptUnreadTopics, markAllRead, markTopicRead } from './reads.js';
 import { presentFlag, presentHeldPost, presentLike, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
   FlagOut,
@@ -78,11 +78,13 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const page = toPage(request.query);
-      const { site, viewer } = request.forum;
-      const { rows, total } =
-        request.query.filter === 'unread'
-          ? await listUnreadTopics(db, site.id, viewer, request.query.forum_id, page, app.forum.counts)
-          : await listTopics(db, site.id, viewer, { forumId: request.query.forum_id }, page, app.forum.topicMarks);
+      const { site, viewer, versions } = request.forum;
+      if (request.query.filter === 'unread') {
+        const unread = await listKeptUnreadTopics(db, app.forum.unreadPages, app.forum.counts, site.id, viewer, versions, request.query.forum_id, page);
+        setPaginationHeaders(request, reply, page, unread.total);
+        return sendSerializedOnce(reply, unread.rows, (kept) => kept.map(presentTopic));
+      }
+      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: request.query.forum_id }, page, app.forum.topicMarks);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentTopic);
     },
