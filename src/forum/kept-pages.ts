@@ -4,8 +4,9 @@
 // (`pageVersions`): the topic's, which a trigger moves with every statement that writes any of its
 // posts (replies, edits, likes, tombstones, cascades), and the community's author version, moved
 // when a member's name or avatar changes. Every request reads its topic anyway, so the versions come
-// with it: a kept page is exact, on every node, with no broadcast and no TTL. (Notification pages:
-// `listKeptNotifications` in notifications.ts.)
+// with it: a kept page is exact, on every node, with no broadcast and no TTL. (Pages of a member's
+// lists, under the versions its token was read with: `listKeptNotifications` in notifications.ts,
+// `listKeptUnreadTopics` in reads.ts.)
 import { sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { WeightedLru } from '../lib/lru.js';
 import { forumAuthorVersions, forumTopicVersions } from './tables.js';
@@ -52,6 +53,19 @@ export interface VersionedTopic {
   topic: { id: string };
   pageVersions: string;
 }
+
+/** A page of a member's list (notifications, unread topics) and its total, as a node keeps it for the API. */
+export interface ListPage<R> {
+  rows: R[];
+  total: number;
+}
+
+/** What a node's pages of one member list weigh at most together, about 500 per row. */
+const MAX_LIST_WEIGHT = 8 * 1024 * 1024;
+const LIST_ROW_WEIGHT = 512;
+
+/** A node's pages of one member list (`app.forum.notificationPages`, `app.forum.unreadPages`). */
+export const keptListPages = <R>(): KeptPages<ListPage<R>> => new WeightedLru(MAX_LIST_WEIGHT, (page) => LIST_ROW_WEIGHT * (page.rows.length + 1));
 
 /** A node's pages of topics' posts (`app.forum.pages`). */
 export const keptTopicPages = (): KeptPages<TopicPage> => new WeightedLru(MAX_TOPIC_WEIGHT, (page) => weighPosts(page.rows));

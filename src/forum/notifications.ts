@@ -9,9 +9,8 @@ import { cappedCount } from '../db/count.js';
 import { preparedStatement, type Param } from '../db/prepared.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
-import { WeightedLru } from '../lib/lru.js';
 import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
-import type { KeptPages } from './kept-pages.js';
+import type { KeptPages, ListPage } from './kept-pages.js';
 import { viewerFor, type CommunityVersions } from './members.js';
 import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type MemberViewer, type Viewer } from './policy.js';
 import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
@@ -249,17 +248,7 @@ export async function listNotifications(db: Database, siteId: string, viewer: Vi
 }
 
 /** A page of a member's notifications as a node keeps it for the API (decision 0109). */
-export interface NotificationPage {
-  rows: NotificationView[];
-  total: number;
-}
-
-/** What a node's notification pages weigh at most together: about 500 per row. */
-const MAX_NOTIFICATION_WEIGHT = 8 * 1024 * 1024;
-const NOTIFICATION_WEIGHT = 512;
-
-/** A node's pages of members' notifications (`app.forum.notificationPages`). */
-export const keptNotificationPages = (): KeptPages<NotificationPage> => new WeightedLru(MAX_NOTIFICATION_WEIGHT, (page) => NOTIFICATION_WEIGHT * (page.rows.length + 1));
+export type NotificationPage = ListPage<NotificationView>;
 
 /**
  * `listNotifications` for a member whose token was read with the community's versions: kept while

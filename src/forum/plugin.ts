@@ -9,9 +9,9 @@ import { registerOpenApi } from '../http/openapi.js';
 import { configuredMailContext } from './mail/context.js';
 import { DigestSweeps } from './mail/digest-job.js';
 import { KeptCounts } from './kept-counts.js';
-import { keptTopicPages, type KeptPages, type TopicPage } from './kept-pages.js';
-import { keptNotificationPages, type NotificationPage } from './notifications.js';
-import { keptUnreadPages, type UnreadPage } from './reads.js';
+import { keptListPages, keptTopicPages, type KeptPages, type TopicPage } from './kept-pages.js';
+import type { NotificationPage } from './notifications.js';
+import type { UnreadPage } from './reads.js';
 import { TopicPageMarks } from './page-marks.js';
 import { draftRoutes } from './draft-routes.js';
 import { uploadRoutes, uploadServing } from './upload-routes.js';
@@ -86,7 +86,7 @@ export const forumPlugin = fp(
       app.log,
       { embeddedDatabase: database.driver === 'pglite', enabled: () => outbox.enabled },
     );
-    app.decorate('forum', { topicMarks: new TopicPageMarks(), counts: new KeptCounts(), pages: keptTopicPages(), notificationPages: keptNotificationPages(), unreadPages: keptUnreadPages(), digests } satisfies ForumRuntime);
+    app.decorate('forum', { topicMarks: new TopicPageMarks(), counts: new KeptCounts(), pages: keptTopicPages(), notificationPages: keptListPages(), unreadPages: keptListPages(), digests } satisfies ForumRuntime);
     app.addHook('onReady', () => digests.start());
     app.addHook('onClose', () => digests.stop());
     await app.register(forumApi);

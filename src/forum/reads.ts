@@ -7,14 +7,13 @@ import { preparedStatement, type Param } from '../db/prepared.js';
 import { cappedCount, totalOf } from '../db/count.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import { WeightedLru } from '../lib/lru.js';
 import { requireMember, visibilityClass, visibleForumsWhere, visibleTopicsOfForumWhere, type MemberViewer, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forumPosts, forums, forumTopicReads, forumTopics, type ForumTopicReadRow, type ForumTopicRow } from './tables.js';
 import { findVisibleTopic, topicColumns, type TopicView } from './topics.js';
 import { authorOf } from './avatars.js';
 import { keptCountColumns, topicListVersions, visibilityVersion, type KeptCounts } from './kept-counts.js';
-import type { KeptPages } from './kept-pages.js';
+import type { KeptPages, ListPage } from './kept-pages.js';
 import type { CommunityVersions } from './members.js';
 
 /**
@@ -184,17 +183,7 @@ async function listUnreadTopics(db: Database, siteId: string, viewer: MemberView
 }
 
 /** A page of a member's unread topics and their total, as a node keeps it for the API (decision 0110). */
-export interface UnreadPage {
-  rows: TopicView[];
-  total: number;
-}
-
-/** What a node's unread pages weigh at most together: about 500 per row. */
-const MAX_UNREAD_WEIGHT = 8 * 1024 * 1024;
-const UNREAD_WEIGHT = 512;
-
-/** A node's pages of members' unread topics (`app.forum.unreadPages`). */
-export const keptUnreadPages = (): KeptPages<UnreadPage> => new WeightedLru(MAX_UNREAD_WEIGHT, (page) => UNREAD_WEIGHT * (page.rows.length + 1));
+export type UnreadPage = ListPage<TopicView>;
 
 /**
  * `listUnreadTopics` for a member whose token was read with the community's versions: kept while
