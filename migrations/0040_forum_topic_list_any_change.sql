@@ -1,6 +1,6 @@
 -- hand-written
--- A node keeps pages of a member's unread topics while the forums' topic_list_version, among other
--- versions, stays put (docs/decisions/0110-unread-pages-kept-per-node.md). A page shows every column
+-- A node keeps pages of a member's topic lists while the forums' topic_list_version, among other
+-- versions, stays put (docs/decisions/0110-topic-lists-kept-per-node.md). A page shows every column
 -- of its topics, so any change to a topic's row now moves its forum's version: a rename, a lock or
 -- an author's account deleted too, which moved nothing before (0013). The rest is 0013's function.
 CREATE OR REPLACE FUNCTION "forum_topics_keep_forum"() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -6,7 +6,7 @@
 // when a member's name or avatar changes. Every request reads its topic anyway, so the versions come
 // with it: a kept page is exact, on every node, with no broadcast and no TTL. (Pages of a member's
 // lists, under the versions its token was read with: `listKeptNotifications` in notifications.ts,
-// `listKeptUnreadTopics` in reads.ts.)
+// `keptTopicList` in topic-list.ts.)
 import { sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { WeightedLru } from '../lib/lru.js';
 import { forumAuthorVersions, forumTopicVersions } from './tables.js';
@@ -64,7 +64,7 @@ export interface ListPage<R> {
 const MAX_LIST_WEIGHT = 8 * 1024 * 1024;
 const LIST_ROW_WEIGHT = 512;
 
-/** A node's pages of one member list (`app.forum.notificationPages`, `app.forum.unreadPages`). */
+/** A node's pages of one member list (`app.forum.notificationPages`, `app.forum.topicListPages`). */
 export const keptListPages = <R>(): KeptPages<ListPage<R>> => new WeightedLru(MAX_LIST_WEIGHT, (page) => LIST_ROW_WEIGHT * (page.rows.length + 1));
 
 /** A node's pages of topics' posts (`app.forum.pages`). */

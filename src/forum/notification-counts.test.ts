@@ -1,8 +1,9 @@
-// Counts kept per node (decision 0106), and pages of the API's notification list (0109) and unread
-// topics (0110), on two nodes sharing one database and nothing else: node B keeps each notification
-// list's page and total, the web UI badge and the unread topics' page and total, node A (or SQL behind both) writes, and B's
-// next answer is exact because a trigger moved the member's or the community's version; while no
-// version moves, B answers what it kept without reading.
+// Counts kept per node (decision 0106), and pages of the API's notification list (0109) and topic
+// lists (0110), on two nodes sharing one database and nothing else: node B keeps each notification
+// list's page and total, the web UI badge, the unread topics' total and pages of the topic lists,
+// node A (or SQL behind both) writes, and B's next answer is exact because a trigger moved the
+// member's or the community's version; while no version moves, B answers what it kept without
+// reading.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -187,15 +188,32 @@ for (const database of testDatabases) {
       } finally {
         await run(sql`alter table forum_topic_reads enable trigger user`);
       }
+      // Likewise Latest, with a rename that moves no list version.
+      const newest = async (node: TestApp) => json<Array<{ id: string; title: string }>>(await call(node, cy.token, 'GET', '/topics?filter=latest&page_size=1'))[0]!;
+      const keptNewest = await newest(t.b);
+      await run(sql`alter table forum_topics disable trigger forum_topics_keep_forum`);
+      try {
+        await run(sql`update forum_topics set title = 'Renamed unseen' where id = ${keptNewest.id}`);
+        assert.deepEqual(await newest(t.b), keptNewest);
+        assert.equal((await newest(t.a)).title, 'Renamed unseen');
+      } finally {
+        await run(sql`alter table forum_topics enable trigger forum_topics_keep_forum`);
+      }
     });
 
-    it("shows a topic's new title, lock and author name on the unread page node B kept (decision 0110)", async () => {
+    it("shows a topic's new title, lock and author name on the Latest, forum and unread pages node B kept (decision 0110)", async () => {
       const topic = json<{ id: string }>(await onA('POST', '/topics', { forum_id: 'more', title: 'Before', body: 'Hello' }, bob.token));
+      /** The topic as each of Cy's lists on node B shows it; they must agree. */
       const onB = async () => {
-        const rows = json<Array<{ id: string; title: string; locked: boolean; author: { username: string } | null }>>(await call(t.b, cy.token, 'GET', '/topics?filter=unread&page_size=100'));
-        const row = rows.find(({ id }) => id === topic.id);
-        assert.ok(row, 'the topic is unread');
-        return { title: row.title, locked: row.locked, author: row.author?.username };
+        const seen = [];
+        for (const query of ['filter=unread', 'filter=latest', 'forum_id=more']) {
+          const rows = json<Array<{ id: string; title: string; locked: boolean; author: { username: string } | null }>>(await call(t.b, cy.token, 'GET', `/topics?${query}&page_size=100`));
+          const row = rows.find(({ id }) => id === topic.id);
+          assert.ok(row, `the topic is on ${query}`);
+          seen.push({ title: row.title, locked: row.locked, author: row.author?.username });
+        }
+        assert.deepEqual(seen.slice(1), [seen[0], seen[0]]);
+        return seen[0]!;
       };
       assert.deepEqual(await onB(), { title: 'Before', locked: false, author: 'bob' });
       await onA('PATCH', `/topics/${topic.id}`, { title: 'Renamed' });

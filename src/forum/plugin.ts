@@ -11,7 +11,7 @@ import { DigestSweeps } from './mail/digest-job.js';
 import { KeptCounts } from './kept-counts.js';
 import { keptListPages, keptTopicPages, type KeptPages, type TopicPage } from './kept-pages.js';
 import type { NotificationPage } from './notifications.js';
-import type { UnreadPage } from './reads.js';
+import type { TopicListPage } from './topic-list.js';
 import { TopicPageMarks } from './page-marks.js';
 import { draftRoutes } from './draft-routes.js';
 import { uploadRoutes, uploadServing } from './upload-routes.js';
@@ -34,8 +34,8 @@ interface ForumRuntime {
   pages: KeptPages<TopicPage>;
   /** The pages of members' notifications this node keeps (decision 0109). */
   notificationPages: KeptPages<NotificationPage>;
-  /** The pages of members' unread topics this node keeps (docs/decisions/0110-unread-pages-kept-per-node.md). */
-  unreadPages: KeptPages<UnreadPage>;
+  /** The pages of members' topic lists this node keeps (docs/decisions/0110-topic-lists-kept-per-node.md). */
+  topicListPages: KeptPages<TopicListPage>;
   /** The hourly digest sweeps (docs/decisions/0098-notification-mail.md); tests run one with `runNext`. */
   digests: DigestSweeps;
 }
@@ -86,7 +86,7 @@ export const forumPlugin = fp(
       app.log,
       { embeddedDatabase: database.driver === 'pglite', enabled: () => outbox.enabled },
     );
-    app.decorate('forum', { topicMarks: new TopicPageMarks(), counts: new KeptCounts(), pages: keptTopicPages(), notificationPages: keptListPages(), unreadPages: keptListPages(), digests } satisfies ForumRuntime);
+    app.decorate('forum', { topicMarks: new TopicPageMarks(), counts: new KeptCounts(), pages: keptTopicPages(), notificationPages: keptListPages(), topicListPages: keptListPages(), digests } satisfies ForumRuntime);
     app.addHook('onReady', () => digests.start());
     app.addHook('onClose', () => digests.stop());
     await app.register(forumApi);

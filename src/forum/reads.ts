@@ -13,8 +13,6 @@ import { forumMembers, forumPosts, forums, forumTopicReads, forumTopics, type Fo
 import { findVisibleTopic, topicColumns, type TopicView } from './topics.js';
 import { authorOf } from './avatars.js';
 import { keptCountColumns, topicListVersions, visibilityVersion, type KeptCounts } from './kept-counts.js';
-import type { KeptPages, ListPage } from './kept-pages.js';
-import type { CommunityVersions } from './members.js';
 
 /**
  * Moves the viewer's mark in a topic up to `postId` (a mark never moves back); answers the mark. The
@@ -161,7 +159,8 @@ const unreadPage = preparedStatement(
  * kept per node while the versions it was counted at hold: the member's marks and `read_before`,
  * what it may see, and the forums' lists (kept-counts.ts).
  */
-async function listUnreadTopics(db: Database, siteId: string, viewer: MemberViewer, forumId: string | undefined, page: Page, counts: KeptCounts): Promise<UnreadPage> {
+export async function listUnreadTopics(db: Database, siteId: string, viewer: Viewer, forumId: string | undefined, page: Page, counts: KeptCounts): Promise<{ rows: TopicView[]; total: number }> {
+  requireMember(viewer);
   const forum = forumId !== undefined ? await findVisibleForum(db, siteId, viewer, forumId) : undefined;
   const known = counts.known(siteId, viewer, `unread-topics:${forum?.id ?? '*'}`);
   const { member } = viewer;
@@ -180,21 +179,4 @@ async function listUnreadTopics(db: Database, siteId: string, viewer: MemberView
   const topics: TopicView[] = [];
   for (const row of rows) if (row.topic) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) });
   return { rows: topics, total };
-}
-
-/** A page of a member's unread topics and their total, as a node keeps it for the API (decision 0110). */
-export type UnreadPage = ListPage<TopicView>;
-
-/**
- * `listUnreadTopics` for a member whose token was read with the community's versions: kept while
- * those (what it may see, its authors' names, the forums' lists, which move with any change to a
- * topic's row), the member's `read_version` (its marks and `read_before`) and its visibility class
- * stay put; read each time without them. A forum that is not visible throws, and nothing is kept.
- */
-export function listKeptUnreadTopics(db: Database, pages: KeptPages<UnreadPage>, counts: KeptCounts, siteId: string, viewer: Viewer, versions: CommunityVersions | undefined, forumId: string | undefined, page: Page): Promise<UnreadPage> {
-  requireMember(viewer);
-  const load = () => listUnreadTopics(db, siteId, viewer, forumId, page, counts);
-  if (!versions) return load();
-  const { member } = viewer;
-  return pages.keep([siteId, member.id, member.readVersion, versions.shown, versions.topicLists, visibilityClass(viewer), forumId ?? '', page.pageSize, page.offset].join('\n'), load);
 }

@@ -7,6 +7,8 @@ import type { Database, Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
+import type { KeptPages, ListPage } from './kept-pages.js';
+import type { CommunityVersions } from './members.js';
 import type { TopicMark, TopicPageMarks } from './page-marks.js';
 import { canSeeForum, visibilityClass, visibleForumsWhere, visibleTopicCount, visibleTopicCountSql, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
 import { findVisibleForum } from './structure.js';
@@ -195,4 +197,20 @@ function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
 async function countTopics(db: Executor, where: SQL | undefined): Promise<number> {
   const [row] = await db.select({ n: count() }).from(forumTopics).where(where);
   return row?.n ?? 0;
+}
+
+/** A page of a member's topic list (Latest, a forum's, or unread) and its total, as a node keeps it for the API (decision 0110). */
+export type TopicListPage = ListPage<TopicView>;
+
+/**
+ * A page of the viewer's topic list, `load`ed, or kept for a member whose token was read with the
+ * community's versions: while those (what it may see, its authors' names, the forums' lists, which
+ * move with any change to a topic's row), the member's `read_version` (its marks and `read_before`)
+ * and its visibility class stay put. `read` names the list and the page. A load that throws (a
+ * forum the viewer may not see) keeps nothing.
+ */
+export function keptTopicList(pages: KeptPages<TopicListPage>, viewer: Viewer, versions: CommunityVersions | undefined, read: string, load: () => Promise<TopicListPage>): Promise<TopicListPage> {
+  if (viewer.kind !== 'member' || !versions) return load();
+  const { member } = viewer;
+  return pages.keep([member.id, member.readVersion, versions.shown, versions.topicLists, visibilityClass(viewer), read].join('\n'), load);
 }

@@ -10,7 +10,7 @@ import { spendPostingBudget } from './posting-limit.js';
 import { flagPost, listFlags, resolveFlag } from './flags.js';
 import { decideHeldPost, holdReply, holdTopic, listHeldPosts, mustHold } from './held-posts.js';
 import { setLike } from './likes.js';
-import { listKeptUnreadTopics, markAllRead, markTopicRead } from './reads.js';
+import { listUnreadTopics, markAllRead, markTopicRead } from './reads.js';
 import { presentFlag, presentHeldPost, presentLike, presentPost, presentSearchHit, presentThreadedPost, presentTopic } from './presenters.js';
 import {
   FlagOut,
@@ -44,7 +44,7 @@ import {
 } from './schemas.js';
 import { searchForum } from './search.js';
 import { createPost, createTopic, deletePost, editPost, findVisibleTopic, listPostsClassic, listPostsThreaded, updateTopic } from './topics.js';
-import { listTopics } from './topic-list.js';
+import { keptTopicList, listTopics } from './topic-list.js';
 import { problems } from '../http/openapi.js';
 import { JSON_TYPE, sendSerializedOnce } from '../http/response-schemas.js';
 
@@ -79,14 +79,13 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const page = toPage(request.query);
       const { site, viewer, versions } = request.forum;
-      if (request.query.filter === 'unread') {
-        const unread = await listKeptUnreadTopics(db, app.forum.unreadPages, app.forum.counts, site.id, viewer, versions, request.query.forum_id, page);
-        setPaginationHeaders(request, reply, page, unread.total);
-        return sendSerializedOnce(reply, unread.rows, (kept) => kept.map(presentTopic));
-      }
-      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: request.query.forum_id }, page, app.forum.topicMarks);
+      const { filter = 'latest', forum_id: forumId } = request.query;
+      const read = [filter, forumId ?? '', page.pageSize, page.offset].join('\n');
+      const { rows, total } = await keptTopicList(app.forum.topicListPages, viewer, versions, read, () =>
+        filter === 'unread' ? listUnreadTopics(db, site.id, viewer, forumId, page, app.forum.counts) : listTopics(db, site.id, viewer, { forumId }, page, app.forum.topicMarks),
+      );
       setPaginationHeaders(request, reply, page, total);
-      return rows.map(presentTopic);
+      return sendSerializedOnce(reply, rows, (kept) => kept.map(presentTopic));
     },
   );
 
