@@ -11,8 +11,8 @@
 // SQL anchor (the rows the endpoint reads, one plain statement per read, through `pg`, as many loops as
 // wrk's connections; the endpoint may fold several reads into one statement, and after the first
 // request answers the member's counts from what the node kept, decision 0106, and a topic's page
-// and the member's notification page too while their versions stay put, decision 0109, and its
-// unread page, decision 0110),
+// and the member's notification page too while their versions stay put, decision 0109, and pages
+// of its topic lists, Latest, a forum's and unread, in the API and the web UI, decision 0110),
 // with the ratio of the p99s printed, and the CPU time the server and PostgreSQL spent per request
 // (from /proc: where a request's time goes).
 //   npm run bench:forum [-- seconds]

@@ -1,7 +1,7 @@
 // Members of one community and how they prove who they are. A member logs in with the username or
 // e-mail and password of its community; the site owner logs in with its platform account and is
 // given a linked member row that is admin for as long as the account owns the site.
-import { and, asc, count, eq, ilike, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, isNull, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { findUserByLogin, hashNewPassword } from '../core/accounts/service.js';
 import type { UserRow } from '../core/accounts/tables.js';
 import type { SiteRow } from '../core/sites/tables.js';
@@ -78,8 +78,7 @@ const tokenMember = preparedStatement('forum_token_member', (db) =>
     .select({
       credential: { id: credentials.id, secretHash: credentials.secretHash, lastUsedAt: credentials.lastUsedAt },
       member: forumMembers,
-      shown: sql<string>`concat_ws(':', ${visibilityVersion(sql.placeholder('siteId'))}, ${authorVersion(sql.placeholder('siteId'))})`,
-      topicLists: sql<string>`${topicListVersions(sql.placeholder('siteId'))}::text`,
+      versions: communityVersions(sql.placeholder('siteId')),
     })
     .from(credentials)
     .innerJoin(forumMembers, and(eq(forumMembers.id, credentials.subjectId), eq(forumMembers.siteId, credentials.siteId)))
@@ -106,6 +105,14 @@ export interface CommunityVersions {
   topicLists: string;
 }
 
+/** SQL: the community's versions, to select with a member (its token's or its session's statement). */
+export function communityVersions(siteId: Placeholder): { [K in keyof CommunityVersions]: SQL<string> } {
+  return {
+    shown: sql<string>`concat_ws(':', ${visibilityVersion(siteId)}, ${authorVersion(siteId)})`,
+    topicLists: sql<string>`${topicListVersions(siteId)}::text`,
+  };
+}
+
 /** A token's member, with the community's versions read beside it. */
 interface TokenMember {
   member: ForumMemberRow;
@@ -117,7 +124,7 @@ export async function readTokenMember(db: Database, siteId: string, presented: s
   const parsed = parseCredential(presented);
   if (!parsed || parsed.kind !== 'forum_token') return undefined;
   const [row] = await tokenMember(db, undefined).execute({ id: parsed.id, siteId });
-  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? { member: row.member, versions: { shown: row.shown, topicLists: row.topicLists } } : undefined;
+  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? { member: row.member, versions: row.versions } : undefined;
 }
 
 export async function findMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow | undefined> {

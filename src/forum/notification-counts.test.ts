@@ -203,7 +203,9 @@ for (const database of testDatabases) {
 
     it("shows a topic's new title, lock and author name on the Latest, forum and unread pages node B kept (decision 0110)", async () => {
       const topic = json<{ id: string }>(await onA('POST', '/topics', { forum_id: 'more', title: 'Before', body: 'Hello' }, bob.token));
-      /** The topic as each of Cy's lists on node B shows it; they must agree. */
+      const ui = new UiClient(t.b.app, communityHost(SITE));
+      assert.equal((await ui.login('cy', cy.password)).statusCode, 303);
+      /** The topic as each of Cy's lists on node B shows it, in the API and the web UI; they must agree. */
       const onB = async () => {
         const seen = [];
         for (const query of ['filter=unread', 'filter=latest', 'forum_id=more']) {
@@ -213,6 +215,10 @@ for (const database of testDatabases) {
           seen.push({ title: row.title, locked: row.locked, author: row.author?.username });
         }
         assert.deepEqual(seen.slice(1), [seen[0], seen[0]]);
+        for (const path of ['/latest', '/f/more']) {
+          const page = (await ui.get(path)).body;
+          assert.ok(page.includes(`>${seen[0]!.title}</a>`) && page.includes(`by ${seen[0]!.author} ·`), `${path} shows ${JSON.stringify(seen[0])}`);
+        }
         return seen[0]!;
       };
       assert.deepEqual(await onB(), { title: 'Before', locked: false, author: 'bob' });

@@ -202,15 +202,23 @@ async function countTopics(db: Executor, where: SQL | undefined): Promise<number
 /** A page of a member's topic list (Latest, a forum's, or unread) and its total, as a node keeps it for the API (decision 0110). */
 export type TopicListPage = ListPage<TopicView>;
 
+/** Which list a page is of: Latest or unread, of one forum or all, and where. */
+interface ListRead {
+  filter: 'latest' | 'unread';
+  forumId: string | undefined;
+  page: Page;
+}
+
 /**
- * A page of the viewer's topic list, `load`ed, or kept for a member whose token was read with the
- * community's versions: while those (what it may see, its authors' names, the forums' lists, which
- * move with any change to a topic's row), the member's `read_version` (its marks and `read_before`)
- * and its visibility class stay put. `read` names the list and the page. A load that throws (a
- * forum the viewer may not see) keeps nothing.
+ * A page of the viewer's topic list, `load`ed, or kept for a member whose token or session was read
+ * with the community's versions: while those (what it may see, its authors' names, the forums'
+ * lists, which move with any change to a topic's row), the member's `read_version` (its marks and
+ * `read_before`) and its visibility class stay put. The API and the web UI share a page of the same
+ * size. A load that throws (a forum the viewer may not see) keeps nothing.
  */
-export function keptTopicList(pages: KeptPages<TopicListPage>, viewer: Viewer, versions: CommunityVersions | undefined, read: string, load: () => Promise<TopicListPage>): Promise<TopicListPage> {
+export function keptTopicList(pages: KeptPages<TopicListPage>, viewer: Viewer, versions: CommunityVersions | undefined, read: ListRead, load: () => Promise<TopicListPage>): Promise<TopicListPage> {
   if (viewer.kind !== 'member' || !versions) return load();
   const { member } = viewer;
-  return pages.keep([member.id, member.readVersion, versions.shown, versions.topicLists, visibilityClass(viewer), read].join('\n'), load);
+  const { filter, forumId = '', page } = read;
+  return pages.keep([member.id, member.readVersion, versions.shown, versions.topicLists, visibilityClass(viewer), filter, forumId, page.pageSize, page.offset].join('\n'), load);
 }

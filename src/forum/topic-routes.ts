@@ -80,8 +80,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       const page = toPage(request.query);
       const { site, viewer, versions } = request.forum;
       const { filter = 'latest', forum_id: forumId } = request.query;
-      const read = [filter, forumId ?? '', page.pageSize, page.offset].join('\n');
-      const { rows, total } = await keptTopicList(app.forum.topicListPages, viewer, versions, read, () =>
+      const { rows, total } = await keptTopicList(app.forum.topicListPages, viewer, versions, { filter, forumId, page }, () =>
         filter === 'unread' ? listUnreadTopics(db, site.id, viewer, forumId, page, app.forum.counts) : listTopics(db, site.id, viewer, { forumId }, page, app.forum.topicMarks),
       );
       setPaginationHeaders(request, reply, page, total);

@@ -11,7 +11,7 @@ import { preparedStatement } from '../../db/prepared.js';
 import { csrfToken, verifyCsrf } from '../../http/csrf.js';
 import { AppError } from '../../http/errors.js';
 import { agentExists } from '../../helpdesk/agents.js';
-import { viewerFor } from '../members.js';
+import { viewerFor, type CommunityVersions } from '../members.js';
 import { activeSuspension, hasUnacknowledgedWarnings, listWarnings } from '../moderation.js';
 import { unreadBadge } from '../notifications.js';
 import { GUEST, isAdmin, visibilityClass, type MemberViewer, type Viewer } from '../policy.js';
@@ -24,6 +24,8 @@ export interface UiContext {
   settings: InstanceSettings;
   viewer: Viewer;
   sessionId: string | undefined;
+  /** A member's: the community's versions, read with its session (kept pages, decision 0110). */
+  versions?: CommunityVersions;
   /** Title of the community: FORUM_TITLE, or the site id. */
   title: string;
   registrationOpen: boolean;
@@ -71,6 +73,7 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
   const db = request.server.deps.database.db;
   let viewer: Viewer = GUEST;
   let sessionId: string | undefined;
+  let versions: CommunityVersions | undefined;
   const cookie = request.cookies[MEMBER_COOKIE];
   if (cookie) {
     const session = await memberForSession(db, site.id, cookie);
@@ -78,6 +81,7 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
       await reviewTrust(db, trustRules(settings), session.member);
       viewer = viewerFor(site, session.member);
       sessionId = session.id;
+      versions = session.versions;
     } else {
       clearMemberCookie(reply);
     }
@@ -87,6 +91,7 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
     settings,
     viewer,
     sessionId,
+    versions,
     title: titleOf(site, settings),
     // Sign-up is open unless the owner turns it off: a community without members is no community.
     registrationOpen: parseBoolean(settings.values.REGISTRATION_OPEN ?? '') ?? true,

@@ -9,7 +9,7 @@ import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChan
 import { advanceReadMark, firstUnreadPost, markAllRead } from '../reads.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
-import { listTopics } from '../topic-list.js';
+import { keptTopicList, listTopics } from '../topic-list.js';
 import { findVisiblePost, findVisibleTopic, listPostsClassic, listPostsThreaded, listThreadFrom, postsBefore, type PostNode, type PostView } from '../topics.js';
 import { seeOther } from '../../http/forms.js';
 import { AppError } from '../../http/errors.js';
@@ -83,10 +83,11 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get<{ Querystring: { page?: string } }>('/latest', { schema: { querystring: PageQuery }, preHandler: loadUi }, async (request, reply) => {
-    const { site, viewer } = request.ui;
+    const { site, viewer, versions } = request.ui;
     const page = pageNumber(request.query.page);
+    const listed = { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE };
     // The API's `filter=latest`: every topic the viewer may see, pinned first, then by activity.
-    const { rows, total } = await listTopics(db, site.id, viewer, {}, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE });
+    const { rows, total } = await keptTopicList(app.forum.topicListPages, viewer, versions, { filter: 'latest', forumId: undefined, page: listed }, () => listTopics(db, site.id, viewer, {}, listed));
     return sendPage(reply, request.ui, 'Latest', latestView(request.ui, rows, page, totalPages(total, TOPICS_PER_PAGE)));
   });
 
@@ -100,10 +101,13 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     '/f/:slug',
     { schema: { params: SlugParams, querystring: PageQuery }, preHandler: loadUi },
     async (request, reply) => {
-      const { site, viewer } = request.ui;
+      const { site, viewer, versions } = request.ui;
       const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
       const page = pageNumber(request.query.page);
-      const { rows, total } = await listTopics(db, site.id, viewer, { forumId: forum.id }, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, app.forum.topicMarks);
+      const listed = { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE };
+      const { rows, total } = await keptTopicList(app.forum.topicListPages, viewer, versions, { filter: 'latest', forumId: forum.id, page: listed }, () =>
+        listTopics(db, site.id, viewer, { forumId: forum.id }, listed, app.forum.topicMarks),
+      );
       const canStart = permits(() => authorizeNewTopic(viewer, forum));
       return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
         head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,

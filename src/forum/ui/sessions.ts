@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, Executor } from '../../db/client.js';
 import { preparedStatement } from '../../db/prepared.js';
 import { newSecretToken, parseSecretToken, secretMatches } from '../../lib/secret-tokens.js';
+import { communityVersions, type CommunityVersions } from '../members.js';
 import { forumMembers, forumSessions, type ForumMemberRow } from '../tables.js';
 
 export const MEMBER_COOKIE = 'blume_member';
@@ -23,12 +24,14 @@ export async function startMemberSession(db: Executor, siteId: string, memberId:
 interface MemberSession {
   id: string;
   member: ForumMemberRow;
+  /** The community's versions, read with the member (kept pages, decision 0110). */
+  versions: CommunityVersions;
 }
 
 /** Every page a member opens reads its session: one statement, parsed and planned once per connection. */
 const sessionMember = preparedStatement('forum_ui_session', (db) =>
   db
-    .select({ member: forumMembers, secretHash: forumSessions.secretHash })
+    .select({ member: forumMembers, secretHash: forumSessions.secretHash, versions: communityVersions(sql.placeholder('siteId')) })
     .from(forumSessions)
     .innerJoin(forumMembers, eq(forumMembers.id, forumSessions.memberId))
     .where(and(eq(forumSessions.id, sql.placeholder('id')), eq(forumSessions.siteId, sql.placeholder('siteId')), gt(forumSessions.expiresAt, sql.placeholder('now')))),
@@ -41,7 +44,7 @@ export async function memberForSession(db: Database, siteId: string, cookie: str
   const { id } = parsed;
   const [row] = await sessionMember(db, undefined).execute({ id, siteId, now: new Date() });
   if (!row) return undefined;
-  return secretMatches(row.secretHash, parsed.secret) ? { id, member: row.member } : undefined;
+  return secretMatches(row.secretHash, parsed.secret) ? { id, member: row.member, versions: row.versions } : undefined;
 }
 
 export async function endMemberSession(db: Executor, sessionId: string): Promise<void> {
