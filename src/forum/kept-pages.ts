@@ -54,7 +54,7 @@ export interface VersionedTopic {
   pageVersions: string;
 }
 
-/** A page of a member's list (notifications, unread topics) and its total, as a node keeps it for the API. */
+/** A page of a member's list (notifications, topic lists) and its total, as a node keeps it. */
 export interface ListPage<R> {
   rows: R[];
   total: number;

@@ -61,7 +61,7 @@ for (const database of testDatabases) {
       assert.deepEqual(await versionsMovedBy(`update forum_topics set hidden = true where id = 't1'`), ['f1'], 'a hide');
       assert.deepEqual(await versionsMovedBy(`update forum_topics set hidden = false where id = 't2'`), ['f1'], 'an unhide');
       assert.deepEqual(await versionsMovedBy(`update forum_topics set post_count = post_count - 1 where id = 't2'`), ['f1'], 'a deleted post');
-      // Unread pages show every column of their topics (decision 0110).
+      // Kept topic list pages show every column of their topics (decision 0110).
       assert.deepEqual(await versionsMovedBy(`update forum_topics set title = 'renamed', slug = 'renamed' where id = 't1'`), ['f1'], 'a rename');
       assert.deepEqual(await versionsMovedBy(`update forum_topics set locked = true where id = 't1'`), ['f1'], 'a lock');
       assert.deepEqual(await versionsMovedBy(`update forum_topics set pinned = pinned where id = 't1'`), [], 'a write that changes nothing');

@@ -199,7 +199,7 @@ async function countTopics(db: Executor, where: SQL | undefined): Promise<number
   return row?.n ?? 0;
 }
 
-/** A page of a member's topic list (Latest, a forum's, or unread) and its total, as a node keeps it for the API (decision 0110). */
+/** A page of a member's topic list (Latest, a forum's, or unread) and its total, as a node keeps it (decision 0110). */
 export type TopicListPage = ListPage<TopicView>;
 
 /** Which list a page is of: Latest or unread, of one forum or all, and where. */
