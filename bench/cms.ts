@@ -70,7 +70,12 @@ async function seed(url: string): Promise<{ typeId: string; key: string }> {
         { name: 'body', type: 'markdown' },
       ],
     });
-    const { token } = await mintCredential(handle.db, { kind: 'api_key', name: 'bench', siteId: SITE, scopes: ['cms-read'] });
+    const { token } = await mintCredential(handle.db, {
+      kind: 'api_key',
+      name: 'bench',
+      siteId: SITE,
+      scopes: ['cms-read'],
+    });
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -101,10 +106,18 @@ async function run(url: string): Promise<void> {
   let server: BlumeServer | undefined;
   let pool: pg.Pool | undefined;
   try {
-    console.log(`Content API reads on PostgreSQL: ${ENTRIES} entries of one type, ${CONNECTIONS} concurrent clients, ${SECONDS} s per run`);
+    console.log(
+      `Content API reads on PostgreSQL: ${ENTRIES} entries of one type, ${CONNECTIONS} concurrent clients, ${SECONDS} s per run`,
+    );
     console.log(machineLine());
     const { typeId, key } = await seed(url);
-    const env = { DATABASE_URL: url, BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel(), BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    const env = {
+      DATABASE_URL: url,
+      BLUME_DATA_DIR: path.join(work, 'data'),
+      ...benchLogLevel(),
+      BLUME_INSTANCE_ID: SITE,
+      BLUME_RATE_API_PER_MINUTE: '1000000',
+    };
     server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const headers = { authorization: `Bearer ${key}` };
     const base = `http://127.0.0.1:${server.port}`;
@@ -120,17 +133,28 @@ async function run(url: string): Promise<void> {
     // A descending sort on a field reads the entries with a price and those without as two parts,
     // each in its index's order (src/cms/entries.ts, splitPage).
     const price = `((data ->> 'price')::numeric)`;
-    const listPart = (condition: string, order: string) => `(select * from cms_entries where ${live} and (data ->> 'category') = $1 and ${price} ${condition} order by ${order} limit 20)`;
+    const listPart = (condition: string, order: string) =>
+      `(select * from cms_entries where ${live} and (data ->> 'category') = $1 and ${price} ${condition} order by ${order} limit 20)`;
     const listSql = `select * from (${listPart('is not null', `${price} desc, id desc`)} union all ${listPart('is null', 'id desc')}) cms_entries order by ${price} desc nulls last, id desc limit 10 offset 10`;
     const countSql = `select count(*) from cms_entries where ${live} and (data ->> 'category') = $1`;
     const slugSql = `select * from cms_entries where ${live} and (id = $1 or slug = $1) order by id = $1 desc limit 1`;
     pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
-    const sqlList = (client: pg.PoolClient) => Promise.all([client.query({ name: 'list', text: listSql, values: ['c3'] }), client.query({ name: 'count', text: countSql, values: ['c3'] })]).then(() => undefined);
-    const sqlSlug = (client: pg.PoolClient) => client.query({ name: 'slug', text: slugSql, values: ['product-54321'] }).then(() => undefined);
+    const sqlList = (client: pg.PoolClient) =>
+      Promise.all([
+        client.query({ name: 'list', text: listSql, values: ['c3'] }),
+        client.query({ name: 'count', text: countSql, values: ['c3'] }),
+      ]).then(() => undefined);
+    const sqlSlug = (client: pg.PoolClient) =>
+      client.query({ name: 'slug', text: slugSql, values: ['product-54321'] }).then(() => undefined);
 
     console.log('');
     const pairs = [
-      { label: 'list: filter[category], sort=-price, page 2', path: listPath, sql: sqlList, target: TARGET_LIST_P99_MS },
+      {
+        label: 'list: filter[category], sort=-price, page 2',
+        path: listPath,
+        sql: sqlList,
+        target: TARGET_LIST_P99_MS,
+      },
       { label: 'read by slug', path: slugPath, sql: sqlSlug, target: TARGET_SLUG_P99_MS },
     ];
     const ratios: string[] = [];
@@ -143,11 +167,16 @@ async function run(url: string): Promise<void> {
       console.log(latencyRow(`Blume ${pair.label}`, blume, pair.target));
       console.log(latencyRow(`pg    ${pair.label}`, bare));
       const ratio = blume.p99Ms / bare.p99Ms;
-      ratios.push(`  ${pair.label}: p99 ratio Blume / bare SQL ${ratio.toFixed(2)}x (goal <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'})`);
+      ratios.push(
+        `  ${pair.label}: p99 ratio Blume / bare SQL ${ratio.toFixed(2)}x (goal <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? 'met' : 'MISSED'})`,
+      );
     }
     // Context, not a target: the same read over bare node:http (keep-alive, one named statement, a
     // pool of 10), in a child process, as wrk runs synchronously here.
-    const ceiling = spawn(process.execPath, ['-e', CEILING_SERVER, url, slugSql, 'product-54321'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const ceiling = spawn(process.execPath, ['-e', CEILING_SERVER, url, slugSql, 'product-54321'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const port = await new Promise<string>((resolve, reject) => {
         ceiling.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
@@ -155,14 +184,26 @@ async function run(url: string): Promise<void> {
       });
       const ceilingUrl = `http://127.0.0.1:${port}/`;
       runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: 2 });
-      console.log(latencyRow('node:http + pg read by slug (context)', runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: SECONDS })));
+      console.log(
+        latencyRow(
+          'node:http + pg read by slug (context)',
+          runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: SECONDS }),
+        ),
+      );
     } finally {
       ceiling.kill();
     }
     const script = path.join(work, 'unkept.lua');
     await writeFile(script, UNKEPT_LIST_SCRIPT(listPath));
-    const unkept = runWrk(`${base}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers, script });
-    if (unkept.non2xx > 0) throw new Error(`list under a random price bound: ${unkept.non2xx} non-2xx answers; no measurement`);
+    const unkept = runWrk(`${base}${listPath}`, {
+      connections: CONNECTIONS,
+      threads: 2,
+      seconds: SECONDS,
+      headers,
+      script,
+    });
+    if (unkept.non2xx > 0)
+      throw new Error(`list under a random price bound: ${unkept.non2xx} non-2xx answers; no measurement`);
     console.log(latencyRow('Blume list under a random price bound, not kept (context)', unkept));
     console.log('');
     for (const line of ratios) console.log(line);

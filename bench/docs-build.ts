@@ -67,7 +67,9 @@ async function reportWeights(site: string, word: string, url: string): Promise<v
   let search = (await brotli(path.join(site, searchCode))) + (await brotli(indexFile)) + (await brotli(shardFile));
   for (const chunk of chunks) search += await brotli(path.join(folder, `s${chunk}.json`));
   const files = (await readdir(folder)).length;
-  console.log(`  first load of ${url}: ${(page.bytes / 1024).toFixed(1)} KB brotli (HTML ${(page.htmlBytes / 1024).toFixed(1)} KB); first search "${word}": ${(search / 1024).toFixed(1)} KB brotli (${files} index files)`);
+  console.log(
+    `  first load of ${url}: ${(page.bytes / 1024).toFixed(1)} KB brotli (HTML ${(page.htmlBytes / 1024).toFixed(1)} KB); first search "${word}": ${(search / 1024).toFixed(1)} KB brotli (${files} index files)`,
+  );
 }
 
 interface Run {
@@ -126,7 +128,9 @@ async function main(): Promise<void> {
     const directCpu = ownCpuMs();
     const direct = await buildDocsSite(blumeSrc, path.join(work, 'blume-direct'));
     const directMs = performance.now() - inProcess;
-    console.log(`blume (in process):  ${directMs.toFixed(0)} ms, CPU ${(ownCpuMs() - directCpu).toFixed(0)} ms  (${direct.pages} pages, ${direct.files} files, ${(direct.bytes / 1e6).toFixed(1)} MB; scan ${direct.timings.scanMs}, parse ${direct.timings.parseMs}, render ${direct.timings.renderMs}, write ${direct.timings.writeMs} ms)`);
+    console.log(
+      `blume (in process):  ${directMs.toFixed(0)} ms, CPU ${(ownCpuMs() - directCpu).toFixed(0)} ms  (${direct.pages} pages, ${direct.files} files, ${(direct.bytes / 1e6).toFixed(1)} MB; scan ${direct.timings.scanMs}, parse ${direct.timings.parseMs}, render ${direct.timings.renderMs}, write ${direct.timings.writeMs} ms)`,
+    );
 
     // One small sandboxed build first, so a development run's one-off entry bundling is not timed.
     const warm = path.join(work, 'warm');
@@ -139,7 +143,12 @@ async function main(): Promise<void> {
     const fpSrc = path.join(work, 'fp-src');
     await writeFastifyPinoDocs(fpSrc);
     const fpStart = performance.now();
-    const fp = await runSandboxedBuild({ inputDir: fpSrc, outputDir: path.join(work, 'fp-out'), timeoutMs: 300_000, memoryMb: 1024 });
+    const fp = await runSandboxedBuild({
+      inputDir: fpSrc,
+      outputDir: path.join(work, 'fp-out'),
+      timeoutMs: 300_000,
+      memoryMb: 1024,
+    });
     if (!fp.ok) throw new Error(`fastify+pino build failed: ${fp.error}`);
     console.log(`fastify+pino docs (sandboxed): ${(performance.now() - fpStart).toFixed(0)} ms`);
     await reportWeights(path.join(work, 'fp-out'), 'econnreset', '/fastify/Reference/Server/');
@@ -152,7 +161,9 @@ async function main(): Promise<void> {
     }
     const hugoSrc = path.join(work, 'hugo-src');
     await generateDocsSite(hugoSrc, 'hugo', PAGES);
-    console.log(`hugo ${spawnSync('hugo', ['version'], { encoding: 'utf8' }).stdout.trim().split(' ')[1] ?? ''}; ${ROUNDS} rounds, alternating which goes first`);
+    console.log(
+      `hugo ${spawnSync('hugo', ['version'], { encoding: 'utf8' }).stdout.trim().split(' ')[1] ?? ''}; ${ROUNDS} rounds, alternating which goes first`,
+    );
     const wallRatios: number[] = [];
     const cpuRatios: number[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
@@ -175,7 +186,9 @@ async function main(): Promise<void> {
       );
     }
     const ratio = median(wallRatios);
-    console.log(`ratio blume sandboxed / hugo, median of ${ROUNDS}: ${ratio.toFixed(2)}x (CPU time ${median(cpuRatios).toFixed(2)}x; target <= ${TARGET_RATIO}x) ${ratio <= TARGET_RATIO ? 'OK' : 'OVER TARGET'}`);
+    console.log(
+      `ratio blume sandboxed / hugo, median of ${ROUNDS}: ${ratio.toFixed(2)}x (CPU time ${median(cpuRatios).toFixed(2)}x; target <= ${TARGET_RATIO}x) ${ratio <= TARGET_RATIO ? 'OK' : 'OVER TARGET'}`,
+    );
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -20,7 +20,22 @@ import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { cpuSecondsOfTree, createSiteWithToken, deployAndPromote, hasCommand, machineLine, pinToCpu, request, runWrk, SITES_DOMAIN, sleep, startListening, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+import {
+  cpuSecondsOfTree,
+  createSiteWithToken,
+  deployAndPromote,
+  hasCommand,
+  machineLine,
+  pinToCpu,
+  request,
+  runWrk,
+  SITES_DOMAIN,
+  sleep,
+  startListening,
+  startServer,
+  type BlumeServer,
+  type WrkResult,
+} from './lib/blume.js';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 50);
@@ -172,8 +187,11 @@ function summarize(runs: Run[]): Summary {
   const requestsPerSecond = median(rps);
   const p99Ms = median(p99);
   const cpu = (cpus: number) => `${(cpus * 100).toFixed(0).padStart(3)}%`;
-  const spread = (values: number[], digits: number) => (runs.length > 1 ? ` (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})` : '');
-  const failures = runs.filter((r) => r.result.non2xx > 0 || r.result.errors).map((r) => `${r.result.non2xx} non-2xx; ${r.result.errors}`);
+  const spread = (values: number[], digits: number) =>
+    runs.length > 1 ? ` (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})` : '';
+  const failures = runs
+    .filter((r) => r.result.non2xx > 0 || r.result.errors)
+    .map((r) => `${r.result.non2xx} non-2xx; ${r.result.errors}`);
   const line =
     `${requestsPerSecond.toFixed(0).padStart(8)} req/s${spread(rps, 0)}   p50 ${median(runs.map((r) => r.result.p50Ms)).toFixed(2)} ms   ` +
     `p99 ${p99Ms.toFixed(2)} ms${spread(p99, 2)}   CPU server ${cpu(median(runs.map((r) => r.serverCpus)))} wrk ${cpu(median(runs.map((r) => r.result.clientCpus)))}` +
@@ -182,8 +200,16 @@ function summarize(runs: Run[]): Summary {
 }
 
 /** Starts a Blume server with `env` over the settings' defaults, with the site deployed. */
-async function startBlume(work: string, name: string, env: Record<string, string>, archive: string): Promise<BlumeServer> {
-  const server = await startServer({ BLUME_DATA_DIR: path.join(work, `data-${name}`), BLUME_SIGNUP_OPEN: 'True', ...env }, path.join(work, `blume-${name}.log`));
+async function startBlume(
+  work: string,
+  name: string,
+  env: Record<string, string>,
+  archive: string,
+): Promise<BlumeServer> {
+  const server = await startServer(
+    { BLUME_DATA_DIR: path.join(work, `data-${name}`), BLUME_SIGNUP_OPEN: 'True', ...env },
+    path.join(work, `blume-${name}.log`),
+  );
   try {
     await deployAndPromote(server.port, await createSiteWithToken(server.port, SITE), archive);
   } catch (error) {
@@ -209,21 +235,49 @@ async function main(): Promise<void> {
 
     const blumeDefault = await startBlume(work, 'default', {}, archive);
     nodeServers.push(blumeDefault);
-    running.push({ name: 'Blume (default)', port: blumeDefault.port, host: `${SITE}.${SITES_DOMAIN}`, pid: blumeDefault.pid, stop: () => blumeDefault.stop() });
+    running.push({
+      name: 'Blume (default)',
+      port: blumeDefault.port,
+      host: `${SITE}.${SITES_DOMAIN}`,
+      pid: blumeDefault.pid,
+      stop: () => blumeDefault.stop(),
+    });
     const blumeLevel = await startBlume(work, logLevel, { BLUME_LOG_LEVEL: logLevel }, archive);
     nodeServers.push(blumeLevel);
-    running.push({ name: `Blume (log ${logLevel})`, port: blumeLevel.port, host: `${SITE}.${SITES_DOMAIN}`, pid: blumeLevel.pid, stop: () => blumeLevel.stop() });
+    running.push({
+      name: `Blume (log ${logLevel})`,
+      port: blumeLevel.port,
+      host: `${SITE}.${SITES_DOMAIN}`,
+      pid: blumeLevel.pid,
+      stop: () => blumeLevel.stop(),
+    });
 
     running.push(await startNginx(work, site, 'buffered'));
     running.push(await startNginx(work, site, 'off'));
-    const anchor = await startListening(['--import', 'tsx', 'bench/lib/static-anchor.ts', site], {}, path.join(work, 'static.log'));
+    const anchor = await startListening(
+      ['--import', 'tsx', 'bench/lib/static-anchor.ts', site],
+      {},
+      path.join(work, 'static.log'),
+    );
     nodeServers.push(anchor);
-    running.push({ name: '@fastify/static', port: anchor.port, host: '127.0.0.1', pid: anchor.pid, stop: () => anchor.stop() });
+    running.push({
+      name: '@fastify/static',
+      port: anchor.port,
+      host: '127.0.0.1',
+      pid: anchor.pid,
+      stop: () => anchor.stop(),
+    });
     // Not an anchor with a target: node:http answering from memory with no routing at all, the
     // ceiling any Node server reaches here; it shows how much of the gap to nginx is Node's.
     const ceiling = await startListening(['-e', NODE_CEILING, site], {}, path.join(work, 'ceiling.log'));
     nodeServers.push(ceiling);
-    running.push({ name: 'node:http ceiling', port: ceiling.port, host: '127.0.0.1', pid: ceiling.pid, stop: () => ceiling.stop() });
+    running.push({
+      name: 'node:http ceiling',
+      port: ceiling.port,
+      host: '127.0.0.1',
+      pid: ceiling.pid,
+      stop: () => ceiling.stop(),
+    });
 
     const files = [
       { label: 'index.html (small page)', path: '/' },
@@ -233,14 +287,17 @@ async function main(): Promise<void> {
     for (const file of files) {
       const bodies = await Promise.all(running.map((r) => request({ port: r.port, path: file.path, host: r.host })));
       for (const [i, answer] of bodies.entries()) {
-        if (answer.status !== 200 || !answer.body.equals(bodies[0]!.body)) throw new Error(`${running[i]!.name} answered ${answer.status} with other bytes for ${file.path}`);
+        if (answer.status !== 200 || !answer.body.equals(bodies[0]!.body))
+          throw new Error(`${running[i]!.name} answered ${answer.status} with other bytes for ${file.path}`);
       }
     }
 
     // nginx was started pinned (its worker inherits the pin); the Node servers are pinned now.
     if (PIN) for (const server of nodeServers) pinToCpu(server.pid, SERVER_CPU);
     const layout = PIN ? `, servers on CPU ${SERVER_CPU}, wrk on CPU ${WRK_CPU}` : ', unpinned';
-    console.log(`Static edge: ${CONNECTIONS} connections, ${THREADS} wrk threads, ${SECONDS} s per run, median of ${ROUNDS} rounds${layout}`);
+    console.log(
+      `Static edge: ${CONNECTIONS} connections, ${THREADS} wrk threads, ${SECONDS} s per run, median of ${ROUNDS} rounds${layout}`,
+    );
     console.log(machineLine());
     for (const file of files) {
       console.log(`\n${file.label}`);
@@ -248,7 +305,12 @@ async function main(): Promise<void> {
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const r of running) {
           const url = `http://127.0.0.1:${r.port}${file.path}`;
-          const options = { connections: CONNECTIONS, threads: THREADS, headers: { Host: r.host }, ...(PIN ? { cpu: WRK_CPU } : {}) };
+          const options = {
+            connections: CONNECTIONS,
+            threads: THREADS,
+            headers: { Host: r.host },
+            ...(PIN ? { cpu: WRK_CPU } : {}),
+          };
           runWrk(url, { ...options, seconds: WARMUP_SECONDS });
           const cpuBefore = cpuSecondsOfTree(r.pid);
           const result = runWrk(url, { ...options, seconds: SECONDS });
@@ -260,14 +322,26 @@ async function main(): Promise<void> {
         console.log(`  ${r.name.padEnd(24)} ${summary.line}`);
         return summary;
       });
-      const [blume, blumeAtLevel, nginxLogged, nginxQuiet, fastifyStatic, node] = summaries as [Summary, Summary, Summary, Summary, Summary, Summary];
+      const [blume, blumeAtLevel, nginxLogged, nginxQuiet, fastifyStatic, node] = summaries as [
+        Summary,
+        Summary,
+        Summary,
+        Summary,
+        Summary,
+        Summary,
+      ];
       const ratio = (a: Summary, b: Summary) => `${(a.requestsPerSecond / b.requestsPerSecond).toFixed(2)}x`;
       console.log(
         `  Blume (default)/nginx (access_log) ${ratio(blume, nginxLogged)} (target >= ${TARGET_NGINX_RATIO})   /nginx (access_log off) ${ratio(blume, nginxQuiet)}   ` +
           `/@fastify/static ${ratio(blume, fastifyStatic)} (target > 1)   p99 ${blume.p99Ms.toFixed(2)} ms (target <= ${TARGET_P99_MS})`,
       );
-      console.log(`  (Blume (log ${logLevel})/nginx (access_log off) ${ratio(blumeAtLevel, nginxQuiet)}, node:http ceiling/nginx (access_log off) ${ratio(node, nginxQuiet)}, Blume (default)/ceiling ${ratio(blume, node)})`);
-      const met = blume.requestsPerSecond / nginxLogged.requestsPerSecond >= TARGET_NGINX_RATIO && blume.requestsPerSecond > fastifyStatic.requestsPerSecond && blume.p99Ms <= TARGET_P99_MS;
+      console.log(
+        `  (Blume (log ${logLevel})/nginx (access_log off) ${ratio(blumeAtLevel, nginxQuiet)}, node:http ceiling/nginx (access_log off) ${ratio(node, nginxQuiet)}, Blume (default)/ceiling ${ratio(blume, node)})`,
+      );
+      const met =
+        blume.requestsPerSecond / nginxLogged.requestsPerSecond >= TARGET_NGINX_RATIO &&
+        blume.requestsPerSecond > fastifyStatic.requestsPerSecond &&
+        blume.p99Ms <= TARGET_P99_MS;
       console.log(`  ${met ? 'targets met' : 'TARGET MISSED'} at the default configuration`);
     }
   } finally {

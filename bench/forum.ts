@@ -32,7 +32,15 @@ import { createMember } from '../src/forum/members.js';
 import { installAndSeed } from '../src/runtime.js';
 import { NOTIFICATION_WINDOW } from '../src/forum/notifications.js';
 import { startMemberSession } from '../src/forum/ui/sessions.js';
-import { benchLogLevel, machineLine, request, runWrk, startServer, type BlumeServer, type WrkResult } from './lib/blume.js';
+import {
+  benchLogLevel,
+  machineLine,
+  request,
+  runWrk,
+  startServer,
+  type BlumeServer,
+  type WrkResult,
+} from './lib/blume.js';
 import { cpuSeconds, cpuSecondsOf } from './lib/cpu.js';
 import { latencyRow, loadSql, withFreshDatabase, type Latencies } from './lib/sql.js';
 
@@ -76,11 +84,26 @@ async function seed(url: string): Promise<Seeded> {
     );
     if (reader) {
       console.log('  reusing the seeded database');
-      return { forumId: reader.forum, bigTopic: BIG_TOPIC, memberId: reader.id, session: await startMemberSession(handle.db, SITE, reader.id) };
+      return {
+        forumId: reader.forum,
+        bigTopic: BIG_TOPIC,
+        memberId: reader.id,
+        session: await startMemberSession(handle.db, SITE, reader.id),
+      };
     }
     await installAndSeed(handle, SITE);
-    const member = await createMember(handle.db, SITE, { username: 'reader', email: 'reader@bench.test', password: PASSWORD, role: 'member' });
-    const writer = await createMember(handle.db, SITE, { username: 'writer', email: 'writer@bench.test', password: PASSWORD, role: 'member' });
+    const member = await createMember(handle.db, SITE, {
+      username: 'reader',
+      email: 'reader@bench.test',
+      password: PASSWORD,
+      role: 'member',
+    });
+    const writer = await createMember(handle.db, SITE, {
+      username: 'writer',
+      email: 'writer@bench.test',
+      password: PASSWORD,
+      role: 'member',
+    });
     const forum = await createForum(handle.db, SITE, { name: 'General', slug: 'general', visibility: 'public' });
     const session = await startMemberSession(handle.db, SITE, member.id);
     const client = new pg.Client({ connectionString: url });
@@ -119,7 +142,9 @@ async function seed(url: string): Promise<Seeded> {
       // The counters the write paths keep (rows inserted here bypass them): every post above is a
       // thread of its own except the big topic's replies.
       await client.query(`update forums set topic_count = ${TOPICS} where id = $1`, [forum.id]);
-      await client.query(`update forum_topics t set thread_count = c.n from (select topic_id, count(*)::integer n from forum_posts where parent_id is null group by topic_id) c where c.topic_id = t.id`);
+      await client.query(
+        `update forum_topics t set thread_count = c.n from (select topic_id, count(*)::integer n from forum_posts where parent_id is null group by topic_id) c where c.topic_id = t.id`,
+      );
       // The reader's marks on the 10,000 newest topics: every other one read to its last post, the
       // rest a minute short of it (new replies since), so unread lists skip half of what they meet.
       await client.query(
@@ -142,7 +167,9 @@ async function seed(url: string): Promise<Seeded> {
       await client.query(`update forum_members set read_before = now() - interval '1 year' where id = $1`, [member.id]);
       // As autovacuum would have by the time a real forum is read: index-only scans need the visibility map.
       await client.query('vacuum analyze');
-      console.log(`  seeded ${TOPICS} topics and ${POSTS} posts in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `  seeded ${TOPICS} topics and ${POSTS} posts in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
       return { forumId: forum.id, bigTopic, memberId: member.id, session };
     } finally {
       await client.end();
@@ -177,18 +204,31 @@ async function explain(url: string, forumId: string, bigTopic: string): Promise<
       [forumId],
     );
     const mark = marked.rows[0]!;
-    const literal = (value: string | number | boolean): string => (typeof value === 'string' ? `'${value}'` : String(value));
-    const execute = (values: (string | number | boolean)[]): string => `execute topic_page(${values.map(literal).join(', ')})`;
+    const literal = (value: string | number | boolean): string =>
+      typeof value === 'string' ? `'${value}'` : String(value);
+    const execute = (values: (string | number | boolean)[]): string =>
+      `execute topic_page(${values.map(literal).join(', ')})`;
     const noMark = ['', -1, false, '-infinity', ''];
     const queries: [string, string][] = [
       // The total comes from the forum's counters, on the forum row the page query reads too.
-      ['topic list page 500, past the mark of the row before it', execute([forumId, forumId, Number(mark.version), mark.pinned, mark.last_post_at, mark.id, 10, 0, 0])],
-      ['topic list page 500, no mark yet: from the start, the row before the page included', execute([forumId, ...noMark, 11, 0, 4989])],
+      [
+        'topic list page 500, past the mark of the row before it',
+        execute([forumId, forumId, Number(mark.version), mark.pinned, mark.last_post_at, mark.id, 10, 0, 0]),
+      ],
+      [
+        'topic list page 500, no mark yet: from the start, the row before the page included',
+        execute([forumId, ...noMark, 11, 0, 4989]),
+      ],
       ['topic list page 1', execute([forumId, ...noMark, 10, 0, 0])],
-      ['threaded page 1', `select p.id, m.username from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = '${bigTopic}' and p.root_id in (select r.id from forum_posts r where r.topic_id = '${bigTopic}' and r.parent_id is null order by r.created_at, r.id limit 10) order by p.depth, p.created_at, p.id`],
+      [
+        'threaded page 1',
+        `select p.id, m.username from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = '${bigTopic}' and p.root_id in (select r.id from forum_posts r where r.topic_id = '${bigTopic}' and r.parent_id is null order by r.created_at, r.id limit 10) order by p.depth, p.created_at, p.id`,
+      ],
     ];
     for (const [label, sql] of queries) {
-      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off, timing off) ${sql}`);
+      const plan = await client.query<{ 'QUERY PLAN': string }>(
+        `explain (analyze, buffers, costs off, timing off) ${sql}`,
+      );
       const lines = plan.rows.map((row) => row['QUERY PLAN']);
       const seqScan = lines.some((line) => /Seq Scan on forum_(topics|posts)/.test(line));
       console.log(`\n  EXPLAIN ${label}${seqScan ? '   <-- FULL TABLE SCAN' : ''}`);
@@ -209,14 +249,25 @@ async function explainMember(url: string, memberId: string, bigTopic: string): P
     const window = NOTIFICATION_WINDOW_SQL.replaceAll('$1', `'${SITE}'`).replaceAll('$2', `'${memberId}'`);
     const notifications = `from (${window}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
     const queries: [string, string][] = [
-      ['unread page 1', `select t.id from forum_topics t where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`],
-      ['unread total (counted up to 1,001)', `select count(*) from (select 1 from forum_topics t where ${shown} and ${notUpToDate} limit 1001) capped`],
-      ['topic page of 100 posts', `select p.id from forum_posts p where p.topic_id = '${bigTopic}' order by p.created_at, p.id limit 100`],
+      [
+        'unread page 1',
+        `select t.id from forum_topics t where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`,
+      ],
+      [
+        'unread total (counted up to 1,001)',
+        `select count(*) from (select 1 from forum_topics t where ${shown} and ${notUpToDate} limit 1001) capped`,
+      ],
+      [
+        'topic page of 100 posts',
+        `select p.id from forum_posts p where p.topic_id = '${bigTopic}' order by p.created_at, p.id limit 100`,
+      ],
       ['notifications page 1', `select n.id ${notifications} order by n.created_at desc, n.id desc limit 10`],
       ['notifications total', `select count(*) ${notifications}`],
     ];
     for (const [label, sql] of queries) {
-      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers, costs off, timing off) ${sql}`);
+      const plan = await client.query<{ 'QUERY PLAN': string }>(
+        `explain (analyze, buffers, costs off, timing off) ${sql}`,
+      );
       console.log(`\n  EXPLAIN ${label}`);
       for (const row of plan.rows) console.log(`    ${row['QUERY PLAN']}`);
     }
@@ -260,21 +311,33 @@ function memberAnchors(memberId: string, bigTopic: string): Record<string, (clie
     },
     latestPage: async (client) => {
       const page = await latestPage(client);
-      await client.query(`select t.id from forum_topics t where t.id = any($2) and ${notUpToDate}`, [memberId, page.rows.map((row) => row.id)]);
+      await client.query(`select t.id from forum_topics t where t.id = any($2) and ${notUpToDate}`, [
+        memberId,
+        page.rows.map((row) => row.id),
+      ]);
     },
     unread: async (client) => {
       await token(client);
       await client.query(`select * from forums where site_id = $1 and visibility in ('public', 'members')`, [SITE]);
       const shown = `t.site_id = $2 and t.forum_id in (${visibleForums}) and t.hidden = false`;
       await Promise.all([
-        client.query(`select t.*, m.username from forum_topics t left join forum_members m on m.id = t.author_id where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`, [memberId, SITE]),
+        client.query(
+          `select t.*, m.username from forum_topics t left join forum_members m on m.id = t.author_id where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`,
+          [memberId, SITE],
+        ),
         // The total, counted up to 1,001 (src/db/count.ts; past it the server asks the planner, once a minute).
-        client.query(`select count(*) from (select 1 from forum_topics t where ${shown} and ${notUpToDate} limit 1001) capped`, [memberId, SITE]),
+        client.query(
+          `select count(*) from (select 1 from forum_topics t where ${shown} and ${notUpToDate} limit 1001) capped`,
+          [memberId, SITE],
+        ),
       ]);
     },
     topicPage: async (client) => {
       await token(client);
-      await client.query(`select t.*, f.visibility from forum_topics t join forums f on f.id = t.forum_id where t.id = $1`, [bigTopic]);
+      await client.query(
+        `select t.*, f.visibility from forum_topics t join forums f on f.id = t.forum_id where t.id = $1`,
+        [bigTopic],
+      );
       await client.query(`select count(*) from forum_posts where topic_id = $1`, [bigTopic]);
       await client.query(
         `select p.*, m.username from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = $1 order by p.created_at, p.id limit 100`,
@@ -284,22 +347,39 @@ function memberAnchors(memberId: string, bigTopic: string): Record<string, (clie
     // A member's web UI page of the topic, 20 posts: the topic, the page, then what the page shows
     // of its reader (likes, read mark, draft, the authors of the posts replies answer).
     topicPageUi: async (client) => {
-      await client.query(`select t.*, f.* from forum_topics t join forums f on f.id = t.forum_id where t.id = $1`, [bigTopic]);
+      await client.query(`select t.*, f.* from forum_topics t join forums f on f.id = t.forum_id where t.id = $1`, [
+        bigTopic,
+      ]);
       await client.query(`select count(*) from forum_posts where topic_id = $1`, [bigTopic]);
       const page = await client.query<{ id: string; parent_id: string | null }>(
         `select p.*, m.username, m.avatar_upload_id from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = $1 order by p.created_at, p.id limit 20`,
         [bigTopic],
       );
-      await client.query(`select post_id from forum_post_likes where member_id = $1 and post_id = any($2)`, [memberId, page.rows.map((row) => row.id)]);
-      await client.query(`select * from forum_topic_reads where member_id = $1 and topic_id = $2`, [memberId, bigTopic]);
-      await client.query(`select * from forum_drafts where member_id = $1 and key = $2`, [memberId, `topic-${bigTopic}`]);
+      await client.query(`select post_id from forum_post_likes where member_id = $1 and post_id = any($2)`, [
+        memberId,
+        page.rows.map((row) => row.id),
+      ]);
+      await client.query(`select * from forum_topic_reads where member_id = $1 and topic_id = $2`, [
+        memberId,
+        bigTopic,
+      ]);
+      await client.query(`select * from forum_drafts where member_id = $1 and key = $2`, [
+        memberId,
+        `topic-${bigTopic}`,
+      ]);
       const parents = page.rows.flatMap((row) => (row.parent_id ? [row.parent_id] : []));
-      await client.query(`select p.id, p.deleted_at, m.id, m.username, m.avatar_upload_id from forum_posts p left join forum_members m on m.id = p.author_id where p.id = any($1)`, [parents]);
+      await client.query(
+        `select p.id, p.deleted_at, m.id, m.username, m.avatar_upload_id from forum_posts p left join forum_members m on m.id = p.author_id where p.id = any($1)`,
+        [parents],
+      );
     },
     notifications: async (client) => {
       await token(client);
       const from = `from (${NOTIFICATION_WINDOW_SQL}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
-      await client.query(`select n.*, a.username, shown.title ${from} left join forum_members a on a.id = n.actor_id order by n.created_at desc, n.id desc limit 10`, [SITE, memberId]);
+      await client.query(
+        `select n.*, a.username, shown.title ${from} left join forum_members a on a.id = n.actor_id order by n.created_at desc, n.id desc limit 10`,
+        [SITE, memberId],
+      );
       await client.query(`select count(*) ${from}`, [SITE, memberId]);
     },
   };
@@ -313,24 +393,50 @@ async function main(url: string): Promise<void> {
   const work = await mkdtemp(path.join(tmpdir(), 'blume-bench-forum-'));
   let server: BlumeServer | undefined;
   try {
-    console.log(`Forum reads on PostgreSQL: ${TOPICS} topics, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s per run`);
+    console.log(
+      `Forum reads on PostgreSQL: ${TOPICS} topics, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s per run`,
+    );
     console.log(machineLine());
     const { forumId, bigTopic, memberId, session } = await seed(url);
     // One token makes every request: at the default API limit (600 a minute) most answers would be 429s.
-    const env = { DATABASE_URL: url, BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel(), BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    const env = {
+      DATABASE_URL: url,
+      BLUME_DATA_DIR: path.join(work, 'data'),
+      ...benchLogLevel(),
+      BLUME_INSTANCE_ID: SITE,
+      BLUME_RATE_API_PER_MINUTE: '1000000',
+    };
     server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const body = JSON.stringify({ login: 'reader', password: PASSWORD, name: 'bench' });
-    const minted = await request({ port: server.port, method: 'POST', path: '/api/forum/v1/auth/tokens', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body });
+    const minted = await request({
+      port: server.port,
+      method: 'POST',
+      path: '/api/forum/v1/auth/tokens',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      body,
+    });
     if (minted.status !== 201) throw new Error(`token: ${minted.status} ${minted.body.toString()}`);
     const token = (JSON.parse(minted.body.toString()) as { token: string }).token;
     const headers = { 'Authentication-Token': token };
     const base = `http://127.0.0.1:${server.port}`;
     const targets = [
       { label: 'GET /up/ (anchor, no database)', url: `${base}/up/` },
-      { label: 'topics?forum_id page 1', url: `${base}/api/forum/v1/topics?forum_id=${forumId}`, target: TARGET_LIST_P99_MS },
-      { label: 'topics?forum_id page 500', url: `${base}/api/forum/v1/topics?forum_id=${forumId}&page=500`, target: TARGET_LIST_P99_MS },
+      {
+        label: 'topics?forum_id page 1',
+        url: `${base}/api/forum/v1/topics?forum_id=${forumId}`,
+        target: TARGET_LIST_P99_MS,
+      },
+      {
+        label: 'topics?forum_id page 500',
+        url: `${base}/api/forum/v1/topics?forum_id=${forumId}&page=500`,
+        target: TARGET_LIST_P99_MS,
+      },
       { label: 'topics, all forums, page 1', url: `${base}/api/forum/v1/topics`, target: TARGET_LIST_P99_MS },
-      { label: '2,000-post topic, threaded p1', url: `${base}/api/forum/v1/topics/${bigTopic}/posts?view=threaded`, target: TARGET_THREADED_P99_MS },
+      {
+        label: '2,000-post topic, threaded p1',
+        url: `${base}/api/forum/v1/topics/${bigTopic}/posts?view=threaded`,
+        target: TARGET_THREADED_P99_MS,
+      },
     ];
     for (const t of targets) {
       const check = await request({ port: server.port, path: t.url.slice(base.length), headers });
@@ -339,18 +445,56 @@ async function main(url: string): Promise<void> {
     console.log('');
     for (const t of targets) {
       runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
-      console.log(line(t.label, runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers }), t.target));
+      console.log(
+        line(t.label, runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers }), t.target),
+      );
     }
 
     console.log(`\n  The reader: ${READ_MARKS} read marks, ${NOTIFICATIONS} notifications`);
     const anchors = memberAnchors(memberId, bigTopic);
     const memberTargets = [
-      { label: 'Latest (API, filter=latest)', path: '/api/forum/v1/topics?filter=latest', anchor: anchors.latest!, target: TARGET_LIST_P99_MS, headers },
-      { label: 'Latest (web UI page, unread marks)', path: '/latest', anchor: anchors.latestPage!, target: TARGET_LIST_P99_MS, headers: { Cookie: `blume_member=${session}` } },
-      { label: 'topic page of 20 posts (web UI)', path: `/t/${bigTopic}`, anchor: anchors.topicPageUi!, target: TARGET_TOPIC_PAGE_P99_MS, headers: { Cookie: `blume_member=${session}` } },
-      { label: 'unread (API, filter=unread)', path: '/api/forum/v1/topics?filter=unread', anchor: anchors.unread!, target: TARGET_LIST_P99_MS, headers },
-      { label: 'topic page of 100 posts (classic)', path: `/api/forum/v1/topics/${bigTopic}/posts?page_size=100`, anchor: anchors.topicPage!, target: TARGET_TOPIC_PAGE_P99_MS, headers },
-      { label: 'notifications page 1', path: '/api/forum/v1/notifications', anchor: anchors.notifications!, target: TARGET_NOTIFICATIONS_P99_MS, headers },
+      {
+        label: 'Latest (API, filter=latest)',
+        path: '/api/forum/v1/topics?filter=latest',
+        anchor: anchors.latest!,
+        target: TARGET_LIST_P99_MS,
+        headers,
+      },
+      {
+        label: 'Latest (web UI page, unread marks)',
+        path: '/latest',
+        anchor: anchors.latestPage!,
+        target: TARGET_LIST_P99_MS,
+        headers: { Cookie: `blume_member=${session}` },
+      },
+      {
+        label: 'topic page of 20 posts (web UI)',
+        path: `/t/${bigTopic}`,
+        anchor: anchors.topicPageUi!,
+        target: TARGET_TOPIC_PAGE_P99_MS,
+        headers: { Cookie: `blume_member=${session}` },
+      },
+      {
+        label: 'unread (API, filter=unread)',
+        path: '/api/forum/v1/topics?filter=unread',
+        anchor: anchors.unread!,
+        target: TARGET_LIST_P99_MS,
+        headers,
+      },
+      {
+        label: 'topic page of 100 posts (classic)',
+        path: `/api/forum/v1/topics/${bigTopic}/posts?page_size=100`,
+        anchor: anchors.topicPage!,
+        target: TARGET_TOPIC_PAGE_P99_MS,
+        headers,
+      },
+      {
+        label: 'notifications page 1',
+        path: '/api/forum/v1/notifications',
+        anchor: anchors.notifications!,
+        target: TARGET_NOTIFICATIONS_P99_MS,
+        headers,
+      },
     ];
     const pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
     try {
@@ -359,8 +503,14 @@ async function main(url: string): Promise<void> {
         if (check.status !== 200) throw new Error(`${t.label}: ${check.status} ${check.body.toString().slice(0, 300)}`);
         runWrk(`${base}${t.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers: t.headers });
         const [serverCpu, databaseCpu] = [cpuSeconds(server.pid), cpuSecondsOf('postgres')];
-        const endpoint = runWrk(`${base}${t.path}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers: t.headers });
-        const perRequest = (seconds: number): string => ((seconds / (endpoint.requestsPerSecond * SECONDS)) * 1000).toFixed(2);
+        const endpoint = runWrk(`${base}${t.path}`, {
+          connections: CONNECTIONS,
+          threads: 2,
+          seconds: SECONDS,
+          headers: t.headers,
+        });
+        const perRequest = (seconds: number): string =>
+          ((seconds / (endpoint.requestsPerSecond * SECONDS)) * 1000).toFixed(2);
         const cpu = `    CPU per request: server ${perRequest(cpuSeconds(server.pid) - serverCpu)} ms, PostgreSQL ${perRequest(cpuSecondsOf('postgres') - databaseCpu)} ms`;
         const anchor = await loadSql(pool, CONNECTIONS, SECONDS, t.anchor);
         console.log(`${ratioLine(t.label, endpoint, anchor, t.target)}\n${cpu}`);

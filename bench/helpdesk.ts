@@ -45,13 +45,26 @@ async function seed(url: string): Promise<string> {
   try {
     await runMigrations(handle);
     await installAndSeed(handle, SITE);
-    const { token } = await mintCredential(handle.db, { kind: 'api_key', name: 'bench', siteId: SITE, scopes: ['helpdesk-read'] });
-    await replaceDesiredSettings(handle.db, SITE, { HELPDESK_SUPPORT_ADDRESS: 'support@bench.test', HELPDESK_INBOUND_SECRET: INBOUND_SECRET }, SECRET_KEY);
+    const { token } = await mintCredential(handle.db, {
+      kind: 'api_key',
+      name: 'bench',
+      siteId: SITE,
+      scopes: ['helpdesk-read'],
+    });
+    await replaceDesiredSettings(
+      handle.db,
+      SITE,
+      { HELPDESK_SUPPORT_ADDRESS: 'support@bench.test', HELPDESK_INBOUND_SECRET: INBOUND_SECRET },
+      SECRET_KEY,
+    );
     await applyDesiredSettings(handle.db, SITE);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const seeded = await client.query<{ n: number }>('select count(*)::int as n from helpdesk_counters where site_id = $1', [SITE]);
+      const seeded = await client.query<{ n: number }>(
+        'select count(*)::int as n from helpdesk_counters where site_id = $1',
+        [SITE],
+      );
       if (seeded.rows[0]!.n > 0) {
         await client.query('analyze');
         console.log('  reusing the seeded database');
@@ -61,12 +74,24 @@ async function seed(url: string): Promise<string> {
       const statuses = `(array['new','open','pending','on_hold','solved','closed'])[1 + n % 6]`;
       const opened = `now() - ((n % ${DAYS * 24 * 60}) || ' minutes')::interval`;
       const assignee = `case when n % 5 <> 0 then 'agent' || (1 + n % ${AGENTS}) end`;
-      await client.query(`insert into helpdesk_contacts (id, site_id, email, name) select 'c' || n, $1, 'customer' || n || '@example.test', 'Customer ' || n from generate_series(1, ${TICKETS / 10}) n`, [SITE]);
-      await client.query(`insert into helpdesk_categories (id, site_id, name) select 'cat' || n, $1, 'Category ' || n from generate_series(1, ${CATEGORIES}) n`, [SITE]);
-      await client.query(`insert into forum_members (id, site_id, username, email) select 'agent' || n, $1, 'agent' || n, 'agent' || n || '@bench.test' from generate_series(1, ${AGENTS}) n`, [SITE]);
+      await client.query(
+        `insert into helpdesk_contacts (id, site_id, email, name) select 'c' || n, $1, 'customer' || n || '@example.test', 'Customer ' || n from generate_series(1, ${TICKETS / 10}) n`,
+        [SITE],
+      );
+      await client.query(
+        `insert into helpdesk_categories (id, site_id, name) select 'cat' || n, $1, 'Category ' || n from generate_series(1, ${CATEGORIES}) n`,
+        [SITE],
+      );
+      await client.query(
+        `insert into forum_members (id, site_id, username, email) select 'agent' || n, $1, 'agent' || n, 'agent' || n || '@bench.test' from generate_series(1, ${AGENTS}) n`,
+        [SITE],
+      );
       // Away: their thousands of open tickets are the reports' data, and inbound mail opens tickets
       // without assigning them, as before the agents were seeded.
-      await client.query(`insert into helpdesk_agents (member_id, site_id, available) select 'agent' || n, $1, false from generate_series(1, ${AGENTS}) n`, [SITE]);
+      await client.query(
+        `insert into helpdesk_agents (member_id, site_id, available) select 'agent' || n, $1, false from generate_series(1, ${AGENTS}) n`,
+        [SITE],
+      );
       // Every ninth ticket has no category, every fifth no agent; the agent's reply two minutes in
       // is the first response; pending and on-hold tickets (n % 6 = 2, 3) have their clocks stopped.
       await client.query(
@@ -102,7 +127,9 @@ async function seed(url: string): Promise<string> {
         [SITE],
       );
       await client.query('vacuum analyze');
-      console.log(`  seeded ${TICKETS} tickets and ${TICKETS * ENTRIES_PER_TICKET} entries in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `  seeded ${TICKETS} tickets and ${TICKETS * ENTRIES_PER_TICKET} entries in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
     } finally {
       await client.end();
     }
@@ -113,7 +140,15 @@ async function seed(url: string): Promise<string> {
 }
 
 function message(n: number): string {
-  return [`From: Sender ${n} <sender${n}@customer.example>`, 'To: support@bench.test', `Subject: Question ${n}`, `Message-ID: <bench-${n}-${Date.now()}@customer.example>`, '', `Body of question ${n}.`, ''].join('\r\n');
+  return [
+    `From: Sender ${n} <sender${n}@customer.example>`,
+    'To: support@bench.test',
+    `Subject: Question ${n}`,
+    `Message-ID: <bench-${n}-${Date.now()}@customer.example>`,
+    '',
+    `Body of question ${n}.`,
+    '',
+  ].join('\r\n');
 }
 
 /** Sends `count` messages from `CONNECTIONS` concurrent senders; answers messages per second. */
@@ -124,7 +159,13 @@ async function inboundRate(port: number, count: number, offset: number): Promise
     Array.from({ length: CONNECTIONS }, async () => {
       while (next < count) {
         const n = offset + next++;
-        const answer = await request({ port, path: '/api/helpdesk/v1/inbound-email', method: 'POST', headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${INBOUND_SECRET}` }, body: message(n) });
+        const answer = await request({
+          port,
+          path: '/api/helpdesk/v1/inbound-email',
+          method: 'POST',
+          headers: { 'content-type': 'message/rfc822', authorization: `Bearer ${INBOUND_SECRET}` },
+          body: message(n),
+        });
         if (answer.status !== 202) throw new Error(`inbound: ${answer.status} ${answer.body.toString().slice(0, 300)}`);
       }
     }),
@@ -137,17 +178,28 @@ async function run(url: string): Promise<void> {
   let server: BlumeServer | undefined;
   let pool: pg.Pool | undefined;
   try {
-    console.log(`Help desk on PostgreSQL: ${TICKETS} tickets, ${TICKETS * ENTRIES_PER_TICKET} entries, ${CONNECTIONS} concurrent clients, ${SECONDS} s per run`);
+    console.log(
+      `Help desk on PostgreSQL: ${TICKETS} tickets, ${TICKETS * ENTRIES_PER_TICKET} entries, ${CONNECTIONS} concurrent clients, ${SECONDS} s per run`,
+    );
     console.log(machineLine());
     const key = await seed(url);
-    const env = { DATABASE_URL: url, SECRET_KEY, BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel(), BLUME_INSTANCE_ID: SITE, BLUME_RATE_API_PER_MINUTE: '1000000' };
+    const env = {
+      DATABASE_URL: url,
+      SECRET_KEY,
+      BLUME_DATA_DIR: path.join(work, 'data'),
+      ...benchLogLevel(),
+      BLUME_INSTANCE_ID: SITE,
+      BLUME_RATE_API_PER_MINUTE: '1000000',
+    };
     server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
     const headers = { authorization: `Bearer ${key}` };
     const to = new Date().toISOString().slice(0, 10);
     const from = new Date(Date.now() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
     const listPath = '/api/helpdesk/v1/tickets?status=open&sort=-updated_at&page=2&page_size=25';
     const reportPath = `/api/helpdesk/v1/reports/tickets?from=${from}&to=${to}&interval=week`;
-    for (const p of [listPath, reportPath, 'sla', 'agents', 'categories'].map((kind) => (kind.startsWith('/') ? kind : `/api/helpdesk/v1/reports/${kind}?from=${from}&to=${to}`))) {
+    for (const p of [listPath, reportPath, 'sla', 'agents', 'categories'].map((kind) =>
+      kind.startsWith('/') ? kind : `/api/helpdesk/v1/reports/${kind}?from=${from}&to=${to}`,
+    )) {
       const check = await request({ port: server.port, path: p, headers });
       if (check.status !== 200) throw new Error(`${p}: ${check.status} ${check.body.toString().slice(0, 300)}`);
     }
@@ -156,7 +208,30 @@ async function run(url: string): Promise<void> {
     // 0058): the page's rows with their requester and the total counted up to 1,001 rows, in one
     // statement, prepared by name as Blume prepares it; the planner's estimate past 1,000 is taken
     // once a minute per node, so not here.
-    const listColumns = ['id', 'site_id', 'number', 'subject', 'status', 'priority', 'category_id', 'assignee_id', 'requester_id', 'channel', 'tags', 'follow_up_of', 'created_at', 'updated_at', 'first_response_at', 'solved_at', 'closed_at', 'first_response_minutes', 'resolution_minutes', 'first_response_due_at', 'resolution_due_at', 'sla_paused_at'];
+    const listColumns = [
+      'id',
+      'site_id',
+      'number',
+      'subject',
+      'status',
+      'priority',
+      'category_id',
+      'assignee_id',
+      'requester_id',
+      'channel',
+      'tags',
+      'follow_up_of',
+      'created_at',
+      'updated_at',
+      'first_response_at',
+      'solved_at',
+      'closed_at',
+      'first_response_minutes',
+      'resolution_minutes',
+      'first_response_due_at',
+      'resolution_due_at',
+      'sla_paused_at',
+    ];
     const listSql = `select ${listColumns.map((c) => `t.${c}`).join(', ')}, c.id, c.email, c.name,
         (select count(*)::int from (select 1 from helpdesk_tickets where site_id = $1 and status = ($2::text[])[1] limit $3) capped)
       from helpdesk_tickets t join helpdesk_contacts c on c.id = t.requester_id
@@ -182,8 +257,10 @@ async function run(url: string): Promise<void> {
       ) days group by 1 having sum(days.events) > 0 order by 1`;
     // The sla, agents and categories reports' statements (src/helpdesk/reports.ts), each one over the
     // range: what Blume runs when it has no answer to reuse (decision 0057).
-    const inRange = (column: string): string => `${column} >= $2::timestamptz and ${column} < ($3::timestamptz + interval '1 day')`;
-    const breached = (done: string, due: string): string => `(t.${due} is not null and coalesce(t.${done}, t.sla_paused_at, now()) > t.${due})`;
+    const inRange = (column: string): string =>
+      `${column} >= $2::timestamptz and ${column} < ($3::timestamptz + interval '1 day')`;
+    const breached = (done: string, due: string): string =>
+      `(t.${due} is not null and coalesce(t.${done}, t.sla_paused_at, now()) > t.${due})`;
     const slaSql = `select to_char(date_trunc('week', t.created_at at time zone 'UTC'), 'YYYY-MM-DD') as period, count(*)::int as tickets,
         count(*) filter (where ${breached('first_response_at', 'first_response_due_at')})::int as first_response_breached,
         count(*) filter (where ${breached('solved_at', 'resolution_due_at')})::int as resolution_breached,
@@ -211,13 +288,30 @@ async function run(url: string): Promise<void> {
       from helpdesk_tickets t left join helpdesk_categories c on c.id = t.category_id
       where t.site_id = $1 group by c.id, c.name order by 2`;
     const rangeValues = [SITE, `${from}T00:00:00Z`, `${to}T00:00:00Z`];
-    const statement = (text: string) => async (client: pg.PoolClient): Promise<void> => {
-      await client.query({ text, values: rangeValues });
-    };
+    const statement =
+      (text: string) =>
+      async (client: pg.PoolClient): Promise<void> => {
+        await client.query({ text, values: rangeValues });
+      };
     const otherReports = [
-      { label: 'sla report, 90 days by week', path: `/api/helpdesk/v1/reports/sla?from=${from}&to=${to}&interval=week`, sql: statement(slaSql), target: TARGET_REPORT_P99_MS },
-      { label: 'agents report, 90 days', path: `/api/helpdesk/v1/reports/agents?from=${from}&to=${to}`, sql: statement(agentsSql), target: TARGET_REPORT_P99_MS },
-      { label: 'categories report, 90 days', path: `/api/helpdesk/v1/reports/categories?from=${from}&to=${to}`, sql: statement(categoriesSql), target: TARGET_REPORT_P99_MS },
+      {
+        label: 'sla report, 90 days by week',
+        path: `/api/helpdesk/v1/reports/sla?from=${from}&to=${to}&interval=week`,
+        sql: statement(slaSql),
+        target: TARGET_REPORT_P99_MS,
+      },
+      {
+        label: 'agents report, 90 days',
+        path: `/api/helpdesk/v1/reports/agents?from=${from}&to=${to}`,
+        sql: statement(agentsSql),
+        target: TARGET_REPORT_P99_MS,
+      },
+      {
+        label: 'categories report, 90 days',
+        path: `/api/helpdesk/v1/reports/categories?from=${from}&to=${to}`,
+        sql: statement(categoriesSql),
+        target: TARGET_REPORT_P99_MS,
+      },
     ];
     pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
     const sqlList = async (client: pg.PoolClient): Promise<void> => {
@@ -225,7 +319,8 @@ async function run(url: string): Promise<void> {
     };
     const sqlReport = async (client: pg.PoolClient): Promise<void> => {
       const missing = await client.query({ text: missingDaysSql, values: [SITE, from, to] });
-      if (missing.rows.length > 0) throw new Error('the report\'s days should have been summed by Blume\'s first answers');
+      if (missing.rows.length > 0)
+        throw new Error("the report's days should have been summed by Blume's first answers");
       await client.query({ text: reportSql, values: [SITE, from, to, `${from}T00:00:00Z`, `${to}T00:00:00Z`] });
     };
 
@@ -283,20 +378,49 @@ async function run(url: string): Promise<void> {
       const k = n++;
       const now = new Date();
       const row = {
-        i: 1, id: `bare-${stamp}-${k}`, entry_id: `bare-entry-${stamp}-${k}`, subject: 'Question', priority: 'normal', category_id: null, assignee_id: null,
-        requester_id: 'c1', channel: 'email', tags: [], follow_up_of: null, search_text: 'Question Body', created_at: now, updated_at: now,
-        first_response_minutes: 480, resolution_minutes: 4320, first_response_due_at: new Date(now.getTime() + 8 * 3_600_000), resolution_due_at: new Date(now.getTime() + 72 * 3_600_000),
-        actor_kind: 'requester', actor_id: 'c1', from_value: null, created_value: { channel: 'email', priority: 'normal', category_id: null, tags: [] },
-        author_id: 'c1', body_source: 'Body', body_html: '<p>Body</p>', body_text: 'Body', message_id: `bare-entry-${stamp}-${k}`, attachments: [],
+        i: 1,
+        id: `bare-${stamp}-${k}`,
+        entry_id: `bare-entry-${stamp}-${k}`,
+        subject: 'Question',
+        priority: 'normal',
+        category_id: null,
+        assignee_id: null,
+        requester_id: 'c1',
+        channel: 'email',
+        tags: [],
+        follow_up_of: null,
+        search_text: 'Question Body',
+        created_at: now,
+        updated_at: now,
+        first_response_minutes: 480,
+        resolution_minutes: 4320,
+        first_response_due_at: new Date(now.getTime() + 8 * 3_600_000),
+        resolution_due_at: new Date(now.getTime() + 72 * 3_600_000),
+        actor_kind: 'requester',
+        actor_id: 'c1',
+        from_value: null,
+        created_value: { channel: 'email', priority: 'normal', category_id: null, tags: [] },
+        author_id: 'c1',
+        body_source: 'Body',
+        body_html: '<p>Body</p>',
+        body_text: 'Body',
+        message_id: `bare-entry-${stamp}-${k}`,
+        attachments: [],
       };
       await client.query('begin');
       await client.query({ name: 'bench_numbered_insert', text: fileSql, values: [SITE, JSON.stringify([row])] });
       await client.query('commit');
     };
     const bareInserts = await loadSql(pool, CONNECTIONS, SECONDS, inserts);
-    console.log(`  Blume inbound raw MIME                    ${blumeRate.toFixed(0).padStart(7)} msgs/s  (target >= ${TARGET_INBOUND_PER_S}: ${blumeRate >= TARGET_INBOUND_PER_S ? 'met' : 'MISSED'})`);
-    console.log(`  pg    the same statement, a transaction   ${bareInserts.requestsPerSecond.toFixed(0).padStart(7)} msgs/s`);
-    ratios.push(`  inbound: Blume / bare SQL inserts ${(blumeRate / bareInserts.requestsPerSecond).toFixed(2)}x of the rate`);
+    console.log(
+      `  Blume inbound raw MIME                    ${blumeRate.toFixed(0).padStart(7)} msgs/s  (target >= ${TARGET_INBOUND_PER_S}: ${blumeRate >= TARGET_INBOUND_PER_S ? 'met' : 'MISSED'})`,
+    );
+    console.log(
+      `  pg    the same statement, a transaction   ${bareInserts.requestsPerSecond.toFixed(0).padStart(7)} msgs/s`,
+    );
+    ratios.push(
+      `  inbound: Blume / bare SQL inserts ${(blumeRate / bareInserts.requestsPerSecond).toFixed(2)}x of the rate`,
+    );
     console.log('');
     for (const line of ratios) console.log(line);
   } finally {

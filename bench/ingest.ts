@@ -12,7 +12,17 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchLogLevel, createSiteWithToken, hasCommand, machineLine, memoryMap, peakRssMiB, startServer, uploadArchive, type BlumeServer } from './lib/blume.js';
+import {
+  benchLogLevel,
+  createSiteWithToken,
+  hasCommand,
+  machineLine,
+  memoryMap,
+  peakRssMiB,
+  startServer,
+  uploadArchive,
+  type BlumeServer,
+} from './lib/blume.js';
 
 const FILES = Number(process.argv[2] ?? 5000);
 const TOTAL_MIB = Number(process.argv[3] ?? 100);
@@ -22,7 +32,22 @@ const FILES_PER_FOLDER = 100;
 
 /** Text that gzip shrinks as it would real HTML/CSS/JS: words drawn from a small vocabulary. */
 function compressibleText(bytes: number, seed: number): Buffer {
-  const words = ['static', 'site', 'release', 'edge', 'blume', '<div class="card">', '</div>', 'function', 'return', 'const', 'margin: 0 auto;', 'lorem', 'ipsum', '\n'];
+  const words = [
+    'static',
+    'site',
+    'release',
+    'edge',
+    'blume',
+    '<div class="card">',
+    '</div>',
+    'function',
+    'return',
+    'const',
+    'margin: 0 auto;',
+    'lorem',
+    'ipsum',
+    '\n',
+  ];
   const hash = createHash('sha256').update(String(seed)).digest();
   const parts: string[] = [];
   let length = 0;
@@ -71,14 +96,19 @@ async function main(): Promise<void> {
     await rm(site, { recursive: true });
     const archiveMiB = (await stat(archive)).size / 1024 / 1024;
 
-    console.log(`Archive ingest: ${FILES} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB uncompressed, ${archiveMiB.toFixed(1)} MiB tar.gz`);
+    console.log(
+      `Archive ingest: ${FILES} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB uncompressed, ${archiveMiB.toFixed(1)} MiB tar.gz`,
+    );
     console.log(machineLine());
 
     // The floor: unpack the same archive and hash every file, as fast as the system tools can.
     const floorDir = path.join(work, 'floor');
     await mkdir(floorDir);
     spawnSync('sync');
-    const floorMs = timed('sh', ['-c', `tar -xzf '${archive}' -C '${floorDir}' && find '${floorDir}' -type f -print0 | xargs -0 sha256sum > /dev/null`]);
+    const floorMs = timed('sh', [
+      '-c',
+      `tar -xzf '${archive}' -C '${floorDir}' && find '${floorDir}' -type f -print0 | xargs -0 sha256sum > /dev/null`,
+    ]);
     await rm(floorDir, { recursive: true });
 
     const env: Record<string, string> = { BLUME_DATA_DIR: path.join(work, 'data'), ...benchLogLevel() };
@@ -102,20 +132,29 @@ async function main(): Promise<void> {
     const answer = await uploadArchive(server.port, target, archive);
     const blumeMs = performance.now() - started;
     clearInterval(sampler);
-    if (answer.status !== 201) throw new Error(`upload answered ${answer.status}: ${answer.body.toString().slice(0, 500)}`);
+    if (answer.status !== 201)
+      throw new Error(`upload answered ${answer.status}: ${answer.body.toString().slice(0, 500)}`);
     const release = JSON.parse(answer.body.toString()) as { file_count: number; new_blobs: number };
     const peak = await peakRssMiB(server.pid);
 
     const ratio = blumeMs / floorMs;
     console.log(`  floor (tar -xzf + sha256sum)   ${(floorMs / 1000).toFixed(2).padStart(7)} s`);
-    console.log(`  Blume upload -> 201            ${(blumeMs / 1000).toFixed(2).padStart(7)} s   (${release.file_count} files, ${release.new_blobs} new blobs, ${(archiveMiB / (blumeMs / 1000)).toFixed(1)} MiB/s compressed)`);
+    console.log(
+      `  Blume upload -> 201            ${(blumeMs / 1000).toFixed(2).padStart(7)} s   (${release.file_count} files, ${release.new_blobs} new blobs, ${(archiveMiB / (blumeMs / 1000)).toFixed(1)} MiB/s compressed)`,
+    );
     console.log(`  ratio Blume/floor ${ratio.toFixed(2)}x (target <= ${TARGET_RATIO})`);
     if (mapBefore && mapAtPeak) {
-      const show = (map: Record<string, number>) => `${total(map).toFixed(0)} MiB: ${Object.entries(map).sort((a, b) => b[1] - a[1]).map(([kind, mib]) => `${kind} ${mib.toFixed(0)}`).join(', ')}`;
+      const show = (map: Record<string, number>) =>
+        `${total(map).toFixed(0)} MiB: ${Object.entries(map)
+          .sort((a, b) => b[1] - a[1])
+          .map(([kind, mib]) => `${kind} ${mib.toFixed(0)}`)
+          .join(', ')}`;
       console.log(`  resident before the upload ${show(mapBefore)}`);
       console.log(`  resident at its peak       ${show(mapAtPeak)}`);
     }
-    console.log(`  server peak RSS (VmHWM) ${peak?.toFixed(0)} MiB, ${idleRss?.toFixed(0)} MiB before the upload (target < ${TARGET_RSS_MIB})`);
+    console.log(
+      `  server peak RSS (VmHWM) ${peak?.toFixed(0)} MiB, ${idleRss?.toFixed(0)} MiB before the upload (target < ${TARGET_RSS_MIB})`,
+    );
     console.log(`  ${ratio <= TARGET_RATIO && (peak ?? Infinity) < TARGET_RSS_MIB ? 'targets met' : 'TARGET MISSED'}`);
   } finally {
     if (server) await server.stop();

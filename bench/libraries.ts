@@ -19,7 +19,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { LRUCache } from 'lru-cache';
-import { SpoolWriter, WHOLE_FILE_BYTES, type SpooledFile, type SpoolTask, type SpoolTaskResult } from '../src/deploy/spool-writer.js';
+import {
+  SpoolWriter,
+  WHOLE_FILE_BYTES,
+  type SpooledFile,
+  type SpoolTask,
+  type SpoolTaskResult,
+} from '../src/deploy/spool-writer.js';
 import { WeightedLru } from '../src/lib/lru.js';
 import { machineLine } from './lib/blume.js';
 
@@ -48,13 +54,19 @@ function* uniform(seed: number): Generator<number> {
 
 const caches: Record<string, (maxBytes: number) => ByteCache> = {
   WeightedLru: (maxBytes) => new WeightedLru<string, Buffer>(maxBytes, (bytes) => bytes.length),
-  'lru-cache': (maxBytes) => new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (bytes) => bytes.length }),
+  'lru-cache': (maxBytes) =>
+    new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (bytes) => bytes.length }),
 };
 
 const hashKey = (i: number): string => createHash('sha256').update(String(i)).digest('hex');
 
 /** Gets of a few hot entries, as the edge serves a site's pages: nothing is evicted. */
-function hotGets(make: (maxBytes: number) => ByteCache, keys: string[], bytes: Buffer[], gets: number): { opsPerSecond: number; hitRatio: number } {
+function hotGets(
+  make: (maxBytes: number) => ByteCache,
+  keys: string[],
+  bytes: Buffer[],
+  gets: number,
+): { opsPerSecond: number; hitRatio: number } {
   const cache = make(64 * 1024 * 1024);
   keys.forEach((key, i) => cache.set(key, bytes[i]!));
   let hits = 0;
@@ -64,7 +76,13 @@ function hotGets(make: (maxBytes: number) => ByteCache, keys: string[], bytes: B
 }
 
 /** Zipf-distributed gets over more bytes than the bound; a miss stores the value (a load). */
-function zipfMix(make: (maxBytes: number) => ByteCache, sequence: number[], keys: string[], bytes: Buffer[], maxBytes: number): { opsPerSecond: number; hitRatio: number } {
+function zipfMix(
+  make: (maxBytes: number) => ByteCache,
+  sequence: number[],
+  keys: string[],
+  bytes: Buffer[],
+  maxBytes: number,
+): { opsPerSecond: number; hitRatio: number } {
   const cache = make(maxBytes);
   let hits = 0;
   const started = performance.now();
@@ -101,11 +119,22 @@ function benchLru(): void {
   };
   const sequence = Array.from({ length: 1_000_000 }, () => pick(random.next().value));
 
-  const rows: { workload: string; measure: (make: (maxBytes: number) => ByteCache) => { opsPerSecond: number; hitRatio: number } }[] = [
-    { workload: 'hot gets (8 entries, 5M gets)', measure: (make) => hotGets(make, keys.slice(0, 8), bytes.slice(0, 8), 5_000_000) },
-    { workload: 'Zipf gets + sets (20k keys, bound 10% of bytes, 1M ops)', measure: (make) => zipfMix(make, sequence, keys, bytes, Math.floor(totalBytes / 10)) },
+  const rows: {
+    workload: string;
+    measure: (make: (maxBytes: number) => ByteCache) => { opsPerSecond: number; hitRatio: number };
+  }[] = [
+    {
+      workload: 'hot gets (8 entries, 5M gets)',
+      measure: (make) => hotGets(make, keys.slice(0, 8), bytes.slice(0, 8), 5_000_000),
+    },
+    {
+      workload: 'Zipf gets + sets (20k keys, bound 10% of bytes, 1M ops)',
+      measure: (make) => zipfMix(make, sequence, keys, bytes, Math.floor(totalBytes / 10)),
+    },
   ];
-  console.log('\n| LRU workload | WeightedLru ops/s (hit ratio) | lru-cache ops/s (hit ratio) | lru-cache / WeightedLru |');
+  console.log(
+    '\n| LRU workload | WeightedLru ops/s (hit ratio) | lru-cache ops/s (hit ratio) | lru-cache / WeightedLru |',
+  );
   console.log('| --- | --- | --- | --- |');
   for (const row of rows) {
     const runs: Record<string, { opsPerSecond: number; hitRatio: number }[]> = { WeightedLru: [], 'lru-cache': [] };
@@ -118,7 +147,9 @@ function benchLru(): void {
     const ours = median(runs.WeightedLru!.map((run) => run.opsPerSecond));
     const theirs = median(runs['lru-cache']!.map((run) => run.opsPerSecond));
     const hitsOf = (name: string): string => `${(runs[name]![0]!.hitRatio * 100).toFixed(1)}%`;
-    console.log(`| ${row.workload} | ${(ours / 1e6).toFixed(2)}M (${hitsOf('WeightedLru')}) | ${(theirs / 1e6).toFixed(2)}M (${hitsOf('lru-cache')}) | ${ratio(theirs / ours)} |`);
+    console.log(
+      `| ${row.workload} | ${(ours / 1e6).toFixed(2)}M (${hitsOf('WeightedLru')}) | ${(theirs / 1e6).toFixed(2)}M (${hitsOf('lru-cache')}) | ${ratio(theirs / ours)} |`,
+    );
   }
 }
 
@@ -131,14 +162,26 @@ interface SpoolInput {
 }
 
 function spoolInputs(): SpoolInput[] {
-  const words = ['static', 'site', 'release', '<div class="card">', '</div>', 'function', 'return', 'margin: 0 auto;', 'lorem', 'ipsum', '\n'];
+  const words = [
+    'static',
+    'site',
+    'release',
+    '<div class="card">',
+    '</div>',
+    'function',
+    'return',
+    'margin: 0 auto;',
+    'lorem',
+    'ipsum',
+    '\n',
+  ];
   const random = uniform(11);
   return Array.from({ length: FILES }, (_, i) => {
     const size = Math.min(WHOLE_FILE_BYTES, Math.max(300, Math.floor(KIB_PER_FILE * 1024 * 2 * random.next().value)));
     let body: Buffer;
     if (i % 2 === 0) {
       const parts: string[] = [];
-      for (let length = 0; length < size; ) {
+      for (let length = 0; length < size;) {
         const word = words[Math.floor(random.next().value * words.length)]!;
         parts.push(word);
         length += word.length + 1;
@@ -147,7 +190,11 @@ function spoolInputs(): SpoolInput[] {
     } else {
       body = randomBytes(size);
     }
-    return { path: `f${i}.${i % 2 === 0 ? 'html' : 'png'}`, hash: createHash('sha256').update(body).digest('hex'), body };
+    return {
+      path: `f${i}.${i % 2 === 0 ? 'html' : 'png'}`,
+      hash: createHash('sha256').update(body).digest('hex'),
+      body,
+    };
   });
 }
 
@@ -162,7 +209,10 @@ async function spoolWithWriter(inputs: SpoolInput[], dir: string): Promise<void>
 }
 
 interface PiscinaPool {
-  run(task: unknown, options?: { transferList?: ArrayBuffer[] }): Promise<{ results: SpoolTaskResult[]; slab: ArrayBuffer }>;
+  run(
+    task: unknown,
+    options?: { transferList?: ArrayBuffer[] },
+  ): Promise<{ results: SpoolTaskResult[]; slab: ArrayBuffer }>;
   destroy(): Promise<void>;
 }
 
@@ -198,7 +248,11 @@ async function spoolWithPiscina(pool: PiscinaPool, inputs: SpoolInput[], dir: st
     }
     input.body.copy(Buffer.from(batch.slab, batch.used, size));
     const file = path.join(dir, `lane-${lane}`, String(written++));
-    batch.tasks.push({ file, body: { offset: batch.used, length: size }, ...(input.path.endsWith('.html') ? { variantsAt: file } : {}) });
+    batch.tasks.push({
+      file,
+      body: { offset: batch.used, length: size },
+      ...(input.path.endsWith('.html') ? { variantsAt: file } : {}),
+    });
     batch.used += size;
   }
   flush();
@@ -216,10 +270,14 @@ async function timed(run: () => Promise<void>): Promise<{ wallMs: number; cpuMs:
 async function benchPool(): Promise<void> {
   const piscinaDir = process.env.BENCH_PISCINA_DIR;
   if (!piscinaDir) {
-    console.log('\nspool pool: skipped (set BENCH_PISCINA_DIR to a folder where piscina is installed, see the top of bench/libraries.ts)');
+    console.log(
+      '\nspool pool: skipped (set BENCH_PISCINA_DIR to a folder where piscina is installed, see the top of bench/libraries.ts)',
+    );
     return;
   }
-  const { Piscina } = createRequire(path.join(piscinaDir, 'package.json'))('piscina') as { Piscina: new (options: Record<string, unknown>) => PiscinaPool };
+  const { Piscina } = createRequire(path.join(piscinaDir, 'package.json'))('piscina') as {
+    Piscina: new (options: Record<string, unknown>) => PiscinaPool;
+  };
   const pool = new Piscina({
     filename: fileURLToPath(new URL('./lib/spool-pool-task.mjs', import.meta.url)),
     minThreads: 2,
@@ -233,7 +291,9 @@ async function benchPool(): Promise<void> {
   try {
     const once = async (name: string, round: string): Promise<{ wallMs: number; cpuMs: number }> => {
       const dir = path.join(scratch, `${name === 'piscina' ? 'p' : 's'}-${round}`);
-      const result = await timed(() => (name === 'piscina' ? spoolWithPiscina(pool, inputs, dir) : spoolWithWriter(inputs, dir)));
+      const result = await timed(() =>
+        name === 'piscina' ? spoolWithPiscina(pool, inputs, dir) : spoolWithWriter(inputs, dir),
+      );
       await rm(dir, { recursive: true, force: true });
       return result;
     };
@@ -250,10 +310,17 @@ async function benchPool(): Promise<void> {
   }
   const wall = (name: string): number => median(runs[name]!.map((run) => run.wallMs));
   const cpu = (name: string): number => median(runs[name]!.map((run) => run.cpuMs));
-  console.log(`\n| Spool ${inputs.length} files, ${megabytes.toFixed(1)} MiB (half text with variants) | wall ms (median of ${ROUNDS}) | CPU ms, all threads | MiB/s |`);
+  console.log(
+    `\n| Spool ${inputs.length} files, ${megabytes.toFixed(1)} MiB (half text with variants) | wall ms (median of ${ROUNDS}) | CPU ms, all threads | MiB/s |`,
+  );
   console.log('| --- | --- | --- | --- |');
-  for (const name of ['spool workers', 'piscina']) console.log(`| ${name} | ${wall(name).toFixed(0)} | ${cpu(name).toFixed(0)} | ${(megabytes / (wall(name) / 1000)).toFixed(1)} |`);
-  console.log(`piscina / spool workers: wall ${ratio(wall('piscina') / wall('spool workers'))}, CPU ${ratio(cpu('piscina') / cpu('spool workers'))} (below 1x: piscina faster)`);
+  for (const name of ['spool workers', 'piscina'])
+    console.log(
+      `| ${name} | ${wall(name).toFixed(0)} | ${cpu(name).toFixed(0)} | ${(megabytes / (wall(name) / 1000)).toFixed(1)} |`,
+    );
+  console.log(
+    `piscina / spool workers: wall ${ratio(wall('piscina') / wall('spool workers'))}, CPU ${ratio(cpu('piscina') / cpu('spool workers'))} (below 1x: piscina faster)`,
+  );
 }
 
 console.log(machineLine());

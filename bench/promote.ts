@@ -18,7 +18,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createSiteWithToken, hasCommand, machineLine, promote, request, SITES_DOMAIN, startServer, uploadArchive, type BlumeServer, type DeploySite } from './lib/blume.js';
+import {
+  createSiteWithToken,
+  hasCommand,
+  machineLine,
+  promote,
+  request,
+  SITES_DOMAIN,
+  startServer,
+  uploadArchive,
+  type BlumeServer,
+  type DeploySite,
+} from './lib/blume.js';
 
 const PROMOTES = Number(process.argv[2] ?? 50);
 const TARGET_P99_MS = 50;
@@ -80,7 +91,11 @@ interface Series {
 
 /** Keeps the static edge of the node on `port` saturated (wrk, 50 connections) until stopped. */
 function saturateEdge(port: number): () => Promise<void> {
-  const wrk = spawn('wrk', ['-t1', '-c50', '-d600s', '-H', `Host: ${SITE}.${SITES_DOMAIN}`, `http://127.0.0.1:${port}/`], { stdio: 'ignore' });
+  const wrk = spawn(
+    'wrk',
+    ['-t1', '-c50', '-d600s', '-H', `Host: ${SITE}.${SITES_DOMAIN}`, `http://127.0.0.1:${port}/`],
+    { stdio: 'ignore' },
+  );
   return async () => {
     const exited = once(wrk, 'exit');
     wrk.kill('SIGINT');
@@ -108,7 +123,8 @@ async function measure(writer: number, reader: number, target: DeploySite, ids: 
         polls += 1;
         const answer = await request({ port: reader, path: '/', host, agent });
         if (answer.body.toString().includes(marker)) break;
-        if (polls >= MAX_POLLS || performance.now() - started > MAX_WAIT_MS) throw new Error(`node on ${reader} still serves the old release after ${polls} polls`);
+        if (polls >= MAX_POLLS || performance.now() - started > MAX_WAIT_MS)
+          throw new Error(`node on ${reader} still serves the old release after ${polls} polls`);
       }
       const elapsed = performance.now() - started;
       // The anchor: the same request again, now that the page is cached; the floor of any answer.
@@ -133,8 +149,12 @@ function report(label: string, series: Series): boolean {
   const p50 = percentile(series.latencies, 50);
   const p99 = percentile(series.latencies, 99);
   const anchor50 = percentile(series.anchor, 50);
-  console.log(`  ${label.padEnd(44)} p50 ${p50.toFixed(2).padStart(6)} ms   p99 ${p99.toFixed(2).padStart(6)} ms   anchor GET p50 ${anchor50.toFixed(2)} ms (ratio ${(p50 / anchor50).toFixed(2)}x)   stale first answers ${series.staleFirst}/${series.latencies.length}`);
-  console.log(`  ${''.padEnd(44)} promote call p50 ${percentile(series.calls, 50).toFixed(2)} ms   p99 ${percentile(series.calls, 99).toFixed(2)} ms`);
+  console.log(
+    `  ${label.padEnd(44)} p50 ${p50.toFixed(2).padStart(6)} ms   p99 ${p99.toFixed(2).padStart(6)} ms   anchor GET p50 ${anchor50.toFixed(2)} ms (ratio ${(p50 / anchor50).toFixed(2)}x)   stale first answers ${series.staleFirst}/${series.latencies.length}`,
+  );
+  console.log(
+    `  ${''.padEnd(44)} promote call p50 ${percentile(series.calls, 50).toFixed(2)} ms   p99 ${percentile(series.calls, 99).toFixed(2)} ms`,
+  );
   return p99 <= TARGET_P99_MS && series.staleFirst === 0;
 }
 
@@ -142,7 +162,9 @@ function report(label: string, series: Series): boolean {
 function reportSaturated(idle: Series, saturated: Series): boolean {
   const idle99 = percentile(idle.calls, 99);
   const busy99 = percentile(saturated.calls, 99);
-  console.log(`  ${'one node, edge saturated by wrk (50 conns)'.padEnd(44)} promote call p50 ${percentile(saturated.calls, 50).toFixed(2)} ms   p99 ${busy99.toFixed(2)} ms (idle p99 ${idle99.toFixed(2)} ms, ratio ${(busy99 / idle99).toFixed(1)}x; target p99 <= ${TARGET_SATURATED_P99_MS} ms)`);
+  console.log(
+    `  ${'one node, edge saturated by wrk (50 conns)'.padEnd(44)} promote call p50 ${percentile(saturated.calls, 50).toFixed(2)} ms   p99 ${busy99.toFixed(2)} ms (idle p99 ${idle99.toFixed(2)} ms, ratio ${(busy99 / idle99).toFixed(1)}x; target p99 <= ${TARGET_SATURATED_P99_MS} ms)`,
+  );
   return busy99 <= TARGET_SATURATED_P99_MS;
 }
 
@@ -155,7 +177,10 @@ async function main(): Promise<void> {
     console.log(`Promote to first production response: ${PROMOTES} promotes per setup`);
     console.log(machineLine());
 
-    const single = await startServer({ BLUME_DATA_DIR: path.join(work, 'single'), SECRET_KEY }, path.join(work, 'single.log'));
+    const single = await startServer(
+      { BLUME_DATA_DIR: path.join(work, 'single'), SECRET_KEY },
+      path.join(work, 'single.log'),
+    );
     servers.push(single);
     const singleSite = await createSiteWithToken(single.port, SITE);
     const singleIds = await deployTwoReleases(single.port, work, singleSite);
@@ -175,15 +200,23 @@ async function main(): Promise<void> {
 
     database = await freshDatabase();
     // Both nodes share the database, Redis and (as they would share a volume or a bucket) blobs.
-    const env = { BLUME_DATA_DIR: path.join(work, 'shared'), SECRET_KEY, DATABASE_URL: database.url, BLUME_REDIS_ENABLED: 'True', BLUME_REDIS_URL: REDIS_URL };
+    const env = {
+      BLUME_DATA_DIR: path.join(work, 'shared'),
+      SECRET_KEY,
+      DATABASE_URL: database.url,
+      BLUME_REDIS_ENABLED: 'True',
+      BLUME_REDIS_URL: REDIS_URL,
+    };
     const a = await startServer(env, path.join(work, 'a.log'));
     servers.push(a);
     const b = await startServer({ ...env, BLUME_AUTO_MIGRATE: 'False' }, path.join(work, 'b.log'));
     servers.push(b);
     const sharedSite = await createSiteWithToken(a.port, SITE);
     const sharedIds = await deployTwoReleases(a.port, work, sharedSite);
-    met = report('two nodes (PostgreSQL + Redis), same node', await measure(a.port, a.port, sharedSite, sharedIds)) && met;
-    met = report('two nodes (PostgreSQL + Redis), other node', await measure(a.port, b.port, sharedSite, sharedIds)) && met;
+    met =
+      report('two nodes (PostgreSQL + Redis), same node', await measure(a.port, a.port, sharedSite, sharedIds)) && met;
+    met =
+      report('two nodes (PostgreSQL + Redis), other node', await measure(a.port, b.port, sharedSite, sharedIds)) && met;
     console.log(`  ${met ? 'targets met' : 'TARGET MISSED'} (p99 <= ${TARGET_P99_MS} ms and no stale first answer)`);
   } finally {
     for (const server of servers) await server.stop();

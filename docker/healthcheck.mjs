@@ -8,7 +8,11 @@ if (!match) {
 }
 const listenHost = match[1] ?? match[2] ?? '';
 // A wildcard bind is reached on loopback; a specific address only on itself.
-const host = ['', '0.0.0.0', '::'].includes(listenHost) ? '127.0.0.1' : listenHost.includes(':') ? `[${listenHost}]` : listenHost;
+const host = ['', '0.0.0.0', '::'].includes(listenHost)
+  ? '127.0.0.1'
+  : listenHost.includes(':')
+    ? `[${listenHost}]`
+    : listenHost;
 try {
   const response = await fetch(`http://${host}:${match[3]}/up/`, { signal: AbortSignal.timeout(4000) });
   if (response.status !== 200) {

@@ -11,14 +11,17 @@ const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
 const program = ts.createProgram(parsed.fileNames, parsed.options);
 const checker = program.getTypeChecker();
 
-const resolve = (symbol: ts.Symbol): ts.Symbol => (symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+const resolve = (symbol: ts.Symbol): ts.Symbol =>
+  symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
 const used = new Set<ts.Symbol>();
 const useAllOf = (specifier: ts.Expression): void => {
   const module = checker.getSymbolAtLocation(specifier);
   if (module) for (const symbol of checker.getExportsOfModule(module)) used.add(resolve(symbol));
 };
 
-const ownFiles = program.getSourceFiles().filter((file) => !file.isDeclarationFile && !file.fileName.includes('/node_modules/'));
+const ownFiles = program
+  .getSourceFiles()
+  .filter((file) => !file.isDeclarationFile && !file.fileName.includes('/node_modules/'));
 for (const file of ownFiles) {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
@@ -32,7 +35,10 @@ for (const file of ownFiles) {
           const symbol = checker.getSymbolAtLocation(element.name);
           if (symbol) used.add(resolve(symbol));
         }
-      } else if (node.moduleSpecifier && (!bindings || ts.isNamespaceImport(bindings) || ts.isNamespaceExport(bindings))) {
+      } else if (
+        node.moduleSpecifier &&
+        (!bindings || ts.isNamespaceImport(bindings) || ts.isNamespaceExport(bindings))
+      ) {
         // `import * as x`, `export * from`: every export counts as used.
         if (!ts.isImportDeclaration(node) || bindings) useAllOf(node.moduleSpecifier);
       }
@@ -57,6 +63,8 @@ for (const file of ownFiles) {
 if (unused.length === 0) {
   console.log('dead exports: none');
 } else {
-  console.error(`dead exports (${unused.length}): exported from src/ and imported nowhere; delete them, or drop \`export\` where only their module uses them\n  ${unused.sort().join('\n  ')}`);
+  console.error(
+    `dead exports (${unused.length}): exported from src/ and imported nowhere; delete them, or drop \`export\` where only their module uses them\n  ${unused.sort().join('\n  ')}`,
+  );
   process.exitCode = 1;
 }

@@ -25,7 +25,8 @@ if (files.length === 0) {
   process.exit(1);
 }
 if (!process.env.TEST_DATABASE_URL) console.log('# TEST_DATABASE_URL is not set: database tests run on PGlite only');
-if (!process.env.TEST_REDIS_URL) console.log('# TEST_REDIS_URL is not set: cache tests run on the in-memory cache only');
+if (!process.env.TEST_REDIS_URL)
+  console.log('# TEST_REDIS_URL is not set: cache tests run on the in-memory cache only');
 
 const concurrency = process.env.BLUME_TEST_CONCURRENCY ?? '2';
 const result = spawnSync(

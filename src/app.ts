@@ -118,7 +118,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('deps', deps);
   // Infrastructure that recovers on its own warns through the app's log, rate-limited.
   for (const errors of [httpErrors, deps.database.errors, deps.cache.pubsub.errors]) errors.attach(app.log);
-  app.decorate('services', { sites, plans, loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey), credentials });
+  app.decorate('services', {
+    sites,
+    plans,
+    loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey),
+    credentials,
+  });
   app.decorate('surfaces', surfaces);
   app.decorate('apiDocuments', []);
   app.decorate('addFastLane', lanes.add);
@@ -176,7 +181,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // throttle fall back to per-node counts meanwhile; decision 0070).
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`, {}, { 'Retry-After': String(Math.ceil(context.ttl / 1000)) }),
+      new AppError(
+        'rate_limited',
+        `Too many requests; try again in ${Math.ceil(context.ttl / 1000)} s.`,
+        {},
+        { 'Retry-After': String(Math.ceil(context.ttl / 1000)) },
+      ),
   });
 
   // Each domain builds its own services in its plugin; this only puts the domains together.
@@ -203,12 +213,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const site = sites.peek(target.site);
       if (!site) return sendProblem(reply, new AppError('site_not_found', `No site answers at ${request.hostname}.`));
       // A suspended or canceled site has no surface: every request to its hosts lands here.
-      if (site.status !== 'active') return sendProblem(reply, new AppError('site_suspended', `Site "${site.id}" is ${site.status}.`, {}, { 'Retry-After': '3600' }));
+      if (site.status !== 'active')
+        return sendProblem(
+          reply,
+          new AppError('site_suspended', `Site "${site.id}" is ${site.status}.`, {}, { 'Retry-After': '3600' }),
+        );
     }
     const path = request.url.split('?')[0]!;
-    const allow = allowedMethods.allowed(surfaces.peek({ headers: request.headers, remoteAddress: request.socket.remoteAddress })?.surface, path);
+    const allow = allowedMethods.allowed(
+      surfaces.peek({ headers: request.headers, remoteAddress: request.socket.remoteAddress })?.surface,
+      path,
+    );
     if (allow.length > 0) {
-      return sendProblem(reply, new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; it answers ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') }));
+      return sendProblem(
+        reply,
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}; it answers ${allow.join(', ')}.`,
+          {},
+          { Allow: allow.join(', ') },
+        ),
+      );
     }
     return sendProblem(reply, new AppError('not_found', `No route ${request.method} ${path}.`));
   });

@@ -55,11 +55,15 @@ export function runModeOf(config: Config, single = false): RunMode {
 function causeOf(error: unknown): string {
   let current = error;
   while (current instanceof Error) {
-    const next: unknown = current.cause ?? (current instanceof AggregateError && current.message === '' ? current.errors[0] : undefined);
+    const next: unknown =
+      current.cause ?? (current instanceof AggregateError && current.message === '' ? current.errors[0] : undefined);
     if (!(next instanceof Error)) break;
     current = next;
   }
-  const message = current instanceof Error ? current.message || (current as NodeJS.ErrnoException).code || current.name : String(current);
+  const message =
+    current instanceof Error
+      ? current.message || (current as NodeJS.ErrnoException).code || current.name
+      : String(current);
   return message.replace(/\s+/g, ' ').trim();
 }
 
@@ -84,7 +88,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   };
   try {
     const migrate = options.migrations === 'always' || (options.migrations === 'auto' && config.autoMigrate);
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDir(config), migrateNewPglite: migrate });
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      pgliteDir: pgliteDir(config),
+      migrateNewPglite: migrate,
+    });
     opened.push(() => database.close());
     try {
       await database.ping();
@@ -111,10 +119,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     } else if (options.migrations === 'auto') {
       const status = await migrationStatus(database);
       if (status.pending > 0) {
-        throw new StartupError(`${status.pending} database migration(s) are pending and BLUME_AUTO_MIGRATE is False: run \`blume db upgrade\` first.`);
+        throw new StartupError(
+          `${status.pending} database migration(s) are pending and BLUME_AUTO_MIGRATE is False: run \`blume db upgrade\` first.`,
+        );
       }
     }
-    if (options.seed) await installAndSeed(database, options.mode.mode === 'single' ? options.mode.instanceId : undefined);
+    if (options.seed)
+      await installAndSeed(database, options.mode.mode === 'single' ? options.mode.instanceId : undefined);
 
     const blobs = await createBlobStore(config.blobs);
     const mailer = await createMailer(config.mail);
@@ -130,9 +141,15 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
  * The idempotent install and seed steps: the installation's mode (recorded once, then checked), plan
  * features, and the single instance's site.
  */
-export async function installAndSeed(database: DatabaseHandle, singleSite?: string): Promise<{ features: number; siteCreated: boolean }> {
+export async function installAndSeed(
+  database: DatabaseHandle,
+  singleSite?: string,
+): Promise<{ features: number; siteCreated: boolean }> {
   try {
-    await recordInstallation(database.db, singleSite ? { mode: 'single', instanceId: singleSite } : { mode: 'platform' });
+    await recordInstallation(
+      database.db,
+      singleSite ? { mode: 'single', instanceId: singleSite } : { mode: 'platform' },
+    );
   } catch (error) {
     throw error instanceof ModeMismatchError ? new StartupError(error.message) : error;
   }

@@ -12,7 +12,13 @@ const SCRIPT = fileURLToPath(new URL('../scripts/dead-exports.ts', import.meta.u
 
 async function tree(files: Record<string, string>): Promise<string> {
   const root = await mkdtemp(path.join(tmpdir(), 'blume-exports-'));
-  const all = { 'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noLib: true, types: [] }, include: ['src', 'test'] }), ...files };
+  const all = {
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noLib: true, types: [] },
+      include: ['src', 'test'],
+    }),
+    ...files,
+  };
   for (const [file, text] of Object.entries(all)) {
     await mkdir(path.dirname(path.join(root, file)), { recursive: true });
     await writeFile(path.join(root, file), text);
@@ -28,7 +34,8 @@ function check(root: string): { status: number | null; output: string } {
 describe('dead exports check', () => {
   it('fails naming an export nothing imports, and passes when none is left', async () => {
     const root = await tree({
-      'src/rules.ts': 'export const used = 1;\nexport const onlyHere = 2;\nexport function neverCalled(): number { return onlyHere; }\n',
+      'src/rules.ts':
+        'export const used = 1;\nexport const onlyHere = 2;\nexport function neverCalled(): number { return onlyHere; }\n',
       'src/main.ts': "import { used } from './rules.js';\nvoid used;\n",
       'src/tested.ts': 'export const forTests = 3;\n',
       'test/tested.test.ts': "import { forTests } from '../src/tested.js';\nvoid forTests;\n",

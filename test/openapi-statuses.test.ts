@@ -38,14 +38,22 @@ describe('OpenAPI documents and real answers', () => {
       delete env.TEST_REDIS_URL;
       // Set by the test runner running this file; the nested run must be a run of its own.
       delete env.NODE_TEST_CONTEXT;
-      const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=dot', ...API_TESTS], { env, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=dot', ...API_TESTS], {
+        env,
+        encoding: 'utf8',
+      });
       assert.equal(run.status, 0, `the API tests failed:\n${run.stdout}\n${run.stderr}`);
       const operations = new Map<string, Set<string>>();
       for (const name of DOCUMENTS) {
-        const doc = JSON.parse(await readFile(new URL(`../docs/api/${name}.json`, import.meta.url), 'utf8')) as Document;
+        const doc = JSON.parse(
+          await readFile(new URL(`../docs/api/${name}.json`, import.meta.url), 'utf8'),
+        ) as Document;
         for (const [route, item] of Object.entries(doc.paths)) {
           for (const [method, operation] of Object.entries(item)) {
-            operations.set(`${method.toUpperCase()} ${route.replace(/\{([^}]+)\}/g, ':$1')}`, new Set(Object.keys(operation.responses)));
+            operations.set(
+              `${method.toUpperCase()} ${route.replace(/\{([^}]+)\}/g, ':$1')}`,
+              new Set(Object.keys(operation.responses)),
+            );
           }
         }
       }

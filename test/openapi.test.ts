@@ -48,12 +48,23 @@ describe('OpenAPI map', () => {
   it('registers one document per surface, and each documents every route under its prefix', async () => {
     const t = await buildTestApp({ database: 'pglite' });
     try {
-      assert.deepEqual(t.app.apiDocuments.map((entry) => entry.path).sort(), SURFACES.map((surface) => surface.url).sort());
+      assert.deepEqual(
+        t.app.apiDocuments.map((entry) => entry.path).sort(),
+        SURFACES.map((surface) => surface.url).sort(),
+      );
       for (const entry of t.app.apiDocuments) {
         const doc = entry.document() as { paths: Record<string, Record<string, unknown>> };
-        const documented = new Set(Object.entries(doc.paths).flatMap(([route, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${route.replace(/\{([^}]+)\}/g, ':$1')}`)));
+        const documented = new Set(
+          Object.entries(doc.paths).flatMap(([route, item]) =>
+            Object.keys(item).map((method) => `${method.toUpperCase()} ${route.replace(/\{([^}]+)\}/g, ':$1')}`),
+          ),
+        );
         assert.ok(entry.routes.length > 0, entry.path);
-        assert.deepEqual(entry.routes.filter((route) => !documented.has(route)).sort(), [], `routes missing from ${entry.path}`);
+        assert.deepEqual(
+          entry.routes.filter((route) => !documented.has(route)).sort(),
+          [],
+          `routes missing from ${entry.path}`,
+        );
       }
     } finally {
       await t.close();
@@ -65,13 +76,20 @@ describe('OpenAPI lint', () => {
   const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
   for (const surface of SURFACES) {
     it(`finds no error and no warning in docs/api/${surface.name}.json with the recommended ruleset (redocly.yaml)`, () => {
-      const run = spawnSync(process.execPath, [cli, 'lint', '--config', 'redocly.yaml', '--format', 'json', `docs/api/${surface.name}.json`], {
-        cwd: new URL('..', import.meta.url),
-        encoding: 'utf8',
-        // No usage reports or update checks leave the machine.
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      });
-      const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number; ignored: number }; problems: unknown[] };
+      const run = spawnSync(
+        process.execPath,
+        [cli, 'lint', '--config', 'redocly.yaml', '--format', 'json', `docs/api/${surface.name}.json`],
+        {
+          cwd: new URL('..', import.meta.url),
+          encoding: 'utf8',
+          // No usage reports or update checks leave the machine.
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        },
+      );
+      const report = JSON.parse(run.stdout) as {
+        totals: { errors: number; warnings: number; ignored: number };
+        problems: unknown[];
+      };
       assert.deepEqual(report.totals, { errors: 0, warnings: 0, ignored: 0 }, JSON.stringify(report.problems, null, 2));
       assert.equal(run.status, 0);
     });

@@ -36,7 +36,8 @@ let built = false;
 function startFlags(): string[] {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const match = /^(?:exec )?node (.*?)\s*bin\/blume\.js serve$/.exec(pkg.scripts.start);
-  if (!match) throw new Error(`package.json's start script is not "node [flags] bin/blume.js serve": ${pkg.scripts.start}`);
+  if (!match)
+    throw new Error(`package.json's start script is not "node [flags] bin/blume.js serve": ${pkg.scripts.start}`);
   return match[1]!.split(' ').filter(Boolean);
 }
 
@@ -48,7 +49,11 @@ function startFlags(): string[] {
  * production and nothing here. BENCH_BLUME_NODE_ARGS are extra node flags for the server only
  * (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-export function startServer(env: Record<string, string>, logFile: string, serveArgs: string[] = []): Promise<BlumeServer> {
+export function startServer(
+  env: Record<string, string>,
+  logFile: string,
+  serveArgs: string[] = [],
+): Promise<BlumeServer> {
   const nodeArgs = process.env.BENCH_BLUME_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const useTsx = process.env.BENCH_TSX === '1';
   if (!useTsx && !built) {
@@ -57,13 +62,25 @@ export function startServer(env: Record<string, string>, logFile: string, serveA
     built = true;
   }
   const entry = useTsx ? ['--import', 'tsx', 'src/main.ts'] : ['bin/blume.js'];
-  return startListening([...startFlags(), ...nodeArgs, ...entry, 'serve', ...serveArgs], { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env }, logFile);
+  return startListening(
+    [...startFlags(), ...nodeArgs, ...entry, 'serve', ...serveArgs],
+    { BLUME_BIND: '127.0.0.1:0', BLUME_PUBLIC_URL: `http://${SITES_DOMAIN}`, NODE_ENV: 'development', ...env },
+    logFile,
+  );
 }
 
 /** Runs `node <args>` and waits for its "listening on 127.0.0.1:<port>" (or single-mode "is running on") line. */
-export async function startListening(args: string[], env: Record<string, string>, logFile: string): Promise<BlumeServer> {
+export async function startListening(
+  args: string[],
+  env: Record<string, string>,
+  logFile: string,
+): Promise<BlumeServer> {
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -127,7 +144,9 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
         res.on('error', reject);
       },
     );
@@ -138,13 +157,26 @@ export function request(call: HttpCall): Promise<HttpAnswer> {
   });
 }
 
-function jsonCall(port: number, method: string, path: string, payload: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+function jsonCall(
+  port: number,
+  method: string,
+  path: string,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
   const body = JSON.stringify(payload);
-  return request({ port, method, path, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers }, body });
+  return request({
+    port,
+    method,
+    path,
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+    body,
+  });
 }
 
 function expectStatus(answer: HttpAnswer, status: number, what: string): void {
-  if (answer.status !== status) throw new Error(`${what}: expected ${status}, got ${answer.status}: ${answer.body.toString().slice(0, 500)}`);
+  if (answer.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${answer.status}: ${answer.body.toString().slice(0, 500)}`);
 }
 
 export interface DeploySite {
@@ -154,10 +186,18 @@ export interface DeploySite {
 
 /** Signs up an account through the portal API, creates a static site and mints a deploy token. */
 export async function createSiteWithToken(port: number, site: string): Promise<DeploySite> {
-  const signup = await jsonCall(port, 'POST', '/api/auth/signup', { username: `bench${site.replace(/-/g, '')}`.slice(0, 30), email: `${site}@bench.test`, password: 'bench-password-0123456789' });
+  const signup = await jsonCall(port, 'POST', '/api/auth/signup', {
+    username: `bench${site.replace(/-/g, '')}`.slice(0, 30),
+    email: `${site}@bench.test`,
+    password: 'bench-password-0123456789',
+  });
   expectStatus(signup, 201, 'sign-up');
   const cookie = String(signup.headers['set-cookie']?.find((c) => c.startsWith('blume_session='))?.split(';', 1)[0]);
-  expectStatus(await jsonCall(port, 'POST', '/api/sites', { id: site, kind: 'static' }, { cookie }), 201, 'create site');
+  expectStatus(
+    await jsonCall(port, 'POST', '/api/sites', { id: site, kind: 'static' }, { cookie }),
+    201,
+    'create site',
+  );
   const minted = await jsonCall(port, 'POST', `/api/sites/${site}/deploy-tokens`, { name: 'bench' }, { cookie });
   expectStatus(minted, 201, 'deploy token');
   return { site, token: (JSON.parse(minted.body.toString()) as { token: string }).token };
@@ -166,14 +206,20 @@ export async function createSiteWithToken(port: number, site: string): Promise<D
 /** Streams an archive file as the multipart field `archive`; answers the response (201 expected). */
 export async function uploadArchive(port: number, target: DeploySite, archivePath: string): Promise<HttpAnswer> {
   const boundary = `----blumebench${Date.now().toString(16)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="${path.basename(archivePath)}"\r\nContent-Type: application/gzip\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="${path.basename(archivePath)}"\r\nContent-Type: application/gzip\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const size = (await stat(archivePath)).size;
   return request({
     port,
     method: 'POST',
     path: `/api/deploy/${target.site}`,
-    headers: { authorization: `Bearer ${target.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length },
+    headers: {
+      authorization: `Bearer ${target.token}`,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': head.length + size + tail.length,
+    },
     body: () => {
       const out = new PassThrough();
       out.write(head);
@@ -200,7 +246,11 @@ export function promote(port: number, target: DeploySite, release: string, agent
     port,
     method: 'POST',
     path: `/api/deploy/${target.site}/promote`,
-    headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    headers: {
+      authorization: `Bearer ${target.token}`,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    },
     body,
     ...(agent ? { agent } : {}),
   });
@@ -229,11 +279,36 @@ function toMs(value: string, unit: string): number {
  * Runs wrk with `--latency` (bounded by its own duration plus a margin) and parses the summary;
  * `script` is a Lua file of wrk's (a `request` function that varies the requests, say).
  */
-export function runWrk(url: string, options: { connections: number; seconds: number; threads: number; headers?: Record<string, string>; cpu?: number; script?: string }): WrkResult {
+export function runWrk(
+  url: string,
+  options: {
+    connections: number;
+    seconds: number;
+    threads: number;
+    headers?: Record<string, string>;
+    cpu?: number;
+    script?: string;
+  },
+): WrkResult {
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const pin = options.cpu === undefined ? [] : ['taskset', '-c', String(options.cpu)];
   const script = options.script === undefined ? [] : ['-s', options.script];
-  const wrk = [...pin, 'wrk', '-t', String(options.threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--timeout', '5s', '--latency', ...script, ...headerArgs, url];
+  const wrk = [
+    ...pin,
+    'wrk',
+    '-t',
+    String(options.threads),
+    '-c',
+    String(options.connections),
+    '-d',
+    `${options.seconds}s`,
+    '--timeout',
+    '5s',
+    '--latency',
+    ...script,
+    ...headerArgs,
+    url,
+  ];
   // bash's `times` prints the CPU time its children used, wrk's, after wrk's own summary.
   const run = spawnSync('bash', ['-c', '"$@" && times', 'wrk', ...wrk], {
     encoding: 'utf8',
@@ -270,7 +345,9 @@ export function cpuSecondsOfTree(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     const own = (Number(fields[11]) + Number(fields[12])) / tick;
-    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
     return children.reduce((sum, child) => sum + cpuSecondsOfTree(child), own);
   } catch {
     return 0;
@@ -326,7 +403,9 @@ export async function peakRssMiB(pid: number): Promise<number | undefined> {
 
 /** Date, CPU, cores and load: the context every printed result needs. */
 export function machineLine(): string {
-  const cpu = spawnSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], { encoding: 'utf8' }).stdout.trim();
+  const cpu = spawnSync('sh', ['-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], {
+    encoding: 'utf8',
+  }).stdout.trim();
   const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
   const load = spawnSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).stdout.split(' ').slice(0, 3).join(' ');
   return `${new Date().toISOString()} | ${cpu} | ${cores} cores | load ${load} | node ${process.version}`;

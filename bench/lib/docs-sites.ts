@@ -52,14 +52,23 @@ export async function generateDocsSite(root: string, flavour: 'blume' | 'hugo', 
   for (let s = 0; s < SECTIONS; s += 1) {
     const dir = path.join(content, `section-${s}`);
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, flavour === 'hugo' ? '_index.md' : 'index.md'), `---\ntitle: Section ${s}\nweight: ${s}\norder: ${s}\n---\n\nAll about section ${s}.\n`);
+    await writeFile(
+      path.join(dir, flavour === 'hugo' ? '_index.md' : 'index.md'),
+      `---\ntitle: Section ${s}\nweight: ${s}\norder: ${s}\n---\n\nAll about section ${s}.\n`,
+    );
     await Promise.all(
       Array.from({ length: perSection }, (_, i) =>
-        writeFile(path.join(dir, `page-${i}.md`), `---\ntitle: Page ${s}.${i}\ndescription: Page ${i} of section ${s}\norder: ${i}\nweight: ${i}\n---\n${pageBody(s, i, perSection)}`),
+        writeFile(
+          path.join(dir, `page-${i}.md`),
+          `---\ntitle: Page ${s}.${i}\ndescription: Page ${i} of section ${s}\norder: ${i}\nweight: ${i}\n---\n${pageBody(s, i, perSection)}`,
+        ),
       ),
     );
   }
-  await writeFile(path.join(content, flavour === 'hugo' ? '_index.md' : 'index.md'), '---\ntitle: Bench docs\n---\n\nWelcome.\n');
+  await writeFile(
+    path.join(content, flavour === 'hugo' ? '_index.md' : 'index.md'),
+    '---\ntitle: Bench docs\n---\n\nWelcome.\n',
+  );
   if (flavour === 'hugo') await writeHugoSite(root);
 }
 
@@ -82,6 +91,12 @@ async function writeHugoSite(root: string): Promise<void> {
     path.join(root, 'layouts', 'partials', 'nav.html'),
     `<ul><li><a href="/">Home</a></li>{{ range .Site.Sections }}<li><details{{ if eq $.Section .Section }} open{{ end }}><summary><a href="{{ .RelPermalink }}">{{ .Title }}</a></summary><ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></details></li>{{ end }}</ul>`,
   );
-  await writeFile(path.join(root, 'layouts', '_default', 'single.html'), `{{ define "main" }}<aside>{{ .TableOfContents }}</aside><article><h1>{{ .Title }}</h1>{{ .Content }}</article>{{ end }}`);
-  await writeFile(path.join(root, 'layouts', '_default', 'list.html'), `{{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .Content }}<ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></article>{{ end }}`);
+  await writeFile(
+    path.join(root, 'layouts', '_default', 'single.html'),
+    `{{ define "main" }}<aside>{{ .TableOfContents }}</aside><article><h1>{{ .Title }}</h1>{{ .Content }}</article>{{ end }}`,
+  );
+  await writeFile(
+    path.join(root, 'layouts', '_default', 'list.html'),
+    `{{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .Content }}<ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></article>{{ end }}`,
+  );
 }

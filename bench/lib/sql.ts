@@ -35,7 +35,12 @@ export interface Latencies {
 }
 
 /** `connections` loops over a pool of as many clients, each running `run` back to back for `seconds`. */
-export async function loadSql(pool: pg.Pool, connections: number, seconds: number, run: (client: pg.PoolClient) => Promise<void>): Promise<Latencies> {
+export async function loadSql(
+  pool: pg.Pool,
+  connections: number,
+  seconds: number,
+  run: (client: pg.PoolClient) => Promise<void>,
+): Promise<Latencies> {
   const samples: number[] = [];
   const end = performance.now() + seconds * 1000;
   await Promise.all(
@@ -58,6 +63,7 @@ export async function loadSql(pool: pg.Pool, connections: number, seconds: numbe
 }
 
 export function latencyRow(label: string, result: Latencies, target?: number): string {
-  const verdict = target === undefined ? '' : `  (target p99 <= ${target} ms: ${result.p99Ms <= target ? 'met' : 'MISSED'})`;
+  const verdict =
+    target === undefined ? '' : `  (target p99 <= ${target} ms: ${result.p99Ms <= target ? 'met' : 'MISSED'})`;
   return `  ${label.padEnd(40)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}`;
 }

@@ -22,7 +22,9 @@ describe('infrastructure errors', () => {
         const { lines, logger } = recorder();
         handle.errors.attach(logger);
         await handle.ping();
-        await testDb.handle.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`);
+        await testDb.handle.db.execute(
+          sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+        );
         await eventually('the pool to warn', () => lines.find((line) => line.startsWith('database pool: ')));
         // The pool replaces the connection: the next query works.
         await handle.ping();
@@ -42,8 +44,17 @@ describe('infrastructure errors', () => {
         const { lines, logger } = recorder();
         cache.pubsub.errors.attach(logger);
         await proxy.cut();
-        await eventually('both connections to warn', () => (lines.some((line) => line.startsWith('redis client: ')) && lines.some((line) => line.startsWith('redis subscriber: ')) ? true : undefined));
-        assert.equal(lines.filter((line) => line.startsWith('redis client: ')).length, 1, 'reconnect attempts within the minute are held back');
+        await eventually('both connections to warn', () =>
+          lines.some((line) => line.startsWith('redis client: ')) &&
+          lines.some((line) => line.startsWith('redis subscriber: '))
+            ? true
+            : undefined,
+        );
+        assert.equal(
+          lines.filter((line) => line.startsWith('redis client: ')).length,
+          1,
+          'reconnect attempts within the minute are held back',
+        );
       } finally {
         await cache.close();
       }

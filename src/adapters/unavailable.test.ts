@@ -16,9 +16,15 @@ describe('unavailableDependency', () => {
 
   it('names the database for refused, broken and shut-down connections', () => {
     assert.equal(unavailableDependency(withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')), 'database');
-    assert.equal(unavailableDependency(new Error('Failed query', { cause: new Error('Connection terminated unexpectedly') })), 'database');
+    assert.equal(
+      unavailableDependency(new Error('Failed query', { cause: new Error('Connection terminated unexpectedly') })),
+      'database',
+    );
     assert.equal(unavailableDependency(new Error('timeout exceeded when trying to connect')), 'database');
-    assert.equal(unavailableDependency(withCode('terminating connection due to administrator command', '57P01')), 'database');
+    assert.equal(
+      unavailableDependency(withCode('terminating connection due to administrator command', '57P01')),
+      'database',
+    );
     assert.equal(unavailableDependency(withCode('connection failure', '08006')), 'database');
   });
 

@@ -16,11 +16,25 @@ export class DependencyUnavailable extends Error {
 }
 
 /** Socket errors of a connection that could not be made or broke. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** PostgreSQL SQLSTATEs of a lost or refused connection: class 08, and the server shutting down. */
 const DATABASE_STATES = /^(08...|57P0[123])$/;
 /** node-postgres' own words when a connection breaks or the pool cannot get one. */
-const DATABASE_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'Client has encountered a connection error', 'Client was closed'];
+const DATABASE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Client was closed',
+];
 
 /** Which dependency an error (or any of its causes) says is down, if any. */
 export function unavailableDependency(error: unknown): Dependency | undefined {
@@ -28,7 +42,8 @@ export function unavailableDependency(error: unknown): Dependency | undefined {
     if (current instanceof DependencyUnavailable) return current.dependency;
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || DATABASE_STATES.test(code))) return 'database';
-    if (DATABASE_MESSAGES.some((message) => current instanceof Error && current.message.startsWith(message))) return 'database';
+    if (DATABASE_MESSAGES.some((message) => current instanceof Error && current.message.startsWith(message)))
+      return 'database';
   }
   return undefined;
 }

@@ -12,7 +12,12 @@ import { createLocalBlobStore } from '../adapters/blobs/local.js';
 import { queryRows, type Executor } from '../db/client.js';
 import { askAll, fillInstance, type Probe } from '../../test/factories/instance.js';
 import { buildTestApp, type TestApp } from '../../test/helpers/app.js';
-import { createTestDatabase, testDatabases, type DatabaseKind, type TestDatabase } from '../../test/helpers/databases.js';
+import {
+  createTestDatabase,
+  testDatabases,
+  type DatabaseKind,
+  type TestDatabase,
+} from '../../test/helpers/databases.js';
 import { backupTo } from './backup.js';
 import { MANIFEST_FILE, tableFile, type BackupManifest } from './format.js';
 import { restoreFrom } from './restore.js';
@@ -28,18 +33,34 @@ async function createTypesTable(db: Executor): Promise<void> {
 }
 
 async function typesTable(db: Executor): Promise<string[]> {
-  const rows = await queryRows<{ row: string }>(db, sql`select row(t.*)::text as row from backup_types_probe t order by id`);
+  const rows = await queryRows<{ row: string }>(
+    db,
+    sql`select row(t.*)::text as row from backup_types_probe t order by id`,
+  );
   return rows.map((r) => r.row);
 }
 
 function answerOf(app: TestApp['app']) {
   return async (probe: Probe) => {
-    const response = await app.inject({ method: 'GET', url: probe.url, headers: { host: probe.host, ...probe.headers } });
-    return { status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), body: response.rawPayload };
+    const response = await app.inject({
+      method: 'GET',
+      url: probe.url,
+      headers: { host: probe.host, ...probe.headers },
+    });
+    return {
+      status: response.statusCode,
+      contentType: String(response.headers['content-type'] ?? ''),
+      body: response.rawPayload,
+    };
   };
 }
 
-const pairs: Array<[DatabaseKind, DatabaseKind]> = testDatabases.includes('postgres') ? [['pglite', 'postgres'], ['postgres', 'pglite']] : [['pglite', 'pglite']];
+const pairs: Array<[DatabaseKind, DatabaseKind]> = testDatabases.includes('postgres')
+  ? [
+      ['pglite', 'postgres'],
+      ['postgres', 'pglite'],
+    ]
+  : [['pglite', 'pglite']];
 
 for (const [from, to] of pairs) {
   describe(`backup on ${from}, restore on ${to}`, () => {
@@ -74,18 +95,32 @@ for (const [from, to] of pairs) {
 
     it('restores an installation that answers every probe with the same bytes', async () => {
       const dir = path.join(scratch, 'backup');
-      ({ manifest } = await backupTo({ database: source.deps.database, blobs: source.deps.blobs, secretKey: source.config.secretKey }, dir));
+      ({ manifest } = await backupTo(
+        { database: source.deps.database, blobs: source.deps.blobs, secretKey: source.config.secretKey },
+        dir,
+      ));
       assert.equal(manifest.source.database, from);
-      assert.ok(manifest.blobs.some((b) => b.key.endsWith('.gz')) && manifest.blobs.some((b) => b.key.startsWith('cms-media/')) && manifest.blobs.some((b) => b.key.startsWith('forum-uploads/')));
+      assert.ok(
+        manifest.blobs.some((b) => b.key.endsWith('.gz')) &&
+          manifest.blobs.some((b) => b.key.startsWith('cms-media/')) &&
+          manifest.blobs.some((b) => b.key.startsWith('forum-uploads/')),
+      );
       const storeKeys: string[] = [];
       for await (const key of source.deps.blobs.list()) storeKeys.push(key);
-      assert.deepEqual(manifest.blobs.map((b) => b.key), storeKeys.sort(), 'every blob in the store is one the rows refer to');
+      assert.deepEqual(
+        manifest.blobs.map((b) => b.key),
+        storeKeys.sort(),
+        'every blob in the store is one the rows refer to',
+      );
       assert.equal(manifest.tables.find((t) => t.name === 'forum_topics')?.rows, 3);
       assert.equal((await readFile(path.join(dir, 'secret_key'), 'utf8')).trim(), source.config.secretKey);
       const before = await askAll(probes, answerOf(source.app));
 
       const dataDir = path.join(scratch, 'restored');
-      const summary = await restoreFrom({ database: target.handle, blobs: createLocalBlobStore(path.join(dataDir, 'blobs')), mode: PLATFORM }, dir);
+      const summary = await restoreFrom(
+        { database: target.handle, blobs: createLocalBlobStore(path.join(dataDir, 'blobs')), mode: PLATFORM },
+        dir,
+      );
       assert.equal(summary.laterMigrations, 0);
       restored = await buildTestApp({ database: to, sharedDatabase: target, env: { BLUME_DATA_DIR: dataDir } });
       const after = await askAll(probes, answerOf(restored.app));
@@ -99,7 +134,12 @@ for (const [from, to] of pairs) {
     });
 
     it('backs the restored copy up into the same rows, sequences and blobs', async () => {
-      const again = (await backupTo({ database: target.handle, blobs: restored!.deps.blobs, secretKey: source.config.secretKey }, path.join(scratch, 'again'))).manifest;
+      const again = (
+        await backupTo(
+          { database: target.handle, blobs: restored!.deps.blobs, secretKey: source.config.secretKey },
+          path.join(scratch, 'again'),
+        )
+      ).manifest;
       assert.deepEqual(again.tables, manifest.tables);
       assert.deepEqual(again.sequences, manifest.sequences);
       assert.deepEqual(again.blobs, manifest.blobs);
@@ -109,21 +149,41 @@ for (const [from, to] of pairs) {
     it('fails a backup when a blob the rows refer to is gone', async () => {
       const media = manifest.blobs.find((b) => b.key.startsWith('cms-media/'))!;
       await source.deps.blobs.delete(media.key);
-      const backup = backupTo({ database: source.deps.database, blobs: source.deps.blobs, secretKey: source.config.secretKey }, path.join(scratch, 'holed'));
-      await assert.rejects(backup, new RegExp(`1 blob\\(s\\) the database refers to were deleted while the backup ran .* for example ${media.key}; run the backup again`));
+      const backup = backupTo(
+        { database: source.deps.database, blobs: source.deps.blobs, secretKey: source.config.secretKey },
+        path.join(scratch, 'holed'),
+      );
+      await assert.rejects(
+        backup,
+        new RegExp(
+          `1 blob\\(s\\) the database refers to were deleted while the backup ran .* for example ${media.key}; run the backup again`,
+        ),
+      );
     });
 
     it('refuses a database that holds data, and a damaged backup', async () => {
       const dir = path.join(scratch, 'backup');
       const blobs = createLocalBlobStore(path.join(scratch, 'elsewhere'));
-      await assert.rejects(restoreFrom({ database: target.handle, blobs, mode: PLATFORM }, dir), /already holds data \(in \w+/);
+      await assert.rejects(
+        restoreFrom({ database: target.handle, blobs, mode: PLATFORM }, dir),
+        /already holds data \(in \w+/,
+      );
       const fresh = await createTestDatabase(to, { migrate: false });
       try {
         await appendFile(path.join(dir, tableFile('forum_posts')), '{"id":"smuggled"}\n');
-        await assert.rejects(restoreFrom({ database: fresh.handle, blobs, mode: PLATFORM }, dir), /damaged: tables\/forum_posts\.ndjson does not match/);
+        await assert.rejects(
+          restoreFrom({ database: fresh.handle, blobs, mode: PLATFORM }, dir),
+          /damaged: tables\/forum_posts\.ndjson does not match/,
+        );
         await rm(path.join(dir, MANIFEST_FILE));
-        await assert.rejects(restoreFrom({ database: fresh.handle, blobs, mode: PLATFORM }, dir), /not a complete Blume backup/);
-        const [tables] = await queryRows<{ count: number }>(fresh.handle.db, sql`select count(*)::int as count from pg_tables where schemaname = 'public'`);
+        await assert.rejects(
+          restoreFrom({ database: fresh.handle, blobs, mode: PLATFORM }, dir),
+          /not a complete Blume backup/,
+        );
+        const [tables] = await queryRows<{ count: number }>(
+          fresh.handle.db,
+          sql`select count(*)::int as count from pg_tables where schemaname = 'public'`,
+        );
         assert.equal(tables!.count, 0, 'a refused restore changes nothing');
       } finally {
         await fresh.drop();

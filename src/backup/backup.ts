@@ -16,7 +16,17 @@ import { queryRows, type DatabaseHandle, type Transaction } from '../db/client.j
 import { migrationStatus, migrationTags } from '../db/migrate.js';
 import { blobReferences, type BlobReference } from './blob-references.js';
 import { ident, readCatalog, rowAsJson, type TableInfo } from './catalog.js';
-import { BackupError, blobFile, blumeVersion, BACKUP_FORMAT, BACKUP_VERSION, MANIFEST_FILE, SECRET_KEY_FILE, tableFile, type BackupManifest } from './format.js';
+import {
+  BackupError,
+  blobFile,
+  blumeVersion,
+  BACKUP_FORMAT,
+  BACKUP_VERSION,
+  MANIFEST_FILE,
+  SECRET_KEY_FILE,
+  tableFile,
+  type BackupManifest,
+} from './format.js';
 
 interface BackupContext {
   database: DatabaseHandle;
@@ -47,10 +57,19 @@ export async function backupTo(ctx: BackupContext, dir: string): Promise<BackupS
     for (const table of catalog.tables) tables.push(await writeTable(tx, table, dir));
     const sequences: BackupManifest['sequences'] = [];
     for (const name of catalog.sequences) {
-      const [row] = await queryRows<{ value: string; called: boolean }>(tx, sql.raw(`select last_value::text as value, is_called as called from ${ident(name)}`));
+      const [row] = await queryRows<{ value: string; called: boolean }>(
+        tx,
+        sql.raw(`select last_value::text as value, is_called as called from ${ident(name)}`),
+      );
       sequences.push({ name, ...row! });
     }
-    return { applied, tables, sequences, installation: (await readInstallation(tx)) ?? null, references: await blobReferences(tx) };
+    return {
+      applied,
+      tables,
+      sequences,
+      installation: (await readInstallation(tx)) ?? null,
+      references: await blobReferences(tx),
+    };
   });
 
   const blobs = await copyBlobs(ctx.blobs, snapshot.references, dir);
@@ -86,8 +105,13 @@ async function writeTable(tx: Transaction, table: TableInfo, dir: string): Promi
   const hash = createHash('sha256');
   let rows = 0;
   try {
-    const order = table.primaryKey.length > 0 ? ` order by ${table.primaryKey.map((c) => `t.${ident(c)}`).join(', ')}` : '';
-    await tx.execute(sql.raw(`declare backup_rows no scroll cursor for select ${rowAsJson(table)}::text as line from ${ident(table.name)} t${order}`));
+    const order =
+      table.primaryKey.length > 0 ? ` order by ${table.primaryKey.map((c) => `t.${ident(c)}`).join(', ')}` : '';
+    await tx.execute(
+      sql.raw(
+        `declare backup_rows no scroll cursor for select ${rowAsJson(table)}::text as line from ${ident(table.name)} t${order}`,
+      ),
+    );
     for (;;) {
       const batch = await queryRows<{ line: string }>(tx, sql.raw(`fetch ${ROWS_PER_FETCH} from backup_rows`));
       if (batch.length === 0) break;

@@ -30,14 +30,19 @@ export async function blobReferences(db: Executor): Promise<BlobReference[]> {
     if (file.gzip) required(blobKey(file.hash, 'gzip'));
     if (file.br) required(blobKey(file.hash, 'br'));
   }
-  for (const { id } of await queryRows<{ id: string }>(db, sql`select id from cms_media order by id`)) required(mediaBlobKey({ id }));
-  for (const { id } of await queryRows<{ id: string }>(db, sql`select id from forum_uploads order by id`)) required(uploadBlobKey({ id }));
+  for (const { id } of await queryRows<{ id: string }>(db, sql`select id from cms_media order by id`))
+    required(mediaBlobKey({ id }));
+  for (const { id } of await queryRows<{ id: string }>(db, sql`select id from forum_uploads order by id`))
+    required(uploadBlobKey({ id }));
   const attachments = await queryRows<{ key: string }>(
     db,
     sql`select distinct a->>'key' as key from helpdesk_entries, jsonb_array_elements(attachments) a order by 1`,
   );
   for (const { key } of attachments) required(key);
-  const inputs = await queryRows<{ key: string }>(db, sql`select input_key as key from deploy_builds where input_key is not null order by 1`);
+  const inputs = await queryRows<{ key: string }>(
+    db,
+    sql`select input_key as key from deploy_builds where input_key is not null order by 1`,
+  );
   for (const { key } of inputs) references.push({ key, required: false });
   return references;
 }

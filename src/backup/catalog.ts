@@ -24,7 +24,14 @@ interface Catalog {
 }
 
 export async function readCatalog(db: Executor): Promise<Catalog> {
-  const columns = await queryRows<{ table: string; column: string; type: string; identity: string; generated: string; primary: boolean }>(
+  const columns = await queryRows<{
+    table: string;
+    column: string;
+    type: string;
+    identity: string;
+    generated: string;
+    primary: boolean;
+  }>(
     db,
     sql`select c.relname as "table", a.attname as "column", format_type(a.atttypid, null) as type, a.attidentity as identity, a.attgenerated as generated,
                coalesce(a.attnum = any(i.indkey), false) as primary
@@ -52,7 +59,13 @@ export async function readCatalog(db: Executor): Promise<Catalog> {
 
   const tables = new Map<string, TableInfo>();
   for (const row of columns) {
-    const table: TableInfo = tables.get(row.table) ?? { name: row.table, columns: [], primaryKey: [], jsonColumns: new Map(), identityAlways: false };
+    const table: TableInfo = tables.get(row.table) ?? {
+      name: row.table,
+      columns: [],
+      primaryKey: [],
+      jsonColumns: new Map(),
+      identityAlways: false,
+    };
     tables.set(row.table, table);
     if (row.generated !== '') continue;
     table.columns.push(row.column);
@@ -72,7 +85,8 @@ function dependencyOrder(tables: TableInfo[], edges: Array<{ child: string; pare
   let remaining = [...tables].sort((a, b) => a.name.localeCompare(b.name));
   while (remaining.length > 0) {
     const ready = remaining.filter((t) => [...parents.get(t.name)!].every((p) => placed.has(p)));
-    if (ready.length === 0) throw new Error(`tables reference each other in a cycle: ${remaining.map((t) => t.name).join(', ')}`);
+    if (ready.length === 0)
+      throw new Error(`tables reference each other in a cycle: ${remaining.map((t) => t.name).join(', ')}`);
     for (const table of ready) {
       ordered.push(table);
       placed.add(table.name);
@@ -89,7 +103,10 @@ function dependencyOrder(tables: TableInfo[], edges: Array<{ child: string; pare
  */
 export function rowAsJson(table: TableInfo): string {
   if (table.jsonColumns.size === 0) return 'to_jsonb(t)';
-  const wrapped = [...table.jsonColumns.keys()].map((column) => `'${column.replaceAll("'", "''")}', case when t.${ident(column)} is null then null else jsonb_build_array(t.${ident(column)}) end`);
+  const wrapped = [...table.jsonColumns.keys()].map(
+    (column) =>
+      `'${column.replaceAll("'", "''")}', case when t.${ident(column)} is null then null else jsonb_build_array(t.${ident(column)}) end`,
+  );
   return `(to_jsonb(t) || jsonb_build_object(${wrapped.join(', ')}))`;
 }
 

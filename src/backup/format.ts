@@ -64,11 +64,20 @@ export async function readVerifiedManifest(dir: string): Promise<BackupManifest>
   try {
     manifest = JSON.parse(await readFile(path.join(dir, MANIFEST_FILE), 'utf8')) as BackupManifest;
   } catch (error) {
-    throw new BackupError(`${dir} is not a complete Blume backup: ${MANIFEST_FILE} cannot be read (${(error as Error).message}).`);
+    throw new BackupError(
+      `${dir} is not a complete Blume backup: ${MANIFEST_FILE} cannot be read (${(error as Error).message}).`,
+    );
   }
-  if (manifest.format !== BACKUP_FORMAT) throw new BackupError(`${dir}/${MANIFEST_FILE} is not a Blume backup manifest.`);
-  if (manifest.version !== BACKUP_VERSION) throw new BackupError(`The backup is in format version ${manifest.version}; this Blume reads version ${BACKUP_VERSION}.`);
-  const files = [...manifest.tables.map((t) => ({ file: t.file, sha256: t.sha256 })), ...manifest.blobs.map((b) => ({ file: blobFile(b.key), sha256: b.sha256 }))];
+  if (manifest.format !== BACKUP_FORMAT)
+    throw new BackupError(`${dir}/${MANIFEST_FILE} is not a Blume backup manifest.`);
+  if (manifest.version !== BACKUP_VERSION)
+    throw new BackupError(
+      `The backup is in format version ${manifest.version}; this Blume reads version ${BACKUP_VERSION}.`,
+    );
+  const files = [
+    ...manifest.tables.map((t) => ({ file: t.file, sha256: t.sha256 })),
+    ...manifest.blobs.map((b) => ({ file: blobFile(b.key), sha256: b.sha256 })),
+  ];
   for (const { file, sha256 } of files) {
     let actual: string;
     try {
@@ -76,7 +85,8 @@ export async function readVerifiedManifest(dir: string): Promise<BackupManifest>
     } catch {
       throw new BackupError(`The backup is damaged: ${file} is missing.`);
     }
-    if (actual !== sha256) throw new BackupError(`The backup is damaged: ${file} does not match its checksum in ${MANIFEST_FILE}.`);
+    if (actual !== sha256)
+      throw new BackupError(`The backup is damaged: ${file} does not match its checksum in ${MANIFEST_FILE}.`);
   }
   return manifest;
 }

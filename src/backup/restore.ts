@@ -52,18 +52,24 @@ export async function restoreFrom(ctx: RestoreContext, dir: string): Promise<Res
   await ctx.database.db.transaction(async (tx) => {
     const catalog = await readCatalog(tx);
     const tables = new Map(catalog.tables.map((t) => [t.name, t]));
-    for (const table of catalog.tables) await tx.execute(sql.raw(`alter table ${ident(table.name)} disable trigger user`));
+    for (const table of catalog.tables)
+      await tx.execute(sql.raw(`alter table ${ident(table.name)} disable trigger user`));
     for (const table of [...catalog.tables].reverse()) await tx.execute(sql.raw(`delete from ${ident(table.name)}`));
     for (const entry of manifest.tables) {
       const table = tables.get(entry.name);
-      if (!table) throw new BackupError(`The backup has a table "${entry.name}" that the schema at its own level does not have.`);
+      if (!table)
+        throw new BackupError(`The backup has a table "${entry.name}" that the schema at its own level does not have.`);
       const loaded = await loadTable(tx, table, path.join(dir, entry.file));
-      if (loaded !== entry.rows) throw new BackupError(`${entry.file} holds ${loaded} rows; the manifest says ${entry.rows}.`);
+      if (loaded !== entry.rows)
+        throw new BackupError(`${entry.file} holds ${loaded} rows; the manifest says ${entry.rows}.`);
     }
     for (const sequence of manifest.sequences) {
-      await tx.execute(sql`select setval(${ident(sequence.name)}::regclass, ${sequence.value}::bigint, ${sequence.called})`);
+      await tx.execute(
+        sql`select setval(${ident(sequence.name)}::regclass, ${sequence.value}::bigint, ${sequence.called})`,
+      );
     }
-    for (const table of catalog.tables) await tx.execute(sql.raw(`alter table ${ident(table.name)} enable trigger user`));
+    for (const table of catalog.tables)
+      await tx.execute(sql.raw(`alter table ${ident(table.name)} enable trigger user`));
   });
   const laterMigrations = await runMigrations(ctx.database);
   return { manifest, laterMigrations };
@@ -71,7 +77,8 @@ export async function restoreFrom(ctx: RestoreContext, dir: string): Promise<Res
 
 /** How many of this Blume's migrations the backup's rows are shaped by. */
 function schemaLevel(manifest: BackupManifest): number {
-  if (manifest.migrations.applied === 0) throw new BackupError('The backup was made before the database had a schema; there is nothing to restore.');
+  if (manifest.migrations.applied === 0)
+    throw new BackupError('The backup was made before the database had a schema; there is nothing to restore.');
   const tags = migrationTags();
   if (tags[manifest.migrations.applied - 1] !== manifest.migrations.last) {
     throw new BackupError(
@@ -85,14 +92,19 @@ function schemaLevel(manifest: BackupManifest): number {
 async function assertFresh(database: DatabaseHandle, level: number): Promise<void> {
   const { applied } = await migrationStatus(database);
   if (applied > level) {
-    throw new BackupError(`The database is already at a newer schema (${applied} migrations) than the backup (${level}); restore into an empty database.`);
+    throw new BackupError(
+      `The database is already at a newer schema (${applied} migrations) than the backup (${level}); restore into an empty database.`,
+    );
   }
   if (applied === 0) return;
   const { tables } = await readCatalog(database.db);
   const filled: string[] = [];
   for (const table of tables) {
     if (INSTALL_TABLES.has(table.name)) continue;
-    const [row] = await queryRows<{ filled: boolean }>(database.db, sql.raw(`select exists (select 1 from ${ident(table.name)}) as filled`));
+    const [row] = await queryRows<{ filled: boolean }>(
+      database.db,
+      sql.raw(`select exists (select 1 from ${ident(table.name)}) as filled`),
+    );
     if (row?.filled) filled.push(table.name);
   }
   if (filled.length > 0) {
@@ -103,7 +115,9 @@ async function assertFresh(database: DatabaseHandle, level: number): Promise<voi
 }
 
 async function copyBlobs(store: BlobStore, manifest: BackupManifest, dir: string): Promise<void> {
-  await eachConcurrently(manifest.blobs, BLOB_CONCURRENCY, (blob) => store.put(blob.key, createReadStream(path.join(dir, blobFile(blob.key))), blob.size));
+  await eachConcurrently(manifest.blobs, BLOB_CONCURRENCY, (blob) =>
+    store.put(blob.key, createReadStream(path.join(dir, blobFile(blob.key))), blob.size),
+  );
 }
 
 /** Loads a table file in batches; each INSERT turns its JSON rows back into typed columns. */
@@ -115,7 +129,9 @@ async function loadTable(tx: Transaction, table: TableInfo, file: string): Promi
   let rows = 0;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    await tx.execute(sql`${sql.raw(insert)}${`[${batch.join(',')}]`}::jsonb) r, jsonb_populate_record(null::${sql.raw(ident(table.name))}, r.value) p`);
+    await tx.execute(
+      sql`${sql.raw(insert)}${`[${batch.join(',')}]`}::jsonb) r, jsonb_populate_record(null::${sql.raw(ident(table.name))}, r.value) p`,
+    );
     rows += batch.length;
     batch = [];
     bytes = 0;

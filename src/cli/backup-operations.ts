@@ -31,7 +31,12 @@ export async function backupOperation(ctx: OperationContext, args: OperationArgs
  * Restores into the configured database and blob store, which must hold no data yet. The backup's
  * secret key becomes this install's, unless SECRET_KEY is set: then it must be the same key.
  */
-export async function restoreCommand(config: Config, env: Record<string, string | undefined>, mode: RunMode, dir: string): Promise<string> {
+export async function restoreCommand(
+  config: Config,
+  env: Record<string, string | undefined>,
+  mode: RunMode,
+  dir: string,
+): Promise<string> {
   let backupKey: string;
   try {
     backupKey = (await readFile(path.join(dir, SECRET_KEY_FILE), 'utf8')).trim();
@@ -40,14 +45,21 @@ export async function restoreCommand(config: Config, env: Record<string, string 
   }
   const keyFromEnv = env.SECRET_KEY !== undefined && env.SECRET_KEY !== '';
   if (keyFromEnv && env.SECRET_KEY !== backupKey) {
-    throw new OperationError(`SECRET_KEY is not the backed-up installation's key: set it to the value in ${path.join(dir, SECRET_KEY_FILE)} (sealed settings and signed links depend on it).`);
+    throw new OperationError(
+      `SECRET_KEY is not the backed-up installation's key: set it to the value in ${path.join(dir, SECRET_KEY_FILE)} (sealed settings and signed links depend on it).`,
+    );
   }
   const runtime = await openRuntime(config, { migrations: 'skip', seed: false, mode });
   try {
-    const { manifest, laterMigrations } = await restoreFrom({ database: runtime.database, blobs: runtime.blobs, mode }, dir);
+    const { manifest, laterMigrations } = await restoreFrom(
+      { database: runtime.database, blobs: runtime.blobs, mode },
+      dir,
+    );
     if (!keyFromEnv) await writeFile(path.join(config.dataDir, SECRET_KEY_FILE), `${backupKey}\n`, { mode: 0o600 });
     const target = `${runtime.database.driver === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`} and the ${runtime.blobs.driver} blob store`;
-    const lines = [`Restored ${describeBackup(manifest)} from ${dir} (made by Blume ${manifest.blume} at ${manifest.createdAt}) into ${target}.`];
+    const lines = [
+      `Restored ${describeBackup(manifest)} from ${dir} (made by Blume ${manifest.blume} at ${manifest.createdAt}) into ${target}.`,
+    ];
     if (laterMigrations > 0) lines.push(`Applied ${laterMigrations} later migration(s) to the restored data.`);
     return lines.join('\n');
   } catch (error) {

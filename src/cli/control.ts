@@ -6,7 +6,14 @@ import { rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { modeMismatch, type RunMode } from '../core/installation/service.js';
-import { isOperationName, OperationError, runOperation, type OperationArgs, type OperationContext, type OperationName } from './operations.js';
+import {
+  isOperationName,
+  OperationError,
+  runOperation,
+  type OperationArgs,
+  type OperationContext,
+  type OperationName,
+} from './operations.js';
 
 const MAX_REQUEST_BYTES = 64 * 1024;
 const ANSWER_TIMEOUT_MS = 120_000;
@@ -44,12 +51,17 @@ export async function startControlServer(socketPath: string, ctx: OperationConte
     try {
       const request = JSON.parse(line) as ControlRequest;
       if (!isOperationName(request.op)) return { ok: false, error: `unknown operation "${request.op}"` };
-      const serverMode: RunMode = ctx.singleSite ? { mode: 'single', instanceId: ctx.singleSite } : { mode: 'platform' };
+      const serverMode: RunMode = ctx.singleSite
+        ? { mode: 'single', instanceId: ctx.singleSite }
+        : { mode: 'platform' };
       const mismatch = request.mode && modeMismatch(serverMode, request.mode);
       if (mismatch) return { ok: false, error: mismatch };
       return { ok: true, message: await runOperation(ctx, request.op, request.args ?? {}) };
     } catch (error) {
-      return { ok: false, error: error instanceof OperationError ? error.message : `failed: ${(error as Error).message}` };
+      return {
+        ok: false,
+        error: error instanceof OperationError ? error.message : `failed: ${(error as Error).message}`,
+      };
     }
   };
 
@@ -106,7 +118,10 @@ function sendOnce(socketPath: string, request: ControlRequest, answerTimeoutMs: 
     const socket = net.connect(socketPath);
     let buffer = '';
     socket.setEncoding('utf8');
-    if (answerTimeoutMs > 0) socket.setTimeout(answerTimeoutMs, () => socket.destroy(new Error(`the running server did not answer within ${answerTimeoutMs / 1000} s`)));
+    if (answerTimeoutMs > 0)
+      socket.setTimeout(answerTimeoutMs, () =>
+        socket.destroy(new Error(`the running server did not answer within ${answerTimeoutMs / 1000} s`)),
+      );
     socket.on('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     socket.on('data', (chunk: string) => {
       buffer += chunk;

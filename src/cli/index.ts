@@ -46,10 +46,13 @@ the other mode is refused.
 Run \`blume <command> --help\` for one command, \`blume help env\` for every setting.`;
 
 const COMMAND_HELP: Record<string, string> = {
-  serve: 'Usage: blume serve [--single]\n\nStarts the HTTP server on BLUME_BIND (or GUNICORN_BIND). Migrations run first unless\nBLUME_AUTO_MIGRATE=False; install and seed steps run at every start. In single mode (BLUME_MODE=single\nor --single), one community instance (BLUME_INSTANCE_ID) answers on every host and there is no portal.',
+  serve:
+    'Usage: blume serve [--single]\n\nStarts the HTTP server on BLUME_BIND (or GUNICORN_BIND). Migrations run first unless\nBLUME_AUTO_MIGRATE=False; install and seed steps run at every start. In single mode (BLUME_MODE=single\nor --single), one community instance (BLUME_INSTANCE_ID) answers on every host and there is no portal.',
   'db upgrade': 'Usage: blume db upgrade\n\nApplies pending migrations. Safe to run twice and while other nodes start.',
-  install: 'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
-  'seed-features': 'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
+  install:
+    'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
+  'seed-features':
+    'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
   'plan-feature':
     'Usage: blume plan-feature <feature> [<plan>...]\n\nSets the plans (free, pro, business) that include a feature (deploy, forum_api, cms_api,\nhelpdesk_api, shared_inbox, ai); no plan turns it off. Every node applies it from its next request;\nan edit of plan_features made with SQL shows within a minute.',
   'create-admin':
@@ -57,13 +60,13 @@ const COMMAND_HELP: Record<string, string> = {
   settings:
     'Usage: blume settings get [--site <id>]\n       blume settings set [--site <id>] NAME=VALUE...\n       blume settings apply [--site <id>]\n\nThe instance settings of the community instance (single mode) or of site <id> (platform), as\nGET|PUT /api/instances/{id}/env and POST /api/instances/{id}/restart: `set` saves (an empty value\nunsets a name; secrets read back masked), `apply` applies the saved settings on every node.',
   member:
-    'Usage: blume member role <username> <admin|moderator|member> [--single | --site <id>]\n       blume member (ban | unban | delete) <username> [--single | --site <id>]\n\nChanges a member of the community instance (single mode: BLUME_MODE=single or --single) or of\nthe community site <id>. A deleted member\'s posts stay, without an author. The last admin of a community\ncannot be demoted, banned or deleted: make another member admin first.',
+    "Usage: blume member role <username> <admin|moderator|member> [--single | --site <id>]\n       blume member (ban | unban | delete) <username> [--single | --site <id>]\n\nChanges a member of the community instance (single mode: BLUME_MODE=single or --single) or of\nthe community site <id>. A deleted member's posts stay, without an author. The last admin of a community\ncannot be demoted, banned or deleted: make another member admin first.",
   prune:
-    'Usage: blume prune (--site <id> | --all-sites) --keep <n>\n\nDeletes old releases of one site or of every site, keeping the newest n, the live and stage\nreleases and the last n steps of the live release\'s rollback history; then deletes the blobs no\nremaining release uses. Preview hosts of deleted releases answer 404 on every node.\nSee docs/decisions/0006-deploy-releases-and-edge.md.',
+    "Usage: blume prune (--site <id> | --all-sites) --keep <n>\n\nDeletes old releases of one site or of every site, keeping the newest n, the live and stage\nreleases and the last n steps of the live release's rollback history; then deletes the blobs no\nremaining release uses. Preview hosts of deleted releases answer 404 on every node.\nSee docs/decisions/0006-deploy-releases-and-edge.md.",
   backup:
     'Usage: blume backup [--single] <dir>\n\nWrites every table (read in one consistent snapshot) and every blob the rows refer to into the new\nor empty folder <dir>, with a manifest of checksums; the server keeps answering. On the embedded\ndatabase the running server writes it (the folder is on its machine). The folder holds the secret\nkey and every password hash: keep it as private as the data directory. See docs/backup.md.',
   restore:
-    'Usage: blume restore [--single] <dir>\n\nRestores a backup into the configured database and blob store (embedded or PostgreSQL, local or S3),\nwhich must hold no data yet; no server may run on them meanwhile. The backup\'s secret key becomes this\ninstall\'s (with SECRET_KEY set, it must be the same key). See docs/backup.md.',
+    "Usage: blume restore [--single] <dir>\n\nRestores a backup into the configured database and blob store (embedded or PostgreSQL, local or S3),\nwhich must hold no data yet; no server may run on them meanwhile. The backup's secret key becomes this\ninstall's (with SECRET_KEY set, it must be the same key). See docs/backup.md.",
 };
 
 interface CliIo {
@@ -77,14 +80,23 @@ const processIo: CliIo = {
 };
 
 function envHelp(): string {
-  return ['Settings (environment variables):', ...variables.map((v) => `  ${v.name.padEnd(30)} ${v.doc} Default: ${v.default || '(none)'}`)].join('\n');
+  return [
+    'Settings (environment variables):',
+    ...variables.map((v) => `  ${v.name.padEnd(30)} ${v.doc} Default: ${v.default || '(none)'}`),
+  ].join('\n');
 }
 
 /**
  * Runs an operation: inside the running server when it owns the embedded database, else here. The
  * mode the command runs as must agree with the installation's (and the running server's).
  */
-async function runCommandOperation(env: Env, io: CliIo, name: OperationName, args: OperationArgs, single: boolean): Promise<number> {
+async function runCommandOperation(
+  env: Env,
+  io: CliIo,
+  name: OperationName,
+  args: OperationArgs,
+  single: boolean,
+): Promise<number> {
   const config = loadConfig(env);
   const mode = runModeOf(config, single);
   const singleSite = mode.mode === 'single' ? mode.instanceId : undefined;
@@ -92,7 +104,14 @@ async function runCommandOperation(env: Env, io: CliIo, name: OperationName, arg
     const owner = lockOwner(config.dataDir);
     if (owner !== undefined && owner !== process.pid) {
       const answerTimeout = name === 'backup' ? 0 : undefined;
-      io.out(await callControl(controlSocketPath(config.dataDir), { op: name, args, mode }, () => lockOwner(config.dataDir) === owner, answerTimeout));
+      io.out(
+        await callControl(
+          controlSocketPath(config.dataDir),
+          { op: name, args, mode },
+          () => lockOwner(config.dataDir) === owner,
+          answerTimeout,
+        ),
+      );
       io.out(`(done by the running server, pid ${owner})`);
       return 0;
     }
@@ -104,7 +123,21 @@ async function runCommandOperation(env: Env, io: CliIo, name: OperationName, arg
   const plans = new PlanMatrix(runtime.database.db, runtime.cache.pubsub);
   const settings = new SettingsDirectory(runtime.database.db, runtime.cache.pubsub);
   try {
-    io.out(await runOperation({ database: runtime.database, singleSite, blobs: runtime.blobs, edge, plans, settings, secretKey: config.secretKey }, name, args));
+    io.out(
+      await runOperation(
+        {
+          database: runtime.database,
+          singleSite,
+          blobs: runtime.blobs,
+          edge,
+          plans,
+          settings,
+          secretKey: config.secretKey,
+        },
+        name,
+        args,
+      ),
+    );
   } finally {
     await runtime.close();
   }
@@ -125,8 +158,12 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         io.out(rest[0] === 'env' ? envHelp() : USAGE);
         return 0;
       case 'serve': {
-        if (wantsHelp) return io.out(COMMAND_HELP.serve!), 0;
-        const { values } = parseArgs({ args: rest, options: { single: { type: 'boolean', default: false } }, strict: true });
+        if (wantsHelp) return (io.out(COMMAND_HELP.serve!), 0);
+        const { values } = parseArgs({
+          args: rest,
+          options: { single: { type: 'boolean', default: false } },
+          strict: true,
+        });
         const config = loadConfig(env);
         await serve(config, runModeOf(config, values.single ?? false));
         return 0;
@@ -136,23 +173,37 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
           io.err('Usage: blume db upgrade');
           return 2;
         }
-        if (wantsHelp) return io.out(COMMAND_HELP['db upgrade']!), 0;
-        const { values } = parseArgs({ args: rest.slice(1), options: { single: { type: 'boolean', default: false } }, strict: true });
+        if (wantsHelp) return (io.out(COMMAND_HELP['db upgrade']!), 0);
+        const { values } = parseArgs({
+          args: rest.slice(1),
+          options: { single: { type: 'boolean', default: false } },
+          strict: true,
+        });
         return await runCommandOperation(env, io, 'db-upgrade', {}, values.single ?? false);
       }
       case 'install':
       case 'seed-features': {
-        if (wantsHelp) return io.out(COMMAND_HELP[command]!), 0;
-        const { values } = parseArgs({ args: rest, options: { single: { type: 'boolean', default: false } }, strict: true });
+        if (wantsHelp) return (io.out(COMMAND_HELP[command]!), 0);
+        const { values } = parseArgs({
+          args: rest,
+          options: { single: { type: 'boolean', default: false } },
+          strict: true,
+        });
         return await runCommandOperation(env, io, command, {}, values.single ?? false);
       }
       case 'plan-feature': {
-        if (wantsHelp) return io.out(COMMAND_HELP['plan-feature']!), 0;
-        if (!rest[0]) return io.err(COMMAND_HELP['plan-feature']!), 2;
-        return await runCommandOperation(env, io, 'plan-feature', { feature: rest[0], plans: rest.slice(1).join(',') }, false);
+        if (wantsHelp) return (io.out(COMMAND_HELP['plan-feature']!), 0);
+        if (!rest[0]) return (io.err(COMMAND_HELP['plan-feature']!), 2);
+        return await runCommandOperation(
+          env,
+          io,
+          'plan-feature',
+          { feature: rest[0], plans: rest.slice(1).join(',') },
+          false,
+        );
       }
       case 'create-admin': {
-        if (wantsHelp) return io.out(COMMAND_HELP['create-admin']!), 0;
+        if (wantsHelp) return (io.out(COMMAND_HELP['create-admin']!), 0);
         const { values } = parseArgs({
           args: rest,
           options: {
@@ -168,8 +219,8 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
       }
       case 'settings': {
         const action = rest[0] as keyof typeof SETTINGS_ACTIONS | undefined;
-        if (wantsHelp) return io.out(COMMAND_HELP.settings!), 0;
-        if (!action || !Object.hasOwn(SETTINGS_ACTIONS, action)) return io.err(COMMAND_HELP.settings!), 2;
+        if (wantsHelp) return (io.out(COMMAND_HELP.settings!), 0);
+        if (!action || !Object.hasOwn(SETTINGS_ACTIONS, action)) return (io.err(COMMAND_HELP.settings!), 2);
         const { values, positionals } = parseArgs({
           args: rest.slice(1),
           options: { site: { type: 'string' }, single: { type: 'boolean', default: false } },
@@ -181,7 +232,7 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         return await runCommandOperation(env, io, SETTINGS_ACTIONS[action], args, values.single ?? false);
       }
       case 'member': {
-        if (wantsHelp) return io.out(COMMAND_HELP.member!), 0;
+        if (wantsHelp) return (io.out(COMMAND_HELP.member!), 0);
         const { values, positionals } = parseArgs({
           args: rest,
           options: { single: { type: 'boolean', default: false }, site: { type: 'string' } },
@@ -190,23 +241,45 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         });
         const [action = '', username, role, ...extra] = positionals;
         const actionOk = (MEMBER_ACTIONS as readonly string[]).includes(action);
-        if (!actionOk || !username || (action === 'role') !== (role !== undefined) || extra.length > 0) return io.err(COMMAND_HELP.member!), 2;
-        return await runCommandOperation(env, io, 'member', { action, username, role, site: values.site }, values.single ?? false);
+        if (!actionOk || !username || (action === 'role') !== (role !== undefined) || extra.length > 0)
+          return (io.err(COMMAND_HELP.member!), 2);
+        return await runCommandOperation(
+          env,
+          io,
+          'member',
+          { action, username, role, site: values.site },
+          values.single ?? false,
+        );
       }
       case 'prune': {
-        if (wantsHelp) return io.out(COMMAND_HELP.prune!), 0;
+        if (wantsHelp) return (io.out(COMMAND_HELP.prune!), 0);
         const { values } = parseArgs({
           args: rest,
-          options: { site: { type: 'string' }, 'all-sites': { type: 'boolean', default: false }, keep: { type: 'string' } },
+          options: {
+            site: { type: 'string' },
+            'all-sites': { type: 'boolean', default: false },
+            keep: { type: 'string' },
+          },
           strict: true,
         });
-        return await runCommandOperation(env, io, 'prune', { site: values.site, keep: values.keep, 'all-sites': values['all-sites'] ? 'true' : undefined }, false);
+        return await runCommandOperation(
+          env,
+          io,
+          'prune',
+          { site: values.site, keep: values.keep, 'all-sites': values['all-sites'] ? 'true' : undefined },
+          false,
+        );
       }
       case 'backup':
       case 'restore': {
-        if (wantsHelp) return io.out(COMMAND_HELP[command]!), 0;
-        const { values, positionals } = parseArgs({ args: rest, options: { single: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
-        if (positionals.length !== 1) return io.err(COMMAND_HELP[command]!), 2;
+        if (wantsHelp) return (io.out(COMMAND_HELP[command]!), 0);
+        const { values, positionals } = parseArgs({
+          args: rest,
+          options: { single: { type: 'boolean', default: false } },
+          allowPositionals: true,
+          strict: true,
+        });
+        if (positionals.length !== 1) return (io.err(COMMAND_HELP[command]!), 2);
         const dir = path.resolve(positionals[0]!);
         if (command === 'backup') return await runCommandOperation(env, io, 'backup', { dir }, values.single ?? false);
         const config = loadConfig(env);
@@ -216,8 +289,8 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
       case 'deploy':
         return await runDeployCommand(rest, env);
       case 'mcp':
-        if (wantsHelp) return io.out(MCP_HELP), 0;
-        if (rest.length > 0) return io.err(MCP_HELP), 2;
+        if (wantsHelp) return (io.out(MCP_HELP), 0);
+        if (rest.length > 0) return (io.err(MCP_HELP), 2);
         return await runMcpCommand(env);
       default:
         io.err(`blume: unknown command "${command}"\n\n${USAGE}`);
@@ -229,10 +302,15 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
       return 1;
     }
     if (error instanceof DataDirBusyError) {
-      io.err(`blume: another Blume process (pid ${error.pid}) is using this data directory; stop it first or use that server.`);
+      io.err(
+        `blume: another Blume process (pid ${error.pid}) is using this data directory; stop it first or use that server.`,
+      );
       return 1;
     }
-    if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (error as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    if (
+      (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+      (error as { code?: string }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+    ) {
       io.err(`blume: ${(error as Error).message}`);
       return 2;
     }

@@ -29,4 +29,3 @@ export class OperationError extends Error {
     this.name = 'OperationError';
   }
 }
-

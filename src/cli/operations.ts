@@ -21,7 +21,9 @@ export { OperationError, type OperationArgs, type OperationContext } from './ope
 async function dbUpgrade(ctx: OperationContext): Promise<string> {
   const ran = await runMigrations(ctx.database);
   const status = await migrationStatus(ctx.database);
-  return ran === 0 ? `Database is up to date (${status.applied} migrations applied).` : `Applied ${ran} migration(s); ${status.applied} in total.`;
+  return ran === 0
+    ? `Database is up to date (${status.applied} migrations applied).`
+    : `Applied ${ran} migration(s); ${status.applied} in total.`;
 }
 
 async function install(ctx: OperationContext): Promise<string> {
@@ -29,7 +31,12 @@ async function install(ctx: OperationContext): Promise<string> {
   const seeded = await installAndSeed(ctx.database, ctx.singleSite);
   const lines = [ran === 0 ? 'Database schema is up to date.' : `Applied ${ran} migration(s).`];
   lines.push(seeded.features === 0 ? 'Plan features already seeded.' : `Seeded ${seeded.features} plan feature(s).`);
-  if (ctx.singleSite) lines.push(seeded.siteCreated ? `Created community instance "${ctx.singleSite}".` : `Community instance "${ctx.singleSite}" exists.`);
+  if (ctx.singleSite)
+    lines.push(
+      seeded.siteCreated
+        ? `Created community instance "${ctx.singleSite}".`
+        : `Community instance "${ctx.singleSite}" exists.`,
+    );
   return lines.join('\n');
 }
 
@@ -45,15 +52,18 @@ async function planFeatureOperation(ctx: OperationContext, args: OperationArgs):
   if (!isFeature(feature)) throw new OperationError(`plan-feature: unknown feature "${feature}".`);
   const chosen = plans.split(',').filter(Boolean);
   const unknown = chosen.filter((plan) => !PLANS.includes(plan as SiteRow['plan']));
-  if (unknown.length > 0) throw new OperationError(`plan-feature: unknown plan(s) ${unknown.join(', ')}; plans are ${PLANS.join(', ')}.`);
+  if (unknown.length > 0)
+    throw new OperationError(`plan-feature: unknown plan(s) ${unknown.join(', ')}; plans are ${PLANS.join(', ')}.`);
   await ctx.plans.setFeaturePlans(feature, chosen as SiteRow['plan'][]);
   return `${feature} is now on ${chosen.length > 0 ? chosen.join(', ') : 'no plan'}.`;
 }
 
 async function createAdminOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
   const { username, email, password } = args;
-  if (!username || !email || !password) throw new OperationError('create-admin needs -u <username>, -e <email> and -p <password>.');
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/.test(username)) throw new OperationError('The username must be 2 to 39 letters, digits, `_`, `.` or `-`.');
+  if (!username || !email || !password)
+    throw new OperationError('create-admin needs -u <username>, -e <email> and -p <password>.');
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{1,38}$/.test(username))
+    throw new OperationError('The username must be 2 to 39 letters, digits, `_`, `.` or `-`.');
   if (!isEmail(email)) throw new OperationError(`"${email}" is not an e-mail address.`);
   const weak = passwordProblem(password);
   if (weak) throw new OperationError(`The password ${weak}.`);
@@ -66,7 +76,9 @@ async function createAdminOperation(ctx: OperationContext, args: OperationArgs):
       // admin role, logging in on the forum itself.
       const member = await createMember(ctx.database.db, ctx.singleSite, { username, email, password, role: 'admin' });
       const lines = seeded.siteCreated ? [`Created community instance "${ctx.singleSite}".`] : [];
-      lines.push(`Created administrator "${member.username}" <${member.email}> of community instance "${ctx.singleSite}"; log in at /login.`);
+      lines.push(
+        `Created administrator "${member.username}" <${member.email}> of community instance "${ctx.singleSite}"; log in at /login.`,
+      );
       return lines.join('\n');
     }
     const user = await createAdmin(ctx.database.db, { username, email, password });
@@ -114,11 +126,13 @@ async function memberOperation(ctx: OperationContext, args: OperationArgs): Prom
 
 async function pruneOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
   const keep = Number(args.keep);
-  if (!Number.isInteger(keep) || keep < 1) throw new OperationError('prune needs --keep N with N a whole number of at least 1.');
+  if (!Number.isInteger(keep) || keep < 1)
+    throw new OperationError('prune needs --keep N with N a whole number of at least 1.');
   const all = args['all-sites'] === 'true';
   if (all === Boolean(args.site)) throw new OperationError('prune needs either --site ID or --all-sites.');
   const outcomes = await pruneSites(ctx.database.db, ctx.blobs, ctx.edge, all ? 'all' : [args.site!], keep);
-  if (outcomes.length === 0) return all ? 'No site has releases; nothing to prune.' : `Site "${args.site}" has no releases; nothing to prune.`;
+  if (outcomes.length === 0)
+    return all ? 'No site has releases; nothing to prune.' : `Site "${args.site}" has no releases; nothing to prune.`;
   return outcomes
     .map(({ siteId, deletedReleases, deletedBlobs }) =>
       deletedReleases.length === 0

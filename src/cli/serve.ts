@@ -16,10 +16,15 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
   // Before anything listens: what a process that died left, its scratch folders (all of them when
   // the embedded database's lock makes this the only process here). builds.start() fails its builds.
   const swept = await sweepTempDir(app.deploy.tmpDir, { owner: !config.databaseUrl });
-  if (swept.length > 0) app.log.warn({ removed: swept }, `removed ${swept.length} scratch folder(s) a stopped Blume process left in ${app.deploy.tmpDir}`);
+  if (swept.length > 0)
+    app.log.warn(
+      { removed: swept },
+      `removed ${swept.length} scratch folder(s) a stopped Blume process left in ${app.deploy.tmpDir}`,
+    );
   // The same for blobs of uploads it was storing (other nodes' are swept an hour on, by the build worker).
   const orphans = config.databaseUrl ? 0 : await sweepBlobIntents(runtime.database.db, runtime.blobs);
-  if (orphans > 0) app.log.warn({ removed: orphans }, `removed ${orphans} blob(s) a stopped Blume process left uncommitted`);
+  if (orphans > 0)
+    app.log.warn({ removed: orphans }, `removed ${orphans} blob(s) a stopped Blume process left uncommitted`);
   // An embedded database belongs to this process: CLI commands reach it through the control socket.
   const stopControl = config.databaseUrl
     ? async () => {}
@@ -76,26 +81,27 @@ function buildIsolationLine(config: Config): string {
 function printBanner(config: Config, mode: RunMode, driver: string, address: string, builds: string): void {
   const bind = address.replace(/^http:\/\//, '');
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
-  const lines = mode.mode === 'single'
-    ? [
-        `Blume community instance "${config.instanceId}" is running on ${address} (${storage}).`,
-        'Health: /up/ (liveness), /up/databases, /up/ready.',
-        `Create the first administrator:  npx blume create-admin${config.mode === 'single' ? '' : ' --single'} -u admin -e you@example.com -p "<password>"`,
-        'Then log in at /login on this instance.',
-        builds,
-      ]
-    : [
-        `Blume is running (${driver}; ${storage}).`,
-        `  Portal and API:  ${config.publicUrl.origin}   (listening on ${bind})`,
-        `  Sites:           http://<site>.${config.sitesDomain}${config.publicUrl.port ? `:${config.publicUrl.port}` : ''}`,
-        '',
-        'Next steps:',
-        '  1. Create the first administrator (in another terminal):',
-        '       npx blume create-admin -u admin -e you@example.com -p "<a long password>"',
-        `  2. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"admin","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
-        `  3. API reference: ${config.publicUrl.origin}/api/openapi.json`,
-        '',
-        builds,
-      ];
+  const lines =
+    mode.mode === 'single'
+      ? [
+          `Blume community instance "${config.instanceId}" is running on ${address} (${storage}).`,
+          'Health: /up/ (liveness), /up/databases, /up/ready.',
+          `Create the first administrator:  npx blume create-admin${config.mode === 'single' ? '' : ' --single'} -u admin -e you@example.com -p "<password>"`,
+          'Then log in at /login on this instance.',
+          builds,
+        ]
+      : [
+          `Blume is running (${driver}; ${storage}).`,
+          `  Portal and API:  ${config.publicUrl.origin}   (listening on ${bind})`,
+          `  Sites:           http://<site>.${config.sitesDomain}${config.publicUrl.port ? `:${config.publicUrl.port}` : ''}`,
+          '',
+          'Next steps:',
+          '  1. Create the first administrator (in another terminal):',
+          '       npx blume create-admin -u admin -e you@example.com -p "<a long password>"',
+          `  2. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"admin","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
+          `  3. API reference: ${config.publicUrl.origin}/api/openapi.json`,
+          '',
+          builds,
+        ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

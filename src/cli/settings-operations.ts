@@ -2,14 +2,22 @@
 // of `--site ID` (platform), through the same service and rules as /api/instances/{id}/env.
 import { SETTING_NAMES } from '../core/settings/allowlist.js';
 import { presentSettings } from '../core/settings/presenters.js';
-import { applyDesiredSettings, loadSettings, settingsPending, updateDesiredSettings } from '../core/settings/service.js';
+import {
+  applyDesiredSettings,
+  loadSettings,
+  settingsPending,
+  updateDesiredSettings,
+} from '../core/settings/service.js';
 import { findSite } from '../core/sites/service.js';
 import { AppError } from '../http/errors.js';
 import { OperationError, type OperationArgs, type OperationContext } from './operation-context.js';
 
 async function settingsSite(ctx: OperationContext, args: OperationArgs): Promise<string> {
   const id = ctx.singleSite ?? args.site;
-  if (!id) throw new OperationError('settings needs --site ID on a platform (in single mode it acts on the community instance).');
+  if (!id)
+    throw new OperationError(
+      'settings needs --site ID on a platform (in single mode it acts on the community instance).',
+    );
   if (!(await findSite(ctx.database.db, id))) throw new OperationError(`No site "${id}".`);
   return id;
 }
@@ -26,7 +34,8 @@ export async function settingsGet(ctx: OperationContext, args: OperationArgs): P
 
 /** Parses the NAME=VALUE words of `settings set`; the CLI sends them as JSON in `args.assignments`. */
 export function parseAssignments(words: readonly string[]): Record<string, string> {
-  if (words.length === 0) throw new OperationError(`settings set needs NAME=VALUE..., names: ${SETTING_NAMES.join(', ')}.`);
+  if (words.length === 0)
+    throw new OperationError(`settings set needs NAME=VALUE..., names: ${SETTING_NAMES.join(', ')}.`);
   const out: Record<string, string> = {};
   for (const word of words) {
     const cut = word.indexOf('=');

@@ -19,7 +19,11 @@ declare module 'fastify' {
   }
 }
 
-function unauthorized(reply: FastifyReply, code: 'authentication_required' | 'invalid_token', detail: string): AppError {
+function unauthorized(
+  reply: FastifyReply,
+  code: 'authentication_required' | 'invalid_token',
+  detail: string,
+): AppError {
   reply.header('WWW-Authenticate', 'Bearer realm="cms"');
   return new AppError(code, detail);
 }
@@ -29,9 +33,13 @@ async function callerOf(request: FastifyRequest, reply: FastifyReply, site: Site
   if (token) {
     const key = await request.server.services.credentials.verify(token, 'api_key');
     // A key of another site proves nothing here: the same answer as a wrong key.
-    if (!key || key.siteId !== site.id) throw unauthorized(reply, 'invalid_token', 'The API key is invalid, revoked, or belongs to another site.');
+    if (!key || key.siteId !== site.id)
+      throw unauthorized(reply, 'invalid_token', 'The API key is invalid, revoked, or belongs to another site.');
     const scope = highestScope(key.scopes);
-    if (!scope) throw new AppError('scope_missing', 'The API key has no Content API scope (cms-read, cms-write or admin).', { required_scope: 'cms-read' });
+    if (!scope)
+      throw new AppError('scope_missing', 'The API key has no Content API scope (cms-read, cms-write or admin).', {
+        required_scope: 'cms-read',
+      });
     return { kind: 'api_key', scope, id: key.id };
   }
   const user = await sessionUser(request);
@@ -47,7 +55,8 @@ export function cmsAccess(scope: CmsScope) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const target = request.target;
     const site = target.kind === 'site' ? await request.server.services.sites.get(target.site) : undefined;
-    if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No site with a Content API answers at ${request.hostname}.`);
+    if (!site || site.kind !== 'community')
+      throw new AppError('site_not_found', `No site with a Content API answers at ${request.hostname}.`);
     const caller = await callerOf(request, reply, site);
     await request.server.services.plans.require(site, 'cms_api');
     requireScope(caller, scope);

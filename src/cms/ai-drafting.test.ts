@@ -52,8 +52,12 @@ for (const database of testDatabases) {
         await server.close();
       });
 
-      const generate = (payload: object, key = write, site = 'biz') => cmsApi(t.app, site, key, { method: 'POST', path: '/ai-content/generate', payload });
-      const count = async () => json<Entry[]>(await cmsApi(t.app, 'biz', write, { method: 'GET', path: '/entries/recipes?status=any&page_size=100' })).length;
+      const generate = (payload: object, key = write, site = 'biz') =>
+        cmsApi(t.app, site, key, { method: 'POST', path: '/ai-content/generate', payload });
+      const count = async () =>
+        json<Entry[]>(
+          await cmsApi(t.app, 'biz', write, { method: 'GET', path: '/entries/recipes?status=any&page_size=100' }),
+        ).length;
 
       it('is off by default', async () => {
         const response = await generate({ type: 'recipes', prompt: 'A soup' });
@@ -72,38 +76,61 @@ for (const database of testDatabases) {
         const put = await portal(t.app, owner, {
           method: 'PUT',
           url: '/api/instances/biz/env',
-          payload: { AI_CONTENT_ENABLED: 'true', AI_PROVIDER: provider, AI_BASE_URL: baseUrl, AI_MODEL: 'chef-1', AI_API_KEY: server.apiKey },
+          payload: {
+            AI_CONTENT_ENABLED: 'true',
+            AI_PROVIDER: provider,
+            AI_BASE_URL: baseUrl,
+            AI_MODEL: 'chef-1',
+            AI_API_KEY: server.apiKey,
+          },
         });
         assert.equal(put.statusCode, 200, put.body);
         assert.equal(json(put).AI_API_KEY, '********');
         await portal(t.app, owner, { method: 'POST', url: '/api/instances/biz/restart' });
-        const rows = await queryRows<{ desired: unknown; applied: unknown }>(t.app.deps.database.db, sql`select desired, applied from site_settings where site_id = 'biz'`);
+        const rows = await queryRows<{ desired: unknown; applied: unknown }>(
+          t.app.deps.database.db,
+          sql`select desired, applied from site_settings where site_id = 'biz'`,
+        );
         assert.doesNotMatch(JSON.stringify(rows), new RegExp(server.apiKey));
         assert.match(JSON.stringify(rows), /AI_API_KEY/);
       });
 
       it('drafts values that fit the type and saves nothing', async () => {
-        server.answer = '```json\n{"title":"Leek soup","method":"Melt **butter**.","minutes":30,"course":"starter","chef":"ignored"}\n```';
+        server.answer =
+          '```json\n{"title":"Leek soup","method":"Melt **butter**.","minutes":30,"course":"starter","chef":"ignored"}\n```';
         server.calls.length = 0;
         const response = await generate({ type: 'recipes', prompt: 'A winter soup' });
         assert.equal(response.statusCode, 200, response.body);
-        assert.deepEqual(json(response), { data: { title: 'Leek soup', method: 'Melt **butter**.', minutes: 30, course: 'starter' } });
+        assert.deepEqual(json(response), {
+          data: { title: 'Leek soup', method: 'Melt **butter**.', minutes: 30, course: 'starter' },
+        });
         assert.equal(await count(), 0);
         const call = server.calls[0]!;
         assert.equal(call.body.model, 'chef-1');
-        const system = provider === 'openai' ? (call.body.messages as Array<{ content: string }>)[0]!.content : String(call.body.system);
+        const system =
+          provider === 'openai'
+            ? (call.body.messages as Array<{ content: string }>)[0]!.content
+            : String(call.body.system);
         assert.match(system, /"minutes":\{"type":"integer","minimum":1\}/);
       });
 
       it('saves a draft when asked; read keys do not see it', async () => {
         server.answer = '{"title":"Apple pie","minutes":60,"course":"dessert"}';
-        const response = await generate({ type: 'recipes', prompt: 'A pie', fields: ['title', 'minutes', 'course'], save_as_draft: true });
+        const response = await generate({
+          type: 'recipes',
+          prompt: 'A pie',
+          fields: ['title', 'minutes', 'course'],
+          save_as_draft: true,
+        });
         assert.equal(response.statusCode, 200, response.body);
         const { entry } = json<{ entry: Entry }>(response);
         assert.equal(entry.status, 'draft');
         assert.equal(entry.data.title, 'Apple pie');
         assert.equal(await count(), 1);
-        assert.equal((await cmsApi(t.app, 'biz', read, { method: 'GET', path: `/entries/recipes/${entry.id}` })).statusCode, 404);
+        assert.equal(
+          (await cmsApi(t.app, 'biz', read, { method: 'GET', path: `/entries/recipes/${entry.id}` })).statusCode,
+          404,
+        );
       });
 
       it('answers provider failures as 502/504 problems without the key, saving nothing', async () => {

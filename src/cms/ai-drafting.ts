@@ -34,10 +34,14 @@ interface Draft {
 /** The site's provider settings, or 403/409 saying what is missing. */
 export function aiSettingsOf(settings: InstanceSettings, secretKey: string): AiSettings {
   if (!(parseBoolean(settings.values.AI_CONTENT_ENABLED ?? '') ?? false)) {
-    throw new AppError('ai_disabled', 'AI content drafting is off: set AI_CONTENT_ENABLED with AI_PROVIDER, AI_MODEL and AI_API_KEY in the instance settings.');
+    throw new AppError(
+      'ai_disabled',
+      'AI content drafting is off: set AI_CONTENT_ENABLED with AI_PROVIDER, AI_MODEL and AI_API_KEY in the instance settings.',
+    );
   }
   const missing = (['AI_PROVIDER', 'AI_MODEL', 'AI_API_KEY'] as const).filter((name) => !settings.values[name]);
-  if (missing.length > 0) throw new AppError('ai_not_configured', `Set ${missing.join(', ')} in the instance settings.`, { missing });
+  if (missing.length > 0)
+    throw new AppError('ai_not_configured', `Set ${missing.join(', ')} in the instance settings.`, { missing });
   return {
     provider: settings.values.AI_PROVIDER === 'anthropic' ? 'anthropic' : 'openai',
     baseUrl: settings.values.AI_BASE_URL,
@@ -48,11 +52,17 @@ export function aiSettingsOf(settings: InstanceSettings, secretKey: string): AiS
 
 function fieldsToFill(type: ContentTypeRow, names: string[] | undefined): FieldDefinition[] {
   if (!names) return type.fields.filter((f) => DRAFTABLE.has(f.type));
-  const errors = names.filter((name) => !type.fields.some((f) => f.name === name)).map((name) => ({ field: name, code: 'unknown_field', message: `type "${type.slug}" has no field "${name}"` }));
+  const errors = names
+    .filter((name) => !type.fields.some((f) => f.name === name))
+    .map((name) => ({ field: name, code: 'unknown_field', message: `type "${type.slug}" has no field "${name}"` }));
   if (errors.length > 0) throw new AppError('unknown_field', errors.map((e) => e.message).join('; '), { errors });
   const fields = type.fields.filter((f) => names.includes(f.name));
   const undraftable = fields.filter((f) => !DRAFTABLE.has(f.type));
-  if (undraftable.length > 0) throw new AppError('ai_unsupported_type', `Fields of type relation or media cannot be drafted: ${undraftable.map((f) => f.name).join(', ')}.`);
+  if (undraftable.length > 0)
+    throw new AppError(
+      'ai_unsupported_type',
+      `Fields of type relation or media cannot be drafted: ${undraftable.map((f) => f.name).join(', ')}.`,
+    );
   return fields;
 }
 
@@ -73,19 +83,27 @@ function systemPrompt(type: ContentTypeRow, fields: FieldDefinition[]): string {
 
 /** The model's answer as an object, without the code fences some models add anyway. */
 function parseAnswer(text: string, apiKey: string): Record<string, unknown> {
-  const unfenced = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const unfenced = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   let value: unknown;
   try {
     value = JSON.parse(unfenced);
   } catch {
     throw aiError('ai_invalid_output', 'The model did not answer a JSON object.', apiKey);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw aiError('ai_invalid_output', 'The model did not answer a JSON object.', apiKey);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw aiError('ai_invalid_output', 'The model did not answer a JSON object.', apiKey);
   return value as Record<string, unknown>;
 }
 
 /** Keeps the requested fields the model filled, each checked against its field. */
-function checkedValues(fields: FieldDefinition[], answer: Record<string, unknown>, apiKey: string): Record<string, unknown> {
+function checkedValues(
+  fields: FieldDefinition[],
+  answer: Record<string, unknown>,
+  apiKey: string,
+): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   const errors: Array<{ field: string; message: string }> = [];
   for (const field of fields) {
@@ -95,17 +113,36 @@ function checkedValues(fields: FieldDefinition[], answer: Record<string, unknown
     if (checked.ok) data[field.name] = checked.value;
     else errors.push({ field: field.name, message: checked.message });
   }
-  if (errors.length > 0) throw aiError('ai_invalid_output', `The model's values do not fit the type: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, apiKey, { errors });
+  if (errors.length > 0)
+    throw aiError(
+      'ai_invalid_output',
+      `The model's values do not fit the type: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`,
+      apiKey,
+      { errors },
+    );
   return data;
 }
 
-export async function generateDraft(db: Database, siteId: string, ai: AiSettings, input: GenerateInput, relations: RelationLookup, clientFor: (settings: AiSettings) => AiClient = createAiClient): Promise<Draft> {
-  if (FORUM_TYPE_SLUGS.includes(input.type)) throw new AppError('ai_unsupported_type', `"${input.type}" is a view onto the forum; draft articles or custom types.`);
+export async function generateDraft(
+  db: Database,
+  siteId: string,
+  ai: AiSettings,
+  input: GenerateInput,
+  relations: RelationLookup,
+  clientFor: (settings: AiSettings) => AiClient = createAiClient,
+): Promise<Draft> {
+  if (FORUM_TYPE_SLUGS.includes(input.type))
+    throw new AppError(
+      'ai_unsupported_type',
+      `"${input.type}" is a view onto the forum; draft articles or custom types.`,
+    );
   const type = await findStoredType(db, siteId, input.type);
   if (!type) throw new AppError('content_type_not_found', `No content type "${input.type}".`);
   const fields = fieldsToFill(type, input.fields);
   const context = input.entry ? await findEntry(db, type, input.entry, 'any') : undefined;
-  const prompt = context ? `${input.prompt}\n\nThe entry as it is now (JSON):\n${JSON.stringify(context.data)}` : input.prompt;
+  const prompt = context
+    ? `${input.prompt}\n\nThe entry as it is now (JSON):\n${JSON.stringify(context.data)}`
+    : input.prompt;
   try {
     const result = await clientFor(ai).complete({ system: systemPrompt(type, fields), prompt, json: true });
     const data = checkedValues(fields, parseAnswer(result.text, ai.apiKey), ai.apiKey);
@@ -116,4 +153,3 @@ export async function generateDraft(db: Database, siteId: string, ai: AiSettings
     throw error;
   }
 }
-

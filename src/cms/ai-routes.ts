@@ -13,9 +13,20 @@ const GenerateBody = Type.Object(
   {
     type: Type.String({ minLength: 1, maxLength: 100, description: 'The content type to draft an entry of.' }),
     prompt: Type.String({ minLength: 1, maxLength: 10_000 }),
-    fields: Type.Optional(Type.Array(Type.String({ maxLength: 40 }), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Fields to fill; default every text-like field.' })),
-    entry: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An entry (id or slug) the model sees as it is now.' })),
-    save_as_draft: Type.Optional(Type.Boolean({ default: false, description: 'Save the values as a new draft entry.' })),
+    fields: Type.Optional(
+      Type.Array(Type.String({ maxLength: 40 }), {
+        minItems: 1,
+        maxItems: 100,
+        uniqueItems: true,
+        description: 'Fields to fill; default every text-like field.',
+      }),
+    ),
+    entry: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'An entry (id or slug) the model sees as it is now.' }),
+    ),
+    save_as_draft: Type.Optional(
+      Type.Boolean({ default: false, description: 'Save the values as a new draft entry.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -32,7 +43,7 @@ export async function aiRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['ai'],
-        summary: 'Draft field values with the site owner\'s AI provider; saves nothing unless save_as_draft',
+        summary: "Draft field values with the site owner's AI provider; saves nothing unless save_as_draft",
         security: cmsSecurity,
         body: GenerateBody,
         response: { 200: GenerateOut },
@@ -43,7 +54,13 @@ export async function aiRoutes(fastify: FastifyInstance): Promise<void> {
       const { site } = request.cms;
       await app.services.plans.require(site, 'ai');
       const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config.secretKey);
-      const draft = await generateDraft(app.deps.database.db, site.id, ai, request.body, relationLookup(sourceContext(app, site, request.cms.caller)));
+      const draft = await generateDraft(
+        app.deps.database.db,
+        site.id,
+        ai,
+        request.body,
+        relationLookup(sourceContext(app, site, request.cms.caller)),
+      );
       return { data: draft.data, ...(draft.entry ? { entry: presentEntry(draft.type, draft.entry) } : {}) };
     },
   );

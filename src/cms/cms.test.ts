@@ -8,7 +8,15 @@ import { makeCommunity } from '../../test/factories/forum.js';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 
-type Entry = { id: string; type: string; slug: string | null; status: string; data: Record<string, unknown>; html?: Record<string, string>; published_at: string | null };
+type Entry = {
+  id: string;
+  type: string;
+  slug: string | null;
+  status: string;
+  data: Record<string, unknown>;
+  html?: Record<string, string>;
+  published_at: string | null;
+};
 
 const BOOK_TYPE = {
   slug: 'books',
@@ -29,7 +37,14 @@ for (const database of testDatabases) {
   describe(`Content API [${database}]`, () => {
     let t: TestApp;
     let owner: Actor;
-    const keys: Record<'read' | 'write' | 'admin' | 'other' | 'free' | 'helpdesk', string> = { read: '', write: '', admin: '', other: '', free: '', helpdesk: '' };
+    const keys: Record<'read' | 'write' | 'admin' | 'other' | 'free' | 'helpdesk', string> = {
+      read: '',
+      write: '',
+      admin: '',
+      other: '',
+      free: '',
+      helpdesk: '',
+    };
 
     before(async () => {
       t = await buildTestApp({ database });
@@ -46,14 +61,31 @@ for (const database of testDatabases) {
     });
     after(() => t.close());
 
-    const api = (key: string | undefined, method: string, path: string, payload?: unknown, headers: Record<string, string> = {}) =>
-      cmsApi(t.app, 'mag', key, { method: method as 'GET', path, ...(payload !== undefined ? { payload: payload as object } : {}), headers });
+    const api = (
+      key: string | undefined,
+      method: string,
+      path: string,
+      payload?: unknown,
+      headers: Record<string, string> = {},
+    ) =>
+      cmsApi(t.app, 'mag', key, {
+        method: method as 'GET',
+        path,
+        ...(payload !== undefined ? { payload: payload as object } : {}),
+        headers,
+      });
 
     it('lists the built-in types: articles and the forum views', async () => {
       const response = await api(keys.read, 'GET', '/content-types');
       assert.equal(response.statusCode, 200);
       const types = json<Array<{ slug: string; source: string }>>(response);
-      assert.deepEqual(types.map((x) => `${x.slug}:${x.source}`).sort(), ['articles:builtin', 'categories:forum', 'forums:forum', 'posts:forum', 'topics:forum']);
+      assert.deepEqual(types.map((x) => `${x.slug}:${x.source}`).sort(), [
+        'articles:builtin',
+        'categories:forum',
+        'forums:forum',
+        'posts:forum',
+        'topics:forum',
+      ]);
     });
 
     it('creates a custom type as admin, refuses it to a write key', async () => {
@@ -64,7 +96,15 @@ for (const database of testDatabases) {
       assert.equal(created.statusCode, 201, created.body);
       const type = json<{ slug: string; fields: Array<{ name: string; filters: string[] }> }>(created);
       assert.equal(type.slug, 'books');
-      assert.deepEqual(type.fields.find((f) => f.name === 'pages')!.filters, ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in']);
+      assert.deepEqual(type.fields.find((f) => f.name === 'pages')!.filters, [
+        'eq',
+        'ne',
+        'lt',
+        'lte',
+        'gt',
+        'gte',
+        'in',
+      ]);
       assert.equal((await api(keys.admin, 'POST', '/content-types', BOOK_TYPE)).json().code, 'content_type_exists');
       assert.equal((await api(keys.admin, 'POST', '/content-types', { ...BOOK_TYPE, slug: 'topics' })).statusCode, 409);
     });
@@ -72,11 +112,46 @@ for (const database of testDatabases) {
     const ids: Record<string, string> = {};
     it('creates and publishes entries with a write key; read keys see only live ones', async () => {
       const books = [
-        { slug: 'dune', status: 'published', data: { title: 'Dune', isbn: '111', pages: 412, genre: 'novel', released: '1965-08-01T00:00:00Z', summary: 'Sand *and* <script>alert(1)</script>spice' } },
-        { slug: 'odes', status: 'published', data: { title: 'Odes', isbn: '222', pages: 90, genre: 'poetry', released: '1819-05-01T00:00:00+01:00' } },
-        { slug: 'essays', status: 'published', data: { title: 'Essays', isbn: '333', pages: 300, genre: 'essay', released: '1580-03-01T00:00:00Z', extra: { translated: true } } },
-        { slug: 'secret-draft', status: 'draft', data: { title: 'Draftmarker book', isbn: '444', pages: 10, genre: 'novel' } },
-        { slug: 'future', status: 'published', published_at: '2999-01-01T00:00:00Z', data: { title: 'Scheduledmarker book', pages: 5, genre: 'novel' } },
+        {
+          slug: 'dune',
+          status: 'published',
+          data: {
+            title: 'Dune',
+            isbn: '111',
+            pages: 412,
+            genre: 'novel',
+            released: '1965-08-01T00:00:00Z',
+            summary: 'Sand *and* <script>alert(1)</script>spice',
+          },
+        },
+        {
+          slug: 'odes',
+          status: 'published',
+          data: { title: 'Odes', isbn: '222', pages: 90, genre: 'poetry', released: '1819-05-01T00:00:00+01:00' },
+        },
+        {
+          slug: 'essays',
+          status: 'published',
+          data: {
+            title: 'Essays',
+            isbn: '333',
+            pages: 300,
+            genre: 'essay',
+            released: '1580-03-01T00:00:00Z',
+            extra: { translated: true },
+          },
+        },
+        {
+          slug: 'secret-draft',
+          status: 'draft',
+          data: { title: 'Draftmarker book', isbn: '444', pages: 10, genre: 'novel' },
+        },
+        {
+          slug: 'future',
+          status: 'published',
+          published_at: '2999-01-01T00:00:00Z',
+          data: { title: 'Scheduledmarker book', pages: 5, genre: 'novel' },
+        },
       ];
       for (const book of books) {
         const response = await api(keys.write, 'POST', '/entries/books', book);
@@ -99,15 +174,30 @@ for (const database of testDatabases) {
     });
 
     it('filters, sorts, selects fields and paginates, with CORS for an allowed origin', async () => {
-      await portal(t.app, owner, { method: 'PUT', url: '/api/instances/mag/env', payload: { API_CORS_ORIGINS: 'https://shop.example' } });
+      await portal(t.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/mag/env',
+        payload: { API_CORS_ORIGINS: 'https://shop.example' },
+      });
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/mag/restart' });
-      const get = (query: string) => api(keys.read, 'GET', `/entries/books?${query}`, undefined, { origin: 'https://shop.example' });
+      const get = (query: string) =>
+        api(keys.read, 'GET', `/entries/books?${query}`, undefined, { origin: 'https://shop.example' });
       const page1 = await get('sort=-pages&page_size=2');
       assert.equal(page1.statusCode, 200, page1.body);
       assert.equal(page1.headers['access-control-allow-origin'], 'https://shop.example');
       assert.match(String(page1.headers['access-control-expose-headers']), /X-Pagination/);
-      assert.deepEqual(json<Entry[]>(page1).map((e) => e.slug), ['dune', 'essays']);
-      assert.deepEqual(JSON.parse(String(page1.headers['x-pagination'])), { total: 3, total_pages: 2, first_page: 1, last_page: 2, page: 1, next_page: 2 });
+      assert.deepEqual(
+        json<Entry[]>(page1).map((e) => e.slug),
+        ['dune', 'essays'],
+      );
+      assert.deepEqual(JSON.parse(String(page1.headers['x-pagination'])), {
+        total: 3,
+        total_pages: 2,
+        first_page: 1,
+        last_page: 2,
+        page: 1,
+        next_page: 2,
+      });
       assert.match(String(page1.headers.link), /rel="next"/);
       const slugs = async (query: string) => json<Entry[]>(await get(query)).map((e) => e.slug);
       assert.deepEqual(await slugs('filter[pages][gt]=100&sort=pages'), ['essays', 'dune']);
@@ -135,8 +225,22 @@ for (const database of testDatabases) {
         ['unknown field', 'POST', '/entries/books', { data: { title: 'X', colour: 'red' } }, 422, 'unknown_field'],
         ['wrong type', 'POST', '/entries/books', { data: { title: 'X', pages: 'many' } }, 422, 'invalid_field_value'],
         ['missing required', 'POST', '/entries/books', { data: { pages: 3 } }, 422, 'invalid_field_value'],
-        ['over-long string', 'POST', '/entries/books', { data: { title: 'x'.repeat(101) } }, 422, 'invalid_field_value'],
-        ['enum outside', 'POST', '/entries/books', { data: { title: 'X', genre: 'comic' } }, 422, 'invalid_field_value'],
+        [
+          'over-long string',
+          'POST',
+          '/entries/books',
+          { data: { title: 'x'.repeat(101) } },
+          422,
+          'invalid_field_value',
+        ],
+        [
+          'enum outside',
+          'POST',
+          '/entries/books',
+          { data: { title: 'X', genre: 'comic' } },
+          422,
+          'invalid_field_value',
+        ],
         ['duplicate slug', 'POST', '/entries/books', { slug: 'dune', data: { title: 'X' } }, 409, 'slug_taken'],
         ['duplicate unique', 'POST', '/entries/books', { data: { title: 'X', isbn: '111' } }, 409, 'unique_violation'],
         ['bad slug', 'POST', '/entries/books', { slug: 'Not A Slug', data: { title: 'X' } }, 400, 'validation_failed'],
@@ -144,7 +248,14 @@ for (const database of testDatabases) {
         ['unknown operator', 'GET', '/entries/books?filter[pages][like]=3', undefined, 400, 'invalid_filter'],
         ['operator the field lacks', 'GET', '/entries/books?filter[genre][gt]=a', undefined, 400, 'invalid_filter'],
         ['malformed filter', 'GET', '/entries/books?filter[pages=3', undefined, 400, 'invalid_filter'],
-        ['number filter not a number', 'GET', '/entries/books?filter[pages][gt]=lots', undefined, 400, 'invalid_filter'],
+        [
+          'number filter not a number',
+          'GET',
+          '/entries/books?filter[pages][gt]=lots',
+          undefined,
+          400,
+          'invalid_filter',
+        ],
         ['sort unknown', 'GET', '/entries/books?sort=colour', undefined, 400, 'invalid_filter'],
         ['sort unsortable', 'GET', '/entries/books?sort=summary', undefined, 400, 'invalid_filter'],
         ['fields unknown', 'GET', '/entries/books?fields=colour', undefined, 400, 'invalid_filter'],
@@ -185,11 +296,23 @@ for (const database of testDatabases) {
       const read = await api(keys.write, 'GET', '/entries/books/odes');
       const etag = String(read.headers.etag);
       const entry = json<Entry>(read);
-      const changed = await api(keys.write, 'PUT', `/entries/books/${entry.id}`, { status: 'published', data: { ...entry.data, pages: 95 } }, { 'if-match': etag });
+      const changed = await api(
+        keys.write,
+        'PUT',
+        `/entries/books/${entry.id}`,
+        { status: 'published', data: { ...entry.data, pages: 95 } },
+        { 'if-match': etag },
+      );
       assert.equal(changed.statusCode, 200, changed.body);
       assert.notEqual(changed.headers.etag, etag);
       assert.equal(json<Entry>(changed).published_at, entry.published_at, 'republishing keeps the first publish time');
-      const stale = await api(keys.write, 'PUT', `/entries/books/${entry.id}`, { data: { ...entry.data, pages: 1 } }, { 'if-match': etag });
+      const stale = await api(
+        keys.write,
+        'PUT',
+        `/entries/books/${entry.id}`,
+        { data: { ...entry.data, pages: 1 } },
+        { 'if-match': etag },
+      );
       assert.equal(stale.statusCode, 412);
       assert.equal(json(stale).code, 'precondition_failed');
       assert.equal(json<Entry>(await api(keys.read, 'GET', '/entries/books/odes')).data.pages, 95);
@@ -204,33 +327,55 @@ for (const database of testDatabases) {
       const fields = BOOK_TYPE.fields.filter((f) => f.name !== 'extra');
       const removed = await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields });
       assert.equal(removed.statusCode, 200, removed.body);
-      assert.deepEqual(json<{ removed_fields: Array<{ name: string }> }>(removed).removed_fields.map((f) => f.name), ['extra']);
+      assert.deepEqual(
+        json<{ removed_fields: Array<{ name: string }> }>(removed).removed_fields.map((f) => f.name),
+        ['extra'],
+      );
       const essays = json<Entry>(await api(keys.read, 'GET', '/entries/books/essays'));
       assert.equal(essays.data.extra, undefined);
       // A full replace of the data keeps the removed field's stored value.
-      const put = await api(keys.write, 'PUT', `/entries/books/${essays.id}`, { data: { ...essays.data, title: 'Essays I' } });
+      const put = await api(keys.write, 'PUT', `/entries/books/${essays.id}`, {
+        data: { ...essays.data, title: 'Essays I' },
+      });
       assert.equal(put.statusCode, 200, put.body);
       const back = await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields: BOOK_TYPE.fields });
       assert.deepEqual(json<{ removed_fields: unknown[] }>(back).removed_fields, []);
-      assert.deepEqual(json<Entry>(await api(keys.read, 'GET', '/entries/books/essays')).data.extra, { translated: true });
+      assert.deepEqual(json<Entry>(await api(keys.read, 'GET', '/entries/books/essays')).data.extra, {
+        translated: true,
+      });
 
       const toNumber = BOOK_TYPE.fields.map((f) => (f.name === 'title' ? { name: 'title', type: 'number' } : f));
       const lossy = await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields: toNumber });
       assert.equal(lossy.statusCode, 409);
       assert.equal(json(lossy).code, 'lossy_type_change');
       const shorter = BOOK_TYPE.fields.map((f) => (f.name === 'title' ? { ...f, options: { max_length: 3 } } : f));
-      assert.equal(json(await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields: shorter })).code, 'lossy_type_change');
+      assert.equal(
+        json(await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields: shorter })).code,
+        'lossy_type_change',
+      );
       assert.equal(json<Entry>(await api(keys.read, 'GET', '/entries/books/dune')).data.title, 'Dune');
 
       // Lossless: numbers become text, and filters on the field now compare text.
       const pagesAsText = BOOK_TYPE.fields.map((f) => (f.name === 'pages' ? { name: 'pages', type: 'text' } : f));
-      assert.equal((await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields: pagesAsText })).statusCode, 200);
+      assert.equal(
+        (await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields: pagesAsText })).statusCode,
+        200,
+      );
       assert.equal(json<Entry>(await api(keys.read, 'GET', '/entries/books/dune')).data.pages, '412');
-      assert.deepEqual(json<Entry[]>(await api(keys.read, 'GET', '/entries/books?filter[pages]=412')).map((e) => e.slug), ['dune']);
-      assert.equal((await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields: BOOK_TYPE.fields })).statusCode, 200);
+      assert.deepEqual(
+        json<Entry[]>(await api(keys.read, 'GET', '/entries/books?filter[pages]=412')).map((e) => e.slug),
+        ['dune'],
+      );
+      assert.equal(
+        (await api(keys.admin, 'PUT', '/content-types/books', { name: 'Books', fields: BOOK_TYPE.fields })).statusCode,
+        200,
+      );
       assert.equal(json<Entry>(await api(keys.read, 'GET', '/entries/books/dune')).data.pages, 412);
 
-      assert.equal(json(await api(keys.admin, 'PUT', '/content-types/articles', { name: 'A', fields: [] })).code, 'builtin_type');
+      assert.equal(
+        json(await api(keys.admin, 'PUT', '/content-types/articles', { name: 'A', fields: [] })).code,
+        'builtin_type',
+      );
       assert.equal(json(await api(keys.admin, 'DELETE', '/content-types/articles')).code, 'builtin_type');
     });
 
@@ -244,11 +389,26 @@ for (const database of testDatabases) {
         ],
       });
       assert.equal(created.statusCode, 201, created.body);
-      const missing = await api(keys.write, 'POST', '/entries/reviews', { status: 'published', data: { book: 'nope', stars: 4 } });
+      const missing = await api(keys.write, 'POST', '/entries/reviews', {
+        status: 'published',
+        data: { book: 'nope', stars: 4 },
+      });
       assert.equal(missing.statusCode, 422);
       assert.equal(json(missing).code, 'relation_not_found');
-      assert.equal((await api(keys.write, 'POST', '/entries/reviews', { status: 'published', data: { book: ids.dune, stars: 5 } })).statusCode, 201);
-      assert.equal((await api(keys.write, 'POST', '/entries/reviews', { status: 'published', data: { book: ids.future, stars: 2 } })).statusCode, 201);
+      assert.equal(
+        (await api(keys.write, 'POST', '/entries/reviews', { status: 'published', data: { book: ids.dune, stars: 5 } }))
+          .statusCode,
+        201,
+      );
+      assert.equal(
+        (
+          await api(keys.write, 'POST', '/entries/reviews', {
+            status: 'published',
+            data: { book: ids.future, stars: 2 },
+          })
+        ).statusCode,
+        201,
+      );
       const listed = json<Entry[]>(await api(keys.read, 'GET', '/entries/reviews?include=book&sort=-stars'));
       assert.equal((listed[0]!.data.book as Entry).data.title, 'Dune');
       assert.equal(listed[1]!.data.book, null, 'a scheduled entry is not included for a read key');
@@ -256,27 +416,48 @@ for (const database of testDatabases) {
     });
 
     it('describes the custom types in the OpenAPI document for callers who may read the model', async () => {
-      type Doc = { paths: Record<string, unknown>; components: { schemas: Record<string, { properties: { data: { properties: Record<string, unknown> } } }> } };
+      type Doc = {
+        paths: Record<string, unknown>;
+        components: { schemas: Record<string, { properties: { data: { properties: Record<string, unknown> } } }> };
+      };
       const withKey = json<Doc>(await api(keys.read, 'GET', '/openapi.json'));
       assert.ok(withKey.paths['/api/cms/v1/entries/reviews/{id}']);
-      assert.deepEqual(Object.keys(withKey.components.schemas['entry-reviews']!.properties.data.properties), ['book', 'stars']);
+      assert.deepEqual(Object.keys(withKey.components.schemas['entry-reviews']!.properties.data.properties), [
+        'book',
+        'stars',
+      ]);
       assert.ok(withKey.components.schemas['entry-articles']);
       const anonymous = json<Doc>(await api(undefined, 'GET', '/openapi.json'));
       assert.equal(anonymous.paths['/api/cms/v1/entries/reviews'], undefined);
-      assert.equal(json<Doc>(await api(keys.other, 'GET', '/openapi.json')).paths['/api/cms/v1/entries/reviews'], undefined);
+      assert.equal(
+        json<Doc>(await api(keys.other, 'GET', '/openapi.json')).paths['/api/cms/v1/entries/reviews'],
+        undefined,
+      );
     });
 
     it('reads a settings group as admin with secrets masked, and as the owner session', async () => {
-      await portal(t.app, owner, { method: 'PUT', url: '/api/instances/mag/env', payload: { API_CORS_ORIGINS: 'https://shop.example', AI_API_KEY: 'sk-very-secret', AI_MODEL: 'm1' } });
+      await portal(t.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/mag/env',
+        payload: { API_CORS_ORIGINS: 'https://shop.example', AI_API_KEY: 'sk-very-secret', AI_MODEL: 'm1' },
+      });
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/mag/restart' });
       const ai = await api(keys.admin, 'GET', '/globals/ai');
       assert.equal(ai.statusCode, 200, ai.body);
       assert.deepEqual(json(ai), { slug: 'ai', values: { AI_API_KEY: '********', AI_MODEL: 'm1' } });
       assert.equal(json(await api(keys.admin, 'GET', '/globals/nope')).code, 'global_not_found');
-      const session = await cmsApi(t.app, 'mag', undefined, { method: 'GET', path: '/globals/api', headers: { cookie: owner.cookie } });
+      const session = await cmsApi(t.app, 'mag', undefined, {
+        method: 'GET',
+        path: '/globals/api',
+        headers: { cookie: owner.cookie },
+      });
       assert.equal(session.statusCode, 200, session.body);
       const stranger = await signIn(t.app, 'stranger');
-      const refused = await cmsApi(t.app, 'mag', undefined, { method: 'GET', path: '/globals/api', headers: { cookie: stranger.cookie } });
+      const refused = await cmsApi(t.app, 'mag', undefined, {
+        method: 'GET',
+        path: '/globals/api',
+        headers: { cookie: stranger.cookie },
+      });
       assert.equal(refused.statusCode, 401);
     });
 

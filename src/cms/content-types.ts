@@ -8,7 +8,14 @@ import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { deriveEntryColumns } from './derived.js';
-import { carryOver, fieldDefinitionProblems, fieldExpression, isIndexed, type FieldDefinition, type RemovedField } from './fields.js';
+import {
+  carryOver,
+  fieldDefinitionProblems,
+  fieldExpression,
+  isIndexed,
+  type FieldDefinition,
+  type RemovedField,
+} from './fields.js';
 import { FORUM_TYPE_SLUGS } from './forum-types.js';
 import { cmsContentTypes, cmsEntries, type ContentTypeRow } from './tables.js';
 
@@ -39,7 +46,11 @@ function isUniqueViolation(error: unknown): boolean {
 
 /** The stored types of a site; the built-in `articles` is made on first use. */
 export async function listStoredTypes(db: Executor, siteId: string): Promise<ContentTypeRow[]> {
-  const rows = await db.select().from(cmsContentTypes).where(eq(cmsContentTypes.siteId, siteId)).orderBy(cmsContentTypes.slug);
+  const rows = await db
+    .select()
+    .from(cmsContentTypes)
+    .where(eq(cmsContentTypes.siteId, siteId))
+    .orderBy(cmsContentTypes.slug);
   if (rows.some((row) => row.builtin === 'articles')) return rows;
   await createArticles(db, siteId);
   return listStoredTypes(db, siteId);
@@ -70,7 +81,9 @@ const typeRead = preparedStatement('cms_type_read', (db) =>
   db
     .select()
     .from(cmsContentTypes)
-    .where(and(eq(cmsContentTypes.siteId, sql.placeholder('siteId')), eq(cmsContentTypes.slug, sql.placeholder('slug')))),
+    .where(
+      and(eq(cmsContentTypes.siteId, sql.placeholder('siteId')), eq(cmsContentTypes.slug, sql.placeholder('slug'))),
+    ),
 );
 
 /**
@@ -104,7 +117,8 @@ async function checkFields(db: Executor, siteId: string, selfSlug: string, field
   for (const field of fields) {
     const target = field.type === 'relation' ? field.options?.type : undefined;
     if (!target || target === selfSlug || FORUM_TYPE_SLUGS.includes(target)) continue;
-    if (!(await findStoredType(db, siteId, target))) problems.push(`field "${field.name}": no content type "${target}" to relate to`);
+    if (!(await findStoredType(db, siteId, target)))
+      problems.push(`field "${field.name}": no content type "${target}" to relate to`);
   }
   if (problems.length > 0) throw new AppError('invalid_content_type', problems.join('; '), { errors: problems });
 }
@@ -122,7 +136,11 @@ function statisticsName(typeId: string, field: string): string {
   return `cmss_${typeId}_${field}`;
 }
 
-async function createFieldIndexes(db: Executor, type: Pick<ContentTypeRow, 'id'>, fields: FieldDefinition[]): Promise<void> {
+async function createFieldIndexes(
+  db: Executor,
+  type: Pick<ContentTypeRow, 'id'>,
+  fields: FieldDefinition[],
+): Promise<void> {
   for (const field of fields) {
     if (!isIndexed(field)) continue;
     const expression = fieldExpression(field);
@@ -130,11 +148,19 @@ async function createFieldIndexes(db: Executor, type: Pick<ContentTypeRow, 'id'>
     const where = sql.raw(`where type_id = '${type.id}'`);
     const name = sql.identifier(indexName(type.id, field.name, !!field.unique));
     try {
-      if (field.unique) await db.execute(sql`create unique index if not exists ${name} on cms_entries (${expression}) ${where}`);
+      if (field.unique)
+        await db.execute(sql`create unique index if not exists ${name} on cms_entries (${expression}) ${where}`);
       else await db.execute(sql`create index if not exists ${name} on cms_entries (${expression}, id) ${where}`);
-      await db.execute(sql`create statistics if not exists ${sql.identifier(statisticsName(type.id, field.name))} on type_id, ${expression} from cms_entries`);
+      await db.execute(
+        sql`create statistics if not exists ${sql.identifier(statisticsName(type.id, field.name))} on type_id, ${expression} from cms_entries`,
+      );
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('unique_violation', `Entries already share values of field "${field.name}"; it cannot be unique.`, { field: field.name });
+      if (isUniqueViolation(error))
+        throw new AppError(
+          'unique_violation',
+          `Entries already share values of field "${field.name}"; it cannot be unique.`,
+          { field: field.name },
+        );
       throw error;
     }
   }
@@ -142,16 +168,27 @@ async function createFieldIndexes(db: Executor, type: Pick<ContentTypeRow, 'id'>
 
 async function dropFieldIndexes(db: Executor, typeId: string, fields: Pick<FieldDefinition, 'name'>[]): Promise<void> {
   for (const field of fields) {
-    for (const unique of [true, false]) await db.execute(sql`drop index if exists ${sql.identifier(indexName(typeId, field.name, unique))}`);
+    for (const unique of [true, false])
+      await db.execute(sql`drop index if exists ${sql.identifier(indexName(typeId, field.name, unique))}`);
     await db.execute(sql`drop statistics if exists ${sql.identifier(statisticsName(typeId, field.name))}`);
   }
 }
 
-export async function createType(db: Executor, siteId: string, slug: string, input: TypeInput): Promise<ContentTypeRow> {
-  if (slug === 'articles' || FORUM_TYPE_SLUGS.includes(slug)) throw new AppError('content_type_exists', `"${slug}" is a built-in content type.`);
+export async function createType(
+  db: Executor,
+  siteId: string,
+  slug: string,
+  input: TypeInput,
+): Promise<ContentTypeRow> {
+  if (slug === 'articles' || FORUM_TYPE_SLUGS.includes(slug))
+    throw new AppError('content_type_exists', `"${slug}" is a built-in content type.`);
   return db.transaction(async (tx) => {
     await checkFields(tx, siteId, slug, input.fields);
-    const [row] = await tx.insert(cmsContentTypes).values({ id: newId(), siteId, slug, name: input.name, fields: input.fields }).onConflictDoNothing().returning();
+    const [row] = await tx
+      .insert(cmsContentTypes)
+      .values({ id: newId(), siteId, slug, name: input.name, fields: input.fields })
+      .onConflictDoNothing()
+      .returning();
     if (!row) throw new AppError('content_type_exists', `A content type "${slug}" exists.`);
     await createFieldIndexes(tx, row, row.fields);
     return row;
@@ -159,7 +196,8 @@ export async function createType(db: Executor, siteId: string, slug: string, inp
 }
 
 const sameDefinition = (a: FieldDefinition, b: FieldDefinition): boolean =>
-  JSON.stringify([a.type, !!a.required, !!a.unique, a.default, a.options ?? {}]) === JSON.stringify([b.type, !!b.required, !!b.unique, b.default, b.options ?? {}]);
+  JSON.stringify([a.type, !!a.required, !!a.unique, a.default, a.options ?? {}]) ===
+  JSON.stringify([b.type, !!b.required, !!b.unique, b.default, b.options ?? {}]);
 
 interface LostValues {
   field: string;
@@ -172,9 +210,18 @@ interface LostValues {
  * Carries every stored value of the changed fields over to their new definitions, or throws 409
  * listing what would be lost; writes nothing unless every value carries over.
  */
-async function carryOverValues(db: Executor, type: ContentTypeRow, changed: FieldDefinition[], fields: FieldDefinition[]): Promise<void> {
+async function carryOverValues(
+  db: Executor,
+  type: ContentTypeRow,
+  changed: FieldDefinition[],
+  fields: FieldDefinition[],
+): Promise<void> {
   if (changed.length === 0) return;
-  const entries = await db.select({ id: cmsEntries.id, data: cmsEntries.data }).from(cmsEntries).where(eq(cmsEntries.typeId, type.id)).for('update');
+  const entries = await db
+    .select({ id: cmsEntries.id, data: cmsEntries.data })
+    .from(cmsEntries)
+    .where(eq(cmsEntries.typeId, type.id))
+    .for('update');
   const lost: LostValues[] = [];
   const rewritten = new Map<string, Record<string, unknown>>();
   for (const field of changed) {
@@ -196,8 +243,14 @@ async function carryOverValues(db: Executor, type: ContentTypeRow, changed: Fiel
     }
   }
   if (lost.length > 0) {
-    const detail = lost.map((l) => `field "${l.field}": ${l.entries} entries have values that ${l.message} (e.g. entry ${l.example})`).join('; ');
-    throw new AppError('lossy_type_change', `The change would lose data: ${detail}. Change the entries first, or add a new field instead.`, { fields: lost });
+    const detail = lost
+      .map((l) => `field "${l.field}": ${l.entries} entries have values that ${l.message} (e.g. entry ${l.example})`)
+      .join('; ');
+    throw new AppError(
+      'lossy_type_change',
+      `The change would lose data: ${detail}. Change the entries first, or add a new field instead.`,
+      { fields: lost },
+    );
   }
   // Every entry is re-derived: a field that moved between text and Markdown changes the HTML and search text.
   for (const entry of entries) {
@@ -210,8 +263,14 @@ async function carryOverValues(db: Executor, type: ContentTypeRow, changed: Fiel
 }
 
 /** Replaces a type's name and fields (DESIGN section 11: `PUT /content-types/{slug}`). */
-export async function updateType(db: Executor, siteId: string, slug: string, input: TypeInput): Promise<ContentTypeRow> {
-  if (FORUM_TYPE_SLUGS.includes(slug)) throw new AppError('builtin_type', `"${slug}" is a view onto the forum; change the forum instead.`);
+export async function updateType(
+  db: Executor,
+  siteId: string,
+  slug: string,
+  input: TypeInput,
+): Promise<ContentTypeRow> {
+  if (FORUM_TYPE_SLUGS.includes(slug))
+    throw new AppError('builtin_type', `"${slug}" is a view onto the forum; change the forum instead.`);
   return db.transaction(async (tx) => {
     const type = await lockType(tx, siteId, slug);
     if (type.builtin) throw new AppError('builtin_type', `"${slug}" is built in and cannot be changed.`);
@@ -226,8 +285,13 @@ export async function updateType(db: Executor, siteId: string, slug: string, inp
       return old ? !sameDefinition(old, f) : removedBefore.has(f.name);
     });
     const added = input.fields.filter((f) => !before.has(f.name));
-    const removed: RemovedField[] = type.fields.filter((f) => !names.has(f.name)).map((f) => ({ ...f, removed_at: now }));
-    const removedFields = [...type.removedFields.filter((f) => !names.has(f.name) && !removed.some((r) => r.name === f.name)), ...removed];
+    const removed: RemovedField[] = type.fields
+      .filter((f) => !names.has(f.name))
+      .map((f) => ({ ...f, removed_at: now }));
+    const removedFields = [
+      ...type.removedFields.filter((f) => !names.has(f.name) && !removed.some((r) => r.name === f.name)),
+      ...removed,
+    ];
     await carryOverValues(tx, type, changed, input.fields);
     await fillDefaults(tx, type, added);
     const reindexed = [...changed, ...removed];
@@ -254,7 +318,8 @@ async function fillDefaults(db: Executor, type: ContentTypeRow, added: FieldDefi
 }
 
 export async function deleteType(db: Executor, siteId: string, slug: string): Promise<void> {
-  if (FORUM_TYPE_SLUGS.includes(slug)) throw new AppError('builtin_type', `"${slug}" is a view onto the forum and cannot be deleted.`);
+  if (FORUM_TYPE_SLUGS.includes(slug))
+    throw new AppError('builtin_type', `"${slug}" is a view onto the forum and cannot be deleted.`);
   await db.transaction(async (tx) => {
     const type = await lockType(tx, siteId, slug);
     if (type.builtin) throw new AppError('builtin_type', `"${slug}" is built in and cannot be deleted.`);

@@ -41,7 +41,10 @@ for (const database of testDatabases) {
       });
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
       // The receiver is on loopback: this instance allows private webhook targets (decision 0047).
-      t = await buildTestApp({ database, env: { BLUME_WEBHOOKS_ALLOW_PRIVATE: 'True', BLUME_RATE_LOGIN_PER_MINUTE: '1000' } });
+      t = await buildTestApp({
+        database,
+        env: { BLUME_WEBHOOKS_ALLOW_PRIVATE: 'True', BLUME_RATE_LOGIN_PER_MINUTE: '1000' },
+      });
       owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'shop', 'business');
       keys = {
@@ -52,7 +55,14 @@ for (const database of testDatabases) {
       const settings = await portal(t.app, owner, {
         method: 'PUT',
         url: '/api/instances/shop/env',
-        payload: { API_CORS_ORIGINS: APP_ORIGIN, AI_CONTENT_ENABLED: 'true', AI_PROVIDER: 'openai', AI_BASE_URL: `${ai.origin}/v1`, AI_MODEL: 'writer-1', AI_API_KEY: ai.apiKey },
+        payload: {
+          API_CORS_ORIGINS: APP_ORIGIN,
+          AI_CONTENT_ENABLED: 'true',
+          AI_PROVIDER: 'openai',
+          AI_BASE_URL: `${ai.origin}/v1`,
+          AI_MODEL: 'writer-1',
+          AI_API_KEY: ai.apiKey,
+        },
       });
       assert.equal(settings.statusCode, 200, settings.body);
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/shop/restart' });
@@ -86,34 +96,78 @@ for (const database of testDatabases) {
       const secret = json<{ secret: string }>(hook).secret;
 
       // A cms-write key creates entries and publishes them; one stays a draft.
-      for (const [slug, level, minutes] of [['setup', 'beginner', 10], ['tuning', 'expert', 45], ['backups', 'beginner', 20], ['scaling', 'expert', 60]] as const) {
-        const made = await api(keys.write, 'POST', '/entries/guides', { slug, status: 'published', data: { title: `Guide: ${slug}`, level, minutes } });
+      for (const [slug, level, minutes] of [
+        ['setup', 'beginner', 10],
+        ['tuning', 'expert', 45],
+        ['backups', 'beginner', 20],
+        ['scaling', 'expert', 60],
+      ] as const) {
+        const made = await api(keys.write, 'POST', '/entries/guides', {
+          slug,
+          status: 'published',
+          data: { title: `Guide: ${slug}`, level, minutes },
+        });
         assert.equal(made.statusCode, 201, made.body);
       }
-      const draft = json<Entry>(await api(keys.write, 'POST', '/entries/guides', { slug: 'draft', data: { title: 'Not yet', level: 'beginner', minutes: 5 } }));
+      const draft = json<Entry>(
+        await api(keys.write, 'POST', '/entries/guides', {
+          slug: 'draft',
+          data: { title: 'Not yet', level: 'beginner', minutes: 5 },
+        }),
+      );
 
       // A cms-read key on another origin: filters, sort and pagination, under CORS.
       const preflight = await t.app.inject({
         method: 'OPTIONS',
         url: '/api/cms/v1/entries/guides',
-        headers: { host: communityHost('shop'), origin: APP_ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+        headers: {
+          host: communityHost('shop'),
+          origin: APP_ORIGIN,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
       });
       assert.equal(preflight.headers['access-control-allow-origin'], APP_ORIGIN);
-      const page = await api(keys.read, 'GET', '/entries/guides?filter[level]=beginner&sort=-minutes&page_size=1&page=2', undefined, { origin: APP_ORIGIN });
+      const page = await api(
+        keys.read,
+        'GET',
+        '/entries/guides?filter[level]=beginner&sort=-minutes&page_size=1&page=2',
+        undefined,
+        { origin: APP_ORIGIN },
+      );
       assert.equal(page.statusCode, 200, page.body);
       assert.equal(page.headers['access-control-allow-origin'], APP_ORIGIN);
-      assert.deepEqual(json<Entry[]>(page).map((e) => e.slug), ['setup']);
+      assert.deepEqual(
+        json<Entry[]>(page).map((e) => e.slug),
+        ['setup'],
+      );
       assert.equal(JSON.parse(String(page.headers['x-pagination'])).total, 2);
-      const everything = json<Entry[]>(await api(keys.read, 'GET', '/entries/guides?sort=minutes&page_size=100', undefined, { origin: APP_ORIGIN }));
-      assert.deepEqual(everything.map((e) => e.slug), ['setup', 'backups', 'tuning', 'scaling'], 'the draft is not served');
+      const everything = json<Entry[]>(
+        await api(keys.read, 'GET', '/entries/guides?sort=minutes&page_size=100', undefined, { origin: APP_ORIGIN }),
+      );
+      assert.deepEqual(
+        everything.map((e) => e.slug),
+        ['setup', 'backups', 'tuning', 'scaling'],
+        'the draft is not served',
+      );
 
       // The forum as topics and posts entries.
       await api(keys.write, 'POST', '/entries/forums', { slug: 'help', data: { name: 'Help' } });
-      const topic = json<Entry>(await api(keys.write, 'POST', '/entries/topics', { data: { forum_id: 'help', title: 'Which guide first?', body: 'Start with setup.' } }));
+      const topic = json<Entry>(
+        await api(keys.write, 'POST', '/entries/topics', {
+          data: { forum_id: 'help', title: 'Which guide first?', body: 'Start with setup.' },
+        }),
+      );
       const topics = json<Entry[]>(await api(keys.read, 'GET', '/entries/topics'));
-      assert.deepEqual(topics.map((e) => e.data.title), ['Which guide first?']);
+      assert.deepEqual(
+        topics.map((e) => e.data.title),
+        ['Which guide first?'],
+      );
       const posts = json<Entry[]>(await api(keys.read, 'GET', `/entries/posts?filter[topic_id]=${topic.id}`));
-      assert.deepEqual(posts.map((e) => e.data.body), ['Start with setup.']);
+      assert.deepEqual(
+        posts.map((e) => e.data.body),
+        ['Start with setup.'],
+      );
 
       // An admin edits the draft in the web editor and publishes it.
       const admin = new UiClient(t.app, communityHost('shop'));
@@ -121,7 +175,15 @@ for (const database of testDatabases) {
       const form = await admin.get(`/admin/content/guides/${draft.id}`);
       assert.equal(form.statusCode, 200);
       const version = /name="version" value="([^"]+)"/.exec(form.body)![1]!.replace(/&quot;/g, '"');
-      const saved = await admin.post(`/admin/content/guides/${draft.id}`, { action: 'save', version, slug: 'draft', status: 'published', data_title: 'Now ready', data_level: 'beginner', data_minutes: '5' });
+      const saved = await admin.post(`/admin/content/guides/${draft.id}`, {
+        action: 'save',
+        version,
+        slug: 'draft',
+        status: 'published',
+        data_title: 'Now ready',
+        data_level: 'beginner',
+        data_minutes: '5',
+      });
       assert.equal(saved.statusCode, 303, saved.body);
       const edited = json<Entry>(await api(keys.read, 'GET', '/entries/guides/draft'));
       assert.deepEqual([edited.status, edited.data.title], ['published', 'Now ready']);
@@ -131,16 +193,32 @@ for (const database of testDatabases) {
       const publishes = received.map((r) => JSON.parse(r.body) as { event: string; entry: { slug: string } });
       assert.deepEqual(publishes.map((p) => p.entry.slug).sort(), ['backups', 'draft', 'scaling', 'setup', 'tuning']);
       for (const delivery of received) {
-        const [, timestamp, digest] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(delivery.headers['x-blume-signature']))!;
+        const [, timestamp, digest] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(
+          String(delivery.headers['x-blume-signature']),
+        )!;
         assert.equal(digest, createHmac('sha256', secret).update(`${timestamp}.${delivery.body}`).digest('hex'));
       }
 
       // AI drafting fills an entry from a prompt against the local provider, saved as a draft.
-      ai.answer = JSON.stringify({ title: 'Guide: monitoring', level: 'expert', minutes: 30, body: 'Watch **everything**.' });
-      const drafted = await api(keys.write, 'POST', '/ai-content/generate', { type: 'guides', prompt: 'A guide to monitoring', save_as_draft: true });
+      ai.answer = JSON.stringify({
+        title: 'Guide: monitoring',
+        level: 'expert',
+        minutes: 30,
+        body: 'Watch **everything**.',
+      });
+      const drafted = await api(keys.write, 'POST', '/ai-content/generate', {
+        type: 'guides',
+        prompt: 'A guide to monitoring',
+        save_as_draft: true,
+      });
       assert.equal(drafted.statusCode, 200, drafted.body);
       const filled = json<{ data: Record<string, unknown>; entry: Entry }>(drafted);
-      assert.deepEqual(filled.entry.data, { title: 'Guide: monitoring', level: 'expert', minutes: 30, body: 'Watch **everything**.' });
+      assert.deepEqual(filled.entry.data, {
+        title: 'Guide: monitoring',
+        level: 'expert',
+        minutes: 30,
+        body: 'Watch **everything**.',
+      });
       assert.equal(filled.entry.status, 'draft');
       assert.match(JSON.stringify(ai.calls.at(-1)!.body), /A guide to monitoring/);
     });

@@ -24,9 +24,19 @@ export async function isEditor(db: Executor, siteId: string, memberId: string): 
 }
 
 export async function listEditors(db: Executor, siteId: string): Promise<EditorView[]> {
-  const rows = await db.select().from(cmsEditors).where(eq(cmsEditors.siteId, siteId)).orderBy(asc(cmsEditors.createdAt));
+  const rows = await db
+    .select()
+    .from(cmsEditors)
+    .where(eq(cmsEditors.siteId, siteId))
+    .orderBy(asc(cmsEditors.createdAt));
   // A site has a handful of editors: one lookup each keeps the forum's tables the forum's.
-  return Promise.all(rows.map(async (r) => ({ memberId: r.memberId, username: (await findMember(db, siteId, r.memberId))?.username ?? r.memberId, since: r.createdAt })));
+  return Promise.all(
+    rows.map(async (r) => ({
+      memberId: r.memberId,
+      username: (await findMember(db, siteId, r.memberId))?.username ?? r.memberId,
+      since: r.createdAt,
+    })),
+  );
 }
 
 export type AddEditorResult = 'added' | 'already' | 'admin' | 'not_found';
@@ -36,7 +46,11 @@ export async function addEditor(db: Executor, siteId: string, username: string):
   const member = await findMemberByUsername(db, siteId, username);
   if (!member || member.banned) return 'not_found';
   if (member.role === 'admin') return 'admin';
-  const added = await db.insert(cmsEditors).values({ memberId: member.id, siteId }).onConflictDoNothing().returning({ memberId: cmsEditors.memberId });
+  const added = await db
+    .insert(cmsEditors)
+    .values({ memberId: member.id, siteId })
+    .onConflictDoNothing()
+    .returning({ memberId: cmsEditors.memberId });
   return added.length > 0 ? 'added' : 'already';
 }
 

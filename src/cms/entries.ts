@@ -18,7 +18,6 @@ import { filterConditions, sortOrder, type SortOrder, type StatusView } from './
 import { cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
 import { emitEntryEvent } from './webhooks.js';
 
-
 export interface EntryInput {
   slug?: string | null | undefined;
   status?: 'draft' | 'published' | undefined;
@@ -62,24 +61,44 @@ export type RelationLookup = (type: string, id: string) => Promise<boolean>;
 export async function storedEntryExists(db: Executor, siteId: string, slug: string, id: string): Promise<boolean> {
   const target = await findStoredType(db, siteId, slug);
   if (!target) return false;
-  const [found] = await db.select({ id: cmsEntries.id }).from(cmsEntries).where(and(eq(cmsEntries.typeId, target.id), eq(cmsEntries.id, id)));
+  const [found] = await db
+    .select({ id: cmsEntries.id })
+    .from(cmsEntries)
+    .where(and(eq(cmsEntries.typeId, target.id), eq(cmsEntries.id, id)));
   return !!found;
 }
 
-async function checkRelations(relations: RelationLookup, fields: readonly FieldDefinition[], data: Record<string, unknown>, errors: FieldError[]): Promise<void> {
+async function checkRelations(
+  relations: RelationLookup,
+  fields: readonly FieldDefinition[],
+  data: Record<string, unknown>,
+  errors: FieldError[],
+): Promise<void> {
   for (const field of fields) {
     const value = data[field.name];
     if (field.type !== 'relation' || typeof value !== 'string') continue;
-    if (!(await relations(field.options!.type!, value))) errors.push({ field: field.name, code: 'relation_not_found', message: `no ${field.options!.type} entry "${value}"` });
+    if (!(await relations(field.options!.type!, value)))
+      errors.push({
+        field: field.name,
+        code: 'relation_not_found',
+        message: `no ${field.options!.type} entry "${value}"`,
+      });
   }
 }
 
 /** A `media` field holding a site media path must name media of the site. */
-async function checkMedia(db: Executor, siteId: string, fields: readonly FieldDefinition[], data: Record<string, unknown>, errors: FieldError[]): Promise<void> {
+async function checkMedia(
+  db: Executor,
+  siteId: string,
+  fields: readonly FieldDefinition[],
+  data: Record<string, unknown>,
+  errors: FieldError[],
+): Promise<void> {
   for (const field of fields) {
     const value = data[field.name];
     if (field.type !== 'media' || typeof value !== 'string' || !value.startsWith(MEDIA_PATH)) continue;
-    if ((await missingMedia(db, siteId, [value])).length > 0) errors.push({ field: field.name, code: 'invalid_field_value', message: `names no uploaded media (${value})` });
+    if ((await missingMedia(db, siteId, [value])).length > 0)
+      errors.push({ field: field.name, code: 'invalid_field_value', message: `names no uploaded media (${value})` });
   }
 }
 
@@ -87,11 +106,18 @@ async function checkMedia(db: Executor, siteId: string, fields: readonly FieldDe
  * The data to store for an entry: every value checked and normalized, defaults filled in, and the
  * values of removed fields kept from the entry's previous data. Throws 422 listing every problem.
  */
-async function checkData(db: Executor, type: ContentTypeRow, relations: RelationLookup, data: Record<string, unknown>, previous: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+async function checkData(
+  db: Executor,
+  type: ContentTypeRow,
+  relations: RelationLookup,
+  data: Record<string, unknown>,
+  previous: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const errors: FieldError[] = [];
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(data)) {
-    if (!type.fields.some((f) => f.name === name)) errors.push({ field: name, code: 'unknown_field', message: `type "${type.slug}" has no field "${name}"` });
+    if (!type.fields.some((f) => f.name === name))
+      errors.push({ field: name, code: 'unknown_field', message: `type "${type.slug}" has no field "${name}"` });
   }
   for (const field of type.fields) {
     const value = data[field.name] ?? field.default;
@@ -103,11 +129,15 @@ async function checkData(db: Executor, type: ContentTypeRow, relations: Relation
     if (checked.ok) out[field.name] = checked.value;
     else errors.push({ field: field.name, code: 'invalid_field_value', message: checked.message });
   }
-  for (const removed of type.removedFields) if (previous[removed.name] !== undefined) out[removed.name] = previous[removed.name];
+  for (const removed of type.removedFields)
+    if (previous[removed.name] !== undefined) out[removed.name] = previous[removed.name];
   if (errors.length === 0) await checkRelations(relations, type.fields, out, errors);
   if (errors.length === 0) await checkMedia(db, type.siteId, type.fields, out, errors);
   if (errors.length > 0) {
-    const code = errors.find((e) => e.code === 'unknown_field')?.code ?? errors.find((e) => e.code === 'relation_not_found')?.code ?? 'invalid_field_value';
+    const code =
+      errors.find((e) => e.code === 'unknown_field')?.code ??
+      errors.find((e) => e.code === 'relation_not_found')?.code ??
+      'invalid_field_value';
     throw new AppError(code, errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
   }
   return out;
@@ -123,15 +153,26 @@ function constraintOf(error: unknown): string | undefined {
 }
 
 /** Runs a write, turning a unique violation into 409 `slug_taken` or `unique_violation`. */
-async function uniqueWrite<T>(type: ContentTypeRow, slug: string | null | undefined, write: () => Promise<T>): Promise<T> {
+async function uniqueWrite<T>(
+  type: ContentTypeRow,
+  slug: string | null | undefined,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
     return await write();
   } catch (error) {
     const constraint = constraintOf(error);
     if (constraint === undefined) throw error;
-    if (constraint === 'cms_entries_slug_key') throw new AppError('slug_taken', `Another ${type.slug} entry has the slug "${slug}".`);
+    if (constraint === 'cms_entries_slug_key')
+      throw new AppError('slug_taken', `Another ${type.slug} entry has the slug "${slug}".`);
     const field = constraint.startsWith(`cmsu_${type.id}_`) ? constraint.slice(`cmsu_${type.id}_`.length) : undefined;
-    throw new AppError('unique_violation', field ? `Another ${type.slug} entry has this value in field "${field}".` : 'Another entry has a value that must be unique.', field ? { field } : {});
+    throw new AppError(
+      'unique_violation',
+      field
+        ? `Another ${type.slug} entry has this value in field "${field}".`
+        : 'Another entry has a value that must be unique.',
+      field ? { field } : {},
+    );
   }
 }
 
@@ -141,7 +182,12 @@ function publishedAtFor(input: EntryInput, previous?: EntryRow): Date | null {
   return previous?.publishedAt ?? new Date();
 }
 
-export async function createEntry(db: Executor, type: ContentTypeRow, input: EntryInput, relations: RelationLookup): Promise<EntryRow> {
+export async function createEntry(
+  db: Executor,
+  type: ContentTypeRow,
+  input: EntryInput,
+  relations: RelationLookup,
+): Promise<EntryRow> {
   const data = await checkData(db, type, relations, input.data);
   return db.transaction((tx) =>
     uniqueWrite(type, input.slug, async () => {
@@ -172,17 +218,36 @@ const isPublished = (row: EntryRow | undefined): boolean => row?.status === 'pub
  * writes of a published entry (unpublishing included), `entry.deleted` when a published one goes.
  * Drafts stay private.
  */
-async function entryEvents(tx: Executor, type: ContentTypeRow, before: EntryRow | undefined, after: EntryRow | undefined): Promise<void> {
+async function entryEvents(
+  tx: Executor,
+  type: ContentTypeRow,
+  before: EntryRow | undefined,
+  after: EntryRow | undefined,
+): Promise<void> {
   if (after && isPublished(after) && !isPublished(before)) {
     // Scheduled: the delivery waits on the job queue until the entry goes live.
     // A second past go-live, so a receiver that reads the entry back finds it live.
     const untilLive = (after.publishedAt?.getTime() ?? 0) - Date.now();
     const delayMs = untilLive > 0 ? untilLive + 1000 : 0;
-    await emitEntryEvent(tx, type.siteId, 'entry.published', { site: type.siteId, type: type.slug, entry: presentEntry(type, after) }, delayMs);
+    await emitEntryEvent(
+      tx,
+      type.siteId,
+      'entry.published',
+      { site: type.siteId, type: type.slug, entry: presentEntry(type, after) },
+      delayMs,
+    );
   } else if (after && isPublished(before)) {
-    await emitEntryEvent(tx, type.siteId, 'entry.updated', { site: type.siteId, type: type.slug, entry: presentEntry(type, after) });
+    await emitEntryEvent(tx, type.siteId, 'entry.updated', {
+      site: type.siteId,
+      type: type.slug,
+      entry: presentEntry(type, after),
+    });
   } else if (!after && before && isPublished(before)) {
-    await emitEntryEvent(tx, type.siteId, 'entry.deleted', { site: type.siteId, type: type.slug, entry: { id: before.id, type: type.slug, slug: before.slug } });
+    await emitEntryEvent(tx, type.siteId, 'entry.deleted', {
+      site: type.siteId,
+      type: type.slug,
+      entry: { id: before.id, type: type.slug, slug: before.slug },
+    });
   }
 }
 
@@ -192,7 +257,11 @@ function entryWhere(typeId: string | Placeholder, ref: string | Placeholder, vie
 }
 
 /** An entry by id, or by slug when no entry has that id, locked for update in `tx`; undefined when there is none. */
-async function lockEntryByIdOrSlug(tx: Executor, type: ContentTypeRow, idOrSlug: string): Promise<EntryRow | undefined> {
+async function lockEntryByIdOrSlug(
+  tx: Executor,
+  type: ContentTypeRow,
+  idOrSlug: string,
+): Promise<EntryRow | undefined> {
   const [row] = await tx
     .select()
     .from(cmsEntries)
@@ -220,18 +289,38 @@ const entryRead = preparedStatement(
 );
 
 /** An entry by id, or by slug when no entry has that id, as `view` lets it be seen. */
-export async function findEntry(db: Database, type: ContentTypeRow, idOrSlug: string, view: StatusView): Promise<EntryRow> {
+export async function findEntry(
+  db: Database,
+  type: ContentTypeRow,
+  idOrSlug: string,
+  view: StatusView,
+): Promise<EntryRow> {
   const [row] = await entryRead(db, view).execute({ typeId: type.id, ref: idOrSlug });
   if (!row) throw new AppError('entry_not_found', `No ${type.slug} entry "${idOrSlug}".`);
   return row;
 }
 
 /** Replaces an entry's data (and slug and status when given), if `ifMatch` still names it. */
-export async function updateEntry(db: Executor, type: ContentTypeRow, id: string, input: EntryInput, relations: RelationLookup, ifMatch?: string): Promise<EntryRow> {
+export async function updateEntry(
+  db: Executor,
+  type: ContentTypeRow,
+  id: string,
+  input: EntryInput,
+  relations: RelationLookup,
+  ifMatch?: string,
+): Promise<EntryRow> {
   return db.transaction(async (tx) => {
-    const [current] = await tx.select().from(cmsEntries).where(and(eq(cmsEntries.typeId, type.id), eq(cmsEntries.id, id))).for('update');
+    const [current] = await tx
+      .select()
+      .from(cmsEntries)
+      .where(and(eq(cmsEntries.typeId, type.id), eq(cmsEntries.id, id)))
+      .for('update');
     if (!current) throw new AppError('entry_not_found', `No ${type.slug} entry "${id}".`);
-    if (!ifMatchHolds(ifMatch, current)) throw new AppError('precondition_failed', `The entry is at ${etagOf(current)}; read it again and redo the change.`);
+    if (!ifMatchHolds(ifMatch, current))
+      throw new AppError(
+        'precondition_failed',
+        `The entry is at ${etagOf(current)}; read it again and redo the change.`,
+      );
     const data = await checkData(tx, type, relations, input.data, current.data);
     const status = input.status ?? current.status;
     const slug = input.slug === undefined ? current.slug : input.slug;
@@ -255,11 +344,17 @@ export async function updateEntry(db: Executor, type: ContentTypeRow, id: string
   });
 }
 
-export async function deleteEntry(db: Executor, type: ContentTypeRow, idOrSlug: string, ifMatch?: string): Promise<void> {
+export async function deleteEntry(
+  db: Executor,
+  type: ContentTypeRow,
+  idOrSlug: string,
+  ifMatch?: string,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const current = await lockEntryByIdOrSlug(tx, type, idOrSlug);
     if (!current) throw new AppError('entry_not_found', `No ${type.slug} entry "${idOrSlug}".`);
-    if (!ifMatchHolds(ifMatch, current)) throw new AppError('precondition_failed', `The entry is at ${etagOf(current)}; read it again.`);
+    if (!ifMatchHolds(ifMatch, current))
+      throw new AppError('precondition_failed', `The entry is at ${etagOf(current)}; read it again.`);
     await tx.delete(cmsEntries).where(eq(cmsEntries.id, current.id));
     await entryEvents(tx, type, current, undefined);
   });
@@ -274,18 +369,45 @@ interface ListOptions {
 }
 
 /** A page of entries and the list's total: exact up to a threshold, the planner's estimate past it (src/db/count.ts). */
-export async function listEntries(db: Executor, type: ContentTypeRow, options: ListOptions, page: Page): Promise<{ rows: EntryRow[]; total: number; estimated: boolean }> {
+export async function listEntries(
+  db: Executor,
+  type: ContentTypeRow,
+  options: ListOptions,
+  page: Page,
+): Promise<{ rows: EntryRow[]; total: number; estimated: boolean }> {
   // The type id as a literal: the planner then matches each field's partial index (its predicate names it).
   const where = and(
     sql.raw(`type_id = '${type.id}'`),
     statusWhere(options.view),
-    options.q ? sql`to_tsvector('english', ${cmsEntries.searchText}) @@ plainto_tsquery('english', ${options.q})` : undefined,
+    options.q
+      ? sql`to_tsvector('english', ${cmsEntries.searchText}) @@ plainto_tsquery('english', ${options.q})`
+      : undefined,
     ...filterConditions(type.fields, options.query),
   );
-  const { order, split } = sortOrder(type.fields, options.sort, options.view === 'published' ? '-published_at' : '-updated_at', options.view);
+  const { order, split } = sortOrder(
+    type.fields,
+    options.sort,
+    options.view === 'published' ? '-published_at' : '-updated_at',
+    options.view,
+  );
   const [rows, { total, estimated }] = await Promise.all([
-    split ? splitPage(db, where, order, split, page) : db.select().from(cmsEntries).where(where).orderBy(...order).limit(page.pageSize).offset(page.offset),
-    listTotal(db, db.select({ one: sql`1` }).from(cmsEntries).where(where).getSQL()),
+    split
+      ? splitPage(db, where, order, split, page)
+      : db
+          .select()
+          .from(cmsEntries)
+          .where(where)
+          .orderBy(...order)
+          .limit(page.pageSize)
+          .offset(page.offset),
+    listTotal(
+      db,
+      db
+        .select({ one: sql`1` })
+        .from(cmsEntries)
+        .where(where)
+        .getSQL(),
+    ),
   ]);
   return { rows, total, estimated };
 }
@@ -296,16 +418,45 @@ export async function listEntries(db: Executor, type: ContentTypeRow, options: L
  * without; each part stops at the page's end. The outer query is named `cms_entries` as the table,
  * so the sort terms read its columns.
  */
-function splitPage(db: Executor, where: SQL | undefined, order: SQL[], split: NonNullable<SortOrder['split']>, page: Page): Promise<EntryRow[]> {
+function splitPage(
+  db: Executor,
+  where: SQL | undefined,
+  order: SQL[],
+  split: NonNullable<SortOrder['split']>,
+  page: Page,
+): Promise<EntryRow[]> {
   const end = page.offset + page.pageSize;
-  const withValue = db.select().from(cmsEntries).where(and(where, sql`${split.expression} is not null`)).orderBy(split.first, ...split.rest).limit(end);
-  const withoutValue = db.select().from(cmsEntries).where(and(where, sql`${split.expression} is null`)).orderBy(...split.rest).limit(end);
-  return db.select().from(unionAll(withValue, withoutValue).as('cms_entries')).orderBy(...order).limit(page.pageSize).offset(page.offset);
+  const withValue = db
+    .select()
+    .from(cmsEntries)
+    .where(and(where, sql`${split.expression} is not null`))
+    .orderBy(split.first, ...split.rest)
+    .limit(end);
+  const withoutValue = db
+    .select()
+    .from(cmsEntries)
+    .where(and(where, sql`${split.expression} is null`))
+    .orderBy(...split.rest)
+    .limit(end);
+  return db
+    .select()
+    .from(unionAll(withValue, withoutValue).as('cms_entries'))
+    .orderBy(...order)
+    .limit(page.pageSize)
+    .offset(page.offset);
 }
 
 /** Entries by id across the site's stored types (for `include=`), as the status view allows. */
-export async function entriesById(db: Executor, siteId: string, ids: string[], view: StatusView): Promise<Map<string, EntryRow>> {
+export async function entriesById(
+  db: Executor,
+  siteId: string,
+  ids: string[],
+  view: StatusView,
+): Promise<Map<string, EntryRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.select().from(cmsEntries).where(and(eq(cmsEntries.siteId, siteId), inArray(cmsEntries.id, ids), statusWhere(view)));
+  const rows = await db
+    .select()
+    .from(cmsEntries)
+    .where(and(eq(cmsEntries.siteId, siteId), inArray(cmsEntries.id, ids), statusWhere(view)));
   return new Map(rows.map((row) => [row.id, row]));
 }

@@ -5,11 +5,23 @@ import { Type } from 'typebox';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerializedOnce } from '../http/response-schemas.js';
 import { cmsAccess } from './access.js';
-import { EntryBody, EntryListQuery, EntryOut, EntryParams, EntryReadQuery, EntryTypeParams, cmsSecurity } from './schemas.js';
+import {
+  EntryBody,
+  EntryListQuery,
+  EntryOut,
+  EntryParams,
+  EntryReadQuery,
+  EntryTypeParams,
+  cmsSecurity,
+} from './schemas.js';
 import { sourceContext, type SourceContext } from './sources.js';
 import { sourceFor } from './source-for.js';
 
-const ETAG_HEADERS = Type.Object({ 'if-match': Type.Optional(Type.String({ maxLength: 500, description: 'The ETag of the entry as last read; a stale one answers 412.' })) });
+const ETAG_HEADERS = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({ maxLength: 500, description: 'The ETag of the entry as last read; a stale one answers 412.' }),
+  ),
+});
 
 export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -18,12 +30,23 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/entries/:type',
     {
-      schema: { tags: ['entries'], summary: 'List entries (published ones unless status says otherwise)', security: cmsSecurity, params: EntryTypeParams, querystring: EntryListQuery, response: { 200: Type.Array(EntryOut) } },
+      schema: {
+        tags: ['entries'],
+        summary: 'List entries (published ones unless status says otherwise)',
+        security: cmsSecurity,
+        params: EntryTypeParams,
+        querystring: EntryListQuery,
+        response: { 200: Type.Array(EntryOut) },
+      },
       preHandler: cmsAccess('cms-read'),
     },
     async (request, reply) => {
       const page = toPage(request.query);
-      const { rows, total } = await sourceFor(request.params.type).list(context(request), request.query as typeof request.query & Record<string, unknown>, page);
+      const { rows, total } = await sourceFor(request.params.type).list(
+        context(request),
+        request.query as typeof request.query & Record<string, unknown>,
+        page,
+      );
       setPaginationHeaders(request, reply, page, total);
       return sendSerializedOnce(reply, rows);
     },
@@ -32,7 +55,14 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/entries/:type',
     {
-      schema: { tags: ['entries'], summary: 'Create an entry', security: cmsSecurity, params: EntryTypeParams, body: EntryBody, response: { 201: EntryOut } },
+      schema: {
+        tags: ['entries'],
+        summary: 'Create an entry',
+        security: cmsSecurity,
+        params: EntryTypeParams,
+        body: EntryBody,
+        response: { 201: EntryOut },
+      },
       preHandler: cmsAccess('cms-write'),
     },
     async (request, reply) => {
@@ -46,11 +76,22 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/entries/:type/:id',
     {
-      schema: { tags: ['entries'], summary: 'Read an entry by id or slug', security: cmsSecurity, params: EntryParams, querystring: EntryReadQuery, response: { 200: EntryOut } },
+      schema: {
+        tags: ['entries'],
+        summary: 'Read an entry by id or slug',
+        security: cmsSecurity,
+        params: EntryParams,
+        querystring: EntryReadQuery,
+        response: { 200: EntryOut },
+      },
       preHandler: cmsAccess('cms-read'),
     },
     async (request, reply) => {
-      const { entry, etag } = await sourceFor(request.params.type).read(context(request), request.params.id, request.query);
+      const { entry, etag } = await sourceFor(request.params.type).read(
+        context(request),
+        request.params.id,
+        request.query,
+      );
       if (etag) reply.header('ETag', etag);
       return sendSerializedOnce(reply, entry);
     },
@@ -59,11 +100,24 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   app.put(
     '/entries/:type/:id',
     {
-      schema: { tags: ['entries'], summary: 'Replace an entry\'s data (honours If-Match)', security: cmsSecurity, params: EntryParams, headers: ETAG_HEADERS, body: EntryBody, response: { 200: EntryOut } },
+      schema: {
+        tags: ['entries'],
+        summary: "Replace an entry's data (honours If-Match)",
+        security: cmsSecurity,
+        params: EntryParams,
+        headers: ETAG_HEADERS,
+        body: EntryBody,
+        response: { 200: EntryOut },
+      },
       preHandler: cmsAccess('cms-write'),
     },
     async (request, reply) => {
-      const { entry, etag } = await sourceFor(request.params.type).update(context(request), request.params.id, request.body, request.headers['if-match']);
+      const { entry, etag } = await sourceFor(request.params.type).update(
+        context(request),
+        request.params.id,
+        request.body,
+        request.headers['if-match'],
+      );
       app.cms.webhooks.wake();
       if (etag) reply.header('ETag', etag);
       return entry;
@@ -73,7 +127,14 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
   app.delete(
     '/entries/:type/:id',
     {
-      schema: { tags: ['entries'], summary: 'Delete an entry by id or slug (honours If-Match)', security: cmsSecurity, params: EntryParams, headers: ETAG_HEADERS, response: { 204: Type.Null() } },
+      schema: {
+        tags: ['entries'],
+        summary: 'Delete an entry by id or slug (honours If-Match)',
+        security: cmsSecurity,
+        params: EntryParams,
+        headers: ETAG_HEADERS,
+        response: { 204: Type.Null() },
+      },
       preHandler: cmsAccess('cms-write'),
     },
     async (request, reply) => {

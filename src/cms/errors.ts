@@ -2,7 +2,10 @@
 // typed map that AppError accepts. (`slug_taken` is the forum's, shared.)
 
 export const cmsErrorCodes = {
-  invalid_filter: { status: 400, title: 'The filter, sort, fields or include parameter names an unknown field or operator' },
+  invalid_filter: {
+    status: 400,
+    title: 'The filter, sort, fields or include parameter names an unknown field or operator',
+  },
   ai_disabled: { status: 403, title: 'AI content drafting is off for this site' },
   content_type_not_found: { status: 404, title: 'Content type not found' },
   entry_not_found: { status: 404, title: 'Entry not found' },
@@ -12,8 +15,14 @@ export const cmsErrorCodes = {
   media_missing: { status: 400, title: 'The upload has no multipart field `file`' },
   media_in_use: { status: 409, title: 'Entries still reference this media' },
   media_too_large: { status: 413, title: 'The file is larger than media allow' },
-  media_type_refused: { status: 415, title: 'The file is not an accepted media type, or its bytes are not what its name and type say' },
-  webhook_target_refused: { status: 422, title: 'The webhook URL resolves to a private, loopback or link-local address' },
+  media_type_refused: {
+    status: 415,
+    title: 'The file is not an accepted media type, or its bytes are not what its name and type say',
+  },
+  webhook_target_refused: {
+    status: 422,
+    title: 'The webhook URL resolves to a private, loopback or link-local address',
+  },
   content_type_exists: { status: 409, title: 'A content type with this slug exists' },
   builtin_type: { status: 409, title: 'Built-in content types cannot be changed or deleted' },
   lossy_type_change: { status: 409, title: 'The type change would lose entry data' },

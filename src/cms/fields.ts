@@ -3,7 +3,18 @@
 // indexes use for it. One table per field type keeps these rules together.
 import { sql, type SQL } from 'drizzle-orm';
 
-export const FIELD_TYPES = ['text', 'markdown', 'number', 'boolean', 'datetime', 'enum', 'slug', 'relation', 'media', 'json'] as const;
+export const FIELD_TYPES = [
+  'text',
+  'markdown',
+  'number',
+  'boolean',
+  'datetime',
+  'enum',
+  'slug',
+  'relation',
+  'media',
+  'json',
+] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 interface FieldOptions {
@@ -73,7 +84,8 @@ function checkString(value: unknown, min: number, max: number): Checked {
   return ok(value);
 }
 
-const scalarToString = (value: unknown): unknown => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined);
+const scalarToString = (value: unknown): unknown =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 
 function isHttpUrlOrPath(value: string): boolean {
   if (value.startsWith('/') && !value.startsWith('//')) return true;
@@ -111,7 +123,8 @@ export const FIELD_KINDS: Record<FieldType, FieldKind> = {
       if (options.max !== undefined && value > options.max) return bad(`must be at most ${options.max}`);
       return ok(value);
     },
-    convert: (value) => (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined),
+    convert: (value) =>
+      typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined,
   },
   boolean: {
     ops: EQUALITY,
@@ -125,7 +138,8 @@ export const FIELD_KINDS: Record<FieldType, FieldKind> = {
     sortable: true,
     // Stored as UTC `toISOString()` text, whose order is the order of time, so the index needs no cast.
     check: (value) => {
-      if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) return bad('must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z');
+      if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value)))
+        return bad('must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z');
       return ok(new Date(value).toISOString());
     },
     convert: (value) => value,
@@ -133,31 +147,46 @@ export const FIELD_KINDS: Record<FieldType, FieldKind> = {
   enum: {
     ops: EQUALITY,
     sortable: true,
-    check: (value, options) => (typeof value === 'string' && (options.values ?? []).includes(value) ? ok(value) : bad(`must be one of ${(options.values ?? []).join(', ')}`)),
+    check: (value, options) =>
+      typeof value === 'string' && (options.values ?? []).includes(value)
+        ? ok(value)
+        : bad(`must be one of ${(options.values ?? []).join(', ')}`),
     convert: (value) => value,
   },
   slug: {
     ops: TEXTUAL,
     sortable: true,
-    check: (value) => (typeof value === 'string' && SLUG_PATTERN.test(value) ? ok(value) : bad('must be lower-case letters, digits and hyphens (at most 100)')),
+    check: (value) =>
+      typeof value === 'string' && SLUG_PATTERN.test(value)
+        ? ok(value)
+        : bad('must be lower-case letters, digits and hyphens (at most 100)'),
     convert: (value) => value,
   },
   relation: {
     ops: EQUALITY,
     sortable: false,
-    check: (value) => (typeof value === 'string' && value.length > 0 && value.length <= 100 ? ok(value) : bad('must be the id of an entry')),
+    check: (value) =>
+      typeof value === 'string' && value.length > 0 && value.length <= 100
+        ? ok(value)
+        : bad('must be the id of an entry'),
     convert: (value) => value,
   },
   media: {
     ops: EQUALITY,
     sortable: false,
-    check: (value) => (typeof value === 'string' && value.length <= 2000 && isHttpUrlOrPath(value) ? ok(value) : bad('must be an http(s) URL or a path on the site')),
+    check: (value) =>
+      typeof value === 'string' && value.length <= 2000 && isHttpUrlOrPath(value)
+        ? ok(value)
+        : bad('must be an http(s) URL or a path on the site'),
     convert: (value) => value,
   },
   json: {
     ops: [],
     sortable: false,
-    check: (value) => (JSON.stringify(value).length <= MAX_JSON_BYTES ? ok(value) : bad(`must be at most ${MAX_JSON_BYTES} bytes of JSON`)),
+    check: (value) =>
+      JSON.stringify(value).length <= MAX_JSON_BYTES
+        ? ok(value)
+        : bad(`must be at most ${MAX_JSON_BYTES} bytes of JSON`),
     convert: (value) => value,
   },
 };
@@ -199,16 +228,22 @@ export function fieldDefinitionProblems(field: FieldDefinition): string[] {
   const problems: string[] = [];
   const options = field.options ?? {};
   const where = `field "${field.name}"`;
-  if (field.type === 'enum' && (!options.values || options.values.length === 0)) problems.push(`${where}: an enum needs options.values`);
-  if (field.type === 'relation' && !options.type) problems.push(`${where}: a relation needs options.type, the related type's slug`);
+  if (field.type === 'enum' && (!options.values || options.values.length === 0))
+    problems.push(`${where}: an enum needs options.values`);
+  if (field.type === 'relation' && !options.type)
+    problems.push(`${where}: a relation needs options.type, the related type's slug`);
   if (options.max_length !== undefined) {
     const limit = field.type === 'markdown' ? MAX_MARKDOWN_LENGTH : MAX_TEXT_LENGTH;
-    if (field.type !== 'text' && field.type !== 'markdown') problems.push(`${where}: max_length applies to text and markdown fields`);
+    if (field.type !== 'text' && field.type !== 'markdown')
+      problems.push(`${where}: max_length applies to text and markdown fields`);
     else if (options.max_length > limit) problems.push(`${where}: max_length is at most ${limit}`);
   }
-  if (options.min !== undefined && options.max !== undefined && options.min > options.max) problems.push(`${where}: min is above max`);
+  if (options.min !== undefined && options.max !== undefined && options.min > options.max)
+    problems.push(`${where}: min is above max`);
   if (field.unique && !isIndexed(field)) {
-    problems.push(`${where}: only number, boolean, datetime, enum, slug, relation and text fields of at most ${MAX_INDEXED_TEXT_LENGTH} characters can be unique`);
+    problems.push(
+      `${where}: only number, boolean, datetime, enum, slug, relation and text fields of at most ${MAX_INDEXED_TEXT_LENGTH} characters can be unique`,
+    );
   }
   if (field.default !== undefined && field.default !== null) {
     const checked = checkValue(field, field.default);

@@ -28,9 +28,19 @@ for (const database of testDatabases) {
       read = await mintApiKey(t.app, owner, 'club', ['cms-read']);
       await cms(write, 'POST', '/entries/forums', { slug: 'open', data: { name: 'Open' } });
       await cms(write, 'POST', '/entries/forums', { slug: 'staff', data: { name: 'Staff', visibility: 'staff' } });
-      publicTopic = json<Entry>(await cms(write, 'POST', '/entries/topics', { data: { forum_id: 'open', title: 'Launch thread', body: 'Talk here' } })).id;
-      staffTopic = json<Entry>(await cms(write, 'POST', '/entries/topics', { data: { forum_id: 'staff', title: 'Secret plans', body: 'Hush' } })).id;
-      post = json<Entry>(await cms(write, 'POST', '/entries/posts', { data: { topic_id: publicTopic, body: 'A reply' } })).id;
+      publicTopic = json<Entry>(
+        await cms(write, 'POST', '/entries/topics', {
+          data: { forum_id: 'open', title: 'Launch thread', body: 'Talk here' },
+        }),
+      ).id;
+      staffTopic = json<Entry>(
+        await cms(write, 'POST', '/entries/topics', {
+          data: { forum_id: 'staff', title: 'Secret plans', body: 'Hush' },
+        }),
+      ).id;
+      post = json<Entry>(
+        await cms(write, 'POST', '/entries/posts', { data: { topic_id: publicTopic, body: 'A reply' } }),
+      ).id;
     });
     after(() => t.close());
 
@@ -50,12 +60,20 @@ for (const database of testDatabases) {
         ],
       });
       assert.equal(created.statusCode, 201, created.body);
-      const bad = await cms(admin, 'POST', '/content-types', { slug: 'bad', name: 'Bad', fields: [{ name: 'x', type: 'relation', options: { type: 'threads' } }] });
+      const bad = await cms(admin, 'POST', '/content-types', {
+        slug: 'bad',
+        name: 'Bad',
+        fields: [{ name: 'x', type: 'relation', options: { type: 'threads' } }],
+      });
       assert.equal(json(bad).code, 'invalid_content_type');
     });
 
     it('refuses a relation to a forum entry that does not exist, or by slug, and changes nothing', async () => {
-      for (const data of [{ title: 'x', discussion: 'nope' }, { title: 'x', board: 'open' }, { title: 'x', highlight: publicTopic }]) {
+      for (const data of [
+        { title: 'x', discussion: 'nope' },
+        { title: 'x', board: 'open' },
+        { title: 'x', highlight: publicTopic },
+      ]) {
         const response = await cms(write, 'POST', '/entries/releases', { status: 'published', data });
         assert.equal(response.statusCode, 422, JSON.stringify(data));
         assert.equal(json(response).code, 'relation_not_found');
@@ -65,9 +83,17 @@ for (const database of testDatabases) {
 
     it('includes forum entries as the caller may see them in the forum', async () => {
       const forumId = json<Entry>(await cms(read, 'GET', '/entries/forums/open')).id;
-      const shown = await cms(write, 'POST', '/entries/releases', { slug: 'v1', status: 'published', data: { title: 'v1', discussion: publicTopic, highlight: post, board: forumId } });
+      const shown = await cms(write, 'POST', '/entries/releases', {
+        slug: 'v1',
+        status: 'published',
+        data: { title: 'v1', discussion: publicTopic, highlight: post, board: forumId },
+      });
       assert.equal(shown.statusCode, 201, shown.body);
-      await cms(write, 'POST', '/entries/releases', { slug: 'v2', status: 'published', data: { title: 'v2', discussion: staffTopic } });
+      await cms(write, 'POST', '/entries/releases', {
+        slug: 'v2',
+        status: 'published',
+        data: { title: 'v2', discussion: staffTopic },
+      });
 
       const v1 = json<Entry>(await cms(read, 'GET', '/entries/releases/v1?include=discussion,highlight,board'));
       assert.equal((v1.data.discussion as Entry).data.title, 'Launch thread');
@@ -76,7 +102,13 @@ for (const database of testDatabases) {
 
       // A staff-only topic: a published read sees what a forum guest sees, which is nothing.
       const list = json<Entry[]>(await cms(read, 'GET', '/entries/releases?include=discussion&sort=title'));
-      assert.deepEqual(list.map((e) => [e.slug, (e.data.discussion as Entry | null)?.data.title ?? null]), [['v1', 'Launch thread'], ['v2', null]]);
+      assert.deepEqual(
+        list.map((e) => [e.slug, (e.data.discussion as Entry | null)?.data.title ?? null]),
+        [
+          ['v1', 'Launch thread'],
+          ['v2', null],
+        ],
+      );
       const asOwner = json<Entry>(await cms(write, 'GET', '/entries/releases/v2?include=discussion&status=any'));
       assert.equal((asOwner.data.discussion as Entry).data.title, 'Secret plans');
     });

@@ -13,9 +13,16 @@ const GLOBAL_GROUPS: Record<string, readonly SettingName[]> = {
   helpdesk: ['HELPDESK_SUPPORT_ADDRESS'],
 };
 
-export function globalGroup(settings: InstanceSettings, slug: string): { slug: string; values: Record<string, string> } {
+export function globalGroup(
+  settings: InstanceSettings,
+  slug: string,
+): { slug: string; values: Record<string, string> } {
   const names = Object.hasOwn(GLOBAL_GROUPS, slug) ? GLOBAL_GROUPS[slug] : undefined;
-  if (!names) throw new AppError('global_not_found', `No settings group "${slug}". Groups: ${Object.keys(GLOBAL_GROUPS).join(', ')}.`);
+  if (!names)
+    throw new AppError(
+      'global_not_found',
+      `No settings group "${slug}". Groups: ${Object.keys(GLOBAL_GROUPS).join(', ')}.`,
+    );
   const values: Record<string, string> = {};
   for (const name of names) if (settings.values[name] !== undefined) values[name] = settings.values[name];
   return { slug, values: presentSettings(values) };

@@ -10,7 +10,16 @@ import { readUploadedFile, sendInertFile } from '../http/uploads.js';
 import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
 import { validatorCompiler } from '../http/validation.js';
 import { cmsAccess } from './access.js';
-import { MAX_MEDIA_BYTES, deleteMedia, findMedia, listMedia, mediaBytes, presentMedia, servedMedia, storeMedia } from './media.js';
+import {
+  MAX_MEDIA_BYTES,
+  deleteMedia,
+  findMedia,
+  listMedia,
+  mediaBytes,
+  presentMedia,
+  servedMedia,
+  storeMedia,
+} from './media.js';
 import { MediaOut, MediaParams, MediaUpload, cmsSecurity } from './schemas.js';
 
 export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
@@ -24,7 +33,7 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['media'],
-        summary: 'Upload a file (cms-write); a `media` field holds the answer\'s `url`',
+        summary: "Upload a file (cms-write); a `media` field holds the answer's `url`",
         description: `multipart/form-data with the field \`file\`: PNG, JPEG, GIF, WebP, AVIF or PDF, at most ${MAX_MEDIA_BYTES / 1024 / 1024} MiB. The type is read from the bytes and must agree with the file name and declared type; SVG is refused.`,
         consumes: ['multipart/form-data'],
         security: cmsSecurity,
@@ -36,7 +45,13 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
       preHandler: cmsAccess('cms-write'),
     },
     async (request, reply) => {
-      const file = await readUploadedFile(request, { field: 'file', maxBytes: MAX_MEDIA_BYTES, missing: 'media_missing', tooLarge: 'media_too_large', what: 'Media' });
+      const file = await readUploadedFile(request, {
+        field: 'file',
+        maxBytes: MAX_MEDIA_BYTES,
+        missing: 'media_missing',
+        tooLarge: 'media_too_large',
+        what: 'Media',
+      });
       const row = await storeMedia(db, blobs, request.cms.site.id, file);
       return reply.code(201).send(presentMedia(row));
     },
@@ -44,7 +59,16 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/media',
-    { schema: { tags: ['media'], summary: 'Uploaded media, newest first', security: cmsSecurity, querystring: PageQuery, response: { 200: Type.Array(MediaOut) } }, preHandler: cmsAccess('cms-read') },
+    {
+      schema: {
+        tags: ['media'],
+        summary: 'Uploaded media, newest first',
+        security: cmsSecurity,
+        querystring: PageQuery,
+        response: { 200: Type.Array(MediaOut) },
+      },
+      preHandler: cmsAccess('cms-read'),
+    },
     async (request, reply) => {
       const page = toPage(request.query);
       const { rows, total } = await listMedia(db, request.cms.site.id, page);
@@ -55,14 +79,29 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/media/:id',
-    { schema: { tags: ['media'], summary: 'One upload\'s description', security: cmsSecurity, params: MediaParams, response: { 200: MediaOut } }, preHandler: cmsAccess('cms-read') },
+    {
+      schema: {
+        tags: ['media'],
+        summary: "One upload's description",
+        security: cmsSecurity,
+        params: MediaParams,
+        response: { 200: MediaOut },
+      },
+      preHandler: cmsAccess('cms-read'),
+    },
     async (request) => presentMedia(await findMedia(db, request.cms.site.id, request.params.id)),
   );
 
   app.delete(
     '/media/:id',
     {
-      schema: { tags: ['media'], summary: 'Delete an upload no entry references (cms-write)', security: cmsSecurity, params: MediaParams, response: { 204: Type.Null(), ...problems(409) } },
+      schema: {
+        tags: ['media'],
+        summary: 'Delete an upload no entry references (cms-write)',
+        security: cmsSecurity,
+        params: MediaParams,
+        response: { 204: Type.Null(), ...problems(409) },
+      },
       preHandler: cmsAccess('cms-write'),
     },
     async (request, reply) => {
@@ -78,7 +117,8 @@ export async function mediaServing(fastify: FastifyInstance): Promise<void> {
   app.get('/media/:id', { schema: { hide: true, params: MediaParams } }, async (request, reply) => {
     const target = request.target;
     const site = target.kind === 'site' ? await app.services.sites.get(target.site) : undefined;
-    const row = site?.kind === 'community' ? await servedMedia(app.deps.database.db, site.id, request.params.id) : undefined;
+    const row =
+      site?.kind === 'community' ? await servedMedia(app.deps.database.db, site.id, request.params.id) : undefined;
     if (!row) throw new AppError('media_not_found', `No media "${request.params.id}".`);
     return sendInertFile(request, reply, { ...row, disposition: 'inline' }, () => mediaBytes(app.deps.blobs, row));
   });

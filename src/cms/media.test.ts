@@ -39,16 +39,26 @@ for (const database of testDatabases) {
 
     const upload = (key: string, content: Buffer, filename: string, type: string, field = 'file') => {
       const body = multipartBody(field, content, filename, type);
-      return cmsApi(t.app, 'blog', key, { method: 'POST', path: '/media', payload: body.payload, headers: body.headers });
+      return cmsApi(t.app, 'blog', key, {
+        method: 'POST',
+        path: '/media',
+        payload: body.payload,
+        headers: body.headers,
+      });
     };
-    const api = (key: string, method: string, path: string, payload?: object) => cmsApi(t.app, 'blog', key, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
-    const serve = (site: string, path: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: path, headers: { host: communityHost(site), ...headers } });
+    const api = (key: string, method: string, path: string, payload?: object) =>
+      cmsApi(t.app, 'blog', key, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
+    const serve = (site: string, path: string, headers: Record<string, string> = {}) =>
+      t.app.inject({ method: 'GET', url: path, headers: { host: communityHost(site), ...headers } });
 
     it('stores an upload and serves its bytes at a stable URL on the site', async () => {
       const created = await upload(write, PNG, 'My Photo.png', 'image/png');
       assert.equal(created.statusCode, 201, created.body);
       const media = json<Media>(created);
-      assert.deepEqual([media.url, media.filename, media.content_type, media.size], [`/media/${media.id}`, 'My-Photo.png', 'image/png', PNG.length]);
+      assert.deepEqual(
+        [media.url, media.filename, media.content_type, media.size],
+        [`/media/${media.id}`, 'My-Photo.png', 'image/png', PNG.length],
+      );
       const served = await serve('blog', media.url);
       assert.equal(served.statusCode, 200);
       assert.deepEqual(served.rawPayload, PNG);
@@ -57,16 +67,40 @@ for (const database of testDatabases) {
       assert.match(String(served.headers['content-security-policy']), /sandbox/);
       assert.equal((await serve('blog', media.url, { 'if-none-match': String(served.headers.etag) })).statusCode, 304);
       assert.equal((await serve('other', media.url)).statusCode, 404, 'media belong to their site');
-      assert.deepEqual(json<Media[]>(await api(read, 'GET', '/media')).map((m) => m.id), [media.id]);
+      assert.deepEqual(
+        json<Media[]>(await api(read, 'GET', '/media')).map((m) => m.id),
+        [media.id],
+      );
     });
 
     it('refuses files whose bytes are not an accepted type, and changes nothing', async () => {
       const cases: Array<[string, Buffer, string, string, number, string]> = [
-        ['a script named .png', Buffer.from('<script>alert(1)</script>'), 'evil.png', 'image/png', 415, 'media_type_refused'],
-        ['an SVG with script', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'logo.svg', 'image/svg+xml', 415, 'media_type_refused'],
+        [
+          'a script named .png',
+          Buffer.from('<script>alert(1)</script>'),
+          'evil.png',
+          'image/png',
+          415,
+          'media_type_refused',
+        ],
+        [
+          'an SVG with script',
+          Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+          'logo.svg',
+          'image/svg+xml',
+          415,
+          'media_type_refused',
+        ],
         ['a PNG named .jpg', PNG, 'photo.jpg', 'image/jpeg', 415, 'media_type_refused'],
         ['a PNG declared as HTML', PNG, 'photo.png', 'text/html', 415, 'media_type_refused'],
-        ['a file over the limit', Buffer.concat([PNG, Buffer.alloc(MAX_MEDIA_BYTES)]), 'big.png', 'image/png', 413, 'media_too_large'],
+        [
+          'a file over the limit',
+          Buffer.concat([PNG, Buffer.alloc(MAX_MEDIA_BYTES)]),
+          'big.png',
+          'image/png',
+          413,
+          'media_too_large',
+        ],
       ];
       for (const [name, content, filename, type, status, code] of cases) {
         const response = await upload(write, content, filename, type);
@@ -80,10 +114,18 @@ for (const database of testDatabases) {
 
     it('lets media fields reference uploads and keeps media entries still use', async () => {
       const media = json<Media>(await upload(write, PNG, 'cover.png', 'image/png'));
-      const missing = await api(write, 'POST', '/entries/articles', { data: { title: 'Bad', cover_image: '/media/nope' } });
+      const missing = await api(write, 'POST', '/entries/articles', {
+        data: { title: 'Bad', cover_image: '/media/nope' },
+      });
       assert.equal(missing.statusCode, 422);
       assert.equal(json(missing).code, 'invalid_field_value');
-      const entry = json<{ id: string; data: { cover_image: string } }>(await api(write, 'POST', '/entries/articles', { slug: 'a', status: 'published', data: { title: 'A', cover_image: media.url } }));
+      const entry = json<{ id: string; data: { cover_image: string } }>(
+        await api(write, 'POST', '/entries/articles', {
+          slug: 'a',
+          status: 'published',
+          data: { title: 'A', cover_image: media.url },
+        }),
+      );
       assert.equal(entry.data.cover_image, media.url);
       const inUse = await api(write, 'DELETE', `/media/${media.id}`);
       assert.equal(inUse.statusCode, 409);

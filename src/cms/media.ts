@@ -36,31 +36,60 @@ function mediaTypeOf(filename: string, declared: string, bytes: Buffer): string 
 const mediaUrl = (row: Pick<MediaRow, 'id'>): string => `${MEDIA_PATH}${row.id}`;
 
 export function presentMedia(row: MediaRow): MediaOut {
-  return { id: row.id, url: mediaUrl(row), filename: row.filename, content_type: row.contentType, size: row.size, sha256: row.sha256, created_at: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    url: mediaUrl(row),
+    filename: row.filename,
+    content_type: row.contentType,
+    size: row.size,
+    sha256: row.sha256,
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
-export async function storeMedia(db: Executor, blobs: BlobStore, siteId: string, upload: UploadedFile): Promise<MediaRow> {
+export async function storeMedia(
+  db: Executor,
+  blobs: BlobStore,
+  siteId: string,
+  upload: UploadedFile,
+): Promise<MediaRow> {
   const filename = cleanFilename(upload.filename);
   const contentType = mediaTypeOf(filename, upload.declaredType, upload.bytes);
   const sha256 = createHash('sha256').update(upload.bytes).digest('hex');
   const id = newId();
   // The blob first: a row never names bytes that are not there.
   await blobs.put(mediaBlobKey({ id }), upload.bytes, upload.bytes.length);
-  const [row] = await db.insert(cmsMedia).values({ id, siteId, sha256, filename, contentType, size: upload.bytes.length }).returning();
+  const [row] = await db
+    .insert(cmsMedia)
+    .values({ id, siteId, sha256, filename, contentType, size: upload.bytes.length })
+    .returning();
   return row!;
 }
 
-export async function listMedia(db: Executor, siteId: string, page: Page): Promise<{ rows: MediaRow[]; total: number }> {
+export async function listMedia(
+  db: Executor,
+  siteId: string,
+  page: Page,
+): Promise<{ rows: MediaRow[]; total: number }> {
   const where = eq(cmsMedia.siteId, siteId);
   const [rows, [total]] = await Promise.all([
-    db.select().from(cmsMedia).where(where).orderBy(desc(cmsMedia.createdAt), desc(cmsMedia.id)).limit(page.pageSize).offset(page.offset),
+    db
+      .select()
+      .from(cmsMedia)
+      .where(where)
+      .orderBy(desc(cmsMedia.createdAt), desc(cmsMedia.id))
+      .limit(page.pageSize)
+      .offset(page.offset),
     db.select({ n: count() }).from(cmsMedia).where(where),
   ]);
   return { rows, total: total!.n };
 }
 
 export async function findMedia(db: Executor, siteId: string, id: string): Promise<MediaRow> {
-  const [row] = await db.select().from(cmsMedia).where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id)));
+  const [row] = await db
+    .select()
+    .from(cmsMedia)
+    .where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id)));
   if (!row) throw new AppError('media_not_found', `No media "${id}".`);
   return row;
 }
@@ -68,7 +97,13 @@ export async function findMedia(db: Executor, siteId: string, id: string): Promi
 /** The `/media/{id}` paths of `paths` that name no media of the site. */
 export async function missingMedia(db: Executor, siteId: string, paths: string[]): Promise<string[]> {
   const ids = paths.map((path) => path.slice(MEDIA_PATH.length));
-  const found = ids.length === 0 ? [] : await db.select({ id: cmsMedia.id }).from(cmsMedia).where(and(eq(cmsMedia.siteId, siteId), inArray(cmsMedia.id, ids)));
+  const found =
+    ids.length === 0
+      ? []
+      : await db
+          .select({ id: cmsMedia.id })
+          .from(cmsMedia)
+          .where(and(eq(cmsMedia.siteId, siteId), inArray(cmsMedia.id, ids)));
   const present = new Set(found.map((row) => row.id));
   return paths.filter((_, i) => !present.has(ids[i]!));
 }
@@ -76,11 +111,23 @@ export async function missingMedia(db: Executor, siteId: string, paths: string[]
 /** Deletes media no entry references (any field, Markdown bodies included), then its bytes. */
 export async function deleteMedia(db: Executor, blobs: BlobStore, siteId: string, id: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const [row] = await tx.select().from(cmsMedia).where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id))).for('update');
+    const [row] = await tx
+      .select()
+      .from(cmsMedia)
+      .where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id)))
+      .for('update');
     if (!row) throw new AppError('media_not_found', `No media "${id}".`);
     const needle = `%${mediaUrl(row)}%`;
-    const [users] = await tx.select({ n: count() }).from(cmsEntries).where(and(eq(cmsEntries.siteId, siteId), sql`${cmsEntries.data}::text like ${needle}`));
-    if (users!.n > 0) throw new AppError('media_in_use', `${users!.n} entr${users!.n === 1 ? 'y references' : 'ies reference'} ${mediaUrl(row)}; change them first.`, { entries: users!.n });
+    const [users] = await tx
+      .select({ n: count() })
+      .from(cmsEntries)
+      .where(and(eq(cmsEntries.siteId, siteId), sql`${cmsEntries.data}::text like ${needle}`));
+    if (users!.n > 0)
+      throw new AppError(
+        'media_in_use',
+        `${users!.n} entr${users!.n === 1 ? 'y references' : 'ies reference'} ${mediaUrl(row)}; change them first.`,
+        { entries: users!.n },
+      );
     await tx.delete(cmsMedia).where(eq(cmsMedia.id, row.id));
   });
   await blobs.delete(mediaBlobKey({ id }));
@@ -88,7 +135,10 @@ export async function deleteMedia(db: Executor, blobs: BlobStore, siteId: string
 
 /** A site's media row, or undefined (serving answers 404 without a problem body's detail). */
 export async function servedMedia(db: Executor, siteId: string, id: string): Promise<MediaRow | undefined> {
-  const [row] = await db.select().from(cmsMedia).where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id)));
+  const [row] = await db
+    .select()
+    .from(cmsMedia)
+    .where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id)));
   return row;
 }
 

@@ -20,7 +20,11 @@ export function fieldSchema(field: FieldDefinition): Schema {
   const options = field.options ?? {};
   switch (field.type) {
     case 'number':
-      return { type: options.integer ? 'integer' : 'number', ...(options.min !== undefined ? { minimum: options.min } : {}), ...(options.max !== undefined ? { maximum: options.max } : {}) };
+      return {
+        type: options.integer ? 'integer' : 'number',
+        ...(options.min !== undefined ? { minimum: options.min } : {}),
+        ...(options.max !== undefined ? { maximum: options.max } : {}),
+      };
     case 'boolean':
       return { type: 'boolean' };
     case 'datetime':
@@ -36,7 +40,11 @@ export function fieldSchema(field: FieldDefinition): Schema {
     case 'slug':
       return { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$' };
     default:
-      return { type: 'string', ...(options.max_length !== undefined ? { maxLength: options.max_length } : {}), ...(field.type === 'markdown' ? { description: 'Markdown.' } : {}) };
+      return {
+        type: 'string',
+        ...(options.max_length !== undefined ? { maxLength: options.max_length } : {}),
+        ...(field.type === 'markdown' ? { description: 'Markdown.' } : {}),
+      };
   }
 }
 
@@ -57,35 +65,51 @@ const FILTER_PARAMETER = {
   style: 'deepObject',
   explode: true,
   required: false,
-  schema: { type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] } },
-  description: '`filter[<field>][<op>]=<value>` with ops eq ne lt lte gt gte in contains (each field lists its own in the content type); `filter[<field>]=<value>` means eq; `in` takes a comma list.',
+  schema: {
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] },
+  },
+  description:
+    '`filter[<field>][<op>]=<value>` with ops eq ne lt lte gt gte in contains (each field lists its own in the content type); `filter[<field>]=<value>` means eq; `in` takes a comma list.',
 };
 
 /** Adds one typed copy of the entry paths for a content type. */
 function addType(doc: OpenApiDocument, prefix: string, slug: string, fields: readonly FieldDefinition[]): void {
   const name = `entry-${slug}`;
   // The generic entry schema (POST's 201 answer), with this type's slug and data.
-  const generic = (doc.paths[`${prefix}/entries/{type}`]?.post?.responses as Record<string, { content: Record<string, { schema: Schema & { properties: Schema } }> }>)['201']!.content['application/json']!.schema;
+  const generic = (
+    doc.paths[`${prefix}/entries/{type}`]?.post?.responses as Record<
+      string,
+      { content: Record<string, { schema: Schema & { properties: Schema } }> }
+    >
+  )['201']!.content['application/json']!.schema;
   doc.components.schemas![name] = {
     ...structuredClone(generic),
     title: `${slug} entry`,
     properties: { ...structuredClone(generic.properties), type: { const: slug }, data: dataSchema(fields) },
   };
   const ref = { $ref: `#/components/schemas/${name}` };
-  const typed = (item: Record<string, Record<string, unknown>> | undefined): Record<string, Record<string, unknown>> => {
+  const typed = (
+    item: Record<string, Record<string, unknown>> | undefined,
+  ): Record<string, Record<string, unknown>> => {
     const copy = structuredClone(item ?? {});
     for (const operation of Object.values(copy)) {
       // The generic operation's id, told apart per type (`getApiCmsV1EntriesType` -> `...Type_articles`).
       operation.operationId = `${String(operation.operationId)}_${slug.replace(/[^A-Za-z0-9]+/g, '_')}`;
-      operation.parameters = ((operation.parameters as Array<{ in: string; name: string }> | undefined) ?? []).filter((p) => !(p.in === 'path' && p.name === 'type'));
+      operation.parameters = ((operation.parameters as Array<{ in: string; name: string }> | undefined) ?? []).filter(
+        (p) => !(p.in === 'path' && p.name === 'type'),
+      );
       operation.tags = [`entries: ${slug}`];
-      const responses = operation.responses as Record<string, { content?: Record<string, { schema: Schema }> }> | undefined;
+      const responses = operation.responses as
+        Record<string, { content?: Record<string, { schema: Schema }> }> | undefined;
       for (const response of Object.values(responses ?? {})) {
         const content = response.content?.['application/json'];
         if (!content) continue;
         content.schema = content.schema.type === 'array' ? { type: 'array', items: ref } : ref;
       }
-      const body = (operation.requestBody as { content?: Record<string, { schema: Schema & { properties?: Schema } }> } | undefined)?.content?.['application/json'];
+      const body = (
+        operation.requestBody as { content?: Record<string, { schema: Schema & { properties?: Schema } }> } | undefined
+      )?.content?.['application/json'];
       if (body?.schema.properties) body.schema.properties.data = dataSchema(fields, true);
     }
     return copy;
@@ -114,7 +138,10 @@ export function cmsOpenApi(prefix: string) {
     for (const type of FORUM_TYPES) addType(doc, prefix, type.slug, type.fields);
     const target = request.target;
     if (target.kind === 'site' && (await readsModel(request, target.site))) {
-      const custom = await request.server.deps.database.db.select().from(cmsContentTypes).where(eq(cmsContentTypes.siteId, target.site));
+      const custom = await request.server.deps.database.db
+        .select()
+        .from(cmsContentTypes)
+        .where(eq(cmsContentTypes.siteId, target.site));
       for (const type of custom) if (!type.builtin) addType(doc, prefix, type.slug, type.fields);
     }
     return doc;

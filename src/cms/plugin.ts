@@ -42,7 +42,7 @@ async function cmsApi(app: FastifyInstance): Promise<void> {
   await registerOpenApi(app, {
     title: 'Blume Content API',
     description:
-      'Content types and entries of a site (headless CMS). Authenticate with `Authorization: Bearer blu_sk_...` (scopes cms-read, cms-write, admin) or as the site owner\'s session. Lists take `page` and `page_size` (default 10, max 100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.',
+      "Content types and entries of a site (headless CMS). Authenticate with `Authorization: Bearer blu_sk_...` (scopes cms-read, cms-write, admin) or as the site owner's session. Lists take `page` and `page_size` (default 10, max 100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.",
     prefix: CMS_API_PREFIX,
     servedOn: 'site',
     extend: cmsOpenApi(CMS_API_PREFIX),

@@ -30,7 +30,8 @@ function holds(caller: CmsCaller, scope: CmsScope): boolean {
 }
 
 export function requireScope(caller: CmsCaller, scope: CmsScope): void {
-  if (!holds(caller, scope)) throw new AppError('scope_missing', `This needs an API key with the "${scope}" scope.`, { required_scope: scope });
+  if (!holds(caller, scope))
+    throw new AppError('scope_missing', `This needs an API key with the "${scope}" scope.`, { required_scope: scope });
 }
 
 /**

@@ -31,7 +31,15 @@ export function presentType(row: ContentTypeRow): ContentTypeOut {
 
 /** A forum view's description: its fields are the forum's, read and written through the forum. */
 export function presentForumType(slug: string, name: string, fields: FieldDefinition[]): ContentTypeOut {
-  return { slug, name, source: 'forum', fields: fields.map(presentField), removed_fields: [], created_at: null, updated_at: null };
+  return {
+    slug,
+    name,
+    source: 'forum',
+    fields: fields.map(presentField),
+    removed_fields: [],
+    created_at: null,
+    updated_at: null,
+  };
 }
 
 interface EntryShape {
@@ -43,7 +51,11 @@ interface EntryShape {
 }
 
 /** An entry of a stored type; values of removed fields stay stored but do not leave. */
-export function presentEntry(type: Pick<ContentTypeRow, 'slug' | 'fields'>, row: EntryRow, shape: EntryShape = {}): EntryOut {
+export function presentEntry(
+  type: Pick<ContentTypeRow, 'slug' | 'fields'>,
+  row: EntryRow,
+  shape: EntryShape = {},
+): EntryOut {
   const names = (shape.select ?? type.fields).map((f) => f.name);
   const data: Record<string, unknown> = {};
   for (const name of names) if (row.data[name] !== undefined) data[name] = row.data[name];

@@ -61,7 +61,12 @@ export class PublishedReads {
   }
 
   /** An entry as `view` sees it; `query` names it and the answer's shape; `load` throws when there is none. */
-  async entry(type: ContentTypeRow, view: StatusView, query: string, load: () => Promise<TaggedEntry>): Promise<TaggedEntry> {
+  async entry(
+    type: ContentTypeRow,
+    view: StatusView,
+    query: string,
+    load: () => Promise<TaggedEntry>,
+  ): Promise<TaggedEntry> {
     if (view !== 'published') return load();
     const key = await this.keyOf(type, query);
     return this.entries.keep(key, load);
@@ -83,7 +88,9 @@ export class PublishedReads {
     const [next] = await this.db
       .select({ at: min(cmsEntries.publishedAt) })
       .from(cmsEntries)
-      .where(and(eq(cmsEntries.typeId, typeId), eq(cmsEntries.status, 'published'), gt(cmsEntries.publishedAt, sql`now()`)));
+      .where(
+        and(eq(cmsEntries.typeId, typeId), eq(cmsEntries.status, 'published'), gt(cmsEntries.publishedAt, sql`now()`)),
+      );
     return next?.at?.getTime();
   }
 }

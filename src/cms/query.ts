@@ -19,10 +19,34 @@ type Target = Column | Field;
 /** Entry attributes outside `data` that filter and sort like fields. */
 const COLUMNS: Record<string, Column> = {
   id: { kind: 'column', name: 'id', column: cmsEntries.id, ops: ['eq', 'ne', 'in'], time: false },
-  slug: { kind: 'column', name: 'slug', column: cmsEntries.slug, ops: ['eq', 'ne', 'in', 'lt', 'lte', 'gt', 'gte', 'contains'], time: false },
-  created_at: { kind: 'column', name: 'created_at', column: cmsEntries.createdAt, ops: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'], time: true },
-  updated_at: { kind: 'column', name: 'updated_at', column: cmsEntries.updatedAt, ops: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'], time: true },
-  published_at: { kind: 'column', name: 'published_at', column: cmsEntries.publishedAt, ops: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'], time: true },
+  slug: {
+    kind: 'column',
+    name: 'slug',
+    column: cmsEntries.slug,
+    ops: ['eq', 'ne', 'in', 'lt', 'lte', 'gt', 'gte', 'contains'],
+    time: false,
+  },
+  created_at: {
+    kind: 'column',
+    name: 'created_at',
+    column: cmsEntries.createdAt,
+    ops: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'],
+    time: true,
+  },
+  updated_at: {
+    kind: 'column',
+    name: 'updated_at',
+    column: cmsEntries.updatedAt,
+    ops: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'],
+    time: true,
+  },
+  published_at: {
+    kind: 'column',
+    name: 'published_at',
+    column: cmsEntries.publishedAt,
+    ops: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'],
+    time: true,
+  },
 };
 
 function invalid(detail: string): AppError {
@@ -33,7 +57,10 @@ function targetOf(fields: readonly FieldDefinition[], name: string): Target {
   const column = COLUMNS[name];
   if (column) return column;
   const field = fields.find((f) => f.name === name);
-  if (!field) throw invalid(`Unknown field "${name}". Fields: ${[...Object.keys(COLUMNS), ...fields.map((f) => f.name)].join(', ')}.`);
+  if (!field)
+    throw invalid(
+      `Unknown field "${name}". Fields: ${[...Object.keys(COLUMNS), ...fields.map((f) => f.name)].join(', ')}.`,
+    );
   return { kind: 'field', field };
 }
 
@@ -69,14 +96,25 @@ function escapeLike(text: string): string {
 function condition(target: Target, name: string, op: FilterOp, raw: string): SQL {
   const ops = target.kind === 'column' ? target.ops : FIELD_KINDS[target.field.type].ops;
   if (!ops.includes(op)) {
-    throw invalid(ops.length === 0 ? `Field "${name}" cannot be filtered.` : `Field "${name}" takes the operators ${ops.join(', ')}, not "${op}".`);
+    throw invalid(
+      ops.length === 0
+        ? `Field "${name}" cannot be filtered.`
+        : `Field "${name}" takes the operators ${ops.join(', ')}, not "${op}".`,
+    );
   }
   const expression = target.kind === 'column' ? sql`${target.column}` : fieldExpression(target.field);
   if (op === 'contains') return sql`${expression}::text ilike ${`%${escapeLike(raw)}%`}`;
   if (op === 'in') {
-    const values = raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
-    if (values.length === 0 || values.length > MAX_IN_VALUES) throw invalid(`filter[${name}][in] takes 1 to ${MAX_IN_VALUES} comma-separated values.`);
-    return sql`${expression} in (${sql.join(values.map((value) => sql`${filterValue(target, name, value)}`), sql`, `)})`;
+    const values = raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
+    if (values.length === 0 || values.length > MAX_IN_VALUES)
+      throw invalid(`filter[${name}][in] takes 1 to ${MAX_IN_VALUES} comma-separated values.`);
+    return sql`${expression} in (${sql.join(
+      values.map((value) => sql`${filterValue(target, name, value)}`),
+      sql`, `,
+    )})`;
   }
   const value = filterValue(target, name, raw);
   const symbol = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' }[op];
@@ -115,11 +153,20 @@ export interface SortOrder {
 }
 
 /** Whether a column can be null in `view`: live entries all have `published_at`. */
-const nullableColumn = (column: Column, view: StatusView): boolean => column.name === 'slug' || (column.name === 'published_at' && view !== 'published');
+const nullableColumn = (column: Column, view: StatusView): boolean =>
+  column.name === 'slug' || (column.name === 'published_at' && view !== 'published');
 
 /** ORDER BY terms for `sort` as the status view lists them. */
-export function sortOrder(fields: readonly FieldDefinition[], sort: string | undefined, fallback: string, view: StatusView): SortOrder {
-  const keys = (sort ?? fallback).split(',').map((part) => part.trim()).filter((part) => part !== '');
+export function sortOrder(
+  fields: readonly FieldDefinition[],
+  sort: string | undefined,
+  fallback: string,
+  view: StatusView,
+): SortOrder {
+  const keys = (sort ?? fallback)
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   if (keys.length > MAX_SORT_KEYS) throw invalid(`Sort by at most ${MAX_SORT_KEYS} fields.`);
   let descending = false;
   let split: SortOrder['split'];
@@ -127,7 +174,8 @@ export function sortOrder(fields: readonly FieldDefinition[], sort: string | und
     descending = key.startsWith('-');
     const name = descending ? key.slice(1) : key;
     const target = targetOf(fields, name);
-    if (target.kind === 'field' && !FIELD_KINDS[target.field.type].sortable) throw invalid(`Field "${name}" cannot be sorted.`);
+    if (target.kind === 'field' && !FIELD_KINDS[target.field.type].sortable)
+      throw invalid(`Field "${name}" cannot be sorted.`);
     const expression = target.kind === 'column' ? sql`${target.column}` : fieldExpression(target.field);
     const nullable = target.kind === 'field' || nullableColumn(target, view);
     if (!descending) return sql`${expression} asc nulls last`;
@@ -142,13 +190,21 @@ export function sortOrder(fields: readonly FieldDefinition[], sort: string | und
 }
 
 /** Field names of a `fields=` or `include=` list, each checked against the type. */
-export function fieldList(fields: readonly FieldDefinition[], list: string | undefined, parameter: 'fields' | 'include'): FieldDefinition[] | undefined {
+export function fieldList(
+  fields: readonly FieldDefinition[],
+  list: string | undefined,
+  parameter: 'fields' | 'include',
+): FieldDefinition[] | undefined {
   if (list === undefined) return undefined;
-  const names = list.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const names = list
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   return names.map((name) => {
     const field = fields.find((f) => f.name === name);
     if (!field) throw invalid(`${parameter}: unknown field "${name}".`);
-    if (parameter === 'include' && field.type !== 'relation') throw invalid(`include: field "${name}" is not a relation.`);
+    if (parameter === 'include' && field.type !== 'relation')
+      throw invalid(`include: field "${name}" is not a relation.`);
     return field;
   });
 }

@@ -5,8 +5,14 @@ import { FIELD_NAME_PATTERN, FIELD_TYPES, MAX_TEXT_LENGTH } from './fields.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
-const TypeSlug = Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$', description: 'Lower-case letters, digits and hyphens, starting with a letter.' });
-const EntrySlug = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$', description: 'Lower-case letters, digits and hyphens.' });
+const TypeSlug = Type.String({
+  pattern: '^[a-z][a-z0-9-]{0,62}$',
+  description: 'Lower-case letters, digits and hyphens, starting with a letter.',
+});
+const EntrySlug = Type.String({
+  pattern: '^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$',
+  description: 'Lower-case letters, digits and hyphens.',
+});
 const Status = Type.Union([Type.Literal('draft'), Type.Literal('published')]);
 
 const FieldOptionsSchema = Type.Object(
@@ -16,7 +22,9 @@ const FieldOptionsSchema = Type.Object(
     min: Type.Optional(Type.Number()),
     max: Type.Optional(Type.Number()),
     integer: Type.Optional(Type.Boolean()),
-    values: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100, uniqueItems: true })),
+    values: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100, uniqueItems: true }),
+    ),
     type: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' })),
   },
   { additionalProperties: false },
@@ -24,7 +32,10 @@ const FieldOptionsSchema = Type.Object(
 
 const FieldSchema = Type.Object(
   {
-    name: Type.String({ pattern: FIELD_NAME_PATTERN, description: 'Lower-case letters, digits and underscores, starting with a letter.' }),
+    name: Type.String({
+      pattern: FIELD_NAME_PATTERN,
+      description: 'Lower-case letters, digits and underscores, starting with a letter.',
+    }),
     type: Type.Union(FIELD_TYPES.map((t) => Type.Literal(t))),
     required: Type.Optional(Type.Boolean()),
     unique: Type.Optional(Type.Boolean()),
@@ -45,7 +56,10 @@ export const ContentTypeBody = Type.Object(
 export type ContentTypeBody = Static<typeof ContentTypeBody>;
 
 export const ContentTypeUpdateBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), fields: Type.Array(FieldSchema, { maxItems: 100 }) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    fields: Type.Array(FieldSchema, { maxItems: 100 }),
+  },
   { additionalProperties: false },
 );
 export type ContentTypeUpdateBody = Static<typeof ContentTypeUpdateBody>;
@@ -68,10 +82,10 @@ export const ContentTypeOut = Type.Object({
     description: 'custom: defined through this API; builtin: articles; forum: a view onto the community forum.',
   }),
   fields: Type.Array(FieldOut),
-  removed_fields: Type.Array(
-    Type.Object({ name: Type.String(), type: Type.String(), removed_at: Time }),
-    { description: 'Fields taken out of the type: their values are kept in the entries and come back when the field is added again.' },
-  ),
+  removed_fields: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), removed_at: Time }), {
+    description:
+      'Fields taken out of the type: their values are kept in the entries and come back when the field is added again.',
+  }),
   created_at: NullableTime,
   updated_at: NullableTime,
 });
@@ -79,13 +93,20 @@ export type ContentTypeOut = Static<typeof ContentTypeOut>;
 
 export const TypeParams = Type.Object({ slug: TypeSlug });
 export const EntryTypeParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 100 }) });
-export const EntryParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 100 }), id: Type.String({ minLength: 1, maxLength: 200 }) });
+export const EntryParams = Type.Object({
+  type: Type.String({ minLength: 1, maxLength: 100 }),
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+});
 
 export const EntryBody = Type.Object(
   {
     slug: Type.Optional(Type.Union([EntrySlug, Type.Null()])),
     status: Type.Optional(Status),
-    published_at: Type.Optional(Type.Union([Time, Type.Null()], { description: 'When a published entry goes live; a future time schedules it. Defaults to the first publish.' })),
+    published_at: Type.Optional(
+      Type.Union([Time, Type.Null()], {
+        description: 'When a published entry goes live; a future time schedules it. Defaults to the first publish.',
+      }),
+    ),
     data: Type.Record(Type.String(), Type.Unknown(), { description: 'The field values, by field name.' }),
   },
   { additionalProperties: false },
@@ -98,7 +119,9 @@ export const EntryOut = Type.Object({
   slug: Type.Union([Type.String(), Type.Null()]),
   status: Status,
   data: Type.Object({}, { additionalProperties: true }),
-  html: Type.Optional(Type.Object({}, { additionalProperties: Type.String(), description: 'Sanitized HTML of each Markdown field.' })),
+  html: Type.Optional(
+    Type.Object({}, { additionalProperties: Type.String(), description: 'Sanitized HTML of each Markdown field.' }),
+  ),
   created_at: Time,
   updated_at: Time,
   published_at: NullableTime,
@@ -110,16 +133,26 @@ const CommaList = Type.String({ maxLength: 1000, pattern: '^[A-Za-z0-9_,.-]*$' }
 export const EntryListQuery = Type.Object(
   {
     ...PageQuery.properties,
-    sort: Type.Optional(Type.String({ maxLength: 500, description: 'Comma-separated fields; a leading `-` sorts descending, e.g. `-published_at,title`.' })),
+    sort: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: 'Comma-separated fields; a leading `-` sorts descending, e.g. `-published_at,title`.',
+      }),
+    ),
     fields: Type.Optional(CommaList),
-    status: Type.Optional(Type.Union([Type.Literal('published'), Type.Literal('draft'), Type.Literal('any')], { default: 'published' })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('published'), Type.Literal('draft'), Type.Literal('any')], { default: 'published' }),
+    ),
     include: Type.Optional(CommaList),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
   {
     additionalProperties: false,
-    patternProperties: { '^filter\\[': Type.Union([Type.String({ maxLength: 2000 }), Type.Array(Type.String({ maxLength: 2000 }))]) },
-    description: '`filter[<field>][<op>]=<value>` with ops eq ne lt lte gt gte in contains; `filter[<field>]=<value>` means eq; `in` takes a comma list.',
+    patternProperties: {
+      '^filter\\[': Type.Union([Type.String({ maxLength: 2000 }), Type.Array(Type.String({ maxLength: 2000 }))]),
+    },
+    description:
+      '`filter[<field>][<op>]=<value>` with ops eq ne lt lte gt gte in contains; `filter[<field>]=<value>` means eq; `in` takes a comma list.',
   },
 );
 export type EntryListQuery = Static<typeof EntryListQuery>;
@@ -128,7 +161,9 @@ export const EntryReadQuery = Type.Object(
   {
     fields: Type.Optional(CommaList),
     include: Type.Optional(CommaList),
-    status: Type.Optional(Type.Union([Type.Literal('published'), Type.Literal('draft'), Type.Literal('any')], { default: 'published' })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('published'), Type.Literal('draft'), Type.Literal('any')], { default: 'published' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -136,25 +171,44 @@ export const EntryReadQuery = Type.Object(
 export const GlobalParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 50 }) });
 export const GlobalOut = Type.Object({
   slug: Type.String(),
-  values: Type.Object({}, { additionalProperties: Type.String(), description: 'Applied settings of the group; secrets read back masked.' }),
+  values: Type.Object(
+    {},
+    { additionalProperties: Type.String(), description: 'Applied settings of the group; secrets read back masked.' },
+  ),
 });
 
 export const cmsSecurity: Array<Record<string, string[]>> = [{ apiKey: [] }, { session: [] }];
 
 export const WebhookBody = Type.Object(
   {
-    url: Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'Where events are POSTed.' }),
-    events: Type.Array(Type.Union([Type.Literal('entry.published'), Type.Literal('entry.updated'), Type.Literal('entry.deleted')]), { minItems: 1, maxItems: 3, uniqueItems: true }),
+    url: Type.String({
+      format: 'uri',
+      pattern: '^https?://',
+      maxLength: 2000,
+      description: 'Where events are POSTed.',
+    }),
+    events: Type.Array(
+      Type.Union([Type.Literal('entry.published'), Type.Literal('entry.updated'), Type.Literal('entry.deleted')]),
+      { minItems: 1, maxItems: 3, uniqueItems: true },
+    ),
   },
   { additionalProperties: false },
 );
 export type WebhookBody = Static<typeof WebhookBody>;
 
-export const WebhookOut = Type.Object({ id: Type.String(), url: Type.String(), events: Type.Array(Type.String()), created_at: Time });
+export const WebhookOut = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  created_at: Time,
+});
 export type WebhookOut = Static<typeof WebhookOut>;
 export const WebhookCreatedOut = Type.Object({
   ...WebhookOut.properties,
-  secret: Type.String({ description: 'Shown only in this response. Verify `X-Blume-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.' }),
+  secret: Type.String({
+    description:
+      'Shown only in this response. Verify `X-Blume-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.',
+  }),
 });
 
 export const DeliveryOut = Type.Object({
@@ -171,7 +225,12 @@ export const DeliveryOut = Type.Object({
 export type DeliveryOut = Static<typeof DeliveryOut>;
 
 export const MediaUpload = Type.Object(
-  { file: Type.String({ format: 'binary', description: 'PNG, JPEG, GIF, WebP, AVIF or PDF, at most 10 MiB; the bytes must be what the name and type say.' }) },
+  {
+    file: Type.String({
+      format: 'binary',
+      description: 'PNG, JPEG, GIF, WebP, AVIF or PDF, at most 10 MiB; the bytes must be what the name and type say.',
+    }),
+  },
   { required: ['file'] },
 );
 export const MediaParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -25,7 +25,14 @@ export interface SourceContext {
 
 /** The context of `caller`'s request to `site`, on this node's database and CMS services (`app.cms`). */
 export function sourceContext(app: FastifyInstance, site: SiteRow, caller: CmsCaller): SourceContext {
-  return { db: app.deps.database.db, types: app.cms.types, reads: app.cms.reads, topicPages: app.forum.pages, site, caller };
+  return {
+    db: app.deps.database.db,
+    types: app.cms.types,
+    reads: app.cms.reads,
+    topicPages: app.forum.pages,
+    site,
+    caller,
+  };
 }
 
 export interface ReadQuery {
@@ -42,7 +49,11 @@ interface EntryWithTag {
 
 export interface EntrySource {
   /** A page and the list's total; `estimated` when the total is the planner's estimate (src/db/count.ts). */
-  list(ctx: SourceContext, query: EntryListQuery & Record<string, unknown>, page: Page): Promise<{ rows: EntryOut[]; total: number; estimated?: boolean }>;
+  list(
+    ctx: SourceContext,
+    query: EntryListQuery & Record<string, unknown>,
+    page: Page,
+  ): Promise<{ rows: EntryOut[]; total: number; estimated?: boolean }>;
   read(ctx: SourceContext, idOrSlug: string, query: ReadQuery): Promise<EntryWithTag>;
   create(ctx: SourceContext, input: EntryInput): Promise<EntryWithTag>;
   update(ctx: SourceContext, id: string, input: EntryInput, ifMatch: string | undefined): Promise<EntryWithTag>;

@@ -23,9 +23,16 @@ for (const database of testDatabases) {
         await run(`create unique index cmsu_t1_isbn on cms_entries ((data ->> 'isbn')) where type_id = 't1'`);
         await run(`create index cmsx_t1_pages on cms_entries (((data ->> 'pages')::numeric), id) where type_id = 't1'`);
         assert.equal(await runMigrations(db.handle), later);
-        const statistics = () => queryRows<{ stxname: string; definition: string }>(db.handle.db, sql`select stxname, pg_get_statisticsobjdef(oid) as definition from pg_statistic_ext order by stxname`);
+        const statistics = () =>
+          queryRows<{ stxname: string; definition: string }>(
+            db.handle.db,
+            sql`select stxname, pg_get_statisticsobjdef(oid) as definition from pg_statistic_ext order by stxname`,
+          );
         const made = await statistics();
-        assert.deepEqual(made.map((s) => s.stxname), ['cmss_t1_isbn', 'cmss_t1_pages']);
+        assert.deepEqual(
+          made.map((s) => s.stxname),
+          ['cmss_t1_isbn', 'cmss_t1_pages'],
+        );
         assert.match(made[1]!.definition, /ON type_id, \(\(data ->> 'pages'::text\)::numeric\) FROM cms_entries/);
         await deleteType(db.handle.db, 'club', 'books');
         assert.deepEqual(await statistics(), []);

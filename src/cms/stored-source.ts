@@ -1,6 +1,16 @@
 // Entries of articles and custom types, stored in `cms_entries`.
 import { AppError } from '../http/errors.js';
-import { createEntry, deleteEntry, entriesById, etagOf, findEntry, listEntries, storedEntryExists, updateEntry, type RelationLookup } from './entries.js';
+import {
+  createEntry,
+  deleteEntry,
+  entriesById,
+  etagOf,
+  findEntry,
+  listEntries,
+  storedEntryExists,
+  updateEntry,
+  type RelationLookup,
+} from './entries.js';
 import type { StatusView } from './query.js';
 import { FORUM_TYPE_SLUGS } from './forum-types.js';
 import { forumSource } from './forum-views.js';
@@ -19,7 +29,12 @@ async function typeOf(ctx: SourceContext, slug: string): Promise<ContentTypeRow>
 }
 
 /** A forum entry as `ctx` may see it under `status`, or undefined when there is none it may see. */
-async function forumEntry(ctx: SourceContext, type: string, id: string, status: ReadQuery['status']): Promise<EntryOut | undefined> {
+async function forumEntry(
+  ctx: SourceContext,
+  type: string,
+  id: string,
+  status: ReadQuery['status'],
+): Promise<EntryOut | undefined> {
   try {
     const { entry } = await forumSource(type).read(ctx, id, { status });
     // Relations hold ids; the forum's reads also take slugs, which a relation must not.
@@ -32,18 +47,32 @@ async function forumEntry(ctx: SourceContext, type: string, id: string, status: 
 
 /** What relations of entries written by `ctx` may point at: stored entries, or forum entries that exist. */
 export function relationLookup(ctx: SourceContext): RelationLookup {
-  return async (type, id) => (FORUM_TYPE_SLUGS.includes(type) ? (await forumEntry(ctx, type, id, 'any')) !== undefined : storedEntryExists(ctx.db, ctx.site.id, type, id));
+  return async (type, id) =>
+    FORUM_TYPE_SLUGS.includes(type)
+      ? (await forumEntry(ctx, type, id, 'any')) !== undefined
+      : storedEntryExists(ctx.db, ctx.site.id, type, id);
 }
 
 /**
  * The related entries `include=` asks for, presented, as far as the caller may see them: stored
  * entries by status, forum entries through the forum's visibility (guest for published reads).
  */
-async function included(ctx: SourceContext, include: FieldDefinition[] | undefined, rows: EntryRow[], view: StatusView): Promise<Map<string, EntryOut>> {
+async function included(
+  ctx: SourceContext,
+  include: FieldDefinition[] | undefined,
+  rows: EntryRow[],
+  view: StatusView,
+): Promise<Map<string, EntryOut>> {
   const out = new Map<string, EntryOut>();
   if (!include || include.length === 0) return out;
   const relatedView = view === 'any' || view === 'draft' ? 'any' : 'published';
-  const idsOf = (fields: FieldDefinition[]) => [...new Set(fields.flatMap((field) => rows.map((row) => row.data[field.name]).filter((v): v is string => typeof v === 'string')))];
+  const idsOf = (fields: FieldDefinition[]) => [
+    ...new Set(
+      fields.flatMap((field) =>
+        rows.map((row) => row.data[field.name]).filter((v): v is string => typeof v === 'string'),
+      ),
+    ),
+  ];
   const stored = include.filter((field) => !FORUM_TYPE_SLUGS.includes(field.options!.type!));
   const related = await entriesById(ctx.db, ctx.site.id, idsOf(stored), relatedView);
   for (const field of stored) {
@@ -68,9 +97,18 @@ export function storedSource(slug: string): EntrySource {
       const select = fieldList(type.fields, query.fields, 'fields');
       const include = fieldList(type.fields, query.include, 'include');
       const listed = async () => {
-        const { rows, total, estimated } = await listEntries(ctx.db, type, { view, query, sort: query.sort, q: query.q }, page);
+        const { rows, total, estimated } = await listEntries(
+          ctx.db,
+          type,
+          { view, query, sort: query.sort, q: query.q },
+          page,
+        );
         const related = await included(ctx, include, rows, view);
-        return { rows: rows.map((row) => presentEntry(type, row, { select, include, included: related })), total, estimated };
+        return {
+          rows: rows.map((row) => presentEntry(type, row, { select, include, included: related })),
+          total,
+          estimated,
+        };
       };
       // A read with include= spans types, whose writes end only their own generations: never kept.
       return include?.length ? listed() : ctx.reads.list(type, view, JSON.stringify([query, page]), listed);

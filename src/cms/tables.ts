@@ -20,7 +20,10 @@ export const cmsContentTypes = pgTable(
     builtin: text('builtin', { enum: ['articles'] }),
     fields: jsonb('fields').$type<FieldDefinition[]>().notNull(),
     /** Fields taken out of the type; their values stay in the entries and come back if the field does. */
-    removedFields: jsonb('removed_fields').$type<RemovedField[]>().notNull().default(sql`'[]'::jsonb`),
+    removedFields: jsonb('removed_fields')
+      .$type<RemovedField[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -41,7 +44,10 @@ export const cmsEntries = pgTable(
     status: text('status', { enum: ['draft', 'published'] }).notNull(),
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     /** Sanitized HTML of the Markdown fields, rendered once on write. */
-    html: jsonb('html').$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+    html: jsonb('html')
+      .$type<Record<string, string>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     /** Plain text of the text and Markdown fields, for `q=` full-text search. */
     searchText: text('search_text').notNull().default(''),
     /** Bumped by every write: the entry's ETag. */
@@ -98,7 +104,9 @@ export const cmsWebhookDeliveries = pgTable(
       .references(() => cmsWebhooks.id, { onDelete: 'cascade' }),
     event: text('event', { enum: WEBHOOK_EVENTS }).notNull(),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
-    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] })
+      .notNull()
+      .default('pending'),
     attempts: integer('attempts').notNull().default(0),
     /** The receiver's HTTP status of the last attempt, null when it could not be reached. */
     lastStatus: integer('last_status'),

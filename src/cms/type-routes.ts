@@ -7,7 +7,15 @@ import { createType, deleteType, findStoredType, listStoredTypes, updateType } f
 import { FORUM_TYPES } from './forum-types.js';
 import { globalGroup } from './globals.js';
 import { presentForumType, presentType } from './presenters.js';
-import { ContentTypeBody, ContentTypeOut, ContentTypeUpdateBody, GlobalOut, GlobalParams, TypeParams, cmsSecurity } from './schemas.js';
+import {
+  ContentTypeBody,
+  ContentTypeOut,
+  ContentTypeUpdateBody,
+  GlobalOut,
+  GlobalParams,
+  TypeParams,
+  cmsSecurity,
+} from './schemas.js';
 import { AppError } from '../http/errors.js';
 
 export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
@@ -16,7 +24,15 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/content-types',
-    { schema: { tags: ['content model'], summary: 'Every content type of the site', security: cmsSecurity, response: { 200: Type.Array(ContentTypeOut) } }, preHandler: cmsAccess('cms-read') },
+    {
+      schema: {
+        tags: ['content model'],
+        summary: 'Every content type of the site',
+        security: cmsSecurity,
+        response: { 200: Type.Array(ContentTypeOut) },
+      },
+      preHandler: cmsAccess('cms-read'),
+    },
     async (request) => [
       ...(await listStoredTypes(db, request.cms.site.id)).map(presentType),
       ...FORUM_TYPES.map((t) => presentForumType(t.slug, t.name, t.fields)),
@@ -25,7 +41,16 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/content-types/:slug',
-    { schema: { tags: ['content model'], summary: 'One content type', security: cmsSecurity, params: TypeParams, response: { 200: ContentTypeOut } }, preHandler: cmsAccess('cms-read') },
+    {
+      schema: {
+        tags: ['content model'],
+        summary: 'One content type',
+        security: cmsSecurity,
+        params: TypeParams,
+        response: { 200: ContentTypeOut },
+      },
+      preHandler: cmsAccess('cms-read'),
+    },
     async (request) => {
       const forumType = FORUM_TYPES.find((t) => t.slug === request.params.slug);
       if (forumType) return presentForumType(forumType.slug, forumType.name, forumType.fields);
@@ -38,7 +63,13 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/content-types',
     {
-      schema: { tags: ['content model'], summary: 'Define a custom content type (admin)', security: cmsSecurity, body: ContentTypeBody, response: { 201: ContentTypeOut } },
+      schema: {
+        tags: ['content model'],
+        summary: 'Define a custom content type (admin)',
+        security: cmsSecurity,
+        body: ContentTypeBody,
+        response: { 201: ContentTypeOut },
+      },
       preHandler: cmsAccess('admin'),
     },
     async (request, reply) => {
@@ -52,7 +83,8 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['content model'],
-        summary: 'Replace a custom type\'s name and fields (admin); removed fields keep their data, lossy changes are 409',
+        summary:
+          "Replace a custom type's name and fields (admin); removed fields keep their data, lossy changes are 409",
         security: cmsSecurity,
         params: TypeParams,
         body: ContentTypeUpdateBody,
@@ -70,7 +102,13 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
   app.delete(
     '/content-types/:slug',
     {
-      schema: { tags: ['content model'], summary: 'Delete a custom type and its entries (admin)', security: cmsSecurity, params: TypeParams, response: { 204: Type.Null() } },
+      schema: {
+        tags: ['content model'],
+        summary: 'Delete a custom type and its entries (admin)',
+        security: cmsSecurity,
+        params: TypeParams,
+        response: { 204: Type.Null() },
+      },
       preHandler: cmsAccess('admin'),
     },
     async (request, reply) => {
@@ -83,7 +121,13 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/globals/:slug',
     {
-      schema: { tags: ['globals'], summary: 'A forum settings group (general, registration, api, ai, mail, helpdesk); secrets masked (admin)', security: cmsSecurity, params: GlobalParams, response: { 200: GlobalOut } },
+      schema: {
+        tags: ['globals'],
+        summary: 'A forum settings group (general, registration, api, ai, mail, helpdesk); secrets masked (admin)',
+        security: cmsSecurity,
+        params: GlobalParams,
+        response: { 200: GlobalOut },
+      },
       preHandler: cmsAccess('admin'),
     },
     async (request) => globalGroup(await app.instanceSettings.applied(request.cms.site.id), request.params.slug),

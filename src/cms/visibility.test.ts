@@ -23,7 +23,8 @@ for (const database of testDatabases) {
       keys.read = await mintApiKey(t.app, owner, 'site', ['cms-read']);
       keys.write = await mintApiKey(t.app, owner, 'site', ['cms-write']);
       keys.admin = await mintApiKey(t.app, owner, 'site', ['admin']);
-      const cms = (method: string, path: string, payload: unknown) => cmsApi(t.app, 'site', keys.admin, { method: method as 'POST', path, payload: payload as object });
+      const cms = (method: string, path: string, payload: unknown) =>
+        cmsApi(t.app, 'site', keys.admin, { method: method as 'POST', path, payload: payload as object });
       await cms('POST', '/content-types', {
         slug: 'notes',
         name: 'Notes',
@@ -39,24 +40,46 @@ for (const database of testDatabases) {
         ids.push(json<{ id: string }>(response).id);
         return json<{ id: string }>(response).id;
       };
-      const draft = await note({ slug: 'draftslug', status: 'draft', data: { title: 'The draftword note', body: 'draftword body' } });
-      const later = await note({ slug: 'laterslug', status: 'published', published_at: '2999-01-01T00:00:00Z', data: { title: 'laterword', body: 'laterword' } });
+      const draft = await note({
+        slug: 'draftslug',
+        status: 'draft',
+        data: { title: 'The draftword note', body: 'draftword body' },
+      });
+      const later = await note({
+        slug: 'laterslug',
+        status: 'published',
+        published_at: '2999-01-01T00:00:00Z',
+        data: { title: 'laterword', body: 'laterword' },
+      });
       await note({ slug: 'open', status: 'published', data: { title: 'Open note', body: 'visible', see_also: draft } });
       await note({ slug: 'open-two', status: 'published', data: { title: 'Second open note', see_also: later } });
-      await cms('POST', '/entries/articles', { slug: 'draftslug', status: 'draft', data: { title: 'draftword article' } });
+      await cms('POST', '/entries/articles', {
+        slug: 'draftslug',
+        status: 'draft',
+        data: { title: 'draftword article' },
+      });
       // Forum content: a public topic, a hidden one, and a topic in a staff forum.
       const token = await mintForumToken(t.app, 'site', 'owner', owner.password);
-      const forum = (path: string, payload: object, method = 'POST') => forumApi(t.app, 'site', token, { method: method as 'POST', path, payload });
+      const forum = (path: string, payload: object, method = 'POST') =>
+        forumApi(t.app, 'site', token, { method: method as 'POST', path, payload });
       await forum('/categories', { name: 'Open', slug: 'open' });
       await forum('/forums', { name: 'General', slug: 'general', category_id: 'open' });
       await forum('/forums', { name: 'staffforumword', slug: 'staffslug', category_id: 'open', visibility: 'staff' });
       await forum('/topics', { forum_id: 'general', title: 'Hello all', body: 'public body' });
-      const hidden = json<{ id: string }>(await forum('/topics', { forum_id: 'general', title: 'hiddentopicword', body: 'hiddentopicword' }));
+      const hidden = json<{ id: string }>(
+        await forum('/topics', { forum_id: 'general', title: 'hiddentopicword', body: 'hiddentopicword' }),
+      );
       await forum(`/topics/${hidden.id}`, { hidden: true }, 'PATCH');
       ids.push(hidden.id);
-      const staff = json<{ id: string }>(await forum('/topics', { forum_id: 'staffslug', title: 'staffforumword plans', body: 'staffforumword' }));
+      const staff = json<{ id: string }>(
+        await forum('/topics', { forum_id: 'staffslug', title: 'staffforumword plans', body: 'staffforumword' }),
+      );
       ids.push(staff.id);
-      await portal(t.app, owner, { method: 'PUT', url: '/api/instances/site/env', payload: { API_CORS_ORIGINS: 'https://app.example' } });
+      await portal(t.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/site/env',
+        payload: { API_CORS_ORIGINS: 'https://app.example' },
+      });
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/site/restart' });
     });
     after(() => t.close());
@@ -78,14 +101,28 @@ for (const database of testDatabases) {
         '/entries/forums',
         '/entries/categories',
       ];
-      const singles = ['draftslug', 'laterslug', ...ids].flatMap((id) => [`/entries/notes/${id}`, `/entries/notes/${id}?include=see_also`, `/entries/topics/${id}`, `/entries/articles/${id}`]);
-      return [...lists.map(join), ...singles.map(join), '/entries/forums/staffslug', '/entries/posts?filter[topic_id]=' + ids.at(-1)].map((path) => (suffix && !path.includes(suffix) ? join(path) : path));
+      const singles = ['draftslug', 'laterslug', ...ids].flatMap((id) => [
+        `/entries/notes/${id}`,
+        `/entries/notes/${id}?include=see_also`,
+        `/entries/topics/${id}`,
+        `/entries/articles/${id}`,
+      ]);
+      return [
+        ...lists.map(join),
+        ...singles.map(join),
+        '/entries/forums/staffslug',
+        '/entries/posts?filter[topic_id]=' + ids.at(-1),
+      ].map((path) => (suffix && !path.includes(suffix) ? join(path) : path));
     };
 
     async function walk(key: string | undefined, suffix: string): Promise<string> {
       let seen = '';
       for (const path of reads(suffix)) {
-        const response = await cmsApi(t.app, 'site', key, { method: 'GET', path, headers: { origin: 'https://app.example' } });
+        const response = await cmsApi(t.app, 'site', key, {
+          method: 'GET',
+          path,
+          headers: { origin: 'https://app.example' },
+        });
         assert.ok(response.statusCode < 500, `${path}: ${response.body}`);
         seen += `${path} -> ${response.statusCode} ${response.body}\n`;
       }
@@ -94,7 +131,12 @@ for (const database of testDatabases) {
     }
 
     // Answers that succeeded; a 404 or 401 body only echoes what the request itself named.
-    const leaksIn = (text: string) => MARKERS.filter((marker) => text.split('\n').some((line) => /^2\d\d /.test(line.split(' -> ')[1] ?? '') && line.split(' -> ')[1]!.includes(marker)));
+    const leaksIn = (text: string) =>
+      MARKERS.filter((marker) =>
+        text
+          .split('\n')
+          .some((line) => /^2\d\d /.test(line.split(' -> ')[1] ?? '') && line.split(' -> ')[1]!.includes(marker)),
+      );
 
     for (const role of ['guest', 'read', 'write'] as const) {
       it(`shows ${role === 'guest' ? 'a caller without a key' : `a ${role} key`} no draft, scheduled or restricted content`, async () => {

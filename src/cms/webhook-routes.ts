@@ -18,24 +18,53 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/webhooks',
     {
-      schema: { tags: ['webhooks'], summary: 'Subscribe a URL to entry events (admin); the signing secret is shown once', security: cmsSecurity, body: WebhookBody, response: { 201: WebhookCreatedOut, ...problems(422) } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Subscribe a URL to entry events (admin); the signing secret is shown once',
+        security: cmsSecurity,
+        body: WebhookBody,
+        response: { 201: WebhookCreatedOut, ...problems(422) },
+      },
       preHandler: cmsAccess('admin'),
     },
     async (request, reply) => {
-      const { row, secret } = await createWebhook(db, request.cms.site.id, app.deps.config.secretKey, request.body, app.deps.config.webhooksAllowPrivate);
+      const { row, secret } = await createWebhook(
+        db,
+        request.cms.site.id,
+        app.deps.config.secretKey,
+        request.body,
+        app.deps.config.webhooksAllowPrivate,
+      );
       return reply.code(201).send({ ...presentWebhook(row), secret });
     },
   );
 
   app.get(
     '/webhooks',
-    { schema: { tags: ['webhooks'], summary: 'Webhook subscriptions (admin)', security: cmsSecurity, response: { 200: Type.Array(WebhookOut) } }, preHandler: cmsAccess('admin') },
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Webhook subscriptions (admin)',
+        security: cmsSecurity,
+        response: { 200: Type.Array(WebhookOut) },
+      },
+      preHandler: cmsAccess('admin'),
+    },
     async (request) => (await listWebhooks(db, request.cms.site.id)).map(presentWebhook),
   );
 
   app.delete(
     '/webhooks/:id',
-    { schema: { tags: ['webhooks'], summary: 'Remove a subscription and its log (admin)', security: cmsSecurity, params: WebhookParams, response: { 204: Type.Null() } }, preHandler: cmsAccess('admin') },
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Remove a subscription and its log (admin)',
+        security: cmsSecurity,
+        params: WebhookParams,
+        response: { 204: Type.Null() },
+      },
+      preHandler: cmsAccess('admin'),
+    },
     async (request, reply) => {
       await deleteWebhook(db, request.cms.site.id, request.params.id);
       return reply.code(204).send(null);
@@ -45,7 +74,14 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/webhooks/:id/deliveries',
     {
-      schema: { tags: ['webhooks'], summary: 'Delivery log of a subscription, newest first (admin)', security: cmsSecurity, params: WebhookParams, querystring: PageQuery, response: { 200: Type.Array(DeliveryOut) } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delivery log of a subscription, newest first (admin)',
+        security: cmsSecurity,
+        params: WebhookParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(DeliveryOut) },
+      },
       preHandler: cmsAccess('admin'),
     },
     async (request, reply) => {

@@ -13,8 +13,24 @@ import { createWebhook } from './webhooks.js';
 
 describe('Webhook target addresses', () => {
   it('tells public addresses from private, loopback, link-local and reserved ones', () => {
-    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) assert.equal(isPublicAddress(address), true, address);
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not an ip']) {
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111'])
+      assert.equal(isPublicAddress(address), true, address);
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not an ip',
+    ]) {
       assert.equal(isPublicAddress(address), false, address);
     }
   });
@@ -49,10 +65,18 @@ for (const database of testDatabases) {
       await new Promise((resolve) => receiver.close(resolve));
     });
 
-    const api = (key: string, method: string, path: string, payload?: object) => cmsApi(t.app, 'blog', key, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
+    const api = (key: string, method: string, path: string, payload?: object) =>
+      cmsApi(t.app, 'blog', key, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
 
     it('refuses subscriptions whose host is or resolves to a non-public address, and stores nothing', async () => {
-      for (const url of [`http://127.0.0.1:${port}/hook`, `http://localhost:${port}/hook`, 'http://[::1]/hook', 'http://169.254.169.254/latest', 'http://10.0.0.7/hook', 'http://[::ffff:127.0.0.1]/hook']) {
+      for (const url of [
+        `http://127.0.0.1:${port}/hook`,
+        `http://localhost:${port}/hook`,
+        'http://[::1]/hook',
+        'http://169.254.169.254/latest',
+        'http://10.0.0.7/hook',
+        'http://[::ffff:127.0.0.1]/hook',
+      ]) {
         const response = await api(admin, 'POST', '/webhooks', { url, events: ['entry.published'] });
         assert.equal(response.statusCode, 422, `${url}: ${response.body}`);
         assert.equal(json(response).code, 'webhook_target_refused', url);
@@ -62,10 +86,18 @@ for (const database of testDatabases) {
 
     it('checks again at delivery: a name that now resolves to loopback reaches nothing', async () => {
       // As if `localhost` had resolved to a public address when the subscription was made.
-      const { row } = await createWebhook(t.app.deps.database.db, 'blog', t.config.secretKey, { url: `http://localhost:${port}/hook`, events: ['entry.published'] }, true);
+      const { row } = await createWebhook(
+        t.app.deps.database.db,
+        'blog',
+        t.config.secretKey,
+        { url: `http://localhost:${port}/hook`, events: ['entry.published'] },
+        true,
+      );
       await api(write, 'POST', '/entries/articles', { slug: 'hello', status: 'published', data: { title: 'Hello' } });
       await t.app.cms.webhooks.idle();
-      const [delivery] = json<Array<{ status: string; attempts: number; last_error: string }>>(await api(admin, 'GET', `/webhooks/${row.id}/deliveries`));
+      const [delivery] = json<Array<{ status: string; attempts: number; last_error: string }>>(
+        await api(admin, 'GET', `/webhooks/${row.id}/deliveries`),
+      );
       assert.equal(delivery!.attempts, 1);
       assert.equal(delivery!.status, 'pending');
       assert.match(delivery!.last_error, /private, loopback or link-local/);

@@ -67,7 +67,8 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
     if (error) return callback(error, '', 0);
     const blocked = addresses.find((a) => !isPublicAddress(a.address));
     if (blocked) return callback(new TargetRefused(refusedMessage(hostname, blocked.address)), '', 0);
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
+    if ((options as { all?: boolean }).all)
+      return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
     return callback(null, addresses[0]!.address, addresses[0]!.family);
   });
 };
@@ -82,14 +83,26 @@ export async function checkWebhookTarget(rawUrl: string, allowPrivate: boolean):
   if (isIP(host)) addresses = [host];
   else {
     try {
-      addresses = (await new Promise<Array<{ address: string }>>((resolve, reject) => lookup(host, { all: true }, (e, a) => (e ? reject(e) : resolve(a))))).map((a) => a.address);
+      addresses = (
+        await new Promise<Array<{ address: string }>>((resolve, reject) =>
+          lookup(host, { all: true }, (e, a) => (e ? reject(e) : resolve(a))),
+        )
+      ).map((a) => a.address);
     } catch (error) {
-      throw new AppError('webhook_target_refused', `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}).`, { host });
+      throw new AppError(
+        'webhook_target_refused',
+        `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}).`,
+        { host },
+      );
     }
   }
   const blocked = addresses.find((address) => !isPublicAddress(address));
   if (blocked) {
-    throw new AppError('webhook_target_refused', `${refusedMessage(host, blocked)}. Set BLUME_WEBHOOKS_ALLOW_PRIVATE=True on the instance to allow it.`, { host, address: blocked });
+    throw new AppError(
+      'webhook_target_refused',
+      `${refusedMessage(host, blocked)}. Set BLUME_WEBHOOKS_ALLOW_PRIVATE=True on the instance to allow it.`,
+      { host, address: blocked },
+    );
   }
 }
 

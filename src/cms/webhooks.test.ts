@@ -56,14 +56,25 @@ for (const database of testDatabases) {
       await new Promise((resolve) => receiver.close(resolve));
     });
 
-    const api = (key: string, method: string, path: string, payload?: object) => cmsApi(t.app, 'blog', key, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
+    const api = (key: string, method: string, path: string, payload?: object) =>
+      cmsApi(t.app, 'blog', key, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
     const settle = () => t.app.cms.webhooks.idle();
-    const events = () => received.map((r) => `${String(r.headers['x-blume-event'])}:${(JSON.parse(r.body) as { entry: { slug: string } }).entry.slug}`);
+    const events = () =>
+      received.map(
+        (r) =>
+          `${String(r.headers['x-blume-event'])}:${(JSON.parse(r.body) as { entry: { slug: string } }).entry.slug}`,
+      );
 
     it('subscribes a URL as admin and shows the secret once', async () => {
       assert.equal((await api(write, 'POST', '/webhooks', { url, events: ['entry.published'] })).statusCode, 403);
-      assert.equal(json(await api(admin, 'POST', '/webhooks', { url: 'ftp://x', events: ['entry.published'] })).code, 'validation_failed');
-      const created = await api(admin, 'POST', '/webhooks', { url, events: ['entry.published', 'entry.updated', 'entry.deleted'] });
+      assert.equal(
+        json(await api(admin, 'POST', '/webhooks', { url: 'ftp://x', events: ['entry.published'] })).code,
+        'validation_failed',
+      );
+      const created = await api(admin, 'POST', '/webhooks', {
+        url,
+        events: ['entry.published', 'entry.updated', 'entry.deleted'],
+      });
       assert.equal(created.statusCode, 201, created.body);
       ({ id: hookId, secret } = json<{ id: string; secret: string }>(created));
       assert.match(secret, /^whsec_/);
@@ -79,8 +90,16 @@ for (const database of testDatabases) {
       const signature = String(delivery!.headers['x-blume-signature']);
       const [, timestamp, digest] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(signature)!;
       assert.equal(digest, createHmac('sha256', secret).update(`${timestamp}.${delivery!.body}`).digest('hex'));
-      const payload = JSON.parse(delivery!.body) as { event: string; site: string; type: string; entry: { data: { title: string }; status: string } };
-      assert.deepEqual([payload.event, payload.site, payload.type, payload.entry.status, payload.entry.data.title], ['entry.published', 'blog', 'articles', 'published', 'Hello']);
+      const payload = JSON.parse(delivery!.body) as {
+        event: string;
+        site: string;
+        type: string;
+        entry: { data: { title: string }; status: string };
+      };
+      assert.deepEqual(
+        [payload.event, payload.site, payload.type, payload.entry.status, payload.entry.data.title],
+        ['entry.published', 'blog', 'articles', 'published', 'Hello'],
+      );
       assert.equal(delivery!.headers['x-blume-delivery'], (payload as unknown as { id: string }).id);
     });
 
@@ -93,15 +112,27 @@ for (const database of testDatabases) {
       await api(write, 'DELETE', `/entries/articles/${id}`);
       await settle();
       // Two deliveries run at once, so arrival order is not promised; receivers order by `created_at`.
-      assert.deepEqual(events().slice(1).sort(), ['entry.deleted:draft', 'entry.published:draft', 'entry.updated:draft']);
+      assert.deepEqual(events().slice(1).sort(), [
+        'entry.deleted:draft',
+        'entry.published:draft',
+        'entry.updated:draft',
+      ]);
     });
 
     it('holds a scheduled publish back until the entry goes live', async () => {
       const before = received.length;
-      await api(write, 'POST', '/entries/articles', { slug: 'later', status: 'published', published_at: '2999-01-01T00:00:00Z', data: { title: 'Later' } });
+      await api(write, 'POST', '/entries/articles', {
+        slug: 'later',
+        status: 'published',
+        published_at: '2999-01-01T00:00:00Z',
+        data: { title: 'Later' },
+      });
       await settle();
       assert.equal(received.length, before);
-      const [job] = await queryRows<{ run_at: string | Date }>(t.app.deps.database.db, sql`select run_at from jobs where kind = 'cms.webhook'`);
+      const [job] = await queryRows<{ run_at: string | Date }>(
+        t.app.deps.database.db,
+        sql`select run_at from jobs where kind = 'cms.webhook'`,
+      );
       const due = new Date(job!.run_at).getTime() - Date.parse('2999-01-01T00:00:00Z');
       assert.ok(due >= 0 && due < 5000, `the job is due at ${new Date(job!.run_at).toISOString()}`);
     });
@@ -110,11 +141,15 @@ for (const database of testDatabases) {
       failNext = 1;
       await api(write, 'POST', '/entries/articles', { slug: 'retry', status: 'published', data: { title: 'Retry' } });
       await settle();
-      let log = json<Array<{ status: string; attempts: number; last_status: number | null; payload: { entry: { slug: string } } }>>(await api(admin, 'GET', `/webhooks/${hookId}/deliveries`));
+      let log = json<
+        Array<{ status: string; attempts: number; last_status: number | null; payload: { entry: { slug: string } } }>
+      >(await api(admin, 'GET', `/webhooks/${hookId}/deliveries`));
       const pending = log.find((d) => d.payload.entry.slug === 'retry')!;
       assert.deepEqual([pending.status, pending.attempts, pending.last_status], ['pending', 1, 500]);
       // The back-off has not passed: make the retry due now, as time would.
-      await t.app.deps.database.db.execute(sql`update jobs set run_at = now() where kind = 'cms.webhook' and state = 'queued' and run_at < now() + interval '1 day'`);
+      await t.app.deps.database.db.execute(
+        sql`update jobs set run_at = now() where kind = 'cms.webhook' and state = 'queued' and run_at < now() + interval '1 day'`,
+      );
       t.app.cms.webhooks.wake();
       await settle();
       log = json(await api(admin, 'GET', `/webhooks/${hookId}/deliveries`));

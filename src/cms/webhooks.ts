@@ -14,7 +14,13 @@ import { JobWorker, type JobKind } from '../jobs/worker.js';
 import { newId } from '../lib/ids.js';
 import { openSecret, sealSecret } from '../lib/secrets.js';
 import { checkWebhookTarget, postWebhook } from './webhook-targets.js';
-import { cmsWebhookDeliveries, cmsWebhooks, type WebhookDeliveryRow, type WebhookEvent, type WebhookRow } from './tables.js';
+import {
+  cmsWebhookDeliveries,
+  cmsWebhooks,
+  type WebhookDeliveryRow,
+  type WebhookEvent,
+  type WebhookRow,
+} from './tables.js';
 
 const WEBHOOK_JOB = 'cms.webhook';
 const MAX_WEBHOOK_ATTEMPTS = 6;
@@ -29,22 +35,41 @@ interface WebhookInput {
 }
 
 /** Subscribes a URL, refused (422) when its host resolves to a non-public address and those are not allowed. */
-export async function createWebhook(db: Executor, siteId: string, secretKey: string, input: WebhookInput, allowPrivate: boolean): Promise<{ row: WebhookRow; secret: string }> {
+export async function createWebhook(
+  db: Executor,
+  siteId: string,
+  secretKey: string,
+  input: WebhookInput,
+  allowPrivate: boolean,
+): Promise<{ row: WebhookRow; secret: string }> {
   await checkWebhookTarget(input.url, allowPrivate);
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
   const [row] = await db
     .insert(cmsWebhooks)
-    .values({ id: newId(), siteId, url: input.url, events: input.events, secret: sealSecret(secret, secretKey, SECRET_PURPOSE) })
+    .values({
+      id: newId(),
+      siteId,
+      url: input.url,
+      events: input.events,
+      secret: sealSecret(secret, secretKey, SECRET_PURPOSE),
+    })
     .returning();
   return { row: row!, secret };
 }
 
 export async function listWebhooks(db: Executor, siteId: string): Promise<WebhookRow[]> {
-  return db.select().from(cmsWebhooks).where(eq(cmsWebhooks.siteId, siteId)).orderBy(cmsWebhooks.createdAt, cmsWebhooks.id);
+  return db
+    .select()
+    .from(cmsWebhooks)
+    .where(eq(cmsWebhooks.siteId, siteId))
+    .orderBy(cmsWebhooks.createdAt, cmsWebhooks.id);
 }
 
 async function findWebhook(db: Executor, siteId: string, id: string): Promise<WebhookRow> {
-  const [row] = await db.select().from(cmsWebhooks).where(and(eq(cmsWebhooks.siteId, siteId), eq(cmsWebhooks.id, id)));
+  const [row] = await db
+    .select()
+    .from(cmsWebhooks)
+    .where(and(eq(cmsWebhooks.siteId, siteId), eq(cmsWebhooks.id, id)));
   if (!row) throw new AppError('webhook_not_found', `No webhook "${id}".`);
   return row;
 }
@@ -54,11 +79,22 @@ export async function deleteWebhook(db: Executor, siteId: string, id: string): P
   await db.delete(cmsWebhooks).where(eq(cmsWebhooks.id, (await findWebhook(db, siteId, id)).id));
 }
 
-export async function listDeliveries(db: Executor, siteId: string, webhookId: string, page: Page): Promise<{ rows: WebhookDeliveryRow[]; total: number }> {
+export async function listDeliveries(
+  db: Executor,
+  siteId: string,
+  webhookId: string,
+  page: Page,
+): Promise<{ rows: WebhookDeliveryRow[]; total: number }> {
   const hook = await findWebhook(db, siteId, webhookId);
   const where = eq(cmsWebhookDeliveries.webhookId, hook.id);
   const [rows, [total]] = await Promise.all([
-    db.select().from(cmsWebhookDeliveries).where(where).orderBy(desc(cmsWebhookDeliveries.createdAt), desc(cmsWebhookDeliveries.id)).limit(page.pageSize).offset(page.offset),
+    db
+      .select()
+      .from(cmsWebhookDeliveries)
+      .where(where)
+      .orderBy(desc(cmsWebhookDeliveries.createdAt), desc(cmsWebhookDeliveries.id))
+      .limit(page.pageSize)
+      .offset(page.offset),
     db.select({ n: count() }).from(cmsWebhookDeliveries).where(where),
   ]);
   return { rows, total: total!.n };
@@ -68,7 +104,13 @@ export async function listDeliveries(db: Executor, siteId: string, webhookId: st
  * Queues one delivery per subscription of the site to `event`. Call it in the transaction of the
  * entry write; `delayMs` holds a scheduled publish back until the entry goes live.
  */
-export async function emitEntryEvent(tx: Executor, siteId: string, event: WebhookEvent, body: Record<string, unknown>, delayMs = 0): Promise<number> {
+export async function emitEntryEvent(
+  tx: Executor,
+  siteId: string,
+  event: WebhookEvent,
+  body: Record<string, unknown>,
+  delayMs = 0,
+): Promise<number> {
   const hooks = await tx
     .select({ id: cmsWebhooks.id })
     .from(cmsWebhooks)
@@ -107,7 +149,11 @@ export class WebhookDispatcher {
     private readonly db: Executor,
     private readonly secretKey: string,
     log: FastifyBaseLogger,
-    options: { embeddedDatabase?: boolean; retryDelayMs?: (attempt: number) => number; allowPrivateTargets?: boolean } = {},
+    options: {
+      embeddedDatabase?: boolean;
+      retryDelayMs?: (attempt: number) => number;
+      allowPrivateTargets?: boolean;
+    } = {},
   ) {
     this.allowPrivate = options.allowPrivateTargets ?? false;
     const kind: JobKind<Delivery> = {

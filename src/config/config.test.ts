@@ -30,7 +30,12 @@ describe('configuration', () => {
   });
 
   it('accepts GUNICORN_BIND and the spec spellings of booleans', () => {
-    const config = loadConfig({ BLUME_DATA_DIR: dir, GUNICORN_BIND: '0.0.0.0:9000', BLUME_REDIS_ENABLED: 'True', BLUME_AUTO_MIGRATE: 'False' });
+    const config = loadConfig({
+      BLUME_DATA_DIR: dir,
+      GUNICORN_BIND: '0.0.0.0:9000',
+      BLUME_REDIS_ENABLED: 'True',
+      BLUME_AUTO_MIGRATE: 'False',
+    });
     assert.deepEqual(config.bind, { host: '0.0.0.0', port: 9000 });
     assert.equal(config.redis.enabled, true);
     assert.equal(config.autoMigrate, false);
@@ -39,7 +44,14 @@ describe('configuration', () => {
 
   it('lists every problem at once', () => {
     try {
-      loadConfig({ BLUME_DATA_DIR: dir, BLUME_BIND: 'x', BLUME_PUBLIC_URL: 'ftp://a', DATABASE_URL: 'mysql://x', BLUME_MAIL_PORT: '99999', BLUME_BLOBS: 's3' });
+      loadConfig({
+        BLUME_DATA_DIR: dir,
+        BLUME_BIND: 'x',
+        BLUME_PUBLIC_URL: 'ftp://a',
+        DATABASE_URL: 'mysql://x',
+        BLUME_MAIL_PORT: '99999',
+        BLUME_BLOBS: 's3',
+      });
       assert.fail('expected a ConfigError');
     } catch (error) {
       assert.ok(error instanceof ConfigError);
@@ -51,17 +63,27 @@ describe('configuration', () => {
   it('reads the installation mode: platform by default, single when asked, nothing else', () => {
     assert.equal(loadConfig({ BLUME_DATA_DIR: dir }).mode, 'platform');
     assert.equal(loadConfig({ BLUME_DATA_DIR: dir, BLUME_MODE: 'single' }).mode, 'single');
-    assert.throws(() => loadConfig({ BLUME_DATA_DIR: dir, BLUME_MODE: 'community' }), /BLUME_MODE must be platform or single, got "community"/);
+    assert.throws(
+      () => loadConfig({ BLUME_DATA_DIR: dir, BLUME_MODE: 'community' }),
+      /BLUME_MODE must be platform or single, got "community"/,
+    );
   });
 
   it('requires SECRET_KEY in production and never writes one there', () => {
-    assert.throws(() => loadConfig({ BLUME_DATA_DIR: path.join(dir, 'prod'), NODE_ENV: 'production' }), /SECRET_KEY is required/);
+    assert.throws(
+      () => loadConfig({ BLUME_DATA_DIR: path.join(dir, 'prod'), NODE_ENV: 'production' }),
+      /SECRET_KEY is required/,
+    );
     assert.throws(() => loadConfig({ BLUME_DATA_DIR: dir, SECRET_KEY: 'short' }), /at least 32 characters/);
-    assert.equal(loadConfig({ BLUME_DATA_DIR: dir, NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40) }).production, true);
+    assert.equal(
+      loadConfig({ BLUME_DATA_DIR: dir, NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40) }).production,
+      true,
+    );
   });
 
   it('documents every variable in the README', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const variable of variables) assert.ok(readme.includes(`\`${variable.name}\``), `${variable.name} is missing from README.md`);
+    for (const variable of variables)
+      assert.ok(readme.includes(`\`${variable.name}\``), `${variable.name} is missing from README.md`);
   });
 });

@@ -155,9 +155,14 @@ class Reader {
   }
 }
 
-
 /** Reads the secret key from env, else from the data dir, generating it there on first start. */
-function resolveSecretKey(fromEnv: string | undefined, reader: Reader, dataDir: string, production: boolean, writable: boolean): string {
+function resolveSecretKey(
+  fromEnv: string | undefined,
+  reader: Reader,
+  dataDir: string,
+  production: boolean,
+  writable: boolean,
+): string {
   if (fromEnv !== undefined) {
     if (fromEnv.length < 32) reader.problems.push('SECRET_KEY must be at least 32 characters long');
     return fromEnv;
@@ -196,39 +201,88 @@ function declare<T>(name: string, shown: string, doc: string, read: (reader: Rea
   return variable;
 }
 
-const text = (name: string, fallback: string, doc: string) => declare(name, fallback, doc, (r) => r.text(name, fallback));
+const text = (name: string, fallback: string, doc: string) =>
+  declare(name, fallback, doc, (r) => r.text(name, fallback));
 const optional = (name: string, doc: string) => declare(name, '', doc, (r) => r.optional(name));
-const bool = (name: string, fallback: boolean, doc: string) => declare(name, fallback ? 'True' : 'False', doc, (r) => r.bool(name, fallback));
+const bool = (name: string, fallback: boolean, doc: string) =>
+  declare(name, fallback ? 'True' : 'False', doc, (r) => r.bool(name, fallback));
 const int = (name: string, fallback: number, min: number, max: number, doc: string) =>
   declare(name, String(fallback), doc, (r) => r.int(name, fallback, min, max));
-const url = (name: string, fallback: string, protocols: string[], doc: string) => declare(name, fallback, doc, (r) => r.url(name, fallback, protocols));
+const url = (name: string, fallback: string, protocols: string[], doc: string) =>
+  declare(name, fallback, doc, (r) => r.url(name, fallback, protocols));
 const oneOf = <const T extends string>(name: string, values: readonly T[], fallback: T, doc: string) =>
   declare(name, fallback, doc, (r): T => {
     const value = r.text(name, fallback);
     if ((values as readonly string[]).includes(value)) return value as T;
-    r.problems.push(`${name} must be ${values.length > 2 ? `one of ${values.join(', ')}` : values.join(' or ')}, got "${value}"`);
+    r.problems.push(
+      `${name} must be ${values.length > 2 ? `one of ${values.join(', ')}` : values.join(' or ')}, got "${value}"`,
+    );
     return fallback;
   });
 
-const BIND = declare('BLUME_BIND', '127.0.0.1:8080', 'host:port the HTTP server binds to (GUNICORN_BIND is accepted too).', (r) => r.bind());
-const DATA_DIR = text('BLUME_DATA_DIR', './data', 'Folder for the embedded database, blobs, secret key and control socket.');
-const PUBLIC_URL = url('BLUME_PUBLIC_URL', 'http://localhost:8080', ['http:', 'https:'], 'Origin of the portal as users reach it.');
-const SITES_DOMAIN = declare('BLUME_SITES_DOMAIN', 'host of BLUME_PUBLIC_URL', 'Sites are served at <site>.<domain>.', (r) => r.optional('BLUME_SITES_DOMAIN'));
-const DATABASE_URL = declare('DATABASE_URL', '(embedded PGlite)', 'PostgreSQL connection URL; unset uses PGlite in BLUME_DATA_DIR/db.', (r) => {
-  const value = r.optional('DATABASE_URL');
-  if (value !== undefined) r.url('DATABASE_URL', 'postgres://localhost/blume', ['postgres:', 'postgresql:']);
-  return value;
-});
+const BIND = declare(
+  'BLUME_BIND',
+  '127.0.0.1:8080',
+  'host:port the HTTP server binds to (GUNICORN_BIND is accepted too).',
+  (r) => r.bind(),
+);
+const DATA_DIR = text(
+  'BLUME_DATA_DIR',
+  './data',
+  'Folder for the embedded database, blobs, secret key and control socket.',
+);
+const PUBLIC_URL = url(
+  'BLUME_PUBLIC_URL',
+  'http://localhost:8080',
+  ['http:', 'https:'],
+  'Origin of the portal as users reach it.',
+);
+const SITES_DOMAIN = declare(
+  'BLUME_SITES_DOMAIN',
+  'host of BLUME_PUBLIC_URL',
+  'Sites are served at <site>.<domain>.',
+  (r) => r.optional('BLUME_SITES_DOMAIN'),
+);
+const DATABASE_URL = declare(
+  'DATABASE_URL',
+  '(embedded PGlite)',
+  'PostgreSQL connection URL; unset uses PGlite in BLUME_DATA_DIR/db.',
+  (r) => {
+    const value = r.optional('DATABASE_URL');
+    if (value !== undefined) r.url('DATABASE_URL', 'postgres://localhost/blume', ['postgres:', 'postgresql:']);
+    return value;
+  },
+);
 const REDIS_ENABLED = bool('BLUME_REDIS_ENABLED', false, 'True to use Redis for cache, pub/sub and rate limits.');
 const REDIS_URL = url('BLUME_REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'], 'Redis connection URL.');
-const SECRET_KEY = declare('SECRET_KEY', '(generated into the data dir)', 'Long random secret; required when NODE_ENV=production.', (r) => r.optional('SECRET_KEY'));
-const AUTO_MIGRATE = bool('BLUME_AUTO_MIGRATE', true, 'Apply migrations at start; False requires `blume db upgrade` first.');
-const MODE = oneOf('BLUME_MODE', ['platform', 'single'], 'platform', 'platform (portal and sites) or single (one community instance for every command; the image sets it). `--single` is a synonym of single.');
-const INSTANCE_ID = declare('BLUME_INSTANCE_ID', 'community', 'Site id of the community instance in single mode.', (r) => {
-  const value = r.text('BLUME_INSTANCE_ID', 'community');
-  if (!/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(value)) r.problems.push(`BLUME_INSTANCE_ID must be a site id (lower-case letters, digits, hyphens), got "${value}"`);
-  return value;
-});
+const SECRET_KEY = declare(
+  'SECRET_KEY',
+  '(generated into the data dir)',
+  'Long random secret; required when NODE_ENV=production.',
+  (r) => r.optional('SECRET_KEY'),
+);
+const AUTO_MIGRATE = bool(
+  'BLUME_AUTO_MIGRATE',
+  true,
+  'Apply migrations at start; False requires `blume db upgrade` first.',
+);
+const MODE = oneOf(
+  'BLUME_MODE',
+  ['platform', 'single'],
+  'platform',
+  'platform (portal and sites) or single (one community instance for every command; the image sets it). `--single` is a synonym of single.',
+);
+const INSTANCE_ID = declare(
+  'BLUME_INSTANCE_ID',
+  'community',
+  'Site id of the community instance in single mode.',
+  (r) => {
+    const value = r.text('BLUME_INSTANCE_ID', 'community');
+    if (!/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(value))
+      r.problems.push(`BLUME_INSTANCE_ID must be a site id (lower-case letters, digits, hyphens), got "${value}"`);
+    return value;
+  },
+);
 const SIGNUP_OPEN = bool('BLUME_SIGNUP_OPEN', true, 'Allow portal sign-up through POST /api/auth/signup.');
 const TRUST_PROXY = declare(
   'BLUME_TRUST_PROXY',
@@ -245,7 +299,11 @@ const LOG_LEVEL = oneOf(
   'info',
   'fatal, error, warn, info, debug, trace or silent. `info` and below log every request, in a buffered access log.',
 );
-const EDGE_FAST_PATH = bool('BLUME_EDGE_FAST_PATH', true, "Answer static sites ahead of the router, off Node's request objects where it can; False routes them through Fastify.");
+const EDGE_FAST_PATH = bool(
+  'BLUME_EDGE_FAST_PATH',
+  true,
+  "Answer static sites ahead of the router, off Node's request objects where it can; False routes them through Fastify.",
+);
 const MCP_FILES_DIR = optional(
   'BLUME_MCP_FILES_DIR',
   "The only folder on this server whose sites {portal_url}/mcp may upload (deploy_upload, deploy_build_source paths); unset, that endpoint reads no files (`blume mcp` reads the agent's own disk).",
@@ -260,23 +318,99 @@ const S3_FORCE_PATH_STYLE = bool('BLUME_S3_FORCE_PATH_STYLE', true, 'Path-style 
 const S3_PREFIX = text('BLUME_S3_PREFIX', '', 'Key prefix inside the bucket.');
 const MAIL_SERVER = optional('BLUME_MAIL_SERVER', 'SMTP host for outgoing mail; unset disables mail.');
 const MAIL_PORT = int('BLUME_MAIL_PORT', 587, 1, 65535, 'SMTP port.');
-const MAIL_USE_TLS = bool('BLUME_MAIL_USE_TLS', false, 'True for implicit TLS (port 465); STARTTLS is used when offered.');
+const MAIL_USE_TLS = bool(
+  'BLUME_MAIL_USE_TLS',
+  false,
+  'True for implicit TLS (port 465); STARTTLS is used when offered.',
+);
 const MAIL_USERNAME = optional('BLUME_MAIL_USERNAME', 'SMTP user name.');
 const MAIL_PASSWORD = optional('BLUME_MAIL_PASSWORD', 'SMTP password.');
-const MAIL_DEFAULT_SENDER = text('BLUME_MAIL_DEFAULT_SENDER', 'Blume <noreply@localhost>', 'From address of outgoing mail.');
+const MAIL_DEFAULT_SENDER = text(
+  'BLUME_MAIL_DEFAULT_SENDER',
+  'Blume <noreply@localhost>',
+  'From address of outgoing mail.',
+);
 const RATE_LOGIN = int('BLUME_RATE_LOGIN_PER_MINUTE', 10, 1, 100_000, 'Login attempts per client address per minute.');
-const RATE_API = int('BLUME_RATE_API_PER_MINUTE', 600, 1, 1_000_000, 'API requests per credential or address per minute.');
-const RATE_POSTS = int('BLUME_RATE_POSTS_PER_MINUTE', 20, 1, 1_000_000, 'Forum topics, replies and edits per member per minute.');
-const RATE_WAITLIST = int('BLUME_RATE_WAITLIST_PER_MINUTE', 10, 1, 1_000_000, 'Waitlist sign-ups per client address per minute.');
-const BUILD_CONCURRENCY = int('BLUME_BUILD_CONCURRENCY', 1, 0, 64, 'Docs builds this node runs at once; 0 leaves builds to other nodes.');
-const BUILD_TIMEOUT = int('BLUME_BUILD_TIMEOUT_SECONDS', 300, 5, 24 * 3600, 'Wall-clock limit of one build (git fetch, Markdown build and ingest).');
-const BUILD_MEMORY = int('BLUME_BUILD_MEMORY_MB', 512, 64, 65_536, 'Heap limit of the sandboxed build process, in MB (resident memory may add 256 MB).');
-const BUILD_LEASE = int('BLUME_BUILD_LEASE_SECONDS', 30, 2, 3600, 'A running build whose worker is silent this long is marked failed.');
-const GIT_BASE_URL = url('BLUME_GIT_BASE_URL', 'https://github.com', ['http:', 'https:'], 'Connected repositories are fetched from <base>/<owner>/<name>.git.');
-const CANCEL_GRACE_DAYS = int('BLUME_CANCEL_GRACE_DAYS', 30, 0, 3650, 'Days a workspace canceled through the purchase API keeps its data before it is purged.');
-const SIGNUP_MIN_SECONDS = int('BLUME_SIGNUP_MIN_SECONDS', 3, 0, 3600, 'Seconds a forum sign-up form must be open before it is sent (a trap for bots); 0 turns it off.');
-const WEBHOOKS_ALLOW_PRIVATE = bool('BLUME_WEBHOOKS_ALLOW_PRIVATE', false, 'True lets Content API webhooks reach private, loopback and link-local addresses (receivers on your own network).');
-const NODE_ENV = declare('NODE_ENV', 'development', 'production marks cookies Secure and requires SECRET_KEY.', (r) => r.optional('NODE_ENV') === 'production');
+const RATE_API = int(
+  'BLUME_RATE_API_PER_MINUTE',
+  600,
+  1,
+  1_000_000,
+  'API requests per credential or address per minute.',
+);
+const RATE_POSTS = int(
+  'BLUME_RATE_POSTS_PER_MINUTE',
+  20,
+  1,
+  1_000_000,
+  'Forum topics, replies and edits per member per minute.',
+);
+const RATE_WAITLIST = int(
+  'BLUME_RATE_WAITLIST_PER_MINUTE',
+  10,
+  1,
+  1_000_000,
+  'Waitlist sign-ups per client address per minute.',
+);
+const BUILD_CONCURRENCY = int(
+  'BLUME_BUILD_CONCURRENCY',
+  1,
+  0,
+  64,
+  'Docs builds this node runs at once; 0 leaves builds to other nodes.',
+);
+const BUILD_TIMEOUT = int(
+  'BLUME_BUILD_TIMEOUT_SECONDS',
+  300,
+  5,
+  24 * 3600,
+  'Wall-clock limit of one build (git fetch, Markdown build and ingest).',
+);
+const BUILD_MEMORY = int(
+  'BLUME_BUILD_MEMORY_MB',
+  512,
+  64,
+  65_536,
+  'Heap limit of the sandboxed build process, in MB (resident memory may add 256 MB).',
+);
+const BUILD_LEASE = int(
+  'BLUME_BUILD_LEASE_SECONDS',
+  30,
+  2,
+  3600,
+  'A running build whose worker is silent this long is marked failed.',
+);
+const GIT_BASE_URL = url(
+  'BLUME_GIT_BASE_URL',
+  'https://github.com',
+  ['http:', 'https:'],
+  'Connected repositories are fetched from <base>/<owner>/<name>.git.',
+);
+const CANCEL_GRACE_DAYS = int(
+  'BLUME_CANCEL_GRACE_DAYS',
+  30,
+  0,
+  3650,
+  'Days a workspace canceled through the purchase API keeps its data before it is purged.',
+);
+const SIGNUP_MIN_SECONDS = int(
+  'BLUME_SIGNUP_MIN_SECONDS',
+  3,
+  0,
+  3600,
+  'Seconds a forum sign-up form must be open before it is sent (a trap for bots); 0 turns it off.',
+);
+const WEBHOOKS_ALLOW_PRIVATE = bool(
+  'BLUME_WEBHOOKS_ALLOW_PRIVATE',
+  false,
+  'True lets Content API webhooks reach private, loopback and link-local addresses (receivers on your own network).',
+);
+const NODE_ENV = declare(
+  'NODE_ENV',
+  'development',
+  'production marks cookies Secure and requires SECRET_KEY.',
+  (r) => r.optional('NODE_ENV') === 'production',
+);
 
 /** Every variable, its default and what it does. Printed by `blume --help` and kept in README. */
 export const variables: readonly VariableDoc[] = declared;
@@ -292,7 +426,8 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
   const dataDir = path.resolve(DATA_DIR.read(reader));
   const publicUrl = PUBLIC_URL.read(reader);
   const sitesDomain = (SITES_DOMAIN.read(reader) ?? publicUrl.hostname).toLowerCase();
-  if (!/^[a-z0-9.-]+$/.test(sitesDomain)) reader.problems.push(`BLUME_SITES_DOMAIN must be a host name, got "${sitesDomain}"`);
+  if (!/^[a-z0-9.-]+$/.test(sitesDomain))
+    reader.problems.push(`BLUME_SITES_DOMAIN must be a host name, got "${sitesDomain}"`);
   const blobsDriver = BLOBS.read(reader);
   const bucket = S3_BUCKET.read(reader);
   if (blobsDriver === 's3' && bucket === '') reader.problems.push('BLUME_S3_BUCKET is required when BLUME_BLOBS=s3');

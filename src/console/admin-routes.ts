@@ -16,7 +16,17 @@ import { field, seeOther } from '../http/forms.js';
 import { toPage, type Page } from '../http/pagination.js';
 import { presentWorkspace } from '../purchase/presenters.js';
 import { changePlan, listAudit, listPlans, recordCall, setSuspended, type Workspace } from '../purchase/service.js';
-import { accountsView, adminHomeView, adminSitesView, auditView, purchaseKeysView, revokeKeyView, type Flash, type KeyForm, type Paging } from './admin-views.js';
+import {
+  accountsView,
+  adminHomeView,
+  adminSitesView,
+  auditView,
+  purchaseKeysView,
+  revokeKeyView,
+  type Flash,
+  type KeyForm,
+  type Paging,
+} from './admin-views.js';
 import { loadConsole, signedIn } from './context.js';
 import { attempt, sendPage } from './page.js';
 
@@ -25,7 +35,8 @@ const PAGE_SIZE = 25;
 /** The signed-in platform administrator: 401 (log in first) signed out, 403 for anyone else. */
 function platformAdmin(request: FastifyRequest): UserRow {
   const user = signedIn(request);
-  if (!user.isAdmin) throw new AppError('forbidden', 'The admin pages are for platform administrators, and your account is not one.');
+  if (!user.isAdmin)
+    throw new AppError('forbidden', 'The admin pages are for platform administrators, and your account is not one.');
   return user;
 }
 
@@ -35,7 +46,11 @@ function pageOf(raw: unknown): Page {
 }
 
 function paging(page: Page, total: number, path: string): Paging {
-  return { page: page.page, totalPages: totalPages(total, page.pageSize), href: (n) => (n === 1 ? path : `${path}?page=${n}`) };
+  return {
+    page: page.page,
+    totalPages: totalPages(total, page.pageSize),
+    href: (n) => (n === 1 ? path : `${path}?page=${n}`),
+  };
 }
 
 type Query = Record<string, string | undefined>;
@@ -74,15 +89,30 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
     platformAdmin(request);
     const page = pageOf((request.query as Query).page);
     const { rows, total } = await listAccounts(db, page);
-    const sites = await countSitesByOwner(db, rows.map((row) => row.id));
+    const sites = await countSitesByOwner(
+      db,
+      rows.map((row) => row.id),
+    );
     const accounts = rows.map((row) => ({ ...presentUser(row), sites: sites.get(row.id) ?? 0 }));
     return sendPage(request, reply, 'Accounts', accountsView(accounts, paging(page, total, '/admin/accounts')));
   });
 
-  const sitesPage = async (request: FastifyRequest, reply: FastifyReply, page: Page, flash: Flash, status = 200): Promise<FastifyReply> => {
+  const sitesPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: Page,
+    flash: Flash,
+    status = 200,
+  ): Promise<FastifyReply> => {
     const { rows, total } = await listAllSites(db, page);
     const sites = rows.map((row) => presentWorkspace(row, urlContext(request)));
-    return sendPage(request, reply, 'All sites', adminSitesView(request.console, sites, await listPlans(db), paging(page, total, '/admin/sites'), flash), status);
+    return sendPage(
+      request,
+      reply,
+      'All sites',
+      adminSitesView(request.console, sites, await listPlans(db), paging(page, total, '/admin/sites'), flash),
+      status,
+    );
   };
 
   app.get('/admin/sites', opts, async (request, reply) => {
@@ -94,17 +124,34 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
   });
 
   /** Runs a change of the site, tells every node, and comes back to the same page of the list. */
-  const changeSite = (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, change: () => Promise<Workspace>, done: string) => {
+  const changeSite = (
+    request: FastifyRequest<{ Params: { id: string } }>,
+    reply: FastifyReply,
+    change: () => Promise<Workspace>,
+    done: string,
+  ) => {
     platformAdmin(request);
     const page = pageOf(field(request, 'page', 7));
     return attempt(
       async () => {
         const { site } = await change();
         await app.services.sites.changed(site.id);
-        const query = new URLSearchParams({ ...(page.page > 1 ? { page: String(page.page) } : {}), done, site: site.id, plan: site.plan });
+        const query = new URLSearchParams({
+          ...(page.page > 1 ? { page: String(page.page) } : {}),
+          done,
+          site: site.id,
+          plan: site.plan,
+        });
         return seeOther(reply, `/admin/sites?${query.toString()}`);
       },
-      (error) => sitesPage(request, reply, page, { kind: 'error', text: `Site ${request.params.id} was not changed: ${error.message}` }, error.status),
+      (error) =>
+        sitesPage(
+          request,
+          reply,
+          page,
+          { kind: 'error', text: `Site ${request.params.id} was not changed: ${error.message}` },
+          error.status,
+        ),
     );
   };
 
@@ -118,7 +165,13 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
     changeSite(request, reply, () => setSuspended(db, request.params.id, false), 'resumed'),
   );
 
-  const keysPage = async (request: FastifyRequest, reply: FastifyReply, form: KeyForm, flash: Flash, status = 200): Promise<FastifyReply> => {
+  const keysPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: KeyForm,
+    flash: Flash,
+    status = 200,
+  ): Promise<FastifyReply> => {
     const keys = (await listCredentials(db, { kind: 'purchase_key' })).map(presentToken);
     return sendPage(request, reply, 'Purchase keys', purchaseKeysView(request.console, keys, form, flash), status);
   };
@@ -126,7 +179,12 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
   app.get('/admin/purchase-keys', opts, async (request, reply) => {
     platformAdmin(request);
     const revoked = (request.query as Query).revoked;
-    return keysPage(request, reply, {}, revoked ? { kind: 'ok', text: `The purchase key ${revoked} was revoked.` } : undefined);
+    return keysPage(
+      request,
+      reply,
+      {},
+      revoked ? { kind: 'ok', text: `The purchase key ${revoked} was revoked.` } : undefined,
+    );
   });
 
   // The new key is answered on this page, not after a redirect: it is shown this once and never stored.
@@ -136,7 +194,8 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
     return attempt(
       async () => {
         if (name === undefined) throw new AppError('validation_failed', 'The name can be at most 100 characters.');
-        if (!/\S/.test(name)) throw new AppError('validation_failed', 'Give the key a name, such as the name of your billing system.');
+        if (!/\S/.test(name))
+          throw new AppError('validation_failed', 'Give the key a name, such as the name of your billing system.');
         const minted = await mintCredential(db, { kind: 'purchase_key', subjectId: user.id, name });
         return keysPage(request, reply, { minted: presentTokenCreated(minted) }, undefined, 201);
       },
@@ -146,7 +205,8 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
 
   const liveKey = async (id: string) => {
     const key = (await listCredentials(db, { kind: 'purchase_key' })).find((row) => row.id === id);
-    if (!key) throw new AppError('credential_not_found', 'There is no such purchase key; it may have been revoked already.');
+    if (!key)
+      throw new AppError('credential_not_found', 'There is no such purchase key; it may have been revoked already.');
     return presentToken(key);
   };
 
@@ -159,7 +219,8 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Params: { key_id: string } }>('/admin/purchase-keys/:key_id/revoke', opts, async (request, reply) => {
     platformAdmin(request);
     const key = await liveKey(request.params.key_id);
-    if (!(await app.services.credentials.revoke(key.id, { kind: 'purchase_key' }))) throw new AppError('credential_not_found', 'The purchase key was revoked already.');
+    if (!(await app.services.credentials.revoke(key.id, { kind: 'purchase_key' })))
+      throw new AppError('credential_not_found', 'The purchase key was revoked already.');
     return seeOther(reply, `/admin/purchase-keys?revoked=${encodeURIComponent(key.name)}`);
   });
 

@@ -10,10 +10,26 @@ import type { ConsoleContext } from './context.js';
 import { csrfField, notice } from './views.js';
 
 const SECTIONS = [
-  { href: '/admin/accounts', title: 'Accounts', about: 'Everyone with a console account, whether they administer the platform, and how many sites they own.' },
-  { href: '/admin/sites', title: 'All sites', about: "Every site's kind, plan, status and owner; change a plan, suspend or resume a site." },
-  { href: '/admin/purchase-keys', title: 'Purchase keys', about: 'The keys a billing system calls the purchase API with: create and revoke them.' },
-  { href: '/admin/audit-log', title: 'Audit log', about: 'Every purchase API call and every change made on these pages, newest first.' },
+  {
+    href: '/admin/accounts',
+    title: 'Accounts',
+    about: 'Everyone with a console account, whether they administer the platform, and how many sites they own.',
+  },
+  {
+    href: '/admin/sites',
+    title: 'All sites',
+    about: "Every site's kind, plan, status and owner; change a plan, suspend or resume a site.",
+  },
+  {
+    href: '/admin/purchase-keys',
+    title: 'Purchase keys',
+    about: 'The keys a billing system calls the purchase API with: create and revoke them.',
+  },
+  {
+    href: '/admin/audit-log',
+    title: 'Audit log',
+    about: 'Every purchase API call and every change made on these pages, newest first.',
+  },
 ] as const;
 
 export type Flash = { kind: 'error' | 'ok'; text: string } | undefined;
@@ -37,7 +53,9 @@ ${body}`;
 
 /** What an empty page of a list says: nothing yet (and what to do), or nothing this far on. */
 function emptyList(paging: Paging, nothingYet: SafeHtml): SafeHtml {
-  return paging.page > 1 ? html`<p>There is nothing on page ${paging.page}. <a href="${paging.href(1)}">Go to the first page</a>.</p>` : nothingYet;
+  return paging.page > 1
+    ? html`<p>There is nothing on page ${paging.page}. <a href="${paging.href(1)}">Go to the first page</a>.</p>`
+    : nothingYet;
 }
 
 const when = (iso: string | null, never: string): SafeHtml | string => (iso ? time(new Date(iso)) : never);
@@ -57,7 +75,12 @@ export function accountsView(accounts: Array<UserOut & { sites: number }>, pagin
 ${accounts.map((a) => html`<tr><td>${a.username}</td><td>${a.email}</td><td>${when(a.created_at, '')}</td><td>${a.is_admin ? 'Yes' : 'No'}</td><td>${a.sites}</td></tr>`)}
 </tbody></table></div>`
     : emptyList(paging, html`<p>No accounts yet. People create theirs on the <a href="/signup">sign-up page</a>.</p>`);
-  return adminFrame('/admin/accounts', 'Accounts', undefined, html`${list}${pager(paging.page, paging.totalPages, paging.href)}`);
+  return adminFrame(
+    '/admin/accounts',
+    'Accounts',
+    undefined,
+    html`${list}${pager(paging.page, paging.totalPages, paging.href)}`,
+  );
 }
 
 function statusText(site: WorkspaceOut): SafeHtml {
@@ -79,7 +102,9 @@ function siteCard(ui: ConsoleContext, site: WorkspaceOut, plans: PlanOut[], page
 <div><button type="submit">Change plan<span class="sr-only"> of ${site.id}</span></button></div>
 </form>
 <form method="post" action="/admin/sites/${site.id}/${site.status === 'active' ? 'suspend' : 'resume'}">${hidden}<p>${
-          site.status === 'active' ? html`<button type="submit" class="danger">Suspend ${site.id}</button>` : html`<button type="submit">Resume ${site.id}</button>`
+          site.status === 'active'
+            ? html`<button type="submit" class="danger">Suspend ${site.id}</button>`
+            : html`<button type="submit">Resume ${site.id}</button>`
         }</p></form>`;
   return html`<li><h2><a href="/sites/${site.id}">${site.id}</a></h2>
 <p>${site.kind === 'static' ? 'Static site' : 'Community site'} · ${site.plan} plan · ${statusText(site)}</p>
@@ -87,7 +112,13 @@ function siteCard(ui: ConsoleContext, site: WorkspaceOut, plans: PlanOut[], page
 ${forms}</li>`;
 }
 
-export function adminSitesView(ui: ConsoleContext, sites: WorkspaceOut[], plans: PlanOut[], paging: Paging, flash: Flash): SafeHtml {
+export function adminSitesView(
+  ui: ConsoleContext,
+  sites: WorkspaceOut[],
+  plans: PlanOut[],
+  paging: Paging,
+  flash: Flash,
+): SafeHtml {
   const list = sites.length
     ? html`<ul class="cards">${sites.map((site) => siteCard(ui, site, plans, paging.page))}</ul>`
     : emptyList(
@@ -99,7 +130,8 @@ export function adminSitesView(ui: ConsoleContext, sites: WorkspaceOut[], plans:
     'All sites',
     flash,
     html`<details><summary>What each plan includes</summary><dl>${plans.map(
-      (p) => html`<dt>${p.id}</dt><dd>${p.features.length ? p.features.map((f) => f.description).join('; ') : 'No features'}</dd>`,
+      (p) =>
+        html`<dt>${p.id}</dt><dd>${p.features.length ? p.features.map((f) => f.description).join('; ') : 'No features'}</dd>`,
     )}</dl><p class="muted">A new plan holds from the site's next request on. A downgrade turns features off and deletes nothing.</p></details>
 ${list}${pager(paging.page, paging.totalPages, paging.href)}`,
   );
@@ -165,5 +197,10 @@ ${entries.map(
         paging,
         html`<p>Nothing is recorded yet. Purchase API calls and the changes made on these admin pages appear here; <a href="/admin/purchase-keys">create a purchase key</a> for your billing system to start.</p>`,
       );
-  return adminFrame('/admin/audit-log', 'Audit log', undefined, html`${list}${pager(paging.page, paging.totalPages, paging.href)}`);
+  return adminFrame(
+    '/admin/audit-log',
+    'Audit log',
+    undefined,
+    html`${list}${pager(paging.page, paging.totalPages, paging.href)}`,
+  );
 }

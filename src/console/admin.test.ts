@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addMember, forumApi, makeCommunity } from '../../test/factories/forum.js';
-import { buildTestApp, json, portal, PORTAL_HOST, signIn, startSecondNode, type Actor, type TestApp } from '../../test/helpers/app.js';
+import {
+  buildTestApp,
+  json,
+  portal,
+  PORTAL_HOST,
+  signIn,
+  startSecondNode,
+  type Actor,
+  type TestApp,
+} from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
 import { users } from '../core/accounts/tables.js';
@@ -66,7 +75,14 @@ for (const database of testDatabases) {
       await createSite(db, root.user, { id: 'root-one', kind: 'static' });
       await createSite(db, root.user, { id: 'root-two', kind: 'community' });
       // Enough accounts for a second page; none of them logs in, so the hash is never checked.
-      await db.insert(users).values(Array.from({ length: 30 }, (_, i) => ({ id: newId(), username: `filler${i}`, email: `filler${i}@example.test`, passwordHash: 'unused' })));
+      await db.insert(users).values(
+        Array.from({ length: 30 }, (_, i) => ({
+          id: newId(),
+          username: `filler${i}`,
+          email: `filler${i}@example.test`,
+          passwordHash: 'unused',
+        })),
+      );
       const first = await admin.get('/admin/accounts');
       assert.equal((first.body.match(/<tr><td>/g) ?? []).length, 25);
       assert.match(first.body, /Page 1 of 2/);
@@ -74,7 +90,10 @@ for (const database of testDatabases) {
       // Newest first: the two oldest accounts close the second page.
       const second = await admin.get('/admin/accounts?page=2');
       assert.equal((second.body.match(/<tr><td>/g) ?? []).length, 32 - 25);
-      assert.match(pageText(second.body), /plain plain@example\.test \S+ \S+ UTC No 0 root root@example\.test \S+ \S+ UTC Yes 2 /);
+      assert.match(
+        pageText(second.body),
+        /plain plain@example\.test \S+ \S+ UTC No 0 root root@example\.test \S+ \S+ UTC Yes 2 /,
+      );
       const beyond = await admin.get('/admin/accounts?page=9');
       assert.match(beyond.body, /There is nothing on page 9\. <a href="\/admin\/accounts">Go to the first page<\/a>/);
     });
@@ -86,16 +105,25 @@ for (const database of testDatabases) {
       assert.equal((await forums()).statusCode, 200);
 
       const page = await admin.get('/admin/sites');
-      assert.match(page.body, /<label for="plan-hall">Plan<span class="sr-only"> of hall<\/span><\/label><select id="plan-hall" name="plan"><option value="free">free<\/option><option value="pro" selected>pro<\/option><option value="business">business<\/option><\/select>/);
+      assert.match(
+        page.body,
+        /<label for="plan-hall">Plan<span class="sr-only"> of hall<\/span><\/label><select id="plan-hall" name="plan"><option value="free">free<\/option><option value="pro" selected>pro<\/option><option value="business">business<\/option><\/select>/,
+      );
       const downgraded = await admin.post('/admin/sites/hall/plan', { plan: 'free' });
       assert.equal(downgraded.statusCode, 303, downgraded.body);
       assert.equal(downgraded.headers.location, '/admin/sites?done=plan&site=hall&plan=free');
       assert.equal(json(await forums()).code, 'plan_required');
-      assert.match((await admin.get(String(downgraded.headers.location))).body, /Site hall is now on the free plan, from its next request on\./);
+      assert.match(
+        (await admin.get(String(downgraded.headers.location))).body,
+        /Site hall is now on the free plan, from its next request on\./,
+      );
 
       const unknown = await admin.post('/admin/sites/hall/plan', { plan: 'gold' });
       assert.equal(unknown.statusCode, 422);
-      assert.match(unknown.body, /Site hall was not changed: No plan &quot;gold&quot;; the plans are free, pro, business\./);
+      assert.match(
+        unknown.body,
+        /Site hall was not changed: No plan &quot;gold&quot;; the plans are free, pro, business\./,
+      );
       assert.equal((await findSite(t.deps.database.db, 'hall'))?.plan, 'free');
 
       assert.equal((await admin.post('/admin/sites/hall/plan', { plan: 'business' })).statusCode, 303);
@@ -125,11 +153,18 @@ for (const database of testDatabases) {
       const site = await findSite(t.deps.database.db, 'guarded');
       assert.equal(site?.plan, 'pro');
       assert.equal(site?.status, 'active');
-      assert.ok((await listCredentials(t.deps.database.db, { kind: 'purchase_key' })).every((key) => key.name !== 'forged'));
+      assert.ok(
+        (await listCredentials(t.deps.database.db, { kind: 'purchase_key' })).every((key) => key.name !== 'forged'),
+      );
     });
 
     it('mints a purchase key shown once that the purchase API accepts until it is revoked', async () => {
-      const plans = (token: string) => portal(t.app, undefined, { method: 'GET', url: '/api/purchase/v1/plans', headers: { authorization: `Bearer ${token}` } });
+      const plans = (token: string) =>
+        portal(t.app, undefined, {
+          method: 'GET',
+          url: '/api/purchase/v1/plans',
+          headers: { authorization: `Bearer ${token}` },
+        });
       const empty = await admin.get('/admin/purchase-keys');
       assert.match(empty.body, /No purchase keys yet\. Create one below/);
       const blank = await admin.post('/admin/purchase-keys', { name: '  ' });
@@ -145,7 +180,11 @@ for (const database of testDatabases) {
 
       const listed = await admin.get('/admin/purchase-keys');
       assert.doesNotMatch(listed.body, new RegExp(token.split('.')[1]!), 'the secret is shown once');
-      assert.match(pageText(listed.body), /billing \d{4}-\d\d-\d\d \d\d:\d\d UTC \d{4}-\d\d-\d\d \d\d:\d\d UTC Revoke billing/, 'last used after the call');
+      assert.match(
+        pageText(listed.body),
+        /billing \d{4}-\d\d-\d\d \d\d:\d\d UTC \d{4}-\d\d-\d\d \d\d:\d\d UTC Revoke billing/,
+        'last used after the call',
+      );
 
       const id = /href="\/admin\/purchase-keys\/([^/"]+)\/revoke"/.exec(listed.body)![1]!;
       const confirm = await admin.get(`/admin/purchase-keys/${id}/revoke`);
@@ -155,21 +194,47 @@ for (const database of testDatabases) {
       assert.equal(revoked.statusCode, 303);
       assert.equal(revoked.headers.location, '/admin/purchase-keys?revoked=billing');
       assert.equal(json(await plans(token)).code, 'invalid_token');
-      assert.match((await admin.get('/admin/purchase-keys?revoked=billing')).body, /The purchase key billing was revoked\./);
+      assert.match(
+        (await admin.get('/admin/purchase-keys?revoked=billing')).body,
+        /The purchase key billing was revoked\./,
+      );
       assert.equal((await admin.get(`/admin/purchase-keys/${id}/revoke`)).statusCode, 404);
     });
 
     it("records the admin's changes beside the purchase API's calls in the audit log, newest first, 25 a page", async () => {
-      const log = json<Array<{ account_id: string | null; credential_id: string | null; method: string; path: string; target: string | null; status: number }>>(
-        await portal(t.app, root, { method: 'GET', url: '/api/admin/audit-log?page_size=100' }),
-      );
+      const log = json<
+        Array<{
+          account_id: string | null;
+          credential_id: string | null;
+          method: string;
+          path: string;
+          target: string | null;
+          status: number;
+        }>
+      >(await portal(t.app, root, { method: 'GET', url: '/api/admin/audit-log?page_size=100' }));
       const mine = log.filter((e) => e.account_id === root.user.id);
-      assert.ok(mine.some((e) => e.path === '/admin/sites/hall/plan' && e.target === 'hall' && e.status === 303 && e.credential_id === null));
-      assert.ok(mine.some((e) => e.path === '/admin/sites/hall/plan' && e.status === 422), 'refusals are recorded too');
-      assert.ok(mine.some((e) => e.path === '/admin/sites/guarded/plan' && e.status === 403), 'so are refused forms');
+      assert.ok(
+        mine.some(
+          (e) =>
+            e.path === '/admin/sites/hall/plan' && e.target === 'hall' && e.status === 303 && e.credential_id === null,
+        ),
+      );
+      assert.ok(
+        mine.some((e) => e.path === '/admin/sites/hall/plan' && e.status === 422),
+        'refusals are recorded too',
+      );
+      assert.ok(
+        mine.some((e) => e.path === '/admin/sites/guarded/plan' && e.status === 403),
+        'so are refused forms',
+      );
       assert.ok(mine.some((e) => e.path === '/admin/purchase-keys' && e.status === 201));
-      assert.ok(log.some((e) => e.path === '/api/purchase/v1/plans' && e.credential_id !== null && e.account_id === null));
-      assert.ok(!log.some((e) => e.path === '/admin/purchase-keys' && e.account_id !== root.user.id), "a non-admin's refused posts are not recorded");
+      assert.ok(
+        log.some((e) => e.path === '/api/purchase/v1/plans' && e.credential_id !== null && e.account_id === null),
+      );
+      assert.ok(
+        !log.some((e) => e.path === '/admin/purchase-keys' && e.account_id !== root.user.id),
+        "a non-admin's refused posts are not recorded",
+      );
 
       const first = await admin.get('/admin/audit-log');
       const rows = [...first.body.matchAll(/<tr><td><time datetime="([^"]+)"/g)].map((m) => m[1]!);
@@ -183,7 +248,8 @@ for (const database of testDatabases) {
 
     it('pages through every site, newest first', async () => {
       const db = t.deps.database.db;
-      for (let i = 0; i < 26; i++) await createSite(db, null, { id: `bulk-${String(i).padStart(2, '0')}`, kind: 'static' });
+      for (let i = 0; i < 26; i++)
+        await createSite(db, null, { id: `bulk-${String(i).padStart(2, '0')}`, kind: 'static' });
       const first = await admin.get('/admin/sites');
       const ids = [...first.body.matchAll(/<li><h2><a href="\/sites\/([^"]+)">/g)].map((m) => m[1]);
       assert.equal(ids.length, 25);
@@ -199,32 +265,36 @@ for (const database of testDatabases) {
     });
   });
 
-  describe(`console admin pages on two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
-    let t: TestApp;
-    let other: Awaited<ReturnType<typeof startSecondNode>>;
+  describe(
+    `console admin pages on two nodes [${database}]`,
+    { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' },
+    () => {
+      let t: TestApp;
+      let other: Awaited<ReturnType<typeof startSecondNode>>;
 
-    before(async () => {
-      t = await buildTestApp({ database, cache: 'redis' });
-      other = await startSecondNode(t);
-    });
-    after(async () => {
-      await other.close();
-      await t.close();
-    });
+      before(async () => {
+        t = await buildTestApp({ database, cache: 'redis' });
+        other = await startSecondNode(t);
+      });
+      after(async () => {
+        await other.close();
+        await t.close();
+      });
 
-    it('gates a plan change and a suspension at the next request on the other node', async () => {
-      const admin = await consoleAs(t, await signIn(t.app, 'root', { admin: true }));
-      await makeCommunity(t.app, null, 'hall', 'pro');
-      const reader = await addMember(t.app, 'hall', 'rex');
-      const forums = () => forumApi(other.app, 'hall', reader.token, { method: 'GET', path: '/forums' });
-      assert.equal((await forums()).statusCode, 200);
-      await admin.get('/admin/sites');
-      assert.equal((await admin.post('/admin/sites/hall/plan', { plan: 'free' })).statusCode, 303);
-      assert.equal(json(await forums()).code, 'plan_required');
-      assert.equal((await admin.post('/admin/sites/hall/plan', { plan: 'pro' })).statusCode, 303);
-      assert.equal((await forums()).statusCode, 200);
-      assert.equal((await admin.post('/admin/sites/hall/suspend', {})).statusCode, 303);
-      assert.equal(json(await forums()).code, 'site_suspended');
-    });
-  });
+      it('gates a plan change and a suspension at the next request on the other node', async () => {
+        const admin = await consoleAs(t, await signIn(t.app, 'root', { admin: true }));
+        await makeCommunity(t.app, null, 'hall', 'pro');
+        const reader = await addMember(t.app, 'hall', 'rex');
+        const forums = () => forumApi(other.app, 'hall', reader.token, { method: 'GET', path: '/forums' });
+        assert.equal((await forums()).statusCode, 200);
+        await admin.get('/admin/sites');
+        assert.equal((await admin.post('/admin/sites/hall/plan', { plan: 'free' })).statusCode, 303);
+        assert.equal(json(await forums()).code, 'plan_required');
+        assert.equal((await admin.post('/admin/sites/hall/plan', { plan: 'pro' })).statusCode, 303);
+        assert.equal((await forums()).statusCode, 200);
+        assert.equal((await admin.post('/admin/sites/hall/suspend', {})).statusCode, 303);
+        assert.equal(json(await forums()).code, 'site_suspended');
+      });
+    },
+  );
 }

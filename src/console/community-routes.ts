@@ -25,7 +25,11 @@ export async function communitySiteRoutes(app: FastifyInstance): Promise<void> {
 
   const communitySite = async (request: FastifyRequest<SiteParams>): Promise<SiteRow> => {
     const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
-    if (site.kind !== 'community') throw new AppError('site_not_community', `Site "${site.id}" is a ${site.kind} site; instance settings and API keys belong to community sites.`);
+    if (site.kind !== 'community')
+      throw new AppError(
+        'site_not_community',
+        `Site "${site.id}" is a ${site.kind} site; instance settings and API keys belong to community sites.`,
+      );
     return site;
   };
 
@@ -46,7 +50,14 @@ export async function communitySiteRoutes(app: FastifyInstance): Promise<void> {
         await updateDesiredSettings(db, site.id, changes, app.deps.config.secretKey);
         return seeOther(reply, `/sites/${site.id}?done=settings#settings-h`);
       },
-      (error) => sendSitePage(request, reply, site, { message: { kind: 'error', text: `Nothing was saved: ${error.message}` } }, error.status),
+      (error) =>
+        sendSitePage(
+          request,
+          reply,
+          site,
+          { message: { kind: 'error', text: `Nothing was saved: ${error.message}` } },
+          error.status,
+        ),
     );
   });
 
@@ -64,14 +75,32 @@ export async function communitySiteRoutes(app: FastifyInstance): Promise<void> {
     const refuse = (text: string) => sendSitePage(request, reply, site, { message: { kind: 'error', text } }, 422);
     if (!name) return refuse('Give the key a name (1 to 100 characters), such as website.');
     if (scopes.length === 0) return refuse('Choose at least one scope: what the key may do.');
-    const minted = await mintCredential(db, { kind: 'api_key', siteId: site.id, subjectId: request.console.user!.id, name, scopes });
-    return sendSitePage(request, reply, site, { shown: shownOnce(`API key "${name}" (${scopes.join(', ')}) was minted.`, minted.token, 'new-key') }, 201);
+    const minted = await mintCredential(db, {
+      kind: 'api_key',
+      siteId: site.id,
+      subjectId: request.console.user!.id,
+      name,
+      scopes,
+    });
+    return sendSitePage(
+      request,
+      reply,
+      site,
+      { shown: shownOnce(`API key "${name}" (${scopes.join(', ')}) was minted.`, minted.token, 'new-key') },
+      201,
+    );
   });
 
   app.post<{ Params: { id: string; key: string } }>('/sites/:id/api-keys/:key/revoke', opts, async (request, reply) => {
     const site = await communitySite(request);
     if (!(await app.services.credentials.revoke(request.params.key, { kind: 'api_key', siteId: site.id }))) {
-      return sendSitePage(request, reply, site, { message: { kind: 'error', text: 'That API key does not exist or was revoked already.' } }, 404);
+      return sendSitePage(
+        request,
+        reply,
+        site,
+        { message: { kind: 'error', text: 'That API key does not exist or was revoked already.' } },
+        404,
+      );
     }
     return seeOther(reply, `/sites/${site.id}?done=key-revoked#keys-h`);
   });

@@ -22,11 +22,15 @@ for (const database of testDatabases) {
 
     const readForm = (body: string): Record<string, string> => {
       const values: Record<string, string> = {};
-      for (const [tag] of body.matchAll(/<input id="setting-[A-Z_]+"[^>]*>/g)) values[/name="([A-Z_]+)"/.exec(tag)![1]!] = / value="([^"]*)"/.exec(tag)?.[1] ?? '';
-      for (const [, name, options] of body.matchAll(/<select id="setting-[A-Z_]+" name="([A-Z_]+)"[^>]*>(.*?)<\/select>/g)) values[name!] = /<option selected>([^<]*)</.exec(options!)?.[1] ?? '';
+      for (const [tag] of body.matchAll(/<input id="setting-[A-Z_]+"[^>]*>/g))
+        values[/name="([A-Z_]+)"/.exec(tag)![1]!] = / value="([^"]*)"/.exec(tag)?.[1] ?? '';
+      for (const [, name, options] of body.matchAll(
+        /<select id="setting-[A-Z_]+" name="([A-Z_]+)"[^>]*>(.*?)<\/select>/g,
+      ))
+        values[name!] = /<option selected>([^<]*)</.exec(options!)?.[1] ?? '';
       return values;
     };
-    const env = async () => (await portal(t.app, gina, { method: 'GET', url: '/api/instances/club/env' }));
+    const env = async () => await portal(t.app, gina, { method: 'GET', url: '/api/instances/club/env' });
 
     before(async () => {
       t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' } });
@@ -43,18 +47,28 @@ for (const database of testDatabases) {
 
     it('links into the forum, its administration, the content editor and the help desk inbox', async () => {
       const page = await ui.get('/sites/club');
-      for (const path of ['/', '/admin', '/admin/content', '/desk', '/support']) assert.match(page.body, new RegExp(`href="http://club\\.blume\\.test${path}"`));
+      for (const path of ['/', '/admin', '/admin/content', '/desk', '/support'])
+        assert.match(page.body, new RegExp(`href="http://club\\.blume\\.test${path}"`));
       assert.match(pageText(page.body), /Every saved setting is applied/);
       form = readForm(page.body);
       assert.deepEqual(Object.keys(form).sort(), SETTING_NAMES, 'every allowlisted setting has an input');
     });
 
     it('saves typed settings with the secret kept out of the page, shows them pending and applies them at restart', async () => {
-      const saved = await ui.post('/sites/club/settings', { ...form, FORUM_TITLE: 'The Club', REGISTRATION_OPEN: 'false', AI_API_KEY: 'sk-very-secret', MAIL_PORT: '2525' });
+      const saved = await ui.post('/sites/club/settings', {
+        ...form,
+        FORUM_TITLE: 'The Club',
+        REGISTRATION_OPEN: 'false',
+        AI_API_KEY: 'sk-very-secret',
+        MAIL_PORT: '2525',
+      });
       assert.equal(saved.statusCode, 303);
       const page = await ui.get(String(saved.headers.location));
       assert.match(pageText(page.body), /The settings were saved/);
-      assert.match(pageText(page.body), /Saved but not applied yet: AI_API_KEY added FORUM_TITLE added MAIL_PORT added REGISTRATION_OPEN added/);
+      assert.match(
+        pageText(page.body),
+        /Saved but not applied yet: AI_API_KEY added FORUM_TITLE added MAIL_PORT added REGISTRATION_OPEN added/,
+      );
       assert.doesNotMatch(page.body, /sk-very-secret/);
       assert.match(page.body, /name="AI_API_KEY" type="password"[^>]*placeholder="set; type to replace"/);
       assert.equal((await env()).headers['x-settings-pending'], 'true');
@@ -69,7 +83,10 @@ for (const database of testDatabases) {
 
       const restarted = await ui.post('/sites/club/settings/restart', {});
       assert.equal(restarted.statusCode, 303);
-      assert.match(pageText((await ui.get(String(restarted.headers.location))).body), /Restarted: 4 changes applied on every node/);
+      assert.match(
+        pageText((await ui.get(String(restarted.headers.location))).body),
+        /Restarted: 4 changes applied on every node/,
+      );
       assert.equal((await env()).headers['x-settings-pending'], 'false');
       const forum = await t.app.inject({ method: 'GET', url: '/', headers: { host: communityHost('club') } });
       assert.match(forum.body, /The Club House/);
@@ -87,7 +104,10 @@ for (const database of testDatabases) {
 
     it('removes a secret only when its box is ticked', async () => {
       const page = await ui.get('/sites/club');
-      assert.equal((await ui.post('/sites/club/settings', { ...readForm(page.body), 'clear:AI_API_KEY': '1' })).statusCode, 303);
+      assert.equal(
+        (await ui.post('/sites/club/settings', { ...readForm(page.body), 'clear:AI_API_KEY': '1' })).statusCode,
+        303,
+      );
       assert.equal((await env()).json<Record<string, string>>().AI_API_KEY, undefined);
     });
 
@@ -101,7 +121,17 @@ for (const database of testDatabases) {
       const key = /id="new-key" class="secret">([^<]+)</.exec(minted.body)![1]!;
       assert.match(pageText(minted.body), /API key (&quot;|")website(&quot;|") \(cms-read\) was minted/);
       assert.equal((await cmsApi(t.app, 'club', key, { method: 'GET', path: '/content-types' })).statusCode, 200);
-      assert.equal((await cmsApi(t.app, 'club', key, { method: 'POST', path: '/content-types', payload: { slug: 'books', name: 'Books', fields: [{ name: 'title', type: 'text' }] } })).statusCode, 403, 'cms-read does not change the model');
+      assert.equal(
+        (
+          await cmsApi(t.app, 'club', key, {
+            method: 'POST',
+            path: '/content-types',
+            payload: { slug: 'books', name: 'Books', fields: [{ name: 'title', type: 'text' }] },
+          })
+        ).statusCode,
+        403,
+        'cms-read does not change the model',
+      );
       const page = await ui.get('/sites/club');
       assert.doesNotMatch(page.body, new RegExp(key.split('.')[1]!));
       const id = /action="\/sites\/club\/api-keys\/([^/]+)\/revoke"/.exec(page.body)![1]!;

@@ -62,7 +62,9 @@ function apiKeysSection(ui: ConsoleContext, site: SiteOut, keys: CredentialRow[]
   const list = keys.length
     ? html`<div class="table"><table><thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Revoke</span></th></tr></thead><tbody>
 ${keys.map(
-  (k) => html`<tr><td>${k.name}</td><td>${k.scopes.join(', ')}</td><td>${time(k.createdAt)}</td><td>${k.lastUsedAt ? time(k.lastUsedAt) : 'never'}</td>
+  (
+    k,
+  ) => html`<tr><td>${k.name}</td><td>${k.scopes.join(', ')}</td><td>${time(k.createdAt)}</td><td>${k.lastUsedAt ? time(k.lastUsedAt) : 'never'}</td>
 <td><form method="post" action="/sites/${site.id}/api-keys/${k.id}/revoke">${csrfField(ui)}<button type="submit" class="danger">Revoke<span class="sr-only"> ${k.name}</span></button></form></td></tr>`,
 )}
 </tbody></table></div>`

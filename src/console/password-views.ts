@@ -7,7 +7,12 @@ import { csrfField, notice } from './views.js';
 
 const NO_MAIL = 'Password links by e-mail are not available: this server sends no mail. Ask a platform administrator.';
 
-export function setPasswordView(ui: ConsoleContext, link: { purpose: PasswordLinkPurpose; username: string }, token: string, error?: string): SafeHtml {
+export function setPasswordView(
+  ui: ConsoleContext,
+  link: { purpose: PasswordLinkPurpose; username: string },
+  token: string,
+  error?: string,
+): SafeHtml {
   const invited = link.purpose === 'invite';
   return html`<h1>${invited ? 'Welcome to Blume' : 'Choose a new password'}</h1>
 ${error ? notice('error', error) : ''}
@@ -26,8 +31,13 @@ ${notice('error', 'The link has expired, was already used, or a newer mail repla
 <p><a href="/password/forgot">Ask for a new link</a> or <a href="/login">log in</a>.</p>`;
 }
 
-export function forgotView(ui: ConsoleContext, mailEnabled: boolean, values: { login?: string; error?: string }): SafeHtml {
-  if (!mailEnabled) return html`<h1>Forgot your password?</h1>${notice('error', NO_MAIL)}<p><a href="/login">Back to log in</a></p>`;
+export function forgotView(
+  ui: ConsoleContext,
+  mailEnabled: boolean,
+  values: { login?: string; error?: string },
+): SafeHtml {
+  if (!mailEnabled)
+    return html`<h1>Forgot your password?</h1>${notice('error', NO_MAIL)}<p><a href="/login">Back to log in</a></p>`;
   return html`<h1>Forgot your password?</h1>
 ${values.error ? notice('error', values.error) : ''}
 <p>Enter your username or e-mail address. If an account has it, we mail that account a link to choose a new password.</p>

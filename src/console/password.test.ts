@@ -31,13 +31,23 @@ for (const database of testDatabases) {
       await t.app.mailOutbox.idle();
       return sink.received.filter((mail) => mail.to.includes(address));
     };
-    const nextMailTo = (address: string, seen: number) => eventually(`mail number ${seen + 1} for ${address}`, async () => (await mailsTo(address))[seen], 5_000);
-    const login = (name: string, password: string) => portal(t.app, undefined, { method: 'POST', url: '/api/auth/login', payload: { login: name, password } });
-    const ask = (client: UiClient, name: string) => client.submit('/password/forgot', '/password/forgot', { login: name });
+    const nextMailTo = (address: string, seen: number) =>
+      eventually(`mail number ${seen + 1} for ${address}`, async () => (await mailsTo(address))[seen], 5_000);
+    const login = (name: string, password: string) =>
+      portal(t.app, undefined, { method: 'POST', url: '/api/auth/login', payload: { login: name, password } });
+    const ask = (client: UiClient, name: string) =>
+      client.submit('/password/forgot', '/password/forgot', { login: name });
 
     before(async () => {
       sink = await startSmtpSink();
-      t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) } });
+      t = await buildTestApp({
+        database,
+        env: {
+          BLUME_RATE_LOGIN_PER_MINUTE: '1000',
+          BLUME_MAIL_SERVER: '127.0.0.1',
+          BLUME_MAIL_PORT: String(sink.port),
+        },
+      });
       pia = await signIn(t.app, 'pia');
     });
     after(async () => {
@@ -71,7 +81,11 @@ for (const database of testDatabases) {
       assert.equal(set.statusCode, 303, set.body);
       assert.equal(set.headers.location, '/');
       assert.match(pageText((await visitor.get('/account')).body), /Your account.*pia@example\.test/);
-      assert.equal((await portal(t.app, pia, { method: 'GET', url: '/api/me' })).statusCode, 401, 'the session from before the reset ended');
+      assert.equal(
+        (await portal(t.app, pia, { method: 'GET', url: '/api/me' })).statusCode,
+        401,
+        'the session from before the reset ended',
+      );
       assert.equal((await login('pia', pia.password)).statusCode, 401);
       assert.equal((await login('pia', 'pia-remembers-now-42')).statusCode, 200);
 
@@ -90,7 +104,10 @@ for (const database of testDatabases) {
       const newer = linkIn(await nextMailTo('pia@example.test', seen + 1));
       assert.equal((await client.get(older.path)).statusCode, 410, 'a newer mail replaced the older link');
       assert.equal((await client.get(newer.path)).statusCode, 200);
-      await t.deps.database.db.update(accountTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(accountTokens.id, newer.id));
+      await t.deps.database.db
+        .update(accountTokens)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(accountTokens.id, newer.id));
       assert.equal((await client.get(newer.path)).statusCode, 410);
       await client.get('/login');
       assert.equal((await client.post(newer.path, { password: 'pia-too-late-12345' })).statusCode, 410);

@@ -26,11 +26,21 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
     formBodyLimit: FORM_BODY_LIMIT,
     errorPage: (known, request, reply) => {
       request.console ??= { user: undefined, sessionId: undefined, csrf: '' };
-      return sendPage(request, reply, known.title, errorView(known.title, known.message, known.status === 401 ? '/login' : undefined), known.status);
+      return sendPage(
+        request,
+        reply,
+        known.title,
+        errorView(known.title, known.message, known.status === 401 ? '/login' : undefined),
+        known.status,
+      );
     },
   });
-  app.get('/assets/console.css', async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(CONSOLE_CSS));
-  app.get('/assets/console.js', async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(CONSOLE_JS));
+  app.get('/assets/console.css', async (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(CONSOLE_CSS),
+  );
+  app.get('/assets/console.js', async (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(CONSOLE_JS),
+  );
   await app.register(consoleRoutes);
   await app.register(passwordRoutes);
   await app.register(staticSiteRoutes);

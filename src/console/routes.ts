@@ -1,7 +1,16 @@
 // Console pages and their form posts. Handlers call the same services as the portal API; a refused
 // form is shown again with the reason in words and nothing changed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate, changePassword, createAccount, endOtherSessions, endSession, listSessions, SESSION_TTL_MS, startSession } from '../core/accounts/service.js';
+import {
+  authenticate,
+  changePassword,
+  createAccount,
+  endOtherSessions,
+  endSession,
+  listSessions,
+  SESSION_TTL_MS,
+  startSession,
+} from '../core/accounts/service.js';
 import { SESSION_COOKIE } from '../core/auth.js';
 import { presentSite, urlContext } from '../core/sites/presenters.js';
 import { authorizeSite } from '../core/sites/policy.js';
@@ -39,8 +48,14 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     if (!user) return sendPage(request, reply, 'Log in', loginView(request.console, {}));
     const rows = await listSites(db, user);
     const sites = rows.map((site) => presentSite(site, urlContext(request)));
-    const deploys = await deploySummaries(db, rows.filter((site) => site.kind === 'static').map((site) => site.id));
-    const deleted = typeof (request.query as Record<string, unknown>).deleted === 'string' ? `Site ${(request.query as Record<string, string>).deleted} was deleted.` : undefined;
+    const deploys = await deploySummaries(
+      db,
+      rows.filter((site) => site.kind === 'static').map((site) => site.id),
+    );
+    const deleted =
+      typeof (request.query as Record<string, unknown>).deleted === 'string'
+        ? `Site ${(request.query as Record<string, string>).deleted} was deleted.`
+        : undefined;
     return sendPage(request, reply, 'Sites', sitesView(request.console, sites, deploys, deleted));
   });
 
@@ -66,7 +81,14 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
         await throttle.succeeded(request, reply, 'portal', login);
         return seeOther(reply, next);
       },
-      (error) => sendPage(request, reply, 'Log in', loginView(request.console, { login, next, error: error.message }), error.status),
+      (error) =>
+        sendPage(
+          request,
+          reply,
+          'Log in',
+          loginView(request.console, { login, next, error: error.message }),
+          error.status,
+        ),
     );
   });
 
@@ -81,14 +103,27 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     const password = field(request, 'password', 200) ?? '';
     return attempt(
       async () => {
-        if (!config.signupOpen) throw new AppError('signup_closed', 'Sign-up is closed on this platform; ask an administrator.');
-        if (!USERNAME.test(username)) throw new AppError('validation_failed', 'The username must be 2 to 39 letters, digits, _, . or -, not starting with . or -.');
-        if (!EMAIL.test(email)) throw new AppError('validation_failed', 'Enter an e-mail address such as you@example.com.');
+        if (!config.signupOpen)
+          throw new AppError('signup_closed', 'Sign-up is closed on this platform; ask an administrator.');
+        if (!USERNAME.test(username))
+          throw new AppError(
+            'validation_failed',
+            'The username must be 2 to 39 letters, digits, _, . or -, not starting with . or -.',
+          );
+        if (!EMAIL.test(email))
+          throw new AppError('validation_failed', 'Enter an e-mail address such as you@example.com.');
         const user = await createAccount(db, { username, email, password });
         setSessionCookie(request, reply, await startSession(db, user.id));
         return seeOther(reply, '/');
       },
-      (error) => sendPage(request, reply, 'Sign up', signupView(request.console, { username, email, error: error.message }), error.status),
+      (error) =>
+        sendPage(
+          request,
+          reply,
+          'Sign up',
+          signupView(request.console, { username, email, error: error.message }),
+          error.status,
+        ),
     );
   });
 
@@ -102,18 +137,45 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   app.get('/account', opts, async (request, reply) => {
     const user = signedIn(request);
     const done = (request.query as Record<string, string | undefined>).done;
-    const message = done === 'password' ? 'Your password was changed and your other sessions ended.' : done === 'sessions' ? 'Your other sessions ended.' : undefined;
-    return sendPage(request, reply, 'Your account', accountView(request.console, await listSessions(db, user.id), message ? { kind: 'ok', text: message } : undefined));
+    const message =
+      done === 'password'
+        ? 'Your password was changed and your other sessions ended.'
+        : done === 'sessions'
+          ? 'Your other sessions ended.'
+          : undefined;
+    return sendPage(
+      request,
+      reply,
+      'Your account',
+      accountView(
+        request.console,
+        await listSessions(db, user.id),
+        message ? { kind: 'ok', text: message } : undefined,
+      ),
+    );
   });
 
   app.post('/account/password', opts, async (request, reply) => {
     const user = signedIn(request);
     return attempt(
       async () => {
-        await changePassword(db, user, field(request, 'current', 200) ?? '', field(request, 'password', 200) ?? '', request.console.sessionId);
+        await changePassword(
+          db,
+          user,
+          field(request, 'current', 200) ?? '',
+          field(request, 'password', 200) ?? '',
+          request.console.sessionId,
+        );
         return seeOther(reply, '/account?done=password');
       },
-      async (error) => sendPage(request, reply, 'Your account', accountView(request.console, await listSessions(db, user.id), { kind: 'error', text: error.message }), error.status),
+      async (error) =>
+        sendPage(
+          request,
+          reply,
+          'Your account',
+          accountView(request.console, await listSessions(db, user.id), { kind: 'error', text: error.message }),
+          error.status,
+        ),
     );
   });
 
@@ -134,24 +196,40 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     const kind = field(request, 'kind', 20);
     return attempt(
       async () => {
-        if (kind !== 'static' && kind !== 'community') throw new AppError('validation_failed', 'Choose a static or a community site.');
+        if (kind !== 'static' && kind !== 'community')
+          throw new AppError('validation_failed', 'Choose a static or a community site.');
         const site = await createSite(db, user, { id, kind });
         await app.services.sites.changed(site.id);
         return seeOther(reply, `/sites/${site.id}`);
       },
-      (error) => sendPage(request, reply, 'New site', newSiteView(request.console, { id, kind, error: error.message }), error.status),
+      (error) =>
+        sendPage(
+          request,
+          reply,
+          'New site',
+          newSiteView(request.console, { id, kind, error: error.message }),
+          error.status,
+        ),
     );
   });
 
   app.get<{ Params: { id: string } }>('/sites/:id', opts, async (request, reply) => {
     const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
-    return sendSitePage(request, reply, site, { message: doneMessage(request.query as Record<string, string | undefined>) });
+    return sendSitePage(request, reply, site, {
+      message: doneMessage(request.query as Record<string, string | undefined>),
+    });
   });
 
   app.post<{ Params: { id: string } }>('/sites/:id/delete', opts, async (request, reply) => {
     const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
     if (field(request, 'confirm', 64) !== site.id) {
-      return sendSitePage(request, reply, site, { deleteError: `Type ${site.id} exactly to delete the site; nothing was deleted.` }, 422);
+      return sendSitePage(
+        request,
+        reply,
+        site,
+        { deleteError: `Type ${site.id} exactly to delete the site; nothing was deleted.` },
+        422,
+      );
     }
     await deleteSite(db, site.id);
     await app.services.sites.changed(site.id);

@@ -37,7 +37,12 @@ const DONE: Record<string, (query: Record<string, string | undefined>) => string
 
 export function doneMessage(query: Record<string, string | undefined>): SitePageParts['message'] {
   const say = query.done ? DONE[query.done] : undefined;
-  if (!say || (query.release !== undefined && !/^[A-Za-z0-9]{1,40}$/.test(query.release)) || (query.count !== undefined && !/^\d{1,3}$/.test(query.count))) return undefined;
+  if (
+    !say ||
+    (query.release !== undefined && !/^[A-Za-z0-9]{1,40}$/.test(query.release)) ||
+    (query.count !== undefined && !/^\d{1,3}$/.test(query.count))
+  )
+    return undefined;
   return { kind: 'ok', text: say(query) };
 }
 
@@ -68,13 +73,25 @@ async function staticData(request: FastifyRequest, site: SiteRow): Promise<Stati
 async function communityData(request: FastifyRequest, site: SiteRow): Promise<CommunitySiteData> {
   const db = request.server.deps.database.db;
   const settings = await loadSettings(db, site.id);
-  return { desired: settings.desired, pending: diffSettings(settings.applied, settings.desired), apiKeys: await listCredentials(db, { kind: 'api_key', siteId: site.id }) };
+  return {
+    desired: settings.desired,
+    pending: diffSettings(settings.applied, settings.desired),
+    apiKeys: await listCredentials(db, { kind: 'api_key', siteId: site.id }),
+  };
 }
 
-export async function sendSitePage(request: FastifyRequest, reply: FastifyReply, site: SiteRow, options: SitePageOptions = {}, status = 200): Promise<FastifyReply> {
+export async function sendSitePage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  site: SiteRow,
+  options: SitePageOptions = {},
+  status = 200,
+): Promise<FastifyReply> {
   const presented = presentSite(site, urlContext(request));
   const kindSections =
-    site.kind === 'static' ? staticSections(request.console, presented, await staticData(request, site)) : communitySections(request.console, presented, await communityData(request, site));
+    site.kind === 'static'
+      ? staticSections(request.console, presented, await staticData(request, site))
+      : communitySections(request.console, presented, await communityData(request, site));
   const sections = html`${options.shown ?? ''}${kindSections}`;
   return sendPage(request, reply, site.id, siteView(request.console, presented, { ...options, sections }), status);
 }

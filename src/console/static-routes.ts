@@ -20,7 +20,16 @@ import { connectRepository, disconnectRepository } from '../deploy/git/service.j
 import { ARCHIVE_ORIGIN, ingestArchive, ingestFolder } from '../deploy/ingest.js';
 import { assertDeployable } from '../deploy/policy.js';
 import { previewUrl } from '../deploy/presenters.js';
-import { clearStage, ensureAliases, findRelease, promoteRelease, rollbackRelease, rollbackTarget, setStage, type AliasChange } from '../deploy/service.js';
+import {
+  clearStage,
+  ensureAliases,
+  findRelease,
+  promoteRelease,
+  rollbackRelease,
+  rollbackTarget,
+  setStage,
+  type AliasChange,
+} from '../deploy/service.js';
 import { tempName } from '../deploy/temp-dirs.js';
 import { verifyCsrf } from '../http/csrf.js';
 import { AppError } from '../http/errors.js';
@@ -57,8 +66,14 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
   /** What the confirmation of an alias change names: the release it will serve (or stop serving). */
   const target = async (site: SiteRow, action: AliasAction, releaseId: string | undefined) => {
     const aliases = await ensureAliases(db, site.id);
-    const id = action === 'rollback' ? await rollbackTarget(db, aliases) : action === 'unstage' ? aliases.stageReleaseId : releaseId;
-    if (!id && action === 'rollback') throw new AppError('no_previous_release', 'There is no earlier live release to roll back to.');
+    const id =
+      action === 'rollback'
+        ? await rollbackTarget(db, aliases)
+        : action === 'unstage'
+          ? aliases.stageReleaseId
+          : releaseId;
+    if (!id && action === 'rollback')
+      throw new AppError('no_previous_release', 'There is no earlier live release to roll back to.');
     if (!id) throw new AppError('release_not_found', 'Nothing is staged.');
     const release = await findRelease(db, site.id, id);
     if (!release) throw new AppError('release_not_found', `Site "${site.id}" has no release "${id}".`);
@@ -66,16 +81,35 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
   };
 
   const actionUrl = (siteId: string, action: AliasAction, releaseId: string) =>
-    action === 'promote' || action === 'stage' ? `/sites/${siteId}/releases/${releaseId}/${action}` : `/sites/${siteId}/${action}`;
+    action === 'promote' || action === 'stage'
+      ? `/sites/${siteId}/releases/${releaseId}/${action}`
+      : `/sites/${siteId}/${action}`;
 
-  const showConfirm = async (request: FastifyRequest<SiteParams>, reply: FastifyReply, action: AliasAction, releaseId?: string) => {
+  const showConfirm = async (
+    request: FastifyRequest<SiteParams>,
+    reply: FastifyReply,
+    action: AliasAction,
+    releaseId?: string,
+  ) => {
     const site = await deployableSite(request);
     const { release, live } = await target(site, action, releaseId);
-    const page = confirmView(request.console, presentSite(site, urlContext(request)), action, release, live, actionUrl(site.id, action, release.id));
+    const page = confirmView(
+      request.console,
+      presentSite(site, urlContext(request)),
+      action,
+      release,
+      live,
+      actionUrl(site.id, action, release.id),
+    );
     return sendPage(request, reply, `${action} ${release.id}`, page);
   };
 
-  const change = async (request: FastifyRequest<SiteParams>, reply: FastifyReply, action: AliasAction, releaseId?: string) => {
+  const change = async (
+    request: FastifyRequest<SiteParams>,
+    reply: FastifyReply,
+    action: AliasAction,
+    releaseId?: string,
+  ) => {
     const site = await deployableSite(request);
     const live = field(request, 'live', 64);
     const expected = live === undefined || live === '' ? undefined : live === 'none' ? null : live;
@@ -87,15 +121,29 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
         else if (action === 'stage') result = await setStage(db, site.id, releaseId!);
         else result = { release: undefined, aliases: await clearStage(db, site.id) };
         await deploy.cache.aliasesChanged(site.id);
-        return seeOther(reply, `/sites/${site.id}?done=${action}${result.release ? `&release=${result.release.id}` : ''}#releases-h`);
+        return seeOther(
+          reply,
+          `/sites/${site.id}?done=${action}${result.release ? `&release=${result.release.id}` : ''}#releases-h`,
+        );
       },
-      (error) => sendSitePage(request, reply, site, { message: { kind: 'error', text: `Nothing changed: ${error.message}` } }, error.status),
+      (error) =>
+        sendSitePage(
+          request,
+          reply,
+          site,
+          { message: { kind: 'error', text: `Nothing changed: ${error.message}` } },
+          error.status,
+        ),
     );
   };
 
   for (const action of ['promote', 'stage'] as const) {
-    app.get<ReleaseParams>(`/sites/:id/releases/:release/${action}`, opts, (request, reply) => showConfirm(request, reply, action, request.params.release));
-    app.post<ReleaseParams>(`/sites/:id/releases/:release/${action}`, opts, (request, reply) => change(request, reply, action, request.params.release));
+    app.get<ReleaseParams>(`/sites/:id/releases/:release/${action}`, opts, (request, reply) =>
+      showConfirm(request, reply, action, request.params.release),
+    );
+    app.post<ReleaseParams>(`/sites/:id/releases/:release/${action}`, opts, (request, reply) =>
+      change(request, reply, action, request.params.release),
+    );
   }
   for (const action of ['unstage', 'rollback'] as const) {
     app.get<SiteParams>(`/sites/:id/${action}`, opts, (request, reply) => showConfirm(request, reply, action));
@@ -110,7 +158,9 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
         const upload = await receiveUpload(request, deploy.limits, deploy.tmpDir, checkCsrf);
         try {
           if (upload.mode === 'files') {
-            const release = upload.archive ? await ingestArchive(ingest(), site.id, createReadStream(upload.archive)) : await ingestFolder(ingest(), site.id, upload.root, ARCHIVE_ORIGIN);
+            const release = upload.archive
+              ? await ingestArchive(ingest(), site.id, createReadStream(upload.archive))
+              : await ingestFolder(ingest(), site.id, upload.root, ARCHIVE_ORIGIN);
             return seeOther(reply, `/sites/${site.id}?done=uploaded&release=${release.id}#releases-h`);
           }
           let archive = upload.archive;
@@ -129,7 +179,14 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
           await upload.dispose();
         }
       },
-      (error) => sendSitePage(request, reply, site, { message: { kind: 'error', text: `Nothing was uploaded: ${error.message}` } }, error.status),
+      (error) =>
+        sendSitePage(
+          request,
+          reply,
+          site,
+          { message: { kind: 'error', text: `Nothing was uploaded: ${error.message}` } },
+          error.status,
+        ),
     );
   });
 
@@ -139,8 +196,21 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
     if (!build) throw new AppError('build_not_found', `Site "${site.id}" has no build "${request.params.build}".`);
     const running = build.state === 'queued' || build.state === 'running';
     const preview = build.releaseId ? previewUrl(urlContext(request), site.id, build.releaseId) : undefined;
-    const page = buildView(request.console, presentSite(site, urlContext(request)), build, await readBuildLogs(db, build.id), preview);
-    return sendPage(request, reply, `Build ${build.id}`, page, 200, running ? { refreshSeconds: BUILD_REFRESH_SECONDS } : {});
+    const page = buildView(
+      request.console,
+      presentSite(site, urlContext(request)),
+      build,
+      await readBuildLogs(db, build.id),
+      preview,
+    );
+    return sendPage(
+      request,
+      reply,
+      `Build ${build.id}`,
+      page,
+      200,
+      running ? { refreshSeconds: BUILD_REFRESH_SECONDS } : {},
+    );
   });
 
   app.post<BuildParams>('/sites/:id/builds/:build/cancel', opts, async (request, reply) => {
@@ -148,13 +218,25 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
     const by = `console user "${request.console.user!.username}"`;
     return attempt(
       async () => {
-        await cancelBuild({ db, blobs: app.deps.blobs, pubsub: app.deps.cache.pubsub }, site.id, request.params.build, by);
+        await cancelBuild(
+          { db, blobs: app.deps.blobs, pubsub: app.deps.cache.pubsub },
+          site.id,
+          request.params.build,
+          by,
+        );
         return seeOther(reply, `/sites/${site.id}/builds/${request.params.build}`);
       },
       async (error) => {
         const build = await findBuild(db, site.id, request.params.build);
         if (!build) throw error;
-        const page = buildView(request.console, presentSite(site, urlContext(request)), build, await readBuildLogs(db, build.id), undefined, error.message);
+        const page = buildView(
+          request.console,
+          presentSite(site, urlContext(request)),
+          build,
+          await readBuildLogs(db, build.id),
+          undefined,
+          error.message,
+        );
         return sendPage(request, reply, `Build ${build.id}`, page, error.status);
       },
     );
@@ -165,13 +247,26 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
     const kind = field(request, 'kind', 20);
     return attempt(
       async () => {
-        if (kind !== 'static' && kind !== 'markdown') throw new AppError('validation_failed', 'Choose whether the folder holds the site or Markdown to build.');
-        const input = { repository: field(request, 'repository', 201) ?? '', branch: field(request, 'branch', 200) ?? '', path: field(request, 'path', 1024) || undefined, kind } as const;
+        if (kind !== 'static' && kind !== 'markdown')
+          throw new AppError('validation_failed', 'Choose whether the folder holds the site or Markdown to build.');
+        const input = {
+          repository: field(request, 'repository', 201) ?? '',
+          branch: field(request, 'branch', 200) ?? '',
+          path: field(request, 'path', 1024) || undefined,
+          kind,
+        } as const;
         const { secret } = await connectRepository(db, app.deps.config.secretKey, site.id, input);
         const shown = html`${shownOnce('The repository is connected. Add a webhook to it with this URL and secret (content type application/json, push events).', secret, 'webhook-secret')}<p>Webhook URL: <code>${webhookUrl(app.deps.config.publicUrl, site.id)}</code></p>`;
         return sendSitePage(request, reply, site, { shown }, 201);
       },
-      (error) => sendSitePage(request, reply, site, { message: { kind: 'error', text: `The repository was not connected: ${error.message}` } }, error.status),
+      (error) =>
+        sendSitePage(
+          request,
+          reply,
+          site,
+          { message: { kind: 'error', text: `The repository was not connected: ${error.message}` } },
+          error.status,
+        ),
     );
   });
 
@@ -184,16 +279,44 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
   app.post<SiteParams>('/sites/:id/tokens', opts, async (request, reply) => {
     const site = await deployableSite(request);
     const name = field(request, 'name', 100)?.trim() ?? '';
-    if (!name) return sendSitePage(request, reply, site, { message: { kind: 'error', text: 'Give the token a name (1 to 100 characters), such as ci.' } }, 422);
-    const minted = await mintCredential(db, { kind: 'deploy_token', siteId: site.id, subjectId: request.console.user!.id, name });
-    return sendSitePage(request, reply, site, { shown: shownOnce(`Deploy token "${name}" was minted.`, minted.token, 'new-token') }, 201);
+    if (!name)
+      return sendSitePage(
+        request,
+        reply,
+        site,
+        { message: { kind: 'error', text: 'Give the token a name (1 to 100 characters), such as ci.' } },
+        422,
+      );
+    const minted = await mintCredential(db, {
+      kind: 'deploy_token',
+      siteId: site.id,
+      subjectId: request.console.user!.id,
+      name,
+    });
+    return sendSitePage(
+      request,
+      reply,
+      site,
+      { shown: shownOnce(`Deploy token "${name}" was minted.`, minted.token, 'new-token') },
+      201,
+    );
   });
 
-  app.post<{ Params: { id: string; token: string } }>('/sites/:id/tokens/:token/revoke', opts, async (request, reply) => {
-    const site = await deployableSite(request);
-    if (!(await app.services.credentials.revoke(request.params.token, { kind: 'deploy_token', siteId: site.id }))) {
-      return sendSitePage(request, reply, site, { message: { kind: 'error', text: 'That deploy token does not exist or was revoked already.' } }, 404);
-    }
-    return seeOther(reply, `/sites/${site.id}?done=revoked#tokens-h`);
-  });
+  app.post<{ Params: { id: string; token: string } }>(
+    '/sites/:id/tokens/:token/revoke',
+    opts,
+    async (request, reply) => {
+      const site = await deployableSite(request);
+      if (!(await app.services.credentials.revoke(request.params.token, { kind: 'deploy_token', siteId: site.id }))) {
+        return sendSitePage(
+          request,
+          reply,
+          site,
+          { message: { kind: 'error', text: 'That deploy token does not exist or was revoked already.' } },
+          404,
+        );
+      }
+      return seeOther(reply, `/sites/${site.id}?done=revoked#tokens-h`);
+    },
+  );
 }

@@ -27,9 +27,13 @@ for (const database of testDatabases) {
     /** Uploads a folder the way a folder picker sends it: one part per file, named by its path. */
     const uploadFolder = async (files: Record<string, string>, mode = 'files') => {
       await ui.get('/sites/shop');
-      return ui.postMultipart('/sites/shop/upload', [{ name: 'mode', value: mode }, ...Object.entries(files).map(([filename, content]) => ({ name: 'files', filename, content }))]);
+      return ui.postMultipart('/sites/shop/upload', [
+        { name: 'mode', value: mode },
+        ...Object.entries(files).map(([filename, content]) => ({ name: 'files', filename, content })),
+      ]);
     };
-    const releaseOf = (response: { headers: Record<string, unknown> }) => /release=([a-z0-9]+)/.exec(String(response.headers.location))?.[1];
+    const releaseOf = (response: { headers: Record<string, unknown> }) =>
+      /release=([a-z0-9]+)/.exec(String(response.headers.location))?.[1];
     /** The deploy API's view, through a token minted in the console. */
     let token: string;
     const overview = async () => (await deployApi(t.app, token, 'GET', '/api/deploy/shop/releases')).json() as Overview;
@@ -54,8 +58,11 @@ for (const database of testDatabases) {
       assert.equal((await deployApi(t.app, token, 'GET', '/api/deploy/token')).statusCode, 200);
       let again = await ui.get('/sites/shop');
       assert.doesNotMatch(again.body, new RegExp(token.split('.')[1]!), 'the secret is shown only once');
-      const lastUse = (name: string) => new RegExp(`<td>${name}</td><td><time[^>]*>[^<]*</time></td><td>(never|<time)`).exec(again.body)?.[1];
-      const spare = /id="new-token" class="secret">(dpl_[^<]+)</.exec((await ui.post('/sites/shop/tokens', { name: 'spare' })).body)![1]!;
+      const lastUse = (name: string) =>
+        new RegExp(`<td>${name}</td><td><time[^>]*>[^<]*</time></td><td>(never|<time)`).exec(again.body)?.[1];
+      const spare = /id="new-token" class="secret">(dpl_[^<]+)</.exec(
+        (await ui.post('/sites/shop/tokens', { name: 'spare' })).body,
+      )![1]!;
       again = await ui.get('/sites/shop');
       assert.equal(lastUse('ci'), '<time', 'the token was used, so its last use shows');
       assert.equal(lastUse('spare'), 'never');
@@ -68,7 +75,11 @@ for (const database of testDatabases) {
     });
 
     it('refuses an upload without its CSRF token, or with a path leaving the folder, and keeps nothing', async () => {
-      const forged = await ui.postMultipart('/sites/shop/upload', [{ name: 'files', filename: 'site/index.html', content: '<h1>forged</h1>' }], { csrf: false });
+      const forged = await ui.postMultipart(
+        '/sites/shop/upload',
+        [{ name: 'files', filename: 'site/index.html', content: '<h1>forged</h1>' }],
+        { csrf: false },
+      );
       assert.equal(forged.statusCode, 403);
       const traversal = await uploadFolder({ 'site/index.html': 'x', 'site/../../etc/passwd': 'y' });
       assert.equal(traversal.statusCode, 422);
@@ -78,7 +89,10 @@ for (const database of testDatabases) {
     });
 
     it('uploads a folder as a release, reveals the preview password on demand and promotes after a confirmation', async () => {
-      const uploaded = await uploadFolder({ 'site/index.html': '<h1>one</h1>', 'site/about/index.html': '<h1>about</h1>' });
+      const uploaded = await uploadFolder({
+        'site/index.html': '<h1>one</h1>',
+        'site/about/index.html': '<h1>about</h1>',
+      });
       assert.equal(uploaded.statusCode, 303, uploaded.body);
       const first = releaseOf(uploaded)!;
       const page = await ui.get(String(uploaded.headers.location));
@@ -88,7 +102,9 @@ for (const database of testDatabases) {
       assert.doesNotMatch(page.body, new RegExp(aliases.auth), 'the password stays hidden until asked for');
       const shown = await ui.get('/sites/shop?password=show');
       assert.match(shown.body, new RegExp(`id="preview-password">${aliases.auth}<`));
-      const preview = await edge(t.app, `r-${first}--shop.blume.test`, '/about/', { authorization: basicAuth(aliases.auth) });
+      const preview = await edge(t.app, `r-${first}--shop.blume.test`, '/about/', {
+        authorization: basicAuth(aliases.auth),
+      });
       assert.equal(preview.body, '<h1>about</h1>', 'the lone top folder is the site root');
 
       const confirm = await ui.get(`/sites/shop/releases/${first}/promote`);
@@ -98,9 +114,18 @@ for (const database of testDatabases) {
       assert.equal(promoted.statusCode, 303);
       assert.equal((await overview()).aliases.live, first);
       assert.equal((await edge(t.app, 'shop.blume.test', '/')).body, '<h1>one</h1>');
-      assert.match(pageText((await ui.get(String(promoted.headers.location))).body), new RegExp(`Release ${first} is live`));
+      assert.match(
+        pageText((await ui.get(String(promoted.headers.location))).body),
+        new RegExp(`Release ${first} is live`),
+      );
       const list = await ui.get('/');
-      assert.match(list.body, new RegExp(`<a href="/sites/shop">shop</a></td><td>static</td><td>free</td><td><code>${first}</code></td><td><time`), 'the sites list shows the live release and the last deploy');
+      assert.match(
+        list.body,
+        new RegExp(
+          `<a href="/sites/shop">shop</a></td><td>static</td><td>free</td><td><code>${first}</code></td><td><time`,
+        ),
+        'the sites list shows the live release and the last deploy',
+      );
     });
 
     it('refuses a promote confirmed against another live release, and rolls back to the release before', async () => {
@@ -109,7 +134,10 @@ for (const database of testDatabases) {
       await ui.get(`/sites/shop/releases/${second}/promote`);
       // Someone else promotes meanwhile: the page confirmed against `first` no longer holds.
       const third = releaseOf(await uploadFolder({ 'index.html': '<h1>three</h1>' }))!;
-      assert.equal((await deployApi(t.app, token, 'POST', '/api/deploy/shop/promote', { release: third })).statusCode, 200);
+      assert.equal(
+        (await deployApi(t.app, token, 'POST', '/api/deploy/shop/promote', { release: third })).statusCode,
+        200,
+      );
       const stale = await ui.post(`/sites/shop/releases/${second}/promote`, { live: first });
       assert.equal(stale.statusCode, 412);
       assert.match(pageText(stale.body), /Nothing changed: The live release is now/);
@@ -121,13 +149,19 @@ for (const database of testDatabases) {
       assert.equal(rolled.statusCode, 303);
       assert.equal((await overview()).aliases.live, first);
       assert.equal((await edge(t.app, 'shop.blume.test', '/')).body, '<h1>one</h1>');
-      assert.match(pageText((await ui.get(String(rolled.headers.location))).body), new RegExp(`release ${first} is live again`));
+      assert.match(
+        pageText((await ui.get(String(rolled.headers.location))).body),
+        new RegExp(`release ${first} is live again`),
+      );
     });
 
     it('stages and unstages a release after confirmations', async () => {
       const { releases: list } = await overview();
       const target = list[0]!.id;
-      assert.match(pageText((await ui.get(`/sites/shop/releases/${target}/stage`)).body), new RegExp(`Stage ${target}\\?`));
+      assert.match(
+        pageText((await ui.get(`/sites/shop/releases/${target}/stage`)).body),
+        new RegExp(`Stage ${target}\\?`),
+      );
       assert.equal((await ui.post(`/sites/shop/releases/${target}/stage`, {})).statusCode, 303);
       assert.equal((await overview()).aliases.stage, target);
       assert.match(pageText((await ui.get('/sites/shop/unstage')).body), new RegExp(`Unstage ${target}\\?`));
@@ -148,21 +182,37 @@ for (const database of testDatabases) {
     });
 
     it('connects a repository with its webhook secret shown once, and refuses a malformed one', async () => {
-      const bad = await ui.post('/sites/shop/repository', { repository: 'not a repo', branch: 'main', path: '', kind: 'static' });
+      const bad = await ui.post('/sites/shop/repository', {
+        repository: 'not a repo',
+        branch: 'main',
+        path: '',
+        kind: 'static',
+      });
       assert.equal(bad.statusCode, 400);
       assert.match(pageText(bad.body), /The repository was not connected: The repository must be written owner\/name/);
       assert.equal((await deployApi(t.app, token, 'GET', '/api/deploy/shop/github')).statusCode, 404);
-      const connected = await ui.post('/sites/shop/repository', { repository: 'dana/shop', branch: 'main', path: 'public', kind: 'static' });
+      const connected = await ui.post('/sites/shop/repository', {
+        repository: 'dana/shop',
+        branch: 'main',
+        path: 'public',
+        kind: 'static',
+      });
       assert.equal(connected.statusCode, 201);
       assert.match(connected.body, /id="webhook-secret" class="secret">[0-9a-f]{64}</);
       assert.match(pageText(connected.body), /\/api\/deploy\/shop\/github\/webhook/);
-      assert.equal(((await deployApi(t.app, token, 'GET', '/api/deploy/shop/github')).json() as { repository: string }).repository, 'dana/shop');
+      assert.equal(
+        ((await deployApi(t.app, token, 'GET', '/api/deploy/shop/github')).json() as { repository: string }).repository,
+        'dana/shop',
+      );
       assert.equal((await ui.post('/sites/shop/repository/disconnect', {})).statusCode, 303);
       assert.equal((await deployApi(t.app, token, 'GET', '/api/deploy/shop/github')).statusCode, 404);
     });
 
     it('builds uploaded Markdown and shows the build with its log, following it while it runs', async () => {
-      const queued = await uploadFolder({ 'docs/index.md': '# Handbook\n\nHello.\n', 'docs/guide.md': '# Guide\n' }, 'markdown');
+      const queued = await uploadFolder(
+        { 'docs/index.md': '# Handbook\n\nHello.\n', 'docs/guide.md': '# Guide\n' },
+        'markdown',
+      );
       assert.equal(queued.statusCode, 303, queued.body);
       const buildUrl = String(queued.headers.location);
       assert.match(buildUrl, /^\/sites\/shop\/builds\/[a-z0-9]{16}$/);
@@ -177,18 +227,27 @@ for (const database of testDatabases) {
 
       const archive = await tarball([{ name: 'index.md', content: '# From a tar\n' }]);
       await ui.get('/sites/shop');
-      const fromTar = await ui.postMultipart('/sites/shop/upload', [{ name: 'mode', value: 'markdown' }, { name: 'files', filename: 'docs.tar', content: archive }]);
+      const fromTar = await ui.postMultipart('/sites/shop/upload', [
+        { name: 'mode', value: 'markdown' },
+        { name: 'files', filename: 'docs.tar', content: archive },
+      ]);
       assert.equal(fromTar.statusCode, 303, fromTar.body);
       assert.match(String(fromTar.headers.location), /\/builds\//);
     });
 
     it('takes a tar.gz archive as the release', async () => {
       await ui.get('/sites/shop');
-      const response = await ui.postMultipart('/sites/shop/upload', [{ name: 'mode', value: 'files' }, { name: 'files', filename: 'site.tar.gz', content: await siteArchive({ 'index.html': '<h1>tarred</h1>' }) }]);
+      const response = await ui.postMultipart('/sites/shop/upload', [
+        { name: 'mode', value: 'files' },
+        { name: 'files', filename: 'site.tar.gz', content: await siteArchive({ 'index.html': '<h1>tarred</h1>' }) },
+      ]);
       assert.equal(response.statusCode, 303, response.body);
       const release = releaseOf(response)!;
       const { aliases } = await overview();
-      assert.equal((await edge(t.app, `r-${release}--shop.blume.test`, '/', { authorization: basicAuth(aliases.auth) })).body, '<h1>tarred</h1>');
+      assert.equal(
+        (await edge(t.app, `r-${release}--shop.blume.test`, '/', { authorization: basicAuth(aliases.auth) })).body,
+        '<h1>tarred</h1>',
+      );
     });
 
     it('answers a suspended site with 503 in words and takes no upload', async () => {
@@ -198,7 +257,10 @@ for (const database of testDatabases) {
       await ui.get('/sites/shop');
       await updateSite(db, 'shop', { status: 'suspended' });
       await t.app.services.sites.changed('shop');
-      const refused = await ui.postMultipart('/sites/shop/upload', [{ name: 'mode', value: 'files' }, { name: 'files', filename: 'index.html', content: 'x' }]);
+      const refused = await ui.postMultipart('/sites/shop/upload', [
+        { name: 'mode', value: 'files' },
+        { name: 'files', filename: 'index.html', content: 'x' },
+      ]);
       assert.equal(refused.statusCode, 503);
       assert.match(pageText(refused.body), /suspended; it takes no deploys/);
       await updateSite(db, 'shop', { status: 'active' });

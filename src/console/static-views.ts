@@ -44,7 +44,10 @@ function releaseStatus(release: ReleaseRow, aliases: SiteAliasRow): string {
 
 function releaseActions(site: SiteOut, release: ReleaseRow, aliases: SiteAliasRow): SafeHtml {
   const base = `/sites/${site.id}/releases/${release.id}`;
-  const promote = release.promotable && release.id !== aliases.liveReleaseId ? html`<a class="action" href="${base}/promote">Promote<span class="sr-only"> ${release.id}</span></a>` : '';
+  const promote =
+    release.promotable && release.id !== aliases.liveReleaseId
+      ? html`<a class="action" href="${base}/promote">Promote<span class="sr-only"> ${release.id}</span></a>`
+      : '';
   const stage =
     release.id === aliases.stageReleaseId
       ? html`<a class="action" href="/sites/${site.id}/unstage">Unstage<span class="sr-only"> ${release.id}</span></a>`
@@ -54,9 +57,13 @@ function releaseActions(site: SiteOut, release: ReleaseRow, aliases: SiteAliasRo
 
 function releasesSection(site: SiteOut, data: StaticSiteData): SafeHtml {
   const { aliases } = data;
-  const rollback = data.rollbackTo ? html`<p><a class="action" href="/sites/${site.id}/rollback">Roll back to ${data.rollbackTo}</a></p>` : '';
+  const rollback = data.rollbackTo
+    ? html`<p><a class="action" href="/sites/${site.id}/rollback">Roll back to ${data.rollbackTo}</a></p>`
+    : '';
   const rows = data.releases.map(
-    (release) => html`<tr${release.id === aliases.liveReleaseId ? html` class="live"` : ''}><td><code>${release.id}</code><br>${time(release.createdAt)}</td><td>${release.source}</td>
+    (
+      release,
+    ) => html`<tr${release.id === aliases.liveReleaseId ? html` class="live"` : ''}><td><code>${release.id}</code><br>${time(release.createdAt)}</td><td>${release.source}</td>
 <td>${release.fileCount} files, ${bytes(release.size)}</td><td>${releaseStatus(release, aliases)}</td>
 <td><a href="${data.previewUrl(release.id)}">Preview<span class="sr-only"> ${release.id}</span></a></td><td>${releaseActions(site, release, aliases)}</td></tr>`,
   );
@@ -88,7 +95,8 @@ function uploadSection(ui: ConsoleContext, site: SiteOut): SafeHtml {
 }
 
 function buildsSection(site: SiteOut, builds: BuildRow[]): SafeHtml {
-  if (builds.length === 0) return html`<section aria-labelledby="builds-h"><h2 id="builds-h">Builds</h2><p>No builds yet. Upload Markdown above, or connect a repository below to build on every push.</p></section>`;
+  if (builds.length === 0)
+    return html`<section aria-labelledby="builds-h"><h2 id="builds-h">Builds</h2><p>No builds yet. Upload Markdown above, or connect a repository below to build on every push.</p></section>`;
   return html`<section aria-labelledby="builds-h"><h2 id="builds-h">Builds</h2>
 <div class="table"><table><thead><tr><th scope="col">Build</th><th scope="col">State</th><th scope="col">Trigger</th><th scope="col">Release</th></tr></thead><tbody>
 ${builds.map((b) => html`<tr><td><a href="/sites/${site.id}/builds/${b.id}">${b.id}</a><br>${time(b.createdAt)}</td><td>${b.state}</td><td>${b.trigger}${b.git ? html` <code>${b.git.branch}</code>` : ''}</td><td>${b.releaseId ? html`<code>${b.releaseId}</code>` : ''}</td></tr>`)}
@@ -137,14 +145,27 @@ export function staticSections(ui: ConsoleContext, site: SiteOut, data: StaticSi
 export type AliasAction = 'promote' | 'stage' | 'unstage' | 'rollback';
 
 const CONFIRM: Record<AliasAction, { verb: string; says: (release: string, site: SiteOut) => string }> = {
-  promote: { verb: 'Promote', says: (release, site) => `Release ${release} becomes live at ${site.url} at once, on every node.` },
+  promote: {
+    verb: 'Promote',
+    says: (release, site) => `Release ${release} becomes live at ${site.url} at once, on every node.`,
+  },
   stage: { verb: 'Stage', says: (release) => `Release ${release} is served at the stage address.` },
   unstage: { verb: 'Unstage', says: (release) => `Release ${release} is no longer served at the stage address.` },
-  rollback: { verb: 'Roll back to', says: (release, site) => `Release ${release}, live before the current one, becomes live at ${site.url} again.` },
+  rollback: {
+    verb: 'Roll back to',
+    says: (release, site) => `Release ${release}, live before the current one, becomes live at ${site.url} again.`,
+  },
 };
 
 /** The page that asks before an alias change; `live` travels with the form so a change made meanwhile is refused. */
-export function confirmView(ui: ConsoleContext, site: SiteOut, action: AliasAction, release: ReleaseRow, live: string | null, actionUrl: string): SafeHtml {
+export function confirmView(
+  ui: ConsoleContext,
+  site: SiteOut,
+  action: AliasAction,
+  release: ReleaseRow,
+  live: string | null,
+  actionUrl: string,
+): SafeHtml {
   const { verb, says } = CONFIRM[action];
   return html`<h1>${verb} ${release.id}?</h1>
 <p>${says(release.id, site)}</p>
@@ -153,7 +174,14 @@ export function confirmView(ui: ConsoleContext, site: SiteOut, action: AliasActi
 <p><button type="submit">${verb} ${release.id}</button> <a href="/sites/${site.id}">Cancel</a></p></form>`;
 }
 
-export function buildView(ui: ConsoleContext, site: SiteOut, build: BuildRow, logs: BuildLogRow[], previewUrl: string | undefined, error?: string): SafeHtml {
+export function buildView(
+  ui: ConsoleContext,
+  site: SiteOut,
+  build: BuildRow,
+  logs: BuildLogRow[],
+  previewUrl: string | undefined,
+  error?: string,
+): SafeHtml {
   const running = build.state === 'queued' || build.state === 'running';
   return html`<p><a href="/sites/${site.id}">${site.id}</a></p>
 <h1>Build ${build.id}</h1>

@@ -34,7 +34,13 @@ function byteBudget(limits: ArchiveLimits): () => Transform {
     new Transform({
       transform(chunk: Buffer, _encoding, done) {
         total += chunk.length;
-        if (total > limits.uncompressedBytes) done(new AppError('archive_uncompressed_too_large', `The upload holds more than ${limits.uncompressedBytes} bytes.`));
+        if (total > limits.uncompressedBytes)
+          done(
+            new AppError(
+              'archive_uncompressed_too_large',
+              `The upload holds more than ${limits.uncompressedBytes} bytes.`,
+            ),
+          );
         else done(null, chunk);
       },
     });
@@ -44,7 +50,12 @@ function byteBudget(limits: ArchiveLimits): () => Transform {
  * Spools the upload of `request`. `checkCsrf` gets the `_csrf` field, which must come before any
  * file; nothing is written before it passed. On any refusal the spooled files are removed.
  */
-export async function receiveUpload(request: FastifyRequest, limits: ArchiveLimits, tmpDir: string, checkCsrf: (token: string | undefined) => void): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  request: FastifyRequest,
+  limits: ArchiveLimits,
+  tmpDir: string,
+  checkCsrf: (token: string | undefined) => void,
+): Promise<ReceivedUpload> {
   const dir = path.join(tmpDir, tempName('ingest'));
   const dispose = () => rm(dir, { recursive: true, force: true });
   const counter = byteBudget(limits);
@@ -52,7 +63,10 @@ export async function receiveUpload(request: FastifyRequest, limits: ArchiveLimi
   let mode: UploadMode = 'files';
   const names: string[] = [];
   try {
-    for await (const part of request.parts({ preservePath: true, limits: { files: limits.files, fileSize: limits.compressedBytes, fields: 4, fieldSize: 1024 } })) {
+    for await (const part of request.parts({
+      preservePath: true,
+      limits: { files: limits.files, fileSize: limits.compressedBytes, fields: 4, fieldSize: 1024 },
+    })) {
       if (part.type === 'field') {
         if (part.fieldname === '_csrf') {
           checkCsrf(typeof part.value === 'string' ? part.value : undefined);
@@ -77,14 +91,20 @@ export async function receiveUpload(request: FastifyRequest, limits: ArchiveLimi
         await pipeline(part.file, counter(), createWriteStream(target, { flags: 'wx' }));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') throw new AppError('archive_path_conflict', `"${sitePath}" is sent twice, or both as a file and as a folder.`);
+        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
+          throw new AppError(
+            'archive_path_conflict',
+            `"${sitePath}" is sent twice, or both as a file and as a folder.`,
+          );
         throw error;
       }
-      if (part.file.truncated) throw new AppError('archive_too_large', `"${sitePath}" is larger than ${limits.compressedBytes} bytes.`);
+      if (part.file.truncated)
+        throw new AppError('archive_too_large', `"${sitePath}" is larger than ${limits.compressedBytes} bytes.`);
       names.push(sitePath);
     }
     if (!csrfChecked) checkCsrf(undefined);
-    if (names.length === 0) throw new AppError('archive_missing', 'Choose a folder or an archive (.tar.gz, .tgz or .tar) to upload.');
+    if (names.length === 0)
+      throw new AppError('archive_missing', 'Choose a folder or an archive (.tar.gz, .tgz or .tar) to upload.');
     const archive = names.length === 1 && ARCHIVE_NAME.test(names[0]!) ? path.join(dir, names[0]!) : undefined;
     const lone = archive ? undefined : loneFolder(names);
     return { mode, archive, root: lone === undefined ? dir : path.join(dir, lone), dispose };

@@ -33,8 +33,12 @@ export function layout(ui: ConsoleContext, title: string, body: SafeHtml, option
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Blume console</title>
-${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${String(options.refreshSeconds)}">
-` : ''}<link rel="stylesheet" href="/assets/console.css">
+${
+  options.refreshSeconds
+    ? html`<meta http-equiv="refresh" content="${String(options.refreshSeconds)}">
+`
+    : ''
+}<link rel="stylesheet" href="/assets/console.css">
 <script src="/assets/console.js" defer></script>
 </head>
 <body>
@@ -64,7 +68,10 @@ ${values.error ? notice('error', values.error) : ''}
 <p>No account yet? <a href="/signup">Sign up</a>.</p>`;
 }
 
-export function signupView(ui: ConsoleContext, values: { username?: string; email?: string; error?: string }): SafeHtml {
+export function signupView(
+  ui: ConsoleContext,
+  values: { username?: string; email?: string; error?: string },
+): SafeHtml {
   return html`<h1>Sign up</h1>
 ${values.error ? notice('error', values.error) : ''}
 <form class="stack" method="post" action="/signup">${csrfField(ui)}
@@ -76,7 +83,11 @@ ${values.error ? notice('error', values.error) : ''}
 <p>Have an account? <a href="/login">Log in</a>.</p>`;
 }
 
-export function accountView(ui: ConsoleContext, sessions: SessionSummary[], message?: { kind: 'error' | 'ok'; text: string }): SafeHtml {
+export function accountView(
+  ui: ConsoleContext,
+  sessions: SessionSummary[],
+  message?: { kind: 'error' | 'ok'; text: string },
+): SafeHtml {
   const user = ui.user!;
   return html`<h1>Your account</h1>
 ${message ? notice(message.kind, message.text) : ''}
@@ -95,7 +106,12 @@ ${sessions.map((s) => html`<tr><td>${time(s.createdAt)}</td><td>${time(s.expires
 </section>`;
 }
 
-export function sitesView(ui: ConsoleContext, sites: SiteOut[], deploys: ReadonlyMap<string, DeploySummary>, message?: string): SafeHtml {
+export function sitesView(
+  ui: ConsoleContext,
+  sites: SiteOut[],
+  deploys: ReadonlyMap<string, DeploySummary>,
+  message?: string,
+): SafeHtml {
   const deployed = (site: SiteOut): SafeHtml => {
     if (site.kind !== 'static') return html`<td>—</td><td>—</td>`;
     const summary = deploys.get(site.id);

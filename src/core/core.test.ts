@@ -4,10 +4,24 @@ import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 import type { Database } from '../db/client.js';
 import { AppError } from '../http/errors.js';
-import { authenticate, createAccount, endSession, findUserByLogin, startSession, userForSession } from './accounts/service.js';
+import {
+  authenticate,
+  createAccount,
+  endSession,
+  findUserByLogin,
+  startSession,
+  userForSession,
+} from './accounts/service.js';
 import { loadFeaturePlans, seedFeatures, writeFeaturePlans } from './plans/service.js';
 import { SECRET_MASK } from './settings/allowlist.js';
-import { applyDesiredSettings, diffSettings, loadSettings, openSetting, replaceDesiredSettings, validateSettings } from './settings/service.js';
+import {
+  applyDesiredSettings,
+  diffSettings,
+  loadSettings,
+  openSetting,
+  replaceDesiredSettings,
+  validateSettings,
+} from './settings/service.js';
 import { createSite, deleteSite, findSite, listSites, siteIdProblem } from './sites/service.js';
 
 const KEY = 'test-secret-key-test-secret-key-test-secret-key';
@@ -34,11 +48,21 @@ for (const database of testDatabases) {
     after(() => testDb.drop());
 
     it('accounts: usernames and e-mail addresses are unique regardless of case; login takes either', async () => {
-      const ada = await createAccount(db, { username: 'Ada', email: 'ada@example.test', password: 'correct horse battery' });
+      const ada = await createAccount(db, {
+        username: 'Ada',
+        email: 'ada@example.test',
+        password: 'correct horse battery',
+      });
       assert.equal(ada.isAdmin, false);
       assert.notEqual(ada.passwordHash, 'correct horse battery');
-      await rejects(createAccount(db, { username: 'ADA', email: 'other@example.test', password: 'x'.repeat(12) }), 'username_taken');
-      await rejects(createAccount(db, { username: 'grace', email: 'ADA@example.test', password: 'x'.repeat(12) }), 'email_taken');
+      await rejects(
+        createAccount(db, { username: 'ADA', email: 'other@example.test', password: 'x'.repeat(12) }),
+        'username_taken',
+      );
+      await rejects(
+        createAccount(db, { username: 'grace', email: 'ADA@example.test', password: 'x'.repeat(12) }),
+        'email_taken',
+      );
       assert.equal((await findUserByLogin(db, 'ada'))?.id, ada.id);
       assert.equal((await authenticate(db, 'ADA@EXAMPLE.TEST', 'correct horse battery'))?.id, ada.id);
       assert.equal(await authenticate(db, 'ada', 'wrong horse'), undefined);
@@ -58,16 +82,29 @@ for (const database of testDatabases) {
 
     it('sites: ids are host labels that name no platform host; each exists once; owners see their own', async () => {
       assert.equal(siteIdProblem('docs-1'), undefined);
-      for (const bad of ['Docs', '-docs', 'docs-', 'a--b', 'r-preview', 'www', 'portal', 'x'.repeat(41), '']) assert.ok(siteIdProblem(bad), bad);
-      const owner = await createAccount(db, { username: 'owner', email: 'owner@example.test', password: 'owner-password' });
-      const admin = await createAccount(db, { username: 'root', email: 'root@example.test', password: 'root-password', isAdmin: true });
+      for (const bad of ['Docs', '-docs', 'docs-', 'a--b', 'r-preview', 'www', 'portal', 'x'.repeat(41), ''])
+        assert.ok(siteIdProblem(bad), bad);
+      const owner = await createAccount(db, {
+        username: 'owner',
+        email: 'owner@example.test',
+        password: 'owner-password',
+      });
+      const admin = await createAccount(db, {
+        username: 'root',
+        email: 'root@example.test',
+        password: 'root-password',
+        isAdmin: true,
+      });
       const site = await createSite(db, owner, { id: 'docs-1', kind: 'static' });
       assert.equal(site.plan, 'free');
       assert.equal(site.ownerId, owner.id);
       await rejects(createSite(db, owner, { id: 'docs-1', kind: 'community' }), 'site_exists');
       await rejects(createSite(db, owner, { id: 'stage', kind: 'static' }), 'invalid_site_id');
       await createSite(db, admin, { id: 'club', kind: 'community', plan: 'pro' });
-      assert.deepEqual((await listSites(db, owner)).map((row) => row.id), ['docs-1']);
+      assert.deepEqual(
+        (await listSites(db, owner)).map((row) => row.id),
+        ['docs-1'],
+      );
       assert.deepEqual(new Set((await listSites(db, admin)).map((row) => row.id)), new Set(['docs-1', 'club']));
       await deleteSite(db, 'docs-1');
       assert.equal(await findSite(db, 'docs-1'), undefined);
@@ -75,11 +112,25 @@ for (const database of testDatabases) {
 
     it('settings: a PUT replaces the desired map, checked by type; a restart applies it and says what changed', async () => {
       await createSite(db, null, { id: 'forum', kind: 'community', plan: 'pro' });
-      const unknown = await rejects(replaceDesiredSettings(db, 'forum', { NOT_A_SETTING: 'x' }, KEY), 'unknown_setting');
+      const unknown = await rejects(
+        replaceDesiredSettings(db, 'forum', { NOT_A_SETTING: 'x' }, KEY),
+        'unknown_setting',
+      );
       assert.deepEqual(unknown.extensions.unknown, ['NOT_A_SETTING']);
-      const invalid = await rejects(replaceDesiredSettings(db, 'forum', { REGISTRATION_OPEN: 'perhaps', API_CORS_ORIGINS: 'not an origin' }, KEY), 'invalid_setting');
-      assert.deepEqual((invalid.extensions.errors as Array<{ name: string }>).map((error) => error.name).sort(), ['API_CORS_ORIGINS', 'REGISTRATION_OPEN']);
-      const desired = await replaceDesiredSettings(db, 'forum', { FORUM_TITLE: ' Club ', REGISTRATION_OPEN: true, AI_API_KEY: 'sk-secret', AI_MODEL: '' }, KEY);
+      const invalid = await rejects(
+        replaceDesiredSettings(db, 'forum', { REGISTRATION_OPEN: 'perhaps', API_CORS_ORIGINS: 'not an origin' }, KEY),
+        'invalid_setting',
+      );
+      assert.deepEqual((invalid.extensions.errors as Array<{ name: string }>).map((error) => error.name).sort(), [
+        'API_CORS_ORIGINS',
+        'REGISTRATION_OPEN',
+      ]);
+      const desired = await replaceDesiredSettings(
+        db,
+        'forum',
+        { FORUM_TITLE: ' Club ', REGISTRATION_OPEN: true, AI_API_KEY: 'sk-secret', AI_MODEL: '' },
+        KEY,
+      );
       // Secrets are stored sealed with SECRET_KEY and opened only where they are used.
       const { AI_API_KEY: sealed, ...plain } = desired.desired;
       assert.deepEqual(plain, { FORUM_TITLE: 'Club', REGISTRATION_OPEN: 'true' });
@@ -89,7 +140,10 @@ for (const database of testDatabases) {
 
       const first = await applyDesiredSettings(db, 'forum');
       assert.deepEqual(first.row.applied, desired.desired);
-      assert.deepEqual(first.changes.map((change) => `${change.name} ${change.change}`), ['AI_API_KEY added', 'FORUM_TITLE added', 'REGISTRATION_OPEN added']);
+      assert.deepEqual(
+        first.changes.map((change) => `${change.name} ${change.change}`),
+        ['AI_API_KEY added', 'FORUM_TITLE added', 'REGISTRATION_OPEN added'],
+      );
       // A client PUTs back what it read: the masked secret keeps its value.
       await replaceDesiredSettings(db, 'forum', { FORUM_TITLE: 'Club', AI_API_KEY: SECRET_MASK }, KEY);
       const second = await applyDesiredSettings(db, 'forum');
@@ -115,7 +169,10 @@ for (const database of testDatabases) {
 
 describe('settings validation', () => {
   it('refuses the mask for a secret that was never stored', () => {
-    assert.throws(() => validateSettings({ AI_API_KEY: SECRET_MASK }, {}, KEY), (error: unknown) => error instanceof AppError && error.code === 'invalid_setting');
+    assert.throws(
+      () => validateSettings({ AI_API_KEY: SECRET_MASK }, {}, KEY),
+      (error: unknown) => error instanceof AppError && error.code === 'invalid_setting',
+    );
   });
 
   it('diffs two maps by name', () => {

@@ -9,45 +9,49 @@ import { createTestDatabase, testDatabases, type TestDatabase } from '../../test
 import { startTcpProxy, viaProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.js';
 import { openDatabase, queryRows, type DatabaseHandle } from './client.js';
 
-describe('PostgreSQL pool [postgres]', { skip: !testDatabases.includes('postgres') && 'TEST_DATABASE_URL is not set' }, () => {
-  let database: TestDatabase;
-  let proxy: TcpProxy;
-  let handle: DatabaseHandle;
+describe(
+  'PostgreSQL pool [postgres]',
+  { skip: !testDatabases.includes('postgres') && 'TEST_DATABASE_URL is not set' },
+  () => {
+    let database: TestDatabase;
+    let proxy: TcpProxy;
+    let handle: DatabaseHandle;
 
-  before(async () => {
-    database = await createTestDatabase('postgres', { migrate: false });
-    const url = new URL(database.url!);
-    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    handle = await openDatabase({ databaseUrl: viaProxy(database.url!, proxy), poolSize: 2 });
-  });
-  after(async () => {
-    await handle?.close();
-    await database?.drop();
-  });
+    before(async () => {
+      database = await createTestDatabase('postgres', { migrate: false });
+      const url = new URL(database.url!);
+      proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+      handle = await openDatabase({ databaseUrl: viaProxy(database.url!, proxy), poolSize: 2 });
+    });
+    after(async () => {
+      await handle?.close();
+      await database?.drop();
+    });
 
-  it('fails a transaction whose connection drops between statements, and keeps serving', async () => {
-    const uncaught: unknown[] = [];
-    const onUncaught = (error: unknown): void => {
-      uncaught.push(error);
-    };
-    // node:test turns an uncaught exception into a failure of whichever test runs; counting them
-    // here names this one.
-    process.prependListener('uncaughtException', onUncaught);
-    try {
-      await assert.rejects(
-        handle.db.transaction(async (tx) => {
-          await tx.execute(sql`select 1`);
-          await proxy.cut();
-          // The client hears its connection end while no statement of it runs.
-          await sleep(200);
-          await tx.execute(sql`select 2`);
-        }),
-      );
-      await proxy.restore();
-      assert.deepEqual(await queryRows<{ n: number }>(handle.db, sql`select 3 as n`), [{ n: 3 }]);
-      assert.deepEqual(uncaught, []);
-    } finally {
-      process.off('uncaughtException', onUncaught);
-    }
-  });
-});
+    it('fails a transaction whose connection drops between statements, and keeps serving', async () => {
+      const uncaught: unknown[] = [];
+      const onUncaught = (error: unknown): void => {
+        uncaught.push(error);
+      };
+      // node:test turns an uncaught exception into a failure of whichever test runs; counting them
+      // here names this one.
+      process.prependListener('uncaughtException', onUncaught);
+      try {
+        await assert.rejects(
+          handle.db.transaction(async (tx) => {
+            await tx.execute(sql`select 1`);
+            await proxy.cut();
+            // The client hears its connection end while no statement of it runs.
+            await sleep(200);
+            await tx.execute(sql`select 2`);
+          }),
+        );
+        await proxy.restore();
+        assert.deepEqual(await queryRows<{ n: number }>(handle.db, sql`select 3 as n`), [{ n: 3 }]);
+        assert.deepEqual(uncaught, []);
+      } finally {
+        process.off('uncaughtException', onUncaught);
+      }
+    });
+  },
+);

@@ -59,7 +59,12 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   // they are written so that it is a good one, and planning the forum page query anew on every
   // request cost a third of its time in PostgreSQL (docs/decisions/0022-forum-deep-pages.md).
   // Unnamed statements, every other query, are planned with their values as always.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, options: '-c plan_cache_mode=force_generic_plan' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5000,
+    options: '-c plan_cache_mode=force_generic_plan',
+  });
   // An idle client losing its connection must not crash the process; the next query fails on its
   // own, and the loss is warned about (at most once a minute).
   // Every client reports its own: the pool listens only to its idle clients, and one in use (a

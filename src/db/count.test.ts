@@ -18,9 +18,18 @@ for (const kind of testDatabases) {
     after(() => database.drop());
 
     it('counts exactly up to the limit, the limit itself included', async () => {
-      assert.deepEqual(await listTotal(database.handle.db, sql`select 1 from counted`, 500), { total: 500, estimated: false });
-      assert.deepEqual(await listTotal(database.handle.db, sql`select 1 from counted where n <= 120`, 200), { total: 120, estimated: false });
-      assert.deepEqual(await listTotal(database.handle.db, sql`select 1 from counted where n > 1000`, 10), { total: 0, estimated: false });
+      assert.deepEqual(await listTotal(database.handle.db, sql`select 1 from counted`, 500), {
+        total: 500,
+        estimated: false,
+      });
+      assert.deepEqual(await listTotal(database.handle.db, sql`select 1 from counted where n <= 120`, 200), {
+        total: 120,
+        estimated: false,
+      });
+      assert.deepEqual(await listTotal(database.handle.db, sql`select 1 from counted where n > 1000`, 10), {
+        total: 0,
+        estimated: false,
+      });
     });
 
     it('estimates past the limit from the plan of the same rows, never below what it counted', async () => {
@@ -39,7 +48,10 @@ for (const kind of testDatabases) {
       await database.handle.db.execute(sql`analyze counted`);
       assert.deepEqual(await listTotal(database.handle.db, rows, 10), first);
       const fresh = await listTotal(database.handle.db, sql`select 1 from counted where n > ${401}`, 10);
-      assert.ok(fresh.total > first.total, `a statement not seen before is estimated anew: ${fresh.total} > ${first.total}`);
+      assert.ok(
+        fresh.total > first.total,
+        `a statement not seen before is estimated anew: ${fresh.total} > ${first.total}`,
+      );
     });
   });
 }

@@ -48,7 +48,12 @@ async function plannedRows(db: Executor, rows: SQL, now = Date.now()): Promise<n
  * The total from a capped count of `rows`: exact up to `limit`, else estimated (never below the limit,
  * as the rows counted prove that many). `rows` is built only for an estimate.
  */
-export async function totalOf(db: Executor, rows: () => SQL, counted: number, limit = EXACT_COUNT_LIMIT): Promise<ListTotal> {
+export async function totalOf(
+  db: Executor,
+  rows: () => SQL,
+  counted: number,
+  limit = EXACT_COUNT_LIMIT,
+): Promise<ListTotal> {
   if (counted <= limit) return { total: counted, estimated: false };
   return { total: Math.max(limit + 1, await plannedRows(db, rows())), estimated: true };
 }

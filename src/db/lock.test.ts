@@ -51,7 +51,10 @@ describe('data directory lock', () => {
     try {
       await writeFile(lockFilePath(dataDir), `${owner.pid}\n`);
       assert.equal(isProcessAlive(owner.pid!), true);
-      assert.throws(() => acquireDataDirLock(dataDir, path.join(dataDir, 'db')), (error: unknown) => error instanceof DataDirBusyError && error.pid === owner.pid);
+      assert.throws(
+        () => acquireDataDirLock(dataDir, path.join(dataDir, 'db')),
+        (error: unknown) => error instanceof DataDirBusyError && error.pid === owner.pid,
+      );
     } finally {
       owner.kill('SIGKILL');
       await rm(lockFilePath(dataDir), { force: true });

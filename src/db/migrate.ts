@@ -69,7 +69,11 @@ export function migrationTags(folder = migrationsFolder): string[] {
  * Applies the first `count` migrations only (a backup's schema level, or the schema before a
  * migration under test), from a copy of the folder whose journal stops there; answers how many ran.
  */
-export async function runFirstMigrations(handle: DatabaseHandle, count: number, folder = migrationsFolder): Promise<number> {
+export async function runFirstMigrations(
+  handle: DatabaseHandle,
+  count: number,
+  folder = migrationsFolder,
+): Promise<number> {
   const scratch = await mkdtemp(path.join(tmpdir(), 'blume-migrations-'));
   try {
     const older = path.join(scratch, 'migrations');

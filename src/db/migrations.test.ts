@@ -19,11 +19,24 @@ describe('committed migrations', () => {
       const before = await readdir(out);
       const result = spawnSync(
         process.execPath,
-        [path.join(ROOT, 'node_modules/drizzle-kit/bin.cjs'), 'generate', '--dialect', 'postgresql', '--schema', './src/db/schema.ts', '--out', path.relative(ROOT, out)],
+        [
+          path.join(ROOT, 'node_modules/drizzle-kit/bin.cjs'),
+          'generate',
+          '--dialect',
+          'postgresql',
+          '--schema',
+          './src/db/schema.ts',
+          '--out',
+          path.relative(ROOT, out),
+        ],
         { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
       );
       assert.equal(result.status, 0, result.stderr);
-      assert.match(result.stdout, /No schema changes/, `the schema differs from the committed migrations; run \`npm run db:generate\`:\n${result.stdout}`);
+      assert.match(
+        result.stdout,
+        /No schema changes/,
+        `the schema differs from the committed migrations; run \`npm run db:generate\`:\n${result.stdout}`,
+      );
       assert.deepEqual(await readdir(out), before);
     } finally {
       await rm(scratch, { recursive: true, force: true });

@@ -34,7 +34,10 @@ const PRIVATE_FLAGS = /^--(inspect|cpu-prof|heap-prof|prof)/;
 export async function ensurePgliteDir(dir: string, options: { migrate: boolean }): Promise<void> {
   if (existsSync(path.join(dir, 'PG_VERSION'))) return;
   if (existsSync(dir)) {
-    if (readdirSync(dir).length > 0) throw new Error(`${dir} holds files but no database (PG_VERSION is missing); move it away to start a new database`);
+    if (readdirSync(dir).length > 0)
+      throw new Error(
+        `${dir} holds files but no database (PG_VERSION is missing); move it away to start a new database`,
+      );
     await runInitdb(dir, options.migrate);
     return;
   }
@@ -51,14 +54,19 @@ export async function ensurePgliteDir(dir: string, options: { migrate: boolean }
 function runInitdb(dir: string, migrate: boolean): Promise<void> {
   const entry = siblingModule(import.meta.url, 'pglite-initdb');
   const flags = process.execArgv.filter((flag) => !PRIVATE_FLAGS.test(flag));
-  const child = spawn(process.execPath, [...flags, entry, dir, ...(migrate ? ['--migrate'] : [])], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...flags, entry, dir, ...(migrate ? ['--migrate'] : [])], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`creating the embedded database in ${dir} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
+      else
+        reject(
+          new Error(`creating the embedded database in ${dir} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`),
+        );
     });
   });
 }

@@ -25,7 +25,9 @@ const MAX_NAME_BYTES = 63;
 function statementName(name: string, key: string): string {
   if (!key) return name;
   const spelled = `${name}_${key}`;
-  return Buffer.byteLength(spelled) <= MAX_NAME_BYTES ? spelled : `${name}_${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
+  return Buffer.byteLength(spelled) <= MAX_NAME_BYTES
+    ? spelled
+    : `${name}_${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
 }
 
 /** Variants of one statement kept named per database; past it, a request that varies its shape could fill memory here and in every connection. */
@@ -40,7 +42,11 @@ const MAX_VARIANTS = 64;
  * this plan is a good one for every value (a LIMIT or OFFSET that is a parameter is expected to let
  * a tenth of the rows through), and check it with `plan_cache_mode = force_generic_plan`.
  */
-export function preparedStatement<A, P>(name: string, build: (db: Database, arg: A) => Preparable<P>, variant: (arg: A) => string = () => ''): (db: Database, arg: A) => P {
+export function preparedStatement<A, P>(
+  name: string,
+  build: (db: Database, arg: A) => Preparable<P>,
+  variant: (arg: A) => string = () => '',
+): (db: Database, arg: A) => P {
   const built = new WeakMap<Database, Map<string, P>>();
   return (db, arg) => {
     let byVariant = built.get(db);

@@ -26,7 +26,11 @@ export interface ArchiveLimits {
 }
 
 const MiB = 1024 * 1024;
-export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { compressedBytes: 200 * MiB, uncompressedBytes: 512 * MiB, files: 50_000 };
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
+  compressedBytes: 200 * MiB,
+  uncompressedBytes: 512 * MiB,
+  files: 50_000,
+};
 
 const MAX_PATH_BYTES = 1024;
 const MAX_SEGMENT_BYTES = 255;
@@ -62,7 +66,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 function entryName(header: tar.Header): string {
   const pax = header.pax as Record<string, string> | null | undefined;
   if (pax?.path !== undefined) {
-    if (header.name.includes('\uFFFD')) throw new AppError('archive_non_utf8_path', 'An entry name is not valid UTF-8.');
+    if (header.name.includes('\uFFFD'))
+      throw new AppError('archive_non_utf8_path', 'An entry name is not valid UTF-8.');
     return header.name;
   }
   try {
@@ -77,12 +82,18 @@ export function normalizeEntryPath(name: string): string {
   const shown = JSON.stringify(name);
   if (name.includes('\\')) throw new AppError('archive_backslash_path', `The path ${shown} contains a backslash.`);
   // eslint-disable-next-line no-control-regex -- control characters in names are the thing refused
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw new AppError('archive_invalid_path', `The path ${shown} contains control characters.`);
-  if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw new AppError('archive_absolute_path', `The path ${shown} is absolute.`);
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    throw new AppError('archive_invalid_path', `The path ${shown} contains control characters.`);
+  if (name.startsWith('/') || /^[A-Za-z]:/.test(name))
+    throw new AppError('archive_absolute_path', `The path ${shown} is absolute.`);
   const segments = name.split('/').filter((segment) => segment !== '' && segment !== '.');
-  if (segments.includes('..')) throw new AppError('archive_path_traversal', `The path ${shown} contains a ".." segment.`);
+  if (segments.includes('..'))
+    throw new AppError('archive_path_traversal', `The path ${shown} contains a ".." segment.`);
   const normalized = segments.join('/');
-  if (Buffer.byteLength(normalized) > MAX_PATH_BYTES || segments.some((segment) => Buffer.byteLength(segment) > MAX_SEGMENT_BYTES)) {
+  if (
+    Buffer.byteLength(normalized) > MAX_PATH_BYTES ||
+    segments.some((segment) => Buffer.byteLength(segment) > MAX_SEGMENT_BYTES)
+  ) {
     throw new AppError('archive_invalid_path', `The path ${shown} is too long.`);
   }
   return normalized;
@@ -101,8 +112,15 @@ function checkEntryType(header: tar.Header, name: string): 'file' | 'directory' 
   if (type === 'file' || type === 'contiguous-file') return 'file';
   if (type === 'directory') return 'directory';
   const refused = REFUSED_TYPES[type];
-  if (refused) throw new AppError(refused.code, `The entry ${JSON.stringify(name)} is ${refused.what}; archives may hold only plain files.`);
-  throw new AppError('archive_unsupported_entry', `The entry ${JSON.stringify(name)} has the unsupported type "${type}".`);
+  if (refused)
+    throw new AppError(
+      refused.code,
+      `The entry ${JSON.stringify(name)} is ${refused.what}; archives may hold only plain files.`,
+    );
+  throw new AppError(
+    'archive_unsupported_entry',
+    `The entry ${JSON.stringify(name)} has the unsupported type "${type}".`,
+  );
 }
 
 /** Errors of gunzip and the tar parser mean a bad archive; file-system errors are ours. */
@@ -173,7 +191,12 @@ const GUNZIP_CHUNK_BYTES = 256 * 1024;
 const COLLECT_EVERY_BYTES = 4 * 1024 * 1024;
 
 /** Reads the whole archive into spooled files, enforcing every rule; see the module comment. */
-export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpRoot: string, options: SpoolOptions = {}): Promise<SpooledArchive> {
+export async function spoolArchive(
+  source: Readable,
+  limits: ArchiveLimits,
+  tmpRoot: string,
+  options: SpoolOptions = {},
+): Promise<SpooledArchive> {
   let input = source;
   let gzip = true;
   if (options.compression === 'sniff') ({ gzip, stream: input } = await sniffGzip(source));
@@ -194,11 +217,18 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
   const extract = tar.extract({ filenameEncoding: 'latin1' } as Parameters<typeof tar.extract>[0]);
   const feeding = pipeline(
     input,
-    byteLimit(limits.compressedBytes, () => new AppError('archive_too_large', `The archive is larger than ${limits.compressedBytes} bytes compressed.`)),
+    byteLimit(
+      limits.compressedBytes,
+      () => new AppError('archive_too_large', `The archive is larger than ${limits.compressedBytes} bytes compressed.`),
+    ),
     gzip ? createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES }) : new PassThrough(),
     byteLimit(
       limits.uncompressedBytes,
-      () => new AppError('archive_uncompressed_too_large', `The archive expands to more than ${limits.uncompressedBytes} bytes.`),
+      () =>
+        new AppError(
+          'archive_uncompressed_too_large',
+          `The archive expands to more than ${limits.uncompressedBytes} bytes.`,
+        ),
       (total) => {
         uncompressed = total;
         if (total >= collectAt) {
@@ -222,12 +252,17 @@ export async function spoolArchive(source: Readable, limits: ArchiveLimits, tmpR
         entry.resume();
         continue;
       }
-      if (seen.has(entryPath)) throw new AppError('archive_duplicate_path', `The path "${entryPath}" appears twice in the archive.`);
+      if (seen.has(entryPath))
+        throw new AppError('archive_duplicate_path', `The path "${entryPath}" appears twice in the archive.`);
       seen.add(entryPath);
-      if (files.length + 1 > limits.files) throw new AppError('archive_too_many_files', `The archive holds more than ${limits.files} files.`);
+      if (files.length + 1 > limits.files)
+        throw new AppError('archive_too_many_files', `The archive holds more than ${limits.files} files.`);
       // The header announces the size: refuse before reading a file that cannot fit.
       if (uncompressed + (entry.header.size ?? 0) > limits.uncompressedBytes) {
-        throw new AppError('archive_uncompressed_too_large', `The archive expands to more than ${limits.uncompressedBytes} bytes.`);
+        throw new AppError(
+          'archive_uncompressed_too_large',
+          `The archive expands to more than ${limits.uncompressedBytes} bytes.`,
+        );
       }
       const hash = createHash('sha256');
       const file: SpooledFile = { path: entryPath, hash: '', size: 0, spool: '' };

@@ -11,7 +11,14 @@ import type { Executor } from '../db/client.js';
 import { queryRows } from '../db/client.js';
 import { textArray } from '../db/prepared.js';
 import type { SpooledFile, SpooledVariants } from './spool-writer.js';
-import { COMPRESSED_VARIANTS, compressorOptions, variantSuffix, wantsVariants, worthKeeping, type CompressedVariant } from './compression.js';
+import {
+  COMPRESSED_VARIANTS,
+  compressorOptions,
+  variantSuffix,
+  wantsVariants,
+  worthKeeping,
+  type CompressedVariant,
+} from './compression.js';
 import { contentTypeFor } from './content-types.js';
 import { compressSpooled, WHOLE_FILE_BYTES } from './spool-writer.js';
 import { newId } from '../lib/ids.js';
@@ -66,7 +73,11 @@ export async function committedVariants(db: Executor, hashes: string[]): Promise
   const known = new Map<string, VariantSizes>();
   for (const chunk of chunksOf(hashes, HASHES_PER_QUERY)) {
     const rows = await db
-      .selectDistinctOn([releaseFiles.hash], { hash: releaseFiles.hash, gzipSize: releaseFiles.gzipSize, brotliSize: releaseFiles.brotliSize })
+      .selectDistinctOn([releaseFiles.hash], {
+        hash: releaseFiles.hash,
+        gzipSize: releaseFiles.gzipSize,
+        brotliSize: releaseFiles.brotliSize,
+      })
       .from(releaseFiles)
       .where(hashIn(chunk));
     for (const row of rows) known.set(row.hash, { gzipSize: row.gzipSize, brotliSize: row.brotliSize });
@@ -80,7 +91,11 @@ async function compressLargeFile(file: SpooledFile, variantsAt: string): Promise
   for (const variant of COMPRESSED_VARIANTS) {
     const target = variantsAt + variantSuffix(variant);
     const options = compressorOptions(variant, file.size);
-    await pipeline(createReadStream(file.spool), variant === 'gzip' ? createGzip(options) : createBrotliCompress(options), createWriteStream(target, { mode: 0o640 }));
+    await pipeline(
+      createReadStream(file.spool),
+      variant === 'gzip' ? createGzip(options) : createBrotliCompress(options),
+      createWriteStream(target, { mode: 0o640 }),
+    );
     const { size } = await stat(target);
     if (worthKeeping(size, file.size)) variants[variant] = { file: target, size };
     else await rm(target);
@@ -93,7 +108,10 @@ async function makeVariants(files: SpooledFile[], scratchDir: string): Promise<v
   const missing = files.filter((file) => file.variants === undefined && wantsVariants(file.path, file.size));
   if (missing.length === 0) return;
   await mkdir(scratchDir, { recursive: true });
-  await compressSpooled(missing.filter((file) => file.size <= WHOLE_FILE_BYTES), scratchDir);
+  await compressSpooled(
+    missing.filter((file) => file.size <= WHOLE_FILE_BYTES),
+    scratchDir,
+  );
   let next = 0;
   for (const file of missing.filter((candidate) => candidate.size > WHOLE_FILE_BYTES)) {
     file.variants = await compressLargeFile(file, `${scratchDir}/large-${next++}`);
@@ -139,13 +157,22 @@ export class UploadBlobs {
  * Puts every distinct blob that committed releases do not already hold, recording the intent first.
  * Variants still to make are made in `scratchDir` (created when needed; the caller removes it).
  */
-export async function storeFiles(db: Executor, blobs: BlobStore, spooled: SpooledFile[], upload: UploadBlobs, scratchDir: string): Promise<StoreOutcome> {
+export async function storeFiles(
+  db: Executor,
+  blobs: BlobStore,
+  spooled: SpooledFile[],
+  upload: UploadBlobs,
+  scratchDir: string,
+): Promise<StoreOutcome> {
   const byHash = new Map<string, SpooledFile>();
   for (const file of spooled) if (!byHash.has(file.hash)) byHash.set(file.hash, file);
   const known = await committedVariants(db, [...byHash.keys()]);
   const sizes = new Map<string, VariantSizes>(known);
   const fresh = [...byHash.values()].filter((file) => !known.has(file.hash));
-  await upload.intend(db, fresh.map((file) => file.hash));
+  await upload.intend(
+    db,
+    fresh.map((file) => file.hash),
+  );
   await makeVariants(fresh, scratchDir);
 
   let newBlobs = 0;
@@ -161,7 +188,10 @@ export async function storeFiles(db: Executor, blobs: BlobStore, spooled: Spoole
       }
       await putFile(blobs, blobKey(file.hash), file.spool, file.size);
       if (!existed) newBlobs++;
-      sizes.set(file.hash, { gzipSize: file.variants?.gzip?.size ?? null, brotliSize: file.variants?.br?.size ?? null });
+      sizes.set(file.hash, {
+        gzipSize: file.variants?.gzip?.size ?? null,
+        brotliSize: file.variants?.br?.size ?? null,
+      });
     }
   };
   await Promise.all(Array.from({ length: BLOB_CONCURRENCY }, worker));
@@ -187,7 +217,10 @@ export async function lockBlobs(tx: Executor): Promise<void> {
 export async function unreferencedHashes(tx: Executor, hashes: string[]): Promise<string[]> {
   const referenced = new Set<string>();
   for (const chunk of chunksOf(hashes, HASHES_PER_QUERY)) {
-    const rows = await queryRows<{ hash: string }>(tx, sql`select distinct hash from ${releaseFiles} where ${hashIn(chunk)}`);
+    const rows = await queryRows<{ hash: string }>(
+      tx,
+      sql`select distinct hash from ${releaseFiles} where ${hashIn(chunk)}`,
+    );
     for (const row of rows) referenced.add(row.hash);
   }
   return hashes.filter((hash) => !referenced.has(hash));

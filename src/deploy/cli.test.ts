@@ -49,11 +49,20 @@ describe('blume deploy', () => {
   it('packs a folder, uploads it with progress, promotes, and never prints the token', async () => {
     const stdout = capture();
     const stderr = capture();
-    const code = await runDeployCommand([path.join(dir, 'site'), '--site', 'cli', '--url', url, '--promote'], { BLUME_DEPLOY_TOKEN: token }, { stdout: stdout.stream, stderr: stderr.stream, fetch });
+    const code = await runDeployCommand(
+      [path.join(dir, 'site'), '--site', 'cli', '--url', url, '--promote'],
+      { BLUME_DEPLOY_TOKEN: token },
+      { stdout: stdout.stream, stderr: stderr.stream, fetch },
+    );
     assert.equal(code, 0, stderr.text());
     // Site URLs carry the port the client reached the server on (docs/decisions/0014-forwarded-urls.md).
     const port = new URL(url).port;
-    assert.match(stdout.text(), new RegExp(`^release [a-z0-9]{12}: 2 files, \\d+ bytes, 2 new\\npreview http://r-[a-z0-9]{12}--cli\\.blume\\.test:${port}\\nlive [a-z0-9]{12}\\n$`));
+    assert.match(
+      stdout.text(),
+      new RegExp(
+        `^release [a-z0-9]{12}: 2 files, \\d+ bytes, 2 new\\npreview http://r-[a-z0-9]{12}--cli\\.blume\\.test:${port}\\nlive [a-z0-9]{12}\\n$`,
+      ),
+    );
     assert.match(stderr.text(), /packed 2 files/);
     assert.match(stderr.text(), /uploading \[#+\] 100%/);
     assert.ok(!stdout.text().includes(token) && !stderr.text().includes(token));
@@ -64,7 +73,11 @@ describe('blume deploy', () => {
     const stdout = capture();
     const stderr = capture();
     // A lone folder is unwrapped by the server, so its _headers is the site's.
-    const code = await runDeployCommand([path.join(dir, 'ruled'), '--site', 'cli', '--url', url], { BLUME_DEPLOY_TOKEN: token }, { stdout: stdout.stream, stderr: stderr.stream, fetch });
+    const code = await runDeployCommand(
+      [path.join(dir, 'ruled'), '--site', 'cli', '--url', url],
+      { BLUME_DEPLOY_TOKEN: token },
+      { stdout: stdout.stream, stderr: stderr.stream, fetch },
+    );
     assert.equal(code, 0, stderr.text());
     assert.match(stderr.text(), /^packed 1 files from .*ruled, and the rules in _headers, _redirects$/m);
     assert.match(stdout.text(), /^release [a-z0-9]{12}: 1 files,/);
@@ -76,7 +89,11 @@ describe('blume deploy', () => {
     const port = (closed.address() as { port: number }).port;
     await new Promise((resolve) => closed.close(resolve));
     const stderr = capture();
-    const code = await runDeployCommand([path.join(dir, 'site'), '--site', 'cli', '--url', `http://127.0.0.1:${port}`], { BLUME_DEPLOY_TOKEN: token }, { stdout: capture().stream, stderr: stderr.stream, fetch });
+    const code = await runDeployCommand(
+      [path.join(dir, 'site'), '--site', 'cli', '--url', `http://127.0.0.1:${port}`],
+      { BLUME_DEPLOY_TOKEN: token },
+      { stdout: capture().stream, stderr: stderr.stream, fetch },
+    );
     assert.equal(code, 1);
     assert.equal(
       stderr.text(),
@@ -84,16 +101,30 @@ describe('blume deploy', () => {
     );
     // Without --url it goes to BLUME_PUBLIC_URL, and says so by naming it.
     const viaEnv = capture();
-    assert.equal(await runDeployCommand([path.join(dir, 'site'), '--site', 'cli'], { BLUME_DEPLOY_TOKEN: token, BLUME_PUBLIC_URL: `http://127.0.0.1:${port}` }, { stdout: capture().stream, stderr: viaEnv.stream, fetch }), 1);
+    assert.equal(
+      await runDeployCommand(
+        [path.join(dir, 'site'), '--site', 'cli'],
+        { BLUME_DEPLOY_TOKEN: token, BLUME_PUBLIC_URL: `http://127.0.0.1:${port}` },
+        { stdout: capture().stream, stderr: viaEnv.stream, fetch },
+      ),
+      1,
+    );
     assert.match(viaEnv.text(), new RegExp(`cannot reach Blume at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED`));
   });
 
   it('with --build, has the server build a Markdown folder into a docs site, and prints the log of a failed build', async () => {
     const stdout = capture();
     const stderr = capture();
-    const code = await runDeployCommand([path.join(dir, 'docs'), '--site', 'cli', '--url', url, '--build', '--promote'], { BLUME_DEPLOY_TOKEN: token }, { stdout: stdout.stream, stderr: stderr.stream, fetch });
+    const code = await runDeployCommand(
+      [path.join(dir, 'docs'), '--site', 'cli', '--url', url, '--build', '--promote'],
+      { BLUME_DEPLOY_TOKEN: token },
+      { stdout: stdout.stream, stderr: stderr.stream, fetch },
+    );
     assert.equal(code, 0, stderr.text());
-    assert.match(stdout.text(), /^release [a-z0-9]{12}: \d+ files, \d+ bytes, \d+ new\npreview http:\/\/r-[a-z0-9]{12}--cli\.blume\.test:\d+\nlive [a-z0-9]{12}\n$/);
+    assert.match(
+      stdout.text(),
+      /^release [a-z0-9]{12}: \d+ files, \d+ bytes, \d+ new\npreview http:\/\/r-[a-z0-9]{12}--cli\.blume\.test:\d+\nlive [a-z0-9]{12}\n$/,
+    );
     const page = await edge(t.app, 'cli.blume.test', '/guide/intro/');
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<h1 id="introduction">Introduction/);
@@ -101,7 +132,14 @@ describe('blume deploy', () => {
 
     await writeFile(path.join(dir, 'docs/broken.md'), '# Broken\n\nSee [nowhere](missing.md).\n');
     const failed = capture();
-    assert.equal(await runDeployCommand([path.join(dir, 'docs'), '--site', 'cli', '--url', url, '--build'], { BLUME_DEPLOY_TOKEN: token }, { stdout: capture().stream, stderr: failed.stream, fetch }), 1);
+    assert.equal(
+      await runDeployCommand(
+        [path.join(dir, 'docs'), '--site', 'cli', '--url', url, '--build'],
+        { BLUME_DEPLOY_TOKEN: token },
+        { stdout: capture().stream, stderr: failed.stream, fetch },
+      ),
+      1,
+    );
     assert.match(failed.text(), /^stderr: error: .*broken\.md.*missing\.md/m);
     assert.match(failed.text(), /deploy refused \(422 build_failed\)/);
     await rm(path.join(dir, 'docs/broken.md'));
@@ -112,10 +150,24 @@ describe('blume deploy', () => {
     const io = { stdout: capture().stream, stderr: stderr.stream, fetch };
     assert.equal(await runDeployCommand([dir, '--site', 'cli', '--url', url], {}, io), 2);
     assert.match(stderr.text(), /BLUME_DEPLOY_TOKEN is not set/);
-    assert.equal(await runDeployCommand([path.join(dir, 'site'), '--site', 'other', '--url', url], { BLUME_DEPLOY_TOKEN: token }, io), 1);
+    assert.equal(
+      await runDeployCommand(
+        [path.join(dir, 'site'), '--site', 'other', '--url', url],
+        { BLUME_DEPLOY_TOKEN: token },
+        io,
+      ),
+      1,
+    );
     assert.match(stderr.text(), /deploy refused \(403 token_site_mismatch\)/);
     await symlink('/etc/passwd', path.join(dir, 'site/passwd'));
-    assert.equal(await runDeployCommand([path.join(dir, 'site'), '--site', 'cli', '--url', url], { BLUME_DEPLOY_TOKEN: token }, io), 1);
+    assert.equal(
+      await runDeployCommand(
+        [path.join(dir, 'site'), '--site', 'cli', '--url', url],
+        { BLUME_DEPLOY_TOKEN: token },
+        io,
+      ),
+      1,
+    );
     assert.match(stderr.text(), /passwd is a symbolic link/);
   });
 });

@@ -28,7 +28,9 @@ const SKIPPED = new Set(['.git', '.DS_Store']);
 /** Every file under `root`, relative, sorted; symbolic links are refused as the server would. */
 async function listFiles(root: string, prefix = ''): Promise<string[]> {
   const out: string[] = [];
-  for (const entry of (await readdir(path.join(root, prefix), { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of (await readdir(path.join(root, prefix), { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
     if (SKIPPED.has(entry.name)) continue;
     const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.isSymbolicLink()) throw new Error(`${relative} is a symbolic link; deploys take plain files only`);
@@ -68,7 +70,8 @@ export async function packDirectory(dir: string, target: string): Promise<Packed
 /** Why a request never got an answer, from fetch's error and its cause (refused, unknown host, reset). */
 function unreachable(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
-  const detail = cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ?? cause.name}: ${cause.message}` : undefined;
+  const detail =
+    cause instanceof Error ? `${(cause as NodeJS.ErrnoException).code ?? cause.name}: ${cause.message}` : undefined;
   return detail ?? (error instanceof Error ? error.message : String(error));
 }
 
@@ -92,7 +95,10 @@ async function readAnswer<T>(response: Response): Promise<T & { code?: string; d
   try {
     return JSON.parse(text) as T & { code?: string; detail?: string };
   } catch {
-    return { detail: `${response.statusText || 'the answer is not JSON'}: ${text.slice(0, 200)}` } as T & { code?: string; detail?: string };
+    return { detail: `${response.statusText || 'the answer is not JSON'}: ${text.slice(0, 200)}` } as T & {
+      code?: string;
+      detail?: string;
+    };
   }
 }
 
@@ -127,9 +133,15 @@ function progressBar(total: number, stderr: DeployCommandIo['stderr']): Transfor
  * The multipart body of an upload to the deploy API (`archive` field), streamed from the file of
  * `size` bytes through `through` (a progress bar), with its content type and length.
  */
-export function archiveUpload(archive: string, size: number, through?: Transform): { body: Readable; headers: Record<string, string> } {
+export function archiveUpload(
+  archive: string,
+  size: number,
+  through?: Transform,
+): { body: Readable; headers: Record<string, string> } {
   const boundary = `blume-${Date.now().toString(36)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="site.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="archive"; filename="site.tar.gz"\r\nContent-Type: application/gzip\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const body = Readable.from(
     (async function* () {
@@ -139,7 +151,13 @@ export function archiveUpload(archive: string, size: number, through?: Transform
       yield tail;
     })(),
   );
-  return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) } };
+  return {
+    body,
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(head.length + size + tail.length),
+    },
+  };
 }
 
 interface ReleaseAnswer {
@@ -152,10 +170,24 @@ interface ReleaseAnswer {
   preview_url: string;
 }
 
-export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, io: DeployCommandIo = { stdout: process.stdout, stderr: process.stderr, fetch }): Promise<number> {
+export async function runDeployCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  io: DeployCommandIo = { stdout: process.stdout, stderr: process.stderr, fetch },
+): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { site: { type: 'string' }, url: { type: 'string' }, build: { type: 'boolean', default: false }, promote: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        site: { type: 'string' },
+        url: { type: 'string' },
+        build: { type: 'boolean', default: false },
+        promote: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -198,17 +230,21 @@ export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, i
     const size = (await stat(archive)).size;
     const upload = archiveUpload(archive, size, progressBar(size, io.stderr));
     const target = new URL(`/api/deploy/${encodeURIComponent(site)}${values.build ? '/source' : ''}`, base);
-    const response = await io.fetch(target, {
-      method: 'POST',
-      headers: { ...headers, ...upload.headers },
-      body: Readable.toWeb(upload.body) as ReadableStream<Uint8Array>,
-      duplex: 'half',
-    } as RequestInit).catch((error: unknown) => {
-      throw new Error(`the upload to ${target.href} broke off (${unreachable(error)})`);
-    });
+    const response = await io
+      .fetch(target, {
+        method: 'POST',
+        headers: { ...headers, ...upload.headers },
+        body: Readable.toWeb(upload.body) as ReadableStream<Uint8Array>,
+        duplex: 'half',
+      } as RequestInit)
+      .catch((error: unknown) => {
+        throw new Error(`the upload to ${target.href} broke off (${unreachable(error)})`);
+      });
     const answer = await readAnswer<ReleaseAnswer>(response);
     if (response.status === 202) {
-      io.stderr.write(`build ${answer.id} is still running: follow it with GET /api/deploy/${site}/builds/${answer.id}\n`);
+      io.stderr.write(
+        `build ${answer.id} is still running: follow it with GET /api/deploy/${site}/builds/${answer.id}\n`,
+      );
       return 1;
     }
     if (response.status !== 201) {
@@ -216,7 +252,9 @@ export async function runDeployCommand(argv: string[], env: NodeJS.ProcessEnv, i
       io.stderr.write(`deploy refused (${response.status} ${answer.code ?? ''}): ${answer.detail ?? ''}\n`);
       return 1;
     }
-    io.stdout.write(`release ${answer.id}: ${answer.file_count} files, ${answer.size} bytes, ${answer.new_blobs} new\npreview ${answer.preview_url}\n`);
+    io.stdout.write(
+      `release ${answer.id}: ${answer.file_count} files, ${answer.size} bytes, ${answer.new_blobs} new\npreview ${answer.preview_url}\n`,
+    );
     if (values.promote) {
       const promoted = await io.fetch(new URL(`/api/deploy/${encodeURIComponent(site)}/promote`, base), {
         method: 'POST',

@@ -32,7 +32,9 @@ export function compressorOptions(variant: CompressedVariant, size: number): Zli
 }
 
 export function compressSync(body: Buffer, variant: CompressedVariant): Buffer {
-  return variant === 'gzip' ? gzipSync(body, compressorOptions(variant, body.length)) : brotliCompressSync(body, compressorOptions(variant, body.length));
+  return variant === 'gzip'
+    ? gzipSync(body, compressorOptions(variant, body.length))
+    : brotliCompressSync(body, compressorOptions(variant, body.length));
 }
 
 /** File name suffix of a variant, in the blob store and in spool folders. */

@@ -81,5 +81,8 @@ export function isHtml(contentType: string): boolean {
  */
 export function isFingerprinted(path: string): boolean {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  return /[.-](?=[A-Za-z0-9_]*\d)(?=[A-Za-z0-9_]*[a-zA-Z])[A-Za-z0-9_]{8,}\.[a-z0-9]+$/.test(name) || /[.-][0-9a-f]{8,}\.[a-z0-9]+$/.test(name);
+  return (
+    /[.-](?=[A-Za-z0-9_]*\d)(?=[A-Za-z0-9_]*[a-zA-Z])[A-Za-z0-9_]{8,}\.[a-z0-9]+$/.test(name) ||
+    /[.-][0-9a-f]{8,}\.[a-z0-9]+$/.test(name)
+  );
 }

@@ -36,7 +36,12 @@ for (const database of testDatabases) {
 
     it('ingests a tar.gz into a release with content-addressed, deduplicated blobs', async () => {
       const page = '<!doctype html><title>Home</title>' + '<p>hello world</p>'.repeat(100);
-      const archive = await siteArchive({ 'index.html': page, 'copy.html': page, 'assets/app.3f9a1c2b.js': 'console.log(1);'.repeat(50), 'logo.png': Buffer.alloc(300, 7) });
+      const archive = await siteArchive({
+        'index.html': page,
+        'copy.html': page,
+        'assets/app.3f9a1c2b.js': 'console.log(1);'.repeat(50),
+        'logo.png': Buffer.alloc(300, 7),
+      });
       const response = await upload(t.app, token, 'docs', archive);
       assert.equal(response.statusCode, 201, response.body);
       const release = json(response);
@@ -71,34 +76,113 @@ for (const database of testDatabases) {
     });
 
     it('unwraps a lone top folder', async () => {
-      const archive = gzipSync(await tarball([{ name: 'public/', type: 'directory' }, { name: 'public/index.html', content: 'x' }, { name: 'public/a/b.txt', content: 'y' }]));
+      const archive = gzipSync(
+        await tarball([
+          { name: 'public/', type: 'directory' },
+          { name: 'public/index.html', content: 'x' },
+          { name: 'public/a/b.txt', content: 'y' },
+        ]),
+      );
       const response = await upload(t.app, token, 'docs', archive);
       assert.equal(response.statusCode, 201, response.body);
-      const files = await t.deps.database.db.select({ path: releaseFiles.path }).from(releaseFiles).where(eq(releaseFiles.releaseId, String(json(response).id)));
+      const files = await t.deps.database.db
+        .select({ path: releaseFiles.path })
+        .from(releaseFiles)
+        .where(eq(releaseFiles.releaseId, String(json(response).id)));
       assert.deepEqual(files.map((f) => f.path).sort(), ['a/b.txt', 'index.html']);
     });
 
     it('accepts ./-prefixed entries', async () => {
-      const response = await upload(t.app, token, 'docs', gzipSync(await tarball([{ name: './', type: 'directory' }, { name: './index.html', content: 'x' }])));
+      const response = await upload(
+        t.app,
+        token,
+        'docs',
+        gzipSync(
+          await tarball([
+            { name: './', type: 'directory' },
+            { name: './index.html', content: 'x' },
+          ]),
+        ),
+      );
       assert.equal(response.statusCode, 201, response.body);
     });
 
     describe('hostile archives: each refused with its own code, nothing stored', () => {
-      const cases: { name: string; archive: () => Promise<Buffer>; status: number; code: string; limits?: Partial<typeof t.app.deploy.limits> }[] = [
-        { name: 'symlink', archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'evil', type: 'symlink', linkname: '/etc/passwd' }]), status: 422, code: 'archive_symlink' },
-        { name: 'hard link', archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'evil', type: 'link', linkname: 'index.html' }]), status: 422, code: 'archive_hardlink' },
-        { name: 'character device', archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'null', type: 'character-device' }]), status: 422, code: 'archive_device' },
-        { name: 'block device', archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'sda', type: 'block-device' }]), status: 422, code: 'archive_device' },
-        { name: 'fifo', archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'pipe', type: 'fifo' }]), status: 422, code: 'archive_fifo' },
-        { name: 'absolute path', archive: () => siteArchive({ 'index.html': 'x', '/etc/cron.d/evil': 'x' }), status: 422, code: 'archive_absolute_path' },
-        { name: '.. segment', archive: () => siteArchive({ 'index.html': 'x', 'a/../../evil': 'x' }), status: 422, code: 'archive_path_traversal' },
-        { name: 'backslash', archive: () => siteArchive({ 'index.html': 'x', 'a\\..\\evil': 'x' }), status: 422, code: 'archive_backslash_path' },
-        { name: 'duplicate path', archive: () => siteArchive({ 'index.html': 'x' }, [{ name: './index.html', content: 'y' }]), status: 422, code: 'archive_duplicate_path' },
-        { name: 'file and folder at one path', archive: () => siteArchive({ 'a': 'x', 'a/b': 'y' }), status: 422, code: 'archive_path_conflict' },
+      const cases: {
+        name: string;
+        archive: () => Promise<Buffer>;
+        status: number;
+        code: string;
+        limits?: Partial<typeof t.app.deploy.limits>;
+      }[] = [
+        {
+          name: 'symlink',
+          archive: () =>
+            siteArchive({ 'index.html': 'x' }, [{ name: 'evil', type: 'symlink', linkname: '/etc/passwd' }]),
+          status: 422,
+          code: 'archive_symlink',
+        },
+        {
+          name: 'hard link',
+          archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'evil', type: 'link', linkname: 'index.html' }]),
+          status: 422,
+          code: 'archive_hardlink',
+        },
+        {
+          name: 'character device',
+          archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'null', type: 'character-device' }]),
+          status: 422,
+          code: 'archive_device',
+        },
+        {
+          name: 'block device',
+          archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'sda', type: 'block-device' }]),
+          status: 422,
+          code: 'archive_device',
+        },
+        {
+          name: 'fifo',
+          archive: () => siteArchive({ 'index.html': 'x' }, [{ name: 'pipe', type: 'fifo' }]),
+          status: 422,
+          code: 'archive_fifo',
+        },
+        {
+          name: 'absolute path',
+          archive: () => siteArchive({ 'index.html': 'x', '/etc/cron.d/evil': 'x' }),
+          status: 422,
+          code: 'archive_absolute_path',
+        },
+        {
+          name: '.. segment',
+          archive: () => siteArchive({ 'index.html': 'x', 'a/../../evil': 'x' }),
+          status: 422,
+          code: 'archive_path_traversal',
+        },
+        {
+          name: 'backslash',
+          archive: () => siteArchive({ 'index.html': 'x', 'a\\..\\evil': 'x' }),
+          status: 422,
+          code: 'archive_backslash_path',
+        },
+        {
+          name: 'duplicate path',
+          archive: () => siteArchive({ 'index.html': 'x' }, [{ name: './index.html', content: 'y' }]),
+          status: 422,
+          code: 'archive_duplicate_path',
+        },
+        {
+          name: 'file and folder at one path',
+          archive: () => siteArchive({ a: 'x', 'a/b': 'y' }),
+          status: 422,
+          code: 'archive_path_conflict',
+        },
         {
           name: 'non-UTF-8 name',
           archive: async () => {
-            const tarBytes = await tarball([{ name: 'index.html', content: 'x' }, { name: 'cafX.html', content: 'y' }]);
+            const tarBytes = await tarball([
+              { name: 'index.html', content: 'x' },
+              { name: 'cafX.html', content: 'y' },
+            ]);
             // Turn the "X" into a lone latin1 byte (e9), which is not UTF-8, and fix the header checksum.
             const at = tarBytes.indexOf('cafX.html');
             const header = tarBytes.subarray(at - (at % 512), at - (at % 512) + 512);
@@ -112,25 +196,98 @@ for (const database of testDatabases) {
           status: 422,
           code: 'archive_non_utf8_path',
         },
-        { name: 'control character', archive: () => siteArchive({ 'index.html': 'x', 'a\nb': 'y' }), status: 422, code: 'archive_invalid_path' },
-        { name: 'empty archive', archive: async () => gzipSync(await tarball([{ name: 'dir/', type: 'directory' }])), status: 422, code: 'archive_empty' },
-        { name: 'not gzip', archive: async () => Buffer.from('this is not a gzip stream at all'), status: 400, code: 'archive_corrupt' },
-        { name: 'truncated gzip', archive: async () => (await siteArchive({ 'index.html': 'x'.repeat(5000), 'b.html': 'y'.repeat(3000) })).subarray(0, 40), status: 400, code: 'archive_corrupt' },
-        { name: 'gzip of garbage (not tar)', archive: async () => gzipSync(Buffer.alloc(2048, 0x41)), status: 400, code: 'archive_corrupt' },
         {
-          name: 'truncated tar inside valid gzip',
-          archive: async () => gzipSync((await tarball([{ name: 'index.html', content: 'x'.repeat(4000) }])).subarray(0, 1500)),
+          name: 'control character',
+          archive: () => siteArchive({ 'index.html': 'x', 'a\nb': 'y' }),
+          status: 422,
+          code: 'archive_invalid_path',
+        },
+        {
+          name: 'empty archive',
+          archive: async () => gzipSync(await tarball([{ name: 'dir/', type: 'directory' }])),
+          status: 422,
+          code: 'archive_empty',
+        },
+        {
+          name: 'not gzip',
+          archive: async () => Buffer.from('this is not a gzip stream at all'),
           status: 400,
           code: 'archive_corrupt',
         },
-        { name: 'too many files', archive: () => siteArchive({ a: '1', b: '2', c: '3', d: '4' }), status: 422, code: 'archive_too_many_files', limits: { files: 3 } },
-        { name: 'too large compressed', archive: () => siteArchive({ 'index.html': randomBytes(20000) }), status: 413, code: 'archive_too_large', limits: { compressedBytes: 4096 } },
-        { name: 'gzip bomb (too large uncompressed)', archive: () => siteArchive({ 'index.html': 'x', 'big.txt': Buffer.alloc(300_000) }), status: 413, code: 'archive_uncompressed_too_large', limits: { uncompressedBytes: 100_000 } },
-        { name: 'bad _redirects rule', archive: () => siteArchive({ 'index.html': 'x', _redirects: '# ok\n/a /b 301\n/c\n' }), status: 422, code: 'invalid_redirects_file' },
-        { name: 'bad _headers rule', archive: () => siteArchive({ 'index.html': 'x', _headers: '/*\n  X-Frame-Options DENY\n' }), status: 422, code: 'invalid_headers_file' },
-        { name: '_headers value past Latin-1', archive: () => siteArchive({ 'index.html': 'x', _headers: '/*\n  X-Note: a \u2192 b\n' }), status: 422, code: 'invalid_headers_file' },
+        {
+          name: 'truncated gzip',
+          archive: async () =>
+            (await siteArchive({ 'index.html': 'x'.repeat(5000), 'b.html': 'y'.repeat(3000) })).subarray(0, 40),
+          status: 400,
+          code: 'archive_corrupt',
+        },
+        {
+          name: 'gzip of garbage (not tar)',
+          archive: async () => gzipSync(Buffer.alloc(2048, 0x41)),
+          status: 400,
+          code: 'archive_corrupt',
+        },
+        {
+          name: 'truncated tar inside valid gzip',
+          archive: async () =>
+            gzipSync((await tarball([{ name: 'index.html', content: 'x'.repeat(4000) }])).subarray(0, 1500)),
+          status: 400,
+          code: 'archive_corrupt',
+        },
+        {
+          name: 'too many files',
+          archive: () => siteArchive({ a: '1', b: '2', c: '3', d: '4' }),
+          status: 422,
+          code: 'archive_too_many_files',
+          limits: { files: 3 },
+        },
+        {
+          name: 'too large compressed',
+          archive: () => siteArchive({ 'index.html': randomBytes(20000) }),
+          status: 413,
+          code: 'archive_too_large',
+          limits: { compressedBytes: 4096 },
+        },
+        {
+          name: 'gzip bomb (too large uncompressed)',
+          archive: () => siteArchive({ 'index.html': 'x', 'big.txt': Buffer.alloc(300_000) }),
+          status: 413,
+          code: 'archive_uncompressed_too_large',
+          limits: { uncompressedBytes: 100_000 },
+        },
+        {
+          name: 'bad _redirects rule',
+          archive: () => siteArchive({ 'index.html': 'x', _redirects: '# ok\n/a /b 301\n/c\n' }),
+          status: 422,
+          code: 'invalid_redirects_file',
+        },
+        {
+          name: 'bad _headers rule',
+          archive: () => siteArchive({ 'index.html': 'x', _headers: '/*\n  X-Frame-Options DENY\n' }),
+          status: 422,
+          code: 'invalid_headers_file',
+        },
+        {
+          name: '_headers value past Latin-1',
+          archive: () => siteArchive({ 'index.html': 'x', _headers: '/*\n  X-Note: a \u2192 b\n' }),
+          status: 422,
+          code: 'invalid_headers_file',
+        },
         // Framing, hop-by-hop and the edge's own headers (#13 item 2): a Trailer rule made Node's writeHead throw.
-        ...['Trailer', 'Keep-Alive', 'Upgrade', 'Date', 'TE', 'Proxy-Connection', 'Transfer-Encoding', 'Connection', 'Content-Length', 'content-encoding', 'ETag', 'Set-Cookie'].map((header) => ({
+        ...[
+          'Trailer',
+          'Keep-Alive',
+          'Upgrade',
+          'Date',
+          'TE',
+          'Proxy-Connection',
+          'Transfer-Encoding',
+          'Connection',
+          'Content-Length',
+          'content-encoding',
+          'ETag',
+          'Set-Cookie',
+        ].map((header) => ({
           name: `_headers rule for ${header}`,
           archive: () => siteArchive({ 'index.html': 'x', _headers: `/*\n  X-Fine: yes\n  ${header}: x\n` }),
           status: 422,
@@ -161,7 +318,12 @@ for (const database of testDatabases) {
       }
 
       it('reports the line of a bad _redirects rule', async () => {
-        const response = await upload(t.app, token, 'docs', await siteArchive({ 'index.html': 'x', _redirects: '# ok\n/a /b 301\n/c\n' }));
+        const response = await upload(
+          t.app,
+          token,
+          'docs',
+          await siteArchive({ 'index.html': 'x', _redirects: '# ok\n/a /b 301\n/c\n' }),
+        );
         assert.equal(json(response).line, 3);
         assert.match(String(json(response).detail), /_redirects line 3/);
       });
@@ -181,7 +343,11 @@ for (const database of testDatabases) {
         const cross = await upload(t.app, otherToken, 'docs', archive);
         assert.equal(cross.statusCode, 403);
         assert.equal(json(cross).code, 'token_site_mismatch');
-        const crossList = await portal(t.app, undefined, { method: 'GET', url: '/api/deploy/docs/releases', headers: { authorization: `Bearer ${otherToken}` } });
+        const crossList = await portal(t.app, undefined, {
+          method: 'GET',
+          url: '/api/deploy/docs/releases',
+          headers: { authorization: `Bearer ${otherToken}` },
+        });
         assert.equal(crossList.statusCode, 403);
       });
 

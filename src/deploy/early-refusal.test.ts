@@ -20,14 +20,26 @@ interface Answer {
   socket: Socket;
 }
 
-function send(port: number, agent: http.Agent, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer): Promise<Answer> {
+function send(
+  port: number,
+  agent: http.Agent,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: Buffer,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, method, path, agent, headers: { host: PORTAL_HOST, ...headers } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: text, socket: response.socket }));
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port, method, path, agent, headers: { host: PORTAL_HOST, ...headers } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, headers: response.headers, body: text, socket: response.socket }),
+        );
+      },
+    );
     request.setTimeout(10_000, () => request.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
     request.on('error', reject);
     request.end(body);
@@ -59,13 +71,30 @@ for (const database of testDatabases) {
 
     const uploadOver = (archive: Buffer) => {
       const body = multipartBody('archive', archive);
-      return send(port, agent, 'POST', '/api/deploy/early', { ...body.headers, authorization: `Bearer ${token}`, 'content-length': String(body.payload.length) }, body.payload);
+      return send(
+        port,
+        agent,
+        'POST',
+        '/api/deploy/early',
+        { ...body.headers, authorization: `Bearer ${token}`, 'content-length': String(body.payload.length) },
+        body.payload,
+      );
     };
 
     const cases = [
-      { name: '422 for a symlink first', entries: [{ name: 'evil', type: 'symlink' as const, linkname: '/etc/passwd' }], status: 422, code: 'archive_symlink' },
+      {
+        name: '422 for a symlink first',
+        entries: [{ name: 'evil', type: 'symlink' as const, linkname: '/etc/passwd' }],
+        status: 422,
+        code: 'archive_symlink',
+      },
       // Zeros expand 1000-fold; the expansion limit is lowered below for this case.
-      { name: '413 for a bomb', entries: [{ name: 'zeros.bin', content: Buffer.alloc(16 * 1024 * 1024) }], status: 413, code: 'archive_uncompressed_too_large' },
+      {
+        name: '413 for a bomb',
+        entries: [{ name: 'zeros.bin', content: Buffer.alloc(16 * 1024 * 1024) }],
+        status: 413,
+        code: 'archive_uncompressed_too_large',
+      },
     ];
     for (const c of cases) {
       it(`answers the next request after a ${c.name}, on the same connection`, async () => {
@@ -95,7 +124,19 @@ for (const database of testDatabases) {
       const declared = DRAIN_LIMIT_BYTES + 1024 * 1024;
       const refused = await new Promise<Answer>((resolve, reject) => {
         const request = http.request(
-          { host: '127.0.0.1', port, method: 'POST', path: '/api/deploy/early', agent, headers: { host: PORTAL_HOST, ...body.headers, authorization: `Bearer ${token}`, 'content-length': String(declared) } },
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/api/deploy/early',
+            agent,
+            headers: {
+              host: PORTAL_HOST,
+              ...body.headers,
+              authorization: `Bearer ${token}`,
+              'content-length': String(declared),
+            },
+          },
           (response) => {
             let text = '';
             response.setEncoding('utf8');

@@ -31,6 +31,10 @@ export class EdgeBytes {
 
   /** The bytes of a blob that `fits`; concurrent first reads share one load. */
   get(key: string): Buffer | Promise<Buffer | undefined> {
-    return this.entries.getOrLoad(key, () => this.blobs.read(key), (bytes) => this.fits(bytes.length));
+    return this.entries.getOrLoad(
+      key,
+      () => this.blobs.read(key),
+      (bytes) => this.fits(bytes.length),
+    );
   }
 }

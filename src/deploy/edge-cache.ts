@@ -86,7 +86,9 @@ export class EdgeCache {
       await this.pubsub.subscribe(CHANNEL, (message) => {
         const [site = '', nonce = ''] = message.split(' ', 2);
         const reloaded = this.forgetPointers(site) ? this.reloadPointers(site) : Promise.resolve();
-        void reloaded.then(() => this.pubsub.publish(ACK_CHANNEL, `${nonce} ${nodeId}`)).catch((error: unknown) => this.pubsub.errors.report('pointer confirmation', error));
+        void reloaded
+          .then(() => this.pubsub.publish(ACK_CHANNEL, `${nonce} ${nodeId}`))
+          .catch((error: unknown) => this.pubsub.errors.report('pointer confirmation', error));
       }),
       await this.pubsub.subscribe(ACK_CHANNEL, (message) => {
         const [nonce = '', node = ''] = message.split(' ', 2);
@@ -154,7 +156,8 @@ export class EdgeCache {
       const pointers = { live: row.liveReleaseId, stage: row.stageReleaseId, password: row.previewPassword };
       // A broadcast heard while the row was read makes this read possibly older than the change:
       // it answers the request that asked, but is not kept.
-      if (generation === (this.aliasGeneration.get(siteId) ?? 0)) this.aliases.set(siteId, { pointers, loadedAt: Date.now(), epoch });
+      if (generation === (this.aliasGeneration.get(siteId) ?? 0))
+        this.aliases.set(siteId, { pointers, loadedAt: Date.now(), epoch });
       return pointers;
     } finally {
       if (generation === (this.aliasGeneration.get(siteId) ?? 0)) this.aliasLoads.delete(siteId);

@@ -8,7 +8,8 @@ import { createStaticSite, deployApi, deployRelease, edge } from '../../test/hel
 import { parseRange } from './edge.js';
 
 const HOST = 'web.blume.test';
-const page = (title: string) => `<!doctype html><title>${title}</title>${'<p>Lorem ipsum dolor sit amet.</p>'.repeat(40)}`;
+const page = (title: string) =>
+  `<!doctype html><title>${title}</title>${'<p>Lorem ipsum dolor sit amet.</p>'.repeat(40)}`;
 const script = 'export function add(a, b) { return a + b; }\n'.repeat(100);
 
 for (const database of testDatabases) {
@@ -35,7 +36,8 @@ for (const database of testDatabases) {
           'config.yaml': 'a: 1\n',
           'ci.yml': 'b: 2\n',
           _headers: '/assets/*\n  X-Asset: yes\n/*\n  X-Frame-Options: DENY\n',
-          _redirects: '/old /about 301\n/go/* https://example.test/:splat 302\n/app/* /index.html 200\n/about /docs/ 302\n/gone /index.html 410\n',
+          _redirects:
+            '/old /about 301\n/go/* https://example.test/:splat 302\n/app/* /index.html 200\n/about /docs/ 302\n/gone /index.html 410\n',
         }),
       );
       await deployApi(t.app, token, 'POST', '/api/deploy/web/promote', { release });
@@ -52,7 +54,8 @@ for (const database of testDatabases) {
       const css = await edge(t.app, HOST, '/style.css');
       assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
       assert.equal(css.headers['x-content-type-options'], 'nosniff');
-      for (const file of ['/config.yaml', '/ci.yml']) assert.equal((await edge(t.app, HOST, file)).headers['content-type'], 'text/yaml; charset=utf-8', file);
+      for (const file of ['/config.yaml', '/ci.yml'])
+        assert.equal((await edge(t.app, HOST, file)).headers['content-type'], 'text/yaml; charset=utf-8', file);
     });
 
     it('redirects a folder without its slash and serves name.html for a clean URL', async () => {
@@ -90,7 +93,10 @@ for (const database of testDatabases) {
       const part = await edge(t.app, HOST, '/data/bytes.bin', { range: 'bytes=10-19' });
       assert.equal(part.statusCode, 206);
       assert.equal(part.headers['content-range'], 'bytes 10-19/256');
-      assert.deepEqual([...part.rawPayload], Array.from({ length: 10 }, (_, i) => i + 10));
+      assert.deepEqual(
+        [...part.rawPayload],
+        Array.from({ length: 10 }, (_, i) => i + 10),
+      );
       const suffix = await edge(t.app, HOST, '/data/bytes.bin', { range: 'bytes=-6' });
       assert.deepEqual([...suffix.rawPayload], [250, 251, 252, 253, 254, 255]);
       const open = await edge(t.app, HOST, '/data/bytes.bin', { range: 'bytes=250-' });
@@ -128,7 +134,10 @@ for (const database of testDatabases) {
       assert.equal(plain.headers['content-encoding'], undefined);
       assert.equal(plain.body, script);
       // Tiny files are not worth a variant.
-      assert.equal((await edge(t.app, HOST, '/style.css', { 'accept-encoding': 'br' })).headers['content-encoding'], undefined);
+      assert.equal(
+        (await edge(t.app, HOST, '/style.css', { 'accept-encoding': 'br' })).headers['content-encoding'],
+        undefined,
+      );
     });
 
     it('marks fingerprinted assets immutable and applies _headers', async () => {

@@ -44,7 +44,8 @@ interface EdgeReply {
 
 const HTML_CACHE = 'max-age=0, must-revalidate';
 const IMMUTABLE_CACHE = 'max-age=31536000, immutable';
-const NOT_FOUND_PAGE = '<!doctype html><meta charset="utf-8"><title>Not found</title><h1>Not found</h1><p>There is no page at this address.</p>\n';
+const NOT_FOUND_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>Not found</title><h1>Not found</h1><p>There is no page at this address.</p>\n';
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -72,11 +73,17 @@ function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): 
 }
 
 /** The release a host serves, checking preview auth, with its manifest. */
-function releaseFor(ctx: EdgeContext, target: SiteTarget, request: EdgeRequest, reply: EdgeReply): Manifest | Promise<Manifest> {
+function releaseFor(
+  ctx: EdgeContext,
+  target: SiteTarget,
+  request: EdgeRequest,
+  reply: EdgeReply,
+): Manifest | Promise<Manifest> {
   return then(ctx.cache.pointers(target.site), (pointers) => {
     const releaseId = releaseIdFor(target, pointers, request, reply);
     return then(ctx.cache.manifest(releaseId), (manifest) => {
-      if (!manifest || manifest.siteId !== target.site) throw new AppError('release_not_found', `Site "${target.site}" has no release "${releaseId}".`);
+      if (!manifest || manifest.siteId !== target.site)
+        throw new AppError('release_not_found', `Site "${target.site}" has no release "${releaseId}".`);
       return manifest;
     });
   });
@@ -87,9 +94,13 @@ function releaseIdFor(target: SiteTarget, pointers: AliasPointers, request: Edge
     reply.header('WWW-Authenticate', `Basic realm="${target.site} preview", charset="UTF-8"`);
     // Every answer of a preview or stage host, its refusals included, keeps it out of search indexes.
     reply.header('X-Robots-Tag', 'noindex');
-    throw new AppError('preview_auth_required', 'Preview and stage hosts need basic auth: user "preview", password `aliases.auth` from GET /api/deploy/{id}/releases.');
+    throw new AppError(
+      'preview_auth_required',
+      'Preview and stage hosts need basic auth: user "preview", password `aliases.auth` from GET /api/deploy/{id}/releases.',
+    );
   }
-  const releaseId = target.kind === 'preview' ? target.release : target.kind === 'stage' ? pointers.stage : pointers.live;
+  const releaseId =
+    target.kind === 'preview' ? target.release : target.kind === 'stage' ? pointers.stage : pointers.live;
   if (!releaseId) {
     throw target.kind === 'stage'
       ? new AppError('no_stage_release', `Site "${target.site}" has no stage release.`)
@@ -115,7 +126,9 @@ function lookup(manifest: Manifest, path: string): Lookup {
   const { files } = manifest;
   const slashed = path === '' || path.endsWith('/');
   const base = slashed ? path.slice(0, -1) : path;
-  const page = (): ManifestFile | undefined => files.get(base === '' ? 'index.html' : `${base}/index.html`) ?? (base === '' ? undefined : files.get(`${base}.html`));
+  const page = (): ManifestFile | undefined =>
+    files.get(base === '' ? 'index.html' : `${base}/index.html`) ??
+    (base === '' ? undefined : files.get(`${base}.html`));
   switch (manifest.options.trailingSlash) {
     case 'auto': {
       if (slashed) return files.get(`${path}index.html`);
@@ -154,11 +167,18 @@ function resolve(manifest: Manifest, path: string, query: string): Resolution {
   const rule = manifest.rules.redirectFor(`/${path}`);
   // A file shadows a rule unless the rule is forced with "!" (Netlify semantics).
   if (rule && (rule.force || !found)) {
-    if (rule.status >= 300 && rule.status < 400) return { kind: 'redirect', location: rule.to.includes('?') || !query ? rule.to : `${rule.to}?${query}`, status: rule.status };
+    if (rule.status >= 300 && rule.status < 400)
+      return {
+        kind: 'redirect',
+        location: rule.to.includes('?') || !query ? rule.to : `${rule.to}?${query}`,
+        status: rule.status,
+      };
     const target = lookup(manifest, rule.to.replace(/^\//, '').split('?', 1)[0]!);
-    if (target && !('canonical' in target)) return { kind: 'file', file: target, status: rule.status as 200 | 404 | 410 };
+    if (target && !('canonical' in target))
+      return { kind: 'file', file: target, status: rule.status as 200 | 404 | 410 };
   }
-  if (found && 'canonical' in found) return { kind: 'redirect', location: `/${found.canonical}${query ? `?${query}` : ''}`, status: 301 };
+  if (found && 'canonical' in found)
+    return { kind: 'redirect', location: `/${found.canonical}${query ? `?${query}` : ''}`, status: 301 };
   if (found) return { kind: 'file', file: found, status: 200 };
   // Only when the release asks for it (`"spa": true` in _blume.json), and never for file-like paths,
   // so a missing script or image still answers 404 rather than the app's HTML.
@@ -246,14 +266,20 @@ function slice(stream: Readable, start: number, length: number): Readable {
 }
 
 /** The blob's bytes (or a range of them): from memory when small enough, else streamed from the store. */
-function openBlob(ctx: EdgeContext, key: string, size: number, range?: { start: number; end: number }): Buffer | Readable | Promise<Buffer | Readable> {
+function openBlob(
+  ctx: EdgeContext,
+  key: string,
+  size: number,
+  range?: { start: number; end: number },
+): Buffer | Readable | Promise<Buffer | Readable> {
   if (ctx.bytes.fits(size)) {
     return then(ctx.bytes.get(key), (bytes) => {
       if (!bytes) throw new Error(`blob ${key} is missing from the store`);
       return range ? bytes.subarray(range.start, range.end + 1) : bytes;
     });
   }
-  if (ctx.blobs.localPath) return createReadStream(ctx.blobs.localPath(key), range ? { start: range.start, end: range.end } : {});
+  if (ctx.blobs.localPath)
+    return createReadStream(ctx.blobs.localPath(key), range ? { start: range.start, end: range.end } : {});
   return ctx.blobs.get(key).then((stream) => {
     if (!stream) throw new Error(`blob ${key} is missing from the store`);
     return range ? slice(stream, range.start, range.end - range.start + 1) : stream;
@@ -280,7 +306,16 @@ function respond(reply: EdgeReply, status: number, headers: Headers, body?: Buff
   reply.code(status).headers(headers).send(body);
 }
 
-function sendFile(ctx: EdgeContext, request: EdgeRequest, reply: EdgeReply, target: SiteTarget, manifest: Manifest, file: ManifestFile, status: number, urlPath: string): void | Promise<void> {
+function sendFile(
+  ctx: EdgeContext,
+  request: EdgeRequest,
+  reply: EdgeReply,
+  target: SiteTarget,
+  manifest: Manifest,
+  file: ManifestFile,
+  status: number,
+  urlPath: string,
+): void | Promise<void> {
   const headers: Headers = {};
   // The site's `_headers` first: the edge's own headers below win over a rule naming the same one.
   for (const [name, value] of manifest.rules.headersFor(urlPath)) headers[name] = value;
@@ -294,7 +329,8 @@ function sendFile(ctx: EdgeContext, request: EdgeRequest, reply: EdgeReply, targ
   const rangeHeader = status === 200 ? request.headers.range : undefined;
   const ifRange = request.headers['if-range'];
   // Ranges are served from the identity bytes only; If-Range with another validator means "all of it".
-  const range = rangeHeader && (!ifRange || ifRange === etagOf(file, 'identity')) ? parseRange(rangeHeader, file.size) : undefined;
+  const range =
+    rangeHeader && (!ifRange || ifRange === etagOf(file, 'identity')) ? parseRange(rangeHeader, file.size) : undefined;
   const variant = range ? 'identity' : chooseVariant(request, file);
   const etag = etagOf(file, variant);
   headers.etag = etag;
@@ -339,7 +375,8 @@ export function serveStatic(ctx: EdgeContext, request: EdgeRequest, reply: EdgeR
     const queryIndex = request.url.indexOf('?');
     const query = queryIndex === -1 ? '' : request.url.slice(queryIndex + 1);
     const resolution = resolve(manifest, path, query);
-    if (resolution.kind === 'file') return sendFile(ctx, request, reply, target, manifest, resolution.file, resolution.status, `/${path}`);
+    if (resolution.kind === 'file')
+      return sendFile(ctx, request, reply, target, manifest, resolution.file, resolution.status, `/${path}`);
     if (target.kind !== 'site') reply.header('X-Robots-Tag', 'noindex');
     reply.header('Cache-Control', 'public, max-age=0, must-revalidate');
     if (resolution.kind === 'redirect') reply.code(resolution.status).header('Location', resolution.location).send();
@@ -388,7 +425,11 @@ class LaneReply implements EdgeReply {
  * on a static host whose site, pointers, manifest and bytes are all in memory is answered here,
  * with the same bytes and headers the routed edge writes. Everything else is passed on untouched.
  */
-export function edgeFastLane(ctx: EdgeContext, surfaceOf: (request: LaneRequest) => SurfaceOf | undefined, closing: () => boolean): FastLane {
+export function edgeFastLane(
+  ctx: EdgeContext,
+  surfaceOf: (request: LaneRequest) => SurfaceOf | undefined,
+  closing: () => boolean,
+): FastLane {
   return (request, sink) => {
     const { method, url } = request;
     if ((method !== 'GET' && method !== 'HEAD') || !url.startsWith('/') || closing()) return false;

@@ -24,7 +24,10 @@ export const deployErrorCodes = {
   archive_duplicate_path: { status: 422, title: 'The archive contains the same path twice' },
   archive_path_conflict: { status: 422, title: 'The archive uses one path both as a file and as a folder' },
   invalid_headers_file: { status: 422, title: 'The `_headers` file has an invalid rule' },
-  headers_file_reserved_header: { status: 422, title: 'The `_headers` file sets a header that belongs to the server or the connection' },
+  headers_file_reserved_header: {
+    status: 422,
+    title: 'The `_headers` file sets a header that belongs to the server or the connection',
+  },
   invalid_redirects_file: { status: 422, title: 'The `_redirects` file has an invalid rule' },
   invalid_blume_json: { status: 422, title: 'The `_blume.json` file has an invalid option' },
   // Access

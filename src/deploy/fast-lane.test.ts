@@ -39,7 +39,12 @@ interface RawAnswer {
  * part is a whole request written only once the one before it is answered, so no two of them can
  * reach the server in one read, however slow it is.
  */
-function exchange(port: number, parts: string[], count: number, options: { lockstep?: boolean } = {}): Promise<{ answers: RawAnswer[]; closed: boolean }> {
+function exchange(
+  port: number,
+  parts: string[],
+  count: number,
+  options: { lockstep?: boolean } = {},
+): Promise<{ answers: RawAnswer[]; closed: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let received = Buffer.alloc(0);
@@ -106,12 +111,22 @@ for (const database of testDatabases) {
       new Promise<Answer>((resolve, reject) => {
         // Requests the socket front answers never reach the server's request listeners.
         lastRouted = false;
-        const request = http.request({ host: '127.0.0.1', port, path, method, headers: { host, ...headers }, agent: false }, (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks), routed: lastRouted }));
-          response.on('error', reject);
-        });
+        const request = http.request(
+          { host: '127.0.0.1', port, path, method, headers: { host, ...headers }, agent: false },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode!,
+                headers: response.headers,
+                body: Buffer.concat(chunks),
+                routed: lastRouted,
+              }),
+            );
+            response.on('error', reject);
+          },
+        );
         request.on('error', reject);
         request.end();
       });
@@ -137,7 +152,8 @@ for (const database of testDatabases) {
         }),
       );
       await deployApi(t.app, token, 'POST', '/api/deploy/lane/promote', { release });
-      password = json<{ aliases: { auth: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/lane/releases')).aliases.auth;
+      password = json<{ aliases: { auth: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/lane/releases'))
+        .aliases.auth;
       // Listeners added after Fastify's run after it: by then the router has marked what it routed.
       t.app.server.on('request', (req: http.IncomingMessage) => {
         lastRouted = req.blumeTarget !== undefined;
@@ -149,20 +165,68 @@ for (const database of testDatabases) {
     });
     after(() => t.close());
 
-    const cases: Array<{ name: string; host: () => string; path: string; headers?: () => Record<string, string>; method?: string; lane: boolean }> = [
+    const cases: Array<{
+      name: string;
+      host: () => string;
+      path: string;
+      headers?: () => Record<string, string>;
+      method?: string;
+      lane: boolean;
+    }> = [
       { name: 'a page', host: () => HOST, path: '/', lane: true },
       { name: 'a page by HEAD', host: () => HOST, path: '/', method: 'HEAD', lane: true },
-      { name: 'a fingerprinted asset with its _headers', host: () => HOST, path: '/assets/app.3f9a1c2b.js', lane: true },
-      { name: 'brotli', host: () => HOST, path: '/assets/app.3f9a1c2b.js', headers: () => ({ 'accept-encoding': 'gzip, br' }), lane: true },
-      { name: 'gzip', host: () => HOST, path: '/assets/app.3f9a1c2b.js', headers: () => ({ 'accept-encoding': 'gzip' }), lane: true },
-      { name: 'a byte range', host: () => HOST, path: '/assets/app.3f9a1c2b.js', headers: () => ({ range: 'bytes=10-19' }), lane: true },
-      { name: 'an unsatisfiable range', host: () => HOST, path: '/assets/app.3f9a1c2b.js', headers: () => ({ range: 'bytes=99999-' }), lane: true },
+      {
+        name: 'a fingerprinted asset with its _headers',
+        host: () => HOST,
+        path: '/assets/app.3f9a1c2b.js',
+        lane: true,
+      },
+      {
+        name: 'brotli',
+        host: () => HOST,
+        path: '/assets/app.3f9a1c2b.js',
+        headers: () => ({ 'accept-encoding': 'gzip, br' }),
+        lane: true,
+      },
+      {
+        name: 'gzip',
+        host: () => HOST,
+        path: '/assets/app.3f9a1c2b.js',
+        headers: () => ({ 'accept-encoding': 'gzip' }),
+        lane: true,
+      },
+      {
+        name: 'a byte range',
+        host: () => HOST,
+        path: '/assets/app.3f9a1c2b.js',
+        headers: () => ({ range: 'bytes=10-19' }),
+        lane: true,
+      },
+      {
+        name: 'an unsatisfiable range',
+        host: () => HOST,
+        path: '/assets/app.3f9a1c2b.js',
+        headers: () => ({ range: 'bytes=99999-' }),
+        lane: true,
+      },
       { name: 'the nearest 404.html', host: () => HOST, path: '/missing', lane: true },
       { name: 'a query string', host: () => HOST, path: '/?utm=x', lane: true },
-      { name: 'a preview with its password', host: () => `r-${release}--${HOST}`, path: '/', headers: () => ({ authorization: basicAuth(password) }), lane: true },
+      {
+        name: 'a preview with its password',
+        host: () => `r-${release}--${HOST}`,
+        path: '/',
+        headers: () => ({ authorization: basicAuth(password) }),
+        lane: true,
+      },
       { name: 'a redirect', host: () => HOST, path: '/old', lane: false },
       { name: 'a preview without a password', host: () => `r-${release}--${HOST}`, path: '/', lane: false },
-      { name: 'a preview with a wrong password', host: () => `r-${release}--${HOST}`, path: '/', headers: () => ({ authorization: basicAuth('nope') }), lane: false },
+      {
+        name: 'a preview with a wrong password',
+        host: () => `r-${release}--${HOST}`,
+        path: '/',
+        headers: () => ({ authorization: basicAuth('nope') }),
+        lane: false,
+      },
       { name: 'bad percent-encoding', host: () => HOST, path: '/%E0%A4%A', lane: false },
       { name: 'a POST', host: () => HOST, path: '/', method: 'POST', lane: false },
       { name: 'an unknown site', host: () => 'nosuch.blume.test', path: '/', lane: false },
@@ -196,7 +260,12 @@ for (const database of testDatabases) {
 
     it('keeps a connection working when the socket front hands it over', async () => {
       seen.length = 0;
-      const { answers, closed } = await exchange(port, [get('/'), get('/old'), get('/'), get('/assets/app.3f9a1c2b.js')], 4, { lockstep: true });
+      const { answers, closed } = await exchange(
+        port,
+        [get('/'), get('/old'), get('/'), get('/assets/app.3f9a1c2b.js')],
+        4,
+        { lockstep: true },
+      );
       assert.deepEqual(
         answers.map((a) => a.status),
         [200, 301, 200, 200],
@@ -296,7 +365,7 @@ for (const database of testDatabases) {
       // Names as sites write them, every kind of response header a site may set, some named twice.
       const rules = [
         'X-Frame-Options: DENY',
-        'Content-Security-Policy: default-src \'self\'; img-src * data:',
+        "Content-Security-Policy: default-src 'self'; img-src * data:",
         'Referrer-Policy: strict-origin-when-cross-origin',
         'Permissions-Policy: camera=(), microphone=()',
         'Strict-Transport-Security: max-age=63072000; includeSubDomains; preload',
@@ -323,7 +392,16 @@ for (const database of testDatabases) {
       const headersFile = `/*\n${rules.map((rule) => `  ${rule}`).join('\n')}\n/assets/*\n  X-Frame-Options: SAMEORIGIN\n  X-Asset: again\n`;
       const bob = await signIn(t.app, 'bob');
       const token = await createStaticSite(t.app, bob, 'heads');
-      const id = await deployRelease(t.app, token, 'heads', await siteArchive({ 'index.html': '<!doctype html><title>heads</title>', 'assets/app.3f9a1c2b.js': script, _headers: headersFile }));
+      const id = await deployRelease(
+        t.app,
+        token,
+        'heads',
+        await siteArchive({
+          'index.html': '<!doctype html><title>heads</title>',
+          'assets/app.3f9a1c2b.js': script,
+          _headers: headersFile,
+        }),
+      );
       await deployApi(t.app, token, 'POST', '/api/deploy/heads/promote', { release: id });
       const host = 'heads.blume.test';
       const request = (path: string, extra: string) => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${extra}\r\n`;

@@ -29,17 +29,27 @@ describe('two nodes under faults [postgres, redis, s3]', { skip: faultClusterSki
   after(() => cluster?.close());
 
   /** Promotes through node A; node B must serve the release on the request right after the answer. */
-  async function promoteAndCheck(release: string, body: string): Promise<{ confirmed: string[]; unconfirmed: string[] }> {
+  async function promoteAndCheck(
+    release: string,
+    body: string,
+  ): Promise<{ confirmed: string[]; unconfirmed: string[] }> {
     assert.equal((await edge(b.app, 'news.blume.test', '/')).statusCode, 200, 'node B has the old pointers in memory');
     const promoted = await deployApi(a.app, token, 'POST', '/api/deploy/news/promote', { release });
     assert.equal(promoted.statusCode, 200, promoted.body);
-    assert.equal((await edge(b.app, 'news.blume.test', '/')).body, body, 'node B serves the new release once promote answered');
+    assert.equal(
+      (await edge(b.app, 'news.blume.test', '/')).body,
+      body,
+      'node B serves the new release once promote answered',
+    );
     return (promoted.json() as { propagation: { confirmed: string[]; unconfirmed: string[] } }).propagation;
   }
 
   it('confirms a promote from every node on the bus', async () => {
     const propagation = await promoteAndCheck(releases[1]!, 'tuesday');
-    assert.deepEqual([...propagation.confirmed].sort(), [a.cache.pubsub.nodes.nodeId, b.cache.pubsub.nodes.nodeId].sort());
+    assert.deepEqual(
+      [...propagation.confirmed].sort(),
+      [a.cache.pubsub.nodes.nodeId, b.cache.pubsub.nodes.nodeId].sort(),
+    );
     assert.deepEqual(propagation.unconfirmed, []);
   });
 
@@ -67,7 +77,12 @@ describe('two nodes under faults [postgres, redis, s3]', { skip: faultClusterSki
       // Without Redis node B answers its APIs: rate limits and login throttles count per node.
       const releasesList = await deployApi(b.app, token, 'GET', '/api/deploy/news/releases');
       assert.equal(releasesList.statusCode, 200, releasesList.body);
-      const login = await b.app.inject({ method: 'POST', url: '/api/auth/login', headers: { host: PORTAL_HOST }, payload: { login: 'alice', password: 'pw-alice-0123456789' } });
+      const login = await b.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: { host: PORTAL_HOST },
+        payload: { login: 'alice', password: 'pw-alice-0123456789' },
+      });
       assert.equal(login.statusCode, 200, login.body);
       const health = await b.app.inject({ method: 'GET', url: '/up/databases' });
       assert.equal(health.statusCode, 200, 'a node without Redis stays in the load balancer');
@@ -81,13 +96,27 @@ describe('two nodes under faults [postgres, redis, s3]', { skip: faultClusterSki
     const listed = await deployApi(a.app, token, 'GET', '/api/deploy/news/releases');
     const etag = listed.headers.etag as string;
     assert.equal(etag, `"${releases[0]}"`);
-    const first = await a.app.inject({ method: 'POST', url: '/api/deploy/news/promote', headers: { host: PORTAL_HOST, authorization: `Bearer ${token}`, 'if-match': etag }, payload: { release: releases[1] } });
+    const first = await a.app.inject({
+      method: 'POST',
+      url: '/api/deploy/news/promote',
+      headers: { host: PORTAL_HOST, authorization: `Bearer ${token}`, 'if-match': etag },
+      payload: { release: releases[1] },
+    });
     assert.equal(first.statusCode, 200, first.body);
-    const second = await b.app.inject({ method: 'POST', url: '/api/deploy/news/promote', headers: { host: PORTAL_HOST, authorization: `Bearer ${token}`, 'if-match': etag }, payload: { release: releases[2] } });
+    const second = await b.app.inject({
+      method: 'POST',
+      url: '/api/deploy/news/promote',
+      headers: { host: PORTAL_HOST, authorization: `Bearer ${token}`, 'if-match': etag },
+      payload: { release: releases[2] },
+    });
     assert.equal(second.statusCode, 412, second.body);
     assert.equal((second.json() as { code: string; live_release: string }).code, 'live_release_changed');
     assert.equal((second.json() as { live_release: string }).live_release, releases[1]);
-    const rollback = await a.app.inject({ method: 'POST', url: '/api/deploy/news/rollback', headers: { host: PORTAL_HOST, authorization: `Bearer ${token}`, 'if-match': '"none"' } });
+    const rollback = await a.app.inject({
+      method: 'POST',
+      url: '/api/deploy/news/rollback',
+      headers: { host: PORTAL_HOST, authorization: `Bearer ${token}`, 'if-match': '"none"' },
+    });
     assert.equal(rollback.statusCode, 412, 'nothing changes: a release is live');
     assert.equal((await edge(b.app, 'news.blume.test', '/')).body, 'tuesday');
   });
@@ -132,6 +161,8 @@ describe('two nodes under faults [postgres, redis, s3]', { skip: faultClusterSki
     } finally {
       await proxies.pg.restore();
     }
-    await eventually('node B to serve again', async () => ((await edge(b.app, 'news.blume.test', '/')).statusCode === 200 ? true : undefined));
+    await eventually('node B to serve again', async () =>
+      (await edge(b.app, 'news.blume.test', '/')).statusCode === 200 ? true : undefined,
+    );
   });
 });

@@ -24,13 +24,19 @@ export async function spoolFolder(root: string, limits: ArchiveLimits): Promise<
     const full = path.join(entry.parentPath, entry.name);
     const rel = path.relative(root, full).split(path.sep).join('/');
     if (entry.isDirectory()) continue;
-    if (entry.isSymbolicLink()) throw new AppError('archive_symlink', `The entry "${rel}" is a symbolic link; sites may hold only plain files.`);
+    if (entry.isSymbolicLink())
+      throw new AppError('archive_symlink', `The entry "${rel}" is a symbolic link; sites may hold only plain files.`);
     if (!entry.isFile()) throw new AppError('archive_unsupported_entry', `The entry "${rel}" is not a plain file.`);
     const sitePath = normalizeEntryPath(rel);
-    if (files.length + 1 > limits.files) throw new AppError('archive_too_many_files', `The folder holds more than ${limits.files} files.`);
+    if (files.length + 1 > limits.files)
+      throw new AppError('archive_too_many_files', `The folder holds more than ${limits.files} files.`);
     const fileSize = (await stat(full)).size;
     size += fileSize;
-    if (size > limits.uncompressedBytes) throw new AppError('archive_uncompressed_too_large', `The folder holds more than ${limits.uncompressedBytes} bytes.`);
+    if (size > limits.uncompressedBytes)
+      throw new AppError(
+        'archive_uncompressed_too_large',
+        `The folder holds more than ${limits.uncompressedBytes} bytes.`,
+      );
     files.push({ path: sitePath, hash: await hashFile(full), size: fileSize, spool: full });
   }
   if (files.length === 0) throw new AppError('archive_empty', 'The folder holds no files.');

@@ -24,7 +24,8 @@ import { blobIntents, releaseFiles } from './tables.js';
 const sha256 = (content: Buffer): string => createHash('sha256').update(content).digest('hex');
 
 /** Text larger than the in-memory limit, so its variants are streamed. */
-const largeScript = (name: string) => Buffer.from(`export const ${name} = (question) => question.length * 42;\n`.repeat(30_000));
+const largeScript = (name: string) =>
+  Buffer.from(`export const ${name} = (question) => question.length * 42;\n`.repeat(30_000));
 const page = (title: string) => Buffer.from(`<!doctype html><title>${title}</title>` + '<p>welcome</p>'.repeat(300));
 
 for (const database of testDatabases) {
@@ -47,11 +48,30 @@ for (const database of testDatabases) {
     }
 
     it('streams every blob and variant into an S3-compatible store', async () => {
-      const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: 'blume', configs: [] }] });
+      const server = new S3rver({
+        port: 0,
+        address: '127.0.0.1',
+        silent: true,
+        directory: path.join(dir, 's3'),
+        configureBuckets: [{ name: 'blume', configs: [] }],
+      });
       const { port } = (await server.run()) as { port: number };
       try {
-        const blobs: BlobStore = await createS3BlobStore({ bucket: 'blume', region: 'us-east-1', endpoint: `http://127.0.0.1:${port}`, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true, prefix: '' });
-        const ctx: IngestContext = { db: db.handle.db, blobs, limits: DEFAULT_ARCHIVE_LIMITS, tmpDir: path.join(dir, 'tmp-s3') };
+        const blobs: BlobStore = await createS3BlobStore({
+          bucket: 'blume',
+          region: 'us-east-1',
+          endpoint: `http://127.0.0.1:${port}`,
+          accessKeyId: 'S3RVER',
+          secretAccessKey: 'S3RVER',
+          forcePathStyle: true,
+          prefix: '',
+        });
+        const ctx: IngestContext = {
+          db: db.handle.db,
+          blobs,
+          limits: DEFAULT_ARCHIVE_LIMITS,
+          tmpDir: path.join(dir, 'tmp-s3'),
+        };
         const files = { 'index.html': page('S3'), 'app.js': largeScript('s3'), 'logo.png': Buffer.alloc(500, 3) };
         const release = await ingestArchive(ctx, 'shop', Readable.from(await siteArchive(files)), ARCHIVE_ORIGIN);
         assert.equal(release.newBlobs, 3);
@@ -82,8 +102,18 @@ for (const database of testDatabases) {
       await writeFile(path.join(folder, 'assets/app.js'), files['assets/app.js']);
       await writeFile(path.join(folder, 'assets/app.js.br'), ownBrotli);
       await writeFile(path.join(folder, 'index.html'), files['index.html']);
-      const ctx: IngestContext = { db: db.handle.db, blobs, limits: DEFAULT_ARCHIVE_LIMITS, tmpDir: path.join(dir, 'tmp-folder') };
-      const release = await ingestFolder(ctx, 'shop', folder, { source: 'static', promotable: true, buildId: null, git: null });
+      const ctx: IngestContext = {
+        db: db.handle.db,
+        blobs,
+        limits: DEFAULT_ARCHIVE_LIMITS,
+        tmpDir: path.join(dir, 'tmp-folder'),
+      };
+      const release = await ingestFolder(ctx, 'shop', folder, {
+        source: 'static',
+        promotable: true,
+        buildId: null,
+        git: null,
+      });
       const rows = new Map((await rowsOf(release.id)).map((row) => [row.path, row]));
       assert.equal(rows.get('assets/app.js.br')!.hash, sha256(ownBrotli));
       assert.deepEqual(await blobs.read(blobKey(sha256(ownBrotli))), ownBrotli);
@@ -98,14 +128,27 @@ for (const database of testDatabases) {
 
     it('names the blobs an upload stores until it commits or cleans up, so a sweep can remove what a dead one left', async () => {
       const blobs = createLocalBlobStore(path.join(dir, 'blobs-sweep'));
-      const ctx: IngestContext = { db: db.handle.db, blobs, limits: DEFAULT_ARCHIVE_LIMITS, tmpDir: path.join(dir, 'tmp-sweep') };
+      const ctx: IngestContext = {
+        db: db.handle.db,
+        blobs,
+        limits: DEFAULT_ARCHIVE_LIMITS,
+        tmpDir: path.join(dir, 'tmp-sweep'),
+      };
       const intents = () => db.handle.db.select().from(blobIntents);
 
-      const kept = await ingestArchive(ctx, 'shop', Readable.from(await siteArchive({ 'index.html': page('kept') })), ARCHIVE_ORIGIN);
+      const kept = await ingestArchive(
+        ctx,
+        'shop',
+        Readable.from(await siteArchive({ 'index.html': page('kept') })),
+        ARCHIVE_ORIGIN,
+      );
       assert.deepEqual(await intents(), [], 'a committed upload leaves no intent');
       const refused = { ...ARCHIVE_ORIGIN, onCommit: () => Promise.reject(new Error('refused at commit')) };
       const lost = Buffer.from('<p>an upload refused at its commit</p>');
-      await assert.rejects(ingestArchive(ctx, 'shop', Readable.from(await siteArchive({ 'index.html': lost })), refused), /refused at commit/);
+      await assert.rejects(
+        ingestArchive(ctx, 'shop', Readable.from(await siteArchive({ 'index.html': lost })), refused),
+        /refused at commit/,
+      );
       assert.deepEqual(await intents(), [], 'a refused upload removes its blobs and its intent');
       assert.equal(await blobs.has(blobKey(sha256(lost))), false);
 
@@ -116,7 +159,10 @@ for (const database of testDatabases) {
         const upload = new UploadBlobs();
         await upload.intend(db.handle.db, [sha256(content), keptRow!.hash]);
         await blobs.put(blobKey(sha256(content)), content);
-        await db.handle.db.update(blobIntents).set({ createdAt: sql`now() - make_interval(hours => ${ageHours})` }).where(eq(blobIntents.id, upload.intentId));
+        await db.handle.db
+          .update(blobIntents)
+          .set({ createdAt: sql`now() - make_interval(hours => ${ageHours})` })
+          .where(eq(blobIntents.id, upload.intentId));
         return sha256(content);
       };
       const old = await died(Buffer.from('stored two hours ago'), 2);

@@ -11,7 +11,16 @@ import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { spoolArchive, type ArchiveLimits, type SpooledArchive } from './archive.js';
 import type { SpooledFile } from './spool-writer.js';
-import { blobKey, committedVariants, deleteBlob, lockBlobs, storeFiles, unreferencedHashes, UploadBlobs, type StoredFile } from './blobs.js';
+import {
+  blobKey,
+  committedVariants,
+  deleteBlob,
+  lockBlobs,
+  storeFiles,
+  unreferencedHashes,
+  UploadBlobs,
+  type StoredFile,
+} from './blobs.js';
 import { spoolFolder } from './folder.js';
 import { parseSiteOptions, SITE_OPTIONS_FILE } from './site-options.js';
 import { parseHeadersFile, parseRedirectsFile, RULES_FILE_MAX_BYTES } from './rules.js';
@@ -27,7 +36,11 @@ export interface IngestContext {
   tmpDir: string;
 }
 
-const RULE_FILES = { _headers: 'invalid_headers_file', _redirects: 'invalid_redirects_file', [SITE_OPTIONS_FILE]: 'invalid_blume_json' } as const;
+const RULE_FILES = {
+  _headers: 'invalid_headers_file',
+  _redirects: 'invalid_redirects_file',
+  [SITE_OPTIONS_FILE]: 'invalid_blume_json',
+} as const;
 /** Bounds what one statement holds in the embedded database's memory, which never shrinks. */
 const ROWS_PER_STATEMENT = 2000;
 
@@ -46,7 +59,8 @@ async function extractRules(files: SpooledFile[]): Promise<{ rules: ReleaseRules
       continue;
     }
     const code = RULE_FILES[file.path as keyof typeof RULE_FILES];
-    if (file.size > RULES_FILE_MAX_BYTES) throw new AppError(code, `${file.path} is larger than ${RULES_FILE_MAX_BYTES} bytes.`, { file: file.path });
+    if (file.size > RULES_FILE_MAX_BYTES)
+      throw new AppError(code, `${file.path} is larger than ${RULES_FILE_MAX_BYTES} bytes.`, { file: file.path });
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(await readFile(file.spool));
@@ -74,7 +88,15 @@ export interface ReleaseOrigin {
 
 export const ARCHIVE_ORIGIN: ReleaseOrigin = { source: 'archive', promotable: true, buildId: null, git: null };
 
-async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFile[], rules: ReleaseRules, newBlobs: number, upload: UploadBlobs, origin: ReleaseOrigin): Promise<ReleaseRow> {
+async function commitRelease(
+  ctx: IngestContext,
+  siteId: string,
+  files: StoredFile[],
+  rules: ReleaseRules,
+  newBlobs: number,
+  upload: UploadBlobs,
+  origin: ReleaseOrigin,
+): Promise<ReleaseRow> {
   const id = newId(12);
   return ctx.db.transaction(async (tx) => {
     await lockBlobs(tx);
@@ -82,7 +104,11 @@ async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFi
     // rejected meanwhile and cleaned up; they must still be there now that cleanup is locked out.
     const borrowed = [...new Set(files.map((file) => file.hash))].filter((hash) => !upload.written.has(hash));
     for (const hash of await unreferencedHashes(tx, borrowed)) {
-      if (!(await ctx.blobs.has(blobKey(hash)))) throw new AppError('deploy_conflict', 'A blob this release shares with a concurrent upload was removed; upload again.');
+      if (!(await ctx.blobs.has(blobKey(hash))))
+        throw new AppError(
+          'deploy_conflict',
+          'A blob this release shares with a concurrent upload was removed; upload again.',
+        );
     }
     const [row] = await tx
       .insert(releases)
@@ -101,7 +127,11 @@ async function commitRelease(ctx: IngestContext, siteId: string, files: StoredFi
       .returning();
     for (let i = 0; i < files.length; i += ROWS_PER_STATEMENT) {
       // One JSON parameter per statement: a multi-row INSERT of 1,000 files took longer to build than to run.
-      const rows = JSON.stringify(files.slice(i, i + ROWS_PER_STATEMENT).map((file) => [file.path, file.hash, file.size, file.contentType, file.gzipSize, file.brotliSize]));
+      const rows = JSON.stringify(
+        files
+          .slice(i, i + ROWS_PER_STATEMENT)
+          .map((file) => [file.path, file.hash, file.size, file.contentType, file.gzipSize, file.brotliSize]),
+      );
       await tx.execute(sql`
         insert into ${releaseFiles} (release_id, path, hash, size, content_type, gzip_size, brotli_size)
         select ${id}, f->>0, f->>1, (f->>2)::bigint, f->>3, (f->>4)::bigint, (f->>5)::bigint
@@ -124,7 +154,12 @@ async function discardBlobs(ctx: IngestContext, upload: UploadBlobs): Promise<vo
 }
 
 /** Stores spooled files as a new release; the one path every kind of deploy takes. */
-export async function ingestSpooled(ctx: IngestContext, siteId: string, spooled: SpooledArchive, origin: ReleaseOrigin): Promise<ReleaseRow> {
+export async function ingestSpooled(
+  ctx: IngestContext,
+  siteId: string,
+  spooled: SpooledArchive,
+  origin: ReleaseOrigin,
+): Promise<ReleaseRow> {
   const upload = new UploadBlobs();
   const scratchDir = path.join(ctx.tmpDir, tempName('variants'));
   try {
@@ -142,13 +177,23 @@ export async function ingestSpooled(ctx: IngestContext, siteId: string, spooled:
   }
 }
 
-export async function ingestArchive(ctx: IngestContext, siteId: string, archive: Readable, origin: ReleaseOrigin = ARCHIVE_ORIGIN): Promise<ReleaseRow> {
+export async function ingestArchive(
+  ctx: IngestContext,
+  siteId: string,
+  archive: Readable,
+  origin: ReleaseOrigin = ARCHIVE_ORIGIN,
+): Promise<ReleaseRow> {
   // Variants are made while the archive streams in, except for content a committed release holds.
   const variants = { known: async (hashes: string[]) => new Set((await committedVariants(ctx.db, hashes)).keys()) };
   return ingestSpooled(ctx, siteId, await spoolArchive(archive, ctx.limits, ctx.tmpDir, { variants }), origin);
 }
 
 /** A folder on this machine (built docs, a checkout) as a release, under the archive rules. */
-export async function ingestFolder(ctx: IngestContext, siteId: string, dir: string, origin: ReleaseOrigin): Promise<ReleaseRow> {
+export async function ingestFolder(
+  ctx: IngestContext,
+  siteId: string,
+  dir: string,
+  origin: ReleaseOrigin,
+): Promise<ReleaseRow> {
   return ingestSpooled(ctx, siteId, await spoolFolder(dir, ctx.limits), origin);
 }

@@ -27,7 +27,8 @@ declare module 'fastify' {
   }
 }
 
-const UNAVAILABLE_PAGE = '<!doctype html><meta charset="utf-8"><title>Temporarily unavailable</title><h1>Temporarily unavailable</h1><p>This site cannot be served right now. Please try again in a moment.</p>\n';
+const UNAVAILABLE_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>Temporarily unavailable</title><h1>Temporarily unavailable</h1><p>This site cannot be served right now. Please try again in a moment.</p>\n';
 
 async function edgeRoutes(app: FastifyInstance): Promise<void> {
   const ctx = { cache: app.deploy.cache, blobs: app.deps.blobs, bytes: new EdgeBytes(app.deps.blobs) };
@@ -44,7 +45,11 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
     const known = toAppError(error);
     if (known?.status !== 503) throw error;
     for (const [name, value] of Object.entries(known.headers)) reply.header(name, value);
-    return reply.code(503).header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', 'no-store').send(UNAVAILABLE_PAGE);
+    return reply
+      .code(503)
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .send(UNAVAILABLE_PAGE);
   });
   // A static site is read-only: other methods are refused as such, not as a missing page.
   app.route({
@@ -52,7 +57,12 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
     url: '/*',
     constraints: { surface: 'static' },
     handler: (request) => {
-      throw new AppError('method_not_allowed', `A static site answers GET and HEAD only, not ${request.method}.`, {}, { Allow: 'GET, HEAD' });
+      throw new AppError(
+        'method_not_allowed',
+        `A static site answers GET and HEAD only, not ${request.method}.`,
+        {},
+        { Allow: 'GET, HEAD' },
+      );
     },
   });
   // On by default; its answers are logged by the lanes' own access log (docs/decisions/0031).
@@ -62,7 +72,13 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
       closing = true;
       done();
     });
-    app.addFastLane(edgeFastLane(ctx, (request) => app.surfaces.peek(request), () => closing));
+    app.addFastLane(
+      edgeFastLane(
+        ctx,
+        (request) => app.surfaces.peek(request),
+        () => closing,
+      ),
+    );
   }
 }
 

@@ -12,7 +12,10 @@ import type { SiteRow } from '../core/sites/tables.js';
 export async function requireSiteDeployToken(request: FastifyRequest<{ Params: { id: string } }>): Promise<void> {
   const credential = await requireBearer(request, 'deploy_token');
   if (credential.siteId !== request.params.id) {
-    throw new AppError('token_site_mismatch', `This deploy token is scoped to another site, not "${request.params.id}".`);
+    throw new AppError(
+      'token_site_mismatch',
+      `This deploy token is scoped to another site, not "${request.params.id}".`,
+    );
   }
   const site = await request.server.services.sites.get(request.params.id);
   if (!site) throw new AppError('site_not_found', `No site "${request.params.id}".`);
@@ -21,8 +24,10 @@ export async function requireSiteDeployToken(request: FastifyRequest<{ Params: {
 
 /** Deploys, builds and alias changes go to active static sites only, whoever asks. */
 export function assertDeployable(site: SiteRow): void {
-  if (site.status !== 'active') throw new AppError('site_suspended', `Site "${site.id}" is ${site.status}; it takes no deploys.`);
-  if (site.kind !== 'static') throw new AppError('site_not_static', `Site "${site.id}" is a ${site.kind} site; deploys go to static sites.`);
+  if (site.status !== 'active')
+    throw new AppError('site_suspended', `Site "${site.id}" is ${site.status}; it takes no deploys.`);
+  if (site.kind !== 'static')
+    throw new AppError('site_not_static', `Site "${site.id}" is a ${site.kind} site; deploys go to static sites.`);
 }
 
 /** A preHandler for routes about the token itself: 401 without a valid deploy token. */

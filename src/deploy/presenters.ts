@@ -30,5 +30,8 @@ export function presentAliases(row: SiteAliasRow): AliasesOut {
 }
 
 export function presentUrls(urls: UrlContext, siteId: string): { production: string; stage: string } {
-  return { production: siteOrigin(urls.base, urls.sitesDomain, siteId), stage: siteOrigin(urls.base, urls.sitesDomain, `stage--${siteId}`) };
+  return {
+    production: siteOrigin(urls.base, urls.sitesDomain, siteId),
+    stage: siteOrigin(urls.base, urls.sitesDomain, `stage--${siteId}`),
+  };
 }

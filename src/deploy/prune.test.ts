@@ -18,7 +18,15 @@ for (const database of testDatabases) {
       t = await buildTestApp({ database });
       const alice = await signIn(t.app, 'alice');
       token = await createStaticSite(t.app, alice, 'keep');
-      for (const n of [1, 2, 3, 4, 5]) ids.push(await deployRelease(t.app, token, 'keep', await siteArchive({ 'index.html': `release ${n}`, 'common.txt': 'shared by all' })));
+      for (const n of [1, 2, 3, 4, 5])
+        ids.push(
+          await deployRelease(
+            t.app,
+            token,
+            'keep',
+            await siteArchive({ 'index.html': `release ${n}`, 'common.txt': 'shared by all' }),
+          ),
+        );
       await deployApi(t.app, token, 'POST', '/api/deploy/keep/promote', { release: ids[0] });
       await deployApi(t.app, token, 'POST', '/api/deploy/keep/promote', { release: ids[1] });
       await deployApi(t.app, token, 'PUT', '/api/deploy/keep/stage', { release: ids[2] });
@@ -26,7 +34,9 @@ for (const database of testDatabases) {
     after(() => t.close());
 
     it('keeps the newest, live, stage and rollback chain, and removes only blobs nobody uses', async () => {
-      const auth = json<{ aliases: { auth: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/keep/releases')).aliases.auth;
+      const auth = json<{ aliases: { auth: string } }>(
+        await deployApi(t.app, token, 'GET', '/api/deploy/keep/releases'),
+      ).aliases.auth;
       const doomedHost = `r-${ids[3]}--keep.blume.test`;
       assert.equal((await edge(t.app, doomedHost, '/', { authorization: basicAuth(auth) })).body, 'release 4');
       const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');

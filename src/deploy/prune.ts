@@ -15,7 +15,12 @@ interface PruneOutcome {
 
 async function protectedReleases(db: Database, siteId: string, keep: number): Promise<Set<string>> {
   const keepIds = new Set<string>();
-  const newest = await db.select({ id: releases.id }).from(releases).where(eq(releases.siteId, siteId)).orderBy(desc(releases.createdAt), desc(releases.id)).limit(keep);
+  const newest = await db
+    .select({ id: releases.id })
+    .from(releases)
+    .where(eq(releases.siteId, siteId))
+    .orderBy(desc(releases.createdAt), desc(releases.id))
+    .limit(keep);
   for (const row of newest) keepIds.add(row.id);
   const [aliases] = await db.select().from(siteAliases).where(eq(siteAliases.siteId, siteId));
   if (aliases?.liveReleaseId) keepIds.add(aliases.liveReleaseId);
@@ -30,7 +35,13 @@ async function protectedReleases(db: Database, siteId: string, keep: number): Pr
   return keepIds;
 }
 
-export async function pruneReleases(db: Database, blobs: BlobStore, cache: EdgeCache, siteId: string, keep: number): Promise<PruneOutcome> {
+export async function pruneReleases(
+  db: Database,
+  blobs: BlobStore,
+  cache: EdgeCache,
+  siteId: string,
+  keep: number,
+): Promise<PruneOutcome> {
   const keepIds = await protectedReleases(db, siteId, Math.max(1, keep));
   const all = await db.select({ id: releases.id }).from(releases).where(eq(releases.siteId, siteId));
   const doomed = all.map((row) => row.id).filter((id) => !keepIds.has(id));
@@ -38,9 +49,15 @@ export async function pruneReleases(db: Database, blobs: BlobStore, cache: EdgeC
 
   const deletedBlobs = await db.transaction(async (tx) => {
     await lockBlobs(tx);
-    const hashes = await tx.selectDistinct({ hash: releaseFiles.hash }).from(releaseFiles).where(inArray(releaseFiles.releaseId, doomed));
+    const hashes = await tx
+      .selectDistinct({ hash: releaseFiles.hash })
+      .from(releaseFiles)
+      .where(inArray(releaseFiles.releaseId, doomed));
     await tx.delete(releases).where(and(eq(releases.siteId, siteId), inArray(releases.id, doomed)));
-    const orphans = await unreferencedHashes(tx, hashes.map((row) => row.hash));
+    const orphans = await unreferencedHashes(
+      tx,
+      hashes.map((row) => row.hash),
+    );
     // Deleting inside the lock keeps a concurrent upload from borrowing a blob that is going away.
     for (const hash of orphans) await deleteBlob(blobs, hash);
     return orphans.length;
@@ -57,9 +74,20 @@ interface SitePruneOutcome extends PruneOutcome {
  * Prunes the named sites, or every site that has releases. Sites are done one after the other: each
  * takes the blob lock, and a long run must not hold it for all of them at once.
  */
-export async function pruneSites(db: Database, blobs: BlobStore, cache: EdgeCache, sites: string[] | 'all', keep: number): Promise<SitePruneOutcome[]> {
-  const withReleases = await db.selectDistinct({ siteId: releases.siteId }).from(releases).where(sites === 'all' ? undefined : inArray(releases.siteId, sites)).orderBy(releases.siteId);
+export async function pruneSites(
+  db: Database,
+  blobs: BlobStore,
+  cache: EdgeCache,
+  sites: string[] | 'all',
+  keep: number,
+): Promise<SitePruneOutcome[]> {
+  const withReleases = await db
+    .selectDistinct({ siteId: releases.siteId })
+    .from(releases)
+    .where(sites === 'all' ? undefined : inArray(releases.siteId, sites))
+    .orderBy(releases.siteId);
   const outcomes: SitePruneOutcome[] = [];
-  for (const { siteId } of withReleases) outcomes.push({ siteId, ...(await pruneReleases(db, blobs, cache, siteId, keep)) });
+  for (const { siteId } of withReleases)
+    outcomes.push({ siteId, ...(await pruneReleases(db, blobs, cache, siteId, keep)) });
   return outcomes;
 }

@@ -23,16 +23,21 @@ for (const database of testDatabases) {
       const alice = await signIn(t.app, 'alice');
       token = await createStaticSite(t.app, alice, 'shop');
       otherToken = await createStaticSite(t.app, alice, 'blog');
-      for (const version of ['one', 'two', 'three']) ids.push(await deployRelease(t.app, token, 'shop', await siteArchive({ 'index.html': `<h1>${version}</h1>` })));
+      for (const version of ['one', 'two', 'three'])
+        ids.push(await deployRelease(t.app, token, 'shop', await siteArchive({ 'index.html': `<h1>${version}</h1>` })));
     });
     after(() => t.close());
 
-    const overview = async (): Promise<Overview> => json<Overview>(await deployApi(t.app, token, 'GET', '/api/deploy/shop/releases'));
+    const overview = async (): Promise<Overview> =>
+      json<Overview>(await deployApi(t.app, token, 'GET', '/api/deploy/shop/releases'));
     const live = async (): Promise<string> => (await edge(t.app, 'shop.blume.test', '/')).body;
 
     it('lists releases newest first with aliases and URLs; nothing is live before promote', async () => {
       const body = await overview();
-      assert.deepEqual(body.releases.map((r) => r.id), [...ids].reverse());
+      assert.deepEqual(
+        body.releases.map((r) => r.id),
+        [...ids].reverse(),
+      );
       assert.equal(body.aliases.live, null);
       assert.equal(body.aliases.stage, null);
       assert.match(body.aliases.auth, /^[a-z0-9]{24}$/);
@@ -79,7 +84,9 @@ for (const database of testDatabases) {
       assert.equal(json(cross).code, 'token_site_mismatch');
       // The foreign release is not reachable on this site's preview host either.
       const { aliases } = await overview();
-      const preview = await edge(t.app, `r-${foreign}--shop.blume.test`, '/', { authorization: basicAuth(aliases.auth) });
+      const preview = await edge(t.app, `r-${foreign}--shop.blume.test`, '/', {
+        authorization: basicAuth(aliases.auth),
+      });
       assert.equal(preview.statusCode, 404);
     });
 
@@ -93,9 +100,16 @@ for (const database of testDatabases) {
       assert.equal(anonymous.statusCode, 401);
       assert.match(String(anonymous.headers['www-authenticate']), /^Basic realm=/);
       assert.equal(json(anonymous).code, 'preview_auth_required');
-      assert.equal(anonymous.headers['x-robots-tag'], 'noindex', 'a refusal on a stage host is kept out of indexes too');
+      assert.equal(
+        anonymous.headers['x-robots-tag'],
+        'noindex',
+        'a refusal on a stage host is kept out of indexes too',
+      );
       assert.equal((await edge(t.app, stageHost, '/', { authorization: basicAuth('wrong') })).statusCode, 401);
-      assert.equal((await edge(t.app, stageHost, '/', { authorization: basicAuth(aliases.auth, 'admin') })).statusCode, 401);
+      assert.equal(
+        (await edge(t.app, stageHost, '/', { authorization: basicAuth(aliases.auth, 'admin') })).statusCode,
+        401,
+      );
       const ok = await edge(t.app, stageHost, '/', { authorization: basicAuth(aliases.auth) });
       assert.equal(ok.statusCode, 200);
       assert.equal(ok.body, '<h1>two</h1>');
@@ -124,7 +138,9 @@ for (const database of testDatabases) {
     });
 
     it('applies concurrent promotes one at a time, leaving a consistent rollback chain', async () => {
-      const responses = await Promise.all(ids.map((id) => deployApi(t.app, token, 'POST', '/api/deploy/shop/promote', { release: id })));
+      const responses = await Promise.all(
+        ids.map((id) => deployApi(t.app, token, 'POST', '/api/deploy/shop/promote', { release: id })),
+      );
       for (const response of responses) assert.equal(response.statusCode, 200, response.body);
       const { aliases } = await overview();
       assert.ok(ids.includes(aliases.live!));

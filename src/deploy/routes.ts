@@ -11,8 +11,26 @@ import { githubRoutes } from './git/routes.js';
 import { ingestArchive } from './ingest.js';
 import { requireDeployToken, requireSiteDeployToken } from './policy.js';
 import { presentAliases, presentRelease, presentUrls } from './presenters.js';
-import { AliasChangeOut, ArchiveUpload, DeploySiteParams, DeployTokenOut, IfMatchHeaders, ReleaseBody, ReleaseOut, ReleasesOut } from './schemas.js';
-import { clearStage, listReleases, promoteRelease, rollbackRelease, rollbackTarget, setStage, type AliasChange, type ExpectedLive } from './service.js';
+import {
+  AliasChangeOut,
+  ArchiveUpload,
+  DeploySiteParams,
+  DeployTokenOut,
+  IfMatchHeaders,
+  ReleaseBody,
+  ReleaseOut,
+  ReleasesOut,
+} from './schemas.js';
+import {
+  clearStage,
+  listReleases,
+  promoteRelease,
+  rollbackRelease,
+  rollbackTarget,
+  setStage,
+  type AliasChange,
+  type ExpectedLive,
+} from './service.js';
 
 const security = [{ deployToken: [] }];
 
@@ -34,7 +52,8 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
   });
   await registerOpenApi(fastify, {
     title: 'Blume deploy API',
-    description: 'Publish static sites as immutable releases, build docs sites from Markdown, connect a repository for push-to-build, preview releases, promote, stage and roll back. Authenticate with `Authorization: Bearer dpl_<id>.<secret>`, a deploy token of the site.',
+    description:
+      'Publish static sites as immutable releases, build docs sites from Markdown, connect a repository for push-to-build, preview releases, promote, stage and roll back. Authenticate with `Authorization: Bearer dpl_<id>.<secret>`, a deploy token of the site.',
     prefix: '/api/deploy',
     servedOn: 'portal',
   });
@@ -76,7 +95,8 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['deploy'],
         summary: 'Upload a tar.gz as a new release (not live until promoted)',
-        description: 'multipart/form-data with the field `archive`. Limits: 200 MiB compressed, 512 MiB uncompressed, 50,000 files; plain files only, no absolute paths or `..` segments.',
+        description:
+          'multipart/form-data with the field `archive`. Limits: 200 MiB compressed, 512 MiB uncompressed, 50,000 files; plain files only, no absolute paths or `..` segments.',
         consumes: ['multipart/form-data'],
         security,
         params: DeploySiteParams,
@@ -95,14 +115,27 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
         part?.file.resume();
         throw new AppError('archive_missing', 'Send the site as a tar.gz in the multipart field `archive`.');
       }
-      const release = await ingestArchive({ db, blobs: app.deps.blobs, limits, tmpDir: deploy.tmpDir }, request.params.id, part.file);
+      const release = await ingestArchive(
+        { db, blobs: app.deps.blobs, limits, tmpDir: deploy.tmpDir },
+        request.params.id,
+        part.file,
+      );
       return reply.code(201).send(presentRelease(release, urlContext(request)));
     },
   );
 
   app.get(
     '/api/deploy/:id/releases',
-    { schema: { tags: ['deploy'], summary: 'Releases (newest first), aliases and URLs', security, params: DeploySiteParams, response: { 200: ReleasesOut } }, preHandler: requireSiteDeployToken },
+    {
+      schema: {
+        tags: ['deploy'],
+        summary: 'Releases (newest first), aliases and URLs',
+        security,
+        params: DeploySiteParams,
+        response: { 200: ReleasesOut },
+      },
+      preHandler: requireSiteDeployToken,
+    },
     async (request, reply) => {
       const { releases, aliases } = await listReleases(db, request.params.id);
       const urls = urlContext(request);
@@ -122,7 +155,8 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['deploy'],
         summary: 'Make a release live (atomic)',
-        description: 'Answers once every app node serves the release (or the staleness bound has passed); `propagation` says which nodes confirmed. Send `If-Match` to refuse the change when another promote or rollback landed first.',
+        description:
+          'Answers once every app node serves the release (or the staleness bound has passed); `propagation` says which nodes confirmed. Send `If-Match` to refuse the change when another promote or rollback landed first.',
         security,
         params: DeploySiteParams,
         headers: IfMatchHeaders,
@@ -131,22 +165,50 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
       },
       preHandler: requireSiteDeployToken,
     },
-    async (request) => aliasChange(urlContext(request), request.params.id, await promoteRelease(db, request.params.id, request.body.release, expectedLive(request.headers['if-match']))),
+    async (request) =>
+      aliasChange(
+        urlContext(request),
+        request.params.id,
+        await promoteRelease(db, request.params.id, request.body.release, expectedLive(request.headers['if-match'])),
+      ),
   );
 
   app.post(
     '/api/deploy/:id/rollback',
     {
-      schema: { tags: ['deploy'], summary: 'Return production to the release live before the current one', security, params: DeploySiteParams, headers: IfMatchHeaders, response: { 200: AliasChangeOut, ...problems(409, 412) } },
+      schema: {
+        tags: ['deploy'],
+        summary: 'Return production to the release live before the current one',
+        security,
+        params: DeploySiteParams,
+        headers: IfMatchHeaders,
+        response: { 200: AliasChangeOut, ...problems(409, 412) },
+      },
       preHandler: requireSiteDeployToken,
     },
-    async (request) => aliasChange(urlContext(request), request.params.id, await rollbackRelease(db, request.params.id, expectedLive(request.headers['if-match']))),
+    async (request) =>
+      aliasChange(
+        urlContext(request),
+        request.params.id,
+        await rollbackRelease(db, request.params.id, expectedLive(request.headers['if-match'])),
+      ),
   );
 
   app.put(
     '/api/deploy/:id/stage',
-    { schema: { tags: ['deploy'], summary: 'Point the stage alias at a release', security, params: DeploySiteParams, body: ReleaseBody, response: { 200: AliasChangeOut, ...problems(409) } }, preHandler: requireSiteDeployToken },
-    async (request) => aliasChange(urlContext(request), request.params.id, await setStage(db, request.params.id, request.body.release)),
+    {
+      schema: {
+        tags: ['deploy'],
+        summary: 'Point the stage alias at a release',
+        security,
+        params: DeploySiteParams,
+        body: ReleaseBody,
+        response: { 200: AliasChangeOut, ...problems(409) },
+      },
+      preHandler: requireSiteDeployToken,
+    },
+    async (request) =>
+      aliasChange(urlContext(request), request.params.id, await setStage(db, request.params.id, request.body.release)),
   );
 
   await buildRoutes(fastify);
@@ -154,7 +216,20 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.delete(
     '/api/deploy/:id/stage',
-    { schema: { tags: ['deploy'], summary: 'Clear the stage alias', security, params: DeploySiteParams, response: { 200: AliasChangeOut, ...problems(409) } }, preHandler: requireSiteDeployToken },
-    async (request) => aliasChange(urlContext(request), request.params.id, { release: undefined, aliases: await clearStage(db, request.params.id) }),
+    {
+      schema: {
+        tags: ['deploy'],
+        summary: 'Clear the stage alias',
+        security,
+        params: DeploySiteParams,
+        response: { 200: AliasChangeOut, ...problems(409) },
+      },
+      preHandler: requireSiteDeployToken,
+    },
+    async (request) =>
+      aliasChange(urlContext(request), request.params.id, {
+        release: undefined,
+        aliases: await clearStage(db, request.params.id),
+      }),
   );
 }

@@ -54,7 +54,12 @@ export function parseHeadersFile(text: string): ReleaseRules['headers'] {
     const indented = /^\s/.test(raw);
     const content = raw.trim();
     if (!indented) {
-      if (!PATH_PATTERN.test(content)) throw invalid('invalid_headers_file', line, `a path rule must start with "/" and hold no spaces, got "${content}"`);
+      if (!PATH_PATTERN.test(content))
+        throw invalid(
+          'invalid_headers_file',
+          line,
+          `a path rule must start with "/" and hold no spaces, got "${content}"`,
+        );
       if (rules.length >= MAX_RULES) throw invalid('invalid_headers_file', line, `more than ${MAX_RULES} rules`);
       rules.push({ path: content, headers: [] });
       continue;
@@ -67,12 +72,18 @@ export function parseHeadersFile(text: string): ReleaseRules['headers'] {
     const value = content.slice(colon + 1).trim();
     if (!HEADER_NAME.test(name)) throw invalid('invalid_headers_file', line, `"${name}" is not a valid header name`);
     if (!isRuleHeaderAllowed(name)) {
-      throw new AppError('headers_file_reserved_header', `_headers line ${line}: the header "${name}" belongs to the server or the connection; a site cannot set it.`, { file: '_headers', line, header: name });
+      throw new AppError(
+        'headers_file_reserved_header',
+        `_headers line ${line}: the header "${name}" belongs to the server or the connection; a site cannot set it.`,
+        { file: '_headers', line, header: name },
+      );
     }
     // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw invalid('invalid_headers_file', line, 'the value holds control characters');
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value))
+      throw invalid('invalid_headers_file', line, 'the value holds control characters');
     // A header carries bytes: characters past U+00FF have no single-byte form (Node refuses them).
-    if (/[^\t\u0020-\u00ff]/.test(value)) throw invalid('invalid_headers_file', line, 'the value holds characters outside Latin-1; percent-encode them');
+    if (/[^\t\u0020-\u00ff]/.test(value))
+      throw invalid('invalid_headers_file', line, 'the value holds characters outside Latin-1; percent-encode them');
     rule.headers.push([name, value]);
   }
   const empty = rules.find((rule) => rule.headers.length === 0);
@@ -96,23 +107,45 @@ export function parseRedirectsFile(text: string): ReleaseRules['redirects'] {
   for (const { line, raw } of meaningfulLines(text)) {
     const parts = raw.trim().split(/\s+/);
     if (parts.length < 2) throw invalid('invalid_redirects_file', line, 'expected "from to [status]"');
-    if (parts.length > 3) throw invalid('invalid_redirects_file', line, 'conditions and query matching are not supported; expected "from to [status]"');
+    if (parts.length > 3)
+      throw invalid(
+        'invalid_redirects_file',
+        line,
+        'conditions and query matching are not supported; expected "from to [status]"',
+      );
     const [from, to, statusText = '301'] = parts as [string, string, string?];
-    if (!PATH_PATTERN.test(from)) throw invalid('invalid_redirects_file', line, `the source must be a path starting with "/", got "${from}"`);
-    if (from.indexOf('*') !== -1 && from.indexOf('*') !== from.length - 1) throw invalid('invalid_redirects_file', line, '"*" may only end the source path');
+    if (!PATH_PATTERN.test(from))
+      throw invalid('invalid_redirects_file', line, `the source must be a path starting with "/", got "${from}"`);
+    if (from.indexOf('*') !== -1 && from.indexOf('*') !== from.length - 1)
+      throw invalid('invalid_redirects_file', line, '"*" may only end the source path');
     const status = /^(\d{3})(!?)$/.exec(statusText);
     if (!status || !REDIRECT_STATUSES.has(Number(status[1]))) {
-      throw invalid('invalid_redirects_file', line, `status must be one of ${[...REDIRECT_STATUSES].join(', ')} (optionally with "!"), got "${statusText}"`);
+      throw invalid(
+        'invalid_redirects_file',
+        line,
+        `status must be one of ${[...REDIRECT_STATUSES].join(', ')} (optionally with "!"), got "${statusText}"`,
+      );
     }
     const code = Number(status[1]);
     const external = /^https?:\/\/[^\s/]+/.test(to);
-    if (!external && !PATH_PATTERN.test(to)) throw invalid('invalid_redirects_file', line, `the target must be a path or an http(s) URL, got "${to}"`);
-    if (external && code === 200) throw invalid('invalid_redirects_file', line, 'a 200 rewrite must point at a path of this site; proxying is not supported');
+    if (!external && !PATH_PATTERN.test(to))
+      throw invalid('invalid_redirects_file', line, `the target must be a path or an http(s) URL, got "${to}"`);
+    if (external && code === 200)
+      throw invalid(
+        'invalid_redirects_file',
+        line,
+        'a 200 rewrite must point at a path of this site; proxying is not supported',
+      );
     const defined = placeholdersOf(from);
     for (const used of to.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
       // `:80`-like ports in URLs are not placeholders.
       if (external && /^\d/.test(used[1]!)) continue;
-      if (!defined.has(used[1]!)) throw invalid('invalid_redirects_file', line, `the target uses ":${used[1]}", which the source does not define`);
+      if (!defined.has(used[1]!))
+        throw invalid(
+          'invalid_redirects_file',
+          line,
+          `the target uses ":${used[1]}", which the source does not define`,
+        );
     }
     if (rules.length >= MAX_RULES) throw invalid('invalid_redirects_file', line, `more than ${MAX_RULES} rules`);
     rules.push({ from, to, status: code, force: status[2] === '!' });
@@ -158,7 +191,9 @@ export function compileRules(rules: ReleaseRules): CompiledRules {
   const headers = rules.headers.map((rule) => ({
     pattern: compilePattern(rule.path, true),
     // Releases stored before a header was reserved keep their rules; the edge leaves such headers out.
-    headers: rule.headers.filter(([name]) => isRuleHeaderAllowed(name)).map(([name, value]): [string, string] => [name.toLowerCase(), value]),
+    headers: rule.headers
+      .filter(([name]) => isRuleHeaderAllowed(name))
+      .map(([name, value]): [string, string] => [name.toLowerCase(), value]),
   }));
   const redirects = rules.redirects.map((rule) => ({ ...rule, pattern: compilePattern(rule.from, false) }));
   return {

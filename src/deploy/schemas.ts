@@ -10,12 +10,16 @@ export const DeployTokenOut = Type.Object(
   { additionalProperties: false },
 );
 
-export const ReleaseId = Type.String({ pattern: '^[a-z0-9]{12}$', description: 'Release id: 12 lower-case letters and digits, time-sortable.' });
+export const ReleaseId = Type.String({
+  pattern: '^[a-z0-9]{12}$',
+  description: 'Release id: 12 lower-case letters and digits, time-sortable.',
+});
 
 export const ReleaseBody = Type.Object({ release: ReleaseId }, { additionalProperties: false });
 export type ReleaseBody = Static<typeof ReleaseBody>;
 
-export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
 
 export const GitCommitOut = Type.Object({
   repository: Type.String({ description: '`owner/name`.' }),
@@ -28,11 +32,14 @@ export const ReleaseOut = Type.Object({
   site: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   source: Type.Union([Type.Literal('archive'), Type.Literal('markdown'), Type.Literal('static')], {
-    description: 'archive: uploaded as built; markdown: built by Blume from Markdown; static: a repository folder served as is.',
+    description:
+      'archive: uploaded as built; markdown: built by Blume from Markdown; static: a repository folder served as is.',
   }),
   file_count: Type.Integer(),
   size: Type.Integer({ description: 'Bytes of all files, uncompressed.' }),
-  new_blobs: Type.Integer({ description: 'Distinct files this deploy added to the store; the rest were already there.' }),
+  new_blobs: Type.Integer({
+    description: 'Distinct files this deploy added to the store; the rest were already there.',
+  }),
   preview_url: Type.String({ description: 'Basic-auth protected host serving exactly this release.' }),
   promotable: Type.Boolean({ description: 'False for preview-only releases (builds of a non-connected branch).' }),
   build_id: Nullable(Type.String()),
@@ -56,14 +63,21 @@ export const ReleasesOut = Type.Object({
   releases: Type.Array(ReleaseOut, { description: 'Newest first.' }),
   aliases: AliasesOut,
   urls: UrlsOut,
-  rollback_to: Type.Union([ReleaseId, Type.Null()], { description: 'The release POST /rollback would make live now; null when there is none.' }),
+  rollback_to: Type.Union([ReleaseId, Type.Null()], {
+    description: 'The release POST /rollback would make live now; null when there is none.',
+  }),
 });
 export type ReleasesOut = Static<typeof ReleasesOut>;
 
 const PropagationOut = Type.Object(
   {
-    confirmed: Type.Array(Type.String(), { description: 'Ids of the app nodes that confirmed they serve the new pointers.' }),
-    unconfirmed: Type.Array(Type.String(), { description: 'Nodes on the bus that did not confirm in time; the answer waited out the staleness bound, so they no longer serve the old pointers either.' }),
+    confirmed: Type.Array(Type.String(), {
+      description: 'Ids of the app nodes that confirmed they serve the new pointers.',
+    }),
+    unconfirmed: Type.Array(Type.String(), {
+      description:
+        'Nodes on the bus that did not confirm in time; the answer waited out the staleness bound, so they no longer serve the old pointers either.',
+    }),
   },
   { description: 'Which app nodes confirmed the change before this answer (docs/scaling.md).' },
 );
@@ -87,6 +101,11 @@ export const IfMatchHeaders = Type.Object({
 export type AliasChangeOut = Static<typeof AliasChangeOut>;
 
 export const ArchiveUpload = Type.Object(
-  { archive: Type.String({ format: 'binary', description: 'tar.gz of the built site; files at the root or under one top folder.' }) },
+  {
+    archive: Type.String({
+      format: 'binary',
+      description: 'tar.gz of the built site; files at the root or under one top folder.',
+    }),
+  },
   { required: ['archive'] },
 );

@@ -18,7 +18,10 @@ export async function findAliases(db: Executor, siteId: string): Promise<SiteAli
 }
 
 export async function ensureAliases(db: Executor, siteId: string): Promise<SiteAliasRow> {
-  await db.insert(siteAliases).values({ siteId, previewPassword: randomAlnum(PREVIEW_PASSWORD_LENGTH) }).onConflictDoNothing();
+  await db
+    .insert(siteAliases)
+    .values({ siteId, previewPassword: randomAlnum(PREVIEW_PASSWORD_LENGTH) })
+    .onConflictDoNothing();
   const [row] = await db.select().from(siteAliases).where(eq(siteAliases.siteId, siteId));
   return row!;
 }
@@ -26,13 +29,19 @@ export async function ensureAliases(db: Executor, siteId: string): Promise<SiteA
 /** Locks the site's alias row for a change, and counts the change in the pointer epoch every node reads. */
 async function lockAliases(tx: Executor, siteId: string): Promise<SiteAliasRow> {
   await ensureAliases(tx, siteId);
-  await tx.update(pointerEpoch).set({ value: sql`${pointerEpoch.value} + 1` }).where(eq(pointerEpoch.id, 1));
+  await tx
+    .update(pointerEpoch)
+    .set({ value: sql`${pointerEpoch.value} + 1` })
+    .where(eq(pointerEpoch.id, 1));
   const [row] = await tx.select().from(siteAliases).where(eq(siteAliases.siteId, siteId)).for('update');
   return row!;
 }
 
 export async function findRelease(db: Executor, siteId: string, releaseId: string): Promise<ReleaseRow | undefined> {
-  const [row] = await db.select().from(releases).where(and(eq(releases.id, releaseId), eq(releases.siteId, siteId)));
+  const [row] = await db
+    .select()
+    .from(releases)
+    .where(and(eq(releases.id, releaseId), eq(releases.siteId, siteId)));
   return row;
 }
 
@@ -51,16 +60,31 @@ export interface DeploySummary {
 export async function deploySummaries(db: Executor, siteIds: string[]): Promise<Map<string, DeploySummary>> {
   const out = new Map<string, DeploySummary>();
   if (siteIds.length === 0) return out;
-  const newest = await db.select({ siteId: releases.siteId, at: max(releases.createdAt) }).from(releases).where(inArray(releases.siteId, siteIds)).groupBy(releases.siteId);
-  const live = await db.select({ siteId: siteAliases.siteId, id: siteAliases.liveReleaseId }).from(siteAliases).where(inArray(siteAliases.siteId, siteIds));
+  const newest = await db
+    .select({ siteId: releases.siteId, at: max(releases.createdAt) })
+    .from(releases)
+    .where(inArray(releases.siteId, siteIds))
+    .groupBy(releases.siteId);
+  const live = await db
+    .select({ siteId: siteAliases.siteId, id: siteAliases.liveReleaseId })
+    .from(siteAliases)
+    .where(inArray(siteAliases.siteId, siteIds));
   for (const row of newest) out.set(row.siteId, { live: null, lastDeployAt: row.at });
-  for (const row of live) out.set(row.siteId, { lastDeployAt: out.get(row.siteId)?.lastDeployAt ?? null, live: row.id });
+  for (const row of live)
+    out.set(row.siteId, { lastDeployAt: out.get(row.siteId)?.lastDeployAt ?? null, live: row.id });
   return out;
 }
 
-export async function listReleases(db: Executor, siteId: string): Promise<{ releases: ReleaseRow[]; aliases: SiteAliasRow }> {
+export async function listReleases(
+  db: Executor,
+  siteId: string,
+): Promise<{ releases: ReleaseRow[]; aliases: SiteAliasRow }> {
   const aliases = await ensureAliases(db, siteId);
-  const rows = await db.select().from(releases).where(eq(releases.siteId, siteId)).orderBy(desc(releases.createdAt), desc(releases.id));
+  const rows = await db
+    .select()
+    .from(releases)
+    .where(eq(releases.siteId, siteId))
+    .orderBy(desc(releases.createdAt), desc(releases.id));
   return { releases: rows, aliases };
 }
 
@@ -69,7 +93,10 @@ export async function rollbackTarget(db: Executor, aliases: SiteAliasRow): Promi
   if (aliases.livePromotionId === null) return null;
   const [head] = await db.select().from(promotions).where(eq(promotions.id, aliases.livePromotionId));
   if (!head?.previousId) return null;
-  const [previous] = await db.select({ releaseId: promotions.releaseId }).from(promotions).where(eq(promotions.id, head.previousId));
+  const [previous] = await db
+    .select({ releaseId: promotions.releaseId })
+    .from(promotions)
+    .where(eq(promotions.id, head.previousId));
   return previous?.releaseId ?? null;
 }
 
@@ -92,18 +119,31 @@ export type ExpectedLive = string | null | undefined;
 
 function checkExpectedLive(current: SiteAliasRow, expected: ExpectedLive): void {
   if (expected === undefined || current.liveReleaseId === expected) return;
-  throw new AppError('live_release_changed', `The live release is now "${current.liveReleaseId ?? 'none'}", not the one If-Match names; read the releases again and decide.`, {
-    live_release: current.liveReleaseId,
-  });
+  throw new AppError(
+    'live_release_changed',
+    `The live release is now "${current.liveReleaseId ?? 'none'}", not the one If-Match names; read the releases again and decide.`,
+    {
+      live_release: current.liveReleaseId,
+    },
+  );
 }
 
 /** Makes a release live: one pointer swap and one log row in one transaction. */
-export async function promoteRelease(db: Executor, siteId: string, releaseId: string, expectedLive?: ExpectedLive): Promise<AliasChange> {
+export async function promoteRelease(
+  db: Executor,
+  siteId: string,
+  releaseId: string,
+  expectedLive?: ExpectedLive,
+): Promise<AliasChange> {
   return db.transaction(async (tx) => {
     const current = await lockAliases(tx, siteId);
     checkExpectedLive(current, expectedLive);
     const release = await requireRelease(tx, siteId, releaseId);
-    if (!release.promotable) throw new AppError('release_not_promotable', `Release "${releaseId}" is preview-only (a build of another branch).`);
+    if (!release.promotable)
+      throw new AppError(
+        'release_not_promotable',
+        `Release "${releaseId}" is preview-only (a build of another branch).`,
+      );
     // Promoting what is already live changes nothing and must not add a rollback step.
     if (current.liveReleaseId === release.id) return { release, aliases: current };
     const [log] = await tx
@@ -124,7 +164,8 @@ export async function rollbackRelease(db: Executor, siteId: string, expectedLive
   return db.transaction(async (tx) => {
     const current = await lockAliases(tx, siteId);
     checkExpectedLive(current, expectedLive);
-    const none = () => new AppError('no_previous_release', `Site "${siteId}" has no earlier live release to return to.`);
+    const none = () =>
+      new AppError('no_previous_release', `Site "${siteId}" has no earlier live release to return to.`);
     if (current.livePromotionId === null) throw none();
     const [head] = await tx.select().from(promotions).where(eq(promotions.id, current.livePromotionId));
     if (!head?.previousId) throw none();
@@ -147,7 +188,11 @@ export async function setStage(db: Executor, siteId: string, releaseId: string):
   return db.transaction(async (tx) => {
     await lockAliases(tx, siteId);
     const release = await requireRelease(tx, siteId, releaseId);
-    const [aliases] = await tx.update(siteAliases).set({ stageReleaseId: release.id, updatedAt: new Date() }).where(eq(siteAliases.siteId, siteId)).returning();
+    const [aliases] = await tx
+      .update(siteAliases)
+      .set({ stageReleaseId: release.id, updatedAt: new Date() })
+      .where(eq(siteAliases.siteId, siteId))
+      .returning();
     return { release, aliases: aliases! };
   });
 }
@@ -155,7 +200,11 @@ export async function setStage(db: Executor, siteId: string, releaseId: string):
 export async function clearStage(db: Executor, siteId: string): Promise<SiteAliasRow> {
   return db.transaction(async (tx) => {
     await lockAliases(tx, siteId);
-    const [aliases] = await tx.update(siteAliases).set({ stageReleaseId: null, updatedAt: new Date() }).where(eq(siteAliases.siteId, siteId)).returning();
+    const [aliases] = await tx
+      .update(siteAliases)
+      .set({ stageReleaseId: null, updatedAt: new Date() })
+      .where(eq(siteAliases.siteId, siteId))
+      .returning();
     return aliases!;
   });
 }

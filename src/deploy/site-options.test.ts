@@ -23,7 +23,12 @@ for (const database of testDatabases) {
     /** Deploys the files with these options to a fresh site, promoted; answers its host. */
     const siteWith = async (id: string, options: unknown): Promise<string> => {
       const tokenFor = await createStaticSite(t.app, await signIn(t.app, `${id}-owner`), id);
-      const release = await deployRelease(t.app, tokenFor, id, await siteArchive({ ...files, '_blume.json': JSON.stringify(options) }));
+      const release = await deployRelease(
+        t.app,
+        tokenFor,
+        id,
+        await siteArchive({ ...files, '_blume.json': JSON.stringify(options) }),
+      );
       await deployApi(t.app, tokenFor, 'POST', `/api/deploy/${id}/promote`, { release });
       return `${id}.blume.test`;
     };

@@ -39,7 +39,8 @@ export function parseSiteOptions(text: string): SiteOptions {
       if (typeof field !== 'boolean') throw invalid('"spa" must be true or false.');
       options.spa = field;
     } else if (key === 'trailing_slash') {
-      if (!TRAILING_SLASH.includes(field as TrailingSlash)) throw invalid(`"trailing_slash" must be one of ${TRAILING_SLASH.map((t) => `"${t}"`).join(', ')}.`);
+      if (!TRAILING_SLASH.includes(field as TrailingSlash))
+        throw invalid(`"trailing_slash" must be one of ${TRAILING_SLASH.map((t) => `"${t}"`).join(', ')}.`);
       options.trailingSlash = field as TrailingSlash;
     } else {
       throw invalid(`unknown option "${key}" (known: "spa", "trailing_slash").`);

@@ -30,7 +30,11 @@ describe('spool writer', () => {
     const page = Buffer.from('<p>hello from the spool</p>\n'.repeat(200));
     const stored = Buffer.from('body { color: red }\n'.repeat(100));
     const image = randomBytes(4000);
-    const files = { page: spooledFile('index.html', page), stored: spooledFile('style.css', stored), image: spooledFile('logo.png', image) };
+    const files = {
+      page: spooledFile('index.html', page),
+      stored: spooledFile('style.css', stored),
+      image: spooledFile('logo.png', image),
+    };
     const asked: string[][] = [];
     const writer = new SpoolWriter(path.join(dir, 'one'), {
       known: async (hashes) => {
@@ -47,7 +51,11 @@ describe('spool writer', () => {
     assert.deepEqual(await readFile(files.stored.spool), stored);
     assert.deepEqual(await readFile(files.image.spool), image);
     assert.match(path.relative(dir, files.page.spool), /^one\/lane-\d\/\d+$/);
-    assert.deepEqual(asked, [[files.page.hash, files.stored.hash]], 'only compressible files are looked up, once per batch');
+    assert.deepEqual(
+      asked,
+      [[files.page.hash, files.stored.hash]],
+      'only compressible files are looked up, once per batch',
+    );
 
     const { gzip, br } = files.page.variants ?? {};
     assert.ok(gzip && br);
@@ -65,7 +73,10 @@ describe('spool writer', () => {
     const writer = new SpoolWriter(blocked);
     const content = Buffer.from('some text to spool');
     await writer.add(spooledFile('a.txt', content), chunks(content));
-    await assert.rejects(writer.drain(), (error: NodeJS.ErrnoException) => error.code === 'ENOTDIR' && error.syscall === 'open');
+    await assert.rejects(
+      writer.drain(),
+      (error: NodeJS.ErrnoException) => error.code === 'ENOTDIR' && error.syscall === 'open',
+    );
     assert.ok(writer.failure, 'the failure is kept, so the caller knows it is not the archive at fault');
     await assert.rejects(writer.add(spooledFile('b.txt', content), chunks(content)), /ENOTDIR/);
   });

@@ -62,7 +62,9 @@ interface SpoolError {
 }
 
 /** The slab comes back with the answer, success or not. */
-export type SpoolReply = { id: number; slab?: ArrayBuffer | undefined } & ({ results: SpoolTaskResult[] } | { error: SpoolError });
+export type SpoolReply = { id: number; slab?: ArrayBuffer | undefined } & (
+  { results: SpoolTaskResult[] } | { error: SpoolError }
+);
 
 /** The worker's heap holds little but messages: contents live outside it, in the slabs. */
 const WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
@@ -102,7 +104,10 @@ class SpoolThread {
       const job = this.pending.get(reply.id);
       this.pending.delete(reply.id);
       if (this.pending.size === 0) worker.unref();
-      if ('error' in reply) job?.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code, syscall: reply.error.syscall }));
+      if ('error' in reply)
+        job?.reject(
+          Object.assign(new Error(reply.error.message), { code: reply.error.code, syscall: reply.error.syscall }),
+        );
       else job?.resolve({ results: reply.results, slab: reply.slab });
     });
     const fail = (error: Error): void => {
@@ -171,7 +176,8 @@ export class SpoolWriter {
   async add(file: SpooledFile, chunks: Buffer[]): Promise<void> {
     if (this.failure) throw this.failure;
     if (file.size > WHOLE_FILE_BYTES) throw new Error(`${file.path} is too large to spool whole (${file.size} bytes)`);
-    if (this.batch && (this.batch.used + file.size > SLAB_BYTES || this.batch.files.length >= BATCH_FILES)) this.flush();
+    if (this.batch && (this.batch.used + file.size > SLAB_BYTES || this.batch.files.length >= BATCH_FILES))
+      this.flush();
     if (!this.batch) {
       const slab = await this.takeSlab();
       this.batch = { lane: this.nextLane++ % threads.length, slab, used: 0, files: [] };
@@ -224,7 +230,8 @@ export class SpoolWriter {
   }
 
   private async write(batch: Batch): Promise<void> {
-    const wants = ({ file }: { file: SpooledFile }): boolean => this.variants !== undefined && wantsVariants(file.path, file.size);
+    const wants = ({ file }: { file: SpooledFile }): boolean =>
+      this.variants !== undefined && wantsVariants(file.path, file.size);
     const wanted = batch.files.filter(wants).map(({ file }) => file.hash);
     const known = wanted.length > 0 ? await this.variants!.known(wanted) : new Set<string>();
     const tasks = batch.files.map((entry): SpoolTask => {
@@ -250,7 +257,10 @@ export async function compressSpooled(files: SpooledFile[], scratchDir: string):
   await Promise.all(
     threads.map(async (thread, lane) => {
       for (let batch = batches.shift(); batch; batch = batches.shift()) {
-        const tasks = batch.map((file): SpoolTask => ({ file: file.spool, variantsAt: path.join(scratchDir, `lane-${lane}`, String(next++)) }));
+        const tasks = batch.map((file): SpoolTask => ({
+          file: file.spool,
+          variantsAt: path.join(scratchDir, `lane-${lane}`, String(next++)),
+        }));
         const { results } = await thread.run(tasks);
         results.forEach((result, i) => {
           batch[i]!.variants = spooledVariants(tasks[i]!.variantsAt!, result);

@@ -102,7 +102,9 @@ export const promotions = pgTable(
       .references(() => releases.id, { onDelete: 'cascade' }),
     action: text('action', { enum: ['promote', 'rollback'] }).notNull(),
     previousId: bigint('previous_id', { mode: 'number' }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
   },
   (t) => [index('deploy_promotions_site_idx').on(t.siteId, t.id)],
 );
@@ -119,7 +121,9 @@ export const blobIntents = pgTable('deploy_blob_intents', {
   hashes: jsonb('hashes').$type<string[]>().notNull(),
   /** Blobs under keys of their own (a build's uploaded source): nothing else references them. */
   keys: jsonb('keys').$type<string[]>().notNull().default([]),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp('created_at', { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 export type ReleaseRow = typeof releases.$inferSelect;

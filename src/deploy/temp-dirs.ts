@@ -42,7 +42,9 @@ export async function sweepTempDir(tmpDir: string, options: { owner: boolean }):
   const stale = names.filter((name) => {
     if (options.owner) return ANY_KIND.test(name);
     const match = OWNED.exec(name);
-    return match !== null && match[1] === thisHost && Number(match[2]) !== process.pid && !isProcessAlive(Number(match[2]));
+    return (
+      match !== null && match[1] === thisHost && Number(match[2]) !== process.pid && !isProcessAlive(Number(match[2]))
+    );
   });
   for (const name of stale) await rm(path.join(tmpDir, name), { recursive: true, force: true });
   return stale;

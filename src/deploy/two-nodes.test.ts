@@ -28,7 +28,8 @@ for (const database of testDatabases) {
       ({ a, b, close } = await buildTwoNodes(database, env));
       const alice = await signIn(a.app, 'alice');
       token = await createStaticSite(a.app, alice, 'news');
-      for (const edition of ['monday', 'tuesday', 'wednesday']) releases.push(await deployRelease(a.app, token, 'news', await siteArchive({ 'index.html': edition })));
+      for (const edition of ['monday', 'tuesday', 'wednesday'])
+        releases.push(await deployRelease(a.app, token, 'news', await siteArchive({ 'index.html': edition })));
     });
     after(async () => {
       await close();
@@ -41,7 +42,10 @@ for (const database of testDatabases) {
         await edge(b.app, 'news.blume.test', '/');
         const promoted = await deployApi(a.app, token, 'POST', '/api/deploy/news/promote', { release });
         assert.equal(promoted.statusCode, 200, promoted.body);
-        assert.equal((await edge(b.app, 'news.blume.test', '/')).body, ['monday', 'tuesday', 'wednesday'][releases.indexOf(release)]);
+        assert.equal(
+          (await edge(b.app, 'news.blume.test', '/')).body,
+          ['monday', 'tuesday', 'wednesday'][releases.indexOf(release)],
+        );
       }
       const rolled = await deployApi(b.app, token, 'POST', '/api/deploy/news/rollback');
       assert.equal(rolled.statusCode, 200, rolled.body);

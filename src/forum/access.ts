@@ -40,12 +40,19 @@ function challenge(reply: FastifyReply): void {
 async function loadSite(request: FastifyRequest): Promise<Pick<ForumContext, 'site' | 'settings'>> {
   const target = request.target;
   const site = target.kind === 'site' ? await request.server.services.sites.get(target.site) : undefined;
-  if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No community answers at ${request.hostname}.`);
+  if (!site || site.kind !== 'community')
+    throw new AppError('site_not_found', `No community answers at ${request.hostname}.`);
   await request.server.services.plans.require(site, 'forum_api');
   return { site, settings: await request.server.instanceSettings.applied(site.id) };
 }
 
-async function memberFromToken(request: FastifyRequest, reply: FastifyReply, site: SiteRow, settings: InstanceSettings, token: string): Promise<Pick<ForumContext, 'viewer' | 'versions'>> {
+async function memberFromToken(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  site: SiteRow,
+  settings: InstanceSettings,
+  token: string,
+): Promise<Pick<ForumContext, 'viewer' | 'versions'>> {
   const found = await readTokenMember(request.server.deps.database.db, site.id, token);
   if (!found) {
     challenge(reply);
@@ -69,7 +76,10 @@ export async function forumReader(request: FastifyRequest, reply: FastifyReply):
   }
   if (!base.settings.forumApiPublicRead || base.settings.corsOrigins.length === 0) {
     challenge(reply);
-    throw new AppError('authentication_required', 'Send a forum token in the `Authentication-Token` header; anonymous reads are not enabled here.');
+    throw new AppError(
+      'authentication_required',
+      'Send a forum token in the `Authentication-Token` header; anonymous reads are not enabled here.',
+    );
   }
   request.forum = { ...base, viewer: GUEST };
 }

@@ -28,7 +28,16 @@ export const MAX_AVATAR_BYTES = 1024 * 1024;
  * Colours of the initials bubble, each keeping white text at 4.5:1 or better: the stylesheet's
  * classes `avatar-c0` ... and the generated SVG take them from here.
  */
-export const AVATAR_PALETTE = ['#1d4ed8', '#047857', '#b91c1c', '#7e22ce', '#c2410c', '#0e7490', '#be185d', '#4d7c0f'] as const;
+export const AVATAR_PALETTE = [
+  '#1d4ed8',
+  '#047857',
+  '#b91c1c',
+  '#7e22ce',
+  '#c2410c',
+  '#0e7490',
+  '#be185d',
+  '#4d7c0f',
+] as const;
 /** What initials may be: one or two letters, digits or the other characters of usernames. */
 const INITIALS = /^[\p{L}\p{N}_.-]{1,2}$/u;
 
@@ -53,7 +62,8 @@ export function colourOf(username: string): number {
 export const avatarUrl = (uploadId: string): string => `/avatars/${uploadId}`;
 
 /** Where the generated avatar of a name is served: its initials on its colour, as SVG. */
-const initialsAvatarUrl = (username: string): string => `/avatars/initials/${colourOf(username)}/${encodeURIComponent(initialsOf(username))}.svg`;
+const initialsAvatarUrl = (username: string): string =>
+  `/avatars/initials/${colourOf(username)}/${encodeURIComponent(initialsOf(username))}.svg`;
 
 /** The avatar the Forum API names for a member: its uploaded picture, else its generated initials. */
 export function memberAvatarUrl(member: { username: string; avatar: string | null }): string {
@@ -74,15 +84,28 @@ export function initialsSvg(colour: string, initials: string): string | undefine
 
 async function dropUpload(db: Executor, blobs: BlobStore, siteId: string, id: string | null): Promise<void> {
   if (!id) return;
-  const [row] = await db.delete(forumUploads).where(and(eq(forumUploads.siteId, siteId), eq(forumUploads.id, id))).returning({ id: forumUploads.id });
+  const [row] = await db
+    .delete(forumUploads)
+    .where(and(eq(forumUploads.siteId, siteId), eq(forumUploads.id, id)))
+    .returning({ id: forumUploads.id });
   if (row) await blobs.delete(uploadBlobKey(row));
 }
 
 /** Sets the viewer's avatar from an uploaded image (PNG, JPEG, GIF or WebP; SVG refused); the old one goes. */
-export async function setAvatar(db: Executor, blobs: BlobStore, siteId: string, viewer: Viewer, upload: UploadedFile): Promise<ForumMemberRow> {
+export async function setAvatar(
+  db: Executor,
+  blobs: BlobStore,
+  siteId: string,
+  viewer: Viewer,
+  upload: UploadedFile,
+): Promise<ForumMemberRow> {
   requireMember(viewer);
   const stored = await saveUpload(db, blobs, siteId, viewer.member.id, upload, IMAGE_KINDS);
-  const [member] = await db.update(forumMembers).set({ avatarUploadId: stored.id }).where(eq(forumMembers.id, viewer.member.id)).returning();
+  const [member] = await db
+    .update(forumMembers)
+    .set({ avatarUploadId: stored.id })
+    .where(eq(forumMembers.id, viewer.member.id))
+    .returning();
   await dropUpload(db, blobs, siteId, viewer.member.avatarUploadId);
   return member!;
 }

@@ -53,7 +53,12 @@ for (const database of testDatabases) {
     const topics = new Map<string, { forum: ForumSlug; hidden: boolean }>();
 
     const api = (role: Role, method: string, path: string, payload?: Row) =>
-      forumApi(t.app, 'club', tokens[role], { method: method as 'GET', path, headers: { origin: 'https://app.example' }, ...(payload ? { payload } : {}) });
+      forumApi(t.app, 'club', tokens[role], {
+        method: method as 'GET',
+        path,
+        headers: { origin: 'https://app.example' },
+        ...(payload ? { payload } : {}),
+      });
 
     const newTopic = async (role: Role, forum: ForumSlug, title: string): Promise<string> => {
       const response = await api(role, 'POST', '/topics', { forum_id: forum, title, body: `${title} body` });
@@ -72,7 +77,8 @@ for (const database of testDatabases) {
     /** Every total each viewer gets agrees with the topics the test wrote and the rows it can list. */
     const assertTotals = async (step: string): Promise<void> => {
       for (const role of ROLES) {
-        const expected = (forum: ForumSlug): number => [...topics.values()].filter((topic) => topic.forum === forum && (!topic.hidden || STAFF.has(role))).length;
+        const expected = (forum: ForumSlug): number =>
+          [...topics.values()].filter((topic) => topic.forum === forum && (!topic.hidden || STAFF.has(role))).length;
         const listed = json<Row[]>(await api(role, 'GET', '/forums'));
         let sum = 0;
         for (const forum of SEES[role].filter((slug) => listed.some((row) => row.slug === slug))) {
@@ -84,8 +90,16 @@ for (const database of testDatabases) {
           assert.equal(stats.topic_count, expected(forum), `${step}: ${role} topic_count of ${forum}`);
           // Post count and last activity are those of the topics this viewer is listed.
           const rows = json<Array<{ post_count: number; last_post_at: string }>>(response);
-          assert.equal(stats.post_count, rows.reduce((sum, row) => sum + row.post_count, 0), `${step}: ${role} post_count of ${forum}`);
-          const newest = rows.map((row) => row.last_post_at).sort().at(-1) ?? null;
+          assert.equal(
+            stats.post_count,
+            rows.reduce((sum, row) => sum + row.post_count, 0),
+            `${step}: ${role} post_count of ${forum}`,
+          );
+          const newest =
+            rows
+              .map((row) => row.last_post_at)
+              .sort()
+              .at(-1) ?? null;
           assert.equal(stats.last_post_at, newest, `${step}: ${role} last_post_at of ${forum}`);
           sum += expected(forum);
         }
@@ -93,7 +107,11 @@ for (const database of testDatabases) {
         assert.equal(pagination(all).total, sum, `${step}: ${role} total of all forums`);
         assert.equal(json<Row[]>(all).length, sum, `${step}: ${role} rows of all forums`);
         const pastTheEnd = await api(role, 'GET', '/topics?page_size=100&page=9');
-        assert.deepEqual([json<Row[]>(pastTheEnd).length, pagination(pastTheEnd).total], [0, sum], `${step}: ${role} total past the last page`);
+        assert.deepEqual(
+          [json<Row[]>(pastTheEnd).length, pagination(pastTheEnd).total],
+          [0, sum],
+          `${step}: ${role} total past the last page`,
+        );
       }
       for (const row of await storedAgainstCounted(t.app.deps.database.db)) {
         assert.deepEqual(
@@ -105,7 +123,10 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' } });
+      t = await buildTestApp({
+        database,
+        env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' },
+      });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'club');
       tokens.admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
@@ -114,14 +135,22 @@ for (const database of testDatabases) {
       for (const [slug, visibility] of Object.entries(FORUMS)) {
         assert.equal((await api('admin', 'POST', '/forums', { name: slug, slug, visibility })).statusCode, 201);
       }
-      await portal(t.app, owner, { method: 'PUT', url: '/api/instances/club/env', payload: { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: 'https://app.example' } });
+      await portal(t.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/club/env',
+        payload: { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: 'https://app.example' },
+      });
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/club/restart' });
     });
     after(() => t.close());
 
     it('keeps list totals exact through new, hidden and unhidden topics, for every viewer', async () => {
       await assertTotals('empty');
-      const general = [await newTopic('member', 'general', 'One'), await newTopic('member', 'general', 'Two'), await newTopic('admin', 'general', 'Three')];
+      const general = [
+        await newTopic('member', 'general', 'One'),
+        await newTopic('member', 'general', 'Two'),
+        await newTopic('admin', 'general', 'Three'),
+      ];
       const lounge = [await newTopic('member', 'lounge', 'Four'), await newTopic('member', 'lounge', 'Five')];
       await newTopic('moderator', 'backstage', 'Six');
       await assertTotals('created');
@@ -145,13 +174,26 @@ for (const database of testDatabases) {
       await assertTotals('unhidden');
 
       // Other changes of a hidden topic, and posts, leave the topic counts alone.
-      assert.equal((await api('moderator', 'PATCH', `/topics/${lounge[0]!}`, { title: 'Four, renamed', pinned: true, locked: true })).statusCode, 200);
-      const reply = json<{ id: string }>(await api('member', 'POST', `/topics/${general[1]!}/posts`, { body: 'A reply' }));
+      assert.equal(
+        (
+          await api('moderator', 'PATCH', `/topics/${lounge[0]!}`, {
+            title: 'Four, renamed',
+            pinned: true,
+            locked: true,
+          })
+        ).statusCode,
+        200,
+      );
+      const reply = json<{ id: string }>(
+        await api('member', 'POST', `/topics/${general[1]!}/posts`, { body: 'A reply' }),
+      );
       assert.equal((await api('member', 'DELETE', `/posts/${reply.id}`)).statusCode, 204);
       await assertTotals('retitled, pinned, replied');
 
       // Replies to a hidden topic count for staff only, and move with the topic when it is unhidden.
-      const hiddenReply = json<{ id: string }>(await api('moderator', 'POST', `/topics/${lounge[0]!}/posts`, { body: 'Staff note' }));
+      const hiddenReply = json<{ id: string }>(
+        await api('moderator', 'POST', `/topics/${lounge[0]!}/posts`, { body: 'Staff note' }),
+      );
       await api('moderator', 'POST', `/topics/${lounge[0]!}/posts`, { body: 'Another staff note' });
       await assertTotals('replied in a hidden topic');
       assert.equal((await api('moderator', 'DELETE', `/posts/${hiddenReply.id}`)).statusCode, 204);
@@ -161,7 +203,10 @@ for (const database of testDatabases) {
       await setHidden(lounge[0]!, true);
       await assertTotals('replied topic hidden again');
       // A reply and a hide of the same topic at once: the reply is counted with the topic's new state.
-      await Promise.all([api('member', 'POST', `/topics/${general[1]!}/posts`, { body: 'Racing a hide' }), setHidden(general[1]!, true)]);
+      await Promise.all([
+        api('member', 'POST', `/topics/${general[1]!}/posts`, { body: 'Racing a hide' }),
+        setHidden(general[1]!, true),
+      ]);
       await assertTotals('replied while hidden');
       await setHidden(general[1]!, false);
 
@@ -176,9 +221,13 @@ for (const database of testDatabases) {
     });
 
     it('counts the threads of the threaded view, tombstones included', async () => {
-      const topic = json<{ id: string; first_post: { id: string } }>(await api('member', 'POST', '/topics', { forum_id: 'general', title: 'Threads', body: 'Opening' }));
+      const topic = json<{ id: string; first_post: { id: string } }>(
+        await api('member', 'POST', '/topics', { forum_id: 'general', title: 'Threads', body: 'Opening' }),
+      );
       const post = async (body: string, parent?: string) =>
-        json<{ id: string }>(await api('member', 'POST', `/topics/${topic.id}/posts`, { body, ...(parent ? { parent_id: parent } : {}) })).id;
+        json<{ id: string }>(
+          await api('member', 'POST', `/topics/${topic.id}/posts`, { body, ...(parent ? { parent_id: parent } : {}) }),
+        ).id;
       const threaded = async (query = '') => {
         const response = await api('member', 'GET', `/topics/${topic.id}/posts?view=threaded&page_size=100${query}`);
         return { total: pagination(response).total, roots: json<Row[]>(response).length };
@@ -192,9 +241,22 @@ for (const database of testDatabases) {
       assert.equal((await api('member', 'DELETE', `/posts/${second}`)).statusCode, 204);
       assert.deepEqual(await threaded(), { total: 3, roots: 3 });
       const page = await api('member', 'GET', `/topics/${topic.id}/posts?view=threaded&page_size=2&page=2`);
-      assert.deepEqual(pagination(page), { total: 3, total_pages: 2, first_page: 1, last_page: 2, page: 2, previous_page: 1 });
-      assert.deepEqual(json<Array<{ body: string }>>(page).map((row) => row.body), ['Third thread']);
-      const [stored] = await queryRows<{ thread_count: number }>(t.app.deps.database.db, sql`select thread_count from forum_topics where id = ${topic.id}`);
+      assert.deepEqual(pagination(page), {
+        total: 3,
+        total_pages: 2,
+        first_page: 1,
+        last_page: 2,
+        page: 2,
+        previous_page: 1,
+      });
+      assert.deepEqual(
+        json<Array<{ body: string }>>(page).map((row) => row.body),
+        ['Third thread'],
+      );
+      const [stored] = await queryRows<{ thread_count: number }>(
+        t.app.deps.database.db,
+        sql`select thread_count from forum_topics where id = ${topic.id}`,
+      );
       assert.equal(stored!.thread_count, 3);
     });
 
@@ -202,8 +264,13 @@ for (const database of testDatabases) {
     if (database === 'postgres') {
       /** A public forum holding one topic. */
       const forumWithTopic = async (slug: string): Promise<{ id: string; forum_id: string }> => {
-        assert.equal((await api('admin', 'POST', '/forums', { name: slug, slug, visibility: 'public' })).statusCode, 201);
-        return json<{ id: string; forum_id: string }>(await api('member', 'POST', '/topics', { forum_id: slug, title: 'Going', body: 'Soon gone' }));
+        assert.equal(
+          (await api('admin', 'POST', '/forums', { name: slug, slug, visibility: 'public' })).statusCode,
+          201,
+        );
+        return json<{ id: string; forum_id: string }>(
+          await api('member', 'POST', '/topics', { forum_id: slug, title: 'Going', body: 'Soon gone' }),
+        );
       };
       /** Waits until `count` sessions of the test database wait on a lock. */
       const lockWaiters = (count: number) =>
@@ -271,7 +338,9 @@ for (const database of testDatabases) {
 
         const run = (query: string) => db.handle.db.execute(sql.raw(query));
         await run(`insert into sites (id, kind, plan) values ('club', 'community', 'pro')`);
-        await run(`insert into forums (id, site_id, name, slug) values ('f1', 'club', 'One', 'one'), ('f2', 'club', 'Two', 'two'), ('f3', 'club', 'Empty', 'empty')`);
+        await run(
+          `insert into forums (id, site_id, name, slug) values ('f1', 'club', 'One', 'one'), ('f2', 'club', 'Two', 'two'), ('f3', 'club', 'Empty', 'empty')`,
+        );
         await run(`insert into forum_topics (id, site_id, forum_id, title, slug, hidden, post_count) values
           ('t1', 'club', 'f1', 'a', 'a', false, 3), ('t2', 'club', 'f1', 'b', 'b', true, 1), ('t3', 'club', 'f1', 'c', 'c', false, 0), ('t4', 'club', 'f2', 'd', 'd', true, 2)`);
         await run(`insert into forum_posts (id, site_id, topic_id, parent_id, root_id, depth, body_source, body_html, body_text) values
@@ -279,7 +348,10 @@ for (const database of testDatabases) {
           ('p4', 'club', 't2', null, 'p4', 0, 'x', 'x', 'x')`);
         assert.equal(await runMigrations(db.handle), later);
 
-        const forums = await queryRows<Row>(db.handle.db, sql`select id, topic_count, hidden_topic_count, post_count, hidden_post_count from forums order by id`);
+        const forums = await queryRows<Row>(
+          db.handle.db,
+          sql`select id, topic_count, hidden_topic_count, post_count, hidden_post_count from forums order by id`,
+        );
         assert.deepEqual(forums, [
           { id: 'f1', topic_count: 3, hidden_topic_count: 1, post_count: 4, hidden_post_count: 1 },
           { id: 'f2', topic_count: 1, hidden_topic_count: 1, post_count: 2, hidden_post_count: 2 },

@@ -17,7 +17,12 @@ const ROLES: Role[] = ['guest', 'member', 'moderator', 'admin'];
 const STAFF = new Set<Role>(['moderator', 'admin']);
 const PAGE_SIZES = [3, 4];
 /** Forum visibilities each viewer sees, for the list across all forums. */
-const LEVELS: Record<Role, string[]> = { guest: ['public'], member: ['public', 'members'], moderator: ['public', 'members', 'staff'], admin: ['public', 'members', 'staff'] };
+const LEVELS: Record<Role, string[]> = {
+  guest: ['public'],
+  member: ['public', 'members'],
+  moderator: ['public', 'members', 'staff'],
+  admin: ['public', 'members', 'staff'],
+};
 const ENV = { BLUME_RATE_API_PER_MINUTE: '1000000', BLUME_RATE_POSTS_PER_MINUTE: '1000' };
 
 for (const database of testDatabases) {
@@ -28,10 +33,27 @@ for (const database of testDatabases) {
     const tokens: Partial<Record<Role, string>> = {};
     const topics: string[] = [];
 
-    const api = (node: TestApp, role: Role, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: Record<string, unknown>) =>
-      forumApi(node.app, 'club', tokens[role], { method, path, headers: { origin: 'https://app.example' }, ...(payload ? { payload } : {}) });
+    const api = (
+      node: TestApp,
+      role: Role,
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      path: string,
+      payload?: Record<string, unknown>,
+    ) =>
+      forumApi(node.app, 'club', tokens[role], {
+        method,
+        path,
+        headers: { origin: 'https://app.example' },
+        ...(payload ? { payload } : {}),
+      });
 
-    const write = async (node: TestApp, role: Role, method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: Record<string, unknown>): Promise<{ id: string }> => {
+    const write = async (
+      node: TestApp,
+      role: Role,
+      method: 'POST' | 'PATCH' | 'DELETE',
+      path: string,
+      payload?: Record<string, unknown>,
+    ): Promise<{ id: string }> => {
       const response = await api(node, role, method, path, payload);
       assert.ok(response.statusCode < 300, `${method} ${path}: ${response.body}`);
       return response.statusCode === 204 ? { id: '' } : json<{ id: string }>(response);
@@ -79,7 +101,11 @@ for (const database of testDatabases) {
               const response = await api(node, role, 'GET', `/topics?forum_id=general&page_size=${size}&page=${page}`);
               assert.equal(response.statusCode, 200, `${step}: ${role}: ${response.body}`);
               const listed = json<Array<{ id: string }>>(response).map((topic) => topic.id);
-              assert.deepEqual(listed, await offsetPage(role, size, (page - 1) * size), `${step}: ${node === a ? 'node a' : 'node b'}, ${role}, page ${page} of size ${size}`);
+              assert.deepEqual(
+                listed,
+                await offsetPage(role, size, (page - 1) * size),
+                `${step}: ${node === a ? 'node a' : 'node b'}, ${role}, page ${page} of size ${size}`,
+              );
             }
           }
           // The list across all forums has no marks; its pages come from the site's index.
@@ -87,7 +113,11 @@ for (const database of testDatabases) {
             const response = await api(node, role, 'GET', `/topics?page_size=4&page=${page}`);
             assert.equal(response.statusCode, 200, `${step}: ${role}: ${response.body}`);
             const listed = json<Array<{ id: string }>>(response).map((topic) => topic.id);
-            assert.deepEqual(listed, await sitePage(role, 4, (page - 1) * 4), `${step}: ${role}, page ${page} of all forums`);
+            assert.deepEqual(
+              listed,
+              await sitePage(role, 4, (page - 1) * 4),
+              `${step}: ${role}, page ${page} of all forums`,
+            );
             if (listed.length === 0) break;
           }
         }
@@ -99,18 +129,33 @@ for (const database of testDatabases) {
       a = await buildTestApp({ database, sharedDatabase: shared, env: ENV });
       const owner = await signIn(a.app, 'owner');
       await makeCommunity(a.app, owner, 'club');
-      await portal(a.app, owner, { method: 'PUT', url: '/api/instances/club/env', payload: { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: 'https://app.example' } });
+      await portal(a.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/club/env',
+        payload: { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: 'https://app.example' },
+      });
       await portal(a.app, owner, { method: 'POST', url: '/api/instances/club/restart' });
       tokens.admin = (await addMember(a.app, 'club', 'ada', 'admin')).token;
       tokens.moderator = (await addMember(a.app, 'club', 'mo', 'moderator')).token;
       tokens.member = (await addMember(a.app, 'club', 'mel')).token;
       await write(a, 'admin', 'POST', '/forums', { name: 'General', slug: 'general' });
-      for (let i = 0; i < 14; i++) topics.push((await write(a, i % 3 === 0 ? 'admin' : 'member', 'POST', '/topics', { forum_id: 'general', title: `Topic ${i}`, body: 'Body' })).id);
+      for (let i = 0; i < 14; i++)
+        topics.push(
+          (
+            await write(a, i % 3 === 0 ? 'admin' : 'member', 'POST', '/topics', {
+              forum_id: 'general',
+              title: `Topic ${i}`,
+              body: 'Body',
+            })
+          ).id,
+        );
       // Topics in forums not everyone sees, for the list across all forums.
       await write(a, 'admin', 'POST', '/forums', { name: 'Lounge', slug: 'lounge', visibility: 'members' });
       await write(a, 'admin', 'POST', '/forums', { name: 'Backstage', slug: 'backstage', visibility: 'staff' });
-      for (let i = 0; i < 3; i++) await write(a, 'member', 'POST', '/topics', { forum_id: 'lounge', title: `Lounge ${i}`, body: 'Body' });
-      for (let i = 0; i < 2; i++) await write(a, 'admin', 'POST', '/topics', { forum_id: 'backstage', title: `Backstage ${i}`, body: 'Body' });
+      for (let i = 0; i < 3; i++)
+        await write(a, 'member', 'POST', '/topics', { forum_id: 'lounge', title: `Lounge ${i}`, body: 'Body' });
+      for (let i = 0; i < 2; i++)
+        await write(a, 'admin', 'POST', '/topics', { forum_id: 'backstage', title: `Backstage ${i}`, body: 'Body' });
       // Node b starts after the community's settings, as a node that joins later would.
       b = await buildTestApp({ database, sharedDatabase: shared, env: ENV });
     });
@@ -125,8 +170,12 @@ for (const database of testDatabases) {
 
       // Ties broken by id, and times PostgreSQL's now() writes (microseconds, which a JavaScript Date
       // drops): the marks must carry the exact value. Written as a topic write would, with the version.
-      await shared.handle.db.execute(sql`update forum_topics set last_post_at = date_trunc('second', last_post_at) + (case when id < ${topics[7]!} then 0 else length(title) end) * interval '1 microsecond'`);
-      await shared.handle.db.execute(sql`update forums set topic_list_version = topic_list_version + 1 where slug = 'general'`);
+      await shared.handle.db.execute(
+        sql`update forum_topics set last_post_at = date_trunc('second', last_post_at) + (case when id < ${topics[7]!} then 0 else length(title) end) * interval '1 microsecond'`,
+      );
+      await shared.handle.db.execute(
+        sql`update forums set topic_list_version = topic_list_version + 1 where slug = 'general'`,
+      );
       await assertPages('ties and microseconds');
 
       // A reply moves a deep topic to the top: every row before it shifts by one.
@@ -156,7 +205,9 @@ for (const database of testDatabases) {
       await write(a, 'moderator', 'PATCH', `/topics/${topics[4]!}`, { title: 'Renamed', locked: true });
       await assertPages('post deleted, topic renamed');
 
-      topics.push((await write(b, 'member', 'POST', '/topics', { forum_id: 'general', title: 'Latest', body: 'Body' })).id);
+      topics.push(
+        (await write(b, 'member', 'POST', '/topics', { forum_id: 'general', title: 'Latest', body: 'Body' })).id,
+      );
       await assertPages('new topic on node b');
     });
   });
@@ -173,9 +224,18 @@ describe('topic page marks', () => {
       [9, mark('t9')],
       [19, mark('t19')],
     ]);
-    assert.deepEqual(marks.start('member:general', 20), { from: 20, seek: { forumId: 'f1', version: 4, rank: 19, mark: mark('t19') } });
-    assert.deepEqual(marks.start('member:general', 30), { from: 29, seek: { forumId: 'f1', version: 4, rank: 19, mark: mark('t19') } });
-    assert.deepEqual(marks.start('member:general', 15), { from: 14, seek: { forumId: 'f1', version: 4, rank: 9, mark: mark('t9') } });
+    assert.deepEqual(marks.start('member:general', 20), {
+      from: 20,
+      seek: { forumId: 'f1', version: 4, rank: 19, mark: mark('t19') },
+    });
+    assert.deepEqual(marks.start('member:general', 30), {
+      from: 29,
+      seek: { forumId: 'f1', version: 4, rank: 19, mark: mark('t19') },
+    });
+    assert.deepEqual(marks.start('member:general', 15), {
+      from: 14,
+      seek: { forumId: 'f1', version: 4, rank: 9, mark: mark('t9') },
+    });
     assert.deepEqual(marks.start('member:general', 5), { from: 4 });
     assert.deepEqual(marks.start('staff:general', 20), { from: 19 }, 'each visibility class has its own list');
   });
@@ -186,8 +246,17 @@ describe('topic page marks', () => {
     marks.learn('member:general', 'f1', 5, [[9, mark('new')]]);
     assert.equal(marks.start('member:general', 20).seek?.rank, 9);
     marks.learn('member:general', 'f1', 4, [[19, mark('late')]]);
-    assert.equal(marks.start('member:general', 20).seek?.mark.id, 'new', 'marks read before a newer version are dropped');
+    assert.equal(
+      marks.start('member:general', 20).seek?.mark.id,
+      'new',
+      'marks read before a newer version are dropped',
+    );
     marks.learn('member:general', 'f2', 1, [[3, mark('other')]]);
-    assert.deepEqual(marks.start('member:general', 20).seek, { forumId: 'f2', version: 1, rank: 3, mark: mark('other') });
+    assert.deepEqual(marks.start('member:general', 20).seek, {
+      forumId: 'f2',
+      version: 1,
+      rank: 3,
+      mark: mark('other'),
+    });
   });
 });

@@ -18,7 +18,16 @@ export async function draftRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/drafts/:key',
-    { schema: { tags: ['drafts'], summary: 'Your draft of a reply (topic-{id}) or a new topic (forum-{id})', security: memberSecurity, params: DraftParams, response: { 200: DraftOut, ...problems(401, 404) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['drafts'],
+        summary: 'Your draft of a reply (topic-{id}) or a new topic (forum-{id})',
+        security: memberSecurity,
+        params: DraftParams,
+        response: { 200: DraftOut, ...problems(401, 404) },
+      },
+      preHandler: forumMember,
+    },
     async (request) => {
       const { viewer } = request.forum;
       requireMember(viewer);
@@ -34,7 +43,8 @@ export async function draftRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['drafts'],
         summary: 'Save your draft; posting to the topic or forum deletes it',
-        description: 'Only for a topic or forum you may see (404 otherwise); a topic draft keeps no title. At most 200 drafts a member (409 `too_many_drafts`).',
+        description:
+          'Only for a topic or forum you may see (404 otherwise); a topic draft keeps no title. At most 200 drafts a member (409 `too_many_drafts`).',
         security: memberSecurity,
         params: DraftParams,
         body: DraftBody,
@@ -51,7 +61,16 @@ export async function draftRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.delete(
     '/drafts/:key',
-    { schema: { tags: ['drafts'], summary: 'Delete your draft (no error when there is none)', security: memberSecurity, params: DraftParams, response: { 204: Type.Null(), ...problems(401) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['drafts'],
+        summary: 'Delete your draft (no error when there is none)',
+        security: memberSecurity,
+        params: DraftParams,
+        response: { 204: Type.Null(), ...problems(401) },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       await deleteDraft(db, request.forum.viewer, request.params.key);
       return reply.code(204).send(null);

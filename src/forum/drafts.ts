@@ -17,7 +17,8 @@ export const MAX_DRAFTS_PER_MEMBER = 200;
 
 function parseKey(key: string): { kind: 'topic' | 'forum'; id: string } {
   const match = /^(topic|forum)-([A-Za-z0-9_-]{1,100})$/.exec(key);
-  if (!match) throw new AppError('draft_key_invalid', `"${key}" is not a draft key: use topic-{topic id} or forum-{forum id}.`);
+  if (!match)
+    throw new AppError('draft_key_invalid', `"${key}" is not a draft key: use topic-{topic id} or forum-{forum id}.`);
   return { kind: match[1] as 'topic' | 'forum', id: match[2]! };
 }
 
@@ -27,13 +28,18 @@ export function presentDraft(row: ForumDraftRow): DraftOut {
 
 /** The viewer's draft under `key`, if it has one. */
 export async function findDraft(db: Executor, viewer: MemberViewer, key: string): Promise<ForumDraftRow | undefined> {
-  const [row] = await db.select().from(forumDrafts).where(and(eq(forumDrafts.memberId, viewer.member.id), eq(forumDrafts.key, key)));
+  const [row] = await db
+    .select()
+    .from(forumDrafts)
+    .where(and(eq(forumDrafts.memberId, viewer.member.id), eq(forumDrafts.key, key)));
   return row;
 }
 
 /** SQL: the body of the member's draft under `key`, or null. */
 export function draftBodyOf(memberId: Param<string>, key: Param<string>): SQL<string | null> {
-  return sql<string | null>`(select ${forumDrafts.body} from ${forumDrafts} where ${forumDrafts.memberId} = ${memberId} and ${forumDrafts.key} = ${key})`;
+  return sql<
+    string | null
+  >`(select ${forumDrafts.body} from ${forumDrafts} where ${forumDrafts.memberId} = ${memberId} and ${forumDrafts.key} = ${key})`;
 }
 
 interface DraftInput {
@@ -45,21 +51,44 @@ interface DraftInput {
  * Saves the viewer's draft under `key`, for a topic or forum it may see (404 as for a missing one
  * otherwise). A topic's draft has no title.
  */
-export async function saveDraft(db: Executor, siteId: string, viewer: Viewer, key: string, input: DraftInput): Promise<ForumDraftRow> {
+export async function saveDraft(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  key: string,
+  input: DraftInput,
+): Promise<ForumDraftRow> {
   requireMember(viewer);
   const target = parseKey(key);
   // The stored key names the forum by id, whatever the caller named it by.
-  const stored = target.kind === 'topic' ? topicDraftKey((await findVisibleTopic(db, siteId, viewer, target.id)).topic.id) : forumDraftKey((await findVisibleForum(db, siteId, viewer, target.id)).id);
+  const stored =
+    target.kind === 'topic'
+      ? topicDraftKey((await findVisibleTopic(db, siteId, viewer, target.id)).topic.id)
+      : forumDraftKey((await findVisibleForum(db, siteId, viewer, target.id)).id);
   if (stored !== key) throw new AppError('draft_key_invalid', `Name the forum by its id: ${stored}.`);
   if (!(await findDraft(db, viewer, key))) {
     const [kept] = await db.select({ n: count() }).from(forumDrafts).where(eq(forumDrafts.memberId, viewer.member.id));
-    if ((kept?.n ?? 0) >= MAX_DRAFTS_PER_MEMBER) throw new AppError('too_many_drafts', `You keep ${MAX_DRAFTS_PER_MEMBER} drafts already; post or delete some first.`);
+    if ((kept?.n ?? 0) >= MAX_DRAFTS_PER_MEMBER)
+      throw new AppError(
+        'too_many_drafts',
+        `You keep ${MAX_DRAFTS_PER_MEMBER} drafts already; post or delete some first.`,
+      );
   }
   const title = target.kind === 'forum' ? (input.title ?? '') : null;
   const [row] = await db
     .insert(forumDrafts)
-    .values({ memberId: viewer.member.id, key, siteId, title, body: input.body.replace(/\r\n?/g, '\n'), updatedAt: new Date() })
-    .onConflictDoUpdate({ target: [forumDrafts.memberId, forumDrafts.key], set: { title: sql`excluded.title`, body: sql`excluded.body`, updatedAt: sql`excluded.updated_at` } })
+    .values({
+      memberId: viewer.member.id,
+      key,
+      siteId,
+      title,
+      body: input.body.replace(/\r\n?/g, '\n'),
+      updatedAt: new Date(),
+    })
+    .onConflictDoUpdate({
+      target: [forumDrafts.memberId, forumDrafts.key],
+      set: { title: sql`excluded.title`, body: sql`excluded.body`, updatedAt: sql`excluded.updated_at` },
+    })
     .returning();
   return row!;
 }

@@ -24,7 +24,10 @@ export const forumErrorCodes = {
   too_many_drafts: { status: 409, title: 'The member keeps the most drafts allowed' },
   upload_missing: { status: 400, title: 'The request carries no file' },
   upload_too_large: { status: 413, title: 'The file is larger than uploads allow' },
-  upload_type_refused: { status: 415, title: 'The file is not an accepted type, or its bytes are not what its name and type say' },
+  upload_type_refused: {
+    status: 415,
+    title: 'The file is not an accepted type, or its bytes are not what its name and type say',
+  },
   already_flagged: { status: 409, title: 'You have flagged this post already' },
   flag_resolved: { status: 409, title: 'The flag is resolved already' },
   not_suspended: { status: 409, title: 'The member is not suspended' },

@@ -76,10 +76,17 @@ async function findFlag(db: Executor, siteId: string, id: string): Promise<FlagV
   return toView(row);
 }
 
-export async function flagPost(db: Executor, siteId: string, viewer: Viewer, postId: string, input: NewFlag): Promise<FlagView> {
+export async function flagPost(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  postId: string,
+  input: NewFlag,
+): Promise<FlagView> {
   requirePoster(viewer);
   const { post } = await findVisiblePost(db, siteId, viewer, postId);
-  if (post.authorId === viewer.member.id) throw new AppError('own_post_flag', 'You cannot flag your own post; edit or delete it instead.');
+  if (post.authorId === viewer.member.id)
+    throw new AppError('own_post_flag', 'You cannot flag your own post; edit or delete it instead.');
   const note = input.note?.trim() || null;
   // The only unique key a new flag can meet is the open flag of this member on this post.
   const [created] = await db
@@ -87,16 +94,27 @@ export async function flagPost(db: Executor, siteId: string, viewer: Viewer, pos
     .values({ id: newId(), siteId, postId, reporterId: viewer.member.id, reason: input.reason, note })
     .onConflictDoNothing()
     .returning({ id: forumFlags.id });
-  if (!created) throw new AppError('already_flagged', 'You have flagged this post already; a moderator will look at it.');
+  if (!created)
+    throw new AppError('already_flagged', 'You have flagged this post already; a moderator will look at it.');
   return findFlag(db, siteId, created.id);
 }
 
 /** The moderators' queue: flags in `state` (open by default), newest first. */
-export async function listFlags(db: Executor, siteId: string, viewer: Viewer, state: ForumFlagRow['state'], page: Page): Promise<{ rows: FlagView[]; total: number }> {
+export async function listFlags(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  state: ForumFlagRow['state'],
+  page: Page,
+): Promise<{ rows: FlagView[]; total: number }> {
   authorizeModeration(viewer);
   const where = and(eq(forumFlags.siteId, siteId), eq(forumFlags.state, state));
   const [rows, [total]] = await Promise.all([
-    flagViews(db).where(where).orderBy(desc(forumFlags.createdAt), desc(forumFlags.id)).limit(page.pageSize).offset(page.offset),
+    flagViews(db)
+      .where(where)
+      .orderBy(desc(forumFlags.createdAt), desc(forumFlags.id))
+      .limit(page.pageSize)
+      .offset(page.offset),
     db.select({ n: count() }).from(forumFlags).where(where),
   ]);
   return { rows: rows.map(toView), total: total?.n ?? 0 };
@@ -106,7 +124,13 @@ export async function listFlags(db: Executor, siteId: string, viewer: Viewer, st
  * A moderator's decision on a flag's post: every open flag of the post closes with it. `warn` and
  * `suspend` hide the post and sanction its author; each decision is a row of the audit log.
  */
-export async function resolveFlag(db: Executor, site: SiteRow, viewer: Viewer, id: string, decision: FlagDecision): Promise<FlagView> {
+export async function resolveFlag(
+  db: Executor,
+  site: SiteRow,
+  viewer: Viewer,
+  id: string,
+  decision: FlagDecision,
+): Promise<FlagView> {
   authorizeModeration(viewer);
   const { action } = decision;
   const sanction = action === 'warn' || action === 'suspend' ? action : undefined;
@@ -118,19 +142,46 @@ export async function resolveFlag(db: Executor, site: SiteRow, viewer: Viewer, i
     author = (await moderatedMember(db, site, viewer, post.author.id)).target;
   }
   await db.transaction(async (tx) => {
-    const [flag] = await tx.select().from(forumFlags).where(and(eq(forumFlags.siteId, site.id), eq(forumFlags.id, id))).for('update');
+    const [flag] = await tx
+      .select()
+      .from(forumFlags)
+      .where(and(eq(forumFlags.siteId, site.id), eq(forumFlags.id, id)))
+      .for('update');
     if (!flag) throw new AppError('flag_not_found', `No flag "${id}".`);
-    if (flag.state !== 'open') throw new AppError('flag_resolved', `This flag was ${flag.state === 'hidden' ? 'resolved by hiding the post' : 'dismissed'} already.`);
-    const [post] = await tx.select({ id: forumPosts.id, topicId: forumPosts.topicId }).from(forumPosts).where(eq(forumPosts.id, flag.postId));
+    if (flag.state !== 'open')
+      throw new AppError(
+        'flag_resolved',
+        `This flag was ${flag.state === 'hidden' ? 'resolved by hiding the post' : 'dismissed'} already.`,
+      );
+    const [post] = await tx
+      .select({ id: forumPosts.id, topicId: forumPosts.topicId })
+      .from(forumPosts)
+      .where(eq(forumPosts.id, flag.postId));
     const hide = action !== 'dismiss';
     if (hide) await tombstonePost(tx, post!);
     await tx
       .update(forumFlags)
       .set({ state: hide ? 'hidden' : 'dismissed', resolvedById: viewer.member.id, resolvedAt: new Date() })
       .where(and(eq(forumFlags.postId, flag.postId), eq(forumFlags.state, 'open')));
-    const [postAuthor] = await tx.select({ id: forumMembers.id, username: forumMembers.username }).from(forumMembers).innerJoin(forumPosts, eq(forumPosts.authorId, forumMembers.id)).where(eq(forumPosts.id, flag.postId));
-    await logModAction(tx, site.id, viewer, { action: hide ? 'hide' : 'dismiss', target: postAuthor, postId: flag.postId, flagId: flag.id, reason: flag.note ? `${flag.reason}: ${flag.note}` : flag.reason });
-    if (sanction && author) await applySanction(tx, site.id, viewer, author, sanction, { reason: decision.reason ?? '', until: decision.until, postId: flag.postId, flagId: flag.id });
+    const [postAuthor] = await tx
+      .select({ id: forumMembers.id, username: forumMembers.username })
+      .from(forumMembers)
+      .innerJoin(forumPosts, eq(forumPosts.authorId, forumMembers.id))
+      .where(eq(forumPosts.id, flag.postId));
+    await logModAction(tx, site.id, viewer, {
+      action: hide ? 'hide' : 'dismiss',
+      target: postAuthor,
+      postId: flag.postId,
+      flagId: flag.id,
+      reason: flag.note ? `${flag.reason}: ${flag.note}` : flag.reason,
+    });
+    if (sanction && author)
+      await applySanction(tx, site.id, viewer, author, sanction, {
+        reason: decision.reason ?? '',
+        until: decision.until,
+        postId: flag.postId,
+        flagId: flag.id,
+      });
   });
   return findFlag(db, site.id, id);
 }

@@ -44,7 +44,11 @@ export function topicListVersions(siteId: Param<string>): SQL {
  * `count` only when they are not `known` (what `KeptCounts.known` gives; else null, and the kept
  * count holds). One statement, so one snapshot, decides.
  */
-export function keptCountColumns(versions: SQL[], count: SQL<number>, known: Param<string>): { [K in keyof CountColumns]: SQL<CountColumns[K]> } {
+export function keptCountColumns(
+  versions: SQL[],
+  count: SQL<number>,
+  known: Param<string>,
+): { [K in keyof CountColumns]: SQL<CountColumns[K]> } {
   const joined = sql`concat_ws(':', ${sql.join(versions, sql`, `)})`;
   return {
     versions: sql<string>`${joined}`,

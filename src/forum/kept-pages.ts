@@ -32,7 +32,8 @@ interface KeptPost {
 /** The post's bodies twice (the rows, and the answer serialized from them), and its replies. */
 function weighPosts(posts: KeptPost[]): number {
   let weight = 0;
-  for (const { post, replies } of posts) weight += POST_WEIGHT + 2 * (post.bodySource.length + post.bodyHtml.length) + (replies ? weighPosts(replies) : 0);
+  for (const { post, replies } of posts)
+    weight += POST_WEIGHT + 2 * (post.bodySource.length + post.bodyHtml.length) + (replies ? weighPosts(replies) : 0);
   return weight;
 }
 
@@ -65,12 +66,19 @@ const MAX_LIST_WEIGHT = 8 * 1024 * 1024;
 const LIST_ROW_WEIGHT = 512;
 
 /** A node's pages of one member list (`app.forum.notificationPages`, `app.forum.topicListPages`). */
-export const keptListPages = <R>(): KeptPages<ListPage<R>> => new WeightedLru(MAX_LIST_WEIGHT, (page) => LIST_ROW_WEIGHT * (page.rows.length + 1));
+export const keptListPages = <R>(): KeptPages<ListPage<R>> =>
+  new WeightedLru(MAX_LIST_WEIGHT, (page) => LIST_ROW_WEIGHT * (page.rows.length + 1));
 
 /** A node's pages of topics' posts (`app.forum.pages`). */
-export const keptTopicPages = (): KeptPages<TopicPage> => new WeightedLru(MAX_TOPIC_WEIGHT, (page) => weighPosts(page.rows));
+export const keptTopicPages = (): KeptPages<TopicPage> =>
+  new WeightedLru(MAX_TOPIC_WEIGHT, (page) => weighPosts(page.rows));
 
 /** The page of `topic` that `read` names (view, size, offset), kept in `pages`; one view always loads one shape. */
-export async function topicPage<P extends TopicPage>(pages: KeptPages<TopicPage>, topic: VersionedTopic, read: string, load: () => Promise<P>): Promise<P> {
+export async function topicPage<P extends TopicPage>(
+  pages: KeptPages<TopicPage>,
+  topic: VersionedTopic,
+  read: string,
+  load: () => Promise<P>,
+): Promise<P> {
   return (await pages.keep(`${topic.topic.id}\n${topic.pageVersions}\n${read}`, load)) as P;
 }

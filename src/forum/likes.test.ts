@@ -16,9 +16,14 @@ for (const database of testDatabases) {
     let bob: ForumActor;
     let post: string;
     let staffPost: string;
-    const call = (token: string | undefined, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: Row) =>
-      forumApi(t.app, 'likes', token, { method, path, ...(payload ? { payload } : {}) });
-    const like = (actor: ForumActor, id: string, method: 'POST' | 'DELETE' = 'POST') => call(actor.token, method, `/posts/${id}/like`);
+    const call = (
+      token: string | undefined,
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      path: string,
+      payload?: Row,
+    ) => forumApi(t.app, 'likes', token, { method, path, ...(payload ? { payload } : {}) });
+    const like = (actor: ForumActor, id: string, method: 'POST' | 'DELETE' = 'POST') =>
+      call(actor.token, method, `/posts/${id}/like`);
 
     before(async () => {
       t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000' } });
@@ -27,17 +32,26 @@ for (const database of testDatabases) {
       admin = await mintForumToken(t.app, 'likes', 'owner', owner.password);
       ann = await addMember(t.app, 'likes', 'ann');
       bob = await addMember(t.app, 'likes', 'bob');
-      for (const [slug, visibility] of [['open', 'public'], ['staff', 'staff']] as const) {
+      for (const [slug, visibility] of [
+        ['open', 'public'],
+        ['staff', 'staff'],
+      ] as const) {
         assert.equal((await call(admin, 'POST', '/forums', { name: slug, slug, visibility })).statusCode, 201);
       }
-      post = json<{ first_post: { id: string } }>(await call(ann.token, 'POST', '/topics', { forum_id: 'open', title: 'Likeable', body: 'Like me' })).first_post.id;
-      staffPost = json<{ first_post: { id: string } }>(await call(admin, 'POST', '/topics', { forum_id: 'staff', title: 'Staff only', body: 'Hush' })).first_post.id;
+      post = json<{ first_post: { id: string } }>(
+        await call(ann.token, 'POST', '/topics', { forum_id: 'open', title: 'Likeable', body: 'Like me' }),
+      ).first_post.id;
+      staffPost = json<{ first_post: { id: string } }>(
+        await call(admin, 'POST', '/topics', { forum_id: 'staff', title: 'Staff only', body: 'Hush' }),
+      ).first_post.id;
     });
     after(() => t.close());
 
     const likeCountInList = async (): Promise<number> => {
       const topic = json<Array<{ id: string }>>(await call(admin, 'GET', '/topics?forum_id=open'))[0]!.id;
-      return json<Array<{ id: string; like_count: number }>>(await call(admin, 'GET', `/topics/${topic}/posts`)).find((row) => row.id === post)!.like_count;
+      return json<Array<{ id: string; like_count: number }>>(await call(admin, 'GET', `/topics/${topic}/posts`)).find(
+        (row) => row.id === post,
+      )!.like_count;
     };
 
     it('counts one like per member, idempotently both ways, and shows the count on the post', async () => {
@@ -48,7 +62,11 @@ for (const database of testDatabases) {
       assert.deepEqual(json(adminLike), { like_count: 2, liked: true });
       assert.equal(await likeCountInList(), 2);
       assert.deepEqual(json(await like(bob, post, 'DELETE')), { like_count: 1, liked: false });
-      assert.deepEqual(json(await like(bob, post, 'DELETE')), { like_count: 1, liked: false }, 'a second unlike changes nothing');
+      assert.deepEqual(
+        json(await like(bob, post, 'DELETE')),
+        { like_count: 1, liked: false },
+        'a second unlike changes nothing',
+      );
       assert.equal(await likeCountInList(), 1);
     });
 
@@ -61,11 +79,17 @@ for (const database of testDatabases) {
         assert.equal(hidden.statusCode, 404, hidden.body);
         assert.equal(json(hidden).code, 'post_not_found');
       }
-      assert.equal((await call(admin, 'POST', `/posts/${staffPost}/like`)).statusCode, 403, "the admin wrote it: it is the admin's own");
+      assert.equal(
+        (await call(admin, 'POST', `/posts/${staffPost}/like`)).statusCode,
+        403,
+        "the admin wrote it: it is the admin's own",
+      );
       const guest = await call(undefined, 'POST', `/posts/${post}/like`);
       assert.equal(guest.statusCode, 401);
       const topic = json<Array<{ id: string }>>(await call(admin, 'GET', '/topics?forum_id=open'))[0]!.id;
-      const gone = json<{ id: string }>(await call(ann.token, 'POST', `/topics/${topic}/posts`, { body: 'Soon gone' })).id;
+      const gone = json<{ id: string }>(
+        await call(ann.token, 'POST', `/topics/${topic}/posts`, { body: 'Soon gone' }),
+      ).id;
       assert.equal((await call(ann.token, 'DELETE', `/posts/${gone}`)).statusCode, 204);
       assert.equal(json(await like(bob, gone)).code, 'post_not_found');
     });

@@ -13,15 +13,23 @@ describe('forum markdown', () => {
   });
 
   it('drops dangerous links and marks the rest as user content', () => {
-    const { html } = renderBody('[a](javascript:alert(1)) [b](data:text/html,x) [c](https://example.com) ![i](https://example.com/i.png)');
+    const { html } = renderBody(
+      '[a](javascript:alert(1)) [b](data:text/html,x) [c](https://example.com) ![i](https://example.com/i.png)',
+    );
     assert.doesNotMatch(html, /href="(javascript|data):/);
     assert.match(html, /<a href="https:\/\/example.com" rel="nofollow ugc noopener noreferrer">c<\/a>/);
-    assert.match(html, /<img src="https:\/\/example.com\/i.png" alt="i" \/>|<img src="https:\/\/example.com\/i.png" alt="i">/);
+    assert.match(
+      html,
+      /<img src="https:\/\/example.com\/i.png" alt="i" \/>|<img src="https:\/\/example.com\/i.png" alt="i">/,
+    );
   });
 
   it('keeps titles as typed, one line, and slugs from them', () => {
     assert.equal(plainTitle('Why does <div> not center?'), 'Why does <div> not center?');
-    assert.equal(plainTitle('<script>alert(1)</script>Hello <b>world</b>'), '<script>alert(1)</script>Hello <b>world</b>');
+    assert.equal(
+      plainTitle('<script>alert(1)</script>Hello <b>world</b>'),
+      '<script>alert(1)</script>Hello <b>world</b>',
+    );
     assert.equal(plainTitle('a < b and c > d'), 'a < b and c > d');
     assert.equal(plainTitle(' line\nbreak\u0000 '), 'line break');
     assert.equal(slugify('Héllo, World! 2'), 'hello-world-2');

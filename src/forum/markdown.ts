@@ -8,8 +8,33 @@ const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [
-    'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code', 'em', 'strong', 's', 'del',
-    'ul', 'ol', 'li', 'a', 'img', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
+    'p',
+    'br',
+    'hr',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'blockquote',
+    'pre',
+    'code',
+    'em',
+    'strong',
+    's',
+    'del',
+    'ul',
+    'ol',
+    'li',
+    'a',
+    'img',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
   ],
   allowedAttributes: {
     a: ['href', 'title', 'rel'],
@@ -60,7 +85,8 @@ interface RenderedBody {
 const heldLinks = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
 heldLinks.renderer.rules.link_open = () => '';
 heldLinks.renderer.rules.link_close = () => '';
-heldLinks.renderer.rules.image = (tokens, index, options, env, self) => heldLinks.utils.escapeHtml(self.renderInlineAsText(tokens[index]!.children ?? [], options, env));
+heldLinks.renderer.rules.image = (tokens, index, options, env, self) =>
+  heldLinks.utils.escapeHtml(self.renderInlineAsText(tokens[index]!.children ?? [], options, env));
 
 /** Renders and sanitizes a body; `links: false` holds links and images (shown as their text). */
 export function renderBody(source: string, options: { links?: boolean } = {}): RenderedBody {

@@ -13,7 +13,15 @@ import { refuseSuspended } from './moderation.js';
 import { authenticateMember, createMember, deleteMember, listMembers, updateMember } from './members.js';
 import { authorizeAdmin } from './policy.js';
 import { presentMember } from './presenters.js';
-import { IdParams, MemberOut, MemberPatch, NewMemberBody, TokenParams, TokenRequestBody, memberSecurity } from './schemas.js';
+import {
+  IdParams,
+  MemberOut,
+  MemberPatch,
+  NewMemberBody,
+  TokenParams,
+  TokenRequestBody,
+  memberSecurity,
+} from './schemas.js';
 import { problems } from '../http/openapi.js';
 
 export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
@@ -27,7 +35,8 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: 'Mint a forum token with your login and password (shown once)',
-        description: "Members use their community login; the site owner uses its platform account and acts as the community's admin.",
+        description:
+          "Members use their community login; the site owner uses its platform account and acts as the community's admin.",
         security: [],
         body: TokenRequestBody,
         response: { 201: TokenCreatedOut, ...problems(401, 403) },
@@ -49,28 +58,58 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
       await throttle.succeeded(request, reply, `site:${site.id}`, login);
       if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
       refuseSuspended(member);
-      const minted = await mintCredential(db, { kind: 'forum_token', siteId: site.id, subjectId: member.id, name: request.body.name ?? 'API token' });
+      const minted = await mintCredential(db, {
+        kind: 'forum_token',
+        siteId: site.id,
+        subjectId: member.id,
+        name: request.body.name ?? 'API token',
+      });
       return reply.code(201).send(presentTokenCreated(minted));
     },
   );
 
   app.get(
     '/auth/tokens',
-    { schema: { tags: ['auth'], summary: 'Your live forum tokens (no secrets)', security: memberSecurity, response: { 200: Type.Array(TokenOut) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Your live forum tokens (no secrets)',
+        security: memberSecurity,
+        response: { 200: Type.Array(TokenOut) },
+      },
+      preHandler: forumMember,
+    },
     async (request) => {
       const { site, viewer } = request.forum;
       if (viewer.kind !== 'member') return [];
-      return (await listCredentials(db, { kind: 'forum_token', siteId: site.id, subjectId: viewer.member.id })).map(presentToken);
+      return (await listCredentials(db, { kind: 'forum_token', siteId: site.id, subjectId: viewer.member.id })).map(
+        presentToken,
+      );
     },
   );
 
   app.delete(
     '/auth/tokens/:token_id',
-    { schema: { tags: ['auth'], summary: 'Revoke one of your forum tokens', security: memberSecurity, params: TokenParams, response: { 204: Type.Null() } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Revoke one of your forum tokens',
+        security: memberSecurity,
+        params: TokenParams,
+        response: { 204: Type.Null() },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       const { site, viewer } = request.forum;
       const subjectId = viewer.kind === 'member' ? viewer.member.id : '';
-      if (!(await app.services.credentials.revoke(request.params.token_id, { kind: 'forum_token', siteId: site.id, subjectId }))) {
+      if (
+        !(await app.services.credentials.revoke(request.params.token_id, {
+          kind: 'forum_token',
+          siteId: site.id,
+          subjectId,
+        }))
+      ) {
         throw new AppError('credential_not_found', `No such token "${request.params.token_id}".`);
       }
       return reply.code(204).send(null);
@@ -79,7 +118,16 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/members',
-    { schema: { tags: ['members'], summary: 'Members of the community (admin)', security: memberSecurity, querystring: PageQuery, response: { 200: Type.Array(MemberOut) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['members'],
+        summary: 'Members of the community (admin)',
+        security: memberSecurity,
+        querystring: PageQuery,
+        response: { 200: Type.Array(MemberOut) },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       const page = toPage(request.query);
@@ -91,19 +139,43 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/members',
-    { schema: { tags: ['members'], summary: 'Add a member (admin)', security: memberSecurity, body: NewMemberBody, response: { 201: MemberOut, ...problems(409, 422) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['members'],
+        summary: 'Add a member (admin)',
+        security: memberSecurity,
+        body: NewMemberBody,
+        response: { 201: MemberOut, ...problems(409, 422) },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
-      return reply.code(201).send(presentMember(request.forum.site, await createMember(db, request.forum.site.id, request.body)));
+      return reply
+        .code(201)
+        .send(presentMember(request.forum.site, await createMember(db, request.forum.site.id, request.body)));
     },
   );
 
   app.patch(
     '/members/:id',
-    { schema: { tags: ['members'], summary: 'Change the role of a member, or ban one (admin)', security: memberSecurity, params: IdParams, body: MemberPatch, response: { 200: MemberOut, ...problems(409) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['members'],
+        summary: 'Change the role of a member, or ban one (admin)',
+        security: memberSecurity,
+        params: IdParams,
+        body: MemberPatch,
+        response: { 200: MemberOut, ...problems(409) },
+      },
+      preHandler: forumMember,
+    },
     async (request) => {
       authorizeAdmin(request.forum.viewer);
-      return presentMember(request.forum.site, await updateMember(db, request.forum.site.id, request.params.id, request.body));
+      return presentMember(
+        request.forum.site,
+        await updateMember(db, request.forum.site.id, request.params.id, request.body),
+      );
     },
   );
 

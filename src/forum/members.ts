@@ -32,15 +32,25 @@ interface NewMember {
   trustLevel?: number | undefined;
 }
 
-const sameText = (column: typeof forumMembers.username | typeof forumMembers.email, value: string) => sql`lower(${column}) = lower(${value})`;
+const sameText = (column: typeof forumMembers.username | typeof forumMembers.email, value: string) =>
+  sql`lower(${column}) = lower(${value})`;
 
 export async function createMember(db: Executor, siteId: string, input: NewMember): Promise<ForumMemberRow> {
   const clash = await db
     .select({ username: forumMembers.username, email: forumMembers.email, userId: forumMembers.userId })
     .from(forumMembers)
-    .where(and(eq(forumMembers.siteId, siteId), or(sameText(forumMembers.username, input.username), and(sameText(forumMembers.email, input.email), isNull(forumMembers.userId)))));
+    .where(
+      and(
+        eq(forumMembers.siteId, siteId),
+        or(
+          sameText(forumMembers.username, input.username),
+          and(sameText(forumMembers.email, input.email), isNull(forumMembers.userId)),
+        ),
+      ),
+    );
   for (const row of clash) {
-    if (row.username.toLowerCase() === input.username.toLowerCase()) throw new AppError('username_taken', `The username "${input.username}" is taken in this community.`);
+    if (row.username.toLowerCase() === input.username.toLowerCase())
+      throw new AppError('username_taken', `The username "${input.username}" is taken in this community.`);
     throw new AppError('email_taken', 'A member with this e-mail address exists.');
   }
   const [row] = await db
@@ -60,16 +70,32 @@ export async function createMember(db: Executor, siteId: string, input: NewMembe
 }
 
 /** A member of the site by username (case-insensitive). */
-export async function findMemberByUsername(db: Executor, siteId: string, username: string): Promise<ForumMemberRow | undefined> {
-  const [row] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, siteId), sameText(forumMembers.username, username))).limit(1);
+export async function findMemberByUsername(
+  db: Executor,
+  siteId: string,
+  username: string,
+): Promise<ForumMemberRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, siteId), sameText(forumMembers.username, username)))
+    .limit(1);
   return row;
 }
 
 /** Sets a new password after checking the current one; false when the current one is wrong. */
-export async function changeMemberPassword(db: Executor, member: ForumMemberRow, current: string, next: string): Promise<boolean> {
+export async function changeMemberPassword(
+  db: Executor,
+  member: ForumMemberRow,
+  current: string,
+  next: string,
+): Promise<boolean> {
   // Linked members log in with their platform account, whose password the portal changes.
   if (!member.passwordHash || !(await verifyPassword(current, member.passwordHash))) return false;
-  await db.update(forumMembers).set({ passwordHash: await hashNewPassword(next) }).where(eq(forumMembers.id, member.id));
+  await db
+    .update(forumMembers)
+    .set({ passwordHash: await hashNewPassword(next) })
+    .where(eq(forumMembers.id, member.id));
   return true;
 }
 
@@ -81,8 +107,18 @@ const tokenMember = preparedStatement('forum_token_member', (db) =>
       versions: communityVersions(sql.placeholder('siteId')),
     })
     .from(credentials)
-    .innerJoin(forumMembers, and(eq(forumMembers.id, credentials.subjectId), eq(forumMembers.siteId, credentials.siteId)))
-    .where(and(eq(credentials.id, sql.placeholder('id')), eq(credentials.kind, 'forum_token'), isNull(credentials.revokedAt), eq(credentials.siteId, sql.placeholder('siteId')))),
+    .innerJoin(
+      forumMembers,
+      and(eq(forumMembers.id, credentials.subjectId), eq(forumMembers.siteId, credentials.siteId)),
+    )
+    .where(
+      and(
+        eq(credentials.id, sql.placeholder('id')),
+        eq(credentials.kind, 'forum_token'),
+        isNull(credentials.revokedAt),
+        eq(credentials.siteId, sql.placeholder('siteId')),
+      ),
+    ),
 );
 
 /**
@@ -90,7 +126,11 @@ const tokenMember = preparedStatement('forum_token_member', (db) =>
  * a wrong or revoked token, or one of another community. Read on every request, never cached, so a
  * revocation, ban or role change holds from the next request on, on every node.
  */
-export async function findTokenMember(db: Database, siteId: string, presented: string): Promise<ForumMemberRow | undefined> {
+export async function findTokenMember(
+  db: Database,
+  siteId: string,
+  presented: string,
+): Promise<ForumMemberRow | undefined> {
   return (await readTokenMember(db, siteId, presented))?.member;
 }
 
@@ -120,33 +160,59 @@ interface TokenMember {
 }
 
 /** `findTokenMember`, with the community's versions read in the same statement. */
-export async function readTokenMember(db: Database, siteId: string, presented: string): Promise<TokenMember | undefined> {
+export async function readTokenMember(
+  db: Database,
+  siteId: string,
+  presented: string,
+): Promise<TokenMember | undefined> {
   const parsed = parseCredential(presented);
   if (!parsed || parsed.kind !== 'forum_token') return undefined;
   const [row] = await tokenMember(db, undefined).execute({ id: parsed.id, siteId });
-  return row && (await acceptSecret(db, row.credential, parsed.secret)) ? { member: row.member, versions: row.versions } : undefined;
+  return row && (await acceptSecret(db, row.credential, parsed.secret))
+    ? { member: row.member, versions: row.versions }
+    : undefined;
 }
 
 export async function findMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow | undefined> {
-  const [row] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)));
+  const [row] = await db
+    .select()
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)));
   return row;
 }
 
 /** The owner's linked member, made on first use. Its username falls back to a suffixed one on a clash. */
 export async function ensureOwnerMember(db: Executor, site: SiteRow, user: UserRow): Promise<ForumMemberRow> {
-  const [existing] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, site.id), eq(forumMembers.userId, user.id)));
+  const [existing] = await db
+    .select()
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, site.id), eq(forumMembers.userId, user.id)));
   if (existing) return existing;
   for (const username of [user.username, `${user.username}-${randomAlnum(4)}`, `${user.username}-${randomAlnum(8)}`]) {
-    const [taken] = await db.select({ id: forumMembers.id }).from(forumMembers).where(and(eq(forumMembers.siteId, site.id), sameText(forumMembers.username, username)));
+    const [taken] = await db
+      .select({ id: forumMembers.id })
+      .from(forumMembers)
+      .where(and(eq(forumMembers.siteId, site.id), sameText(forumMembers.username, username)));
     if (taken) continue;
     const [row] = await db
       .insert(forumMembers)
-      .values({ id: newId(), siteId: site.id, userId: user.id, username, email: user.email, passwordHash: null, role: 'admin' })
+      .values({
+        id: newId(),
+        siteId: site.id,
+        userId: user.id,
+        username,
+        email: user.email,
+        passwordHash: null,
+        role: 'admin',
+      })
       .onConflictDoNothing()
       .returning();
     if (row) return row;
     // A concurrent first login made it: read it back.
-    const [raced] = await db.select().from(forumMembers).where(and(eq(forumMembers.siteId, site.id), eq(forumMembers.userId, user.id)));
+    const [raced] = await db
+      .select()
+      .from(forumMembers)
+      .where(and(eq(forumMembers.siteId, site.id), eq(forumMembers.userId, user.id)));
     if (raced) return raced;
   }
   throw new AppError('username_taken', 'Could not find a free username for the site owner in this community.');
@@ -156,11 +222,22 @@ export async function ensureOwnerMember(db: Executor, site: SiteRow, user: UserR
  * The member a login and password prove, or undefined; a community member of that name wins over
  * the site owner's account. Takes the same time whether the login exists or not.
  */
-export async function authenticateMember(db: Executor, site: SiteRow, login: string, password: string): Promise<ForumMemberRow | undefined> {
+export async function authenticateMember(
+  db: Executor,
+  site: SiteRow,
+  login: string,
+  password: string,
+): Promise<ForumMemberRow | undefined> {
   const [member] = await db
     .select()
     .from(forumMembers)
-    .where(and(eq(forumMembers.siteId, site.id), isNull(forumMembers.userId), or(sameText(forumMembers.username, login), sameText(forumMembers.email, login))))
+    .where(
+      and(
+        eq(forumMembers.siteId, site.id),
+        isNull(forumMembers.userId),
+        or(sameText(forumMembers.username, login), sameText(forumMembers.email, login)),
+      ),
+    )
     .limit(1);
   if (member?.passwordHash) return (await verifyPassword(password, member.passwordHash)) ? member : undefined;
   const user = site.ownerId ? await findUserByLogin(db, login) : undefined;
@@ -187,11 +264,25 @@ function likePattern(text: string): string {
 }
 
 /** A page of the site's members, oldest first; `query` matches part of the username or e-mail. */
-export async function listMembers(db: Executor, siteId: string, page: Page, query?: string): Promise<{ rows: ForumMemberRow[]; total: number }> {
+export async function listMembers(
+  db: Executor,
+  siteId: string,
+  page: Page,
+  query?: string,
+): Promise<{ rows: ForumMemberRow[]; total: number }> {
   const pattern = query?.trim() ? likePattern(query.trim()) : undefined;
-  const where = and(eq(forumMembers.siteId, siteId), pattern ? or(ilike(forumMembers.username, pattern), ilike(forumMembers.email, pattern)) : undefined);
+  const where = and(
+    eq(forumMembers.siteId, siteId),
+    pattern ? or(ilike(forumMembers.username, pattern), ilike(forumMembers.email, pattern)) : undefined,
+  );
   const [total] = await db.select({ n: count() }).from(forumMembers).where(where);
-  const rows = await db.select().from(forumMembers).where(where).orderBy(asc(forumMembers.createdAt), asc(forumMembers.id)).limit(page.pageSize).offset(page.offset);
+  const rows = await db
+    .select()
+    .from(forumMembers)
+    .where(where)
+    .orderBy(asc(forumMembers.createdAt), asc(forumMembers.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
   return { rows, total: total?.n ?? 0 };
 }
 
@@ -221,7 +312,10 @@ async function keepAnAdmin(tx: Executor, siteId: string, target: ForumMemberRow)
     .orderBy(asc(forumMembers.id))
     .for('update');
   if (!admins.some((admin) => admin.id !== target.id && actsAsAdmin(admin))) {
-    throw new AppError('last_admin', `"${target.username}" is the last admin of this community; make another member admin first.`);
+    throw new AppError(
+      'last_admin',
+      `"${target.username}" is the last admin of this community; make another member admin first.`,
+    );
   }
 }
 
@@ -235,17 +329,29 @@ function takesAdminAway(member: ForumMemberRow, change: MemberChange): boolean {
 async function changeableMember(db: Executor, siteId: string, id: string): Promise<ForumMemberRow> {
   const member = await findMember(db, siteId, id);
   if (!member) throw new AppError('member_not_found', `No member "${id}".`);
-  if (member.userId) throw new AppError('owner_member', "The site owner's membership cannot be changed here; it follows the site's ownership.");
+  if (member.userId)
+    throw new AppError(
+      'owner_member',
+      "The site owner's membership cannot be changed here; it follows the site's ownership.",
+    );
   return member;
 }
 
-export async function updateMember(db: Executor, siteId: string, id: string, change: MemberChange): Promise<ForumMemberRow> {
+export async function updateMember(
+  db: Executor,
+  siteId: string,
+  id: string,
+  change: MemberChange,
+): Promise<ForumMemberRow> {
   return db.transaction(async (tx) => {
     const member = await changeableMember(tx, siteId, id);
     if (takesAdminAway(member, change)) await keepAnAdmin(tx, siteId, member);
     const [row] = await tx
       .update(forumMembers)
-      .set({ ...(change.role !== undefined ? { role: change.role } : {}), ...(change.banned !== undefined ? { banned: change.banned } : {}) })
+      .set({
+        ...(change.role !== undefined ? { role: change.role } : {}),
+        ...(change.banned !== undefined ? { banned: change.banned } : {}),
+      })
       .where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)))
       .returning();
     return row!;
@@ -263,7 +369,14 @@ export async function deleteMember(db: Executor, siteId: string, id: string): Pr
     await tx
       .update(credentials)
       .set({ revokedAt: new Date() })
-      .where(and(eq(credentials.kind, 'forum_token'), eq(credentials.siteId, siteId), eq(credentials.subjectId, member.id), isNull(credentials.revokedAt)));
+      .where(
+        and(
+          eq(credentials.kind, 'forum_token'),
+          eq(credentials.siteId, siteId),
+          eq(credentials.subjectId, member.id),
+          isNull(credentials.revokedAt),
+        ),
+      );
     await tx.delete(forumMembers).where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)));
     return member;
   });
@@ -282,7 +395,12 @@ export async function countMembersByRole(db: Executor, siteId: string): Promise<
 }
 
 /** Up to `limit` members whose username starts with `prefix` (any case), for @mention suggestions; banned members are left out. */
-export async function suggestMembers(db: Executor, siteId: string, prefix: string, limit: number): Promise<Array<Pick<ForumMemberRow, 'username'>>> {
+export async function suggestMembers(
+  db: Executor,
+  siteId: string,
+  prefix: string,
+  limit: number,
+): Promise<Array<Pick<ForumMemberRow, 'username'>>> {
   const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return db
     .select({ username: forumMembers.username })

@@ -28,7 +28,12 @@ interface LoggedAction {
 }
 
 /** Writes one audit row for a moderator's decision, in the caller's transaction. */
-export async function logModAction(tx: Executor, siteId: string, actor: MemberViewer, entry: LoggedAction): Promise<ForumModActionRow> {
+export async function logModAction(
+  tx: Executor,
+  siteId: string,
+  actor: MemberViewer,
+  entry: LoggedAction,
+): Promise<ForumModActionRow> {
   const [row] = await tx
     .insert(forumModActions)
     .values({
@@ -55,7 +60,10 @@ interface Suspension {
 }
 
 /** The suspension that stands for the member now, if any; one whose end has passed is over. */
-export function activeSuspension(member: Pick<ForumMemberRow, 'suspendedAt' | 'suspendedUntil' | 'suspensionReason'>, now = new Date()): Suspension | undefined {
+export function activeSuspension(
+  member: Pick<ForumMemberRow, 'suspendedAt' | 'suspendedUntil' | 'suspensionReason'>,
+  now = new Date(),
+): Suspension | undefined {
   if (!member.suspendedAt) return undefined;
   if (member.suspendedUntil && member.suspendedUntil <= now) return undefined;
   return { until: member.suspendedUntil, reason: member.suspensionReason };
@@ -71,11 +79,19 @@ export function suspensionWords(suspension: Suspension): string {
 export function refuseSuspended(member: ForumMemberRow): void {
   const suspension = activeSuspension(member);
   if (!suspension) return;
-  throw new AppError('member_suspended', suspensionWords(suspension), { suspended_until: suspension.until?.toISOString() ?? null, reason: suspension.reason });
+  throw new AppError('member_suspended', suspensionWords(suspension), {
+    suspended_until: suspension.until?.toISOString() ?? null,
+    reason: suspension.reason,
+  });
 }
 
 /** The member a moderator acts on: moderators act on plain members, admins on anyone but the owner. */
-export async function moderatedMember(db: Executor, site: SiteRow, viewer: Viewer, memberId: string): Promise<{ viewer: MemberViewer; target: ForumMemberRow }> {
+export async function moderatedMember(
+  db: Executor,
+  site: SiteRow,
+  viewer: Viewer,
+  memberId: string,
+): Promise<{ viewer: MemberViewer; target: ForumMemberRow }> {
   authorizeModeration(viewer);
   const target = await findMember(db, site.id, memberId);
   if (!target) throw new AppError('member_not_found', `No member "${memberId}".`);
@@ -102,14 +118,25 @@ function requireReason(input: WarningInput): void {
 /** Checks a warning or suspension before a caller's transaction applies it. */
 export function checkSanction(action: 'warn' | 'suspend', input: SuspensionInput): void {
   requireReason(input);
-  if (action === 'suspend' && input.until && input.until <= new Date()) throw new AppError('invalid_suspension_end', 'A suspension ends in the future; leave the end out for an indefinite one.');
+  if (action === 'suspend' && input.until && input.until <= new Date())
+    throw new AppError(
+      'invalid_suspension_end',
+      'A suspension ends in the future; leave the end out for an indefinite one.',
+    );
 }
 
 /**
  * Warns or suspends a checked member in the caller's transaction. A warning is its log row; a
  * suspension (until `until`, or indefinite) replaces an earlier one and ends the member's sessions.
  */
-export async function applySanction(tx: Executor, siteId: string, viewer: MemberViewer, target: ForumMemberRow, action: 'warn' | 'suspend', input: SuspensionInput): Promise<ForumModActionRow> {
+export async function applySanction(
+  tx: Executor,
+  siteId: string,
+  viewer: MemberViewer,
+  target: ForumMemberRow,
+  action: 'warn' | 'suspend',
+  input: SuspensionInput,
+): Promise<ForumModActionRow> {
   if (action === 'suspend') {
     await tx
       .update(forumMembers)
@@ -117,11 +144,24 @@ export async function applySanction(tx: Executor, siteId: string, viewer: Member
       .where(eq(forumMembers.id, target.id));
     await tx.delete(forumSessions).where(eq(forumSessions.memberId, target.id));
   }
-  return logModAction(tx, siteId, viewer, { action, target, reason: input.reason, until: action === 'suspend' ? (input.until ?? null) : null, postId: input.postId, flagId: input.flagId });
+  return logModAction(tx, siteId, viewer, {
+    action,
+    target,
+    reason: input.reason,
+    until: action === 'suspend' ? (input.until ?? null) : null,
+    postId: input.postId,
+    flagId: input.flagId,
+  });
 }
 
 /** Warns a member: the member sees the warning on every page and in `GET /warnings` until it acknowledges it. */
-export async function warnMember(db: Executor, site: SiteRow, actor: Viewer, memberId: string, input: WarningInput): Promise<ForumModActionRow> {
+export async function warnMember(
+  db: Executor,
+  site: SiteRow,
+  actor: Viewer,
+  memberId: string,
+  input: WarningInput,
+): Promise<ForumModActionRow> {
   const { viewer, target } = await moderatedMember(db, site, actor, memberId);
   checkSanction('warn', input);
   return applySanction(db, site.id, viewer, target, 'warn', input);
@@ -131,7 +171,13 @@ export async function warnMember(db: Executor, site: SiteRow, actor: Viewer, mem
  * Suspends a member until `until` (or indefinitely): its tokens answer 403 `member_suspended` and its
  * web sessions end at once; a later suspension replaces the earlier one.
  */
-export async function suspendMember(db: Executor, site: SiteRow, actor: Viewer, memberId: string, input: SuspensionInput): Promise<ForumMemberRow> {
+export async function suspendMember(
+  db: Executor,
+  site: SiteRow,
+  actor: Viewer,
+  memberId: string,
+  input: SuspensionInput,
+): Promise<ForumMemberRow> {
   const { viewer, target } = await moderatedMember(db, site, actor, memberId);
   checkSanction('suspend', input);
   await db.transaction((tx) => applySanction(tx, site.id, viewer, target, 'suspend', input));
@@ -139,11 +185,20 @@ export async function suspendMember(db: Executor, site: SiteRow, actor: Viewer, 
 }
 
 /** Ends a member's suspension now. */
-export async function liftSuspension(db: Executor, site: SiteRow, actor: Viewer, memberId: string): Promise<ForumMemberRow> {
+export async function liftSuspension(
+  db: Executor,
+  site: SiteRow,
+  actor: Viewer,
+  memberId: string,
+): Promise<ForumMemberRow> {
   const { viewer, target } = await moderatedMember(db, site, actor, memberId);
   if (!activeSuspension(target)) throw new AppError('not_suspended', `"${target.username}" is not suspended.`);
   return db.transaction(async (tx) => {
-    const [row] = await tx.update(forumMembers).set({ suspendedAt: null, suspendedUntil: null, suspensionReason: null }).where(eq(forumMembers.id, target.id)).returning();
+    const [row] = await tx
+      .update(forumMembers)
+      .set({ suspendedAt: null, suspendedUntil: null, suspensionReason: null })
+      .where(eq(forumMembers.id, target.id))
+      .returning();
     await logModAction(tx, site.id, viewer, { action: 'unsuspend', target });
     return row!;
   });
@@ -155,7 +210,13 @@ interface ModLogFilter {
 }
 
 /** The audit log, newest first (moderators and admins). */
-export async function listModActions(db: Executor, siteId: string, viewer: Viewer, filter: ModLogFilter, page: Page): Promise<{ rows: ForumModActionRow[]; total: number }> {
+export async function listModActions(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  filter: ModLogFilter,
+  page: Page,
+): Promise<{ rows: ForumModActionRow[]; total: number }> {
   authorizeModeration(viewer);
   const where = and(
     eq(forumModActions.siteId, siteId),
@@ -163,7 +224,13 @@ export async function listModActions(db: Executor, siteId: string, viewer: Viewe
     filter.action ? eq(forumModActions.action, filter.action) : undefined,
   );
   const [rows, [total]] = await Promise.all([
-    db.select().from(forumModActions).where(where).orderBy(desc(forumModActions.createdAt), desc(forumModActions.id)).limit(page.pageSize).offset(page.offset),
+    db
+      .select()
+      .from(forumModActions)
+      .where(where)
+      .orderBy(desc(forumModActions.createdAt), desc(forumModActions.id))
+      .limit(page.pageSize)
+      .offset(page.offset),
     db.select({ n: count() }).from(forumModActions).where(where),
   ]);
   return { rows, total: total?.n ?? 0 };
@@ -184,13 +251,28 @@ export function hasUnacknowledgedWarnings(siteId: Param<string>, memberId: Param
 }
 
 /** The viewer's own warnings, newest first (the unacknowledged ones only, for the page banner). */
-export async function listWarnings(db: Executor, siteId: string, viewer: Viewer, unacknowledgedOnly: boolean): Promise<ForumModActionRow[]> {
+export async function listWarnings(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  unacknowledgedOnly: boolean,
+): Promise<ForumModActionRow[]> {
   requireMember(viewer);
-  return db.select().from(forumModActions).where(warningsOf(siteId, viewer.member.id, unacknowledgedOnly)).orderBy(desc(forumModActions.createdAt)).limit(50);
+  return db
+    .select()
+    .from(forumModActions)
+    .where(warningsOf(siteId, viewer.member.id, unacknowledgedOnly))
+    .orderBy(desc(forumModActions.createdAt))
+    .limit(50);
 }
 
 /** The member says it has read a warning of its own; other ids answer 404. */
-export async function acknowledgeWarning(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<ForumModActionRow> {
+export async function acknowledgeWarning(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  id: string,
+): Promise<ForumModActionRow> {
   requireMember(viewer);
   const [row] = await db
     .update(forumModActions)

@@ -7,7 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { addMember, communityHost, communityOnTwoNodes, forumApi, type CommunityOnTwoNodes, type ForumActor } from '../../test/factories/forum.js';
+import {
+  addMember,
+  communityHost,
+  communityOnTwoNodes,
+  forumApi,
+  type CommunityOnTwoNodes,
+  type ForumActor,
+} from '../../test/factories/forum.js';
 import { json, type TestApp } from '../../test/helpers/app.js';
 import { headerCount, UiClient } from '../../test/helpers/forum-ui.js';
 import { testDatabases } from '../../test/helpers/databases.js';
@@ -20,13 +27,21 @@ for (const database of testDatabases) {
     let ann: ForumActor;
     let bob: ForumActor;
     let cy: ForumActor;
-    const call = (node: TestApp, token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
-      forumApi(node.app, SITE, token, { method, path, ...(payload ? { payload } : {}) });
+    const call = (
+      node: TestApp,
+      token: string,
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      path: string,
+      payload?: object,
+    ) => forumApi(node.app, SITE, token, { method, path, ...(payload ? { payload } : {}) });
     /** Ann's list on node B: its total (X-Pagination) and how many rows its first page holds. */
     const annOnB = async (query = '') => {
       const response = await call(t.b, ann.token, 'GET', `/notifications?page_size=100${query}`);
       assert.equal(response.statusCode, 200, response.body);
-      return { total: (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total, rows: json<unknown[]>(response).length };
+      return {
+        total: (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total,
+        rows: json<unknown[]>(response).length,
+      };
     };
     const onA = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object, token = t.admin) => {
       const response = await call(t.a, token, method, path, payload);
@@ -37,21 +52,38 @@ for (const database of testDatabases) {
     const cyUnreadOnB = async () => {
       const response = await call(t.b, cy.token, 'GET', '/topics?filter=unread&page_size=100');
       assert.equal(response.statusCode, 200, response.body);
-      return { total: (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total, rows: json<unknown[]>(response).length };
+      return {
+        total: (JSON.parse(String(response.headers['x-pagination'])) as { total: number }).total,
+        rows: json<unknown[]>(response).length,
+      };
     };
     const run = (statement: ReturnType<typeof sql>) => t.shared.handle.db.execute(statement);
     /** A topic of Ann's in `forum` with `replies` replies of Bob's: Ann's notifications. */
     const topicWithReplies = async (forum: string, replies: number) => {
-      const topic = json<{ id: string }>(await onA('POST', '/topics', { forum_id: forum, title: `In ${forum}`, body: 'Start' }, ann.token));
+      const topic = json<{ id: string }>(
+        await onA('POST', '/topics', { forum_id: forum, title: `In ${forum}`, body: 'Start' }, ann.token),
+      );
       const posts: string[] = [];
-      for (let i = 0; i < replies; i += 1) posts.push(json<{ id: string }>(await onA('POST', `/topics/${topic.id}/posts`, { body: `Reply ${i}` }, bob.token)).id);
+      for (let i = 0; i < replies; i += 1)
+        posts.push(
+          json<{ id: string }>(await onA('POST', `/topics/${topic.id}/posts`, { body: `Reply ${i}` }, bob.token)).id,
+        );
       return { id: topic.id, posts };
     };
 
     before(async () => {
       t = await communityOnTwoNodes(database, SITE);
-      [ann, bob, cy] = await Promise.all([addMember(t.a.app, SITE, 'ann'), addMember(t.a.app, SITE, 'bob'), addMember(t.a.app, SITE, 'cy')]);
-      for (const [slug, visibility] of [['open', 'public'], ['more', 'public'], ['hush', 'staff']]) await onA('POST', '/forums', { name: slug, slug, visibility });
+      [ann, bob, cy] = await Promise.all([
+        addMember(t.a.app, SITE, 'ann'),
+        addMember(t.a.app, SITE, 'bob'),
+        addMember(t.a.app, SITE, 'cy'),
+      ]);
+      for (const [slug, visibility] of [
+        ['open', 'public'],
+        ['more', 'public'],
+        ['hush', 'staff'],
+      ])
+        await onA('POST', '/forums', { name: slug, slug, visibility });
     });
     after(() => t.close());
 
@@ -89,15 +121,24 @@ for (const database of testDatabases) {
       assert.deepEqual(await annOnB(), { total: total - 1, rows: total - 1 }, 'a post deleted with SQL');
       await run(sql`delete from forum_notifications where post_id = ${topic.posts[1]}`);
       assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, 'a notification deleted with SQL');
-      await run(sql`update forum_topics set forum_id = (select id from forums where slug = 'hush' and site_id = ${SITE}) where id = ${topic.id}`);
-      assert.deepEqual(await annOnB(), { total: total - 3, rows: total - 3 }, 'a topic moved into a forum Ann cannot see');
+      await run(
+        sql`update forum_topics set forum_id = (select id from forums where slug = 'hush' and site_id = ${SITE}) where id = ${topic.id}`,
+      );
+      assert.deepEqual(
+        await annOnB(),
+        { total: total - 3, rows: total - 3 },
+        'a topic moved into a forum Ann cannot see',
+      );
       await run(sql`update forums set visibility = 'public' where slug = 'hush' and site_id = ${SITE}`);
       assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, "a forum's visibility");
     });
 
     it("shows an actor's new name on the API page node B kept (decision 0109)", async () => {
       await topicWithReplies('open', 1);
-      const actors = async () => json<Array<{ actor: { username: string } | null }>>(await call(t.b, ann.token, 'GET', '/notifications?page_size=100')).map((row) => row.actor?.username);
+      const actors = async () =>
+        json<Array<{ actor: { username: string } | null }>>(
+          await call(t.b, ann.token, 'GET', '/notifications?page_size=100'),
+        ).map((row) => row.actor?.username);
       assert.ok((await actors()).includes('bob'));
       await run(sql`update forum_members set username = 'robert' where id = ${bob.member.id}`);
       try {
@@ -109,7 +150,7 @@ for (const database of testDatabases) {
       assert.ok((await actors()).includes('bob'));
     });
 
-    it("keeps the web UI badge the same way", async () => {
+    it('keeps the web UI badge the same way', async () => {
       const ui = new UiClient(t.b.app, communityHost(SITE));
       assert.equal((await ui.login('ann', ann.password)).statusCode, 303);
       const badge = async () => headerCount((await ui.get('/latest')).body);
@@ -127,7 +168,9 @@ for (const database of testDatabases) {
 
     it("keeps the unread topics' total the same way", async () => {
       const { total } = await cyUnreadOnB();
-      const fresh = json<{ id: string; first_post: { id: string } }>(await onA('POST', '/topics', { forum_id: 'open', title: 'Fresh', body: 'New here' }, bob.token));
+      const fresh = json<{ id: string; first_post: { id: string } }>(
+        await onA('POST', '/topics', { forum_id: 'open', title: 'Fresh', body: 'New here' }, bob.token),
+      );
       assert.deepEqual(await cyUnreadOnB(), { total: total + 1, rows: total + 1 }, 'a new topic');
       await onA('POST', `/topics/${fresh.id}/read`, { post_id: fresh.first_post.id }, cy.token);
       assert.deepEqual(await cyUnreadOnB(), { total, rows: total }, 'a read mark');
@@ -170,7 +213,10 @@ for (const database of testDatabases) {
       try {
         await run(sql`update forum_posts set deleted_at = now() where id = ${topic.posts[0]}`);
         assert.deepEqual(await annOnB(), kept);
-        assert.equal(json<unknown[]>(await call(t.a, ann.token, 'GET', '/notifications?page_size=100')).length, kept.rows - 1);
+        assert.equal(
+          json<unknown[]>(await call(t.a, ann.token, 'GET', '/notifications?page_size=100')).length,
+          kept.rows - 1,
+        );
         assert.equal(await badge(), keptBadge);
       } finally {
         await run(sql`alter table forum_posts enable trigger forum_posts_visibility`);
@@ -184,12 +230,18 @@ for (const database of testDatabases) {
                       on conflict (member_id, topic_id) do update set last_read_at = excluded.last_read_at`);
         // Node B answers the unread page it kept (decision 0110); node A, which kept none, reads it.
         assert.deepEqual(await cyUnreadOnB(), unread);
-        assert.equal(json<unknown[]>(await call(t.a, cy.token, 'GET', '/topics?filter=unread&page_size=100')).length, 0);
+        assert.equal(
+          json<unknown[]>(await call(t.a, cy.token, 'GET', '/topics?filter=unread&page_size=100')).length,
+          0,
+        );
       } finally {
         await run(sql`alter table forum_topic_reads enable trigger user`);
       }
       // Likewise Latest, with a rename that moves no list version.
-      const newest = async (node: TestApp) => json<Array<{ id: string; title: string }>>(await call(node, cy.token, 'GET', '/topics?filter=latest&page_size=1'))[0]!;
+      const newest = async (node: TestApp) =>
+        json<Array<{ id: string; title: string }>>(
+          await call(node, cy.token, 'GET', '/topics?filter=latest&page_size=1'),
+        )[0]!;
       const keptNewest = await newest(t.b);
       await run(sql`alter table forum_topics disable trigger forum_topics_keep_forum`);
       try {
@@ -202,14 +254,18 @@ for (const database of testDatabases) {
     });
 
     it("shows a topic's new title, lock and author name on the Latest, forum and unread pages node B kept (decision 0110)", async () => {
-      const topic = json<{ id: string }>(await onA('POST', '/topics', { forum_id: 'more', title: 'Before', body: 'Hello' }, bob.token));
+      const topic = json<{ id: string }>(
+        await onA('POST', '/topics', { forum_id: 'more', title: 'Before', body: 'Hello' }, bob.token),
+      );
       const ui = new UiClient(t.b.app, communityHost(SITE));
       assert.equal((await ui.login('cy', cy.password)).statusCode, 303);
       /** The topic as each of Cy's lists on node B shows it, in the API and the web UI; they must agree. */
       const onB = async () => {
         const seen = [];
         for (const query of ['filter=unread', 'filter=latest', 'forum_id=more']) {
-          const rows = json<Array<{ id: string; title: string; locked: boolean; author: { username: string } | null }>>(await call(t.b, cy.token, 'GET', `/topics?${query}&page_size=100`));
+          const rows = json<Array<{ id: string; title: string; locked: boolean; author: { username: string } | null }>>(
+            await call(t.b, cy.token, 'GET', `/topics?${query}&page_size=100`),
+          );
           const row = rows.find(({ id }) => id === topic.id);
           assert.ok(row, `the topic is on ${query}`);
           seen.push({ title: row.title, locked: row.locked, author: row.author?.username });
@@ -217,7 +273,10 @@ for (const database of testDatabases) {
         assert.deepEqual(seen.slice(1), [seen[0], seen[0]]);
         for (const path of ['/latest', '/f/more']) {
           const page = (await ui.get(path)).body;
-          assert.ok(page.includes(`>${seen[0]!.title}</a>`) && page.includes(`by ${seen[0]!.author} ·`), `${path} shows ${JSON.stringify(seen[0])}`);
+          assert.ok(
+            page.includes(`>${seen[0]!.title}</a>`) && page.includes(`by ${seen[0]!.author} ·`),
+            `${path} shows ${JSON.stringify(seen[0])}`,
+          );
         }
         return seen[0]!;
       };

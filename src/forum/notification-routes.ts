@@ -11,7 +11,15 @@ import { mailSettingsOf, updateMailSettings } from './mail/settings.js';
 import { listKeptNotifications, markNotificationsRead } from './notifications.js';
 import { requireMember } from './policy.js';
 import { presentNotification } from './presenters.js';
-import { MailSettingsOut, MailSettingsPatch, memberSecurity, NotificationOut, NotificationQuery, NotificationsReadBody, NotificationsReadOut } from './schemas.js';
+import {
+  MailSettingsOut,
+  MailSettingsPatch,
+  memberSecurity,
+  NotificationOut,
+  NotificationQuery,
+  NotificationsReadBody,
+  NotificationsReadOut,
+} from './schemas.js';
 
 export async function notificationRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -19,12 +27,30 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
 
   app.get(
     '/notifications',
-    { schema: { tags: ['notifications'], summary: 'Your notifications (replies, mentions, likes), newest first', security: memberSecurity, querystring: NotificationQuery, response: { 200: Type.Array(NotificationOut) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['notifications'],
+        summary: 'Your notifications (replies, mentions, likes), newest first',
+        security: memberSecurity,
+        querystring: NotificationQuery,
+        response: { 200: Type.Array(NotificationOut) },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       const { site, viewer, versions } = request.forum;
       requireMember(viewer);
       const page = toPage(request.query);
-      const { rows, total } = await listKeptNotifications(db, app.forum.notificationPages, app.forum.counts, site.id, viewer, versions, request.query.unread ?? false, page);
+      const { rows, total } = await listKeptNotifications(
+        db,
+        app.forum.notificationPages,
+        app.forum.counts,
+        site.id,
+        viewer,
+        versions,
+        request.query.unread ?? false,
+        page,
+      );
       setPaginationHeaders(request, reply, page, total);
       return sendSerializedOnce(reply, rows, (kept) => kept.map(presentNotification));
     },
@@ -32,7 +58,15 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
 
   app.get(
     '/notifications/settings',
-    { schema: { tags: ['notifications'], summary: 'Which notifications you get by mail, and your digest', security: memberSecurity, response: { 200: MailSettingsOut } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['notifications'],
+        summary: 'Which notifications you get by mail, and your digest',
+        security: memberSecurity,
+        response: { 200: MailSettingsOut },
+      },
+      preHandler: forumMember,
+    },
     async (request) => {
       requireMember(request.forum.viewer);
       return mailSettingsOf(request.forum.viewer.member);
@@ -59,7 +93,18 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
 
   app.post(
     '/notifications/read',
-    { schema: { tags: ['notifications'], summary: 'Mark your notifications read (the ones named, or all)', security: memberSecurity, body: NotificationsReadBody, response: { 200: NotificationsReadOut } }, preHandler: forumMember },
-    async (request) => ({ unread_count: await markNotificationsRead(db, request.forum.site.id, request.forum.viewer, request.body.ids) }),
+    {
+      schema: {
+        tags: ['notifications'],
+        summary: 'Mark your notifications read (the ones named, or all)',
+        security: memberSecurity,
+        body: NotificationsReadBody,
+        response: { 200: NotificationsReadOut },
+      },
+      preHandler: forumMember,
+    },
+    async (request) => ({
+      unread_count: await markNotificationsRead(db, request.forum.site.id, request.forum.viewer, request.body.ids),
+    }),
   );
 }

@@ -20,7 +20,11 @@ interface Notice {
 
 describe('mentions in a post', () => {
   it('finds distinct names after @, not in e-mail addresses, at most MAX_MENTIONS', () => {
-    assert.deepEqual(mentionedNames('Hi @Ann and @bob, @ann again; mail cy@example.test. (@dee.)'), ['ann', 'bob', 'dee']);
+    assert.deepEqual(mentionedNames('Hi @Ann and @bob, @ann again; mail cy@example.test. (@dee.)'), [
+      'ann',
+      'bob',
+      'dee',
+    ]);
     const storm = Array.from({ length: 30 }, (_, i) => `@user${i}`).join(' ');
     assert.equal(mentionedNames(storm).length, MAX_MENTIONS);
   });
@@ -35,26 +39,40 @@ for (const database of testDatabases) {
     let cy: ForumActor;
     const call = (token: string | undefined, method: 'GET' | 'POST' | 'DELETE', path: string, payload?: Row) =>
       forumApi(t.app, 'notes', token, { method, path, ...(payload ? { payload } : {}) });
-    const notices = async (actor: ForumActor, query = '') => json<Notice[]>(await call(actor.token, 'GET', `/notifications${query}`));
-    const summary = async (actor: ForumActor) => (await notices(actor)).map((row) => `${row.kind}:${row.actor?.username ?? '-'}`);
+    const notices = async (actor: ForumActor, query = '') =>
+      json<Notice[]>(await call(actor.token, 'GET', `/notifications${query}`));
+    const summary = async (actor: ForumActor) =>
+      (await notices(actor)).map((row) => `${row.kind}:${row.actor?.username ?? '-'}`);
 
     before(async () => {
       t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000' } });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'notes');
       admin = await mintForumToken(t.app, 'notes', 'owner', owner.password);
-      [ann, bob, cy] = await Promise.all([addMember(t.app, 'notes', 'ann'), addMember(t.app, 'notes', 'bob'), addMember(t.app, 'notes', 'cy')]);
-      for (const [slug, visibility] of [['open', 'public'], ['staff', 'staff']] as const) {
+      [ann, bob, cy] = await Promise.all([
+        addMember(t.app, 'notes', 'ann'),
+        addMember(t.app, 'notes', 'bob'),
+        addMember(t.app, 'notes', 'cy'),
+      ]);
+      for (const [slug, visibility] of [
+        ['open', 'public'],
+        ['staff', 'staff'],
+      ] as const) {
         assert.equal((await call(admin, 'POST', '/forums', { name: slug, slug, visibility })).statusCode, 201);
       }
     });
     after(() => t.close());
 
     it('tells the topic author of a reply, and mentioned members of a mention (not twice, never yourself)', async () => {
-      const topic = json<{ id: string; first_post: { id: string } }>(await call(ann.token, 'POST', '/topics', { forum_id: 'open', title: 'Ideas', body: 'Share them' }));
+      const topic = json<{ id: string; first_post: { id: string } }>(
+        await call(ann.token, 'POST', '/topics', { forum_id: 'open', title: 'Ideas', body: 'Share them' }),
+      );
       await call(bob.token, 'POST', `/topics/${topic.id}/posts`, { body: 'One idea' });
       assert.deepEqual(await summary(ann), ['reply:bob']);
-      await call(bob.token, 'POST', `/topics/${topic.id}/posts`, { body: 'What do @Cy and @ann think? And @bob, and @nobody?', parent_id: topic.first_post.id });
+      await call(bob.token, 'POST', `/topics/${topic.id}/posts`, {
+        body: 'What do @Cy and @ann think? And @bob, and @nobody?',
+        parent_id: topic.first_post.id,
+      });
       assert.deepEqual(await summary(ann), ['mention:bob', 'reply:bob'], 'a mention of the author is one notification');
       assert.deepEqual(await summary(cy), ['mention:bob']);
       assert.deepEqual(await summary(bob), [], 'nobody is told of their own post');
@@ -64,16 +82,23 @@ for (const database of testDatabases) {
     });
 
     it('does not tell members of posts in forums they cannot see', async () => {
-      const staffTopic = json<{ id: string }>(await call(admin, 'POST', '/topics', { forum_id: 'staff', title: 'Staff', body: 'About @cy' }));
+      const staffTopic = json<{ id: string }>(
+        await call(admin, 'POST', '/topics', { forum_id: 'staff', title: 'Staff', body: 'About @cy' }),
+      );
       assert.ok(staffTopic.id);
       assert.deepEqual(await summary(cy), ['mention:bob']);
     });
 
     it('tells the author of a like once, however often it is taken back and given again', async () => {
-      const [own] = json<Array<{ id: string; first_post: { id: string } }>>(await call(ann.token, 'GET', '/topics?forum_id=open'));
-      const posts = json<Array<{ id: string; author: { username: string } }>>(await call(ann.token, 'GET', `/topics/${own!.id}/posts`));
+      const [own] = json<Array<{ id: string; first_post: { id: string } }>>(
+        await call(ann.token, 'GET', '/topics?forum_id=open'),
+      );
+      const posts = json<Array<{ id: string; author: { username: string } }>>(
+        await call(ann.token, 'GET', `/topics/${own!.id}/posts`),
+      );
       const bobsPost = posts.find((row) => row.author.username === 'bob')!;
-      for (const method of ['POST', 'DELETE', 'POST'] as const) assert.equal((await call(cy.token, method, `/posts/${bobsPost.id}/like`)).statusCode, 200);
+      for (const method of ['POST', 'DELETE', 'POST'] as const)
+        assert.equal((await call(cy.token, method, `/posts/${bobsPost.id}/like`)).statusCode, 200);
       assert.deepEqual(await summary(bob), ['like:cy']);
     });
 
@@ -82,11 +107,24 @@ for (const database of testDatabases) {
       assert.equal(JSON.parse(String(unread.headers['x-pagination'])).total, 2);
       const pastTheEnd = await call(ann.token, 'GET', '/notifications?unread=true&page=3');
       assert.deepEqual(json(pastTheEnd), []);
-      assert.equal(JSON.parse(String(pastTheEnd.headers['x-pagination'])).total, 2, 'a page with no rows still counts the list');
+      assert.equal(
+        JSON.parse(String(pastTheEnd.headers['x-pagination'])).total,
+        2,
+        'a page with no rows still counts the list',
+      );
       const [newest] = json<Notice[]>(unread);
-      assert.deepEqual(json(await call(ann.token, 'POST', '/notifications/read', { ids: [newest!.id, 'not-mine'] })), { unread_count: 1 });
-      assert.deepEqual((await notices(ann)).map((row) => row.read), [true, false]);
-      assert.deepEqual(json(await call(bob.token, 'POST', '/notifications/read', { ids: [newest!.id] })), { unread_count: 1 }, "another member's notice stays as it is");
+      assert.deepEqual(json(await call(ann.token, 'POST', '/notifications/read', { ids: [newest!.id, 'not-mine'] })), {
+        unread_count: 1,
+      });
+      assert.deepEqual(
+        (await notices(ann)).map((row) => row.read),
+        [true, false],
+      );
+      assert.deepEqual(
+        json(await call(bob.token, 'POST', '/notifications/read', { ids: [newest!.id] })),
+        { unread_count: 1 },
+        "another member's notice stays as it is",
+      );
       assert.deepEqual(json(await call(ann.token, 'POST', '/notifications/read', {})), { unread_count: 0 });
 
       const [mention] = await notices(cy);
@@ -118,7 +156,11 @@ for (const database of testDatabases) {
       const last = await call(dee.token, 'GET', `/notifications?page_size=100&page=${NOTIFICATION_WINDOW / 100}`);
       assert.equal(json<Notice[]>(last).at(-1)!.id, rows[5]!.id, 'the five oldest dropped out');
       const unread = await call(dee.token, 'GET', '/notifications?unread=true');
-      assert.equal(JSON.parse(String(unread.headers['x-pagination'])).total, Math.floor((NOTIFICATION_WINDOW + 5) / 2), 'every unread one: fewer than the window');
+      assert.equal(
+        JSON.parse(String(unread.headers['x-pagination'])).total,
+        Math.floor((NOTIFICATION_WINDOW + 5) / 2),
+        'every unread one: fewer than the window',
+      );
     });
   });
 }

@@ -12,8 +12,27 @@ import { newId } from '../lib/ids.js';
 import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
 import type { KeptPages, ListPage } from './kept-pages.js';
 import { viewerFor, type CommunityVersions } from './members.js';
-import { canSeeTopic, requireMember, visibilityClass, visibleTopicsWhere, type MemberViewer, type Viewer } from './policy.js';
-import { forumMembers, forumNotifications, forumPosts, forums, forumTopics, type ForumMemberRow, type ForumNotificationRow, type NotificationKind, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import {
+  canSeeTopic,
+  requireMember,
+  visibilityClass,
+  visibleTopicsWhere,
+  type MemberViewer,
+  type Viewer,
+} from './policy.js';
+import {
+  forumMembers,
+  forumNotifications,
+  forumPosts,
+  forums,
+  forumTopics,
+  type ForumMemberRow,
+  type ForumNotificationRow,
+  type NotificationKind,
+  type ForumPostRow,
+  type ForumRow,
+  type ForumTopicRow,
+} from './tables.js';
 import type { Author } from './avatars.js';
 
 /** A post notifies at most this many mentioned members; further names stay plain text. */
@@ -59,7 +78,10 @@ export async function notifyPost(tx: Executor, event: PostEvent): Promise<Notifi
       .where(and(eq(forumMembers.siteId, event.site.id), inArray(sql`lower(${forumMembers.username})`, names)));
     for (const { id } of mentioned) wanted.set(id, 'mention');
   }
-  for (const authorId of [event.parent && !event.parent.deletedAt ? event.parent.authorId : null, event.topic.authorId]) {
+  for (const authorId of [
+    event.parent && !event.parent.deletedAt ? event.parent.authorId : null,
+    event.topic.authorId,
+  ]) {
     if (authorId && !wanted.has(authorId)) wanted.set(authorId, 'reply');
   }
   if (event.post.authorId) wanted.delete(event.post.authorId);
@@ -67,7 +89,12 @@ export async function notifyPost(tx: Executor, event: PostEvent): Promise<Notifi
 }
 
 /** Tells a post's author of a like, once per liker and post; answers the event and who was told, for the mail that follows. */
-export async function notifyLike(tx: Executor, site: SiteRow, postId: string, likerId: string): Promise<{ event: PostEvent; notified: Notified[] } | undefined> {
+export async function notifyLike(
+  tx: Executor,
+  site: SiteRow,
+  postId: string,
+  likerId: string,
+): Promise<{ event: PostEvent; notified: Notified[] } | undefined> {
   const [row] = await tx
     .select({ post: forumPosts, topic: forumTopics, forum: forums })
     .from(forumPosts)
@@ -79,17 +106,46 @@ export async function notifyLike(tx: Executor, site: SiteRow, postId: string, li
   return { event, notified: await notify(tx, event, new Map([[row.post.authorId, 'like']]), likerId) };
 }
 
-async function notify(tx: Executor, event: PostEvent, wanted: Map<string, ForumNotificationRow['kind']>, actorId = event.post.authorId): Promise<Notified[]> {
+async function notify(
+  tx: Executor,
+  event: PostEvent,
+  wanted: Map<string, ForumNotificationRow['kind']>,
+  actorId = event.post.authorId,
+): Promise<Notified[]> {
   if (wanted.size === 0) return [];
   const recipients = await tx
     .select()
     .from(forumMembers)
-    .where(and(eq(forumMembers.siteId, event.site.id), inArray(forumMembers.id, [...wanted.keys()]), eq(forumMembers.banned, false)));
-  const notified = recipients.filter((member) => canSeeTopic(viewerFor(event.site, member), event.forum, event.topic)).map((member) => ({ member, kind: wanted.get(member.id)! }));
-  const rows = notified.map(({ member, kind }) => ({ id: newId(), siteId: event.site.id, memberId: member.id, kind, topicId: event.topic.id, postId: event.post.id, actorId }));
+    .where(
+      and(
+        eq(forumMembers.siteId, event.site.id),
+        inArray(forumMembers.id, [...wanted.keys()]),
+        eq(forumMembers.banned, false),
+      ),
+    );
+  const notified = recipients
+    .filter((member) => canSeeTopic(viewerFor(event.site, member), event.forum, event.topic))
+    .map((member) => ({ member, kind: wanted.get(member.id)! }));
+  const rows = notified.map(({ member, kind }) => ({
+    id: newId(),
+    siteId: event.site.id,
+    memberId: member.id,
+    kind,
+    topicId: event.topic.id,
+    postId: event.post.id,
+    actorId,
+  }));
   if (rows.length === 0) return [];
   // A like given again finds its notification there already: nobody is told twice.
-  const written = new Set((await tx.insert(forumNotifications).values(rows).onConflictDoNothing().returning({ memberId: forumNotifications.memberId })).map((row) => row.memberId));
+  const written = new Set(
+    (
+      await tx
+        .insert(forumNotifications)
+        .values(rows)
+        .onConflictDoNothing()
+        .returning({ memberId: forumNotifications.memberId })
+    ).map((row) => row.memberId),
+  );
   return notified.filter(({ member }) => written.has(member.id));
 }
 
@@ -114,14 +170,22 @@ export const NOTIFICATION_WINDOW = 1000;
  * relation every list and count reads from, so a count stops as soon as it has enough rows.
  */
 function notificationWindow(db: Executor, siteId: Param<string>, memberId: Param<string>, unreadOnly: boolean) {
-  return db
-    .select()
-    .from(forumNotifications)
-    .where(and(eq(forumNotifications.siteId, siteId), eq(forumNotifications.memberId, memberId), unreadOnly ? isNull(forumNotifications.readAt) : undefined))
-    // The lists' order: a page then reads the window's first rows, not all of them.
-    .orderBy(desc(forumNotifications.createdAt), desc(forumNotifications.id))
-    .limit(NOTIFICATION_WINDOW)
-    .as('notification_window');
+  return (
+    db
+      .select()
+      .from(forumNotifications)
+      .where(
+        and(
+          eq(forumNotifications.siteId, siteId),
+          eq(forumNotifications.memberId, memberId),
+          unreadOnly ? isNull(forumNotifications.readAt) : undefined,
+        ),
+      )
+      // The lists' order: a page then reads the window's first rows, not all of them.
+      .orderBy(desc(forumNotifications.createdAt), desc(forumNotifications.id))
+      .limit(NOTIFICATION_WINDOW)
+      .as('notification_window')
+  );
 }
 
 type NotificationWindow = ReturnType<typeof notificationWindow>;
@@ -144,7 +208,14 @@ interface Shown {
  * of the window of `memberId`: notifications of posts still there in topics it may still see,
  * narrowed by `narrower` (a condition on the window's rows).
  */
-function shownTo(db: Executor, siteId: Param<string>, memberId: Param<string>, viewer: Viewer, unreadOnly: boolean, narrower?: (window: NotificationWindow) => SQL | undefined): Shown {
+function shownTo(
+  db: Executor,
+  siteId: Param<string>,
+  memberId: Param<string>,
+  viewer: Viewer,
+  unreadOnly: boolean,
+  narrower?: (window: NotificationWindow) => SQL | undefined,
+): Shown {
   const window = notificationWindow(db, siteId, memberId, unreadOnly);
   return { window, viewer, narrower: narrower?.(window) };
 }
@@ -166,11 +237,24 @@ function shownTopic(db: Executor, { window, viewer }: Shown) {
 }
 
 /** A page of `shown`: its rows with their actors and topic titles, newest first, and `also` on each. */
-function pageQuery<Also extends Record<string, SQL>>(db: Executor, shown: Shown, limit: Param<number>, offset: Param<number>, also: Also = {} as Also) {
+function pageQuery<Also extends Record<string, SQL>>(
+  db: Executor,
+  shown: Shown,
+  limit: Param<number>,
+  offset: Param<number>,
+  also: Also = {} as Also,
+) {
   const { window, narrower } = shown;
   const topic = shownTopic(db, shown);
   return db
-    .select({ notification: rowOf(window), actorId: forumMembers.id, actorName: forumMembers.username, actorAvatar: forumMembers.avatarUploadId, topicTitle: topic.title, ...also })
+    .select({
+      notification: rowOf(window),
+      actorId: forumMembers.id,
+      actorName: forumMembers.username,
+      actorAvatar: forumMembers.avatarUploadId,
+      topicTitle: topic.title,
+      ...also,
+    })
     .from(window)
     .innerJoinLateral(topic, sql`true`)
     .leftJoin(forumMembers, eq(forumMembers.id, window.actorId))
@@ -183,7 +267,11 @@ function pageQuery<Also extends Record<string, SQL>>(db: Executor, shown: Shown,
 type PageRow = Awaited<ReturnType<typeof pageQuery>>[number];
 
 function viewsOf(rows: PageRow[]): NotificationView[] {
-  return rows.map(({ notification, actorId, actorName, actorAvatar, topicTitle }) => ({ notification, actor: actorId && actorName ? { id: actorId, username: actorName, avatar: actorAvatar } : null, topicTitle }));
+  return rows.map(({ notification, actorId, actorName, actorAvatar, topicTitle }) => ({
+    notification,
+    actor: actorId && actorName ? { id: actorId, username: actorName, avatar: actorAvatar } : null,
+    topicTitle,
+  }));
 }
 
 /** What a member's list statements depend on besides their placeholders. */
@@ -192,9 +280,11 @@ interface ListVariant {
   unreadOnly: boolean;
 }
 
-const listVariant = ({ viewer, unreadOnly }: ListVariant) => `${visibilityClass(viewer)}_${unreadOnly ? 'unread' : 'all'}`;
+const listVariant = ({ viewer, unreadOnly }: ListVariant) =>
+  `${visibilityClass(viewer)}_${unreadOnly ? 'unread' : 'all'}`;
 
-const listShown = (db: Executor, { viewer, unreadOnly }: ListVariant) => shownTo(db, sql.placeholder('siteId'), sql.placeholder('memberId'), viewer, unreadOnly);
+const listShown = (db: Executor, { viewer, unreadOnly }: ListVariant) =>
+  shownTo(db, sql.placeholder('siteId'), sql.placeholder('memberId'), viewer, unreadOnly);
 
 /** The versions a member's notification counts are kept at (kept-counts.ts): `version` is its `notification_version`. */
 function notificationVersions(siteId: Param<string>, version: SQL = sql`${forumMembers.notificationVersion}`): SQL[] {
@@ -203,7 +293,11 @@ function notificationVersions(siteId: Param<string>, version: SQL = sql`${forumM
 
 /** The total of `shown` as `keptCountColumns` select it, given the `known` versions; `version` as in `notificationVersions`. */
 function keptTotal(db: Executor, shown: Shown, version?: SQL) {
-  return keptCountColumns(notificationVersions(sql.placeholder('siteId'), version), shownCount(db, shown), sql.placeholder('known'));
+  return keptCountColumns(
+    notificationVersions(sql.placeholder('siteId'), version),
+    shownCount(db, shown),
+    sql.placeholder('known'),
+  );
 }
 
 /**
@@ -216,7 +310,10 @@ const listPage = preparedStatement(
   (db, variant: ListVariant) => {
     const shown = listShown(db, variant);
     const me = alias(forumMembers, 'me');
-    const version = sql`(${db.select({ version: me.notificationVersion }).from(me).where(eq(me.id, sql.placeholder('memberId')))})`;
+    const version = sql`(${db
+      .select({ version: me.notificationVersion })
+      .from(me)
+      .where(eq(me.id, sql.placeholder('memberId')))})`;
     return pageQuery(db, shown, sql.placeholder('limit'), sql.placeholder('offset'), keptTotal(db, shown, version));
   },
   listVariant,
@@ -237,12 +334,24 @@ const listTotal = preparedStatement(
  * The viewer's notifications, newest first, of topics it may still see and posts still there; the
  * total as `counts` keeps it, carried by the page's rows (or, past the end, read alone).
  */
-export async function listNotifications(db: Database, siteId: string, viewer: Viewer, unreadOnly: boolean, page: Page, counts: KeptCounts): Promise<{ rows: NotificationView[]; total: number }> {
+export async function listNotifications(
+  db: Database,
+  siteId: string,
+  viewer: Viewer,
+  unreadOnly: boolean,
+  page: Page,
+  counts: KeptCounts,
+): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
   const values = { siteId, memberId: viewer.member.id };
   const variant = { viewer, unreadOnly };
   const known = counts.known(siteId, viewer, unreadOnly ? 'notifications-unread' : 'notifications');
-  const rows = await listPage(db, variant).execute({ ...values, known: known.versions, limit: page.pageSize, offset: page.offset });
+  const rows = await listPage(db, variant).execute({
+    ...values,
+    known: known.versions,
+    limit: page.pageSize,
+    offset: page.offset,
+  });
   const counted = rows[0] ?? (await listTotal(db, variant).execute({ ...values, known: known.versions }))[0];
   return { rows: viewsOf(rows), total: counted ? known.settle(counted) : 0 };
 }
@@ -256,17 +365,45 @@ export type NotificationPage = ListPage<NotificationView>;
  * statement, so one snapshot names them) and its visibility class stay put; read each time without
  * them. A page of the API: topic titles, which those versions do not follow, are not part of its answer.
  */
-export function listKeptNotifications(db: Database, pages: KeptPages<NotificationPage>, counts: KeptCounts, siteId: string, viewer: MemberViewer, versions: CommunityVersions | undefined, unreadOnly: boolean, page: Page): Promise<NotificationPage> {
+export function listKeptNotifications(
+  db: Database,
+  pages: KeptPages<NotificationPage>,
+  counts: KeptCounts,
+  siteId: string,
+  viewer: MemberViewer,
+  versions: CommunityVersions | undefined,
+  unreadOnly: boolean,
+  page: Page,
+): Promise<NotificationPage> {
   const load = () => listNotifications(db, siteId, viewer, unreadOnly, page, counts);
   if (!versions) return load();
-  return pages.keep([siteId, viewer.member.id, viewer.member.notificationVersion, versions.shown, visibilityClass(viewer), unreadOnly, page.pageSize, page.offset].join('\n'), load);
+  return pages.keep(
+    [
+      siteId,
+      viewer.member.id,
+      viewer.member.notificationVersion,
+      versions.shown,
+      visibilityClass(viewer),
+      unreadOnly,
+      page.pageSize,
+      page.offset,
+    ].join('\n'),
+    load,
+  );
 }
 
 /**
  * The viewer's unread notifications of `kinds` written after `since` (what a digest lists), newest
  * first, at most `limit`, withheld as the list withholds them; with how many there are in all.
  */
-export async function unreadNotificationsSince(db: Executor, siteId: string, viewer: Viewer, kinds: readonly NotificationKind[], since: Date, limit: number): Promise<{ rows: NotificationView[]; total: number }> {
+export async function unreadNotificationsSince(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  kinds: readonly NotificationKind[],
+  since: Date,
+  limit: number,
+): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
   if (kinds.length === 0) return { rows: [], total: 0 };
   const narrower = (window: NotificationWindow) => and(inArray(window.kind, [...kinds]), gt(window.createdAt, since));
@@ -277,7 +414,12 @@ export async function unreadNotificationsSince(db: Executor, siteId: string, vie
 
 /** How many notifications `shown` holds, as an expression: all of them, or up to `cap + 1`. */
 function shownCount(db: Executor, shown: Shown, cap?: number): SQL<number> {
-  const rows = db.select({ one: sql`1` }).from(shown.window).innerJoinLateral(shownTopic(db, shown), sql`true`).where(shown.narrower).getSQL();
+  const rows = db
+    .select({ one: sql`1` })
+    .from(shown.window)
+    .innerJoinLateral(shownTopic(db, shown), sql`true`)
+    .where(shown.narrower)
+    .getSQL();
   return cap === undefined ? sql<number>`(select count(*)::int from (${rows}) shown)` : cappedCount(rows, cap);
 }
 
@@ -295,9 +437,19 @@ export const BADGE_LIMIT = 99;
  * of `viewer`'s class of visibility, counted up to BADGE_LIMIT + 1, so the badge joins at most that
  * many rows for the visibility checks when it is counted.
  */
-export function unreadBadge(db: Executor, siteId: Param<string>, memberId: Param<string>, viewer: Viewer, known: Param<string>) {
+export function unreadBadge(
+  db: Executor,
+  siteId: Param<string>,
+  memberId: Param<string>,
+  viewer: Viewer,
+  known: Param<string>,
+) {
   requireMember(viewer);
-  return keptCountColumns(notificationVersions(siteId), shownCount(db, shownTo(db, siteId, memberId, viewer, true), BADGE_LIMIT), known);
+  return keptCountColumns(
+    notificationVersions(siteId),
+    shownCount(db, shownTo(db, siteId, memberId, viewer, true), BADGE_LIMIT),
+    known,
+  );
 }
 
 /** How many of the viewer's notifications it has not read (what the API's `unread=true` total says). */
@@ -307,9 +459,18 @@ async function countUnreadNotifications(db: Executor, siteId: string, viewer: Vi
 }
 
 /** Marks the viewer's notifications read (those of `ids`, or all); answers how many stay unread. */
-export async function markNotificationsRead(db: Executor, siteId: string, viewer: Viewer, ids: string[] | undefined): Promise<number> {
+export async function markNotificationsRead(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  ids: string[] | undefined,
+): Promise<number> {
   requireMember(viewer);
-  const mine = and(eq(forumNotifications.siteId, siteId), eq(forumNotifications.memberId, viewer.member.id), isNull(forumNotifications.readAt));
+  const mine = and(
+    eq(forumNotifications.siteId, siteId),
+    eq(forumNotifications.memberId, viewer.member.id),
+    isNull(forumNotifications.readAt),
+  );
   await db
     .update(forumNotifications)
     .set({ readAt: new Date() })

@@ -59,7 +59,10 @@ export class TopicPageMarks {
   /** Marks read from the forum at `version`: each row's rank in the list at that version. */
   learn(list: string, forumId: string, version: number, marks: Iterable<[number, TopicMark]>): void {
     let known = this.lists.get(list);
-    if (known && (known.forumId !== forumId || version > known.version || Date.now() - known.learnedAt > MARKS_TTL_MS)) {
+    if (
+      known &&
+      (known.forumId !== forumId || version > known.version || Date.now() - known.learnedAt > MARKS_TTL_MS)
+    ) {
       this.lists.delete(list);
       known = undefined;
     }
@@ -71,7 +74,8 @@ export class TopicPageMarks {
       this.lists.set(list, known);
     }
     for (const [rank, mark] of marks) {
-      if (known.byRank.size >= MAX_MARKS_PER_LIST && !known.byRank.has(rank)) known.byRank.delete(known.byRank.keys().next().value!);
+      if (known.byRank.size >= MAX_MARKS_PER_LIST && !known.byRank.has(rank))
+        known.byRank.delete(known.byRank.keys().next().value!);
       known.byRank.set(rank, mark);
     }
   }

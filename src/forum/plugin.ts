@@ -82,11 +82,22 @@ export const forumPlugin = fp(
     const outbox = app.mailOutbox;
     const digests = new DigestSweeps(
       database.db,
-      { contextFor: (site) => configuredMailContext(app, site), secretKey: config.secretKey, queued: () => outbox.drainSoon() },
+      {
+        contextFor: (site) => configuredMailContext(app, site),
+        secretKey: config.secretKey,
+        queued: () => outbox.drainSoon(),
+      },
       app.log,
       { embeddedDatabase: database.driver === 'pglite', enabled: () => outbox.enabled },
     );
-    app.decorate('forum', { topicMarks: new TopicPageMarks(), counts: new KeptCounts(), pages: keptTopicPages(), notificationPages: keptListPages(), topicListPages: keptListPages(), digests } satisfies ForumRuntime);
+    app.decorate('forum', {
+      topicMarks: new TopicPageMarks(),
+      counts: new KeptCounts(),
+      pages: keptTopicPages(),
+      notificationPages: keptListPages(),
+      topicListPages: keptListPages(),
+      digests,
+    } satisfies ForumRuntime);
     app.addHook('onReady', () => digests.start());
     app.addHook('onClose', () => digests.stop());
     await app.register(forumApi);

@@ -60,24 +60,33 @@ export function visibleTopicsWhere(viewer: Viewer): SQL {
 }
 
 /** How many topics of the forum the viewer may see, from the forum's counters (kept by topics.ts). */
-export function visibleTopicCount(viewer: Viewer, forum: Pick<ForumRow, 'visibility' | 'topicCount' | 'hiddenTopicCount'>): number {
+export function visibleTopicCount(
+  viewer: Viewer,
+  forum: Pick<ForumRow, 'visibility' | 'topicCount' | 'hiddenTopicCount'>,
+): number {
   if (!canSeeForum(viewer, forum)) return 0;
   return isStaff(viewer) ? forum.topicCount : forum.topicCount - forum.hiddenTopicCount;
 }
 
 /** `visibleTopicCount` as SQL on `forums`, for a statement that sums it over the forums the viewer may see. */
 export function visibleTopicCountSql(viewer: Viewer): SQL<number> {
-  return isStaff(viewer) ? sql<number>`${forums.topicCount}` : sql<number>`${forums.topicCount} - ${forums.hiddenTopicCount}`;
+  return isStaff(viewer)
+    ? sql<number>`${forums.topicCount}`
+    : sql<number>`${forums.topicCount} - ${forums.hiddenTopicCount}`;
 }
 
 /** How many live posts of the forum the viewer may see, from the forum's counters (kept by topics.ts). */
-export function visiblePostCount(viewer: Viewer, forum: Pick<ForumRow, 'visibility' | 'postCount' | 'hiddenPostCount'>): number {
+export function visiblePostCount(
+  viewer: Viewer,
+  forum: Pick<ForumRow, 'visibility' | 'postCount' | 'hiddenPostCount'>,
+): number {
   if (!canSeeForum(viewer, forum)) return 0;
   return isStaff(viewer) ? forum.postCount : forum.postCount - forum.hiddenPostCount;
 }
 
 export function requireMember(viewer: Viewer): asserts viewer is MemberViewer {
-  if (viewer.kind !== 'member') throw new AppError('authentication_required', 'Send a forum token in the `Authentication-Token` header.');
+  if (viewer.kind !== 'member')
+    throw new AppError('authentication_required', 'Send a forum token in the `Authentication-Token` header.');
 }
 
 /**
@@ -86,25 +95,32 @@ export function requireMember(viewer: Viewer): asserts viewer is MemberViewer {
  */
 export function requirePoster(viewer: Viewer): asserts viewer is MemberViewer {
   requireMember(viewer);
-  if (!viewer.member.emailConfirmed) throw new AppError('email_unconfirmed', 'Confirm your e-mail address before posting: follow the link in the mail we sent you.');
+  if (!viewer.member.emailConfirmed)
+    throw new AppError(
+      'email_unconfirmed',
+      'Confirm your e-mail address before posting: follow the link in the mail we sent you.',
+    );
 }
 
 /** Locked forums take new topics from staff only. */
 export function authorizeNewTopic(viewer: Viewer, forum: ForumRow): asserts viewer is MemberViewer {
   requirePoster(viewer);
-  if (forum.locked && !isStaff(viewer)) throw new AppError('forum_locked', 'The forum is locked: only moderators may start topics.');
+  if (forum.locked && !isStaff(viewer))
+    throw new AppError('forum_locked', 'The forum is locked: only moderators may start topics.');
 }
 
 /** Locked topics (or topics in locked forums) take replies from staff only. */
 export function authorizeReply(viewer: Viewer, forum: ForumRow, topic: ForumTopicRow): asserts viewer is MemberViewer {
   requirePoster(viewer);
-  if ((topic.locked || forum.locked) && !isStaff(viewer)) throw new AppError('topic_locked', 'The topic is locked: it takes no more replies.');
+  if ((topic.locked || forum.locked) && !isStaff(viewer))
+    throw new AppError('topic_locked', 'The topic is locked: it takes no more replies.');
 }
 
 /** Authors edit and delete their own posts; staff any post. */
 export function authorizePostChange(viewer: Viewer, authorId: string | null): asserts viewer is MemberViewer {
   requireMember(viewer);
-  if (!isStaff(viewer) && viewer.member.id !== authorId) throw new AppError('forbidden', 'Only the author or a moderator may change this post.');
+  if (!isStaff(viewer) && viewer.member.id !== authorId)
+    throw new AppError('forbidden', 'Only the author or a moderator may change this post.');
 }
 
 export function authorizeModeration(viewer: Viewer): asserts viewer is MemberViewer {
@@ -119,7 +135,8 @@ export function authorizeModeration(viewer: Viewer): asserts viewer is MemberVie
 export function authorizeBan(viewer: Viewer, target: ForumMemberRow, targetRole: Role): asserts viewer is MemberViewer {
   authorizeModeration(viewer);
   if (viewer.member.id === target.id) throw new AppError('forbidden', 'You cannot ban yourself.');
-  if (targetRole !== 'member' && !isAdmin(viewer)) throw new AppError('forbidden', 'Only admins may ban moderators and admins.');
+  if (targetRole !== 'member' && !isAdmin(viewer))
+    throw new AppError('forbidden', 'Only admins may ban moderators and admins.');
 }
 
 /** Structure (categories, forums), members and waitlists are the instance admins' business. */

@@ -11,14 +11,37 @@ const POSTING_WINDOW_SECONDS = 60;
 /** One address may write as much as this many busy members per minute (shared offices, NAT). */
 const MEMBERS_PER_ADDRESS = 5;
 
-export async function spendPostingBudget(app: FastifyInstance, siteId: string, viewer: MemberViewer, ip: string): Promise<void> {
+export async function spendPostingBudget(
+  app: FastifyInstance,
+  siteId: string,
+  viewer: MemberViewer,
+  ip: string,
+): Promise<void> {
   const { config, cache } = app.deps;
   const perMinute = config.rateLimit.postsPerMinute;
-  await consumeRateLimit(cache.cache, `forum:posting:${siteId}:${viewer.member.id}`, perMinute, POSTING_WINDOW_SECONDS, 'posts');
+  await consumeRateLimit(
+    cache.cache,
+    `forum:posting:${siteId}:${viewer.member.id}`,
+    perMinute,
+    POSTING_WINDOW_SECONDS,
+    'posts',
+  );
   if (isStaff(viewer)) return;
-  await consumeRateLimit(cache.cache, `forum:posting-ip:${siteId}:${ip}`, perMinute * MEMBERS_PER_ADDRESS, POSTING_WINDOW_SECONDS, 'posts from this address');
+  await consumeRateLimit(
+    cache.cache,
+    `forum:posting-ip:${siteId}:${ip}`,
+    perMinute * MEMBERS_PER_ADDRESS,
+    POSTING_WINDOW_SECONDS,
+    'posts from this address',
+  );
   if (viewer.member.trustLevel === 0) {
     const { newMemberPostsPerHour } = trustRules(await app.instanceSettings.applied(siteId));
-    await consumeRateLimit(cache.cache, `forum:posting-new:${siteId}:${viewer.member.id}`, newMemberPostsPerHour, 3600, 'posts of a new member');
+    await consumeRateLimit(
+      cache.cache,
+      `forum:posting-new:${siteId}:${viewer.member.id}`,
+      newMemberPostsPerHour,
+      3600,
+      'posts of a new member',
+    );
   }
 }

@@ -9,7 +9,23 @@ import type { NotificationView } from './notifications.js';
 import { effectiveRole } from './members.js';
 import { activeSuspension } from './moderation.js';
 import type { SearchHit } from './search.js';
-import type { CategoryOut, FlagOut, ForumOut, HeldPostOut, LikeOut, MemberOut, MemberRefOut, ModActionOut, NotificationOut, PostOut, SearchHitOut, ThreadedPostOut, TopicOut, WaitlistEntryOut, WarningOut } from './schemas.js';
+import type {
+  CategoryOut,
+  FlagOut,
+  ForumOut,
+  HeldPostOut,
+  LikeOut,
+  MemberOut,
+  MemberRefOut,
+  ModActionOut,
+  NotificationOut,
+  PostOut,
+  SearchHitOut,
+  ThreadedPostOut,
+  TopicOut,
+  WaitlistEntryOut,
+  WarningOut,
+} from './schemas.js';
 import type { ForumWithStats } from './structure.js';
 import type { ForumCategoryRow, ForumMemberRow, ForumModActionRow, WaitlistEntryRow } from './tables.js';
 import type { PostNode, PostView, TopicView } from './topics.js';
@@ -23,7 +39,14 @@ function presentAuthor(author: Author | null): MemberRefOut | null {
 }
 
 export function presentCategory(row: ForumCategoryRow): CategoryOut {
-  return { id: row.id, name: row.name, slug: row.slug, description: row.description, position: row.position, created_at: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    position: row.position,
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
 export function presentForum({ forum, stats }: ForumWithStats): ForumOut {
@@ -115,7 +138,14 @@ export function presentNotification({ notification, actor }: NotificationView): 
 }
 
 export function presentSearchHit(hit: SearchHit): SearchHitOut {
-  return { topic: presentTopic(hit), post_id: hit.postId, excerpt: hit.excerpt, excerpt_html: hit.excerptHtml, title_html: hit.titleHtml, rank: hit.rank };
+  return {
+    topic: presentTopic(hit),
+    post_id: hit.postId,
+    excerpt: hit.excerpt,
+    excerpt_html: hit.excerptHtml,
+    title_html: hit.titleHtml,
+    rank: hit.rank,
+  };
 }
 
 export function presentMember(site: SiteRow, row: ForumMemberRow): MemberOut {
@@ -153,7 +183,13 @@ export function presentModAction(row: ForumModActionRow): ModActionOut {
 }
 
 export function presentWarning(row: ForumModActionRow): WarningOut {
-  return { id: row.id, reason: row.reason, post_id: row.postId, acknowledged_at: row.acknowledgedAt?.toISOString() ?? null, created_at: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    reason: row.reason,
+    post_id: row.postId,
+    acknowledged_at: row.acknowledgedAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
 export function presentWaitlistEntry(row: WaitlistEntryRow): WaitlistEntryOut {

@@ -7,9 +7,24 @@ import { preparedStatement, type Param } from '../db/prepared.js';
 import { cappedCount, totalOf } from '../db/count.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import { requireMember, visibilityClass, visibleForumsWhere, visibleTopicsOfForumWhere, type MemberViewer, type Viewer } from './policy.js';
+import {
+  requireMember,
+  visibilityClass,
+  visibleForumsWhere,
+  visibleTopicsOfForumWhere,
+  type MemberViewer,
+  type Viewer,
+} from './policy.js';
 import { findVisibleForum } from './structure.js';
-import { forumMembers, forumPosts, forums, forumTopicReads, forumTopics, type ForumTopicReadRow, type ForumTopicRow } from './tables.js';
+import {
+  forumMembers,
+  forumPosts,
+  forums,
+  forumTopicReads,
+  forumTopics,
+  type ForumTopicReadRow,
+  type ForumTopicRow,
+} from './tables.js';
 import { findVisibleTopic, topicColumns, type TopicView } from './topics.js';
 import { authorOf } from './avatars.js';
 import { keptCountColumns, topicListVersions, visibilityVersion, type KeptCounts } from './kept-counts.js';
@@ -18,7 +33,13 @@ import { keptCountColumns, topicListVersions, visibilityVersion, type KeptCounts
  * Moves the viewer's mark in a topic up to `postId` (a mark never moves back); answers the mark. The
  * post may be a tombstone: a deleted or hidden last post must not leave the topic unread for good.
  */
-export async function markTopicRead(db: Executor, siteId: string, viewer: Viewer, topicId: string, postId: string): Promise<ForumTopicReadRow> {
+export async function markTopicRead(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  topicId: string,
+  postId: string,
+): Promise<ForumTopicReadRow> {
   requireMember(viewer);
   const { topic } = await findVisibleTopic(db, siteId, viewer, topicId);
   const [post] = await db
@@ -33,10 +54,21 @@ export async function markTopicRead(db: Executor, siteId: string, viewer: Viewer
  * Moves the member's mark in a topic it sees up to `post`, one of the topic's posts, unless the
  * mark is there already; answers the moved mark, or undefined when it stayed.
  */
-export async function advanceReadMark(db: Executor, viewer: MemberViewer, topic: Pick<ForumTopicRow, 'id' | 'siteId'>, post: { id: string; createdAt: Date }): Promise<ForumTopicReadRow | undefined> {
+export async function advanceReadMark(
+  db: Executor,
+  viewer: MemberViewer,
+  topic: Pick<ForumTopicRow, 'id' | 'siteId'>,
+  post: { id: string; createdAt: Date },
+): Promise<ForumTopicReadRow | undefined> {
   const [moved] = await db
     .insert(forumTopicReads)
-    .values({ memberId: viewer.member.id, topicId: topic.id, siteId: topic.siteId, lastReadPostId: post.id, lastReadAt: post.createdAt })
+    .values({
+      memberId: viewer.member.id,
+      topicId: topic.id,
+      siteId: topic.siteId,
+      lastReadPostId: post.id,
+      lastReadAt: post.createdAt,
+    })
     .onConflictDoUpdate({
       target: [forumTopicReads.memberId, forumTopicReads.topicId],
       set: { lastReadPostId: sql`excluded.last_read_post_id`, lastReadAt: sql`excluded.last_read_at` },
@@ -48,12 +80,17 @@ export async function advanceReadMark(db: Executor, viewer: MemberViewer, topic:
 
 /** SQL: when the post the member's mark in a topic stands at was written, or null. */
 export function readMarkAt(memberId: Param<string>, topicId: Param<string>): SQL<Date | null> {
-  return sql`(select ${forumTopicReads.lastReadAt} from ${forumTopicReads} where ${forumTopicReads.memberId} = ${memberId} and ${forumTopicReads.topicId} = ${topicId})`.mapWith(forumTopicReads.lastReadAt);
+  return sql`(select ${forumTopicReads.lastReadAt} from ${forumTopicReads} where ${forumTopicReads.memberId} = ${memberId} and ${forumTopicReads.topicId} = ${topicId})`.mapWith(
+    forumTopicReads.lastReadAt,
+  );
 }
 
 /** The viewer's mark in a topic, if it ever read it. */
 async function readMark(db: Executor, viewer: MemberViewer, topicId: string): Promise<ForumTopicReadRow | undefined> {
-  const [row] = await db.select().from(forumTopicReads).where(and(eq(forumTopicReads.memberId, viewer.member.id), eq(forumTopicReads.topicId, topicId)));
+  const [row] = await db
+    .select()
+    .from(forumTopicReads)
+    .where(and(eq(forumTopicReads.memberId, viewer.member.id), eq(forumTopicReads.topicId, topicId)));
   return row;
 }
 
@@ -65,7 +102,13 @@ export function unreadTopicWhere(db: Executor, member: { id: Param<string>; read
   const readToEnd = db
     .select({ one: sql`1` })
     .from(forumTopicReads)
-    .where(and(eq(forumTopicReads.memberId, member.id), eq(forumTopicReads.topicId, forumTopics.id), gte(forumTopicReads.lastReadAt, forumTopics.lastPostAt)));
+    .where(
+      and(
+        eq(forumTopicReads.memberId, member.id),
+        eq(forumTopicReads.topicId, forumTopics.id),
+        gte(forumTopicReads.lastReadAt, forumTopics.lastPostAt),
+      ),
+    );
   return and(gt(forumTopics.lastPostAt, member.readBefore), sql`not exists ${readToEnd}`)!;
 }
 
@@ -89,7 +132,11 @@ export async function markAllRead(db: Executor, viewer: Viewer): Promise<Date> {
  * The first post of a topic the viewer has not read (in the classic order): the first after its mark
  * and its `read_before`; undefined when it has read everything.
  */
-export async function firstUnreadPost(db: Executor, viewer: MemberViewer, topic: ForumTopicRow): Promise<{ id: string; createdAt: Date } | undefined> {
+export async function firstUnreadPost(
+  db: Executor,
+  viewer: MemberViewer,
+  topic: ForumTopicRow,
+): Promise<{ id: string; createdAt: Date } | undefined> {
   const mark = await readMark(db, viewer, topic.id);
   const readUpTo = mark && mark.lastReadAt > viewer.member.readBefore ? mark.lastReadAt : viewer.member.readBefore;
   const [post] = await db
@@ -107,20 +154,42 @@ interface UnreadVariant {
   inOneForum: boolean;
 }
 
-const unreadVariant = ({ viewer, inOneForum }: UnreadVariant) => `${visibilityClass(viewer)}_${inOneForum ? 'forum' : 'all'}`;
+const unreadVariant = ({ viewer, inOneForum }: UnreadVariant) =>
+  `${visibilityClass(viewer)}_${inOneForum ? 'forum' : 'all'}`;
 
 /** The viewer's unread topics in the forum `forumId` (a visible one), or in all the forums it may see. */
-function unreadWhere(db: Executor, viewer: MemberViewer, siteId: Param<string>, forumId: Param<string> | undefined, member: { id: Param<string>; readBefore: Param<Date> }): SQL {
+function unreadWhere(
+  db: Executor,
+  viewer: MemberViewer,
+  siteId: Param<string>,
+  forumId: Param<string> | undefined,
+  member: { id: Param<string>; readBefore: Param<Date> },
+): SQL {
   const inForums =
     forumId !== undefined
       ? eq(forumTopics.forumId, forumId)
-      : inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer))));
-  return and(eq(forumTopics.siteId, siteId), inForums, visibleTopicsOfForumWhere(viewer), unreadTopicWhere(db, member))!;
+      : inArray(
+          forumTopics.forumId,
+          db
+            .select({ id: forums.id })
+            .from(forums)
+            .where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer))),
+        );
+  return and(
+    eq(forumTopics.siteId, siteId),
+    inForums,
+    visibleTopicsOfForumWhere(viewer),
+    unreadTopicWhere(db, member),
+  )!;
 }
 
 /** The unread topics' rows, unordered, for counting. */
 function unreadRows(db: Executor, where: SQL): SQL {
-  return db.select({ one: sql`1` }).from(forumTopics).where(where).getSQL();
+  return db
+    .select({ one: sql`1` })
+    .from(forumTopics)
+    .where(where)
+    .getSQL();
 }
 
 /**
@@ -133,7 +202,10 @@ const unreadPage = preparedStatement(
   'forum_unread_page',
   (db, { viewer, inOneForum }: UnreadVariant) => {
     const siteId = sql.placeholder('siteId');
-    const where = unreadWhere(db, viewer, siteId, inOneForum ? sql.placeholder('forumId') : undefined, { id: sql.placeholder('memberId'), readBefore: sql.placeholder('readBefore') });
+    const where = unreadWhere(db, viewer, siteId, inOneForum ? sql.placeholder('forumId') : undefined, {
+      id: sql.placeholder('memberId'),
+      readBefore: sql.placeholder('readBefore'),
+    });
     const versions = [sql`${forumMembers.readVersion}`, visibilityVersion(siteId), topicListVersions(siteId)];
     const kept = keptCountColumns(versions, cappedCount(unreadRows(db, where)), sql.placeholder('known'));
     const counted = db
@@ -141,7 +213,13 @@ const unreadPage = preparedStatement(
       .from(forumMembers)
       .where(eq(forumMembers.id, sql.placeholder('memberId')))
       .as('counted');
-    const ids = db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+    const ids = db
+      .select({ id: forumTopics.id })
+      .from(forumTopics)
+      .where(where)
+      .orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'));
     return db
       .select({ versions: counted.versions, count: counted.count, ...topicColumns })
       .from(counted)
@@ -159,7 +237,14 @@ const unreadPage = preparedStatement(
  * kept per node while the versions it was counted at hold: the member's marks and `read_before`,
  * what it may see, and the forums' lists (kept-counts.ts).
  */
-export async function listUnreadTopics(db: Database, siteId: string, viewer: Viewer, forumId: string | undefined, page: Page, counts: KeptCounts): Promise<{ rows: TopicView[]; total: number }> {
+export async function listUnreadTopics(
+  db: Database,
+  siteId: string,
+  viewer: Viewer,
+  forumId: string | undefined,
+  page: Page,
+  counts: KeptCounts,
+): Promise<{ rows: TopicView[]; total: number }> {
   requireMember(viewer);
   const forum = forumId !== undefined ? await findVisibleForum(db, siteId, viewer, forumId) : undefined;
   const known = counts.known(siteId, viewer, `unread-topics:${forum?.id ?? '*'}`);
@@ -175,8 +260,13 @@ export async function listUnreadTopics(db: Database, siteId: string, viewer: Vie
   });
   const [first] = rows;
   if (!first) return { rows: [], total: 0 };
-  const { total } = await totalOf(db, () => unreadRows(db, unreadWhere(db, viewer, siteId, forum?.id, member)), known.settle(first));
+  const { total } = await totalOf(
+    db,
+    () => unreadRows(db, unreadWhere(db, viewer, siteId, forum?.id, member)),
+    known.settle(first),
+  );
   const topics: TopicView[] = [];
-  for (const row of rows) if (row.topic) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) });
+  for (const row of rows)
+    if (row.topic) topics.push({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) });
   return { rows: topics, total };
 }

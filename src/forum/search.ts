@@ -47,18 +47,37 @@ function highlighted(marked: string): { excerpt: string; excerptHtml: string } {
 }
 
 /** The conditions one written thing (a post, or a topic for its title) meets under the filters. */
-function writtenBy(filters: SearchFilters, authorId: SQL | typeof forumPosts.authorId, createdAt: typeof forumPosts.createdAt | typeof forumTopics.createdAt): SQL | undefined {
+function writtenBy(
+  filters: SearchFilters,
+  authorId: SQL | typeof forumPosts.authorId,
+  createdAt: typeof forumPosts.createdAt | typeof forumTopics.createdAt,
+): SQL | undefined {
   return and(
-    filters.author === undefined ? undefined : sql`${authorId} in (select ${forumMembers.id} from ${forumMembers} where lower(${forumMembers.username}) = lower(${filters.author}))`,
+    filters.author === undefined
+      ? undefined
+      : sql`${authorId} in (select ${forumMembers.id} from ${forumMembers} where lower(${forumMembers.username}) = lower(${filters.author}))`,
     filters.after === undefined ? undefined : gte(createdAt, filters.after),
     filters.before === undefined ? undefined : lt(createdAt, filters.before),
   );
 }
 
-export async function searchForum(db: Executor, siteId: string, viewer: Viewer, text: string, page: Page, filters: SearchFilters = {}): Promise<{ rows: SearchHit[]; total: number }> {
+export async function searchForum(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  text: string,
+  page: Page,
+  filters: SearchFilters = {},
+): Promise<{ rows: SearchHit[]; total: number }> {
   const query = sql`websearch_to_tsquery('english', ${text})`;
-  const postMatches = and(sql`to_tsvector('english', ${forumPosts.bodyText}) @@ ${query}`, writtenBy(filters, forumPosts.authorId, forumPosts.createdAt))!;
-  const titleMatches = and(sql`to_tsvector('english', ${forumTopics.title}) @@ ${query}`, writtenBy(filters, sql`${forumTopics.authorId}`, forumTopics.createdAt))!;
+  const postMatches = and(
+    sql`to_tsvector('english', ${forumPosts.bodyText}) @@ ${query}`,
+    writtenBy(filters, forumPosts.authorId, forumPosts.createdAt),
+  )!;
+  const titleMatches = and(
+    sql`to_tsvector('english', ${forumTopics.title}) @@ ${query}`,
+    writtenBy(filters, sql`${forumTopics.authorId}`, forumTopics.createdAt),
+  )!;
   const matchingPost = db
     .select({ one: sql`1` })
     .from(forumPosts)
@@ -74,13 +93,22 @@ export async function searchForum(db: Executor, siteId: string, viewer: Viewer, 
           db
             .select({ id: forumCategories.id })
             .from(forumCategories)
-            .where(and(eq(forumCategories.siteId, siteId), or(eq(forumCategories.id, filters.categoryId), eq(forumCategories.slug, filters.categoryId)))),
+            .where(
+              and(
+                eq(forumCategories.siteId, siteId),
+                or(eq(forumCategories.id, filters.categoryId), eq(forumCategories.slug, filters.categoryId)),
+              ),
+            ),
         ),
     sql`(${titleMatches} or exists ${matchingPost})`,
   );
   const rank = sql<number>`(2 * ts_rank(to_tsvector('english', ${forumTopics.title}), ${query}) + coalesce((select max(ts_rank(to_tsvector('english', p.body_text), ${query})) from ${forumPosts} p where p.topic_id = ${forumTopics.id} and p.deleted_at is null), 0))::float8`;
 
-  const [total] = await db.select({ n: count() }).from(forumTopics).innerJoin(forums, eq(forums.id, forumTopics.forumId)).where(where);
+  const [total] = await db
+    .select({ n: count() })
+    .from(forumTopics)
+    .innerJoin(forums, eq(forums.id, forumTopics.forumId))
+    .where(where);
   const rows = await db
     .select({
       topic: forumTopics,
@@ -106,8 +134,21 @@ export async function searchForum(db: Executor, siteId: string, viewer: Viewer, 
       excerpt: sql<string>`ts_headline('english', ${forumPosts.bodyText}, ${query}, ${`StartSel=${MARK_START},StopSel=${MARK_END},MaxWords=35,MinWords=15`})`,
     })
     .from(forumPosts)
-    .where(and(inArray(forumPosts.topicId, rows.map((row) => row.topic.id)), isNull(forumPosts.deletedAt), postMatches))
-    .orderBy(forumPosts.topicId, desc(sql`ts_rank(to_tsvector('english', ${forumPosts.bodyText}), ${query})`), forumPosts.createdAt);
+    .where(
+      and(
+        inArray(
+          forumPosts.topicId,
+          rows.map((row) => row.topic.id),
+        ),
+        isNull(forumPosts.deletedAt),
+        postMatches,
+      ),
+    )
+    .orderBy(
+      forumPosts.topicId,
+      desc(sql`ts_rank(to_tsvector('english', ${forumPosts.bodyText}), ${query})`),
+      forumPosts.createdAt,
+    );
   const bestByTopic = new Map(best.map((row) => [row.topicId, row]));
   return {
     rows: rows.map((row) => {

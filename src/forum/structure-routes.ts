@@ -6,10 +6,30 @@ import { Type } from 'typebox';
 import { forumMember, forumReader } from './access.js';
 import { authorizeAdmin } from './policy.js';
 import { presentCategory, presentForum } from './presenters.js';
-import { CategoryBody, CategoryOut, CategoryPatch, ForumBody, ForumOut, ForumPatch, IdParams, memberSecurity, readerSecurity } from './schemas.js';
-import { createCategory, createForum, deleteCategory, deleteForum, findVisibleForum, pageOfCategories, pageOfVisibleForums, updateCategory, updateForum, withStats } from './structure.js';
+import {
+  CategoryBody,
+  CategoryOut,
+  CategoryPatch,
+  ForumBody,
+  ForumOut,
+  ForumPatch,
+  IdParams,
+  memberSecurity,
+  readerSecurity,
+} from './schemas.js';
+import {
+  createCategory,
+  createForum,
+  deleteCategory,
+  deleteForum,
+  findVisibleForum,
+  pageOfCategories,
+  pageOfVisibleForums,
+  updateCategory,
+  updateForum,
+  withStats,
+} from './structure.js';
 import { problems } from '../http/openapi.js';
-
 
 export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -17,7 +37,16 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/categories',
-    { schema: { tags: ['structure'], summary: 'Categories with forums you can see', security: readerSecurity, querystring: PageQuery, response: { 200: Type.Array(CategoryOut) } }, preHandler: forumReader },
+    {
+      schema: {
+        tags: ['structure'],
+        summary: 'Categories with forums you can see',
+        security: readerSecurity,
+        querystring: PageQuery,
+        response: { 200: Type.Array(CategoryOut) },
+      },
+      preHandler: forumReader,
+    },
     async (request, reply) => {
       const page = toPage(request.query);
       const { rows, total } = await pageOfCategories(db, request.forum.site.id, request.forum.viewer, page);
@@ -27,7 +56,16 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   );
   app.post(
     '/categories',
-    { schema: { tags: ['structure'], summary: 'Create a category (admin)', security: memberSecurity, body: CategoryBody, response: { 201: CategoryOut, ...problems(409) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['structure'],
+        summary: 'Create a category (admin)',
+        security: memberSecurity,
+        body: CategoryBody,
+        response: { 201: CategoryOut, ...problems(409) },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       return reply.code(201).send(presentCategory(await createCategory(db, request.forum.site.id, request.body)));
@@ -35,7 +73,17 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   );
   app.patch(
     '/categories/:id',
-    { schema: { tags: ['structure'], summary: 'Change a category (admin)', security: memberSecurity, params: IdParams, body: CategoryPatch, response: { 200: CategoryOut } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['structure'],
+        summary: 'Change a category (admin)',
+        security: memberSecurity,
+        params: IdParams,
+        body: CategoryPatch,
+        response: { 200: CategoryOut },
+      },
+      preHandler: forumMember,
+    },
     async (request) => {
       authorizeAdmin(request.forum.viewer);
       return presentCategory(await updateCategory(db, request.forum.site.id, request.params.id, request.body));
@@ -43,7 +91,16 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   );
   app.delete(
     '/categories/:id',
-    { schema: { tags: ['structure'], summary: 'Delete a category; its forums stay, uncategorized (admin)', security: memberSecurity, params: IdParams, response: { 204: Type.Null() } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['structure'],
+        summary: 'Delete a category; its forums stay, uncategorized (admin)',
+        security: memberSecurity,
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       await deleteCategory(db, request.forum.site.id, request.params.id);
@@ -53,7 +110,16 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/forums',
-    { schema: { tags: ['forums'], summary: 'Forums you can see', security: readerSecurity, querystring: PageQuery, response: { 200: Type.Array(ForumOut) } }, preHandler: forumReader },
+    {
+      schema: {
+        tags: ['forums'],
+        summary: 'Forums you can see',
+        security: readerSecurity,
+        querystring: PageQuery,
+        response: { 200: Type.Array(ForumOut) },
+      },
+      preHandler: forumReader,
+    },
     async (request, reply) => {
       const page = toPage(request.query);
       const { rows, total } = await pageOfVisibleForums(db, request.forum.site.id, request.forum.viewer, page);
@@ -63,7 +129,16 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   );
   app.get(
     '/forums/:id',
-    { schema: { tags: ['forums'], summary: 'One forum by id or slug', security: readerSecurity, params: IdParams, response: { 200: ForumOut } }, preHandler: forumReader },
+    {
+      schema: {
+        tags: ['forums'],
+        summary: 'One forum by id or slug',
+        security: readerSecurity,
+        params: IdParams,
+        response: { 200: ForumOut },
+      },
+      preHandler: forumReader,
+    },
     async (request) => {
       const { site, viewer } = request.forum;
       const [forum] = await withStats(db, viewer, [await findVisibleForum(db, site.id, viewer, request.params.id)]);
@@ -72,7 +147,16 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   );
   app.post(
     '/forums',
-    { schema: { tags: ['forums'], summary: 'Create a forum (admin)', security: memberSecurity, body: ForumBody, response: { 201: ForumOut, ...problems(409) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['forums'],
+        summary: 'Create a forum (admin)',
+        security: memberSecurity,
+        body: ForumBody,
+        response: { 201: ForumOut, ...problems(409) },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       const forum = await createForum(db, request.forum.site.id, request.body);
@@ -82,7 +166,17 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   );
   app.patch(
     '/forums/:id',
-    { schema: { tags: ['forums'], summary: 'Change a forum by id or slug (admin)', security: memberSecurity, params: IdParams, body: ForumPatch, response: { 200: ForumOut } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['forums'],
+        summary: 'Change a forum by id or slug (admin)',
+        security: memberSecurity,
+        params: IdParams,
+        body: ForumPatch,
+        response: { 200: ForumOut },
+      },
+      preHandler: forumMember,
+    },
     async (request) => {
       authorizeAdmin(request.forum.viewer);
       const forum = await updateForum(db, request.forum.site.id, request.params.id, request.body);
@@ -92,7 +186,16 @@ export async function structureRoutes(fastify: FastifyInstance): Promise<void> {
   );
   app.delete(
     '/forums/:id',
-    { schema: { tags: ['forums'], summary: 'Delete a forum with its topics and posts (admin)', security: memberSecurity, params: IdParams, response: { 204: Type.Null() } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['forums'],
+        summary: 'Delete a forum with its topics and posts (admin)',
+        security: memberSecurity,
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       await deleteForum(db, request.forum.site.id, request.params.id);

@@ -5,7 +5,15 @@ import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
-import { canSeeForum, isStaff, visibleForumsWhere, visiblePostCount, visibleTopicCount, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
+import {
+  canSeeForum,
+  isStaff,
+  visibleForumsWhere,
+  visiblePostCount,
+  visibleTopicCount,
+  visibleTopicsOfForumWhere,
+  type Viewer,
+} from './policy.js';
 import { forumCategories, forums, forumTopics, type ForumCategoryRow, type ForumRow } from './tables.js';
 
 interface ForumStats {
@@ -47,7 +55,14 @@ export async function createCategory(db: Executor, siteId: string, input: Catego
   return uniqueSlug(input.slug, async () => {
     const [row] = await db
       .insert(forumCategories)
-      .values({ id: newId(), siteId, name: input.name, slug: input.slug, description: input.description ?? '', position: input.position ?? 0 })
+      .values({
+        id: newId(),
+        siteId,
+        name: input.name,
+        slug: input.slug,
+        description: input.description ?? '',
+        position: input.position ?? 0,
+      })
       .returning();
     return row!;
   });
@@ -57,7 +72,9 @@ export async function findCategory(db: Executor, siteId: string, idOrSlug: strin
   const [row] = await db
     .select()
     .from(forumCategories)
-    .where(and(eq(forumCategories.siteId, siteId), or(eq(forumCategories.id, idOrSlug), eq(forumCategories.slug, idOrSlug))))
+    .where(
+      and(eq(forumCategories.siteId, siteId), or(eq(forumCategories.id, idOrSlug), eq(forumCategories.slug, idOrSlug))),
+    )
     .orderBy(sql`${forumCategories.id} = ${idOrSlug} desc`)
     .limit(1);
   if (!row) throw new AppError('category_not_found', `No category "${idOrSlug}".`);
@@ -84,7 +101,12 @@ export async function listCategories(db: Executor, siteId: string, viewer: Viewe
 }
 
 /** One page of `listCategories`, with the total. */
-export async function pageOfCategories(db: Executor, siteId: string, viewer: Viewer, page: Page): Promise<{ rows: ForumCategoryRow[]; total: number }> {
+export async function pageOfCategories(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  page: Page,
+): Promise<{ rows: ForumCategoryRow[]; total: number }> {
   const where = visibleCategoriesWhere(db, siteId, viewer);
   const [rows, [counted]] = await Promise.all([
     db
@@ -99,7 +121,12 @@ export async function pageOfCategories(db: Executor, siteId: string, viewer: Vie
   return { rows, total: counted?.total ?? 0 };
 }
 
-export async function updateCategory(db: Executor, siteId: string, idOrSlug: string, change: Partial<CategoryInput>): Promise<ForumCategoryRow> {
+export async function updateCategory(
+  db: Executor,
+  siteId: string,
+  idOrSlug: string,
+  change: Partial<CategoryInput>,
+): Promise<ForumCategoryRow> {
   const category = await findCategory(db, siteId, idOrSlug);
   if (Object.keys(change).length === 0) return category;
   return uniqueSlug(change.slug ?? category.slug, async () => {
@@ -126,7 +153,11 @@ interface ForumInput {
   locked?: boolean | undefined;
 }
 
-async function categoryIdFor(db: Executor, siteId: string, value: string | null | undefined): Promise<string | null | undefined> {
+async function categoryIdFor(
+  db: Executor,
+  siteId: string,
+  value: string | null | undefined,
+): Promise<string | null | undefined> {
   if (value === undefined || value === null) return value;
   return (await findCategory(db, siteId, value)).id;
 }
@@ -164,7 +195,12 @@ export async function findForum(db: Executor, siteId: string, idOrSlug: string):
 }
 
 /** The forum if the viewer may see it; 404 `forum_not_found` otherwise, exactly as for a missing one. */
-export async function findVisibleForum(db: Executor, siteId: string, viewer: Viewer, idOrSlug: string): Promise<ForumRow> {
+export async function findVisibleForum(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  idOrSlug: string,
+): Promise<ForumRow> {
   const forum = await findForum(db, siteId, idOrSlug);
   if (!forum || !canSeeForum(viewer, forum)) throw new AppError('forum_not_found', `No forum "${idOrSlug}".`);
   return forum;
@@ -195,35 +231,70 @@ const NO_STATS: ForumStats = { topicCount: 0, postCount: 0, lastPostAt: null };
 /** Forums with their topic and post counts (from the counters) and last activity, as the viewer sees them. */
 export async function withStats(db: Executor, viewer: Viewer, rows: ForumRow[]): Promise<ForumWithStats[]> {
   const seen = rows.filter((forum) => canSeeForum(viewer, forum));
-  const last = await lastPostTimes(db, viewer, seen.map((forum) => forum.id));
+  const last = await lastPostTimes(
+    db,
+    viewer,
+    seen.map((forum) => forum.id),
+  );
   return rows.map((forum) => ({
     forum,
     stats: canSeeForum(viewer, forum)
-      ? { topicCount: visibleTopicCount(viewer, forum), postCount: visiblePostCount(viewer, forum), lastPostAt: last.get(forum.id) ?? null }
+      ? {
+          topicCount: visibleTopicCount(viewer, forum),
+          postCount: visiblePostCount(viewer, forum),
+          lastPostAt: last.get(forum.id) ?? null,
+        }
       : NO_STATS,
   }));
 }
 
 /** One page of the forums the viewer may see, in list order, with the total. */
-export async function pageOfVisibleForums(db: Executor, siteId: string, viewer: Viewer, page: Page): Promise<{ rows: ForumWithStats[]; total: number }> {
+export async function pageOfVisibleForums(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  page: Page,
+): Promise<{ rows: ForumWithStats[]; total: number }> {
   const where = and(eq(forums.siteId, siteId), visibleForumsWhere(viewer));
   const [rows, [counted]] = await Promise.all([
-    db.select().from(forums).where(where).orderBy(asc(forums.position), asc(forums.name), asc(forums.id)).limit(page.pageSize).offset(page.offset),
+    db
+      .select()
+      .from(forums)
+      .where(where)
+      .orderBy(asc(forums.position), asc(forums.name), asc(forums.id))
+      .limit(page.pageSize)
+      .offset(page.offset),
     db.select({ total: count() }).from(forums).where(where),
   ]);
   return { rows: await withStats(db, viewer, rows), total: counted?.total ?? 0 };
 }
 
-export async function listVisibleForums(db: Executor, siteId: string, viewer: Viewer, categoryId?: string): Promise<ForumWithStats[]> {
+export async function listVisibleForums(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  categoryId?: string,
+): Promise<ForumWithStats[]> {
   const rows = await db
     .select()
     .from(forums)
-    .where(and(eq(forums.siteId, siteId), visibleForumsWhere(viewer), categoryId !== undefined ? eq(forums.categoryId, categoryId) : undefined))
+    .where(
+      and(
+        eq(forums.siteId, siteId),
+        visibleForumsWhere(viewer),
+        categoryId !== undefined ? eq(forums.categoryId, categoryId) : undefined,
+      ),
+    )
     .orderBy(asc(forums.position), asc(forums.name), asc(forums.id));
   return withStats(db, viewer, rows);
 }
 
-export async function updateForum(db: Executor, siteId: string, idOrSlug: string, change: Partial<ForumInput>): Promise<ForumRow> {
+export async function updateForum(
+  db: Executor,
+  siteId: string,
+  idOrSlug: string,
+  change: Partial<ForumInput>,
+): Promise<ForumRow> {
   const forum = await findForum(db, siteId, idOrSlug);
   if (!forum) throw new AppError('forum_not_found', `No forum "${idOrSlug}".`);
   const { category_id: category, ...rest } = change;
@@ -245,7 +316,12 @@ export async function deleteForum(db: Executor, siteId: string, idOrSlug: string
   const forum = await findForum(db, siteId, idOrSlug);
   if (!forum) throw new AppError('forum_not_found', `No forum "${idOrSlug}".`);
   await db.transaction(async (tx) => {
-    await tx.select({ id: forumTopics.id }).from(forumTopics).where(eq(forumTopics.forumId, forum.id)).orderBy(forumTopics.id).for('update');
+    await tx
+      .select({ id: forumTopics.id })
+      .from(forumTopics)
+      .where(eq(forumTopics.forumId, forum.id))
+      .orderBy(forumTopics.id)
+      .for('update');
     await tx.delete(forums).where(eq(forums.id, forum.id));
   });
 }
@@ -267,7 +343,12 @@ function reordered<T extends { id: string }>(rows: T[], id: string, direction: D
   return out;
 }
 
-export async function moveCategory(db: Executor, siteId: string, idOrSlug: string, direction: Direction): Promise<void> {
+export async function moveCategory(
+  db: Executor,
+  siteId: string,
+  idOrSlug: string,
+  direction: Direction,
+): Promise<void> {
   const category = await findCategory(db, siteId, idOrSlug);
   await db.transaction(async (tx) => {
     const rows = await tx
@@ -278,7 +359,8 @@ export async function moveCategory(db: Executor, siteId: string, idOrSlug: strin
       .for('update');
     const order = reordered(rows, category.id, direction);
     for (const [position, row] of order.entries()) {
-      if (row.position !== position) await tx.update(forumCategories).set({ position }).where(eq(forumCategories.id, row.id));
+      if (row.position !== position)
+        await tx.update(forumCategories).set({ position }).where(eq(forumCategories.id, row.id));
     }
   });
 }
@@ -291,7 +373,12 @@ export async function moveForum(db: Executor, siteId: string, idOrSlug: string, 
     const rows = await tx
       .select({ id: forums.id, position: forums.position })
       .from(forums)
-      .where(and(eq(forums.siteId, siteId), forum.categoryId ? eq(forums.categoryId, forum.categoryId) : isNull(forums.categoryId)))
+      .where(
+        and(
+          eq(forums.siteId, siteId),
+          forum.categoryId ? eq(forums.categoryId, forum.categoryId) : isNull(forums.categoryId),
+        ),
+      )
       .orderBy(asc(forums.position), asc(forums.name), asc(forums.id))
       .for('update');
     const order = reordered(rows, forum.id, direction);
@@ -303,11 +390,18 @@ export async function moveForum(db: Executor, siteId: string, idOrSlug: string, 
 
 /** Every forum of the site regardless of visibility, in the index's order: for the admin area. */
 export async function listAllForums(db: Executor, siteId: string): Promise<ForumRow[]> {
-  return db.select().from(forums).where(eq(forums.siteId, siteId)).orderBy(asc(forums.position), asc(forums.name), asc(forums.id));
+  return db
+    .select()
+    .from(forums)
+    .where(eq(forums.siteId, siteId))
+    .orderBy(asc(forums.position), asc(forums.name), asc(forums.id));
 }
 
 /** How many forums each category holds, for the confirmation that deleting it leaves them uncategorized. */
 export async function countForumsOfCategory(db: Executor, siteId: string, categoryId: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(forums).where(and(eq(forums.siteId, siteId), eq(forums.categoryId, categoryId)));
+  const [row] = await db
+    .select({ n: count() })
+    .from(forums)
+    .where(and(eq(forums.siteId, siteId), eq(forums.categoryId, categoryId)));
   return row?.n ?? 0;
 }

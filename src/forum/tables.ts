@@ -1,7 +1,17 @@
 // Forum data of community sites. Every row carries its site id: members, structure and content
 // belong to one instance, and every query filters on it.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { users } from '../core/accounts/tables.js';
 import { sites } from '../core/sites/tables.js';
 
@@ -28,7 +38,9 @@ export const forumMembers = pgTable(
     username: text('username').notNull(),
     email: text('email').notNull(),
     passwordHash: text('password_hash'),
-    role: text('role', { enum: ['admin', 'moderator', 'member'] }).notNull().default('member'),
+    role: text('role', { enum: ['admin', 'moderator', 'member'] })
+      .notNull()
+      .default('member'),
     banned: boolean('banned').notNull().default(false),
     /**
      * False only for members who signed up themselves while mail works and have not yet followed the
@@ -77,7 +89,9 @@ export const forumMembers = pgTable(
   (t) => [
     uniqueIndex('forum_members_username_key').on(t.siteId, sql`lower(${t.username})`),
     // Linked members carry their account's address, which may also belong to a member of the community.
-    uniqueIndex('forum_members_email_key').on(t.siteId, sql`lower(${t.email})`).where(sql`${t.userId} is null`),
+    uniqueIndex('forum_members_email_key')
+      .on(t.siteId, sql`lower(${t.email})`)
+      .where(sql`${t.userId} is null`),
     uniqueIndex('forum_members_user_key').on(t.siteId, t.userId),
   ],
 );
@@ -106,7 +120,9 @@ export const forums = pgTable(
     slug: text('slug').notNull(),
     description: text('description').notNull().default(''),
     position: integer('position').notNull().default(0),
-    visibility: text('visibility', { enum: ['public', 'members', 'staff'] }).notNull().default('public'),
+    visibility: text('visibility', { enum: ['public', 'members', 'staff'] })
+      .notNull()
+      .default('public'),
     locked: boolean('locked').notNull().default(false),
     /**
      * Topics of the forum and how many of them are hidden; live posts of the forum and how many of
@@ -192,7 +208,9 @@ export const forumPosts = pgTable(
     index('forum_posts_topic_idx').on(t.topicId, t.createdAt),
     index('forum_posts_root_idx').on(t.rootId),
     // Top-level posts in threaded order: a page of threads without reading the replies in between.
-    index('forum_posts_threads_idx').on(t.topicId, t.createdAt, t.id).where(sql`${t.parentId} is null`),
+    index('forum_posts_threads_idx')
+      .on(t.topicId, t.createdAt, t.id)
+      .where(sql`${t.parentId} is null`),
     index('forum_posts_search_idx').using('gin', sql`to_tsvector('english', ${t.bodyText})`),
   ],
 );
@@ -210,7 +228,10 @@ export const forumPostLikes = pgTable(
     siteId: siteRef(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.postId, t.memberId] }), index('forum_post_likes_member_idx').on(t.memberId, t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.postId, t.memberId] }),
+    index('forum_post_likes_member_idx').on(t.memberId, t.createdAt),
+  ],
 );
 
 /**
@@ -261,8 +282,12 @@ export const forumNotifications = pgTable(
   },
   (t) => [
     index('forum_notifications_member_idx').on(t.memberId, t.createdAt),
-    index('forum_notifications_unread_idx').on(t.memberId, t.createdAt).where(sql`${t.readAt} is null`),
-    uniqueIndex('forum_notifications_like_key').on(t.postId, t.actorId).where(sql`${t.kind} = 'like'`),
+    index('forum_notifications_unread_idx')
+      .on(t.memberId, t.createdAt)
+      .where(sql`${t.readAt} is null`),
+    uniqueIndex('forum_notifications_like_key')
+      .on(t.postId, t.actorId)
+      .where(sql`${t.kind} = 'like'`),
     // What a deleted topic or post cascades through (docs/decisions/0107-cascades-through-indexes.md).
     index('forum_notifications_topic_idx').on(t.topicId),
     index('forum_notifications_post_idx').on(t.postId),
@@ -331,7 +356,9 @@ export const forumFlags = pgTable(
   (t) => [
     index('forum_flags_queue_idx').on(t.siteId, t.state, t.createdAt),
     index('forum_flags_post_idx').on(t.postId),
-    uniqueIndex('forum_flags_open_key').on(t.postId, t.reporterId).where(sql`${t.state} = 'open'`),
+    uniqueIndex('forum_flags_open_key')
+      .on(t.postId, t.reporterId)
+      .where(sql`${t.state} = 'open'`),
   ],
 );
 
@@ -417,7 +444,10 @@ export const forumModActions = pgTable(
     acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('forum_mod_actions_site_idx').on(t.siteId, t.createdAt), index('forum_mod_actions_target_idx').on(t.targetMemberId, t.action, t.createdAt)],
+  (t) => [
+    index('forum_mod_actions_site_idx').on(t.siteId, t.createdAt),
+    index('forum_mod_actions_target_idx').on(t.targetMemberId, t.action, t.createdAt),
+  ],
 );
 
 /**
@@ -441,7 +471,11 @@ export const forumHeldPosts = pgTable(
     bodySource: text('body_source').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('forum_held_posts_site_idx').on(t.siteId, t.createdAt), index('forum_held_posts_author_idx').on(t.authorId), index('forum_held_posts_topic_idx').on(t.topicId)],
+  (t) => [
+    index('forum_held_posts_site_idx').on(t.siteId, t.createdAt),
+    index('forum_held_posts_author_idx').on(t.authorId),
+    index('forum_held_posts_topic_idx').on(t.topicId),
+  ],
 );
 
 export type ForumModActionRow = typeof forumModActions.$inferSelect;

@@ -10,7 +10,15 @@ import type { Page } from '../http/pagination.js';
 import type { KeptPages, ListPage } from './kept-pages.js';
 import type { CommunityVersions } from './members.js';
 import type { TopicMark, TopicPageMarks } from './page-marks.js';
-import { canSeeForum, visibilityClass, visibleForumsWhere, visibleTopicCount, visibleTopicCountSql, visibleTopicsOfForumWhere, type Viewer } from './policy.js';
+import {
+  canSeeForum,
+  visibilityClass,
+  visibleForumsWhere,
+  visibleTopicCount,
+  visibleTopicCountSql,
+  visibleTopicsOfForumWhere,
+  type Viewer,
+} from './policy.js';
 import { findVisibleForum } from './structure.js';
 import { forumMembers, forums, forumTopics } from './tables.js';
 import { topicColumns, type TopicView } from './topics.js';
@@ -28,10 +36,22 @@ const topicOrder = [desc(forumTopics.pinned), desc(forumTopics.lastPostAt), desc
  * Topics the viewer may see, pinned first, then by latest activity. With `marks` (the node's, in
  * `app.forum.topicMarks`), deep pages of one forum seek in the index instead of walking their offset.
  */
-export async function listTopics(db: Database, siteId: string, viewer: Viewer, filter: TopicFilter, page: Page, marks?: TopicPageMarks): Promise<{ rows: TopicView[]; total: number }> {
+export async function listTopics(
+  db: Database,
+  siteId: string,
+  viewer: Viewer,
+  filter: TopicFilter,
+  page: Page,
+  marks?: TopicPageMarks,
+): Promise<{ rows: TopicView[]; total: number }> {
   if (filter.authorId === undefined) {
     if (filter.forumId !== undefined) return listForumTopics(db, siteId, viewer, filter.forumId, page, marks);
-    const rows = await siteTopicPage(db, viewer).execute({ siteId, limit: page.pageSize, offset: page.offset, ...readerValues(viewer) });
+    const rows = await siteTopicPage(db, viewer).execute({
+      siteId,
+      limit: page.pageSize,
+      offset: page.offset,
+      ...readerValues(viewer),
+    });
     const topics: TopicView[] = [];
     for (const row of rows) if (row.topic) topics.push(topicView(viewer, { ...row, topic: row.topic }));
     return { rows: topics, total: rows[0]?.total ?? 0 };
@@ -43,19 +63,33 @@ export async function listTopics(db: Database, siteId: string, viewer: Viewer, f
   // forum is read from forum_topics_forum_idx alone.
   const inForums = forum
     ? eq(forumTopics.forumId, forum.id)
-    : and(eq(forumTopics.siteId, siteId), inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(visibleForumsOf(siteId, viewer))));
+    : and(
+        eq(forumTopics.siteId, siteId),
+        inArray(forumTopics.forumId, db.select({ id: forums.id }).from(forums).where(visibleForumsOf(siteId, viewer))),
+      );
   const where = and(inForums, visibleTopicsOfForumWhere(viewer), byAuthor);
   const total = await countTopics(db, where);
   // The page's ids first, then their rows: the rows skipped to reach a deep page are never read.
   // Two statements, not a join: a generic plan does not know the page's size and would hash-join a
   // scan of every topic against the page's ids.
-  const ids = await db.select({ id: forumTopics.id }).from(forumTopics).where(where).orderBy(...topicOrder).limit(page.pageSize).offset(page.offset);
+  const ids = await db
+    .select({ id: forumTopics.id })
+    .from(forumTopics)
+    .where(where)
+    .orderBy(...topicOrder)
+    .limit(page.pageSize)
+    .offset(page.offset);
   if (ids.length === 0) return { rows: [], total };
   const rows = await db
     .select({ ...topicColumns, unread: unreadColumn(db, viewer, viewer.kind === 'member' ? viewer.member : undefined) })
     .from(forumTopics)
     .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
-    .where(inArray(forumTopics.id, ids.map((row) => row.id)))
+    .where(
+      inArray(
+        forumTopics.id,
+        ids.map((row) => row.id),
+      ),
+    )
     .orderBy(...topicOrder);
   return { rows: rows.map((row) => topicView(viewer, row)), total };
 }
@@ -65,7 +99,14 @@ export async function listTopics(db: Database, siteId: string, viewer: Viewer, f
  * (reads.ts). In prepared statements the member is the placeholders `memberId` and `readBefore`
  * (`readerValues`); guests read nothing and have no marks.
  */
-function unreadColumn(db: Database, viewer: Viewer, member: Parameters<typeof unreadTopicWhere>[1] = { id: sql.placeholder('memberId'), readBefore: sql.placeholder('readBefore') }): SQL<boolean> {
+function unreadColumn(
+  db: Database,
+  viewer: Viewer,
+  member: Parameters<typeof unreadTopicWhere>[1] = {
+    id: sql.placeholder('memberId'),
+    readBefore: sql.placeholder('readBefore'),
+  },
+): SQL<boolean> {
   return viewer.kind === 'member' ? sql<boolean>`(${unreadTopicWhere(db, member)})` : sql<boolean>`false`;
 }
 
@@ -73,7 +114,16 @@ function readerValues(viewer: Viewer): { memberId?: string; readBefore?: Date } 
   return viewer.kind === 'member' ? { memberId: viewer.member.id, readBefore: viewer.member.readBefore } : {};
 }
 
-function topicView(viewer: Viewer, row: { topic: TopicView['topic']; authorId: string | null; authorName: string | null; authorAvatar: string | null; unread: boolean | null }): TopicView {
+function topicView(
+  viewer: Viewer,
+  row: {
+    topic: TopicView['topic'];
+    authorId: string | null;
+    authorName: string | null;
+    authorAvatar: string | null;
+    unread: boolean | null;
+  },
+): TopicView {
   const view: TopicView = { topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) };
   if (viewer.kind === 'member') view.unread = row.unread === true;
   return view;
@@ -96,7 +146,13 @@ const siteTopicPage = preparedStatement(
     const ids = db
       .select({ id: forumTopics.id })
       .from(forumTopics)
-      .where(and(eq(forumTopics.siteId, sql.placeholder('siteId')), inArray(forumTopics.forumId, visibleForums), visibleTopicsOfForumWhere(viewer)))
+      .where(
+        and(
+          eq(forumTopics.siteId, sql.placeholder('siteId')),
+          inArray(forumTopics.forumId, visibleForums),
+          visibleTopicsOfForumWhere(viewer),
+        ),
+      )
       .orderBy(...topicOrder)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'));
@@ -132,14 +188,31 @@ const forumTopicPage = preparedStatement(
   'forum_topic_page',
   (db, viewer: Viewer) => {
     const forum = db
-      .select({ id: forums.id, visibility: forums.visibility, topicCount: forums.topicCount, hiddenTopicCount: forums.hiddenTopicCount, topicListVersion: forums.topicListVersion })
+      .select({
+        id: forums.id,
+        visibility: forums.visibility,
+        topicCount: forums.topicCount,
+        hiddenTopicCount: forums.hiddenTopicCount,
+        topicListVersion: forums.topicListVersion,
+      })
       .from(forums)
-      .where(and(eq(forums.siteId, sql.placeholder('siteId')), or(eq(forums.id, sql.placeholder('forum')), eq(forums.slug, sql.placeholder('forum')))))
+      .where(
+        and(
+          eq(forums.siteId, sql.placeholder('siteId')),
+          or(eq(forums.id, sql.placeholder('forum')), eq(forums.slug, sql.placeholder('forum'))),
+        ),
+      )
       .orderBy(sql`${forums.id} = ${sql.placeholder('forum')} desc`)
       .limit(1)
       .as('forum');
     const visible = and(eq(forumTopics.forumId, forum.id), visibleTopicsOfForumWhere(viewer));
-    const fromStart = db.select({ id: forumTopics.id }).from(forumTopics).where(visible).orderBy(...topicOrder).limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+    const fromStart = db
+      .select({ id: forumTopics.id })
+      .from(forumTopics)
+      .where(visible)
+      .orderBy(...topicOrder)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'));
     // The list order as one row value, so the index seeks to it (`Index Cond: ROW(...) < ROW(...)`).
     const pastMark = sql`(${forumTopics.pinned}, ${forumTopics.lastPostAt}, ${forumTopics.id}) < (${sql.placeholder('markPinned')}::boolean, ${sql.placeholder('markLastPostAt')}::timestamptz, ${sql.placeholder('markId')}::text)`;
     const fromMark = db
@@ -152,13 +225,22 @@ const forumTopicPage = preparedStatement(
     const markHolds = sql`${forum.id} = ${sql.placeholder('markForum')} and ${forum.topicListVersion} = ${sql.placeholder('markVersion')}::bigint`;
     return db
       .select({
-        forum: { id: forum.id, visibility: forum.visibility, topicCount: forum.topicCount, hiddenTopicCount: forum.hiddenTopicCount, topicListVersion: forum.topicListVersion },
+        forum: {
+          id: forum.id,
+          visibility: forum.visibility,
+          topicCount: forum.topicCount,
+          hiddenTopicCount: forum.hiddenTopicCount,
+          topicListVersion: forum.topicListVersion,
+        },
         ...topicColumns,
         unread: unreadColumn(db, viewer),
         lastPostAtText: sql<string | null>`${forumTopics.lastPostAt}::text`,
       })
       .from(forum)
-      .leftJoin(forumTopics, sql`${forumTopics.id} = any(case when ${markHolds} then array${fromMark} else array${fromStart} end)`)
+      .leftJoin(
+        forumTopics,
+        sql`${forumTopics.id} = any(case when ${markHolds} then array${fromMark} else array${fromStart} end)`,
+      )
       .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
       .orderBy(...topicOrder);
   },
@@ -168,13 +250,34 @@ const forumTopicPage = preparedStatement(
 /** What the statement is given when no mark is known: a forum id no forum has. */
 const NO_MARK = { markForum: '', markVersion: -1, markPinned: false, markLastPostAt: '-infinity', markId: '', skip: 0 };
 
-async function listForumTopics(db: Database, siteId: string, viewer: Viewer, forumId: string, page: Page, marks: TopicPageMarks | undefined): Promise<{ rows: TopicView[]; total: number }> {
+async function listForumTopics(
+  db: Database,
+  siteId: string,
+  viewer: Viewer,
+  forumId: string,
+  page: Page,
+  marks: TopicPageMarks | undefined,
+): Promise<{ rows: TopicView[]; total: number }> {
   const list = `${visibilityClass(viewer)}:${forumId}`;
   const start = marks ? marks.start(list, page.offset) : { from: page.offset };
   const seek = start.seek
-    ? { markForum: start.seek.forumId, markVersion: start.seek.version, markPinned: start.seek.mark.pinned, markLastPostAt: start.seek.mark.lastPostAt, markId: start.seek.mark.id, skip: start.from - start.seek.rank - 1 }
+    ? {
+        markForum: start.seek.forumId,
+        markVersion: start.seek.version,
+        markPinned: start.seek.mark.pinned,
+        markLastPostAt: start.seek.mark.lastPostAt,
+        markId: start.seek.mark.id,
+        skip: start.from - start.seek.rank - 1,
+      }
     : NO_MARK;
-  const rows = await forumTopicPage(db, viewer).execute({ siteId, forum: forumId, limit: page.offset + page.pageSize - start.from, offset: start.from, ...seek, ...readerValues(viewer) });
+  const rows = await forumTopicPage(db, viewer).execute({
+    siteId,
+    forum: forumId,
+    limit: page.offset + page.pageSize - start.from,
+    offset: start.from,
+    ...seek,
+    ...readerValues(viewer),
+  });
   const forum = rows[0]?.forum;
   if (!forum || !canSeeForum(viewer, forum)) throw new AppError('forum_not_found', `No forum "${forumId}".`);
   const topics: TopicView[] = [];
@@ -182,7 +285,8 @@ async function listForumTopics(db: Database, siteId: string, viewer: Viewer, for
   for (const [i, row] of rows.entries()) {
     if (!row.topic) continue;
     const rank = start.from + i;
-    if (i === 0 || i === rows.length - 1) learned.push([rank, { pinned: row.topic.pinned, lastPostAt: row.lastPostAtText!, id: row.topic.id }]);
+    if (i === 0 || i === rows.length - 1)
+      learned.push([rank, { pinned: row.topic.pinned, lastPostAt: row.lastPostAtText!, id: row.topic.id }]);
     // The row before the page was read for its mark only.
     if (rank >= page.offset) topics.push(topicView(viewer, { ...row, topic: row.topic }));
   }
@@ -216,9 +320,28 @@ interface ListRead {
  * `read_before`) and its visibility class stay put. The API and the web UI share a page of the same
  * size. A load that throws (a forum the viewer may not see) keeps nothing.
  */
-export function keptTopicList(pages: KeptPages<TopicListPage>, viewer: Viewer, versions: CommunityVersions | undefined, read: ListRead, load: () => Promise<TopicListPage>): Promise<TopicListPage> {
+export function keptTopicList(
+  pages: KeptPages<TopicListPage>,
+  viewer: Viewer,
+  versions: CommunityVersions | undefined,
+  read: ListRead,
+  load: () => Promise<TopicListPage>,
+): Promise<TopicListPage> {
   if (viewer.kind !== 'member' || !versions) return load();
   const { member } = viewer;
   const { filter, forumId = '', page } = read;
-  return pages.keep([member.id, member.readVersion, versions.shown, versions.topicLists, visibilityClass(viewer), filter, forumId, page.pageSize, page.offset].join('\n'), load);
+  return pages.keep(
+    [
+      member.id,
+      member.readVersion,
+      versions.shown,
+      versions.topicLists,
+      visibilityClass(viewer),
+      filter,
+      forumId,
+      page.pageSize,
+      page.offset,
+    ].join('\n'),
+    load,
+  );
 }

@@ -5,7 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { addMember, communityHost, communityOnTwoNodes, forumApi, type CommunityOnTwoNodes, type ForumActor } from '../../test/factories/forum.js';
+import {
+  addMember,
+  communityHost,
+  communityOnTwoNodes,
+  forumApi,
+  type CommunityOnTwoNodes,
+  type ForumActor,
+} from '../../test/factories/forum.js';
 import { json, type TestApp } from '../../test/helpers/app.js';
 import { UiClient } from '../../test/helpers/forum-ui.js';
 import { testDatabases } from '../../test/helpers/databases.js';
@@ -27,8 +34,13 @@ for (const database of testDatabases) {
     let t: CommunityOnTwoNodes;
     let ann: ForumActor;
     let bob: ForumActor;
-    const call = (node: TestApp, token: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
-      forumApi(node.app, SITE, token, { method, path, ...(payload ? { payload } : {}) });
+    const call = (
+      node: TestApp,
+      token: string,
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      path: string,
+      payload?: object,
+    ) => forumApi(node.app, SITE, token, { method, path, ...(payload ? { payload } : {}) });
     const onA = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object, token = t.admin) => {
       const response = await call(t.a, token, method, path, payload);
       assert.ok(response.statusCode < 300, response.body);
@@ -44,9 +56,12 @@ for (const database of testDatabases) {
     const run = (statement: ReturnType<typeof sql>) => t.shared.handle.db.execute(statement);
     /** A topic of Ann's with replies of Bob's, each body as given. */
     const topicWith = async (...replies: string[]) => {
-      const topic = json<{ id: string; first_post: { id: string } }>(await onA('POST', '/topics', { forum_id: 'open', title: 'Kept', body: 'Start' }, ann.token));
+      const topic = json<{ id: string; first_post: { id: string } }>(
+        await onA('POST', '/topics', { forum_id: 'open', title: 'Kept', body: 'Start' }, ann.token),
+      );
       const posts = [topic.first_post.id];
-      for (const body of replies) posts.push(json<{ id: string }>(await onA('POST', `/topics/${topic.id}/posts`, { body }, bob.token)).id);
+      for (const body of replies)
+        posts.push(json<{ id: string }>(await onA('POST', `/topics/${topic.id}/posts`, { body }, bob.token)).id);
       return { id: topic.id, posts };
     };
 
@@ -60,7 +75,9 @@ for (const database of testDatabases) {
     it("reads the page anew on the other node after each write to the topic's posts", async () => {
       const topic = await topicWith('One');
       assert.deepEqual(bodies(await onB(topic.id)), ['Start', 'One'], 'node B keeps the page');
-      const two = json<{ id: string }>(await onA('POST', `/topics/${topic.id}/posts`, { body: 'Two', parent_id: topic.posts[1] }, ann.token));
+      const two = json<{ id: string }>(
+        await onA('POST', `/topics/${topic.id}/posts`, { body: 'Two', parent_id: topic.posts[1] }, ann.token),
+      );
       assert.deepEqual(bodies(await onB(topic.id)), ['Start', 'One', 'Two'], 'a reply');
       assert.deepEqual(bodies((await onB(topic.id, 'threaded'))[1]!.replies!), ['Two'], 'the threaded view');
       await onA('PATCH', `/posts/${topic.posts[1]}`, { body: 'One, edited' }, bob.token);
@@ -104,7 +121,10 @@ for (const database of testDatabases) {
       try {
         await run(sql`update forum_posts set body_source = 'Unseen' where id = ${topic.posts[1]}`);
         assert.deepEqual(bodies(await onB(topic.id)), ['Start', 'One']);
-        assert.deepEqual(bodies(json<PostOut[]>(await call(t.a, bob.token, 'GET', `/topics/${topic.id}/posts?page_size=50`))), ['Start', 'Unseen']);
+        assert.deepEqual(
+          bodies(json<PostOut[]>(await call(t.a, bob.token, 'GET', `/topics/${topic.id}/posts?page_size=50`))),
+          ['Start', 'Unseen'],
+        );
       } finally {
         await run(sql`alter table forum_posts enable trigger forum_posts_updated`);
       }
@@ -114,7 +134,13 @@ for (const database of testDatabases) {
 
     it("drops a deleted topic's version with its posts", async () => {
       const topic = await topicWith('One');
-      const versions = async () => (await queryRows<{ n: number }>(t.shared.handle.db, sql`select count(*)::int as n from forum_topic_versions where topic_id = ${topic.id}`))[0]!.n;
+      const versions = async () =>
+        (
+          await queryRows<{ n: number }>(
+            t.shared.handle.db,
+            sql`select count(*)::int as n from forum_topic_versions where topic_id = ${topic.id}`,
+          )
+        )[0]!.n;
       assert.equal(await versions(), 1);
       await run(sql`delete from forum_topics where id = ${topic.id}`);
       assert.equal(await versions(), 0);

@@ -15,10 +15,28 @@ import { newId } from '../lib/ids.js';
 import { enqueuePostMails, type ReplyMailOptions } from './mail/service.js';
 import { plainTitle, renderBody, slugify } from './markdown.js';
 import { notifyPost } from './notifications.js';
-import { authorizeNewTopic, authorizePostChange, authorizeReply, canSeeTopic, type MemberViewer, type Viewer } from './policy.js';
+import {
+  authorizeNewTopic,
+  authorizePostChange,
+  authorizeReply,
+  canSeeTopic,
+  type MemberViewer,
+  type Viewer,
+} from './policy.js';
 import { linksAllowed } from './trust.js';
 import { findVisibleForum } from './structure.js';
-import { forumDraftKey, forumDrafts, forumMembers, forumPosts, forums, forumTopics, topicDraftKey, type ForumPostRow, type ForumRow, type ForumTopicRow } from './tables.js';
+import {
+  forumDraftKey,
+  forumDrafts,
+  forumMembers,
+  forumPosts,
+  forums,
+  forumTopics,
+  topicDraftKey,
+  type ForumPostRow,
+  type ForumRow,
+  type ForumTopicRow,
+} from './tables.js';
 import { authorOf, type Author } from './avatars.js';
 import { pageVersions, topicPage, type KeptPages, type TopicPage, type VersionedTopic } from './kept-pages.js';
 
@@ -57,8 +75,18 @@ export interface PostNode extends PostView {
 }
 
 /** A topic row with its author's id and name, as every topic read selects it. */
-export const topicColumns = { topic: forumTopics, authorId: forumMembers.id, authorName: forumMembers.username, authorAvatar: forumMembers.avatarUploadId };
-export const postColumns = { post: shownPostColumns, authorId: forumMembers.id, authorName: forumMembers.username, authorAvatar: forumMembers.avatarUploadId };
+export const topicColumns = {
+  topic: forumTopics,
+  authorId: forumMembers.id,
+  authorName: forumMembers.username,
+  authorAvatar: forumMembers.avatarUploadId,
+};
+export const postColumns = {
+  post: shownPostColumns,
+  authorId: forumMembers.id,
+  authorName: forumMembers.username,
+  authorAvatar: forumMembers.avatarUploadId,
+};
 
 export function requireTitle(title: string): string {
   const text = plainTitle(title);
@@ -98,10 +126,20 @@ const topicRead = preparedStatement('forum_topic_read', (db) =>
 );
 
 /** The topic if the viewer may see it; 404 `topic_not_found` otherwise, exactly as for a missing one. */
-export async function findVisibleTopic(db: Executor, siteId: string, viewer: Viewer, id: string): Promise<VisibleTopic> {
+export async function findVisibleTopic(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  id: string,
+): Promise<VisibleTopic> {
   const [row] = await topicRead(db, undefined).execute({ siteId, id });
   if (!row || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('topic_not_found', `No topic "${id}".`);
-  return { topic: row.topic, forum: row.forum, author: authorOf(row.authorId, row.authorName, row.authorAvatar), pageVersions: row.pageVersions };
+  return {
+    topic: row.topic,
+    forum: row.forum,
+    author: authorOf(row.authorId, row.authorName, row.authorAvatar),
+    pageVersions: row.pageVersions,
+  };
 }
 
 export interface NewTopic {
@@ -111,7 +149,13 @@ export interface NewTopic {
 }
 
 /** Starts a topic with its opening post; members it mentions are notified (and mailed, given `mail`). */
-export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, input: NewTopic, mail?: ReplyMailOptions): Promise<{ topic: TopicView; post: PostView }> {
+export async function createTopic(
+  db: Executor,
+  site: SiteRow,
+  viewer: Viewer,
+  input: NewTopic,
+  mail?: ReplyMailOptions,
+): Promise<{ topic: TopicView; post: PostView }> {
   const forum = await findVisibleForum(db, site.id, viewer, input.forumId);
   authorizeNewTopic(viewer, forum);
   const title = requireTitle(input.title);
@@ -121,15 +165,43 @@ export async function createTopic(db: Executor, site: SiteRow, viewer: Viewer, i
   return db.transaction(async (tx) => {
     const [topic] = await tx
       .insert(forumTopics)
-      .values({ id: newId(), siteId: site.id, forumId: forum.id, authorId: member.id, title, slug: slugify(title), postCount: 1, threadCount: 1, lastPostAt: now, createdAt: now })
+      .values({
+        id: newId(),
+        siteId: site.id,
+        forumId: forum.id,
+        authorId: member.id,
+        title,
+        slug: slugify(title),
+        postCount: 1,
+        threadCount: 1,
+        lastPostAt: now,
+        createdAt: now,
+      })
       .returning();
     const postId = newId();
     const [post] = await tx
       .insert(forumPosts)
-      .values({ id: postId, siteId: site.id, topicId: topic!.id, authorId: member.id, parentId: null, rootId: postId, depth: 0, bodySource: body.source, bodyHtml: body.html, bodyText: body.text, createdAt: now })
+      .values({
+        id: postId,
+        siteId: site.id,
+        topicId: topic!.id,
+        authorId: member.id,
+        parentId: null,
+        rootId: postId,
+        depth: 0,
+        bodySource: body.source,
+        bodyHtml: body.html,
+        bodyText: body.text,
+        createdAt: now,
+      })
       .returning();
     const notified = await notifyPost(tx, { site, forum, topic: topic!, post: post!, parent: undefined });
-    if (mail) await enqueuePostMails(tx, { site, topic: topic!, post: post!, parent: undefined, author: member, notified }, mail);
+    if (mail)
+      await enqueuePostMails(
+        tx,
+        { site, topic: topic!, post: post!, parent: undefined, author: member, notified },
+        mail,
+      );
     await discardDraft(tx, member.id, forumDraftKey(forum.id));
     const me = { id: member.id, username: member.username, avatar: member.avatarUploadId };
     return { topic: { topic: topic!, author: me }, post: { post: post!, author: me } };
@@ -144,7 +216,13 @@ export interface TopicChange {
 }
 
 /** Moderation of a topic (the caller checks the moderator role). */
-export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, id: string, change: TopicChange): Promise<TopicView> {
+export async function updateTopic(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  id: string,
+  change: TopicChange,
+): Promise<TopicView> {
   const current = await findVisibleTopic(db, siteId, viewer, id);
   const set: Partial<ForumTopicRow> = {};
   if (change.title !== undefined) {
@@ -168,7 +246,10 @@ export async function updateTopic(db: Executor, siteId: string, viewer: Viewer, 
 /** A classic page of posts, with the topic's count of rows (tombstones are listed and counted too). */
 const classicPage = preparedStatement('forum_posts_classic', (db) => {
   const counted = alias(forumPosts, 'counted');
-  const total = db.select({ n: sql<number>`count(*)::int` }).from(counted).where(eq(counted.topicId, sql.placeholder('topicId')));
+  const total = db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(counted)
+    .where(eq(counted.topicId, sql.placeholder('topicId')));
   return db
     .select({ ...postColumns, total: sql<number>`(${total})` })
     .from(forumPosts)
@@ -183,7 +264,12 @@ const classicPage = preparedStatement('forum_posts_classic', (db) => {
  * Every post of a topic in order, deleted ones as tombstones (the presenter blanks them); the node
  * keeps the page while the topic's posts stay as they are (kept-pages.ts).
  */
-export function listPostsClassic(db: Executor, pages: KeptPages<TopicPage>, visible: VersionedTopic, page: Page): Promise<{ rows: PostView[]; total: number }> {
+export function listPostsClassic(
+  db: Executor,
+  pages: KeptPages<TopicPage>,
+  visible: VersionedTopic,
+  page: Page,
+): Promise<{ rows: PostView[]; total: number }> {
   return topicPage(pages, visible, `classic\n${page.pageSize}\n${page.offset}`, async () => {
     const topicId = visible.topic.id;
     const rows = await classicPage(db, undefined).execute({ topicId, limit: page.pageSize, offset: page.offset });
@@ -201,20 +287,39 @@ async function countPosts(db: Executor, topicId: string): Promise<number> {
 }
 
 /** How many posts of its topic come before `post` in the classic order (to find its page). */
-export async function postsBefore(db: Executor, post: Pick<ShownPost, 'id' | 'topicId' | 'createdAt'>): Promise<number> {
+export async function postsBefore(
+  db: Executor,
+  post: Pick<ShownPost, 'id' | 'topicId' | 'createdAt'>,
+): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(forumPosts)
-    .where(and(eq(forumPosts.topicId, post.topicId), sql`(${forumPosts.createdAt}, ${forumPosts.id}) < (${post.createdAt.toISOString()}::timestamptz, ${post.id})`));
+    .where(
+      and(
+        eq(forumPosts.topicId, post.topicId),
+        sql`(${forumPosts.createdAt}, ${forumPosts.id}) < (${post.createdAt.toISOString()}::timestamptz, ${post.id})`,
+      ),
+    );
   return row?.n ?? 0;
 }
 
 /** A page of top-level posts, each with all its descendants nested in `replies`, oldest first; kept as classic pages are. */
-export function listPostsThreaded(db: Executor, pages: KeptPages<TopicPage>, visible: VersionedTopic & { topic: ForumTopicRow }, page: Page): Promise<{ rows: PostNode[]; total: number }> {
-  return topicPage(pages, visible, `threaded\n${page.pageSize}\n${page.offset}`, () => readThreads(db, visible.topic, page));
+export function listPostsThreaded(
+  db: Executor,
+  pages: KeptPages<TopicPage>,
+  visible: VersionedTopic & { topic: ForumTopicRow },
+  page: Page,
+): Promise<{ rows: PostNode[]; total: number }> {
+  return topicPage(pages, visible, `threaded\n${page.pageSize}\n${page.offset}`, () =>
+    readThreads(db, visible.topic, page),
+  );
 }
 
-async function readThreads(db: Executor, topic: ForumTopicRow, page: Page): Promise<{ rows: PostNode[]; total: number }> {
+async function readThreads(
+  db: Executor,
+  topic: ForumTopicRow,
+  page: Page,
+): Promise<{ rows: PostNode[]; total: number }> {
   const thread = alias(forumPosts, 'thread');
   const pageRoots = db
     .select({ id: thread.id })
@@ -234,7 +339,11 @@ async function readThreads(db: Executor, topic: ForumTopicRow, page: Page): Prom
   const nodes = new Map<string, PostNode>();
   const out: PostNode[] = [];
   for (const row of rows) {
-    const node: PostNode = { post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar), replies: [] };
+    const node: PostNode = {
+      post: row.post,
+      author: authorOf(row.authorId, row.authorName, row.authorAvatar),
+      replies: [],
+    };
     nodes.set(row.post.id, node);
     if (row.post.parentId === null) out.push(node);
     else nodes.get(row.post.parentId)?.replies.push(node);
@@ -245,7 +354,9 @@ async function readThreads(db: Executor, topic: ForumTopicRow, page: Page): Prom
 /** SQL: who wrote each of `postIds` (the posts replies answer), as `[post id, author id, username, avatar]` rows; deleted posts are left out. */
 export function authorsAmong(db: Executor, postIds: Param<string[]>): SQL<AuthorRow[]> {
   const rows = db
-    .select({ rows: sql`json_agg(json_build_array(${forumPosts.id}, ${forumMembers.id}, ${forumMembers.username}, ${forumMembers.avatarUploadId}))` })
+    .select({
+      rows: sql`json_agg(json_build_array(${forumPosts.id}, ${forumMembers.id}, ${forumMembers.username}, ${forumMembers.avatarUploadId}))`,
+    })
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
     .where(and(sql`${forumPosts.id} = any(${textArray(postIds)})`, isNull(forumPosts.deletedAt)));
@@ -260,7 +371,12 @@ export function authorsByPost(rows: AuthorRow[]): Map<string, Author | null> {
 }
 
 /** One post of the topic with all its descendants nested (a thread continued on its own page); kept as pages are. */
-export async function listThreadFrom(db: Executor, pages: KeptPages<TopicPage>, visible: VersionedTopic, postId: string): Promise<PostNode | undefined> {
+export async function listThreadFrom(
+  db: Executor,
+  pages: KeptPages<TopicPage>,
+  visible: VersionedTopic,
+  postId: string,
+): Promise<PostNode | undefined> {
   const { rows } = await topicPage(pages, visible, `from\n${postId}`, async () => {
     const node = await readThreadFrom(db, visible.topic.id, postId);
     return { rows: node ? [node] : [] };
@@ -269,17 +385,30 @@ export async function listThreadFrom(db: Executor, pages: KeptPages<TopicPage>, 
 }
 
 async function readThreadFrom(db: Executor, topicId: string, postId: string): Promise<PostNode | undefined> {
-  const [start] = await db.select({ rootId: forumPosts.rootId, depth: forumPosts.depth }).from(forumPosts).where(and(eq(forumPosts.topicId, topicId), eq(forumPosts.id, postId)));
+  const [start] = await db
+    .select({ rootId: forumPosts.rootId, depth: forumPosts.depth })
+    .from(forumPosts)
+    .where(and(eq(forumPosts.topicId, topicId), eq(forumPosts.id, postId)));
   if (!start) return undefined;
   const rows = await db
     .select(postColumns)
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
-    .where(and(eq(forumPosts.topicId, topicId), eq(forumPosts.rootId, start.rootId), sql`${forumPosts.depth} >= ${start.depth}`))
+    .where(
+      and(
+        eq(forumPosts.topicId, topicId),
+        eq(forumPosts.rootId, start.rootId),
+        sql`${forumPosts.depth} >= ${start.depth}`,
+      ),
+    )
     .orderBy(asc(forumPosts.depth), asc(forumPosts.createdAt), asc(forumPosts.id));
   const nodes = new Map<string, PostNode>();
   for (const row of rows) {
-    const node: PostNode = { post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar), replies: [] };
+    const node: PostNode = {
+      post: row.post,
+      author: authorOf(row.authorId, row.authorName, row.authorAvatar),
+      replies: [],
+    };
     nodes.set(row.post.id, node);
     if (row.post.parentId !== null) nodes.get(row.post.parentId)?.replies.push(node);
   }
@@ -295,7 +424,14 @@ export interface NewPost {
  * Replies to a topic, optionally to one of its posts. With `mail`, reply notifications are queued in
  * the same transaction (so they exist exactly when the post does); the caller nudges the outbox.
  */
-export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, topicId: string, input: NewPost, mail?: ReplyMailOptions): Promise<PostView> {
+export async function createPost(
+  db: Executor,
+  site: SiteRow,
+  viewer: Viewer,
+  topicId: string,
+  input: NewPost,
+  mail?: ReplyMailOptions,
+): Promise<PostView> {
   const { topic, forum } = await findVisibleTopic(db, site.id, viewer, topicId);
   authorizeReply(viewer, forum, topic);
   const body = requireBody(input.body, viewer);
@@ -303,16 +439,25 @@ export async function createPost(db: Executor, site: SiteRow, viewer: Viewer, to
   return db.transaction(async (tx) => {
     let parent: ForumPostRow | undefined;
     if (input.parentId !== undefined) {
-      [parent] = await tx.select().from(forumPosts).where(and(eq(forumPosts.siteId, site.id), eq(forumPosts.id, input.parentId)));
-      if (!parent || parent.topicId !== topic.id) throw new AppError('parent_not_in_topic', `Post "${input.parentId}" is not in topic "${topic.id}".`);
-      if (parent.depth + 1 > MAX_DEPTH) throw new AppError('thread_too_deep', `Replies nest at most ${MAX_DEPTH} deep; reply to an earlier post.`);
+      [parent] = await tx
+        .select()
+        .from(forumPosts)
+        .where(and(eq(forumPosts.siteId, site.id), eq(forumPosts.id, input.parentId)));
+      if (!parent || parent.topicId !== topic.id)
+        throw new AppError('parent_not_in_topic', `Post "${input.parentId}" is not in topic "${topic.id}".`);
+      if (parent.depth + 1 > MAX_DEPTH)
+        throw new AppError('thread_too_deep', `Replies nest at most ${MAX_DEPTH} deep; reply to an earlier post.`);
     }
     const now = new Date();
     // The topic row first: it is the lock a forum delete also takes before the forum row, and a topic
     // deleted since it was read above is then a 404 rather than a failed insert.
     const [counted] = await tx
       .update(forumTopics)
-      .set({ postCount: sql`${forumTopics.postCount} + 1`, threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`, lastPostAt: now })
+      .set({
+        postCount: sql`${forumTopics.postCount} + 1`,
+        threadCount: sql`${forumTopics.threadCount} + ${parent ? 0 : 1}`,
+        lastPostAt: now,
+      })
       .where(eq(forumTopics.id, topic.id))
       .returning({ id: forumTopics.id });
     if (!counted) throw new AppError('topic_not_found', `No topic "${topic.id}".`);
@@ -349,11 +494,18 @@ export async function findVisiblePost(db: Executor, siteId: string, viewer: View
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
     .where(and(eq(forumPosts.siteId, siteId), eq(forumPosts.id, id)));
-  if (!row || row.post.deletedAt || !canSeeTopic(viewer, row.forum, row.topic)) throw new AppError('post_not_found', `No post "${id}".`);
+  if (!row || row.post.deletedAt || !canSeeTopic(viewer, row.forum, row.topic))
+    throw new AppError('post_not_found', `No post "${id}".`);
   return { post: row.post, author: authorOf(row.authorId, row.authorName, row.authorAvatar) };
 }
 
-export async function editPost(db: Executor, siteId: string, viewer: Viewer, id: string, newBody: string): Promise<PostView> {
+export async function editPost(
+  db: Executor,
+  siteId: string,
+  viewer: Viewer,
+  id: string,
+  newBody: string,
+): Promise<PostView> {
   const current = await findVisiblePost(db, siteId, viewer, id);
   authorizePostChange(viewer, current.post.authorId);
   const body = requireBody(newBody, viewer);

@@ -40,7 +40,11 @@ export function linksAllowed(viewer: MemberViewer): boolean {
 
 /** Refuses what new members may not do yet (uploads), saying what gets them there. */
 export function requireTrusted(viewer: MemberViewer): void {
-  if (!linksAllowed(viewer)) throw new AppError('trust_required', 'New members can upload once they have read and posted a little in the community.');
+  if (!linksAllowed(viewer))
+    throw new AppError(
+      'trust_required',
+      'New members can upload once they have read and posted a little in the community.',
+    );
 }
 
 /**
@@ -51,15 +55,25 @@ export function requireTrusted(viewer: MemberViewer): void {
 export async function reviewTrust(db: Executor, rules: TrustRules, member: ForumMemberRow): Promise<number> {
   if (member.trustLevel > 0) return member.trustLevel;
   const [[posts], [reads]] = await Promise.all([
-    db.select({ n: count() }).from(forumPosts).where(and(eq(forumPosts.authorId, member.id), isNull(forumPosts.deletedAt))),
+    db
+      .select({ n: count() })
+      .from(forumPosts)
+      .where(and(eq(forumPosts.authorId, member.id), isNull(forumPosts.deletedAt))),
     db.select({ n: count() }).from(forumTopicReads).where(eq(forumTopicReads.memberId, member.id)),
   ]);
   if ((posts?.n ?? 0) < rules.minPosts || (reads?.n ?? 0) < rules.minTopicsRead) return 0;
   await db.transaction(async (tx) => {
-    const [promoted] = await tx.update(forumMembers).set({ trustLevel: 1 }).where(and(eq(forumMembers.id, member.id), eq(forumMembers.trustLevel, 0))).returning({ id: forumMembers.id });
+    const [promoted] = await tx
+      .update(forumMembers)
+      .set({ trustLevel: 1 })
+      .where(and(eq(forumMembers.id, member.id), eq(forumMembers.trustLevel, 0)))
+      .returning({ id: forumMembers.id });
     // Another request promoted the member first and rendered the posts again.
     if (!promoted) return;
-    const held = await tx.select({ id: forumPosts.id, source: forumPosts.bodySource }).from(forumPosts).where(and(eq(forumPosts.authorId, member.id), isNull(forumPosts.deletedAt)));
+    const held = await tx
+      .select({ id: forumPosts.id, source: forumPosts.bodySource })
+      .from(forumPosts)
+      .where(and(eq(forumPosts.authorId, member.id), isNull(forumPosts.deletedAt)));
     for (const post of held) {
       const body = renderBody(post.source);
       await tx.update(forumPosts).set({ bodyHtml: body.html, bodyText: body.text }).where(eq(forumPosts.id, post.id));

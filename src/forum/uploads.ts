@@ -20,7 +20,15 @@ import { forumUploads, type UploadRow } from './tables.js';
 export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 /** Uploads one member may make per hour. */
 export const UPLOADS_PER_HOUR = 60;
-const KINDS = [FILE_KINDS.png, FILE_KINDS.jpeg, FILE_KINDS.gif, FILE_KINDS.webp, FILE_KINDS.pdf, FILE_KINDS.zip, FILE_KINDS.text];
+const KINDS = [
+  FILE_KINDS.png,
+  FILE_KINDS.jpeg,
+  FILE_KINDS.gif,
+  FILE_KINDS.webp,
+  FILE_KINDS.pdf,
+  FILE_KINDS.zip,
+  FILE_KINDS.text,
+];
 /** What avatars may be: the images uploads accept. */
 export const IMAGE_KINDS = [FILE_KINDS.png, FILE_KINDS.jpeg, FILE_KINDS.gif, FILE_KINDS.webp];
 export const ACCEPTED_UPLOADS = KINDS.map((k) => k.type);
@@ -48,14 +56,28 @@ export function presentUpload(row: UploadRow): UploadOut {
   };
 }
 
-export async function storeUpload(db: Executor, blobs: BlobStore, siteId: string, viewer: Viewer, upload: UploadedFile): Promise<UploadRow> {
+export async function storeUpload(
+  db: Executor,
+  blobs: BlobStore,
+  siteId: string,
+  viewer: Viewer,
+  upload: UploadedFile,
+): Promise<UploadRow> {
   requirePoster(viewer);
   requireTrusted(viewer);
   return saveUpload(db, blobs, siteId, viewer.member.id, upload, KINDS);
 }
 
 /** Checks a file against `kinds` by its bytes, strips an image's metadata, and stores it as the member's upload. */
-export async function saveUpload(db: Executor, blobs: BlobStore, siteId: string, memberId: string, upload: UploadedFile, kinds: ReadonlyArray<(typeof KINDS)[number]>, filename = cleanFilename(upload.filename)): Promise<UploadRow> {
+export async function saveUpload(
+  db: Executor,
+  blobs: BlobStore,
+  siteId: string,
+  memberId: string,
+  upload: UploadedFile,
+  kinds: ReadonlyArray<(typeof KINDS)[number]>,
+  filename = cleanFilename(upload.filename),
+): Promise<UploadRow> {
   const accepted = kinds.map((k) => k.type);
   const sniffed = sniffFileKind(filename, upload.declaredType, upload.bytes, kinds);
   if ('refused' in sniffed) throw new AppError('upload_type_refused', sniffed.refused, { accepted });
@@ -66,7 +88,10 @@ export async function saveUpload(db: Executor, blobs: BlobStore, siteId: string,
     try {
       ({ bytes, ...size } = stripImageMetadata(kind.type, upload.bytes));
     } catch (error) {
-      if (error instanceof MalformedImage) throw new AppError('upload_type_refused', `"${filename}" is not a well-formed image: ${error.message}.`, { accepted });
+      if (error instanceof MalformedImage)
+        throw new AppError('upload_type_refused', `"${filename}" is not a well-formed image: ${error.message}.`, {
+          accepted,
+        });
       throw error;
     }
   }
@@ -92,18 +117,31 @@ export async function saveUpload(db: Executor, blobs: BlobStore, siteId: string,
 }
 
 /** Uploaders delete their own uploads, moderators any; posts showing it then show a broken link. */
-export async function deleteUpload(db: Executor, blobs: BlobStore, siteId: string, viewer: Viewer, id: string): Promise<void> {
+export async function deleteUpload(
+  db: Executor,
+  blobs: BlobStore,
+  siteId: string,
+  viewer: Viewer,
+  id: string,
+): Promise<void> {
   requirePoster(viewer);
-  const [row] = await db.select().from(forumUploads).where(and(eq(forumUploads.siteId, siteId), eq(forumUploads.id, id)));
+  const [row] = await db
+    .select()
+    .from(forumUploads)
+    .where(and(eq(forumUploads.siteId, siteId), eq(forumUploads.id, id)));
   if (!row) throw new AppError('upload_not_found', `No upload "${id}".`);
-  if (!isStaff(viewer) && row.memberId !== viewer.member.id) throw new AppError('forbidden', 'Only the uploader or a moderator may delete this upload.');
+  if (!isStaff(viewer) && row.memberId !== viewer.member.id)
+    throw new AppError('forbidden', 'Only the uploader or a moderator may delete this upload.');
   await db.delete(forumUploads).where(eq(forumUploads.id, id));
   await blobs.delete(uploadBlobKey(row));
 }
 
 /** A site's upload, or undefined (serving answers 404). */
 export async function servedUpload(db: Executor, siteId: string, id: string): Promise<UploadRow | undefined> {
-  const [row] = await db.select().from(forumUploads).where(and(eq(forumUploads.siteId, siteId), eq(forumUploads.id, id)));
+  const [row] = await db
+    .select()
+    .from(forumUploads)
+    .where(and(eq(forumUploads.siteId, siteId), eq(forumUploads.id, id)));
   return row;
 }
 

@@ -46,12 +46,19 @@ for (const database of testDatabases) {
       const member = await addMember(t.app, 'club', 'mem');
       tokens.member = member.token;
       const newbie = await addMember(t.app, 'club', 'newbie');
-      const call = (path: string, payload: Row, method = 'POST') => forumApi(t.app, 'club', admin, { method: method as 'POST', path, payload });
+      const call = (path: string, payload: Row, method = 'POST') =>
+        forumApi(t.app, 'club', admin, { method: method as 'POST', path, payload });
       await call('/categories', { name: 'Opencat', slug: 'open', position: 1 });
       await call('/categories', { name: 'Innercat', slug: 'inner', position: 2 });
       await call('/categories', { name: 'Backstagecat', slug: 'backstage', position: 3 });
-      for (const [slug, category, visibility] of [['general', 'open', 'public'], ['loungeslug', 'inner', 'members'], ['staffslug', 'backstage', 'staff']] as const) {
-        forumIds[slug] = json<{ id: string }>(await call('/forums', { name: slug, slug, category_id: category, visibility })).id;
+      for (const [slug, category, visibility] of [
+        ['general', 'open', 'public'],
+        ['loungeslug', 'inner', 'members'],
+        ['staffslug', 'backstage', 'staff'],
+      ] as const) {
+        forumIds[slug] = json<{ id: string }>(
+          await call('/forums', { name: slug, slug, category_id: category, visibility }),
+        ).id;
       }
       const topic = async (key: string, forum: string, title: string, body: string) => {
         const created = json<{ id: string }>(await call('/topics', { forum_id: forum, title, body }));
@@ -64,11 +71,27 @@ for (const database of testDatabases) {
       await topic('members', 'loungeslug', 'Memberssecret lounge', 'memberbodyword here');
       await topic('staff', 'staffslug', 'Staffsecret plans', 'staffbodyword here');
       // Guests read only with public read and CORS origins applied.
-      await portal(t.app, owner, { method: 'PUT', url: '/api/instances/club/env', payload: { FORUM_API_PUBLIC_READ: 'true', API_CORS_ORIGINS: 'https://app.example', FORUM_HOLD_FIRST_POSTS: 'true' } });
+      await portal(t.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/club/env',
+        payload: {
+          FORUM_API_PUBLIC_READ: 'true',
+          API_CORS_ORIGINS: 'https://app.example',
+          FORUM_HOLD_FIRST_POSTS: 'true',
+        },
+      });
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/club/restart' });
-      const held = await forumApi(t.app, 'club', newbie.token, { method: 'POST', path: '/topics', payload: { forum_id: 'general', title: 'Heldsecret first', body: 'heldbodyword here' } });
+      const held = await forumApi(t.app, 'club', newbie.token, {
+        method: 'POST',
+        path: '/topics',
+        payload: { forum_id: 'general', title: 'Heldsecret first', body: 'heldbodyword here' },
+      });
       assert.equal(held.statusCode, 202, held.body);
-      const warned = await forumApi(t.app, 'club', tokens.moderator, { method: 'POST', path: `/members/${member.member.id}/warnings`, payload: { reason: 'warnreasonword please' } });
+      const warned = await forumApi(t.app, 'club', tokens.moderator, {
+        method: 'POST',
+        path: `/members/${member.member.id}/warnings`,
+        payload: { reason: 'warnreasonword please' },
+      });
       assert.equal(warned.statusCode, 201, warned.body);
     });
     after(() => t.close());
@@ -78,18 +101,41 @@ for (const database of testDatabases) {
       topicsTotal: { guest: 1, member: 2, moderator: 4, admin: 4 },
       generalTopicCount: { guest: 1, member: 1, moderator: 2, admin: 2 },
       generalPostCount: { guest: 2, member: 2, moderator: 4, admin: 4 },
-      forums: { guest: ['general'], member: ['general', 'loungeslug'], moderator: ['general', 'loungeslug', 'staffslug'], admin: ['general', 'loungeslug', 'staffslug'] },
-      categories: { guest: ['Opencat'], member: ['Opencat', 'Innercat'], moderator: ['Opencat', 'Innercat', 'Backstagecat'], admin: ['Opencat', 'Innercat', 'Backstagecat'] },
+      forums: {
+        guest: ['general'],
+        member: ['general', 'loungeslug'],
+        moderator: ['general', 'loungeslug', 'staffslug'],
+        admin: ['general', 'loungeslug', 'staffslug'],
+      },
+      categories: {
+        guest: ['Opencat'],
+        member: ['Opencat', 'Innercat'],
+        moderator: ['Opencat', 'Innercat', 'Backstagecat'],
+        admin: ['Opencat', 'Innercat', 'Backstagecat'],
+      },
     };
-    const mayReadTopic: Record<string, Role[]> = { public: ROLES, hidden: ['moderator', 'admin'], members: ['member', 'moderator', 'admin'], staff: ['moderator', 'admin'] };
-    const mayReadForum: Record<string, Role[]> = { general: ROLES, loungeslug: ['member', 'moderator', 'admin'], staffslug: ['moderator', 'admin'] };
+    const mayReadTopic: Record<string, Role[]> = {
+      public: ROLES,
+      hidden: ['moderator', 'admin'],
+      members: ['member', 'moderator', 'admin'],
+      staff: ['moderator', 'admin'],
+    };
+    const mayReadForum: Record<string, Role[]> = {
+      general: ROLES,
+      loungeslug: ['member', 'moderator', 'admin'],
+      staffslug: ['moderator', 'admin'],
+    };
 
     for (const role of ROLES) {
       it(`shows a ${role} exactly what the policy allows`, async () => {
         const token = tokens[role];
         const seen: string[] = [];
         const get = async (path: string) => {
-          const response = await forumApi(t.app, 'club', token, { method: 'GET', path, headers: { origin: 'https://app.example' } });
+          const response = await forumApi(t.app, 'club', token, {
+            method: 'GET',
+            path,
+            headers: { origin: 'https://app.example' },
+          });
           // Not-found answers and search links echo the caller's own words; everything else must not leak.
           if (response.statusCode !== 404) seen.push(response.body, String(response.headers['x-pagination'] ?? ''));
           if (!path.startsWith('/search')) seen.push(String(response.headers.link ?? ''));
@@ -106,11 +152,17 @@ for (const database of testDatabases) {
         };
 
         const forums = json<Row[]>(await get('/forums'));
-        assert.deepEqual(forums.map((f) => f.slug), expected.forums[role]);
+        assert.deepEqual(
+          forums.map((f) => f.slug),
+          expected.forums[role],
+        );
         const general = forums.find((f) => f.slug === 'general')!;
         assert.equal(general.topic_count, expected.generalTopicCount[role]);
         assert.equal(general.post_count, expected.generalPostCount[role]);
-        assert.deepEqual(json<Row[]>(await get('/categories')).map((c) => c.name), expected.categories[role]);
+        assert.deepEqual(
+          json<Row[]>(await get('/categories')).map((c) => c.name),
+          expected.categories[role],
+        );
 
         for (const [slug, roles] of Object.entries(mayReadForum)) {
           for (const ref of [slug, forumIds[slug]!]) {
@@ -143,7 +195,11 @@ for (const database of testDatabases) {
             await missing(`/topics/${id}/posts?view=threaded`, 'topic_not_found');
             // Writing into an unseen topic is as unknown as reading it.
             if (token) {
-              const reply = await forumApi(t.app, 'club', token, { method: 'POST', path: `/topics/${id}/posts`, payload: { body: 'peek' } });
+              const reply = await forumApi(t.app, 'club', token, {
+                method: 'POST',
+                path: `/topics/${id}/posts`,
+                payload: { body: 'peek' },
+              });
               assert.equal(json(reply).code, 'topic_not_found');
             }
           }

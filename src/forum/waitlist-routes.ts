@@ -6,7 +6,15 @@ import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { forumMember, forumSite } from './access.js';
 import { authorizeAdmin } from './policy.js';
 import { presentWaitlistEntry } from './presenters.js';
-import { ServiceKeyParams, WaitlistBody, WaitlistEntryOut, WaitlistExportQuery, WaitlistJoinedOut, WaitlistQuery, memberSecurity } from './schemas.js';
+import {
+  ServiceKeyParams,
+  WaitlistBody,
+  WaitlistEntryOut,
+  WaitlistExportQuery,
+  WaitlistJoinedOut,
+  WaitlistQuery,
+  memberSecurity,
+} from './schemas.js';
 import { exportWaitlistCsv, joinWaitlist, listWaitlist } from './waitlist.js';
 import { problems } from '../http/openapi.js';
 
@@ -20,14 +28,17 @@ export async function waitlistRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['waitlist'],
         summary: 'Add an e-mail to a named waitlist',
-        description: 'Idempotent: joining twice answers the same 202 and keeps one entry, so the answer does not reveal who is on a list.',
+        description:
+          'Idempotent: joining twice answers the same 202 and keeps one entry, so the answer does not reveal who is on a list.',
         security: [],
         params: ServiceKeyParams,
         body: WaitlistBody,
         response: { 202: WaitlistJoinedOut, ...problems(422) },
       },
       preHandler: forumSite,
-      config: { rateLimit: { max: app.deps.config.rateLimit.waitlistPerMinute, timeWindow: 60_000, groupId: 'forum-waitlist' } },
+      config: {
+        rateLimit: { max: app.deps.config.rateLimit.waitlistPerMinute, timeWindow: 60_000, groupId: 'forum-waitlist' },
+      },
     },
     async (request, reply) => {
       const { email } = await joinWaitlist(db, request.forum.site.id, request.params.service_key, request.body.email);
@@ -37,7 +48,16 @@ export async function waitlistRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/waitlist',
-    { schema: { tags: ['waitlist'], summary: 'Waitlist entries, oldest first (admin)', security: memberSecurity, querystring: WaitlistQuery, response: { 200: Type.Array(WaitlistEntryOut) } }, preHandler: forumMember },
+    {
+      schema: {
+        tags: ['waitlist'],
+        summary: 'Waitlist entries, oldest first (admin)',
+        security: memberSecurity,
+        querystring: WaitlistQuery,
+        response: { 200: Type.Array(WaitlistEntryOut) },
+      },
+      preHandler: forumMember,
+    },
     async (request, reply) => {
       authorizeAdmin(request.forum.viewer);
       const page = toPage(request.query);

@@ -15,18 +15,35 @@ function normalizeEmail(email: string): string {
   return at < 0 ? trimmed : trimmed.slice(0, at) + trimmed.slice(at).toLowerCase();
 }
 
-export async function joinWaitlist(db: Executor, siteId: string, serviceKey: string, rawEmail: string): Promise<{ email: string; created: boolean }> {
+export async function joinWaitlist(
+  db: Executor,
+  siteId: string,
+  serviceKey: string,
+  rawEmail: string,
+): Promise<{ email: string; created: boolean }> {
   const email = normalizeEmail(rawEmail);
   if (!isEmail(email)) throw new AppError('invalid_email', `"${rawEmail.slice(0, 100)}" is not an e-mail address.`);
-  const inserted = await db.insert(waitlistEntries).values({ id: newId(), siteId, serviceKey, email }).onConflictDoNothing().returning({ id: waitlistEntries.id });
+  const inserted = await db
+    .insert(waitlistEntries)
+    .values({ id: newId(), siteId, serviceKey, email })
+    .onConflictDoNothing()
+    .returning({ id: waitlistEntries.id });
   return { email, created: inserted.length > 0 };
 }
 
 function filterWhere(siteId: string, serviceKey: string | undefined) {
-  return and(eq(waitlistEntries.siteId, siteId), serviceKey !== undefined ? eq(waitlistEntries.serviceKey, serviceKey) : undefined);
+  return and(
+    eq(waitlistEntries.siteId, siteId),
+    serviceKey !== undefined ? eq(waitlistEntries.serviceKey, serviceKey) : undefined,
+  );
 }
 
-export async function listWaitlist(db: Executor, siteId: string, serviceKey: string | undefined, page: Page): Promise<{ rows: WaitlistEntryRow[]; total: number }> {
+export async function listWaitlist(
+  db: Executor,
+  siteId: string,
+  serviceKey: string | undefined,
+  page: Page,
+): Promise<{ rows: WaitlistEntryRow[]; total: number }> {
   const where = filterWhere(siteId, serviceKey);
   const [total] = await db.select({ n: count() }).from(waitlistEntries).where(where);
   const rows = await db
@@ -50,7 +67,14 @@ export async function exportWaitlistCsv(db: Executor, siteId: string, serviceKey
     .select()
     .from(waitlistEntries)
     .where(filterWhere(siteId, serviceKey))
-    .orderBy(asc(waitlistEntries.serviceKey), asc(waitlistEntries.createdAt), asc(sql`lower(${waitlistEntries.email})`));
-  const lines = ['service_key,email,created_at', ...rows.map((row) => [row.serviceKey, row.email, row.createdAt.toISOString()].map(csvField).join(','))];
+    .orderBy(
+      asc(waitlistEntries.serviceKey),
+      asc(waitlistEntries.createdAt),
+      asc(sql`lower(${waitlistEntries.email})`),
+    );
+  const lines = [
+    'service_key,email,created_at',
+    ...rows.map((row) => [row.serviceKey, row.email, row.createdAt.toISOString()].map(csvField).join(',')),
+  ];
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -35,7 +35,11 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
 }
 
-function unauthorized(reply: FastifyReply, code: 'authentication_required' | 'invalid_token', detail: string): AppError {
+function unauthorized(
+  reply: FastifyReply,
+  code: 'authentication_required' | 'invalid_token',
+  detail: string,
+): AppError {
   reply.header('WWW-Authenticate', 'Bearer realm="helpdesk"');
   return new AppError(code, detail);
 }
@@ -46,8 +50,15 @@ export async function memberCaller(db: Executor, site: SiteRow, member: ForumMem
   refuseSuspended(member);
   const admin = effectiveRole(site, member) === 'admin';
   const agent = (await findAgent(db, site.id, member.id)) !== undefined;
-  if (!admin && !agent) throw new AppError('not_an_agent', 'Only agents and admins of the community use the help desk API.');
-  return { kind: 'member', id: member.id, admin, agent, categories: agent ? await servedCategories(db, member.id) : [] };
+  if (!admin && !agent)
+    throw new AppError('not_an_agent', 'Only agents and admins of the community use the help desk API.');
+  return {
+    kind: 'member',
+    id: member.id,
+    admin,
+    agent,
+    categories: agent ? await servedCategories(db, member.id) : [],
+  };
 }
 
 async function callerOf(request: FastifyRequest, reply: FastifyReply, site: SiteRow): Promise<HelpdeskCaller> {
@@ -56,21 +67,31 @@ async function callerOf(request: FastifyRequest, reply: FastifyReply, site: Site
   if (key) {
     const credential = await request.server.services.credentials.verify(key, 'api_key');
     // A key of another site proves nothing here: the same answer as a wrong key.
-    if (!credential || credential.siteId !== site.id) throw unauthorized(reply, 'invalid_token', 'The API key is invalid, revoked, or belongs to another site.');
+    if (!credential || credential.siteId !== site.id)
+      throw unauthorized(reply, 'invalid_token', 'The API key is invalid, revoked, or belongs to another site.');
     const scope = helpdeskScopeOf(credential.scopes);
-    if (!scope) throw new AppError('scope_missing', 'The API key has no help desk scope (helpdesk-read or helpdesk-write).', { required_scope: 'helpdesk-read' });
+    if (!scope)
+      throw new AppError('scope_missing', 'The API key has no help desk scope (helpdesk-read or helpdesk-write).', {
+        required_scope: 'helpdesk-read',
+      });
     return { kind: 'api_key', id: credential.id, scope };
   }
   const token = header(request, TOKEN_HEADER);
   if (token) {
     const member = await findTokenMember(db, site.id, token);
-    if (!member) throw unauthorized(reply, 'invalid_token', 'The forum token is invalid, revoked, or belongs to another community.');
+    if (!member)
+      throw unauthorized(
+        reply,
+        'invalid_token',
+        'The forum token is invalid, revoked, or belongs to another community.',
+      );
     return memberCaller(db, site, member);
   }
   const cookie = request.cookies[MEMBER_COOKIE];
   const session = cookie ? await memberForSession(db, site.id, cookie) : undefined;
   if (session) {
-    if (request.method !== 'GET' && request.method !== 'HEAD') verifyCsrf(request, site.id, session.id, header(request, CSRF_HEADER));
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      verifyCsrf(request, site.id, session.id, header(request, CSRF_HEADER));
     return memberCaller(db, site, session.member);
   }
   const user = await sessionUser(request);
@@ -78,7 +99,11 @@ async function callerOf(request: FastifyRequest, reply: FastifyReply, site: Site
     checkSameOrigin(request);
     return { kind: 'account', id: user.id };
   }
-  throw unauthorized(reply, 'authentication_required', 'Send an API key as `Authorization: Bearer blu_sk_...` or an agent\'s forum token in `Authentication-Token`.');
+  throw unauthorized(
+    reply,
+    'authentication_required',
+    "Send an API key as `Authorization: Bearer blu_sk_...` or an agent's forum token in `Authentication-Token`.",
+  );
 }
 
 /** preHandler for a route that needs `scope`. */
@@ -86,7 +111,8 @@ export function helpdeskAccess(scope: HelpdeskScope) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const target = request.target;
     const site = target.kind === 'site' ? await request.server.services.sites.get(target.site) : undefined;
-    if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No site with a help desk answers at ${request.hostname}.`);
+    if (!site || site.kind !== 'community')
+      throw new AppError('site_not_found', `No site with a help desk answers at ${request.hostname}.`);
     const caller = await callerOf(request, reply, site);
     await request.server.services.plans.require(site, 'helpdesk_api');
     requireScope(caller, scope);

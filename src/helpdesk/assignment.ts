@@ -6,7 +6,13 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
 import { recordHistory, SYSTEM, type Actor } from './history.js';
-import { helpdeskAgentCategories, helpdeskAgents, helpdeskTickets, type TicketRow, type TicketStatus } from './tables.js';
+import {
+  helpdeskAgentCategories,
+  helpdeskAgents,
+  helpdeskTickets,
+  type TicketRow,
+  type TicketStatus,
+} from './tables.js';
 
 /** Statuses that count against an agent's capacity and move to another agent when theirs goes away. */
 export const OPEN_STATUSES: TicketStatus[] = ['new', 'open', 'pending', 'on_hold'];
@@ -33,7 +39,15 @@ const agentChoice = preparedStatement(
     return db
       .select({ id: a.memberId })
       .from(a)
-      .where(and(eq(a.siteId, sql.placeholder('siteId')), eq(a.available, true), choice.except ? ne(a.memberId, sql.placeholder('except')) : undefined, serves, sql`${open} < ${a.capacity}`))
+      .where(
+        and(
+          eq(a.siteId, sql.placeholder('siteId')),
+          eq(a.available, true),
+          choice.except ? ne(a.memberId, sql.placeholder('except')) : undefined,
+          serves,
+          sql`${open} < ${a.capacity}`,
+        ),
+      )
       .orderBy(sql`${a.lastAssignedAt} asc nulls first`, a.memberId)
       .limit(1);
   },
@@ -41,8 +55,17 @@ const agentChoice = preparedStatement(
 );
 
 /** The next agent for a ticket of `categoryId` in round-robin order, other than `except`. */
-async function nextAgent(db: Executor, siteId: string, categoryId: string | null, except: string | null): Promise<string | undefined> {
-  const [row] = await agentChoice(db, { category: categoryId !== null, except: except !== null }).execute({ siteId, categoryId, except });
+async function nextAgent(
+  db: Executor,
+  siteId: string,
+  categoryId: string | null,
+  except: string | null,
+): Promise<string | undefined> {
+  const [row] = await agentChoice(db, { category: categoryId !== null, except: except !== null }).execute({
+    siteId,
+    categoryId,
+    except,
+  });
   return row?.id;
 }
 
@@ -54,7 +77,12 @@ async function nextAgent(db: Executor, siteId: string, categoryId: string | null
  * its end, so that the ticket (inserted with its assignee before the commit) counts against the agent
  * for the next opening.
  */
-export async function insertAssigned<T>(db: Executor, siteId: string, categoryId: string | null, insert: (db: Executor, assigneeId: string | null) => Promise<T>): Promise<T> {
+export async function insertAssigned<T>(
+  db: Executor,
+  siteId: string,
+  categoryId: string | null,
+  insert: (db: Executor, assigneeId: string | null) => Promise<T>,
+): Promise<T> {
   if ((await nextAgent(db, siteId, categoryId, null)) === undefined) return insert(db, null);
   return db.transaction(async (tx) => {
     await lockAssignments(tx, siteId);
@@ -75,17 +103,32 @@ async function autoAssign(db: Executor, ticket: TicketRow, actor: Actor = SYSTEM
     .set({ assigneeId: agentId ?? null, updatedAt: sql`now()` })
     .where(eq(helpdeskTickets.id, ticket.id))
     .returning();
-  if (agentId) await db.update(helpdeskAgents).set({ lastAssignedAt: sql`clock_timestamp()` }).where(eq(helpdeskAgents.memberId, agentId));
+  if (agentId)
+    await db
+      .update(helpdeskAgents)
+      .set({ lastAssignedAt: sql`clock_timestamp()` })
+      .where(eq(helpdeskAgents.memberId, agentId));
   await recordHistory(db, ticket, actor, 'assignee', ticket.assigneeId, agentId ?? null);
   return updated!;
 }
 
 /** Moves an agent's open tickets to other agents (or leaves them unassigned) when the agent goes away. */
-export async function reassignFrom(db: Executor, siteId: string, agentId: string, actor: Actor = SYSTEM): Promise<number> {
+export async function reassignFrom(
+  db: Executor,
+  siteId: string,
+  agentId: string,
+  actor: Actor = SYSTEM,
+): Promise<number> {
   const tickets = await db
     .select()
     .from(helpdeskTickets)
-    .where(and(eq(helpdeskTickets.siteId, siteId), eq(helpdeskTickets.assigneeId, agentId), inArray(helpdeskTickets.status, OPEN_STATUSES)))
+    .where(
+      and(
+        eq(helpdeskTickets.siteId, siteId),
+        eq(helpdeskTickets.assigneeId, agentId),
+        inArray(helpdeskTickets.status, OPEN_STATUSES),
+      ),
+    )
     .orderBy(helpdeskTickets.createdAt, helpdeskTickets.id);
   for (const ticket of tickets) await autoAssign(db, ticket, actor);
   return tickets.length;

@@ -25,30 +25,53 @@ async function uniqueName<T>(name: string | undefined, write: () => Promise<T>):
 }
 
 export function listCategories(db: Executor, siteId: string): Promise<CategoryRow[]> {
-  return db.select().from(helpdeskCategories).where(eq(helpdeskCategories.siteId, siteId)).orderBy(asc(helpdeskCategories.name), asc(helpdeskCategories.id));
+  return db
+    .select()
+    .from(helpdeskCategories)
+    .where(eq(helpdeskCategories.siteId, siteId))
+    .orderBy(asc(helpdeskCategories.name), asc(helpdeskCategories.id));
 }
 
 export async function getCategory(db: Executor, siteId: string, id: string): Promise<CategoryRow> {
-  const [row] = await db.select().from(helpdeskCategories).where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)));
+  const [row] = await db
+    .select()
+    .from(helpdeskCategories)
+    .where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)));
   if (!row) throw new AppError('helpdesk_category_not_found', `No help desk category "${id}".`);
   return row;
 }
 
-export function createCategory(db: Executor, siteId: string, input: { name: string; description?: string | undefined }): Promise<CategoryRow> {
+export function createCategory(
+  db: Executor,
+  siteId: string,
+  input: { name: string; description?: string | undefined },
+): Promise<CategoryRow> {
   const name = input.name.trim();
   return uniqueName(name, async () => {
-    const [row] = await db.insert(helpdeskCategories).values({ id: newId(), siteId, name, description: input.description ?? '' }).returning();
+    const [row] = await db
+      .insert(helpdeskCategories)
+      .values({ id: newId(), siteId, name, description: input.description ?? '' })
+      .returning();
     return row!;
   });
 }
 
-export async function updateCategory(db: Executor, siteId: string, id: string, input: CategoryInput): Promise<CategoryRow> {
+export async function updateCategory(
+  db: Executor,
+  siteId: string,
+  id: string,
+  input: CategoryInput,
+): Promise<CategoryRow> {
   await getCategory(db, siteId, id);
   const name = input.name?.trim();
   return uniqueName(name, async () => {
     const [row] = await db
       .update(helpdeskCategories)
-      .set({ ...(name !== undefined ? { name } : {}), ...(input.description !== undefined ? { description: input.description } : {}), updatedAt: sql`now()` })
+      .set({
+        ...(name !== undefined ? { name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        updatedAt: sql`now()`,
+      })
       .where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)))
       .returning();
     return row!;

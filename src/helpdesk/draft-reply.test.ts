@@ -31,28 +31,51 @@ for (const database of testDatabases) {
         const opened = await helpdeskApi(t.app, 'biz', write, {
           method: 'POST',
           path: '/tickets',
-          payload: { subject: 'Cannot log in', body: 'My password reset mail never arrives.', requester: { email: 'erin@example.test', name: 'Erin' } },
+          payload: {
+            subject: 'Cannot log in',
+            body: 'My password reset mail never arrives.',
+            requester: { email: 'erin@example.test', name: 'Erin' },
+          },
         });
         ticketId = json<{ id: string }>(opened).id;
-        await helpdeskApi(t.app, 'biz', write, { method: 'POST', path: `/tickets/${ticketId}/replies`, payload: { body: 'SECRET-NOTE: her domain bounces', internal: true } });
+        await helpdeskApi(t.app, 'biz', write, {
+          method: 'POST',
+          path: `/tickets/${ticketId}/replies`,
+          payload: { body: 'SECRET-NOTE: her domain bounces', internal: true },
+        });
       });
       after(async () => {
         await t.close();
         await server.close();
       });
 
-      const draft = (payload: object = {}, site = 'biz', credential = write) => helpdeskApi(t.app, site, credential, { method: 'POST', path: `/tickets/${ticketId}/draft-reply`, payload });
+      const draft = (payload: object = {}, site = 'biz', credential = write) =>
+        helpdeskApi(t.app, site, credential, { method: 'POST', path: `/tickets/${ticketId}/draft-reply`, payload });
 
       it('is off by default and needs the Business plan', async () => {
         assert.equal(json(await draft()).code, 'ai_disabled');
         const proKey = { key: await mintApiKey(t.app, owner, 'pro', ['helpdesk-write']) };
-        const pro = await helpdeskApi(t.app, 'pro', proKey, { method: 'POST', path: '/tickets/1/draft-reply', payload: {} });
+        const pro = await helpdeskApi(t.app, 'pro', proKey, {
+          method: 'POST',
+          path: '/tickets/1/draft-reply',
+          payload: {},
+        });
         assert.equal(json(pro).code, 'plan_required');
       });
 
       it('drafts from the public thread, stores the draft and sends nothing', async () => {
         const baseUrl = provider === 'openai' ? `${server.origin}/v1` : server.origin;
-        const put = await portal(t.app, owner, { method: 'PUT', url: '/api/instances/biz/env', payload: { AI_CONTENT_ENABLED: 'true', AI_PROVIDER: provider, AI_BASE_URL: baseUrl, AI_MODEL: 'helper-1', AI_API_KEY: server.apiKey } });
+        const put = await portal(t.app, owner, {
+          method: 'PUT',
+          url: '/api/instances/biz/env',
+          payload: {
+            AI_CONTENT_ENABLED: 'true',
+            AI_PROVIDER: provider,
+            AI_BASE_URL: baseUrl,
+            AI_MODEL: 'helper-1',
+            AI_API_KEY: server.apiKey,
+          },
+        });
         assert.equal(put.statusCode, 200, put.body);
         await portal(t.app, owner, { method: 'POST', url: '/api/instances/biz/restart' });
         server.answer = 'Hi Erin, please check your spam folder.';
@@ -64,11 +87,18 @@ for (const database of testDatabases) {
         const sent = JSON.stringify(server.calls[0]!.body);
         assert.match(sent, /password reset mail never arrives/);
         assert.doesNotMatch(sent, /SECRET-NOTE/);
-        const thread = json<unknown[]>(await helpdeskApi(t.app, 'biz', write, { method: 'GET', path: `/tickets/${ticketId}/replies` }));
+        const thread = json<unknown[]>(
+          await helpdeskApi(t.app, 'biz', write, { method: 'GET', path: `/tickets/${ticketId}/replies` }),
+        );
         assert.equal(thread.length, 2);
-        const stored = await queryRows<{ body: string }>(t.app.deps.database.db, sql`select body from helpdesk_drafts where id = ${body.id}`);
+        const stored = await queryRows<{ body: string }>(
+          t.app.deps.database.db,
+          sql`select body from helpdesk_drafts where id = ${body.id}`,
+        );
         assert.equal(stored[0]?.body, body.body);
-        const history = json<Array<{ event: string }>>(await helpdeskApi(t.app, 'biz', write, { method: 'GET', path: `/tickets/${ticketId}/history` }));
+        const history = json<Array<{ event: string }>>(
+          await helpdeskApi(t.app, 'biz', write, { method: 'GET', path: `/tickets/${ticketId}/history` }),
+        );
         assert.ok(history.some((h) => h.event === 'draft'));
 
         server.calls.length = 0;
@@ -77,7 +107,10 @@ for (const database of testDatabases) {
       });
 
       it('answers provider failures as problems without the key', async () => {
-        for (const [instructions, code] of [['scenario:unauthorized', 'ai_provider_error'], ['scenario:refuse', 'ai_refused']] as const) {
+        for (const [instructions, code] of [
+          ['scenario:unauthorized', 'ai_provider_error'],
+          ['scenario:refuse', 'ai_refused'],
+        ] as const) {
           const response = await draft({ instructions });
           assert.equal(response.statusCode, 502, response.body);
           assert.equal(json(response).code, code);

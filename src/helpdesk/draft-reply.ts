@@ -18,12 +18,17 @@ interface DraftInput {
 }
 
 const SYSTEM = [
-  'You are a support agent drafting a reply to a customer\'s help desk ticket.',
+  "You are a support agent drafting a reply to a customer's help desk ticket.",
   'Answer with the reply only, in Markdown: no subject line, no preamble, no placeholders for facts you do not know.',
   'Be brief, friendly and concrete. Never reveal internal notes to the customer; use them only as background.',
 ].join('\n');
 
-async function threadText(db: Executor, ticket: TicketRow, requester: ContactRow, withInternal: boolean): Promise<string> {
+async function threadText(
+  db: Executor,
+  ticket: TicketRow,
+  requester: ContactRow,
+  withInternal: boolean,
+): Promise<string> {
   const { rows } = await listEntries(db, ticket.id, withInternal, { pageSize: 200, offset: 0 });
   const lines = [`Ticket #${ticket.number}: ${ticket.subject}`, `Requester: ${requester.name ?? requester.email}`, ''];
   for (const entry of rows) {
@@ -54,7 +59,17 @@ export async function draftReply(
   const body = result.text.trim();
   if (body.length === 0) throw new AppError('ai_invalid_output', 'The model answered an empty reply.');
   return db.transaction(async (tx) => {
-    const [draft] = await tx.insert(helpdeskDrafts).values({ id: newId(), siteId: ticket.siteId, ticketId: ticket.id, body, model: result.model, createdBy: actor.id }).returning();
+    const [draft] = await tx
+      .insert(helpdeskDrafts)
+      .values({
+        id: newId(),
+        siteId: ticket.siteId,
+        ticketId: ticket.id,
+        body,
+        model: result.model,
+        createdBy: actor.id,
+      })
+      .returning();
     await recordHistory(tx, ticket, actor, 'draft', null, { draft_id: draft!.id, model: result.model });
     return draft!;
   });
@@ -62,6 +77,9 @@ export async function draftReply(
 
 /** A stored draft of this ticket, for an agent to edit and send. */
 export async function findDraft(db: Executor, ticketId: string, draftId: string): Promise<DraftRow | undefined> {
-  const [row] = await db.select().from(helpdeskDrafts).where(and(eq(helpdeskDrafts.ticketId, ticketId), eq(helpdeskDrafts.id, draftId)));
+  const [row] = await db
+    .select()
+    .from(helpdeskDrafts)
+    .where(and(eq(helpdeskDrafts.ticketId, ticketId), eq(helpdeskDrafts.id, draftId)));
   return row;
 }

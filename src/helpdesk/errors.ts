@@ -4,7 +4,7 @@
 export const helpdeskErrorCodes = {
   invalid_report: { status: 400, title: 'The report name, range, interval or grouping is not valid' },
   not_an_agent: { status: 403, title: 'The member is not an agent of this help desk' },
-  category_not_served: { status: 403, title: 'The agent does not serve this ticket\'s category' },
+  category_not_served: { status: 403, title: "The agent does not serve this ticket's category" },
   ticket_not_found: { status: 404, title: 'Ticket not found' },
   helpdesk_category_not_found: { status: 404, title: 'Help desk category not found' },
   agent_not_found: { status: 404, title: 'Agent not found' },

@@ -10,7 +10,18 @@ import { helpdeskApi, type HelpdeskCredential } from '../../test/factories/helpd
 import { buildTestApp, json, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 
-type Ticket = { id: string; number: number; subject: string; status: string; priority: string; category_id: string | null; assignee_id: string | null; tags: string[]; requester: { email: string }; sla: { paused: boolean; breached: boolean } };
+type Ticket = {
+  id: string;
+  number: number;
+  subject: string;
+  status: string;
+  priority: string;
+  category_id: string | null;
+  assignee_id: string | null;
+  tags: string[];
+  requester: { email: string };
+  sla: { paused: boolean; breached: boolean };
+};
 type Entry = { id: string; internal: boolean; body_html: string; author: { kind: string; id: string | null } };
 
 for (const database of testDatabases) {
@@ -38,8 +49,19 @@ for (const database of testDatabases) {
     });
     after(() => t.close());
 
-    const api = (credential: HelpdeskCredential, method: string, path: string, payload?: unknown, headers: Record<string, string> = {}) =>
-      helpdeskApi(t.app, 'desk', credential, { method: method as 'GET', path, ...(payload !== undefined ? { payload: payload as object } : {}), headers });
+    const api = (
+      credential: HelpdeskCredential,
+      method: string,
+      path: string,
+      payload?: unknown,
+      headers: Record<string, string> = {},
+    ) =>
+      helpdeskApi(t.app, 'desk', credential, {
+        method: method as 'GET',
+        path,
+        ...(payload !== undefined ? { payload: payload as object } : {}),
+        headers,
+      });
     const as = (actor: ForumActor): HelpdeskCredential => ({ token: actor.token });
 
     it('sets up categories and agents as an admin', async () => {
@@ -54,9 +76,21 @@ for (const database of testDatabases) {
 
       const annAgent = await api(write, 'PATCH', `/agents/${ann.member.id}`, { capacity: 2, category_ids: [billing] });
       assert.equal(annAgent.statusCode, 200, annAgent.body);
-      assert.deepEqual(json(annAgent), { ...json(annAgent), id: ann.member.id, username: 'ann', capacity: 2, available: true, category_ids: [billing], open_tickets: 0 });
-      assert.equal((await api(write, 'PATCH', `/agents/${bob.member.id}`, { capacity: 5, category_ids: [billing, shipping] })).statusCode, 200);
-      assert.equal(json((await api(write, 'PATCH', '/agents/nobody', { capacity: 1 }))).code, 'agent_not_found');
+      assert.deepEqual(json(annAgent), {
+        ...json(annAgent),
+        id: ann.member.id,
+        username: 'ann',
+        capacity: 2,
+        available: true,
+        category_ids: [billing],
+        open_tickets: 0,
+      });
+      assert.equal(
+        (await api(write, 'PATCH', `/agents/${bob.member.id}`, { capacity: 5, category_ids: [billing, shipping] }))
+          .statusCode,
+        200,
+      );
+      assert.equal(json(await api(write, 'PATCH', '/agents/nobody', { capacity: 1 })).code, 'agent_not_found');
       const unknownCategory = await api(write, 'PATCH', `/agents/${bob.member.id}`, { category_ids: ['nope'] });
       assert.equal(unknownCategory.statusCode, 404);
     });
@@ -77,30 +111,71 @@ for (const database of testDatabases) {
     });
 
     it('opens tickets through the API, numbered and auto-assigned round robin', async () => {
-      const first = await api(write, 'POST', '/tickets', { subject: 'Refund please', body: 'I was charged **twice**', requester: { email: 'Carol@Example.test', name: 'Carol' }, category_id: billing, priority: 'high', tags: ['Refund'] });
+      const first = await api(write, 'POST', '/tickets', {
+        subject: 'Refund please',
+        body: 'I was charged **twice**',
+        requester: { email: 'Carol@Example.test', name: 'Carol' },
+        category_id: billing,
+        priority: 'high',
+        tags: ['Refund'],
+      });
       assert.equal(first.statusCode, 201, first.body);
       const a = json<Ticket>(first);
       assert.equal(a.status, 'new');
       assert.equal(a.requester.email, 'carol@example.test');
       assert.deepEqual(a.tags, ['refund']);
-      const b = json<Ticket>(await api(write, 'POST', '/tickets', { subject: 'Invoice copy', body: 'Need my invoice', requester: { email: 'dan@example.test' }, category_id: billing }));
-      const c = json<Ticket>(await api(write, 'POST', '/tickets', { subject: 'Where is my parcel', body: 'Tracking number?', requester: { email: 'carol@example.test' }, category_id: shipping }));
+      const b = json<Ticket>(
+        await api(write, 'POST', '/tickets', {
+          subject: 'Invoice copy',
+          body: 'Need my invoice',
+          requester: { email: 'dan@example.test' },
+          category_id: billing,
+        }),
+      );
+      const c = json<Ticket>(
+        await api(write, 'POST', '/tickets', {
+          subject: 'Where is my parcel',
+          body: 'Tracking number?',
+          requester: { email: 'carol@example.test' },
+          category_id: shipping,
+        }),
+      );
       assert.equal(b.number, a.number + 1);
-      assert.deepEqual([a.assignee_id, b.assignee_id, c.assignee_id].sort(), [ann.member.id, bob.member.id, bob.member.id].sort());
+      assert.deepEqual(
+        [a.assignee_id, b.assignee_id, c.assignee_id].sort(),
+        [ann.member.id, bob.member.id, bob.member.id].sort(),
+      );
       assert.equal(c.assignee_id, bob.member.id);
       const byNumber = await api(read, 'GET', `/tickets/${a.number}`);
       assert.equal(json<Ticket>(byNumber).id, a.id);
-      assert.equal((await api(read, 'POST', '/tickets', { subject: 'x', body: 'y', requester: { email: 'e@x.test' } })).statusCode, 403);
+      assert.equal(
+        (await api(read, 'POST', '/tickets', { subject: 'x', body: 'y', requester: { email: 'e@x.test' } })).statusCode,
+        403,
+      );
     });
 
     it('refuses bad tickets and changes nothing', async () => {
       const before = json<Ticket[]>(await api(read, 'GET', '/tickets?page_size=100')).length;
-      const badEmail = await api(write, 'POST', '/tickets', { subject: 's', body: 'b', requester: { email: 'not-an-address' } });
+      const badEmail = await api(write, 'POST', '/tickets', {
+        subject: 's',
+        body: 'b',
+        requester: { email: 'not-an-address' },
+      });
       assert.equal(badEmail.statusCode, 422);
       assert.equal(json(badEmail).code, 'invalid_ticket');
-      const badPriority = await api(write, 'POST', '/tickets', { subject: 's', body: 'b', requester: { email: 'a@b.test' }, priority: 'whenever' });
+      const badPriority = await api(write, 'POST', '/tickets', {
+        subject: 's',
+        body: 'b',
+        requester: { email: 'a@b.test' },
+        priority: 'whenever',
+      });
       assert.equal(badPriority.statusCode, 400);
-      const badCategory = await api(write, 'POST', '/tickets', { subject: 's', body: 'b', requester: { email: 'a@b.test' }, category_id: 'nope' });
+      const badCategory = await api(write, 'POST', '/tickets', {
+        subject: 's',
+        body: 'b',
+        requester: { email: 'a@b.test' },
+        category_id: 'nope',
+      });
       assert.equal(badCategory.statusCode, 422);
       assert.equal(json<Ticket[]>(await api(read, 'GET', '/tickets?page_size=100')).length, before);
       const badStatus = await api(read, 'GET', '/tickets?status=done');
@@ -111,19 +186,37 @@ for (const database of testDatabases) {
     it('filters, sorts and pages the list', async () => {
       const billingOnly = await api(read, 'GET', `/tickets?category=${billing}&sort=number&page_size=1`);
       assert.equal(billingOnly.statusCode, 200);
-      const pagination = JSON.parse(String(billingOnly.headers['x-pagination'])) as { total: number; next_page?: number };
+      const pagination = JSON.parse(String(billingOnly.headers['x-pagination'])) as {
+        total: number;
+        next_page?: number;
+      };
       assert.equal(pagination.total, 2);
       assert.equal(pagination.next_page, 2);
       assert.match(String(billingOnly.headers.link), /rel="next"/);
       assert.equal(json<Ticket[]>(billingOnly)[0]!.subject, 'Refund please');
-      assert.deepEqual(json<Ticket[]>(await api(read, 'GET', '/tickets?q=parcel')).map((x) => x.subject), ['Where is my parcel']);
-      assert.deepEqual(json<Ticket[]>(await api(read, 'GET', '/tickets?q=twice')).map((x) => x.subject), ['Refund please']);
-      assert.deepEqual(json<Ticket[]>(await api(read, 'GET', '/tickets?tag=refund')).map((x) => x.subject), ['Refund please']);
+      assert.deepEqual(
+        json<Ticket[]>(await api(read, 'GET', '/tickets?q=parcel')).map((x) => x.subject),
+        ['Where is my parcel'],
+      );
+      assert.deepEqual(
+        json<Ticket[]>(await api(read, 'GET', '/tickets?q=twice')).map((x) => x.subject),
+        ['Refund please'],
+      );
+      assert.deepEqual(
+        json<Ticket[]>(await api(read, 'GET', '/tickets?tag=refund')).map((x) => x.subject),
+        ['Refund please'],
+      );
       assert.equal(json<Ticket[]>(await api(read, 'GET', '/tickets?requester=carol@example.test')).length, 2);
-      assert.deepEqual(json<Ticket[]>(await api(read, 'GET', '/tickets?priority=high,urgent')).map((x) => x.subject), ['Refund please']);
+      assert.deepEqual(
+        json<Ticket[]>(await api(read, 'GET', '/tickets?priority=high,urgent')).map((x) => x.subject),
+        ['Refund please'],
+      );
       assert.equal(json<Ticket[]>(await api(read, 'GET', `/tickets?assignee=${bob.member.id}`)).length, 2);
       assert.equal(json<Ticket[]>(await api(as(bob), 'GET', '/tickets?assignee=me')).length, 2);
-      assert.deepEqual(json<Ticket[]>(await api(read, 'GET', '/tickets?sort=-priority')).map((x) => x.priority)[0], 'high');
+      assert.deepEqual(
+        json<Ticket[]>(await api(read, 'GET', '/tickets?sort=-priority')).map((x) => x.priority)[0],
+        'high',
+      );
       assert.equal(json<Ticket[]>(await api(read, 'GET', '/tickets?sla=breached')).length, 0);
     });
 
@@ -142,12 +235,20 @@ for (const database of testDatabases) {
 
     it('triages, replies, notes and records every change in the history', async () => {
       const refund = json<Ticket[]>(await api(read, 'GET', '/tickets?tag=refund'))[0]!;
-      const note = await api(as(bob), 'POST', `/tickets/${refund.id}/replies`, { body: 'Check the <b>ledger</b>', internal: true });
+      const note = await api(as(bob), 'POST', `/tickets/${refund.id}/replies`, {
+        body: 'Check the <b>ledger</b>',
+        internal: true,
+      });
       assert.equal(note.statusCode, 201);
       assert.doesNotMatch(json<Entry>(note).body_html, /<b>/);
       const reply = await api(as(bob), 'POST', `/tickets/${refund.id}/replies`, { body: 'Refund on its way' });
       assert.equal(json<Entry>(reply).author.id, bob.member.id);
-      const patched = await api(as(bob), 'PATCH', `/tickets/${refund.id}`, { status: 'pending', priority: 'urgent', tags: ['refund', 'vip'], assignee_id: bob.member.id });
+      const patched = await api(as(bob), 'PATCH', `/tickets/${refund.id}`, {
+        status: 'pending',
+        priority: 'urgent',
+        tags: ['refund', 'vip'],
+        assignee_id: bob.member.id,
+      });
       assert.equal(patched.statusCode, 200, patched.body);
       const ticket = json<Ticket>(patched);
       assert.equal(ticket.status, 'pending');
@@ -159,12 +260,22 @@ for (const database of testDatabases) {
       assert.equal(badStatus.statusCode, 400);
 
       const thread = json<Entry[]>(await api(read, 'GET', `/tickets/${refund.number}/replies`));
-      assert.deepEqual(thread.map((e) => [e.author.kind, e.internal]), [['requester', false], ['agent', true], ['agent', false]]);
+      assert.deepEqual(
+        thread.map((e) => [e.author.kind, e.internal]),
+        [
+          ['requester', false],
+          ['agent', true],
+          ['agent', false],
+        ],
+      );
       const publicOnly = json<Entry[]>(await api(read, 'GET', `/tickets/${refund.number}/replies?internal=false`));
       assert.equal(publicOnly.length, 2);
-      const history = json<Array<{ event: string; actor: { kind: string } }>>(await api(read, 'GET', `/tickets/${refund.id}/history`));
+      const history = json<Array<{ event: string; actor: { kind: string } }>>(
+        await api(read, 'GET', `/tickets/${refund.id}/history`),
+      );
       const events = history.map((h) => h.event);
-      for (const event of ['created', 'assignee', 'note', 'reply', 'status', 'priority', 'tags']) assert.ok(events.includes(event), `history has ${event}: ${events.join(',')}`);
+      for (const event of ['created', 'assignee', 'note', 'reply', 'status', 'priority', 'tags'])
+        assert.ok(events.includes(event), `history has ${event}: ${events.join(',')}`);
       assert.equal(history.at(-1)!.actor.kind, 'member');
     });
 
@@ -182,11 +293,20 @@ for (const database of testDatabases) {
     });
 
     it('sets SLA targets per priority', async () => {
-      const set = await api(write, 'PUT', '/sla-policies/urgent', { first_response_minutes: 30, resolution_minutes: 120 });
+      const set = await api(write, 'PUT', '/sla-policies/urgent', {
+        first_response_minutes: 30,
+        resolution_minutes: 120,
+      });
       assert.equal(set.statusCode, 200);
-      const policies = json<Array<{ priority: string; first_response_minutes: number }>>(await api(read, 'GET', '/sla-policies'));
+      const policies = json<Array<{ priority: string; first_response_minutes: number }>>(
+        await api(read, 'GET', '/sla-policies'),
+      );
       assert.equal(policies.find((p) => p.priority === 'urgent')!.first_response_minutes, 30);
-      assert.equal((await api(write, 'PUT', '/sla-policies/whenever', { first_response_minutes: 30, resolution_minutes: 120 })).statusCode, 400);
+      assert.equal(
+        (await api(write, 'PUT', '/sla-policies/whenever', { first_response_minutes: 30, resolution_minutes: 120 }))
+          .statusCode,
+        400,
+      );
     });
 
     it('deletes a category; its tickets stay, without one', async () => {

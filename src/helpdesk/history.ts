@@ -20,9 +20,21 @@ export async function recordHistory(
   from: unknown = null,
   to: unknown = null,
 ): Promise<void> {
-  await db.insert(helpdeskHistory).values({ siteId: ticket.siteId, ticketId: ticket.id, actorKind: actor.kind, actorId: actor.id, event, fromValue: from, toValue: to });
+  await db.insert(helpdeskHistory).values({
+    siteId: ticket.siteId,
+    ticketId: ticket.id,
+    actorKind: actor.kind,
+    actorId: actor.id,
+    event,
+    fromValue: from,
+    toValue: to,
+  });
 }
 
 export function ticketHistory(db: Executor, ticketId: string): Promise<HistoryRow[]> {
-  return db.select().from(helpdeskHistory).where(eq(helpdeskHistory.ticketId, ticketId)).orderBy(asc(helpdeskHistory.id));
+  return db
+    .select()
+    .from(helpdeskHistory)
+    .where(eq(helpdeskHistory.ticketId, ticketId))
+    .orderBy(asc(helpdeskHistory.id));
 }

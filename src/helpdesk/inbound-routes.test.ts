@@ -28,8 +28,18 @@ for (const database of testDatabases) {
     let t: TestApp;
     let owner: Actor;
     const deliver = (site: string, body: Buffer | string, contentType: string, authorization?: string) =>
-      t.app.inject({ method: 'POST', url: '/api/helpdesk/v1/inbound-email', headers: { host: communityHost(site), 'content-type': contentType, ...(authorization ? { authorization } : {}) }, payload: body });
-    const mime = (body: Buffer | string, secret = 'inbound-secret') => deliver('desk', body, 'message/rfc822', `Bearer ${secret}`);
+      t.app.inject({
+        method: 'POST',
+        url: '/api/helpdesk/v1/inbound-email',
+        headers: {
+          host: communityHost(site),
+          'content-type': contentType,
+          ...(authorization ? { authorization } : {}),
+        },
+        payload: body,
+      });
+    const mime = (body: Buffer | string, secret = 'inbound-secret') =>
+      deliver('desk', body, 'message/rfc822', `Bearer ${secret}`);
 
     before(async () => {
       t = await buildTestApp({ database });
@@ -37,7 +47,15 @@ for (const database of testDatabases) {
       await makeCommunity(t.app, owner, 'desk', 'pro');
       await makeCommunity(t.app, owner, 'hobby', 'free');
       for (const site of ['desk', 'hobby']) {
-        const put = await portal(t.app, owner, { method: 'PUT', url: `/api/instances/${site}/env`, payload: { HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com', HELPDESK_INBOUND_SECRET: 'inbound-secret', HELPDESK_ATTACHMENT_MAX_BYTES: '1000000' } });
+        const put = await portal(t.app, owner, {
+          method: 'PUT',
+          url: `/api/instances/${site}/env`,
+          payload: {
+            HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com',
+            HELPDESK_INBOUND_SECRET: 'inbound-secret',
+            HELPDESK_ATTACHMENT_MAX_BYTES: '1000000',
+          },
+        });
         assert.equal(put.statusCode, 200, put.body);
         await portal(t.app, owner, { method: 'POST', url: `/api/instances/${site}/restart` });
       }
@@ -55,7 +73,13 @@ for (const database of testDatabases) {
     });
 
     it('takes a Postmark payload with the secret as basic auth', async () => {
-      const payload = JSON.stringify({ FromFull: { Email: 'pm@customer.example', Name: 'PM' }, ToFull: [{ Email: 'support@help.example.com' }], Subject: 'Via Postmark', TextBody: 'Hello', Headers: [{ Name: 'Message-ID', Value: '<pm-http@customer.example>' }] });
+      const payload = JSON.stringify({
+        FromFull: { Email: 'pm@customer.example', Name: 'PM' },
+        ToFull: [{ Email: 'support@help.example.com' }],
+        Subject: 'Via Postmark',
+        TextBody: 'Hello',
+        Headers: [{ Name: 'Message-ID', Value: '<pm-http@customer.example>' }],
+      });
       const basic = (password: string) => `Basic ${Buffer.from(`postmark:${password}`).toString('base64')}`;
       const filed = await deliver('desk', payload, 'application/json', basic('inbound-secret'));
       assert.equal(filed.statusCode, 202, filed.body);
@@ -122,15 +146,33 @@ for (const database of testDatabases) {
     let t: TestApp;
     let write: string;
     const inbound = (body: Buffer | string) =>
-      t.app.inject({ method: 'POST', url: '/api/helpdesk/v1/inbound-email', headers: { host: communityHost('desk'), 'content-type': 'message/rfc822', authorization: 'Bearer inbound-secret' }, payload: body });
-    const api = (method: 'GET' | 'POST' | 'PATCH', path: string, payload?: object) => helpdeskApi(t.app, 'desk', { key: write }, { method, path, ...(payload ? { payload } : {}) });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/helpdesk/v1/inbound-email',
+        headers: {
+          host: communityHost('desk'),
+          'content-type': 'message/rfc822',
+          authorization: 'Bearer inbound-secret',
+        },
+        payload: body,
+      });
+    const api = (method: 'GET' | 'POST' | 'PATCH', path: string, payload?: object) =>
+      helpdeskApi(t.app, 'desk', { key: write }, { method, path, ...(payload ? { payload } : {}) });
 
     before(async () => {
       sink = await startSmtpSink();
       t = await buildTestApp({ database, env: { BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) } });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'desk', 'pro');
-      const put = await portal(t.app, owner, { method: 'PUT', url: '/api/instances/desk/env', payload: { HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com', HELPDESK_INBOUND_SECRET: 'inbound-secret', FORUM_TITLE: 'Acme Support' } });
+      const put = await portal(t.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/desk/env',
+        payload: {
+          HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com',
+          HELPDESK_INBOUND_SECRET: 'inbound-secret',
+          FORUM_TITLE: 'Acme Support',
+        },
+      });
       assert.equal(put.statusCode, 200, put.body);
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/desk/restart' });
       write = await mintApiKey(t.app, owner, 'desk', ['helpdesk-write']);
@@ -140,17 +182,36 @@ for (const database of testDatabases) {
       await sink.close();
     });
 
-    it('mails an agent\'s public reply so that the requester\'s answer threads back onto the ticket; notes stay inside', async () => {
+    it("mails an agent's public reply so that the requester's answer threads back onto the ticket; notes stay inside", async () => {
       const opened = json<Filed>(
-        await inbound(['From: Ria <ria@customer.example>', 'To: support@help.example.com', 'Subject: Invoice is wrong', 'Message-ID: <ria-1@customer.example>', '', 'The total is off by ten.', ''].join('\r\n')),
+        await inbound(
+          [
+            'From: Ria <ria@customer.example>',
+            'To: support@help.example.com',
+            'Subject: Invoice is wrong',
+            'Message-ID: <ria-1@customer.example>',
+            '',
+            'The total is off by ten.',
+            '',
+          ].join('\r\n'),
+        ),
       );
       assert.equal(opened.created, true);
-      const note = await api('POST', `/tickets/${opened.ticket_id}/replies`, { body: 'Checking with billing.', internal: true });
+      const note = await api('POST', `/tickets/${opened.ticket_id}/replies`, {
+        body: 'Checking with billing.',
+        internal: true,
+      });
       assert.equal(note.statusCode, 201);
-      const answer = await api('POST', `/tickets/${opened.ticket_id}/replies`, { body: 'Sorry, a corrected invoice is on its way.' });
+      const answer = await api('POST', `/tickets/${opened.ticket_id}/replies`, {
+        body: 'Sorry, a corrected invoice is on its way.',
+      });
       assert.equal(answer.statusCode, 201, answer.body);
       await t.app.mailOutbox.idle();
-      const mails = await eventually('the reply mail', async () => (sink.received.length > 0 ? sink.received : undefined), 5_000);
+      const mails = await eventually(
+        'the reply mail',
+        async () => (sink.received.length > 0 ? sink.received : undefined),
+        5_000,
+      );
       assert.equal(mails.length, 1, 'the internal note is not mailed');
       const mail = mails[0]!;
       assert.deepEqual(mail.to, ['ria@customer.example']);
@@ -177,8 +238,15 @@ for (const database of testDatabases) {
         ].join('\r\n'),
       );
       assert.equal(back.statusCode, 202, back.body);
-      assert.deepEqual(json<Filed>(back), { ticket_id: opened.ticket_id, number: opened.number, created: true, ignored: null });
-      const thread = json<Array<{ body: string; internal: boolean; author: { kind: string } }>>(await api('GET', `/tickets/${opened.ticket_id}/replies`));
+      assert.deepEqual(json<Filed>(back), {
+        ticket_id: opened.ticket_id,
+        number: opened.number,
+        created: true,
+        ignored: null,
+      });
+      const thread = json<Array<{ body: string; internal: boolean; author: { kind: string } }>>(
+        await api('GET', `/tickets/${opened.ticket_id}/replies`),
+      );
       assert.deepEqual(
         thread.map((entry) => [entry.author.kind, entry.internal, entry.body]),
         [

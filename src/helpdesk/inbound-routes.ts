@@ -14,14 +14,21 @@ const INBOUND_BODY_LIMIT = 64 * 1024 * 1024;
 const InboundOut = Type.Object({
   ticket_id: Type.Union([Type.String(), Type.Null()]),
   number: Type.Union([Type.Integer(), Type.Null()]),
-  created: Type.Boolean({ description: 'False when the mail threaded onto an existing ticket, repeated a Message-ID already filed, or was ignored.' }),
-  ignored: Type.Union([Type.String(), Type.Null()], { description: 'Why a machine-sent mail (auto-reply, bounce, list) was dropped, or null.' }),
+  created: Type.Boolean({
+    description:
+      'False when the mail threaded onto an existing ticket, repeated a Message-ID already filed, or was ignored.',
+  }),
+  ignored: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why a machine-sent mail (auto-reply, bounce, list) was dropped, or null.',
+  }),
 });
 
 export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
   // The verification signs the exact bytes: every body arrives raw, whatever its type.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INBOUND_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INBOUND_BODY_LIMIT }, (_request, body, done) =>
+    done(null, body),
+  );
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -40,16 +47,27 @@ export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const target = request.target;
       const site = target.kind === 'site' ? await app.services.sites.get(target.site) : undefined;
-      if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No site with a help desk answers at ${request.hostname}.`);
+      if (!site || site.kind !== 'community')
+        throw new AppError('site_not_found', `No site with a help desk answers at ${request.hostname}.`);
       await app.services.plans.require(site, 'helpdesk_api');
       const settings = await app.instanceSettings.applied(site.id);
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const result = await receiveInbound({ db: app.deps.database.db, blobs: app.deps.blobs, secretKey: app.deps.config.secretKey }, site.id, settings.values, {
-        contentType: String(request.headers['content-type'] ?? ''),
-        headers: request.headers,
-        body,
+      const result = await receiveInbound(
+        { db: app.deps.database.db, blobs: app.deps.blobs, secretKey: app.deps.config.secretKey },
+        site.id,
+        settings.values,
+        {
+          contentType: String(request.headers['content-type'] ?? ''),
+          headers: request.headers,
+          body,
+        },
+      );
+      return reply.code(202).send({
+        ticket_id: result.ticket?.id ?? null,
+        number: result.ticket?.number ?? null,
+        created: result.created,
+        ignored: result.ignored,
       });
-      return reply.code(202).send({ ticket_id: result.ticket?.id ?? null, number: result.ticket?.number ?? null, created: result.created, ignored: result.ignored });
     },
   );
 }

@@ -36,7 +36,11 @@ const weigh = (page: TicketListPage): number => 2 * JSON.stringify(page.rows).le
  * The page as the API answers it at `now`, serialized by `serialize`: kept with the page until the
  * first of its tickets' SLA flags may change (`slaChangesAt`), then made anew.
  */
-export function apiAnswer(page: TicketListPage, serialize: (tickets: Array<Static<typeof TicketOut>>) => string, now = new Date()): Buffer {
+export function apiAnswer(
+  page: TicketListPage,
+  serialize: (tickets: Array<Static<typeof TicketOut>>) => string,
+  now = new Date(),
+): Buffer {
   if (page.answer && now.getTime() < page.answer.until) return page.answer.body;
   const body = Buffer.from(serialize(page.rows.map(({ ticket, requester }) => presentTicket(ticket, requester, now))));
   page.answer = { body, until: Math.min(...page.rows.map(({ ticket }) => slaChangesAt(ticket, now))) };

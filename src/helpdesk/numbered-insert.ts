@@ -23,9 +23,28 @@ import {
 
 export interface NumberedTicket {
   /** The ticket's columns but its number and id (made here). */
-  ticket: Pick<TicketRow, 'subject' | 'priority' | 'categoryId' | 'requesterId' | 'channel' | 'tags' | 'followUpOf' | 'searchText' | 'createdAt' | 'updatedAt'> &
+  ticket: Pick<
+    TicketRow,
+    | 'subject'
+    | 'priority'
+    | 'categoryId'
+    | 'requesterId'
+    | 'channel'
+    | 'tags'
+    | 'followUpOf'
+    | 'searchText'
+    | 'createdAt'
+    | 'updatedAt'
+  > &
     Partial<Pick<TicketRow, 'firstResponseMinutes' | 'resolutionMinutes' | 'firstResponseDueAt' | 'resolutionDueAt'>>;
-  entry: { authorId: string; bodySource: string; bodyHtml: string; bodyText: string; messageId: string | null; attachments: AttachmentRef[] };
+  entry: {
+    authorId: string;
+    bodySource: string;
+    bodyHtml: string;
+    bodyText: string;
+    messageId: string | null;
+    attachments: AttachmentRef[];
+  };
   /** Who opened it, for the `created` history row. */
   actor: Actor;
   /** The `created` row's from value (the ticket a follow-up follows). */
@@ -78,11 +97,20 @@ async function drain(db: Executor, siteId: string, queues: Map<string, Opening[]
   while (queue.length > 0) {
     const batch = queue.splice(0, MAX_BATCH);
     try {
-      const rows = await insertNumberedTickets(db, siteId, batch.map((opening) => opening.input));
+      const rows = await insertNumberedTickets(
+        db,
+        siteId,
+        batch.map((opening) => opening.input),
+      );
       batch.forEach((opening, i) => opening.resolve(rows[i]!));
     } catch (error) {
       if (batch.length === 1) batch[0]!.reject(error);
-      else for (const opening of batch) await insertNumberedTickets(db, siteId, [opening.input]).then((rows) => opening.resolve(rows[0]!), opening.reject);
+      else
+        for (const opening of batch)
+          await insertNumberedTickets(db, siteId, [opening.input]).then(
+            (rows) => opening.resolve(rows[0]!),
+            opening.reject,
+          );
     }
   }
   queues.delete(siteId);
@@ -132,10 +160,16 @@ function numberedInsert(db: Executor) {
       select entry_id, ${siteId}, id, 'requester', author_id, false, body_source, body_html, body_text, message_id, attachments from numbered order by i
       returning *`,
   );
-  const turn = db.$with('turn', {}).as(
-    sql`update ${helpdeskAgents} set last_assigned_at = clock_timestamp() where member_id in (select assignee_id from numbered where assignee_id is not null)`,
-  );
-  return db.with(counter, numbered, ticket, history, entry, turn).select().from(ticket).innerJoin(entry, eq(entry.ticketId, ticket.id));
+  const turn = db
+    .$with('turn', {})
+    .as(
+      sql`update ${helpdeskAgents} set last_assigned_at = clock_timestamp() where member_id in (select assignee_id from numbered where assignee_id is not null)`,
+    );
+  return db
+    .with(counter, numbered, ticket, history, entry, turn)
+    .select()
+    .from(ticket)
+    .innerJoin(entry, eq(entry.ticketId, ticket.id));
 }
 
 /** The statement on the database, prepared once (src/db/prepared.ts); in a transaction it is built there. */
@@ -165,7 +199,12 @@ async function insertNumberedTickets(db: Executor, siteId: string, inputs: Numbe
     actor_kind: actor.kind,
     actor_id: actor.id,
     from_value: from,
-    created_value: { channel: ticket.channel, priority: ticket.priority, category_id: ticket.categoryId, tags: ticket.tags },
+    created_value: {
+      channel: ticket.channel,
+      priority: ticket.priority,
+      category_id: ticket.categoryId,
+      tags: ticket.tags,
+    },
     author_id: entry.authorId,
     body_source: entry.bodySource,
     body_html: entry.bodyHtml,
@@ -174,7 +213,9 @@ async function insertNumberedTickets(db: Executor, siteId: string, inputs: Numbe
     attachments: entry.attachments,
   }));
   const values = { siteId, rows: JSON.stringify(rows) };
-  const found = await (is(db, PgTransaction) ? numberedInsert(db).execute(values) : numberedStatement(db as Database, undefined).execute(values));
+  const found = await (is(db, PgTransaction)
+    ? numberedInsert(db).execute(values)
+    : numberedStatement(db as Database, undefined).execute(values));
   const byTicket = new Map(found.map((row) => [row.ticket.id, row]));
   return rows.map(({ id }) => byTicket.get(id)!);
 }

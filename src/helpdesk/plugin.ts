@@ -39,7 +39,7 @@ export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
   await registerOpenApi(app, {
     title: 'Blume Help desk API',
     description:
-      'Tickets, their thread, categories, agents, SLA policies and reports of a site\'s help desk. Authenticate with `Authorization: Bearer blu_sk_...` (scopes helpdesk-read, helpdesk-write), an agent\'s forum token (`Authentication-Token`) or member session, or the site owner\'s session. Lists take `page` and `page_size` (default 10, max 100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.',
+      "Tickets, their thread, categories, agents, SLA policies and reports of a site's help desk. Authenticate with `Authorization: Bearer blu_sk_...` (scopes helpdesk-read, helpdesk-write), an agent's forum token (`Authentication-Token`) or member session, or the site owner's session. Lists take `page` and `page_size` (default 10, max 100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.",
     prefix: HELPDESK_API_PREFIX,
     servedOn: 'site',
   });

@@ -24,7 +24,9 @@ export function helpdeskScopeOf(scopes: readonly string[]): HelpdeskScope | unde
 
 export function requireScope(caller: HelpdeskCaller, scope: HelpdeskScope): void {
   if (caller.kind === 'api_key' && scope === 'helpdesk-write' && caller.scope !== 'helpdesk-write') {
-    throw new AppError('scope_missing', 'This needs an API key with the "helpdesk-write" scope.', { required_scope: scope });
+    throw new AppError('scope_missing', 'This needs an API key with the "helpdesk-write" scope.', {
+      required_scope: scope,
+    });
   }
 }
 
@@ -55,7 +57,8 @@ export function canSeeTicket(caller: HelpdeskCaller, ticket: Pick<TicketRow, 'ca
 /** An agent moves tickets only into categories they serve (or out of every category). */
 export function authorizeCategory(caller: HelpdeskCaller, categoryId: string | null): void {
   if (caller.kind !== 'member' || caller.admin || categoryId === null) return;
-  if (!caller.categories.includes(categoryId)) throw new AppError('category_not_served', `You do not serve category "${categoryId}".`);
+  if (!caller.categories.includes(categoryId))
+    throw new AppError('category_not_served', `You do not serve category "${categoryId}".`);
 }
 
 /** The history actor of a caller. */

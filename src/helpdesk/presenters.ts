@@ -5,11 +5,23 @@ import type { AgentView } from './agents.js';
 import type { SlaTargets } from './sla.js';
 import { slaView } from './sla.js';
 import type { AgentOut, CategoryOut, DraftOut, EntryOut, HistoryOut, SlaPolicyOut, TicketOut } from './schemas.js';
-import type { CategoryRow, ContactRow, DraftRow, HistoryRow, ListedTicketRow, ThreadEntryRow, TicketPriority } from './tables.js';
+import type {
+  CategoryRow,
+  ContactRow,
+  DraftRow,
+  HistoryRow,
+  ListedTicketRow,
+  ThreadEntryRow,
+  TicketPriority,
+} from './tables.js';
 
 const iso = (time: Date | null): string | null => time?.toISOString() ?? null;
 
-export function presentTicket(ticket: ListedTicketRow, requester: Pick<ContactRow, 'id' | 'email' | 'name'>, now = new Date()): Static<typeof TicketOut> {
+export function presentTicket(
+  ticket: ListedTicketRow,
+  requester: Pick<ContactRow, 'id' | 'email' | 'name'>,
+  now = new Date(),
+): Static<typeof TicketOut> {
   return {
     id: ticket.id,
     number: ticket.number,
@@ -57,7 +69,13 @@ export function presentHistory(row: HistoryRow): Static<typeof HistoryOut> {
 }
 
 export function presentCategory(row: CategoryRow): Static<typeof CategoryOut> {
-  return { id: row.id, name: row.name, description: row.description, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
 }
 
 export function presentAgent(view: AgentView, member: Pick<ForumMemberRow, 'username'>): Static<typeof AgentOut> {
@@ -73,7 +91,11 @@ export function presentAgent(view: AgentView, member: Pick<ForumMemberRow, 'user
 }
 
 export function presentSlaPolicy(policy: SlaTargets & { priority: TicketPriority }): Static<typeof SlaPolicyOut> {
-  return { priority: policy.priority, first_response_minutes: policy.firstResponseMinutes, resolution_minutes: policy.resolutionMinutes };
+  return {
+    priority: policy.priority,
+    first_response_minutes: policy.firstResponseMinutes,
+    resolution_minutes: policy.resolutionMinutes,
+  };
 }
 
 export function presentDraft(row: DraftRow): Static<typeof DraftOut> {

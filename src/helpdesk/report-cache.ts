@@ -39,7 +39,13 @@ async function changeMarker(db: Executor, siteId: string): Promise<string> {
 }
 
 /** The answer for `key` of the site: remembered while the site has not changed and fresh, else computed. */
-export async function rememberedReport<T>(db: Executor, siteId: string, key: string, compute: () => Promise<T>, now = Date.now()): Promise<T> {
+export async function rememberedReport<T>(
+  db: Executor,
+  siteId: string,
+  key: string,
+  compute: () => Promise<T>,
+  now = Date.now(),
+): Promise<T> {
   let answers = byDatabase.get(db);
   if (!answers) byDatabase.set(db, (answers = new Map()));
   const id = `${siteId}\n${key}`;
@@ -59,7 +65,13 @@ export async function rememberedReport<T>(db: Executor, siteId: string, key: str
   return remember(answers, id, marker, compute(), now);
 }
 
-async function remember<T>(answers: Map<string, Remembered<unknown>>, id: string, marker: string, answer: Promise<T>, now: number): Promise<T> {
+async function remember<T>(
+  answers: Map<string, Remembered<unknown>>,
+  id: string,
+  marker: string,
+  answer: Promise<T>,
+  now: number,
+): Promise<T> {
   const previous = answers.get(id);
   const settled = answer.then(() => {
     answers.delete(id);
@@ -67,7 +79,8 @@ async function remember<T>(answers: Map<string, Remembered<unknown>>, id: string
     if (answers.size > MAX_ANSWERS) answers.delete(answers.keys().next().value!);
   });
   // Requests for a changed desk share the answer being computed (a refresh does not: the old one stands).
-  if (!previous || previous.marker !== marker) answers.set(id, { marker, until: now + REPORT_FRESH_MS, answer, refreshing: false });
+  if (!previous || previous.marker !== marker)
+    answers.set(id, { marker, until: now + REPORT_FRESH_MS, answer, refreshing: false });
   try {
     await settled;
     return await answer;

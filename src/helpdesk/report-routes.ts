@@ -12,16 +12,29 @@ import { helpdeskSecurity } from './schemas.js';
 
 const ReportParams = Type.Object({ kind: Type.Union(REPORT_KINDS.map((kind) => Type.Literal(kind))) });
 const ReportQuery = Type.Object({
-  from: Type.Optional(Type.String({ format: 'date', description: 'First day (UTC), inclusive; default 29 days before `to`.' })),
-  to: Type.Optional(Type.String({ format: 'date', description: 'Last day (UTC), inclusive; default today. At most 400 days in all.' })),
-  interval: Type.Optional(Type.Union(INTERVALS.map((interval) => Type.Literal(interval)), { description: 'Period of the per-period reports (tickets, sla, trends); default day.' })),
+  from: Type.Optional(
+    Type.String({ format: 'date', description: 'First day (UTC), inclusive; default 29 days before `to`.' }),
+  ),
+  to: Type.Optional(
+    Type.String({ format: 'date', description: 'Last day (UTC), inclusive; default today. At most 400 days in all.' }),
+  ),
+  interval: Type.Optional(
+    Type.Union(
+      INTERVALS.map((interval) => Type.Literal(interval)),
+      { description: 'Period of the per-period reports (tickets, sla, trends); default day.' },
+    ),
+  ),
 });
 const ReportOut = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
   interval: Type.String(),
-  totals: Type.Record(Type.String(), Type.Number(), { description: 'Each count summed over the rows (trends: the backlog change over the range).' }),
-  rows: Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Null()])), { description: 'Per period (`period`: its first day), agent or category.' }),
+  totals: Type.Record(Type.String(), Type.Number(), {
+    description: 'Each count summed over the rows (trends: the backlog change over the range).',
+  }),
+  rows: Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Null()])), {
+    description: 'Per period (`period`: its first day), agent or category.',
+  }),
 });
 
 const read = declareSecurity(helpdeskAccess('helpdesk-read'), helpdeskSecurity);
@@ -33,7 +46,8 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['reports'],
-        summary: 'A report over a date range: tickets, agents, categories, sla or trends (JSON, or CSV with Accept: text/csv)',
+        summary:
+          'A report over a date range: tickets, agents, categories, sla or trends (JSON, or CSV with Accept: text/csv)',
         params: ReportParams,
         querystring: ReportQuery,
         response: { 200: ReportOut, ...problems(422) },
@@ -46,11 +60,16 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
       const report = await runReport(app.deps.database.db, site.id, request.params.kind, reportRange(request.query));
       const accept = String(request.headers.accept ?? '');
       if (accept.includes('text/csv') && !accept.includes('application/json')) {
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="helpdesk-${request.params.kind}-${report.from}-${report.to}.csv"`)
-          // The typed reply expects the JSON shape; the CSV text skips its serializer.
-          .send(toCsv(report) as never);
+        return (
+          reply
+            .type('text/csv; charset=utf-8')
+            .header(
+              'content-disposition',
+              `attachment; filename="helpdesk-${request.params.kind}-${report.from}-${report.to}.csv"`,
+            )
+            // The typed reply expects the JSON shape; the CSV text skips its serializer.
+            .send(toCsv(report) as never)
+        );
       }
       return report;
     },

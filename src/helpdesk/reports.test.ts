@@ -12,7 +12,13 @@ import { testDatabases } from '../../test/helpers/databases.js';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../db/client.js';
 
-type Report = { from: string; to: string; interval: string; totals: Record<string, number>; rows: Array<Record<string, string | number | null>> };
+type Report = {
+  from: string;
+  to: string;
+  interval: string;
+  totals: Record<string, number>;
+  rows: Array<Record<string, string | number | null>>;
+};
 
 for (const database of testDatabases) {
   describe(`help desk reports [${database}]`, () => {
@@ -20,8 +26,19 @@ for (const database of testDatabases) {
     let write: HelpdeskCredential;
     let ann: ForumActor;
     let firstId: string;
-    const api = (credential: HelpdeskCredential, method: 'GET' | 'POST' | 'PATCH', path: string, payload?: object, headers?: Record<string, string>) =>
-      helpdeskApi(t.app, 'desk', credential, { method, path, ...(payload ? { payload } : {}), ...(headers ? { headers } : {}) });
+    const api = (
+      credential: HelpdeskCredential,
+      method: 'GET' | 'POST' | 'PATCH',
+      path: string,
+      payload?: object,
+      headers?: Record<string, string>,
+    ) =>
+      helpdeskApi(t.app, 'desk', credential, {
+        method,
+        path,
+        ...(payload ? { payload } : {}),
+        ...(headers ? { headers } : {}),
+      });
     const report = async (kind: string, query = '') => {
       const response = await api(write, 'GET', `/reports/${kind}${query}`);
       assert.equal(response.statusCode, 200, response.body);
@@ -36,7 +53,14 @@ for (const database of testDatabases) {
       write = { key: await mintApiKey(t.app, owner, 'desk', ['helpdesk-write']) };
       ann = await addMember(t.app, 'desk', 'ann');
       assert.equal((await api(write, 'PATCH', `/agents/${ann.member.id}`, { capacity: 5 })).statusCode, 200);
-      const open = async (subject: string) => json<{ id: string; assignee_id: string | null }>(await api(write, 'POST', '/tickets', { subject, body: 'Help.', requester: { email: `${subject.toLowerCase()}@customer.example` } }));
+      const open = async (subject: string) =>
+        json<{ id: string; assignee_id: string | null }>(
+          await api(write, 'POST', '/tickets', {
+            subject,
+            body: 'Help.',
+            requester: { email: `${subject.toLowerCase()}@customer.example` },
+          }),
+        );
       const first = await open('Alpha');
       const second = await open('Beta');
       firstId = first.id;
@@ -49,12 +73,14 @@ for (const database of testDatabases) {
     });
     after(() => t.close());
 
-    it('counts the day\'s tickets, solves and replies, per period and in totals', async () => {
+    it("counts the day's tickets, solves and replies, per period and in totals", async () => {
       const tickets = await report('tickets');
       assert.equal(tickets.to, today);
       assert.equal(tickets.interval, 'day');
       assert.deepEqual(tickets.totals, { created: 2, solved: 1, reopened: 0, agent_replies: 1, requester_replies: 0 });
-      assert.deepEqual(tickets.rows, [{ period: today, created: 2, solved: 1, reopened: 0, agent_replies: 1, requester_replies: 0 }]);
+      assert.deepEqual(tickets.rows, [
+        { period: today, created: 2, solved: 1, reopened: 0, agent_replies: 1, requester_replies: 0 },
+      ]);
       const monthly = await report('tickets', `?interval=month&from=${today}&to=${today}`);
       assert.equal(monthly.rows[0]!.period, `${today.slice(0, 7)}-01`);
       assert.deepEqual((await report('trends')).totals, { created: 2, solved: 1, reopened: 0, backlog_change: 1 });
@@ -82,27 +108,50 @@ for (const database of testDatabases) {
       ];
       const first = await report('tickets', query);
       assert.deepEqual(first.rows, expected);
-      const summed = await queryRows<{ day: string; events: number }>(db, sql`select day::text as day, events from helpdesk_report_days where site_id = 'desk' order by day`);
+      const summed = await queryRows<{ day: string; events: number }>(
+        db,
+        sql`select day::text as day, events from helpdesk_report_days where site_id = 'desk' order by day`,
+      );
       // A day closes an hour after it ends (reports.ts): in the first hour of today, yesterday is open.
       const closedDays = new Date(Date.now() - 3_600_000).toISOString().slice(0, 10) === today ? 12 : 11;
       assert.equal(summed.length, closedDays, 'every closed day of the range has its row, empty days too');
-      assert.deepEqual(summed.filter((row) => row.events > 0), [{ day: dayAgo(10), events: 3 }, { day: dayAgo(9), events: 1 }, { day: dayAgo(5), events: 1 }]);
-      assert.ok(summed.every((row) => row.day < today), 'today is read from the history, not summed');
-      assert.deepEqual((await report('tickets', query)).rows, expected, 'the second reading, from the sums, is the same');
+      assert.deepEqual(
+        summed.filter((row) => row.events > 0),
+        [
+          { day: dayAgo(10), events: 3 },
+          { day: dayAgo(9), events: 1 },
+          { day: dayAgo(5), events: 1 },
+        ],
+      );
+      assert.ok(
+        summed.every((row) => row.day < today),
+        'today is read from the history, not summed',
+      );
+      assert.deepEqual(
+        (await report('tickets', query)).rows,
+        expected,
+        'the second reading, from the sums, is the same',
+      );
       const weekly = await report('tickets', `${query}&interval=week`);
       assert.equal(weekly.totals.created, 3);
       assert.equal(weekly.totals.requester_replies, 1);
-      await db.execute(sql`delete from helpdesk_history where site_id = 'desk' and created_at < ${`${today}T00:00:00Z`}::timestamptz`);
+      await db.execute(
+        sql`delete from helpdesk_history where site_id = 'desk' and created_at < ${`${today}T00:00:00Z`}::timestamptz`,
+      );
       await db.execute(sql`delete from helpdesk_report_days where site_id = 'desk'`);
     });
 
-    it('shows the agent\'s work, the categories and the SLA clocks, the paused one included', async () => {
+    it("shows the agent's work, the categories and the SLA clocks, the paused one included", async () => {
       const agents = await report('agents');
-      assert.deepEqual(agents.rows, [{ agent_id: ann.member.id, username: 'ann', assigned: 2, replies: 1, solved: 1, open_now: 1 }]);
-      assert.deepEqual((await report('categories')).rows, [{ category_id: null, name: '(none)', created: 2, solved: 1, open_now: 1 }]);
+      assert.deepEqual(agents.rows, [
+        { agent_id: ann.member.id, username: 'ann', assigned: 2, replies: 1, solved: 1, open_now: 1 },
+      ]);
+      assert.deepEqual((await report('categories')).rows, [
+        { category_id: null, name: '(none)', created: 2, solved: 1, open_now: 1 },
+      ]);
       const sla = await report('sla');
       assert.equal(sla.totals.tickets, 2);
-      assert.equal(sla.totals.paused, 1, 'the pending ticket\'s clock is stopped');
+      assert.equal(sla.totals.paused, 1, "the pending ticket's clock is stopped");
       assert.equal(sla.totals.breached, 0);
       assert.equal(typeof sla.rows[0]!.avg_first_response_minutes, 'number');
     });
@@ -111,15 +160,24 @@ for (const database of testDatabases) {
       const response = await api(write, 'GET', '/reports/agents', undefined, { accept: 'text/csv' });
       assert.equal(response.statusCode, 200);
       assert.match(String(response.headers['content-type']), /^text\/csv/);
-      assert.match(String(response.headers['content-disposition']), /attachment; filename="helpdesk-agents-\d{4}-\d\d-\d\d-\d{4}-\d\d-\d\d\.csv"/);
-      assert.equal(response.body, `agent_id,username,assigned,replies,solved,open_now\r\n${ann.member.id},ann,2,1,1,1\r\n`);
+      assert.match(
+        String(response.headers['content-disposition']),
+        /attachment; filename="helpdesk-agents-\d{4}-\d\d-\d\d-\d{4}-\d\d-\d\d\.csv"/,
+      );
+      assert.equal(
+        response.body,
+        `agent_id,username,assigned,replies,solved,open_now\r\n${ann.member.id},ann,2,1,1,1\r\n`,
+      );
     });
 
     it('refuses bad ranges and agents who are not admins', async () => {
       const backwards = await api(write, 'GET', '/reports/tickets?from=2026-02-01&to=2026-01-01');
       assert.equal(backwards.statusCode, 422);
       assert.equal(json(backwards).code, 'invalid_report_range');
-      assert.equal(json(await api(write, 'GET', '/reports/tickets?from=2020-01-01&to=2026-01-01')).code, 'invalid_report_range');
+      assert.equal(
+        json(await api(write, 'GET', '/reports/tickets?from=2020-01-01&to=2026-01-01')).code,
+        'invalid_report_range',
+      );
       assert.equal((await api(write, 'GET', '/reports/tickets?from=yesterday')).statusCode, 400);
       assert.equal((await api(write, 'GET', '/reports/everything')).statusCode, 400);
       assert.equal((await api({ token: ann.token }, 'GET', '/reports/tickets')).statusCode, 403);
@@ -131,7 +189,16 @@ for (const database of testDatabases) {
       await t.app.deps.database.db.execute(sql`update helpdesk_tickets set status = 'closed' where site_id = 'desk'`);
       assert.deepEqual(await report('categories'), first);
       // A ticket opened through the API writes its history: the next answer is computed anew.
-      assert.equal((await api(write, 'POST', '/tickets', { subject: 'Gamma', body: 'Help.', requester: { email: 'gamma@customer.example' } })).statusCode, 201);
+      assert.equal(
+        (
+          await api(write, 'POST', '/tickets', {
+            subject: 'Gamma',
+            body: 'Help.',
+            requester: { email: 'gamma@customer.example' },
+          })
+        ).statusCode,
+        201,
+      );
       const changed = await report('categories');
       assert.deepEqual([changed.totals.created, changed.totals.open_now], [first.totals.created! + 1, 1]);
     });

@@ -9,7 +9,13 @@ import { queryRows, type Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { rememberedReport } from './report-cache.js';
 import { breachedWhere } from './sla.js';
-import { helpdeskAgents, helpdeskCategories, helpdeskHistory as h, helpdeskReportDays as d, helpdeskTickets as t } from './tables.js';
+import {
+  helpdeskAgents,
+  helpdeskCategories,
+  helpdeskHistory as h,
+  helpdeskReportDays as d,
+  helpdeskTickets as t,
+} from './tables.js';
 
 export const REPORT_KINDS = ['tickets', 'agents', 'categories', 'sla', 'trends'] as const;
 type ReportKind = (typeof REPORT_KINDS)[number];
@@ -46,15 +52,18 @@ export function reportRange(query: { from?: string; to?: string; interval?: Inte
   const from = query.from ?? day(new Date(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_DAYS - 1) * 86_400_000));
   const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
   if (!(days >= 1)) throw new AppError('invalid_report_range', `The range ends (${to}) before it starts (${from}).`);
-  if (days > MAX_DAYS) throw new AppError('invalid_report_range', `A report covers at most ${MAX_DAYS} days; this range has ${days}.`);
+  if (days > MAX_DAYS)
+    throw new AppError('invalid_report_range', `A report covers at most ${MAX_DAYS} days; this range has ${days}.`);
   return { from, to, interval: query.interval ?? 'day' };
 }
 
 const start = (range: ReportRange): SQL => sql`${`${range.from}T00:00:00Z`}::timestamptz`;
 /** The instant after the last day. */
 const end = (range: ReportRange): SQL => sql`(${`${range.to}T00:00:00Z`}::timestamptz + interval '1 day')`;
-const period = (range: ReportRange, column: SQLWrapper): SQL => sql`to_char(date_trunc(${range.interval}, ${column} at time zone 'UTC'), 'YYYY-MM-DD')`;
-const inRange = (range: ReportRange, column: SQLWrapper): SQL => sql`${column} >= ${start(range)} and ${column} < ${end(range)}`;
+const period = (range: ReportRange, column: SQLWrapper): SQL =>
+  sql`to_char(date_trunc(${range.interval}, ${column} at time zone 'UTC'), 'YYYY-MM-DD')`;
+const inRange = (range: ReportRange, column: SQLWrapper): SQL =>
+  sql`${column} >= ${start(range)} and ${column} < ${end(range)}`;
 
 /**
  * Days whose history is complete: those before the UTC day of an hour ago. History rows take their
@@ -84,7 +93,10 @@ async function sumClosedDays(db: Executor, siteId: string, range: ReportRange): 
       where not exists (select 1 from ${d} where ${d.siteId} = ${siteId} and ${d.day} = ${range.from}::date + i)`,
   );
   if (missing.length === 0) return;
-  const days = sql.join(missing.map((row) => sql`${row.day}::date`), sql`, `);
+  const days = sql.join(
+    missing.map((row) => sql`${row.day}::date`),
+    sql`, `,
+  );
   await db.execute(sql`insert into ${d} (site_id, day, events, created, solved, reopened, agent_replies, requester_replies)
     select ${siteId}, m.day, c.*
     from unnest(array[${days}]) m(day)
@@ -192,17 +204,29 @@ const REPORTS: Record<ReportKind, (db: Executor, siteId: string, range: ReportRa
 };
 
 /** Columns summed into `totals`: the counts, not ids, names, averages or running values. */
-const NOT_SUMMED = new Set(['period', 'agent_id', 'username', 'category_id', 'name', 'avg_first_response_minutes', 'backlog_change']);
+const NOT_SUMMED = new Set([
+  'period',
+  'agent_id',
+  'username',
+  'category_id',
+  'name',
+  'avg_first_response_minutes',
+  'backlog_change',
+]);
 
 /** The report, as remembered while the site has not changed (report-cache.ts) or computed. */
 export function runReport(db: Executor, siteId: string, kind: ReportKind, range: ReportRange): Promise<Report> {
-  return rememberedReport(db, siteId, `${kind} ${range.from} ${range.to} ${range.interval}`, () => computeReport(db, siteId, kind, range));
+  return rememberedReport(db, siteId, `${kind} ${range.from} ${range.to} ${range.interval}`, () =>
+    computeReport(db, siteId, kind, range),
+  );
 }
 
 async function computeReport(db: Executor, siteId: string, kind: ReportKind, range: ReportRange): Promise<Report> {
   const rows = await REPORTS[kind](db, siteId, range);
   const totals: Record<string, number> = {};
-  for (const row of rows) for (const [name, value] of Object.entries(row)) if (!NOT_SUMMED.has(name)) totals[name] = (totals[name] ?? 0) + Number(value ?? 0);
+  for (const row of rows)
+    for (const [name, value] of Object.entries(row))
+      if (!NOT_SUMMED.has(name)) totals[name] = (totals[name] ?? 0) + Number(value ?? 0);
   if (kind === 'trends') totals.backlog_change = Number(rows.at(-1)?.backlog_change ?? 0);
   return { from: range.from, to: range.to, interval: range.interval, totals, rows };
 }
@@ -217,5 +241,9 @@ function csvCell(value: string | number | null): string {
 /** The report's rows as CSV (RFC 4180), a header line first; empty rows still give the header of the report's kind. */
 export function toCsv(report: Report): string {
   const columns = Object.keys(report.rows[0] ?? report.totals);
-  return [columns.join(','), ...report.rows.map((row) => columns.map((name) => csvCell(row[name] ?? null)).join(','))].join('\r\n') + '\r\n';
+  return (
+    [columns.join(','), ...report.rows.map((row) => columns.map((name) => csvCell(row[name] ?? null)).join(','))].join(
+      '\r\n',
+    ) + '\r\n'
+  );
 }

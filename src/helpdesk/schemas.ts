@@ -4,22 +4,39 @@ import { PageQuery } from '../http/pagination.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
-const Status = Type.Union([Type.Literal('new'), Type.Literal('open'), Type.Literal('pending'), Type.Literal('on_hold'), Type.Literal('solved'), Type.Literal('closed')]);
-export const Priority = Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('urgent')]);
+const Status = Type.Union([
+  Type.Literal('new'),
+  Type.Literal('open'),
+  Type.Literal('pending'),
+  Type.Literal('on_hold'),
+  Type.Literal('solved'),
+  Type.Literal('closed'),
+]);
+export const Priority = Type.Union([
+  Type.Literal('low'),
+  Type.Literal('normal'),
+  Type.Literal('high'),
+  Type.Literal('urgent'),
+]);
 const Channel = Type.Union([Type.Literal('web'), Type.Literal('email'), Type.Literal('api')]);
 const Tag = Type.String({ minLength: 1, maxLength: 50 });
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 
 export const helpdeskSecurity: Array<Record<string, string[]>> = [{ apiKey: [] }, { forumToken: [] }, { session: [] }];
 
-export const TicketParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'The ticket id or its number.' }) });
+export const TicketParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, description: 'The ticket id or its number.' }),
+});
 export const IdParams = Type.Object({ id: Id });
 
 export const TicketBody = Type.Object(
   {
     subject: Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' }),
     body: Type.String({ minLength: 1, maxLength: 100_000, description: 'Markdown.' }),
-    requester: Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }), name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+    requester: Type.Object(
+      { email: Type.String({ minLength: 3, maxLength: 254 }), name: Type.Optional(Type.String({ maxLength: 200 })) },
+      { additionalProperties: false },
+    ),
     priority: Type.Optional(Priority),
     category_id: Type.Optional(Type.Union([Id, Type.Null()])),
     tags: Type.Optional(Type.Array(Tag, { maxItems: 20 })),
@@ -43,16 +60,26 @@ export type TicketPatch = Static<typeof TicketPatch>;
 const TICKET_SORTS = ['created_at', 'updated_at', 'number', 'priority', 'status'] as const;
 
 export const TicketListQuery = Type.Object({
-    ...PageQuery.properties,
-    status: Type.Optional(Type.String({ maxLength: 100, description: 'A status, or a comma list of them.' })),
-    priority: Type.Optional(Type.String({ maxLength: 100, description: 'A priority, or a comma list of them.' })),
-    category: Type.Optional(Type.String({ maxLength: 100, description: 'A category id, or `none`.' })),
-    assignee: Type.Optional(Type.String({ maxLength: 100, description: 'An agent id, `none` (unassigned) or `me` (the calling agent).' })),
-    requester: Type.Optional(Type.String({ maxLength: 254, description: 'A requester\'s contact id or e-mail address.' })),
-    tag: Type.Optional(Tag),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Full-text search over subject and thread.' })),
-    sla: Type.Optional(Type.Union([Type.Literal('breached'), Type.Literal('at_risk')])),
-    sort: Type.Optional(Type.String({ pattern: `^-?(${TICKET_SORTS.join('|')})$`, default: '-updated_at', description: 'A field, `-` for descending.' })),
+  ...PageQuery.properties,
+  status: Type.Optional(Type.String({ maxLength: 100, description: 'A status, or a comma list of them.' })),
+  priority: Type.Optional(Type.String({ maxLength: 100, description: 'A priority, or a comma list of them.' })),
+  category: Type.Optional(Type.String({ maxLength: 100, description: 'A category id, or `none`.' })),
+  assignee: Type.Optional(
+    Type.String({ maxLength: 100, description: 'An agent id, `none` (unassigned) or `me` (the calling agent).' }),
+  ),
+  requester: Type.Optional(Type.String({ maxLength: 254, description: "A requester's contact id or e-mail address." })),
+  tag: Type.Optional(Tag),
+  q: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Full-text search over subject and thread.' }),
+  ),
+  sla: Type.Optional(Type.Union([Type.Literal('breached'), Type.Literal('at_risk')])),
+  sort: Type.Optional(
+    Type.String({
+      pattern: `^-?(${TICKET_SORTS.join('|')})$`,
+      default: '-updated_at',
+      description: 'A field, `-` for descending.',
+    }),
+  ),
 });
 export type TicketListQuery = Static<typeof TicketListQuery>;
 
@@ -64,7 +91,11 @@ const SlaOut = Type.Object({
   at_risk: Type.Boolean({ description: 'Less than a quarter of a target remains.' }),
 });
 
-const RequesterOut = Type.Object({ id: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]) });
+const RequesterOut = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+});
 
 export const TicketOut = Type.Object({
   id: Type.String(),
@@ -89,7 +120,9 @@ export const TicketOut = Type.Object({
 export const ReplyBody = Type.Object(
   {
     body: Type.String({ minLength: 1, maxLength: 100_000, description: 'Markdown.' }),
-    internal: Type.Optional(Type.Boolean({ default: false, description: 'An internal note, never shown to the requester.' })),
+    internal: Type.Optional(
+      Type.Boolean({ default: false, description: 'An internal note, never shown to the requester.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -97,7 +130,10 @@ export const ReplyBody = Type.Object(
 export const EntryOut = Type.Object({
   id: Type.String(),
   ticket_id: Type.String(),
-  author: Type.Object({ kind: Type.Union([Type.Literal('requester'), Type.Literal('agent')]), id: Type.Union([Type.String(), Type.Null()]) }),
+  author: Type.Object({
+    kind: Type.Union([Type.Literal('requester'), Type.Literal('agent')]),
+    id: Type.Union([Type.String(), Type.Null()]),
+  }),
   internal: Type.Boolean(),
   body: Type.String({ description: 'Markdown as written.' }),
   body_html: Type.String({ description: 'Sanitized HTML.' }),
@@ -106,7 +142,10 @@ export const EntryOut = Type.Object({
   created_at: Time,
 });
 
-export const RepliesQuery = Type.Object({ ...PageQuery.properties, internal: Type.Optional(Type.Boolean({ default: true, description: 'Include internal notes.' })) });
+export const RepliesQuery = Type.Object({
+  ...PageQuery.properties,
+  internal: Type.Optional(Type.Boolean({ default: true, description: 'Include internal notes.' })),
+});
 
 export const HistoryOut = Type.Object({
   id: Type.String(),
@@ -118,11 +157,20 @@ export const HistoryOut = Type.Object({
 });
 
 export const CategoryBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), description: Type.Optional(Type.String({ maxLength: 2000 })) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
   { additionalProperties: false },
 );
 export const CategoryPatch = Type.Partial(CategoryBody, { additionalProperties: false, minProperties: 1 });
-export const CategoryOut = Type.Object({ id: Type.String(), name: Type.String(), description: Type.String(), created_at: Time, updated_at: Time });
+export const CategoryOut = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  created_at: Time,
+  updated_at: Time,
+});
 
 export const AgentPatch = Type.Object(
   {
@@ -145,10 +193,17 @@ export const AgentOut = Type.Object({
 });
 
 export const SlaPolicyBody = Type.Object(
-  { first_response_minutes: Type.Integer({ minimum: 1, maximum: 525_600 }), resolution_minutes: Type.Integer({ minimum: 1, maximum: 525_600 }) },
+  {
+    first_response_minutes: Type.Integer({ minimum: 1, maximum: 525_600 }),
+    resolution_minutes: Type.Integer({ minimum: 1, maximum: 525_600 }),
+  },
   { additionalProperties: false },
 );
-export const SlaPolicyOut = Type.Object({ priority: Priority, first_response_minutes: Type.Integer(), resolution_minutes: Type.Integer() });
+export const SlaPolicyOut = Type.Object({
+  priority: Priority,
+  first_response_minutes: Type.Integer(),
+  resolution_minutes: Type.Integer(),
+});
 
 export const DraftBody = Type.Object(
   {
@@ -157,4 +212,9 @@ export const DraftBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const DraftOut = Type.Object({ id: Type.String(), body: Type.String({ description: 'Markdown, for an agent to edit and send.' }), created_at: Time, model: Type.String() });
+export const DraftOut = Type.Object({
+  id: Type.String(),
+  body: Type.String({ description: 'Markdown, for an agent to edit and send.' }),
+  created_at: Time,
+  model: Type.String(),
+});

@@ -8,7 +8,12 @@ import type { ListedTicketRow } from './tables.js';
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-11-27T12:00:00Z');
 
-function ticket(at: Partial<Record<'firstResponseDueAt' | 'resolutionDueAt' | 'firstResponseAt' | 'solvedAt' | 'slaPausedAt', number>>, minutes: [number | null, number | null]): ListedTicketRow {
+function ticket(
+  at: Partial<
+    Record<'firstResponseDueAt' | 'resolutionDueAt' | 'firstResponseAt' | 'solvedAt' | 'slaPausedAt', number>
+  >,
+  minutes: [number | null, number | null],
+): ListedTicketRow {
   const date = (ms: number | undefined) => (ms === undefined ? null : new Date(ms));
   return {
     firstResponseDueAt: date(at.firstResponseDueAt),
@@ -43,9 +48,23 @@ describe('SLA flag changes', () => {
     const rows = [
       ticket({}, [null, null]),
       ticket({ firstResponseDueAt: T0 + 7 * MINUTE, resolutionDueAt: T0 + 30 * MINUTE }, [10, 30]),
-      ticket({ firstResponseDueAt: T0 - MINUTE, resolutionDueAt: T0 + 9 * MINUTE, firstResponseAt: T0 - 2 * MINUTE }, [5, 20]),
-      ticket({ firstResponseDueAt: T0 + 3 * MINUTE, resolutionDueAt: T0 + 13 * MINUTE, slaPausedAt: T0 - MINUTE }, [4, 16]),
-      ticket({ firstResponseDueAt: T0 + 3 * MINUTE, resolutionDueAt: T0 + 5 * MINUTE, solvedAt: T0 - MINUTE, firstResponseAt: T0 - 2 * MINUTE }, [4, 8]),
+      ticket(
+        { firstResponseDueAt: T0 - MINUTE, resolutionDueAt: T0 + 9 * MINUTE, firstResponseAt: T0 - 2 * MINUTE },
+        [5, 20],
+      ),
+      ticket(
+        { firstResponseDueAt: T0 + 3 * MINUTE, resolutionDueAt: T0 + 13 * MINUTE, slaPausedAt: T0 - MINUTE },
+        [4, 16],
+      ),
+      ticket(
+        {
+          firstResponseDueAt: T0 + 3 * MINUTE,
+          resolutionDueAt: T0 + 5 * MINUTE,
+          solvedAt: T0 - MINUTE,
+          firstResponseAt: T0 - 2 * MINUTE,
+        },
+        [4, 8],
+      ),
       ticket({ resolutionDueAt: T0 + 2 * MINUTE }, [null, 7]),
     ];
     for (const row of rows) {
@@ -53,7 +72,11 @@ describe('SLA flag changes', () => {
         const until = slaChangesAt(row, new Date(now));
         assert.ok(until > now);
         const seen = flags(row, now);
-        for (const at of [now + 1, Math.min(until - 1, now + 60 * MINUTE), now + Math.floor((Math.min(until, now + 60 * MINUTE) - now) / 2)]) {
+        for (const at of [
+          now + 1,
+          Math.min(until - 1, now + 60 * MINUTE),
+          now + Math.floor((Math.min(until, now + 60 * MINUTE) - now) / 2),
+        ]) {
           assert.deepEqual(flags(row, at), seen, `flags at ${at - T0} ms, kept from ${now - T0} until ${until - T0}`);
         }
       }

@@ -6,7 +6,14 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
-import { helpdeskSlaPolicies, helpdeskTickets as t, type ListedTicketRow, type TicketPriority, type TicketRow, type TicketStatus } from './tables.js';
+import {
+  helpdeskSlaPolicies,
+  helpdeskTickets as t,
+  type ListedTicketRow,
+  type TicketPriority,
+  type TicketRow,
+  type TicketStatus,
+} from './tables.js';
 
 export interface SlaTargets {
   firstResponseMinutes: number;
@@ -27,31 +34,58 @@ const DONE: readonly TicketStatus[] = ['solved', 'closed'];
 /** Every opening reads its priority's targets: prepared (src/db/prepared.ts). */
 const slaPolicy = preparedStatement('helpdesk_sla_policy', (db) =>
   db
-    .select({ firstResponseMinutes: helpdeskSlaPolicies.firstResponseMinutes, resolutionMinutes: helpdeskSlaPolicies.resolutionMinutes })
+    .select({
+      firstResponseMinutes: helpdeskSlaPolicies.firstResponseMinutes,
+      resolutionMinutes: helpdeskSlaPolicies.resolutionMinutes,
+    })
     .from(helpdeskSlaPolicies)
-    .where(and(eq(helpdeskSlaPolicies.siteId, sql.placeholder('siteId')), eq(helpdeskSlaPolicies.priority, sql.placeholder('priority')))),
+    .where(
+      and(
+        eq(helpdeskSlaPolicies.siteId, sql.placeholder('siteId')),
+        eq(helpdeskSlaPolicies.priority, sql.placeholder('priority')),
+      ),
+    ),
 );
 
 export async function slaTargets(db: Executor, siteId: string, priority: TicketPriority): Promise<SlaTargets> {
   const [row] = await slaPolicy(db, undefined).execute({ siteId, priority });
-  return row ? { firstResponseMinutes: row.firstResponseMinutes, resolutionMinutes: row.resolutionMinutes } : DEFAULT_SLA[priority];
+  return row
+    ? { firstResponseMinutes: row.firstResponseMinutes, resolutionMinutes: row.resolutionMinutes }
+    : DEFAULT_SLA[priority];
 }
 
-export async function listSlaPolicies(db: Executor, siteId: string): Promise<Array<SlaTargets & { priority: TicketPriority }>> {
+export async function listSlaPolicies(
+  db: Executor,
+  siteId: string,
+): Promise<Array<SlaTargets & { priority: TicketPriority }>> {
   const rows = await db.select().from(helpdeskSlaPolicies).where(eq(helpdeskSlaPolicies.siteId, siteId));
   return (Object.keys(DEFAULT_SLA) as TicketPriority[]).map((priority) => {
     const row = rows.find((r) => r.priority === priority);
-    return { priority, ...(row ? { firstResponseMinutes: row.firstResponseMinutes, resolutionMinutes: row.resolutionMinutes } : DEFAULT_SLA[priority]) };
+    return {
+      priority,
+      ...(row
+        ? { firstResponseMinutes: row.firstResponseMinutes, resolutionMinutes: row.resolutionMinutes }
+        : DEFAULT_SLA[priority]),
+    };
   });
 }
 
-export async function setSlaPolicy(db: Executor, siteId: string, priority: TicketPriority, targets: SlaTargets): Promise<void> {
+export async function setSlaPolicy(
+  db: Executor,
+  siteId: string,
+  priority: TicketPriority,
+  targets: SlaTargets,
+): Promise<void> {
   await db
     .insert(helpdeskSlaPolicies)
     .values({ siteId, priority, ...targets })
     .onConflictDoUpdate({
       target: [helpdeskSlaPolicies.siteId, helpdeskSlaPolicies.priority],
-      set: { firstResponseMinutes: targets.firstResponseMinutes, resolutionMinutes: targets.resolutionMinutes, updatedAt: sql`now()` },
+      set: {
+        firstResponseMinutes: targets.firstResponseMinutes,
+        resolutionMinutes: targets.resolutionMinutes,
+        updatedAt: sql`now()`,
+      },
     });
 }
 
@@ -69,9 +103,10 @@ export function startClock(targets: SlaTargets, now: Date): Partial<TicketRow> {
 
 /** New targets for a new priority, counted from the ticket's opening; the time paused still counts as paused. */
 export function retarget(ticket: TicketRow, targets: SlaTargets): Partial<TicketRow> {
-  const pausedMs = ticket.firstResponseDueAt && ticket.firstResponseMinutes !== null
-    ? ticket.firstResponseDueAt.getTime() - addMinutes(ticket.createdAt, ticket.firstResponseMinutes).getTime()
-    : 0;
+  const pausedMs =
+    ticket.firstResponseDueAt && ticket.firstResponseMinutes !== null
+      ? ticket.firstResponseDueAt.getTime() - addMinutes(ticket.createdAt, ticket.firstResponseMinutes).getTime()
+      : 0;
   const start = new Date(ticket.createdAt.getTime() + pausedMs);
   return startClock(targets, start);
 }
@@ -86,7 +121,8 @@ export function statusChange(ticket: TicketRow, next: TicketStatus, now: Date): 
   if (wasPaused && !PAUSED.includes(next)) {
     const pause = now.getTime() - ticket.slaPausedAt!.getTime();
     change.slaPausedAt = null;
-    if (ticket.firstResponseDueAt && !ticket.firstResponseAt) change.firstResponseDueAt = new Date(ticket.firstResponseDueAt.getTime() + pause);
+    if (ticket.firstResponseDueAt && !ticket.firstResponseAt)
+      change.firstResponseDueAt = new Date(ticket.firstResponseDueAt.getTime() + pause);
     if (ticket.resolutionDueAt) change.resolutionDueAt = new Date(ticket.resolutionDueAt.getTime() + pause);
   }
   if (!wasPaused && PAUSED.includes(next)) change.slaPausedAt = now;
@@ -134,7 +170,8 @@ export function slaChangesAt(ticket: ListedTicketRow, now: Date): number {
   let first = Infinity;
   const consider = (due: Date | null, minutes: number | null): void => {
     if (due === null) return;
-    for (const at of minutes === null ? [due.getTime()] : [due.getTime() - riskLead(minutes), due.getTime()]) if (at >= now.getTime()) first = Math.min(first, at + 1);
+    for (const at of minutes === null ? [due.getTime()] : [due.getTime() - riskLead(minutes), due.getTime()])
+      if (at >= now.getTime()) first = Math.min(first, at + 1);
   };
   consider(ticket.firstResponseDueAt, ticket.firstResponseMinutes);
   consider(ticket.resolutionDueAt, ticket.resolutionMinutes);
@@ -144,12 +181,19 @@ export function slaChangesAt(ticket: ListedTicketRow, now: Date): number {
 /** The ticket's SLA state at `now`, as the API shows it. */
 export function slaView(ticket: ListedTicketRow, now: Date): SlaView {
   const clock = (done: Date | null): number => (done ?? ticket.slaPausedAt ?? now).getTime();
-  const firstBreached = ticket.firstResponseDueAt !== null && clock(ticket.firstResponseAt) > ticket.firstResponseDueAt.getTime();
-  const resolutionBreached = ticket.resolutionDueAt !== null && clock(ticket.solvedAt) > ticket.resolutionDueAt.getTime();
+  const firstBreached =
+    ticket.firstResponseDueAt !== null && clock(ticket.firstResponseAt) > ticket.firstResponseDueAt.getTime();
+  const resolutionBreached =
+    ticket.resolutionDueAt !== null && clock(ticket.solvedAt) > ticket.resolutionDueAt.getTime();
   const breached = firstBreached || resolutionBreached;
   const running = ticket.slaPausedAt === null && ticket.solvedAt === null;
-  const near = (due: Date | null, minutes: number | null): boolean => due !== null && minutes !== null && now.getTime() > due.getTime() - riskLead(minutes);
-  const atRisk = !breached && running && ((ticket.firstResponseAt === null && near(ticket.firstResponseDueAt, ticket.firstResponseMinutes)) || near(ticket.resolutionDueAt, ticket.resolutionMinutes));
+  const near = (due: Date | null, minutes: number | null): boolean =>
+    due !== null && minutes !== null && now.getTime() > due.getTime() - riskLead(minutes);
+  const atRisk =
+    !breached &&
+    running &&
+    ((ticket.firstResponseAt === null && near(ticket.firstResponseDueAt, ticket.firstResponseMinutes)) ||
+      near(ticket.resolutionDueAt, ticket.resolutionMinutes));
   return {
     first_response_due_at: ticket.firstResponseDueAt?.toISOString() ?? null,
     resolution_due_at: ticket.resolutionDueAt?.toISOString() ?? null,

@@ -2,7 +2,19 @@
 // agents (forum members marked as agents), SLA policies per priority and the append-only history.
 // Every row carries its site id and every query filters on it.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { sites } from '../core/sites/tables.js';
 import { forumMembers } from '../forum/tables.js';
 
@@ -51,7 +63,10 @@ export const helpdeskContacts = pgTable(
     memberId: text('member_id').references(() => forumMembers.id, { onDelete: 'set null' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('helpdesk_contacts_email_key').on(t.siteId, t.email), index('helpdesk_contacts_member_idx').on(t.memberId)],
+  (t) => [
+    uniqueIndex('helpdesk_contacts_email_key').on(t.siteId, t.email),
+    index('helpdesk_contacts_member_idx').on(t.memberId),
+  ],
 );
 
 /** Forum members marked as agents; the agent's id is the member's id. */
@@ -84,7 +99,10 @@ export const helpdeskAgentCategories = pgTable(
       .notNull()
       .references(() => helpdeskCategories.id, { onDelete: 'cascade' }),
   },
-  (t) => [primaryKey({ columns: [t.agentId, t.categoryId] }), index('helpdesk_agent_categories_category_idx').on(t.categoryId)],
+  (t) => [
+    primaryKey({ columns: [t.agentId, t.categoryId] }),
+    index('helpdesk_agent_categories_category_idx').on(t.categoryId),
+  ],
 );
 
 /** Targets per priority, in minutes of calendar time (docs/decisions/0050-helpdesk-sla.md). */
@@ -116,7 +134,10 @@ export const helpdeskTickets = pgTable(
       .notNull()
       .references(() => helpdeskContacts.id, { onDelete: 'cascade' }),
     channel: text('channel', { enum: TICKET_CHANNELS }).notNull(),
-    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    tags: text('tags')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** The closed ticket a requester's late reply followed up (docs/decisions/0049-helpdesk-closed-replies.md). */
     followUpOf: text('follow_up_of'),
     /** Subject and every entry's text, for `q=` full-text search. */
@@ -174,18 +195,33 @@ export const helpdeskEntries = pgTable(
     bodyText: text('body_text').notNull(),
     /** The e-mail Message-ID (with its angle brackets) the entry came in or went out with. */
     messageId: text('message_id'),
-    attachments: jsonb('attachments').$type<AttachmentRef[]>().notNull().default(sql`'[]'::jsonb`),
+    attachments: jsonb('attachments')
+      .$type<AttachmentRef[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index('helpdesk_entries_ticket_idx').on(t.ticketId, t.createdAt, t.id),
     // A delivery of a message already on file finds it instead of adding it twice.
-    uniqueIndex('helpdesk_entries_message_key').on(t.siteId, t.messageId).where(sql`${t.messageId} is not null`),
+    uniqueIndex('helpdesk_entries_message_key')
+      .on(t.siteId, t.messageId)
+      .where(sql`${t.messageId} is not null`),
   ],
 );
 
 export const HISTORY_EVENTS = [
-  'created', 'status', 'priority', 'category', 'assignee', 'tags', 'reply', 'note', 'draft', 'reopened', 'follow_up',
+  'created',
+  'status',
+  'priority',
+  'category',
+  'assignee',
+  'tags',
+  'reply',
+  'note',
+  'draft',
+  'reopened',
+  'follow_up',
 ] as const;
 export type HistoryEvent = (typeof HISTORY_EVENTS)[number];
 export const ACTOR_KINDS = ['member', 'account', 'api_key', 'requester', 'system'] as const;
@@ -207,7 +243,10 @@ export const helpdeskHistory = pgTable(
     toValue: jsonb('to_value'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('helpdesk_history_ticket_idx').on(t.ticketId, t.id), index('helpdesk_history_site_idx').on(t.siteId, t.createdAt, t.event)],
+  (t) => [
+    index('helpdesk_history_ticket_idx').on(t.ticketId, t.id),
+    index('helpdesk_history_site_idx').on(t.siteId, t.createdAt, t.event),
+  ],
 );
 
 /**

@@ -11,7 +11,14 @@ import { canSeeTicket, servedCategoriesOf, servedTicketsWhere, type HelpdeskCall
 import type { TicketListQuery } from './schemas.js';
 import { atRiskWhere, breachedWhere } from './sla.js';
 import { findContact, findTicket } from './tickets.js';
-import { helpdeskContacts, helpdeskTickets as t, TICKET_PRIORITIES, TICKET_STATUSES, type ContactRow, type TicketRow } from './tables.js';
+import {
+  helpdeskContacts,
+  helpdeskTickets as t,
+  TICKET_PRIORITIES,
+  TICKET_STATUSES,
+  type ContactRow,
+  type TicketRow,
+} from './tables.js';
 
 /** A ticket the caller may see, whole, with its requester. */
 export interface VisibleTicket {
@@ -25,7 +32,12 @@ const requesterColumns = { id: helpdeskContacts.id, email: helpdeskContacts.emai
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T[] {
   const values = value.split(',').map((v) => v.trim());
   const unknown = values.filter((v) => !(allowed as readonly string[]).includes(v));
-  if (unknown.length > 0) throw new AppError('invalid_filter', `Unknown ${name} ${unknown.map((v) => `"${v}"`).join(', ')}; use ${allowed.join(', ')}.`, { parameter: name });
+  if (unknown.length > 0)
+    throw new AppError(
+      'invalid_filter',
+      `Unknown ${name} ${unknown.map((v) => `"${v}"`).join(', ')}; use ${allowed.join(', ')}.`,
+      { parameter: name },
+    );
   return values as T[];
 }
 
@@ -35,7 +47,13 @@ const STATUS_RANK = sql`array_position(array['new','open','pending','on_hold','s
 function sortOf(sort: string): SQL[] {
   const field = sort.replace(/^-/, '');
   const direction = sort.startsWith('-') ? desc : asc;
-  const column = { created_at: t.createdAt, updated_at: t.updatedAt, number: t.number, priority: PRIORITY_RANK, status: STATUS_RANK }[field]!;
+  const column = {
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+    number: t.number,
+    priority: PRIORITY_RANK,
+    status: STATUS_RANK,
+  }[field]!;
   return [direction(column), direction(t.id)];
 }
 
@@ -84,9 +102,23 @@ const LIST_PLACEHOLDERS: ListParams = {
 };
 
 /** The list a query asks for, checked: its shape and the values that go with it. */
-function listRequest(caller: HelpdeskCaller, siteId: string, query: TicketListQuery): { shape: ListShape; values: ListValues } {
+function listRequest(
+  caller: HelpdeskCaller,
+  siteId: string,
+  query: TicketListQuery,
+): { shape: ListShape; values: ListValues } {
   const shape: ListShape = { sort: query.sort ?? '-updated_at' };
-  const values: ListValues = { siteId, statuses: [], priorities: [], category: '', assignee: '', requester: '', tag: '', q: '', served: [] };
+  const values: ListValues = {
+    siteId,
+    statuses: [],
+    priorities: [],
+    category: '',
+    assignee: '',
+    requester: '',
+    tag: '',
+    q: '',
+    served: [],
+  };
   if (query.status) {
     values.statuses = [...new Set(oneOf('status', query.status, TICKET_STATUSES))];
     shape.status = values.statuses.length === 1 ? 'one' : 'many';
@@ -99,7 +131,8 @@ function listRequest(caller: HelpdeskCaller, siteId: string, query: TicketListQu
     shape.category = query.category === 'none' ? 'none' : 'id';
     values.category = query.category;
   }
-  if (query.assignee === 'me' && caller.kind !== 'member') throw new AppError('invalid_filter', '`assignee=me` needs an agent\'s credential.', { parameter: 'assignee' });
+  if (query.assignee === 'me' && caller.kind !== 'member')
+    throw new AppError('invalid_filter', "`assignee=me` needs an agent's credential.", { parameter: 'assignee' });
   if (query.assignee) {
     shape.assignee = query.assignee === 'none' ? 'none' : 'id';
     values.assignee = query.assignee === 'me' ? caller.id : query.assignee;
@@ -142,7 +175,10 @@ function ticketFilters(db: Executor, shape: ListShape, v: ListParams): SQL {
   if (shape.assignee) conditions.push(shape.assignee === 'none' ? isNull(t.assigneeId) : eq(t.assigneeId, v.assignee));
   if (shape.requester === 'id') conditions.push(eq(t.requesterId, v.requester));
   if (shape.requester === 'email') {
-    const byEmail = db.select({ id: helpdeskContacts.id }).from(helpdeskContacts).where(and(eq(helpdeskContacts.siteId, v.siteId), eq(helpdeskContacts.email, v.requester)));
+    const byEmail = db
+      .select({ id: helpdeskContacts.id })
+      .from(helpdeskContacts)
+      .where(and(eq(helpdeskContacts.siteId, v.siteId), eq(helpdeskContacts.email, v.requester)));
     conditions.push(inArray(t.requesterId, byEmail));
   }
   if (shape.tag) conditions.push(sql`${t.tags} @> array[${v.tag}]::text[]`);
@@ -152,7 +188,12 @@ function ticketFilters(db: Executor, shape: ListShape, v: ListParams): SQL {
   return and(...conditions)!;
 }
 
-const matchingRows = (db: Executor, shape: ListShape, v: ListParams): SQL => db.select({ one: sql`1` }).from(t).where(ticketFilters(db, shape, v)).getSQL();
+const matchingRows = (db: Executor, shape: ListShape, v: ListParams): SQL =>
+  db
+    .select({ one: sql`1` })
+    .from(t)
+    .where(ticketFilters(db, shape, v))
+    .getSQL();
 
 /**
  * A page of a list and its capped count, as one statement (decision 0058) prepared per shape: the
@@ -162,7 +203,11 @@ const listStatement = preparedStatement(
   'helpdesk_ticket_list',
   (db, shape: ListShape) =>
     db
-      .select({ ticket: listedColumns, requester: requesterColumns, counted: cappedCount(matchingRows(db, shape, LIST_PLACEHOLDERS)) })
+      .select({
+        ticket: listedColumns,
+        requester: requesterColumns,
+        counted: cappedCount(matchingRows(db, shape, LIST_PLACEHOLDERS)),
+      })
       .from(t)
       .innerJoin(helpdeskContacts, eq(helpdeskContacts.id, t.requesterId))
       .where(ticketFilters(db, shape, LIST_PLACEHOLDERS))
@@ -178,19 +223,32 @@ const listStatement = preparedStatement(
  * key), and the count, which reads helpdesk_tickets alone; a page past the end counts on its own.
  * The node keeps the page until the site's help desk changes (kept-lists.ts), unless it depends on the clock.
  */
-export async function listTickets(db: Database, kept: KeptTicketLists, siteId: string, caller: HelpdeskCaller, query: TicketListQuery, page: Page): Promise<TicketListPage> {
+export async function listTickets(
+  db: Database,
+  kept: KeptTicketLists,
+  siteId: string,
+  caller: HelpdeskCaller,
+  query: TicketListQuery,
+  page: Page,
+): Promise<TicketListPage> {
   const { shape, values } = listRequest(caller, siteId, query);
   const load = async (): Promise<TicketListPage> => {
     const found = await listStatement(db, shape).execute({ ...values, limit: page.pageSize, offset: page.offset });
     const matching = () => matchingRows(db, shape, values);
-    const { total, estimated } = found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching());
+    const { total, estimated } =
+      found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching());
     return { rows: found.map(({ ticket, requester }) => ({ ticket, requester })), total, estimated };
   };
   return shape.sla ? load() : kept.page(siteId, JSON.stringify([shape, values, page.pageSize, page.offset]), load);
 }
 
 /** A ticket by id or number that the caller may see, with its requester; 404 otherwise. */
-export async function findVisibleTicket(db: Executor, siteId: string, caller: HelpdeskCaller, idOrNumber: string): Promise<VisibleTicket> {
+export async function findVisibleTicket(
+  db: Executor,
+  siteId: string,
+  caller: HelpdeskCaller,
+  idOrNumber: string,
+): Promise<VisibleTicket> {
   const ticket = await findTicket(db, siteId, idOrNumber);
   if (!ticket || !canSeeTicket(caller, ticket)) throw new AppError('ticket_not_found', `No ticket "${idOrNumber}".`);
   return { ticket, requester: (await findContact(db, ticket.requesterId))! };

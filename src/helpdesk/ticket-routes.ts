@@ -14,7 +14,20 @@ import { ticketHistory } from './history.js';
 import { answerTicket, replyMailSettings } from './mail/outgoing.js';
 import { actorOf, authorizeCategory } from './policy.js';
 import { presentDraft, presentEntry, presentHistory, presentTicket } from './presenters.js';
-import { DraftBody, DraftOut, EntryOut, helpdeskSecurity, HistoryOut, RepliesQuery, ReplyBody, TicketBody, TicketListQuery, TicketOut, TicketParams, TicketPatch } from './schemas.js';
+import {
+  DraftBody,
+  DraftOut,
+  EntryOut,
+  helpdeskSecurity,
+  HistoryOut,
+  RepliesQuery,
+  ReplyBody,
+  TicketBody,
+  TicketListQuery,
+  TicketOut,
+  TicketParams,
+  TicketPatch,
+} from './schemas.js';
 import { findVisibleTicket, listTickets } from './ticket-list.js';
 import { findContact, listEntries, openTicket } from './tickets.js';
 import { triageTicket } from './triage.js';
@@ -28,19 +41,38 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/tickets',
-    { schema: { tags: ['tickets'], summary: 'List tickets', querystring: TicketListQuery, response: { 200: Type.Array(TicketOut) } }, preHandler: read },
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'List tickets',
+        querystring: TicketListQuery,
+        response: { 200: Type.Array(TicketOut) },
+      },
+      preHandler: read,
+    },
     async (request, reply) => {
       const page = toPage(request.query);
       const { site, caller } = request.helpdesk;
       const listed = await listTickets(db, app.ticketLists, site.id, caller, request.query, page);
       setPaginationHeaders(request, reply, page, listed.total);
-      return sendSerialized(reply, apiAnswer(listed, (tickets) => String(reply.serialize(tickets))));
+      return sendSerialized(
+        reply,
+        apiAnswer(listed, (tickets) => String(reply.serialize(tickets))),
+      );
     },
   );
 
   app.post(
     '/tickets',
-    { schema: { tags: ['tickets'], summary: 'Open a ticket (channel api), auto-assigned', body: TicketBody, response: { 201: TicketOut, ...problems(422) } }, preHandler: write },
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'Open a ticket (channel api), auto-assigned',
+        body: TicketBody,
+        response: { 201: TicketOut, ...problems(422) },
+      },
+      preHandler: write,
+    },
     async (request, reply) => {
       const { site, caller } = request.helpdesk;
       const body = request.body;
@@ -48,7 +80,15 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
       const { ticket } = await openTicket(
         db,
         site.id,
-        { subject: body.subject, body: body.body, requester: body.requester, channel: 'api', priority: body.priority, categoryId: body.category_id, tags: body.tags },
+        {
+          subject: body.subject,
+          body: body.body,
+          requester: body.requester,
+          channel: 'api',
+          priority: body.priority,
+          categoryId: body.category_id,
+          tags: body.tags,
+        },
         actorOf(caller),
       );
       return reply.code(201).send(presentTicket(ticket, (await findContact(db, ticket.requesterId))!));
@@ -57,7 +97,10 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/tickets/:id',
-    { schema: { tags: ['tickets'], summary: 'Read a ticket', params: TicketParams, response: { 200: TicketOut } }, preHandler: read },
+    {
+      schema: { tags: ['tickets'], summary: 'Read a ticket', params: TicketParams, response: { 200: TicketOut } },
+      preHandler: read,
+    },
     async (request) => {
       const { site, caller } = request.helpdesk;
       const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
@@ -67,7 +110,16 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.patch(
     '/tickets/:id',
-    { schema: { tags: ['tickets'], summary: 'Triage a ticket: status, priority, category, assignee, tags', params: TicketParams, body: TicketPatch, response: { 200: TicketOut, ...problems(422) } }, preHandler: write },
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'Triage a ticket: status, priority, category, assignee, tags',
+        params: TicketParams,
+        body: TicketPatch,
+        response: { 200: TicketOut, ...problems(422) },
+      },
+      preHandler: write,
+    },
     async (request) => {
       const { site, caller } = request.helpdesk;
       const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
@@ -85,7 +137,16 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/tickets/:id/replies',
-    { schema: { tags: ['tickets'], summary: 'The thread, oldest first', params: TicketParams, querystring: RepliesQuery, response: { 200: Type.Array(EntryOut) } }, preHandler: read },
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'The thread, oldest first',
+        params: TicketParams,
+        querystring: RepliesQuery,
+        response: { 200: Type.Array(EntryOut) },
+      },
+      preHandler: read,
+    },
     async (request, reply) => {
       const { site, caller } = request.helpdesk;
       const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
@@ -98,19 +159,47 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/tickets/:id/replies',
-    { schema: { tags: ['tickets'], summary: 'Add a public reply or an internal note', params: TicketParams, body: ReplyBody, response: { 201: EntryOut, ...problems(422) } }, preHandler: write },
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'Add a public reply or an internal note',
+        params: TicketParams,
+        body: ReplyBody,
+        response: { 201: EntryOut, ...problems(422) },
+      },
+      preHandler: write,
+    },
     async (request, reply) => {
       const { site, caller } = request.helpdesk;
       const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
-      const mail = replyMailSettings(site, await app.instanceSettings.applied(site.id), app.mailOutbox, app.deps.config.secretKey);
-      const { entry } = await answerTicket({ db, outbox: app.mailOutbox }, ticket, caller, { body: request.body.body, internal: request.body.internal ?? false }, mail);
+      const mail = replyMailSettings(
+        site,
+        await app.instanceSettings.applied(site.id),
+        app.mailOutbox,
+        app.deps.config.secretKey,
+      );
+      const { entry } = await answerTicket(
+        { db, outbox: app.mailOutbox },
+        ticket,
+        caller,
+        { body: request.body.body, internal: request.body.internal ?? false },
+        mail,
+      );
       return reply.code(201).send(presentEntry(entry));
     },
   );
 
   app.get(
     '/tickets/:id/history',
-    { schema: { tags: ['tickets'], summary: 'Every change of the ticket, oldest first', params: TicketParams, response: { 200: Type.Array(HistoryOut) } }, preHandler: read },
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'Every change of the ticket, oldest first',
+        params: TicketParams,
+        response: { 200: Type.Array(HistoryOut) },
+      },
+      preHandler: read,
+    },
     async (request) => {
       const { site, caller } = request.helpdesk;
       const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
@@ -123,7 +212,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['tickets'],
-        summary: 'Draft a reply with the site owner\'s AI provider; stored on the ticket, never sent',
+        summary: "Draft a reply with the site owner's AI provider; stored on the ticket, never sent",
         params: TicketParams,
         body: DraftBody,
         response: { 201: DraftOut, ...problems(409, 502, 504) },

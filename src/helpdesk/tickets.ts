@@ -102,14 +102,22 @@ export async function requireCategory(db: Executor, siteId: string, categoryId: 
     .select({ id: helpdeskCategories.id })
     .from(helpdeskCategories)
     .where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, categoryId)));
-  if (!row) throw new AppError('invalid_ticket', `No help desk category "${categoryId}".`, { errors: [{ field: 'category_id', message: 'no such category' }] });
+  if (!row)
+    throw new AppError('invalid_ticket', `No help desk category "${categoryId}".`, {
+      errors: [{ field: 'category_id', message: 'no such category' }],
+    });
 }
 
 /** Every opening and every requester's reply names its contact: prepared (src/db/prepared.ts). */
 const contactUpsert = preparedStatement('helpdesk_contact_upsert', (db) =>
   db
     .insert(helpdeskContacts)
-    .values({ id: sql.placeholder('id'), siteId: sql.placeholder('siteId'), email: sql.placeholder('email'), name: sql.placeholder('name') })
+    .values({
+      id: sql.placeholder('id'),
+      siteId: sql.placeholder('siteId'),
+      email: sql.placeholder('email'),
+      name: sql.placeholder('name'),
+    })
     .onConflictDoUpdate({
       target: [helpdeskContacts.siteId, helpdeskContacts.email],
       set: { name: sql`coalesce(${helpdeskContacts.name}, excluded.name)` },
@@ -127,7 +135,11 @@ async function ensureContact(db: Executor, siteId: string, requester: RequesterI
 }
 
 /** The ticket whose thread holds one of these Message-IDs (the latest entry that does). */
-export async function findTicketByMessageId(db: Executor, siteId: string, messageIds: readonly string[]): Promise<TicketRow | undefined> {
+export async function findTicketByMessageId(
+  db: Executor,
+  siteId: string,
+  messageIds: readonly string[],
+): Promise<TicketRow | undefined> {
   if (messageIds.length === 0) return undefined;
   const [row] = await db
     .select({ ticket: helpdeskTickets })
@@ -152,7 +164,12 @@ async function writeOnFile(db: Executor, siteId: string, messageId: string): Pro
  * A write that answers what is on file when its Message-ID already is: the entries' unique index
  * refuses a repeated delivery (a concurrent one too), so the common case costs no lookup first.
  */
-async function idempotent(db: Executor, siteId: string, messageId: string | null | undefined, write: () => Promise<TicketWrite>): Promise<TicketWrite> {
+async function idempotent(
+  db: Executor,
+  siteId: string,
+  messageId: string | null | undefined,
+  write: () => Promise<TicketWrite>,
+): Promise<TicketWrite> {
   try {
     return await write();
   } catch (error) {
@@ -167,7 +184,14 @@ async function idempotent(db: Executor, siteId: string, messageId: string | null
 async function insertEntry(
   db: Executor,
   ticket: TicketRow,
-  values: { authorKind: ThreadEntryRow['authorKind']; authorId: string | null; internal: boolean; body: string; messageId: string | null; attachments: AttachmentRef[] },
+  values: {
+    authorKind: ThreadEntryRow['authorKind'];
+    authorId: string | null;
+    internal: boolean;
+    body: string;
+    messageId: string | null;
+    attachments: AttachmentRef[];
+  },
   rendered = renderBody(values.body),
 ): Promise<ThreadEntryRow> {
   const [entry] = await db
@@ -197,7 +221,12 @@ interface NewTicket {
 }
 
 /** Checks and renders a new ticket (a follow-up of `followUpOf`, or null) before anything is written. */
-async function newTicket(db: Executor, siteId: string, input: OpenTicketInput, followUpOf: string | null): Promise<NewTicket> {
+async function newTicket(
+  db: Executor,
+  siteId: string,
+  input: OpenTicketInput,
+  followUpOf: string | null,
+): Promise<NewTicket> {
   const subject = input.subject.trim();
   if (subject.length === 0) throw invalid('The subject is empty.', 'subject');
   checkBody(input.body);
@@ -209,23 +238,61 @@ async function newTicket(db: Executor, siteId: string, input: OpenTicketInput, f
   const rendered = renderBody(input.body);
   const clock = startClock(await slaTargets(db, siteId, priority), now);
   return {
-    ticket: { subject, priority, categoryId, channel: input.channel, tags, followUpOf, searchText: `${subject} ${rendered.text}`, createdAt: now, updatedAt: now, ...clock },
-    entry: { bodySource: input.body, bodyHtml: rendered.html, bodyText: rendered.text, messageId: input.messageId ?? null, attachments: input.attachments ?? [] },
+    ticket: {
+      subject,
+      priority,
+      categoryId,
+      channel: input.channel,
+      tags,
+      followUpOf,
+      searchText: `${subject} ${rendered.text}`,
+      createdAt: now,
+      updatedAt: now,
+      ...clock,
+    },
+    entry: {
+      bodySource: input.body,
+      bodyHtml: rendered.html,
+      bodyText: rendered.text,
+      messageId: input.messageId ?? null,
+      attachments: input.attachments ?? [],
+    },
     from: followUpOf ? { follow_up_of: followUpOf } : null,
   };
 }
 
-async function insertTicket(db: Executor, siteId: string, input: NewTicket, requester: ContactRow, actor: Actor): Promise<TicketWrite> {
+async function insertTicket(
+  db: Executor,
+  siteId: string,
+  input: NewTicket,
+  requester: ContactRow,
+  actor: Actor,
+): Promise<TicketWrite> {
   const { ticket, entry } = await insertAssigned(db, siteId, input.ticket.categoryId ?? null, (writer, assigneeId) =>
-    insertNumberedTicket(writer, siteId, { ticket: { ...input.ticket, requesterId: requester.id }, entry: { ...input.entry, authorId: requester.id }, actor, from: input.from, assigneeId }),
+    insertNumberedTicket(writer, siteId, {
+      ticket: { ...input.ticket, requesterId: requester.id },
+      entry: { ...input.entry, authorId: requester.id },
+      actor,
+      from: input.from,
+      assigneeId,
+    }),
   );
   return { ticket, entry, created: true };
 }
 
-async function appendSearchText(db: Executor, ticket: TicketRow, entry: ThreadEntryRow, change: Partial<TicketRow> = {}): Promise<TicketRow> {
+async function appendSearchText(
+  db: Executor,
+  ticket: TicketRow,
+  entry: ThreadEntryRow,
+  change: Partial<TicketRow> = {},
+): Promise<TicketRow> {
   const [updated] = await db
     .update(helpdeskTickets)
-    .set({ ...change, searchText: sql`${helpdeskTickets.searchText} || ' ' || ${entry.bodyText}`, updatedAt: entry.createdAt })
+    .set({
+      ...change,
+      searchText: sql`${helpdeskTickets.searchText} || ' ' || ${entry.bodyText}`,
+      updatedAt: entry.createdAt,
+    })
     .where(eq(helpdeskTickets.id, ticket.id))
     .returning();
   return updated!;
@@ -235,13 +302,24 @@ async function appendSearchText(db: Executor, ticket: TicketRow, entry: ThreadEn
  * Opens a ticket with its first entry (from the requester), numbered in turn, auto-assigned, its
  * SLA clock running. With a Message-ID already on file it answers that ticket, `created: false`.
  */
-export async function openTicket(db: Executor, siteId: string, input: OpenTicketInput, actor: Actor = SYSTEM): Promise<TicketWrite> {
+export async function openTicket(
+  db: Executor,
+  siteId: string,
+  input: OpenTicketInput,
+  actor: Actor = SYSTEM,
+): Promise<TicketWrite> {
   const ticket = await newTicket(db, siteId, input, null);
   return idempotent(db, siteId, input.messageId, async () => {
     // The contact commits on its own (kept, as any contact, when the ticket loses a race), and the
     // ticket with it, so that its number's lock is held for one statement (numbered-insert.ts).
     const requester = await ensureContact(db, siteId, input.requester);
-    return insertTicket(db, siteId, ticket, requester, actor.kind === 'system' ? { kind: 'requester', id: requester.id } : actor);
+    return insertTicket(
+      db,
+      siteId,
+      ticket,
+      requester,
+      actor.kind === 'system' ? { kind: 'requester', id: requester.id } : actor,
+    );
   });
 }
 
@@ -256,50 +334,77 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
   const internal = input.internal ?? false;
   if (internal && input.author.kind !== 'agent') throw invalid('Only agents write internal notes.', 'internal');
   // On a transaction this is a savepoint: a lost race rolls back this write only.
-  return idempotent(db, ticket.siteId, input.messageId, () => db.transaction(async (tx) => {
-    const [current] = await tx.select().from(helpdeskTickets).where(eq(helpdeskTickets.id, ticket.id)).for('update');
-    if (!current) throw new AppError('ticket_not_found', `No ticket ${ticket.number}.`);
-    const now = new Date();
-    const values = { internal, body: input.body, messageId: input.messageId ?? null, attachments: input.attachments ?? [] };
-    if (input.author.kind === 'agent') {
-      const entry = await insertEntry(tx, current, { ...values, authorKind: 'agent', authorId: input.author.memberId });
-      const change: Partial<TicketRow> = {};
-      if (!internal && current.firstResponseAt === null) change.firstResponseAt = entry.createdAt;
-      if (!internal && current.status === 'new') Object.assign(change, statusChange(current, 'open', now));
-      await recordHistory(tx, current, actor, internal ? 'note' : 'reply', null, { entry_id: entry.id });
-      if (change.status) await recordHistory(tx, current, actor, 'status', current.status, change.status);
-      return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
-    }
-    const author = input.author.email ? await ensureContact(tx, ticket.siteId, { email: input.author.email, name: input.author.name }) : undefined;
-    const authorId = author?.id ?? current.requesterId;
-    const done = current.status === 'solved' || current.status === 'closed';
-    const doneAt = current.closedAt ?? current.solvedAt;
-    if (done && doneAt && now.getTime() - doneAt.getTime() > REOPEN_WINDOW_DAYS * 86_400_000) {
-      const requester = author ?? (await tx.select().from(helpdeskContacts).where(eq(helpdeskContacts.id, current.requesterId)))[0]!;
-      const followUp = await insertTicket(
-        tx,
-        current.siteId,
-        await newTicket(
+  return idempotent(db, ticket.siteId, input.messageId, () =>
+    db.transaction(async (tx) => {
+      const [current] = await tx.select().from(helpdeskTickets).where(eq(helpdeskTickets.id, ticket.id)).for('update');
+      if (!current) throw new AppError('ticket_not_found', `No ticket ${ticket.number}.`);
+      const now = new Date();
+      const values = {
+        internal,
+        body: input.body,
+        messageId: input.messageId ?? null,
+        attachments: input.attachments ?? [],
+      };
+      if (input.author.kind === 'agent') {
+        const entry = await insertEntry(tx, current, {
+          ...values,
+          authorKind: 'agent',
+          authorId: input.author.memberId,
+        });
+        const change: Partial<TicketRow> = {};
+        if (!internal && current.firstResponseAt === null) change.firstResponseAt = entry.createdAt;
+        if (!internal && current.status === 'new') Object.assign(change, statusChange(current, 'open', now));
+        await recordHistory(tx, current, actor, internal ? 'note' : 'reply', null, { entry_id: entry.id });
+        if (change.status) await recordHistory(tx, current, actor, 'status', current.status, change.status);
+        return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
+      }
+      const author = input.author.email
+        ? await ensureContact(tx, ticket.siteId, { email: input.author.email, name: input.author.name })
+        : undefined;
+      const authorId = author?.id ?? current.requesterId;
+      const done = current.status === 'solved' || current.status === 'closed';
+      const doneAt = current.closedAt ?? current.solvedAt;
+      if (done && doneAt && now.getTime() - doneAt.getTime() > REOPEN_WINDOW_DAYS * 86_400_000) {
+        const requester =
+          author ?? (await tx.select().from(helpdeskContacts).where(eq(helpdeskContacts.id, current.requesterId)))[0]!;
+        const followUp = await insertTicket(
           tx,
           current.siteId,
-          { subject: current.subject, body: input.body, requester, channel: current.channel, priority: current.priority, categoryId: current.categoryId, tags: current.tags, messageId: values.messageId, attachments: values.attachments },
-          current.id,
-        ),
-        requester,
-        actor,
-      );
-      await recordHistory(tx, current, actor, 'follow_up', null, { ticket_id: followUp.ticket.id, number: followUp.ticket.number });
-      return followUp;
-    }
-    const entry = await insertEntry(tx, current, { ...values, authorKind: 'requester', authorId });
-    await recordHistory(tx, current, actor, 'reply', null, { entry_id: entry.id });
-    let change: Partial<TicketRow> = {};
-    if (done || current.status === 'pending' || current.status === 'on_hold') {
-      change = statusChange(current, 'open', now);
-      await recordHistory(tx, current, actor, done ? 'reopened' : 'status', current.status, 'open');
-    }
-    return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
-  }));
+          await newTicket(
+            tx,
+            current.siteId,
+            {
+              subject: current.subject,
+              body: input.body,
+              requester,
+              channel: current.channel,
+              priority: current.priority,
+              categoryId: current.categoryId,
+              tags: current.tags,
+              messageId: values.messageId,
+              attachments: values.attachments,
+            },
+            current.id,
+          ),
+          requester,
+          actor,
+        );
+        await recordHistory(tx, current, actor, 'follow_up', null, {
+          ticket_id: followUp.ticket.id,
+          number: followUp.ticket.number,
+        });
+        return followUp;
+      }
+      const entry = await insertEntry(tx, current, { ...values, authorKind: 'requester', authorId });
+      await recordHistory(tx, current, actor, 'reply', null, { entry_id: entry.id });
+      let change: Partial<TicketRow> = {};
+      if (done || current.status === 'pending' || current.status === 'on_hold') {
+        change = statusChange(current, 'open', now);
+        await recordHistory(tx, current, actor, done ? 'reopened' : 'status', current.status, 'open');
+      }
+      return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
+    }),
+  );
 }
 
 /** A ticket of the site by id or by number (`{id}` in the API is either). */
@@ -308,7 +413,12 @@ export async function findTicket(db: Executor, siteId: string, idOrNumber: strin
   const [row] = await db
     .select()
     .from(helpdeskTickets)
-    .where(and(eq(helpdeskTickets.siteId, siteId), byNumber ? eq(helpdeskTickets.number, Number(idOrNumber)) : eq(helpdeskTickets.id, idOrNumber)));
+    .where(
+      and(
+        eq(helpdeskTickets.siteId, siteId),
+        byNumber ? eq(helpdeskTickets.number, Number(idOrNumber)) : eq(helpdeskTickets.id, idOrNumber),
+      ),
+    );
   return row;
 }
 
@@ -328,9 +438,26 @@ export async function findContact(db: Executor, contactId: string): Promise<Cont
 }
 
 /** A page of a ticket's thread, oldest first; internal notes only when asked. */
-export async function listEntries(db: Executor, ticketId: string, withInternal: boolean, page: { pageSize: number; offset: number }): Promise<{ rows: ThreadEntryRow[]; total: number }> {
-  const where = and(eq(helpdeskEntries.ticketId, ticketId), withInternal ? undefined : eq(helpdeskEntries.internal, false));
-  const [total] = await db.select({ n: sql<number>`count(*)::int` }).from(helpdeskEntries).where(where);
-  const rows = await db.select().from(helpdeskEntries).where(where).orderBy(helpdeskEntries.createdAt, helpdeskEntries.id).limit(page.pageSize).offset(page.offset);
+export async function listEntries(
+  db: Executor,
+  ticketId: string,
+  withInternal: boolean,
+  page: { pageSize: number; offset: number },
+): Promise<{ rows: ThreadEntryRow[]; total: number }> {
+  const where = and(
+    eq(helpdeskEntries.ticketId, ticketId),
+    withInternal ? undefined : eq(helpdeskEntries.internal, false),
+  );
+  const [total] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(helpdeskEntries)
+    .where(where);
+  const rows = await db
+    .select()
+    .from(helpdeskEntries)
+    .where(where)
+    .orderBy(helpdeskEntries.createdAt, helpdeskEntries.id)
+    .limit(page.pageSize)
+    .offset(page.offset);
   return { rows, total: total?.n ?? 0 };
 }

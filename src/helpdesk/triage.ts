@@ -20,12 +20,20 @@ export interface TicketChange {
   tags?: string[] | undefined;
 }
 
-const sameTags = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((tag, i) => tag === b[i]);
+const sameTags = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((tag, i) => tag === b[i]);
 
-export async function triageTicket(db: Database, siteId: string, ticketId: string, caller: HelpdeskCaller, change: TicketChange): Promise<TicketRow> {
+export async function triageTicket(
+  db: Database,
+  siteId: string,
+  ticketId: string,
+  caller: HelpdeskCaller,
+  change: TicketChange,
+): Promise<TicketRow> {
   return db.transaction(async (tx) => {
     const [ticket] = await tx.select().from(helpdeskTickets).where(eq(helpdeskTickets.id, ticketId)).for('update');
-    if (!ticket || ticket.siteId !== siteId || !canSeeTicket(caller, ticket)) throw new AppError('ticket_not_found', `No ticket "${ticketId}".`);
+    if (!ticket || ticket.siteId !== siteId || !canSeeTicket(caller, ticket))
+      throw new AppError('ticket_not_found', `No ticket "${ticketId}".`);
     const actor = actorOf(caller);
     const now = new Date();
     let next: Partial<TicketRow> = {};
@@ -37,7 +45,9 @@ export async function triageTicket(db: Database, siteId: string, ticketId: strin
     }
     if (change.assigneeId !== undefined && change.assigneeId !== ticket.assigneeId) {
       if (change.assigneeId !== null && !(await findAgent(tx, siteId, change.assigneeId))) {
-        throw new AppError('invalid_ticket', `"${change.assigneeId}" is not an agent of this help desk.`, { errors: [{ field: 'assignee_id', message: 'not an agent' }] });
+        throw new AppError('invalid_ticket', `"${change.assigneeId}" is not an agent of this help desk.`, {
+          errors: [{ field: 'assignee_id', message: 'not an agent' }],
+        });
       }
       next.assigneeId = change.assigneeId;
       await recordHistory(tx, ticket, actor, 'assignee', ticket.assigneeId, change.assigneeId);
@@ -58,7 +68,11 @@ export async function triageTicket(db: Database, siteId: string, ticketId: strin
       await recordHistory(tx, ticket, actor, 'status', ticket.status, change.status);
     }
     if (Object.keys(next).length === 0) return ticket;
-    const [updated] = await tx.update(helpdeskTickets).set({ ...next, updatedAt: sql`now()` }).where(eq(helpdeskTickets.id, ticket.id)).returning();
+    const [updated] = await tx
+      .update(helpdeskTickets)
+      .set({ ...next, updatedAt: sql`now()` })
+      .where(eq(helpdeskTickets.id, ticket.id))
+      .returning();
     return updated!;
   });
 }

@@ -51,7 +51,12 @@ for (const database of testDatabases) {
       return ui;
     };
     const api = (headers: Record<string, string> | undefined, method: string, path: string, payload?: object) =>
-      t.app.inject({ method: method as 'GET', url: `${HELPDESK_BASE}${path}`, headers: { host: communityHost('desk'), ...headers }, ...(payload ? { payload } : {}) });
+      t.app.inject({
+        method: method as 'GET',
+        url: `${HELPDESK_BASE}${path}`,
+        headers: { host: communityHost('desk'), ...headers },
+        ...(payload ? { payload } : {}),
+      });
 
     before(async () => {
       t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000' } });
@@ -74,30 +79,82 @@ for (const database of testDatabases) {
       // answers and writes an internal note.
       const ritaUi = await login(rita);
       await ritaUi.get('/support');
-      assert.equal((await ritaUi.post('/support', { subject: 'Billingsecret invoice', message: 'About billingbodyword.' })).statusCode, 200);
-      const opened = json<Array<{ id: string; number: number; subject: string }>>(await api(write, 'GET', '/tickets?q=billingbodyword'));
+      assert.equal(
+        (await ritaUi.post('/support', { subject: 'Billingsecret invoice', message: 'About billingbodyword.' }))
+          .statusCode,
+        200,
+      );
+      const opened = json<Array<{ id: string; number: number; subject: string }>>(
+        await api(write, 'GET', '/tickets?q=billingbodyword'),
+      );
       ids.billing = { id: opened[0]!.id, number: opened[0]!.number };
-      assert.equal((await api(write, 'PATCH', `/tickets/${ids.billing.id}`, { category_id: billing, assignee_id: ann.member.id })).statusCode, 200);
+      assert.equal(
+        (await api(write, 'PATCH', `/tickets/${ids.billing.id}`, { category_id: billing, assignee_id: ann.member.id }))
+          .statusCode,
+        200,
+      );
       const annApi = { 'authentication-token': ann.token };
-      assert.equal((await api(annApi, 'POST', `/tickets/${ids.billing.id}/replies`, { body: 'Answer with billingreplyword.' })).statusCode, 201);
-      assert.equal((await api(annApi, 'POST', `/tickets/${ids.billing.id}/replies`, { body: 'Notesecret: check the ledger.', internal: true })).statusCode, 201);
+      assert.equal(
+        (await api(annApi, 'POST', `/tickets/${ids.billing.id}/replies`, { body: 'Answer with billingreplyword.' }))
+          .statusCode,
+        201,
+      );
+      assert.equal(
+        (
+          await api(annApi, 'POST', `/tickets/${ids.billing.id}/replies`, {
+            body: 'Notesecret: check the ledger.',
+            internal: true,
+          })
+        ).statusCode,
+        201,
+      );
       const open = async (key: string, subject: string, body: string, categoryId?: string) => {
-        const created = json<{ id: string; number: number }>(await api(write, 'POST', '/tickets', { subject, body, requester: { email: `${key}@customer.example` }, ...(categoryId ? { category_id: categoryId } : {}) }));
+        const created = json<{ id: string; number: number }>(
+          await api(write, 'POST', '/tickets', {
+            subject,
+            body,
+            requester: { email: `${key}@customer.example` },
+            ...(categoryId ? { category_id: categoryId } : {}),
+          }),
+        );
         ids[key] = { id: created.id, number: created.number };
       };
       await open('shipping', 'Shippingsecret parcel', 'Where is shippingbodyword?', shipping);
-      assert.equal((await api(write, 'PATCH', `/tickets/${ids.shipping!.id}`, { assignee_id: bob.member.id })).statusCode, 200);
+      assert.equal(
+        (await api(write, 'PATCH', `/tickets/${ids.shipping!.id}`, { assignee_id: bob.member.id })).statusCode,
+        200,
+      );
       await open('triage', 'Triagesecret question', 'Something triagebodyword.');
 
       const all = ['billing', 'shipping', 'triage'];
-      const key = async (scopes: string[], site = 'desk') => ({ authorization: `Bearer ${await mintApiKey(t.app, owner, site, scopes)}` });
+      const key = async (scopes: string[], site = 'desk') => ({
+        authorization: `Bearer ${await mintApiKey(t.app, owner, site, scopes)}`,
+      });
       callers.push(
         { name: 'anonymous', api: {}, ui: client(), sees: [], tickets: [] },
         { name: 'member', api: { 'authentication-token': mem.token }, ui: await login(mem), sees: [], tickets: [] },
         { name: 'requester', api: { 'authentication-token': rita.token }, ui: ritaUi, sees: BILLING, tickets: [] },
-        { name: 'agent of another category', api: { 'authentication-token': bob.token }, ui: await login(bob), sees: [...SHIPPING, ...TRIAGE], tickets: ['shipping', 'triage'] },
-        { name: 'agent', api: annApi, ui: await login(ann), sees: [...BILLING, ...NOTE, ...TRIAGE], tickets: ['billing', 'triage'] },
-        { name: 'admin', api: { 'authentication-token': ada.token }, ui: await login(ada), sees: EVERYTHING, tickets: all },
+        {
+          name: 'agent of another category',
+          api: { 'authentication-token': bob.token },
+          ui: await login(bob),
+          sees: [...SHIPPING, ...TRIAGE],
+          tickets: ['shipping', 'triage'],
+        },
+        {
+          name: 'agent',
+          api: annApi,
+          ui: await login(ann),
+          sees: [...BILLING, ...NOTE, ...TRIAGE],
+          tickets: ['billing', 'triage'],
+        },
+        {
+          name: 'admin',
+          api: { 'authentication-token': ada.token },
+          ui: await login(ada),
+          sees: EVERYTHING,
+          tickets: all,
+        },
         { name: 'owner account', api: { cookie: owner.cookie }, sees: EVERYTHING, tickets: all },
         { name: 'key helpdesk-read', api: await key(['helpdesk-read']), sees: EVERYTHING, tickets: all },
         { name: 'key helpdesk-write', api: write, sees: EVERYTHING, tickets: all },
@@ -110,20 +167,55 @@ for (const database of testDatabases) {
 
     /** Every read route of the API that shows tickets or their parts. */
     const apiReads = (): string[] => {
-      const paths = ['/tickets', '/tickets?page_size=100', '/tickets?assignee=none', '/tickets?status=new,open', '/tickets?sla=breached', '/tickets?sla=at_risk', `/tickets?category=${billing}`, `/tickets?category=${shipping}`, '/tickets?category=none'];
+      const paths = [
+        '/tickets',
+        '/tickets?page_size=100',
+        '/tickets?assignee=none',
+        '/tickets?status=new,open',
+        '/tickets?sla=breached',
+        '/tickets?sla=at_risk',
+        `/tickets?category=${billing}`,
+        `/tickets?category=${shipping}`,
+        '/tickets?category=none',
+      ];
       for (const word of EVERYTHING) paths.push(`/tickets?q=${word}`);
       for (const key of ['billing', 'shipping', 'triage']) {
         const { id, number } = ids[key]!;
-        for (const ref of [id, String(number)]) paths.push(`/tickets/${ref}`, `/tickets/${ref}/replies`, `/tickets/${ref}/replies?internal=false`, `/tickets/${ref}/history`);
+        for (const ref of [id, String(number)])
+          paths.push(
+            `/tickets/${ref}`,
+            `/tickets/${ref}/replies`,
+            `/tickets/${ref}/replies?internal=false`,
+            `/tickets/${ref}/history`,
+          );
       }
-      paths.push('/agents', '/categories', '/sla-policies', '/reports/tickets', '/reports/agents', '/reports/categories', '/reports/sla', '/reports/trends', '/openapi.json');
+      paths.push(
+        '/agents',
+        '/categories',
+        '/sla-policies',
+        '/reports/tickets',
+        '/reports/agents',
+        '/reports/categories',
+        '/reports/sla',
+        '/reports/trends',
+        '/openapi.json',
+      );
       return paths;
     };
 
     /** Every page that shows tickets: the agent inbox and the requester's pages. */
     const pages = (): string[] => {
-      const paths = ['/desk', '/desk/mine', '/desk/unassigned', '/desk/open', '/desk/breached', '/support', '/support/tickets'];
-      for (const key of ['billing', 'shipping', 'triage']) paths.push(`/desk/tickets/${ids[key]!.number}`, `/support/tickets/${ids[key]!.number}`);
+      const paths = [
+        '/desk',
+        '/desk/mine',
+        '/desk/unassigned',
+        '/desk/open',
+        '/desk/breached',
+        '/support',
+        '/support/tickets',
+      ];
+      for (const key of ['billing', 'shipping', 'triage'])
+        paths.push(`/desk/tickets/${ids[key]!.number}`, `/support/tickets/${ids[key]!.number}`);
       return paths;
     };
 
@@ -144,12 +236,25 @@ for (const database of testDatabases) {
             if (path.startsWith('/tickets?') && response.statusCode === 200) {
               // The total counts only what the caller sees: every match fits on one page here.
               const listed = json<unknown[]>(response).length;
-              assert.equal(JSON.parse(String(response.headers['x-pagination'])).total, listed, `${caller.name}: GET ${path} counts tickets it does not list`);
+              assert.equal(
+                JSON.parse(String(response.headers['x-pagination'])).total,
+                listed,
+                `${caller.name}: GET ${path} counts tickets it does not list`,
+              );
             }
           }
           const list = await api(caller.api, 'GET', '/tickets?page_size=100');
-          const visible = list.statusCode === 200 ? json<Array<{ id: string }>>(list).map((row) => row.id).sort() : [];
-          assert.deepEqual(visible, caller.tickets.map((key) => ids[key]!.id).sort(), `${caller.name}: the tickets listed`);
+          const visible =
+            list.statusCode === 200
+              ? json<Array<{ id: string }>>(list)
+                  .map((row) => row.id)
+                  .sort()
+              : [];
+          assert.deepEqual(
+            visible,
+            caller.tickets.map((key) => ids[key]!.id).sort(),
+            `${caller.name}: the tickets listed`,
+          );
         }
         if (caller.ui) {
           for (const path of pages()) {
@@ -175,9 +280,14 @@ for (const database of testDatabases) {
             ['POST', `/tickets/${id}/draft-reply`, {}],
           ] as const) {
             const response = await api(caller.api, method, path, payload);
-            assert.ok([401, 403, 404].includes(response.statusCode), `${caller.name}: ${method} ${path} answered ${response.statusCode}`);
-            for (const word of EVERYTHING) assert.ok(!response.body.includes(word), `${caller.name}: ${method} ${path} shows "${word}"`);
-            if (response.statusCode === 404) assert.equal(json(response).code, 'ticket_not_found', `${caller.name}: ${method} ${path}`);
+            assert.ok(
+              [401, 403, 404].includes(response.statusCode),
+              `${caller.name}: ${method} ${path} answered ${response.statusCode}`,
+            );
+            for (const word of EVERYTHING)
+              assert.ok(!response.body.includes(word), `${caller.name}: ${method} ${path} shows "${word}"`);
+            if (response.statusCode === 404)
+              assert.equal(json(response).code, 'ticket_not_found', `${caller.name}: ${method} ${path}`);
           }
           assert.deepEqual(await findTicket(db, 'desk', id), before, `${caller.name} changed ticket ${key}`);
         }
@@ -195,9 +305,14 @@ for (const database of testDatabases) {
               if (caller.name === 'requester' && key === 'billing' && path.startsWith('/support/')) continue;
               const response = await caller.ui.post(path, fields);
               assert.ok(response.statusCode >= 300, `${caller.name}: POST ${path} answered ${response.statusCode}`);
-              for (const word of EVERYTHING.filter((w) => !caller.sees.includes(w))) assert.ok(!response.body.includes(word), `${caller.name}: POST ${path} shows "${word}"`);
+              for (const word of EVERYTHING.filter((w) => !caller.sees.includes(w)))
+                assert.ok(!response.body.includes(word), `${caller.name}: POST ${path} shows "${word}"`);
             }
-            assert.deepEqual(await findTicket(db, 'desk', id), before, `${caller.name} changed ticket ${key} through a page`);
+            assert.deepEqual(
+              await findTicket(db, 'desk', id),
+              before,
+              `${caller.name} changed ticket ${key} through a page`,
+            );
           }
         }
       }

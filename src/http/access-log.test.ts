@@ -21,7 +21,11 @@ for (const database of testDatabases) {
     it('logs each routed answer once, in the access log, and nothing through the app logger', async () => {
       const appLog: string[] = [];
       const written: string[] = [];
-      const t = await buildTestApp({ database, logger: { level: 'info', stream: { write: (line: string) => appLog.push(line) } }, accessLogSink: (text) => written.push(text) });
+      const t = await buildTestApp({
+        database,
+        logger: { level: 'info', stream: { write: (line: string) => appLog.push(line) } },
+        accessLogSink: (text) => written.push(text),
+      });
       try {
         const up = await portal(t.app, undefined, { method: 'GET', url: '/up/' });
         const missing = await portal(t.app, undefined, { method: 'GET', url: '/api/no-such-thing?x=1' });
@@ -30,7 +34,11 @@ for (const database of testDatabases) {
       } finally {
         await t.close();
       }
-      const lines = written.join('').trimEnd().split('\n').map((line) => JSON.parse(line) as Line);
+      const lines = written
+        .join('')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Line);
       assert.deepEqual(
         lines.map(({ level, msg, method, url, statusCode }) => ({ level, msg, method, url, statusCode })),
         [

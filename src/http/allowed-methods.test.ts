@@ -19,12 +19,27 @@ for (const database of testDatabases) {
     it('answers a wrong method on an existing path with 405 and the methods it has', async () => {
       const cases = [
         { response: await portal(t.app, alice, { method: 'PUT', url: '/api/sites' }), allow: 'GET, HEAD, POST' },
-        { response: await portal(t.app, alice, { method: 'POST', url: '/api/sites/club' }), allow: 'GET, HEAD, DELETE' },
+        {
+          response: await portal(t.app, alice, { method: 'POST', url: '/api/sites/club' }),
+          allow: 'GET, HEAD, DELETE',
+        },
         { response: await portal(t.app, undefined, { method: 'GET', url: '/api/deploy/club' }), allow: 'POST' },
-        { response: await portal(t.app, undefined, { method: 'DELETE', url: '/api/deploy/club/promote' }), allow: 'POST' },
-        { response: await portal(t.app, undefined, { method: 'DELETE', url: '/api/instances/club/restart' }), allow: 'POST' },
-        { response: await forumApi(t.app, 'club', undefined, { method: 'PUT', path: '/forums' }), allow: 'GET, HEAD, POST, OPTIONS' },
-        { response: await forumApi(t.app, 'club', undefined, { method: 'POST', path: '/topics/abc' }), allow: 'GET, HEAD, PATCH, OPTIONS' },
+        {
+          response: await portal(t.app, undefined, { method: 'DELETE', url: '/api/deploy/club/promote' }),
+          allow: 'POST',
+        },
+        {
+          response: await portal(t.app, undefined, { method: 'DELETE', url: '/api/instances/club/restart' }),
+          allow: 'POST',
+        },
+        {
+          response: await forumApi(t.app, 'club', undefined, { method: 'PUT', path: '/forums' }),
+          allow: 'GET, HEAD, POST, OPTIONS',
+        },
+        {
+          response: await forumApi(t.app, 'club', undefined, { method: 'POST', path: '/topics/abc' }),
+          allow: 'GET, HEAD, PATCH, OPTIONS',
+        },
       ];
       for (const { response, allow } of cases) {
         assert.equal(response.statusCode, 405, response.body);
@@ -40,7 +55,10 @@ for (const database of testDatabases) {
       assert.equal(missing.headers.allow, undefined);
       // The forum API lives on community hosts: on the portal host it is not a path at all.
       assert.equal((await portal(t.app, undefined, { method: 'PUT', url: '/api/forum/v1/forums' })).statusCode, 404);
-      assert.equal((await forumApi(t.app, 'club', undefined, { method: 'PUT', path: '/nothing-here' })).statusCode, 404);
+      assert.equal(
+        (await forumApi(t.app, 'club', undefined, { method: 'PUT', path: '/nothing-here' })).statusCode,
+        404,
+      );
     });
   });
 }

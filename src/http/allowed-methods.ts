@@ -43,7 +43,10 @@ export class AllowedMethods {
   /** The methods some route answers for this path on this surface, in a fixed order; empty if none. */
   allowed(surface: string | undefined, path: string): string[] {
     this.routers ??= this.build();
-    const on = (routers: Map<string, Router>) => [surface !== undefined ? routers.get(surface) : undefined, routers.get(ANY_SURFACE)].filter((router) => router !== undefined);
+    const on = (routers: Map<string, Router>) =>
+      [surface !== undefined ? routers.get(surface) : undefined, routers.get(ANY_SURFACE)].filter(
+        (router) => router !== undefined,
+      );
     const exact = on(this.routers.exact);
     if (!METHODS.some((method) => exact.some((router) => router.find(method, path) !== null))) return [];
     const all = [...exact, ...on(this.routers.catchAll)];

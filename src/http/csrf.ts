@@ -18,7 +18,12 @@ function sign(secretKey: string, scope: string, binding: string): string {
  * The form token for this request. A visitor without a session gets a random `blume_csrf` cookie
  * (set here when missing) and the token is bound to it; a member's token is bound to the session.
  */
-export function csrfToken(request: FastifyRequest, reply: FastifyReply, scope: string, sessionId: string | undefined): string {
+export function csrfToken(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scope: string,
+  sessionId: string | undefined,
+): string {
   const secretKey = request.server.deps.config.secretKey;
   if (sessionId) return sign(secretKey, scope, `session:${sessionId}`);
   let nonce = request.cookies[CSRF_COOKIE];
@@ -47,18 +52,35 @@ function sameToken(a: string, b: string): boolean {
  * Refuses a form post that did not come from our own page: a foreign `Origin` (or, without one, a
  * foreign `Referer`) or a token that does not match the session or visitor cookie.
  */
-export function verifyCsrf(request: FastifyRequest, scope: string, sessionId: string | undefined, presented: string | undefined): void {
+export function verifyCsrf(
+  request: FastifyRequest,
+  scope: string,
+  sessionId: string | undefined,
+  presented: string | undefined,
+): void {
   const expectedOrigin = `${request.protocol}://${request.host}`;
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== expectedOrigin) throw new AppError('csrf_failed', 'The form was sent from another site.');
+  if (origin !== undefined && origin !== expectedOrigin)
+    throw new AppError('csrf_failed', 'The form was sent from another site.');
   const referer = request.headers.referer;
-  if (origin === undefined && referer !== undefined && !(referer === expectedOrigin || referer.startsWith(`${expectedOrigin}/`))) {
+  if (
+    origin === undefined &&
+    referer !== undefined &&
+    !(referer === expectedOrigin || referer.startsWith(`${expectedOrigin}/`))
+  ) {
     throw new AppError('csrf_failed', 'The form was sent from another site.');
   }
   const secretKey = request.server.deps.config.secretKey;
   const nonce = request.cookies[CSRF_COOKIE];
-  const candidates = sessionId ? [sign(secretKey, scope, `session:${sessionId}`)] : nonce ? [sign(secretKey, scope, `visitor:${nonce}`)] : [];
+  const candidates = sessionId
+    ? [sign(secretKey, scope, `session:${sessionId}`)]
+    : nonce
+      ? [sign(secretKey, scope, `visitor:${nonce}`)]
+      : [];
   if (!presented || !candidates.some((expected) => sameToken(expected, presented))) {
-    throw new AppError('csrf_failed', 'The form has expired or was not sent from this site; reload the page and try again.');
+    throw new AppError(
+      'csrf_failed',
+      'The form has expired or was not sent from this site; reload the page and try again.',
+    );
   }
 }

@@ -64,9 +64,31 @@ const httpErrorCodes = {
 } as const satisfies Record<string, ErrorEntry>;
 
 /** The domains' tables, in one list so the test can check that no two declare the same code. */
-export const errorTables = { http: httpErrorCodes, settings: settingsErrorCodes, deploy: deployErrorCodes, forum: forumErrorCodes, cms: cmsErrorCodes, mcp: mcpErrorCodes, helpdesk: helpdeskErrorCodes, helpdeskMail: helpdeskMailErrorCodes, ai: aiErrorCodes, purchase: purchaseErrorCodes } as const;
+export const errorTables = {
+  http: httpErrorCodes,
+  settings: settingsErrorCodes,
+  deploy: deployErrorCodes,
+  forum: forumErrorCodes,
+  cms: cmsErrorCodes,
+  mcp: mcpErrorCodes,
+  helpdesk: helpdeskErrorCodes,
+  helpdeskMail: helpdeskMailErrorCodes,
+  ai: aiErrorCodes,
+  purchase: purchaseErrorCodes,
+} as const;
 
-export const errorCodes = { ...httpErrorCodes, ...settingsErrorCodes, ...deployErrorCodes, ...forumErrorCodes, ...cmsErrorCodes, ...mcpErrorCodes, ...helpdeskErrorCodes, ...helpdeskMailErrorCodes, ...aiErrorCodes, ...purchaseErrorCodes } as const;
+export const errorCodes = {
+  ...httpErrorCodes,
+  ...settingsErrorCodes,
+  ...deployErrorCodes,
+  ...forumErrorCodes,
+  ...cmsErrorCodes,
+  ...mcpErrorCodes,
+  ...helpdeskErrorCodes,
+  ...helpdeskMailErrorCodes,
+  ...aiErrorCodes,
+  ...purchaseErrorCodes,
+} as const;
 
 export type ErrorCode = keyof typeof errorCodes;
 

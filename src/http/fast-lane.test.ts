@@ -26,20 +26,28 @@ async function listen(server: http.Server): Promise<number> {
 }
 
 /** GETs `path` on a fresh connection; `routed` says whether the server's `request` event saw it. */
-function get(server: http.Server, port: number, path: string, method = 'GET'): Promise<{ status: number; body: string; requestEvent: boolean }> {
+function get(
+  server: http.Server,
+  port: number,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; body: string; requestEvent: boolean }> {
   let requestEvent = false;
   const onRequest = () => (requestEvent = true);
   server.on('request', onRequest);
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, path, method, headers: { host: 'site.test' }, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => {
-        server.off('request', onRequest);
-        resolve({ status: response.statusCode!, body, requestEvent });
-      });
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port, path, method, headers: { host: 'site.test' }, agent: false },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => {
+          server.off('request', onRequest);
+          resolve({ status: response.statusCode!, body, requestEvent });
+        });
+      },
+    );
     request.on('error', reject);
     request.end();
   });
@@ -58,7 +66,10 @@ describe('socket front: start-up check', () => {
   it('refuses a server whose connections do not come through one listener', () => {
     const server = http.createServer();
     server.on('connection', () => {});
-    assert.match(frontConnections(server, { answer: () => false, active: () => true, failed: () => {} }) ?? '', /2 connection listeners/);
+    assert.match(
+      frontConnections(server, { answer: () => false, active: () => true, failed: () => {} }) ?? '',
+      /2 connection listeners/,
+    );
     assert.equal(server.listeners('connection').length, 2, 'the server is left as it was');
   });
 
@@ -78,7 +89,10 @@ describe('socket front: start-up check', () => {
 
   it('falls back to the Node path with one warning when the check fails', async () => {
     const warnings: string[] = [];
-    const lanes = createFastLanes({ verifyFront: async () => 'unshift lost the bytes', warn: (message) => warnings.push(message) });
+    const lanes = createFastLanes({
+      verifyFront: async () => 'unshift lost the bytes',
+      warn: (message) => warnings.push(message),
+    });
     lanes.add(lane);
     const server = lanes.serverFactory((_req, res) => res.end('routed'), FASTIFY_OPTIONS);
     await Promise.all([lanes.ready(), lanes.ready()]);
@@ -114,13 +128,46 @@ describe('fast lanes: access log', () => {
       await close(server);
     }
     assert.equal(written.length, 1, 'one write for the lines gathered');
-    const lines = written[0]!.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = written[0]!
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.equal(lines.length, 2, 'only the lane answers are its to log');
     assert.deepEqual(
-      lines.map(({ level, msg, method, url, host, statusCode, bytes, remoteAddress, via }) => ({ level, msg, method, url, host, statusCode, bytes, remoteAddress, via })),
+      lines.map(({ level, msg, method, url, host, statusCode, bytes, remoteAddress, via }) => ({
+        level,
+        msg,
+        method,
+        url,
+        host,
+        statusCode,
+        bytes,
+        remoteAddress,
+        via,
+      })),
       [
-        { level: 30, msg: 'static request', method: 'GET', url: '/lane', host: 'site.test', statusCode: 200, bytes: 13, remoteAddress: '127.0.0.1', via: 'socket' },
-        { level: 30, msg: 'static request', method: 'HEAD', url: '/lane', host: 'site.test', statusCode: 200, bytes: 0, remoteAddress: '127.0.0.1', via: 'socket' },
+        {
+          level: 30,
+          msg: 'static request',
+          method: 'GET',
+          url: '/lane',
+          host: 'site.test',
+          statusCode: 200,
+          bytes: 13,
+          remoteAddress: '127.0.0.1',
+          via: 'socket',
+        },
+        {
+          level: 30,
+          msg: 'static request',
+          method: 'HEAD',
+          url: '/lane',
+          host: 'site.test',
+          statusCode: 200,
+          bytes: 0,
+          remoteAddress: '127.0.0.1',
+          via: 'socket',
+        },
       ],
     );
     assert.equal(typeof lines[0]!.time, 'number');
@@ -130,7 +177,15 @@ describe('fast lanes: access log', () => {
   it('writes when the buffer fills, and what is left on flush', () => {
     const written: string[] = [];
     const log = new AccessLog((text) => written.push(text), { bufferBytes: 1000, flushMs: 60_000 });
-    const entry = { method: 'GET', url: '/a"b\n', host: 'h', remoteAddress: undefined, status: 200, bytes: 1, via: 'node' as const };
+    const entry = {
+      method: 'GET',
+      url: '/a"b\n',
+      host: 'h',
+      remoteAddress: undefined,
+      status: 200,
+      bytes: 1,
+      via: 'node' as const,
+    };
     for (let i = 0; i < 10; i += 1) log.add(entry);
     assert.equal(written.length, 1);
     assert.ok(written[0]!.length >= 1000);

@@ -19,7 +19,10 @@ interface FastLanes {
    */
   ready(): Promise<void>;
   /** Fastify's `serverFactory`: the HTTP/1.1 server Fastify would make, with the lanes in front. */
-  serverFactory(handler: (req: IncomingMessage, res: ServerResponse) => void, options: Record<string, unknown>): http.Server;
+  serverFactory(
+    handler: (req: IncomingMessage, res: ServerResponse) => void,
+    options: Record<string, unknown>,
+  ): http.Server;
 }
 
 /** Records what a lane wrote, for the access log line written once the answer ends. */
@@ -41,7 +44,15 @@ class LoggedSink implements LaneSink {
   end(body?: Buffer): void {
     this.sink.end(body);
     const { method, url, headers, remoteAddress } = this.request;
-    this.log.add({ method, url, host: headers.host, remoteAddress, status: this.status, bytes: method === 'HEAD' ? 0 : (body?.length ?? 0), via: this.via });
+    this.log.add({
+      method,
+      url,
+      host: headers.host,
+      remoteAddress,
+      status: this.status,
+      bytes: method === 'HEAD' ? 0 : (body?.length ?? 0),
+      via: this.via,
+    });
   }
 
   destroy(error?: Error): void {
@@ -66,7 +77,8 @@ export function createFastLanes(laneOptions: FastLaneOptions = {}): FastLanes {
     for (const lane of lanes) if (lane(request, sink)) return true;
     return false;
   };
-  const answer = (request: LaneRequest, sink: LaneSink, via: AnsweredVia): boolean => (log ? ask(request, new LoggedSink(sink, request, log, via)) : ask(request, sink));
+  const answer = (request: LaneRequest, sink: LaneSink, via: AnsweredVia): boolean =>
+    log ? ask(request, new LoggedSink(sink, request, log, via)) : ask(request, sink);
   let frontVerified = false;
   let verifying: Promise<void> | undefined;
   let installProblem: string | undefined;
@@ -74,7 +86,10 @@ export function createFastLanes(laneOptions: FastLaneOptions = {}): FastLanes {
     verifying ??= (laneOptions.verifyFront ?? verifySocketFront)().then((checked) => {
       const problem = installProblem ?? checked;
       if (problem === undefined) frontVerified = true;
-      else (laneOptions.warn ?? ((message: string) => process.emitWarning(message)))(`The socket front is off: ${problem}. Static requests take the Node server's path (docs/decisions/0024-socket-front.md).`);
+      else
+        (laneOptions.warn ?? ((message: string) => process.emitWarning(message)))(
+          `The socket front is off: ${problem}. Static requests take the Node server's path (docs/decisions/0024-socket-front.md).`,
+        );
     });
     return verifying;
   };
@@ -88,7 +103,20 @@ export function createFastLanes(laneOptions: FastLaneOptions = {}): FastLanes {
     ready,
     serverFactory(handler, options) {
       const server = http.createServer((options.http ?? {}) as http.ServerOptions, (req, res) => {
-        if (lanes.length > 0 && answer({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, remoteAddress: req.socket.remoteAddress }, res, 'node')) return;
+        if (
+          lanes.length > 0 &&
+          answer(
+            {
+              method: req.method ?? '',
+              url: req.url ?? '',
+              headers: req.headers,
+              remoteAddress: req.socket.remoteAddress,
+            },
+            res,
+            'node',
+          )
+        )
+          return;
         handler(req, res);
       });
       // As Fastify sets up a server it makes itself.

@@ -6,11 +6,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export type FormBody = Record<string, string>;
 
 export function registerFormParser(app: FastifyInstance, bodyLimit: number): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
-    const form: FormBody = Object.create(null) as FormBody;
-    for (const [name, value] of new URLSearchParams(body as string)) if (!(name in form)) form[name] = value;
-    done(null, form);
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit },
+    (_request, body, done) => {
+      const form: FormBody = Object.create(null) as FormBody;
+      for (const [name, value] of new URLSearchParams(body as string)) if (!(name in form)) form[name] = value;
+      done(null, form);
+    },
+  );
 }
 
 /** A text field of the posted form; missing fields read as ''. Too long answers undefined. */

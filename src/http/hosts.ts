@@ -34,7 +34,10 @@ export function classifyHost(name: string, sitesDomain: string): HostTarget {
   const label = name.slice(0, -suffix.length);
   if (label.includes('.')) return { kind: 'site', site: '' };
   const preview = PREVIEW_LABEL.exec(label);
-  if (preview) return isSiteLabel(preview[2]!) ? { kind: 'preview', site: preview[2]!, release: preview[1]! } : { kind: 'site', site: '' };
+  if (preview)
+    return isSiteLabel(preview[2]!)
+      ? { kind: 'preview', site: preview[2]!, release: preview[1]! }
+      : { kind: 'site', site: '' };
   if (label.startsWith('stage--')) {
     const site = label.slice('stage--'.length);
     return isSiteLabel(site) ? { kind: 'stage', site } : { kind: 'site', site: '' };
@@ -57,7 +60,9 @@ export interface UrlBase {
  */
 export function requestUrlBase(request: { protocol: string; host: string }): UrlBase {
   const protocol = request.protocol === 'https' ? 'https:' : 'http:';
-  const match = /:(\d+)$/.exec(request.host.startsWith('[') ? request.host.slice(request.host.indexOf(']') + 1) : request.host);
+  const match = /:(\d+)$/.exec(
+    request.host.startsWith('[') ? request.host.slice(request.host.indexOf(']') + 1) : request.host,
+  );
   const port = match?.[1] ?? '';
   const isDefault = (protocol === 'https:' && port === '443') || (protocol === 'http:' && port === '80');
   return { protocol, port: isDefault ? '' : port };

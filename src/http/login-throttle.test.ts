@@ -15,7 +15,13 @@ for (const cache of testCaches) {
     let known: string;
 
     const login = (name: string, password: string, address: string, cookie?: string): Promise<LightMyRequestResponse> =>
-      portal(t.app, undefined, { method: 'POST', url: '/api/auth/login', remoteAddress: address, payload: { login: name, password }, ...(cookie ? { headers: { cookie } } : {}) });
+      portal(t.app, undefined, {
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: address,
+        payload: { login: name, password },
+        ...(cookie ? { headers: { cookie } } : {}),
+      });
 
     before(async () => {
       // The per-address rate limit is out of the way: this is about the throttle.
@@ -70,9 +76,19 @@ for (const cache of testCaches) {
       await makeCommunity(t.app, null, 'club');
       const carol = await addMember(t.app, 'club', 'carol');
       const token = (address: string) =>
-        forumApi(t.app, 'club', undefined, { method: 'POST', path: '/auth/tokens', remoteAddress: address, payload: { login: 'carol', password: 'wrong-password' } });
+        forumApi(t.app, 'club', undefined, {
+          method: 'POST',
+          path: '/auth/tokens',
+          remoteAddress: address,
+          payload: { login: 'carol', password: 'wrong-password' },
+        });
       for (let i = 0; i < 6; i++) assert.equal((await token(`198.51.100.${100 + i}`)).statusCode, 401);
-      const api = await forumApi(t.app, 'club', undefined, { method: 'POST', path: '/auth/tokens', remoteAddress: '203.0.113.20', payload: { login: 'carol', password: carol.password } });
+      const api = await forumApi(t.app, 'club', undefined, {
+        method: 'POST',
+        path: '/auth/tokens',
+        remoteAddress: '203.0.113.20',
+        payload: { login: 'carol', password: carol.password },
+      });
       assert.equal(json(api).code, 'login_locked');
       const page = await new UiClient(t.app, communityHost('club')).login('carol', carol.password);
       assert.equal(page.statusCode, 429);

@@ -45,9 +45,14 @@ export class LoginThrottle {
       const until = Number((await this.cache.get(`${key}:until`)) ?? 0);
       if (until > now) {
         const seconds = Math.ceil((until - now) / 1000);
-        throw new AppError('login_locked', `Too many failed logins; try again in ${seconds} s, or from a device that logged in to this account before.`, {}, {
-          'Retry-After': String(seconds),
-        });
+        throw new AppError(
+          'login_locked',
+          `Too many failed logins; try again in ${seconds} s, or from a device that logged in to this account before.`,
+          {},
+          {
+            'Retry-After': String(seconds),
+          },
+        );
       }
     }
   }
@@ -86,7 +91,10 @@ export class LoginThrottle {
     const account = `login:account:${name}`;
     const presented = request.cookies?.[KNOWN_CLIENT_COOKIE];
     const expected = this.knownClientProof(account);
-    const known = presented !== undefined && presented.length === expected.length && timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
+    const known =
+      presented !== undefined &&
+      presented.length === expected.length &&
+      timingSafeEqual(Buffer.from(presented), Buffer.from(expected));
     return { account, address: `login:address:${request.ip}`, known };
   }
 

@@ -13,13 +13,45 @@ type Security = Array<Record<string, string[]>>;
 
 /** Every security scheme a Blume API uses; each document lists the ones its operations name. */
 const SECURITY_SCHEMES: Record<string, OpenAPIV3.SecuritySchemeObject> = {
-  session: { type: 'apiKey', in: 'cookie', name: 'blume_session', description: 'The session cookie from POST /api/auth/login.' },
-  deployToken: { type: 'http', scheme: 'bearer', description: 'A deploy token of the site: `Authorization: Bearer dpl_<id>.<secret>`.' },
-  forumToken: { type: 'apiKey', in: 'header', name: 'Authentication-Token', description: 'A forum token (POST /api/forum/v1/auth/tokens mints one).' },
-  apiKey: { type: 'http', scheme: 'bearer', description: 'An API key of the site with its scopes: `Authorization: Bearer blu_sk_<id>.<secret>`.' },
-  purchaseKey: { type: 'http', scheme: 'bearer', description: 'A purchase key minted by a platform administrator: `Authorization: Bearer pk_<id>.<secret>`.' },
-  inboundSecret: { type: 'http', scheme: 'bearer', description: 'The site\'s HELPDESK_INBOUND_SECRET (Postmark sends it as basic auth); SendGrid and Mailgun payloads carry their own signatures instead.' },
-  webhookSignature: { type: 'apiKey', in: 'header', name: 'X-Hub-Signature-256', description: 'HMAC-SHA256 of the raw body with the webhook secret, `sha256=<hex>`.' },
+  session: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'blume_session',
+    description: 'The session cookie from POST /api/auth/login.',
+  },
+  deployToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A deploy token of the site: `Authorization: Bearer dpl_<id>.<secret>`.',
+  },
+  forumToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authentication-Token',
+    description: 'A forum token (POST /api/forum/v1/auth/tokens mints one).',
+  },
+  apiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key of the site with its scopes: `Authorization: Bearer blu_sk_<id>.<secret>`.',
+  },
+  purchaseKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A purchase key minted by a platform administrator: `Authorization: Bearer pk_<id>.<secret>`.',
+  },
+  inboundSecret: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "The site's HELPDESK_INBOUND_SECRET (Postmark sends it as basic auth); SendGrid and Mailgun payloads carry their own signatures instead.",
+  },
+  webhookSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Hub-Signature-256',
+    description: 'HMAC-SHA256 of the raw body with the webhook secret, `sha256=<hex>`.',
+  },
 };
 
 const ProblemSchema = Type.Object(
@@ -30,7 +62,12 @@ const ProblemSchema = Type.Object(
     detail: Type.Optional(Type.String()),
     code: Type.String({ description: 'Stable machine-readable code.' }),
   },
-  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details; some codes add members such as `errors`.', additionalProperties: true },
+  {
+    $id: 'Problem',
+    title: 'Problem',
+    description: 'RFC 9457 problem details; some codes add members such as `errors`.',
+    additionalProperties: true,
+  },
 );
 
 const securityOf = new WeakMap<object, Security>();
@@ -71,7 +108,11 @@ function operationId(method: string, url: string): string {
   return [method.toLowerCase(), ...words.map((word) => word[0]!.toUpperCase() + word.slice(1))].join('');
 }
 
-function describeOperation(schema: FastifySchema & Record<string, unknown>, url: string, route: RouteOptions): FastifySchema {
+function describeOperation(
+  schema: FastifySchema & Record<string, unknown>,
+  url: string,
+  route: RouteOptions,
+): FastifySchema {
   const preHandlers = [route.preHandler ?? []].flat();
   const declared = preHandlers.map((handler) => securityOf.get(handler)).find((security) => security !== undefined);
   const security = (schema.security as Security | undefined) ?? declared ?? [];
@@ -91,10 +132,16 @@ function describeOperation(schema: FastifySchema & Record<string, unknown>, url:
   for (const status of implied) if (status && !(status in response)) response[status] = problemResponse(status);
   for (const [status, value] of Object.entries(response)) {
     // Statuses listed with `problems(...)` are already full response objects.
-    if (Number(status) >= 400 && value && typeof value === 'object' && !('content' in value)) response[status] = problemResponse(Number(status));
+    if (Number(status) >= 400 && value && typeof value === 'object' && !('content' in value))
+      response[status] = problemResponse(Number(status));
   }
   const method = [route.method].flat()[0]!;
-  return { ...schema, operationId: (schema.operationId as string | undefined) ?? operationId(method, url), security, response };
+  return {
+    ...schema,
+    operationId: (schema.operationId as string | undefined) ?? operationId(method, url),
+    security,
+    response,
+  };
 }
 
 interface OpenApiInfo {
@@ -144,7 +191,8 @@ export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): 
   // Seen by every route this plugin's context registers from here on; a test checks each is documented.
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(`${info.prefix}/`) || route.url === documentPath) return;
-    for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`);
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`);
   });
   app.apiDocuments.push({
     title: info.title,
@@ -158,15 +206,25 @@ export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: info.title, description: info.description, version: '1', license: { name: 'AGPL-3.0-only', identifier: 'AGPL-3.0-only' } },
+      info: {
+        title: info.title,
+        description: info.description,
+        version: '1',
+        license: { name: 'AGPL-3.0-only', identifier: 'AGPL-3.0-only' },
+      },
       servers: [{ url: '/', description: 'The host that serves this document' }],
       // All schemes while operations are described; the finished document keeps the ones it names.
       components: { securitySchemes: { ...SECURITY_SCHEMES } },
     },
     hideUntagged: false,
     // Shared schemas are named by their $id (`Problem`), not numbered.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transform: ({ schema, url, route }) => ({ schema: describeOperation((schema ?? {}) as FastifySchema & Record<string, unknown>, url, route), url }),
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+    transform: ({ schema, url, route }) => ({
+      schema: describeOperation((schema ?? {}) as FastifySchema & Record<string, unknown>, url, route),
+      url,
+    }),
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
       const { openapiObject } = document;
@@ -174,7 +232,8 @@ export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): 
       const used = new Set<string>();
       for (const item of Object.values(openapiObject.paths ?? {})) {
         for (const operation of Object.values(item ?? {}) as Array<{ security?: Security }>) {
-          for (const requirement of operation.security ?? []) for (const name of Object.keys(requirement)) used.add(name);
+          for (const requirement of operation.security ?? [])
+            for (const name of Object.keys(requirement)) used.add(name);
         }
       }
       const securitySchemes: Record<string, OpenAPIV3.SecuritySchemeObject> = {};

@@ -13,9 +13,21 @@ function headersFor(url: string, query: { page?: number; page_size?: number }, t
 }
 
 describe('pagination headers', () => {
-  it('links every page of the list with the request\'s other parameters in place', () => {
-    const headers = headersFor('/api/x/tickets?status=open&page=2&q=a%20b&page=9&page_size=5', { page: 2, page_size: 5 }, 23);
-    assert.deepEqual(JSON.parse(headers['X-Pagination']!), { total: 23, total_pages: 5, first_page: 1, last_page: 5, page: 2, previous_page: 1, next_page: 3 });
+  it("links every page of the list with the request's other parameters in place", () => {
+    const headers = headersFor(
+      '/api/x/tickets?status=open&page=2&q=a%20b&page=9&page_size=5',
+      { page: 2, page_size: 5 },
+      23,
+    );
+    assert.deepEqual(JSON.parse(headers['X-Pagination']!), {
+      total: 23,
+      total_pages: 5,
+      first_page: 1,
+      last_page: 5,
+      page: 2,
+      previous_page: 1,
+      next_page: 3,
+    });
     assert.equal(
       headers.Link,
       [
@@ -29,6 +41,9 @@ describe('pagination headers', () => {
 
   it('adds page and page_size to a request without them, and links no neighbours of a lone page', () => {
     const headers = headersFor('/api/x/topics', {}, 0);
-    assert.equal(headers.Link, '</api/x/topics?page=1&page_size=10>; rel="first", </api/x/topics?page=1&page_size=10>; rel="last"');
+    assert.equal(
+      headers.Link,
+      '</api/x/topics?page=1&page_size=10>; rel="first", </api/x/topics?page=1&page_size=10>; rel="last"',
+    );
   });
 });

@@ -4,8 +4,12 @@ import { Type, type Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1.' })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1 to 100.' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1.' }),
+  ),
+  page_size: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1 to 100.' }),
+  ),
 });
 export type PageQuery = Static<typeof PageQuery>;
 
@@ -33,7 +37,13 @@ interface PaginationMeta {
 
 function paginationMeta(page: Page, total: number): PaginationMeta {
   const totalPages = Math.max(1, Math.ceil(total / page.pageSize));
-  const meta: PaginationMeta = { total, total_pages: totalPages, first_page: 1, last_page: totalPages, page: page.page };
+  const meta: PaginationMeta = {
+    total,
+    total_pages: totalPages,
+    first_page: 1,
+    last_page: totalPages,
+    page: page.page,
+  };
   if (page.page > 1) meta.previous_page = Math.min(page.page - 1, totalPages);
   if (page.page < totalPages) meta.next_page = page.page + 1;
   return meta;

@@ -30,7 +30,10 @@ function problemBody(error: AppError): ProblemBody {
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   if (error.status === 401 && !reply.hasHeader('www-authenticate')) reply.header('WWW-Authenticate', 'Bearer');
-  return reply.code(error.status).type(PROBLEM_TYPE).send(JSON.stringify(problemBody(error)));
+  return reply
+    .code(error.status)
+    .type(PROBLEM_TYPE)
+    .send(JSON.stringify(problemBody(error)));
 }
 
 /** Fastify's own error codes mapped to ours. */
@@ -52,7 +55,12 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
   if (error instanceof AppError) return error;
   const dependency = unavailableDependency(error);
   if (dependency) {
-    return new AppError(`${dependency}_unavailable`, `${lookupErrorCode(`${dependency}_unavailable`).title}.`, {}, { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) });
+    return new AppError(
+      `${dependency}_unavailable`,
+      `${lookupErrorCode(`${dependency}_unavailable`).title}.`,
+      {},
+      { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) },
+    );
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
@@ -73,7 +81,12 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
   }
   if (fastifyError.statusCode === 429) return new AppError('rate_limited', fastifyError.message);
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    const code = fastifyError.statusCode === 413 ? 'payload_too_large' : fastifyError.statusCode === 415 ? 'unsupported_media_type' : 'bad_request';
+    const code =
+      fastifyError.statusCode === 413
+        ? 'payload_too_large'
+        : fastifyError.statusCode === 415
+          ? 'unsupported_media_type'
+          : 'bad_request';
     return new AppError(code, fastifyError.message);
   }
   return undefined;

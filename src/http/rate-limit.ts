@@ -7,10 +7,21 @@ import { parseCredential } from '../lib/credential-format.js';
 import { AppError } from './errors.js';
 
 /** Counts one use of `key`; throws 429 `rate_limited` once more than `max` fall in the window. */
-export async function consumeRateLimit(cache: Cache, key: string, max: number, windowSeconds: number, what = 'requests'): Promise<void> {
+export async function consumeRateLimit(
+  cache: Cache,
+  key: string,
+  max: number,
+  windowSeconds: number,
+  what = 'requests',
+): Promise<void> {
   const used = await cache.increment(`rate:${key}`, windowSeconds);
   if (used > max) {
-    throw new AppError('rate_limited', `At most ${max} ${what} per ${windowSeconds} s; try again shortly.`, {}, { 'Retry-After': String(windowSeconds) });
+    throw new AppError(
+      'rate_limited',
+      `At most ${max} ${what} per ${windowSeconds} s; try again shortly.`,
+      {},
+      { 'Retry-After': String(windowSeconds) },
+    );
   }
 }
 

@@ -20,7 +20,11 @@ describe('serializable response schemas', () => {
   it('rewrites `[X, null]` into a type list and string constants into an enum, keeping siblings', () => {
     const schema = serializableSchema(Post) as { properties: Record<string, unknown> };
     assert.deepEqual(schema.properties.edited_at, { type: ['string', 'null'], format: 'date-time' });
-    assert.deepEqual(schema.properties.author, { ...JSON.parse(JSON.stringify(Author)), type: ['object', 'null'], description: 'Null once the member is gone.' });
+    assert.deepEqual(schema.properties.author, {
+      ...JSON.parse(JSON.stringify(Author)),
+      type: ['object', 'null'],
+      description: 'Null once the member is gone.',
+    });
     assert.deepEqual(schema.properties.kind, { type: 'string', enum: ['reply', 'like'] });
     assert.ok('anyOf' in (schema.properties.either as object), 'a union of objects stays a union');
     assert.deepEqual((schema.properties.tags as { items: unknown }).items, { type: ['string', 'null'] });
@@ -31,7 +35,13 @@ describe('serializable response schemas', () => {
     const after = fastJson(serializableSchema(Post) as object);
     const values = [
       { edited_at: null, author: null, kind: 'reply', either: { a: 'x' }, tags: [] },
-      { edited_at: '2026-11-26T20:00:00.000Z', author: { id: 'm1', username: 'ann', extra: 1 }, kind: 'like', either: { b: 2 }, tags: ['a', null] },
+      {
+        edited_at: '2026-11-26T20:00:00.000Z',
+        author: { id: 'm1', username: 'ann', extra: 1 },
+        kind: 'like',
+        either: { b: 2 },
+        tags: ['a', null],
+      },
     ];
     for (const value of values) assert.equal(after(value), before(value));
   });

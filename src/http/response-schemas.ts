@@ -20,7 +20,11 @@ const serializedAnswers = new WeakMap<object, Buffer>();
  * in UTF-8, made once per kept value: a value the node keeps and answers again (decisions 0105,
  * 0109) goes out as the same bytes. Only one route may answer a given kept value so.
  */
-export function sendSerializedOnce<T extends object>(reply: FastifyReply, kept: T, present: (kept: T) => unknown = (value) => value): FastifyReply {
+export function sendSerializedOnce<T extends object>(
+  reply: FastifyReply,
+  kept: T,
+  present: (kept: T) => unknown = (value) => value,
+): FastifyReply {
   let body = serializedAnswers.get(kept);
   if (body === undefined) serializedAnswers.set(kept, (body = Buffer.from(String(reply.serialize(present(kept))))));
   return sendSerialized(reply, body);
@@ -31,11 +35,20 @@ export function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply 
   return reply.type(JSON_TYPE).send(body);
 }
 
-const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A schema meaning `option`'s values and null, with a type list, or undefined when none can say it. */
 function withNull(option: unknown): Schema | undefined {
-  if (!isObject(option) || typeof option.type !== 'string' || option.type === 'null' || 'anyOf' in option || 'oneOf' in option || 'allOf' in option) return undefined;
+  if (
+    !isObject(option) ||
+    typeof option.type !== 'string' ||
+    option.type === 'null' ||
+    'anyOf' in option ||
+    'oneOf' in option ||
+    'allOf' in option
+  )
+    return undefined;
   return { ...option, type: [option.type, 'null'] };
 }
 
@@ -44,11 +57,23 @@ function simplerUnion(schema: Schema, options: unknown[]): Schema {
   const { anyOf: _anyOf, ...rest } = schema;
   if (options.length === 2) {
     const [first, second] = options;
-    const nullable = isObject(second) && second.type === 'null' && Object.keys(second).length === 1 ? withNull(first) : isObject(first) && first.type === 'null' && Object.keys(first).length === 1 ? withNull(second) : undefined;
+    const nullable =
+      isObject(second) && second.type === 'null' && Object.keys(second).length === 1
+        ? withNull(first)
+        : isObject(first) && first.type === 'null' && Object.keys(first).length === 1
+          ? withNull(second)
+          : undefined;
     if (nullable) return { ...nullable, ...rest };
   }
-  const constants = options.every((option) => isObject(option) && option.type === 'string' && typeof option.const === 'string' && Object.keys(option).length === 2);
-  if (constants && options.length > 0) return { type: 'string', enum: options.map((option) => (option as Schema).const), ...rest };
+  const constants = options.every(
+    (option) =>
+      isObject(option) &&
+      option.type === 'string' &&
+      typeof option.const === 'string' &&
+      Object.keys(option).length === 2,
+  );
+  if (constants && options.length > 0)
+    return { type: 'string', enum: options.map((option) => (option as Schema).const), ...rest };
   return schema;
 }
 

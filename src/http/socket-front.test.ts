@@ -9,7 +9,10 @@ const HOST = 'Host: site.blume.test';
 
 describe('socket front: request heads', () => {
   it('reads a GET with its headers, lower-cased and trimmed', () => {
-    const request = readRequestHead(`GET /a/b.css?v=1 HTTP/1.1\r\n${HOST}\r\nAccept-Encoding:  gzip, br \t\r\nX-Empty:`, '127.0.0.1');
+    const request = readRequestHead(
+      `GET /a/b.css?v=1 HTTP/1.1\r\n${HOST}\r\nAccept-Encoding:  gzip, br \t\r\nX-Empty:`,
+      '127.0.0.1',
+    );
     assert.ok(request);
     assert.equal(request.method, 'GET');
     assert.equal(request.url, '/a/b.css?v=1');
@@ -28,7 +31,10 @@ describe('socket front: request heads', () => {
   });
 
   it('keeps latin1 bytes in a value as they came', () => {
-    assert.equal(readRequestHead(`GET / HTTP/1.1\r\n${HOST}\r\nX-Name: caf\xe9`, undefined)?.headers['x-name'], 'caf\xe9');
+    assert.equal(
+      readRequestHead(`GET / HTTP/1.1\r\n${HOST}\r\nX-Name: caf\xe9`, undefined)?.headers['x-name'],
+      'caf\xe9',
+    );
   });
 
   const leftToNode: Array<[string, string]> = [

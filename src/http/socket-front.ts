@@ -23,7 +23,8 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const REQUEST_LINE = /^(GET|HEAD) (\/[!-~]*) HTTP\/1\.1$/;
 // A field name is a token; a value is visible characters (latin1 included) with inner spaces and
 // tabs, trimmed. Anything else, obsolete line folding included, is left to Node's parser.
-const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[\t ]*((?:[!-~\x80-\xff](?:[\t -~\x80-\xff]*[!-~\x80-\xff])?)?)[\t ]*$/;
+const HEADER_LINE =
+  /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[\t ]*((?:[!-~\x80-\xff](?:[\t -~\x80-\xff]*[!-~\x80-\xff])?)?)[\t ]*$/;
 // Headers that bring a body, a protocol switch or an interim answer: Node's to handle.
 const PASSED_ON = new Set(['content-length', 'transfer-encoding', 'upgrade', 'expect', 'http2-settings']);
 /** Bodies up to this size go out in one buffer with the head; larger ones are not copied. */
@@ -90,7 +91,8 @@ class SocketAnswer implements LaneSink {
       const value = headers[name]!;
       // The values are the edge's own and `_headers` values checked at ingest; this keeps a line
       // break from ever splitting a header, whatever a future caller passes.
-      if (value.includes('\n') || value.includes('\r')) throw new Error(`line break in the value of the header "${name}"`);
+      if (value.includes('\n') || value.includes('\r'))
+        throw new Error(`line break in the value of the header "${name}"`);
       head += `${name}: ${value}\r\n`;
     }
     if (!bodyless && headers['content-length'] === undefined) head += `content-length: ${body?.length ?? 0}\r\n`;
@@ -137,7 +139,10 @@ export function frontConnections(server: Server, front: Front): string | undefin
     }
     held.add(socket);
     const keepAliveSeconds = Math.floor(server.keepAliveTimeout / 1000);
-    const keepAliveLines = keepAliveSeconds > 0 ? `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n` : 'Connection: keep-alive\r\n';
+    const keepAliveLines =
+      keepAliveSeconds > 0
+        ? `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n`
+        : 'Connection: keep-alive\r\n';
 
     const onData = (chunk: Buffer): void => {
       const end = chunk.indexOf(HEAD_END);
@@ -254,7 +259,11 @@ export async function verifySocketFront(): Promise<string | undefined> {
       let answered = 0;
       const timer = setTimeout(() => {
         socket.destroy();
-        reject(new Error(`answer ${answered + 1} did not come within ${PROBE_TIMEOUT_MS} ms; read ${JSON.stringify(text.slice(-200))}`));
+        reject(
+          new Error(
+            `answer ${answered + 1} did not come within ${PROBE_TIMEOUT_MS} ms; read ${JSON.stringify(text.slice(-200))}`,
+          ),
+        );
       }, PROBE_TIMEOUT_MS);
       const send = (): void => {
         socket.write(`GET ${urls[answered]} HTTP/1.1\r\nHost: probe\r\n\r\n`);

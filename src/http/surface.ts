@@ -104,7 +104,8 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
       };
     },
     validate(value: unknown) {
-      if (!['portal', 'static', 'community', 'none'].includes(value as string)) throw new Error(`unknown surface ${String(value)}`);
+      if (!['portal', 'static', 'community', 'none'].includes(value as string))
+        throw new Error(`unknown surface ${String(value)}`);
     },
     mustMatchWhenDerived: false,
     deriveConstraint(req: IncomingMessage, _ctx: unknown, done: (error: Error | null, surface?: Surface) => void) {

@@ -13,7 +13,10 @@ export interface UploadedFile {
   bytes: Buffer;
 }
 
-export async function readUploadedFile(request: FastifyRequest, options: { field: string; maxBytes: number; missing: ErrorCode; tooLarge: ErrorCode; what: string }): Promise<UploadedFile> {
+export async function readUploadedFile(
+  request: FastifyRequest,
+  options: { field: string; maxBytes: number; missing: ErrorCode; tooLarge: ErrorCode; what: string },
+): Promise<UploadedFile> {
   const part = await request.file({ limits: { fileSize: options.maxBytes } });
   if (!part || part.fieldname !== options.field) {
     part?.file.resume();
@@ -23,7 +26,9 @@ export async function readUploadedFile(request: FastifyRequest, options: { field
     return { filename: part.filename, declaredType: part.mimetype, bytes: await part.toBuffer() };
   } catch (error) {
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new AppError(options.tooLarge, `${options.what} are at most ${options.maxBytes / 1024 / 1024} MiB.`, { max_bytes: options.maxBytes });
+      throw new AppError(options.tooLarge, `${options.what} are at most ${options.maxBytes / 1024 / 1024} MiB.`, {
+        max_bytes: options.maxBytes,
+      });
     }
     throw error;
   }
@@ -41,7 +46,12 @@ interface InertFile {
 }
 
 /** Answers a stored file (304 on a matching ETag) with headers that keep a browser from running it. */
-export async function sendInertFile(request: FastifyRequest, reply: FastifyReply, file: InertFile, bytes: () => Promise<Readable | undefined>): Promise<FastifyReply> {
+export async function sendInertFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: InertFile,
+  bytes: () => Promise<Readable | undefined>,
+): Promise<FastifyReply> {
   const etag = `"${file.sha256}"`;
   reply
     .header('etag', etag)

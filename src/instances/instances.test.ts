@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openSetting } from '../core/settings/service.js';
 import { addMember, forumApi, makeCommunity } from '../../test/factories/forum.js';
-import { buildTestApp, json, portal, signIn, startSecondNode, type Actor, type TestApp } from '../../test/helpers/app.js';
+import {
+  buildTestApp,
+  json,
+  portal,
+  signIn,
+  startSecondNode,
+  type Actor,
+  type TestApp,
+} from '../../test/helpers/app.js';
 import { testCaches, testDatabases } from '../../test/helpers/databases.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -18,8 +26,13 @@ for (const database of testDatabases) {
       let node2: FastifyInstance;
       let closeNode2: () => Promise<void>;
       const env = (actor: Actor | undefined, method: string, payload?: unknown) =>
-        portal(t.app, actor, { method: method as 'GET', url: '/api/instances/club/env', ...(payload !== undefined ? { payload: payload as Row } : {}) });
-      const restart = (actor: Actor | undefined) => portal(t.app, actor, { method: 'POST', url: '/api/instances/club/restart' });
+        portal(t.app, actor, {
+          method: method as 'GET',
+          url: '/api/instances/club/env',
+          ...(payload !== undefined ? { payload: payload as Row } : {}),
+        });
+      const restart = (actor: Actor | undefined) =>
+        portal(t.app, actor, { method: 'POST', url: '/api/instances/club/restart' });
 
       before(async () => {
         t = await buildTestApp({ database, cache: cacheKind });
@@ -37,9 +50,19 @@ for (const database of testDatabases) {
         const empty = await env(owner, 'GET');
         assert.equal(empty.statusCode, 200);
         assert.deepEqual(json(empty), {});
-        const put = await env(owner, 'PUT', { FORUM_TITLE: 'Club', MAIL_PASSWORD: 's3cret', MAIL_PORT: '587', REGISTRATION_OPEN: true });
+        const put = await env(owner, 'PUT', {
+          FORUM_TITLE: 'Club',
+          MAIL_PASSWORD: 's3cret',
+          MAIL_PORT: '587',
+          REGISTRATION_OPEN: true,
+        });
         assert.equal(put.statusCode, 200, put.body);
-        assert.deepEqual(json(put), { FORUM_TITLE: 'Club', MAIL_PASSWORD: '********', MAIL_PORT: '587', REGISTRATION_OPEN: 'true' });
+        assert.deepEqual(json(put), {
+          FORUM_TITLE: 'Club',
+          MAIL_PASSWORD: '********',
+          MAIL_PORT: '587',
+          REGISTRATION_OPEN: 'true',
+        });
         assert.equal(put.headers['x-settings-pending'], 'true');
         assert.ok(!(await env(owner, 'GET')).body.includes('s3cret'));
         // Sending the mask back keeps the secret; leaving a name out removes it.
@@ -96,7 +119,16 @@ for (const database of testDatabases) {
         assert.equal((await env(root, 'GET')).statusCode, 200);
         assert.equal((await portal(t.app, owner, { method: 'GET', url: '/api/instances/nosuch/env' })).statusCode, 404);
         // Portal surface only: not on a site host.
-        assert.equal((await t.app.inject({ method: 'GET', url: '/api/instances/club/env', headers: { host: 'club.blume.test', cookie: owner.cookie } })).statusCode, 404);
+        assert.equal(
+          (
+            await t.app.inject({
+              method: 'GET',
+              url: '/api/instances/club/env',
+              headers: { host: 'club.blume.test', cookie: owner.cookie },
+            })
+          ).statusCode,
+          404,
+        );
       });
 
       it('applies public read and CORS only after restart, on every node', async () => {
@@ -105,13 +137,25 @@ for (const database of testDatabases) {
         const guestRead = (app: FastifyInstance) =>
           app.inject({ method: 'GET', url: '/api/forum/v1/forums', headers: { host: 'club.blume.test', origin } });
         const preflight = (app: FastifyInstance) =>
-          app.inject({ method: 'OPTIONS', url: '/api/forum/v1/topics', headers: { host: 'club.blume.test', origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authentication-token,content-type' } });
+          app.inject({
+            method: 'OPTIONS',
+            url: '/api/forum/v1/topics',
+            headers: {
+              host: 'club.blume.test',
+              origin,
+              'access-control-request-method': 'POST',
+              'access-control-request-headers': 'authentication-token,content-type',
+            },
+          });
         for (const app of [t.app, node2]) {
           assert.equal((await guestRead(app)).statusCode, 401);
           assert.equal((await guestRead(app)).headers['access-control-allow-origin'], undefined);
         }
 
-        await env(owner, 'PUT', { FORUM_API_PUBLIC_READ: 'True', API_CORS_ORIGINS: `${origin}, https://other.example` });
+        await env(owner, 'PUT', {
+          FORUM_API_PUBLIC_READ: 'True',
+          API_CORS_ORIGINS: `${origin}, https://other.example`,
+        });
         // Saved, not applied: nothing changes until restart.
         for (const app of [t.app, node2]) assert.equal((await guestRead(app)).statusCode, 401);
 
@@ -127,7 +171,8 @@ for (const database of testDatabases) {
         ]);
         assert.equal((await env(owner, 'GET')).headers['x-settings-pending'], 'false');
         // Pub/sub delivery is asynchronous over Redis; give it a moment.
-        for (let i = 0; i < 50 && (await guestRead(node2)).statusCode !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+        for (let i = 0; i < 50 && (await guestRead(node2)).statusCode !== 200; i++)
+          await new Promise((r) => setTimeout(r, 20));
         for (const app of [t.app, node2]) {
           const read = await guestRead(app);
           assert.equal(read.statusCode, 200, read.body);
@@ -139,10 +184,18 @@ for (const database of testDatabases) {
           assert.equal(pre.headers['access-control-allow-origin'], origin);
           assert.match(String(pre.headers['access-control-allow-headers']), /Authentication-Token/);
         }
-        const foreign = await t.app.inject({ method: 'GET', url: '/api/forum/v1/forums', headers: { host: 'club.blume.test', origin: 'https://evil.example' } });
+        const foreign = await t.app.inject({
+          method: 'GET',
+          url: '/api/forum/v1/forums',
+          headers: { host: 'club.blume.test', origin: 'https://evil.example' },
+        });
         assert.equal(foreign.headers['access-control-allow-origin'], undefined);
         // Guests may read, never write.
-        const write = await forumApi(t.app, 'club', undefined, { method: 'POST', path: '/topics', payload: { forum_id: 'x', title: 't', body: 'b' } });
+        const write = await forumApi(t.app, 'club', undefined, {
+          method: 'POST',
+          path: '/topics',
+          payload: { forum_id: 'x', title: 't', body: 'b' },
+        });
         assert.equal(write.statusCode, 401);
 
         // Public read without CORS origins stays off (spec section 4: both are needed).
@@ -151,7 +204,8 @@ for (const database of testDatabases) {
           { name: 'API_CORS_ORIGINS', change: 'removed' },
           { name: 'FORUM_API_PUBLIC_READ', change: 'changed' },
         ]);
-        for (let i = 0; i < 50 && (await guestRead(node2)).statusCode !== 401; i++) await new Promise((r) => setTimeout(r, 20));
+        for (let i = 0; i < 50 && (await guestRead(node2)).statusCode !== 401; i++)
+          await new Promise((r) => setTimeout(r, 20));
         for (const app of [t.app, node2]) assert.equal((await guestRead(app)).statusCode, 401);
         assert.deepEqual(json<{ changed: Row[] }>(await restart(owner)).changed, []);
       });

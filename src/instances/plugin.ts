@@ -15,7 +15,7 @@ export async function instancesPlugin(app: FastifyInstance): Promise<void> {
   await registerOpenApi(app, {
     title: 'Blume instance settings API',
     description: single
-      ? 'Read and replace the allowlisted settings of this community instance, then POST /restart to apply them on every node. Authenticate as an admin of the community: `Authentication-Token: <forum token>`, or the `blume_member` cookie from /login with the page\'s CSRF token in `X-CSRF-Token` for writes.'
+      ? "Read and replace the allowlisted settings of this community instance, then POST /restart to apply them on every node. Authenticate as an admin of the community: `Authentication-Token: <forum token>`, or the `blume_member` cookie from /login with the page's CSRF token in `X-CSRF-Token` for writes."
       : 'Read and replace the allowlisted settings of a site, then POST /restart to apply them. Authenticate with the `blume_session` cookie from POST /api/auth/login.',
     prefix: '/api/instances',
     servedOn: 'portal',

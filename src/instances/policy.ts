@@ -27,7 +27,8 @@ export interface InstanceAccess {
 
 export const platformAccess: InstanceAccess = {
   authenticate: requireSession,
-  site: async (request) => authorizeSite(request.user!, await findSite(request.server.deps.database.db, request.params.id), request.params.id),
+  site: async (request) =>
+    authorizeSite(request.user!, await findSite(request.server.deps.database.db, request.params.id), request.params.id),
 };
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -67,19 +68,25 @@ export function singleAccess(siteId: string): InstanceAccess {
       const session = cookie ? await memberForSession(db, site.id, cookie) : undefined;
       if (!session) {
         reply.header('WWW-Authenticate', 'Authentication-Token realm="forum"');
-        throw new AppError('authentication_required', 'Send an admin\'s forum token in `Authentication-Token`, or log in at /login.');
+        throw new AppError(
+          'authentication_required',
+          "Send an admin's forum token in `Authentication-Token`, or log in at /login.",
+        );
       }
-      if (request.method !== 'GET' && request.method !== 'HEAD') verifyCsrf(request, site.id, session.id, header(request, CSRF_HEADER));
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        verifyCsrf(request, site.id, session.id, header(request, CSRF_HEADER));
       request.instanceMember = session.member;
     },
     async site(request) {
       const site = await community(request);
-      if (request.params.id !== site.id) throw new AppError('site_not_found', `No site "${request.params.id}"; this instance is "${site.id}".`);
+      if (request.params.id !== site.id)
+        throw new AppError('site_not_found', `No site "${request.params.id}"; this instance is "${site.id}".`);
       const member = request.instanceMember!;
       if (member.banned) throw new AppError('member_banned', 'This member is banned from the community.');
       refuseSuspended(member);
-  refuseSuspended(member);
-      if (effectiveRole(site, member) !== 'admin') throw new AppError('forbidden', 'Only admins of this community may manage its settings.');
+      refuseSuspended(member);
+      if (effectiveRole(site, member) !== 'admin')
+        throw new AppError('forbidden', 'Only admins of this community may manage its settings.');
       return site;
     },
   };

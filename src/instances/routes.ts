@@ -2,7 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { presentRestart, presentSettings } from '../core/settings/presenters.js';
 import { RestartOut, SettingsMapIn, SettingsMapOut } from '../core/settings/schemas.js';
-import { applyDesiredSettings, loadSettings, replaceDesiredSettings, settingsPending } from '../core/settings/service.js';
+import {
+  applyDesiredSettings,
+  loadSettings,
+  replaceDesiredSettings,
+  settingsPending,
+} from '../core/settings/service.js';
 import type { SiteSettingsRow } from '../core/settings/tables.js';
 import { SiteParams } from '../core/sites/schemas.js';
 import type { InstanceAccess } from './policy.js';
@@ -22,7 +27,12 @@ export async function instanceRoutes(fastify: FastifyInstance, options: { access
   app.get(
     '/instances/:id/env',
     {
-      schema: { tags: ['settings'], summary: 'The desired settings map (secrets masked)', params: SiteParams, response: { 200: SettingsMapOut } },
+      schema: {
+        tags: ['settings'],
+        summary: 'The desired settings map (secrets masked)',
+        params: SiteParams,
+        response: { 200: SettingsMapOut },
+      },
       preHandler: access.authenticate,
     },
     async (request, reply) => {
@@ -45,7 +55,12 @@ export async function instanceRoutes(fastify: FastifyInstance, options: { access
       preHandler: access.authenticate,
     },
     async (request, reply) => {
-      const row = await replaceDesiredSettings(db, (await access.site(request)).id, request.body, app.deps.config.secretKey);
+      const row = await replaceDesiredSettings(
+        db,
+        (await access.site(request)).id,
+        request.body,
+        app.deps.config.secretKey,
+      );
       pendingHeaders(reply, row);
       return presentSettings(row.desired);
     },
@@ -54,7 +69,12 @@ export async function instanceRoutes(fastify: FastifyInstance, options: { access
   app.post(
     '/instances/:id/restart',
     {
-      schema: { tags: ['settings'], summary: 'Apply the saved settings on every node and report what changed', params: SiteParams, response: { 200: RestartOut } },
+      schema: {
+        tags: ['settings'],
+        summary: 'Apply the saved settings on every node and report what changed',
+        params: SiteParams,
+        response: { 200: RestartOut },
+      },
       preHandler: access.authenticate,
     },
     async (request) => {

@@ -22,9 +22,21 @@ for (const database of testDatabases) {
       let moderator: ForumActor;
       let member: ForumActor;
 
-      const call = (app: FastifyInstance, token: string | undefined, options: Omit<InjectOptions, 'headers'> & { headers?: Record<string, string> }) =>
-        app.inject({ ...options, headers: { host: HOST, ...(token ? { 'authentication-token': token } : {}), ...options.headers } } as InjectOptions);
-      const publicRead = (app: FastifyInstance) => call(app, undefined, { method: 'GET', url: '/api/forum/v1/forums', headers: { origin: 'https://app.example.test' } });
+      const call = (
+        app: FastifyInstance,
+        token: string | undefined,
+        options: Omit<InjectOptions, 'headers'> & { headers?: Record<string, string> },
+      ) =>
+        app.inject({
+          ...options,
+          headers: { host: HOST, ...(token ? { 'authentication-token': token } : {}), ...options.headers },
+        } as InjectOptions);
+      const publicRead = (app: FastifyInstance) =>
+        call(app, undefined, {
+          method: 'GET',
+          url: '/api/forum/v1/forums',
+          headers: { origin: 'https://app.example.test' },
+        });
 
       before(async () => {
         t = await buildTestApp({ database, cache: cacheKind, mode: 'single', singleSite: 'town' });
@@ -45,10 +57,18 @@ for (const database of testDatabases) {
         const put = await call(t.app, admin.token, {
           method: 'PUT',
           url: '/api/instances/town/env',
-          payload: { FORUM_API_PUBLIC_READ: 'True', API_CORS_ORIGINS: 'https://app.example.test', MAIL_PASSWORD: 'smtp-secret' },
+          payload: {
+            FORUM_API_PUBLIC_READ: 'True',
+            API_CORS_ORIGINS: 'https://app.example.test',
+            MAIL_PASSWORD: 'smtp-secret',
+          },
         });
         assert.equal(put.statusCode, 200, put.body);
-        assert.deepEqual(json(put), { API_CORS_ORIGINS: 'https://app.example.test', FORUM_API_PUBLIC_READ: 'True', MAIL_PASSWORD: '********' });
+        assert.deepEqual(json(put), {
+          API_CORS_ORIGINS: 'https://app.example.test',
+          FORUM_API_PUBLIC_READ: 'True',
+          MAIL_PASSWORD: '********',
+        });
         assert.equal(put.headers['x-settings-pending'], 'true');
         // Saved is not applied.
         assert.equal((await publicRead(node2)).statusCode, 401);
@@ -56,7 +76,10 @@ for (const database of testDatabases) {
         const restart = await call(t.app, admin.token, { method: 'POST', url: '/api/instances/town/restart' });
         assert.equal(restart.statusCode, 200, restart.body);
         assert.equal(json(restart).site, 'town');
-        assert.deepEqual((json(restart).changed as Array<{ name: string }>).map((c) => c.name), ['API_CORS_ORIGINS', 'FORUM_API_PUBLIC_READ', 'MAIL_PASSWORD']);
+        assert.deepEqual(
+          (json(restart).changed as Array<{ name: string }>).map((c) => c.name),
+          ['API_CORS_ORIGINS', 'FORUM_API_PUBLIC_READ', 'MAIL_PASSWORD'],
+        );
         for (const node of [t.app, node2]) {
           const read = await publicRead(node);
           assert.equal(read.statusCode, 200, read.body);
@@ -76,8 +99,16 @@ for (const database of testDatabases) {
         assert.equal(bad.statusCode, 401);
         assert.equal(json(bad).code, 'invalid_token');
         for (const actor of [moderator, member]) {
-          for (const [method, url] of [['GET', '/api/instances/town/env'], ['PUT', '/api/instances/town/env'], ['POST', '/api/instances/town/restart']] as const) {
-            const refused = await call(t.app, actor.token, { method, url, ...(method === 'PUT' ? { payload: {} } : {}) });
+          for (const [method, url] of [
+            ['GET', '/api/instances/town/env'],
+            ['PUT', '/api/instances/town/env'],
+            ['POST', '/api/instances/town/restart'],
+          ] as const) {
+            const refused = await call(t.app, actor.token, {
+              method,
+              url,
+              ...(method === 'PUT' ? { payload: {} } : {}),
+            });
             assert.equal(refused.statusCode, 403, `${actor.member.username} ${method} ${url}`);
             assert.equal(json(refused).code, 'forbidden');
           }
@@ -85,7 +116,11 @@ for (const database of testDatabases) {
         const other = await call(t.app, admin.token, { method: 'GET', url: '/api/instances/elsewhere/env' });
         assert.equal(other.statusCode, 404);
         assert.equal(json(other).code, 'site_not_found');
-        const invalid = await call(t.app, admin.token, { method: 'PUT', url: '/api/instances/town/env', payload: { DATABASE_URL: 'postgres://x' } });
+        const invalid = await call(t.app, admin.token, {
+          method: 'PUT',
+          url: '/api/instances/town/env',
+          payload: { DATABASE_URL: 'postgres://x' },
+        });
         assert.equal(invalid.statusCode, 422);
         assert.equal(json(invalid).code, 'unknown_setting');
       });
@@ -95,11 +130,20 @@ for (const database of testDatabases) {
         assert.equal((await ui.login('mayor', admin.password)).statusCode, 303);
         await ui.get('/');
         const cookie = [...ui.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-        const read = await call(t.app, undefined, { method: 'GET', url: '/api/instances/town/env', headers: { cookie } });
+        const read = await call(t.app, undefined, {
+          method: 'GET',
+          url: '/api/instances/town/env',
+          headers: { cookie },
+        });
         assert.equal(read.statusCode, 200, read.body);
 
         const write = (headers: Record<string, string>) =>
-          call(t.app, undefined, { method: 'PUT', url: '/api/instances/town/env', payload: { FORUM_TITLE: 'Town hall' }, headers: { cookie, ...headers } });
+          call(t.app, undefined, {
+            method: 'PUT',
+            url: '/api/instances/town/env',
+            payload: { FORUM_TITLE: 'Town hall' },
+            headers: { cookie, ...headers },
+          });
         const noToken = await write({ origin: `http://${HOST}` });
         assert.equal(noToken.statusCode, 403);
         assert.equal(json(noToken).code, 'csrf_failed');
@@ -113,7 +157,16 @@ for (const database of testDatabases) {
         const baker = new UiClient(t.app, HOST);
         assert.equal((await baker.login('baker', member.password)).statusCode, 303);
         const bakerCookie = [...baker.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-        assert.equal((await call(t.app, undefined, { method: 'GET', url: '/api/instances/town/env', headers: { cookie: bakerCookie } })).statusCode, 403);
+        assert.equal(
+          (
+            await call(t.app, undefined, {
+              method: 'GET',
+              url: '/api/instances/town/env',
+              headers: { cookie: bakerCookie },
+            })
+          ).statusCode,
+          403,
+        );
       });
 
       it('serves its OpenAPI document on the instance', async () => {

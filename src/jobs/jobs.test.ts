@@ -52,7 +52,12 @@ for (const database of testDatabases) {
       await Promise.all(
         Object.keys(claimed).map(async (worker) => {
           const take = (_tx: unknown, job: JobRow) => Promise.resolve(job.id);
-          for (let got = await claimJob(db, 'test.claim', worker, 60_000, take); got; got = await claimJob(db, 'test.claim', worker, 60_000, take)) claimed[worker]!.push(got.subject);
+          for (
+            let got = await claimJob(db, 'test.claim', worker, 60_000, take);
+            got;
+            got = await claimJob(db, 'test.claim', worker, 60_000, take)
+          )
+            claimed[worker]!.push(got.subject);
         }),
       );
       const all = Object.values(claimed).flat();
@@ -98,7 +103,10 @@ for (const database of testDatabases) {
       assert.equal(row.state, 'queued');
       assert.ok(row.runAt.getTime() > Date.now() + 3_000_000, 'the second back-off is an hour');
       assert.equal(await worker.runNext(), undefined, 'not due before its back-off ends');
-      await db.update(jobs).set({ runAt: sql`now()` }).where(eq(jobs.id, job.id));
+      await db
+        .update(jobs)
+        .set({ runAt: sql`now()` })
+        .where(eq(jobs.id, job.id));
       assert.equal(await worker.runNext(), job.id);
       row = (await rowOf(db, job.id))!;
       assert.equal(row.state, 'failed');
@@ -106,12 +114,19 @@ for (const database of testDatabases) {
       assert.equal(row.lastError, 'attempt 3 broke');
       assert.equal(await worker.runNext(), undefined, 'a failed job is not claimed again');
       assert.deepEqual(delays, [1, 2, 3]);
-      assert.deepEqual({ ...worker.counts }, { claimed: 3, succeeded: 0, retried: 2, failed: 1, canceled: 0, recovered: 0 });
+      assert.deepEqual(
+        { ...worker.counts },
+        { claimed: 3, succeeded: 0, retried: 2, failed: 1, canceled: 0, recovered: 0 },
+      );
     });
 
     it('runs due jobs in its loop when woken, deletes each finished one, and counts them', async () => {
       const done: unknown[] = [];
-      const worker = new JobWorker(db, kindOf('test.loop', (payload) => Promise.resolve(void done.push(payload))), { logger, embeddedDatabase: false });
+      const worker = new JobWorker(
+        db,
+        kindOf('test.loop', (payload) => Promise.resolve(void done.push(payload))),
+        { logger, embeddedDatabase: false },
+      );
       await worker.start();
       try {
         for (let i = 0; i < 5; i++) await enqueueJob(db, 'test.loop', { i });
@@ -143,7 +158,10 @@ for (const database of testDatabases) {
         });
       const { pubsub } = createMemoryCache();
       // A lease of 1.5 s is renewed every 500 ms.
-      const worker = new JobWorker(db, kindOf('test.cancel', handler, { leaseMs: 1_500 }), { logger, embeddedDatabase: false });
+      const worker = new JobWorker(db, kindOf('test.cancel', handler, { leaseMs: 1_500 }), {
+        logger,
+        embeddedDatabase: false,
+      });
       await worker.listen(pubsub);
       const heard = await enqueueJob(db, 'test.cancel', {});
       const running = worker.runNext();
@@ -174,7 +192,10 @@ for (const database of testDatabases) {
       const alive = await enqueueJob(db, 'test.dead', {});
       await claimJob(db, 'test.dead', 'live-worker', 60_000, (_tx, job) => Promise.resolve(job));
       await eventually('the dead worker’s leases to lapse', async () => {
-        const [row] = await db.select({ lapsed: sql<boolean>`${jobs.leaseExpiresAt} < now()` }).from(jobs).where(eq(jobs.id, spent.id));
+        const [row] = await db
+          .select({ lapsed: sql<boolean>`${jobs.leaseExpiresAt} < now()` })
+          .from(jobs)
+          .where(eq(jobs.id, spent.id));
         return row?.lapsed ? true : undefined;
       });
       const told: JobRow[] = [];
@@ -197,22 +218,38 @@ for (const database of testDatabases) {
       assert.match(failed.lastError!, /stopped answering/);
       assert.equal((await rowOf(db, alive.id))!.state, 'running');
       // An embedded database's start takes back every running job: only this process ran them.
-      assert.deepEqual((await recoverJobs(db, 'test.dead', 'restarted', { all: true })).map((row) => row.id), [alive.id]);
+      assert.deepEqual(
+        (await recoverJobs(db, 'test.dead', 'restarted', { all: true })).map((row) => row.id),
+        [alive.id],
+      );
     });
 
     it('keeps a failed job for the operator for 30 days from its failure, then prunes it', async () => {
-      const worker = new JobWorker(db, kindOf('test.prune', () => Promise.reject(new Error('mailbox unavailable'))), { logger, embeddedDatabase: false });
+      const worker = new JobWorker(
+        db,
+        kindOf('test.prune', () => Promise.reject(new Error('mailbox unavailable'))),
+        { logger, embeddedDatabase: false },
+      );
       const queuedLongAgo = await enqueueJob(db, 'test.prune', {});
-      await db.update(jobs).set({ createdAt: sql`now() - interval '60 days'`, runAt: sql`now() - interval '60 days'` }).where(eq(jobs.id, queuedLongAgo.id));
+      await db
+        .update(jobs)
+        .set({ createdAt: sql`now() - interval '60 days'`, runAt: sql`now() - interval '60 days'` })
+        .where(eq(jobs.id, queuedLongAgo.id));
       assert.equal(await worker.runNext(), queuedLongAgo.id);
       const failed = (await rowOf(db, queuedLongAgo.id))!;
       assert.equal(failed.state, 'failed');
       assert.equal(await worker.prune(), 0, 'it failed just now, however old the job is');
 
       const old = await enqueueJob(db, 'test.prune', {});
-      await db.update(jobs).set({ state: 'failed', runAt: sql`now() - ${FAILED_JOB_RETENTION_MS + 60_000} * interval '1 millisecond'` }).where(eq(jobs.id, old.id));
+      await db
+        .update(jobs)
+        .set({ state: 'failed', runAt: sql`now() - ${FAILED_JOB_RETENTION_MS + 60_000} * interval '1 millisecond'` })
+        .where(eq(jobs.id, old.id));
       const otherKind = await enqueueJob(db, 'test.other', {});
-      await db.update(jobs).set({ state: 'failed', runAt: sql`now() - interval '90 days'` }).where(eq(jobs.id, otherKind.id));
+      await db
+        .update(jobs)
+        .set({ state: 'failed', runAt: sql`now() - interval '90 days'` })
+        .where(eq(jobs.id, otherKind.id));
       assert.equal(await worker.prune(), 1);
       assert.equal(await rowOf(db, old.id), undefined);
       assert.equal((await rowOf(db, queuedLongAgo.id))!.state, 'failed');

@@ -19,7 +19,8 @@ export const MAIL_JOB = 'forum.mail';
 const LEASE_MS = 60_000;
 const SWEEP_MS = 30_000;
 
-type OutboxKind = 'confirm' | 'reset' | 'reply' | 'like' | 'digest' | 'helpdesk_reply' | 'account_invite' | 'account_reset';
+type OutboxKind =
+  'confirm' | 'reset' | 'reply' | 'like' | 'digest' | 'helpdesk_reply' | 'account_invite' | 'account_reset';
 
 /** A mail job's payload. */
 export interface MailJob {
@@ -31,7 +32,12 @@ export interface MailJob {
  * Writes one mail to the outbox; call it inside the transaction whose commit should send it. A
  * site's mail (`siteId`) is dropped with the site; an account's mail (null) is not.
  */
-export async function enqueueMail(db: Executor, siteId: string | null, kind: OutboxKind, message: OutgoingMail): Promise<void> {
+export async function enqueueMail(
+  db: Executor,
+  siteId: string | null,
+  kind: OutboxKind,
+  message: OutgoingMail,
+): Promise<void> {
   await enqueueJob(db, MAIL_JOB, { kind, message } satisfies MailJob, { siteId, maxAttempts: MAX_MAIL_ATTEMPTS });
 }
 

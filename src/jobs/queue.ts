@@ -19,7 +19,12 @@ interface EnqueueOptions {
 const fromNow = (ms: number) => sql`now() + ${Math.max(0, Math.trunc(ms))} * interval '1 millisecond'`;
 
 /** Queues one job; call it inside the transaction whose commit should cause the work. */
-export async function enqueueJob(db: Executor, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<JobRow> {
+export async function enqueueJob(
+  db: Executor,
+  kind: string,
+  payload: unknown,
+  options: EnqueueOptions = {},
+): Promise<JobRow> {
   const [row] = await db
     .insert(jobs)
     .values({
@@ -38,7 +43,14 @@ export async function enqueueJob(db: Executor, kind: string, payload: unknown, o
  * Queues a job under a chosen id unless a job of that id waits or runs already; answers whether this
  * call queued it. For schedules every node keeps (the id names the slot, e.g. the hour).
  */
-export async function scheduleJobOnce(db: Executor, id: string, kind: string, payload: unknown, runAt: Date, options: { maxAttempts?: number } = {}): Promise<boolean> {
+export async function scheduleJobOnce(
+  db: Executor,
+  id: string,
+  kind: string,
+  payload: unknown,
+  runAt: Date,
+  options: { maxAttempts?: number } = {},
+): Promise<boolean> {
   const rows = await db
     .insert(jobs)
     .values({ id, kind, payload, maxAttempts: options.maxAttempts ?? 1, runAt })
@@ -71,7 +83,12 @@ export async function claimJob<T>(
       if (!next) return undefined;
       const [job] = await tx
         .update(jobs)
-        .set({ state: 'running', leaseOwner: workerId, leaseExpiresAt: fromNow(leaseMs), attempts: sql`${jobs.attempts} + 1` })
+        .set({
+          state: 'running',
+          leaseOwner: workerId,
+          leaseExpiresAt: fromNow(leaseMs),
+          attempts: sql`${jobs.attempts} + 1`,
+        })
         .where(eq(jobs.id, next.id))
         .returning();
       const subject = await take(tx, job!);
@@ -115,7 +132,13 @@ export async function completeJob(db: Executor, id: string, workerId: string): P
  * Records a failed attempt of a job this worker holds: queued again after `retryInMs` while attempts
  * remain, else `failed` for good. Answers the new state, or undefined when the lease was lost.
  */
-export async function failJobAttempt(db: Executor, id: string, workerId: string, error: string, retryInMs: number): Promise<'queued' | 'failed' | undefined> {
+export async function failJobAttempt(
+  db: Executor,
+  id: string,
+  workerId: string,
+  error: string,
+  retryInMs: number,
+): Promise<'queued' | 'failed' | undefined> {
   const [row] = await db
     .update(jobs)
     .set({
@@ -138,7 +161,10 @@ type JobCancel = 'canceled' | 'requested' | 'absent';
  * recorded and its worker stops the handler. `absent` when no such job waits or runs.
  */
 export async function cancelJob(db: Executor, id: string): Promise<JobCancel> {
-  const [dropped] = await db.delete(jobs).where(and(eq(jobs.id, id), eq(jobs.state, 'queued'))).returning({ id: jobs.id });
+  const [dropped] = await db
+    .delete(jobs)
+    .where(and(eq(jobs.id, id), eq(jobs.state, 'queued')))
+    .returning({ id: jobs.id });
   if (dropped) return 'canceled';
   const [requested] = await db
     .update(jobs)
@@ -154,7 +180,12 @@ export async function cancelJob(db: Executor, id: string): Promise<JobCancel> {
  * them). Each is queued again while attempts remain, else failed with `reason`. One UPDATE, so two
  * workers recovering at once take each job back once. Answers the rows as they now are.
  */
-export async function recoverJobs(db: Executor, kind: string, reason: string, options: { all?: boolean } = {}): Promise<JobRow[]> {
+export async function recoverJobs(
+  db: Executor,
+  kind: string,
+  reason: string,
+  options: { all?: boolean } = {},
+): Promise<JobRow[]> {
   const running = and(eq(jobs.kind, kind), eq(jobs.state, 'running'));
   return db
     .update(jobs)
@@ -173,7 +204,13 @@ export async function recoverJobs(db: Executor, kind: string, reason: string, op
 export async function pruneFailedJobs(db: Executor, kind: string, olderThanMs: number): Promise<number> {
   const gone = await db
     .delete(jobs)
-    .where(and(eq(jobs.kind, kind), eq(jobs.state, 'failed'), lt(jobs.runAt, sql`now() - ${Math.trunc(olderThanMs)} * interval '1 millisecond'`)))
+    .where(
+      and(
+        eq(jobs.kind, kind),
+        eq(jobs.state, 'failed'),
+        lt(jobs.runAt, sql`now() - ${Math.trunc(olderThanMs)} * interval '1 millisecond'`),
+      ),
+    )
     .returning({ id: jobs.id });
   return gone.length;
 }

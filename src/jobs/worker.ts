@@ -105,7 +105,9 @@ export class JobWorker<T> {
 
   /** Hears cancel requests for the jobs this node runs. */
   async listen(pubsub: PubSub): Promise<void> {
-    this.unsubscribe ??= await pubsub.subscribe(jobCancelChannel(this.kind.name), (id) => this.running.get(id)?.abort.abort(this.kind.canceled()));
+    this.unsubscribe ??= await pubsub.subscribe(jobCancelChannel(this.kind.name), (id) =>
+      this.running.get(id)?.abort.abort(this.kind.canceled()),
+    );
   }
 
   get started(): boolean {
@@ -148,11 +150,17 @@ export class JobWorker<T> {
   /** Takes back jobs whose worker stopped renewing its lease (or all running ones at an embedded start). */
   async recover(all = false): Promise<JobRow[]> {
     this.lastRecovery = Date.now();
-    const reason = all ? 'Blume restarted while this job was running' : 'the worker running this job stopped answering (its lease expired)';
+    const reason = all
+      ? 'Blume restarted while this job was running'
+      : 'the worker running this job stopped answering (its lease expired)';
     const rows = await recoverJobs(this.db, this.kind.name, reason, { all });
     if (rows.length === 0) return rows;
     this.counts.recovered += rows.length;
-    for (const row of rows) this.options.logger.warn({ job: row.id, kind: row.kind, state: row.state }, `job abandoned by its worker ${row.state === 'failed' ? 'failed' : 'queued again'}`);
+    for (const row of rows)
+      this.options.logger.warn(
+        { job: row.id, kind: row.kind, state: row.state },
+        `job abandoned by its worker ${row.state === 'failed' ? 'failed' : 'queued again'}`,
+      );
     await this.kind.recovered?.(rows, all);
     return rows;
   }
@@ -231,16 +239,19 @@ export class JobWorker<T> {
 
   private async execute(job: JobRow, subject: T, abort: AbortController): Promise<void> {
     const { logger } = this.options;
-    const heartbeat = setInterval(() => {
-      renewJobLease(this.db, job.id, this.id, this.kind.leaseMs).then(
-        (lease) => {
-          if (lease === 'lost') abort.abort(new JobLeaseLost());
-          // A node that missed the pub/sub message learns of the cancel here.
-          if (lease === 'cancel_requested') abort.abort(this.kind.canceled());
-        },
-        (error: unknown) => logger.warn({ err: error, job: job.id, kind: job.kind }, 'could not renew a job lease'),
-      );
-    }, Math.max(500, Math.floor(this.kind.leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        renewJobLease(this.db, job.id, this.id, this.kind.leaseMs).then(
+          (lease) => {
+            if (lease === 'lost') abort.abort(new JobLeaseLost());
+            // A node that missed the pub/sub message learns of the cancel here.
+            if (lease === 'cancel_requested') abort.abort(this.kind.canceled());
+          },
+          (error: unknown) => logger.warn({ err: error, job: job.id, kind: job.kind }, 'could not renew a job lease'),
+        );
+      },
+      Math.max(500, Math.floor(this.kind.leaseMs / 3)),
+    );
     let failure: { error: unknown } | undefined;
     try {
       await this.kind.run(subject, job, { signal: abort.signal, workerId: this.id });
@@ -268,7 +279,9 @@ export class JobWorker<T> {
     if (signal.aborted && !(signal.reason instanceof JobWorkerStopping)) {
       // Stopped on request: the job ends here, whatever the handler threw on its way out.
       this.counts.canceled++;
-      await completeJob(this.db, job.id, this.id).catch((endError: unknown) => logger.error({ ...fields, err: endError }, 'could not end a canceled job'));
+      await completeJob(this.db, job.id, this.id).catch((endError: unknown) =>
+        logger.error({ ...fields, err: endError }, 'could not end a canceled job'),
+      );
       return;
     }
     const message = error instanceof Error ? error.message : String(error);

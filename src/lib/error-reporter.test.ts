@@ -4,7 +4,10 @@ import { ErrorReporter } from './error-reporter.js';
 
 function recorder() {
   const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
-  return { lines, logger: { warn: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }) } };
+  return {
+    lines,
+    logger: { warn: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }) },
+  };
 }
 
 describe('error reporter', () => {
@@ -42,6 +45,9 @@ describe('error reporter', () => {
     const { lines, logger } = recorder();
     reporter.attach(logger);
     reporter.report('pg pool', new Error('three'));
-    assert.deepEqual(lines.map((line) => [line.message, line.fields.held_back]), [['pg pool: three', 2]]);
+    assert.deepEqual(
+      lines.map((line) => [line.message, line.fields.held_back]),
+      [['pg pool: three', 2]],
+    );
   });
 });

@@ -36,6 +36,9 @@ export class ErrorReporter {
     }
     const held = state?.held ?? 0;
     this.sources.set(source, { lastAt: at, held: 0 });
-    this.logger.warn({ err: error, source, ...(held > 0 ? { held_back: held } : {}) }, `${source}: ${error instanceof Error ? error.message : String(error)}`);
+    this.logger.warn(
+      { err: error, source, ...(held > 0 ? { held_back: held } : {}) },
+      `${source}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

@@ -13,7 +13,13 @@ const TRAILER = Buffer.from('<script>alert("polyglot")</script>');
 /** tEXt and eXIf chunks before the image data, and a script after IEND. */
 function withPngMetadata(png: Buffer): Buffer {
   const afterHeader = 8 + 25;
-  return Buffer.concat([png.subarray(0, afterHeader), pngChunk('tEXt', Buffer.from(`Comment\0${SECRET}`)), pngChunk('eXIf', Buffer.from(`MM\0*${SECRET}`)), png.subarray(afterHeader), TRAILER]);
+  return Buffer.concat([
+    png.subarray(0, afterHeader),
+    pngChunk('tEXt', Buffer.from(`Comment\0${SECRET}`)),
+    pngChunk('eXIf', Buffer.from(`MM\0*${SECRET}`)),
+    png.subarray(afterHeader),
+    TRAILER,
+  ]);
 }
 
 /** An APP1 Exif segment and a comment after SOI, and a script after EOI. */
@@ -23,7 +29,13 @@ function withJpegMetadata(jpeg: Buffer): Buffer {
     head.writeUInt16BE(data.length + 2, 2);
     return Buffer.concat([head, data]);
   };
-  return Buffer.concat([jpeg.subarray(0, 2), segment(0xe1, Buffer.from(`Exif\0\0${SECRET}`)), segment(0xfe, Buffer.from(SECRET)), jpeg.subarray(2), TRAILER]);
+  return Buffer.concat([
+    jpeg.subarray(0, 2),
+    segment(0xe1, Buffer.from(`Exif\0\0${SECRET}`)),
+    segment(0xfe, Buffer.from(SECRET)),
+    jpeg.subarray(2),
+    TRAILER,
+  ]);
 }
 
 /** EXIF and XMP chunks inside the RIFF container (and a script after it). */
@@ -34,7 +46,11 @@ function withWebpMetadata(webp: Buffer): Buffer {
     head.writeUInt32LE(data.length, 4);
     return Buffer.concat([head, data, data.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]);
   };
-  const body = Buffer.concat([webp.subarray(12), chunk('EXIF', Buffer.from(SECRET)), chunk('XMP ', Buffer.from(`<x>${SECRET}</x>`))]);
+  const body = Buffer.concat([
+    webp.subarray(12),
+    chunk('EXIF', Buffer.from(SECRET)),
+    chunk('XMP ', Buffer.from(`<x>${SECRET}</x>`)),
+  ]);
   const header = Buffer.from(webp.subarray(0, 12));
   header.writeUInt32LE(4 + body.length, 4);
   return Buffer.concat([header, body, TRAILER]);
@@ -132,10 +148,19 @@ describe('stripping image metadata', { skip: skipWithoutChromium }, () => {
   });
 
   it('refuses files whose structure does not parse', () => {
-    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('<html><script>x</script>')]);
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      Buffer.from('<html><script>x</script>'),
+    ]);
     assert.throws(() => stripImageMetadata('image/png', png), MalformedImage);
-    assert.throws(() => stripImageMetadata('image/jpeg', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0xff, 0xff])), MalformedImage);
-    assert.throws(() => stripImageMetadata('image/webp', Buffer.from('RIFF\u00ff\u00ff\u00ff\u0000WEBP', 'latin1')), MalformedImage);
+    assert.throws(
+      () => stripImageMetadata('image/jpeg', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0xff, 0xff])),
+      MalformedImage,
+    );
+    assert.throws(
+      () => stripImageMetadata('image/webp', Buffer.from('RIFF\u00ff\u00ff\u00ff\u0000WEBP', 'latin1')),
+      MalformedImage,
+    );
     assert.throws(() => stripImageMetadata('image/gif', Buffer.from('GIF89a', 'latin1')), MalformedImage);
   });
 });

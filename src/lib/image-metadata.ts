@@ -18,7 +18,24 @@ interface CleanImage {
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Chunks that decode the picture (colour, transparency, animation, density); text and EXIF go. */
-const PNG_KEPT = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'gAMA', 'cHRM', 'sRGB', 'iCCP', 'sBIT', 'pHYs', 'bKGD', 'hIST', 'acTL', 'fcTL', 'fdAT']);
+const PNG_KEPT = new Set([
+  'IHDR',
+  'PLTE',
+  'IDAT',
+  'IEND',
+  'tRNS',
+  'gAMA',
+  'cHRM',
+  'sRGB',
+  'iCCP',
+  'sBIT',
+  'pHYs',
+  'bKGD',
+  'hIST',
+  'acTL',
+  'fcTL',
+  'fdAT',
+]);
 
 function cleanPng(bytes: Buffer): CleanImage {
   const kept: Buffer[] = [PNG_SIGNATURE];
@@ -48,10 +65,13 @@ function jpegSegmentKept(marker: number, data: Buffer): boolean {
   if (marker === 0xfe) return false;
   if (marker < 0xe0 || marker > 0xef) return true;
   const tag = data.toString('latin1', 0, 12);
-  return marker === 0xe0 || (marker === 0xe2 && tag === 'ICC_PROFILE\0') || (marker === 0xee && tag.startsWith('Adobe'));
+  return (
+    marker === 0xe0 || (marker === 0xe2 && tag === 'ICC_PROFILE\0') || (marker === 0xee && tag.startsWith('Adobe'))
+  );
 }
 
-const isSof = (marker: number): boolean => marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+const isSof = (marker: number): boolean =>
+  marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
 
 function cleanJpeg(bytes: Buffer): CleanImage {
   const kept: Buffer[] = [bytes.subarray(0, 2)];
@@ -86,7 +106,8 @@ function cleanJpeg(bytes: Buffer): CleanImage {
     if (offset + 4 > bytes.length) throw new MalformedImage('JPEG', 'it ends inside a segment header');
     const length = bytes.readUInt16BE(offset + 2);
     const end = offset + 2 + length;
-    if (length < 2 || end > bytes.length) throw new MalformedImage('JPEG', `segment FF${marker.toString(16).toUpperCase()} runs past the end of the file`);
+    if (length < 2 || end > bytes.length)
+      throw new MalformedImage('JPEG', `segment FF${marker.toString(16).toUpperCase()} runs past the end of the file`);
     const data = bytes.subarray(offset + 4, end);
     if (isSof(marker) && data.length >= 5) {
       height = data.readUInt16BE(1);
@@ -141,7 +162,11 @@ function cleanGif(bytes: Buffer): CleanImage {
       offset += 10 + (local & 0x80 ? 3 * 2 ** ((local & 0x07) + 1) : 0) + 1;
       offset = skipSubBlocks(bytes, offset);
       kept.push(bytes.subarray(start, offset));
-    } else throw new MalformedImage('GIF', introducer === undefined ? 'it has no trailer' : `unknown block 0x${introducer.toString(16)} at byte ${offset}`);
+    } else
+      throw new MalformedImage(
+        'GIF',
+        introducer === undefined ? 'it has no trailer' : `unknown block 0x${introducer.toString(16)} at byte ${offset}`,
+      );
   }
   if (width === 0 || height === 0) throw new MalformedImage('GIF', 'its screen size is zero');
   return { bytes: Buffer.concat(kept), width, height };
@@ -150,12 +175,14 @@ function cleanGif(bytes: Buffer): CleanImage {
 const WEBP_DROPPED = new Set(['EXIF', 'XMP ']);
 
 function webpSize(type: string, data: Buffer): { width: number; height: number } | undefined {
-  if (type === 'VP8X' && data.length >= 10) return { width: data.readUIntLE(4, 3) + 1, height: data.readUIntLE(7, 3) + 1 };
+  if (type === 'VP8X' && data.length >= 10)
+    return { width: data.readUIntLE(4, 3) + 1, height: data.readUIntLE(7, 3) + 1 };
   if (type === 'VP8L' && data.length >= 5 && data[0] === 0x2f) {
     const bits = data.readUInt32LE(1);
     return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
   }
-  if (type === 'VP8 ' && data.length >= 10) return { width: data.readUInt16LE(6) & 0x3fff, height: data.readUInt16LE(8) & 0x3fff };
+  if (type === 'VP8 ' && data.length >= 10)
+    return { width: data.readUInt16LE(6) & 0x3fff, height: data.readUInt16LE(8) & 0x3fff };
   return undefined;
 }
 
@@ -171,7 +198,8 @@ function cleanWebp(bytes: Buffer): CleanImage {
     const type = bytes.toString('latin1', offset, offset + 4);
     const length = bytes.readUInt32LE(offset + 4);
     const end = offset + 8 + length + (length % 2);
-    if (offset + 8 + length > riffEnd) throw new MalformedImage('WebP', `chunk ${type.trim()} runs past the end of the file`);
+    if (offset + 8 + length > riffEnd)
+      throw new MalformedImage('WebP', `chunk ${type.trim()} runs past the end of the file`);
     const data = bytes.subarray(offset + 8, offset + 8 + length);
     size ??= webpSize(type, data);
     if (!WEBP_DROPPED.has(type)) {
@@ -182,7 +210,8 @@ function cleanWebp(bytes: Buffer): CleanImage {
     }
     offset = end;
   }
-  if (size === undefined || size.width === 0 || size.height === 0) throw new MalformedImage('WebP', 'it has no image chunk');
+  if (size === undefined || size.width === 0 || size.height === 0)
+    throw new MalformedImage('WebP', 'it has no image chunk');
   const body = Buffer.concat(kept);
   const header = Buffer.alloc(12);
   header.write('RIFF', 0, 'latin1');

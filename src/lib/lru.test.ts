@@ -24,10 +24,16 @@ describe('WeightedLru', () => {
     lru.set('c', 'c');
     lru.get('a');
     lru.set('d', 'd');
-    assert.deepEqual(['a', 'b', 'c', 'd'].map((key) => lru.get(key) !== undefined), [true, false, true, true]);
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd'].map((key) => lru.get(key) !== undefined),
+      [true, false, true, true],
+    );
     // Every flag is now set (c, d, a in that order): the scan clears them and the oldest goes.
     lru.set('e', 'e');
-    assert.deepEqual(['a', 'c', 'd', 'e'].map((key) => lru.get(key) !== undefined), [true, false, true, true]);
+    assert.deepEqual(
+      ['a', 'c', 'd', 'e'].map((key) => lru.get(key) !== undefined),
+      [true, false, true, true],
+    );
   });
 
   it('shares one load between concurrent misses and keeps only what it is told to', async () => {

@@ -31,7 +31,11 @@ export class WeightedLru<K, V> {
   }
 
   /** The value, or the result of `load` (concurrent misses share one call; `keep` says whether to store it). */
-  getOrLoad(key: K, load: () => Promise<V | undefined>, keep: (value: V) => boolean = () => true): V | Promise<V | undefined> {
+  getOrLoad(
+    key: K,
+    load: () => Promise<V | undefined>,
+    keep: (value: V) => boolean = () => true,
+  ): V | Promise<V | undefined> {
     const cached = this.get(key);
     if (cached !== undefined) return cached;
     let pending = this.loading.get(key);

@@ -12,7 +12,11 @@ let common: Set<string> | undefined;
 
 function commonPasswords(): Set<string> {
   const { dictionary } = require('@zxcvbn-ts/language-common') as { dictionary: { 'passwords-common': string[] } };
-  return new Set(dictionary['passwords-common'].filter((entry) => entry.length >= MIN_PASSWORD_LENGTH).map((entry) => entry.toLowerCase()));
+  return new Set(
+    dictionary['passwords-common']
+      .filter((entry) => entry.length >= MIN_PASSWORD_LENGTH)
+      .map((entry) => entry.toLowerCase()),
+  );
 }
 
 /** Whether the password is on the list, ignoring case (`Password123` is `password123`). */
@@ -26,6 +30,7 @@ export function passwordProblem(password: string): string | undefined {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
     return `must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`;
   }
-  if (isCommonPassword(password)) return 'is one of the most common passwords, which attackers try first; choose another';
+  if (isCommonPassword(password))
+    return 'is one of the most common passwords, which attackers try first; choose another';
   return undefined;
 }

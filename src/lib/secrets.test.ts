@@ -20,7 +20,9 @@ describe('sealed secrets', () => {
     const parts = sealed.split('.');
     const body = Buffer.from(parts[3]!, 'base64url');
     body[0] = body[0]! ^ 1;
-    assert.throws(() => openSecret([parts[0], parts[1], parts[2], body.toString('base64url')].join('.'), KEY, 'webhook'));
+    assert.throws(() =>
+      openSecret([parts[0], parts[1], parts[2], body.toString('base64url')].join('.'), KEY, 'webhook'),
+    );
     assert.throws(() => openSecret('garbage', KEY, 'webhook'));
   });
 });

@@ -21,13 +21,19 @@ export function sealSecret(plaintext: string, secretKey: string, purpose: string
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', deriveKey(secretKey, purpose), iv);
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  return [
+    VERSION,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    body.toString('base64url'),
+  ].join('.');
 }
 
 /** The plain text, or throws when the value was tampered with or sealed under another key. */
 export function openSecret(sealed: string, secretKey: string, purpose: string): string {
   const [version, iv, tag, body] = sealed.split('.');
-  if (version !== VERSION || iv === undefined || tag === undefined || body === undefined) throw new Error('not a sealed secret');
+  if (version !== VERSION || iv === undefined || tag === undefined || body === undefined)
+    throw new Error('not a sealed secret');
   const decipher = createDecipheriv('aes-256-gcm', deriveKey(secretKey, purpose), Buffer.from(iv, 'base64url'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');

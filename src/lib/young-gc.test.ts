@@ -13,7 +13,9 @@ const WORKER = `data:text/javascript,${encodeURIComponent("import { parentPort }
 
 /** The node flags of `npm start`. */
 function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
   const match = /^(?:exec )?node (.*?)\s*bin\/blume\.js serve$/.exec(pkg.scripts.start);
   assert.ok(match, `start script: ${pkg.scripts.start}`);
   return match[1]!.split(/\s+/);
@@ -31,7 +33,9 @@ function probe(flags: string[]): { main: boolean; worker: boolean } {
     const [inWorker] = await once(worker, 'message');
     await worker.terminate();
     console.log(JSON.stringify({ main: canCollectYoungGeneration, worker: inWorker }));`;
-  const output = execFileSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const output = execFileSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   return JSON.parse(output.trim().split('\n').at(-1)!) as { main: boolean; worker: boolean };
 }
 

@@ -88,7 +88,12 @@ export class BlumeClient {
     if (answer.status >= 200 && answer.status < 300) return answer;
     const problem = (answer.data && typeof answer.data === 'object' ? answer.data : {}) as Record<string, unknown>;
     const code = typeof problem.code === 'string' ? problem.code : undefined;
-    const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : String(answer.data).slice(0, 200);
+    const detail =
+      typeof problem.detail === 'string'
+        ? problem.detail
+        : typeof problem.title === 'string'
+          ? problem.title
+          : String(answer.data).slice(0, 200);
     const what =
       answer.status >= 500
         ? `Blume answered ${answer.status} to ${method} ${path}: the API is failing; nothing was changed by this tool. ${detail}`
@@ -99,10 +104,16 @@ export class BlumeClient {
   /** Like `call`, but answers every status; network failures still throw. */
   async request<T>(audience: Audience, method: string, path: string, options: CallOptions = {}): Promise<ApiAnswer<T>> {
     const base = audience === 'deploy' ? this.credentials.blumeUrl : this.credentials.tenantUrl;
-    if (!base) throw new ToolFailure('No tenant URL is configured (BLUME_TENANT_URL, or the X-Blume-Tenant-Url header).');
+    if (!base)
+      throw new ToolFailure('No tenant URL is configured (BLUME_TENANT_URL, or the X-Blume-Tenant-Url header).');
     const url = new URL(path, base);
-    for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { accept: 'application/json', ...this.authHeaders(audience), ...options.headers };
+    for (const [name, value] of Object.entries(options.query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.authHeaders(audience),
+      ...options.headers,
+    };
     let body = options.body;
     if (options.json !== undefined) {
       body = Buffer.from(JSON.stringify(options.json));

@@ -21,7 +21,10 @@ function parseUrl(value: string | undefined, name: string): URL | undefined {
 
 export function credentialsFromEnv(env: NodeJS.ProcessEnv): Credentials {
   return {
-    blumeUrl: parseUrl(optional(env.BLUME_URL) ?? optional(env.BLUME_PUBLIC_URL) ?? 'http://localhost:8080', 'BLUME_URL')!,
+    blumeUrl: parseUrl(
+      optional(env.BLUME_URL) ?? optional(env.BLUME_PUBLIC_URL) ?? 'http://localhost:8080',
+      'BLUME_URL',
+    )!,
     deployToken: optional(env.BLUME_DEPLOY_TOKEN),
     site: optional(env.BLUME_SITE),
     tenantUrl: parseUrl(optional(env.BLUME_TENANT_URL), 'BLUME_TENANT_URL'),

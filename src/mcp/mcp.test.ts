@@ -74,8 +74,18 @@ for (const database of testDatabases) {
       await t.app.listen({ port, host: '127.0.0.1' });
       await t.app.deploy.builds.start();
       const owner = await signIn(t.app, 'owner');
-      assert.equal((await portal(t.app, owner, { method: 'POST', url: '/api/sites', payload: { id: 'hello', kind: 'static' } })).statusCode, 201);
-      deployToken = json<{ token: string }>(await portal(t.app, owner, { method: 'POST', url: '/api/sites/hello/deploy-tokens', payload: { name: 'agent' } })).token;
+      assert.equal(
+        (await portal(t.app, owner, { method: 'POST', url: '/api/sites', payload: { id: 'hello', kind: 'static' } }))
+          .statusCode,
+        201,
+      );
+      deployToken = json<{ token: string }>(
+        await portal(t.app, owner, {
+          method: 'POST',
+          url: '/api/sites/hello/deploy-tokens',
+          payload: { name: 'agent' },
+        }),
+      ).token;
       await makeCommunity(t.app, owner, 'community', 'business');
       await makeCommunity(t.app, owner, 'cheap', 'free');
       writeKey = await mintApiKey(t.app, owner, 'community', ['cms-write', 'helpdesk-write']);
@@ -83,13 +93,33 @@ for (const database of testDatabases) {
       deskReadKey = await mintApiKey(t.app, owner, 'community', ['helpdesk-read']);
       // AI drafting (CMS entries, ticket replies) against a local server speaking the provider's wire format.
       ai = await startAiProvider();
-      const aiSettings = { AI_CONTENT_ENABLED: 'true', AI_PROVIDER: 'openai', AI_BASE_URL: `${ai.origin}/v1`, AI_MODEL: 'helper-1', AI_API_KEY: ai.apiKey };
-      assert.equal((await portal(t.app, owner, { method: 'PUT', url: '/api/instances/community/env', payload: aiSettings })).statusCode, 200);
+      const aiSettings = {
+        AI_CONTENT_ENABLED: 'true',
+        AI_PROVIDER: 'openai',
+        AI_BASE_URL: `${ai.origin}/v1`,
+        AI_MODEL: 'helper-1',
+        AI_API_KEY: ai.apiKey,
+      };
+      assert.equal(
+        (await portal(t.app, owner, { method: 'PUT', url: '/api/instances/community/env', payload: aiSettings }))
+          .statusCode,
+        200,
+      );
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/community/restart' });
       freeKey = await mintApiKey(t.app, owner, 'cheap', ['admin']);
-      await createMember(t.app.deps.database.db, 'community', { username: 'agent', email: 'agent@members.test', password: 'pw-agent-0123456789', role: 'admin' });
+      await createMember(t.app.deps.database.db, 'community', {
+        username: 'agent',
+        email: 'agent@members.test',
+        password: 'pw-agent-0123456789',
+        role: 'admin',
+      });
       const community = { host: `community.localhost:${port}` };
-      const minted = await t.app.inject({ method: 'POST', url: '/api/forum/v1/auth/tokens', headers: community, payload: { login: 'agent', password: 'pw-agent-0123456789' } });
+      const minted = await t.app.inject({
+        method: 'POST',
+        url: '/api/forum/v1/auth/tokens',
+        headers: community,
+        payload: { login: 'agent', password: 'pw-agent-0123456789' },
+      });
       forumToken = json<{ token: string }>(minted).token;
       const forum = await t.app.inject({
         method: 'POST',
@@ -98,7 +128,10 @@ for (const database of testDatabases) {
         payload: { name: 'General', slug: 'general', visibility: 'public' },
       });
       assert.equal(forum.statusCode, 201, forum.body);
-      for (const [name, html] of [['v1', 'Hello one'], ['v2', 'Hello two']] as const) {
+      for (const [name, html] of [
+        ['v1', 'Hello one'],
+        ['v2', 'Hello two'],
+      ] as const) {
         await mkdir(path.join(filesDir, name));
         await writeFile(path.join(filesDir, name, 'index.html'), `<!doctype html><title>${html}</title><p>${html}</p>`);
       }
@@ -110,12 +143,21 @@ for (const database of testDatabases) {
       await ai.close();
       await rm(filesDir, { recursive: true, force: true });
       for (const secret of [deployToken, forumToken, writeKey, readKey]) {
-        assert.ok(!said.some((text) => text.includes(secret)), 'a credential appeared in a tool result, an error or the server\'s output');
+        assert.ok(
+          !said.some((text) => text.includes(secret)),
+          "a credential appeared in a tool result, an error or the server's output",
+        );
       }
     });
 
-    async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { structuredContent?: Structured }> {
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent?: Structured };
+    async function call(
+      client: Client,
+      name: string,
+      args: Record<string, unknown> = {},
+    ): Promise<CallToolResult & { structuredContent?: Structured }> {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult & {
+        structuredContent?: Structured;
+      };
       said.push(JSON.stringify(result));
       return result;
     }
@@ -132,8 +174,16 @@ for (const database of testDatabases) {
       assert.deepEqual(tools.map((tool) => tool.name).sort(), ALL_TOOLS);
       assert.equal(tools.length, 23);
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
-      for (const name of ['deploy_promote', 'deploy_rollback', 'deploy_upload', 'deploy_connect_repository']) assert.equal(byName.get(name)!.annotations?.destructiveHint, true, name);
-      for (const name of ['deploy_list_releases', 'forum_get_topic', 'cms_list_entries', 'helpdesk_list_tickets', 'helpdesk_get_ticket']) assert.equal(byName.get(name)!.annotations?.readOnlyHint, true, name);
+      for (const name of ['deploy_promote', 'deploy_rollback', 'deploy_upload', 'deploy_connect_repository'])
+        assert.equal(byName.get(name)!.annotations?.destructiveHint, true, name);
+      for (const name of [
+        'deploy_list_releases',
+        'forum_get_topic',
+        'cms_list_entries',
+        'helpdesk_list_tickets',
+        'helpdesk_get_ticket',
+      ])
+        assert.equal(byName.get(name)!.annotations?.readOnlyHint, true, name);
       assert.equal(byName.get('helpdesk_triage')!.annotations?.idempotentHint, true);
       assert.ok(tools.every((tool) => tool.annotations?.openWorldHint === false && tool.outputSchema));
       assert.equal(client.getServerCapabilities()?.tools?.listChanged, true);
@@ -150,7 +200,10 @@ for (const database of testDatabases) {
       // Promote: refused without confirm, saying what would go live; done with it.
       const refused = await call(client, 'deploy_promote', { release: first });
       assert.equal(refused.isError, true);
-      assert.match(textOf(refused), new RegExp(`make release ${first} .*live at http://hello\\.localhost:\\d+.*replacing`));
+      assert.match(
+        textOf(refused),
+        new RegExp(`make release ${first} .*live at http://hello\\.localhost:\\d+.*replacing`),
+      );
       const promoted = await call(client, 'deploy_promote', { release: first, confirm: true });
       assert.equal(promoted.isError, undefined, textOf(promoted));
       const host = new URL(promoted.structuredContent!.production_url as string).host;
@@ -179,14 +232,25 @@ for (const database of testDatabases) {
       assert.equal(built.isError, undefined, textOf(built));
       const builtRelease = built.structuredContent!.release as { id: string; source: string };
       assert.equal(builtRelease.source, 'markdown');
-      assert.match(await edgeText(new URL(built.structuredContent!.preview_url as string).host, { authorization: basicAuth(auth.password) }), /Agent docs/);
+      assert.match(
+        await edgeText(new URL(built.structuredContent!.preview_url as string).host, {
+          authorization: basicAuth(auth.password),
+        }),
+        /Agent docs/,
+      );
       const releases = await call(client, 'deploy_list_releases');
       assert.equal((releases.structuredContent!.aliases as { live: string }).live, first);
 
       // Forum: start a topic, reply, read it back.
       const forums = await call(client, 'forum_list_forums');
-      const general = (forums.structuredContent!.forums as Array<{ id: string; slug: string }>).find((f) => f.slug === 'general')!;
-      const topic = await call(client, 'forum_create_topic', { forum_id: general.id, title: 'Release notes', body: 'What changed.' });
+      const general = (forums.structuredContent!.forums as Array<{ id: string; slug: string }>).find(
+        (f) => f.slug === 'general',
+      )!;
+      const topic = await call(client, 'forum_create_topic', {
+        forum_id: general.id,
+        title: 'Release notes',
+        body: 'What changed.',
+      });
       const topicId = (topic.structuredContent!.topic as { id: string }).id;
       const reply = await call(client, 'forum_reply', { topic_id: topicId, body: 'Deployed by an agent.' });
       assert.equal(reply.isError, undefined, textOf(reply));
@@ -195,50 +259,105 @@ for (const database of testDatabases) {
       assert.ok(JSON.stringify(read.structuredContent!.posts).includes('Deployed by an agent.'));
 
       // Content: save a draft, publish it, read it by slug.
-      const saved = await call(client, 'cms_save_entry', { type: 'articles', data: { title: 'Launch' }, status: 'draft' });
+      const saved = await call(client, 'cms_save_entry', {
+        type: 'articles',
+        data: { title: 'Launch' },
+        status: 'draft',
+      });
       assert.equal(saved.isError, undefined, textOf(saved));
       const entry = saved.structuredContent!.entry as { id: string; slug: string };
-      const published = await call(client, 'cms_save_entry', { type: 'articles', id_or_slug: entry.id, slug, data: { title: 'Launch day' }, status: 'published' });
+      const published = await call(client, 'cms_save_entry', {
+        type: 'articles',
+        id_or_slug: entry.id,
+        slug,
+        data: { title: 'Launch day' },
+        status: 'published',
+      });
       assert.equal((published.structuredContent!.entry as { status: string }).status, 'published', textOf(published));
       const got = await call(client, 'cms_get_entry', { type: 'articles', id_or_slug: slug });
       assert.equal((got.structuredContent!.entry as { data: { title: string } }).data.title, 'Launch day');
 
       // Content: an entry drafted by the site's AI provider, saved as a draft.
       ai.answer = JSON.stringify({ title: 'Spring sale', body: 'Everything is 20% off.' });
-      const drafted = await call(client, 'cms_generate_draft', { type: 'articles', prompt: 'Announce the spring sale', save_as_draft: true });
+      const drafted = await call(client, 'cms_generate_draft', {
+        type: 'articles',
+        prompt: 'Announce the spring sale',
+        save_as_draft: true,
+      });
       assert.equal(drafted.isError, undefined, textOf(drafted));
-      assert.equal((drafted.structuredContent!.entry as { status: string; data: { title: string } }).data.title, 'Spring sale');
+      assert.equal(
+        (drafted.structuredContent!.entry as { status: string; data: { title: string } }).data.title,
+        'Spring sale',
+      );
       assert.match(JSON.stringify(ai.calls.at(-1)!.body), /Announce the spring sale/);
 
       // Help desk: find the ticket, read its thread, note, triage, draft a reply that is not sent.
       const subject = `Printer jammed ${sessions}`;
-      const opened = await helpdeskApi(t.app, 'community', { key: writeKey }, {
-        method: 'POST',
-        path: '/tickets',
-        headers: { host: `community.${new URL(origin).host}` },
-        payload: { subject, body: 'Paper everywhere.', requester: { email: 'pat@example.test', name: 'Pat' } },
-      });
+      const opened = await helpdeskApi(
+        t.app,
+        'community',
+        { key: writeKey },
+        {
+          method: 'POST',
+          path: '/tickets',
+          headers: { host: `community.${new URL(origin).host}` },
+          payload: { subject, body: 'Paper everywhere.', requester: { email: 'pat@example.test', name: 'Pat' } },
+        },
+      );
       assert.equal(opened.statusCode, 201, opened.body);
       const listed = await call(client, 'helpdesk_list_tickets', { q: 'printer', status: 'new,open' });
       assert.equal(listed.isError, undefined, textOf(listed));
-      const ticket = (listed.structuredContent!.tickets as Array<{ id: string; number: number; subject: string }>).find((row) => row.subject === subject)!;
+      const ticket = (listed.structuredContent!.tickets as Array<{ id: string; number: number; subject: string }>).find(
+        (row) => row.subject === subject,
+      )!;
       assert.ok(ticket, textOf(listed));
-      const noted = await call(client, 'helpdesk_reply', { id: String(ticket.number), body: 'Checked the tray.', internal: true });
+      const noted = await call(client, 'helpdesk_reply', {
+        id: String(ticket.number),
+        body: 'Checked the tray.',
+        internal: true,
+      });
       assert.equal((noted.structuredContent!.entry as { internal: boolean }).internal, true, textOf(noted));
-      const triaged = await call(client, 'helpdesk_triage', { id: ticket.id, status: 'pending', priority: 'high', tags: ['hardware'] });
+      const triaged = await call(client, 'helpdesk_triage', {
+        id: ticket.id,
+        status: 'pending',
+        priority: 'high',
+        tags: ['hardware'],
+      });
       assert.equal(triaged.isError, undefined, textOf(triaged));
-      const changed = triaged.structuredContent!.ticket as { status: string; priority: string; tags: string[]; sla: { paused: boolean } };
-      assert.deepEqual([changed.status, changed.priority, changed.tags, changed.sla.paused], ['pending', 'high', ['hardware'], true]);
+      const changed = triaged.structuredContent!.ticket as {
+        status: string;
+        priority: string;
+        tags: string[];
+        sla: { paused: boolean };
+      };
+      assert.deepEqual(
+        [changed.status, changed.priority, changed.tags, changed.sla.paused],
+        ['pending', 'high', ['hardware'], true],
+      );
       const nothing = await call(client, 'helpdesk_triage', { id: ticket.id });
       assert.equal(nothing.isError, true);
       assert.match(textOf(nothing), /Nothing to change/);
       ai.answer = 'Hi Pat, please open the back cover.';
       const replyDraft = await call(client, 'helpdesk_draft_reply', { id: ticket.id, instructions: 'Be brief.' });
-      assert.equal((replyDraft.structuredContent!.draft as { body: string }).body, 'Hi Pat, please open the back cover.', textOf(replyDraft));
+      assert.equal(
+        (replyDraft.structuredContent!.draft as { body: string }).body,
+        'Hi Pat, please open the back cover.',
+        textOf(replyDraft),
+      );
       const thread = await call(client, 'helpdesk_get_ticket', { id: ticket.id });
       const entries = thread.structuredContent!.thread as Array<{ body: string; internal: boolean }>;
-      assert.deepEqual(entries.map((entry) => [entry.body, entry.internal]), [['Paper everywhere.', false], ['Checked the tray.', true]], 'the draft was not sent');
-      assert.deepEqual((await call(client, 'helpdesk_get_ticket', { id: ticket.id, internal: false })).structuredContent!.thread, [entries[0]]);
+      assert.deepEqual(
+        entries.map((entry) => [entry.body, entry.internal]),
+        [
+          ['Paper everywhere.', false],
+          ['Checked the tray.', true],
+        ],
+        'the draft was not sent',
+      );
+      assert.deepEqual(
+        (await call(client, 'helpdesk_get_ticket', { id: ticket.id, internal: false })).structuredContent!.thread,
+        [entries[0]],
+      );
 
       // Bad input: each a clear tool error.
       const badRelease = await call(client, 'deploy_promote', { release: 'NOT-A-RELEASE', confirm: true });
@@ -316,7 +435,10 @@ for (const database of testDatabases) {
         [{ 'x-blume-tenant-url': tenant, 'x-blume-api-key': readKey }, CMS_READ_TOOLS],
         [{ 'x-blume-tenant-url': tenant, 'x-blume-api-key': deskReadKey }, HELPDESK_READ_TOOLS],
         // An admin member's forum token: the forum, and the help desk as an agent.
-        [{ 'x-blume-tenant-url': tenant, 'authentication-token': forumToken }, [...FORUM_TOOLS, ...HELPDESK_TOOLS].sort()],
+        [
+          { 'x-blume-tenant-url': tenant, 'authentication-token': forumToken },
+          [...FORUM_TOOLS, ...HELPDESK_TOOLS].sort(),
+        ],
         [{ 'x-blume-tenant-url': `http://cheap.${new URL(origin).host}`, 'x-blume-api-key': freeKey }, []],
         [{ authorization: 'Bearer dpl_nosuchtoken.secretsecretsecret' }, []],
       ];
@@ -343,20 +465,37 @@ for (const database of testDatabases) {
         const release = (uploaded.structuredContent!.release as { id: string }).id;
         const hash = createHash('sha256').update(page).digest('hex');
         await rm(path.join(t.dataDir, 'blobs', 'sha256', hash.slice(0, 2)), { recursive: true, force: true });
-        const before = ((await call(client, 'deploy_list_releases')).structuredContent!.aliases as { live: string }).live;
+        const before = ((await call(client, 'deploy_list_releases')).structuredContent!.aliases as { live: string })
+          .live;
         const refused = await call(client, 'deploy_promote', { release, confirm: true });
         assert.equal(refused.isError, true);
-        assert.match(textOf(refused), new RegExp(`Refused: the preview of release ${release} \\(.*\\) answers 5\\d\\d on /.*force: true`));
-        assert.equal(((await call(client, 'deploy_list_releases')).structuredContent!.aliases as { live: string }).live, before, 'nothing changed');
+        assert.match(
+          textOf(refused),
+          new RegExp(`Refused: the preview of release ${release} \\(.*\\) answers 5\\d\\d on /.*force: true`),
+        );
+        assert.equal(
+          ((await call(client, 'deploy_list_releases')).structuredContent!.aliases as { live: string }).live,
+          before,
+          'nothing changed',
+        );
         const forced = await call(client, 'deploy_promote', { release, confirm: true, force: true });
         assert.equal(forced.isError, undefined, textOf(forced));
         assert.equal(forced.structuredContent!.undo!.tool, 'deploy_rollback');
         assert.equal((await call(client, 'deploy_rollback', { confirm: true })).isError, undefined);
 
-        const unconfirmed = await call(client, 'deploy_connect_repository', { repository: 'acme/site', branch: 'main', kind: 'static' });
+        const unconfirmed = await call(client, 'deploy_connect_repository', {
+          repository: 'acme/site',
+          branch: 'main',
+          kind: 'static',
+        });
         assert.equal(unconfirmed.isError, true);
         assert.match(textOf(unconfirmed), /this would connect acme\/site branch main as a static site to hello/);
-        const connected = await call(client, 'deploy_connect_repository', { repository: 'acme/site', branch: 'main', kind: 'static', confirm: true });
+        const connected = await call(client, 'deploy_connect_repository', {
+          repository: 'acme/site',
+          branch: 'main',
+          kind: 'static',
+          confirm: true,
+        });
         assert.equal(connected.isError, undefined, textOf(connected));
         assert.match(String(connected.structuredContent!.webhook_url), /\/api\/deploy\/hello\/github\/webhook$/);
         assert.ok(String(connected.structuredContent!.webhook_secret).length >= 32);
@@ -369,7 +508,14 @@ for (const database of testDatabases) {
       // A port nobody listens on (Blume down), and a server answering every request 503 (Blume failing).
       const down = await freePort();
       const failing = createServer((_request, response) => {
-        response.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '5' }).end(JSON.stringify({ type: 'urn:blume:problem:database_unavailable', title: 'The database is unavailable', status: 503, code: 'database_unavailable' }));
+        response.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '5' }).end(
+          JSON.stringify({
+            type: 'urn:blume:problem:database_unavailable',
+            title: 'The database is unavailable',
+            status: 503,
+            code: 'database_unavailable',
+          }),
+        );
       });
       await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
       const transport = new StdioClientTransport({
@@ -391,8 +537,16 @@ for (const database of testDatabases) {
       await client.connect(transport);
       try {
         assert.deepEqual((await client.listTools()).tools, []);
-        assert.match(stderr, new RegExp(`The deploy tools are not listed: Cannot reach Blume at http://127\\.0\\.0\\.1:${down} \\(ECONNREFUSED\\); nothing was changed`));
-        assert.match(stderr, /The cms tools are not listed: Blume answered 503 to GET \/api\/cms\/v1\/content-types: the API is failing; nothing was changed by this tool/);
+        assert.match(
+          stderr,
+          new RegExp(
+            `The deploy tools are not listed: Cannot reach Blume at http://127\\.0\\.0\\.1:${down} \\(ECONNREFUSED\\); nothing was changed`,
+          ),
+        );
+        assert.match(
+          stderr,
+          /The cms tools are not listed: Blume answered 503 to GET \/api\/cms\/v1\/content-types: the API is failing; nothing was changed by this tool/,
+        );
       } finally {
         await client.close();
         failing.close();
@@ -404,7 +558,12 @@ for (const database of testDatabases) {
       const response = await t.app.inject({
         method: 'POST',
         url: '/mcp',
-        headers: { host: new URL(origin).host, origin: 'http://evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          host: new URL(origin).host,
+          origin: 'http://evil.example',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       });
       assert.equal(response.statusCode, 403);

@@ -15,7 +15,10 @@ import { injectSender } from './senders.js';
 function checkOrigin(request: FastifyRequest, portal: URL): void {
   const origin = request.headers.origin;
   if (origin === undefined || origin === portal.origin) return;
-  throw new AppError('origin_not_allowed', `The MCP endpoint answers requests from ${portal.origin} or from agents that send no Origin, not from ${origin}.`);
+  throw new AppError(
+    'origin_not_allowed',
+    `The MCP endpoint answers requests from ${portal.origin} or from agents that send no Origin, not from ${origin}.`,
+  );
 }
 
 export async function mcpPlugin(fastify: FastifyInstance): Promise<void> {
@@ -34,11 +37,16 @@ export async function mcpPlugin(fastify: FastifyInstance): Promise<void> {
       if (error instanceof ToolFailure) throw new AppError('validation_failed', error.message);
       throw error;
     }
-    const server = await createToolServer({ client, files }, { warn: (message) => request.log.info({ mcp: message }, 'MCP tool group not listed') });
+    const server = await createToolServer(
+      { client, files },
+      { warn: (message) => request.log.info({ mcp: message }, 'MCP tool group not listed') },
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.once('close', () => {
-      server.close().catch((error: unknown) => request.log.warn({ err: error }, 'closing an MCP request server failed'));
+      server
+        .close()
+        .catch((error: unknown) => request.log.warn({ err: error }, 'closing an MCP request server failed'));
     });
     await server.connect(transport);
     await transport.handleRequest(request.raw, reply.raw, request.body);

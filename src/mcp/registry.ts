@@ -21,7 +21,11 @@ interface ToolServerOptions {
 const SERVER_INFO = { name: 'blume', title: 'Blume', version: '1.0.0' };
 
 /** An MCP server with the tools the client's credentials may use. */
-export async function createToolServer(context: ToolContext, options: ToolServerOptions, groups: readonly ToolGroup[] = TOOL_GROUPS): Promise<McpServer> {
+export async function createToolServer(
+  context: ToolContext,
+  options: ToolServerOptions,
+  groups: readonly ToolGroup[] = TOOL_GROUPS,
+): Promise<McpServer> {
   const { client } = context;
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: true } },
@@ -33,7 +37,9 @@ export async function createToolServer(context: ToolContext, options: ToolServer
   const lists = await Promise.all(
     groups.map((group) =>
       group.tools(context).catch((error: unknown) => {
-        options.warn(`The ${group.name} tools are not listed: ${client.scrub(error instanceof Error ? error.message : String(error))}`);
+        options.warn(
+          `The ${group.name} tools are not listed: ${client.scrub(error instanceof Error ? error.message : String(error))}`,
+        );
         return [];
       }),
     ),
@@ -45,14 +51,21 @@ export async function createToolServer(context: ToolContext, options: ToolServer
 function registerTool(server: McpServer, client: BlumeClient, tool: ToolDefinition): void {
   server.registerTool(
     tool.name,
-    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { title: tool.title, ...tool.annotations } },
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input,
+      outputSchema: tool.output,
+      annotations: { title: tool.title, ...tool.annotations },
+    },
     async (args: Record<string, unknown>): Promise<CallToolResult> => {
       try {
         const answer = await tool.run(args);
         const structured = JSON.parse(client.scrub(JSON.stringify(answer.data))) as Record<string, unknown>;
         return { content: [{ type: 'text', text: client.scrub(answer.text) }], structuredContent: structured };
       } catch (error) {
-        if (!(error instanceof ToolFailure)) throw new Error(client.scrub(`${tool.name} failed: ${(error as Error).message ?? String(error)}`));
+        if (!(error instanceof ToolFailure))
+          throw new Error(client.scrub(`${tool.name} failed: ${(error as Error).message ?? String(error)}`));
         return { content: [{ type: 'text', text: client.scrub(error.message) }], isError: true };
       }
     },

@@ -13,7 +13,8 @@ import type { ApiResponse, Sender } from './api.js';
 const lookup: LookupFunction = (hostname, options, callback) => {
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
     const address: LookupAddress = { address: '127.0.0.1', family: 4 };
-    if ((options as { all?: boolean }).all) return (callback as (error: null, addresses: LookupAddress[]) => void)(null, [address]);
+    if ((options as { all?: boolean }).all)
+      return (callback as (error: null, addresses: LookupAddress[]) => void)(null, [address]);
     return callback(null, address.address, address.family);
   }
   return dnsLookup(hostname, options, callback);
@@ -23,12 +24,18 @@ export function networkSender(timeoutMs = 120_000): Sender {
   return (request) =>
     new Promise<ApiResponse>((resolve, reject) => {
       const module = request.url.protocol === 'https:' ? https : http;
-      const outgoing = module.request(request.url, { method: request.method, headers: request.headers, lookup, timeout: timeoutMs }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-      });
+      const outgoing = module.request(
+        request.url,
+        { method: request.method, headers: request.headers, lookup, timeout: timeoutMs },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+          );
+        },
+      );
       outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
       outgoing.on('error', reject);
       const { body } = request;

@@ -18,7 +18,10 @@ It talks to Blume over its public APIs; which tools it lists depends on the cred
                        helpdesk_* tools (helpdesk-read: the 2 read tools; helpdesk-write: all 5)
 Production changes refuse without confirm: true and say what would happen.`;
 
-export async function runMcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream = process.stderr): Promise<number> {
+export async function runMcpCommand(
+  env: NodeJS.ProcessEnv,
+  stderr: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   let client: BlumeClient;
   try {
     client = new BlumeClient(networkSender(), credentialsFromEnv(env));
@@ -27,7 +30,10 @@ export async function runMcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.Writa
     stderr.write(`blume mcp: ${error.message}\n`);
     return 2;
   }
-  const server = await createToolServer({ client, files: { kind: 'any' } }, { warn: (message) => stderr.write(`blume mcp: ${message}\n`) });
+  const server = await createToolServer(
+    { client, files: { kind: 'any' } },
+    { warn: (message) => stderr.write(`blume mcp: ${message}\n`) },
+  );
   const transport = new StdioServerTransport();
   await server.connect(transport);
   // stdin's end (the agent went away) ends the server.

@@ -67,4 +67,3 @@ export interface ToolGroup {
   /** The group's tools this context's credential may use, asked of the API; none without a credential. */
   tools(context: ToolContext): Promise<ToolDefinition[]>;
 }
-

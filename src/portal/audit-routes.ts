@@ -13,7 +13,12 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/admin/audit-log',
     {
-      schema: { tags: ['admin'], summary: 'Every purchase API call and console admin change, newest first (paginated)', querystring: PageQuery, response: { 200: Type.Array(AuditOut) } },
+      schema: {
+        tags: ['admin'],
+        summary: 'Every purchase API call and console admin change, newest first (paginated)',
+        querystring: PageQuery,
+        response: { 200: Type.Array(AuditOut) },
+      },
       preHandler: requirePlatformAdmin,
     },
     async (request, reply) => {

@@ -28,11 +28,17 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/auth/signup',
     {
-      schema: { tags: ['auth'], summary: 'Create an account and log in', body: SignupBody, response: { 201: UserOut, ...problems(409, 422) } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Create an account and log in',
+        body: SignupBody,
+        response: { 201: UserOut, ...problems(409, 422) },
+      },
       config: { rateLimit: loginLimit },
     },
     async (request, reply) => {
-      if (!config.signupOpen) throw new AppError('signup_closed', 'Sign-up is closed on this platform; ask an administrator.');
+      if (!config.signupOpen)
+        throw new AppError('signup_closed', 'Sign-up is closed on this platform; ask an administrator.');
       const user = await createAccount(db, request.body);
       setSessionCookie(request, reply, await startSession(db, user.id));
       return reply.code(201).send(presentUser(user));
@@ -42,7 +48,12 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/auth/login',
     {
-      schema: { tags: ['auth'], summary: 'Log in with username or e-mail', body: LoginBody, response: { 200: UserOut, ...problems(401) } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Log in with username or e-mail',
+        body: LoginBody,
+        response: { 200: UserOut, ...problems(401) },
+      },
       config: { rateLimit: loginLimit },
     },
     async (request, reply) => {
@@ -62,7 +73,10 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/auth/logout',
-    { schema: { tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } }, preHandler: requireSession },
+    {
+      schema: { tags: ['auth'], summary: 'End the session', response: { 204: Type.Null() } },
+      preHandler: requireSession,
+    },
     async (request, reply) => {
       const cookie = request.cookies[SESSION_COOKIE];
       if (cookie) await endSession(db, cookie);
@@ -73,7 +87,10 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/me',
-    { schema: { tags: ['auth'], summary: 'The logged-in account', response: { 200: UserOut } }, preHandler: requireSession },
+    {
+      schema: { tags: ['auth'], summary: 'The logged-in account', response: { 200: UserOut } },
+      preHandler: requireSession,
+    },
     async (request) => presentUser(request.user!),
   );
 }

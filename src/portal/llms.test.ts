@@ -19,7 +19,8 @@ describe('llms.txt', () => {
     assert.match(String(response.headers['content-type']), /^text\/plain/);
     const text = response.body;
     assert.match(text, /^# Blume\n\n> .+\n/);
-    for (const section of ['## APIs', '## MCP server', '## Agent operating rules', '## Optional']) assert.ok(text.includes(`\n${section}\n`), section);
+    for (const section of ['## APIs', '## MCP server', '## Agent operating rules', '## Optional'])
+      assert.ok(text.includes(`\n${section}\n`), section);
     for (const entry of t.app.apiDocuments) assert.ok(text.includes(entry.title), entry.title);
     assert.ok(t.app.apiDocuments.length >= 5);
     assert.match(text, /blume mcp/);
@@ -30,7 +31,8 @@ describe('llms.txt', () => {
     const full = await get('/llms-full.txt');
     assert.equal(full.statusCode, 200);
     const links = new Set<string>();
-    for (const body of [(await get('/llms.txt')).body, full.body]) for (const match of body.matchAll(/\]\((http[^)\s]+)\)/g)) links.add(match[1]!);
+    for (const body of [(await get('/llms.txt')).body, full.body])
+      for (const match of body.matchAll(/\]\((http[^)\s]+)\)/g)) links.add(match[1]!);
     assert.ok(links.size >= 5);
     for (const link of links) {
       const url = new URL(link);
@@ -41,7 +43,8 @@ describe('llms.txt', () => {
     }
     for (const entry of t.app.apiDocuments) {
       for (const [path, item] of Object.entries((entry.document().paths ?? {}) as Record<string, object>)) {
-        for (const method of Object.keys(item)) assert.ok(full.body.includes(`### ${method.toUpperCase()} ${path}\n`), `${method} ${path}`);
+        for (const method of Object.keys(item))
+          assert.ok(full.body.includes(`### ${method.toUpperCase()} ${path}\n`), `${method} ${path}`);
       }
     }
   });

@@ -18,14 +18,17 @@ const AGENT_RULES = [
 ];
 
 const MCP_TEXT = [
-  'Blume\'s MCP tool server exposes 23 tools with typed input and output: 8 deploy tools (deploy token), 5 forum tools (forum token), 5 content tools (API key with cms scopes) and 5 help desk tools (API key with helpdesk scopes, or an agent\'s forum token); each group is listed only when its credential can use it.',
+  "Blume's MCP tool server exposes 23 tools with typed input and output: 8 deploy tools (deploy token), 5 forum tools (forum token), 5 content tools (API key with cms scopes) and 5 help desk tools (API key with helpdesk scopes, or an agent's forum token); each group is listed only when its credential can use it.",
   'Locally (stdio): `npx blume mcp` with `BLUME_URL` (the portal), `BLUME_DEPLOY_TOKEN`, and for a community site `BLUME_TENANT_URL` with `BLUME_FORUM_TOKEN` and/or `BLUME_API_KEY`.',
   'Remotely (Streamable HTTP, stateless): `POST {portal}/mcp` with the same credentials as headers: `Authorization: Bearer <deploy token>`, `X-Blume-Tenant-Url`, `Authentication-Token`, `X-Blume-Api-Key`.',
   'Production changes (deploy_promote, deploy_rollback, deploy_upload with promote, deploy_connect_repository) refuse without `confirm: true` and say what would happen.',
 ];
 
 function anchor(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 function documentUrl(base: string, entry: ApiDocumentEntry): string {
@@ -44,8 +47,14 @@ function renderLlmsTxt(base: string, documents: readonly ApiDocumentEntry[]): st
     '',
     '## APIs',
     '',
-    ...portalApis.map((entry) => `- [${entry.title}](${documentUrl(base, entry)}): OpenAPI 3.1 document. ${firstSentence(entry.description)} Reference: ${base}/llms-full.txt#${anchor(entry.title)}`),
-    ...siteApis.map((entry) => `- [${entry.title} reference](${base}/llms-full.txt#${anchor(entry.title)}): ${firstSentence(entry.description)} Each community site serves its OpenAPI 3.1 document at \`${documentUrl(base, entry)}\`.`),
+    ...portalApis.map(
+      (entry) =>
+        `- [${entry.title}](${documentUrl(base, entry)}): OpenAPI 3.1 document. ${firstSentence(entry.description)} Reference: ${base}/llms-full.txt#${anchor(entry.title)}`,
+    ),
+    ...siteApis.map(
+      (entry) =>
+        `- [${entry.title} reference](${base}/llms-full.txt#${anchor(entry.title)}): ${firstSentence(entry.description)} Each community site serves its OpenAPI 3.1 document at \`${documentUrl(base, entry)}\`.`,
+    ),
     '',
     '## MCP server',
     '',
@@ -67,7 +76,14 @@ function firstSentence(text: string): string {
   return (match ? match[0] : text).trim();
 }
 
-type Operation = { summary?: string; description?: string; parameters?: Array<{ name: string; in: string; required?: boolean }>; requestBody?: unknown; responses?: Record<string, unknown>; security?: Array<Record<string, unknown>> };
+type Operation = {
+  summary?: string;
+  description?: string;
+  parameters?: Array<{ name: string; in: string; required?: boolean }>;
+  requestBody?: unknown;
+  responses?: Record<string, unknown>;
+  security?: Array<Record<string, unknown>>;
+};
 
 function renderOperations(doc: Record<string, unknown>): string[] {
   const lines: string[] = [];
@@ -77,7 +93,9 @@ function renderOperations(doc: Record<string, unknown>): string[] {
       lines.push(`### ${method.toUpperCase()} ${path}`, '');
       if (operation.summary) lines.push(operation.summary, '');
       if (operation.description) lines.push(operation.description, '');
-      const params = (operation.parameters ?? []).map((p) => `\`${p.name}\` (${p.in}${p.required ? ', required' : ''})`);
+      const params = (operation.parameters ?? []).map(
+        (p) => `\`${p.name}\` (${p.in}${p.required ? ', required' : ''})`,
+      );
       if (params.length > 0) lines.push(`Parameters: ${params.join(', ')}`, '');
       if (operation.requestBody) lines.push('Body:', '```json', JSON.stringify(operation.requestBody), '```', '');
       const credentials = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
@@ -105,6 +123,10 @@ function renderLlmsFullTxt(base: string, documents: readonly ApiDocumentEntry[])
 
 export async function llmsRoutes(app: FastifyInstance): Promise<void> {
   const base = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
-  app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) => reply.type('text/plain; charset=utf-8').send(renderLlmsTxt(base(request), app.apiDocuments)));
-  app.get('/llms-full.txt', { schema: { hide: true } }, async (request, reply) => reply.type('text/plain; charset=utf-8').send(renderLlmsFullTxt(base(request), app.apiDocuments)));
+  app.get('/llms.txt', { schema: { hide: true } }, async (request, reply) =>
+    reply.type('text/plain; charset=utf-8').send(renderLlmsTxt(base(request), app.apiDocuments)),
+  );
+  app.get('/llms-full.txt', { schema: { hide: true } }, async (request, reply) =>
+    reply.type('text/plain; charset=utf-8').send(renderLlmsFullTxt(base(request), app.apiDocuments)),
+  );
 }

@@ -13,7 +13,8 @@ export async function portalPlugin(app: FastifyInstance): Promise<void> {
   });
   await registerOpenApi(app, {
     title: 'Blume portal API',
-    description: 'Accounts, sites, deploy tokens and API keys. Authenticate with the `blume_session` cookie from POST /api/auth/login.',
+    description:
+      'Accounts, sites, deploy tokens and API keys. Authenticate with the `blume_session` cookie from POST /api/auth/login.',
     prefix: '/api',
     servedOn: 'portal',
   });

@@ -14,7 +14,15 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/sites',
-    { schema: { tags: ['sites'], summary: 'Create a site', body: CreateSiteBody, response: { 201: SiteOut, ...problems(409, 422) } }, preHandler: requireSession },
+    {
+      schema: {
+        tags: ['sites'],
+        summary: 'Create a site',
+        body: CreateSiteBody,
+        response: { 201: SiteOut, ...problems(409, 422) },
+      },
+      preHandler: requireSession,
+    },
     async (request, reply) => {
       authorizePlanChoice(request.user!, request.body.plan);
       const site = await createSite(db, request.user!, request.body);
@@ -25,19 +33,41 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/sites',
-    { schema: { tags: ['sites'], summary: 'Sites you own (all sites for administrators)', response: { 200: Type.Array(SiteOut) } }, preHandler: requireSession },
+    {
+      schema: {
+        tags: ['sites'],
+        summary: 'Sites you own (all sites for administrators)',
+        response: { 200: Type.Array(SiteOut) },
+      },
+      preHandler: requireSession,
+    },
     async (request) => (await listSites(db, request.user!)).map((site) => presentSite(site, urlContext(request))),
   );
 
   app.get(
     '/sites/:id',
-    { schema: { tags: ['sites'], summary: 'One site', params: SiteParams, response: { 200: SiteOut } }, preHandler: requireSession },
-    async (request) => presentSite(authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id), urlContext(request)),
+    {
+      schema: { tags: ['sites'], summary: 'One site', params: SiteParams, response: { 200: SiteOut } },
+      preHandler: requireSession,
+    },
+    async (request) =>
+      presentSite(
+        authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id),
+        urlContext(request),
+      ),
   );
 
   app.delete(
     '/sites/:id',
-    { schema: { tags: ['sites'], summary: 'Delete a site and everything in it', params: SiteParams, response: { 204: Type.Null() } }, preHandler: requireSession },
+    {
+      schema: {
+        tags: ['sites'],
+        summary: 'Delete a site and everything in it',
+        params: SiteParams,
+        response: { 204: Type.Null() },
+      },
+      preHandler: requireSession,
+    },
     async (request, reply) => {
       const site = authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id);
       await deleteSite(db, site.id);

@@ -26,7 +26,11 @@ function linkPath(mail: ReceivedMail): { path: string; id: string; secret: strin
 
 async function purchaseKey(t: TestApp): Promise<string> {
   const root = await signIn(t.app, 'root', { admin: true });
-  const minted = await portal(t.app, root, { method: 'POST', url: '/api/admin/purchase-keys', payload: { name: 'billing' } });
+  const minted = await portal(t.app, root, {
+    method: 'POST',
+    url: '/api/admin/purchase-keys',
+    payload: { name: 'billing' },
+  });
   assert.equal(minted.statusCode, 201, minted.body);
   return json<{ token: string }>(minted).token;
 }
@@ -38,18 +42,33 @@ for (const database of testDatabases) {
     let key: string;
 
     const provision = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      portal(t.app, undefined, { method: 'POST', url: `${BASE}/workspaces`, headers: { authorization: `Bearer ${key}`, ...headers }, payload: body });
+      portal(t.app, undefined, {
+        method: 'POST',
+        url: `${BASE}/workspaces`,
+        headers: { authorization: `Bearer ${key}`, ...headers },
+        payload: body,
+      });
     /** Mails that reached the sink for `address`, once the outbox has sent what it had. */
     const mailsTo = async (address: string) => {
       await t.app.mailOutbox.idle();
       return sink.received.filter((mail) => mail.to.some((to) => to.toLowerCase() === address.toLowerCase()));
     };
-    const firstMailTo = (address: string) => eventually(`a mail for ${address}`, async () => (await mailsTo(address))[0], 5_000);
-    const login = (name: string, password: string) => portal(t.app, undefined, { method: 'POST', url: '/api/auth/login', payload: { login: name, password } });
+    const firstMailTo = (address: string) =>
+      eventually(`a mail for ${address}`, async () => (await mailsTo(address))[0], 5_000);
+    const login = (name: string, password: string) =>
+      portal(t.app, undefined, { method: 'POST', url: '/api/auth/login', payload: { login: name, password } });
 
     before(async () => {
       sink = await startSmtpSink();
-      t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port), BLUME_MAIL_DEFAULT_SENDER: 'Blume <noreply@blume.test>' } });
+      t = await buildTestApp({
+        database,
+        env: {
+          BLUME_RATE_LOGIN_PER_MINUTE: '1000',
+          BLUME_MAIL_SERVER: '127.0.0.1',
+          BLUME_MAIL_PORT: String(sink.port),
+          BLUME_MAIL_DEFAULT_SENDER: 'Blume <noreply@blume.test>',
+        },
+      });
       key = await purchaseKey(t);
     });
     after(async () => {
@@ -58,7 +77,13 @@ for (const database of testDatabases) {
     });
 
     it('mails a new owner a link that sets the password once and logs in', async () => {
-      const created = await provision({ site_id: 'atelier', kind: 'community', plan: 'pro', owner_email: 'Nora@Example.test', owner_name: 'Nora' });
+      const created = await provision({
+        site_id: 'atelier',
+        kind: 'community',
+        plan: 'pro',
+        owner_email: 'Nora@Example.test',
+        owner_name: 'Nora',
+      });
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(json(created).invitation, 'sent');
 
@@ -109,12 +134,20 @@ for (const database of testDatabases) {
 
     it('sends no mail to an owner who already has an account', async () => {
       const olga = await signIn(t.app, 'olga');
-      const created = await provision({ site_id: 'olgas', kind: 'static', plan: 'free', owner_email: 'OLGA@example.test' });
+      const created = await provision({
+        site_id: 'olgas',
+        kind: 'static',
+        plan: 'free',
+        owner_email: 'OLGA@example.test',
+      });
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(json(created).invitation, 'not_needed');
       assert.equal(json(created).owner_email, 'olga@example.test');
       assert.deepEqual(await mailsTo('olga@example.test'), []);
-      assert.deepEqual(await t.deps.database.db.select().from(accountTokens).where(eq(accountTokens.userId, olga.user.id)), []);
+      assert.deepEqual(
+        await t.deps.database.db.select().from(accountTokens).where(eq(accountTokens.userId, olga.user.id)),
+        [],
+      );
       assert.equal((await login('olga', olga.password)).statusCode, 200, 'the password stays as it was');
     });
 
@@ -130,13 +163,23 @@ for (const database of testDatabases) {
       assert.deepEqual(json(again), json(first));
       assert.equal((await mailsTo('twice@example.test')).length, 1);
       const owner = await findUserByLogin(t.deps.database.db, 'twice@example.test');
-      assert.equal((await t.deps.database.db.select().from(accountTokens).where(eq(accountTokens.userId, owner!.id))).length, 1);
+      assert.equal(
+        (await t.deps.database.db.select().from(accountTokens).where(eq(accountTokens.userId, owner!.id))).length,
+        1,
+      );
     });
 
     it('answers 410 to an expired invitation and sets nothing', async () => {
-      assert.equal((await provision({ site_id: 'late', kind: 'static', plan: 'free', owner_email: 'late@example.test' })).statusCode, 201);
+      assert.equal(
+        (await provision({ site_id: 'late', kind: 'static', plan: 'free', owner_email: 'late@example.test' }))
+          .statusCode,
+        201,
+      );
       const link = linkPath(await firstMailTo('late@example.test'));
-      await t.deps.database.db.update(accountTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(accountTokens.id, link.id));
+      await t.deps.database.db
+        .update(accountTokens)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(accountTokens.id, link.id));
       const late = new UiClient(t.app, PORTAL_HOST);
       const page = await late.get(link.path);
       assert.equal(page.statusCode, 410);
@@ -171,7 +214,10 @@ for (const database of testDatabases) {
       assert.equal(json(created).invitation, 'not_sent_mail_disabled');
       const owner = await findUserByLogin(t.deps.database.db, 'quiet@example.test');
       assert.ok(owner);
-      assert.deepEqual(await t.deps.database.db.select().from(accountTokens).where(eq(accountTokens.userId, owner.id)), []);
+      assert.deepEqual(
+        await t.deps.database.db.select().from(accountTokens).where(eq(accountTokens.userId, owner.id)),
+        [],
+      );
     });
   });
 }

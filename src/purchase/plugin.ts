@@ -13,7 +13,9 @@ export async function purchasePlugin(app: FastifyInstance): Promise<void> {
     route.constraints = { ...route.constraints, surface: 'portal' };
   });
   const db = app.deps.database.db;
-  const purger = new WorkspacePurger(db, app.log, (siteId) => app.services.sites.changed(siteId), { embeddedDatabase: app.deps.database.driver === 'pglite' });
+  const purger = new WorkspacePurger(db, app.log, (siteId) => app.services.sites.changed(siteId), {
+    embeddedDatabase: app.deps.database.driver === 'pglite',
+  });
   app.addHook('onReady', () => purger.start());
   app.addHook('onClose', () => purger.stop());
 
@@ -34,7 +36,8 @@ export async function purchasePlugin(app: FastifyInstance): Promise<void> {
 
   await registerOpenApi(app, {
     title: 'Blume purchase API',
-    description: 'Provision and manage workspaces from a billing system. Authenticate with a purchase key: `Authorization: Bearer pk_<id>.<secret>`.',
+    description:
+      'Provision and manage workspaces from a billing system. Authenticate with a purchase key: `Authorization: Bearer pk_<id>.<secret>`.',
     prefix: PREFIX,
     servedOn: 'portal',
   });

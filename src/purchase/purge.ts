@@ -10,7 +10,12 @@ import { PURGE_JOB } from './service.js';
 export class WorkspacePurger {
   private readonly worker: JobWorker<SiteRow>;
 
-  constructor(db: Executor, log: FastifyBaseLogger, onPurged: (siteId: string) => Promise<void>, options: { embeddedDatabase: boolean }) {
+  constructor(
+    db: Executor,
+    log: FastifyBaseLogger,
+    onPurged: (siteId: string) => Promise<void>,
+    options: { embeddedDatabase: boolean },
+  ) {
     const kind: JobKind<SiteRow> = {
       name: PURGE_JOB,
       concurrency: () => 1,

@@ -7,7 +7,15 @@ import { requireBearer } from '../core/auth.js';
 import { urlContext } from '../core/sites/presenters.js';
 import { declareSecurity, problems } from '../http/openapi.js';
 import { presentWorkspace } from './presenters.js';
-import { ChangePlanBody, CreateWorkspaceBody, IdempotencyHeaders, PlanOut, ProvisionedWorkspaceOut, WorkspaceOut, WorkspaceParams } from './schemas.js';
+import {
+  ChangePlanBody,
+  CreateWorkspaceBody,
+  IdempotencyHeaders,
+  PlanOut,
+  ProvisionedWorkspaceOut,
+  WorkspaceOut,
+  WorkspaceParams,
+} from './schemas.js';
 import {
   bodyHash,
   cancelWorkspace,
@@ -42,7 +50,14 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/plans',
-    { schema: { tags: ['plans'], summary: 'Plans and the features each includes, from the plan matrix', response: { 200: Type.Array(PlanOut) } }, ...guarded },
+    {
+      schema: {
+        tags: ['plans'],
+        summary: 'Plans and the features each includes, from the plan matrix',
+        response: { 200: Type.Array(PlanOut) },
+      },
+      ...guarded,
+    },
     async () => listPlans(db),
   );
 
@@ -66,12 +81,20 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
         const replay = await replayedAnswer(db, credentialId, key, hash);
         // Only created workspaces are stored: a refused call changed nothing and may simply be retried.
         // The replay answers the stored result, invitation included, and sends no second mail.
-        if (replay) return reply.code(201).header('idempotent-replayed', 'true').send(replay.response as ProvisionedWorkspaceOut);
+        if (replay)
+          return reply
+            .code(201)
+            .header('idempotent-replayed', 'true')
+            .send(replay.response as ProvisionedWorkspaceOut);
       }
       const out = await db.transaction(async (tx) => {
         const provisioned = await provisionWorkspace(tx, request.body);
         const workspace = presentWorkspace(provisioned, urlContext(request));
-        const invitation = await inviteOwner(tx, provisioned, { enabled: outbox.enabled, portalOrigin: app.deps.config.publicUrl.origin, siteUrl: workspace.url });
+        const invitation = await inviteOwner(tx, provisioned, {
+          enabled: outbox.enabled,
+          portalOrigin: app.deps.config.publicUrl.origin,
+          siteUrl: workspace.url,
+        });
         const answer: ProvisionedWorkspaceOut = { ...workspace, invitation };
         if (key) await storeAnswer(tx, credentialId, key, hash, { status: 201, response: answer });
         return answer;
@@ -84,7 +107,15 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/workspaces/:id',
-    { schema: { tags: ['workspaces'], summary: 'One workspace', params: WorkspaceParams, response: { 200: WorkspaceOut } }, ...guarded },
+    {
+      schema: {
+        tags: ['workspaces'],
+        summary: 'One workspace',
+        params: WorkspaceParams,
+        response: { 200: WorkspaceOut },
+      },
+      ...guarded,
+    },
     async (request) => presentWorkspace(await getWorkspace(db, request.params.id), urlContext(request)),
   );
 
@@ -105,13 +136,29 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/workspaces/:id/suspend',
-    { schema: { tags: ['workspaces'], summary: 'Suspend: the site answers 503 site_suspended on its hosts and APIs; data kept', params: WorkspaceParams, response: { 200: WorkspaceOut, ...problems(409) } }, ...guarded },
+    {
+      schema: {
+        tags: ['workspaces'],
+        summary: 'Suspend: the site answers 503 site_suspended on its hosts and APIs; data kept',
+        params: WorkspaceParams,
+        response: { 200: WorkspaceOut, ...problems(409) },
+      },
+      ...guarded,
+    },
     async (request) => changed(await setSuspended(db, request.params.id, true), request),
   );
 
   app.post(
     '/workspaces/:id/resume',
-    { schema: { tags: ['workspaces'], summary: 'Resume a suspended workspace', params: WorkspaceParams, response: { 200: WorkspaceOut, ...problems(409) } }, ...guarded },
+    {
+      schema: {
+        tags: ['workspaces'],
+        summary: 'Resume a suspended workspace',
+        params: WorkspaceParams,
+        response: { 200: WorkspaceOut, ...problems(409) },
+      },
+      ...guarded,
+    },
     async (request) => changed(await setSuspended(db, request.params.id, false), request),
   );
 
@@ -120,12 +167,17 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['workspaces'],
-        summary: 'Cancel: the site answers 503 at once; its data is purged after the grace period (BLUME_CANCEL_GRACE_DAYS)',
+        summary:
+          'Cancel: the site answers 503 at once; its data is purged after the grace period (BLUME_CANCEL_GRACE_DAYS)',
         params: WorkspaceParams,
         response: { 200: WorkspaceOut },
       },
       ...guarded,
     },
-    async (request) => changed(await db.transaction((tx) => cancelWorkspace(tx, request.params.id, app.deps.config.cancelGraceMs)), request),
+    async (request) =>
+      changed(
+        await db.transaction((tx) => cancelWorkspace(tx, request.params.id, app.deps.config.cancelGraceMs)),
+        request,
+      ),
   );
 }

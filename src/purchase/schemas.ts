@@ -22,7 +22,13 @@ export type CreateWorkspaceBody = Static<typeof CreateWorkspaceBody>;
 export const ChangePlanBody = Type.Object({ plan: PlanName }, { additionalProperties: false });
 
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The same key and body answer the same result; another body 422.' })),
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'The same key and body answer the same result; another body 422.',
+    }),
+  ),
 });
 
 export const WorkspaceParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -47,7 +53,7 @@ export const ProvisionedWorkspaceOut = Type.Object({
     description:
       '`sent`: the owner account is new and an invitation mail with a link to choose its password (valid 7 days, once) is on its way. ' +
       '`not_sent_mail_disabled`: the account is new but this server sends no mail; the owner cannot log in until an administrator helps. ' +
-      '`not_needed`: the owner already had an account and logs in with it. A replayed Idempotency-Key answers the first call\'s value and sends nothing.',
+      "`not_needed`: the owner already had an account and logs in with it. A replayed Idempotency-Key answers the first call's value and sends nothing.",
   }),
 });
 export type ProvisionedWorkspaceOut = Static<typeof ProvisionedWorkspaceOut>;
@@ -60,8 +66,13 @@ export type PlanOut = Static<typeof PlanOut>;
 
 export const AuditOut = Type.Object({
   id: Type.String(),
-  credential_id: Type.Union([Type.String(), Type.Null()], { description: 'The purchase key that made the call; null when it carried no valid key or was a console change.' }),
-  account_id: Type.Union([Type.String(), Type.Null()], { description: 'The platform administrator who made the change on the console admin pages; null for purchase API calls.' }),
+  credential_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The purchase key that made the call; null when it carried no valid key or was a console change.',
+  }),
+  account_id: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The platform administrator who made the change on the console admin pages; null for purchase API calls.',
+  }),
   method: Type.String(),
   path: Type.String(),
   target: Type.Union([Type.String(), Type.Null()], { description: 'The workspace the call named.' }),

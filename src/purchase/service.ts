@@ -35,12 +35,16 @@ export async function listPlans(db: Executor): Promise<PlanInfo[]> {
   const matrix = await loadFeaturePlans(db);
   return PLANS.map((plan) => ({
     id: plan,
-    features: DEFAULT_FEATURES.filter((f) => matrix.get(f.feature)!.includes(plan)).map((f) => ({ feature: f.feature, description: f.description })),
+    features: DEFAULT_FEATURES.filter((f) => matrix.get(f.feature)!.includes(plan)).map((f) => ({
+      feature: f.feature,
+      description: f.description,
+    })),
   }));
 }
 
 function checkPlan(plan: string): SiteRow['plan'] {
-  if (!(PLANS as readonly string[]).includes(plan)) throw new AppError('unknown_plan', `No plan "${plan}"; the plans are ${PLANS.join(', ')}.`, { plans: PLANS });
+  if (!(PLANS as readonly string[]).includes(plan))
+    throw new AppError('unknown_plan', `No plan "${plan}"; the plans are ${PLANS.join(', ')}.`, { plans: PLANS });
   return plan as SiteRow['plan'];
 }
 
@@ -54,7 +58,11 @@ interface NewWorkspace {
 
 /** A free username from the owner's name or e-mail address: its letters and digits, numbered on a clash. */
 async function freeUsername(db: Executor, input: NewWorkspace): Promise<string> {
-  const base = (input.owner_name ?? input.owner_email.split('@')[0]!).replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9_]+/, '').slice(0, 32) || 'owner';
+  const base =
+    (input.owner_name ?? input.owner_email.split('@')[0]!)
+      .replace(/[^A-Za-z0-9_.-]+/g, '-')
+      .replace(/^[^A-Za-z0-9_]+/, '')
+      .slice(0, 32) || 'owner';
   const stem = base.length < 2 ? `${base}-owner` : base;
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? stem : `${stem}-${n}`;
@@ -78,7 +86,11 @@ export async function provisionWorkspace(db: Executor, input: NewWorkspace): Pro
   if (newOwner) {
     // Nobody knows this password; the owner sets one through the link in the invitation.
     const unusable = randomBytes(32).toString('base64url');
-    owner = await createAccount(db, { username: await freeUsername(db, input), email: input.owner_email, password: unusable });
+    owner = await createAccount(db, {
+      username: await freeUsername(db, input),
+      email: input.owner_email,
+      password: unusable,
+    });
   }
   const site = await createSite(db, owner!, { id: input.site_id, kind: input.kind, plan });
   return { site, ownerEmail: owner!.email, owner: owner!, newOwner };
@@ -100,7 +112,11 @@ interface InvitationMail {
  * Invites a new owner to choose a password, in the provisioning transaction (the outbox sends after
  * commit). An existing account keeps its password and gets no mail.
  */
-export async function inviteOwner(db: Executor, provisioned: ProvisionedWorkspace, mail: InvitationMail): Promise<Invitation> {
+export async function inviteOwner(
+  db: Executor,
+  provisioned: ProvisionedWorkspace,
+  mail: InvitationMail,
+): Promise<Invitation> {
   if (!provisioned.newOwner) return 'not_needed';
   if (!mail.enabled) return 'not_sent_mail_disabled';
   await sendInvitation(db, mail.portalOrigin, provisioned.owner, { siteId: provisioned.site.id, url: mail.siteUrl });
@@ -117,7 +133,11 @@ export async function getWorkspace(db: Executor, id: string): Promise<Workspace>
 /** Changes a live workspace; a canceled one takes no changes (409 `workspace_canceled`). */
 async function changeWorkspace(db: Executor, id: string, change: SiteChange): Promise<Workspace> {
   const current = await getWorkspace(db, id);
-  if (current.site.status === 'canceled') throw new AppError('workspace_canceled', `Workspace "${id}" is canceled; its data is purged after the grace period.`);
+  if (current.site.status === 'canceled')
+    throw new AppError(
+      'workspace_canceled',
+      `Workspace "${id}" is canceled; its data is purged after the grace period.`,
+    );
   return { site: (await updateSite(db, id, change))!, ownerEmail: current.ownerEmail };
 }
 
@@ -146,9 +166,15 @@ export async function cancelWorkspace(db: Executor, id: string, graceMs: number)
 export function bodyHash(body: unknown): string {
   const canonical = (value: unknown): unknown =>
     value && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]))
+      ? Object.fromEntries(
+          Object.entries(value as Record<string, unknown>)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([k, v]) => [k, canonical(v)]),
+        )
       : value;
-  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('hex');
 }
 
 interface StoredAnswer {
@@ -160,24 +186,40 @@ interface StoredAnswer {
  * The stored answer of an earlier call with this purchase key and Idempotency-Key and the same body;
  * 422 `idempotency_key_reused` when that call had another body; undefined for a new key.
  */
-export async function replayedAnswer(db: Executor, credentialId: string, key: string, hash: string): Promise<StoredAnswer | undefined> {
+export async function replayedAnswer(
+  db: Executor,
+  credentialId: string,
+  key: string,
+  hash: string,
+): Promise<StoredAnswer | undefined> {
   const [row] = await db
     .select()
     .from(purchaseIdempotency)
     .where(and(eq(purchaseIdempotency.credentialId, credentialId), eq(purchaseIdempotency.key, key)));
   if (!row) return undefined;
-  if (row.bodyHash !== hash) throw new AppError('idempotency_key_reused', `The Idempotency-Key "${key}" was used with another request body; use a new key for a new request.`);
+  if (row.bodyHash !== hash)
+    throw new AppError(
+      'idempotency_key_reused',
+      `The Idempotency-Key "${key}" was used with another request body; use a new key for a new request.`,
+    );
   return { status: row.status, response: row.response };
 }
 
 /** Stores the answer for a key, in the transaction that did the work; a concurrent twin is a 409. */
-export async function storeAnswer(db: Executor, credentialId: string, key: string, hash: string, answer: StoredAnswer): Promise<void> {
+export async function storeAnswer(
+  db: Executor,
+  credentialId: string,
+  key: string,
+  hash: string,
+  answer: StoredAnswer,
+): Promise<void> {
   const stored = await db
     .insert(purchaseIdempotency)
     .values({ credentialId, key, bodyHash: hash, status: answer.status, response: answer.response })
     .onConflictDoNothing()
     .returning({ key: purchaseIdempotency.key });
-  if (stored.length === 0) throw new AppError('conflict', `Another request with the Idempotency-Key "${key}" is being processed; retry it.`);
+  if (stored.length === 0)
+    throw new AppError('conflict', `Another request with the Idempotency-Key "${key}" is being processed; retry it.`);
 }
 
 interface AuditEntry {

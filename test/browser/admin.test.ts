@@ -39,15 +39,30 @@ describe('forum admin area in a browser', { skip }, () => {
   }
 
   before(async () => {
-    t = await buildTestApp({ database: 'pglite', mode: 'single', singleSite: 'town', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' } });
+    t = await buildTestApp({
+      database: 'pglite',
+      mode: 'single',
+      singleSite: 'town',
+      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
+    });
     const db = t.app.deps.database.db;
     await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
     await t.app.services.sites.changed('town');
-    const ops = { database: t.deps.database, singleSite: 'town', blobs: t.deps.blobs, edge: t.app.deploy.cache, plans: t.app.services.plans, settings: t.app.instanceSettings, secretKey: t.config.secretKey };
+    const ops = {
+      database: t.deps.database,
+      singleSite: 'town',
+      blobs: t.deps.blobs,
+      edge: t.app.deploy.cache,
+      plans: t.app.services.plans,
+      settings: t.app.instanceSettings,
+      secretKey: t.config.secretKey,
+    };
     await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
     await createMember(db, 'town', { username: 'deputy', email: 'deputy@town.test', password, role: 'moderator' });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    app = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Town app</title><p>Town app'));
+    app = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Town app</title><p>Town app'),
+    );
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
     browser = await launchChromium();
@@ -86,7 +101,8 @@ describe('forum admin area in a browser', { skip }, () => {
     assert.equal(await steps.count(), 6);
     // Only "invite moderators" is done: the deputy moderates already.
     assert.deepEqual(await page.locator('ul.checklist > li.done a').allTextContents(), ['Invite moderators']);
-    for (const health of ['/up/', '/up/databases', '/up/ready']) assert.equal(await page.getByRole('link', { name: health, exact: true }).count(), 1);
+    for (const health of ['/up/', '/up/databases', '/up/ready'])
+      assert.equal(await page.getByRole('link', { name: health, exact: true }).count(), 1);
     await shot(page, 'admin-01-checklist');
 
     await page.getByRole('link', { name: 'Create the first category' }).click();
@@ -133,7 +149,10 @@ describe('forum admin area in a browser', { skip }, () => {
 
     const read = await guestRead();
     assert.equal(read.status, 200, read.body);
-    assert.deepEqual((JSON.parse(read.body) as Array<{ slug: string }>).map((forum) => forum.slug), ['general']);
+    assert.deepEqual(
+      (JSON.parse(read.body) as Array<{ slug: string }>).map((forum) => forum.slug),
+      ['general'],
+    );
 
     await page.getByRole('navigation', { name: 'Admin sections' }).getByRole('link', { name: 'Overview' }).click();
     assert.equal(await page.locator('ul.checklist > li.done').count(), 4);

@@ -15,7 +15,10 @@ import { mintCredential } from '../../src/core/credentials/service.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
@@ -33,11 +36,24 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
   }
 
   before(async () => {
-    t = await buildTestApp({ database: 'pglite', mode: 'single', singleSite: 'town', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' } });
+    t = await buildTestApp({
+      database: 'pglite',
+      mode: 'single',
+      singleSite: 'town',
+      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
+    });
     const db = t.app.deps.database.db;
     await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
     await t.app.services.sites.changed('town');
-    const ops = { database: t.deps.database, singleSite: 'town', blobs: t.deps.blobs, edge: t.app.deploy.cache, plans: t.app.services.plans, settings: t.app.instanceSettings, secretKey: t.config.secretKey };
+    const ops = {
+      database: t.deps.database,
+      singleSite: 'town',
+      blobs: t.deps.blobs,
+      edge: t.app.deploy.cache,
+      plans: t.app.services.plans,
+      settings: t.app.instanceSettings,
+      secretKey: t.config.secretKey,
+    };
     await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     picture = path.join(await mkdtemp(path.join(tmpdir(), 'blume-editor-')), 'harbour.png');
@@ -81,8 +97,15 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     await page.waitForURL(/\?saved=1$/);
     await screenshot(page, 'cms-entry-published');
 
-    const { token: key } = await mintCredential(t.app.deps.database.db, { kind: 'api_key', name: 'site', siteId: 'town', scopes: ['cms-read'] });
-    const served = await fetch(`${origin}/api/cms/v1/entries/articles/harbour-festival`, { headers: { authorization: `Bearer ${key}` } });
+    const { token: key } = await mintCredential(t.app.deps.database.db, {
+      kind: 'api_key',
+      name: 'site',
+      siteId: 'town',
+      scopes: ['cms-read'],
+    });
+    const served = await fetch(`${origin}/api/cms/v1/entries/articles/harbour-festival`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     assert.equal(served.status, 200);
     const entry = (await served.json()) as { status: string; data: { title: string; cover_image: string } };
     assert.equal(entry.status, 'published');

@@ -41,7 +41,8 @@ describe('console admin pages in a browser', { skip: skipWithoutChromium }, () =
     return page;
   }
 
-  const plans = (token: string) => fetch(`${origin}/api/purchase/v1/plans`, { headers: { authorization: `Bearer ${token}` } });
+  const plans = (token: string) =>
+    fetch(`${origin}/api/purchase/v1/plans`, { headers: { authorization: `Bearer ${token}` } });
 
   it("changes a site's plan, mints and revokes a purchase key, and shows the audit log", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { assertNoSidewaysScroll, consolePage, launchChromium, screenshot, signUpOnConsole, skipWithoutChromium } from '../helpers/browser.js';
+import {
+  assertNoSidewaysScroll,
+  consolePage,
+  launchChromium,
+  screenshot,
+  signUpOnConsole,
+  skipWithoutChromium,
+} from '../helpers/browser.js';
 
 describe('console community site in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
@@ -24,7 +31,10 @@ describe('console community site in a browser', { skip: skipWithoutChromium }, (
   });
 
   it('edits settings, restarts to apply them, and mints and revokes an API key', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     const page = await context.newPage();
     await signUpOnConsole(page, origin, 'hana');
     await page.getByRole('link', { name: 'Create your first site' }).click();
@@ -68,7 +78,10 @@ describe('console community site in a browser', { skip: skipWithoutChromium }, (
   });
 
   it('fits a 390 px phone', async () => {
-    const { context, page } = await consolePage(browser, origin, 'hana', '/sites/hana-club', { width: 390, height: 844 });
+    const { context, page } = await consolePage(browser, origin, 'hana', '/sites/hana-club', {
+      width: 390,
+      height: 844,
+    });
     await assertNoSidewaysScroll(page);
     await screenshot(page, 'console-phone-community-site');
     await context.close();

@@ -11,7 +11,15 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { assertNoSidewaysScroll, consolePage, launchChromium, screenshot, signUpOnConsole, skipWithoutChromium, tabTo } from '../helpers/browser.js';
+import {
+  assertNoSidewaysScroll,
+  consolePage,
+  launchChromium,
+  screenshot,
+  signUpOnConsole,
+  skipWithoutChromium,
+  tabTo,
+} from '../helpers/browser.js';
 import { testDatabases } from '../helpers/databases.js';
 
 for (const database of testDatabases) {
@@ -62,7 +70,9 @@ for (const database of testDatabases) {
       // Drag files onto the drop zone; a 3 MiB file makes the progress bar move.
       await page.evaluate(() => {
         const bar = document.querySelector('progress')!;
-        new MutationObserver(() => (window as unknown as { noteProgress(v: number): void }).noteProgress(bar.value)).observe(bar, { attributes: true, attributeFilter: ['value'] });
+        new MutationObserver(() =>
+          (window as unknown as { noteProgress(v: number): void }).noteProgress(bar.value),
+        ).observe(bar, { attributes: true, attributeFilter: ['value'] });
       });
       const transfer = await page.evaluateHandle(() => {
         const data = new DataTransfer();
@@ -81,7 +91,9 @@ for (const database of testDatabases) {
       // A folder from the picker keeps its sub-folders; its lone top folder is the site root.
       await page.getByLabel('A folder').setInputFiles(path.join(folder, 'site'));
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
-      await page.waitForURL((url) => url.searchParams.get('release') !== dropped && url.searchParams.get('done') === 'uploaded');
+      await page.waitForURL(
+        (url) => url.searchParams.get('release') !== dropped && url.searchParams.get('done') === 'uploaded',
+      );
       const fromFolder = await uploadedRelease(page);
       await screenshot(page, `${database}-console-static-releases`);
 
@@ -127,7 +139,10 @@ for (const database of testDatabases) {
       assert.equal(await page.locator('#new-token').count(), 0, 'the token is not shown again');
       await page.getByRole('button', { name: 'Revoke laptop' }).click();
       await page.getByText('The deploy token was revoked').waitFor();
-      assert.equal((await fetch(`${origin}/api/deploy/token`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+      assert.equal(
+        (await fetch(`${origin}/api/deploy/token`, { headers: { authorization: `Bearer ${token}` } })).status,
+        401,
+      );
       await visitor.close();
       await context.close();
     });
@@ -158,7 +173,10 @@ for (const database of testDatabases) {
     });
 
     it('fits a 390 px phone and promotes and rolls back with the keyboard alone', async () => {
-      const { context, page } = await consolePage(browser, origin, 'frida', '/sites/frida', { width: 390, height: 844 });
+      const { context, page } = await consolePage(browser, origin, 'frida', '/sites/frida', {
+        width: 390,
+        height: 844,
+      });
       await assertNoSidewaysScroll(page);
       await screenshot(page, `${database}-console-phone-static-site`);
 

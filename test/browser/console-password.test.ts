@@ -27,7 +27,10 @@ describe('console password links in a browser', { skip: skipWithoutChromium }, (
 
   before(async () => {
     sink = await startSmtpSink();
-    t = await buildTestApp({ database: 'pglite', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100', BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) } });
+    t = await buildTestApp({
+      database: 'pglite',
+      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100', BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) },
+    });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
   });
@@ -39,12 +42,20 @@ describe('console password links in a browser', { skip: skipWithoutChromium }, (
 
   it('follows the invitation to a password and the console, then resets it from the login page', async () => {
     const root = await signIn(t.app, 'root', { admin: true });
-    const key = json<{ token: string }>(await portal(t.app, root, { method: 'POST', url: '/api/admin/purchase-keys', payload: { name: 'billing' } })).token;
+    const key = json<{ token: string }>(
+      await portal(t.app, root, { method: 'POST', url: '/api/admin/purchase-keys', payload: { name: 'billing' } }),
+    ).token;
     const created = await portal(t.app, undefined, {
       method: 'POST',
       url: '/api/purchase/v1/workspaces',
       headers: { authorization: `Bearer ${key}` },
-      payload: { site_id: 'bakery', kind: 'community', plan: 'pro', owner_email: 'bea@example.test', owner_name: 'bea' },
+      payload: {
+        site_id: 'bakery',
+        kind: 'community',
+        plan: 'pro',
+        owner_email: 'bea@example.test',
+        owner_name: 'bea',
+      },
     });
     assert.equal(json(created).invitation, 'sent', created.body);
 
@@ -81,7 +92,9 @@ describe('console password links in a browser', { skip: skipWithoutChromium }, (
     await screenshot(small, 'console-phone-forgot-sent');
     await small.goto(`${origin}${await linkPath(1)}`);
     await small.getByRole('heading', { name: 'Choose a new password' }).waitFor();
-    const overflow = await small.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await small.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
     await small.getByLabel('New password').fill('bea bakes rye on mondays');
     await small.getByRole('button', { name: 'Set password' }).click();
@@ -89,7 +102,11 @@ describe('console password links in a browser', { skip: skipWithoutChromium }, (
     await small.getByRole('heading', { name: 'Sites' }).waitFor();
     await phone.close();
 
-    const login = await portal(t.app, undefined, { method: 'POST', url: '/api/auth/login', payload: { login: 'bea@example.test', password: 'bea bakes rye on mondays' } });
+    const login = await portal(t.app, undefined, {
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { login: 'bea@example.test', password: 'bea bakes rye on mondays' },
+    });
     assert.equal(login.statusCode, 200, login.body);
   });
 });

@@ -37,9 +37,21 @@ for (const database of testDatabases) {
       stage = await startForumStage(database);
       ({ t, site, origin, browser } = stage);
       const db = t.app.deps.database.db;
-      alice = await createMember(db, site.id, { username: 'alice', email: 'alice@example.test', password: password('alice') });
+      alice = await createMember(db, site.id, {
+        username: 'alice',
+        email: 'alice@example.test',
+        password: password('alice'),
+      });
       await createMember(db, site.id, { username: 'alina', email: 'alina@example.test', password: password('alina') });
-      for (const { name } of WIDTHS) writers.set(name, await createMember(db, site.id, { username: `writer-${name}`, email: `writer-${name}@example.test`, password: password(`writer-${name}`) }));
+      for (const { name } of WIDTHS)
+        writers.set(
+          name,
+          await createMember(db, site.id, {
+            username: `writer-${name}`,
+            email: `writer-${name}@example.test`,
+            password: password(`writer-${name}`),
+          }),
+        );
       const category = await createCategory(db, site.id, { name: 'Community', slug: 'community' });
       forumId = (await createForum(db, site.id, { name: 'General', slug: 'general', category_id: category.id })).id;
     });
@@ -55,7 +67,11 @@ for (const database of testDatabases) {
     for (const { name: width, viewport } of WIDTHS) {
       it(`writes with preview, mentions, drafts, uploads and quotes at ${width} width`, async () => {
         const db = t.app.deps.database.db;
-        const { topic, post: openingPost } = await createTopic(db, site, viewerFor(site, alice), { forumId, title: `Garden plans ${width}`, body: 'Plant the tomatoes after the last frost in May.' });
+        const { topic, post: openingPost } = await createTopic(db, site, viewerFor(site, alice), {
+          forumId,
+          title: `Garden plans ${width}`,
+          body: 'Plant the tomatoes after the last frost in May.',
+        });
         const topicId = topic.topic.id;
         const writer = `writer-${width}`;
         const context = await browser.newContext({ viewport });
@@ -92,16 +108,30 @@ for (const database of testDatabases) {
         // The draft comes back on the next visit.
         await page.goto(`${origin}/latest`);
         await page.goto(`${origin}/t/${topicId}`);
-        assert.equal(await page.getByLabel('Reply to this topic').inputValue(), 'Thanks @alice for the **advice** <script>x</script>');
+        assert.equal(
+          await page.getByLabel('Reply to this topic').inputValue(),
+          'Thanks @alice for the **advice** <script>x</script>',
+        );
         await page.getByText('Draft restored.').waitFor();
 
         // An image chosen in the form goes up at once; its Markdown lands at the cursor.
         const restored = page.getByLabel('Reply to this topic');
         await restored.fill('Thanks @alice for the **advice**.');
         await restored.press('End');
-        assert.equal(await page.getByRole('button', { name: 'Upload file' }).isHidden(), true, 'the script uploads on choosing');
-        await page.getByLabel(/Attach an image or a file/).last().setInputFiles({ name: 'bed.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
-        await page.waitForFunction(() => /!\[bed\.png\]\(\/uploads\/[a-z0-9]+\/bed\.png\)/.test((document.getElementById('reply-body') as HTMLTextAreaElement).value));
+        assert.equal(
+          await page.getByRole('button', { name: 'Upload file' }).isHidden(),
+          true,
+          'the script uploads on choosing',
+        );
+        await page
+          .getByLabel(/Attach an image or a file/)
+          .last()
+          .setInputFiles({ name: 'bed.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
+        await page.waitForFunction(() =>
+          /!\[bed\.png\]\(\/uploads\/[a-z0-9]+\/bed\.png\)/.test(
+            (document.getElementById('reply-body') as HTMLTextAreaElement).value,
+          ),
+        );
         await pane.locator('img[alt="bed.png"]').waitFor();
         await shot(page, width, '03-uploaded');
 
@@ -121,7 +151,10 @@ for (const database of testDatabases) {
         await shot(page, width, '04-quote-button');
         await quote.click();
         const value = await page.getByLabel('Reply to this topic').inputValue();
-        assert.match(value, new RegExp(`@alice \\[wrote\\]\\(/p/${openingPost.post.id}\\):\\n> Plant the tomatoes\\n\\n$`));
+        assert.match(
+          value,
+          new RegExp(`@alice \\[wrote\\]\\(/p/${openingPost.post.id}\\):\\n> Plant the tomatoes\\n\\n$`),
+        );
         await page.getByRole('button', { name: 'Post reply' }).click();
         await page.waitForURL(/page=last#p-/);
         const reply = page.locator('article.post').last();
@@ -140,7 +173,9 @@ for (const database of testDatabases) {
         await message.pressSequentially(' **Edited** too.');
         const editPane = page.locator('[data-preview]');
         await editPane.locator('strong', { hasText: 'Edited' }).waitFor();
-        await page.getByLabel(/Attach an image or a file/).setInputFiles({ name: 'row.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
+        await page
+          .getByLabel(/Attach an image or a file/)
+          .setInputFiles({ name: 'row.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG });
         await editPane.locator('img[alt="row.png"]').waitFor();
         await shot(page, width, '05b-edit-preview');
         await page.getByRole('button', { name: 'Save' }).click();
@@ -154,7 +189,12 @@ for (const database of testDatabases) {
         let parentId = openingPost.post.id;
         for (let depth = 1; depth <= THREAD_DEPTH_SHOWN; depth++) {
           const member = depth % 2 === 1 ? alice : writers.get(width)!;
-          parentId = (await createPost(db, site, viewerFor(site, member), topicId, { body: `Level ${depth} of ${width}`, parentId })).post.id;
+          parentId = (
+            await createPost(db, site, viewerFor(site, member), topicId, {
+              body: `Level ${depth} of ${width}`,
+              parentId,
+            })
+          ).post.id;
         }
         await page.goto(`${origin}/t/${topicId}?view=threaded`);
         const more = page.getByRole('link', { name: /Continue this thread/ });
@@ -179,10 +219,15 @@ for (const database of testDatabases) {
         await page.locator('section.preview strong', { hasText: 'seeds' }).waitFor();
         assert.equal(await page.getByLabel('Message').inputValue(), 'Bring **seeds** and _labels_.');
         await shot(page, width, '08-nojs-preview');
-        await page.getByLabel(/Attach an image or a file/).setInputFiles({ name: 'list.txt', mimeType: 'text/plain', buffer: Buffer.from('beans, peas') });
+        await page
+          .getByLabel(/Attach an image or a file/)
+          .setInputFiles({ name: 'list.txt', mimeType: 'text/plain', buffer: Buffer.from('beans, peas') });
         await page.getByRole('button', { name: 'Upload file' }).click();
         await page.getByText('Uploaded list.txt').waitFor();
-        assert.match(await page.getByLabel('Message').inputValue(), /\[list\.txt\]\(\/uploads\/[a-z0-9]+\/list\.txt\)\n$/);
+        assert.match(
+          await page.getByLabel('Message').inputValue(),
+          /\[list\.txt\]\(\/uploads\/[a-z0-9]+\/list\.txt\)\n$/,
+        );
         await page.getByRole('button', { name: 'Start topic' }).click();
         await page.waitForURL(/\/t\/[a-z0-9]+$/);
         await page.getByRole('heading', { name: `Seed swap ${width}` }).waitFor();

@@ -52,7 +52,11 @@ for (const database of testDatabases) {
 
     /** The first mail the sink received for `to` whose text matches `text`, and the link in it matching `link`. */
     async function mailedLink(to: string, text: RegExp, link: RegExp): Promise<{ mail: ReceivedMail; url: string }> {
-      const mail = await eventually(`a mail to ${to} saying ${String(text)}`, () => sink.received.find((m) => m.to.includes(to) && text.test(decodedBody(m))), 15_000);
+      const mail = await eventually(
+        `a mail to ${to} saying ${String(text)}`,
+        () => sink.received.find((m) => m.to.includes(to) && text.test(decodedBody(m))),
+        15_000,
+      );
       const url = link.exec(decodedBody(mail))?.[0];
       assert.ok(url, decodedBody(mail));
       return { mail, url };
@@ -65,14 +69,36 @@ for (const database of testDatabases) {
       const db = t.app.deps.database.db;
       [alice, spammer] = await Promise.all([
         createMember(db, site.id, { username: 'alice', email: 'alice@example.test', password: password('alice') }),
-        createMember(db, site.id, { username: 'spammer', email: 'spammer@example.test', password: password('spammer') }),
-        createMember(db, site.id, { username: 'mod', email: 'mod@example.test', password: password('mod'), role: 'moderator' }),
-        createMember(db, site.id, { username: 'admin', email: 'admin@example.test', password: password('admin'), role: 'admin' }),
+        createMember(db, site.id, {
+          username: 'spammer',
+          email: 'spammer@example.test',
+          password: password('spammer'),
+        }),
+        createMember(db, site.id, {
+          username: 'mod',
+          email: 'mod@example.test',
+          password: password('mod'),
+          role: 'moderator',
+        }),
+        createMember(db, site.id, {
+          username: 'admin',
+          email: 'admin@example.test',
+          password: password('admin'),
+          role: 'admin',
+        }),
       ]);
       const category = await createCategory(db, site.id, { name: 'Community', slug: 'community' });
       const general = await createForum(db, site.id, { name: 'General', slug: 'general', category_id: category.id });
-      await createTopic(db, site, viewerFor(site, alice), { forumId: general.id, title: 'An older topic', body: 'Nothing new here.' });
-      const { topic } = await createTopic(db, site, viewerFor(site, alice), { forumId: general.id, title: 'Garden club', body: 'What are you planting this spring?' });
+      await createTopic(db, site, viewerFor(site, alice), {
+        forumId: general.id,
+        title: 'An older topic',
+        body: 'Nothing new here.',
+      });
+      const { topic } = await createTopic(db, site, viewerFor(site, alice), {
+        forumId: general.id,
+        title: 'Garden club',
+        body: 'What are you planting this spring?',
+      });
       topicId = topic.topic.id;
 
       // The admin trusts new members once they have read one topic, on the settings page.
@@ -107,7 +133,11 @@ for (const database of testDatabases) {
         await member.waitForURL(`${origin}/`);
         await member.getByText(`Confirm your e-mail address to post: we sent a link to ${email}.`).waitFor();
         await shot(member, width, '01-signed-up');
-        const confirmation = await mailedLink(email, /Please confirm your e-mail address/, new RegExp(`${origin}/confirm/[0-9a-z]{16}\\.[A-Za-z0-9_-]{43}`));
+        const confirmation = await mailedLink(
+          email,
+          /Please confirm your e-mail address/,
+          new RegExp(`${origin}/confirm/[0-9a-z]{16}\\.[A-Za-z0-9_-]{43}`),
+        );
         assert.equal(confirmation.mail.headers.get('subject'), 'Confirm your e-mail address for club');
         await member.goto(confirmation.url);
         await member.getByRole('heading', { name: 'E-mail address confirmed' }).waitFor();
@@ -120,7 +150,11 @@ for (const database of testDatabases) {
         // Latest, reached from the header with the keyboard; focus is visible on the way.
         await member.goto(`${origin}/`);
         await tabTo(member, 'Latest');
-        assert.equal(await member.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'solid', 'focus is visible');
+        assert.equal(
+          await member.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle),
+          'solid',
+          'focus is visible',
+        );
         await member.keyboard.press('Enter');
         await member.waitForURL(`${origin}/latest`);
         const row = member.locator('tr', { hasText: 'Garden club' });
@@ -133,7 +167,9 @@ for (const database of testDatabases) {
         // Reading the topic reads it; a new reply makes it new again, and the marker jumps to it.
         await row.getByRole('link', { name: 'Garden club', exact: true }).click();
         await member.waitForURL(new RegExp(`/t/${topicId}$`));
-        const news = await createPost(db, site, viewerFor(site, alice), topicId, { body: `Tomatoes, for the ${width} reader.` });
+        const news = await createPost(db, site, viewerFor(site, alice), topicId, {
+          body: `Tomatoes, for the ${width} reader.`,
+        });
         await member.getByRole('link', { name: 'Latest' }).first().click();
         await member.locator('tr', { hasText: 'Garden club' }).getByRole('link', { name: /^New/ }).click();
         await member.waitForURL((url) => url.hash === `#p-${news.post.id}`);
@@ -141,7 +177,11 @@ for (const database of testDatabases) {
         assert.equal(await unread.locator('.badge.new').textContent(), 'New');
         await shot(member, width, '04-first-unread');
         await member.getByRole('link', { name: 'Latest' }).first().click();
-        assert.equal(await member.locator('tr', { hasText: 'Garden club' }).getByRole('link', { name: /^New/ }).count(), 0, 'read now');
+        assert.equal(
+          await member.locator('tr', { hasText: 'Garden club' }).getByRole('link', { name: /^New/ }).count(),
+          0,
+          'read now',
+        );
 
         // Like alice's new post: the count shows and the button is pressed.
         await member.goto(`${origin}/t/${topicId}?page=last`);
@@ -149,7 +189,10 @@ for (const database of testDatabases) {
         await post.getByRole('button', { name: 'Like' }).click();
         await member.waitForURL((url) => url.hash === `#p-${news.post.id}`);
         assert.equal(await member.locator(`#p-${news.post.id} .likes`).textContent(), '1 like');
-        assert.equal(await member.locator(`#p-${news.post.id}`).getByRole('button', { name: 'Like' }).getAttribute('aria-pressed'), 'true');
+        assert.equal(
+          await member.locator(`#p-${news.post.id}`).getByRole('button', { name: 'Like' }).getAttribute('aria-pressed'),
+          'true',
+        );
         await shot(member, width, '05-liked');
 
         // A reply that mentions alice, picked from the suggestions, with an image uploaded into it
@@ -163,9 +206,20 @@ for (const database of testDatabases) {
         await member.keyboard.press('Enter');
         await box.pressSequentially(`— here is my **seed bed** from ${width}: `);
         const image = `bed-${width}.png`;
-        await member.getByLabel(/Attach an image or a file/).setInputFiles({ name: image, mimeType: 'image/png', buffer: solidPng(160, 90, [46, 125, 50]) });
-        await member.waitForFunction((name) => (document.getElementById('reply-body') as HTMLTextAreaElement).value.includes(`![${name}](/uploads/`), image);
-        assert.match(await box.inputValue(), new RegExp(`^Good idea @alice — here is my \\*\\*seed bed\\*\\* from ${width}: \\n!\\[${image}\\]\\(/uploads/[a-z0-9]+/${image}\\)`));
+        await member
+          .getByLabel(/Attach an image or a file/)
+          .setInputFiles({ name: image, mimeType: 'image/png', buffer: solidPng(160, 90, [46, 125, 50]) });
+        await member.waitForFunction(
+          (name) =>
+            (document.getElementById('reply-body') as HTMLTextAreaElement).value.includes(`![${name}](/uploads/`),
+          image,
+        );
+        assert.match(
+          await box.inputValue(),
+          new RegExp(
+            `^Good idea @alice — here is my \\*\\*seed bed\\*\\* from ${width}: \\n!\\[${image}\\]\\(/uploads/[a-z0-9]+/${image}\\)`,
+          ),
+        );
         const preview = member.locator('[data-preview]').last();
         await preview.locator(`img[alt="${image}"]`).waitFor();
         await preview.locator('strong', { hasText: 'seed bed' }).waitFor();
@@ -175,14 +229,21 @@ for (const database of testDatabases) {
         const mine = member.locator('article.post').last();
         const posted = mine.locator(`img[alt="${image}"]`);
         await posted.waitFor();
-        assert.match((await mine.locator('.body').first().textContent())!, new RegExp(`Good idea @alice — here is my seed bed from ${width}`));
+        assert.match(
+          (await mine.locator('.body').first().textContent())!,
+          new RegExp(`Good idea @alice — here is my seed bed from ${width}`),
+        );
         const served = await member.request.get(`${origin}${await posted.getAttribute('src')}`);
         assert.equal(served.status(), 200);
         assert.equal(served.headers()['content-type'], 'image/png');
         await shot(member, width, '07-posted');
 
         // alice: the mention mail, whose link leads to the reply; the unread count and notifications.
-        const mentionMail = await mailedLink('alice@example.test', new RegExp(`${reader} mentioned you in "Garden club"`), new RegExp(`${origin}/t/${topicId}\\?view=threaded#p-[0-9a-z]+`));
+        const mentionMail = await mailedLink(
+          'alice@example.test',
+          new RegExp(`${reader} mentioned you in "Garden club"`),
+          new RegExp(`${origin}/t/${topicId}\\?view=threaded#p-[0-9a-z]+`),
+        );
         assert.equal(mentionMail.mail.headers.get('subject'), 'Re: Garden club');
         assert.equal(mentionMail.mail.headers.get('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
         const aliceContext = await browser.newContext({ viewport });
@@ -193,7 +254,10 @@ for (const database of testDatabases) {
         await bell.click();
         const mention = aliceHome.locator('li.unread', { hasText: `${reader} mentioned you in “Garden club”` });
         assert.equal(await mention.count(), 1);
-        assert.equal(await aliceHome.locator('li.unread', { hasText: `${reader} liked your post in “Garden club”` }).count(), 1);
+        assert.equal(
+          await aliceHome.locator('li.unread', { hasText: `${reader} liked your post in “Garden club”` }).count(),
+          1,
+        );
         await shot(aliceHome, width, '09-notifications');
         await aliceHome.goto(mentionMail.url);
         const mentioned = aliceHome.locator(`#${new URL(mentionMail.url).hash.slice(1)}`);
@@ -203,11 +267,19 @@ for (const database of testDatabases) {
         await aliceHome.goto(`${origin}/notifications`);
         await aliceHome.getByRole('button', { name: 'Mark all read' }).click();
         await aliceHome.getByText('You have read them all.').waitFor();
-        assert.equal(await aliceHome.getByRole('link', { name: /^Notifications/ }).locator('.count').count(), 0);
+        assert.equal(
+          await aliceHome
+            .getByRole('link', { name: /^Notifications/ })
+            .locator('.count')
+            .count(),
+          0,
+        );
         await aliceContext.close();
 
         // A spam reply is flagged; the flag lands in the moderators' queue, where the post is hidden.
-        const spam = await createPost(db, site, viewerFor(site, spammer), topicId, { body: `Cheap watches for ${width} readers!` });
+        const spam = await createPost(db, site, viewerFor(site, spammer), topicId, {
+          body: `Cheap watches for ${width} readers!`,
+        });
         await member.goto(`${origin}/t/${topicId}?page=last`);
         const spamPost = member.locator(`#p-${spam.post.id}`);
         await spamPost.locator('summary', { hasText: 'Flag' }).click();

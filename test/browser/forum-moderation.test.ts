@@ -31,18 +31,41 @@ for (const database of testDatabases) {
       stage = await startForumStage(database);
       ({ t, site, origin, browser } = stage);
       const db = t.app.deps.database.db;
-      const make = (username: string, role: ForumMemberRow['role'] = 'member', trustLevel = 1) => createMember(db, site.id, { username, email: `${username}@example.test`, password: password(username), role, trustLevel });
-      const [a, spammer, , newbie] = await Promise.all([make('alice'), make('spammer'), make('mod', 'moderator'), make('newbie', 'member', 0)]);
+      const make = (username: string, role: ForumMemberRow['role'] = 'member', trustLevel = 1) =>
+        createMember(db, site.id, {
+          username,
+          email: `${username}@example.test`,
+          password: password(username),
+          role,
+          trustLevel,
+        });
+      const [a, spammer, , newbie] = await Promise.all([
+        make('alice'),
+        make('spammer'),
+        make('mod', 'moderator'),
+        make('newbie', 'member', 0),
+      ]);
       alice = a;
       const category = await createCategory(db, site.id, { name: 'Community', slug: 'community' });
       const general = await createForum(db, site.id, { name: 'General', slug: 'general', category_id: category.id });
-      const { topic } = await createTopic(db, site, viewerFor(site, alice), { forumId: general.id, title: 'Garden club', body: 'What are you planting this spring?' });
+      const { topic } = await createTopic(db, site, viewerFor(site, alice), {
+        forumId: general.id,
+        title: 'Garden club',
+        body: 'What are you planting this spring?',
+      });
       topicId = topic.topic.id;
       for (const i of [1, 2]) {
-        const spam = await createPost(db, site, viewerFor(site, spammer), topicId, { body: `Cheap watches at https://spam.example, offer ${i} with a rather long line of text that must wrap on a phone` });
-        await flagPost(db, site.id, viewerFor(site, alice), spam.post.id, { reason: 'spam', note: 'Selling things again and again' });
+        const spam = await createPost(db, site, viewerFor(site, spammer), topicId, {
+          body: `Cheap watches at https://spam.example, offer ${i} with a rather long line of text that must wrap on a phone`,
+        });
+        await flagPost(db, site.id, viewerFor(site, alice), spam.post.id, {
+          reason: 'spam',
+          note: 'Selling things again and again',
+        });
       }
-      await holdReply(db, site.id, viewerFor(site, newbie), topicId, { body: 'Hello, my first post, see [my blog](https://newbie.example)' });
+      await holdReply(db, site.id, viewerFor(site, newbie), topicId, {
+        body: 'Hello, my first post, see [my blog](https://newbie.example)',
+      });
     });
     after(() => stage?.close());
 
@@ -81,7 +104,10 @@ for (const database of testDatabases) {
         await mod.getByText('Warn or suspend…').click();
         await shot(mod, width, 'profile-standing');
         await mod.goto(`${origin}/mod/log`);
-        await mod.getByText(/mod warned spammer/).first().waitFor();
+        await mod
+          .getByText(/mod warned spammer/)
+          .first()
+          .waitFor();
         await shot(mod, width, 'log');
 
         const member = await browser.newContext({ viewport });

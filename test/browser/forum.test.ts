@@ -24,16 +24,39 @@ describe('forum web UI in a browser', { skip }, () => {
   const shot = screenshot;
 
   before(async () => {
-    t = await buildTestApp({ database: 'pglite', mode: 'single', singleSite: 'club', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' } });
+    t = await buildTestApp({
+      database: 'pglite',
+      mode: 'single',
+      singleSite: 'club',
+      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
+    });
     const db = t.app.deps.database.db;
     const site = await createSite(db, null, { id: 'club', kind: 'community', plan: 'business' });
     await t.app.services.sites.changed(site.id);
-    const moderator = await createMember(db, site.id, { username: 'mod', email: 'mod@example.test', password, role: 'moderator' });
-    const category = await createCategory(db, site.id, { name: 'Community', slug: 'community', description: 'Talk about anything.' });
-    const general = await createForum(db, site.id, { name: 'General', slug: 'general', category_id: category.id, description: 'Say hello.' });
+    const moderator = await createMember(db, site.id, {
+      username: 'mod',
+      email: 'mod@example.test',
+      password,
+      role: 'moderator',
+    });
+    const category = await createCategory(db, site.id, {
+      name: 'Community',
+      slug: 'community',
+      description: 'Talk about anything.',
+    });
+    const general = await createForum(db, site.id, {
+      name: 'General',
+      slug: 'general',
+      category_id: category.id,
+      description: 'Say hello.',
+    });
     const inner = await createForum(db, site.id, { name: 'Inner circle', slug: 'inner', visibility: 'members' });
     const viewer = viewerFor(site, moderator);
-    await createTopic(db, site, viewer, { forumId: general.id, title: 'Welcome to the club', body: 'Read the **rules** and be kind.\n\n- one\n- two' });
+    await createTopic(db, site, viewer, {
+      forumId: general.id,
+      title: 'Welcome to the club',
+      body: 'Read the **rules** and be kind.\n\n- one\n- two',
+    });
     await createTopic(db, site, viewer, { forumId: inner.id, title: 'Secret members topic', body: 'Members only.' });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();

@@ -40,16 +40,43 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
 
   before(async () => {
     ai = await startAiProvider();
-    t = await buildTestApp({ database: 'pglite', mode: 'single', singleSite: 'town', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' } });
+    t = await buildTestApp({
+      database: 'pglite',
+      mode: 'single',
+      singleSite: 'town',
+      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
+    });
     const db = t.app.deps.database.db;
     await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
     await t.app.services.sites.changed('town');
     const ann = await createMember(db, 'town', { username: 'ann', email: 'ann@town.test', password });
     // Opened before ann is an agent, so nobody has them yet.
-    await openTicket(db, 'town', { subject: 'Cannot log in', body: 'The password reset mail **never** arrives.', requester: { email: 'erin@customer.example', name: 'Erin Example' }, channel: 'email', priority: 'high' });
-    await openTicket(db, 'town', { subject: 'Invoice address', body: 'Please change the address on my last invoice to a much longer street name that wraps.', requester: { email: 'max.mustermann-with-a-long-address@customer.example' }, channel: 'web' });
+    await openTicket(db, 'town', {
+      subject: 'Cannot log in',
+      body: 'The password reset mail **never** arrives.',
+      requester: { email: 'erin@customer.example', name: 'Erin Example' },
+      channel: 'email',
+      priority: 'high',
+    });
+    await openTicket(db, 'town', {
+      subject: 'Invoice address',
+      body: 'Please change the address on my last invoice to a much longer street name that wraps.',
+      requester: { email: 'max.mustermann-with-a-long-address@customer.example' },
+      channel: 'web',
+    });
     await makeAgent(db, 'town', ann.id);
-    await replaceDesiredSettings(db, 'town', { AI_CONTENT_ENABLED: true, AI_PROVIDER: 'openai', AI_BASE_URL: `${ai.origin}/v1`, AI_MODEL: 'helper-1', AI_API_KEY: ai.apiKey }, t.config.secretKey);
+    await replaceDesiredSettings(
+      db,
+      'town',
+      {
+        AI_CONTENT_ENABLED: true,
+        AI_PROVIDER: 'openai',
+        AI_BASE_URL: `${ai.origin}/v1`,
+        AI_MODEL: 'helper-1',
+        AI_API_KEY: ai.apiKey,
+      },
+      t.config.secretKey,
+    );
     await applyDesiredSettings(db, 'town');
     await t.app.instanceSettings.changed('town');
     ai.answer = 'Hi Erin, the reset mail may be in your spam folder.';
@@ -109,7 +136,11 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
     assert.ok(await page.getByText('is in the reply box: read and edit it').isVisible());
     const db = t.app.deps.database.db;
     const ticket = (await findTicket(db, 'town', '1'))!;
-    assert.equal((await listEntries(db, ticket.id, true, { pageSize: 10, offset: 0 })).total, 3, 'the draft is not sent');
+    assert.equal(
+      (await listEntries(db, ticket.id, true, { pageSize: 10, offset: 0 })).total,
+      3,
+      'the draft is not sent',
+    );
     await screenshot(page, 'helpdesk-inbox-ticket-draft');
 
     await page.getByLabel('Status').selectOption('pending');

@@ -9,14 +9,26 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runBlume, startBlume, type RunningServer } from '../helpers/process.js';
 
-async function request(server: RunningServer, method: string, url: string, options: { cookie?: string; body?: unknown } = {}) {
+async function request(
+  server: RunningServer,
+  method: string,
+  url: string,
+  options: { cookie?: string; body?: unknown } = {},
+) {
   const response = await fetch(server.url + url, {
     method,
-    headers: { ...(options.body ? { 'content-type': 'application/json' } : {}), ...(options.cookie ? { cookie: options.cookie } : {}) },
+    headers: {
+      ...(options.body ? { 'content-type': 'application/json' } : {}),
+      ...(options.cookie ? { cookie: options.cookie } : {}),
+    },
     body: options.body ? JSON.stringify(options.body) : undefined,
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
 }
 
 async function login(server: RunningServer, login: string, password: string): Promise<string> {
@@ -43,23 +55,41 @@ describe('blume CLI and server on the embedded database', () => {
     const server = await startBlume([], env);
     try {
       assert.match(server.output(), /create-admin/);
-      const created = await runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
+      const created = await runBlume(
+        ['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'],
+        env,
+      );
       assert.equal(created.status, 0, created.stderr);
       assert.match(created.stdout, /Created administrator "admin"/);
       assert.match(created.stdout, /done by the running server/);
 
-      const again = await runBlume(['create-admin', '-u', 'admin', '-e', 'other@example.test', '-p', 'correct horse battery'], env);
+      const again = await runBlume(
+        ['create-admin', '-u', 'admin', '-e', 'other@example.test', '-p', 'correct horse battery'],
+        env,
+      );
       assert.equal(again.status, 1);
       assert.match(again.stderr, /username "admin" is taken/);
 
       const cookie = await login(server, 'admin', 'correct horse battery');
-      assert.equal((await request(server, 'POST', '/api/sites', { cookie, body: { id: 'hello', kind: 'static' } })).status, 201);
+      assert.equal(
+        (await request(server, 'POST', '/api/sites', { cookie, body: { id: 'hello', kind: 'static' } })).status,
+        201,
+      );
       const token = await request(server, 'POST', '/api/sites/hello/deploy-tokens', { cookie, body: { name: 'ci' } });
       assert.equal(token.status, 201);
-      const key = await request(server, 'POST', '/api/sites/hello/api-keys', { cookie, body: { name: 'cms', scopes: ['cms-read'] } });
+      const key = await request(server, 'POST', '/api/sites/hello/api-keys', {
+        cookie,
+        body: { name: 'cms', scopes: ['cms-read'] },
+      });
       assert.equal(key.status, 201);
-      assert.equal((await request(server, 'DELETE', `/api/sites/hello/deploy-tokens/${String(token.body.id)}`, { cookie })).status, 204);
-      assert.equal((await request(server, 'DELETE', `/api/sites/hello/api-keys/${String(key.body.id)}`, { cookie })).status, 204);
+      assert.equal(
+        (await request(server, 'DELETE', `/api/sites/hello/deploy-tokens/${String(token.body.id)}`, { cookie })).status,
+        204,
+      );
+      assert.equal(
+        (await request(server, 'DELETE', `/api/sites/hello/api-keys/${String(key.body.id)}`, { cookie })).status,
+        204,
+      );
       assert.equal((await request(server, 'GET', '/up/databases')).status, 200);
 
       for (const command of [['seed-features'], ['install'], ['db', 'upgrade']]) {
@@ -76,7 +106,10 @@ describe('blume CLI and server on the embedded database', () => {
     }
     assert.equal(existsSync(path.join(dataDir, 'blume.lock')), false);
     // With no server running, the command opens the database itself.
-    const direct = await runBlume(['create-admin', '-u', 'second', '-e', 'second@example.test', '-p', 'correct horse battery'], env);
+    const direct = await runBlume(
+      ['create-admin', '-u', 'second', '-e', 'second@example.test', '-p', 'correct horse battery'],
+      env,
+    );
     assert.equal(direct.status, 0, direct.stderr);
     assert.doesNotMatch(direct.stdout, /running server/);
   });
@@ -89,7 +122,10 @@ describe('blume CLI and server on the embedded database', () => {
     const writer = (async () => {
       for (let i = 0; failures === 0 && i < 500; i++) {
         try {
-          const response = await request(server, 'POST', '/api/sites', { cookie, body: { id: `crash-${i}`, kind: 'static' } });
+          const response = await request(server, 'POST', '/api/sites', {
+            cookie,
+            body: { id: `crash-${i}`, kind: 'static' },
+          });
           if (response.status === 201) acknowledged.push(`crash-${i}`);
         } catch {
           failures++;
@@ -104,7 +140,9 @@ describe('blume CLI and server on the embedded database', () => {
     const restarted = await startBlume([], env);
     try {
       const cookie2 = await login(restarted, 'admin', 'correct horse battery');
-      const sites = (await fetch(`${restarted.url}/api/sites`, { headers: { cookie: cookie2 } }).then((r) => r.json())) as Array<{ id: string }>;
+      const sites = (await fetch(`${restarted.url}/api/sites`, { headers: { cookie: cookie2 } }).then((r) =>
+        r.json(),
+      )) as Array<{ id: string }>;
       const ids = new Set(sites.map((site) => site.id));
       for (const id of acknowledged) assert.ok(ids.has(id), `acknowledged site ${id} survived the crash`);
     } finally {
@@ -132,7 +170,12 @@ describe('blume CLI and server on the embedded database', () => {
   });
 
   it('reports bad configuration all at once and bad usage with exit code 2', async () => {
-    const bad = await runBlume(['install'], { ...env, BLUME_BIND: 'nowhere', BLUME_REDIS_ENABLED: 'maybe', BLUME_BLOBS: 'ftp' });
+    const bad = await runBlume(['install'], {
+      ...env,
+      BLUME_BIND: 'nowhere',
+      BLUME_REDIS_ENABLED: 'maybe',
+      BLUME_BLOBS: 'ftp',
+    });
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /BLUME_BIND must be host:port/);
     assert.match(bad.stderr, /BLUME_REDIS_ENABLED must be True or False/);

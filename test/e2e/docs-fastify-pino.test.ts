@@ -16,7 +16,14 @@ import { buildDocsSite, type DocsBuildResult } from '../../src/deploy/build/docs
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 import { writeFastifyPinoDocs } from '../helpers/fastify-pino-docs.js';
 
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.json': 'application/json', '.xml': 'application/xml', '.txt': 'text/plain' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css',
+  '.js': 'text/javascript',
+  '.json': 'application/json',
+  '.xml': 'application/xml',
+  '.txt': 'text/plain',
+};
 
 /** Serves a built site and counts the brotli bytes of every answer, as a compressing server sends. */
 function serve(root: string, transferred: { bytes: number }): Promise<Server> {
@@ -77,7 +84,30 @@ describe('docs build of the fastify and pino docs', { skip: skipWithoutChromium 
     await writeFastifyPinoDocs(input);
     await writeFile(
       path.join(input, 'install.md'),
-      ['# Install', '', '=== "npm"', '', '    ```bash', '    npm install fastify pino', '    ```', '', '=== "yarn"', '', '    ```bash', '    yarn add fastify pino', '    ```', '', 'Again:', '', '=== "npm"', '    npm again', '', '=== "yarn"', '    yarn again', ''].join('\n'),
+      [
+        '# Install',
+        '',
+        '=== "npm"',
+        '',
+        '    ```bash',
+        '    npm install fastify pino',
+        '    ```',
+        '',
+        '=== "yarn"',
+        '',
+        '    ```bash',
+        '    yarn add fastify pino',
+        '    ```',
+        '',
+        'Again:',
+        '',
+        '=== "npm"',
+        '    npm again',
+        '',
+        '=== "yarn"',
+        '    yarn again',
+        '',
+      ].join('\n'),
     );
     result = await buildDocsSite(input, output, { siteUrl: 'https://docs.test' });
     server = await serve(output, transferred);
@@ -99,7 +129,13 @@ describe('docs build of the fastify and pino docs', { skip: skipWithoutChromium 
   it('shows no HTML tags as text on any page and keeps one H1 per page', async () => {
     assert.ok(result.pages >= 55, `built ${result.pages} pages`);
     const page = await (await patient()).newPage();
-    for (const url of ['/fastify/Reference/Server/', '/fastify/Reference/Routes/', '/fastify/Guides/Getting-Started/', '/docs/api/', '/docs/transports/']) {
+    for (const url of [
+      '/fastify/Reference/Server/',
+      '/fastify/Reference/Routes/',
+      '/fastify/Guides/Getting-Started/',
+      '/docs/api/',
+      '/docs/transports/',
+    ]) {
       await page.goto(origin + url);
       // Prose only: code examples may show tags on purpose.
       const text = (await page.evaluate(PROSE_TEXT)) as string;
@@ -115,7 +151,9 @@ describe('docs build of the fastify and pino docs', { skip: skipWithoutChromium 
     const page = await (await patient()).newPage();
     // The packages hold one GitHub alert; find the page it is on.
     const files = (await readdir(output, { recursive: true })).filter((f) => f.endsWith('.html'));
-    const pages = await Promise.all(files.map(async (f) => ({ f, html: await readFile(path.join(output, f), 'utf8') })));
+    const pages = await Promise.all(
+      files.map(async (f) => ({ f, html: await readFile(path.join(output, f), 'utf8') })),
+    );
     const withAlert = pages.find((p) => p.html.includes('class="callout callout-'));
     assert.ok(withAlert, 'a page renders a callout');
     await page.goto(`${origin}/${withAlert.f.replace(/index\.html$/, '')}`);
@@ -151,7 +189,10 @@ describe('docs build of the fastify and pino docs', { skip: skipWithoutChromium 
     assert.match(href, /^\/fastify\/Reference\/Server\/#[\w-]+$/);
     assert.ok(transferred.bytes < 100_000, `first search transferred ${transferred.bytes} bytes`);
     const box = await page.locator('#search-results').boundingBox();
-    assert.ok(box !== null && box.x >= 0 && box.x + box.width <= 390, `results panel fits 390 px: ${JSON.stringify(box)}`);
+    assert.ok(
+      box !== null && box.x >= 0 && box.x + box.width <= 390,
+      `results panel fits 390 px: ${JSON.stringify(box)}`,
+    );
     await screenshot(page, 'docs-search-390');
     await first.click();
     await page.waitForURL(/\/fastify\/Reference\/Server\/#/);
@@ -169,7 +210,11 @@ describe('docs build of the fastify and pino docs', { skip: skipWithoutChromium 
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.closest('#sidebar') === null), true, 'closed menu links are not focusable');
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.closest('#sidebar') === null),
+      true,
+      'closed menu links are not focusable',
+    );
     await page.locator('#menu-button').click();
     await navLink.waitFor({ state: 'visible' });
     await page.keyboard.press('Escape');
@@ -188,7 +233,10 @@ describe('docs build of the fastify and pino docs', { skip: skipWithoutChromium 
     });
     const button = (await copy.boundingBox())!;
     const preBox = (await pre.boundingBox())!;
-    assert.ok(preBox.x + preBox.width - label.right <= button.x || label.right >= preBox.x + preBox.width - button.x, 'the language label ends left of the copy button');
+    assert.ok(
+      preBox.x + preBox.width - label.right <= button.x || label.right >= preBox.x + preBox.width - button.x,
+      'the language label ends left of the copy button',
+    );
     await screenshot(page, 'docs-phone');
     await context.close();
   });

@@ -25,12 +25,20 @@ describe('docs/docs-sites.md, as written', () => {
       results.push(result.stdout);
     }
     const [deployed, page, connected] = results as [string, string, string];
-    assert.match(deployed, /^release [a-z0-9]{12}: \d+ files, \d+ bytes, \d+ new\npreview http:\/\/r-[a-z0-9]{12}--handbook\.localhost:\d+\nlive [a-z0-9]{12}\n$/);
+    assert.match(
+      deployed,
+      /^release [a-z0-9]{12}: \d+ files, \d+ bytes, \d+ new\npreview http:\/\/r-[a-z0-9]{12}--handbook\.localhost:\d+\nlive [a-z0-9]{12}\n$/,
+    );
     assert.match(page, /<h1 id="install">Install/);
     assert.match(page, /class="tabs"/);
     assert.match(page, /<p class="callout-title">Before you upgrade<\/p>/);
     assert.match(page, /href="https:\/\/git\.example\.com\/acme\/handbook\/edit\/main\/docs\/guide\/install\.md"/);
-    const connection = JSON.parse(connected) as { repository: string; kind: string; webhook_url: string; webhook_secret: string };
+    const connection = JSON.parse(connected) as {
+      repository: string;
+      kind: string;
+      webhook_url: string;
+      webhook_secret: string;
+    };
     assert.equal(connection.repository, 'acme/handbook');
     assert.equal(connection.kind, 'markdown');
     assert.match(connection.webhook_url, /\/api\/deploy\/handbook\/github\/webhook$/);

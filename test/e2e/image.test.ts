@@ -26,7 +26,8 @@ function onPath(tool: string): boolean {
 function skipReason(): string | false {
   if (!process.env.TEST_DATABASE_URL) return 'needs TEST_DATABASE_URL';
   if (process.getuid?.() !== 0) return 'needs root: buildah with vfs storage and debootstrap run as root';
-  for (const tool of ['buildah', 'debootstrap', 'curl']) if (!onPath(tool)) return `${tool} is missing (.ci/run installs buildah and debootstrap)`;
+  for (const tool of ['buildah', 'debootstrap', 'curl'])
+    if (!onPath(tool)) return `${tool} is missing (.ci/run installs buildah and debootstrap)`;
   return false;
 }
 
@@ -116,66 +117,119 @@ describe('the community image, built with buildah and run as docs/image.md says'
     assert.equal(user, '1000:1000');
   });
 
-  it('starts on PostgreSQL, passes its health check, takes the first admin and reports healthy databases', { timeout: 10 * 60_000 }, async () => {
-    mustRun(await sh(guide('buildah --storage-driver vfs from')), 'from');
-    mustRun(await sh(guide('buildah --storage-driver vfs config')), 'config');
+  it(
+    'starts on PostgreSQL, passes its health check, takes the first admin and reports healthy databases',
+    { timeout: 10 * 60_000 },
+    async () => {
+      mustRun(await sh(guide('buildah --storage-driver vfs from')), 'from');
+      mustRun(await sh(guide('buildah --storage-driver vfs config')), 'config');
 
-    const uid = mustRun(await sh('buildah --storage-driver vfs run --isolation chroot --network host blume-try -- id -u'), 'id -u');
-    assert.equal(uid.trim(), '1000', 'commands in the container run as the image user, not root');
-    const check = mustRun(await sh("buildah --storage-driver vfs inspect --type image --format '{{range .Docker.Config.Healthcheck.Test}}{{.}} {{end}}' localhost/blume:dev"), 'inspect');
-    assert.equal(check.trim(), 'CMD node /app/docker/healthcheck.mjs', 'the health check run below is the image\'s own');
-    // Installed for the docs-build sandbox; a chroot forbids the namespaces it makes, so here the
-    // builds fall back to Node's permission model (decision 0030).
-    const bwrap = mustRun(await sh('buildah --storage-driver vfs run --isolation chroot --network host blume-try -- bwrap --version'), 'bwrap');
-    assert.match(bwrap, /^bubblewrap \d/);
+      const uid = mustRun(
+        await sh('buildah --storage-driver vfs run --isolation chroot --network host blume-try -- id -u'),
+        'id -u',
+      );
+      assert.equal(uid.trim(), '1000', 'commands in the container run as the image user, not root');
+      const check = mustRun(
+        await sh(
+          "buildah --storage-driver vfs inspect --type image --format '{{range .Docker.Config.Healthcheck.Test}}{{.}} {{end}}' localhost/blume:dev",
+        ),
+        'inspect',
+      );
+      assert.equal(
+        check.trim(),
+        'CMD node /app/docker/healthcheck.mjs',
+        "the health check run below is the image's own",
+      );
+      // Installed for the docs-build sandbox; a chroot forbids the namespaces it makes, so here the
+      // builds fall back to Node's permission model (decision 0030).
+      const bwrap = mustRun(
+        await sh('buildah --storage-driver vfs run --isolation chroot --network host blume-try -- bwrap --version'),
+        'bwrap',
+      );
+      assert.match(bwrap, /^bubblewrap \d/);
 
-    // Detached, so stopping it reaches buildah and the server together, as Ctrl-C in a terminal would.
-    server = spawn('sh', ['-c', guide('buildah --storage-driver vfs run --isolation chroot --network host blume-try -- /app/docker/entrypoint.sh')], {
-      cwd: ROOT,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    serverOutput = collect(server, 10 * 60_000);
+      // Detached, so stopping it reaches buildah and the server together, as Ctrl-C in a terminal would.
+      server = spawn(
+        'sh',
+        [
+          '-c',
+          guide(
+            'buildah --storage-driver vfs run --isolation chroot --network host blume-try -- /app/docker/entrypoint.sh',
+          ),
+        ],
+        {
+          cwd: ROOT,
+          env,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      serverOutput = collect(server, 10 * 60_000);
 
-    // The image's own health check command, the way a container engine runs it, until it passes.
-    const healthcheck = guide('buildah --storage-driver vfs run --isolation chroot --network host blume-try -- node /app/docker/healthcheck.mjs');
-    const deadline = Date.now() + 180_000;
-    for (;;) {
-      const outcome = await sh(healthcheck);
-      if (outcome.status === 0) break;
-      if (server.exitCode !== null) assert.fail(`the server exited with ${server.exitCode}:\n${(await serverOutput).stderr}`);
-      assert.ok(Date.now() < deadline, `the health check did not pass within 180 s: ${outcome.stderr}`);
-      await sleep(1000);
-    }
+      // The image's own health check command, the way a container engine runs it, until it passes.
+      const healthcheck = guide(
+        'buildah --storage-driver vfs run --isolation chroot --network host blume-try -- node /app/docker/healthcheck.mjs',
+      );
+      const deadline = Date.now() + 180_000;
+      for (;;) {
+        const outcome = await sh(healthcheck);
+        if (outcome.status === 0) break;
+        if (server.exitCode !== null)
+          assert.fail(`the server exited with ${server.exitCode}:\n${(await serverOutput).stderr}`);
+        assert.ok(Date.now() < deadline, `the health check did not pass within 180 s: ${outcome.stderr}`);
+        await sleep(1000);
+      }
 
-    const admin = mustRun(await sh(guide('buildah --storage-driver vfs run --isolation chroot --network host blume-try -- blume create-admin')), 'create-admin');
-    // BLUME_MODE=single in the image: the admin member of the community instance, not a portal account.
-    assert.match(admin, /Created administrator "admin" <you@example\.com> of community instance "community"; log in at \/login\./);
+      const admin = mustRun(
+        await sh(
+          guide('buildah --storage-driver vfs run --isolation chroot --network host blume-try -- blume create-admin'),
+        ),
+        'create-admin',
+      );
+      // BLUME_MODE=single in the image: the admin member of the community instance, not a portal account.
+      assert.match(
+        admin,
+        /Created administrator "admin" <you@example\.com> of community instance "community"; log in at \/login\./,
+      );
 
-    const health = JSON.parse(mustRun(await sh(guide('curl ')), 'curl /up/databases')) as { status: string; checks: { database: { status: string } } };
-    assert.equal(health.status, 'ok');
-    assert.equal(health.checks.database.status, 'ok');
+      const health = JSON.parse(mustRun(await sh(guide('curl ')), 'curl /up/databases')) as {
+        status: string;
+        checks: { database: { status: string } };
+      };
+      assert.equal(health.status, 'ok');
+      assert.equal(health.checks.database.status, 'ok');
 
-    // Ctrl-C: buildah kills the container's processes (it forwards no signal), so only the stop
-    // itself is checked, not an exit code.
-    process.kill(-server.pid!, 'SIGINT');
-    const stopped = await serverOutput;
-    assert.match(stopped.stderr, /install, migrations \(BLUME_AUTO_MIGRATE=True\) and seed run/);
-    assert.ok((stopped.stdout + stopped.stderr).includes(`is running on http://${env.BIND}`), stopped.stdout);
-  });
+      // Ctrl-C: buildah kills the container's processes (it forwards no signal), so only the stop
+      // itself is checked, not an exit code.
+      process.kill(-server.pid!, 'SIGINT');
+      const stopped = await serverOutput;
+      assert.match(stopped.stderr, /install, migrations \(BLUME_AUTO_MIGRATE=True\) and seed run/);
+      assert.ok((stopped.stdout + stopped.stderr).includes(`is running on http://${env.BIND}`), stopped.stdout);
+    },
+  );
 
-  it('exports an archive other container engines load, and removes the container', { timeout: 10 * 60_000 }, async () => {
-    mustRun(await sh(guide('buildah --storage-driver vfs push'), 10 * 60_000), 'push');
-    const archive = path.join(env.ARCHIVE_DIR!, 'blume-image.tar');
-    assert.ok(existsSync(archive));
-    const listing = mustRun(await sh(`tar -tf ${archive}`), 'tar -tf');
-    assert.match(listing, /^manifest\.json$/m);
-    mustRun(await sh(guide('buildah --storage-driver vfs rm')), 'rm');
-    assert.notEqual((await sh('buildah --storage-driver vfs inspect --type container blume-try')).status, 0, 'the container is gone');
-  });
+  it(
+    'exports an archive other container engines load, and removes the container',
+    { timeout: 10 * 60_000 },
+    async () => {
+      mustRun(await sh(guide('buildah --storage-driver vfs push'), 10 * 60_000), 'push');
+      const archive = path.join(env.ARCHIVE_DIR!, 'blume-image.tar');
+      assert.ok(existsSync(archive));
+      const listing = mustRun(await sh(`tar -tf ${archive}`), 'tar -tf');
+      assert.match(listing, /^manifest\.json$/m);
+      mustRun(await sh(guide('buildah --storage-driver vfs rm')), 'rm');
+      assert.notEqual(
+        (await sh('buildah --storage-driver vfs inspect --type container blume-try')).status,
+        0,
+        'the container is gone',
+      );
+    },
+  );
 
   it('runs every command of docs/image.md', () => {
-    assert.deepEqual(documented.filter((command) => !ran.has(command)), []);
+    assert.deepEqual(
+      documented.filter((command) => !ran.has(command)),
+      [],
+    );
   });
 });

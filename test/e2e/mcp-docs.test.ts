@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { docCommands, startReaderServer, type ReaderServer } from '../helpers/doc-commands.js';
 
-const DEPLOY_TOOLS = ['deploy_build_source', 'deploy_connect_repository', 'deploy_get_build', 'deploy_list_releases', 'deploy_promote', 'deploy_rollback', 'deploy_stage', 'deploy_upload'];
+const DEPLOY_TOOLS = [
+  'deploy_build_source',
+  'deploy_connect_repository',
+  'deploy_get_build',
+  'deploy_list_releases',
+  'deploy_promote',
+  'deploy_rollback',
+  'deploy_stage',
+  'deploy_upload',
+];
 
 /** The tool names of a tools/list answer: one JSON-RPC message a line (stdio), or server-sent events (HTTP). */
 function toolNames(output: string): string[] {
@@ -35,7 +44,10 @@ describe('docs/mcp.md, as written', () => {
       const result = await reader.run(command);
       assert.equal(result.status, 0, `${command}\n${result.stdout}\n${result.stderr}`);
       assert.deepEqual(toolNames(result.stdout), DEPLOY_TOOLS, command);
-      assert.ok(!result.stdout.includes(reader.deployToken) && !result.stderr.includes(reader.deployToken), 'the token is never printed');
+      assert.ok(
+        !result.stdout.includes(reader.deployToken) && !result.stderr.includes(reader.deployToken),
+        'the token is never printed',
+      );
     }
   });
 });

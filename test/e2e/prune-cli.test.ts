@@ -9,13 +9,22 @@ import { after, before, describe, it } from 'node:test';
 import { siteArchive } from '../helpers/archives.js';
 import { runBlume, startBlume, type RunningServer } from '../helpers/process.js';
 
-async function api(server: RunningServer, method: string, url: string, headers: Record<string, string>, body?: BodyInit): Promise<{ status: number; json: Record<string, unknown> }> {
+async function api(
+  server: RunningServer,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: BodyInit,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(server.url + url, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await response.text();
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-const jsonBody = (value: unknown): { headers: Record<string, string>; body: string } => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
+const jsonBody = (value: unknown): { headers: Record<string, string>; body: string } => ({
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(value),
+});
 
 describe('blume prune with the server running on the embedded database', () => {
   let dataDir: string;
@@ -40,19 +49,29 @@ describe('blume prune with the server running on the embedded database', () => {
     const site = jsonBody({ id: 'shop', kind: 'static' });
     assert.equal((await api(server, 'POST', '/api/sites', { ...site.headers, cookie }, site.body)).status, 201);
     const minted = jsonBody({ name: 'ci' });
-    const token = String((await api(server, 'POST', '/api/sites/shop/deploy-tokens', { ...minted.headers, cookie }, minted.body)).json.token);
+    const token = String(
+      (await api(server, 'POST', '/api/sites/shop/deploy-tokens', { ...minted.headers, cookie }, minted.body)).json
+        .token,
+    );
     const auth = { authorization: `Bearer ${token}` };
 
     const ids: string[] = [];
     for (const n of [1, 2, 3]) {
       const form = new FormData();
-      form.append('archive', new Blob([new Uint8Array(await siteArchive({ 'index.html': `edition ${n}` }))]), 'site.tar.gz');
+      form.append(
+        'archive',
+        new Blob([new Uint8Array(await siteArchive({ 'index.html': `edition ${n}` }))]),
+        'site.tar.gz',
+      );
       const uploaded = await api(server, 'POST', '/api/deploy/shop', auth, form);
       assert.equal(uploaded.status, 201, JSON.stringify(uploaded.json));
       ids.push(String(uploaded.json.id));
     }
     const promote = jsonBody({ release: ids[0] });
-    assert.equal((await api(server, 'POST', '/api/deploy/shop/promote', { ...auth, ...promote.headers }, promote.body)).status, 200);
+    assert.equal(
+      (await api(server, 'POST', '/api/deploy/shop/promote', { ...auth, ...promote.headers }, promote.body)).status,
+      200,
+    );
 
     const refused = await runBlume(['prune', '--site', 'shop'], env);
     assert.equal(refused.status, 1);
@@ -64,7 +83,10 @@ describe('blume prune with the server running on the embedded database', () => {
     assert.match(pruned.stdout, /done by the running server/);
 
     const listed = await api(server, 'GET', '/api/deploy/shop/releases', auth);
-    assert.deepEqual((listed.json.releases as { id: string }[]).map((r) => r.id), [ids[2], ids[0]]);
+    assert.deepEqual(
+      (listed.json.releases as { id: string }[]).map((r) => r.id),
+      [ids[2], ids[0]],
+    );
 
     const again = await runBlume(['prune', '--all-sites', '--keep', '1'], env);
     assert.equal(again.status, 0, again.stderr);

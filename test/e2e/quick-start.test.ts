@@ -44,7 +44,10 @@ function portOpen(port: number): Promise<boolean> {
 
 /** The project as a fresh clone has it: tracked files plus new ones not ignored, nothing built or installed. */
 async function freshCopy(target: string): Promise<void> {
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   assert.equal(listed.status, 0, listed.stderr);
   for (const file of listed.stdout.split('\0').filter((name) => name !== '')) {
     await mkdir(path.dirname(path.join(target, file)), { recursive: true });
@@ -58,7 +61,9 @@ async function freshCopy(target: string): Promise<void> {
 /** The `npm start` process under the shell that ran `npm install && npm start`. */
 function npmStart(shell: number): number {
   const children = readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  const npm = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes('npm start'));
+  const npm = children.find((pid) =>
+    readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes('npm start'),
+  );
   assert.ok(npm !== undefined, `no npm start under the shell ${shell}`);
   return npm;
 }
@@ -79,7 +84,9 @@ describe('README quick start', () => {
     assert.ok(steps && steps.length > 0);
     const local = (command: string) => command.replaceAll('localhost:8080', `localhost:${port}`);
     // A fresh shell: none of the test run's settings, only the port.
-    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(BLUME_|DATABASE_URL$|NODE_ENV$|TEST_)/.test(name)));
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !/^(BLUME_|DATABASE_URL$|NODE_ENV$|TEST_)/.test(name)),
+    );
     Object.assign(env, { BLUME_BIND: `127.0.0.1:${port}`, BLUME_PUBLIC_URL: `http://localhost:${port}` });
 
     const server = spawn('sh', ['-c', serverBlock[0]!], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -93,7 +100,11 @@ describe('README quick start', () => {
         await sleep(200);
       }
       // It said it was compiling before the silence of the compiler.
-      assert.ok(output.indexOf('Compiling Blume') !== -1 && output.indexOf('Compiling Blume') < output.indexOf('Blume is running'), output);
+      assert.ok(
+        output.indexOf('Compiling Blume') !== -1 &&
+          output.indexOf('Compiling Blume') < output.indexOf('Blume is running'),
+        output,
+      );
 
       let token = '';
       let last = '';

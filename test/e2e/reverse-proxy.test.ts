@@ -17,7 +17,9 @@ import { multipartBody, siteArchive, tarball } from '../helpers/archives.js';
 import { runBlume, startBlume, type RunningServer } from '../helpers/process.js';
 import { freePort } from '../helpers/ports.js';
 
-const nginxBinary = ['nginx', '/usr/sbin/nginx'].find((candidate) => spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0);
+const nginxBinary = ['nginx', '/usr/sbin/nginx'].find(
+  (candidate) => spawnSync(candidate, ['-v'], { stdio: 'ignore' }).status === 0,
+);
 
 interface Answer {
   status: number;
@@ -26,7 +28,18 @@ interface Answer {
 }
 
 /** A request from a chosen loopback address (127.0.0.x), so the proxy sees distinct clients. */
-function send(port: number, options: { method: string; path: string; host: string; from?: string; cookie?: string; headers?: Record<string, string>; body?: unknown }): Promise<Answer> {
+function send(
+  port: number,
+  options: {
+    method: string;
+    path: string;
+    host: string;
+    from?: string;
+    cookie?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+  },
+): Promise<Answer> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -47,7 +60,13 @@ function send(port: number, options: { method: string; path: string; host: strin
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+          }),
+        );
       },
     );
     request.on('error', reject);
@@ -141,12 +160,17 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
     const conf = path.join(dir, 'nginx.conf');
     writeFileSync(conf, nginxConfig(dir, proxyPort, new URL(server.url).host));
     let log = '';
-    nginx = spawn(nginxBinary!, ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    nginx = spawn(nginxBinary!, ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     nginx.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
     await waitForPort(proxyPort, nginx, () => log);
     // Through the control socket of the running server (embedded database); the spawnSync blocks
     // only this test process, not nginx or the server.
-    const admin = await runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
+    const admin = await runBlume(
+      ['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'],
+      env,
+    );
     assert.equal(admin.status, 0, admin.stderr);
   });
 
@@ -161,7 +185,14 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
   });
 
   const login = (from: string, password = 'correct horse battery', headers: Record<string, string> = {}) =>
-    send(proxyPort, { method: 'POST', path: '/api/auth/login', host: 'blume.example', from, headers, body: { login: 'admin', password } });
+    send(proxyPort, {
+      method: 'POST',
+      path: '/api/auth/login',
+      host: 'blume.example',
+      from,
+      headers,
+      body: { login: 'admin', password },
+    });
 
   it('marks the session cookie Secure, HttpOnly and SameSite=Lax', async () => {
     const answer = await login('127.0.0.2');
@@ -176,18 +207,41 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
   it('answers absolute site URLs under the forwarded scheme and host, and direct ones under the direct', async () => {
     const answer = await login('127.0.0.3');
     const cookie = String(answer.headers['set-cookie']![0]).split(';')[0]!;
-    const created = await send(proxyPort, { method: 'POST', path: '/api/sites', host: 'blume.example', from: '127.0.0.3', cookie, body: { id: 'hello', kind: 'static' } });
+    const created = await send(proxyPort, {
+      method: 'POST',
+      path: '/api/sites',
+      host: 'blume.example',
+      from: '127.0.0.3',
+      cookie,
+      body: { id: 'hello', kind: 'static' },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.url, 'https://hello.blume.example');
-    const listed = await send(proxyPort, { method: 'GET', path: '/api/sites/hello', host: 'blume.example', from: '127.0.0.3', cookie });
+    const listed = await send(proxyPort, {
+      method: 'GET',
+      path: '/api/sites/hello',
+      host: 'blume.example',
+      from: '127.0.0.3',
+      cookie,
+    });
     assert.equal(listed.body.url, 'https://hello.blume.example');
     // Without the proxy (an operator on the node itself) the same site is plain HTTP on the node's port.
-    const direct = await send(directPort, { method: 'GET', path: '/api/sites/hello', host: `blume.example:${directPort}`, cookie });
+    const direct = await send(directPort, {
+      method: 'GET',
+      path: '/api/sites/hello',
+      host: `blume.example:${directPort}`,
+      cookie,
+    });
     assert.equal(direct.body.url, `http://hello.blume.example:${directPort}`);
   });
 
   it('routes by the forwarded Host: an unknown site host through the proxy is not the portal', async () => {
-    const answer = await send(proxyPort, { method: 'GET', path: '/api/me', host: 'nosuch.blume.example', from: '127.0.0.4' });
+    const answer = await send(proxyPort, {
+      method: 'GET',
+      path: '/api/me',
+      host: 'nosuch.blume.example',
+      from: '127.0.0.4',
+    });
     assert.equal(answer.status, 404);
     assert.match(String(answer.body.detail ?? answer.body.title), /nosuch\.blume\.example|site/i);
   });
@@ -195,7 +249,10 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
   it('rate-limits logins by the client address nginx forwards, which a client cannot forge', async () => {
     // 127.0.0.5 uses up its three attempts, even when it claims another address itself.
     for (let attempt = 0; attempt < 3; attempt++) {
-      assert.equal((await login('127.0.0.5', 'wrong password!', { 'x-forwarded-for': `198.51.100.${attempt}` })).status, 401);
+      assert.equal(
+        (await login('127.0.0.5', 'wrong password!', { 'x-forwarded-for': `198.51.100.${attempt}` })).status,
+        401,
+      );
     }
     const limited = await login('127.0.0.5');
     assert.equal(limited.status, 429);
@@ -205,15 +262,32 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
   });
 
   /** A request through the proxy with a raw body and answer, failing after 10 s without one. */
-  const through = (options: { method: string; path: string; host: string; headers?: Record<string, string>; body?: Buffer }) =>
+  const through = (options: {
+    method: string;
+    path: string;
+    host: string;
+    headers?: Record<string, string>;
+    body?: Buffer;
+  }) =>
     new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-      const request = http.request({ host: '127.0.0.1', port: proxyPort, method: options.method, path: options.path, headers: { host: options.host, ...options.headers } }, (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
-      });
-      request.setTimeout(10_000, () => request.destroy(new Error(`${options.method} ${options.path}: no answer through nginx within 10 s`)));
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port: proxyPort,
+          method: options.method,
+          path: options.path,
+          headers: { host: options.host, ...options.headers },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
+        },
+      );
+      request.setTimeout(10_000, () =>
+        request.destroy(new Error(`${options.method} ${options.path}: no answer through nginx within 10 s`)),
+      );
       request.on('error', reject);
       request.end(options.body);
     });
@@ -221,21 +295,47 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
   let deployToken = '';
   const uploadThrough = (archive: Buffer) => {
     const body = multipartBody('archive', archive);
-    return through({ method: 'POST', path: '/api/deploy/fast', host: 'blume.example', headers: { ...body.headers, authorization: `Bearer ${deployToken}` }, body: body.payload });
+    return through({
+      method: 'POST',
+      path: '/api/deploy/fast',
+      host: 'blume.example',
+      headers: { ...body.headers, authorization: `Bearer ${deployToken}` },
+      body: body.payload,
+    });
   };
 
   it('answers a static site in the fast path behind nginx, over kept-alive upstream connections', async () => {
     const answer = await login('127.0.0.7');
     const cookie = String(answer.headers['set-cookie']![0]).split(';')[0]!;
-    const created = await send(proxyPort, { method: 'POST', path: '/api/sites', host: 'blume.example', from: '127.0.0.7', cookie, body: { id: 'fast', kind: 'static' } });
+    const created = await send(proxyPort, {
+      method: 'POST',
+      path: '/api/sites',
+      host: 'blume.example',
+      from: '127.0.0.7',
+      cookie,
+      body: { id: 'fast', kind: 'static' },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    const minted = await send(proxyPort, { method: 'POST', path: '/api/sites/fast/deploy-tokens', host: 'blume.example', from: '127.0.0.7', cookie, body: { name: 'ci' } });
+    const minted = await send(proxyPort, {
+      method: 'POST',
+      path: '/api/sites/fast/deploy-tokens',
+      host: 'blume.example',
+      from: '127.0.0.7',
+      cookie,
+      body: { name: 'ci' },
+    });
     assert.equal(minted.status, 201, JSON.stringify(minted.body));
     deployToken = String(minted.body.token);
     const uploaded = await uploadThrough(await siteArchive({ 'index.html': '<!doctype html><title>fast</title>' }));
     assert.equal(uploaded.status, 201, uploaded.text);
     const release = String((JSON.parse(uploaded.text) as { id: string }).id);
-    const promoted = await through({ method: 'POST', path: '/api/deploy/fast/promote', host: 'blume.example', headers: { authorization: `Bearer ${deployToken}`, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ release })) });
+    const promoted = await through({
+      method: 'POST',
+      path: '/api/deploy/fast/promote',
+      host: 'blume.example',
+      headers: { authorization: `Bearer ${deployToken}`, 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify({ release })),
+    });
     assert.equal(promoted.status, 200, promoted.text);
     const concurrent = 16 + 5;
     // The first request loads the site into memory (through the router); the rest are the fast path's.
@@ -243,7 +343,11 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
     // At once, more than the 16 nginx keeps, so it opens fresh upstream connections whatever the
     // tests before left idle: the socket front reads the first request of a fresh connection, Node's
     // parser those of one handed over before.
-    const pages = await Promise.all(Array.from({ length: concurrent }, (_, i) => through({ method: 'GET', path: `/?n=${i}`, host: 'fast.blume.example' })));
+    const pages = await Promise.all(
+      Array.from({ length: concurrent }, (_, i) =>
+        through({ method: 'GET', path: `/?n=${i}`, host: 'fast.blume.example' }),
+      ),
+    );
     for (const page of pages) {
       assert.equal(page.status, 200);
       assert.equal(page.text, '<!doctype html><title>fast</title>');
@@ -260,11 +364,19 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
         .filter((line) => line.host === 'fast.blume.example' && line.url.startsWith('/?n='));
     }
     assert.equal(lines.length, concurrent, `every page answered by the fast path:\n${server.output().slice(-3000)}`);
-    assert.ok(lines.some((line) => line.via === 'socket'), `the socket front answered: ${JSON.stringify(lines)}`);
+    assert.ok(
+      lines.some((line) => line.via === 'socket'),
+      `the socket front answered: ${JSON.stringify(lines)}`,
+    );
   });
 
   it('keeps the upstream connection working after an upload refused before its body was read', async () => {
-    const hostile = gzipSync(await tarball([{ name: 'evil', type: 'symlink', linkname: '/etc/passwd' }, { name: 'padding.bin', content: randomBytes(3 * 1024 * 1024) }]));
+    const hostile = gzipSync(
+      await tarball([
+        { name: 'evil', type: 'symlink', linkname: '/etc/passwd' },
+        { name: 'padding.bin', content: randomBytes(3 * 1024 * 1024) },
+      ]),
+    );
     for (let round = 0; round < 2; round += 1) {
       const refused = await uploadThrough(hostile);
       assert.equal(refused.status, 422, refused.text + readFileSync(path.join(dir, 'error.log'), 'utf8'));

@@ -14,7 +14,14 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { stepOf, type CommandRule } from '../helpers/doc-commands.js';
-import { BLUME_CLI_FROM_SOURCES, loginOnForum, runCommand, startServer, type CliResult, type RunningServer } from '../helpers/process.js';
+import {
+  BLUME_CLI_FROM_SOURCES,
+  loginOnForum,
+  runCommand,
+  startServer,
+  type CliResult,
+  type RunningServer,
+} from '../helpers/process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRYPOINT = path.join(ROOT, 'docker/entrypoint.sh');
@@ -59,20 +66,38 @@ type Step =
 
 /** How each command of the page runs here. Every command must match exactly one rule. */
 const RULES: Array<CommandRule<Step>> = [
-  { pattern: /^cp \.env\.example \.env$/, step: () => ({ kind: 'skip', reason: 'the test gives the container the environment compose.yaml builds from .env' }) },
-  { pattern: /^docker compose ps$/, step: () => ({ kind: 'skip', reason: 'no container engine here; the test waits for /up/ as the image health check does' }) },
+  {
+    pattern: /^cp \.env\.example \.env$/,
+    step: () => ({
+      kind: 'skip',
+      reason: 'the test gives the container the environment compose.yaml builds from .env',
+    }),
+  },
+  {
+    pattern: /^docker compose ps$/,
+    step: () => ({
+      kind: 'skip',
+      reason: 'no container engine here; the test waits for /up/ as the image health check does',
+    }),
+  },
   { pattern: /^docker compose up -d( blume)?$/, step: () => ({ kind: 'start' }) },
   { pattern: /^docker compose exec blume blume (.+)$/, step: (m) => ({ kind: 'blume', args: m[1]!, via: 'exec' }) },
   { pattern: /^docker compose run --rm blume ((?!-).+)$/, step: (m) => ({ kind: 'blume', args: m[1]!, via: 'run' }) },
   {
     // The compose file's postgres service is the test's PostgreSQL: same client, the URL instead of user and database names.
     pattern: /^docker compose exec -T postgres (pg_dump|pg_restore) -U blume (.*)$/,
-    step: (m) => ({ kind: 'shell', command: `${m[1]} ${m[2]!.replace(/(^| )-d blume( |$)/, '$1-d "$DATABASE_URL"$2').replace(/ blume( >|$)/, ' -d "$DATABASE_URL"$1')}` }),
+    step: (m) => ({
+      kind: 'shell',
+      command: `${m[1]} ${m[2]!.replace(/(^| )-d blume( |$)/, '$1-d "$DATABASE_URL"$2').replace(/ blume( >|$)/, ' -d "$DATABASE_URL"$1')}`,
+    }),
   },
   {
     // The container's /data volume is the server's data directory, $PWD the test's folder.
     pattern: /^docker compose run --rm -v "\$PWD":\/backup --entrypoint tar blume (.+)$/,
-    step: (m) => ({ kind: 'shell', command: `tar ${m[1]!.replaceAll('/backup/', './').replace('-C /data', '-C "$BLUME_DATA_DIR"')}` }),
+    step: (m) => ({
+      kind: 'shell',
+      command: `tar ${m[1]!.replaceAll('/backup/', './').replace('-C /data', '-C "$BLUME_DATA_DIR"')}`,
+    }),
   },
   { pattern: /^curl .+$/, step: (m) => ({ kind: 'shell', command: m[0] }) },
   { pattern: /^export TOKEN='blu_ft_\.\.\.'$/, step: () => ({ kind: 'token' }) },
@@ -140,8 +165,15 @@ class Operator {
   }
 }
 
-const missingTools = ['curl', 'pg_dump', 'pg_restore', 'tar'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
-const skip = !postgresUrl || !redisUrl ? 'needs TEST_DATABASE_URL and TEST_REDIS_URL' : missingTools.length > 0 ? `needs ${missingTools.join(', ')} (apt-get install -y curl postgresql-client)` : false;
+const missingTools = ['curl', 'pg_dump', 'pg_restore', 'tar'].filter(
+  (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0,
+);
+const skip =
+  !postgresUrl || !redisUrl
+    ? 'needs TEST_DATABASE_URL and TEST_REDIS_URL'
+    : missingTools.length > 0
+      ? `needs ${missingTools.join(', ')} (apt-get install -y curl postgresql-client)`
+      : false;
 
 describe('docs/self-hosting.md, every command', { skip }, () => {
   const commands = docCommands(readFileSync(DOC, 'utf8'));
@@ -197,7 +229,9 @@ describe('docs/self-hosting.md, every command', { skip }, () => {
     assert.equal(read.headers.get('access-control-allow-origin'), APP_ORIGIN);
     const forums = (await read.json()) as Array<{ slug: string }>;
     assert.ok(Array.isArray(forums));
-    const settings = await fetch(`${origin}/api/instances/community/env`, { headers: { 'authentication-token': token } });
+    const settings = await fetch(`${origin}/api/instances/community/env`, {
+      headers: { 'authentication-token': token },
+    });
     assert.equal(settings.status, 200);
     assert.equal(((await settings.json()) as Record<string, string>).API_CORS_ORIGINS, APP_ORIGIN);
   }
@@ -252,7 +286,9 @@ describe('docs/self-hosting.md, every command', { skip }, () => {
       const health = await fetch(`${op.server!.url}/up/databases`);
       assert.equal(health.status, 200);
       await finish(op, 'api');
-      const forums = (await (await fetch(`${op.server!.url}/api/forum/v1/forums`, { headers: { origin: APP_ORIGIN } })).json()) as Array<{ slug: string }>;
+      const forums = (await (
+        await fetch(`${op.server!.url}/api/forum/v1/forums`, { headers: { origin: APP_ORIGIN } })
+      ).json()) as Array<{ slug: string }>;
       assert.deepEqual(
         forums.map((forum) => forum.slug),
         ['general'],

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loginOnForum, runBlume, startBlume } from '../helpers/process.js';
 
-
 describe('blume create-admin in single-instance mode', () => {
   let dataDir: string;
   let env: Record<string, string>;
@@ -21,15 +20,24 @@ describe('blume create-admin in single-instance mode', () => {
   after(() => rm(dataDir, { recursive: true, force: true }));
 
   it('creates the instance and its admin, refuses duplicates and bad input with exit code 1', async () => {
-    const created = await runBlume(['create-admin', '--single', '-u', 'mayor', '-e', 'mayor@example.test', '-p', 'correct horse battery'], env);
+    const created = await runBlume(
+      ['create-admin', '--single', '-u', 'mayor', '-e', 'mayor@example.test', '-p', 'correct horse battery'],
+      env,
+    );
     assert.equal(created.status, 0, created.stderr);
     assert.match(created.stdout, /Created community instance "town"\./);
     assert.match(created.stdout, /Created administrator "mayor" <mayor@example\.test> of community instance "town"/);
 
-    const again = await runBlume(['create-admin', '--single', '-u', 'Mayor', '-e', 'other@example.test', '-p', 'correct horse battery'], env);
+    const again = await runBlume(
+      ['create-admin', '--single', '-u', 'Mayor', '-e', 'other@example.test', '-p', 'correct horse battery'],
+      env,
+    );
     assert.equal(again.status, 1);
     assert.match(again.stderr, /^blume: The username "Mayor" is taken/);
-    const badEmail = await runBlume(['create-admin', '--single', '-u', 'clerk', '-e', 'not-an-email', '-p', 'correct horse battery'], env);
+    const badEmail = await runBlume(
+      ['create-admin', '--single', '-u', 'clerk', '-e', 'not-an-email', '-p', 'correct horse battery'],
+      env,
+    );
     assert.equal(badEmail.status, 1);
     assert.match(badEmail.stderr, /is not an e-mail address/);
     const missing = await runBlume(['create-admin', '--single', '-u', 'clerk'], env);
@@ -39,7 +47,10 @@ describe('blume create-admin in single-instance mode', () => {
     // The only admin stays one: `blume member` goes through the member service's guard.
     const demote = await runBlume(['member', 'role', 'mayor', 'member', '--single'], env);
     assert.equal(demote.status, 1);
-    assert.match(demote.stderr, /^blume: "mayor" is the last admin of this community; make another member admin first\./);
+    assert.match(
+      demote.stderr,
+      /^blume: "mayor" is the last admin of this community; make another member admin first\./,
+    );
     assert.equal((await runBlume(['member', 'promote', 'mayor', '--single'], env)).status, 2);
   });
 
@@ -49,11 +60,20 @@ describe('blume create-admin in single-instance mode', () => {
       assert.match(server.output(), /create-admin --single/);
       // A command of the other mode is refused by the running server, naming the fix: no portal
       // account is ever made on a single instance by mistake.
-      const refused = await runBlume(['create-admin', '-u', 'clerk', '-e', 'clerk@example.test', '-p', 'another long password'], env);
+      const refused = await runBlume(
+        ['create-admin', '-u', 'clerk', '-e', 'clerk@example.test', '-p', 'another long password'],
+        env,
+      );
       assert.equal(refused.status, 1);
-      assert.match(refused.stderr, /^blume: This installation is a single community instance \("town"\), but this command runs as a platform; set BLUME_MODE=single/);
+      assert.match(
+        refused.stderr,
+        /^blume: This installation is a single community instance \("town"\), but this command runs as a platform; set BLUME_MODE=single/,
+      );
       // BLUME_MODE=single (what the image sets) needs no flag.
-      const created = await runBlume(['create-admin', '-u', 'clerk', '-e', 'clerk@example.test', '-p', 'another long password'], { ...env, BLUME_MODE: 'single' });
+      const created = await runBlume(
+        ['create-admin', '-u', 'clerk', '-e', 'clerk@example.test', '-p', 'another long password'],
+        { ...env, BLUME_MODE: 'single' },
+      );
       assert.equal(created.status, 0, created.stderr);
       assert.match(created.stdout, /Created administrator "clerk" <clerk@example\.test> of community instance "town"/);
       assert.match(created.stdout, /done by the running server/);
@@ -67,15 +87,25 @@ describe('blume create-admin in single-instance mode', () => {
       assert.equal((await loginOnForum(server.url, 'mayor', 'wrong password here')).status, 401);
 
       // Instance settings through the running server: saved, then applied, then obeyed.
-      const guest = () => fetch(`${server.url}/api/forum/v1/forums`, { headers: { origin: 'https://app.example.test' } });
+      const guest = () =>
+        fetch(`${server.url}/api/forum/v1/forums`, { headers: { origin: 'https://app.example.test' } });
       assert.equal((await guest()).status, 401);
-      const saved = await runBlume(['settings', 'set', 'FORUM_API_PUBLIC_READ=true', 'API_CORS_ORIGINS=https://app.example.test'], { ...env, BLUME_MODE: 'single' });
+      const saved = await runBlume(
+        ['settings', 'set', 'FORUM_API_PUBLIC_READ=true', 'API_CORS_ORIGINS=https://app.example.test'],
+        { ...env, BLUME_MODE: 'single' },
+      );
       assert.equal(saved.status, 0, saved.stderr);
-      assert.match(saved.stdout, /Saved API_CORS_ORIGINS, FORUM_API_PUBLIC_READ for "town"\. Saved settings wait for `blume settings apply`\.\n\(done by the running server/);
+      assert.match(
+        saved.stdout,
+        /Saved API_CORS_ORIGINS, FORUM_API_PUBLIC_READ for "town"\. Saved settings wait for `blume settings apply`\.\n\(done by the running server/,
+      );
       assert.equal((await guest()).status, 401, 'saved is not applied');
       const applied = await runBlume(['settings', 'apply', '--single'], env);
       assert.equal(applied.status, 0, applied.stderr);
-      assert.match(applied.stdout, /Applied settings of "town" \(generation 1\): API_CORS_ORIGINS added, FORUM_API_PUBLIC_READ added\./);
+      assert.match(
+        applied.stdout,
+        /Applied settings of "town" \(generation 1\): API_CORS_ORIGINS added, FORUM_API_PUBLIC_READ added\./,
+      );
       const read = await guest();
       assert.equal(read.status, 200);
       assert.equal(read.headers.get('access-control-allow-origin'), 'https://app.example.test');

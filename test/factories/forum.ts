@@ -14,7 +14,12 @@ export function communityHost(site: string): string {
   return `${site}.${PORTAL_HOST}`;
 }
 
-export async function makeCommunity(app: FastifyInstance, owner: Actor | null, id: string, plan: SiteRow['plan'] = 'pro'): Promise<SiteRow> {
+export async function makeCommunity(
+  app: FastifyInstance,
+  owner: Actor | null,
+  id: string,
+  plan: SiteRow['plan'] = 'pro',
+): Promise<SiteRow> {
   const site = await createSite(app.deps.database.db, owner?.user ?? null, { id, kind: 'community', plan });
   await app.services.sites.changed(site.id);
   return site;
@@ -27,7 +32,12 @@ export interface ForumActor {
 }
 
 /** Calls the Forum API of `site`; `path` is relative to /api/forum/v1. */
-export function forumApi(app: FastifyInstance, site: string, token: string | undefined, options: Omit<InjectOptions, 'url'> & { path: string }): Promise<LightMyRequestResponse> {
+export function forumApi(
+  app: FastifyInstance,
+  site: string,
+  token: string | undefined,
+  options: Omit<InjectOptions, 'url'> & { path: string },
+): Promise<LightMyRequestResponse> {
   const { path, headers, ...rest } = options;
   return app.inject({
     ...rest,
@@ -36,15 +46,34 @@ export function forumApi(app: FastifyInstance, site: string, token: string | und
   } as InjectOptions);
 }
 
-export async function mintForumToken(app: FastifyInstance, site: string, login: string, password: string): Promise<string> {
-  const response = await forumApi(app, site, undefined, { method: 'POST', path: '/auth/tokens', payload: { login, password, name: 'test' } });
+export async function mintForumToken(
+  app: FastifyInstance,
+  site: string,
+  login: string,
+  password: string,
+): Promise<string> {
+  const response = await forumApi(app, site, undefined, {
+    method: 'POST',
+    path: '/auth/tokens',
+    payload: { login, password, name: 'test' },
+  });
   if (response.statusCode !== 201) throw new Error(`token minting failed: ${response.body}`);
   return (response.json() as { token: string }).token;
 }
 
-export async function addMember(app: FastifyInstance, site: string, username: string, role: ForumMemberRow['role'] = 'member'): Promise<ForumActor> {
+export async function addMember(
+  app: FastifyInstance,
+  site: string,
+  username: string,
+  role: ForumMemberRow['role'] = 'member',
+): Promise<ForumActor> {
   const password = `pw-${username}-0123456789`;
-  const member = await createMember(app.deps.database.db, site, { username, email: `${username}@members.test`, password, role });
+  const member = await createMember(app.deps.database.db, site, {
+    username,
+    email: `${username}@members.test`,
+    password,
+    role,
+  });
   return { member, password, token: await mintForumToken(app, site, username, password) };
 }
 

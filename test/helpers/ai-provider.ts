@@ -33,7 +33,12 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 
 function userText(path: string, body: Record<string, unknown>): string {
   const messages = (body.messages ?? []) as Array<{ role: string; content: string }>;
-  return messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n') + (path ? '' : '');
+  return (
+    messages
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content)
+      .join('\n') + (path ? '' : '')
+  );
 }
 
 export async function startAiProvider(apiKey = 'sk-test-0123456789abcdef'): Promise<AiProviderServer> {
@@ -53,15 +58,35 @@ export async function startAiProvider(apiKey = 'sk-test-0123456789abcdef'): Prom
       const unauthorized = presented !== state.apiKey || prompt.includes('scenario:unauthorized');
       if (unauthorized) {
         return openai
-          ? send(response, 401, { error: { message: `Incorrect API key provided: ${String(presented)}. You can find your API key in your account.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })
-          : send(response, 401, { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${String(presented)}` } });
+          ? send(response, 401, {
+              error: {
+                message: `Incorrect API key provided: ${String(presented)}. You can find your API key in your account.`,
+                type: 'invalid_request_error',
+                param: null,
+                code: 'invalid_api_key',
+              },
+            })
+          : send(response, 401, {
+              type: 'error',
+              error: { type: 'authentication_error', message: `invalid x-api-key ${String(presented)}` },
+            });
       }
       if (anthropic && request.headers['anthropic-version'] !== '2023-06-01') {
-        return send(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version header is required' } });
+        return send(response, 400, {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'anthropic-version header is required' },
+        });
       }
       if (prompt.includes('scenario:overloaded')) {
         return openai
-          ? send(response, 429, { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } })
+          ? send(response, 429, {
+              error: {
+                message: 'Rate limit reached for requests',
+                type: 'requests',
+                param: null,
+                code: 'rate_limit_exceeded',
+              },
+            })
           : send(response, 529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
       }
       if (prompt.includes('scenario:garbage')) return send(response, 200, '<html>Bad gateway</html>');
@@ -73,7 +98,14 @@ export async function startAiProvider(apiKey = 'sk-test-0123456789abcdef'): Prom
             object: 'chat.completion',
             created: Math.floor(Date.now() / 1000),
             model,
-            choices: [{ index: 0, message: { role: 'assistant', content: text, refusal }, logprobs: null, finish_reason: 'stop' }],
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: text, refusal },
+                logprobs: null,
+                finish_reason: 'stop',
+              },
+            ],
             usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
           });
         } else {

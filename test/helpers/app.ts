@@ -110,17 +110,35 @@ export interface Actor {
 }
 
 /** Creates an account and logs it in through the API; answers the session cookie. */
-export async function signIn(app: FastifyInstance, username: string, options: { admin?: boolean } = {}): Promise<Actor> {
+export async function signIn(
+  app: FastifyInstance,
+  username: string,
+  options: { admin?: boolean } = {},
+): Promise<Actor> {
   const password = `pw-${username}-0123456789`;
-  const user = await createAccount(app.deps.database.db, { username, email: `${username}@example.test`, password, isAdmin: options.admin ?? false });
-  const response = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { host: PORTAL_HOST }, payload: { login: username, password } });
+  const user = await createAccount(app.deps.database.db, {
+    username,
+    email: `${username}@example.test`,
+    password,
+    isAdmin: options.admin ?? false,
+  });
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    headers: { host: PORTAL_HOST },
+    payload: { login: username, password },
+  });
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.body}`);
   const cookie = response.cookies.find((c) => c.name === 'blume_session');
   return { user, cookie: `blume_session=${cookie!.value}`, password };
 }
 
 /** `app.inject` on the portal host, as the actor when one is given. */
-export function portal(app: FastifyInstance, actor: Actor | undefined, options: InjectOptions): Promise<LightMyRequestResponse> {
+export function portal(
+  app: FastifyInstance,
+  actor: Actor | undefined,
+  options: InjectOptions,
+): Promise<LightMyRequestResponse> {
   return app.inject({
     ...options,
     headers: { host: PORTAL_HOST, ...(actor ? { cookie: actor.cookie } : {}), ...options.headers },
@@ -182,7 +200,9 @@ export async function caughtUp(cache: CacheAdapter): Promise<void> {
  * A second app node on the test app's database and cache: the same in-memory cache, or its own
  * connection to the same Redis namespace, as another process would have.
  */
-export async function startSecondNode(t: TestApp): Promise<{ app: FastifyInstance; caughtUp(): Promise<void>; close(): Promise<void> }> {
+export async function startSecondNode(
+  t: TestApp,
+): Promise<{ app: FastifyInstance; caughtUp(): Promise<void>; close(): Promise<void> }> {
   const cache = t.cache.redis ? await createCache(t.config, t.cache.prefix) : t.cache;
   const app = await buildApp({ ...t.deps, cache });
   await app.ready();

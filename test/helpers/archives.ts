@@ -45,7 +45,8 @@ export async function siteArchive(files: Record<string, string | Buffer>, extra:
   return gzipSync(await tarball([...Object.entries(files).map(([name, content]) => ({ name, content })), ...extra]));
 }
 
-export type FormPart = { name: string; value: string } | { name: string; filename: string; content: Buffer | string; contentType?: string };
+export type FormPart =
+  { name: string; value: string } | { name: string; filename: string; content: Buffer | string; contentType?: string };
 
 /** A multipart/form-data body of fields and files, in the order given (as browsers send the form's controls). */
 export function multipartForm(parts: FormPart[]): { payload: Buffer; headers: Record<string, string> } {
@@ -54,14 +55,24 @@ export function multipartForm(parts: FormPart[]): { payload: Buffer; headers: Re
     'value' in part
       ? Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`)
       : Buffer.concat([
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}\r\n\r\n`),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+          ),
           Buffer.from(part.content),
           Buffer.from('\r\n'),
         ]),
   );
-  return { payload: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  return {
+    payload: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
 }
 
-export function multipartBody(field: string, content: Buffer, filename = 'site.tar.gz', contentType = 'application/gzip'): { payload: Buffer; headers: Record<string, string> } {
+export function multipartBody(
+  field: string,
+  content: Buffer,
+  filename = 'site.tar.gz',
+  contentType = 'application/gzip',
+): { payload: Buffer; headers: Record<string, string> } {
   return multipartForm([{ name: field, filename, content, contentType }]);
 }

@@ -9,7 +9,9 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts/browser');
 
 /** The `skip` option of a browser test: false, or why it cannot run here. */
-export const skipWithoutChromium = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run browser tests`;
+export const skipWithoutChromium = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run browser tests`;
 
 /**
  * Headless chromium with nothing reaching out to the network by itself. `resolveToLocalhost` names
@@ -44,7 +46,8 @@ export async function screenshot(page: Page, name: string): Promise<Buffer> {
     try {
       return await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
     } catch (error) {
-      if (attempt === 3 || !(error instanceof Error) || !error.message.includes('Unable to capture screenshot')) throw error;
+      if (attempt === 3 || !(error instanceof Error) || !error.message.includes('Unable to capture screenshot'))
+        throw error;
       await page.waitForTimeout(250);
     }
   }
@@ -52,7 +55,9 @@ export async function screenshot(page: Page, name: string): Promise<Buffer> {
 
 /** Fails when the page is wider than its viewport (scrolls sideways). */
 export async function assertNoSidewaysScroll(page: Page): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   if (overflow <= 0) return;
   const wide = await page.evaluate(() =>
     Array.from(document.querySelectorAll('body *'))
@@ -91,7 +96,13 @@ export async function signUpOnConsole(page: Page, origin: string, username: stri
 }
 
 /** A new browser context of this viewport logged in to the console as `login`, on `path`. */
-export async function consolePage(browser: Browser, origin: string, login: string, path: string, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+export async function consolePage(
+  browser: Browser,
+  origin: string,
+  login: string,
+  path: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   await page.goto(`${origin}/login`);

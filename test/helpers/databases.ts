@@ -44,9 +44,14 @@ let migratedDump: Promise<Blob> | undefined;
 function migratedPglite(): Promise<Blob> {
   migratedDump ??= (async () => {
     const hash = createHash('sha256');
-    hash.update(JSON.parse(readFileSync(path.join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8')).version);
+    hash.update(
+      JSON.parse(
+        readFileSync(path.join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+      ).version,
+    );
     for (const name of readdirSync(migrationsFolder, { recursive: true, encoding: 'utf8' }).sort()) {
-      if (name.endsWith('.sql') || name.endsWith('.json')) hash.update(name).update(readFileSync(path.join(migrationsFolder, name)));
+      if (name.endsWith('.sql') || name.endsWith('.json'))
+        hash.update(name).update(readFileSync(path.join(migrationsFolder, name)));
     }
     const file = path.join(tmpdir(), `blume-test-pglite-${hash.digest('hex').slice(0, 16)}.tar`);
     const kept = await readFile(file).catch(() => undefined);
@@ -59,16 +64,23 @@ function migratedPglite(): Promise<Blob> {
     await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
     await rename(partial, file);
     // Folders of earlier migrations are never read again.
-    for (const name of readdirSync(tmpdir())) if (/^blume-test-pglite-[0-9a-f]{16}\.tar$/.test(name) && name !== path.basename(file)) await rm(path.join(tmpdir(), name), { force: true });
+    for (const name of readdirSync(tmpdir()))
+      if (/^blume-test-pglite-[0-9a-f]{16}\.tar$/.test(name) && name !== path.basename(file))
+        await rm(path.join(tmpdir(), name), { force: true });
     return dump;
   })();
   return migratedDump;
 }
 
-export async function createTestDatabase(kind: DatabaseKind, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  kind: DatabaseKind,
+  options: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   if (kind === 'pglite') {
-    const handle = migrate ? await openPgliteAt('memory://', await migratedPglite()) : await openDatabase({ pgliteDir: 'memory://' });
+    const handle = migrate
+      ? await openPgliteAt('memory://', await migratedPglite())
+      : await openDatabase({ pgliteDir: 'memory://' });
     return { handle, drop: () => handle.close() };
   }
   if (!postgresUrl) throw new Error('TEST_DATABASE_URL is not set');

@@ -5,7 +5,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BLUME_CLI_FROM_SOURCES, runBlume, runCommand, startBlume, type CliResult, type RunningServer } from './process.js';
+import {
+  BLUME_CLI_FROM_SOURCES,
+  runBlume,
+  runCommand,
+  startBlume,
+  type CliResult,
+  type RunningServer,
+} from './process.js';
 import { freePort } from './ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,7 +28,8 @@ export async function docCommands(page: string): Promise<DocCommand[]> {
   for (const section of markdown.split(/^## /m).slice(1)) {
     const title = section.slice(0, section.indexOf('\n'));
     for (const block of section.matchAll(/^```sh\n([\s\S]*?)^```/gm)) {
-      for (const line of block[1]!.replace(/\\\n\s*/g, '').split('\n')) if (line.trim() !== '') commands.push({ section: title, command: line.trim() });
+      for (const line of block[1]!.replace(/\\\n\s*/g, '').split('\n'))
+        if (line.trim() !== '') commands.push({ section: title, command: line.trim() });
     }
   }
   return commands;
@@ -29,7 +37,10 @@ export async function docCommands(page: string): Promise<DocCommand[]> {
 
 /** The command as a reader runs it against a local server: its port for 8080, their token for `dpl_...`, the CLI from the sources. */
 function asReaderRuns(command: string, port: number, deployToken: string): string {
-  return command.replaceAll('localhost:8080', `localhost:${port}`).replaceAll('dpl_...', deployToken).replace('npx blume', BLUME_CLI_FROM_SOURCES);
+  return command
+    .replaceAll('localhost:8080', `localhost:${port}`)
+    .replaceAll('dpl_...', deployToken)
+    .replace('npx blume', BLUME_CLI_FROM_SOURCES);
 }
 
 export interface ReaderServer {
@@ -49,15 +60,29 @@ export async function startReaderServer(site: string, env: Record<string, string
   const dataDir = await mkdtemp(path.join(tmpdir(), 'blume-reader-'));
   const port = await freePort();
   const serverEnv = { BLUME_DATA_DIR: dataDir, BLUME_PUBLIC_URL: `http://localhost:${port}`, ...env };
-  const admin = await runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.com', '-p', 'a long password'], serverEnv);
+  const admin = await runBlume(
+    ['create-admin', '-u', 'admin', '-e', 'admin@example.com', '-p', 'a long password'],
+    serverEnv,
+  );
   if (admin.status !== 0) throw new Error(`create-admin failed: ${admin.stderr}`);
   const server = await startBlume([], { ...serverEnv, BLUME_BIND: `127.0.0.1:${port}` });
-  const login = await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'admin', password: 'a long password' }) });
+  const login = await fetch(`${server.url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: 'admin', password: 'a long password' }),
+  });
   const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-  const post = (url: string, body: unknown) => fetch(server.url + url, { method: 'POST', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (url: string, body: unknown) =>
+    fetch(server.url + url, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const created = await post('/api/sites', { id: site, kind: 'static' });
   if (created.status !== 201) throw new Error(`site creation failed: ${await created.text()}`);
-  const deployToken = ((await (await post(`/api/sites/${site}/deploy-tokens`, { name: 'reader' })).json()) as { token: string }).token;
+  const deployToken = (
+    (await (await post(`/api/sites/${site}/deploy-tokens`, { name: 'reader' })).json()) as { token: string }
+  ).token;
   return {
     server,
     port,
@@ -83,6 +108,7 @@ export function stepOf<Step>(page: string, rules: Array<CommandRule<Step>>, sect
     const match = rule.pattern.exec(command);
     return match ? [{ rule, match }] : [];
   });
-  if (matches.length !== 1) throw new Error(`${page} (${section}): no single mapping for \`${command}\`; add one to the test`);
+  if (matches.length !== 1)
+    throw new Error(`${page} (${section}): no single mapping for \`${command}\`; add one to the test`);
   return matches[0]!.rule.step(matches[0]!.match);
 }

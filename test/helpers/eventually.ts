@@ -3,7 +3,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** Answers the first defined value `probe` gives; fails naming `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -16,7 +16,8 @@ import { eventually } from './eventually.js';
 import { startTcpProxy, viaProxy, type TcpProxy } from './tcp-proxy.js';
 
 /** Whether the services a fault cluster needs are configured; else the test's `skip` reason. */
-export const faultClusterSkip = process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL ? false : 'needs TEST_DATABASE_URL and TEST_REDIS_URL';
+export const faultClusterSkip =
+  process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL ? false : 'needs TEST_DATABASE_URL and TEST_REDIS_URL';
 
 export interface FaultCluster {
   a: TestApp;
@@ -38,33 +39,70 @@ function proxyTo(url: string, defaultPort: number): Promise<TcpProxy> {
 }
 
 function s3Env(endpoint: string, prefix: string): Record<string, string> {
-  return { BLUME_BLOBS: 's3', BLUME_S3_BUCKET: 'blume', BLUME_S3_ENDPOINT: endpoint, BLUME_S3_ACCESS_KEY_ID: 'S3RVER', BLUME_S3_SECRET_ACCESS_KEY: 'S3RVER', BLUME_S3_PREFIX: `${prefix}/` };
+  return {
+    BLUME_BLOBS: 's3',
+    BLUME_S3_BUCKET: 'blume',
+    BLUME_S3_ENDPOINT: endpoint,
+    BLUME_S3_ACCESS_KEY_ID: 'S3RVER',
+    BLUME_S3_SECRET_ACCESS_KEY: 'S3RVER',
+    BLUME_S3_PREFIX: `${prefix}/`,
+  };
 }
 
-export async function startFaultCluster(options: { name: string; editions: string[]; env?: Record<string, string> }): Promise<FaultCluster> {
+export async function startFaultCluster(options: {
+  name: string;
+  editions: string[];
+  env?: Record<string, string>;
+}): Promise<FaultCluster> {
   const dir = await mkdtemp(path.join(tmpdir(), `blume-${options.name}-`));
-  const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: 'blume', configs: [] }] });
+  const s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory: path.join(dir, 's3'),
+    configureBuckets: [{ name: 'blume', configs: [] }],
+  });
   const { port: s3Port } = (await s3.run()) as { port: number };
   const s3Url = `http://127.0.0.1:${s3Port}`;
   const shared = await createTestDatabase('postgres');
-  const proxies = { pg: await proxyTo(shared.url!, 5432), redis: await proxyTo(testRedisUrl(), 6379), s3: await proxyTo(s3Url, 80) };
+  const proxies = {
+    pg: await proxyTo(shared.url!, 5432),
+    redis: await proxyTo(testRedisUrl(), 6379),
+    s3: await proxyTo(s3Url, 80),
+  };
   const bDatabase = await openDatabase({ databaseUrl: viaProxy(shared.url!, proxies.pg), poolSize: 3 });
   const prefix = `blume-test-${randomAlnum(8)}:`;
   const env = options.env ?? {};
-  const a = await buildTestApp({ database: 'postgres', sharedDatabase: shared, cache: 'redis', cachePrefix: prefix, env: { ...s3Env(s3Url, options.name), ...env } });
+  const a = await buildTestApp({
+    database: 'postgres',
+    sharedDatabase: shared,
+    cache: 'redis',
+    cachePrefix: prefix,
+    env: { ...s3Env(s3Url, options.name), ...env },
+  });
   const b = await buildTestApp({
     database: 'postgres',
     sharedDatabase: { handle: bDatabase, drop: () => bDatabase.close() },
     cache: 'redis',
     cachePrefix: prefix,
-    env: { ...s3Env(viaProxy(s3Url, proxies.s3).replace(/\/$/, ''), options.name), BLUME_REDIS_URL: viaProxy(testRedisUrl(), proxies.redis), ...env },
+    env: {
+      ...s3Env(viaProxy(s3Url, proxies.s3).replace(/\/$/, ''), options.name),
+      BLUME_REDIS_URL: viaProxy(testRedisUrl(), proxies.redis),
+      ...env,
+    },
   });
   const alice = await signIn(a.app, 'alice');
   const token = await createStaticSite(a.app, alice, 'news');
   const releases: string[] = [];
-  for (const edition of options.editions) releases.push(await deployRelease(a.app, token, 'news', await siteArchive({ 'index.html': edition })));
+  for (const edition of options.editions)
+    releases.push(await deployRelease(a.app, token, 'news', await siteArchive({ 'index.html': edition })));
   // Each node has heard the other on the bus before the faults begin.
-  await eventually('the nodes to hear each other', () => (a.cache.pubsub.nodes.peers().includes(b.cache.pubsub.nodes.nodeId) && b.cache.pubsub.nodes.peers().includes(a.cache.pubsub.nodes.nodeId) ? true : undefined));
+  await eventually('the nodes to hear each other', () =>
+    a.cache.pubsub.nodes.peers().includes(b.cache.pubsub.nodes.nodeId) &&
+    b.cache.pubsub.nodes.peers().includes(a.cache.pubsub.nodes.nodeId)
+      ? true
+      : undefined,
+  );
   return {
     a,
     b,

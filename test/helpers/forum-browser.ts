@@ -28,8 +28,19 @@ export interface ForumStage {
 
 export async function startForumStage(database: DatabaseKind, options: { mail?: boolean } = {}): Promise<ForumStage> {
   const sink = options.mail ? await startSmtpSink() : undefined;
-  const mailEnv = sink ? { BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port), BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>' } : {};
-  const t = await buildTestApp({ database, mode: 'single', singleSite: 'club', env: { BLUME_RATE_LOGIN_PER_MINUTE: '100', BLUME_RATE_POSTS_PER_MINUTE: '100', ...mailEnv } });
+  const mailEnv = sink
+    ? {
+        BLUME_MAIL_SERVER: '127.0.0.1',
+        BLUME_MAIL_PORT: String(sink.port),
+        BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>',
+      }
+    : {};
+  const t = await buildTestApp({
+    database,
+    mode: 'single',
+    singleSite: 'club',
+    env: { BLUME_RATE_LOGIN_PER_MINUTE: '100', BLUME_RATE_POSTS_PER_MINUTE: '100', ...mailEnv },
+  });
   const closeServers = async () => {
     await t.close();
     await sink?.close();

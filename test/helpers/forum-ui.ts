@@ -17,7 +17,12 @@ export class UiClient {
 
   private keep(response: LightMyRequestResponse): void {
     for (const cookie of response.cookies) {
-      if (cookie.value === '' || (cookie.maxAge !== undefined && cookie.maxAge <= 0) || (cookie.expires && cookie.expires.getTime() < Date.now())) this.cookies.delete(cookie.name);
+      if (
+        cookie.value === '' ||
+        (cookie.maxAge !== undefined && cookie.maxAge <= 0) ||
+        (cookie.expires && cookie.expires.getTime() < Date.now())
+      )
+        this.cookies.delete(cookie.name);
       else this.cookies.set(cookie.name, cookie.value);
     }
     const token = /name="_csrf" value="([^"]+)"/.exec(response.body);
@@ -25,17 +30,27 @@ export class UiClient {
   }
 
   private cookieHeader(): Record<string, string> {
-    return this.cookies.size > 0 ? { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') } : {};
+    return this.cookies.size > 0
+      ? { cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ') }
+      : {};
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    const response = await this.app.inject({ method: 'GET', url, headers: { host: this.host, ...this.cookieHeader() } });
+    const response = await this.app.inject({
+      method: 'GET',
+      url,
+      headers: { host: this.host, ...this.cookieHeader() },
+    });
     this.keep(response);
     return response;
   }
 
   /** Posts a form; the CSRF token of the last page goes along unless `csrf` says otherwise. */
-  async post(url: string, fields: Record<string, string>, options: { csrf?: string | false; origin?: string } = {}): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    fields: Record<string, string>,
+    options: { csrf?: string | false; origin?: string } = {},
+  ): Promise<LightMyRequestResponse> {
     const csrf = options.csrf === undefined ? this.csrf : options.csrf;
     const body = new URLSearchParams({ ...(csrf === false ? {} : { _csrf: csrf }), ...fields }).toString();
     const response = await this.app.inject({
@@ -56,7 +71,12 @@ export class UiClient {
   /** Posts a multipart form (an upload); the CSRF token of the last page goes first unless `csrf` is false. */
   async postMultipart(url: string, parts: FormPart[], options: { csrf?: false } = {}): Promise<LightMyRequestResponse> {
     const body = multipartForm([...(options.csrf === false ? [] : [{ name: '_csrf', value: this.csrf }]), ...parts]);
-    const response = await this.app.inject({ method: 'POST', url, headers: { host: this.host, origin: `http://${this.host}`, ...body.headers, ...this.cookieHeader() }, payload: body.payload });
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { host: this.host, origin: `http://${this.host}`, ...body.headers, ...this.cookieHeader() },
+      payload: body.payload,
+    });
     this.keep(response);
     return response;
   }
@@ -74,7 +94,10 @@ export class UiClient {
 
 /** The unread count a page's header shows, 0 when it shows none. */
 export function headerCount(body: string): number {
-  const match = /href="\/notifications">Notifications(?: <span class="count">(\d+)<span class="sr-only"> unread<\/span><\/span>)?<\/a>/.exec(body);
+  const match =
+    /href="\/notifications">Notifications(?: <span class="count">(\d+)<span class="sr-only"> unread<\/span><\/span>)?<\/a>/.exec(
+      body,
+    );
   assert.ok(match, 'the header links the notifications');
   return Number(match[1] ?? 0);
 }

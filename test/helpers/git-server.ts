@@ -132,7 +132,14 @@ export async function startGitHost(): Promise<GitHost> {
             await writeFile(path.join(dir, rel), content);
           }
           await git(dir, 'add', '--all');
-          await gitWith(date === undefined ? {} : { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date }, dir, 'commit', '--quiet', '-m', message);
+          await gitWith(
+            date === undefined ? {} : { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+            dir,
+            'commit',
+            '--quiet',
+            '-m',
+            message,
+          );
           await git(dir, 'push', '--quiet', 'origin', `${branch}:refs/heads/${branch}`);
           return git(dir, 'rev-parse', 'HEAD');
         },

@@ -42,9 +42,16 @@ export function runCommand(argv: string[], env: Record<string, string>, cwd: str
 }
 
 /** Logs a member in at a running server's /login form, as a browser does; `page` is /account after it. */
-export async function loginOnForum(origin: string, login: string, password: string): Promise<{ status: number; cookie: string; page: string }> {
+export async function loginOnForum(
+  origin: string,
+  login: string,
+  password: string,
+): Promise<{ status: number; cookie: string; page: string }> {
   const form = await fetch(`${origin}/login`);
-  const visitor = form.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+  const visitor = form.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .join('; ');
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
   const response = await fetch(`${origin}/login`, {
     method: 'POST',
@@ -52,7 +59,11 @@ export async function loginOnForum(origin: string, login: string, password: stri
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: visitor, origin },
     body: new URLSearchParams({ _csrf: csrf, login, password }).toString(),
   });
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('blume_member='))?.split(';')[0] ?? '';
+  const cookie =
+    response.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('blume_member='))
+      ?.split(';')[0] ?? '';
   const page = cookie ? await (await fetch(`${origin}/account`, { headers: { cookie } })).text() : '';
   return { status: response.status, cookie, page };
 }
@@ -71,7 +82,10 @@ export const BLUME_CLI_FROM_SOURCES = `${process.execPath} --import tsx ${MAIN}`
 
 /** Starts `blume serve` and resolves once it prints where it listens; rejects if it exits first. */
 export function startBlume(args: string[], env: Record<string, string>): Promise<RunningServer> {
-  return startServer([process.execPath, '--import', 'tsx', MAIN, 'serve', ...args], { BLUME_BIND: '127.0.0.1:0', ...env });
+  return startServer([process.execPath, '--import', 'tsx', MAIN, 'serve', ...args], {
+    BLUME_BIND: '127.0.0.1:0',
+    ...env,
+  });
 }
 
 /** Starts any command that ends up running `blume serve` (the container entrypoint), from ROOT. */
@@ -82,7 +96,9 @@ export function startServer(argv: string[], env: Record<string, string>): Promis
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))),
+  );
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
@@ -139,13 +155,20 @@ export interface HostAnswer {
  * A GET to a running server with the Host header of a site (`docs.blume.test`,
  * `r-<release>--docs.blume.test`), which fetch() does not let a caller set.
  */
-export function getOnHost(server: RunningServer, host: string, url: string, headers: Record<string, string> = {}): Promise<HostAnswer> {
+export function getOnHost(
+  server: RunningServer,
+  host: string,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<HostAnswer> {
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve, reject) => {
     const request = http.get({ host: hostname, port, path: url, headers: { ...headers, host } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -153,7 +176,13 @@ export function getOnHost(server: RunningServer, host: string, url: string, head
 }
 
 /** A JSON API call to a running server; answers the status, the headers and the parsed body. */
-export async function callApi(server: RunningServer, method: string, url: string, headers: Record<string, string>, body?: unknown) {
+export async function callApi(
+  server: RunningServer,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
   // A connection per call: a kept-alive one can be closed by the server (its keep-alive timeout, or a
   // kill -9) just as the next call goes out on it, which fails that call for no fault of the server.
   const response = await fetch(server.url + url, {
@@ -161,5 +190,9 @@ export async function callApi(server: RunningServer, method: string, url: string
     headers: { connection: 'close', ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }

@@ -32,19 +32,23 @@ export interface ComposeService {
 
 /** Compose's variable syntax: `${NAME}`, `${NAME:-default}`, `${NAME:?error}`, `$$` for `$`. */
 function interpolate(text: string, variables: Record<string, string>): string {
-  return text.replace(/\$\$|\$\{(\w+)(?::([-?])([^}]*))?\}/g, (whole, name: string | undefined, operator: string | undefined, argument: string | undefined) => {
-    if (whole === '$$') return '$';
-    const value = variables[name!] ?? '';
-    if (value !== '') return value;
-    if (operator === '?') throw new Error(`compose.scale.yaml: ${name} is not set (${argument})`);
-    return operator === '-' ? argument! : '';
-  });
+  return text.replace(
+    /\$\$|\$\{(\w+)(?::([-?])([^}]*))?\}/g,
+    (whole, name: string | undefined, operator: string | undefined, argument: string | undefined) => {
+      if (whole === '$$') return '$';
+      const value = variables[name!] ?? '';
+      if (value !== '') return value;
+      if (operator === '?') throw new Error(`compose.scale.yaml: ${name} is not set (${argument})`);
+      return operator === '-' ? argument! : '';
+    },
+  );
 }
 
 function interpolateAll(value: unknown, variables: Record<string, string>): unknown {
   if (typeof value === 'string') return interpolate(value, variables);
   if (Array.isArray(value)) return value.map((item) => interpolateAll(item, variables));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateAll(item, variables)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateAll(item, variables)]));
   return value;
 }
 
@@ -59,7 +63,9 @@ export function readEnvFile(file: string): Record<string, string> {
 
 /** The services of compose.scale.yaml, anchors resolved and variables interpolated as `docker compose` does. */
 export function readCompose(dotenv: Record<string, string>): Record<string, ComposeService> {
-  const document = parse(readFileSync(path.join(ROOT, 'compose.scale.yaml'), 'utf8')) as { services: Record<string, ComposeService> };
+  const document = parse(readFileSync(path.join(ROOT, 'compose.scale.yaml'), 'utf8')) as {
+    services: Record<string, ComposeService>;
+  };
   return interpolateAll(document.services, dotenv) as Record<string, ComposeService>;
 }
 
@@ -79,7 +85,10 @@ export interface LocalServices {
 }
 
 export class ScaleTopology {
-  readonly replicas = new Map<string, { port: number; env: Record<string, string>; server?: RunningServer; starting?: Promise<void> }>();
+  readonly replicas = new Map<
+    string,
+    { port: number; env: Record<string, string>; server?: RunningServer; starting?: Promise<void> }
+  >();
   private haproxy: ChildProcess | undefined;
   private haproxyLog = '';
   /** Where HAProxy's frontends listen here: `web` (TLS), `replicas` (rotation checks). */
@@ -96,7 +105,9 @@ export class ScaleTopology {
 
   /** The replicas: services that run the Blume image with `serve`. */
   static replicaNames(services: Record<string, ComposeService>): string[] {
-    return Object.keys(services).filter((name) => services[name]!.image?.startsWith('localhost/blume:') && services[name]!.command?.[0] === 'serve');
+    return Object.keys(services).filter(
+      (name) => services[name]!.image?.startsWith('localhost/blume:') && services[name]!.command?.[0] === 'serve',
+    );
   }
 
   /** The load balancer's fixed address on the `edge` network, which the replicas trust. */
@@ -107,7 +118,11 @@ export class ScaleTopology {
 
   /** A Blume container's environment as it runs here. */
   environment(service: string, port?: number): Record<string, string> {
-    const env: Record<string, string> = { ...imageEnvironment(), ...this.services[service]!.environment, BLUME_CLI: BLUME_CLI_FROM_SOURCES };
+    const env: Record<string, string> = {
+      ...imageEnvironment(),
+      ...this.services[service]!.environment,
+      BLUME_CLI: BLUME_CLI_FROM_SOURCES,
+    };
     for (const [name, value] of Object.entries(env)) {
       const host = /^[a-z]+:\/\/(?:[^@/]*@)?([a-z0-9-]+)[:/]/.exec(value)?.[1];
       if (host && host in this.local) env[name] = this.local[host as keyof LocalServices];
@@ -117,13 +132,22 @@ export class ScaleTopology {
     // The image's data volume: one per container.
     env.BLUME_DATA_DIR = path.join(this.folder, service);
     const services = Object.keys(this.services).join('|');
-    for (const [name, value] of Object.entries(env)) assert.doesNotMatch(value, new RegExp(`//([^@/]*@)?(${services})[:/]`), `${service}: ${name} still names a compose service`);
+    for (const [name, value] of Object.entries(env))
+      assert.doesNotMatch(
+        value,
+        new RegExp(`//([^@/]*@)?(${services})[:/]`),
+        `${service}: ${name} still names a compose service`,
+      );
     return env;
   }
 
   /** Runs a one-off Blume container's command (or `args`) to completion, as `docker compose run --rm`. */
   async run(service: string, args = this.services[service]!.command!.join(' ')): Promise<CliResult> {
-    const result = await runCommand(['sh', '-c', `sh "$ENTRYPOINT" ${args}`], { ...this.environment(service), ENTRYPOINT }, ROOT);
+    const result = await runCommand(
+      ['sh', '-c', `sh "$ENTRYPOINT" ${args}`],
+      { ...this.environment(service), ENTRYPOINT },
+      ROOT,
+    );
     assert.equal(result.status, 0, `${service} ${args}: ${result.stderr}`);
     return result;
   }
@@ -164,12 +188,18 @@ export class ScaleTopology {
     const check = this.services[name]!.healthcheck!.test.slice(1);
     assert.deepEqual(check, ['node', '/app/docker/healthcheck.mjs']);
     const env = { PATH: process.env.PATH ?? '', GUNICORN_BIND: this.replicas.get(name)!.env.GUNICORN_BIND! };
-    await eventually(`${name} to pass its health check`, () => (spawnSync(process.execPath, [path.join(ROOT, 'docker/healthcheck.mjs')], { env }).status === 0 ? true : undefined));
+    await eventually(`${name} to pass its health check`, () =>
+      spawnSync(process.execPath, [path.join(ROOT, 'docker/healthcheck.mjs')], { env }).status === 0 ? true : undefined,
+    );
   }
 
   /** HAProxy's own view: the replica is in the rotation. */
   inRotation(name: string): Promise<true> {
-    return eventually(`HAProxy to put ${name} in the rotation`, async () => ((await fetch(`http://127.0.0.1:${this.rotationPort}/${name}`).catch(() => undefined))?.status === 200 ? true : undefined));
+    return eventually(`HAProxy to put ${name} in the rotation`, async () =>
+      (await fetch(`http://127.0.0.1:${this.rotationPort}/${name}`).catch(() => undefined))?.status === 200
+        ? true
+        : undefined,
+    );
   }
 
   private async startHaproxy(): Promise<void> {
@@ -177,7 +207,27 @@ export class ScaleTopology {
     const certs = path.join(this.folder, 'certs');
     await mkdir(certs, { recursive: true });
     const portal = new URL(hosts.BLUME_PUBLIC_URL!).hostname;
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${portal}`, '-addext', `subjectAltName=DNS:${portal},DNS:*.${hosts.BLUME_SITES_DOMAIN}`, '-keyout', '-', '-out', '-'], { encoding: 'utf8' });
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${portal}`,
+        '-addext',
+        `subjectAltName=DNS:${portal},DNS:*.${hosts.BLUME_SITES_DOMAIN}`,
+        '-keyout',
+        '-',
+        '-out',
+        '-',
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(made.status, 0, made.stderr);
     await writeFile(path.join(certs, 'blume.pem'), made.stdout);
     this.certificate = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/.exec(made.stdout)![0];
@@ -190,7 +240,10 @@ export class ScaleTopology {
       [/^(\s+bind) :8080$/m, `$1 127.0.0.1:${httpPort}`],
       [/^(\s+bind) :8443 ssl crt \/usr\/local\/etc\/haproxy\/certs\/$/m, `$1 127.0.0.1:${tlsPort} ssl crt ${certs}/`],
       [/^(\s+bind) :8404$/m, `$1 127.0.0.1:${rotationPort}`],
-      ...[...this.replicas].map(([name, { port }]): [RegExp, string] => [new RegExp(`^(\\s+server ${name}) ${name}:8080$`, 'm'), `$1 127.0.0.1:${port}`]),
+      ...[...this.replicas].map(([name, { port }]): [RegExp, string] => [
+        new RegExp(`^(\\s+server ${name}) ${name}:8080$`, 'm'),
+        `$1 127.0.0.1:${port}`,
+      ]),
     ];
     for (const [pattern, replacement] of rewrites) {
       assert.match(config, pattern, `docker/haproxy.cfg has a line ${pattern}`);
@@ -200,7 +253,8 @@ export class ScaleTopology {
     await writeFile(file, config);
     const haproxy = spawn(HAPROXY_BINARY, ['-f', file, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.haproxy = haproxy;
-    for (const stream of [haproxy.stdout, haproxy.stderr]) stream.on('data', (chunk: Buffer) => (this.haproxyLog += chunk.toString()));
+    for (const stream of [haproxy.stdout, haproxy.stderr])
+      stream.on('data', (chunk: Buffer) => (this.haproxyLog += chunk.toString()));
     await eventually('HAProxy to listen', async () => {
       if (haproxy.exitCode !== null) throw new Error(`haproxy exited with ${haproxy.exitCode}: ${this.haproxyLog}`);
       return (await fetch(`http://127.0.0.1:${rotationPort}/`).catch(() => undefined)) ? true : undefined;

@@ -22,7 +22,13 @@ export async function promotionLog(db: Executor, siteId: string): Promise<LogRow
     db,
     sql`select ${promotions.id} as "id", ${promotions.releaseId} as "releaseId", ${promotions.action} as "action", ${promotions.previousId} as "previousId"
         from ${promotions} where ${promotions.siteId} = ${siteId} order by ${promotions.id}`,
-  ).then((rows) => rows.map((row) => ({ ...row, id: Number(row.id), previousId: row.previousId === null ? null : Number(row.previousId) })));
+  ).then((rows) =>
+    rows.map((row) => ({
+      ...row,
+      id: Number(row.id),
+      previousId: row.previousId === null ? null : Number(row.previousId),
+    })),
+  );
 }
 
 /** The live chain the log describes from its head: the live release first, then what rollbacks return to. */
@@ -53,24 +59,37 @@ export async function deploymentProblems(db: Executor, blobsDir: string): Promis
         group by r.id, r.file_count having count(f.path) <> r.file_count`,
   );
   for (const row of partial) problems.push(`release ${row.id} has ${row.found} of its ${row.expected} files`);
-  const hashes = await queryRows<{ hash: string; release: string }>(db, sql`select distinct on (hash) hash, release_id as release from ${releaseFiles}`);
-  for (const row of hashes) if (!existsSync(path.join(blobsDir, blobKey(row.hash)))) problems.push(`release ${row.release} names blob ${row.hash}, which is not in the store`);
+  const hashes = await queryRows<{ hash: string; release: string }>(
+    db,
+    sql`select distinct on (hash) hash, release_id as release from ${releaseFiles}`,
+  );
+  for (const row of hashes)
+    if (!existsSync(path.join(blobsDir, blobKey(row.hash))))
+      problems.push(`release ${row.release} names blob ${row.hash}, which is not in the store`);
 
-  const aliases = await queryRows<{ site: string; live: string | null; head: number | null; headRelease: string | null }>(
+  const aliases = await queryRows<{
+    site: string;
+    live: string | null;
+    head: number | null;
+    headRelease: string | null;
+  }>(
     db,
     sql`select a.site_id as site, a.live_release_id as live, a.live_promotion_id as head, p.release_id as "headRelease"
         from ${siteAliases} a left join ${promotions} p on p.id = a.live_promotion_id`,
   );
   for (const row of aliases) {
-    if (row.head !== null && row.headRelease !== row.live) problems.push(`site ${row.site}: live is ${row.live} but the log head ${row.head} names ${row.headRelease}`);
-    if (row.head === null && row.live !== null) problems.push(`site ${row.site}: live is ${row.live} without a log row`);
+    if (row.head !== null && row.headRelease !== row.live)
+      problems.push(`site ${row.site}: live is ${row.live} but the log head ${row.head} names ${row.headRelease}`);
+    if (row.head === null && row.live !== null)
+      problems.push(`site ${row.site}: live is ${row.live} without a log row`);
   }
   const broken = await queryRows<{ id: number; previous: number }>(
     db,
     sql`select p.id, p.previous_id as previous from ${promotions} p left join ${promotions} q on q.id = p.previous_id
         where p.previous_id is not null and (q.id is null or q.id >= p.id or q.site_id <> p.site_id)`,
   );
-  for (const row of broken) problems.push(`promotion ${row.id} names ${row.previous} before it, which is missing, newer or of another site`);
+  for (const row of broken)
+    problems.push(`promotion ${row.id} names ${row.previous} before it, which is missing, newer or of another site`);
 
   const lostReleases = await queryRows<{ id: string }>(
     db,
@@ -93,10 +112,19 @@ export async function deploymentProblems(db: Executor, blobsDir: string): Promis
  * Blobs in the store that no release references: `untracked` ones are not named by an upload's
  * intent either, so no sweep would ever remove them (decision 0055); there must be none.
  */
-export async function unreferencedBlobs(db: Executor, blobsDir: string): Promise<{ unreferenced: number; untracked: number }> {
-  const referenced = new Set((await queryRows<{ hash: string }>(db, sql`select distinct hash from ${releaseFiles}`)).map((row) => row.hash));
-  const intended = new Set((await db.select({ hashes: blobIntents.hashes }).from(blobIntents)).flatMap((row) => row.hashes));
-  const stored = (await filesUnder(path.join(blobsDir, 'sha256'))).map((name) => path.basename(name)).filter((name) => /^[0-9a-f]{64}$/.test(name));
+export async function unreferencedBlobs(
+  db: Executor,
+  blobsDir: string,
+): Promise<{ unreferenced: number; untracked: number }> {
+  const referenced = new Set(
+    (await queryRows<{ hash: string }>(db, sql`select distinct hash from ${releaseFiles}`)).map((row) => row.hash),
+  );
+  const intended = new Set(
+    (await db.select({ hashes: blobIntents.hashes }).from(blobIntents)).flatMap((row) => row.hashes),
+  );
+  const stored = (await filesUnder(path.join(blobsDir, 'sha256')))
+    .map((name) => path.basename(name))
+    .filter((name) => /^[0-9a-f]{64}$/.test(name));
   const unreferenced = stored.filter((hash) => !referenced.has(hash));
   return { unreferenced: unreferenced.length, untracked: unreferenced.filter((hash) => !intended.has(hash)).length };
 }
@@ -105,7 +133,9 @@ export async function unreferencedBlobs(db: Executor, blobsDir: string): Promise
 export async function filesUnder(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-    return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+    return entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

@@ -54,7 +54,11 @@ function uploadFiles(n: number): Map<string, Buffer> {
   const key = createHash('sha256').update(`upload ${n}`).digest().subarray(0, 16);
   for (let i = 0; i < FILES_PER_UPLOAD; i++) {
     if (i % 3 === 0) files.set(`pages/${i}.html`, Buffer.from(`<p>upload ${n} page ${i}</p>\n`.repeat(400)));
-    else files.set(`data/${i}.bin`, createCipheriv('aes-128-ctr', key, Buffer.alloc(16, i)).update(Buffer.alloc(48 * 1024)));
+    else
+      files.set(
+        `data/${i}.bin`,
+        createCipheriv('aes-128-ctr', key, Buffer.alloc(16, i)).update(Buffer.alloc(48 * 1024)),
+      );
   }
   return files;
 }
@@ -62,7 +66,10 @@ function uploadFiles(n: number): Map<string, Buffer> {
 /** Markdown that builds in about a second here. */
 async function docsSource(): Promise<Buffer> {
   const paragraph = 'Blume builds *Markdown* into a site: `code`, [links](index.md), lists and tables.\n\n'.repeat(30);
-  const pages = Array.from({ length: 300 }, (_, i) => ({ name: `page-${i}.md`, content: `# Page ${i}\n\n${paragraph}` }));
+  const pages = Array.from({ length: 300 }, (_, i) => ({
+    name: `page-${i}.md`,
+    content: `# Page ${i}\n\n${paragraph}`,
+  }));
   return tarball([{ name: 'index.md', content: '# Home\n' }, ...pages]);
 }
 
@@ -89,7 +96,11 @@ type Kind = keyof typeof MIX;
 function trialKinds(count: number, random: () => number): Kind[] {
   const ingest = Math.round(count * MIX.ingest);
   const promote = Math.round(count * MIX.promote);
-  const kinds: Kind[] = [...Array<Kind>(ingest).fill('ingest'), ...Array<Kind>(promote).fill('promote'), ...Array<Kind>(count - ingest - promote).fill('build')];
+  const kinds: Kind[] = [
+    ...Array<Kind>(ingest).fill('ingest'),
+    ...Array<Kind>(promote).fill('promote'),
+    ...Array<Kind>(count - ingest - promote).fill('build'),
+  ];
   for (let i = kinds.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
@@ -97,7 +108,8 @@ function trialKinds(count: number, random: () => number): Kind[] {
   return kinds;
 }
 
-const groupTrials = (index: number): number => Math.floor(TOTAL_TRIALS / testDatabases.length) + (index < TOTAL_TRIALS % testDatabases.length ? 1 : 0);
+const groupTrials = (index: number): number =>
+  Math.floor(TOTAL_TRIALS / testDatabases.length) + (index < TOTAL_TRIALS % testDatabases.length ? 1 : 0);
 
 // The two databases' trials run side by side: each group waits on its server's restarts.
 describe('kill -9 trials', { concurrency: true }, () => {
@@ -122,18 +134,27 @@ describe('kill -9 trials', { concurrency: true }, () => {
       const timings = { ingestMs: 0, buildMs: 0, restartsMs: [] as number[] };
       const outcomes: Record<string, number> = {};
 
-      const api = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => callApi(server, method, url, { authorization: `Bearer ${token}`, ...headers }, body);
+      const api = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
+        callApi(server, method, url, { authorization: `Bearer ${token}`, ...headers }, body);
 
       const archiveOf = async (n: number): Promise<Buffer> => siteArchive(Object.fromEntries(uploadFiles(n)));
 
       function uploadArchive(archive: Buffer): Promise<Response> {
         const body = multipartBody('archive', archive);
-        return fetch(`${server.url}/api/deploy/${SITE}`, { method: 'POST', headers: { connection: 'close', ...body.headers, authorization: `Bearer ${token}` }, body: new Uint8Array(body.payload) });
+        return fetch(`${server.url}/api/deploy/${SITE}`, {
+          method: 'POST',
+          headers: { connection: 'close', ...body.headers, authorization: `Bearer ${token}` },
+          body: new Uint8Array(body.payload),
+        });
       }
 
       async function uploadSource(): Promise<Response> {
         const body = multipartBody('archive', await docsSource(), 'docs.tar');
-        return fetch(`${server.url}/api/deploy/${SITE}/source`, { method: 'POST', headers: { connection: 'close', ...body.headers, authorization: `Bearer ${token}` }, body: new Uint8Array(body.payload) });
+        return fetch(`${server.url}/api/deploy/${SITE}/source`, {
+          method: 'POST',
+          headers: { connection: 'close', ...body.headers, authorization: `Bearer ${token}` },
+          body: new Uint8Array(body.payload),
+        });
       }
 
       async function start(): Promise<void> {
@@ -152,12 +173,26 @@ describe('kill -9 trials', { concurrency: true }, () => {
         }
         console.log(`# kill -9 [${database}]: seed ${SEED + index} (BLUME_RELIABILITY_SEED=${SEED} replays the run)`);
         await start();
-        const admin = await runBlume(['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'], env);
+        const admin = await runBlume(
+          ['create-admin', '-u', 'admin', '-e', 'admin@example.test', '-p', 'correct horse battery'],
+          env,
+        );
         assert.equal(admin.status, 0, admin.stderr);
-        const login = await callApi(server, 'POST', '/api/auth/login', {}, { login: 'admin', password: 'correct horse battery' });
+        const login = await callApi(
+          server,
+          'POST',
+          '/api/auth/login',
+          {},
+          { login: 'admin', password: 'correct horse battery' },
+        );
         const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-        assert.equal((await callApi(server, 'POST', '/api/sites', { cookie }, { id: SITE, kind: 'static' })).status, 201);
-        token = String((await callApi(server, 'POST', `/api/sites/${SITE}/deploy-tokens`, { cookie }, { name: 'ci' })).body.token);
+        assert.equal(
+          (await callApi(server, 'POST', '/api/sites', { cookie }, { id: SITE, kind: 'static' })).status,
+          201,
+        );
+        token = String(
+          (await callApi(server, 'POST', `/api/sites/${SITE}/deploy-tokens`, { cookie }, { name: 'ci' })).body.token,
+        );
 
         // Unbroken runs first: releases to promote between, and how long an ingest and a build take.
         for (let i = 0; i < 3; i++) {
@@ -183,12 +218,17 @@ describe('kill -9 trials', { concurrency: true }, () => {
       });
 
       after(async () => {
-        if (postgres) outcomes['unreferenced blobs (swept an hour on)'] = (await unreferencedBlobs(postgres.handle.db, path.join(dataDir, 'blobs'))).unreferenced;
+        if (postgres)
+          outcomes['unreferenced blobs (swept an hour on)'] = (
+            await unreferencedBlobs(postgres.handle.db, path.join(dataDir, 'blobs'))
+          ).unreferenced;
         await server?.stop();
         await postgres?.drop();
         await rm(dataDir, { recursive: true, force: true });
         const restarts = [...timings.restartsMs].sort((a, b) => a - b);
-        console.log(`# kill -9 [${database}]: ${JSON.stringify(outcomes)}; ingest ${timings.ingestMs} ms, build ${timings.buildMs} ms; restart median ${restarts[restarts.length >> 1]} ms, max ${restarts.at(-1)} ms`);
+        console.log(
+          `# kill -9 [${database}]: ${JSON.stringify(outcomes)}; ingest ${timings.ingestMs} ms, build ${timings.buildMs} ms; restart median ${restarts[restarts.length >> 1]} ms, max ${restarts.at(-1)} ms`,
+        );
       });
 
       /** Every file of a release, through its preview host: the upload it came from, or the reference build. */
@@ -197,15 +237,27 @@ describe('kill -9 trials', { concurrency: true }, () => {
         const index = await getOnHost(server, host, '/', { authorization: auth });
         assert.equal(index.status, 200, `release ${release.id} serves its index`);
         if (release.build_id) {
-          assert.equal(release.file_count, builtFileCount, `release ${release.id} of build ${release.build_id} has every built file`);
+          assert.equal(
+            release.file_count,
+            builtFileCount,
+            `release ${release.id} of build ${release.build_id} has every built file`,
+          );
           assert.match(index.body.toString(), /Home/);
-          for (const page of [0, 150, 299]) assert.equal((await getOnHost(server, host, `/page-${page}/`, { authorization: auth })).status, 200, `release ${release.id} serves page ${page}`);
+          for (const page of [0, 150, 299])
+            assert.equal(
+              (await getOnHost(server, host, `/page-${page}/`, { authorization: auth })).status,
+              200,
+              `release ${release.id} serves page ${page}`,
+            );
         } else {
           const n = Number(/upload (\d+)/.exec(index.body.toString())?.[1]);
           const files = uploadFiles(n);
           assert.equal(release.file_count, files.size, `release ${release.id} (upload ${n}) has every file`);
           for (const [name, content] of files) {
-            const answer = await getOnHost(server, host, `/${name}`, { authorization: auth, 'accept-encoding': 'identity' });
+            const answer = await getOnHost(server, host, `/${name}`, {
+              authorization: auth,
+              'accept-encoding': 'identity',
+            });
             assert.equal(answer.status, 200, `release ${release.id} serves ${name}`);
             assert.ok(answer.body.equals(content), `release ${release.id} serves the bytes of ${name}`);
           }
@@ -216,64 +268,110 @@ describe('kill -9 trials', { concurrency: true }, () => {
       /** The invariants after a restart; `cut` is the chain the call in flight at the kill would have left. */
       async function checkInvariants(cut: string[] | undefined): Promise<void> {
         // Scratch entries of the dead process went at start; the blob store holds no half-written file.
-        assert.deepEqual(await readdir(path.join(dataDir, 'tmp')).catch(() => []), [], 'no scratch entry is left in <data>/tmp');
-        const temporary = (await filesUnder(path.join(dataDir, 'blobs'))).filter((name) => path.basename(name).startsWith('.tmp-'));
+        assert.deepEqual(
+          await readdir(path.join(dataDir, 'tmp')).catch(() => []),
+          [],
+          'no scratch entry is left in <data>/tmp',
+        );
+        const temporary = (await filesUnder(path.join(dataDir, 'blobs'))).filter((name) =>
+          path.basename(name).startsWith('.tmp-'),
+        );
         assert.deepEqual(temporary, [], 'no temporary file is left in the blob store');
 
         // Every build has ended (at once on PGlite; when its lease runs out on PostgreSQL).
-        const buildList = await eventually('every build to end', async () => {
-          const list = (await api('GET', `/api/deploy/${SITE}/builds?page_size=100`)).body.builds as Build[];
-          return list.every((build) => build.state !== 'queued' && build.state !== 'running') ? list : undefined;
-        }, 15_000);
+        const buildList = await eventually(
+          'every build to end',
+          async () => {
+            const list = (await api('GET', `/api/deploy/${SITE}/builds?page_size=100`)).body.builds as Build[];
+            return list.every((build) => build.state !== 'queued' && build.state !== 'running') ? list : undefined;
+          },
+          15_000,
+        );
         // An input whose upload died before its build was queued is named by its intent: swept at
         // the restart on PGlite, an hour on on PostgreSQL (another node may still be storing it).
-        const intended = postgres ? new Set((await postgres.handle.db.select({ keys: blobIntents.keys }).from(blobIntents)).flatMap((row) => row.keys)) : new Set<string>();
-        const inputsLeft = async (): Promise<string[]> => (await filesUnder(path.join(dataDir, 'blobs', 'build-inputs'))).filter((name) => !intended.has(`build-inputs/${name}`));
+        const intended = postgres
+          ? new Set(
+              (await postgres.handle.db.select({ keys: blobIntents.keys }).from(blobIntents)).flatMap(
+                (row) => row.keys,
+              ),
+            )
+          : new Set<string>();
+        const inputsLeft = async (): Promise<string[]> =>
+          (await filesUnder(path.join(dataDir, 'blobs', 'build-inputs'))).filter(
+            (name) => !intended.has(`build-inputs/${name}`),
+          );
         // A build that succeeded just before the kill, its input not yet removed, is still its job's:
         // the input goes when that job's lease runs out (at the restart on PGlite, a lease later on
         // PostgreSQL, as the build's own end does).
-        const inputs = postgres ? await eventually('the inputs of ended builds to go', async () => ((await inputsLeft()).length === 0 ? [] : undefined), 15_000).catch(inputsLeft) : await inputsLeft();
+        const inputs = postgres
+          ? await eventually(
+              'the inputs of ended builds to go',
+              async () => ((await inputsLeft()).length === 0 ? [] : undefined),
+              15_000,
+            ).catch(inputsLeft)
+          : await inputsLeft();
         assert.deepEqual(inputs, [], 'ended builds leave no input behind');
 
         const listing = (await api('GET', `/api/deploy/${SITE}/releases`)).body as unknown as Listing;
         const ids = new Set(listing.releases.map((release) => release.id));
         for (const id of answered) assert.ok(ids.has(id), `release ${id}, answered 201 before a kill, is still there`);
         for (const build of buildList) {
-          if (build.state === 'succeeded') assert.ok(build.release && ids.has(build.release), `succeeded build ${build.id} has its release`);
-          else assert.ok(!listing.releases.some((release) => release.build_id === build.id), `${build.state} build ${build.id} left no release`);
+          if (build.state === 'succeeded')
+            assert.ok(build.release && ids.has(build.release), `succeeded build ${build.id} has its release`);
+          else
+            assert.ok(
+              !listing.releases.some((release) => release.build_id === build.id),
+              `${build.state} build ${build.id} left no release`,
+            );
         }
         for (const release of listing.releases) if (!verified.has(release.id)) await verifyRelease(release);
 
         // The pointers are those of the last answered call, or of the one the kill cut short.
         const actual = [listing.aliases.live, listing.rollback_to];
-        const matches = (candidate: string[]) => actual[0] === (candidate[0] ?? null) && actual[1] === (candidate[1] ?? null);
+        const matches = (candidate: string[]) =>
+          actual[0] === (candidate[0] ?? null) && actual[1] === (candidate[1] ?? null);
         if (!matches(chain)) {
-          assert.ok(cut && matches(cut), `live ${actual[0]} with rollback to ${actual[1]} is neither the answered state (${chain.slice(0, 2).join(', ')}) nor the cut call's (${cut?.slice(0, 2).join(', ')})`);
+          assert.ok(
+            cut && matches(cut),
+            `live ${actual[0]} with rollback to ${actual[1]} is neither the answered state (${chain.slice(0, 2).join(', ')}) nor the cut call's (${cut?.slice(0, 2).join(', ')})`,
+          );
           chain = cut;
         }
         const production = await getOnHost(server, `${SITE}.blume.test`, '/');
         const live = listing.releases.find((release) => release.id === listing.aliases.live);
         assert.equal(production.status, live ? 200 : 404);
-        if (live && !live.build_id) assert.equal(production.body.toString(), (await getOnHost(server, `r-${live.id}--${SITE}.blume.test`, '/', { authorization: auth })).body.toString());
+        if (live && !live.build_id)
+          assert.equal(
+            production.body.toString(),
+            (await getOnHost(server, `r-${live.id}--${SITE}.blume.test`, '/', { authorization: auth })).body.toString(),
+          );
 
         if (postgres) {
           assert.deepEqual(await deploymentProblems(postgres.handle.db, path.join(dataDir, 'blobs')), []);
           // Another node may still be storing them: blobs of a dead upload wait for the hourly sweep, named by its intent.
-          assert.equal((await unreferencedBlobs(postgres.handle.db, path.join(dataDir, 'blobs'))).untracked, 0, 'every unreferenced blob is named by an upload intent');
+          assert.equal(
+            (await unreferencedBlobs(postgres.handle.db, path.join(dataDir, 'blobs'))).untracked,
+            0,
+            'every unreferenced blob is named by an upload intent',
+          );
         }
       }
 
       async function killAndRestart(): Promise<void> {
         await server.stop('SIGKILL');
         // bubblewrap's --die-with-parent (or setpriv's death signal) takes the sandbox down with it.
-        await eventually('the build sandbox to die with the server', () => (buildProcesses(dataDir).length === 0 ? true : undefined), 10_000);
+        await eventually(
+          'the build sandbox to die with the server',
+          () => (buildProcesses(dataDir).length === 0 ? true : undefined),
+          10_000,
+        );
         await start();
       }
 
       async function ingestTrial(delay: number): Promise<void> {
         const archive = await archiveOf(++uploads);
         const upload = uploadArchive(archive).then(
-          async (response) => ({ status: response.status, body: await response.json().catch(() => ({})) as Release }),
+          async (response) => ({ status: response.status, body: (await response.json().catch(() => ({}))) as Release }),
           () => undefined,
         );
         await sleep(delay);
@@ -285,7 +383,9 @@ describe('kill -9 trials', { concurrency: true }, () => {
       }
 
       async function promoteTrial(delay: number): Promise<void> {
-        const releases = ((await api('GET', `/api/deploy/${SITE}/releases`)).body as unknown as Listing).releases.map((release) => release.id);
+        const releases = ((await api('GET', `/api/deploy/${SITE}/releases`)).body as unknown as Listing).releases.map(
+          (release) => release.id,
+        );
         let cut: string[] | undefined;
         let calls = 0;
         let killed = false;
@@ -297,7 +397,9 @@ describe('kill -9 trials', { concurrency: true }, () => {
             const ifMatch: Record<string, string> = random() < 0.5 ? { 'if-match': `"${chain[0]}"` } : {};
             cut = next;
             try {
-              const answer = rollback ? await api('POST', `/api/deploy/${SITE}/rollback`, undefined, ifMatch) : await api('POST', `/api/deploy/${SITE}/promote`, { release: target }, ifMatch);
+              const answer = rollback
+                ? await api('POST', `/api/deploy/${SITE}/rollback`, undefined, ifMatch)
+                : await api('POST', `/api/deploy/${SITE}/promote`, { release: target }, ifMatch);
               assert.equal(answer.status, 200, JSON.stringify(answer.body));
               assert.equal((answer.body.aliases as { live: string }).live, next[0]);
             } catch (error) {
@@ -327,7 +429,13 @@ describe('kill -9 trials', { concurrency: true }, () => {
         const sandboxes = buildProcesses(dataDir).length;
         await killAndRestart();
         const status = await upload;
-        count(status ? `build answered ${status}` : sandboxes > 0 ? 'build cut while its sandbox ran' : 'build cut outside its sandbox');
+        count(
+          status
+            ? `build answered ${status}`
+            : sandboxes > 0
+              ? 'build cut while its sandbox ran'
+              : 'build cut outside its sandbox',
+        );
         await checkInvariants(undefined);
       }
 
@@ -336,17 +444,23 @@ describe('kill -9 trials', { concurrency: true }, () => {
       }
 
       // A restart is ~4.5 CPU-seconds under tsx: minutes on a free machine, far more on a busy one.
-      it(`survives ${groupTrials(index)} kills during ingests, promotes and builds`, { timeout: 1_800_000 }, async () => {
-        for (const [trial, kind] of trialKinds(groupTrials(index), random).entries()) {
-          try {
-            if (kind === 'ingest') await ingestTrial(Math.floor(random() * timings.ingestMs * 1.2));
-            else if (kind === 'promote') await promoteTrial(Math.floor(random() * 300));
-            else await buildTrial(Math.floor(random() * timings.buildMs * 1.2));
-          } catch (error) {
-            throw new Error(`trial ${trial + 1} (${kind}) failed; server output:\n${server.output()}`, { cause: error });
+      it(
+        `survives ${groupTrials(index)} kills during ingests, promotes and builds`,
+        { timeout: 1_800_000 },
+        async () => {
+          for (const [trial, kind] of trialKinds(groupTrials(index), random).entries()) {
+            try {
+              if (kind === 'ingest') await ingestTrial(Math.floor(random() * timings.ingestMs * 1.2));
+              else if (kind === 'promote') await promoteTrial(Math.floor(random() * 300));
+              else await buildTrial(Math.floor(random() * timings.buildMs * 1.2));
+            } catch (error) {
+              throw new Error(`trial ${trial + 1} (${kind}) failed; server output:\n${server.output()}`, {
+                cause: error,
+              });
+            }
           }
-        }
-      });
+        },
+      );
 
       it('leaves the embedded database consistent', { skip: database !== 'pglite' }, async () => {
         assert.equal(await server.stop(), 0);
@@ -354,7 +468,10 @@ describe('kill -9 trials', { concurrency: true }, () => {
         try {
           assert.deepEqual(await deploymentProblems(handle.db, path.join(dataDir, 'blobs')), []);
           // Each start swept what the killed process was storing.
-          assert.deepEqual(await unreferencedBlobs(handle.db, path.join(dataDir, 'blobs')), { unreferenced: 0, untracked: 0 });
+          assert.deepEqual(await unreferencedBlobs(handle.db, path.join(dataDir, 'blobs')), {
+            unreferenced: 0,
+            untracked: 0,
+          });
         } finally {
           await handle.close();
         }

@@ -27,7 +27,13 @@ describe('AI provider clients', () => {
   for (const provider of ['openai', 'anthropic'] as const) {
     describe(provider, () => {
       const client = (overrides: { apiKey?: string; timeoutMs?: number; baseUrl?: string } = {}) =>
-        createAiClient({ provider, baseUrl: overrides.baseUrl ?? baseUrl(provider), model: 'test-model', apiKey: overrides.apiKey ?? server.apiKey, timeoutMs: overrides.timeoutMs ?? 5000 });
+        createAiClient({
+          provider,
+          baseUrl: overrides.baseUrl ?? baseUrl(provider),
+          model: 'test-model',
+          apiKey: overrides.apiKey ?? server.apiKey,
+          timeoutMs: overrides.timeoutMs ?? 5000,
+        });
 
       it('sends the prompts in the wire format and reads the answer', async () => {
         server.answer = '{"title":"Hello"}';
@@ -59,11 +65,14 @@ describe('AI provider clients', () => {
         assert.doesNotMatch(JSON.stringify({ message: error.message, extensions: error.extensions }), /sk-wrong-key/);
       });
 
-      it('passes on the provider\'s overload error code', async () => {
+      it("passes on the provider's overload error code", async () => {
         const error = await failure(client().complete({ system: 's', prompt: 'scenario:overloaded' }));
         assert.equal(error.code, 'ai_provider_error');
         assert.equal(error.extensions.provider_status, provider === 'openai' ? 429 : 529);
-        assert.equal(error.extensions.provider_error, provider === 'openai' ? 'rate_limit_exceeded' : 'overloaded_error');
+        assert.equal(
+          error.extensions.provider_error,
+          provider === 'openai' ? 'rate_limit_exceeded' : 'overloaded_error',
+        );
       });
 
       it('reports a refusal as ai_refused', async () => {
@@ -78,13 +87,21 @@ describe('AI provider clients', () => {
       });
 
       it('reports a body that is not JSON as ai_invalid_output', async () => {
-        assert.equal((await failure(client().complete({ system: 's', prompt: 'scenario:garbage' }))).code, 'ai_invalid_output');
+        assert.equal(
+          (await failure(client().complete({ system: 's', prompt: 'scenario:garbage' }))).code,
+          'ai_invalid_output',
+        );
       });
 
       it('reports a provider that cannot be reached', async () => {
         const closed = await startAiProvider();
         await closed.close();
-        const error = await failure(client({ baseUrl: provider === 'openai' ? `${closed.origin}/v1` : closed.origin }).complete({ system: 's', prompt: 'p' }));
+        const error = await failure(
+          client({ baseUrl: provider === 'openai' ? `${closed.origin}/v1` : closed.origin }).complete({
+            system: 's',
+            prompt: 'p',
+          }),
+        );
         assert.equal(error.code, 'ai_provider_error');
         assert.match(error.message, /could not be reached/);
       });

@@ -33,7 +33,8 @@ export function createAnthropicClient(settings: AiSettings): AiClient {
         },
         readError,
       )) as MessagesAnswer;
-      if (answer.stop_reason === 'refusal') throw aiError('ai_refused', 'The model refused to answer.', settings.apiKey);
+      if (answer.stop_reason === 'refusal')
+        throw aiError('ai_refused', 'The model refused to answer.', settings.apiKey);
       const text = (answer.content ?? [])
         .filter((block) => block.type === 'text' && typeof block.text === 'string')
         .map((block) => block.text)

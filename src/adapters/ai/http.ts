@@ -31,15 +31,25 @@ export async function postJson(
       redirect: 'error',
     });
   } catch (error) {
-    if ((error as Error).name === 'TimeoutError') throw aiError('ai_timeout', `The ${provider} API did not answer within ${Math.round((settings.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s.`, settings.apiKey);
+    if ((error as Error).name === 'TimeoutError')
+      throw aiError(
+        'ai_timeout',
+        `The ${provider} API did not answer within ${Math.round((settings.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000)} s.`,
+        settings.apiKey,
+      );
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw aiError('ai_provider_error', `The ${provider} API at ${new URL(url).origin} could not be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}.`, settings.apiKey);
+    throw aiError(
+      'ai_provider_error',
+      `The ${provider} API at ${new URL(url).origin} could not be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}.`,
+      settings.apiKey,
+    );
   }
   let text: string;
   try {
     text = await response.text();
   } catch (error) {
-    if ((error as Error).name === 'TimeoutError') throw aiError('ai_timeout', `The ${provider} API did not finish its answer in time.`, settings.apiKey);
+    if ((error as Error).name === 'TimeoutError')
+      throw aiError('ai_timeout', `The ${provider} API did not finish its answer in time.`, settings.apiKey);
     throw error;
   }
   let json: unknown;
@@ -56,7 +66,8 @@ export async function postJson(
       ...(error.type ? { provider_error: error.type } : {}),
     });
   }
-  if (json === undefined) throw aiError('ai_invalid_output', `The ${provider} API answered something that is not JSON.`, settings.apiKey);
+  if (json === undefined)
+    throw aiError('ai_invalid_output', `The ${provider} API answered something that is not JSON.`, settings.apiKey);
   return json;
 }
 

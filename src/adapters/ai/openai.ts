@@ -34,10 +34,13 @@ export function createOpenAiClient(settings: AiSettings): AiClient {
         readError,
       )) as ChatAnswer;
       const choice = answer.choices?.[0];
-      if (choice?.message?.refusal) throw aiError('ai_refused', `The model refused: ${choice.message.refusal.slice(0, 500)}`, settings.apiKey);
-      if (choice?.finish_reason === 'content_filter') throw aiError('ai_refused', 'The provider\'s content filter stopped the answer.', settings.apiKey);
+      if (choice?.message?.refusal)
+        throw aiError('ai_refused', `The model refused: ${choice.message.refusal.slice(0, 500)}`, settings.apiKey);
+      if (choice?.finish_reason === 'content_filter')
+        throw aiError('ai_refused', "The provider's content filter stopped the answer.", settings.apiKey);
       const text = choice?.message?.content;
-      if (typeof text !== 'string' || text.trim() === '') throw aiError('ai_invalid_output', 'The model answered no text.', settings.apiKey);
+      if (typeof text !== 'string' || text.trim() === '')
+        throw aiError('ai_invalid_output', 'The model answered no text.', settings.apiKey);
       return { text, model: answer.model ?? settings.model };
     },
   };

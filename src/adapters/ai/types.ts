@@ -50,7 +50,16 @@ export class AiProviderError extends Error {
 }
 
 /** An AiProviderError whose texts never carry the key, whatever the provider echoed back. */
-export function aiError(code: AiErrorCode, detail: string, apiKey: string, extensions: Record<string, unknown> = {}): AiProviderError {
+export function aiError(
+  code: AiErrorCode,
+  detail: string,
+  apiKey: string,
+  extensions: Record<string, unknown> = {},
+): AiProviderError {
   const scrub = (text: string): string => (apiKey ? text.split(apiKey).join('[key]') : text);
-  return new AiProviderError(code, scrub(detail), JSON.parse(scrub(JSON.stringify(extensions))) as Record<string, unknown>);
+  return new AiProviderError(
+    code,
+    scrub(detail),
+    JSON.parse(scrub(JSON.stringify(extensions))) as Record<string, unknown>,
+  );
 }

@@ -16,12 +16,21 @@ async function collect(stream: Readable): Promise<Buffer> {
 }
 
 const stores: Array<{ name: string; open(dir: string): Promise<{ store: BlobStore; close(): Promise<void> }> }> = [
-  { name: 'local', open: async (dir) => ({ store: createLocalBlobStore(path.join(dir, 'blobs')), close: async () => {} }) },
+  {
+    name: 'local',
+    open: async (dir) => ({ store: createLocalBlobStore(path.join(dir, 'blobs')), close: async () => {} }),
+  },
   {
     name: 's3 (s3rver)',
     open: async (dir) => {
       // A real S3 API server on loopback; the adapter talks to it through the AWS SDK.
-      const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: 'blume', configs: [] }] });
+      const server = new S3rver({
+        port: 0,
+        address: '127.0.0.1',
+        silent: true,
+        directory: path.join(dir, 's3'),
+        configureBuckets: [{ name: 'blume', configs: [] }],
+      });
       const { port } = (await server.run()) as { port: number };
       const store = await createS3BlobStore({
         bucket: 'blume',

@@ -47,7 +47,9 @@ export async function createS3BlobStore(options: BlobsConfig['s3']): Promise<Blo
     put: async (key, body, size) => {
       const length = Buffer.isBuffer(body) ? body.length : size;
       if (length === undefined) throw new Error('S3 uploads of streams need the size');
-      await send(client.send(new s3.PutObjectCommand({ Bucket, Key: objectKey(key), Body: body, ContentLength: length })));
+      await send(
+        client.send(new s3.PutObjectCommand({ Bucket, Key: objectKey(key), Body: body, ContentLength: length })),
+      );
     },
     get: async (key) => {
       try {
@@ -83,7 +85,11 @@ export async function createS3BlobStore(options: BlobsConfig['s3']): Promise<Blo
       (async function* () {
         let token: string | undefined;
         do {
-          const page = await send(client.send(new s3.ListObjectsV2Command({ Bucket, Prefix: options.prefix + prefix, ContinuationToken: token })));
+          const page = await send(
+            client.send(
+              new s3.ListObjectsV2Command({ Bucket, Prefix: options.prefix + prefix, ContinuationToken: token }),
+            ),
+          );
           for (const item of page.Contents ?? []) if (item.Key) yield item.Key.slice(options.prefix.length);
           token = page.IsTruncated ? page.NextContinuationToken : undefined;
         } while (token);

@@ -46,7 +46,8 @@ export class BroadcastMap<V> {
   /** Stores an entry, evicting the oldest one when full; not when a change was heard since `mark` (from `heard`). */
   set(key: string, value: V, mark?: number): void {
     if (mark !== undefined && mark !== this.changes) return;
-    if (this.entries.size >= this.maxEntries && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size >= this.maxEntries && !this.entries.has(key))
+      this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, value);
   }
 
@@ -59,6 +60,9 @@ export class BroadcastMap<V> {
     this.entries.delete(key);
     this.changes += 1;
     // Not subscribed (not started): no echo will come, so do not wait for one.
-    await this.echoes.publishAndWait((nonce) => this.pubsub.publish(this.channel, `${key}\n${nonce}`), this.unsubscribe ? undefined : 0);
+    await this.echoes.publishAndWait(
+      (nonce) => this.pubsub.publish(this.channel, `${key}\n${nonce}`),
+      this.unsubscribe ? undefined : 0,
+    );
   }
 }

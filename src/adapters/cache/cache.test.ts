@@ -30,14 +30,22 @@ for (const kind of testCaches) {
       assert.equal(await b.cache.get('k'), undefined);
       await a.cache.set('short', 'v', 1);
       assert.equal(await a.cache.get('short'), 'v');
-      await eventually('the value to expire', async () => ((await a.cache.get('short')) === undefined ? true : undefined), 3_000);
+      await eventually(
+        'the value to expire',
+        async () => ((await a.cache.get('short')) === undefined ? true : undefined),
+        3_000,
+      );
     });
 
     it('counts in a window shared by every node', async () => {
       assert.equal(await a.cache.increment('hits', 1), 1);
       assert.equal(await b.cache.increment('hits', 1), 2);
       assert.equal(await a.cache.increment('hits', 1), 3);
-      await eventually('the window to end', async () => ((await b.cache.get('hits')) === undefined ? true : undefined), 3_000);
+      await eventually(
+        'the window to end',
+        async () => ((await b.cache.get('hits')) === undefined ? true : undefined),
+        3_000,
+      );
       assert.equal(await b.cache.increment('hits', 1), 1);
     });
 

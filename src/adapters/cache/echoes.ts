@@ -20,7 +20,13 @@ export class Echoes {
     const heard = new Promise<void>((resolve) => {
       this.waiting.set(nonce, resolve);
       timer = setTimeout(() => {
-        if (timeoutMs > 0) this.errors.report('pub/sub echo', new Error(`a broadcast was not heard back within ${timeoutMs} ms; other nodes may answer from stale entries until it arrives`));
+        if (timeoutMs > 0)
+          this.errors.report(
+            'pub/sub echo',
+            new Error(
+              `a broadcast was not heard back within ${timeoutMs} ms; other nodes may answer from stale entries until it arrives`,
+            ),
+          );
         resolve();
       }, timeoutMs);
     });

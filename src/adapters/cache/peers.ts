@@ -51,6 +51,8 @@ export class Heartbeats implements BusNodes {
   }
 
   private beat(): void {
-    this.pubsub.publish(CHANNEL, this.nodeId).catch((error: unknown) => this.pubsub.errors.report('pub/sub heartbeat', error));
+    this.pubsub
+      .publish(CHANNEL, this.nodeId)
+      .catch((error: unknown) => this.pubsub.errors.report('pub/sub heartbeat', error));
   }
 }

@@ -13,7 +13,12 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
   // No offline queue: while Redis is unreachable a command fails at once (and the cache answers
   // from its per-node copy) instead of waiting for reconnects. The names let an operator (or a
   // test) find a node's connections in CLIENT LIST.
-  const options = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: COMMAND_TIMEOUT_MS };
+  const options = {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+  };
   const nodeId = randomAlnum(8);
   const client = new Redis(url, { ...options, connectionName: `${prefix}${nodeId}:client` });
   const subscriber = new Redis(url, { ...options, connectionName: `${prefix}${nodeId}:subscriber` });
@@ -45,26 +50,26 @@ export async function createRedisCache(url: string, prefix = 'blume:'): Promise<
   });
 
   const shared: Cache = {
-      get: async (key) => (await client.get(prefix + key)) ?? undefined,
-      set: async (key, value, ttlSeconds) => {
-        if (ttlSeconds) await client.set(prefix + key, value, 'EX', ttlSeconds);
-        else await client.set(prefix + key, value);
-      },
-      delete: async (key) => {
-        await client.del(prefix + key);
-      },
-      increment: async (key, ttlSeconds) => {
-        const [[, count] = []] = (await client
-          .multi()
-          .incr(prefix + key)
-          .expire(prefix + key, ttlSeconds, 'NX')
-          .exec()) ?? [[]];
-        return Number(count);
-      },
-      ping: async () => {
-        await client.ping();
-      },
-    };
+    get: async (key) => (await client.get(prefix + key)) ?? undefined,
+    set: async (key, value, ttlSeconds) => {
+      if (ttlSeconds) await client.set(prefix + key, value, 'EX', ttlSeconds);
+      else await client.set(prefix + key, value);
+    },
+    delete: async (key) => {
+      await client.del(prefix + key);
+    },
+    increment: async (key, ttlSeconds) => {
+      const [[, count] = []] = (await client
+        .multi()
+        .incr(prefix + key)
+        .expire(prefix + key, ttlSeconds, 'NX')
+        .exec()) ?? [[]];
+      return Number(count);
+    },
+    ping: async () => {
+      await client.ping();
+    },
+  };
   const local = createMemoryCache(prefix).cache;
   // Each operation asks Redis; when Redis fails it, the per-node copy answers and the failure is warned about.
   const fallBack =

@@ -31,13 +31,18 @@ describe('SMTP mailer', () => {
   async function open(sinkOptions: Parameters<typeof startSmtpSink>[0], overrides: Partial<MailConfig> = {}) {
     const sink = await startSmtpSink(sinkOptions);
     // The sink's certificate is self-signed: trust exactly it, as an operator would with a private CA.
-    const mailer = await createMailer(mailConfig(sink.port, overrides), { tls: { ca: sink.cert, servername: 'localhost' } });
+    const mailer = await createMailer(mailConfig(sink.port, overrides), {
+      tls: { ca: sink.cert, servername: 'localhost' },
+    });
     opened.push({ sink, mailer });
     return { sink, mailer };
   }
 
   it('logs in and sends a threaded reply with its own headers', async () => {
-    const { sink, mailer } = await open({ auth: { username: 'mailer', password: 's3cret' } }, { username: 'mailer', password: 's3cret' });
+    const { sink, mailer } = await open(
+      { auth: { username: 'mailer', password: 's3cret' } },
+      { username: 'mailer', password: 's3cret' },
+    );
     assert.equal(mailer.driver, 'smtp');
     const sent = await mailer.send({
       to: ['Ada <ada@example.test>', 'bob@example.test'],
@@ -68,7 +73,12 @@ describe('SMTP mailer', () => {
 
   it('generates a Message-ID when none is given, and honours a per-message sender', async () => {
     const { sink, mailer } = await open({});
-    const sent = await mailer.send({ to: 'ada@example.test', subject: 'Hello', text: 'Hi', from: 'Help desk <help@blume.test>' });
+    const sent = await mailer.send({
+      to: 'ada@example.test',
+      subject: 'Hello',
+      text: 'Hi',
+      from: 'Help desk <help@blume.test>',
+    });
     assert.match(sent.messageId, /^<[^<>@]+@[^<>]+>$/);
     const mail = await sink.next(0);
     assert.equal(mail.headers.get('message-id'), sent.messageId);
@@ -77,7 +87,10 @@ describe('SMTP mailer', () => {
   });
 
   it('upgrades with STARTTLS when the server offers it', async () => {
-    const { sink, mailer } = await open({ tls: 'starttls', auth: { username: 'mailer', password: 's3cret' } }, { username: 'mailer', password: 's3cret' });
+    const { sink, mailer } = await open(
+      { tls: 'starttls', auth: { username: 'mailer', password: 's3cret' } },
+      { username: 'mailer', password: 's3cret' },
+    );
     await mailer.send({ to: 'ada@example.test', subject: 'Over STARTTLS', text: 'secret' });
     const mail = await sink.next(0);
     assert.equal(mail.secure, true);
@@ -99,8 +112,14 @@ describe('SMTP mailer', () => {
   });
 
   it('fails clearly on a wrong password', async () => {
-    const { sink, mailer } = await open({ auth: { username: 'mailer', password: 's3cret' } }, { username: 'mailer', password: 'wrong' });
-    await assert.rejects(mailer.send({ to: 'ada@example.test', subject: 'x', text: 'x' }), /Invalid username or password/);
+    const { sink, mailer } = await open(
+      { auth: { username: 'mailer', password: 's3cret' } },
+      { username: 'mailer', password: 'wrong' },
+    );
+    await assert.rejects(
+      mailer.send({ to: 'ada@example.test', subject: 'x', text: 'x' }),
+      /Invalid username or password/,
+    );
     assert.equal(sink.received.length, 0);
   });
 });
@@ -111,11 +130,14 @@ describe('disabled mailer', () => {
     const warnings: string[] = [];
     const mailer = await createMailer(config.mail, { warn: (text) => warnings.push(text) });
     assert.equal(mailer.driver, 'disabled');
-    await assert.rejects(mailer.send({ to: 'ada@example.test', subject: 'Reset your password', text: 'x' }), (error: Error) => {
-      assert.ok(error instanceof MailDisabledError);
-      assert.match(error.message, /BLUME_MAIL_SERVER/);
-      return true;
-    });
+    await assert.rejects(
+      mailer.send({ to: 'ada@example.test', subject: 'Reset your password', text: 'x' }),
+      (error: Error) => {
+        assert.ok(error instanceof MailDisabledError);
+        assert.match(error.message, /BLUME_MAIL_SERVER/);
+        return true;
+      },
+    );
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /ada@example\.test.*Reset your password.*not sent/);
     await mailer.close();
@@ -123,10 +145,26 @@ describe('disabled mailer', () => {
 
   it('becomes SMTP from the BLUME_MAIL_* settings', async () => {
     const config = loadConfig(
-      { BLUME_DATA_DIR: '/nonexistent', SECRET_KEY: 'k'.repeat(40), BLUME_MAIL_SERVER: 'smtp.example.test', BLUME_MAIL_PORT: '465', BLUME_MAIL_USE_TLS: 'True' },
+      {
+        BLUME_DATA_DIR: '/nonexistent',
+        SECRET_KEY: 'k'.repeat(40),
+        BLUME_MAIL_SERVER: 'smtp.example.test',
+        BLUME_MAIL_PORT: '465',
+        BLUME_MAIL_USE_TLS: 'True',
+      },
       { writeSecret: false },
     );
-    assert.deepEqual({ ...config.mail }, { server: 'smtp.example.test', port: 465, useTls: true, username: undefined, password: undefined, defaultSender: 'Blume <noreply@localhost>' });
+    assert.deepEqual(
+      { ...config.mail },
+      {
+        server: 'smtp.example.test',
+        port: 465,
+        useTls: true,
+        username: undefined,
+        password: undefined,
+        defaultSender: 'Blume <noreply@localhost>',
+      },
+    );
     const mailer = await createMailer(config.mail);
     assert.equal(mailer.driver, 'smtp');
     await mailer.close();

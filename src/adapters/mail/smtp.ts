@@ -12,7 +12,10 @@ export interface SmtpOptions {
  * otherwise the connection starts plain and upgrades with STARTTLS whenever the server offers it.
  * Certificates are always verified: a relay with a private CA needs NODE_EXTRA_CA_CERTS.
  */
-export async function createSmtpMailer(config: MailConfig & { server: string }, options: SmtpOptions = {}): Promise<Mailer> {
+export async function createSmtpMailer(
+  config: MailConfig & { server: string },
+  options: SmtpOptions = {},
+): Promise<Mailer> {
   // Imported lazily: a server without mail never loads the SMTP stack.
   const { createTransport } = await import('nodemailer');
   const transport = createTransport({

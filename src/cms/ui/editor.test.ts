@@ -12,7 +12,10 @@ import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
 import { TTL_MS } from '../published-reads.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 for (const database of testDatabases) {
   describe(`CMS editor [${database}]`, () => {
@@ -31,7 +34,10 @@ for (const database of testDatabases) {
     });
     after(() => t.close());
 
-    const published = async (type: string) => json<Array<{ slug: string }>>(await cmsApi(t.app, 'club', read, { method: 'GET', path: `/entries/${type}` })).map((e) => e.slug);
+    const published = async (type: string) =>
+      json<Array<{ slug: string }>>(await cmsApi(t.app, 'club', read, { method: 'GET', path: `/entries/${type}` })).map(
+        (e) => e.slug,
+      );
 
     it('is for admins: guests log in first, members get 403', async () => {
       const guest = new UiClient(t.app, host);
@@ -39,7 +45,8 @@ for (const database of testDatabases) {
       const alice = await addMember(t.app, 'club', 'alice');
       const member = new UiClient(t.app, host);
       await member.login('alice', alice.password);
-      for (const path of ['/admin/content', '/admin/content/articles', '/admin/content/articles/new', '/admin/media']) assert.equal((await member.get(path)).statusCode, 403, path);
+      for (const path of ['/admin/content', '/admin/content/articles', '/admin/content/articles/new', '/admin/media'])
+        assert.equal((await member.get(path)).statusCode, 403, path);
       await member.get('/');
       assert.equal((await member.post('/admin/content/articles/new', { data_title: 'Nope' })).statusCode, 403);
       const page = await admin.get('/admin/content');
@@ -48,33 +55,78 @@ for (const database of testDatabases) {
     });
 
     it('makes a content type in the type editor and refuses bad fields with the reason', async () => {
-      const bad = await admin.submit('/admin/content', '/admin/content-types', { name: 'Events', slug: 'events', rows: '3', f0_name: 'Bad Name', f0_type: 'text' });
+      const bad = await admin.submit('/admin/content', '/admin/content-types', {
+        name: 'Events',
+        slug: 'events',
+        rows: '3',
+        f0_name: 'Bad Name',
+        f0_type: 'text',
+      });
       assert.equal(bad.statusCode, 422);
       assert.match(bad.body, /id="f0_name-error"/);
-      const fields = { f0_name: 'title', f0_type: 'text', f0_required: 'on', f1_name: 'body', f1_type: 'markdown', f2_name: 'kind', f2_type: 'enum', f2_options: '{"values":["talk","party"]}', f3_name: 'poster', f3_type: 'media' };
+      const fields = {
+        f0_name: 'title',
+        f0_type: 'text',
+        f0_required: 'on',
+        f1_name: 'body',
+        f1_type: 'markdown',
+        f2_name: 'kind',
+        f2_type: 'enum',
+        f2_options: '{"values":["talk","party"]}',
+        f3_name: 'poster',
+        f3_type: 'media',
+      };
       const made = await admin.post('/admin/content-types', { name: 'Events', slug: 'events', rows: '5', ...fields });
       assert.equal(made.statusCode, 303, made.body);
       assert.equal(made.headers.location, '/admin/content/events');
       const editor = await admin.get('/admin/content-types/events');
       assert.match(editor.body, /value="kind"/);
-      assert.equal((await admin.post('/admin/content-types/events', { name: 'Events', rows: '5', ...fields, f4_name: 'capacity', f4_type: 'number' })).statusCode, 303);
+      assert.equal(
+        (
+          await admin.post('/admin/content-types/events', {
+            name: 'Events',
+            rows: '5',
+            ...fields,
+            f4_name: 'capacity',
+            f4_type: 'number',
+          })
+        ).statusCode,
+        303,
+      );
       assert.match((await admin.get('/admin/content/events/new')).body, /name="data_capacity"/);
     });
 
     it('previews Markdown through the server, saves drafts, publishes and schedules as the API serves them', async () => {
       const form = await admin.get('/admin/content/events/new');
       assert.match(form.body, /<label for="field-title">title \(required\)<\/label>/);
-      const preview = await admin.post('/admin/content/events/new', { action: 'preview', data_title: 'Launch', data_body: '**Big** day <script>alert(1)</script>', data_kind: 'party', status: 'draft' });
+      const preview = await admin.post('/admin/content/events/new', {
+        action: 'preview',
+        data_title: 'Launch',
+        data_body: '**Big** day <script>alert(1)</script>',
+        data_kind: 'party',
+        status: 'draft',
+      });
       assert.equal(preview.statusCode, 200);
       assert.match(preview.body, /<strong>Big<\/strong> day/);
       assert.doesNotMatch(preview.body, /<script>alert/);
       assert.match(preview.body, /value="Launch"/, 'the typed values stay in the form');
 
-      const missing = await admin.post('/admin/content/events/new', { action: 'save', data_title: '', status: 'draft' });
+      const missing = await admin.post('/admin/content/events/new', {
+        action: 'save',
+        data_title: '',
+        status: 'draft',
+      });
       assert.equal(missing.statusCode, 422);
       assert.match(pageText(missing.body), /title is required/);
 
-      const draft = await admin.post('/admin/content/events/new', { action: 'save', data_title: 'Launch', data_body: 'Big day', data_kind: 'party', slug: 'launch', status: 'draft' });
+      const draft = await admin.post('/admin/content/events/new', {
+        action: 'save',
+        data_title: 'Launch',
+        data_body: 'Big day',
+        data_kind: 'party',
+        slug: 'launch',
+        status: 'draft',
+      });
       assert.equal(draft.statusCode, 303, draft.body);
       const editUrl = draft.headers.location!.replace('?saved=1', '');
       assert.deepEqual(await published('events'), []);
@@ -83,12 +135,26 @@ for (const database of testDatabases) {
 
       const edit = await admin.get(editUrl);
       const version = /name="version" value="([^"]+)"/.exec(edit.body)![1]!.replace(/&quot;/g, '"');
-      const later = await admin.post(editUrl, { action: 'save', version, data_title: 'Launch', data_kind: 'party', slug: 'launch', status: 'published', published_at: '2999-01-01T10:00' });
+      const later = await admin.post(editUrl, {
+        action: 'save',
+        version,
+        data_title: 'Launch',
+        data_kind: 'party',
+        slug: 'launch',
+        status: 'published',
+        published_at: '2999-01-01T10:00',
+      });
       assert.equal(later.statusCode, 303, later.body);
       assert.deepEqual(await published('events'), [], 'a scheduled entry is not served before its time');
       assert.match(pageText((await admin.get('/admin/content/events')).body), /Launch Scheduled/);
 
-      const stale = await admin.post(editUrl, { action: 'save', version, data_title: 'Stale', slug: 'launch', status: 'published' });
+      const stale = await admin.post(editUrl, {
+        action: 'save',
+        version,
+        data_title: 'Stale',
+        slug: 'launch',
+        status: 'published',
+      });
       assert.equal(stale.statusCode, 412);
       assert.match(pageText(stale.body), /Someone changed this entry/);
 
@@ -96,7 +162,9 @@ for (const database of testDatabases) {
       // the published list is older than the TTL (decision 0105).
       mock.timers.enable({ apis: ['Date'], now: Date.now() });
       try {
-        await t.app.deps.database.db.execute(sql`update cms_entries set published_at = now() - interval '1 minute' where slug = 'launch'`);
+        await t.app.deps.database.db.execute(
+          sql`update cms_entries set published_at = now() - interval '1 minute' where slug = 'launch'`,
+        );
         mock.timers.tick(TTL_MS + 1);
         assert.deepEqual(await published('events'), ['launch']);
       } finally {
@@ -104,16 +172,23 @@ for (const database of testDatabases) {
       }
     });
 
-    it('uploads media with the form\'s CSRF token and offers it in the picker', async () => {
+    it("uploads media with the form's CSRF token and offers it in the picker", async () => {
       const page = await admin.get('/admin/media');
       const boundary = '----blumeeditor';
       const upload = (csrf: string, content: Buffer, filename: string) =>
         t.app.inject({
           method: 'POST',
           url: '/admin/media',
-          headers: { host, origin: `http://${host}`, 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+          headers: {
+            host,
+            origin: `http://${host}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            cookie: [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+          },
           payload: Buffer.concat([
-            Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`),
+            Buffer.from(
+              `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${csrf}\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`,
+            ),
             content,
             Buffer.from(`\r\n--${boundary}--\r\n`),
           ]),
@@ -128,7 +203,12 @@ for (const database of testDatabases) {
       const form = await admin.get('/admin/content/events/new');
       const option = /<option value="(\/media\/[^"]+)">poster.png \(image\/png\)<\/option>/.exec(form.body);
       assert.ok(option, 'the picker offers the upload');
-      const saved = await admin.post('/admin/content/events/new', { action: 'save', data_title: 'With poster', data_poster: option[1]!, status: 'published' });
+      const saved = await admin.post('/admin/content/events/new', {
+        action: 'save',
+        data_title: 'With poster',
+        data_poster: option[1]!,
+        status: 'published',
+      });
       assert.equal(saved.statusCode, 303, saved.body);
     });
 
@@ -142,7 +222,11 @@ for (const database of testDatabases) {
       const unknown = await admin.post('/admin/content-editors', { username: 'nobody' });
       assert.equal(unknown.statusCode, 422);
       assert.match(pageText(unknown.body), /nobody is not a member of this community/);
-      assert.equal((await admin.post('/admin/content-editors', { username: 'owner' })).statusCode, 422, 'an admin edits content already');
+      assert.equal(
+        (await admin.post('/admin/content-editors', { username: 'owner' })).statusCode,
+        422,
+        'an admin edits content already',
+      );
       const added = await admin.post('/admin/content-editors', { username: 'Bob' });
       assert.equal(added.headers.location, '/admin/content?editor=added');
       assert.match(pageText((await admin.get('/admin/content')).body), /Content editors.*bob since/);
@@ -151,14 +235,41 @@ for (const database of testDatabases) {
       assert.match(home.body, /<li><a href="\/admin\/content">Content<\/a><\/li>/, 'the header links to the editor');
       const content = await member.get('/admin/content');
       assert.equal(content.statusCode, 200);
-      assert.doesNotMatch(content.body, /New content type|Edit type|Content editors|href="\/admin\/members"/, 'the model and the rest of /admin stay with admins');
-      for (const path of ['/admin', '/admin/members', '/admin/settings', '/admin/structure', '/admin/content-types/events']) assert.equal((await member.get(path)).statusCode, 403, path);
+      assert.doesNotMatch(
+        content.body,
+        /New content type|Edit type|Content editors|href="\/admin\/members"/,
+        'the model and the rest of /admin stay with admins',
+      );
+      for (const path of [
+        '/admin',
+        '/admin/members',
+        '/admin/settings',
+        '/admin/structure',
+        '/admin/content-types/events',
+      ])
+        assert.equal((await member.get(path)).statusCode, 403, path);
       await member.get('/admin/content');
-      assert.equal((await member.post('/admin/content-types', { name: 'Mine', slug: 'mine', rows: '1', f0_name: 'title', f0_type: 'text' })).statusCode, 403);
+      assert.equal(
+        (
+          await member.post('/admin/content-types', {
+            name: 'Mine',
+            slug: 'mine',
+            rows: '1',
+            f0_name: 'title',
+            f0_type: 'text',
+          })
+        ).statusCode,
+        403,
+      );
       assert.equal((await member.post('/admin/content-editors', { username: 'alice' })).statusCode, 403);
 
       await member.get('/admin/content/events/new');
-      const written = await member.post('/admin/content/events/new', { action: 'save', data_title: 'By bob', slug: 'by-bob', status: 'published' });
+      const written = await member.post('/admin/content/events/new', {
+        action: 'save',
+        data_title: 'By bob',
+        slug: 'by-bob',
+        status: 'published',
+      });
       assert.equal(written.statusCode, 303, written.body);
       assert.ok((await published('events')).includes('by-bob'));
       assert.equal((await member.get('/admin/media')).statusCode, 200);

@@ -26,20 +26,39 @@ import type { ContentTypeOut, EntryOut } from '../schemas.js';
 import { sourceFor } from '../source-for.js';
 import { sourceContext, type SourceContext } from '../sources.js';
 import type { EntryInput } from '../entries.js';
-import { BLANK_ROWS, entryFormView, entryListView, fieldRowValues, mediaView, typeEditorView, typesView, type FieldErrors, type FormValues } from './views.js';
+import {
+  BLANK_ROWS,
+  entryFormView,
+  entryListView,
+  fieldRowValues,
+  mediaView,
+  typeEditorView,
+  typesView,
+  type FieldErrors,
+  type FormValues,
+} from './views.js';
 
 const PAGE_SIZE = 20;
 const TYPE_SLUG = /^[a-z][a-z0-9-]{0,62}$/;
 const FIELD_NAME = new RegExp(FIELD_NAME_PATTERN);
 const TypeParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 63 }) });
-const EntryParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 63 }), id: Type.String({ minLength: 1, maxLength: 100 }) });
+const EntryParams = Type.Object({
+  type: Type.String({ minLength: 1, maxLength: 63 }),
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+});
 type WithType = { Params: { type: string } };
 type WithEntry = { Params: { type: string; id: string } };
 
 /** Entries and media: admins, and members made content editors while no suspension stands. */
 async function editorOnly(request: FastifyRequest): Promise<void> {
   const viewer = request.ui.viewer;
-  if (viewer.kind === 'member' && viewer.role !== 'admin' && !activeSuspension(viewer.member) && (await isEditor(request.server.deps.database.db, request.ui.site.id, viewer.member.id))) return;
+  if (
+    viewer.kind === 'member' &&
+    viewer.role !== 'admin' &&
+    !activeSuspension(viewer.member) &&
+    (await isEditor(request.server.deps.database.db, request.ui.site.id, viewer.member.id))
+  )
+    return;
   authorizeAdmin(viewer);
 }
 
@@ -50,7 +69,11 @@ const EDITOR_FORM = [loadUi, editorOnly, checkForm];
 function editorContext(request: FastifyRequest): SourceContext {
   const viewer = request.ui.viewer;
   const scope = viewer.kind === 'member' && viewer.role === 'admin' ? 'admin' : 'cms-write';
-  return sourceContext(request.server, request.ui.site, { kind: 'session', scope, id: viewer.kind === 'member' ? viewer.member.id : 'guest' });
+  return sourceContext(request.server, request.ui.site, {
+    kind: 'session',
+    scope,
+    id: viewer.kind === 'member' ? viewer.member.id : 'guest',
+  });
 }
 
 const ADD_EDITOR_ERRORS: Record<Exclude<AddEditorResult, 'added'>, string> = {
@@ -68,17 +91,23 @@ async function contentType(request: FastifyRequest, slug: string): Promise<Conte
 }
 
 /** The field rows of the type editor as definitions, or the problems by input name. */
-function readFieldRows(request: FastifyRequest): { fields: FieldDefinition[]; values: FormValues; errors: FieldErrors } {
+function readFieldRows(request: FastifyRequest): {
+  fields: FieldDefinition[];
+  values: FormValues;
+  errors: FieldErrors;
+} {
   const rows = Math.min(Number(field(request, 'rows', 4)) || BLANK_ROWS, 100);
   const values: FormValues = { rows: String(rows) };
   const errors: FieldErrors = {};
   const fields: FieldDefinition[] = [];
   for (let i = 0; i < rows; i++) {
     const p = `f${i}`;
-    for (const part of ['name', 'type', 'required', 'unique', 'options']) values[`${p}_${part}`] = (field(request, `${p}_${part}`, 2000) ?? '').trim();
+    for (const part of ['name', 'type', 'required', 'unique', 'options'])
+      values[`${p}_${part}`] = (field(request, `${p}_${part}`, 2000) ?? '').trim();
     const name = values[`${p}_name`]!;
     if (name === '') continue;
-    if (!FIELD_NAME.test(name)) errors[`${p}_name`] = 'Use a lower-case letter, then letters, digits or underscores (at most 40).';
+    if (!FIELD_NAME.test(name))
+      errors[`${p}_name`] = 'Use a lower-case letter, then letters, digits or underscores (at most 40).';
     const type = values[`${p}_type`] as FieldType;
     let options: Record<string, unknown> = {};
     if (values[`${p}_options`] !== '') {
@@ -112,21 +141,39 @@ function toLocal(iso: string | null | undefined): string {
 
 /** An entry as form values, the way the form shows it. */
 function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): FormValues {
-  const values: FormValues = { slug: entry.slug ?? '', status: entry.status, published_at: toLocal(entry.published_at), version };
+  const values: FormValues = {
+    slug: entry.slug ?? '',
+    status: entry.status,
+    published_at: toLocal(entry.published_at),
+    version,
+  };
   for (const f of type.fields) {
     const value = (entry.data as Record<string, unknown>)[f.name];
     if (value === undefined || value === null) continue;
-    values[`data_${f.name}`] = f.type === 'boolean' ? (value ? 'on' : '') : f.type === 'json' ? JSON.stringify(value) : f.type === 'datetime' ? toLocal(String(value)) : String(value as string | number);
+    values[`data_${f.name}`] =
+      f.type === 'boolean'
+        ? value
+          ? 'on'
+          : ''
+        : f.type === 'json'
+          ? JSON.stringify(value)
+          : f.type === 'datetime'
+            ? toLocal(String(value))
+            : String(value as string | number);
   }
   return values;
 }
 
 /** The posted entry form as values (to show again) and as the input the entry source takes. */
-function readEntry(request: FastifyRequest, type: ContentTypeOut): { values: FormValues; errors: FieldErrors; input: EntryInput } {
+function readEntry(
+  request: FastifyRequest,
+  type: ContentTypeOut,
+): { values: FormValues; errors: FieldErrors; input: EntryInput } {
   const values: FormValues = {};
   const errors: FieldErrors = {};
   const data: Record<string, unknown> = {};
-  for (const name of ['slug', 'status', 'published_at', 'version']) values[name] = (field(request, name, 200) ?? '').trim();
+  for (const name of ['slug', 'status', 'published_at', 'version'])
+    values[name] = (field(request, name, 200) ?? '').trim();
   for (const f of type.fields) {
     const raw = field(request, `data_${f.name}`, 200_000) ?? '';
     values[`data_${f.name}`] = raw;
@@ -151,7 +198,12 @@ function readEntry(request: FastifyRequest, type: ContentTypeOut): { values: For
     }
   }
   const status = values.status === 'published' ? 'published' : 'draft';
-  const input: EntryInput = { slug: values.slug === '' ? null : values.slug, status, published_at: status === 'published' ? (fromLocal(values.published_at!) ?? null) : null, data };
+  const input: EntryInput = {
+    slug: values.slug === '' ? null : values.slug,
+    status,
+    published_at: status === 'published' ? (fromLocal(values.published_at!) ?? null) : null,
+    data,
+  };
   return { values, errors, input };
 }
 
@@ -159,7 +211,10 @@ function readEntry(request: FastifyRequest, type: ContentTypeOut): { values: For
 function entryErrors(error: unknown): FieldErrors | undefined {
   if (!(error instanceof AppError)) return undefined;
   if (error.code === 'slug_taken') return { slug: error.message };
-  if (error.code === 'precondition_failed') return { _form: 'Someone changed this entry since you opened it. Open it again to see their change, then redo yours.' };
+  if (error.code === 'precondition_failed')
+    return {
+      _form: 'Someone changed this entry since you opened it. Open it again to see their change, then redo yours.',
+    };
   if (error.code === 'validation_failed') return { _form: error.message };
   const listed = error.extensions.errors as Array<{ field: string; message: string }> | undefined;
   if (listed) return Object.fromEntries(listed.map((e) => [e.field, `${e.field.replace(/_/g, ' ')} ${e.message}`]));
@@ -174,33 +229,70 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
   async function typesPage(request: FastifyRequest) {
     const stored = (await listStoredTypes(db, request.ui.site.id)).map(presentType);
     const forum = FORUM_TYPES.map((t) => presentForumType(t.slug, t.name, t.fields));
-    return [...stored, ...forum].map((t) => ({ slug: t.slug, name: t.name, source: t.source, fields: t.fields.length }));
+    return [...stored, ...forum].map((t) => ({
+      slug: t.slug,
+      name: t.name,
+      source: t.source,
+      fields: t.fields.length,
+    }));
   }
 
   /** The content page; admins also get the type form (as typed, with its problems) and the editors. */
-  async function contentPage(request: FastifyRequest, reply: FastifyReply, status = 200, shown: { create?: { values: FormValues; errors: FieldErrors }; editorError?: string; flash?: Flash } = {}) {
+  async function contentPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status = 200,
+    shown: { create?: { values: FormValues; errors: FieldErrors }; editorError?: string; flash?: Flash } = {},
+  ) {
     const admin = request.ui.viewer.kind === 'member' && request.ui.viewer.role === 'admin';
     const model = admin
-      ? { create: shown.create ?? { values: { rows: String(BLANK_ROWS) }, errors: {} }, editors: await listEditors(db, request.ui.site.id), ...(shown.editorError ? { editorError: shown.editorError } : {}) }
+      ? {
+          create: shown.create ?? { values: { rows: String(BLANK_ROWS) }, errors: {} },
+          editors: await listEditors(db, request.ui.site.id),
+          ...(shown.editorError ? { editorError: shown.editorError } : {}),
+        }
       : undefined;
-    return sendPage(reply, request.ui, 'Content', typesView(request.ui, await typesPage(request), model, shown.flash), { status, private: true });
+    return sendPage(reply, request.ui, 'Content', typesView(request.ui, await typesPage(request), model, shown.flash), {
+      status,
+      private: true,
+    });
   }
 
   app.get<{ Querystring: { editor?: string } }>('/admin/content', { preHandler: EDITOR_PAGE }, async (request, reply) =>
-    contentPage(request, reply, 200, request.query.editor === 'added' ? { flash: { kind: 'ok', text: 'Content editor added.' } } : request.query.editor === 'removed' ? { flash: { kind: 'ok', text: 'Content editor removed.' } } : {}),
+    contentPage(
+      request,
+      reply,
+      200,
+      request.query.editor === 'added'
+        ? { flash: { kind: 'ok', text: 'Content editor added.' } }
+        : request.query.editor === 'removed'
+          ? { flash: { kind: 'ok', text: 'Content editor removed.' } }
+          : {},
+    ),
   );
 
   app.post('/admin/content-editors', { preHandler: ADMIN_FORM }, async (request, reply) => {
     const username = (field(request, 'username', 60) ?? '').trim();
     const result = username === '' ? 'not_found' : await addEditor(db, request.ui.site.id, username);
-    if (result !== 'added') return contentPage(request, reply, 422, { editorError: username === '' ? 'Enter a username.' : `${username} ${ADD_EDITOR_ERRORS[result]}` });
+    if (result !== 'added')
+      return contentPage(request, reply, 422, {
+        editorError: username === '' ? 'Enter a username.' : `${username} ${ADD_EDITOR_ERRORS[result]}`,
+      });
     return seeOther(reply, '/admin/content?editor=added');
   });
 
-  app.post<{ Params: { member: string } }>('/admin/content-editors/:member/remove', { schema: { params: Type.Object({ member: Type.String({ minLength: 1, maxLength: 100 }) }) }, preHandler: ADMIN_FORM }, async (request, reply) => {
-    if (!(await removeEditor(db, request.ui.site.id, request.params.member))) throw new AppError('member_not_found', 'That member is not a content editor.');
-    return seeOther(reply, '/admin/content?editor=removed');
-  });
+  app.post<{ Params: { member: string } }>(
+    '/admin/content-editors/:member/remove',
+    {
+      schema: { params: Type.Object({ member: Type.String({ minLength: 1, maxLength: 100 }) }) },
+      preHandler: ADMIN_FORM,
+    },
+    async (request, reply) => {
+      if (!(await removeEditor(db, request.ui.site.id, request.params.member)))
+        throw new AppError('member_not_found', 'That member is not a content editor.');
+      return seeOther(reply, '/admin/content?editor=removed');
+    },
+  );
 
   app.post('/admin/content-types', { preHandler: ADMIN_FORM }, async (request, reply) => {
     const { fields, values, errors } = readFieldRows(request);
@@ -208,7 +300,8 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     values.slug = (field(request, 'slug', 63) ?? '').trim();
     if (values.name === '') errors.name = 'Enter a name.';
     if (!TYPE_SLUG.test(values.slug)) errors.slug = 'Use a lower-case letter, then letters, digits and hyphens.';
-    const again = (shown: FieldErrors, status: number) => contentPage(request, reply, status, { create: { values, errors: shown } });
+    const again = (shown: FieldErrors, status: number) =>
+      contentPage(request, reply, status, { create: { values, errors: shown } });
     if (Object.keys(errors).length > 0) return again(errors, 422);
     try {
       await createType(db, request.ui.site.id, values.slug, { name: values.name, fields });
@@ -219,41 +312,69 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     return seeOther(reply, `/admin/content/${values.slug}`);
   });
 
-  app.get<WithType>('/admin/content-types/:type', { schema: { params: TypeParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
-    const type = await contentType(request, request.params.type);
-    if (type.source !== 'custom') throw new AppError('builtin_type', `"${type.slug}" is built in; its fields cannot be changed.`);
-    const values = { ...fieldRowValues(type.fields as FieldDefinition[]), name: type.name };
-    return sendPage(reply, request.ui, `Edit type ${type.name}`, typeEditorView(request.ui, type, values, {}), { private: true });
-  });
+  app.get<WithType>(
+    '/admin/content-types/:type',
+    { schema: { params: TypeParams }, preHandler: ADMIN_PAGE },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      if (type.source !== 'custom')
+        throw new AppError('builtin_type', `"${type.slug}" is built in; its fields cannot be changed.`);
+      const values = { ...fieldRowValues(type.fields as FieldDefinition[]), name: type.name };
+      return sendPage(reply, request.ui, `Edit type ${type.name}`, typeEditorView(request.ui, type, values, {}), {
+        private: true,
+      });
+    },
+  );
 
-  app.post<WithType>('/admin/content-types/:type', { schema: { params: TypeParams }, preHandler: ADMIN_FORM }, async (request, reply) => {
-    const type = await contentType(request, request.params.type);
-    const { fields, values, errors } = readFieldRows(request);
-    values.name = (field(request, 'name', 100) ?? '').trim();
-    if (values.name === '') errors.name = 'Enter a name.';
-    const again = (shown: FieldErrors, status: number) => sendPage(reply, request.ui, `Edit type ${type.name}`, typeEditorView(request.ui, type, values, shown), { status, private: true });
-    if (Object.keys(errors).length > 0) return again(errors, 422);
-    try {
-      await updateType(db, request.ui.site.id, type.slug, { name: values.name, fields });
-      await app.cms.types.changed(request.ui.site.id, type.slug);
-    } catch (error) {
-      if (error instanceof AppError && error.status < 500) return again({ _form: error.message }, error.status);
-      throw error;
-    }
-    return seeOther(reply, `/admin/content/${type.slug}`);
-  });
+  app.post<WithType>(
+    '/admin/content-types/:type',
+    { schema: { params: TypeParams }, preHandler: ADMIN_FORM },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      const { fields, values, errors } = readFieldRows(request);
+      values.name = (field(request, 'name', 100) ?? '').trim();
+      if (values.name === '') errors.name = 'Enter a name.';
+      const again = (shown: FieldErrors, status: number) =>
+        sendPage(reply, request.ui, `Edit type ${type.name}`, typeEditorView(request.ui, type, values, shown), {
+          status,
+          private: true,
+        });
+      if (Object.keys(errors).length > 0) return again(errors, 422);
+      try {
+        await updateType(db, request.ui.site.id, type.slug, { name: values.name, fields });
+        await app.cms.types.changed(request.ui.site.id, type.slug);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500) return again({ _form: error.message }, error.status);
+        throw error;
+      }
+      return seeOther(reply, `/admin/content/${type.slug}`);
+    },
+  );
 
-  app.get<WithType & { Querystring: Record<string, string> }>('/admin/content/:type', { schema: { params: TypeParams }, preHandler: EDITOR_PAGE }, async (request, reply) => {
-    const type = await contentType(request, request.params.type);
-    const status = ['published', 'draft'].includes(request.query.status ?? '') ? request.query.status! : 'any';
-    const q = (request.query.q ?? '').slice(0, 200).trim();
-    const page = pageNumber(request.query.page);
-    const query = { status: status as 'any', ...(q ? { q } : {}) };
-    const { rows, total, estimated = false } =
-      type.slug === 'posts' ? { rows: [], total: 0 } : await sourceFor(type.slug).list(editorContext(request), query, { page, pageSize: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
-    const list = { type, entries: rows, status, q, page, pages: totalPages(total, PAGE_SIZE), total, estimated };
-    return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date()), { private: true });
-  });
+  app.get<WithType & { Querystring: Record<string, string> }>(
+    '/admin/content/:type',
+    { schema: { params: TypeParams }, preHandler: EDITOR_PAGE },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      const status = ['published', 'draft'].includes(request.query.status ?? '') ? request.query.status! : 'any';
+      const q = (request.query.q ?? '').slice(0, 200).trim();
+      const page = pageNumber(request.query.page);
+      const query = { status: status as 'any', ...(q ? { q } : {}) };
+      const {
+        rows,
+        total,
+        estimated = false,
+      } = type.slug === 'posts'
+        ? { rows: [], total: 0 }
+        : await sourceFor(type.slug).list(editorContext(request), query, {
+            page,
+            pageSize: PAGE_SIZE,
+            offset: (page - 1) * PAGE_SIZE,
+          });
+      const list = { type, entries: rows, status, q, page, pages: totalPages(total, PAGE_SIZE), total, estimated };
+      return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date()), { private: true });
+    },
+  );
 
   async function entryForm(request: FastifyRequest, type: ContentTypeOut) {
     const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
@@ -264,39 +385,79 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     if (type.source === 'forum') throw new AppError('forbidden', 'Forum content is written in the forum itself.');
   }
 
-  app.get<WithType>('/admin/content/:type/new', { schema: { params: TypeParams }, preHandler: EDITOR_PAGE }, async (request, reply) => {
-    const type = await contentType(request, request.params.type);
-    storedType(type);
-    const form = await entryForm(request, type);
-    return sendPage(reply, request.ui, `New ${type.name} entry`, entryFormView(request.ui, { ...form, values: { status: 'draft' }, errors: {} }), { private: true });
-  });
+  app.get<WithType>(
+    '/admin/content/:type/new',
+    { schema: { params: TypeParams }, preHandler: EDITOR_PAGE },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      storedType(type);
+      const form = await entryForm(request, type);
+      return sendPage(
+        reply,
+        request.ui,
+        `New ${type.name} entry`,
+        entryFormView(request.ui, { ...form, values: { status: 'draft' }, errors: {} }),
+        { private: true },
+      );
+    },
+  );
 
-  app.get<WithEntry & { Querystring: { saved?: string } }>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: EDITOR_PAGE }, async (request, reply) => {
-    const type = await contentType(request, request.params.type);
-    storedType(type);
-    const { entry, etag } = await sourceFor(type.slug).read(editorContext(request), request.params.id, { status: 'any' });
-    const form = await entryForm(request, type);
-    return sendPage(reply, request.ui, `Edit ${type.name} entry`, entryFormView(request.ui, { ...form, entry, values: entryValues(type, entry, etag ?? ''), errors: {}, flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined }), { private: true });
-  });
+  app.get<WithEntry & { Querystring: { saved?: string } }>(
+    '/admin/content/:type/:id',
+    { schema: { params: EntryParams }, preHandler: EDITOR_PAGE },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      storedType(type);
+      const { entry, etag } = await sourceFor(type.slug).read(editorContext(request), request.params.id, {
+        status: 'any',
+      });
+      const form = await entryForm(request, type);
+      return sendPage(
+        reply,
+        request.ui,
+        `Edit ${type.name} entry`,
+        entryFormView(request.ui, {
+          ...form,
+          entry,
+          values: entryValues(type, entry, etag ?? ''),
+          errors: {},
+          flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined,
+        }),
+        { private: true },
+      );
+    },
+  );
 
   async function postEntry(request: FastifyRequest, reply: FastifyReply, slug: string, id: string | undefined) {
     const type = await contentType(request, slug);
     storedType(type);
     const { values, errors, input } = readEntry(request, type);
-    const entry = id ? (await sourceFor(type.slug).read(editorContext(request), id, { status: 'any' })).entry : undefined;
+    const entry = id
+      ? (await sourceFor(type.slug).read(editorContext(request), id, { status: 'any' })).entry
+      : undefined;
     const form = await entryForm(request, type);
     const title = entry ? `Edit ${type.name} entry` : `New ${type.name} entry`;
     const show = (shown: FieldErrors, status: number, preview?: Record<string, string>) =>
-      sendPage(reply, request.ui, title, entryFormView(request.ui, { ...form, entry, values, errors: shown, preview }), { status, private: true });
+      sendPage(
+        reply,
+        request.ui,
+        title,
+        entryFormView(request.ui, { ...form, entry, values, errors: shown, preview }),
+        { status, private: true },
+      );
     if (field(request, 'action', 10) === 'preview') {
       const preview: Record<string, string> = {};
-      for (const f of type.fields) if (f.type === 'markdown' && typeof input.data[f.name] === 'string') preview[f.name] = renderBody(input.data[f.name] as string).html;
+      for (const f of type.fields)
+        if (f.type === 'markdown' && typeof input.data[f.name] === 'string')
+          preview[f.name] = renderBody(input.data[f.name] as string).html;
       return show(errors, 200, preview);
     }
     if (Object.keys(errors).length > 0) return show(errors, 422);
     try {
       const source = sourceFor(type.slug);
-      const saved = id ? await source.update(editorContext(request), id, input, values.version || undefined) : await source.create(editorContext(request), input);
+      const saved = id
+        ? await source.update(editorContext(request), id, input, values.version || undefined)
+        : await source.create(editorContext(request), input);
       request.server.cms.webhooks.wake();
       return seeOther(reply, `/admin/content/${type.slug}/${saved.entry.id}?saved=1`);
     } catch (error) {
@@ -306,22 +467,40 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     }
   }
 
-  app.post<WithType>('/admin/content/:type/new', { schema: { params: TypeParams }, preHandler: EDITOR_FORM }, async (request, reply) => postEntry(request, reply, request.params.type, undefined));
-  app.post<WithEntry>('/admin/content/:type/:id', { schema: { params: EntryParams }, preHandler: EDITOR_FORM }, async (request, reply) => postEntry(request, reply, request.params.type, request.params.id));
+  app.post<WithType>(
+    '/admin/content/:type/new',
+    { schema: { params: TypeParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => postEntry(request, reply, request.params.type, undefined),
+  );
+  app.post<WithEntry>(
+    '/admin/content/:type/:id',
+    { schema: { params: EntryParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => postEntry(request, reply, request.params.type, request.params.id),
+  );
 
   app.get('/admin/media', { preHandler: EDITOR_PAGE }, async (request, reply) => {
     const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
-    return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia)), { private: true });
+    return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia)), {
+      private: true,
+    });
   });
 
   // Multipart: the CSRF token is the form's first field, read before the file.
   app.post('/admin/media', { preHandler: [loadUi, editorOnly] }, async (request, reply) => {
     const part = await request.file({ limits: { fileSize: MAX_MEDIA_BYTES } });
     const csrf = part?.fields._csrf as { value?: unknown } | undefined;
-    verifyCsrf(request, request.ui.site.id, request.ui.sessionId, typeof csrf?.value === 'string' ? csrf.value : undefined);
+    verifyCsrf(
+      request,
+      request.ui.site.id,
+      request.ui.sessionId,
+      typeof csrf?.value === 'string' ? csrf.value : undefined,
+    );
     const again = async (message: string, status: number) => {
       const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
-      return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia), message), { status, private: true });
+      return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia), message), {
+        status,
+        private: true,
+      });
     };
     if (!part || part.fieldname !== 'file' || part.filename === '') {
       part?.file.resume();
@@ -329,7 +508,11 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     }
     try {
       const bytes = await part.toBuffer();
-      await storeMedia(db, app.deps.blobs, request.ui.site.id, { filename: part.filename, declaredType: part.mimetype, bytes });
+      await storeMedia(db, app.deps.blobs, request.ui.site.id, {
+        filename: part.filename,
+        declaredType: part.mimetype,
+        bytes,
+      });
     } catch (error) {
       if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return again('The file is over 10 MiB.', 413);
       if (error instanceof AppError && error.status < 500) return again(error.message, error.status);

@@ -26,7 +26,12 @@ interface TypeSummary {
  * The content page: the types to write entries of, and for admins (`model` given) the type editor's
  * entry points, a new type's form and the content editors.
  */
-export function typesView(ui: UiContext, types: TypeSummary[], model?: { create: { values: FormValues; errors: FieldErrors }; editors: EditorView[]; editorError?: string }, flash?: Flash): SafeHtml {
+export function typesView(
+  ui: UiContext,
+  types: TypeSummary[],
+  model?: { create: { values: FormValues; errors: FieldErrors }; editors: EditorView[]; editorError?: string },
+  flash?: Flash,
+): SafeHtml {
   return adminFrame(
     ui,
     'content',
@@ -35,7 +40,9 @@ export function typesView(ui: UiContext, types: TypeSummary[], model?: { create:
 <table class="list"><caption class="sr-only">Content types</caption><thead><tr><th scope="col">Type</th><th scope="col">Fields</th><th scope="col">Kind</th>${model ? html`<th scope="col"><span class="sr-only">Actions</span></th>` : ''}</tr></thead><tbody>${types.map(
       (t) =>
         html`<tr><td><a href="/admin/content/${t.slug}">${t.name}</a> <span class="muted">${t.slug}</span></td><td>${t.fields}</td><td>${t.source === 'forum' ? 'Forum view' : t.source === 'builtin' ? 'Built-in' : 'Custom'}</td>${
-          model ? html`<td>${t.source === 'custom' ? html`<a href="/admin/content-types/${t.slug}">Edit type<span class="sr-only"> ${t.name}</span></a>` : ''}</td>` : ''
+          model
+            ? html`<td>${t.source === 'custom' ? html`<a href="/admin/content-types/${t.slug}">Edit type<span class="sr-only"> ${t.name}</span></a>` : ''}</td>`
+            : ''
         }</tr>`,
     )}</tbody></table>
 ${model ? modelSections(ui, model) : ''}`,
@@ -43,7 +50,10 @@ ${model ? modelSections(ui, model) : ''}`,
   );
 }
 
-function modelSections(ui: UiContext, model: { create: { values: FormValues; errors: FieldErrors }; editors: EditorView[]; editorError?: string }): SafeHtml {
+function modelSections(
+  ui: UiContext,
+  model: { create: { values: FormValues; errors: FieldErrors }; editors: EditorView[]; editorError?: string },
+): SafeHtml {
   const { create, editors } = model;
   return html`<section class="panel" aria-labelledby="new-type-heading"><h2 id="new-type-heading">New content type</h2>
 <form method="post" action="/admin/content-types" class="stack">${csrfField(ui)}
@@ -74,7 +84,8 @@ export function fieldRowValues(fields: readonly FieldDefinition[]): FormValues {
     values[`f${i}_type`] = field.type;
     if (field.required) values[`f${i}_required`] = 'on';
     if (field.unique) values[`f${i}_unique`] = 'on';
-    values[`f${i}_options`] = field.options && Object.keys(field.options).length > 0 ? JSON.stringify(field.options) : '';
+    values[`f${i}_options`] =
+      field.options && Object.keys(field.options).length > 0 ? JSON.stringify(field.options) : '';
   });
   return values;
 }
@@ -87,7 +98,12 @@ ${Array.from({ length: rows }, (_, i) => {
   const p = `f${i}`;
   return html`<div class="field-row" role="group" aria-label="Field ${i + 1}">
 ${textField(`${p}_name`, `Field ${i + 1} name`, values[`${p}_name`] ?? '', 'text', { maxlength: 40, error: errors[`${p}_name`] })}
-${selectField(`${p}_type`, `Field ${i + 1} type`, values[`${p}_type`] ?? 'text', FIELD_TYPES.map((t) => [t, t] as const))}
+${selectField(
+  `${p}_type`,
+  `Field ${i + 1} type`,
+  values[`${p}_type`] ?? 'text',
+  FIELD_TYPES.map((t) => [t, t] as const),
+)}
 ${checkbox(`${p}_required`, 'Required', values[`${p}_required`] === 'on', { id: `${p}_required` })}
 ${checkbox(`${p}_unique`, 'Unique', values[`${p}_unique`] === 'on', { id: `${p}_unique` })}
 ${textField(`${p}_options`, `Field ${i + 1} options (JSON)`, values[`${p}_options`] ?? '', 'text', { maxlength: 2000, error: errors[`${p}_options`] })}
@@ -137,7 +153,8 @@ function stateOf(entry: EntryOut, now: Date): string {
 export function entryListView(ui: UiContext, list: EntryListPage, now: Date): SafeHtml {
   const { type } = list;
   const editable = type.source !== 'forum';
-  const query = (page: number) => `/admin/content/${type.slug}?${new URLSearchParams({ status: list.status, q: list.q, page: String(page) }).toString()}`;
+  const query = (page: number) =>
+    `/admin/content/${type.slug}?${new URLSearchParams({ status: list.status, q: list.q, page: String(page) }).toString()}`;
   return adminFrame(
     ui,
     'content',
@@ -145,12 +162,23 @@ export function entryListView(ui: UiContext, list: EntryListPage, now: Date): Sa
     html`<p class="crumbs"><a href="/admin/content">Content</a></p>
 <div class="toolbar">${editable ? html`<a class="button" href="/admin/content/${type.slug}/new">New entry</a>` : html`<p class="muted">Forum content is written in the forum and its admin area; here it is listed as the Content API serves it.</p>`}</div>
 <form method="get" action="/admin/content/${type.slug}" class="inline filters" role="search">
-${selectField('status', 'Status', list.status, [['any', 'All'], ['published', 'Published (live)'], ['draft', 'Drafts and scheduled']], { id: 'filter-status' })}
+${selectField(
+  'status',
+  'Status',
+  list.status,
+  [
+    ['any', 'All'],
+    ['published', 'Published (live)'],
+    ['draft', 'Drafts and scheduled'],
+  ],
+  { id: 'filter-status' },
+)}
 ${textField('q', 'Search', list.q, 'search', { id: 'filter-q', maxlength: 200 })}
 <button type="submit" class="secondary">Filter</button></form>
 <p class="muted">${list.estimated ? 'About ' : ''}${list.total} entr${list.total === 1 ? 'y' : 'ies'}</p>
 <table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr><th scope="col">Entry</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead><tbody>${list.entries.map(
-      (entry) => html`<tr><td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td><td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
+      (entry) =>
+        html`<tr><td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td><td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
     )}</tbody></table>
 ${pager(list.page, list.pages, query)}`,
   );
@@ -168,13 +196,27 @@ interface EntryFormPage {
   flash?: Flash | undefined;
 }
 
-function mediaPicker(name: string, label: string, value: string, media: MediaOut[], error: string | undefined): SafeHtml {
-  const choices: Array<readonly [string, string]> = [['', 'None'], ...media.map((m) => [m.url, `${m.filename} (${m.content_type})`] as const)];
+function mediaPicker(
+  name: string,
+  label: string,
+  value: string,
+  media: MediaOut[],
+  error: string | undefined,
+): SafeHtml {
+  const choices: Array<readonly [string, string]> = [
+    ['', 'None'],
+    ...media.map((m) => [m.url, `${m.filename} (${m.content_type})`] as const),
+  ];
   if (value !== '' && !choices.some(([url]) => url === value)) choices.push([value, value]);
   return html`${selectField(name, label, value, choices, { id: `field-${name}`, hint: 'Choose an upload from the media library.', error })}<p class="hint"><a href="/admin/media">Upload media</a></p>`;
 }
 
-function fieldControl(field: ContentTypeOut['fields'][number], values: FormValues, errors: FieldErrors, media: MediaOut[]): SafeHtml {
+function fieldControl(
+  field: ContentTypeOut['fields'][number],
+  values: FormValues,
+  errors: FieldErrors,
+  media: MediaOut[],
+): SafeHtml {
   const name = `data_${field.name}`;
   const value = values[name] ?? '';
   const label = `${field.name.replace(/_/g, ' ')}${field.required ? ' (required)' : ''}`;
@@ -192,13 +234,26 @@ function fieldControl(field: ContentTypeOut['fields'][number], values: FormValue
     case 'datetime':
       return html`<div><label for="${common.id}">${label}</label><input type="datetime-local" id="${common.id}" name="${name}" value="${value}"${common.error ? html` aria-invalid="true" aria-describedby="${common.id}-error"` : html` aria-describedby="${common.id}-hint"`}><span class="hint" id="${common.id}-hint">UTC</span>${common.error ? html`<span class="field-error" id="${common.id}-error">${common.error}</span>` : ''}</div>`;
     case 'enum':
-      return selectField(name, label, value, [['', '—'], ...(options.values ?? []).map((v) => [v, v] as const)], common);
+      return selectField(
+        name,
+        label,
+        value,
+        [['', '—'], ...(options.values ?? []).map((v) => [v, v] as const)],
+        common,
+      );
     case 'media':
       return mediaPicker(name, label, value, media, common.error);
     case 'relation':
-      return textField(name, label, value, 'text', { ...common, maxlength: 100, hint: `The id of a ${options.type ?? ''} entry.` });
+      return textField(name, label, value, 'text', {
+        ...common,
+        maxlength: 100,
+        hint: `The id of a ${options.type ?? ''} entry.`,
+      });
     default:
-      return textField(name, label, value, 'text', { ...common, ...(options.max_length ? { maxlength: options.max_length } : {}) });
+      return textField(name, label, value, 'text', {
+        ...common,
+        ...(options.max_length ? { maxlength: options.max_length } : {}),
+      });
   }
 }
 
@@ -210,16 +265,32 @@ export function entryFormView(ui: UiContext, page: EntryFormPage): SafeHtml {
     'content',
     entry ? `Edit ${type.name} entry` : `New ${type.name} entry`,
     html`<p class="crumbs"><a href="/admin/content">Content</a> › <a href="/admin/content/${type.slug}">${type.name}</a></p>
-${page.preview ? html`<section class="panel" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2>${Object.entries(page.preview).map(
-      ([name, markup]) => html`<h3>${name.replace(/_/g, ' ')}</h3><div class="post"><div class="body">${trustedHtml(markup)}</div></div>`,
-    )}</section>` : ''}
+${
+  page.preview
+    ? html`<section class="panel" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2>${Object.entries(
+        page.preview,
+      ).map(
+        ([name, markup]) =>
+          html`<h3>${name.replace(/_/g, ' ')}</h3><div class="post"><div class="body">${trustedHtml(markup)}</div></div>`,
+      )}</section>`
+    : ''
+}
 <form method="post" action="${action}" class="stack wide">${csrfField(ui)}
 ${entry ? html`<input type="hidden" name="version" value="${values.version ?? ''}">` : ''}
 ${errors._form ? html`<p class="field-error" role="alert">${errors._form}</p>` : ''}
 ${type.fields.map((field) => fieldControl(field, values, errors, page.media))}
 <fieldset><legend>Publishing</legend>
 ${textField('slug', 'Slug', values.slug ?? '', 'text', { id: 'entry-slug', maxlength: 100, hint: 'Optional; lower-case letters, digits and hyphens. Entries are read by id or slug.', error: errors.slug })}
-${selectField('status', 'Status', values.status ?? 'draft', [['draft', 'Draft'], ['published', 'Published']], { id: 'entry-status' })}
+${selectField(
+  'status',
+  'Status',
+  values.status ?? 'draft',
+  [
+    ['draft', 'Draft'],
+    ['published', 'Published'],
+  ],
+  { id: 'entry-status' },
+)}
 <div><label for="entry-published-at">Publish at (UTC)</label><input type="datetime-local" id="entry-published-at" name="published_at" value="${values.published_at ?? ''}" aria-describedby="entry-published-at-hint${errors.published_at ? ' entry-published-at-error' : ''}"${errors.published_at ? html` aria-invalid="true"` : ''}><span class="hint" id="entry-published-at-hint">Leave empty to publish now; a future time schedules a published entry (the API shows it from then on).</span>${errors.published_at ? html`<span class="field-error" id="entry-published-at-error">${errors.published_at}</span>` : ''}</div>
 </fieldset>
 <div class="actions"><button type="submit" name="action" value="save">Save</button><button type="submit" name="action" value="preview" class="secondary">Preview</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>`,
@@ -238,7 +309,8 @@ export function mediaView(ui: UiContext, media: MediaOut[], error?: string): Saf
 <div><label for="media-file">File</label><input type="file" id="media-file" name="file" required accept="image/png,image/jpeg,image/gif,image/webp,image/avif,application/pdf" aria-describedby="media-file-hint${error ? ' media-file-error' : ''}"${error ? html` aria-invalid="true"` : ''}><span class="hint" id="media-file-hint">PNG, JPEG, GIF, WebP, AVIF or PDF, at most 10 MiB. SVG is not accepted.</span>${error ? html`<span class="field-error" id="media-file-error" role="alert">${error}</span>` : ''}</div>
 <div class="actions"><button type="submit">Upload</button></div></form></section>
 <ul class="cards">${media.map(
-      (m) => html`<li class="card"><div class="card-head"><a href="${m.url}">${m.filename}</a></div><div class="muted">${m.content_type} · ${Math.ceil(m.size / 1024)} KiB · <code>${m.url}</code></div></li>`,
+      (m) =>
+        html`<li class="card"><div class="card-head"><a href="${m.url}">${m.filename}</a></div><div class="muted">${m.content_type} · ${Math.ceil(m.size / 1024)} KiB · <code>${m.url}</code></div></li>`,
     )}</ul>`,
   );
 }

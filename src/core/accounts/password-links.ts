@@ -18,8 +18,17 @@ const TTL_MS: Record<PasswordLinkPurpose, number> = { invite: LINK_TTL_MS.welcom
  */
 export async function issuePasswordLink(db: Executor, user: UserRow, purpose: PasswordLinkPurpose): Promise<string> {
   const { id, secretHash, token } = newSecretToken();
-  await db.delete(accountTokens).where(and(eq(accountTokens.userId, user.id), eq(accountTokens.purpose, purpose), isNull(accountTokens.usedAt)));
-  await db.insert(accountTokens).values({ id, userId: user.id, purpose, secretHash, email: user.email, expiresAt: new Date(Date.now() + TTL_MS[purpose]) });
+  await db
+    .delete(accountTokens)
+    .where(and(eq(accountTokens.userId, user.id), eq(accountTokens.purpose, purpose), isNull(accountTokens.usedAt)));
+  await db.insert(accountTokens).values({
+    id,
+    userId: user.id,
+    purpose,
+    secretHash,
+    email: user.email,
+    expiresAt: new Date(Date.now() + TTL_MS[purpose]),
+  });
   return token;
 }
 
@@ -48,7 +57,11 @@ export async function findPasswordLink(db: Executor, presented: string): Promise
  * The link is spent, and so is every other live link of the account, and every session of the
  * account ends (the caller starts a fresh one). Undefined when another request spent the link first.
  */
-export async function setPasswordThroughLink(db: Executor, found: LivePasswordLink, password: string): Promise<UserRow | undefined> {
+export async function setPasswordThroughLink(
+  db: Executor,
+  found: LivePasswordLink,
+  password: string,
+): Promise<UserRow | undefined> {
   const passwordHash = await hashNewPassword(password);
   return db.transaction(async (tx) => {
     const spent = await tx
@@ -57,8 +70,15 @@ export async function setPasswordThroughLink(db: Executor, found: LivePasswordLi
       .where(and(eq(accountTokens.id, found.token.id), isNull(accountTokens.usedAt)))
       .returning({ id: accountTokens.id });
     if (spent.length === 0) return undefined;
-    await tx.update(accountTokens).set({ usedAt: new Date() }).where(and(eq(accountTokens.userId, found.user.id), isNull(accountTokens.usedAt)));
-    const [user] = await tx.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, found.user.id)).returning();
+    await tx
+      .update(accountTokens)
+      .set({ usedAt: new Date() })
+      .where(and(eq(accountTokens.userId, found.user.id), isNull(accountTokens.usedAt)));
+    const [user] = await tx
+      .update(users)
+      .set({ passwordHash, updatedAt: new Date() })
+      .where(eq(users.id, found.user.id))
+      .returning();
     await tx.delete(sessions).where(eq(sessions.userId, found.user.id));
     return user;
   });

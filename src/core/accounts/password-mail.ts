@@ -21,7 +21,12 @@ interface InvitedWorkspace {
 }
 
 /** Queues the invitation of an account made for someone else, with a link to choose its first password. */
-export async function sendInvitation(db: Executor, portalOrigin: string, user: UserRow, workspace: InvitedWorkspace): Promise<void> {
+export async function sendInvitation(
+  db: Executor,
+  portalOrigin: string,
+  user: UserRow,
+  workspace: InvitedWorkspace,
+): Promise<void> {
   const url = passwordLinkUrl(portalOrigin, await issuePasswordLink(db, user, 'invite'));
   const text = `Hello ${user.username},
 
@@ -39,7 +44,17 @@ The link works for 7 days, once. Later, ask for a new link at ${portalOrigin}/pa
     mailLink(url, 'Choose your password'),
     `The link works for 7 days, once. Later, ${mailLink(`${portalOrigin}/password/forgot`, 'ask for a new link')}.`,
   ]);
-  await enqueueMail(db, null, 'account_invite', automatedMail({ to: user.email, subject: `Your workspace ${workspace.siteId} is ready: choose your password`, text, html }));
+  await enqueueMail(
+    db,
+    null,
+    'account_invite',
+    automatedMail({
+      to: user.email,
+      subject: `Your workspace ${workspace.siteId} is ready: choose your password`,
+      text,
+      html,
+    }),
+  );
 }
 
 /** Queues a link to choose a new password for an account whose owner forgot it. */
@@ -62,6 +77,11 @@ Not you? Then nothing changes: ignore this mail.
       'This link works for one hour and only once; using it logs the account out everywhere.',
       'Not you? Then nothing changes: ignore this mail.',
     ]);
-    await enqueueMail(tx, null, 'account_reset', automatedMail({ to: user.email, subject: 'A new password for your Blume account', text, html }));
+    await enqueueMail(
+      tx,
+      null,
+      'account_reset',
+      automatedMail({ to: user.email, subject: 'A new password for your Blume account', text, html }),
+    );
   });
 }

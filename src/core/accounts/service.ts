@@ -34,9 +34,12 @@ export async function createAccount(db: Executor, input: NewAccount): Promise<Us
   const clash = await db
     .select({ username: users.username, email: users.email })
     .from(users)
-    .where(or(sql`lower(${users.username}) = lower(${input.username})`, sql`lower(${users.email}) = lower(${input.email})`));
+    .where(
+      or(sql`lower(${users.username}) = lower(${input.username})`, sql`lower(${users.email}) = lower(${input.email})`),
+    );
   for (const row of clash) {
-    if (row.username.toLowerCase() === input.username.toLowerCase()) throw new AppError('username_taken', `The username "${input.username}" is taken.`);
+    if (row.username.toLowerCase() === input.username.toLowerCase())
+      throw new AppError('username_taken', `The username "${input.username}" is taken.`);
     throw new AppError('email_taken', 'An account with this e-mail address exists.');
   }
   const [row] = await db
@@ -107,7 +110,12 @@ export async function findUserById(db: Executor, id: string): Promise<UserRow | 
 
 /** One page of every account, newest first, and the total: the platform administrators' list. */
 export async function listAccounts(db: Executor, page: Page): Promise<{ rows: UserRow[]; total: number }> {
-  const rows = await db.select().from(users).orderBy(desc(users.createdAt), desc(users.id)).limit(page.pageSize).offset(page.offset);
+  const rows = await db
+    .select()
+    .from(users)
+    .orderBy(desc(users.createdAt), desc(users.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
   const [total] = await db.select({ n: count() }).from(users);
   return { rows, total: total!.n };
 }
@@ -134,15 +142,24 @@ export function sessionIdOf(cookie: string): string | undefined {
 
 /** Ends every session of the account except `keep` ("log out everywhere else"). */
 export async function endOtherSessions(db: Executor, userId: string, keep: string | undefined): Promise<void> {
-  await db.delete(sessions).where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
+  await db
+    .delete(sessions)
+    .where(keep ? and(eq(sessions.userId, userId), ne(sessions.id, keep)) : eq(sessions.userId, userId));
 }
 
 /**
  * Changes the password after checking the current one (401 `invalid_credentials` when wrong, 422
  * `weak_password`), and ends the account's other sessions.
  */
-export async function changePassword(db: Executor, user: UserRow, current: string, next: string, keepSession: string | undefined): Promise<void> {
-  if (!(await verifyPassword(current, user.passwordHash))) throw new AppError('invalid_credentials', 'The current password is wrong.');
+export async function changePassword(
+  db: Executor,
+  user: UserRow,
+  current: string,
+  next: string,
+  keepSession: string | undefined,
+): Promise<void> {
+  if (!(await verifyPassword(current, user.passwordHash)))
+    throw new AppError('invalid_credentials', 'The current password is wrong.');
   const passwordHash = await hashNewPassword(next);
   await db.update(users).set({ passwordHash, updatedAt: new Date() }).where(eq(users.id, user.id));
   await endOtherSessions(db, user.id, keepSession);

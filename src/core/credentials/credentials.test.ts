@@ -16,7 +16,11 @@ for (const kind of testDatabases) {
     after(() => database.drop());
 
     it('stores only a hash and verifies the token it minted', async () => {
-      const { row, token } = await mintCredential(database.handle.db, { kind: 'deploy_token', siteId: 'one', name: 'ci' });
+      const { row, token } = await mintCredential(database.handle.db, {
+        kind: 'deploy_token',
+        siteId: 'one',
+        name: 'ci',
+      });
       const secret = token.split('.')[1]!;
       const [stored] = await database.handle.db.select().from(credentials).where(eq(credentials.id, row.id));
       assert.ok(!JSON.stringify(stored).includes(secret));
@@ -27,13 +31,25 @@ for (const kind of testDatabases) {
     });
 
     it('refuses a wrong secret, another kind, garbage and a revoked token', async () => {
-      const { row, token } = await mintCredential(database.handle.db, { kind: 'api_key', siteId: 'one', name: 'k', scopes: ['cms-read'] });
+      const { row, token } = await mintCredential(database.handle.db, {
+        kind: 'api_key',
+        siteId: 'one',
+        name: 'k',
+        scopes: ['cms-read'],
+      });
       const wrong = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
       assert.equal(await verifyCredential(database.handle.db, wrong, 'api_key'), undefined);
       assert.equal(await verifyCredential(database.handle.db, token, 'deploy_token'), undefined);
       assert.equal(await verifyCredential(database.handle.db, 'dpl_nonsense', 'deploy_token'), undefined);
-      assert.equal(await verifyCredential(database.handle.db, token.replace('blu_sk_', 'dpl_'), 'deploy_token'), undefined);
-      assert.equal(await revokeCredential(database.handle.db, row.id, { kind: 'api_key', siteId: 'other' }), false, 'scoped to its site');
+      assert.equal(
+        await verifyCredential(database.handle.db, token.replace('blu_sk_', 'dpl_'), 'deploy_token'),
+        undefined,
+      );
+      assert.equal(
+        await revokeCredential(database.handle.db, row.id, { kind: 'api_key', siteId: 'other' }),
+        false,
+        'scoped to its site',
+      );
       assert.equal(await revokeCredential(database.handle.db, row.id, { kind: 'api_key', siteId: 'one' }), true);
       assert.equal(await verifyCredential(database.handle.db, token, 'api_key'), undefined);
       assert.equal((await listCredentials(database.handle.db, { kind: 'api_key', siteId: 'one' })).length, 0);

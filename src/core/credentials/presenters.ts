@@ -5,7 +5,12 @@ import type { CredentialRow } from './tables.js';
 import type { ApiKeyOut, TokenOut } from './schemas.js';
 
 export function presentToken(row: CredentialRow): TokenOut {
-  return { id: row.id, name: row.name, created_at: row.createdAt.toISOString(), last_used_at: row.lastUsedAt?.toISOString() ?? null };
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+  };
 }
 
 export function presentTokenCreated(minted: Minted): TokenOut & { token: string } {

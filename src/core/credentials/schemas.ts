@@ -2,7 +2,12 @@ import { Type, type Static } from 'typebox';
 
 export const API_KEY_SCOPES = ['cms-read', 'cms-write', 'admin', 'helpdesk-read', 'helpdesk-write'] as const;
 
-const CredentialName = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A label to recognise the credential by.' });
+const CredentialName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  description: 'A label to recognise the credential by.',
+});
 
 export const NameBody = Type.Object({ name: CredentialName }, { additionalProperties: false });
 export type NameBody = Static<typeof NameBody>;
@@ -10,7 +15,11 @@ export type NameBody = Static<typeof NameBody>;
 export const ApiKeyBody = Type.Object(
   {
     name: CredentialName,
-    scopes: Type.Array(Type.Union(API_KEY_SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: 5, uniqueItems: true }),
+    scopes: Type.Array(Type.Union(API_KEY_SCOPES.map((s) => Type.Literal(s))), {
+      minItems: 1,
+      maxItems: 5,
+      uniqueItems: true,
+    }),
   },
   { additionalProperties: false },
 );
@@ -24,9 +33,16 @@ const common = {
 };
 
 export const TokenOut = Type.Object(common);
-export const TokenCreatedOut = Type.Object({ ...common, token: Type.String({ description: 'Shown only in this response.' }) });
+export const TokenCreatedOut = Type.Object({
+  ...common,
+  token: Type.String({ description: 'Shown only in this response.' }),
+});
 export const ApiKeyOut = Type.Object({ ...common, scopes: Type.Array(Type.String()) });
-export const ApiKeyCreatedOut = Type.Object({ ...common, scopes: Type.Array(Type.String()), key: Type.String({ description: 'Shown only in this response.' }) });
+export const ApiKeyCreatedOut = Type.Object({
+  ...common,
+  scopes: Type.Array(Type.String()),
+  key: Type.String({ description: 'Shown only in this response.' }),
+});
 
 export type TokenOut = Static<typeof TokenOut>;
 export type ApiKeyOut = Static<typeof ApiKeyOut>;

@@ -9,7 +9,12 @@ import { newId } from '../../lib/ids.js';
 import { hashSecret, secretMatches } from '../../lib/secret-tokens.js';
 import { credentials, type CredentialRow } from './tables.js';
 
-export { credentialPrefixes, parseCredential, type CredentialKind, type ParsedCredential } from '../../lib/credential-format.js';
+export {
+  credentialPrefixes,
+  parseCredential,
+  type CredentialKind,
+  type ParsedCredential,
+} from '../../lib/credential-format.js';
 
 /** Only write `last_used_at` when it is older than this, so hot credentials do not write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -47,7 +52,11 @@ export async function mintCredential(db: Executor, input: MintInput): Promise<Mi
 }
 
 /** The live credential row the presented token proves, or undefined (wrong, revoked, other kind). */
-export async function verifyCredential(db: Executor, presented: string, kind: CredentialKind): Promise<CredentialRow | undefined> {
+export async function verifyCredential(
+  db: Executor,
+  presented: string,
+  kind: CredentialKind,
+): Promise<CredentialRow | undefined> {
   const parsed = parseCredential(presented);
   if (!parsed || parsed.kind !== kind) return undefined;
   const [row] = await db
@@ -61,7 +70,11 @@ export async function verifyCredential(db: Executor, presented: string, kind: Cr
  * Whether the presented secret is the one of a live row the caller read (alone, or joined with what
  * it acts as); notes the use, at most once a minute.
  */
-export async function acceptSecret(db: Executor, row: Pick<CredentialRow, 'id' | 'secretHash' | 'lastUsedAt'>, secret: string): Promise<boolean> {
+export async function acceptSecret(
+  db: Executor,
+  row: Pick<CredentialRow, 'id' | 'secretHash' | 'lastUsedAt'>,
+  secret: string,
+): Promise<boolean> {
   if (!secretMatches(row.secretHash, secret)) return false;
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -91,7 +104,11 @@ function filterWhere(filter: CredentialFilter) {
 }
 
 export async function listCredentials(db: Executor, filter: CredentialFilter): Promise<CredentialRow[]> {
-  return db.select().from(credentials).where(filterWhere(filter)).orderBy(desc(credentials.createdAt), desc(credentials.id));
+  return db
+    .select()
+    .from(credentials)
+    .where(filterWhere(filter))
+    .orderBy(desc(credentials.createdAt), desc(credentials.id));
 }
 
 /** Revokes one live credential matching the filter; answers whether one was revoked. */

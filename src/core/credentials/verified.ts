@@ -6,7 +6,14 @@
 import { BroadcastMap } from '../../adapters/cache/broadcast-map.js';
 import type { PubSub } from '../../adapters/cache/index.js';
 import type { Executor } from '../../db/client.js';
-import { acceptSecret, parseCredential, revokeCredential, verifyCredential, type CredentialFilter, type CredentialKind } from './service.js';
+import {
+  acceptSecret,
+  parseCredential,
+  revokeCredential,
+  verifyCredential,
+  type CredentialFilter,
+  type CredentialKind,
+} from './service.js';
 import type { CredentialRow } from './tables.js';
 
 /** How long a node trusts a cached row when no revocation message reaches it. */
@@ -40,7 +47,8 @@ export class VerifiedCredentials {
     const parsed = parseCredential(presented);
     if (!parsed || parsed.kind !== kind) return undefined;
     const cached = this.rows.get(parsed.id);
-    if (cached && Date.now() - cached.loadedAt < TTL_MS) return (await acceptSecret(this.db, cached.row, parsed.secret)) ? cached.row : undefined;
+    if (cached && Date.now() - cached.loadedAt < TTL_MS)
+      return (await acceptSecret(this.db, cached.row, parsed.secret)) ? cached.row : undefined;
     // Only a proven token's row is kept: a guess cannot fill the cache.
     const row = await verifyCredential(this.db, presented, kind);
     if (row) this.rows.set(parsed.id, { row, loadedAt: Date.now() });

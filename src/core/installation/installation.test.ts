@@ -20,7 +20,10 @@ for (const kind of testDatabases) {
     it('records the first mode once; the same mode passes, another mode or instance is refused naming the fix', async () => {
       await runMigrations(database.handle);
       const db = database.handle.db;
-      await Promise.all([recordInstallation(db, { mode: 'single', instanceId: 'town' }), recordInstallation(db, { mode: 'single', instanceId: 'town' })]);
+      await Promise.all([
+        recordInstallation(db, { mode: 'single', instanceId: 'town' }),
+        recordInstallation(db, { mode: 'single', instanceId: 'town' }),
+      ]);
       assert.deepEqual(await readInstallation(db), { mode: 'single', instanceId: 'town' });
       await checkInstallation(db, { mode: 'single', instanceId: 'town' });
       await assert.rejects(checkInstallation(db, { mode: 'platform' }), (error: Error) => {
@@ -31,7 +34,10 @@ for (const kind of testDatabases) {
         );
         return true;
       });
-      await assert.rejects(recordInstallation(db, { mode: 'single', instanceId: 'village' }), /single community instance \("town"\), but this command runs as a single community instance \("village"\)/);
+      await assert.rejects(
+        recordInstallation(db, { mode: 'single', instanceId: 'village' }),
+        /single community instance \("town"\), but this command runs as a single community instance \("village"\)/,
+      );
       assert.deepEqual(await readInstallation(db), { mode: 'single', instanceId: 'town' }, 'the first record stays');
     });
   });

@@ -24,7 +24,8 @@ function describe(mode: RunMode): string {
 
 /** The one-line refusal when `running` disagrees with the recorded installation, or undefined. */
 export function modeMismatch(recorded: RunMode, running: RunMode): string | undefined {
-  if (recorded.mode === running.mode && (recorded.mode === 'platform' || recorded.instanceId === running.instanceId)) return undefined;
+  if (recorded.mode === running.mode && (recorded.mode === 'platform' || recorded.instanceId === running.instanceId))
+    return undefined;
   const fix =
     recorded.mode === 'single'
       ? `set BLUME_MODE=single and BLUME_INSTANCE_ID=${recorded.instanceId} (the image sets BLUME_MODE), or pass --single`
@@ -34,7 +35,10 @@ export function modeMismatch(recorded: RunMode, running: RunMode): string | unde
 
 /** The recorded installation; undefined before the first install (or before its table exists). */
 export async function readInstallation(db: Executor): Promise<RunMode | undefined> {
-  const [present] = await queryRows<{ present: boolean }>(db, sql`select to_regclass('public.installation') is not null as present`);
+  const [present] = await queryRows<{ present: boolean }>(
+    db,
+    sql`select to_regclass('public.installation') is not null as present`,
+  );
   if (!present?.present) return undefined;
   const [row] = await db.select().from(installation);
   return row ? fromRow(row) : undefined;

@@ -42,7 +42,10 @@ export class PlanMatrix {
 
   async require(site: SiteRow, feature: Feature): Promise<void> {
     if (!(await this.includes(site.plan, feature))) {
-      throw new AppError('plan_required', `The "${site.plan}" plan of site "${site.id}" does not include ${feature.replace('_', ' ')}; upgrade the plan.`);
+      throw new AppError(
+        'plan_required',
+        `The "${site.plan}" plan of site "${site.id}" does not include ${feature.replace('_', ' ')}; upgrade the plan.`,
+      );
     }
   }
 

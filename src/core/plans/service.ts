@@ -23,7 +23,11 @@ export function isFeature(name: string): name is Feature {
 
 /** Inserts missing features; keeps rows an operator changed. Answers how many were added. */
 export async function seedFeatures(db: Executor): Promise<number> {
-  const added = await db.insert(planFeatures).values(DEFAULT_FEATURES.map((f) => ({ ...f, plans: [...f.plans] }))).onConflictDoNothing().returning();
+  const added = await db
+    .insert(planFeatures)
+    .values(DEFAULT_FEATURES.map((f) => ({ ...f, plans: [...f.plans] })))
+    .onConflictDoNothing()
+    .returning();
   return added.length;
 }
 
@@ -44,4 +48,3 @@ export async function writeFeaturePlans(db: Executor, feature: Feature, plans: S
     .values({ feature, plans, description })
     .onConflictDoUpdate({ target: planFeatures.feature, set: { plans: sql`excluded.plans` } });
 }
-

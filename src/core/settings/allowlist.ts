@@ -3,7 +3,8 @@
 import { parseBoolean } from '../../config/index.js';
 import { isEmail } from '../../lib/email.js';
 
-type SettingType = 'boolean' | 'text' | 'url' | 'origins' | 'email' | 'sender' | 'port' | 'host' | 'enum' | 'bytes' | 'count';
+type SettingType =
+  'boolean' | 'text' | 'url' | 'origins' | 'email' | 'sender' | 'port' | 'host' | 'enum' | 'bytes' | 'count';
 
 export interface SettingDefinition {
   type: SettingType;
@@ -14,19 +15,52 @@ export interface SettingDefinition {
 
 export const SETTINGS = {
   FORUM_API_PUBLIC_READ: { type: 'boolean', doc: 'Anonymous Forum API reads (needs API_CORS_ORIGINS too).' },
-  API_CORS_ORIGINS: { type: 'origins', doc: 'Comma-separated origins allowed to call the site APIs from browsers, or *.' },
+  API_CORS_ORIGINS: {
+    type: 'origins',
+    doc: 'Comma-separated origins allowed to call the site APIs from browsers, or *.',
+  },
   FORUM_TITLE: { type: 'text', doc: 'Title of the community.' },
   REGISTRATION_OPEN: { type: 'boolean', doc: 'Whether visitors may sign up as members.' },
-  FORUM_EMAIL_CONFIRMATION: { type: 'boolean', doc: 'Members who sign up confirm their e-mail address before posting, when the server sends mail (default true).' },
-  FORUM_HOLD_FIRST_POSTS: { type: 'boolean', doc: "Hold a member's first post for a moderator's approval (default false)." },
-  FORUM_TRUST_MIN_POSTS: { type: 'count', doc: 'Posts a new member writes before its links show and it may upload (default 2).' },
-  FORUM_TRUST_MIN_TOPICS_READ: { type: 'count', doc: 'Topics a new member reads before its links show and it may upload (default 5).' },
-  FORUM_NEW_MEMBER_POSTS_PER_HOUR: { type: 'count', doc: 'Posts, replies, edits and flags a new member may make per hour (default 10).' },
+  FORUM_EMAIL_CONFIRMATION: {
+    type: 'boolean',
+    doc: 'Members who sign up confirm their e-mail address before posting, when the server sends mail (default true).',
+  },
+  FORUM_HOLD_FIRST_POSTS: {
+    type: 'boolean',
+    doc: "Hold a member's first post for a moderator's approval (default false).",
+  },
+  FORUM_TRUST_MIN_POSTS: {
+    type: 'count',
+    doc: 'Posts a new member writes before its links show and it may upload (default 2).',
+  },
+  FORUM_TRUST_MIN_TOPICS_READ: {
+    type: 'count',
+    doc: 'Topics a new member reads before its links show and it may upload (default 5).',
+  },
+  FORUM_NEW_MEMBER_POSTS_PER_HOUR: {
+    type: 'count',
+    doc: 'Posts, replies, edits and flags a new member may make per hour (default 10).',
+  },
   HELPDESK_SUPPORT_ADDRESS: { type: 'email', doc: 'Support e-mail address of the help desk.' },
-  HELPDESK_INBOUND_SECRET: { type: 'text', secret: true, doc: 'Secret of POST /inbound-email: the Bearer token of raw MIME and the basic-auth password of Postmark.' },
-  HELPDESK_MAILGUN_SIGNING_KEY: { type: 'text', secret: true, doc: 'Mailgun HTTP webhook signing key, verifying Mailgun route deliveries.' },
-  HELPDESK_SENDGRID_VERIFICATION_KEY: { type: 'text', secret: true, doc: 'Public key (base64) of the SendGrid Inbound Parse security policy, verifying its signatures.' },
-  HELPDESK_ATTACHMENT_MAX_BYTES: { type: 'bytes', doc: 'Largest attachment an inbound e-mail may carry, in bytes (default 26214400, 25 MiB).' },
+  HELPDESK_INBOUND_SECRET: {
+    type: 'text',
+    secret: true,
+    doc: 'Secret of POST /inbound-email: the Bearer token of raw MIME and the basic-auth password of Postmark.',
+  },
+  HELPDESK_MAILGUN_SIGNING_KEY: {
+    type: 'text',
+    secret: true,
+    doc: 'Mailgun HTTP webhook signing key, verifying Mailgun route deliveries.',
+  },
+  HELPDESK_SENDGRID_VERIFICATION_KEY: {
+    type: 'text',
+    secret: true,
+    doc: 'Public key (base64) of the SendGrid Inbound Parse security policy, verifying its signatures.',
+  },
+  HELPDESK_ATTACHMENT_MAX_BYTES: {
+    type: 'bytes',
+    doc: 'Largest attachment an inbound e-mail may carry, in bytes (default 26214400, 25 MiB).',
+  },
   AI_PROVIDER: { type: 'enum', values: ['openai', 'anthropic'], doc: 'AI provider API flavour.' },
   AI_BASE_URL: { type: 'url', doc: 'Base URL of the AI provider API.' },
   AI_MODEL: { type: 'text', doc: 'AI model name.' },
@@ -48,7 +82,8 @@ export const SECRET_MASK = '********';
 
 export const MAX_SETTING_LENGTH = 2000;
 
-const HOST = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[[0-9a-fA-F:.]+\]$/;
+const HOST =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\[[0-9a-fA-F:.]+\]$/;
 
 export function isSettingName(name: string): name is SettingName {
   return Object.hasOwn(SETTINGS, name);
@@ -56,7 +91,10 @@ export function isSettingName(name: string): name is SettingName {
 
 /** Parses API_CORS_ORIGINS into exact origins (or ['*']); undefined when any entry is not an origin. */
 function parseOrigins(value: string): string[] | undefined {
-  const parts = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const parts = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   if (parts.length === 0) return undefined;
   if (parts.length === 1 && parts[0] === '*') return ['*'];
   const origins: string[] = [];
@@ -64,7 +102,11 @@ function parseOrigins(value: string): string[] | undefined {
     try {
       const url = new URL(part);
       // An origin has nothing after the authority; `new URL` would quietly accept a path.
-      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== part.replace(/\/$/, '').toLowerCase()) return undefined;
+      if (
+        (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+        url.origin !== part.replace(/\/$/, '').toLowerCase()
+      )
+        return undefined;
       origins.push(url.origin);
     } catch {
       return undefined;
@@ -90,14 +132,18 @@ export function settingProblem(name: SettingName, value: string): string | undef
     case 'boolean':
       return parseBoolean(value) === undefined ? 'must be a boolean: true, false, True, False, 1 or 0' : undefined;
     case 'origins':
-      return parseOrigins(value) ? undefined : 'must be * or a comma-separated list of origins such as https://example.com';
+      return parseOrigins(value)
+        ? undefined
+        : 'must be * or a comma-separated list of origins such as https://example.com';
     case 'url':
       return isHttpUrl(value) ? undefined : 'must be an http or https URL';
     case 'email':
       return isEmail(value) ? undefined : 'must be an e-mail address';
     case 'sender': {
       const named = /^[^<>]*<([^<>]+)>$/.exec(value);
-      return isEmail(named ? named[1]!.trim() : value) ? undefined : 'must be `name@example.com` or `Name <name@example.com>`';
+      return isEmail(named ? named[1]!.trim() : value)
+        ? undefined
+        : 'must be `name@example.com` or `Name <name@example.com>`';
     }
     case 'port': {
       const port = Number(value);

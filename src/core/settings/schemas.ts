@@ -18,7 +18,10 @@ export const RestartOut = Type.Object({
   generation: Type.Integer({ description: 'How many times settings have been applied.' }),
   applied_at: Type.String({ format: 'date-time' }),
   changed: Type.Array(
-    Type.Object({ name: Type.String(), change: Type.Union([Type.Literal('added'), Type.Literal('changed'), Type.Literal('removed')]) }),
+    Type.Object({
+      name: Type.String(),
+      change: Type.Union([Type.Literal('added'), Type.Literal('changed'), Type.Literal('removed')]),
+    }),
     { description: 'Settings whose applied value changed with this restart.' },
   ),
 });

@@ -25,7 +25,11 @@ export function sealSetting(value: string, secretKey: string): string {
  * The plain value of a secret setting as stored (undefined when unset). Values stored before
  * secrets were sealed read as they are, and are sealed by the next PUT that sends them.
  */
-export function openSetting(values: Readonly<Record<string, string>>, name: SettingName, secretKey: string): string | undefined {
+export function openSetting(
+  values: Readonly<Record<string, string>>,
+  name: SettingName,
+  secretKey: string,
+): string | undefined {
   const stored = values[name];
   if (stored === undefined || !stored.startsWith('v1.')) return stored;
   return openSecret(stored, secretKey, SECRET_PURPOSE);
@@ -35,7 +39,11 @@ export function openSetting(values: Readonly<Record<string, string>>, name: Sett
  * Validates a whole new map against the allowlist. Empty values unset a setting; a secret sent back
  * as the mask keeps its stored value, so a client can PUT what it read with GET. Secrets are sealed.
  */
-export function validateSettings(input: SettingsInput, current: Readonly<Record<string, string>>, secretKey: string): Record<string, string> {
+export function validateSettings(
+  input: SettingsInput,
+  current: Readonly<Record<string, string>>,
+  secretKey: string,
+): Record<string, string> {
   const unknown = Object.keys(input).filter((name) => !isSettingName(name));
   if (unknown.length > 0) {
     throw new AppError('unknown_setting', `Not allowed: ${unknown.join(', ')}. Allowed: ${SETTING_NAMES.join(', ')}.`, {
@@ -51,7 +59,8 @@ export function validateSettings(input: SettingsInput, current: Readonly<Record<
     if (value === '') continue;
     if ('secret' in SETTINGS[name] && value === SECRET_MASK) {
       const kept = current[name];
-      if (kept === undefined) errors.push({ name, message: 'is the mask but no value is stored; send the secret itself' });
+      if (kept === undefined)
+        errors.push({ name, message: 'is the mask but no value is stored; send the secret itself' });
       else out[name] = kept;
       continue;
     }
@@ -65,7 +74,12 @@ export function validateSettings(input: SettingsInput, current: Readonly<Record<
   return out;
 }
 
-export async function replaceDesiredSettings(db: Executor, siteId: string, input: SettingsInput, secretKey: string): Promise<SiteSettingsRow> {
+export async function replaceDesiredSettings(
+  db: Executor,
+  siteId: string,
+  input: SettingsInput,
+  secretKey: string,
+): Promise<SiteSettingsRow> {
   const current = await loadSettings(db, siteId);
   return storeDesired(db, siteId, validateSettings(input, current.desired, secretKey));
 }
@@ -83,11 +97,19 @@ async function storeDesired(db: Executor, siteId: string, desired: Record<string
  * Changes some settings and keeps the rest (`blume settings set`): an empty value unsets a name.
  * Validated as a whole new map, like PUT /env.
  */
-export async function updateDesiredSettings(db: Executor, siteId: string, changes: Readonly<Record<string, string>>, secretKey: string): Promise<SiteSettingsRow> {
+export async function updateDesiredSettings(
+  db: Executor,
+  siteId: string,
+  changes: Readonly<Record<string, string>>,
+  secretKey: string,
+): Promise<SiteSettingsRow> {
   const current = await loadSettings(db, siteId);
   // Stored secrets go in as the mask, so they are kept sealed as they are, never sealed twice.
   const next: SettingsInput = Object.fromEntries(
-    Object.entries(current.desired).map(([name, value]) => [name, isSettingName(name) && 'secret' in SETTINGS[name] ? SECRET_MASK : value]),
+    Object.entries(current.desired).map(([name, value]) => [
+      name,
+      isSettingName(name) && 'secret' in SETTINGS[name] ? SECRET_MASK : value,
+    ]),
   );
   for (const [name, value] of Object.entries(changes)) {
     if (value.trim() === '') delete next[name];

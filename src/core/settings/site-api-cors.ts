@@ -20,7 +20,8 @@ const CORS_ANSWER = {
 };
 const NO_CORS = { ...CORS_ANSWER, origin: false as const };
 const ANY_ORIGIN = { ...CORS_ANSWER, origin: '*' };
-const corsAnswer = (origin: string | false) => (origin === false ? NO_CORS : origin === '*' ? ANY_ORIGIN : { ...CORS_ANSWER, origin });
+const corsAnswer = (origin: string | false) =>
+  origin === false ? NO_CORS : origin === '*' ? ANY_ORIGIN : { ...CORS_ANSWER, origin };
 
 /**
  * CORS for a site API, decided per request from the applied settings of the site the host names.
@@ -30,7 +31,10 @@ const corsAnswer = (origin: string | false) => (origin === false ? NO_CORS : ori
 export async function registerSiteApiCors(app: FastifyInstance): Promise<void> {
   await app.register(cors, {
     hideOptionsRoute: true,
-    delegator: (request: FastifyRequest, callback: (error: Error | null, options?: typeof NO_CORS | typeof ANY_ORIGIN) => void) => {
+    delegator: (
+      request: FastifyRequest,
+      callback: (error: Error | null, options?: typeof NO_CORS | typeof ANY_ORIGIN) => void,
+    ) => {
       const target = request.target ?? request.raw.blumeTarget;
       const origin = request.headers.origin;
       if (!origin || !target || target.kind !== 'site') return callback(null, NO_CORS);

@@ -18,6 +18,9 @@ export function authorizeSite(user: UserRow, site: SiteRow | undefined, id: stri
  */
 export function authorizePlanChoice(user: UserRow, plan: SiteRow['plan'] | undefined): void {
   if (plan !== undefined && plan !== 'free' && !user.isAdmin) {
-    throw new AppError('plan_not_selectable', `Only platform administrators set the plan "${plan}"; create the site on "free" and buy a plan.`);
+    throw new AppError(
+      'plan_not_selectable',
+      `Only platform administrators set the plan "${plan}"; create the site on "free" and buy a plan.`,
+    );
   }
 }

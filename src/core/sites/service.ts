@@ -10,7 +10,8 @@ import { sites, type SiteRow } from './tables.js';
 const RESERVED_SITE_IDS = new Set(['www', 'api', 'portal', 'admin', 'stage', 'mcp']);
 
 export function siteIdProblem(id: string): string | undefined {
-  if (!isSiteLabel(id)) return 'must be 1 to 40 lower-case letters, digits and single hyphens, starting and ending with a letter or digit';
+  if (!isSiteLabel(id))
+    return 'must be 1 to 40 lower-case letters, digits and single hyphens, starting and ending with a letter or digit';
   if (RESERVED_SITE_IDS.has(id)) return `"${id}" is reserved`;
   if (id.startsWith('r-')) return 'ids starting with "r-" are reserved for release previews';
   return undefined;
@@ -47,7 +48,10 @@ export async function listSites(db: Executor, viewer: UserRow): Promise<SiteRow[
 }
 
 /** One page of every site with its owner's e-mail address (null without an owner), newest first, and the total. */
-export async function listAllSites(db: Executor, page: Page): Promise<{ rows: Array<{ site: SiteRow; ownerEmail: string | null }>; total: number }> {
+export async function listAllSites(
+  db: Executor,
+  page: Page,
+): Promise<{ rows: Array<{ site: SiteRow; ownerEmail: string | null }>; total: number }> {
   const rows = await db
     .select({ site: sites, ownerEmail: users.email })
     .from(sites)

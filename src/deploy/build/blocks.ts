@@ -13,7 +13,15 @@ import type { StateBlock, StateCore, Token } from 'markdown-it';
 import { escapeHtml } from '../../lib/html.js';
 import { uiStrings, type CalloutKind } from './theme/strings.js';
 
-const KINDS = new Set<string>(['note', 'tip', 'info', 'important', 'warning', 'caution', 'danger'] satisfies CalloutKind[]);
+const KINDS = new Set<string>([
+  'note',
+  'tip',
+  'info',
+  'important',
+  'warning',
+  'caution',
+  'danger',
+] satisfies CalloutKind[]);
 
 /** A callout's title when its author gave none: its kind, in the page's language. */
 function defaultTitle(kind: string, env: unknown): string {
@@ -37,9 +45,15 @@ interface BlockEnv {
 }
 
 export function blocksPlugin(md: MarkdownIt): void {
-  md.block.ruler.before('fence', 'blume_container', containerRule, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
-  md.block.ruler.before('fence', 'blume_admonition', indentedRule('admonition'), { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
-  md.block.ruler.before('fence', 'blume_tabs', indentedRule('tabs'), { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
+  md.block.ruler.before('fence', 'blume_container', containerRule, {
+    alt: ['paragraph', 'reference', 'blockquote', 'list'],
+  });
+  md.block.ruler.before('fence', 'blume_admonition', indentedRule('admonition'), {
+    alt: ['paragraph', 'reference', 'blockquote', 'list'],
+  });
+  md.block.ruler.before('fence', 'blume_tabs', indentedRule('tabs'), {
+    alt: ['paragraph', 'reference', 'blockquote', 'list'],
+  });
   md.core.ruler.after('block', 'blume_alerts', githubAlerts);
 
   md.renderer.rules.callout_open = (tokens, idx) => {
@@ -87,7 +101,9 @@ function containerRule(state: StateBlock, startLine: number, endLine: number, si
       break;
     }
   }
-  pushCallout(state, { kind, title: open[3]?.trim() || defaultTitle(kind, state.env) }, startLine, next, () => state.md.block.tokenize(state, startLine + 1, next));
+  pushCallout(state, { kind, title: open[3]?.trim() || defaultTitle(kind, state.env) }, startLine, next, () =>
+    state.md.block.tokenize(state, startLine + 1, next),
+  );
   state.line = next + (closed ? 1 : 0);
   return true;
 }

@@ -52,7 +52,15 @@ async function main(): Promise<void> {
     });
     for (const warning of result.warnings) console.log(`warning: ${formatProblem(warning)}`);
     const cpu = process.cpuUsage();
-    report({ ok: true, pages: result.pages, files: result.files, bytes: result.bytes, warnings: result.warnings.length, timings: result.timings, cpuMs: Math.round((cpu.user + cpu.system) / 1000) });
+    report({
+      ok: true,
+      pages: result.pages,
+      files: result.files,
+      bytes: result.bytes,
+      warnings: result.warnings.length,
+      timings: result.timings,
+      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    });
   } catch (error) {
     if (error instanceof DocsBuildError) {
       for (const problem of error.problems) console.error(`error: ${formatProblem(problem)}`);

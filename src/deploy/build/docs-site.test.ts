@@ -50,13 +50,29 @@ describe('buildDocsSite: a realistic docs tree', () => {
 
   it('builds every published page, the generated files and the assets', async () => {
     assert.equal(result.pages, 8);
-    assert.deepEqual(result.warnings, [{ file: 'index.md', message: '<script> is not in the allowed HTML subset and was removed' }]);
-    for (const rel of ['index.html', 'guide/index.html', 'guide/install/index.html', 'guide/configure/index.html', 'reference/index.html', 'reference/api/endpoints/index.html', '404.html', 'sitemap.xml', 'robots.txt', 'images/logo.svg']) {
+    assert.deepEqual(result.warnings, [
+      { file: 'index.md', message: '<script> is not in the allowed HTML subset and was removed' },
+    ]);
+    for (const rel of [
+      'index.html',
+      'guide/index.html',
+      'guide/install/index.html',
+      'guide/configure/index.html',
+      'reference/index.html',
+      'reference/api/endpoints/index.html',
+      '404.html',
+      'sitemap.xml',
+      'robots.txt',
+      'images/logo.svg',
+    ]) {
       await readFile(path.join(output, rel));
     }
     const generated = await readdir(path.join(output, '_blume'));
     assert.equal(generated.filter((name) => /^blume\.[0-9a-f]{10}\.(css|js)$/.test(name)).length, 2);
-    assert.deepEqual((await readdir(path.join(output, '_blume/search'))).filter((name) => /^[0-9a-f]{10}$/.test(name)).length, 1);
+    assert.deepEqual(
+      (await readdir(path.join(output, '_blume/search'))).filter((name) => /^[0-9a-f]{10}$/.test(name)).length,
+      1,
+    );
     assert.ok(result.timings.totalMs >= 0);
   });
 
@@ -70,7 +86,16 @@ describe('buildDocsSite: a realistic docs tree', () => {
     const html = await page('guide/configure/index.html');
     const nav = html.slice(html.indexOf('<nav class="sidebar"'), html.indexOf('</nav>'));
     const links = [...nav.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
-    assert.deepEqual(links, ['/', '/guide/', '/guide/install/', '/guide/configure/', '/reference/', '/reference/glossary/', '/reference/api/', '/reference/api/endpoints/']);
+    assert.deepEqual(links, [
+      '/',
+      '/guide/',
+      '/guide/install/',
+      '/guide/configure/',
+      '/reference/',
+      '/reference/glossary/',
+      '/reference/api/',
+      '/reference/api/endpoints/',
+    ]);
     assert.match(nav, /<a href="\/guide\/configure\/" aria-current="page">Configure<\/a>/);
     assert.match(nav, /<details open><summary><a href="\/guide\/">Guide<\/a>/);
     assert.match(nav, /<details><summary><a href="\/reference\/">Reference<\/a>/);
@@ -81,13 +106,19 @@ describe('buildDocsSite: a realistic docs tree', () => {
     const html = await page('guide/configure/index.html');
     assert.match(html, /<h2 id="the-config-file">The config file<a class="anchor" href="#the-config-file"/);
     assert.match(html, /<h3 id="env-vars">Environment<a class="anchor" href="#env-vars"/);
-    assert.match(html, /<li class="level-2"><a href="#the-config-file">The config file<\/a><\/li>\n<li class="level-3"><a href="#env-vars">Environment<\/a><\/li>/);
+    assert.match(
+      html,
+      /<li class="level-2"><a href="#the-config-file">The config file<\/a><\/li>\n<li class="level-3"><a href="#env-vars">Environment<\/a><\/li>/,
+    );
     assert.match(html, /<h1>Configure<\/h1>/);
   });
 
   it('highlights code on the server', async () => {
     const html = await page('guide/configure/index.html');
-    assert.match(html, /<pre class="code" data-lang="ts"><code class="hljs language-ts"><span class="hljs-keyword">export<\/span>/);
+    assert.match(
+      html,
+      /<pre class="code" data-lang="ts"><code class="hljs language-ts"><span class="hljs-keyword">export<\/span>/,
+    );
   });
 
   it('rewrites links between Markdown files and to assets, keeping anchors', async () => {
@@ -122,7 +153,10 @@ describe('buildDocsSite: a realistic docs tree', () => {
     assert.match(home, /<meta name="twitter:card" content="summary_large_image">/);
     const indexUrl = /data-index="([^"]+)"/.exec(home)![1]!;
     const index = JSON.parse(await page(`${indexUrl.slice(1)}${SEARCH_INDEX_FILE}`)) as SearchIndex;
-    const shard = JSON.parse(await page(`${indexUrl.slice(1)}${wordFile(index.wordFiles, 're')}`)) as Record<string, number[]>;
+    const shard = JSON.parse(await page(`${indexUrl.slice(1)}${wordFile(index.wordFiles, 're')}`)) as Record<
+      string,
+      number[]
+    >;
     const sections = JSON.parse(await page(`${indexUrl.slice(1)}s0.json`)) as string[][];
     const hit = sections[Math.floor(shard.requirements![0]! / 4)]!;
     assert.deepEqual(hit.slice(0, 4), ['Requirements', 'Install', '/guide/install/#requirements', 'Guide']);
@@ -147,7 +181,10 @@ describe('buildDocsSite: refusing bad content', () => {
   });
 
   it('fails a link to a draft page', async () => {
-    const { input, output } = await docsTree({ 'index.md': '[soon](soon.md)\n', 'soon.md': '---\ndraft: true\n---\nlater\n' });
+    const { input, output } = await docsTree({
+      'index.md': '[soon](soon.md)\n',
+      'soon.md': '---\ndraft: true\n---\nlater\n',
+    });
     const error = await buildError(input, output);
     assert.match(error.message, /index\.md:1: broken link "soon\.md": links to a draft page/);
   });
@@ -158,13 +195,22 @@ describe('buildDocsSite: refusing bad content', () => {
     assert.equal(yamlError.problems[0]?.code, 'front_matter');
     assert.match(yamlError.message, /^index\.md:\d+: front matter is not valid YAML/);
     const type = await docsTree({ 'index.md': '# Home\n', 'a.md': '---\norder: first\n---\n' });
-    assert.match((await buildError(type.input, type.output)).message, /a\.md: front matter field "order" must be a number, got string "first"/);
+    assert.match(
+      (await buildError(type.input, type.output)).message,
+      /a\.md: front matter field "order" must be a number, got string "first"/,
+    );
     const unclosed = await docsTree({ 'index.md': '---\ntitle: x\n# no end\n' });
-    assert.match((await buildError(unclosed.input, unclosed.output)).message, /index\.md:1: front matter starts with --- but has no closing/);
+    assert.match(
+      (await buildError(unclosed.input, unclosed.output)).message,
+      /index\.md:1: front matter starts with --- but has no closing/,
+    );
   });
 
   it('fails invalid UTF-8 naming the file', async () => {
-    const { input, output } = await docsTree({ 'index.md': '# Home\n', 'latin1.md': Buffer.from([0x23, 0x20, 0x43, 0x61, 0x66, 0xe9, 0x0a]) });
+    const { input, output } = await docsTree({
+      'index.md': '# Home\n',
+      'latin1.md': Buffer.from([0x23, 0x20, 0x43, 0x61, 0x66, 0xe9, 0x0a]),
+    });
     const error = await buildError(input, output);
     assert.equal(error.problems[0]?.code, 'invalid_utf8');
     assert.match(error.message, /latin1\.md:1: is not valid UTF-8/);
@@ -175,16 +221,25 @@ describe('buildDocsSite: refusing bad content', () => {
     await symlink('/etc/passwd', path.join(input, 'passwd.md'));
     await symlink('/etc', path.join(input, 'etc'));
     const error = await buildError(input, output);
-    assert.deepEqual(error.problems.map((p) => `${p.code} ${p.file}`), ['symlink etc', 'symlink passwd.md']);
+    assert.deepEqual(
+      error.problems.map((p) => `${p.code} ${p.file}`),
+      ['symlink etc', 'symlink passwd.md'],
+    );
   });
 
   it('fails hostile file names and two sources published at one URL', async () => {
     const hostile = await docsTree({ 'index.md': '# Home\n', 'bad\nname.md': 'x\n' });
-    assert.match((await buildError(hostile.input, hostile.output)).message, /bad\\nname\.md: the file name has control characters/);
+    assert.match(
+      (await buildError(hostile.input, hostile.output)).message,
+      /bad\\nname\.md: the file name has control characters/,
+    );
     const clash = await docsTree({ 'index.md': '# Home\n', 'a.md': 'a\n', 'a/index.md': 'b\n' });
     assert.match((await buildError(clash.input, clash.output)).message, /is published at \/a\/, as is/);
     const reserved = await docsTree({ 'index.md': '# Home\n', '_blume/x.css': 'a{}' });
-    assert.match((await buildError(reserved.input, reserved.output)).message, /_blume\/x\.css: uses a name Blume generates/);
+    assert.match(
+      (await buildError(reserved.input, reserved.output)).message,
+      /_blume\/x\.css: uses a name Blume generates/,
+    );
   });
 
   it('enforces the output size limit', async () => {
@@ -209,8 +264,14 @@ describe('buildDocsSite: smaller rules', () => {
     const section = await readFile(path.join(output, 'notes/index.html'), 'utf8');
     assert.match(section, /<h1>Notes<\/h1>/);
     assert.match(section, /<li><a href="\/notes\/one\/">One<\/a><\/li>/);
-    assert.deepEqual(result.warnings.map((w) => `${w.file}:${w.line}`), ['notes/one.md:3']);
-    assert.match(await readFile(path.join(output, 'sitemap.xml'), 'utf8'), /<loc>https:\/\/tiny.test\/notes\/one\/<\/loc>/);
+    assert.deepEqual(
+      result.warnings.map((w) => `${w.file}:${w.line}`),
+      ['notes/one.md:3'],
+    );
+    assert.match(
+      await readFile(path.join(output, 'sitemap.xml'), 'utf8'),
+      /<loc>https:\/\/tiny.test\/notes\/one\/<\/loc>/,
+    );
   });
 
   it('refuses to build into a folder that is not empty', async () => {

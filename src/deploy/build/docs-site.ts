@@ -66,7 +66,11 @@ export interface DocsBuildResult {
 export const ASSET_DIR = '_blume';
 const RESERVED = new Set([ASSET_DIR, 'sitemap.xml', '404.html', 'robots.txt']);
 
-export async function buildDocsSite(inputDir: string, outputDir: string, options: DocsBuildOptions = {}): Promise<DocsBuildResult> {
+export async function buildDocsSite(
+  inputDir: string,
+  outputDir: string,
+  options: DocsBuildOptions = {},
+): Promise<DocsBuildResult> {
   const started = performance.now();
   const log = options.log ?? (() => {});
   const input = path.resolve(inputDir);
@@ -76,7 +80,11 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   const tree = scanSourceTree(input, { ...defaultScanLimits, ...options.limits });
   const scanned = performance.now();
   log(`found ${tree.pages.length} Markdown files and ${tree.assets.length} other files`);
-  const threads = new PageThreads(tree.pages.length < PARALLEL_MIN_PAGES ? undefined : options.workerScript, options.workers ?? defaultWorkerCount(), options.mainThreadPages);
+  const threads = new PageThreads(
+    tree.pages.length < PARALLEL_MIN_PAGES ? undefined : options.workerScript,
+    options.workers ?? defaultWorkerCount(),
+    options.mainThreadPages,
+  );
   try {
     return await buildSite(input, output, tree, threads, options, { started, scanned });
   } finally {
@@ -84,7 +92,14 @@ export async function buildDocsSite(inputDir: string, outputDir: string, options
   }
 }
 
-async function buildSite(input: string, output: string, tree: SourceTree, threads: PageThreads, options: DocsBuildOptions, at: { started: number; scanned: number }): Promise<DocsBuildResult> {
+async function buildSite(
+  input: string,
+  output: string,
+  tree: SourceTree,
+  threads: PageThreads,
+  options: DocsBuildOptions,
+  at: { started: number; scanned: number },
+): Promise<DocsBuildResult> {
   const log = options.log ?? (() => {});
   const { started, scanned } = at;
 
@@ -103,26 +118,45 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
   const drafts = new Set(parsed.filter((p) => p.meta.draft).map((p) => p.file.rel));
   const published = parsed.filter((p) => !p.meta.draft);
   if (drafts.size > 0) log(`skipped ${drafts.size} draft page${drafts.size === 1 ? '' : 's'}`);
-  const indexFolders = new Set(published.filter((p) => /(^|\/)index\.(md|markdown)$/i.test(p.file.rel)).map((p) => folderOf(p.file.rel)));
+  const indexFolders = new Set(
+    published.filter((p) => /(^|\/)index\.(md|markdown)$/i.test(p.file.rel)).map((p) => folderOf(p.file.rel)),
+  );
   const sources = published.map((p) => ({ ...p, place: placePage(p.file.rel, (folder) => indexFolders.has(folder)) }));
-  const folderPages = folderPagesNeeded(sources.map((p) => p.place), site);
+  const folderPages = folderPagesNeeded(
+    sources.map((p) => p.place),
+    site,
+  );
   checkPlacement(sources, tree.assets);
   const targets: LinkTargets = {
     pagesBySource: new Map(sources.map((p) => [p.file.rel, p.place.url])),
     pageUrls: new Set([...sources.map((p) => p.place.url), ...folderPages.map((p) => p.url)]),
-    folderPages: new Map([...sources.filter((p) => p.place.isFolderPage).map((p) => [p.place.folder, p.place.url] as const), ...folderPages.map((p) => [p.folder, p.url] as const)]),
+    folderPages: new Map([
+      ...sources.filter((p) => p.place.isFolderPage).map((p) => [p.place.folder, p.place.url] as const),
+      ...folderPages.map((p) => [p.folder, p.url] as const),
+    ]),
     assets: new Set(tree.assets.map((a) => a.rel)),
     drafts,
   };
 
   const contents = await threads.contents(
-    sources.map((p) => ({ source: p.file.rel, folderOfSource: folderOf(p.file.rel), url: p.place.url, body: p.body, bodyLine: p.bodyLine, language: site.language })),
+    sources.map((p) => ({
+      source: p.file.rel,
+      folderOfSource: folderOf(p.file.rel),
+      url: p.place.url,
+      body: p.body,
+      bodyLine: p.bodyLine,
+      language: site.language,
+    })),
     targets,
   );
   const pages: Page[] = sources.map((p, i) => {
     const content = contents[i]!;
     const { place } = p;
-    const fallback = place.isFolderPage ? (place.folder === '' ? site.title : prettifyName(path.posix.basename(place.folder))) : prettifyName(path.posix.basename(p.file.rel));
+    const fallback = place.isFolderPage
+      ? place.folder === ''
+        ? site.title
+        : prettifyName(path.posix.basename(place.folder))
+      : prettifyName(path.posix.basename(p.file.rel));
     return {
       source: p.file.rel,
       folderOfSource: folderOf(p.file.rel),
@@ -148,7 +182,11 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
     warnings.push(...checkAnchors(pages[i]!.source, content.anchors, pagesByUrl));
   });
   if (site.logo !== undefined && !targets.assets.has(site.logo)) {
-    problems.push({ code: 'site_config', file: configSources.at(-1)?.file ?? 'blume.json', message: `logo "${site.logo}" is not a file in the docs folder` });
+    problems.push({
+      code: 'site_config',
+      file: configSources.at(-1)?.file ?? 'blume.json',
+      message: `logo "${site.logo}" is not a file in the docs folder`,
+    });
   }
   if (problems.length > 0) throw new DocsBuildError(problems);
   for (const content of contents) warnings.push(...content.renderWarnings);
@@ -161,7 +199,11 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
     order.map((node) => ({
       title: node.page.title,
       url: node.url,
-      section: node.page.isFolderPage ? (node.page.folder === '' ? '' : (sectionTitle.get(folderOf(node.page.folder)) ?? '')) : (sectionTitle.get(node.page.folder) ?? ''),
+      section: node.page.isFolderPage
+        ? node.page.folder === ''
+          ? ''
+          : (sectionTitle.get(folderOf(node.page.folder)) ?? '')
+        : (sectionTitle.get(node.page.folder) ?? ''),
       sections: node.page.searchSections,
     })),
   );
@@ -183,9 +225,11 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
   await timedWrite(writer.write(assets.cssUrl.slice(1), siteStyles));
   await timedWrite(writer.write(assets.jsUrl.slice(1), clientScript));
   await timedWrite(writer.write(assets.searchJsUrl.slice(1), searchScript));
-  for (const [name, content] of search.files) await timedWrite(writer.write(assets.searchIndexUrl.slice(1) + name, content));
+  for (const [name, content] of search.files)
+    await timedWrite(writer.write(assets.searchIndexUrl.slice(1) + name, content));
 
-  const lastUpdated = (page: Page): Date | undefined => (page.source === '' ? undefined : options.pageDates?.get(page.source));
+  const lastUpdated = (page: Page): Date | undefined =>
+    page.source === '' ? undefined : options.pageDates?.get(page.source);
   const renderer = new NavigationRenderer(nav);
   const position = new Map(order.map((node, index) => [node.page, index]));
   const nodeOf = new Map(order.map((node) => [node.page, node]));
@@ -226,9 +270,15 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
     });
     await timedWrite(writer.write('404.html', encodeHtml(html)));
   }
-  if (siteUrl === undefined) warnings.push({ file: '', message: 'no site URL (blume.json "url"); sitemap.xml lists paths without an origin' });
+  if (siteUrl === undefined)
+    warnings.push({ file: '', message: 'no site URL (blume.json "url"); sitemap.xml lists paths without an origin' });
   await timedWrite(writer.write('sitemap.xml', renderSitemap(siteUrl ?? '', order, lastUpdated)));
-  await timedWrite(writer.write('robots.txt', `User-agent: *\nAllow: /\n${siteUrl === undefined ? '' : `Sitemap: ${siteUrl}/sitemap.xml\n`}`));
+  await timedWrite(
+    writer.write(
+      'robots.txt',
+      `User-agent: *\nAllow: /\n${siteUrl === undefined ? '' : `Sitemap: ${siteUrl}/sitemap.xml\n`}`,
+    ),
+  );
   for (const asset of tree.assets) await timedWrite(writer.copy(asset.rel, asset.abs, asset.size));
   await timedWrite(writer.flush());
   const finished = performance.now();
@@ -242,7 +292,9 @@ async function buildSite(input: string, output: string, tree: SourceTree, thread
     totalMs: round(finished - started),
   };
   const workerTasks = threads.workerItems;
-  log(`built ${pages.length} pages, ${writer.files} files, ${writer.bytes} bytes in ${timings.totalMs} ms (scan ${timings.scanMs}, parse ${timings.parseMs}, render ${timings.renderMs}, write ${timings.writeMs})${workerTasks === 0 ? '' : `; ${workerTasks} page tasks on worker threads`}`);
+  log(
+    `built ${pages.length} pages, ${writer.files} files, ${writer.bytes} bytes in ${timings.totalMs} ms (scan ${timings.scanMs}, parse ${timings.parseMs}, render ${timings.renderMs}, write ${timings.writeMs})${workerTasks === 0 ? '' : `; ${workerTasks} page tasks on worker threads`}`,
+  );
   return { pages: pages.length, files: writer.files, bytes: writer.bytes, warnings, timings, workerTasks };
 }
 
@@ -294,17 +346,21 @@ function checkPlacement(sources: { file: SourceFile; place: PagePlace }[], asset
   const owner = new Map<string, string>();
   for (const { file, place } of sources) {
     const other = owner.get(place.outFile);
-    if (other !== undefined) problems.push({ code: 'url_conflict', file: file.rel, message: `is published at ${place.url}, as is ${other}` });
+    if (other !== undefined)
+      problems.push({ code: 'url_conflict', file: file.rel, message: `is published at ${place.url}, as is ${other}` });
     else owner.set(place.outFile, file.rel);
   }
   for (const asset of assets) {
     const top = asset.rel.split('/')[0]!;
-    if (RESERVED.has(top)) problems.push({ code: 'url_conflict', file: asset.rel, message: `uses a name Blume generates (${top})` });
+    if (RESERVED.has(top))
+      problems.push({ code: 'url_conflict', file: asset.rel, message: `uses a name Blume generates (${top})` });
     const other = owner.get(asset.rel);
-    if (other !== undefined) problems.push({ code: 'url_conflict', file: asset.rel, message: `would overwrite the page built from ${other}` });
+    if (other !== undefined)
+      problems.push({ code: 'url_conflict', file: asset.rel, message: `would overwrite the page built from ${other}` });
   }
   for (const { file } of sources) {
-    if (file.rel.split('/')[0] === ASSET_DIR) problems.push({ code: 'url_conflict', file: file.rel, message: `uses a name Blume generates (${ASSET_DIR})` });
+    if (file.rel.split('/')[0] === ASSET_DIR)
+      problems.push({ code: 'url_conflict', file: file.rel, message: `uses a name Blume generates (${ASSET_DIR})` });
   }
   if (problems.length > 0) throw new DocsBuildError(problems);
 }

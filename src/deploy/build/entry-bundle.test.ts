@@ -17,7 +17,8 @@ async function staticImports(dir: string, file: string, seen: Set<string>): Prom
   if (seen.has(file)) return;
   seen.add(file);
   const code = await readFile(path.join(dir, file), 'utf8');
-  for (const match of code.matchAll(/^(?:import|export)\s[^;]*?["']\.\/([\w.-]+\.mjs)["']/gms)) await staticImports(dir, match[1]!, seen);
+  for (const match of code.matchAll(/^(?:import|export)\s[^;]*?["']\.\/([\w.-]+\.mjs)["']/gms))
+    await staticImports(dir, match[1]!, seen);
 }
 
 /** What every build loads: the entry, the modules it imports itself (statically or not), and theirs. */
@@ -25,7 +26,8 @@ async function loadedAtStart(dir: string, entry: string): Promise<Set<string>> {
   const seen = new Set<string>();
   await staticImports(dir, entry, seen);
   const code = await readFile(path.join(dir, entry), 'utf8');
-  for (const match of code.matchAll(/\bimport\(["']\.\/([\w.-]+\.mjs)["']\)/g)) await staticImports(dir, match[1]!, seen);
+  for (const match of code.matchAll(/\bimport\(["']\.\/([\w.-]+\.mjs)["']\)/g))
+    await staticImports(dir, match[1]!, seen);
   return seen;
 }
 
@@ -52,7 +54,9 @@ describe('the bundled build entry', () => {
   });
 
   it('is made by npm run build for dist/', () => {
-    const manifest = JSON.parse(readFileSync(path.join(here, '../../../package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(path.join(here, '../../../package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     assert.match(manifest.scripts.build!, /&& node dist\/deploy\/build\/entry-bundle\.js$/);
   });
 });

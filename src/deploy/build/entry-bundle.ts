@@ -27,7 +27,9 @@ export async function bundleBuilderEntry(source: string, outDir: string): Promis
     target: 'node20',
     logLevel: 'silent',
     // CommonJS packages inside an ESM bundle call require() for Node built-ins.
-    banner: { js: "import { createRequire as __blumeCreateRequire } from 'node:module'; const require = __blumeCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __blumeCreateRequire } from 'node:module'; const require = __blumeCreateRequire(import.meta.url);",
+    },
   });
   return path.join(outDir, BUNDLE_ENTRY_FILE);
 }

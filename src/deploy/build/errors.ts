@@ -28,7 +28,8 @@ export interface BuildProblem {
 export type BuildWarning = Omit<BuildProblem, 'code'>;
 
 export function formatProblem(problem: Pick<BuildProblem, 'file' | 'line' | 'message'>): string {
-  const where = problem.file === '' ? '' : problem.line === undefined ? `${problem.file}: ` : `${problem.file}:${problem.line}: `;
+  const where =
+    problem.file === '' ? '' : problem.line === undefined ? `${problem.file}: ` : `${problem.file}:${problem.line}: `;
   return where + problem.message;
 }
 

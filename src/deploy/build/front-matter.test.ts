@@ -7,9 +7,53 @@ import { parseSource, readSimpleFrontMatter } from './front-matter.js';
 
 const KEYS = ['title', 'description', 'order', 'draft', 'tags', 'True', 'null', 'a-b_c', 'título', '__proto__', '1st'];
 const VALUES = [
-  'Page 3.7', 'Page 0 of section 0', 'a  b', 'x(y)/z, w.', "it's", 'ÄÖ ü', 'yes', 'no', 'on', '3', '-12', '007', '-0', '0', '1e3', '0x1F', '.5',
-  '12345678901234567890', 'true', 'false', 'True', 'FALSE', 'null', 'Null', '~', '', 'tRuE', 'a: b', 'a #b', 'a#b', '"quoted"', "'single'",
-  '[1, 2]', '{a: 1}', '- item', '&anchor', '*alias', '!tag x', '|', '>', '@at', '`tick`', '%pct', 'a\tb', 'trailing   ', 'Ünïcödé wörds', 'e\u0301',
+  'Page 3.7',
+  'Page 0 of section 0',
+  'a  b',
+  'x(y)/z, w.',
+  "it's",
+  'ÄÖ ü',
+  'yes',
+  'no',
+  'on',
+  '3',
+  '-12',
+  '007',
+  '-0',
+  '0',
+  '1e3',
+  '0x1F',
+  '.5',
+  '12345678901234567890',
+  'true',
+  'false',
+  'True',
+  'FALSE',
+  'null',
+  'Null',
+  '~',
+  '',
+  'tRuE',
+  'a: b',
+  'a #b',
+  'a#b',
+  '"quoted"',
+  "'single'",
+  '[1, 2]',
+  '{a: 1}',
+  '- item',
+  '&anchor',
+  '*alias',
+  '!tag x',
+  '|',
+  '>',
+  '@at',
+  '`tick`',
+  '%pct',
+  'a\tb',
+  'trailing   ',
+  'Ünïcödé wörds',
+  'e\u0301',
 ];
 
 function viaYaml(text: string): unknown {
@@ -32,16 +76,41 @@ describe('front matter without the YAML parser', () => {
     }
     // The common shapes take the fast path: it would be dead code otherwise.
     assert.ok(accepted > 100, `only ${accepted} accepted`);
-    for (const text of ['title: A\ntitle: B\n', 'title: A\n\norder: 2\n', 'title: A # note\n', 'title: A\r\n', '  title: A\n', 'site:\n  title: S\n', 'title:A\n', 'title: A']) {
+    for (const text of [
+      'title: A\ntitle: B\n',
+      'title: A\n\norder: 2\n',
+      'title: A # note\n',
+      'title: A\r\n',
+      '  title: A\n',
+      'site:\n  title: S\n',
+      'title:A\n',
+      'title: A',
+    ]) {
       assert.equal(readSimpleFrontMatter(text), undefined, JSON.stringify(text));
     }
   });
 
   it('gives the same page fields and errors either way', () => {
-    const page = parseSource('---\ntitle: Page 1.2\ndescription: The second page\norder: 2\ndraft: false\nweight: 5\n---\n\n# Body\n', 'a.md');
-    assert.deepEqual(page, { meta: { title: 'Page 1.2', description: 'The second page', order: 2, draft: false }, body: '\n# Body\n', bodyLine: 8 });
-    assert.throws(() => parseSource('---\ntitle: A\ntitle: B\n---\n', 'a.md'), /a\.md:\d+: front matter is not valid YAML/);
-    assert.throws(() => parseSource('---\norder: first\n---\n', 'a.md'), /front matter field "order" must be a number, got string "first"/);
-    assert.throws(() => parseSource('---\ndraft: yes\n---\n', 'a.md'), /front matter field "draft" must be true or false, got string "yes"/);
+    const page = parseSource(
+      '---\ntitle: Page 1.2\ndescription: The second page\norder: 2\ndraft: false\nweight: 5\n---\n\n# Body\n',
+      'a.md',
+    );
+    assert.deepEqual(page, {
+      meta: { title: 'Page 1.2', description: 'The second page', order: 2, draft: false },
+      body: '\n# Body\n',
+      bodyLine: 8,
+    });
+    assert.throws(
+      () => parseSource('---\ntitle: A\ntitle: B\n---\n', 'a.md'),
+      /a\.md:\d+: front matter is not valid YAML/,
+    );
+    assert.throws(
+      () => parseSource('---\norder: first\n---\n', 'a.md'),
+      /front matter field "order" must be a number, got string "first"/,
+    );
+    assert.throws(
+      () => parseSource('---\ndraft: yes\n---\n', 'a.md'),
+      /front matter field "draft" must be true or false, got string "yes"/,
+    );
   });
 });

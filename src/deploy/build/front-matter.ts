@@ -43,7 +43,8 @@ export function parseSource(text: string, file: string): ParsedSource {
   const start = text.indexOf('\n') + 1;
   const rest = text.slice(start);
   const close = CLOSE.exec(rest);
-  if (close === null) throw DocsBuildError.single('front_matter', file, 'front matter starts with --- but has no closing --- line', 1);
+  if (close === null)
+    throw DocsBuildError.single('front_matter', file, 'front matter starts with --- but has no closing --- line', 1);
   const yamlText = rest.slice(0, close.index);
   const afterClose = rest.indexOf('\n', close.index);
   const body = afterClose === -1 ? '' : rest.slice(afterClose + 1);
@@ -93,11 +94,16 @@ export function readSimpleFrontMatter(yamlText: string): Record<string, string |
 
 function readMeta(data: unknown, file: string): PageMeta {
   if (data === null || data === undefined) return { draft: false };
-  if (typeof data !== 'object' || Array.isArray(data)) throw DocsBuildError.single('front_matter', file, 'front matter must be a YAML mapping (key: value lines)', 2);
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw DocsBuildError.single('front_matter', file, 'front matter must be a YAML mapping (key: value lines)', 2);
   const record = data as Record<string, unknown>;
   const meta: PageMeta = { draft: false };
   const fail = (field: string, expected: string): never => {
-    throw DocsBuildError.single('front_matter', file, `front matter field "${field}" must be ${expected}, got ${describe(record[field])}`);
+    throw DocsBuildError.single(
+      'front_matter',
+      file,
+      `front matter field "${field}" must be ${expected}, got ${describe(record[field])}`,
+    );
   };
   if (record.title !== undefined) {
     if (typeof record.title !== 'string' && typeof record.title !== 'number') fail('title', 'a string');

@@ -10,7 +10,9 @@ import path from 'node:path';
 type PermissionFlag = '--permission' | '--experimental-permission';
 
 /** The permission-model flag the Node running Blume accepts, if any (builds run on that same Node). */
-export function permissionFlag(flags: ReadonlySet<string> = process.allowedNodeEnvironmentFlags): PermissionFlag | undefined {
+export function permissionFlag(
+  flags: ReadonlySet<string> = process.allowedNodeEnvironmentFlags,
+): PermissionFlag | undefined {
   if (flags.has('--permission')) return '--permission';
   if (flags.has('--experimental-permission')) return '--experimental-permission';
   return undefined;
@@ -38,7 +40,12 @@ let bubblewrapChecked: { path: string | undefined } | undefined;
 export function findBubblewrap(): string | undefined {
   if (bubblewrapChecked !== undefined) return bubblewrapChecked.path;
   const candidate = onPath('bwrap');
-  const works = candidate !== undefined && spawnSync(candidate, ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
+  const works =
+    candidate !== undefined &&
+    spawnSync(candidate, ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true'], {
+      stdio: 'ignore',
+      timeout: 5_000,
+    }).status === 0;
   bubblewrapChecked = { path: works ? candidate : undefined };
   return bubblewrapChecked.path;
 }
@@ -52,7 +59,9 @@ let setprivChecked: { path: string | undefined } | undefined;
 export function findSetpriv(): string | undefined {
   if (setprivChecked !== undefined) return setprivChecked.path;
   const candidate = onPath('setpriv');
-  const works = candidate !== undefined && spawnSync(candidate, ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
+  const works =
+    candidate !== undefined &&
+    spawnSync(candidate, ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0;
   setprivChecked = { path: works ? candidate : undefined };
   return setprivChecked.path;
 }
@@ -79,17 +88,32 @@ export function checkBuildIsolation(options: { flags?: ReadonlySet<string>; exec
   const flag = permissionFlag(options.flags);
   const node = options.execPath ?? process.execPath;
   if (flag === undefined) {
-    throw new BuildIsolationError(`Node ${process.version} has no permission model (--permission or --experimental-permission), so docs builds cannot be isolated: run Blume on Node 22 or newer, or set BLUME_BUILD_CONCURRENCY=0 to leave builds to other nodes.`);
+    throw new BuildIsolationError(
+      `Node ${process.version} has no permission model (--permission or --experimental-permission), so docs builds cannot be isolated: run Blume on Node 22 or newer, or set BLUME_BUILD_CONCURRENCY=0 to leave builds to other nodes.`,
+    );
   }
-  const probe = spawnSync(node, [flag, '--disable-warning=ExperimentalWarning', '-e', ''], { encoding: 'utf8', env: {}, timeout: 10_000 });
+  const probe = spawnSync(node, [flag, '--disable-warning=ExperimentalWarning', '-e', ''], {
+    encoding: 'utf8',
+    env: {},
+    timeout: 10_000,
+  });
   if (probe.status !== 0) {
     const why = (probe.stderr || probe.error?.message || `exit code ${probe.status}`).trim();
-    throw new BuildIsolationError(`${node} refuses ${flag} (${why}), so docs builds cannot be isolated: run Blume on Node 22 or newer, or set BLUME_BUILD_CONCURRENCY=0 to leave builds to other nodes.`);
+    throw new BuildIsolationError(
+      `${node} refuses ${flag} (${why}), so docs builds cannot be isolated: run Blume on Node 22 or newer, or set BLUME_BUILD_CONCURRENCY=0 to leave builds to other nodes.`,
+    );
   }
   if (findBubblewrap() !== undefined) {
-    return { flag, bubblewrap: true, summary: 'Builds: bubblewrap (no network, read-only root, die with the server) + Node permission model.' };
+    return {
+      flag,
+      bubblewrap: true,
+      summary: 'Builds: bubblewrap (no network, read-only root, die with the server) + Node permission model.',
+    };
   }
-  const tied = findSetpriv() !== undefined ? 'killed with the server through setpriv' : 'NOT killed with the server (setpriv is missing too)';
+  const tied =
+    findSetpriv() !== undefined
+      ? 'killed with the server through setpriv'
+      : 'NOT killed with the server (setpriv is missing too)';
   return {
     flag,
     bubblewrap: false,

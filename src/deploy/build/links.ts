@@ -58,13 +58,15 @@ function resolveLink(from: Pick<LinkSource, 'folderOfSource' | 'url'>, href: str
   }
   const joined = rawPath.startsWith('/') ? rawPath.slice(1) : path.posix.join(from.folderOfSource, rawPath);
   const resolved = path.posix.normalize(joined === '' ? '.' : joined).replace(/\/$/, '');
-  if (resolved === '..' || resolved.startsWith('../')) return { problem: 'link_outside_root', reason: 'points outside the docs folder' };
+  if (resolved === '..' || resolved.startsWith('../'))
+    return { problem: 'link_outside_root', reason: 'points outside the docs folder' };
   const rel = resolved === '.' ? '' : resolved;
   const suffix = query + fragment;
   if (isMarkdownFile(rel)) {
     const url = targets.pagesBySource.get(rel);
     if (url !== undefined) return { url: url + suffix, target: url };
-    if (targets.drafts.has(rel)) return { problem: 'broken_link', reason: 'links to a draft page, which is not published' };
+    if (targets.drafts.has(rel))
+      return { problem: 'broken_link', reason: 'links to a draft page, which is not published' };
     return { problem: 'broken_link', reason: 'links to a page that does not exist' };
   }
   if (targets.assets.has(rel)) return { url: `/${encodePath(rel)}${suffix}` };
@@ -77,7 +79,11 @@ function resolveLink(from: Pick<LinkSource, 'folderOfSource' | 'url'>, href: str
 }
 
 /** Rewrites link and image targets in place; returns the problems (fatal) and the links to headings to check. */
-export function rewriteLinks(page: LinkSource, tokens: Token[], targets: LinkTargets): { problems: BuildProblem[]; anchors: AnchorLink[] } {
+export function rewriteLinks(
+  page: LinkSource,
+  tokens: Token[],
+  targets: LinkTargets,
+): { problems: BuildProblem[]; anchors: AnchorLink[] } {
   const problems: BuildProblem[] = [];
   const anchors: AnchorLink[] = [];
   let bodyLines: string[] | undefined;
@@ -105,13 +111,19 @@ export function rewriteLinks(page: LinkSource, tokens: Token[], targets: LinkTar
       const resolution = resolveLink(page, href, targets);
       const line = lineOf(block ?? token, href);
       if ('problem' in resolution) {
-        problems.push({ code: resolution.problem, file: page.source, line, message: `broken link "${href}": ${resolution.reason}` });
+        problems.push({
+          code: resolution.problem,
+          file: page.source,
+          line,
+          message: `broken link "${href}": ${resolution.reason}`,
+        });
         continue;
       }
       child.attrSet(attr, resolution.url);
       const hashAt = href.indexOf('#');
       const fragment = hashAt === -1 ? '' : decodeFragment(href.slice(hashAt + 1));
-      if (fragment !== '' && resolution.target !== undefined) anchors.push({ target: resolution.target, fragment, href, line });
+      if (fragment !== '' && resolution.target !== undefined)
+        anchors.push({ target: resolution.target, fragment, href, line });
     }
   }
   return { problems, anchors };
@@ -126,12 +138,20 @@ interface AnchorTarget {
 }
 
 /** Warnings for links, written in `file`, to headings their page does not have. */
-export function checkAnchors(file: string, anchors: AnchorLink[], pagesByUrl: ReadonlyMap<string, AnchorTarget>): BuildWarning[] {
+export function checkAnchors(
+  file: string,
+  anchors: AnchorLink[],
+  pagesByUrl: ReadonlyMap<string, AnchorTarget>,
+): BuildWarning[] {
   const warnings: BuildWarning[] = [];
   for (const anchor of anchors) {
     const target = pagesByUrl.get(anchor.target);
     if (target === undefined || hasAnchor(target, anchor.fragment)) continue;
-    warnings.push({ file, line: anchor.line, message: `link "${anchor.href}" names a heading that ${target.source || target.url} does not have` });
+    warnings.push({
+      file,
+      line: anchor.line,
+      message: `link "${anchor.href}" names a heading that ${target.source || target.url} does not have`,
+    });
   }
   return warnings;
 }

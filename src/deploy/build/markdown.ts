@@ -48,7 +48,12 @@ function hcl(api: HLJSApi): Language {
       api.HASH_COMMENT_MODE,
       api.C_LINE_COMMENT_MODE,
       api.C_BLOCK_COMMENT_MODE,
-      { scope: 'string', begin: '"', end: '"', contains: [api.BACKSLASH_ESCAPE, { scope: 'subst', begin: /\$\{/, end: /\}/ }] },
+      {
+        scope: 'string',
+        begin: '"',
+        end: '"',
+        contains: [api.BACKSLASH_ESCAPE, { scope: 'subst', begin: /\$\{/, end: /\}/ }],
+      },
       { scope: 'string', begin: /<<-?\s*(\w+)/, end: /^\s*\w+$/, excludeBegin: false },
       { scope: 'number', begin: /\b\d+(\.\d+)?\b/ },
       { scope: 'attr', begin: /^\s*[A-Za-z_][\w-]*(?=\s*=)/ },
@@ -82,16 +87,20 @@ export function createMarkdown(): MarkdownIt {
     if (fence.lang === 'math') return renderTex(token.content.trim(), true, env, token.map?.[0]);
     return renderCode(token.content, fence, env, token.map?.[0]);
   };
-  md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx]!.content, { lang: '', lines: new Set() }, undefined, undefined);
+  md.renderer.rules.code_block = (tokens, idx) =>
+    renderCode(tokens[idx]!.content, { lang: '', lines: new Set() }, undefined, undefined);
   md.renderer.rules.heading_close = (tokens, idx, options, _env, self) => {
     const open = tokens[idx - 2];
     const id = open?.attrGet('id');
     const anchor = id ? `<a class="anchor" href="#${escapeHtml(id)}" aria-label="Link to this section">#</a>` : '';
     return anchor + self.renderToken(tokens, idx, options);
   };
-  md.renderer.rules.task_checkbox = (tokens, idx) => `<input type="checkbox" class="task" disabled${(tokens[idx]!.meta as { checked: boolean }).checked ? ' checked' : ''}> `;
-  md.renderer.rules.table_open = (tokens, idx, options, _env, self) => '<div class="table-wrap">' + self.renderToken(tokens, idx, options);
-  md.renderer.rules.table_close = (tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options) + '</div>';
+  md.renderer.rules.task_checkbox = (tokens, idx) =>
+    `<input type="checkbox" class="task" disabled${(tokens[idx]!.meta as { checked: boolean }).checked ? ' checked' : ''}> `;
+  md.renderer.rules.table_open = (tokens, idx, options, _env, self) =>
+    '<div class="table-wrap">' + self.renderToken(tokens, idx, options);
+  md.renderer.rules.table_close = (tokens, idx, options, _env, self) =>
+    self.renderToken(tokens, idx, options) + '</div>';
   return md;
 }
 
@@ -104,7 +113,8 @@ function markPageNeeds(state: StateCore): void {
   let math = false;
   for (const token of state.tokens) {
     if (token.type === 'html_block') html.push(token.content);
-    else if (token.type === 'math_block' || (token.type === 'fence' && fenceLanguage(token.info) === 'math')) math = true;
+    else if (token.type === 'math_block' || (token.type === 'fence' && fenceLanguage(token.info) === 'math'))
+      math = true;
     else if (token.type === 'inline') {
       for (const child of token.children ?? []) {
         if (child.type === 'html_inline') html.push(child.content);
@@ -116,7 +126,8 @@ function markPageNeeds(state: StateCore): void {
   env.hasHtml = html.length > 0;
   if (!env.hasHtml) return;
   env.htmlIds = new Set();
-  for (const chunk of html) for (const match of chunk.matchAll(HTML_ID)) env.htmlIds.add(match[1] ?? match[2] ?? match[3]!);
+  for (const chunk of html)
+    for (const match of chunk.matchAll(HTML_ID)) env.htmlIds.add(match[1] ?? match[2] ?? match[3]!);
 }
 
 interface FenceInfo {
@@ -176,7 +187,11 @@ function renderCode(code: string, fence: FenceInfo, env: PageEnv | undefined, ma
   } else {
     body = escapeHtml(code);
     if (env !== undefined && !PLAIN_LANGUAGES.has(lang)) {
-      env.warnings.push({ file: env.file, line: (mapLine ?? 0) + env.bodyLine, message: `unknown code language "${lang}", shown without highlighting` });
+      env.warnings.push({
+        file: env.file,
+        line: (mapLine ?? 0) + env.bodyLine,
+        message: `unknown code language "${lang}", shown without highlighting`,
+      });
     }
   }
   const langAttr = lang === '' ? '' : ` data-lang="${escapeHtml(lang)}"`;
@@ -251,7 +266,12 @@ function markTaskLists(state: StateCore): void {
   const tokens = state.tokens;
   for (let i = 2; i < tokens.length; i += 1) {
     const inline = tokens[i]!;
-    if (inline.type !== 'inline' || tokens[i - 1]?.type !== 'paragraph_open' || tokens[i - 2]?.type !== 'list_item_open') continue;
+    if (
+      inline.type !== 'inline' ||
+      tokens[i - 1]?.type !== 'paragraph_open' ||
+      tokens[i - 2]?.type !== 'list_item_open'
+    )
+      continue;
     const first = inline.children?.[0];
     const match = first?.type === 'text' ? TASK.exec(first.content) : null;
     if (first === undefined || match === null) continue;
@@ -263,7 +283,10 @@ function markTaskLists(state: StateCore): void {
     tokens[i - 2]!.attrJoin('class', 'task-item');
     for (let j = i - 3; j >= 0; j -= 1) {
       const candidate = tokens[j]!;
-      if ((candidate.type === 'bullet_list_open' || candidate.type === 'ordered_list_open') && candidate.level === tokens[i - 2]!.level - 1) {
+      if (
+        (candidate.type === 'bullet_list_open' || candidate.type === 'ordered_list_open') &&
+        candidate.level === tokens[i - 2]!.level - 1
+      ) {
         if (!(candidate.attrGet('class') ?? '').includes('task-list')) candidate.attrJoin('class', 'task-list');
         break;
       }

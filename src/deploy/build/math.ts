@@ -35,9 +35,20 @@ export function renderTex(tex: string, display: boolean, env: MathEnv, line: num
   if (katex === undefined) throw new Error('renderTex needs loadMath() first');
   let html: string;
   try {
-    html = katex.renderToString(tex, { output: 'mathml', displayMode: display, throwOnError: true, strict: 'ignore', trust: false, maxExpand: 1000 });
+    html = katex.renderToString(tex, {
+      output: 'mathml',
+      displayMode: display,
+      throwOnError: true,
+      strict: 'ignore',
+      trust: false,
+      maxExpand: 1000,
+    });
   } catch (error) {
-    env.warnings.push({ file: env.file, line: (line ?? 0) + env.bodyLine, message: `math could not be rendered (${(error as Error).message}); shown as code` });
+    env.warnings.push({
+      file: env.file,
+      line: (line ?? 0) + env.bodyLine,
+      message: `math could not be rendered (${(error as Error).message}); shown as code`,
+    });
     return display ? `<pre><code>${escapeHtml(tex)}</code></pre>\n` : `<code>${escapeHtml(tex)}</code>`;
   }
   const math = (env.math ??= []);
@@ -58,7 +69,8 @@ function isSpace(code: number | undefined): boolean {
 
 function inlineMath(state: StateInline, silent: boolean): boolean {
   const { src, pos, posMax } = state;
-  if (src.charCodeAt(pos) !== 0x24 /* $ */ || src.charCodeAt(pos + 1) === 0x24 || isSpace(src.charCodeAt(pos + 1))) return false;
+  if (src.charCodeAt(pos) !== 0x24 /* $ */ || src.charCodeAt(pos + 1) === 0x24 || isSpace(src.charCodeAt(pos + 1)))
+    return false;
   let end = pos + 1;
   for (;;) {
     end = src.indexOf('$', end);
@@ -110,6 +122,8 @@ function blockMath(state: StateBlock, startLine: number, endLine: number, silent
 export function mathPlugin(md: MarkdownIt): void {
   md.inline.ruler.after('escape', 'math_inline', inlineMath);
   md.block.ruler.before('fence', 'math_block', blockMath, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
-  md.renderer.rules.math_inline = (tokens, idx, _options, env: MathEnv) => renderTex(tokens[idx]!.content, false, env, undefined);
-  md.renderer.rules.math_block = (tokens, idx, _options, env: MathEnv) => renderTex(tokens[idx]!.content, true, env, tokens[idx]!.map?.[0]);
+  md.renderer.rules.math_inline = (tokens, idx, _options, env: MathEnv) =>
+    renderTex(tokens[idx]!.content, false, env, undefined);
+  md.renderer.rules.math_block = (tokens, idx, _options, env: MathEnv) =>
+    renderTex(tokens[idx]!.content, true, env, tokens[idx]!.map?.[0]);
 }

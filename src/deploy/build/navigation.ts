@@ -22,7 +22,14 @@ export function buildNavigation(pages: Page[], navOrder: string[] = []): NavNode
   const folders = new Map<string, NavNode>();
   const folderPages = pages.filter((page) => page.isFolderPage);
   for (const page of folderPages) {
-    folders.set(page.folder, { path: page.folder, title: page.title, order: page.meta.order, url: page.url, page, children: [] });
+    folders.set(page.folder, {
+      path: page.folder,
+      title: page.title,
+      order: page.meta.order,
+      url: page.url,
+      page,
+      children: [],
+    });
   }
   for (const node of folders.values()) {
     if (node.path === '') continue;
@@ -31,7 +38,9 @@ export function buildNavigation(pages: Page[], navOrder: string[] = []): NavNode
   }
   for (const page of pages) {
     if (page.isFolderPage || page.isNotFound) continue;
-    folders.get(page.folder)?.children!.push({ path: page.source, title: page.title, order: page.meta.order, url: page.url, page });
+    folders
+      .get(page.folder)
+      ?.children!.push({ path: page.source, title: page.title, order: page.meta.order, url: page.url, page });
   }
   const rank = new Map<string, number>();
   navOrder.forEach((entry, index) => {
@@ -89,7 +98,9 @@ export class NavigationRenderer {
       if (!onPath) {
         let cached = this.closed.get(node.path);
         if (cached === undefined) {
-          const inner: HtmlParts = [`<li class="nav-section"><details><summary>${this.link(node, undefined)}</summary><ul>\n`];
+          const inner: HtmlParts = [
+            `<li class="nav-section"><details><summary>${this.link(node, undefined)}</summary><ul>\n`,
+          ];
           this.items(node.children, current, inner);
           inner.push('</ul></details></li>\n');
           cached = Buffer.concat(encodeHtml(inner));

@@ -21,7 +21,8 @@ export class OutputWriter {
   /** Writes `content`, text or bytes; bytes in parts are written one after the other, in one call. */
   async write(rel: string, content: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
     // Encoded once, here: its size is then known without a second pass over the text.
-    const parts = typeof content === 'string' ? [Buffer.from(content)] : content instanceof Uint8Array ? [content] : content;
+    const parts =
+      typeof content === 'string' ? [Buffer.from(content)] : content instanceof Uint8Array ? [content] : content;
     const size = parts.reduce((sum, part) => sum + part.byteLength, 0);
     const target = this.reserve(rel, size);
     await this.run(async () => {
@@ -54,9 +55,14 @@ export class OutputWriter {
   private reserve(rel: string, size: number): string {
     const target = path.join(this.root, rel);
     // Names were checked when the tree was scanned; this keeps a slip there from writing elsewhere.
-    if (!target.startsWith(this.root + path.sep)) throw DocsBuildError.single('hostile_path', rel, 'would be written outside the output folder');
+    if (!target.startsWith(this.root + path.sep))
+      throw DocsBuildError.single('hostile_path', rel, 'would be written outside the output folder');
     if (this.bytes + size > this.maxBytes) {
-      throw DocsBuildError.single('output_too_large', rel, `the built site would be larger than the limit of ${this.maxBytes} bytes`);
+      throw DocsBuildError.single(
+        'output_too_large',
+        rel,
+        `the built site would be larger than the limit of ${this.maxBytes} bytes`,
+      );
     }
     this.bytes += size;
     this.files += 1;

@@ -36,17 +36,28 @@ export interface PageContent {
 
 export async function buildPageContent(md: MarkdownIt, page: PageSource, targets: LinkTargets): Promise<PageContent> {
   const parseWarnings: BuildWarning[] = [];
-  const env: PageEnv = { file: page.source, headings: [], warnings: parseWarnings, bodyLine: page.bodyLine, language: page.language };
+  const env: PageEnv = {
+    file: page.source,
+    headings: [],
+    warnings: parseWarnings,
+    bodyLine: page.bodyLine,
+    language: page.language,
+  };
   const tokens = md.parse(page.body, env);
   const { firstIsH1, titleFromContent } = pageTitle(tokens);
-  const firstParagraph = tokens.findIndex((t, i) => t.type === 'paragraph_open' && inlineText(tokens[i + 1]).trim() !== '');
+  const firstParagraph = tokens.findIndex(
+    (t, i) => t.type === 'paragraph_open' && inlineText(tokens[i + 1]).trim() !== '',
+  );
   const { problems, anchors } = rewriteLinks(page, tokens, targets);
   const searchSections = pageSections(tokens);
   const renderWarnings: BuildWarning[] = [];
   env.warnings = renderWarnings;
   if (env.hasMath === true) await loadMath();
   const rendered = md.renderer.render(tokens, md.options, env);
-  const sanitized = env.hasHtml === true ? await sanitizePageHtml(rendered, { file: page.source, warnings: renderWarnings, keepFirstH1: firstIsH1 }) : rendered;
+  const sanitized =
+    env.hasHtml === true
+      ? await sanitizePageHtml(rendered, { file: page.source, warnings: renderWarnings, keepFirstH1: firstIsH1 })
+      : rendered;
   return {
     ...(titleFromContent === undefined ? {} : { titleFromContent }),
     hasOwnTitle: firstIsH1,
@@ -71,15 +82,29 @@ const RAW_H1 = /^\s*<h1\b[^>]*>([\s\S]*?)<\/h1>/i;
  */
 function pageTitle(tokens: Token[]): { firstIsH1: boolean; titleFromContent?: string } {
   let first = 0;
-  while (tokens[first]?.type === 'html_block' && !RAW_H1.test(tokens[first]!.content) && tokens[first]!.content.replace(/<[^>]*>/g, '').trim() === '') first += 1;
+  while (
+    tokens[first]?.type === 'html_block' &&
+    !RAW_H1.test(tokens[first]!.content) &&
+    tokens[first]!.content.replace(/<[^>]*>/g, '').trim() === ''
+  )
+    first += 1;
   const token = tokens[first];
   let title: string | undefined;
   if (token?.type === 'heading_open' && token.tag === 'h1') title = inlineText(tokens[first + 1]).trim();
-  else if (token?.type === 'html_block') title = RAW_H1.exec(token.content)?.[1]?.replace(/<[^>]*>/g, '').trim();
+  else if (token?.type === 'html_block')
+    title = RAW_H1.exec(token.content)?.[1]
+      ?.replace(/<[^>]*>/g, '')
+      .trim();
   const firstIsH1 = title !== undefined;
   const keep = firstIsH1 && token?.type === 'heading_open' ? token : undefined;
   for (const t of tokens) {
-    if ((t.type === 'heading_open' || t.type === 'heading_close') && t.tag === 'h1' && t !== keep && !(keep !== undefined && t === tokens[first + 2])) t.tag = 'h2';
+    if (
+      (t.type === 'heading_open' || t.type === 'heading_close') &&
+      t.tag === 'h1' &&
+      t !== keep &&
+      !(keep !== undefined && t === tokens[first + 2])
+    )
+      t.tag = 'h2';
   }
   return { firstIsH1, ...(title ? { titleFromContent: title } : {}) };
 }

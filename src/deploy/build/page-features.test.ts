@@ -12,7 +12,10 @@ before(async () => {
 after(() => rm(scratch, { recursive: true, force: true }));
 
 let counter = 0;
-async function build(files: Record<string, string>, options: Parameters<typeof buildDocsSite>[2] = {}): Promise<{ result: DocsBuildResult; page: (rel: string) => Promise<string> }> {
+async function build(
+  files: Record<string, string>,
+  options: Parameters<typeof buildDocsSite>[2] = {},
+): Promise<{ result: DocsBuildResult; page: (rel: string) => Promise<string> }> {
   counter += 1;
   const input = path.join(scratch, `in-${counter}`);
   const output = path.join(scratch, `out-${counter}`);
@@ -111,12 +114,27 @@ describe('docs pages: callouts and tabs', () => {
       ].join('\n'),
     });
     const body = article(await page('index.html'));
-    assert.match(body, /<div class="callout callout-warning" role="note"><p class="callout-title">Warning<\/p>\n<p>Do <strong>not<\/strong> do this.<\/p>\n<\/div>/);
-    assert.match(body, /<div class="callout callout-tip" role="note"><p class="callout-title">Tip<\/p>\n<p>Lower case works too.<\/p>/);
+    assert.match(
+      body,
+      /<div class="callout callout-warning" role="note"><p class="callout-title">Warning<\/p>\n<p>Do <strong>not<\/strong> do this.<\/p>\n<\/div>/,
+    );
+    assert.match(
+      body,
+      /<div class="callout callout-tip" role="note"><p class="callout-title">Tip<\/p>\n<p>Lower case works too.<\/p>/,
+    );
     assert.match(body, /<blockquote>\n<p>A plain quote.<\/p>\n<\/blockquote>/);
-    assert.match(body, /<div class="callout callout-note" role="note"><p class="callout-title">Before you start<\/p>\n<p>You need <code>node<\/code>.<\/p>\n<\/div>/);
-    assert.match(body, /<div class="callout callout-danger" role="note"><p class="callout-title">Danger<\/p>\n<ul>\n<li>one<\/li>\n<\/ul>\n<\/div>/);
-    assert.match(body, /<div class="callout callout-caution" role="note"><p class="callout-title">Mind the gap<\/p>\n<p>Indented <em>content<\/em>.<\/p>\n<\/div>\n<p>After.<\/p>/);
+    assert.match(
+      body,
+      /<div class="callout callout-note" role="note"><p class="callout-title">Before you start<\/p>\n<p>You need <code>node<\/code>.<\/p>\n<\/div>/,
+    );
+    assert.match(
+      body,
+      /<div class="callout callout-danger" role="note"><p class="callout-title">Danger<\/p>\n<ul>\n<li>one<\/li>\n<\/ul>\n<\/div>/,
+    );
+    assert.match(
+      body,
+      /<div class="callout callout-caution" role="note"><p class="callout-title">Mind the gap<\/p>\n<p>Indented <em>content<\/em>.<\/p>\n<\/div>\n<p>After.<\/p>/,
+    );
   });
 
   it('renders === tabs as radio buttons and panels, code inside intact', async () => {
@@ -164,7 +182,7 @@ describe('docs pages: code', () => {
         fence('ini', '[core]\nname = blume'),
         fence('conf', '[core]\nname = blume'),
         fence('svelte', '<script>\n  let count = 0;\n</script>\n<button>{count}</button>'),
-        fence('js title="server.js" {2}', "const a = `x\ny`;\nconst b = 2;"),
+        fence('js title="server.js" {2}', 'const a = `x\ny`;\nconst b = 2;'),
         fence('py hl_lines="1 3"', 'a = 1\nb = 2\nc = 3'),
       ].join('\n'),
     });
@@ -174,10 +192,19 @@ describe('docs pages: code', () => {
       const block = new RegExp(`<code class="hljs language-${lang}">([\\s\\S]*?)</code>`).exec(body)?.[1] ?? '';
       assert.match(block, /<span class="hljs-/, `${lang} is highlighted`);
     }
-    assert.match(body, /<div class="code-block"><div class="code-title">server.js<\/div>\n<pre class="code" data-lang="js">/);
+    assert.match(
+      body,
+      /<div class="code-block"><div class="code-title">server.js<\/div>\n<pre class="code" data-lang="js">/,
+    );
     // The template string spans lines 1-2: its span is closed and reopened around the highlighted line.
-    assert.match(body, /<code class="hljs language-js"><span class="hljs-keyword">const<\/span> a = <span class="hljs-string">`x<\/span>\n<span class="line highlighted"><span class="hljs-string">y`<\/span>;<\/span>\n/);
-    assert.match(body, /<span class="line highlighted">a = <span class="hljs-number">1<\/span><\/span>\nb = <span class="hljs-number">2<\/span>\n<span class="line highlighted">c = /);
+    assert.match(
+      body,
+      /<code class="hljs language-js"><span class="hljs-keyword">const<\/span> a = <span class="hljs-string">`x<\/span>\n<span class="line highlighted"><span class="hljs-string">y`<\/span>;<\/span>\n/,
+    );
+    assert.match(
+      body,
+      /<span class="line highlighted">a = <span class="hljs-number">1<\/span><\/span>\nb = <span class="hljs-number">2<\/span>\n<span class="line highlighted">c = /,
+    );
   });
 });
 
@@ -185,18 +212,31 @@ describe('docs pages: publishing metadata', () => {
   it('shows an edit link and the last-updated date, and puts lastmod in the sitemap', async () => {
     const { page } = await build(
       {
-        'blume.json': JSON.stringify({ title: 'Meta', url: 'https://meta.test', editUrl: 'https://git.test/acme/docs/edit/main/docs' }),
+        'blume.json': JSON.stringify({
+          title: 'Meta',
+          url: 'https://meta.test',
+          editUrl: 'https://git.test/acme/docs/edit/main/docs',
+        }),
         'index.md': '# Home\n\nHello.\n',
         'guide/start here.md': '# Start\n\nGo.\n',
       },
       { pageDates: new Map([['guide/start here.md', new Date('2026-03-04T05:06:07Z')]]) },
     );
     const start = await page('guide/start here/index.html');
-    assert.match(start, /<a class="edit-link" href="https:\/\/git.test\/acme\/docs\/edit\/main\/docs\/guide\/start%20here.md">Edit this page<\/a>/);
-    assert.match(start, /<p class="last-updated">Last updated <time datetime="2026-03-04T05:06:07.000Z">March 4, 2026<\/time><\/p>/);
+    assert.match(
+      start,
+      /<a class="edit-link" href="https:\/\/git.test\/acme\/docs\/edit\/main\/docs\/guide\/start%20here.md">Edit this page<\/a>/,
+    );
+    assert.match(
+      start,
+      /<p class="last-updated">Last updated <time datetime="2026-03-04T05:06:07.000Z">March 4, 2026<\/time><\/p>/,
+    );
     assert.doesNotMatch(await page('index.html'), /last-updated/);
     const sitemap = await page('sitemap.xml');
-    assert.match(sitemap, /<url><loc>https:\/\/features.test\/guide\/start%20here\/<\/loc><lastmod>2026-03-04T05:06:07.000Z<\/lastmod><\/url>/);
+    assert.match(
+      sitemap,
+      /<url><loc>https:\/\/features.test\/guide\/start%20here\/<\/loc><lastmod>2026-03-04T05:06:07.000Z<\/lastmod><\/url>/,
+    );
     assert.match(sitemap, /<url><loc>https:\/\/features.test\/<\/loc><\/url>/);
   });
 });
@@ -226,13 +266,28 @@ describe('docs pages: math', () => {
       ].join('\n'),
     });
     const body = article(await page('index.html'));
-    assert.match(body, /Euler: <span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML"><semantics><mrow><msup><mi>e<\/mi>/);
+    assert.match(
+      body,
+      /Euler: <span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML"><semantics><mrow><msup><mi>e<\/mi>/,
+    );
     assert.match(body, /the book costs \$5 and the pen \$10\./);
-    assert.match(body, /<div class="math-display"><span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML" display="block"><semantics><mrow><msubsup><mo>∫<\/mo>/);
-    assert.match(body, /<div class="math-display"><span class="katex"><math [^>]*display="block"><semantics><mrow><msqrt><mn>2<\/mn><\/msqrt>/);
+    assert.match(
+      body,
+      /<div class="math-display"><span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML" display="block"><semantics><mrow><msubsup><mo>∫<\/mo>/,
+    );
+    assert.match(
+      body,
+      /<div class="math-display"><span class="katex"><math [^>]*display="block"><semantics><mrow><msqrt><mn>2<\/mn><\/msqrt>/,
+    );
     assert.match(body, /Broken: <code>\\frac\{1\}\{<\/code> here\./);
-    assert.ok(result.warnings.some((w) => w.file === 'index.md' && /math could not be rendered/.test(w.message)), JSON.stringify(result.warnings));
-    assert.match(body, /Raw <sup>HTML<\/sup> beside <span class="katex"><math [^>]*><semantics><mrow><msub><mi>a<\/mi><mn>1<\/mn><\/msub>/);
+    assert.ok(
+      result.warnings.some((w) => w.file === 'index.md' && /math could not be rendered/.test(w.message)),
+      JSON.stringify(result.warnings),
+    );
+    assert.match(
+      body,
+      /Raw <sup>HTML<\/sup> beside <span class="katex"><math [^>]*><semantics><mrow><msub><mi>a<\/mi><mn>1<\/mn><\/msub>/,
+    );
     // Authors' own MathML is not in the safe subset; no slot is left unfilled.
     assert.doesNotMatch(body, /<mi>raw<\/mi>|data-blume-math/);
   });
@@ -242,12 +297,16 @@ describe('docs pages: the site language', () => {
   it("writes the page shell, callout titles, the 404 page and the client script's words in the site's language", async () => {
     const files = (language: string): Record<string, string> => ({
       'blume.json': JSON.stringify({ title: 'Handbuch', language, editUrl: 'https://git.test/edit' }),
-      'index.md': '# Start\n\n> [!WARNING]\n> Heiß.\n\n:::tip\nKalt.\n:::\n\n!!! note "Eigener Titel"\n    Lau.\n\n## Teil\n\nText.\n\n```js\nlet a;\n```\n',
+      'index.md':
+        '# Start\n\n> [!WARNING]\n> Heiß.\n\n:::tip\nKalt.\n:::\n\n!!! note "Eigener Titel"\n    Lau.\n\n## Teil\n\nText.\n\n```js\nlet a;\n```\n',
       'b.md': '# B\n',
     });
     const german = await build(files('de'), { pageDates: new Map([['index.md', new Date('2026-03-04T05:06:07Z')]]) });
     const home = await german.page('index.html');
-    assert.match(home, /^<!doctype html>\n<html lang="de" data-copy="Kopieren" data-copied="Kopiert" data-no-results="Keine Ergebnisse">/);
+    assert.match(
+      home,
+      /^<!doctype html>\n<html lang="de" data-copy="Kopieren" data-copied="Kopiert" data-no-results="Keine Ergebnisse">/,
+    );
     assert.match(home, /<p class="callout-title">Warnung<\/p>/);
     assert.match(home, /<p class="callout-title">Tipp<\/p>/);
     assert.match(home, /<p class="callout-title">Eigener Titel<\/p>/, "an author's own title stays");
@@ -257,7 +316,10 @@ describe('docs pages: the site language', () => {
     assert.match(home, /<span>Weiter<\/span>B<\/a>/);
     assert.match(home, /placeholder="Suchen \(\/ drücken\)" aria-label="Die Dokumentation durchsuchen"/);
     assert.match(home, /<a class="skip" href="#content">Zum Inhalt springen<\/a>/);
-    assert.match(await german.page('404.html'), /<h1>Seite nicht gefunden<\/h1>\n<p>Unter dieser Adresse gibt es keine Seite\. .* beginnen Sie bei <a href="\/">Start<\/a>\.<\/p>/);
+    assert.match(
+      await german.page('404.html'),
+      /<h1>Seite nicht gefunden<\/h1>\n<p>Unter dieser Adresse gibt es keine Seite\. .* beginnen Sie bei <a href="\/">Start<\/a>\.<\/p>/,
+    );
 
     // A region picks its language's set; Traditional Chinese has none and reads English.
     assert.match(await (await build(files('pt-BR'))).page('index.html'), /<p class="callout-title">Dica<\/p>/);

@@ -38,7 +38,11 @@ async function writeSite(root: string, extra: Record<string, string> = {}): Prom
 async function files(root: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out.set(path.relative(root, path.join(entry.parentPath, entry.name)), await readFile(path.join(entry.parentPath, entry.name), 'utf8'));
+    if (entry.isFile())
+      out.set(
+        path.relative(root, path.join(entry.parentPath, entry.name)),
+        await readFile(path.join(entry.parentPath, entry.name), 'utf8'),
+      );
   }
   return out;
 }
@@ -60,7 +64,12 @@ describe('docs build on worker threads', () => {
     const input = path.join(scratch, 'same');
     await writeSite(input);
     const one = await buildDocsSite(input, path.join(scratch, 'one'), { siteUrl: 'https://threads.test' });
-    const three = await buildDocsSite(input, path.join(scratch, 'three'), { siteUrl: 'https://threads.test', workerScript: entry, workers: 2, mainThreadPages: false });
+    const three = await buildDocsSite(input, path.join(scratch, 'three'), {
+      siteUrl: 'https://threads.test',
+      workerScript: entry,
+      workers: 2,
+      mainThreadPages: false,
+    });
     assert.equal(one.workerTasks, 0);
     // Every source read and every page built on the two workers.
     assert.equal(three.workerTasks, 2 * (PAGES + 1));
@@ -76,14 +85,31 @@ describe('docs build on worker threads', () => {
 
   it('fails on a broken link or bad front matter found on a worker, naming the file', async () => {
     const broken = path.join(scratch, 'broken');
-    await writeSite(broken, { 'guide/page-50.md': '# Fifty\n\n[gone](nowhere.md)\n', 'guide/page-51.md': '---\ntitle: [unclosed\n---\n# Bad\n' });
-    await assert.rejects(buildDocsSite(broken, path.join(scratch, 'broken-out'), { workerScript: entry, workers: 2, mainThreadPages: false }), (error: unknown) => {
-      assert.ok(error instanceof DocsBuildError, String(error));
-      assert.match(error.message, /guide\/page-51\.md:\d+: front matter is not valid YAML/);
-      return true;
+    await writeSite(broken, {
+      'guide/page-50.md': '# Fifty\n\n[gone](nowhere.md)\n',
+      'guide/page-51.md': '---\ntitle: [unclosed\n---\n# Bad\n',
     });
+    await assert.rejects(
+      buildDocsSite(broken, path.join(scratch, 'broken-out'), {
+        workerScript: entry,
+        workers: 2,
+        mainThreadPages: false,
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof DocsBuildError, String(error));
+        assert.match(error.message, /guide\/page-51\.md:\d+: front matter is not valid YAML/);
+        return true;
+      },
+    );
     await writeFile(path.join(broken, 'guide/page-51.md'), '# Fine\n');
-    await assert.rejects(buildDocsSite(broken, path.join(scratch, 'broken-out-2'), { workerScript: entry, workers: 2, mainThreadPages: false }), /guide\/page-50\.md:3: broken link "nowhere\.md"/);
+    await assert.rejects(
+      buildDocsSite(broken, path.join(scratch, 'broken-out-2'), {
+        workerScript: entry,
+        workers: 2,
+        mainThreadPages: false,
+      }),
+      /guide\/page-50\.md:3: broken link "nowhere\.md"/,
+    );
   });
 
   it('uses a worker per free core, none when the cores are busy', () => {

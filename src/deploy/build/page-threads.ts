@@ -38,7 +38,9 @@ interface Job {
   next: SharedArrayBuffer;
 }
 
-type WorkerMessage = { job: number } & ({ index: number; result: unknown } | { done: true } | { failed: { message: string; problems?: BuildProblem[] } });
+type WorkerMessage = { job: number } & (
+  { index: number; result: unknown } | { done: true } | { failed: { message: string; problems?: BuildProblem[] } }
+);
 
 /**
  * How many worker threads a build uses besides its own: one per further core that is free (by the
@@ -79,7 +81,10 @@ export class PageThreads {
     /** False leaves every item to the workers (tests of the workers' side). */
     private readonly takeItems = true,
   ) {
-    this.workers = script === undefined ? [] : Array.from({ length: count }, () => new Worker(script, { workerData: { role: PAGE_WORKER_ROLE } }));
+    this.workers =
+      script === undefined
+        ? []
+        : Array.from({ length: count }, () => new Worker(script, { workerData: { role: PAGE_WORKER_ROLE } }));
     // A worker that fails between jobs must not crash the build with an unheard 'error' event; a
     // job it holds items of fails through the job's own listener, and this thread does the rest.
     for (const worker of this.workers) worker.on('error', () => {});
@@ -96,7 +101,11 @@ export class PageThreads {
   }
 
   /** Runs a task per item; throws the first failure (a DocsBuildError when the content is at fault). */
-  private async run<K extends TaskKind>(kind: K, items: Tasks[K]['item'][], context: Tasks[K]['context']): Promise<Tasks[K]['result'][]> {
+  private async run<K extends TaskKind>(
+    kind: K,
+    items: Tasks[K]['item'][],
+    context: Tasks[K]['context'],
+  ): Promise<Tasks[K]['result'][]> {
     const id = (this.jobs += 1);
     const results = new Array<unknown>(items.length);
     const next = new SharedArrayBuffer(4);
@@ -124,7 +133,12 @@ export class PageThreads {
               this.workerItems += 1;
               return;
             }
-            if ('failed' in message) stop(message.failed.problems === undefined ? new Error(message.failed.message) : new DocsBuildError(message.failed.problems));
+            if ('failed' in message)
+              stop(
+                message.failed.problems === undefined
+                  ? new Error(message.failed.message)
+                  : new DocsBuildError(message.failed.problems),
+              );
             done();
           };
           const done = (): void => {
@@ -141,7 +155,11 @@ export class PageThreads {
         }),
     );
     try {
-      for (let index = this.takeItems || this.workers.length === 0 ? Atomics.add(counter, 0, 1) : items.length; index < items.length; index = Atomics.add(counter, 0, 1)) {
+      for (
+        let index = this.takeItems || this.workers.length === 0 ? Atomics.add(counter, 0, 1) : items.length;
+        index < items.length;
+        index = Atomics.add(counter, 0, 1)
+      ) {
         results[index] = await runTask(this.md, kind, items[index], context);
         missing -= 1;
       }
@@ -174,11 +192,18 @@ export function servePageWork(): void {
     const counter = new Int32Array(job.next);
     try {
       for (let index = Atomics.add(counter, 0, 1); index < job.items.length; index = Atomics.add(counter, 0, 1)) {
-        port.postMessage({ job: job.id, index, result: await runTask(md, job.kind, job.items[index], job.context) } satisfies WorkerMessage);
+        port.postMessage({
+          job: job.id,
+          index,
+          result: await runTask(md, job.kind, job.items[index], job.context),
+        } satisfies WorkerMessage);
       }
       port.postMessage({ job: job.id, done: true } satisfies WorkerMessage);
     } catch (error) {
-      const failed = error instanceof DocsBuildError ? { message: error.message, problems: error.problems } : { message: error instanceof Error ? error.message : String(error) };
+      const failed =
+        error instanceof DocsBuildError
+          ? { message: error.message, problems: error.problems }
+          : { message: error instanceof Error ? error.message : String(error) };
       port.postMessage({ job: job.id, failed } satisfies WorkerMessage);
     }
   };

@@ -35,8 +35,13 @@ describe('first page load weight of a docs site', () => {
     assert.ok(sorted.length > 50, `only ${sorted.length} pages were built`);
     const [file, median] = sorted[Math.floor(sorted.length / 2)]!;
     const server = loads.get('fastify/Reference/Server/index.html')!;
-    t.diagnostic(`median first load: ${file}, ${median.bytes} bytes (HTML ${median.htmlBytes}); fastify Server reference: ${server.bytes} bytes (HTML ${server.htmlBytes})`);
-    assert.ok(median.bytes <= TYPICAL_FIRST_LOAD_MAX, `the median first load (${file}) is ${median.bytes} bytes brotli, over ${TYPICAL_FIRST_LOAD_MAX}`);
+    t.diagnostic(
+      `median first load: ${file}, ${median.bytes} bytes (HTML ${median.htmlBytes}); fastify Server reference: ${server.bytes} bytes (HTML ${server.htmlBytes})`,
+    );
+    assert.ok(
+      median.bytes <= TYPICAL_FIRST_LOAD_MAX,
+      `the median first load (${file}) is ${median.bytes} bytes brotli, over ${TYPICAL_FIRST_LOAD_MAX}`,
+    );
   });
 
   it('fetches one stylesheet and one script, and no search code or index', async () => {

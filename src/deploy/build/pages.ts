@@ -59,12 +59,23 @@ export function placePage(source: string, hasIndex: (folder: string) => boolean)
   if (lower === 'index' || (lower === 'readme' && !hasIndex(dir))) {
     return { folder: dir, isFolderPage: true, isNotFound: false, url: folderUrl(dir), outFile: folderOutFile(dir) };
   }
-  if (dir === '' && stem === '404') return { folder: '', isFolderPage: false, isNotFound: true, url: '/404.html', outFile: '404.html' };
+  if (dir === '' && stem === '404')
+    return { folder: '', isFolderPage: false, isNotFound: true, url: '/404.html', outFile: '404.html' };
   const rel = dir === '' ? stem : `${dir}/${stem}`;
-  return { folder: dir, isFolderPage: false, isNotFound: false, url: `/${encodePath(rel)}/`, outFile: `${rel}/index.html` };
+  return {
+    folder: dir,
+    isFolderPage: false,
+    isNotFound: false,
+    url: `/${encodePath(rel)}/`,
+    outFile: `${rel}/index.html`,
+  };
 }
 
 export function prettifyName(name: string): string {
-  const words = name.replace(/\.(md|markdown)$/i, '').replace(/^\d+[-_. ]+/, '').replace(/[-_]+/g, ' ').trim();
+  const words = name
+    .replace(/\.(md|markdown)$/i, '')
+    .replace(/^\d+[-_. ]+/, '')
+    .replace(/[-_]+/g, ' ')
+    .trim();
   return words === '' ? name : words.charAt(0).toUpperCase() + words.slice(1);
 }

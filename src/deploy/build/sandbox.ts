@@ -103,9 +103,18 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
   const useBwrap = bwrap !== undefined;
   const setpriv = useBwrap ? undefined : findSetpriv();
   // What starts Node also ties it to this process's life (docs/decisions/0036-builds-die-with-the-server.md).
-  const launcher = useBwrap ? [bwrap, ...bubblewrapArgs(options)] : setpriv !== undefined ? [setpriv, '--pdeathsig', 'KILL', '--'] : [];
+  const launcher = useBwrap
+    ? [bwrap, ...bubblewrapArgs(options)]
+    : setpriv !== undefined
+      ? [setpriv, '--pdeathsig', 'KILL', '--']
+      : [];
   const [command, ...args] = [...launcher, process.execPath, ...nodeArgs] as [string, ...string[]];
-  emit('sandbox', useBwrap ? 'sandbox: bubblewrap (no network, read-only root) + Node permission model' : 'sandbox: Node permission model (bubblewrap not available)');
+  emit(
+    'sandbox',
+    useBwrap
+      ? 'sandbox: bubblewrap (no network, read-only root) + Node permission model'
+      : 'sandbox: Node permission model (bubblewrap not available)',
+  );
 
   const child = spawn(command, args, {
     cwd: options.workDir,
@@ -175,10 +184,12 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
     return new Promise<void>((resolve) => reader.once('close', resolve));
   });
 
-  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
-  }).finally(() => {
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+    (resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
+    },
+  ).finally(() => {
     clearTimeout(timer);
     clearInterval(watchdog);
     options.signal?.removeEventListener('abort', onAbort);

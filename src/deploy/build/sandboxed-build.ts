@@ -75,13 +75,22 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
   const output = await realpath(path.resolve(options.outputDir));
   const workDir = await mkdtemp(path.join(options.scratchDir ?? tmpdir(), 'blume-build-'));
   try {
-    const entry = options.builderScript === undefined ? await builderEntry() : { script: options.builderScript, readPaths: [] };
+    const entry =
+      options.builderScript === undefined ? await builderEntry() : { script: options.builderScript, readPaths: [] };
     // Handed over in a file: a large site's dates would not fit in one argument.
     const datesFile = options.pageDates === undefined ? undefined : path.join(workDir, 'page-dates.json');
     if (datesFile !== undefined) await writeFile(datesFile, JSON.stringify(Object.fromEntries(options.pageDates!)));
     const run = await runSandboxedProcess({
       script: entry.script,
-      args: [JSON.stringify({ input, output, maxOutputBytes, ...(options.siteUrl === undefined ? {} : { siteUrl: options.siteUrl }), ...(datesFile === undefined ? {} : { datesFile }) })],
+      args: [
+        JSON.stringify({
+          input,
+          output,
+          maxOutputBytes,
+          ...(options.siteUrl === undefined ? {} : { siteUrl: options.siteUrl }),
+          ...(datesFile === undefined ? {} : { datesFile }),
+        }),
+      ],
       readPaths: [input, output, ...entry.readPaths, ...(datesFile === undefined ? [] : [datesFile])],
       writePaths: [output],
       workDir,
@@ -99,13 +108,15 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
     if (run.aborted) error = `the build was stopped: ${abortMessage(options.signal)}`;
     else if (run.timedOut) error = `the build ran longer than the limit of ${options.timeoutMs ?? 120_000} ms`;
     else if (run.memoryExceeded) error = `the build used more memory than the limit of ${options.memoryMb ?? 512} MB`;
-    else if (report === undefined) error = `the build process ended without a result (exit code ${run.exitCode ?? 'none'}, signal ${run.signal ?? 'none'})`;
+    else if (report === undefined)
+      error = `the build process ended without a result (exit code ${run.exitCode ?? 'none'}, signal ${run.signal ?? 'none'})`;
     else if (!report.ok) error = report.error ?? 'the build failed';
 
     // The builder counts its own writes; this measures what is really there, whatever the job did.
     const measured = error === undefined ? await measureOutput(output) : undefined;
     if (measured !== undefined && measured.problem !== undefined) error = measured.problem;
-    else if (measured !== undefined && measured.bytes > maxOutputBytes) error = `the built site is ${measured.bytes} bytes, over the limit of ${maxOutputBytes}`;
+    else if (measured !== undefined && measured.bytes > maxOutputBytes)
+      error = `the built site is ${measured.bytes} bytes, over the limit of ${maxOutputBytes}`;
 
     const finalLine: SandboxLogLine = {
       at: new Date().toISOString(),
@@ -158,7 +169,12 @@ async function measureOutput(root: string): Promise<{ bytes: number; files: numb
   for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const full = path.join(folder, entry.name);
-      if (entry.isSymbolicLink()) return { bytes: 0, files: 0, problem: `the build left a symbolic link in the output: ${path.relative(root, full)}` };
+      if (entry.isSymbolicLink())
+        return {
+          bytes: 0,
+          files: 0,
+          problem: `the build left a symbolic link in the output: ${path.relative(root, full)}`,
+        };
       if (entry.isDirectory()) folders.push(full);
       else if (entry.isFile()) {
         bytes += lstatSync(full).size;

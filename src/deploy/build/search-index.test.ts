@@ -29,7 +29,14 @@ describe('buildSearchFiles', () => {
   });
 
   it('keeps a word named like an object property as data', () => {
-    const { files: own } = buildSearchFiles([{ title: 'Proto', url: '/', section: '', sections: [{ heading: '', anchor: '', text: '__proto__ constructor', headingText: '' }] }]);
+    const { files: own } = buildSearchFiles([
+      {
+        title: 'Proto',
+        url: '/',
+        section: '',
+        sections: [{ heading: '', anchor: '', text: '__proto__ constructor', headingText: '' }],
+      },
+    ]);
     const keys = (JSON.parse(own.get(SEARCH_INDEX_FILE)!) as SearchIndex).wordFiles;
     const shard = JSON.parse(own.get(wordFile(keys, shardKey('__proto__')))!) as Record<string, number[]>;
     assert.ok(Object.hasOwn(shard, '__proto__'));
@@ -41,7 +48,12 @@ describe('buildSearchFiles', () => {
       title: `Page ${p}`,
       url: `/p${p}/`,
       section: '',
-      sections: Array.from({ length: 6 }, (_, h) => ({ heading: h === 0 ? '' : `Part ${h}`, anchor: h === 0 ? '' : `part-${h}`, text: `words of page ${p}`, headingText: '' })),
+      sections: Array.from({ length: 6 }, (_, h) => ({
+        heading: h === 0 ? '' : `Part ${h}`,
+        anchor: h === 0 ? '' : `part-${h}`,
+        text: `words of page ${p}`,
+        headingText: '',
+      })),
     }));
     const { files: built } = buildSearchFiles(many);
     const { sectionsPerFile } = JSON.parse(built.get(SEARCH_INDEX_FILE)!) as SearchIndex;

@@ -51,7 +51,12 @@ interface SearchPage {
 const WORD = /[\p{L}\p{N}_]+/gu;
 
 function normalizeWords(text: string): string[] {
-  const words = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(WORD) ?? [];
+  const words =
+    text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .match(WORD) ?? [];
   return words.filter((word) => word.length > 1);
 }
 
@@ -124,7 +129,13 @@ export function buildSearchFiles(pages: SearchPage[]): SearchFiles {
     page.sections.forEach((section, i) => {
       const id = details.length;
       const snippet = section.text.replace(/\s+/g, ' ').slice(0, SNIPPET_LENGTH);
-      details.push([section.heading, page.title, section.anchor === '' ? page.url : `${page.url}#${encodeURIComponent(section.anchor)}`, page.section, snippet]);
+      details.push([
+        section.heading,
+        page.title,
+        section.anchor === '' ? page.url : `${page.url}#${encodeURIComponent(section.anchor)}`,
+        page.section,
+        snippet,
+      ]);
       for (const word of normalizeWords(section.text)) add(word, id, 1);
       for (const word of normalizeWords(section.headingText)) add(word, id, 2);
       if (i === 0) for (const word of normalizeWords(page.title)) add(word, id, 3);

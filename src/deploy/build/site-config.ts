@@ -25,7 +25,8 @@ export function parseSiteConfigJson(text: string, file: string): Record<string, 
   } catch (error) {
     throw DocsBuildError.single('site_config', file, `is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw DocsBuildError.single('site_config', file, 'must hold a JSON object');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw DocsBuildError.single('site_config', file, 'must hold a JSON object');
   return data as Record<string, unknown>;
 }
 
@@ -33,13 +34,19 @@ export function resolveSiteConfig(sources: { file: string; data: unknown }[]): S
   const config: SiteConfig = { title: 'Documentation', language: 'en' };
   for (const { file, data } of sources) {
     if (data === undefined) continue;
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw DocsBuildError.single('site_config', file, 'site settings must be a mapping');
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw DocsBuildError.single('site_config', file, 'site settings must be a mapping');
     const record = data as Record<string, unknown>;
     const fail = (field: string, expected: string): never => {
       throw DocsBuildError.single('site_config', file, `site setting "${field}" must be ${expected}`);
     };
     for (const key of Object.keys(record)) {
-      if (!KNOWN.has(key)) throw DocsBuildError.single('site_config', file, `unknown site setting "${key}" (known: ${[...KNOWN].join(', ')})`);
+      if (!KNOWN.has(key))
+        throw DocsBuildError.single(
+          'site_config',
+          file,
+          `unknown site setting "${key}" (known: ${[...KNOWN].join(', ')})`,
+        );
     }
     if (record.title !== undefined) {
       if (typeof record.title !== 'string' || record.title.trim() === '') fail('title', 'a non-empty string');
@@ -50,23 +57,28 @@ export function resolveSiteConfig(sources: { file: string; data: unknown }[]): S
       config.description = record.description as string;
     }
     if (record.logo !== undefined) {
-      if (typeof record.logo !== 'string' || record.logo === '') fail('logo', 'the path of an image in the docs folder');
+      if (typeof record.logo !== 'string' || record.logo === '')
+        fail('logo', 'the path of an image in the docs folder');
       config.logo = (record.logo as string).replace(/^\.?\//, '');
     }
     if (record.nav !== undefined) {
-      if (!Array.isArray(record.nav) || !record.nav.every((item) => typeof item === 'string')) fail('nav', 'a list of file or folder names');
+      if (!Array.isArray(record.nav) || !record.nav.every((item) => typeof item === 'string'))
+        fail('nav', 'a list of file or folder names');
       config.nav = (record.nav as string[]).map((item) => item.replace(/^\.?\/|\/$/g, ''));
     }
     if (record.url !== undefined) {
-      if (typeof record.url !== 'string' || !/^https?:\/\/[^/\s]+/.test(record.url)) fail('url', 'an absolute http(s) URL');
+      if (typeof record.url !== 'string' || !/^https?:\/\/[^/\s]+/.test(record.url))
+        fail('url', 'an absolute http(s) URL');
       config.url = record.url as string;
     }
     if (record.editUrl !== undefined) {
-      if (typeof record.editUrl !== 'string' || !/^https?:\/\/[^/\s]+/.test(record.editUrl)) fail('editUrl', 'an absolute http(s) URL');
+      if (typeof record.editUrl !== 'string' || !/^https?:\/\/[^/\s]+/.test(record.editUrl))
+        fail('editUrl', 'an absolute http(s) URL');
       config.editUrl = (record.editUrl as string).replace(/\/*$/, '/');
     }
     if (record.language !== undefined) {
-      if (typeof record.language !== 'string' || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(record.language)) fail('language', 'a language tag such as "en" or "pt-BR"');
+      if (typeof record.language !== 'string' || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(record.language))
+        fail('language', 'a language tag such as "en" or "pt-BR"');
       config.language = record.language as string;
     }
   }

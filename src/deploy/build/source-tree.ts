@@ -55,7 +55,11 @@ export function scanSourceTree(root: string, limits: ScanLimits = defaultScanLim
     for (const entry of entries) {
       const rel = dirRel === '' ? entry.name : `${dirRel}/${entry.name}`;
       if (HOSTILE_NAME.test(entry.name) || Buffer.byteLength(entry.name) > 255) {
-        problems.push({ code: 'hostile_path', file: JSON.stringify(rel).slice(1, -1), message: 'the file name has control characters, a backslash or bytes that are not UTF-8' });
+        problems.push({
+          code: 'hostile_path',
+          file: JSON.stringify(rel).slice(1, -1),
+          message: 'the file name has control characters, a backslash or bytes that are not UTF-8',
+        });
         continue;
       }
       // Dotfiles (.git, .DS_Store, .github) are tooling, not site content; leaving them out also
@@ -65,12 +69,20 @@ export function scanSourceTree(root: string, limits: ScanLimits = defaultScanLim
         continue;
       }
       if (entry.isSymbolicLink()) {
-        problems.push({ code: 'symlink', file: rel, message: 'is a symbolic link; links are not followed, so nothing outside the docs folder can be read' });
+        problems.push({
+          code: 'symlink',
+          file: rel,
+          message: 'is a symbolic link; links are not followed, so nothing outside the docs folder can be read',
+        });
         continue;
       }
       if (entry.isDirectory()) {
         if (depth + 1 > limits.maxDepth) {
-          problems.push({ code: 'hostile_path', file: rel, message: `folders are nested deeper than ${limits.maxDepth} levels` });
+          problems.push({
+            code: 'hostile_path',
+            file: rel,
+            message: `folders are nested deeper than ${limits.maxDepth} levels`,
+          });
           continue;
         }
         walk(rel, depth + 1);
@@ -81,13 +93,15 @@ export function scanSourceTree(root: string, limits: ScanLimits = defaultScanLim
         continue;
       }
       count += 1;
-      if (count > limits.maxFiles) throw DocsBuildError.single('too_many_files', '', `the docs folder has more than ${limits.maxFiles} files`);
+      if (count > limits.maxFiles)
+        throw DocsBuildError.single('too_many_files', '', `the docs folder has more than ${limits.maxFiles} files`);
       const abs = path.join(dirAbs, entry.name);
       const { size } = lstatSync(abs);
       const file: SourceFile = { rel, abs, size };
       if (rel === SITE_CONFIG_FILE) tree.config = file;
       else if (isMarkdownFile(rel)) {
-        if (size > limits.maxPageBytes) problems.push({ code: 'file_too_large', file: rel, message: `is larger than ${limits.maxPageBytes} bytes` });
+        if (size > limits.maxPageBytes)
+          problems.push({ code: 'file_too_large', file: rel, message: `is larger than ${limits.maxPageBytes} bytes` });
         else tree.pages.push(file);
       } else tree.assets.push(file);
     }

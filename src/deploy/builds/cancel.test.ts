@@ -54,9 +54,13 @@ function processesRunning(script: string): number[] {
 /** Waits until the site's newest build runs the endless builder; answers its id. */
 async function runningBuild(app: FastifyInstance, token: string, site: string): Promise<string> {
   return eventually('the build to start its sandbox', async () => {
-    const { builds } = json<{ builds: BuildBody[] }>(await deployApi(app, token, 'GET', `/api/deploy/${site}/builds?page_size=1`));
+    const { builds } = json<{ builds: BuildBody[] }>(
+      await deployApi(app, token, 'GET', `/api/deploy/${site}/builds?page_size=1`),
+    );
     const build = builds[0];
-    return build?.state === 'running' && build.logs.some((line) => line.line === 'slow builder started') ? build.id : undefined;
+    return build?.state === 'running' && build.logs.some((line) => line.line === 'slow builder started')
+      ? build.id
+      : undefined;
   });
 }
 
@@ -81,7 +85,10 @@ for (const database of testDatabases) {
       token = await createStaticSite(t.app, alice, 'docs');
       otherToken = await createStaticSite(t.app, alice, 'other');
       live = await deployRelease(t.app, token, 'docs', await siteArchive({ 'index.html': '<h1>hand made</h1>' }));
-      assert.equal((await deployApi(t.app, token, 'POST', '/api/deploy/docs/promote', { release: live })).statusCode, 200);
+      assert.equal(
+        (await deployApi(t.app, token, 'POST', '/api/deploy/docs/promote', { release: live })).statusCode,
+        200,
+      );
     });
     after(async () => {
       await t.close();
@@ -91,14 +98,21 @@ for (const database of testDatabases) {
     // In order: the worker is started by the second test, so the first one's build stays queued.
     it('cancels a queued build at once; no worker runs it, its upload is removed, and a repeat answers it again', async () => {
       const { db } = t.deps.database;
-      const queued = await queueSourceUpload({ db, blobs: t.deps.blobs, limits: t.app.deploy.limits, tmpDir: t.app.deploy.tmpDir }, 'docs', Readable.from([await tarball(DOCS)]));
+      const queued = await queueSourceUpload(
+        { db, blobs: t.deps.blobs, limits: t.app.deploy.limits, tmpDir: t.app.deploy.tmpDir },
+        'docs',
+        Readable.from([await tarball(DOCS)]),
+      );
       const response = await cancel(t.app, token, 'docs', queued.id);
       assert.equal(response.statusCode, 200, response.body);
       const build = json<BuildBody>(response);
       assert.equal(build.state, 'canceled');
       assert.ok(build.finished_at && build.cancel_requested_at);
       assert.match(build.error ?? '', /canceled by deploy token "ci" before it started/);
-      assert.ok(build.logs.some((line) => /build canceled by deploy token "ci" before it started/.test(line.line)), JSON.stringify(build.logs));
+      assert.ok(
+        build.logs.some((line) => /build canceled by deploy token "ci" before it started/.test(line.line)),
+        JSON.stringify(build.logs),
+      );
       assert.equal(await t.app.deploy.builds.runNext(), undefined);
       assert.equal(await t.deps.blobs.has(`build-inputs/${queued.id}`), false);
 
@@ -123,8 +137,14 @@ for (const database of testDatabases) {
         assert.equal(build.state, 'canceled');
         assert.equal(build.release, null);
         assert.ok(build.cancel_requested_at);
-        assert.ok(build.logs.some((line) => line.stream === 'sandbox' && line.line === 'build stopped: the build was canceled'), JSON.stringify(build.logs));
-        assert.match(build.logs.at(-1)!.line, /^build canceled by deploy token "ci" \(asked at \d{4}-\d\d-\d\dT.+Z\); nothing was released$/);
+        assert.ok(
+          build.logs.some((line) => line.stream === 'sandbox' && line.line === 'build stopped: the build was canceled'),
+          JSON.stringify(build.logs),
+        );
+        assert.match(
+          build.logs.at(-1)!.line,
+          /^build canceled by deploy token "ci" \(asked at \d{4}-\d\d-\d\dT.+Z\); nothing was released$/,
+        );
         assert.deepEqual(processesRunning(script), []);
 
         const source = await waiting;
@@ -135,7 +155,9 @@ for (const database of testDatabases) {
         assert.ok(problem.logs.some((line) => line.line.startsWith('build canceled by')));
 
         assert.equal((await t.deps.database.db.select().from(releases).where(eq(releases.buildId, id))).length, 0);
-        const overview = json<{ aliases: { live: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/docs/releases'));
+        const overview = json<{ aliases: { live: string } }>(
+          await deployApi(t.app, token, 'GET', '/api/deploy/docs/releases'),
+        );
         assert.equal(overview.aliases.live, live);
       } finally {
         t.app.deploy.builds.replaceBuilderForTests(undefined);
@@ -167,7 +189,10 @@ for (const database of testDatabases) {
       assert.equal(json(foreign).code, 'token_site_mismatch');
       // Through its own site, the other token does not reach the build either.
       assert.equal((await cancel(t.app, otherToken, 'other', builds[0]!.id)).statusCode, 404);
-      const unauthenticated = await portal(t.app, undefined, { method: 'POST', url: `/api/deploy/docs/builds/${builds[0]!.id}/cancel` });
+      const unauthenticated = await portal(t.app, undefined, {
+        method: 'POST',
+        url: `/api/deploy/docs/builds/${builds[0]!.id}/cancel`,
+      });
       assert.equal(unauthenticated.statusCode, 401);
     });
   });
@@ -215,4 +240,3 @@ for (const database of testDatabases) {
     });
   }
 }
-

@@ -79,7 +79,12 @@ type CancelRequest =
  * row lock orders this against a claim, which takes the job and then the build): a build is either
  * claimed or canceled, never both.
  */
-export async function requestBuildCancel(db: Executor, siteId: string, buildId: string, by: string): Promise<CancelRequest> {
+export async function requestBuildCancel(
+  db: Executor,
+  siteId: string,
+  buildId: string,
+  by: string,
+): Promise<CancelRequest> {
   const target = and(eq(builds.id, buildId), eq(builds.siteId, siteId));
   // The job is found by the build's id alone: only a build of this site may reach it.
   if (!(await findBuild(db, siteId, buildId))) return { outcome: 'missing' };
@@ -88,11 +93,22 @@ export async function requestBuildCancel(db: Executor, siteId: string, buildId: 
     if (job !== 'requested') {
       const [row] = await tx
         .update(builds)
-        .set({ state: 'canceled', cancelRequestedAt: sql`now()`, cancelRequestedBy: by, error: `canceled by ${by} before it started`, finishedAt: sql`now()` })
+        .set({
+          state: 'canceled',
+          cancelRequestedAt: sql`now()`,
+          cancelRequestedBy: by,
+          error: `canceled by ${by} before it started`,
+          finishedAt: sql`now()`,
+        })
         .where(and(target, eq(builds.state, 'queued')))
         .returning();
       if (row) {
-        await tx.insert(buildLogs).values({ buildId, at: row.cancelRequestedAt!, stream: 'blume', line: `build canceled by ${by} before it started; nothing was released` });
+        await tx.insert(buildLogs).values({
+          buildId,
+          at: row.cancelRequestedAt!,
+          stream: 'blume',
+          line: `build canceled by ${by} before it started; nothing was released`,
+        });
         return { outcome: 'canceled', row };
       }
     }
@@ -103,7 +119,12 @@ export async function requestBuildCancel(db: Executor, siteId: string, buildId: 
         .where(and(target, eq(builds.state, 'running'), isNull(builds.cancelRequestedAt)))
         .returning();
       if (row) {
-        await tx.insert(buildLogs).values({ buildId, at: row.cancelRequestedAt!, stream: 'blume', line: `cancel requested by ${by}; the build is being stopped` });
+        await tx.insert(buildLogs).values({
+          buildId,
+          at: row.cancelRequestedAt!,
+          stream: 'blume',
+          line: `cancel requested by ${by}; the build is being stopped`,
+        });
         return { outcome: 'requested', row };
       }
     }
@@ -119,7 +140,12 @@ export async function requestBuildCancel(db: Executor, siteId: string, buildId: 
 type BuildOutcome = { state: 'succeeded'; releaseId: string } | { state: 'failed' | 'canceled'; error: string };
 
 /** Ends a build this worker holds; false when its lease was lost meanwhile (nothing changes). */
-export async function finishBuild(db: Executor, buildId: string, workerId: string, outcome: BuildOutcome): Promise<boolean> {
+export async function finishBuild(
+  db: Executor,
+  buildId: string,
+  workerId: string,
+  outcome: BuildOutcome,
+): Promise<boolean> {
   const rows = await db
     .update(builds)
     .set({
@@ -144,7 +170,9 @@ export async function failBuilds(db: Executor, buildIds: string[], reason: strin
     .returning();
   if (rows.length > 0) {
     const at = new Date();
-    await db.insert(buildLogs).values(rows.map((row) => ({ buildId: row.id, at, stream: 'blume' as const, line: `build failed: ${reason}` })));
+    await db
+      .insert(buildLogs)
+      .values(rows.map((row) => ({ buildId: row.id, at, stream: 'blume' as const, line: `build failed: ${reason}` })));
   }
   return rows;
 }
@@ -161,9 +189,17 @@ export async function buildInputKeys(db: Executor, buildIds: string[]): Promise<
  * build (an embedded database at startup: only this process could have been running them). Their
  * jobs are taken back in one UPDATE, so two workers recovering at once fail each build once.
  */
-export async function failAbandonedBuilds(db: Executor, reason: string, options: { all?: boolean } = {}): Promise<BuildRow[]> {
+export async function failAbandonedBuilds(
+  db: Executor,
+  reason: string,
+  options: { all?: boolean } = {},
+): Promise<BuildRow[]> {
   const jobs = await recoverJobs(db, BUILD_JOB, reason, options);
-  return failBuilds(db, jobs.map((job) => job.id), reason);
+  return failBuilds(
+    db,
+    jobs.map((job) => job.id),
+    reason,
+  );
 }
 
 export interface LogLine {
@@ -179,19 +215,36 @@ export async function appendBuildLogs(db: Executor, buildId: string, lines: LogL
 }
 
 export async function findBuild(db: Executor, siteId: string, buildId: string): Promise<BuildRow | undefined> {
-  const [row] = await db.select().from(builds).where(and(eq(builds.id, buildId), eq(builds.siteId, siteId)));
+  const [row] = await db
+    .select()
+    .from(builds)
+    .where(and(eq(builds.id, buildId), eq(builds.siteId, siteId)));
   return row;
 }
 
 /** Log lines of a build in order; `tail` keeps only the last lines. */
-export async function readBuildLogs(db: Executor, buildId: string, options: { tail?: number } = {}): Promise<BuildLogRow[]> {
-  if (options.tail === undefined) return db.select().from(buildLogs).where(eq(buildLogs.buildId, buildId)).orderBy(asc(buildLogs.id));
-  const rows = await db.select().from(buildLogs).where(eq(buildLogs.buildId, buildId)).orderBy(desc(buildLogs.id)).limit(options.tail);
+export async function readBuildLogs(
+  db: Executor,
+  buildId: string,
+  options: { tail?: number } = {},
+): Promise<BuildLogRow[]> {
+  if (options.tail === undefined)
+    return db.select().from(buildLogs).where(eq(buildLogs.buildId, buildId)).orderBy(asc(buildLogs.id));
+  const rows = await db
+    .select()
+    .from(buildLogs)
+    .where(eq(buildLogs.buildId, buildId))
+    .orderBy(desc(buildLogs.id))
+    .limit(options.tail);
   return rows.reverse();
 }
 
 /** The last `tail` log lines of each build, read in one query. */
-export async function readLogTails(db: Executor, buildIds: string[], tail: number): Promise<Map<string, BuildLogRow[]>> {
+export async function readLogTails(
+  db: Executor,
+  buildIds: string[],
+  tail: number,
+): Promise<Map<string, BuildLogRow[]>> {
   const byBuild = new Map<string, BuildLogRow[]>(buildIds.map((id) => [id, []]));
   if (buildIds.length === 0) return byBuild;
   const ranked = db
@@ -206,14 +259,31 @@ export async function readLogTails(db: Executor, buildIds: string[], tail: numbe
     .from(buildLogs)
     .where(inArray(buildLogs.buildId, buildIds))
     .as('ranked');
-  const rows = await db.select().from(ranked).where(sql`${ranked.rank} <= ${tail}`).orderBy(asc(ranked.id));
-  for (const row of rows) byBuild.get(row.buildId)?.push({ id: row.id, buildId: row.buildId, at: row.at, stream: row.stream, line: row.line });
+  const rows = await db
+    .select()
+    .from(ranked)
+    .where(sql`${ranked.rank} <= ${tail}`)
+    .orderBy(asc(ranked.id));
+  for (const row of rows)
+    byBuild
+      .get(row.buildId)
+      ?.push({ id: row.id, buildId: row.buildId, at: row.at, stream: row.stream, line: row.line });
   return byBuild;
 }
 
-export async function listBuilds(db: Executor, siteId: string, page: { offset: number; pageSize: number }): Promise<{ rows: BuildRow[]; total: number }> {
+export async function listBuilds(
+  db: Executor,
+  siteId: string,
+  page: { offset: number; pageSize: number },
+): Promise<{ rows: BuildRow[]; total: number }> {
   const [total] = await db.select({ n: count() }).from(builds).where(eq(builds.siteId, siteId));
-  const rows = await db.select().from(builds).where(eq(builds.siteId, siteId)).orderBy(desc(builds.createdAt), desc(builds.id)).limit(page.pageSize).offset(page.offset);
+  const rows = await db
+    .select()
+    .from(builds)
+    .where(eq(builds.siteId, siteId))
+    .orderBy(desc(builds.createdAt), desc(builds.id))
+    .limit(page.pageSize)
+    .offset(page.offset);
   return { rows, total: total?.n ?? 0 };
 }
 

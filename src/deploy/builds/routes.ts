@@ -52,9 +52,16 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
       const part = await request.file({ limits: { fileSize: deploy.limits.compressedBytes + 1 } });
       if (!part || part.fieldname !== 'archive') {
         part?.file.resume();
-        throw new AppError('source_missing', 'Send the Markdown sources as a tar or tar.gz in the multipart field `archive`.');
+        throw new AppError(
+          'source_missing',
+          'Send the Markdown sources as a tar or tar.gz in the multipart field `archive`.',
+        );
       }
-      const queued = await queueSourceUpload({ db, blobs: app.deps.blobs, limits: deploy.limits, tmpDir: deploy.tmpDir }, siteId, part.file);
+      const queued = await queueSourceUpload(
+        { db, blobs: app.deps.blobs, limits: deploy.limits, tmpDir: deploy.tmpDir },
+        siteId,
+        part.file,
+      );
       deploy.builds.wake();
       const build = await waitForBuild(db, siteId, queued.id, settings.timeoutMs + settings.leaseMs + QUEUE_WAIT_MS);
       if (build.state === 'succeeded' && build.releaseId) {
@@ -63,8 +70,17 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
       }
       const logs = await readBuildLogs(db, build.id);
       if (build.state === 'queued' || build.state === 'running') return reply.code(202).send(presentBuild(build, logs));
-      if (build.state === 'canceled') throw new AppError('build_canceled', build.error ?? 'The build was canceled.', { build_id: build.id, state: build.state, logs: logs.map(presentLogLine) });
-      throw new AppError('build_failed', build.error ?? `The build ended ${build.state}.`, { build_id: build.id, state: build.state, logs: logs.map(presentLogLine) });
+      if (build.state === 'canceled')
+        throw new AppError('build_canceled', build.error ?? 'The build was canceled.', {
+          build_id: build.id,
+          state: build.state,
+          logs: logs.map(presentLogLine),
+        });
+      throw new AppError('build_failed', build.error ?? `The build ended ${build.state}.`, {
+        build_id: build.id,
+        state: build.state,
+        logs: logs.map(presentLogLine),
+      });
     },
   );
 
@@ -84,7 +100,11 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const page = toPage(request.query);
       const { rows, total } = await listBuilds(db, request.params.id, page);
-      const tails = await readLogTails(db, rows.map((row) => row.id), LIST_LOG_TAIL);
+      const tails = await readLogTails(
+        db,
+        rows.map((row) => row.id),
+        LIST_LOG_TAIL,
+      );
       setPaginationHeaders(request, reply, page, total);
       return { builds: rows.map((row) => presentBuild(row, tails.get(row.id) ?? [])) };
     },
@@ -92,10 +112,20 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/api/deploy/:id/builds/:build_id',
-    { schema: { tags: ['builds'], summary: 'One build with its whole log', security, params: BuildParams, response: { 200: BuildOut } }, preHandler: (request) => requireSiteDeployToken(request as FastifyRequest<{ Params: { id: string } }>) },
+    {
+      schema: {
+        tags: ['builds'],
+        summary: 'One build with its whole log',
+        security,
+        params: BuildParams,
+        response: { 200: BuildOut },
+      },
+      preHandler: (request) => requireSiteDeployToken(request as FastifyRequest<{ Params: { id: string } }>),
+    },
     async (request) => {
       const build = await findBuild(db, request.params.id, request.params.build_id);
-      if (!build) throw new AppError('build_not_found', `Site "${request.params.id}" has no build "${request.params.build_id}".`);
+      if (!build)
+        throw new AppError('build_not_found', `Site "${request.params.id}" has no build "${request.params.build_id}".`);
       return presentBuild(build, await readBuildLogs(db, build.id));
     },
   );
@@ -119,7 +149,9 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
       const by = request.credential ? `deploy token "${request.credential.name}"` : 'a deploy token';
       let build = await cancelBuild({ db, blobs: app.deps.blobs, pubsub: app.deps.cache.pubsub }, siteId, buildId, by);
       if (build.state === 'running') build = await waitForBuild(db, siteId, buildId, CANCEL_WAIT_MS);
-      return reply.code(build.state === 'running' ? 202 : 200).send(presentBuild(build, await readBuildLogs(db, build.id)));
+      return reply
+        .code(build.state === 'running' ? 202 : 200)
+        .send(presentBuild(build, await readBuildLogs(db, build.id)));
     },
   );
 }

@@ -58,7 +58,14 @@ async function materialize(spooled: SpooledArchive, dir: string): Promise<void> 
   }
 }
 
-async function sourceArchive(ctx: BuildContext, job: BuildRow, workDir: string, log: BuildLogWriter, signal: AbortSignal, deadline: number): Promise<SpooledArchive> {
+async function sourceArchive(
+  ctx: BuildContext,
+  job: BuildRow,
+  workDir: string,
+  log: BuildLogWriter,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<SpooledArchive> {
   if (job.trigger === 'upload') {
     const stream = job.inputKey ? await ctx.blobs.get(job.inputKey) : undefined;
     if (!stream) throw new BuildFailure('the uploaded source is no longer stored');
@@ -66,11 +73,21 @@ async function sourceArchive(ctx: BuildContext, job: BuildRow, workDir: string, 
   }
   const tar = await fetchCommitTar(gitOptions(ctx, job, workDir, log, signal, deadline));
   const spooled = await spoolArchive(createReadStream(tar), ctx.limits, workDir, { compression: 'sniff' });
-  log.add('blume', `fetched ${spooled.files.length} files (${spooled.size} bytes)${job.path ? ` from ${job.path}/` : ''}`);
+  log.add(
+    'blume',
+    `fetched ${spooled.files.length} files (${spooled.size} bytes)${job.path ? ` from ${job.path}/` : ''}`,
+  );
   return spooled;
 }
 
-function gitOptions(ctx: BuildContext, job: BuildRow, workDir: string, log: BuildLogWriter, signal: AbortSignal, deadline: number): FetchCommitOptions {
+function gitOptions(
+  ctx: BuildContext,
+  job: BuildRow,
+  workDir: string,
+  log: BuildLogWriter,
+  signal: AbortSignal,
+  deadline: number,
+): FetchCommitOptions {
   if (!job.git) throw new BuildFailure('the build names no commit');
   return {
     baseUrl: ctx.settings.gitBaseUrl,
@@ -85,7 +102,14 @@ function gitOptions(ctx: BuildContext, job: BuildRow, workDir: string, log: Buil
 }
 
 /** The pages' "last updated" dates from the repository's history; a build without them still succeeds. */
-async function pageDates(ctx: BuildContext, job: BuildRow, workDir: string, log: BuildLogWriter, signal: AbortSignal, deadline: number): Promise<ReadonlyMap<string, string> | undefined> {
+async function pageDates(
+  ctx: BuildContext,
+  job: BuildRow,
+  workDir: string,
+  log: BuildLogWriter,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<ReadonlyMap<string, string> | undefined> {
   try {
     const dates = await fetchFileDates(gitOptions(ctx, job, workDir, log, signal, deadline));
     log.add('blume', `read the last change of ${dates.size} files from the history`);
@@ -101,7 +125,13 @@ async function pageDates(ctx: BuildContext, job: BuildRow, workDir: string, log:
  * Runs the build and answers its release. Throws BuildFailure (or an AppError from the archive
  * rules) when the content is at fault; anything else is a fault of Blume and is rethrown as is.
  */
-export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: string, log: BuildLogWriter, signal: AbortSignal): Promise<ReleaseRow> {
+export async function runBuild(
+  ctx: BuildContext,
+  job: BuildRow,
+  workerId: string,
+  log: BuildLogWriter,
+  signal: AbortSignal,
+): Promise<ReleaseRow> {
   const deadline = Date.now() + ctx.settings.timeoutMs;
   await mkdir(ctx.tmpDir, { recursive: true });
   const workDir = await mkdtemp(path.join(ctx.tmpDir, `${tempPrefix('build')}${job.id}-`));
@@ -115,10 +145,20 @@ export async function runBuild(ctx: BuildContext, job: BuildRow, workerId: strin
       const done = await tx
         .update(builds)
         .set({ state: 'succeeded', releaseId: release.id, error: null, finishedAt: new Date(), leaseOwner: null })
-        .where(and(eq(builds.id, job.id), eq(builds.leaseOwner, workerId), eq(builds.state, 'running'), isNull(builds.cancelRequestedAt)))
+        .where(
+          and(
+            eq(builds.id, job.id),
+            eq(builds.leaseOwner, workerId),
+            eq(builds.state, 'running'),
+            isNull(builds.cancelRequestedAt),
+          ),
+        )
         .returning({ id: builds.id });
       if (done.length === 0) {
-        const [row] = await tx.select({ cancelRequestedAt: builds.cancelRequestedAt }).from(builds).where(eq(builds.id, job.id));
+        const [row] = await tx
+          .select({ cancelRequestedAt: builds.cancelRequestedAt })
+          .from(builds)
+          .where(eq(builds.id, job.id));
         if (row?.cancelRequestedAt) throw new BuildCanceled();
         throw new BuildFailure('this worker lost the build (its lease lapsed); the release was discarded');
       }

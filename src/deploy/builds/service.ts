@@ -56,7 +56,12 @@ export async function queueSourceUpload(ctx: SourceUploadContext, siteId: string
 const WAIT_POLL_MS = 200;
 
 /** The build once it has ended, or its current row when `timeoutMs` passes first. */
-export async function waitForBuild(db: Database, siteId: string, buildId: string, timeoutMs: number): Promise<BuildRow> {
+export async function waitForBuild(
+  db: Database,
+  siteId: string,
+  buildId: string,
+  timeoutMs: number,
+): Promise<BuildRow> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const row = await findBuild(db, siteId, buildId);
@@ -92,6 +97,10 @@ export async function cancelBuild(ctx: CancelContext, siteId: string, buildId: s
       return request.row;
     case 'finished':
       if (request.row.state === 'canceled') return request.row;
-      throw new AppError('build_finished', `Build "${buildId}" already ended ${request.row.state}; there is nothing to cancel.`, { build_id: buildId, state: request.row.state });
+      throw new AppError(
+        'build_finished',
+        `Build "${buildId}" already ended ${request.row.state}; there is nothing to cancel.`,
+        { build_id: buildId, state: request.row.state },
+      );
   }
 }

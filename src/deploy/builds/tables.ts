@@ -41,7 +41,10 @@ export const builds = pgTable(
     /** Who asked to cancel, for the log line (e.g. `deploy token "ci"`). */
     cancelRequestedBy: text('cancel_requested_by'),
   },
-  (t) => [index('deploy_builds_site_idx').on(t.siteId, t.createdAt), index('deploy_builds_state_idx').on(t.state, t.createdAt)],
+  (t) => [
+    index('deploy_builds_site_idx').on(t.siteId, t.createdAt),
+    index('deploy_builds_state_idx').on(t.state, t.createdAt),
+  ],
 );
 
 /** Build logs, one row per line, readable while the build runs. */

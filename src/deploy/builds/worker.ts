@@ -44,10 +44,19 @@ export class BuildWorker {
       take: (tx, job) => startBuild(tx, job.id, this.id),
       run: (build, _job, run) => this.execute(build, run.signal),
       canceled: () => new BuildCanceled(),
-      recovered: (rows, all) => this.failRecovered(rows.map((row) => row.id), all),
+      recovered: (rows, all) =>
+        this.failRecovered(
+          rows.map((row) => row.id),
+          all,
+        ),
       housekeeping: () => this.sweepDeadUploads(),
     };
-    this.jobs = new JobWorker(ctx.db, kind, { logger: options.logger, embeddedDatabase: options.embeddedDatabase, graceMs: options.graceMs, holdsProcess: true });
+    this.jobs = new JobWorker(ctx.db, kind, {
+      logger: options.logger,
+      embeddedDatabase: options.embeddedDatabase,
+      graceMs: options.graceMs,
+      holdsProcess: true,
+    });
   }
 
   get id(): string {
@@ -89,7 +98,8 @@ export class BuildWorker {
   /** Blobs of uploads (archives and build outputs) that died before their commit, on any node. */
   private async sweepDeadUploads(): Promise<void> {
     const removed = await sweepBlobIntents(this.ctx.db, this.ctx.blobs, new Date(Date.now() - DEAD_UPLOAD_MS));
-    if (removed > 0) this.options.logger.warn({ removed }, `removed ${removed} blob(s) uploads that died before their commit left`);
+    if (removed > 0)
+      this.options.logger.warn({ removed }, `removed ${removed} blob(s) uploads that died before their commit left`);
   }
 
   private async failRecovered(ids: string[], all: boolean): Promise<void> {
@@ -100,16 +110,23 @@ export class BuildWorker {
     // their upload), so whoever sees the build ended sees no leftover upload.
     for (const inputKey of await buildInputKeys(this.ctx.db, ids)) await this.dropInput({ inputKey });
     const rows = await failBuilds(this.ctx.db, ids, reason);
-    for (const row of rows) this.options.logger.warn({ build: row.id, site: row.siteId }, 'build abandoned by its worker marked failed');
+    for (const row of rows)
+      this.options.logger.warn({ build: row.id, site: row.siteId }, 'build abandoned by its worker marked failed');
   }
 
   private async execute(job: BuildRow, signal: AbortSignal): Promise<void> {
     const { db } = this.ctx;
     const log = new BuildLogWriter(db, job.id);
-    log.add('blume', `build started on worker ${this.id} (${job.trigger}, ${job.kind}${job.git ? `, ${job.git.repository}@${job.git.branch} ${job.git.commit}` : ''})`);
+    log.add(
+      'blume',
+      `build started on worker ${this.id} (${job.trigger}, ${job.kind}${job.git ? `, ${job.git.repository}@${job.git.branch} ${job.git.commit}` : ''})`,
+    );
     try {
       const release = await runBuild(this.ctx, job, this.id, log, signal);
-      log.add('blume', `release ${release.id} created${release.promotable ? '' : ' (preview only: not the connected branch)'}`);
+      log.add(
+        'blume',
+        `release ${release.id} created${release.promotable ? '' : ' (preview only: not the connected branch)'}`,
+      );
       await log.close();
     } catch (error) {
       if (error instanceof BuildCanceled || signal.reason instanceof BuildCanceled) {
@@ -127,9 +144,16 @@ export class BuildWorker {
       // Logs land and the input goes before the state changes, so whoever sees `failed` sees the
       // whole log and no leftover upload.
       await this.dropInput(job);
-      await log.close().catch((logError: unknown) => this.options.logger.error({ err: logError, build: job.id }, 'could not write a build log'));
+      await log
+        .close()
+        .catch((logError: unknown) =>
+          this.options.logger.error({ err: logError, build: job.id }, 'could not write a build log'),
+        );
       await finishBuild(db, job.id, this.id, { state: 'failed', error: message }).catch((finishError: unknown) =>
-        this.options.logger.error({ err: finishError, build: job.id }, 'could not record a failed build; its lease will expire'),
+        this.options.logger.error(
+          { err: finishError, build: job.id },
+          'could not record a failed build; its lease will expire',
+        ),
       );
     } finally {
       // After a success (a no-op when a failure path already removed it).
@@ -153,14 +177,21 @@ export class BuildWorker {
     log.add('blume', `build canceled by ${by} (asked${at}); nothing was released`);
     await this.dropInput(job);
     // Logs land before the state changes, so whoever sees `canceled` sees the whole log.
-    await log.close().catch((logError: unknown) => logger.error({ err: logError, build: job.id }, 'could not write a build log'));
-    await finishBuild(db, job.id, this.id, { state: 'canceled', error: `canceled by ${by} while it ran` }).catch((finishError: unknown) =>
-      logger.error({ err: finishError, build: job.id }, 'could not record a canceled build; its lease will expire'),
+    await log
+      .close()
+      .catch((logError: unknown) => logger.error({ err: logError, build: job.id }, 'could not write a build log'));
+    await finishBuild(db, job.id, this.id, { state: 'canceled', error: `canceled by ${by} while it ran` }).catch(
+      (finishError: unknown) =>
+        logger.error({ err: finishError, build: job.id }, 'could not record a canceled build; its lease will expire'),
     );
   }
 
   private async dropInput(job: Pick<BuildRow, 'inputKey'>): Promise<void> {
     if (!job.inputKey) return;
-    await this.ctx.blobs.delete(job.inputKey).catch((error: unknown) => this.options.logger.warn({ err: error, key: job.inputKey }, 'could not remove a build input'));
+    await this.ctx.blobs
+      .delete(job.inputKey)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error, key: job.inputKey }, 'could not remove a build input'),
+      );
   }
 }

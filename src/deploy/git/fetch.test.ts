@@ -19,9 +19,29 @@ describe('page dates from a repository history', () => {
     host = await startGitHost();
     repo = await host.createRepository('acme/dates');
     scratch = await mkdtemp(path.join(tmpdir(), 'blume-git-dates-'));
-    await repo.commitAndPush('main', { 'docs/index.md': '# Home\n', 'docs/guide/start here.md': '# Start\n', 'docs/guide/café.md': '# Café\n', 'README.md': 'outside\n' }, 'first', '2024-01-02T03:04:05Z');
-    await repo.commitAndPush('main', { 'docs/guide/start here.md': '# Start\n\nMore.\n', 'README.md': 'outside, changed\n' }, 'second', '2025-02-03T04:05:06Z');
-    head = await repo.commitAndPush('main', { 'docs/guide/café.md': '# Café\n\nAu lait.\n' }, 'third', '2026-03-04T05:06:07+02:00');
+    await repo.commitAndPush(
+      'main',
+      {
+        'docs/index.md': '# Home\n',
+        'docs/guide/start here.md': '# Start\n',
+        'docs/guide/café.md': '# Café\n',
+        'README.md': 'outside\n',
+      },
+      'first',
+      '2024-01-02T03:04:05Z',
+    );
+    await repo.commitAndPush(
+      'main',
+      { 'docs/guide/start here.md': '# Start\n\nMore.\n', 'README.md': 'outside, changed\n' },
+      'second',
+      '2025-02-03T04:05:06Z',
+    );
+    head = await repo.commitAndPush(
+      'main',
+      { 'docs/guide/café.md': '# Café\n\nAu lait.\n' },
+      'third',
+      '2026-03-04T05:06:07+02:00',
+    );
   });
   after(async () => {
     await host.close();
@@ -30,26 +50,40 @@ describe('page dates from a repository history', () => {
 
   const fetchDates = async (folder: string, commit: string): Promise<Map<string, string>> => {
     const workDir = await mkdtemp(path.join(scratch, 'work-'));
-    return fetchFileDates({ baseUrl: host.baseUrl, repository: 'acme/dates', commit, path: folder, workDir, timeoutMs: 60_000, log: () => {} });
+    return fetchFileDates({
+      baseUrl: host.baseUrl,
+      repository: 'acme/dates',
+      commit,
+      path: folder,
+      workDir,
+      timeoutMs: 60_000,
+      log: () => {},
+    });
   };
 
   it('dates each file of the connected folder by its last commit, by its path inside the folder', async () => {
     const dates = await fetchDates('docs', head);
-    assert.deepEqual(
-      Object.fromEntries([...dates].map(([file, date]) => [file, new Date(date).toISOString()])),
-      {
-        'index.md': '2024-01-02T03:04:05.000Z',
-        'guide/start here.md': '2025-02-03T04:05:06.000Z',
-        'guide/café.md': '2026-03-04T03:06:07.000Z',
-      },
-    );
+    assert.deepEqual(Object.fromEntries([...dates].map(([file, date]) => [file, new Date(date).toISOString()])), {
+      'index.md': '2024-01-02T03:04:05.000Z',
+      'guide/start here.md': '2025-02-03T04:05:06.000Z',
+      'guide/café.md': '2026-03-04T03:06:07.000Z',
+    });
   });
 
   it('reads the history as of the built commit, and the whole repository for a root folder', async () => {
-    const fourth = await repo.commitAndPush('main', { 'docs/index.md': '# Home, later\n' }, 'fourth', '2026-05-06T07:08:09Z');
+    const fourth = await repo.commitAndPush(
+      'main',
+      { 'docs/index.md': '# Home, later\n' },
+      'fourth',
+      '2026-05-06T07:08:09Z',
+    );
     const root = await fetchDates('', head);
     assert.equal(new Date(root.get('README.md')!).toISOString(), '2025-02-03T04:05:06.000Z');
-    assert.equal(new Date(root.get('docs/index.md')!).toISOString(), '2024-01-02T03:04:05.000Z', 'a later commit does not date a build of an earlier one');
+    assert.equal(
+      new Date(root.get('docs/index.md')!).toISOString(),
+      '2024-01-02T03:04:05.000Z',
+      'a later commit does not date a build of an earlier one',
+    );
     const later = await fetchDates('docs', fourth);
     assert.equal(new Date(later.get('index.md')!).toISOString(), '2026-05-06T07:08:09.000Z');
   });

@@ -48,7 +48,20 @@ function runGit(args: string[], options: FetchCommitOptions, gitDir: string): Pr
     SSH_ASKPASS: '/bin/false',
     LC_ALL: 'C',
   };
-  const hardening = ['-c', 'credential.helper=', '-c', 'protocol.allow=never', '-c', 'protocol.http.allow=always', '-c', 'protocol.https.allow=always', '-c', 'core.hooksPath=/dev/null', '-c', 'core.quotePath=false'];
+  const hardening = [
+    '-c',
+    'credential.helper=',
+    '-c',
+    'protocol.allow=never',
+    '-c',
+    'protocol.http.allow=always',
+    '-c',
+    'protocol.https.allow=always',
+    '-c',
+    'core.hooksPath=/dev/null',
+    '-c',
+    'core.quotePath=false',
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...hardening, ...args], {
       env,
@@ -66,15 +79,22 @@ function runGit(args: string[], options: FetchCommitOptions, gitDir: string): Pr
     child.once('error', (error) => reject(new GitFetchError(`git could not run: ${error.message}`)));
     child.once('close', (code, signal) => {
       if (code === 0) resolve();
-      else if (signal === 'SIGKILL') reject(new GitFetchError(`git ${args[0]} was stopped after the time limit of ${options.timeoutMs} ms`));
-      else reject(new GitFetchError(`git ${args[0]} failed (exit code ${code ?? 'none'})${lines.length > 0 ? `: ${lines.at(-1)}` : ''}`));
+      else if (signal === 'SIGKILL')
+        reject(new GitFetchError(`git ${args[0]} was stopped after the time limit of ${options.timeoutMs} ms`));
+      else
+        reject(
+          new GitFetchError(
+            `git ${args[0]} failed (exit code ${code ?? 'none'})${lines.length > 0 ? `: ${lines.at(-1)}` : ''}`,
+          ),
+        );
     });
   });
 }
 
 /** Fetches the commit and answers the path of a plain tar of the connected folder at that commit. */
 export async function fetchCommitTar(options: FetchCommitOptions): Promise<string> {
-  if (!new RegExp(REPOSITORY_PATTERN).test(options.repository)) throw new GitFetchError(`"${options.repository}" is not an owner/name repository`);
+  if (!new RegExp(REPOSITORY_PATTERN).test(options.repository))
+    throw new GitFetchError(`"${options.repository}" is not an owner/name repository`);
   if (!COMMIT_ID.test(options.commit)) throw new GitFetchError(`"${options.commit}" is not a full commit id`);
   const gitDir = path.join(options.workDir, 'repo.git');
   await mkdir(gitDir, { recursive: true });
@@ -82,7 +102,11 @@ export async function fetchCommitTar(options: FetchCommitOptions): Promise<strin
   options.log(`fetching ${options.commit} from ${url}`);
   await runGit(['init', '--quiet', '--bare', gitDir], options, gitDir);
   // Fetching a commit by id (not a branch) builds exactly what was pushed, even if the branch moved on.
-  await runGit(['fetch', '--quiet', '--depth=1', '--no-tags', '--no-recurse-submodules', url, options.commit], options, gitDir);
+  await runGit(
+    ['fetch', '--quiet', '--depth=1', '--no-tags', '--no-recurse-submodules', url, options.commit],
+    options,
+    gitDir,
+  );
   const tar = path.join(options.workDir, 'source.tar');
   const tree = options.path === '' ? options.commit : `${options.commit}:${options.path}`;
   await runGit(['archive', '--format=tar', `--output=${tar}`, tree], options, gitDir);
@@ -104,11 +128,41 @@ export async function fetchFileDates(options: FetchCommitOptions): Promise<Map<s
   await mkdir(gitDir, { recursive: true });
   const url = repositoryUrl(options.baseUrl, options.repository);
   await runGit(['init', '--quiet', '--bare', gitDir], options, gitDir);
-  await runGit(['fetch', '--quiet', '--filter=blob:none', `--depth=${HISTORY_DEPTH}`, '--no-tags', '--no-recurse-submodules', url, options.commit], options, gitDir);
+  await runGit(
+    [
+      'fetch',
+      '--quiet',
+      '--filter=blob:none',
+      `--depth=${HISTORY_DEPTH}`,
+      '--no-tags',
+      '--no-recurse-submodules',
+      url,
+      options.commit,
+    ],
+    options,
+    gitDir,
+  );
   const logFile = path.join(options.workDir, 'history.log');
-  await runGit(['log', `--output=${logFile}`, '--format=%x00%H %cI', '--name-only', '--no-renames', options.commit, '--', options.path === '' ? '.' : options.path], options, gitDir);
+  await runGit(
+    [
+      'log',
+      `--output=${logFile}`,
+      '--format=%x00%H %cI',
+      '--name-only',
+      '--no-renames',
+      options.commit,
+      '--',
+      options.path === '' ? '.' : options.path,
+    ],
+    options,
+    gitDir,
+  );
   const boundary = new Set(
-    (await readFile(path.join(gitDir, 'shallow'), 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : Promise.reject(error))))
+    (
+      await readFile(path.join(gitDir, 'shallow'), 'utf8').catch((error: NodeJS.ErrnoException) =>
+        error.code === 'ENOENT' ? '' : Promise.reject(error),
+      )
+    )
       .split('\n')
       .filter(Boolean),
   );

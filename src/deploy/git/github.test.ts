@@ -60,19 +60,41 @@ for (const database of testDatabases) {
       await host.close();
     });
 
-    const hook = (site: string, event: string, payload: unknown, options: { secret?: string; delivery?: string } = {}): Promise<LightMyRequestResponse> => {
+    const hook = (
+      site: string,
+      event: string,
+      payload: unknown,
+      options: { secret?: string; delivery?: string } = {},
+    ): Promise<LightMyRequestResponse> => {
       const body = Buffer.from(JSON.stringify(payload));
-      const signature = `sha256=${createHmac('sha256', options.secret ?? secret).update(body).digest('hex')}`;
+      const signature = `sha256=${createHmac('sha256', options.secret ?? secret)
+        .update(body)
+        .digest('hex')}`;
       delivery += 1;
       return portal(t.app, undefined, {
         method: 'POST',
         url: `/api/deploy/${site}/github/webhook`,
-        headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': options.delivery ?? `delivery-${delivery}`, 'x-hub-signature-256': signature },
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': event,
+          'x-github-delivery': options.delivery ?? `delivery-${delivery}`,
+          'x-hub-signature-256': signature,
+        },
         payload: body,
       });
     };
     const push = (branch: string, commit: string, options: { delivery?: string; repository?: string } = {}) =>
-      hook('handbook', 'push', { ref: `refs/heads/${branch}`, after: commit, deleted: false, repository: { full_name: options.repository ?? 'acme/handbook' } }, options);
+      hook(
+        'handbook',
+        'push',
+        {
+          ref: `refs/heads/${branch}`,
+          after: commit,
+          deleted: false,
+          repository: { full_name: options.repository ?? 'acme/handbook' },
+        },
+        options,
+      );
 
     const waitForBuild = (id: string): Promise<BuildBody> =>
       eventually(`build ${id} to end`, async () => {
@@ -80,27 +102,57 @@ for (const database of testDatabases) {
         return build.state !== 'queued' && build.state !== 'running' ? build : undefined;
       });
     const releaseOf = async (id: string): Promise<ReleaseBody> => {
-      const list = json<{ releases: ReleaseBody[] }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'));
+      const list = json<{ releases: ReleaseBody[] }>(
+        await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'),
+      );
       const release = list.releases.find((r) => r.id === id);
       assert.ok(release, `release ${id} is listed`);
       return release;
     };
 
     it('connects a repository and shows the webhook secret only in that answer', async () => {
-      const response = await deployApi(t.app, token, 'PUT', '/api/deploy/handbook/github', { repository: 'acme/handbook', branch: 'main', path: 'docs', kind: 'markdown' });
+      const response = await deployApi(t.app, token, 'PUT', '/api/deploy/handbook/github', {
+        repository: 'acme/handbook',
+        branch: 'main',
+        path: 'docs',
+        kind: 'markdown',
+      });
       assert.equal(response.statusCode, 200, response.body);
       const body = json<Connected>(response);
       assert.equal(body.webhook_url, 'http://blume.test/api/deploy/handbook/github/webhook');
       assert.match(body.webhook_secret, /^[0-9a-f]{64}$/);
-      assert.deepEqual({ ...body, webhook_secret: undefined, webhook_url: undefined }, { repository: 'acme/handbook', branch: 'main', path: 'docs', kind: 'markdown', webhook_secret: undefined, webhook_url: undefined });
+      assert.deepEqual(
+        { ...body, webhook_secret: undefined, webhook_url: undefined },
+        {
+          repository: 'acme/handbook',
+          branch: 'main',
+          path: 'docs',
+          kind: 'markdown',
+          webhook_secret: undefined,
+          webhook_url: undefined,
+        },
+      );
       secret = body.webhook_secret;
       const shown = await deployApi(t.app, token, 'GET', '/api/deploy/handbook/github');
       assert.equal(json(shown).webhook_secret, undefined);
-      const bad = await deployApi(t.app, token, 'PUT', '/api/deploy/handbook/github', { repository: 'not a repo', branch: 'main', kind: 'markdown' });
+      const bad = await deployApi(t.app, token, 'PUT', '/api/deploy/handbook/github', {
+        repository: 'not a repo',
+        branch: 'main',
+        kind: 'markdown',
+      });
       assert.equal(bad.statusCode, 400);
-      const traversal = await deployApi(t.app, token, 'PUT', '/api/deploy/handbook/github', { repository: 'acme/x', branch: 'main', path: '../up', kind: 'markdown' });
+      const traversal = await deployApi(t.app, token, 'PUT', '/api/deploy/handbook/github', {
+        repository: 'acme/x',
+        branch: 'main',
+        path: '../up',
+        kind: 'markdown',
+      });
       assert.equal(json(traversal).code, 'invalid_repository_path');
-      const anonymous = await portal(t.app, undefined, { method: 'PUT', url: '/api/deploy/handbook/github', payload: { repository: 'acme/x', branch: 'main', kind: 'static' } });
+      const anonymous = await portal(t.app, undefined, {
+        method: 'PUT',
+        url: '/api/deploy/handbook/github',
+        payload: { repository: 'acme/x', branch: 'main', kind: 'static' },
+      });
       assert.equal(anonymous.statusCode, 401);
     });
 
@@ -109,7 +161,12 @@ for (const database of testDatabases) {
       assert.equal(forged.statusCode, 401);
       assert.equal(json(forged).code, 'invalid_signature');
       assert.ok(forged.headers['www-authenticate']);
-      const unsigned = await portal(t.app, undefined, { method: 'POST', url: '/api/deploy/handbook/github/webhook', headers: { 'content-type': 'application/json', 'x-github-event': 'ping' }, payload: '{}' });
+      const unsigned = await portal(t.app, undefined, {
+        method: 'POST',
+        url: '/api/deploy/handbook/github/webhook',
+        headers: { 'content-type': 'application/json', 'x-github-event': 'ping' },
+        payload: '{}',
+      });
       assert.equal(unsigned.statusCode, 401);
       const notConnected = await hook('other', 'ping', { zen: 'hi' });
       assert.equal(notConnected.statusCode, 404);
@@ -125,15 +182,29 @@ for (const database of testDatabases) {
       const issues = await hook('handbook', 'issues', { action: 'opened' });
       assert.equal(issues.statusCode, 202);
       assert.equal(json(issues).status, 'ignored');
-      const tag = await hook('handbook', 'push', { ref: 'refs/tags/v1', after: 'b'.repeat(40), repository: { full_name: 'acme/handbook' } });
+      const tag = await hook('handbook', 'push', {
+        ref: 'refs/tags/v1',
+        after: 'b'.repeat(40),
+        repository: { full_name: 'acme/handbook' },
+      });
       assert.equal(json(tag).status, 'ignored');
       const builds = json<{ builds: unknown[] }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/builds'));
       assert.equal(builds.builds.length, 0);
     });
 
     it('builds a push to the connected branch into a promotable release, fetched over git; a redelivery builds nothing', async () => {
-      await repo.commitAndPush('main', { 'docs/index.md': '# Handbook\n\nSee [setup](setup.md).\n', 'docs/setup.md': '# Setup\n' }, 'first', '2024-03-01T10:00:00Z');
-      const commit = await repo.commitAndPush('main', { 'docs/setup.md': '# Setup\n\nRun it.\n', 'README.md': 'not part of the docs folder' }, 'second', '2025-06-15T08:30:00Z');
+      await repo.commitAndPush(
+        'main',
+        { 'docs/index.md': '# Handbook\n\nSee [setup](setup.md).\n', 'docs/setup.md': '# Setup\n' },
+        'first',
+        '2024-03-01T10:00:00Z',
+      );
+      const commit = await repo.commitAndPush(
+        'main',
+        { 'docs/setup.md': '# Setup\n\nRun it.\n', 'README.md': 'not part of the docs folder' },
+        'second',
+        '2025-06-15T08:30:00Z',
+      );
       const response = await push('main', commit, { delivery: 'main-1' });
       assert.equal(response.statusCode, 202, response.body);
       const queued = json<{ status: string; build_id: string; promotable: boolean }>(response);
@@ -152,16 +223,26 @@ for (const database of testDatabases) {
 
       const again = await push('main', commit, { delivery: 'main-1' });
       assert.equal(again.statusCode, 200);
-      assert.deepEqual(json(again), { status: 'duplicate', reason: 'this delivery was handled already', build_id: build.id });
+      assert.deepEqual(json(again), {
+        status: 'duplicate',
+        reason: 'this delivery was handled already',
+        build_id: build.id,
+      });
       // A captured push replayed under a new (unsigned) delivery id is the same push.
       const replayed = await push('main', commit, { delivery: 'replayed-1' });
       assert.equal(replayed.statusCode, 200);
-      assert.deepEqual(json(replayed), { status: 'duplicate', reason: 'this delivery was handled already', build_id: build.id });
+      assert.deepEqual(json(replayed), {
+        status: 'duplicate',
+        reason: 'this delivery was handled already',
+        build_id: build.id,
+      });
       const builds = json<{ builds: unknown[] }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/builds'));
       assert.equal(builds.builds.length, 1);
 
       // Nothing went live by itself; promote does it.
-      const overview = json<{ aliases: { live: string | null; auth: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'));
+      const overview = json<{ aliases: { live: string | null; auth: string } }>(
+        await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'),
+      );
       assert.equal(overview.aliases.live, null);
       const promoted = await deployApi(t.app, token, 'POST', '/api/deploy/handbook/promote', { release: release.id });
       assert.equal(promoted.statusCode, 200, promoted.body);
@@ -174,8 +255,14 @@ for (const database of testDatabases) {
       assert.match(home.body, /Last updated <time datetime="2024-03-01T10:00:00.000Z">/);
       const sitemap = await edge(t.app, 'handbook.blume.test', '/sitemap.xml');
       assert.match(sitemap.body, /<lastmod>2025-06-15T08:30:00.000Z<\/lastmod>/);
-      assert.ok(host.requests.filter((line) => line.startsWith('POST /acme/handbook.git/git-upload-pack')).length >= 2, 'the history is fetched besides the commit');
-      assert.ok(build.logs.some((line) => /read the last change of 2 files/.test(JSON.stringify(line))), JSON.stringify(build.logs));
+      assert.ok(
+        host.requests.filter((line) => line.startsWith('POST /acme/handbook.git/git-upload-pack')).length >= 2,
+        'the history is fetched besides the commit',
+      );
+      assert.ok(
+        build.logs.some((line) => /read the last change of 2 files/.test(JSON.stringify(line))),
+        JSON.stringify(build.logs),
+      );
     });
 
     it('builds a push to another branch into a preview-only release that promote refuses', async () => {
@@ -189,18 +276,30 @@ for (const database of testDatabases) {
       const release = await releaseOf(build.release!);
       assert.equal(release.promotable, false);
       assert.equal(release.git.branch, 'feature/new-page');
-      const overview = json<{ aliases: { live: string; auth: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'));
-      const preview = await edge(t.app, `r-${release.id}--handbook.blume.test`, '/new/', { authorization: basicAuth(overview.aliases.auth) });
+      const overview = json<{ aliases: { live: string; auth: string } }>(
+        await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'),
+      );
+      const preview = await edge(t.app, `r-${release.id}--handbook.blume.test`, '/new/', {
+        authorization: basicAuth(overview.aliases.auth),
+      });
       assert.equal(preview.statusCode, 200);
       const refused = await deployApi(t.app, token, 'POST', '/api/deploy/handbook/promote', { release: release.id });
       assert.equal(refused.statusCode, 409);
       assert.equal(json(refused).code, 'release_not_promotable');
-      const after = json<{ aliases: { live: string } }>(await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'));
+      const after = json<{ aliases: { live: string } }>(
+        await deployApi(t.app, token, 'GET', '/api/deploy/handbook/releases'),
+      );
       assert.equal(after.aliases.live, overview.aliases.live);
 
       // The branch moved on and was then reset to this commit: a new push (another `before`), so it
       // builds again; only the exact push is a replay.
-      const moved = { ref: 'refs/heads/feature/new-page', before: 'b'.repeat(40), after: commit, deleted: false, repository: { full_name: 'acme/handbook' } };
+      const moved = {
+        ref: 'refs/heads/feature/new-page',
+        before: 'b'.repeat(40),
+        after: commit,
+        deleted: false,
+        repository: { full_name: 'acme/handbook' },
+      };
       const reset = await hook('handbook', 'push', moved);
       assert.equal(reset.statusCode, 202, reset.body);
       assert.equal((await waitForBuild(json<{ build_id: string }>(reset).build_id)).state, 'succeeded');
@@ -209,11 +308,21 @@ for (const database of testDatabases) {
     });
 
     it('serves a static folder as is, and fails the build when the repository holds a symlink', async () => {
-      const connected = json<Connected>(await deployApi(t.app, token, 'PUT', '/api/deploy/handbook/github', { repository: 'acme/handbook', branch: 'main', path: '/public/', kind: 'static' }));
+      const connected = json<Connected>(
+        await deployApi(t.app, token, 'PUT', '/api/deploy/handbook/github', {
+          repository: 'acme/handbook',
+          branch: 'main',
+          path: '/public/',
+          kind: 'static',
+        }),
+      );
       assert.equal(connected.path, 'public');
       assert.notEqual(connected.webhook_secret, secret);
       secret = connected.webhook_secret;
-      const commit = await repo.commitAndPush('main', { 'public/index.html': '<h1>static</h1>', 'public/_headers': '/*\n  X-Test: yes\n' });
+      const commit = await repo.commitAndPush('main', {
+        'public/index.html': '<h1>static</h1>',
+        'public/_headers': '/*\n  X-Test: yes\n',
+      });
       const build = await waitForBuild(json<{ build_id: string }>(await push('main', commit)).build_id);
       assert.equal(build.state, 'succeeded', JSON.stringify(build.logs));
       const release = await releaseOf(build.release!);

@@ -8,7 +8,13 @@ import { AppError } from '../../http/errors.js';
 import { requireSiteDeployToken } from '../policy.js';
 import { DeploySiteParams } from '../schemas.js';
 import { ConnectedOut, ConnectionBody, ConnectionOut, WebhookOut } from './schemas.js';
-import { connectRepository, disconnectRepository, findConnection, handleWebhook, type WebhookOutcome } from './service.js';
+import {
+  connectRepository,
+  disconnectRepository,
+  findConnection,
+  handleWebhook,
+  type WebhookOutcome,
+} from './service.js';
 import type { GithubConnectionRow } from './tables.js';
 import { problems } from '../../http/openapi.js';
 
@@ -22,7 +28,13 @@ export function webhookUrl(publicUrl: URL, siteId: string): string {
 }
 
 function presentConnection(row: GithubConnectionRow, publicUrl: URL) {
-  return { repository: row.repository, branch: row.branch, path: row.path, kind: row.kind, webhook_url: webhookUrl(publicUrl, row.siteId) };
+  return {
+    repository: row.repository,
+    branch: row.branch,
+    path: row.path,
+    kind: row.kind,
+    webhook_url: webhookUrl(publicUrl, row.siteId),
+  };
 }
 
 function presentOutcome(outcome: WebhookOutcome) {
@@ -41,7 +53,11 @@ function presentOutcome(outcome: WebhookOutcome) {
 async function webhookRoute(fastify: FastifyInstance): Promise<void> {
   // The signature covers the exact bytes sent; parsing first would lose them.
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
+    (_request, body, done) => done(null, body),
+  );
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = app.deps.database;
   app.post(
@@ -62,7 +78,8 @@ async function webhookRoute(fastify: FastifyInstance): Promise<void> {
         const value = request.headers[name];
         return Array.isArray(value) ? value[0] : value;
       };
-      if (!Buffer.isBuffer(request.body)) throw new AppError('unsupported_media_type', 'Send the webhook as application/json.');
+      if (!Buffer.isBuffer(request.body))
+        throw new AppError('unsupported_media_type', 'Send the webhook as application/json.');
       const outcome = await handleWebhook(db, app.deps.config.secretKey, request.params.id, {
         event: header('x-github-event'),
         delivery: header('x-github-delivery'),
@@ -70,7 +87,9 @@ async function webhookRoute(fastify: FastifyInstance): Promise<void> {
         body: request.body,
       });
       if (outcome.status === 'queued') app.deploy.builds.wake();
-      return reply.code(outcome.status === 'queued' || outcome.status === 'ignored' ? 202 : 200).send(presentOutcome(outcome));
+      return reply
+        .code(outcome.status === 'queued' || outcome.status === 'ignored' ? 202 : 200)
+        .send(presentOutcome(outcome));
     },
   );
 }
@@ -85,8 +104,10 @@ export async function githubRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['github'],
-        summary: 'Connect a repository and branch for push-to-build (destructive: replaces any connection and its webhook secret)',
-        description: 'Answers the webhook URL and secret to configure on the repository (content type application/json, push events). The secret is shown only here.',
+        summary:
+          'Connect a repository and branch for push-to-build (destructive: replaces any connection and its webhook secret)',
+        description:
+          'Answers the webhook URL and secret to configure on the repository (content type application/json, push events). The secret is shown only here.',
         security,
         params: DeploySiteParams,
         body: ConnectionBody,
@@ -102,17 +123,36 @@ export async function githubRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.get(
     '/api/deploy/:id/github',
-    { schema: { tags: ['github'], summary: 'The connected repository (without its secret)', security, params: DeploySiteParams, response: { 200: ConnectionOut } }, preHandler: requireSiteDeployToken },
+    {
+      schema: {
+        tags: ['github'],
+        summary: 'The connected repository (without its secret)',
+        security,
+        params: DeploySiteParams,
+        response: { 200: ConnectionOut },
+      },
+      preHandler: requireSiteDeployToken,
+    },
     async (request) => {
       const connection = await findConnection(db, request.params.id);
-      if (!connection) throw new AppError('github_not_connected', `Site "${request.params.id}" has no connected repository.`);
+      if (!connection)
+        throw new AppError('github_not_connected', `Site "${request.params.id}" has no connected repository.`);
       return presentConnection(connection, publicUrl);
     },
   );
 
   app.delete(
     '/api/deploy/:id/github',
-    { schema: { tags: ['github'], summary: 'Disconnect the repository; later pushes are refused', security, params: DeploySiteParams, response: { 204: Type.Null() } }, preHandler: requireSiteDeployToken },
+    {
+      schema: {
+        tags: ['github'],
+        summary: 'Disconnect the repository; later pushes are refused',
+        security,
+        params: DeploySiteParams,
+        response: { 204: Type.Null() },
+      },
+      preHandler: requireSiteDeployToken,
+    },
     async (request, reply) => {
       await disconnectRepository(db, request.params.id);
       return reply.code(204).send(null);

@@ -7,14 +7,23 @@ const Kind = Type.Union([Type.Literal('markdown'), Type.Literal('static')], {
 
 export const ConnectionBody = Type.Object(
   {
-    repository: Type.String({ pattern: REPOSITORY_PATTERN, description: '`owner/name`, fetched from the configured git host (BLUME_GIT_BASE_URL).' }),
+    repository: Type.String({
+      pattern: REPOSITORY_PATTERN,
+      description: '`owner/name`, fetched from the configured git host (BLUME_GIT_BASE_URL).',
+    }),
     branch: Type.String({
       minLength: 1,
       maxLength: 200,
       pattern: BRANCH_PATTERN,
-      description: 'Pushes to this branch build promotable releases; pushes to other branches build preview-only releases.',
+      description:
+        'Pushes to this branch build promotable releases; pushes to other branches build preview-only releases.',
     }),
-    path: Type.Optional(Type.String({ maxLength: 1024, description: 'Folder inside the repository to build or serve; the root when absent.' })),
+    path: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: 'Folder inside the repository to build or serve; the root when absent.',
+      }),
+    ),
     kind: Kind,
   },
   { additionalProperties: false },
@@ -31,11 +40,18 @@ export const ConnectionOut = Type.Object({
 
 export const ConnectedOut = Type.Object({
   ...ConnectionOut.properties,
-  webhook_secret: Type.String({ description: 'Secret of the webhook, shown only in this answer; a new PUT makes a new one.' }),
+  webhook_secret: Type.String({
+    description: 'Secret of the webhook, shown only in this answer; a new PUT makes a new one.',
+  }),
 });
 
 export const WebhookOut = Type.Object({
-  status: Type.Union([Type.Literal('pong'), Type.Literal('ignored'), Type.Literal('duplicate'), Type.Literal('queued')]),
+  status: Type.Union([
+    Type.Literal('pong'),
+    Type.Literal('ignored'),
+    Type.Literal('duplicate'),
+    Type.Literal('queued'),
+  ]),
   reason: Type.Optional(Type.String()),
   build_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   promotable: Type.Optional(Type.Boolean()),

@@ -29,7 +29,10 @@ function normalizeRepositoryPath(input: string | undefined): string {
   try {
     return normalizeEntryPath(input.replace(/^\/+/, ''));
   } catch (error) {
-    throw new AppError('invalid_repository_path', error instanceof Error ? error.message.replace(/^The path/, 'The folder') : String(error));
+    throw new AppError(
+      'invalid_repository_path',
+      error instanceof Error ? error.message.replace(/^The path/, 'The folder') : String(error),
+    );
   }
 }
 
@@ -37,9 +40,16 @@ const REPOSITORY = new RegExp(REPOSITORY_PATTERN);
 const BRANCH = new RegExp(BRANCH_PATTERN);
 
 /** Connects (or reconnects) the site's repository with a fresh webhook secret, answered once here. */
-export async function connectRepository(db: Executor, secretKey: string, siteId: string, input: ConnectionInput): Promise<{ connection: GithubConnectionRow; secret: string }> {
-  if (!REPOSITORY.test(input.repository)) throw new AppError('validation_failed', `The repository must be written owner/name, not "${input.repository}".`);
-  if (input.branch.length > 200 || !BRANCH.test(input.branch)) throw new AppError('validation_failed', `"${input.branch}" is not a branch name git accepts.`);
+export async function connectRepository(
+  db: Executor,
+  secretKey: string,
+  siteId: string,
+  input: ConnectionInput,
+): Promise<{ connection: GithubConnectionRow; secret: string }> {
+  if (!REPOSITORY.test(input.repository))
+    throw new AppError('validation_failed', `The repository must be written owner/name, not "${input.repository}".`);
+  if (input.branch.length > 200 || !BRANCH.test(input.branch))
+    throw new AppError('validation_failed', `"${input.branch}" is not a branch name git accepts.`);
   const secret = randomBytes(32).toString('hex');
   const values = {
     repository: input.repository,
@@ -63,7 +73,10 @@ export async function findConnection(db: Executor, siteId: string): Promise<Gith
 }
 
 export async function disconnectRepository(db: Executor, siteId: string): Promise<boolean> {
-  const rows = await db.delete(githubConnections).where(eq(githubConnections.siteId, siteId)).returning({ siteId: githubConnections.siteId });
+  const rows = await db
+    .delete(githubConnections)
+    .where(eq(githubConnections.siteId, siteId))
+    .returning({ siteId: githubConnections.siteId });
   return rows.length > 0;
 }
 
@@ -106,21 +119,37 @@ function parsePayload(body: Buffer): PushPayload {
   throw new AppError('malformed_json', 'The webhook body is not a JSON object.');
 }
 
-export async function handleWebhook(db: Database, secretKey: string, siteId: string, request: WebhookRequest): Promise<WebhookOutcome> {
+export async function handleWebhook(
+  db: Database,
+  secretKey: string,
+  siteId: string,
+  request: WebhookRequest,
+): Promise<WebhookOutcome> {
   const connection = await findConnection(db, siteId);
   if (!connection) throw new AppError('github_not_connected', `Site "${siteId}" has no connected repository.`);
-  if (!verifySignature(openSecret(connection.webhookSecret, secretKey, SECRET_PURPOSE), request.body, request.signature)) {
-    throw new AppError('invalid_signature', 'X-Hub-Signature-256 is missing or does not match the body signed with the webhook secret.', {}, {
-      'WWW-Authenticate': 'HMAC-SHA256 header="X-Hub-Signature-256"',
-    });
+  if (
+    !verifySignature(openSecret(connection.webhookSecret, secretKey, SECRET_PURPOSE), request.body, request.signature)
+  ) {
+    throw new AppError(
+      'invalid_signature',
+      'X-Hub-Signature-256 is missing or does not match the body signed with the webhook secret.',
+      {},
+      {
+        'WWW-Authenticate': 'HMAC-SHA256 header="X-Hub-Signature-256"',
+      },
+    );
   }
   const payload = parsePayload(request.body);
   if (request.event === 'ping') return { status: 'pong' };
-  if (request.event !== 'push') return { status: 'ignored', reason: `"${request.event ?? '(none)'}" events do not build; only push does` };
+  if (request.event !== 'push')
+    return { status: 'ignored', reason: `"${request.event ?? '(none)'}" events do not build; only push does` };
 
   const repository = typeof payload.repository?.full_name === 'string' ? payload.repository.full_name : '';
   if (repository.toLowerCase() !== connection.repository.toLowerCase()) {
-    throw new AppError('repository_not_connected', `The push is for "${repository}", but site "${siteId}" is connected to "${connection.repository}".`);
+    throw new AppError(
+      'repository_not_connected',
+      `The push is for "${repository}", but site "${siteId}" is connected to "${connection.repository}".`,
+    );
   }
   const ref = typeof payload.ref === 'string' ? payload.ref : '';
   if (!ref.startsWith('refs/heads/')) return { status: 'ignored', reason: `"${ref}" is not a branch` };
@@ -136,7 +165,11 @@ export async function handleWebhook(db: Database, secretKey: string, siteId: str
   // its signed body says: the same ref moved from the same commit to the same commit.
   const push = { siteId, ref, beforeCommit: before, afterCommit: commit };
   return db.transaction(async (tx) => {
-    const [fresh] = await tx.insert(githubDeliveries).values({ deliveryId: delivery, ...push }).onConflictDoNothing().returning();
+    const [fresh] = await tx
+      .insert(githubDeliveries)
+      .values({ deliveryId: delivery, ...push })
+      .onConflictDoNothing()
+      .returning();
     if (!fresh) {
       const [seen] = await tx
         .select()
@@ -144,7 +177,12 @@ export async function handleWebhook(db: Database, secretKey: string, siteId: str
         .where(
           or(
             eq(githubDeliveries.deliveryId, delivery),
-            and(eq(githubDeliveries.siteId, siteId), eq(githubDeliveries.ref, ref), eq(githubDeliveries.beforeCommit, before), eq(githubDeliveries.afterCommit, commit)),
+            and(
+              eq(githubDeliveries.siteId, siteId),
+              eq(githubDeliveries.ref, ref),
+              eq(githubDeliveries.beforeCommit, before),
+              eq(githubDeliveries.afterCommit, commit),
+            ),
           ),
         )
         .limit(1);
@@ -160,7 +198,9 @@ export async function handleWebhook(db: Database, secretKey: string, siteId: str
       promotable,
     });
     await tx.update(githubDeliveries).set({ buildId: build.id }).where(eq(githubDeliveries.deliveryId, delivery));
-    await tx.delete(githubDeliveries).where(lt(githubDeliveries.receivedAt, sql`now() - ${DELIVERY_MEMORY_DAYS} * interval '1 day'`));
+    await tx
+      .delete(githubDeliveries)
+      .where(lt(githubDeliveries.receivedAt, sql`now() - ${DELIVERY_MEMORY_DAYS} * interval '1 day'`));
     return { status: 'queued', buildId: build.id, promotable } as const;
   });
 }

@@ -24,8 +24,15 @@ export async function mailContext(request: FastifyRequest, site: SiteRow): Promi
  */
 export function configuredMailContext(app: FastifyInstance, site: SiteRow): Promise<MailContext> {
   const { config, mode } = app.deps;
-  const base = { protocol: config.publicUrl.protocol === 'https:' ? ('https:' as const) : ('http:' as const), port: config.publicUrl.port };
-  return contextAt(app, site, mode === 'single' ? config.publicUrl.origin : siteOrigin(base, config.sitesDomain, site.id));
+  const base = {
+    protocol: config.publicUrl.protocol === 'https:' ? ('https:' as const) : ('http:' as const),
+    port: config.publicUrl.port,
+  };
+  return contextAt(
+    app,
+    site,
+    mode === 'single' ? config.publicUrl.origin : siteOrigin(base, config.sitesDomain, site.id),
+  );
 }
 
 async function contextAt(app: FastifyInstance, site: SiteRow, origin: string): Promise<MailContext> {

@@ -11,7 +11,14 @@ import { enqueueMail } from '../../jobs/mail-outbox.js';
 import { viewerFor } from '../members.js';
 import { unreadNotificationsSince, type NotificationView } from '../notifications.js';
 import { visibleTopicsWhere } from '../policy.js';
-import { forumMembers, forums, forumTopicReads, forumTopics, NOTIFICATION_KINDS, type ForumMemberRow } from '../tables.js';
+import {
+  forumMembers,
+  forums,
+  forumTopicReads,
+  forumTopics,
+  NOTIFICATION_KINDS,
+  type ForumMemberRow,
+} from '../tables.js';
 import { topicColumns, type TopicView } from '../topics.js';
 import { authorOf } from '../avatars.js';
 import { digestMail, type MailContext } from './messages.js';
@@ -36,7 +43,14 @@ async function digestContent(db: Executor, site: SiteRow, member: ForumMemberRow
   const viewer = viewerFor(site, member);
   const settings = mailSettingsOf(member);
   const kinds = NOTIFICATION_KINDS.filter((kind) => settings[kind] === 'digest');
-  const { rows: notifications, total } = await unreadNotificationsSince(db, site.id, viewer, kinds, since, DIGEST_NOTIFICATIONS);
+  const { rows: notifications, total } = await unreadNotificationsSince(
+    db,
+    site.id,
+    viewer,
+    kinds,
+    since,
+    DIGEST_NOTIFICATIONS,
+  );
   const opened = db
     .select({ one: sql`1` })
     .from(forumTopicReads)
@@ -60,7 +74,10 @@ async function digestContent(db: Executor, site: SiteRow, member: ForumMemberRow
   return {
     notifications,
     moreNotifications: total - notifications.length,
-    topics: topics.map((row) => ({ topic: row.topic, author: authorOf(row.authorId, row.authorName, row.authorAvatar) })),
+    topics: topics.map((row) => ({
+      topic: row.topic,
+      author: authorOf(row.authorId, row.authorName, row.authorAvatar),
+    })),
   };
 }
 
@@ -100,7 +117,11 @@ export async function sendDueDigests(db: Executor, sender: DigestSender): Promis
 /** One member's digest, in one transaction with its row locked; false when nothing was mailed. */
 async function sendDigest(db: Executor, memberId: string, sender: DigestSender): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const [member] = await tx.select().from(forumMembers).where(and(eq(forumMembers.id, memberId), due)).for('update', { skipLocked: true });
+    const [member] = await tx
+      .select()
+      .from(forumMembers)
+      .where(and(eq(forumMembers.id, memberId), due))
+      .for('update', { skipLocked: true });
     if (!member) return false;
     const site = await findSite(tx, member.siteId);
     let mailed = false;
@@ -109,12 +130,25 @@ async function sendDigest(db: Executor, memberId: string, sender: DigestSender):
       if (content.notifications.length > 0 || content.topics.length > 0) {
         const ctx = await sender.contextFor(site);
         const unsubscribeUrl = `${ctx.origin}/unsubscribe/${unsubscribeToken(sender.secretKey, site.id, member.id, 'digest')}`;
-        await enqueueMail(tx, site.id, 'digest', digestMail(ctx, { recipient: member, frequency: member.digest === 'daily' ? 'daily' : 'weekly', ...content, unsubscribeUrl }));
+        await enqueueMail(
+          tx,
+          site.id,
+          'digest',
+          digestMail(ctx, {
+            recipient: member,
+            frequency: member.digest === 'daily' ? 'daily' : 'weekly',
+            ...content,
+            unsubscribeUrl,
+          }),
+        );
         mailed = true;
       }
     }
     // On the hour: the hourly sweep finds the member due at the same hour of the next period.
-    await tx.update(forumMembers).set({ lastDigestAt: sql`date_trunc('hour', now())` }).where(eq(forumMembers.id, member.id));
+    await tx
+      .update(forumMembers)
+      .set({ lastDigestAt: sql`date_trunc('hour', now())` })
+      .where(eq(forumMembers.id, member.id));
     return mailed;
   });
 }

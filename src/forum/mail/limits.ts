@@ -6,6 +6,16 @@ import { withinRateLimit } from '../../http/rate-limit.js';
 import { ASKED_MAILS_PER_HOUR } from '../../jobs/mail-outbox.js';
 
 /** Spends one mail of the member's hourly budget; false when it is used up. */
-export function spendAccountMailBudget(app: FastifyInstance, purpose: 'reset' | 'confirm', siteId: string, memberId: string): Promise<boolean> {
-  return withinRateLimit(app.deps.cache.cache, `forum:mail:${purpose}:${siteId}:${memberId}`, ASKED_MAILS_PER_HOUR, 3600);
+export function spendAccountMailBudget(
+  app: FastifyInstance,
+  purpose: 'reset' | 'confirm',
+  siteId: string,
+  memberId: string,
+): Promise<boolean> {
+  return withinRateLimit(
+    app.deps.cache.cache,
+    `forum:mail:${purpose}:${siteId}:${memberId}`,
+    ASKED_MAILS_PER_HOUR,
+    3600,
+  );
 }

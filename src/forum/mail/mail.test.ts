@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../../test/factories/forum.js';
+import {
+  addMember,
+  communityHost,
+  forumApi,
+  makeCommunity,
+  mintForumToken,
+  type ForumActor,
+} from '../../../test/factories/forum.js';
 import { buildTestApp, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { eventually } from '../../../test/helpers/eventually.js';
@@ -34,25 +41,43 @@ for (const database of testDatabases) {
     let topicId: string;
     const client = () => new UiClient(t.app, host);
     const api = (token: string, method: string, path: string, payload?: Row, headers?: Record<string, string>) =>
-      forumApi(t.app, 'club', token, { method: method as 'GET', path, ...(payload ? { payload } : {}), ...(headers ? { headers } : {}) });
+      forumApi(t.app, 'club', token, {
+        method: method as 'GET',
+        path,
+        ...(payload ? { payload } : {}),
+        ...(headers ? { headers } : {}),
+      });
     /** Mails that reached the sink for `address` so far, after the outbox has finished sending. */
     const mailsTo = async (address: string) => {
       await t.app.mailOutbox.idle();
       return sink.received.filter((mail) => mail.to.includes(address));
     };
     /** The next mail for `address` beyond the ones counted in `seen`. */
-    const nextMailTo = (address: string, seen: number) => eventually(`mail number ${seen + 1} for ${address}`, async () => (await mailsTo(address))[seen], 5_000);
+    const nextMailTo = (address: string, seen: number) =>
+      eventually(`mail number ${seen + 1} for ${address}`, async () => (await mailsTo(address))[seen], 5_000);
 
     before(async () => {
       sink = await startSmtpSink();
-      t = await buildTestApp({ database, env: { ...RATES, BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port), BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>' } });
+      t = await buildTestApp({
+        database,
+        env: {
+          ...RATES,
+          BLUME_MAIL_SERVER: '127.0.0.1',
+          BLUME_MAIL_PORT: String(sink.port),
+          BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>',
+        },
+      });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'club');
       admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
       alice = await addMember(t.app, 'club', 'alice');
       bob = await addMember(t.app, 'club', 'bob');
       assert.equal((await api(admin, 'POST', '/forums', { name: 'General', slug: 'general' })).statusCode, 201);
-      const topic = await api(alice.token, 'POST', '/topics', { forum_id: 'general', title: 'Tea <b>time</b>', body: 'Who brings the tea?' });
+      const topic = await api(alice.token, 'POST', '/topics', {
+        forum_id: 'general',
+        title: 'Tea <b>time</b>',
+        body: 'Who brings the tea?',
+      });
       assert.equal(topic.statusCode, 201, topic.body);
       topicId = String((topic.json() as Row).id);
     });
@@ -64,7 +89,11 @@ for (const database of testDatabases) {
     it('mails a confirmation link on signup; the member posts only once the link confirmed the address', async () => {
       const carol = client();
       await carol.get('/signup');
-      const signup = await carol.post('/signup', { username: 'carol', email: 'carol@example.test', password: 'carol-password-123' });
+      const signup = await carol.post('/signup', {
+        username: 'carol',
+        email: 'carol@example.test',
+        password: 'carol-password-123',
+      });
       assert.equal(signup.statusCode, 303);
       const mail = await nextMailTo('carol@example.test', 0);
       assert.equal(mail.headers.get('from'), 'Club <club@blume.test>');
@@ -79,7 +108,11 @@ for (const database of testDatabases) {
       const confirm = await carol.get(link.slice('http://club.blume.test'.length));
       assert.equal(confirm.statusCode, 200);
       assert.match(pageText(confirm.body), /E-mail address confirmed/);
-      assert.doesNotMatch(pageText(confirm.body), /Confirm your e-mail address to post/, 'the confirmed page asks no more');
+      assert.doesNotMatch(
+        pageText(confirm.body),
+        /Confirm your e-mail address to post/,
+        'the confirmed page asks no more',
+      );
       const [row] = await t.app.deps.database.db.select().from(forumMembers).where(eq(forumMembers.username, 'carol'));
       assert.equal(row!.emailConfirmed, true);
       await carol.get(`/t/${topicId}`);
@@ -100,19 +133,27 @@ for (const database of testDatabases) {
       assert.equal(asked.statusCode, 200);
       const mail = await nextMailTo('bob@members.test', seen);
       assert.match(mail.headers.get('subject') ?? '', /Reset your password/);
-      const path = linkIn(mail, /http:\/\/club\.blume\.test\/password\/reset\/[0-9a-z]{16}\.[A-Za-z0-9_-]{43}/).slice('http://club.blume.test'.length);
+      const path = linkIn(mail, /http:\/\/club\.blume\.test\/password\/reset\/[0-9a-z]{16}\.[A-Za-z0-9_-]{43}/).slice(
+        'http://club.blume.test'.length,
+      );
       const form = await visitor.get(path);
       assert.equal(form.statusCode, 200);
       assert.match(form.body, /name="new_password"/);
       // The form is CSRF protected like every other.
-      assert.equal((await visitor.post(path, { new_password: 'bob-new-password-1' }, { csrf: 'forged' })).statusCode, 403);
+      assert.equal(
+        (await visitor.post(path, { new_password: 'bob-new-password-1' }, { csrf: 'forged' })).statusCode,
+        403,
+      );
       const reset = await visitor.post(path, { new_password: 'bob-new-password-1' });
       assert.equal(reset.statusCode, 303);
       assert.equal(reset.headers.location, '/account');
       assert.match(pageText((await visitor.get('/account')).body), /Your profile/);
       // The other session ended; the old password fails, the new one works.
       assert.match((await elsewhere.get('/')).body, /href="\/login"/);
-      const sessions = await t.app.deps.database.db.select().from(forumSessions).where(eq(forumSessions.memberId, bob.member.id));
+      const sessions = await t.app.deps.database.db
+        .select()
+        .from(forumSessions)
+        .where(eq(forumSessions.memberId, bob.member.id));
       assert.equal(sessions.length, 1);
       assert.equal((await client().login('bob', bob.password)).statusCode, 401);
       assert.equal((await client().login('bob', 'bob-new-password-1')).statusCode, 303);
@@ -141,7 +182,13 @@ for (const database of testDatabases) {
     it('mails the author about replies, threaded per topic, never about their own', async () => {
       const seen = (await mailsTo('alice@members.test')).length;
       // The API reply came through a TLS-terminating proxy: links say https.
-      const reply = await api(bob.token, 'POST', `/topics/${topicId}/posts`, { body: 'I bring <script>alert(1)</script> green tea.' }, { 'x-forwarded-proto': 'https' });
+      const reply = await api(
+        bob.token,
+        'POST',
+        `/topics/${topicId}/posts`,
+        { body: 'I bring <script>alert(1)</script> green tea.' },
+        { 'x-forwarded-proto': 'https' },
+      );
       assert.equal(reply.statusCode, 201, reply.body);
       const postId = String((reply.json() as Row).id);
       const mail = await nextMailTo('alice@members.test', seen);
@@ -149,7 +196,10 @@ for (const database of testDatabases) {
       assert.equal(mail.headers.get('message-id'), `<post.${postId}.${alice.member.id}@club.blume.test>`);
       assert.equal(mail.headers.get('in-reply-to'), `<topic.${topicId}@club.blume.test>`);
       assert.equal(mail.headers.get('references'), `<topic.${topicId}@club.blume.test>`);
-      assert.match(mail.headers.get('list-unsubscribe') ?? '', /^<https:\/\/club\.blume\.test\/unsubscribe\/[0-9a-z]{16}\.reply\.[A-Za-z0-9_-]{43}>$/);
+      assert.match(
+        mail.headers.get('list-unsubscribe') ?? '',
+        /^<https:\/\/club\.blume\.test\/unsubscribe\/[0-9a-z]{16}\.reply\.[A-Za-z0-9_-]{43}>$/,
+      );
       assert.equal(mail.headers.get('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
       const body = decodedBody(mail);
       assert.ok(body.includes(`https://club.blume.test/t/${topicId}?view=threaded#p-${postId}`));
@@ -172,11 +222,17 @@ for (const database of testDatabases) {
       assert.equal((await ui.post(`/t/${topicId}/reply`, { body: 'Lovely.', parent_id: postId })).statusCode, 303);
       const toBob = await nextMailTo('bob@members.test', bobSeen);
       assert.equal(toBob.headers.get('in-reply-to'), `<post.${postId}@club.blume.test>`);
-      assert.equal(toBob.headers.get('references'), `<topic.${topicId}@club.blume.test> <post.${postId}@club.blume.test>`);
+      assert.equal(
+        toBob.headers.get('references'),
+        `<topic.${topicId}@club.blume.test> <post.${postId}@club.blume.test>`,
+      );
       assert.match(decodedBody(toBob), /alice replied to your post/);
       // Alice wrote that reply herself: no mail to her.
       assert.equal((await mailsTo('alice@members.test')).length, aliceSeen);
-      assert.equal((await api(alice.token, 'POST', `/topics/${topicId}/posts`, { body: 'Talking to myself.' })).statusCode, 201);
+      assert.equal(
+        (await api(alice.token, 'POST', `/topics/${topicId}/posts`, { body: 'Talking to myself.' })).statusCode,
+        201,
+      );
       assert.equal((await mailsTo('alice@members.test')).length, aliceSeen);
       const outbox = await t.app.deps.database.db.select().from(jobs).where(eq(jobs.kind, MAIL_JOB));
       assert.equal(outbox.length, 0, 'sent mail leaves the outbox');
@@ -185,7 +241,11 @@ for (const database of testDatabases) {
     it('mails members a post mentions, in new topics and replies, once each, and never the author', async () => {
       const bobSeen = (await mailsTo('bob@members.test')).length;
       const aliceSeen = (await mailsTo('alice@members.test')).length;
-      const topic = await api(alice.token, 'POST', '/topics', { forum_id: 'general', title: 'Picnic', body: 'Ask @Bob and @alice and @nobody about it.' });
+      const topic = await api(alice.token, 'POST', '/topics', {
+        forum_id: 'general',
+        title: 'Picnic',
+        body: 'Ask @Bob and @alice and @nobody about it.',
+      });
       assert.equal(topic.statusCode, 201, topic.body);
       const mention = await nextMailTo('bob@members.test', bobSeen);
       assert.equal(mention.headers.get('subject'), 'Re: Picnic');
@@ -199,7 +259,11 @@ for (const database of testDatabases) {
       assert.equal(reply.statusCode, 201, reply.body);
       const toAlice = await nextMailTo('alice@members.test', aliceSeen);
       assert.match(decodedBody(toAlice), /owner mentioned you in "Picnic"/);
-      assert.equal((await mailsTo('alice@members.test')).length, aliceSeen + 1, 'alice did not mail herself, and got one mail for the reply');
+      assert.equal(
+        (await mailsTo('alice@members.test')).length,
+        aliceSeen + 1,
+        'alice did not mail herself, and got one mail for the reply',
+      );
       assert.equal((await mailsTo('bob@members.test')).length, bobSeen + 1);
     });
 
@@ -209,16 +273,34 @@ for (const database of testDatabases) {
       const mail = await nextMailTo('alice@members.test', seen);
       const url = new URL(/^<(.+)>$/.exec(mail.headers.get('list-unsubscribe')!)![1]!);
       // What a mail provider sends (RFC 8058): a bare POST, no cookies, no form token.
-      const oneClick = await t.app.inject({ method: 'POST', url: url.pathname, headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click' });
+      const oneClick = await t.app.inject({
+        method: 'POST',
+        url: url.pathname,
+        headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'List-Unsubscribe=One-Click',
+      });
       assert.equal(oneClick.statusCode, 200);
-      assert.equal((await t.app.inject({ method: 'POST', url: `${url.pathname}x`, headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' })).statusCode, 404);
+      assert.equal(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: `${url.pathname}x`,
+            headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+            payload: '',
+          })
+        ).statusCode,
+        404,
+      );
       assert.equal((await api(bob.token, 'POST', `/topics/${topicId}/posts`, { body: 'Sugar?' })).statusCode, 201);
       assert.equal((await mailsTo('alice@members.test')).length, seen + 1);
 
       const ui = client();
       await ui.login('alice', alice.password);
       const settings = await ui.get('/account/notifications');
-      assert.match(settings.body, /<option value="never" selected>Never<\/option><\/select><\/div>\s*<div><label for="mail-mention">/);
+      assert.match(
+        settings.body,
+        /<option value="never" selected>Never<\/option><\/select><\/div>\s*<div><label for="mail-mention">/,
+      );
       const chosen = { reply: 'immediately', mention: 'immediately', like: 'digest', digest: 'weekly' };
       assert.equal((await ui.post('/account/notifications', chosen)).statusCode, 200);
       assert.equal((await api(bob.token, 'POST', `/topics/${topicId}/posts`, { body: 'Lemon?' })).statusCode, 201);
@@ -237,19 +319,39 @@ for (const database of testDatabases) {
       const closed = await startSmtpSink();
       const port = closed.port;
       await closed.close();
-      t = await buildTestApp({ database, env: { ...RATES, BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(port) } });
+      t = await buildTestApp({
+        database,
+        env: { ...RATES, BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(port) },
+      });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'club');
       const admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
-      assert.equal((await forumApi(t.app, 'club', admin, { method: 'POST', path: '/forums', payload: { name: 'General', slug: 'general' } })).statusCode, 201);
+      assert.equal(
+        (
+          await forumApi(t.app, 'club', admin, {
+            method: 'POST',
+            path: '/forums',
+            payload: { name: 'General', slug: 'general' },
+          })
+        ).statusCode,
+        201,
+      );
     });
     after(() => t.close());
 
     it('still takes the reply and keeps the mail in the outbox for a later attempt', async () => {
       const alice = await addMember(t.app, 'club', 'alice');
       const bob = await addMember(t.app, 'club', 'bob');
-      const topic = await forumApi(t.app, 'club', alice.token, { method: 'POST', path: '/topics', payload: { forum_id: 'general', title: 'Hello', body: 'Hi all' } });
-      const reply = await forumApi(t.app, 'club', bob.token, { method: 'POST', path: `/topics/${String((topic.json() as Row).id)}/posts`, payload: { body: 'Hi alice' } });
+      const topic = await forumApi(t.app, 'club', alice.token, {
+        method: 'POST',
+        path: '/topics',
+        payload: { forum_id: 'general', title: 'Hello', body: 'Hi all' },
+      });
+      const reply = await forumApi(t.app, 'club', bob.token, {
+        method: 'POST',
+        path: `/topics/${String((topic.json() as Row).id)}/posts`,
+        payload: { body: 'Hi alice' },
+      });
       assert.equal(reply.statusCode, 201);
       await t.app.mailOutbox.idle();
       const [queued] = await t.app.deps.database.db.select().from(jobs).where(eq(jobs.kind, MAIL_JOB));
@@ -268,23 +370,44 @@ for (const database of testDatabases) {
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'club');
       const admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
-      assert.equal((await forumApi(t.app, 'club', admin, { method: 'POST', path: '/forums', payload: { name: 'General', slug: 'general' } })).statusCode, 201);
+      assert.equal(
+        (
+          await forumApi(t.app, 'club', admin, {
+            method: 'POST',
+            path: '/forums',
+            payload: { name: 'General', slug: 'general' },
+          })
+        ).statusCode,
+        201,
+      );
     });
     after(() => t.close());
 
     it('signs members up ready to post, takes replies, and says that reset mail is unavailable', async () => {
       assert.equal(t.app.deps.mailer.driver, 'disabled');
       const alice = await addMember(t.app, 'club', 'alice');
-      const topic = await forumApi(t.app, 'club', alice.token, { method: 'POST', path: '/topics', payload: { forum_id: 'general', title: 'Hello', body: 'Hi all' } });
+      const topic = await forumApi(t.app, 'club', alice.token, {
+        method: 'POST',
+        path: '/topics',
+        payload: { forum_id: 'general', title: 'Hello', body: 'Hi all' },
+      });
       assert.equal(topic.statusCode, 201);
       const topicId = String((topic.json() as Row).id);
       const dave = new UiClient(t.app, host);
       await dave.get('/signup');
-      assert.equal((await dave.post('/signup', { username: 'dave', email: 'dave@example.test', password: 'dave-password-123' })).statusCode, 303);
+      assert.equal(
+        (await dave.post('/signup', { username: 'dave', email: 'dave@example.test', password: 'dave-password-123' }))
+          .statusCode,
+        303,
+      );
       const page = await dave.get(`/t/${topicId}`);
       assert.doesNotMatch(pageText(page.body), /Confirm your e-mail/);
       assert.equal((await dave.post(`/t/${topicId}/reply`, { body: 'Hi alice' })).statusCode, 303);
-      const viaApi = await forumApi(t.app, 'club', alice.token, { method: 'POST', path: `/topics/${topicId}/posts`, payload: { body: 'Hi dave' } });
+      const viaApi = await forumApi(t.app, 'club', alice.token, {
+        method: 'POST',
+        path: `/topics/${topicId}/posts`,
+        payload: { body: 'Hi dave' },
+      });
       assert.equal(viaApi.statusCode, 201);
       assert.equal((await t.app.deps.database.db.select().from(jobs).where(eq(jobs.kind, MAIL_JOB))).length, 0);
       const forgot = await dave.get('/password/forgot');

@@ -100,7 +100,12 @@ export function replyMail(ctx: MailContext, notice: ReplyNotice): OutgoingMail {
   const what = mentioned ? 'mentioned you in' : `replied to ${why}`;
   const because = mentioned ? 'someone mentioned you' : `you wrote ${why}`;
   const excerpt = post.bodyText.length > EXCERPT_LENGTH ? `${post.bodyText.slice(0, EXCERPT_LENGTH)}…` : post.bodyText;
-  const end = footer(ctx, because, mentioned ? 'Stop mails about mentions' : 'Stop mails about replies', notice.unsubscribeUrl);
+  const end = footer(
+    ctx,
+    because,
+    mentioned ? 'Stop mails about mentions' : 'Stop mails about replies',
+    notice.unsubscribeUrl,
+  );
   const text = `${replier.username} ${what} "${topic.title}" in ${ctx.title}:
 
 ${excerpt}
@@ -135,7 +140,12 @@ function listHeaders(ctx: MailContext, unsubscribeUrl: string): Record<string, s
   };
 }
 
-function footer(ctx: MailContext, because: string, stop: string, unsubscribeUrl: string): { text: string; html: string } {
+function footer(
+  ctx: MailContext,
+  because: string,
+  stop: string,
+  unsubscribeUrl: string,
+): { text: string; html: string } {
   const settingsUrl = `${ctx.origin}/account/notifications`;
   return {
     text: `--\nYou get this because ${because}. ${stop}: ${unsubscribeUrl}\nor choose what we mail you: ${settingsUrl}\n`,
@@ -186,7 +196,11 @@ interface DigestNotice {
   unsubscribeUrl: string;
 }
 
-const DID: Record<NotificationView['notification']['kind'], string> = { reply: 'replied to you in', mention: 'mentioned you in', like: 'liked your post in' };
+const DID: Record<NotificationView['notification']['kind'], string> = {
+  reply: 'replied to you in',
+  mention: 'mentioned you in',
+  like: 'liked your post in',
+};
 
 export function digestMail(ctx: MailContext, notice: DigestNotice): OutgoingMail {
   const { notifications, topics } = notice;
@@ -197,21 +211,33 @@ export function digestMail(ctx: MailContext, notice: DigestNotice): OutgoingMail
     url: `${ctx.origin}/p/${notification.postId}`,
   }));
   const more = notice.moreNotifications > 0 ? `…and ${notice.moreNotifications} more: ${ctx.origin}/notifications` : '';
-  const topicLines = topics.map(({ topic, author }) => ({ title: topic.title, by: author?.username ?? 'a former member', replies: Math.max(0, topic.postCount - 1), url: `${ctx.origin}/t/${topic.id}` }));
+  const topicLines = topics.map(({ topic, author }) => ({
+    title: topic.title,
+    by: author?.username ?? 'a former member',
+    replies: Math.max(0, topic.postCount - 1),
+    url: `${ctx.origin}/t/${topic.id}`,
+  }));
   const period = notice.frequency === 'daily' ? 'day' : 'week';
   const end = footer(ctx, `you chose a ${notice.frequency} digest`, 'Stop the digest', notice.unsubscribeUrl);
   const text = [
     `Hello ${notice.recipient.username},`,
     `here is what happened in ${ctx.title} this ${period}.`,
-    lines.length > 0 ? `For you:\n${lines.map((l) => `- ${l.who} ${l.what} "${l.title}": ${l.url}`).join('\n')}${more ? `\n${more}` : ''}` : '',
-    topicLines.length > 0 ? `Popular new topics:\n${topicLines.map((t) => `- "${t.title}" by ${t.by}, ${t.replies} ${t.replies === 1 ? 'reply' : 'replies'}: ${t.url}`).join('\n')}` : '',
+    lines.length > 0
+      ? `For you:\n${lines.map((l) => `- ${l.who} ${l.what} "${l.title}": ${l.url}`).join('\n')}${more ? `\n${more}` : ''}`
+      : '',
+    topicLines.length > 0
+      ? `Popular new topics:\n${topicLines.map((t) => `- "${t.title}" by ${t.by}, ${t.replies} ${t.replies === 1 ? 'reply' : 'replies'}: ${t.url}`).join('\n')}`
+      : '',
     end.text,
   ]
     .filter(Boolean)
     .join('\n\n');
   const item = (inner: string) => `<li style="margin:.25em 0">${inner}</li>`;
   const html = [
-    mailParagraphs([`Hello ${escapeHtml(notice.recipient.username)},`, `here is what happened in ${escapeHtml(ctx.title)} this ${period}.`]),
+    mailParagraphs([
+      `Hello ${escapeHtml(notice.recipient.username)},`,
+      `here is what happened in ${escapeHtml(ctx.title)} this ${period}.`,
+    ]),
     lines.length > 0
       ? `<h2 style="font-size:1.1em">For you</h2><ul>${lines.map((l) => item(`<strong>${escapeHtml(l.who)}</strong> ${escapeHtml(l.what)} ${mailLink(l.url, l.title)}`)).join('')}</ul>${notice.moreNotifications > 0 ? mailParagraphs([`…and ${notice.moreNotifications} more in ${mailLink(`${ctx.origin}/notifications`, 'your notifications')}.`]) : ''}`
       : '',

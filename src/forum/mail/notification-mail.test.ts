@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
-import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../../test/factories/forum.js';
+import {
+  addMember,
+  communityHost,
+  forumApi,
+  makeCommunity,
+  mintForumToken,
+  type ForumActor,
+} from '../../../test/factories/forum.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { eventually } from '../../../test/helpers/eventually.js';
@@ -39,15 +46,22 @@ for (const database of testDatabases) {
     let ben: ForumActor;
     let cid: ForumActor;
     let sweeps = 0;
-    const api = (token: string | undefined, method: string, path: string, payload?: Row) => forumApi(t.app, SITE, token, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
+    const api = (token: string | undefined, method: string, path: string, payload?: Row) =>
+      forumApi(t.app, SITE, token, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
     const mailsTo = async (who: ForumActor) => {
       await t.app.mailOutbox.idle();
       return sink.received.filter((mail) => mail.to.includes(who.member.email));
     };
-    const nextMailTo = (who: ForumActor, seen: number) => eventually(`mail number ${seen + 1} for ${who.member.username}`, async () => (await mailsTo(who))[seen], 10_000);
+    const nextMailTo = (who: ForumActor, seen: number) =>
+      eventually(`mail number ${seen + 1} for ${who.member.username}`, async () => (await mailsTo(who))[seen], 10_000);
     /** RFC 8058: what a mail provider sends, a bare POST without cookies or form token. */
     const oneClick = (path: string) =>
-      t.app.inject({ method: 'POST', url: path, headers: { host, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click' });
+      t.app.inject({
+        method: 'POST',
+        url: path,
+        headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'List-Unsubscribe=One-Click',
+      });
     const settingsOf = async (who: ForumActor) => json<Row>(await api(who.token, 'GET', '/notifications/settings'));
     const topic = async (who: string, forum: string, title: string, body = `${title} body`) => {
       const answer = await api(who, 'POST', '/topics', { forum_id: forum, title, body });
@@ -61,20 +75,43 @@ for (const database of testDatabases) {
     };
     /** Runs one digest sweep through the job runner (the app's own worker may take it first). */
     const sweep = async () => {
-      await scheduleJobOnce(t.app.deps.database.db, `${DIGEST_JOB}.test-${++sweeps}`, DIGEST_JOB, {}, new Date(Date.now() - 1000));
+      await scheduleJobOnce(
+        t.app.deps.database.db,
+        `${DIGEST_JOB}.test-${++sweeps}`,
+        DIGEST_JOB,
+        {},
+        new Date(Date.now() - 1000),
+      );
       await t.app.forum.digests.runNext();
       const id = `${DIGEST_JOB}.test-${sweeps}`;
-      await eventually('the sweep ran', async () => ((await t.app.deps.database.db.select().from(jobs).where(eq(jobs.id, id))).length === 0 ? true : undefined));
+      await eventually('the sweep ran', async () =>
+        (await t.app.deps.database.db.select().from(jobs).where(eq(jobs.id, id))).length === 0 ? true : undefined,
+      );
     };
 
     before(async () => {
       sink = await startSmtpSink();
-      t = await buildTestApp({ database, env: { ...RATES, BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port), BLUME_MAIL_DEFAULT_SENDER: 'Guild <guild@blume.test>' } });
+      t = await buildTestApp({
+        database,
+        env: {
+          ...RATES,
+          BLUME_MAIL_SERVER: '127.0.0.1',
+          BLUME_MAIL_PORT: String(sink.port),
+          BLUME_MAIL_DEFAULT_SENDER: 'Guild <guild@blume.test>',
+        },
+      });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, SITE);
       admin = await mintForumToken(t.app, SITE, 'owner', owner.password);
-      [ann, ben, cid] = await Promise.all([addMember(t.app, SITE, 'ann'), addMember(t.app, SITE, 'ben'), addMember(t.app, SITE, 'cid')]);
-      for (const [slug, visibility] of [['open', 'public'], ['staff', 'staff']] as const) {
+      [ann, ben, cid] = await Promise.all([
+        addMember(t.app, SITE, 'ann'),
+        addMember(t.app, SITE, 'ben'),
+        addMember(t.app, SITE, 'cid'),
+      ]);
+      for (const [slug, visibility] of [
+        ['open', 'public'],
+        ['staff', 'staff'],
+      ] as const) {
         assert.equal((await api(admin, 'POST', '/forums', { name: slug, slug, visibility })).statusCode, 201);
       }
     });
@@ -84,18 +121,35 @@ for (const database of testDatabases) {
     });
 
     it('reads and changes the mail settings in the API; a kind cannot wait for a digest that is off', async () => {
-      assert.deepEqual(await settingsOf(ann), { reply: 'immediately', mention: 'immediately', like: 'digest', digest: 'weekly' });
+      assert.deepEqual(await settingsOf(ann), {
+        reply: 'immediately',
+        mention: 'immediately',
+        like: 'digest',
+        digest: 'weekly',
+      });
       const off = await api(ann.token, 'PATCH', '/notifications/settings', { digest: 'never' });
       assert.equal(off.statusCode, 422);
       assert.equal(json<Row>(off).code, 'digest_off');
       assert.match(String(json<Row>(off).detail), /like would wait for a digest that is off/);
-      const changed = await api(ann.token, 'PATCH', '/notifications/settings', { like: 'immediately', digest: 'daily' });
+      const changed = await api(ann.token, 'PATCH', '/notifications/settings', {
+        like: 'immediately',
+        digest: 'daily',
+      });
       assert.equal(changed.statusCode, 200, changed.body);
-      assert.deepEqual(json<Row>(changed), { reply: 'immediately', mention: 'immediately', like: 'immediately', digest: 'daily' });
+      assert.deepEqual(json<Row>(changed), {
+        reply: 'immediately',
+        mention: 'immediately',
+        like: 'immediately',
+        digest: 'daily',
+      });
       assert.equal((await api(ann.token, 'PATCH', '/notifications/settings', { reply: 'soon' })).statusCode, 400);
       assert.equal((await api(ann.token, 'PATCH', '/notifications/settings', { sms: 'never' })).statusCode, 400);
       assert.equal((await api(undefined, 'GET', '/notifications/settings')).statusCode, 401);
-      assert.deepEqual(await settingsOf(ben), { reply: 'immediately', mention: 'immediately', like: 'digest', digest: 'weekly' }, "another member's settings are its own");
+      assert.deepEqual(
+        await settingsOf(ben),
+        { reply: 'immediately', mention: 'immediately', like: 'digest', digest: 'weekly' },
+        "another member's settings are its own",
+      );
     });
 
     it('mails a like at once to an author who wants that, once per liker; its one-click link stops likes only', async () => {
@@ -115,7 +169,12 @@ for (const database of testDatabases) {
       const stopped = await oneClick(path);
       assert.equal(stopped.statusCode, 200);
       assert.match(pageText(stopped.body), /no more mails about likes/);
-      assert.deepEqual(await settingsOf(ann), { reply: 'immediately', mention: 'immediately', like: 'never', digest: 'daily' });
+      assert.deepEqual(await settingsOf(ann), {
+        reply: 'immediately',
+        mention: 'immediately',
+        like: 'never',
+        digest: 'daily',
+      });
       assert.equal((await api(cid.token, 'POST', `/posts/${mine.first_post.id}/like`)).statusCode, 200);
       await reply(cid.token, mine.id, 'Reef knot.');
       const replyMail = await nextMailTo(ann, seen + 1);
@@ -127,7 +186,9 @@ for (const database of testDatabases) {
     });
 
     it('keeps links mailed before per-kind settings working: they stop replies and mentions', async () => {
-      const legacy = createHmac('sha256', t.app.deps.config.secretKey).update(`forum-unsubscribe:${SITE}:${cid.member.id}`).digest('base64url');
+      const legacy = createHmac('sha256', t.app.deps.config.secretKey)
+        .update(`forum-unsubscribe:${SITE}:${cid.member.id}`)
+        .digest('base64url');
       assert.equal((await oneClick(`/unsubscribe/${cid.member.id}.${legacy}`)).statusCode, 200);
       assert.deepEqual(await settingsOf(cid), { reply: 'never', mention: 'never', like: 'digest', digest: 'weekly' });
     });
@@ -156,7 +217,10 @@ for (const database of testDatabases) {
 
     it('mails a daily digest of unread notifications and popular new topics the member may read, once, then stops in one click', async () => {
       const db = t.app.deps.database.db;
-      await db.update(forumMembers).set({ lastDigestAt: sql`now() - interval '2 days'` }).where(eq(forumMembers.id, ben.member.id));
+      await db
+        .update(forumMembers)
+        .set({ lastDigestAt: sql`now() - interval '2 days'` })
+        .where(eq(forumMembers.id, ben.member.id));
       const seen = (await mailsTo(ben)).length;
       const bens = await topic(ben.token, 'open', 'Ben asks about ropes');
       await reply(ann.token, bens.id, 'Use hemp.');
@@ -180,22 +244,38 @@ for (const database of testDatabases) {
       assert.match(plain, /ann replied to you in "Ben asks about ropes"/);
       assert.match(plain, /ann liked your post in "Ben asks about ropes"/);
       assert.doesNotMatch(plain, /mentioned you/, 'mentions are set to never');
-      assert.match(plain, /Popular new topics:\r?\n- "Lanterns for the festival" by ann, 1 reply: http:\/\/guild\.blume\.test\/t\/[0-9a-z]+\r?\n- "Knots" by ann, 1 reply/);
+      assert.match(
+        plain,
+        /Popular new topics:\r?\n- "Lanterns for the festival" by ann, 1 reply: http:\/\/guild\.blume\.test\/t\/[0-9a-z]+\r?\n- "Knots" by ann, 1 reply/,
+      );
       assert.match(plain, /- "Quiet topic" by ann, 0 replies/);
       assert.doesNotMatch(body, /Staff secrets|Doomed|Spam spam|Ben asks about ropes" by/);
       const path = unsubscribePath(digest);
       assert.match(path, new RegExp(`^/unsubscribe/${ben.member.id}\\.digest\\.`));
       const [row] = await db.select().from(forumMembers).where(eq(forumMembers.id, ben.member.id));
-      assert.ok(row!.lastDigestAt && Date.now() - row!.lastDigestAt.getTime() < 3600_000 && row!.lastDigestAt.getUTCMinutes() === 0, 'moved to the hour');
+      assert.ok(
+        row!.lastDigestAt &&
+          Date.now() - row!.lastDigestAt.getTime() < 3600_000 &&
+          row!.lastDigestAt.getUTCMinutes() === 0,
+        'moved to the hour',
+      );
 
       // The next sweep finds ben's digest done for the day: nothing more.
       await sweep();
       assert.equal((await mailsTo(ben)).length, seen + 1);
       // Ann's digest is daily too, but she joined today: her first comes a day after.
-      assert.equal((await mailsTo(ann)).filter((mail) => /digest/.test(mail.headers.get('subject') ?? '')).length, 0, 'a member who joined today waits a day for the first');
+      assert.equal(
+        (await mailsTo(ann)).filter((mail) => /digest/.test(mail.headers.get('subject') ?? '')).length,
+        0,
+        'a member who joined today waits a day for the first',
+      );
 
       assert.equal((await oneClick(path)).statusCode, 200);
-      assert.deepEqual(await settingsOf(ben), { reply: 'never', mention: 'never', like: 'never', digest: 'never' }, 'the kinds that waited for the digest stop with it');
+      assert.deepEqual(
+        await settingsOf(ben),
+        { reply: 'never', mention: 'never', like: 'never', digest: 'never' },
+        'the kinds that waited for the digest stop with it',
+      );
     });
   });
 }

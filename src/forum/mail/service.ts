@@ -5,7 +5,14 @@ import type { SiteRow } from '../../core/sites/tables.js';
 import type { Executor } from '../../db/client.js';
 import { hashNewPassword } from '../../core/accounts/service.js';
 import type { Notified } from '../notifications.js';
-import { forumMembers, forumSessions, type ForumMemberRow, type ForumPostRow, type ForumTopicRow, type NotificationKind } from '../tables.js';
+import {
+  forumMembers,
+  forumSessions,
+  type ForumMemberRow,
+  type ForumPostRow,
+  type ForumTopicRow,
+  type NotificationKind,
+} from '../tables.js';
 import { confirmationMail, likeMail, replyMail, resetMail, type MailContext } from './messages.js';
 import { mailDeliveryOf } from './settings.js';
 import { enqueueMail } from '../../jobs/mail-outbox.js';
@@ -19,10 +26,18 @@ export async function sendConfirmation(db: Executor, ctx: MailContext, member: F
 }
 
 /** Confirms the address a live confirmation link was sent to; undefined when the link is not live. */
-export async function confirmEmail(db: Executor, siteId: string, presented: string): Promise<ForumMemberRow | undefined> {
+export async function confirmEmail(
+  db: Executor,
+  siteId: string,
+  presented: string,
+): Promise<ForumMemberRow | undefined> {
   const found = await findMemberToken(db, siteId, 'confirm', presented);
   if (!found || !(await spendMemberToken(db, found.token.id))) return undefined;
-  const [member] = await db.update(forumMembers).set({ emailConfirmed: true }).where(eq(forumMembers.id, found.member.id)).returning();
+  const [member] = await db
+    .update(forumMembers)
+    .set({ emailConfirmed: true })
+    .where(eq(forumMembers.id, found.member.id))
+    .returning();
   return member;
 }
 
@@ -30,7 +45,11 @@ export async function confirmEmail(db: Executor, siteId: string, presented: stri
  * The member a reset request names (username or e-mail), if it can have its password reset: members
  * linked to a platform account have no password here, and banned members get no mail.
  */
-export async function findResettableMember(db: Executor, siteId: string, login: string): Promise<ForumMemberRow | undefined> {
+export async function findResettableMember(
+  db: Executor,
+  siteId: string,
+  login: string,
+): Promise<ForumMemberRow | undefined> {
   const [member] = await db
     .select()
     .from(forumMembers)
@@ -62,13 +81,22 @@ export async function resetLinkIsLive(db: Executor, siteId: string, presented: s
  * starts a fresh one). The link also proves the address, so it confirms it. Undefined when the link
  * is not live, e.g. already used.
  */
-export async function resetPassword(db: Executor, siteId: string, presented: string, password: string): Promise<ForumMemberRow | undefined> {
+export async function resetPassword(
+  db: Executor,
+  siteId: string,
+  presented: string,
+  password: string,
+): Promise<ForumMemberRow | undefined> {
   const found = await findMemberToken(db, siteId, 'reset', presented);
   if (!found) return undefined;
   const passwordHash = await hashNewPassword(password);
   return db.transaction(async (tx) => {
     if (!(await spendMemberToken(tx, found.token.id))) return undefined;
-    const [member] = await tx.update(forumMembers).set({ passwordHash, emailConfirmed: true }).where(eq(forumMembers.id, found.member.id)).returning();
+    const [member] = await tx
+      .update(forumMembers)
+      .set({ passwordHash, emailConfirmed: true })
+      .where(eq(forumMembers.id, found.member.id))
+      .returning();
     await tx.delete(forumSessions).where(eq(forumSessions.memberId, found.member.id));
     return member;
   });
@@ -108,8 +136,21 @@ export async function enqueuePostMails(tx: Executor, event: PostMailEvent, optio
   let queued = 0;
   for (const { member: recipient, kind } of event.notified) {
     if (kind === 'like' || !mailsAtOnce(recipient, kind)) continue;
-    const reason = kind === 'mention' ? 'mention' : event.parent?.authorId === recipient.id && !event.parent.deletedAt ? 'post' : 'topic';
-    const mail = replyMail(options.ctx, { recipient, replier: event.author, topic: event.topic, post: event.post, parent: event.parent, reason, unsubscribeUrl: unsubscribeUrl(options, event.site.id, recipient.id, kind) });
+    const reason =
+      kind === 'mention'
+        ? 'mention'
+        : event.parent?.authorId === recipient.id && !event.parent.deletedAt
+          ? 'post'
+          : 'topic';
+    const mail = replyMail(options.ctx, {
+      recipient,
+      replier: event.author,
+      topic: event.topic,
+      post: event.post,
+      parent: event.parent,
+      reason,
+      unsubscribeUrl: unsubscribeUrl(options, event.site.id, recipient.id, kind),
+    });
     await enqueueMail(tx, event.site.id, 'reply', mail);
     queued++;
   }
@@ -117,11 +158,32 @@ export async function enqueuePostMails(tx: Executor, event: PostMailEvent, optio
 }
 
 /** Queues the like mail to the post's author when a like notified it and it wants likes at once. */
-export async function enqueueLikeMail(tx: Executor, event: { site: SiteRow; topic: ForumTopicRow; post: ForumPostRow; liker: ForumMemberRow; notified: readonly Notified[] }, options: ReplyMailOptions): Promise<number> {
+export async function enqueueLikeMail(
+  tx: Executor,
+  event: {
+    site: SiteRow;
+    topic: ForumTopicRow;
+    post: ForumPostRow;
+    liker: ForumMemberRow;
+    notified: readonly Notified[];
+  },
+  options: ReplyMailOptions,
+): Promise<number> {
   let queued = 0;
   for (const { member: recipient, kind } of event.notified) {
     if (kind !== 'like' || !mailsAtOnce(recipient, kind)) continue;
-    await enqueueMail(tx, event.site.id, 'like', likeMail(options.ctx, { recipient, liker: event.liker, topic: event.topic, post: event.post, unsubscribeUrl: unsubscribeUrl(options, event.site.id, recipient.id, kind) }));
+    await enqueueMail(
+      tx,
+      event.site.id,
+      'like',
+      likeMail(options.ctx, {
+        recipient,
+        liker: event.liker,
+        topic: event.topic,
+        post: event.post,
+        unsubscribeUrl: unsubscribeUrl(options, event.site.id, recipient.id, kind),
+      }),
+    );
     queued++;
   }
   return queued;

@@ -28,10 +28,27 @@ for (const database of testDatabases) {
           sql`select id, mail_reply, mail_mention, mail_like, digest, (last_digest_at = date_trunc('hour', last_digest_at) and now() - last_digest_at < interval '2 hours') as clock_now from forum_members order by id`,
         );
         assert.deepEqual(rows, [
-          { id: 'm-off', mail_reply: 'never', mail_mention: 'never', mail_like: 'never', digest: 'never', clock_now: true },
-          { id: 'm-on', mail_reply: 'immediately', mail_mention: 'immediately', mail_like: 'digest', digest: 'weekly', clock_now: true },
+          {
+            id: 'm-off',
+            mail_reply: 'never',
+            mail_mention: 'never',
+            mail_like: 'never',
+            digest: 'never',
+            clock_now: true,
+          },
+          {
+            id: 'm-on',
+            mail_reply: 'immediately',
+            mail_mention: 'immediately',
+            mail_like: 'digest',
+            digest: 'weekly',
+            clock_now: true,
+          },
         ]);
-        const columns = await queryRows<Row>(db.handle.db, sql`select column_name from information_schema.columns where table_name = 'forum_members' and column_name = 'notify_replies'`);
+        const columns = await queryRows<Row>(
+          db.handle.db,
+          sql`select column_name from information_schema.columns where table_name = 'forum_members' and column_name = 'notify_replies'`,
+        );
         assert.deepEqual(columns, [], 'the old switch is gone');
       } finally {
         await db.drop();

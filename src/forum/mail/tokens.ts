@@ -18,7 +18,15 @@ const TOKEN_TTL_MS: Record<TokenPurpose, number> = { confirm: LINK_TTL_MS.welcom
  */
 export async function issueMemberToken(db: Executor, member: ForumMemberRow, purpose: TokenPurpose): Promise<string> {
   const { id, secretHash, token } = newSecretToken();
-  await db.delete(forumMemberTokens).where(and(eq(forumMemberTokens.memberId, member.id), eq(forumMemberTokens.purpose, purpose), isNull(forumMemberTokens.usedAt)));
+  await db
+    .delete(forumMemberTokens)
+    .where(
+      and(
+        eq(forumMemberTokens.memberId, member.id),
+        eq(forumMemberTokens.purpose, purpose),
+        isNull(forumMemberTokens.usedAt),
+      ),
+    );
   await db.insert(forumMemberTokens).values({
     id,
     siteId: member.siteId,
@@ -32,7 +40,12 @@ export async function issueMemberToken(db: Executor, member: ForumMemberRow, pur
 }
 
 /** The live (unused, unexpired) token a link proves, with its member; undefined otherwise. */
-export async function findMemberToken(db: Executor, siteId: string, purpose: TokenPurpose, presented: string): Promise<{ token: ForumMemberTokenRow; member: ForumMemberRow } | undefined> {
+export async function findMemberToken(
+  db: Executor,
+  siteId: string,
+  purpose: TokenPurpose,
+  presented: string,
+): Promise<{ token: ForumMemberTokenRow; member: ForumMemberRow } | undefined> {
   const parsed = parseSecretToken(presented);
   if (!parsed) return undefined;
   const [row] = await db
@@ -68,7 +81,10 @@ export async function spendMemberToken(db: Executor, tokenId: string): Promise<b
 
 /** Links mailed before per-kind settings carry no scope; they stop what their one setting did. */
 function unsubscribeSignature(secretKey: string, siteId: string, memberId: string, scope: UnsubscribeScope): string {
-  const subject = scope === 'replies' ? `forum-unsubscribe:${siteId}:${memberId}` : `forum-unsubscribe:${siteId}:${memberId}:${scope}`;
+  const subject =
+    scope === 'replies'
+      ? `forum-unsubscribe:${siteId}:${memberId}`
+      : `forum-unsubscribe:${siteId}:${memberId}:${scope}`;
   return createHmac('sha256', secretKey).update(subject).digest('base64url');
 }
 
@@ -77,17 +93,30 @@ function unsubscribeSignature(secretKey: string, siteId: string, memberId: strin
  * the digest) and an HMAC of both with SECRET_KEY. It does not expire: a link in an old mail must
  * still work (RFC 8058), and all it can do is turn mail off.
  */
-export function unsubscribeToken(secretKey: string, siteId: string, memberId: string, scope: Exclude<UnsubscribeScope, 'replies'>): string {
+export function unsubscribeToken(
+  secretKey: string,
+  siteId: string,
+  memberId: string,
+  scope: Exclude<UnsubscribeScope, 'replies'>,
+): string {
   return `${memberId}.${scope}.${unsubscribeSignature(secretKey, siteId, memberId, scope)}`;
 }
 
 /** The member and what an unsubscribe token stops, when its signature holds. */
-export function verifyUnsubscribeToken(secretKey: string, siteId: string, token: string): { memberId: string; scope: UnsubscribeScope } | undefined {
+export function verifyUnsubscribeToken(
+  secretKey: string,
+  siteId: string,
+  token: string,
+): { memberId: string; scope: UnsubscribeScope } | undefined {
   const parts = token.split('.');
-  const [memberId, scope, signature] = parts.length === 2 ? [parts[0], 'replies', parts[1]] : parts.length === 3 ? parts : [];
+  const [memberId, scope, signature] =
+    parts.length === 2 ? [parts[0], 'replies', parts[1]] : parts.length === 3 ? parts : [];
   if (!memberId || !signature || !/^[0-9a-z]{16}$/.test(memberId)) return undefined;
-  if (!(UNSUBSCRIBE_SCOPES as readonly string[]).includes(scope!) || (parts.length === 3 && scope === 'replies')) return undefined;
+  if (!(UNSUBSCRIBE_SCOPES as readonly string[]).includes(scope!) || (parts.length === 3 && scope === 'replies'))
+    return undefined;
   const expected = Buffer.from(unsubscribeSignature(secretKey, siteId, memberId, scope as UnsubscribeScope));
   const actual = Buffer.from(signature);
-  return expected.length === actual.length && timingSafeEqual(expected, actual) ? { memberId, scope: scope as UnsubscribeScope } : undefined;
+  return expected.length === actual.length && timingSafeEqual(expected, actual)
+    ? { memberId, scope: scope as UnsubscribeScope }
+    : undefined;
 }

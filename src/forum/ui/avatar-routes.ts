@@ -21,7 +21,9 @@ const InitialsParams = Type.Object({ colour: Type.String({ maxLength: 2 }), file
 
 export async function avatarRoutes(app: FastifyInstance): Promise<void> {
   // Only this scope reads multipart bodies.
-  await app.register(multipart, { limits: { files: 1, fields: 1, fieldSize: 1024, parts: 2, fileSize: MAX_AVATAR_BYTES } });
+  await app.register(multipart, {
+    limits: { files: 1, fields: 1, fieldSize: 1024, parts: 2, fileSize: MAX_AVATAR_BYTES },
+  });
   const db = app.deps.database.db;
 
   app.post('/account/avatar', { preHandler: loadUi }, async (request, reply) => {
@@ -46,7 +48,10 @@ export async function avatarRoutes(app: FastifyInstance): Promise<void> {
         file = { filename: part.filename, declaredType: part.mimetype, bytes: await part.toBuffer() };
       }
     } catch (error) {
-      if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError('upload_too_large', `Avatars are at most ${MAX_AVATAR_BYTES / 1024 / 1024} MiB.`, { max_bytes: MAX_AVATAR_BYTES });
+      if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+        throw new AppError('upload_too_large', `Avatars are at most ${MAX_AVATAR_BYTES / 1024 / 1024} MiB.`, {
+          max_bytes: MAX_AVATAR_BYTES,
+        });
       throw error;
     }
     if (!csrfChecked) verifyCsrf(request, ui.site.id, ui.sessionId, undefined);
@@ -67,21 +72,46 @@ export async function avatarRoutes(app: FastifyInstance): Promise<void> {
     return site?.kind === 'community' ? site : undefined;
   };
 
-  app.get<{ Params: Static<typeof IdParams> }>('/avatars/:id', { schema: { params: IdParams } }, async (request, reply) => {
-    const site = await communityOf(request);
-    const row = site ? await servedAvatar(db, site.id, request.params.id) : undefined;
-    if (!row) throw new AppError('upload_not_found', `No avatar "${request.params.id}".`);
-    // A new avatar is a new id: the answer never changes.
-    return sendInertFile(request, reply, { ...row, disposition: 'inline', filename: 'avatar' }, () => uploadBytes(app.deps.blobs, row));
-  });
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/avatars/:id',
+    { schema: { params: IdParams } },
+    async (request, reply) => {
+      const site = await communityOf(request);
+      const row = site ? await servedAvatar(db, site.id, request.params.id) : undefined;
+      if (!row) throw new AppError('upload_not_found', `No avatar "${request.params.id}".`);
+      // A new avatar is a new id: the answer never changes.
+      return sendInertFile(request, reply, { ...row, disposition: 'inline', filename: 'avatar' }, () =>
+        uploadBytes(app.deps.blobs, row),
+      );
+    },
+  );
 
   // Made from the address alone, the same for every member of those initials and colour.
-  app.get<{ Params: Static<typeof InitialsParams> }>('/avatars/initials/:colour/:file', { schema: { params: InitialsParams } }, async (request, reply) => {
-    const { colour, file } = request.params;
-    const svg = file.endsWith('.svg') && (await communityOf(request)) ? initialsSvg(colour, file.slice(0, -'.svg'.length)) : undefined;
-    if (svg === undefined) throw new AppError('upload_not_found', `No avatar "${colour}/${file}".`);
-    const bytes = Buffer.from(svg);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    return sendInertFile(request, reply, { id: sha256, sha256, contentType: 'image/svg+xml', size: bytes.length, disposition: 'inline', filename: 'avatar.svg' }, async () => Readable.from([bytes]));
-  });
+  app.get<{ Params: Static<typeof InitialsParams> }>(
+    '/avatars/initials/:colour/:file',
+    { schema: { params: InitialsParams } },
+    async (request, reply) => {
+      const { colour, file } = request.params;
+      const svg =
+        file.endsWith('.svg') && (await communityOf(request))
+          ? initialsSvg(colour, file.slice(0, -'.svg'.length))
+          : undefined;
+      if (svg === undefined) throw new AppError('upload_not_found', `No avatar "${colour}/${file}".`);
+      const bytes = Buffer.from(svg);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      return sendInertFile(
+        request,
+        reply,
+        {
+          id: sha256,
+          sha256,
+          contentType: 'image/svg+xml',
+          size: bytes.length,
+          disposition: 'inline',
+          filename: 'avatar.svg',
+        },
+        async () => Readable.from([bytes]),
+      );
+    },
+  );
 }

@@ -8,7 +8,8 @@ import { csrfField, postButton } from './layout.js';
 
 export function avatar(author: Pick<Author, 'username' | 'avatar'>, size: 'small' | 'large' = 'small'): SafeHtml {
   const className = size === 'large' ? 'avatar large' : 'avatar';
-  if (author.avatar) return html`<img class="${className}" src="${avatarUrl(author.avatar)}" alt="" width="${size === 'large' ? 64 : 24}" height="${size === 'large' ? 64 : 24}" loading="lazy">`;
+  if (author.avatar)
+    return html`<img class="${className}" src="${avatarUrl(author.avatar)}" alt="" width="${size === 'large' ? 64 : 24}" height="${size === 'large' ? 64 : 24}" loading="lazy">`;
   return html`<span class="${className} avatar-c${colourOf(author.username)}" aria-hidden="true">${initialsOf(author.username)}</span>`;
 }
 

@@ -20,7 +20,15 @@ import { linksAllowed } from '../trust.js';
 import { DRAFT_KEY_PATTERN, MAX_BODY_LENGTH, MAX_TITLE_LENGTH } from '../schemas.js';
 import { findVisibleForum } from '../structure.js';
 import { forumDraftKey, topicDraftKey, type ForumRow, type UploadRow } from '../tables.js';
-import { createPost, createTopic, editPost, findVisiblePost, findVisibleTopic, type PostView, type ShownPost } from '../topics.js';
+import {
+  createPost,
+  createTopic,
+  editPost,
+  findVisiblePost,
+  findVisibleTopic,
+  type PostView,
+  type ShownPost,
+} from '../topics.js';
 import { presentUpload, storeUpload, UPLOADS_PER_HOUR } from '../uploads.js';
 import type { UploadedFile } from '../../http/uploads.js';
 import { checkForm, loadUi, type UiContext } from './context.js';
@@ -35,7 +43,16 @@ const MentionQuery = Type.Object({ q: Type.String({ minLength: 1, maxLength: 39,
 
 const TOO_LONG = `The message is longer than ${MAX_BODY_LENGTH.toLocaleString('en')} characters.`;
 /** Errors a writer can fix by changing the form; anything else becomes an error page. */
-const FIXABLE = new Set(['invalid_title', 'invalid_body', 'rate_limited', 'upload_missing', 'upload_too_large', 'upload_type_refused', 'too_many_drafts', 'trust_required']);
+const FIXABLE = new Set([
+  'invalid_title',
+  'invalid_body',
+  'rate_limited',
+  'upload_missing',
+  'upload_too_large',
+  'upload_type_refused',
+  'too_many_drafts',
+  'trust_required',
+]);
 const MENTION_SUGGESTIONS = 8;
 /** Live previews one member may ask for a minute (the script asks at most every few keystrokes). */
 const PREVIEWS_PER_MINUTE = 120;
@@ -73,7 +90,13 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
   /** Stores an upload the way `POST /api/forum/v1/uploads` does, within the same hourly budget. */
   const upload = async (ui: UiContext, file: UploadedFile): Promise<UploadRow> => {
     requirePoster(ui.viewer);
-    await consumeRateLimit(app.deps.cache.cache, `forum:uploads:${ui.site.id}:${ui.viewer.member.id}`, UPLOADS_PER_HOUR, 3600, 'uploads');
+    await consumeRateLimit(
+      app.deps.cache.cache,
+      `forum:uploads:${ui.site.id}:${ui.viewer.member.id}`,
+      UPLOADS_PER_HOUR,
+      3600,
+      'uploads',
+    );
     return storeUpload(db, blobs, ui.site.id, ui.viewer, file);
   };
 
@@ -82,7 +105,12 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
     requireMember(ui.viewer);
     const title = flow.withTitle ? field(request, 'title', MAX_TITLE_LENGTH) : undefined;
     const body = field(request, 'body', MAX_BODY_LENGTH);
-    if (title === undefined && flow.withTitle) return flow.render({ values: { title: '', body: body ?? '' } }, { error: `The title is longer than ${MAX_TITLE_LENGTH} characters.` }, 422);
+    if (title === undefined && flow.withTitle)
+      return flow.render(
+        { values: { title: '', body: body ?? '' } },
+        { error: `The title is longer than ${MAX_TITLE_LENGTH} characters.` },
+        422,
+      );
     if (body === undefined) return flow.render({ values: { title, body: '' } }, { error: TOO_LONG }, 413);
     const intent = field(request, 'intent', 10) || 'post';
     if (intent === 'discard') {
@@ -102,7 +130,10 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
       }
       if (intent === 'preview' || intent === 'attach') {
         if (flow.draftKey) await saveDraft(db, ui.site.id, ui.viewer, flow.draftKey, values);
-        return await flow.render({ values, preview: preview(ui, values.body), drafted: flow.draftKey !== undefined }, { ...(done ? { done } : {}) });
+        return await flow.render(
+          { values, preview: preview(ui, values.body), drafted: flow.draftKey !== undefined },
+          { ...(done ? { done } : {}) },
+        );
       }
       await spendPostingBudget(app, ui.site.id, ui.viewer, request.ip);
       if (flow.hold && flow.draftKey && (await mustHold(db, ui.settings, ui.viewer))) {
@@ -113,13 +144,15 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
       }
       return seeOther(reply, await flow.post(values));
     } catch (error) {
-      if (error instanceof AppError && FIXABLE.has(error.code)) return flow.render({ values }, { error: error.message }, error.status);
+      if (error instanceof AppError && FIXABLE.has(error.code))
+        return flow.render({ values }, { error: error.message }, error.status);
       throw error;
     }
   };
 
   /** What posting would store, links held back as posting holds them for a new member. */
-  const preview = (ui: UiContext, body: string): string => renderBody(body, { links: ui.viewer.kind === 'member' && linksAllowed(ui.viewer) }).html;
+  const preview = (ui: UiContext, body: string): string =>
+    renderBody(body, { links: ui.viewer.kind === 'member' && linksAllowed(ui.viewer) }).html;
 
   const draftOf = async (ui: UiContext, key: string): Promise<ComposerState | undefined> => {
     if (ui.viewer.kind !== 'member') return undefined;
@@ -136,33 +169,58 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
       draftKey,
       withTitle: true,
       leave: `/f/${forum.slug}`,
-      render: async (state, message, status) => sendPage(reply, ui, 'New topic', newTopicView(ui, forum, { ...state, draftKey }, message.error, message.done), { status: status ?? 200 }),
-      hold: (values) => holdTopic(db, ui.site.id, ui.viewer, { forumId: forum.id, title: values.title ?? '', body: values.body }),
+      render: async (state, message, status) =>
+        sendPage(reply, ui, 'New topic', newTopicView(ui, forum, { ...state, draftKey }, message.error, message.done), {
+          status: status ?? 200,
+        }),
+      hold: (values) =>
+        holdTopic(db, ui.site.id, ui.viewer, { forumId: forum.id, title: values.title ?? '', body: values.body }),
       post: async (values) => {
         const mail = await replyMailOptions(request, ui.site);
-        const { topic } = await createTopic(db, ui.site, ui.viewer, { forumId: forum.id, title: values.title ?? '', body: values.body }, mail);
+        const { topic } = await createTopic(
+          db,
+          ui.site,
+          ui.viewer,
+          { forumId: forum.id, title: values.title ?? '', body: values.body },
+          mail,
+        );
         if (mail) app.mailOutbox.drainSoon();
         return `/t/${topic.topic.id}`;
       },
     };
   };
 
-  app.get<{ Params: { slug: string } }>('/f/:slug/new', { schema: { params: SlugParams }, preHandler: loadUi }, async (request, reply) => {
-    const { site, viewer } = request.ui;
-    if (viewer.kind === 'guest') return seeOther(reply, `/login?next=${encodeURIComponent(`/f/${request.params.slug}/new`)}`);
-    const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
-    const state = (await draftOf(request.ui, forumDraftKey(forum.id))) ?? { values: { title: '', body: '' } };
-    return newTopicFlow(request, reply, forum).render(state, {});
-  });
+  app.get<{ Params: { slug: string } }>(
+    '/f/:slug/new',
+    { schema: { params: SlugParams }, preHandler: loadUi },
+    async (request, reply) => {
+      const { site, viewer } = request.ui;
+      if (viewer.kind === 'guest')
+        return seeOther(reply, `/login?next=${encodeURIComponent(`/f/${request.params.slug}/new`)}`);
+      const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
+      const state = (await draftOf(request.ui, forumDraftKey(forum.id))) ?? { values: { title: '', body: '' } };
+      return newTopicFlow(request, reply, forum).render(state, {});
+    },
+  );
 
-  app.post<{ Params: { slug: string } }>('/f/:slug/new', { schema: { params: SlugParams }, preHandler: composerForm, bodyLimit: COMPOSER_BODY_LIMIT }, async (request, reply) => {
-    const forum = await findVisibleForum(db, request.ui.site.id, request.ui.viewer, request.params.slug);
-    return compose(request, reply, newTopicFlow(request, reply, forum));
-  });
+  app.post<{ Params: { slug: string } }>(
+    '/f/:slug/new',
+    { schema: { params: SlugParams }, preHandler: composerForm, bodyLimit: COMPOSER_BODY_LIMIT },
+    async (request, reply) => {
+      const forum = await findVisibleForum(db, request.ui.site.id, request.ui.viewer, request.params.slug);
+      return compose(request, reply, newTopicFlow(request, reply, forum));
+    },
+  );
 
   // Replies ---------------------------------------------------------------------------------------
 
-  const replyFlow = (request: FastifyRequest, reply: FastifyReply, topicId: string, parent: PostView | undefined, view: 'classic' | 'threaded'): ComposeFlow => {
+  const replyFlow = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    topicId: string,
+    parent: PostView | undefined,
+    view: 'classic' | 'threaded',
+  ): ComposeFlow => {
     const ui = request.ui;
     const draftKey = topicDraftKey(topicId);
     return {
@@ -172,15 +230,30 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
       render: async (state, message, status) => {
         const { topic, forum } = await findVisibleTopic(db, ui.site.id, ui.viewer, topicId);
         const hidden = { view, ...(parent ? { parent_id: parent.post.id } : {}) };
-        return sendPage(reply, ui, `Reply: ${topic.title}`, replyPageView(ui, topic, forum, parent, { ...state, draftKey, hidden }, message.error, message.done), { status: status ?? 200 });
+        return sendPage(
+          reply,
+          ui,
+          `Reply: ${topic.title}`,
+          replyPageView(ui, topic, forum, parent, { ...state, draftKey, hidden }, message.error, message.done),
+          { status: status ?? 200 },
+        );
       },
       hold: (values) => holdReply(db, ui.site.id, ui.viewer, topicId, { body: values.body, parentId: parent?.post.id }),
       post: async (values) => {
         const mail = await replyMailOptions(request, ui.site);
-        const post = await createPost(db, ui.site, ui.viewer, topicId, { body: values.body, parentId: parent?.post.id }, mail);
+        const post = await createPost(
+          db,
+          ui.site,
+          ui.viewer,
+          topicId,
+          { body: values.body, parentId: parent?.post.id },
+          mail,
+        );
         // Committed: the outbox sends in the background, so SMTP never delays or fails the reply.
         if (mail) app.mailOutbox.drainSoon();
-        return view === 'threaded' ? `/t/${topicId}?view=threaded#p-${post.post.id}` : `/t/${topicId}?page=last#p-${post.post.id}`;
+        return view === 'threaded'
+          ? `/t/${topicId}?view=threaded#p-${post.post.id}`
+          : `/t/${topicId}?page=last#p-${post.post.id}`;
       },
     };
   };
@@ -189,27 +262,36 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
   const parentPost = async (ui: UiContext, topicId: string, id: string | undefined): Promise<PostView | undefined> => {
     if (!id) return undefined;
     const parent = await findVisiblePost(db, ui.site.id, ui.viewer, id);
-    if (parent.post.topicId !== topicId) throw new AppError('parent_not_in_topic', `Post "${id}" is not in this topic.`);
+    if (parent.post.topicId !== topicId)
+      throw new AppError('parent_not_in_topic', `Post "${id}" is not in this topic.`);
     return parent;
   };
 
-  app.get<{ Params: { id: string }; Querystring: { to?: string } }>('/t/:id/reply', { schema: { params: IdParams, querystring: ReplyQuery }, preHandler: loadUi }, async (request, reply) => {
-    const ui = request.ui;
-    if (ui.viewer.kind === 'guest') return seeOther(reply, `/login?next=${encodeURIComponent(request.url)}`);
-    const { topic } = await findVisibleTopic(db, ui.site.id, ui.viewer, request.params.id);
-    const parent = await parentPost(ui, topic.id, request.query.to);
-    const state = (await draftOf(ui, topicDraftKey(topic.id))) ?? { values: { body: '' } };
-    return replyFlow(request, reply, topic.id, parent, 'classic').render(state, {});
-  });
+  app.get<{ Params: { id: string }; Querystring: { to?: string } }>(
+    '/t/:id/reply',
+    { schema: { params: IdParams, querystring: ReplyQuery }, preHandler: loadUi },
+    async (request, reply) => {
+      const ui = request.ui;
+      if (ui.viewer.kind === 'guest') return seeOther(reply, `/login?next=${encodeURIComponent(request.url)}`);
+      const { topic } = await findVisibleTopic(db, ui.site.id, ui.viewer, request.params.id);
+      const parent = await parentPost(ui, topic.id, request.query.to);
+      const state = (await draftOf(ui, topicDraftKey(topic.id))) ?? { values: { body: '' } };
+      return replyFlow(request, reply, topic.id, parent, 'classic').render(state, {});
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/t/:id/reply', { schema: { params: IdParams }, preHandler: composerForm, bodyLimit: COMPOSER_BODY_LIMIT }, async (request, reply) => {
-    const ui = request.ui;
-    requireMember(ui.viewer);
-    const { topic } = await findVisibleTopic(db, ui.site.id, ui.viewer, request.params.id);
-    const parent = await parentPost(ui, topic.id, field(request, 'parent_id', 100) || undefined);
-    const view = field(request, 'view', 10) === 'threaded' ? 'threaded' : 'classic';
-    return compose(request, reply, replyFlow(request, reply, topic.id, parent, view));
-  });
+  app.post<{ Params: { id: string } }>(
+    '/t/:id/reply',
+    { schema: { params: IdParams }, preHandler: composerForm, bodyLimit: COMPOSER_BODY_LIMIT },
+    async (request, reply) => {
+      const ui = request.ui;
+      requireMember(ui.viewer);
+      const { topic } = await findVisibleTopic(db, ui.site.id, ui.viewer, request.params.id);
+      const parent = await parentPost(ui, topic.id, field(request, 'parent_id', 100) || undefined);
+      const view = field(request, 'view', 10) === 'threaded' ? 'threaded' : 'classic';
+      return compose(request, reply, replyFlow(request, reply, topic.id, parent, view));
+    },
+  );
 
   // Edits -----------------------------------------------------------------------------------------
 
@@ -219,7 +301,10 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
       draftKey: undefined,
       withTitle: false,
       leave: `/t/${post.topicId}#p-${post.id}`,
-      render: async (state, message, status) => sendPage(reply, ui, 'Edit post', editPostView(ui, post, state, message.error, message.done), { status: status ?? 200 }),
+      render: async (state, message, status) =>
+        sendPage(reply, ui, 'Edit post', editPostView(ui, post, state, message.error, message.done), {
+          status: status ?? 200,
+        }),
       hold: undefined,
       post: async (values) => {
         await editPost(db, ui.site.id, ui.viewer, post.id, values.body);
@@ -228,45 +313,69 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
     };
   };
 
-  app.get<{ Params: { id: string } }>('/p/:id/edit', { schema: { params: IdParams }, preHandler: loadUi }, async (request, reply) => {
-    const ui = request.ui;
-    if (ui.viewer.kind === 'guest') return seeOther(reply, `/login?next=${encodeURIComponent(`/p/${request.params.id}/edit`)}`);
-    const { post } = await findVisiblePost(db, ui.site.id, ui.viewer, request.params.id);
-    authorizePostChange(ui.viewer, post.authorId);
-    return editFlow(request, reply, post).render({ values: { body: post.bodySource } }, {});
-  });
+  app.get<{ Params: { id: string } }>(
+    '/p/:id/edit',
+    { schema: { params: IdParams }, preHandler: loadUi },
+    async (request, reply) => {
+      const ui = request.ui;
+      if (ui.viewer.kind === 'guest')
+        return seeOther(reply, `/login?next=${encodeURIComponent(`/p/${request.params.id}/edit`)}`);
+      const { post } = await findVisiblePost(db, ui.site.id, ui.viewer, request.params.id);
+      authorizePostChange(ui.viewer, post.authorId);
+      return editFlow(request, reply, post).render({ values: { body: post.bodySource } }, {});
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/p/:id/edit', { schema: { params: IdParams }, preHandler: composerForm, bodyLimit: COMPOSER_BODY_LIMIT }, async (request, reply) => {
-    const ui = request.ui;
-    const { post } = await findVisiblePost(db, ui.site.id, ui.viewer, request.params.id);
-    // Before anything of the form is used: no preview or upload through a post one may not change.
-    authorizePostChange(ui.viewer, post.authorId);
-    return compose(request, reply, editFlow(request, reply, post));
-  });
+  app.post<{ Params: { id: string } }>(
+    '/p/:id/edit',
+    { schema: { params: IdParams }, preHandler: composerForm, bodyLimit: COMPOSER_BODY_LIMIT },
+    async (request, reply) => {
+      const ui = request.ui;
+      const { post } = await findVisiblePost(db, ui.site.id, ui.viewer, request.params.id);
+      // Before anything of the form is used: no preview or upload through a post one may not change.
+      authorizePostChange(ui.viewer, post.authorId);
+      return compose(request, reply, editFlow(request, reply, post));
+    },
+  );
 
   // The script's endpoints ------------------------------------------------------------------------
 
   /** The sanitized HTML of `body`, as posting would store it; with `draft`, the draft is saved too. */
-  app.post('/compose/preview', { preHandler: [loadUi, checkForm], bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const ui = request.ui;
-    requireMember(ui.viewer);
-    await consumeRateLimit(app.deps.cache.cache, `forum:preview:${ui.site.id}:${ui.viewer.member.id}`, PREVIEWS_PER_MINUTE, 60, 'previews');
-    const body = field(request, 'body', MAX_BODY_LENGTH);
-    const title = field(request, 'title', MAX_TITLE_LENGTH);
-    if (body === undefined || title === undefined) throw new AppError('payload_too_large', TOO_LONG);
-    const key = field(request, 'draft', 106) ?? '';
-    if (key !== '') {
-      if (!new RegExp(DRAFT_KEY_PATTERN).test(key)) throw new AppError('draft_key_invalid', `"${key}" is not a draft key.`);
-      await saveDraft(db, ui.site.id, ui.viewer, key, { title, body });
-    }
-    return reply.header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(preview(ui, body));
-  });
+  app.post(
+    '/compose/preview',
+    { preHandler: [loadUi, checkForm], bodyLimit: FORM_BODY_LIMIT },
+    async (request, reply) => {
+      const ui = request.ui;
+      requireMember(ui.viewer);
+      await consumeRateLimit(
+        app.deps.cache.cache,
+        `forum:preview:${ui.site.id}:${ui.viewer.member.id}`,
+        PREVIEWS_PER_MINUTE,
+        60,
+        'previews',
+      );
+      const body = field(request, 'body', MAX_BODY_LENGTH);
+      const title = field(request, 'title', MAX_TITLE_LENGTH);
+      if (body === undefined || title === undefined) throw new AppError('payload_too_large', TOO_LONG);
+      const key = field(request, 'draft', 106) ?? '';
+      if (key !== '') {
+        if (!new RegExp(DRAFT_KEY_PATTERN).test(key))
+          throw new AppError('draft_key_invalid', `"${key}" is not a draft key.`);
+        await saveDraft(db, ui.site.id, ui.viewer, key, { title, body });
+      }
+      return reply.header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(preview(ui, body));
+    },
+  );
 
-  app.get<{ Querystring: { q: string } }>('/compose/mentions', { schema: { querystring: MentionQuery }, preHandler: loadUi }, async (request, reply) => {
-    requireMember(request.ui.viewer);
-    const members = await suggestMembers(db, request.ui.site.id, request.query.q, MENTION_SUGGESTIONS);
-    return reply.header('Cache-Control', 'no-store').send(members.map((member) => member.username));
-  });
+  app.get<{ Querystring: { q: string } }>(
+    '/compose/mentions',
+    { schema: { querystring: MentionQuery }, preHandler: loadUi },
+    async (request, reply) => {
+      requireMember(request.ui.viewer);
+      const members = await suggestMembers(db, request.ui.site.id, request.query.q, MENTION_SUGGESTIONS);
+      return reply.header('Cache-Control', 'no-store').send(members.map((member) => member.username));
+    },
+  );
 
   app.post('/compose/upload', { preHandler: composerForm, bodyLimit: COMPOSER_BODY_LIMIT }, async (request, reply) => {
     const file = composerFile(request);

@@ -46,7 +46,11 @@ export async function readComposerForm(request: FastifyRequest): Promise<void> {
     files.set(
       request,
       part.file.truncated
-        ? new AppError('upload_too_large', `"${part.filename}" is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB, the most an upload may be.`, { max_bytes: MAX_UPLOAD_BYTES })
+        ? new AppError(
+            'upload_too_large',
+            `"${part.filename}" is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB, the most an upload may be.`,
+            { max_bytes: MAX_UPLOAD_BYTES },
+          )
         : { filename: part.filename, declaredType: part.mimetype, bytes },
     );
   }

@@ -45,17 +45,33 @@ ${c.withTitle ? html`<div><label for="title">Title</label><input type="text" id=
 <div class="attach"><label for="${c.id}-file">Attach an image or a file <span class="hint">(optional)</span></label><input type="file" id="${c.id}-file" name="file" accept="${ACCEPTED_UPLOADS.join(',')}" aria-describedby="${c.id}-file-hint" data-file><span class="hint" id="${c.id}-file-hint">${UPLOAD_HINT} It goes into the text where the cursor is, or at the end.</span></div>
 <section class="preview" aria-labelledby="${c.id}-preview-title" data-preview${c.preview === undefined ? html` hidden` : ''}><h3 id="${c.id}-preview-title">Preview</h3><div class="body" aria-live="polite">${trustedHtml(c.preview ?? '')}</div></section>
 <div class="actions"><button type="submit" name="intent" value="post">${c.submit}</button><button type="submit" name="intent" value="preview" class="secondary" formnovalidate>Preview</button><button type="submit" name="intent" value="attach" class="secondary" formnovalidate data-attach>Upload file</button>${
-    c.drafted ? html`<button type="submit" name="intent" value="discard" class="link" formnovalidate>Discard draft</button>` : ''
+    c.drafted
+      ? html`<button type="submit" name="intent" value="discard" class="link" formnovalidate>Discard draft</button>`
+      : ''
   }<span class="hint" role="status" data-draft-status>${c.drafted ? 'Draft restored.' : ''}</span></div></form>`;
 }
 
-export function newTopicView(ui: UiContext, forum: ForumRow, composer: Omit<Composer, 'action' | 'id' | 'label' | 'submit' | 'withTitle'>, error?: string, done?: string): SafeHtml {
+export function newTopicView(
+  ui: UiContext,
+  forum: ForumRow,
+  composer: Omit<Composer, 'action' | 'id' | 'label' | 'submit' | 'withTitle'>,
+  error?: string,
+  done?: string,
+): SafeHtml {
   return html`<p class="crumbs"><a href="/">${ui.title}</a> › <a href="/f/${forum.slug}">${forum.name}</a></p><h1>New topic</h1>${error ? notice('error', error) : ''}${done ? notice('ok', done) : ''}
 ${composerForm(ui, { ...composer, action: `/f/${forum.slug}/new`, id: 'body', label: 'Message', submit: 'Start topic', withTitle: true })}`;
 }
 
 /** The page of a reply on its own: where a preview or an upload without script lands, and a reply to one post. */
-export function replyPageView(ui: UiContext, topic: ForumTopicRow, forum: ForumRow, parent: PostView | undefined, composer: Omit<Composer, 'action' | 'id' | 'label' | 'submit'>, error?: string, done?: string): SafeHtml {
+export function replyPageView(
+  ui: UiContext,
+  topic: ForumTopicRow,
+  forum: ForumRow,
+  parent: PostView | undefined,
+  composer: Omit<Composer, 'action' | 'id' | 'label' | 'submit'>,
+  error?: string,
+  done?: string,
+): SafeHtml {
   const to = parent ? (parent.author?.username ?? 'a former member') : undefined;
   return html`<p class="crumbs"><a href="/">${ui.title}</a> › <a href="/f/${forum.slug}">${forum.name}</a> › <a href="/t/${topic.id}">${topic.title}</a></p>
 <h1>Reply to “${topic.title}”</h1>${error ? notice('error', error) : ''}${done ? notice('ok', done) : ''}
@@ -64,7 +80,13 @@ ${composerForm(ui, { ...composer, action: `/t/${topic.id}/reply`, id: 'reply-bod
 }
 
 /** Editing a post: the composer without a draft, saving over the post. */
-export function editPostView(ui: UiContext, post: ShownPost, composer: Pick<Composer, 'values' | 'preview'>, error?: string, done?: string): SafeHtml {
+export function editPostView(
+  ui: UiContext,
+  post: ShownPost,
+  composer: Pick<Composer, 'values' | 'preview'>,
+  error?: string,
+  done?: string,
+): SafeHtml {
   return html`<p class="crumbs"><a href="/t/${post.topicId}#p-${post.id}">Back to the topic</a></p><h1>Edit post</h1>${error ? notice('error', error) : ''}${done ? notice('ok', done) : ''}
 ${composerForm(ui, { ...composer, action: `/p/${post.id}/edit`, id: 'body', label: 'Message', submit: 'Save' })}`;
 }

@@ -50,7 +50,8 @@ declare module 'fastify' {
 async function communitySite(request: FastifyRequest): Promise<{ site: SiteRow; settings: InstanceSettings }> {
   const target = request.target;
   const site = target.kind === 'site' ? await request.server.services.sites.get(target.site) : undefined;
-  if (!site || site.kind !== 'community') throw new AppError('site_not_found', `No community answers at ${request.hostname}.`);
+  if (!site || site.kind !== 'community')
+    throw new AppError('site_not_found', `No community answers at ${request.hostname}.`);
   return { site, settings: await request.server.instanceSettings.applied(site.id) };
 }
 
@@ -64,7 +65,15 @@ function titleOf(site: SiteRow, settings: InstanceSettings): string {
  */
 export async function loadGuestUi(request: FastifyRequest): Promise<void> {
   const { site, settings } = await communitySite(request);
-  request.ui = { site, settings, viewer: GUEST, sessionId: undefined, title: titleOf(site, settings), registrationOpen: false, csrf: '' };
+  request.ui = {
+    site,
+    settings,
+    viewer: GUEST,
+    sessionId: undefined,
+    title: titleOf(site, settings),
+    registrationOpen: false,
+    csrf: '',
+  };
 }
 
 /** preHandler of every page: loads the site and the viewer; a banned or suspended member's session ends. */
@@ -99,7 +108,8 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
   };
   request.ui.csrf = csrfToken(request, reply, site.id, sessionId);
   // A form post mostly answers with a redirect: its header would be read for nothing.
-  if (viewer.kind === 'member' && request.method === 'GET') Object.assign(request.ui, await headerFacts(request, site, viewer));
+  if (viewer.kind === 'member' && request.method === 'GET')
+    Object.assign(request.ui, await headerFacts(request, site, viewer));
 }
 
 type HeaderFacts = Required<Pick<UiContext, 'unreadNotifications' | 'deskLink' | 'contentLink' | 'warnings'>>;
@@ -139,7 +149,11 @@ async function headerFacts(request: FastifyRequest, site: SiteRow, viewer: Membe
   const db = request.server.deps.database.db;
   const desk = await request.server.services.plans.includes(site.plan, 'helpdesk_api');
   const badge = request.server.forum.counts.known(site.id, viewer, 'badge');
-  const [row] = await headerStatement(db, { viewer, desk }).execute({ siteId: site.id, memberId: viewer.member.id, badgeVersions: badge.versions });
+  const [row] = await headerStatement(db, { viewer, desk }).execute({
+    siteId: site.id,
+    memberId: viewer.member.id,
+    badgeVersions: badge.versions,
+  });
   if (!row) throw new AppError('member_not_found', 'The member is gone.');
   return {
     unreadNotifications: badge.settle(row.badge),

@@ -17,8 +17,16 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
 
   app.get('/robots.txt', { preHandler: loadGuestUi }, async (request, reply) => {
-    const lines = ['User-agent: *', ...['/admin', '/account', '/login', '/signup', '/search', '/api/'].map((path) => `Disallow: ${path}`), '', `Sitemap: ${requestOrigin(request)}/sitemap.xml`];
-    return reply.type('text/plain; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(`${lines.join('\n')}\n`);
+    const lines = [
+      'User-agent: *',
+      ...['/admin', '/account', '/login', '/signup', '/search', '/api/'].map((path) => `Disallow: ${path}`),
+      '',
+      `Sitemap: ${requestOrigin(request)}/sitemap.xml`,
+    ];
+    return reply
+      .type('text/plain; charset=utf-8')
+      .header('Cache-Control', 'public, max-age=3600')
+      .send(`${lines.join('\n')}\n`);
   });
 
   app.get('/sitemap.xml', { preHandler: loadGuestUi }, async (request, reply) => {
@@ -28,7 +36,8 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
       listVisibleForums(db, site.id, GUEST),
       listTopics(db, site.id, GUEST, {}, { page: 1, pageSize: SITEMAP_TOPICS, offset: 0 }),
     ]);
-    const url = (path: string, lastmod?: Date) => `<url><loc>${escapeXml(`${origin}${path}`)}</loc>${lastmod ? `<lastmod>${lastmod.toISOString()}</lastmod>` : ''}</url>`;
+    const url = (path: string, lastmod?: Date) =>
+      `<url><loc>${escapeXml(`${origin}${path}`)}</loc>${lastmod ? `<lastmod>${lastmod.toISOString()}</lastmod>` : ''}</url>`;
     const body = [
       '<?xml version="1.0" encoding="UTF-8"?>',
       '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
@@ -46,14 +55,23 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
 function describe(bodyHtml: string, max = 200): string {
   const text = bodyHtml
     .replace(/<[^>]*>/g, ' ')
-    .replace(/&(lt|gt|quot|#39|amp);/g, (_all, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name] ?? '')
+    .replace(
+      /&(lt|gt|quot|#39|amp);/g,
+      (_all, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name] ?? '',
+    )
     .replace(/\s+/g, ' ')
     .trim();
   return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
 }
 
 /** The canonical URL and link-preview tags of a topic page. */
-export function topicHead(input: { origin: string; siteTitle: string; topic: ForumTopicRow; page: number; openingHtml: string | undefined }): SafeHtml {
+export function topicHead(input: {
+  origin: string;
+  siteTitle: string;
+  topic: ForumTopicRow;
+  page: number;
+  openingHtml: string | undefined;
+}): SafeHtml {
   const canonical = `${input.origin}/t/${encodeURIComponent(input.topic.id)}${input.page > 1 ? `?page=${input.page}` : ''}`;
   const description = input.openingHtml ? describe(input.openingHtml) : '';
   return html`<link rel="canonical" href="${canonical}">
@@ -62,6 +80,10 @@ export function topicHead(input: { origin: string; siteTitle: string; topic: For
 <meta property="og:title" content="${input.topic.title}">
 <meta property="og:url" content="${canonical}">
 <meta name="twitter:card" content="summary">
-${description ? html`<meta name="description" content="${description}">
-<meta property="og:description" content="${description}">` : ''}`;
+${
+  description
+    ? html`<meta name="description" content="${description}">
+<meta property="og:description" content="${description}">`
+    : ''
+}`;
 }

@@ -11,7 +11,11 @@ import type { TopicView } from '../topics.js';
 export async function openingPosts(db: Executor, topicIds: string[]): Promise<Map<string, string>> {
   if (topicIds.length === 0) return new Map();
   const rows = await db
-    .selectDistinctOn([forumPosts.topicId], { topicId: forumPosts.topicId, html: forumPosts.bodyHtml, deletedAt: forumPosts.deletedAt })
+    .selectDistinctOn([forumPosts.topicId], {
+      topicId: forumPosts.topicId,
+      html: forumPosts.bodyHtml,
+      deletedAt: forumPosts.deletedAt,
+    })
     .from(forumPosts)
     .where(and(inArray(forumPosts.topicId, topicIds), isNull(forumPosts.parentId)))
     .orderBy(forumPosts.topicId, asc(forumPosts.createdAt), asc(forumPosts.id));
@@ -29,7 +33,10 @@ interface FeedInput {
 
 export function atomFeed(input: FeedInput): string {
   const { origin } = input;
-  const updated = input.topics.reduce((latest, { topic }) => (topic.lastPostAt > latest ? topic.lastPostAt : latest), new Date(0));
+  const updated = input.topics.reduce(
+    (latest, { topic }) => (topic.lastPostAt > latest ? topic.lastPostAt : latest),
+    new Date(0),
+  );
   const alternate = input.forum ? `${origin}/f/${input.forum.slug}` : `${origin}/`;
   const entries = input.topics.map(({ topic, author }) => {
     const body = input.bodies.get(topic.id);

@@ -21,7 +21,9 @@ const DONE_WORDS: Record<Done, string> = {
 };
 
 function member(author: { username: string } | null): SafeHtml {
-  return author ? html`<a href="/u/${encodeURIComponent(author.username)}">${author.username}</a>` : html`a former member`;
+  return author
+    ? html`<a href="/u/${encodeURIComponent(author.username)}">${author.username}</a>`
+    : html`a former member`;
 }
 
 function flagCard(ui: UiContext, { flag, reporter, resolvedBy, post }: FlagView): SafeHtml {

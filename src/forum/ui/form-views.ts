@@ -13,7 +13,13 @@ import { memberStanding } from './moderation-views.js';
 import { topicRows } from './read-views.js';
 import type { TopicView } from '../topics.js';
 
-export function input(id: string, label: string, type: string, value: string, extra: { autocomplete?: string; hint?: string; maxlength?: number; minlength?: number } = {}): SafeHtml {
+export function input(
+  id: string,
+  label: string,
+  type: string,
+  value: string,
+  extra: { autocomplete?: string; hint?: string; maxlength?: number; minlength?: number } = {},
+): SafeHtml {
   return html`<div><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${id}" value="${value}" required${extra.autocomplete ? html` autocomplete="${extra.autocomplete}"` : ''}${extra.maxlength ? html` maxlength="${extra.maxlength}"` : ''}${extra.minlength ? html` minlength="${extra.minlength}"` : ''}${extra.hint ? html` aria-describedby="${id}-hint"` : ''}>${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</div>`;
 }
 
@@ -27,8 +33,13 @@ ${input('password', 'Password', 'password', '', { autocomplete: 'current-passwor
 ${ui.registrationOpen ? html`<p>New here? <a href="/signup">Create an account</a>.</p>` : ''}`;
 }
 
-export function signupView(ui: UiContext, values: { username?: string; email?: string; stamp: string }, error?: string): SafeHtml {
-  if (!ui.registrationOpen) return html`<h1>Sign up</h1>${notice('warn', 'Sign-up is closed in this community; ask an administrator for an account.')}`;
+export function signupView(
+  ui: UiContext,
+  values: { username?: string; email?: string; stamp: string },
+  error?: string,
+): SafeHtml {
+  if (!ui.registrationOpen)
+    return html`<h1>Sign up</h1>${notice('warn', 'Sign-up is closed in this community; ask an administrator for an account.')}`;
   return html`<h1>Create an account</h1>${error ? notice('error', error) : ''}
 <form class="stack" method="post" action="/signup">${csrfField(ui)}<input type="hidden" name="${STAMP_FIELD}" value="${values.stamp}">
 <div class="trap" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" value="" tabindex="-1" autocomplete="off"></div>
@@ -76,7 +87,8 @@ ${
   page.tokens.length === 0
     ? html`<p class="muted">You have no tokens.</p>`
     : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${page.tokens.map(
-        (token) => html`<tr><td>${token.name}</td><td>${time(token.createdAt)}</td><td>${token.lastUsedAt ? time(token.lastUsedAt) : 'never'}</td><td>${postButton(ui, `/account/tokens/${token.id}/revoke`, `Revoke`, {}, 'danger')}</td></tr>`,
+        (token) =>
+          html`<tr><td>${token.name}</td><td>${time(token.createdAt)}</td><td>${token.lastUsedAt ? time(token.lastUsedAt) : 'never'}</td><td>${postButton(ui, `/account/tokens/${token.id}/revoke`, `Revoke`, {}, 'danger')}</td></tr>`,
       )}</tbody></table>`
 }
 ${
@@ -96,7 +108,13 @@ ${input('new_password', 'New password', 'password', '', { autocomplete: 'new-pas
 }`;
 }
 
-export function memberView(ui: UiContext, member: ForumMemberRow, role: Role, topics: TopicView[], canBan: boolean): SafeHtml {
+export function memberView(
+  ui: UiContext,
+  member: ForumMemberRow,
+  role: Role,
+  topics: TopicView[],
+  canBan: boolean,
+): SafeHtml {
   return html`<p class="crumbs"><a href="/">${ui.title}</a></p><h1>${avatar({ username: member.username, avatar: member.avatarUploadId }, 'large')} ${member.username}${member.banned ? html`<span class="badge">Banned</span>` : ''}</h1>
 <p class="muted">${role} · joined ${relativeTime(member.createdAt)}</p>
 ${canBan ? html`<div class="actions" role="group" aria-label="Moderation">${postButton(ui, `/u/${encodeURIComponent(member.username)}/ban`, member.banned ? 'Lift ban' : 'Ban member', { banned: member.banned ? 'false' : 'true' }, 'danger')}</div>` : ''}

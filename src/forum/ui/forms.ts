@@ -30,7 +30,13 @@ export function permits(check: () => void): boolean {
   }
 }
 
-export function sendPage(reply: FastifyReply, ui: UiContext, title: string, body: SafeHtml, options: Omit<PageOptions, 'title' | 'body'> & { status?: number } = {}): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  ui: UiContext,
+  title: string,
+  body: SafeHtml,
+  options: Omit<PageOptions, 'title' | 'body'> & { status?: number } = {},
+): FastifyReply {
   // Pages vary by who is logged in; personal pages must not be stored at all.
   reply.header('Cache-Control', options.private || ui.viewer.kind === 'member' ? 'no-store' : 'no-cache');
   reply.header('Vary', 'Cookie');
@@ -39,4 +45,3 @@ export function sendPage(reply: FastifyReply, ui: UiContext, title: string, body
     .type('text/html; charset=utf-8')
     .send(layout(ui, { title, body, ...options }));
 }
-

@@ -23,7 +23,13 @@ export function csrfField(ui: UiContext): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${ui.csrf}">`;
 }
 
-export function postButton(ui: UiContext, action: string, label: string, fields: Record<string, string> = {}, className = 'link'): SafeHtml {
+export function postButton(
+  ui: UiContext,
+  action: string,
+  label: string,
+  fields: Record<string, string> = {},
+  className = 'link',
+): SafeHtml {
   return html`<form method="post" action="${action}">${csrfField(ui)}${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit" class="${className}">${label}</button></form>`;
 }
 

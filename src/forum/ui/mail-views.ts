@@ -48,7 +48,8 @@ const STOPS: Record<UnsubscribeScope, [string, string]> = {
 
 export function unsubscribeView(ui: UiContext, token: string, scope: UnsubscribeScope, done: boolean): SafeHtml {
   const [what, when] = STOPS[scope];
-  if (done) return html`<h1>Unsubscribed</h1>${notice('ok', `You will get no more ${what}. Turn them back on in your mail settings at any time.`)}<p><a href="/account/notifications">Your mail settings</a></p>`;
+  if (done)
+    return html`<h1>Unsubscribed</h1>${notice('ok', `You will get no more ${what}. Turn them back on in your mail settings at any time.`)}<p><a href="/account/notifications">Your mail settings</a></p>`;
   return html`<h1>Stop ${what}?</h1><p>You will no longer get a mail ${when}.</p>
 <form method="post" action="/unsubscribe/${token}">${csrfField(ui)}<button type="submit">Unsubscribe</button></form>`;
 }

@@ -12,7 +12,12 @@ import { csrfField, pager, postButton, relativeTime, time } from './layout.js';
 /** Suspension lengths the forms offer, by field value; `indefinite` has no end. */
 export const SUSPENSION_LENGTHS = { '1d': 1, '7d': 7, '30d': 30, indefinite: null } as const;
 export type SuspensionLength = keyof typeof SUSPENSION_LENGTHS;
-const LENGTH_WORDS: Record<SuspensionLength, string> = { '1d': '1 day', '7d': '7 days', '30d': '30 days', indefinite: 'until lifted' };
+const LENGTH_WORDS: Record<SuspensionLength, string> = {
+  '1d': '1 day',
+  '7d': '7 days',
+  '30d': '30 days',
+  indefinite: 'until lifted',
+};
 
 export function suspensionEnd(length: SuspensionLength, now = new Date()): Date | null {
   const days = SUSPENSION_LENGTHS[length];
@@ -51,7 +56,9 @@ export function memberStanding(ui: UiContext, member: ForumMemberRow, canModerat
   const path = `/u/${encodeURIComponent(member.username)}`;
   return html`<section class="standing" aria-labelledby="standing-heading"><h2 id="standing-heading">Standing</h2>
 <p>Trust level ${member.trustLevel}${member.trustLevel === 0 ? ' (new member: links shown as text, no uploads, fewer posts)' : ''}.${
-    suspension ? html` <strong>Suspended ${suspension.until ? html`until ${time(suspension.until)}` : 'until lifted'}</strong>${suspension.reason ? html`: ${suspension.reason}` : ''}.` : ''
+    suspension
+      ? html` <strong>Suspended ${suspension.until ? html`until ${time(suspension.until)}` : 'until lifted'}</strong>${suspension.reason ? html`: ${suspension.reason}` : ''}.`
+      : ''
   } <a href="/mod/log?member=${member.id}">Moderation history</a></p>
 ${canModerate ? html`<div class="actions" role="group" aria-label="Standing">${suspension ? postButton(ui, `${path}/unsuspend`, 'Lift suspension', {}, 'secondary') : ''}${sanctionForm(ui, `${path}/sanction`, member.id, 'Warn or suspend…')}</div>` : ''}
 </section>`;
@@ -101,7 +108,8 @@ interface HeldPage {
 }
 
 const HELD_DONE = {
-  posted: 'Thanks! Your first post waits for a moderator; once approved it appears for everyone, and your next posts appear at once.',
+  posted:
+    'Thanks! Your first post waits for a moderator; once approved it appears for everyone, and your next posts appear at once.',
   approved: 'The post is published.',
   rejected: 'The post was rejected and deleted.',
 } as const;
@@ -109,7 +117,10 @@ const HELD_DONE = {
 function heldCard(ui: UiContext, { held, author }: HeldPostView, staff: boolean): SafeHtml {
   // Rendered for this page only, as the author's post would be: a held post is a first post, so its links stay held.
   const body = renderBody(held.bodySource, { links: false });
-  const where = held.title !== null ? html`New topic <strong>${held.title}</strong>` : html`Reply in <a href="/t/${held.topicId ?? ''}">a topic</a>`;
+  const where =
+    held.title !== null
+      ? html`New topic <strong>${held.title}</strong>`
+      : html`Reply in <a href="/t/${held.topicId ?? ''}">a topic</a>`;
   return html`<li class="card" id="held-${held.id}"><div class="card-head"><span>${where}</span><span class="meta">· by ${who(author.username)} ${relativeTime(held.createdAt)}</span></div>
 <div class="body">${trustedHtml(body.html)}</div>
 ${

@@ -24,18 +24,41 @@ const PageQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 10 
 export async function notificationRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
 
-  app.get<{ Querystring: { page?: string } }>('/notifications', { schema: { querystring: PageQuery }, preHandler: loadUi }, async (request, reply) => {
-    const { site, viewer } = request.ui;
-    requireMember(viewer);
-    const page = pageNumber(request.query.page);
-    const { rows, total } = await listNotifications(db, site.id, viewer, false, { page, pageSize: NOTIFICATIONS_PER_PAGE, offset: (page - 1) * NOTIFICATIONS_PER_PAGE }, app.forum.counts);
-    return sendPage(reply, request.ui, 'Notifications', notificationsView(request.ui, rows, page, totalPages(total, NOTIFICATIONS_PER_PAGE)), { private: true });
-  });
+  app.get<{ Querystring: { page?: string } }>(
+    '/notifications',
+    { schema: { querystring: PageQuery }, preHandler: loadUi },
+    async (request, reply) => {
+      const { site, viewer } = request.ui;
+      requireMember(viewer);
+      const page = pageNumber(request.query.page);
+      const { rows, total } = await listNotifications(
+        db,
+        site.id,
+        viewer,
+        false,
+        { page, pageSize: NOTIFICATIONS_PER_PAGE, offset: (page - 1) * NOTIFICATIONS_PER_PAGE },
+        app.forum.counts,
+      );
+      return sendPage(
+        reply,
+        request.ui,
+        'Notifications',
+        notificationsView(request.ui, rows, page, totalPages(total, NOTIFICATIONS_PER_PAGE)),
+        { private: true },
+      );
+    },
+  );
 
   app.get('/account/notifications', { preHandler: loadUi }, async (request, reply) => {
     const { viewer } = request.ui;
     requireMember(viewer);
-    return sendPage(reply, request.ui, 'Mail settings', mailSettingsView(request.ui, mailSettingsOf(viewer.member), app.mailOutbox.enabled), { private: true });
+    return sendPage(
+      reply,
+      request.ui,
+      'Mail settings',
+      mailSettingsView(request.ui, mailSettingsOf(viewer.member), app.mailOutbox.enabled),
+      { private: true },
+    );
   });
 
   app.post('/account/notifications', { preHandler: [loadUi, checkForm] }, async (request, reply) => {
@@ -49,14 +72,27 @@ export async function notificationRoutes(app: FastifyInstance): Promise<void> {
       like: choice(MAIL_DELIVERIES, chosen.like),
       digest: choice(DIGEST_FREQUENCIES, chosen.digest),
     };
-    if (!wanted.reply || !wanted.mention || !wanted.like || !wanted.digest) throw new AppError('validation_failed', 'Choose one of the offered settings for each kind of mail.');
+    if (!wanted.reply || !wanted.mention || !wanted.like || !wanted.digest)
+      throw new AppError('validation_failed', 'Choose one of the offered settings for each kind of mail.');
     const enabled = app.mailOutbox.enabled;
     try {
       const saved = await updateMailSettings(db, ui.viewer.member, wanted as MailSettings);
-      return sendPage(reply, ui, 'Mail settings', mailSettingsView(ui, saved, enabled, { kind: 'ok', text: 'Saved.' }), { private: true });
+      return sendPage(
+        reply,
+        ui,
+        'Mail settings',
+        mailSettingsView(ui, saved, enabled, { kind: 'ok', text: 'Saved.' }),
+        { private: true },
+      );
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'digest_off') throw error;
-      return sendPage(reply, ui, 'Mail settings', mailSettingsView(ui, wanted as MailSettings, enabled, { kind: 'error', text: error.message }), { status: 422, private: true });
+      return sendPage(
+        reply,
+        ui,
+        'Mail settings',
+        mailSettingsView(ui, wanted as MailSettings, enabled, { kind: 'error', text: error.message }),
+        { status: 422, private: true },
+      );
     }
   });
 

@@ -2,7 +2,13 @@
 // each linking to its post, with "mark read" forms (one, or all).
 import type { NotificationView } from '../notifications.js';
 import type { MailSettings } from '../mail/settings.js';
-import { NOTIFICATION_KINDS, type DigestFrequency, type ForumNotificationRow, type MailDelivery, type NotificationKind } from '../tables.js';
+import {
+  NOTIFICATION_KINDS,
+  type DigestFrequency,
+  type ForumNotificationRow,
+  type MailDelivery,
+  type NotificationKind,
+} from '../tables.js';
 import type { UiContext } from './context.js';
 import { html, type SafeHtml } from '../../lib/html.js';
 import { csrfField, notice, pager, postButton, relativeTime, unreadWords } from './layout.js';
@@ -29,17 +35,32 @@ ${
 ${pager(page, totalPages, (n) => `/notifications?page=${n}`)}`;
 }
 
-const DELIVERY_LABELS: Record<MailDelivery, string> = { immediately: 'At once', digest: 'In the digest', never: 'Never' };
+const DELIVERY_LABELS: Record<MailDelivery, string> = {
+  immediately: 'At once',
+  digest: 'In the digest',
+  never: 'Never',
+};
 const DIGEST_LABELS: Record<DigestFrequency, string> = { daily: 'Daily', weekly: 'Weekly', never: 'Never' };
-const KIND_LABELS: Record<NotificationKind, string> = { reply: 'Someone replies to my topic or post', mention: 'Someone mentions me', like: 'Someone likes my post' };
+const KIND_LABELS: Record<NotificationKind, string> = {
+  reply: 'Someone replies to my topic or post',
+  mention: 'Someone mentions me',
+  like: 'Someone likes my post',
+};
 
 function select<T extends string>(name: string, label: string, labels: Record<T, string>, value: T): SafeHtml {
-  const options = (Object.keys(labels) as T[]).map((option) => html`<option value="${option}"${option === value ? html` selected` : ''}>${labels[option]}</option>`);
+  const options = (Object.keys(labels) as T[]).map(
+    (option) => html`<option value="${option}"${option === value ? html` selected` : ''}>${labels[option]}</option>`,
+  );
   return html`<div><label for="mail-${name}">${label}</label><select id="mail-${name}" name="${name}">${options}</select></div>`;
 }
 
 /** Which notifications the member gets by mail, and the digest (docs/decisions/0098-notification-mail.md). */
-export function mailSettingsView(ui: UiContext, settings: MailSettings, mailEnabled: boolean, message?: { kind: 'ok' | 'error'; text: string }): SafeHtml {
+export function mailSettingsView(
+  ui: UiContext,
+  settings: MailSettings,
+  mailEnabled: boolean,
+  message?: { kind: 'ok' | 'error'; text: string },
+): SafeHtml {
   return html`<h1>Mail settings</h1>${message ? notice(message.kind, message.text) : ''}
 ${mailEnabled ? '' : notice('warn', 'This server sends no mail at the moment; your choices apply once it does.')}
 <p>You see every notification in <a href="/notifications">your notifications</a>. Choose which of them we also mail to you, and when.

@@ -8,7 +8,15 @@ import { errorView } from './read-views.js';
 
 /** What an error page needs when the failure came before the site was loaded. */
 function fallbackContext(request: FastifyRequest): UiContext {
-  return { site: null as never, settings: null as never, viewer: GUEST, sessionId: undefined, title: request.hostname, registrationOpen: false, csrf: '' };
+  return {
+    site: null as never,
+    settings: null as never,
+    viewer: GUEST,
+    sessionId: undefined,
+    title: request.hostname,
+    registrationOpen: false,
+    csrf: '',
+  };
 }
 
 /**
@@ -28,7 +36,13 @@ export async function registerPageFrame(app: FastifyInstance, options: { scripts
     loginRedirect: (request) => Boolean(request.ui),
     errorPage: (known, request, reply) => {
       const loginHref = known.status === 401 ? '/login' : undefined;
-      return sendPage(reply, request.ui ?? fallbackContext(request), known.title, errorView(known.status, known.title, known.message, loginHref), { status: known.status, private: true });
+      return sendPage(
+        reply,
+        request.ui ?? fallbackContext(request),
+        known.title,
+        errorView(known.status, known.title, known.message, loginHref),
+        { status: known.status, private: true },
+      );
     },
   });
 }

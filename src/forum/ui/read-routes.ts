@@ -5,12 +5,30 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { effectiveRole, findMemberByUsername } from '../members.js';
-import { authorizeBan, authorizeModeration, authorizeNewTopic, authorizePostChange, authorizeReply, GUEST, requireMember, requirePoster } from '../policy.js';
+import {
+  authorizeBan,
+  authorizeModeration,
+  authorizeNewTopic,
+  authorizePostChange,
+  authorizeReply,
+  GUEST,
+  requireMember,
+  requirePoster,
+} from '../policy.js';
 import { advanceReadMark, firstUnreadPost, markAllRead } from '../reads.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
 import { keptTopicList, listTopics } from '../topic-list.js';
-import { findVisiblePost, findVisibleTopic, listPostsClassic, listPostsThreaded, listThreadFrom, postsBefore, type PostNode, type PostView } from '../topics.js';
+import {
+  findVisiblePost,
+  findVisibleTopic,
+  listPostsClassic,
+  listPostsThreaded,
+  listThreadFrom,
+  postsBefore,
+  type PostNode,
+  type PostView,
+} from '../topics.js';
 import { seeOther } from '../../http/forms.js';
 import { AppError } from '../../http/errors.js';
 import { checkForm, loadGuestUi, loadUi } from './context.js';
@@ -51,7 +69,9 @@ function postsShown(rows: PostView[] | PostNode[]): PostView[] {
     }
   };
   walk(rows);
-  return all.sort((a, b) => a.post.createdAt.getTime() - b.post.createdAt.getTime() || (a.post.id < b.post.id ? -1 : 1));
+  return all.sort(
+    (a, b) => a.post.createdAt.getTime() - b.post.createdAt.getTime() || (a.post.id < b.post.id ? -1 : 1),
+  );
 }
 const DAY = Type.Union([Type.Literal(''), Type.String({ format: 'date' })]);
 const SearchQuery = Type.Object({
@@ -78,18 +98,36 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/', { preHandler: loadUi }, async (request, reply) => {
     const { site, viewer } = request.ui;
-    const [categories, visible] = await Promise.all([listCategories(db, site.id, viewer), listVisibleForums(db, site.id, viewer)]);
+    const [categories, visible] = await Promise.all([
+      listCategories(db, site.id, viewer),
+      listVisibleForums(db, site.id, viewer),
+    ]);
     return sendPage(reply, request.ui, request.ui.title, indexView(request.ui, categories, visible));
   });
 
-  app.get<{ Querystring: { page?: string } }>('/latest', { schema: { querystring: PageQuery }, preHandler: loadUi }, async (request, reply) => {
-    const { site, viewer, versions } = request.ui;
-    const page = pageNumber(request.query.page);
-    const listed = { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE };
-    // The API's `filter=latest`: every topic the viewer may see, pinned first, then by activity.
-    const { rows, total } = await keptTopicList(app.forum.topicListPages, viewer, versions, { filter: 'latest', forumId: undefined, page: listed }, () => listTopics(db, site.id, viewer, {}, listed));
-    return sendPage(reply, request.ui, 'Latest', latestView(request.ui, rows, page, totalPages(total, TOPICS_PER_PAGE)));
-  });
+  app.get<{ Querystring: { page?: string } }>(
+    '/latest',
+    { schema: { querystring: PageQuery }, preHandler: loadUi },
+    async (request, reply) => {
+      const { site, viewer, versions } = request.ui;
+      const page = pageNumber(request.query.page);
+      const listed = { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE };
+      // The API's `filter=latest`: every topic the viewer may see, pinned first, then by activity.
+      const { rows, total } = await keptTopicList(
+        app.forum.topicListPages,
+        viewer,
+        versions,
+        { filter: 'latest', forumId: undefined, page: listed },
+        () => listTopics(db, site.id, viewer, {}, listed),
+      );
+      return sendPage(
+        reply,
+        request.ui,
+        'Latest',
+        latestView(request.ui, rows, page, totalPages(total, TOPICS_PER_PAGE)),
+      );
+    },
+  );
 
   /** "Mark all read", through the service of the API's POST /topics/read. */
   app.post('/latest/read', { preHandler: [loadUi, checkForm] }, async (request, reply) => {
@@ -105,13 +143,23 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
       const page = pageNumber(request.query.page);
       const listed = { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE };
-      const { rows, total } = await keptTopicList(app.forum.topicListPages, viewer, versions, { filter: 'latest', forumId: forum.id, page: listed }, () =>
-        listTopics(db, site.id, viewer, { forumId: forum.id }, listed, app.forum.topicMarks),
+      const { rows, total } = await keptTopicList(
+        app.forum.topicListPages,
+        viewer,
+        versions,
+        { filter: 'latest', forumId: forum.id, page: listed },
+        () => listTopics(db, site.id, viewer, { forumId: forum.id }, listed, app.forum.topicMarks),
       );
       const canStart = permits(() => authorizeNewTopic(viewer, forum));
-      return sendPage(reply, request.ui, forum.name, forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart), {
-        head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,
-      });
+      return sendPage(
+        reply,
+        request.ui,
+        forum.name,
+        forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart),
+        {
+          head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,
+        },
+      );
     },
   );
 
@@ -136,7 +184,11 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         page = 1;
       } else {
         // `page=last` (where a new reply lands) needs the total first.
-        if (page === Number.MAX_SAFE_INTEGER) page = totalPages((await list(db, app.forum.pages, visible, { page: 1, pageSize: 1, offset: 0 })).total, pageSize);
+        if (page === Number.MAX_SAFE_INTEGER)
+          page = totalPages(
+            (await list(db, app.forum.pages, visible, { page: 1, pageSize: 1, offset: 0 })).total,
+            pageSize,
+          );
         const listed = await list(db, app.forum.pages, visible, { page, pageSize, offset: (page - 1) * pageSize });
         rows = listed.rows;
         pages = totalPages(listed.total, pageSize);
@@ -148,40 +200,74 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         changePost: (authorId: string | null) => permits(() => authorizePostChange(viewer, authorId)),
       };
       const shown = postsShown(rows);
-      const facts = await topicFacts(db, viewer, topic.id, shown, { draft: viewer.kind === 'member' && can.reply, answered: view === 'classic' });
+      const facts = await topicFacts(db, viewer, topic.id, shown, {
+        draft: viewer.kind === 'member' && can.reply,
+        answered: view === 'classic',
+      });
       // Read up to the newest post shown when the page holds every post before it: always in the
       // classic view; in the threaded view (threads side by side) only when it shows the whole topic.
       const upTo = !from && (view === 'classic' || pages === 1) ? shown.at(-1) : undefined;
-      if (viewer.kind === 'member' && upTo && !(facts.readUpTo && facts.readUpTo >= upTo.post.createdAt)) await advanceReadMark(db, viewer, topic, upTo.post);
+      if (viewer.kind === 'member' && upTo && !(facts.readUpTo && facts.readUpTo >= upTo.post.createdAt))
+        await advanceReadMark(db, viewer, topic, upTo.post);
       // The classic first page opens with the opening post: its description needs no query.
-      const opening = view === 'classic' && page === 1 && !from && shown[0]?.post.parentId === null ? shown[0].post : undefined;
-      const openingHtml = opening ? (opening.deletedAt ? undefined : opening.bodyHtml) : (await openingPosts(db, [topic.id])).get(topic.id);
+      const opening =
+        view === 'classic' && page === 1 && !from && shown[0]?.post.parentId === null ? shown[0].post : undefined;
+      const openingHtml = opening
+        ? opening.deletedAt
+          ? undefined
+          : opening.bodyHtml
+        : (await openingPosts(db, [topic.id])).get(topic.id);
       const head = topicHead({ origin: requestOrigin(request), siteTitle: request.ui.title, topic, page, openingHtml });
       const { liked, readUpTo, answered, draft } = facts;
-      const data = { topic, forum, view, posts: rows, page, totalPages: pages, liked, readUpTo, flagged: request.query.flagged === '1', answered, from, draft: draft === undefined ? undefined : { values: { body: draft }, drafted: true } };
+      const data = {
+        topic,
+        forum,
+        view,
+        posts: rows,
+        page,
+        totalPages: pages,
+        liked,
+        readUpTo,
+        flagged: request.query.flagged === '1',
+        answered,
+        from,
+        draft: draft === undefined ? undefined : { values: { body: draft }, drafted: true },
+      };
       return sendPage(reply, request.ui, topic.title, topicView(request.ui, data, can), { head });
     },
   );
 
   /** The classic page of a topic that shows the post. */
-  const postPage = async (post: Parameters<typeof postsBefore>[1]): Promise<string> => `/t/${post.topicId}?page=${Math.floor((await postsBefore(db, post)) / POSTS_PER_PAGE) + 1}#p-${post.id}`;
+  const postPage = async (post: Parameters<typeof postsBefore>[1]): Promise<string> =>
+    `/t/${post.topicId}?page=${Math.floor((await postsBefore(db, post)) / POSTS_PER_PAGE) + 1}#p-${post.id}`;
 
-  app.get<{ Params: { id: string } }>('/p/:id', { schema: { params: IdParams }, preHandler: loadUi }, async (request, reply) => {
-    const { post } = await findVisiblePost(db, request.ui.site.id, request.ui.viewer, request.params.id);
-    return seeOther(reply, await postPage(post));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/p/:id',
+    { schema: { params: IdParams }, preHandler: loadUi },
+    async (request, reply) => {
+      const { post } = await findVisiblePost(db, request.ui.site.id, request.ui.viewer, request.params.id);
+      return seeOther(reply, await postPage(post));
+    },
+  );
 
-  app.get<{ Params: { id: string } }>('/t/:id/unread', { schema: { params: IdParams }, preHandler: loadUi }, async (request, reply) => {
-    const { site, viewer } = request.ui;
-    requireMember(viewer);
-    const { topic } = await findVisibleTopic(db, site.id, viewer, request.params.id);
-    const post = await firstUnreadPost(db, viewer, topic);
-    return seeOther(reply, post ? await postPage({ ...post, topicId: topic.id }) : `/t/${topic.id}?page=last`);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/t/:id/unread',
+    { schema: { params: IdParams }, preHandler: loadUi },
+    async (request, reply) => {
+      const { site, viewer } = request.ui;
+      requireMember(viewer);
+      const { topic } = await findVisibleTopic(db, site.id, viewer, request.params.id);
+      const post = await firstUnreadPost(db, viewer, topic);
+      return seeOther(reply, post ? await postPage({ ...post, topicId: topic.id }) : `/t/${topic.id}?page=last`);
+    },
+  );
 
   app.get<{ Params: { username: string } }>(
     '/u/:username',
-    { schema: { params: Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) }) }, preHandler: loadUi },
+    {
+      schema: { params: Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) }) },
+      preHandler: loadUi,
+    },
     async (request, reply) => {
       const { site, viewer } = request.ui;
       // Profiles are for members: a guest learns nothing about who is registered.
@@ -189,54 +275,107 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const member = await findMemberByUsername(db, site.id, request.params.username);
       if (!member) throw new AppError('member_not_found', `No member "${request.params.username}".`);
       const role = effectiveRole(site, member);
-      const { rows: topics } = await listTopics(db, site.id, viewer, { authorId: member.id }, { page: 1, pageSize: 10, offset: 0 });
+      const { rows: topics } = await listTopics(
+        db,
+        site.id,
+        viewer,
+        { authorId: member.id },
+        { page: 1, pageSize: 10, offset: 0 },
+      );
       const canBan = !member.userId && permits(() => authorizeBan(viewer, member, role));
       return sendPage(reply, request.ui, member.username, memberView(request.ui, member, role, topics, canBan));
     },
   );
 
-  app.get<{ Querystring: Static<typeof SearchQuery> }>('/search', { schema: { querystring: SearchQuery }, preHandler: loadUi }, async (request, reply) => {
-    const { site, viewer } = request.ui;
-    const query = (request.query.q ?? '').trim();
-    const page = pageNumber(request.query.page);
-    const narrow: SearchNarrowing = {
-      forum: request.query.forum?.trim() ?? '',
-      category: request.query.category?.trim() ?? '',
-      author: request.query.author?.trim() ?? '',
-      after: request.query.after ?? '',
-      before: request.query.before ?? '',
-    };
-    const filters = {
-      ...(narrow.forum ? { forumId: narrow.forum } : {}),
-      ...(narrow.category ? { categoryId: narrow.category } : {}),
-      ...(narrow.author ? { author: narrow.author } : {}),
-      ...(narrow.after ? { after: new Date(`${narrow.after}T00:00:00Z`) } : {}),
-      ...(narrow.before ? { before: new Date(`${narrow.before}T00:00:00Z`) } : {}),
-    };
-    const { rows, total } = query ? await searchForum(db, site.id, viewer, query, { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE }, filters) : { rows: [], total: 0 };
-    const forumsShown = (await listVisibleForums(db, site.id, viewer)).map(({ forum }) => ({ slug: forum.slug, name: forum.name }));
-    const categoriesShown = (await listCategories(db, site.id, viewer)).map((category) => ({ slug: category.slug, name: category.name }));
-    const form = { query, narrow, forums: forumsShown, categories: categoriesShown };
-    return sendPage(reply, request.ui, query ? `Search: ${query}` : 'Search', searchView(form, rows, page, totalPages(total, TOPICS_PER_PAGE)), { search: query });
-  });
+  app.get<{ Querystring: Static<typeof SearchQuery> }>(
+    '/search',
+    { schema: { querystring: SearchQuery }, preHandler: loadUi },
+    async (request, reply) => {
+      const { site, viewer } = request.ui;
+      const query = (request.query.q ?? '').trim();
+      const page = pageNumber(request.query.page);
+      const narrow: SearchNarrowing = {
+        forum: request.query.forum?.trim() ?? '',
+        category: request.query.category?.trim() ?? '',
+        author: request.query.author?.trim() ?? '',
+        after: request.query.after ?? '',
+        before: request.query.before ?? '',
+      };
+      const filters = {
+        ...(narrow.forum ? { forumId: narrow.forum } : {}),
+        ...(narrow.category ? { categoryId: narrow.category } : {}),
+        ...(narrow.author ? { author: narrow.author } : {}),
+        ...(narrow.after ? { after: new Date(`${narrow.after}T00:00:00Z`) } : {}),
+        ...(narrow.before ? { before: new Date(`${narrow.before}T00:00:00Z`) } : {}),
+      };
+      const { rows, total } = query
+        ? await searchForum(
+            db,
+            site.id,
+            viewer,
+            query,
+            { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE },
+            filters,
+          )
+        : { rows: [], total: 0 };
+      const forumsShown = (await listVisibleForums(db, site.id, viewer)).map(({ forum }) => ({
+        slug: forum.slug,
+        name: forum.name,
+      }));
+      const categoriesShown = (await listCategories(db, site.id, viewer)).map((category) => ({
+        slug: category.slug,
+        name: category.name,
+      }));
+      const form = { query, narrow, forums: forumsShown, categories: categoriesShown };
+      return sendPage(
+        reply,
+        request.ui,
+        query ? `Search: ${query}` : 'Search',
+        searchView(form, rows, page, totalPages(total, TOPICS_PER_PAGE)),
+        { search: query },
+      );
+    },
+  );
 
   const feedPage = { page: 1, pageSize: FEED_SIZE, offset: 0 };
 
   app.get('/feed.atom', { preHandler: loadGuestUi }, async (request, reply) => {
     const { site, title } = request.ui;
     const { rows } = await listTopics(db, site.id, GUEST, {}, feedPage);
-    const bodies = await openingPosts(db, rows.map((row) => row.topic.id));
-    return reply.type('application/atom+xml; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(atomFeed({ origin: requestOrigin(request), title, selfPath: '/feed.atom', topics: rows, bodies }));
-  });
-
-  app.get<{ Params: { slug: string } }>('/f/:slug/feed.atom', { schema: { params: SlugParams }, preHandler: loadGuestUi }, async (request, reply) => {
-    const { site, title } = request.ui;
-    const forum = await findVisibleForum(db, site.id, GUEST, request.params.slug);
-    const { rows } = await listTopics(db, site.id, GUEST, { forumId: forum.id }, feedPage);
-    const bodies = await openingPosts(db, rows.map((row) => row.topic.id));
+    const bodies = await openingPosts(
+      db,
+      rows.map((row) => row.topic.id),
+    );
     return reply
       .type('application/atom+xml; charset=utf-8')
       .header('Cache-Control', 'public, max-age=300')
-      .send(atomFeed({ origin: requestOrigin(request), title, selfPath: `/f/${forum.slug}/feed.atom`, forum, topics: rows, bodies }));
+      .send(atomFeed({ origin: requestOrigin(request), title, selfPath: '/feed.atom', topics: rows, bodies }));
   });
+
+  app.get<{ Params: { slug: string } }>(
+    '/f/:slug/feed.atom',
+    { schema: { params: SlugParams }, preHandler: loadGuestUi },
+    async (request, reply) => {
+      const { site, title } = request.ui;
+      const forum = await findVisibleForum(db, site.id, GUEST, request.params.slug);
+      const { rows } = await listTopics(db, site.id, GUEST, { forumId: forum.id }, feedPage);
+      const bodies = await openingPosts(
+        db,
+        rows.map((row) => row.topic.id),
+      );
+      return reply
+        .type('application/atom+xml; charset=utf-8')
+        .header('Cache-Control', 'public, max-age=300')
+        .send(
+          atomFeed({
+            origin: requestOrigin(request),
+            title,
+            selfPath: `/f/${forum.slug}/feed.atom`,
+            forum,
+            topics: rows,
+            bodies,
+          }),
+        );
+    },
+  );
 }

@@ -5,7 +5,14 @@ import { isAdmin } from '../policy.js';
 import { MAX_FLAG_NOTE_LENGTH } from '../schemas.js';
 import type { SearchHit } from '../search.js';
 import type { ForumWithStats } from '../structure.js';
-import { FLAG_REASONS, topicDraftKey, type ForumCategoryRow, type ForumFlagRow, type ForumRow, type ForumTopicRow } from '../tables.js';
+import {
+  FLAG_REASONS,
+  topicDraftKey,
+  type ForumCategoryRow,
+  type ForumFlagRow,
+  type ForumRow,
+  type ForumTopicRow,
+} from '../tables.js';
 import type { PostNode, PostView, TopicView } from '../topics.js';
 import type { Author } from '../avatars.js';
 import { composerForm, type Composer } from './composer-views.js';
@@ -44,7 +51,8 @@ ${forum.description ? html`<div class="muted">${forum.description}</div>` : ''}<
 
 /** Categories (the index) and Latest: two views of the same forum, side by side. */
 function listTabs(current: 'categories' | 'latest'): SafeHtml {
-  const tab = (name: typeof current, href: string, label: string) => html`<a href="${href}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
+  const tab = (name: typeof current, href: string, label: string) =>
+    html`<a href="${href}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
   return html`<nav class="tabs" aria-label="Topic lists">${tab('categories', '/', 'Categories')}${tab('latest', '/latest', 'Latest')}</nav>`;
 }
 
@@ -58,9 +66,11 @@ export function indexView(ui: UiContext, categories: ForumCategoryRow[], forums:
 ${forums.length === 0 ? html`<p class="muted">There are no forums here yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login">logging in</a>` : ''}.</p>` : ''}
 ${forums.length === 0 && isAdmin(ui.viewer) ? html`<p><a class="button" href="/admin">Set up the community</a></p>` : ''}
 ${groups.map(
-    (group) => html`<section aria-labelledby="cat-${group.category.slug}"><h2 id="cat-${group.category.slug}">${group.category.name}</h2>
+  (
+    group,
+  ) => html`<section aria-labelledby="cat-${group.category.slug}"><h2 id="cat-${group.category.slug}">${group.category.name}</h2>
 ${group.category.description ? html`<p class="muted">${group.category.description}</p>` : ''}${forumRows(group.forums)}</section>`,
-  )}
+)}
 ${loose.length > 0 ? html`<section aria-labelledby="cat-other"><h2 id="cat-other">${groups.length > 0 ? 'Other forums' : 'Forums'}</h2>${forumRows(loose)}</section>` : ''}`;
 }
 
@@ -80,7 +90,9 @@ export function topicRows(topics: TopicView[]): SafeHtml {
     const active = relativeTime(topic.lastPostAt);
     return html`<tr${unread ? html` class="unread"` : ''}>
 <td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}${
-      unread ? html`<a class="badge new" href="/t/${topic.id}/unread">New<span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>` : ''
+      unread
+        ? html`<a class="badge new" href="/t/${topic.id}/unread">New<span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>`
+        : ''
     }<div class="meta">${author ? avatar(author) : ''}by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${replies === 1 ? 'reply' : 'replies'}, active ${active}</span></div></td>
 <td class="num">${replies}</td><td class="num">${active}</td>
 </tr>`;
@@ -89,16 +101,29 @@ export function topicRows(topics: TopicView[]): SafeHtml {
 
 export function latestView(ui: UiContext, topics: TopicView[], page: number, totalPages: number): SafeHtml {
   // Marking all read drops every "New" marker until the next post (decision 0064).
-  const markAll = topics.some((row) => row.unread) ? postButton(ui, '/latest/read', 'Mark all read', {}, 'secondary') : '';
+  const markAll = topics.some((row) => row.unread)
+    ? postButton(ui, '/latest/read', 'Mark all read', {}, 'secondary')
+    : '';
   return html`<div class="toolbar"><h1>Latest</h1>${markAll}</div>${listTabs('latest')}
 ${topics.length === 0 ? html`<p class="muted">No topics yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login?next=%2Flatest">logging in</a>` : ''}.</p>` : topicRows(topics)}
 ${pager(page, totalPages, (n) => `/latest?page=${n}`)}`;
 }
 
-export function forumView(ui: UiContext, forum: ForumRow, topics: TopicView[], page: number, totalPages: number, canStart: boolean): SafeHtml {
+export function forumView(
+  ui: UiContext,
+  forum: ForumRow,
+  topics: TopicView[],
+  page: number,
+  totalPages: number,
+  canStart: boolean,
+): SafeHtml {
   return html`<p class="crumbs"><a href="/">${ui.title}</a></p>
 <div class="toolbar"><h1>${forum.name}</h1>${
-    canStart ? html`<a class="button" href="/f/${forum.slug}/new">New topic</a>` : ui.viewer.kind === 'guest' ? html`<a href="/login?next=${encodeURIComponent(`/f/${forum.slug}`)}">Log in to start a topic</a>` : ''
+    canStart
+      ? html`<a class="button" href="/f/${forum.slug}/new">New topic</a>`
+      : ui.viewer.kind === 'guest'
+        ? html`<a href="/login?next=${encodeURIComponent(`/f/${forum.slug}`)}">Log in to start a topic</a>`
+        : ''
   }</div>
 ${forum.description ? html`<p class="muted">${forum.description}</p>` : ''}
 ${forum.locked ? notice('warn', 'This forum is locked: only moderators start topics here.') : ''}
@@ -150,14 +175,16 @@ interface TopicPage {
 function postReactions(ui: UiContext, data: TopicPage, post: PostView['post'], can: TopicPermissions): SafeHtml {
   const here = `/t/${data.topic.id}?view=${data.view}&page=${data.page}`;
   const count = post.likeCount;
-  const likes = count > 0 ? html`<span class="likes" id="likes-${post.id}">${count} ${count === 1 ? 'like' : 'likes'}</span>` : '';
+  const likes =
+    count > 0 ? html`<span class="likes" id="likes-${post.id}">${count} ${count === 1 ? 'like' : 'likes'}</span>` : '';
   const mine = ui.viewer.kind === 'member' && ui.viewer.member.id === post.authorId;
   if (!can.react || mine) return html`${likes}`;
   const liked = data.liked.has(post.id);
   return html`<form method="post" action="/p/${post.id}/like" class="like">${csrfField(ui)}<input type="hidden" name="liked" value="${liked ? 'false' : 'true'}"><input type="hidden" name="back" value="${here}"><button type="submit" class="secondary small" aria-pressed="${liked ? 'true' : 'false'}"${count > 0 ? html` aria-describedby="likes-${post.id}"` : ''}>Like</button></form>${likes}
 <details class="flag"><summary>Flag</summary><form class="stack" method="post" action="/p/${post.id}/flag">${csrfField(ui)}<input type="hidden" name="back" value="${here}">
 <fieldset><legend>Why should a moderator look at this post?</legend>${FLAG_REASONS.map(
-    (reason) => html`<label class="check"><input type="radio" name="reason" value="${reason}" required> ${FLAG_REASON_WORDS[reason]}</label>`,
+    (reason) =>
+      html`<label class="check"><input type="radio" name="reason" value="${reason}" required> ${FLAG_REASON_WORDS[reason]}</label>`,
   )}</fieldset>
 <div><label for="flag-note-${post.id}">Note for the moderators <span class="hint">(optional)</span></label><textarea id="flag-note-${post.id}" name="note" maxlength="${MAX_FLAG_NOTE_LENGTH}" rows="2"></textarea></div>
 <div><button type="submit" class="danger">Send flag</button></div></form></details>`;
@@ -176,8 +203,11 @@ function answeredLink(data: TopicPage, post: PostView['post']): SafeHtml {
 function postArticle(ui: UiContext, data: TopicPage, view: PostView, can: TopicPermissions): SafeHtml {
   const { post, author } = view;
   const threaded = data.view === 'threaded';
-  if (post.deletedAt) return html`<article class="post deleted" id="p-${post.id}"><p>This post was deleted.</p></article>`;
-  const authorLink = author ? html`<a class="author" href="/u/${encodeURIComponent(author.username)}">${author.username}</a>` : html`<span class="author">a former member</span>`;
+  if (post.deletedAt)
+    return html`<article class="post deleted" id="p-${post.id}"><p>This post was deleted.</p></article>`;
+  const authorLink = author
+    ? html`<a class="author" href="/u/${encodeURIComponent(author.username)}">${author.username}</a>`
+    : html`<span class="author">a former member</span>`;
   const mayChange = can.changePost(post.authorId);
   const mine = ui.viewer.kind === 'member' && ui.viewer.member.id === post.authorId;
   // One's own posts are never news to oneself.
@@ -215,7 +245,13 @@ function threadNodes(ui: UiContext, data: TopicPage, nodes: PostNode[], can: Top
 
 function moderationBar(ui: UiContext, topic: ForumTopicRow): SafeHtml {
   const toggle = (field: 'pinned' | 'locked' | 'hidden', on: string, off: string) =>
-    postButton(ui, `/t/${topic.id}/moderate`, topic[field] ? off : on, { action: topic[field] ? `un${on.toLowerCase()}` : on.toLowerCase() }, 'secondary');
+    postButton(
+      ui,
+      `/t/${topic.id}/moderate`,
+      topic[field] ? off : on,
+      { action: topic[field] ? `un${on.toLowerCase()}` : on.toLowerCase() },
+      'secondary',
+    );
   return html`<div class="actions" role="group" aria-label="Moderation">${toggle('pinned', 'Pin', 'Unpin')}${toggle('locked', 'Lock', 'Unlock')}${toggle('hidden', 'Hide', 'Unhide')}</div>`;
 }
 
@@ -265,7 +301,10 @@ interface SearchForm {
 export function searchView(form: SearchForm, hits: SearchHit[], page: number, totalPages: number): SafeHtml {
   const { query, narrow } = form;
   const narrowed = Object.values(narrow).some((value) => value !== '');
-  const params = new URLSearchParams({ q: query, ...Object.fromEntries(Object.entries(narrow).filter(([, value]) => value !== '')) });
+  const params = new URLSearchParams({
+    q: query,
+    ...Object.fromEntries(Object.entries(narrow).filter(([, value]) => value !== '')),
+  });
   return html`<h1>Search</h1>
 <form class="stack" role="search" method="get" action="/search"><div><label for="q">Search topics and posts</label><input type="search" id="q" name="q" value="${query}" maxlength="200"></div>
 <details class="filters"${narrowed ? html` open` : ''}><summary>Filters</summary><div class="stack">

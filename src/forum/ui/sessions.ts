@@ -15,9 +15,13 @@ const MEMBER_SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** Starts a session and answers the cookie value. */
 export async function startMemberSession(db: Executor, siteId: string, memberId: string): Promise<string> {
   const { id, secretHash, token } = newSecretToken();
-  await db.insert(forumSessions).values({ id, siteId, memberId, secretHash, expiresAt: new Date(Date.now() + MEMBER_SESSION_TTL_MS) });
+  await db
+    .insert(forumSessions)
+    .values({ id, siteId, memberId, secretHash, expiresAt: new Date(Date.now() + MEMBER_SESSION_TTL_MS) });
   // Expired sessions of this member go as new ones start, so the table stays small.
-  await db.delete(forumSessions).where(and(eq(forumSessions.memberId, memberId), lt(forumSessions.expiresAt, new Date())));
+  await db
+    .delete(forumSessions)
+    .where(and(eq(forumSessions.memberId, memberId), lt(forumSessions.expiresAt, new Date())));
   return token;
 }
 
@@ -31,14 +35,28 @@ interface MemberSession {
 /** Every page a member opens reads its session: one statement, parsed and planned once per connection. */
 const sessionMember = preparedStatement('forum_ui_session', (db) =>
   db
-    .select({ member: forumMembers, secretHash: forumSessions.secretHash, versions: communityVersions(sql.placeholder('siteId')) })
+    .select({
+      member: forumMembers,
+      secretHash: forumSessions.secretHash,
+      versions: communityVersions(sql.placeholder('siteId')),
+    })
     .from(forumSessions)
     .innerJoin(forumMembers, eq(forumMembers.id, forumSessions.memberId))
-    .where(and(eq(forumSessions.id, sql.placeholder('id')), eq(forumSessions.siteId, sql.placeholder('siteId')), gt(forumSessions.expiresAt, sql.placeholder('now')))),
+    .where(
+      and(
+        eq(forumSessions.id, sql.placeholder('id')),
+        eq(forumSessions.siteId, sql.placeholder('siteId')),
+        gt(forumSessions.expiresAt, sql.placeholder('now')),
+      ),
+    ),
 );
 
 /** The live session a cookie proves on this site, or undefined. */
-export async function memberForSession(db: Database, siteId: string, cookie: string): Promise<MemberSession | undefined> {
+export async function memberForSession(
+  db: Database,
+  siteId: string,
+  cookie: string,
+): Promise<MemberSession | undefined> {
   const parsed = parseSecretToken(cookie);
   if (!parsed) return undefined;
   const { id } = parsed;
@@ -53,7 +71,10 @@ export async function endMemberSession(db: Executor, sessionId: string): Promise
 
 /** Ends every session of a member but one (after a password change), or all of them. */
 export async function endOtherMemberSessions(db: Executor, memberId: string, keep?: string): Promise<void> {
-  const sessions = await db.select({ id: forumSessions.id }).from(forumSessions).where(eq(forumSessions.memberId, memberId));
+  const sessions = await db
+    .select({ id: forumSessions.id })
+    .from(forumSessions)
+    .where(eq(forumSessions.memberId, memberId));
   for (const session of sessions) if (session.id !== keep) await endMemberSession(db, session.id);
 }
 

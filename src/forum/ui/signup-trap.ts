@@ -20,7 +20,13 @@ export function signupStamp(secretKey: string, siteId: string, shownAt = Date.no
 export type SignupTrap = 'honeypot' | 'stale_form' | 'too_fast';
 
 /** Which trap a sent sign-up form fell into, if any. */
-export function signupTrap(secretKey: string, siteId: string, fields: { honeypot: string | undefined; stamp: string | undefined }, minSeconds: number, now = Date.now()): SignupTrap | undefined {
+export function signupTrap(
+  secretKey: string,
+  siteId: string,
+  fields: { honeypot: string | undefined; stamp: string | undefined },
+  minSeconds: number,
+  now = Date.now(),
+): SignupTrap | undefined {
   if (fields.honeypot) return 'honeypot';
   // 0 turns the time trap off, and with it the stamp.
   if (minSeconds === 0) return undefined;
@@ -28,7 +34,8 @@ export function signupTrap(secretKey: string, siteId: string, fields: { honeypot
   const shownAt = /^\d{1,15}$/.test(time) ? Number(time) : NaN;
   const expected = Buffer.from(Number.isNaN(shownAt) ? '' : signature(secretKey, siteId, shownAt));
   const presented = Buffer.from(mac);
-  if (expected.length === 0 || expected.length !== presented.length || !timingSafeEqual(expected, presented)) return 'stale_form';
+  if (expected.length === 0 || expected.length !== presented.length || !timingSafeEqual(expected, presented))
+    return 'stale_form';
   if (now - shownAt > STAMP_LIFETIME_MS || shownAt > now + 60_000) return 'stale_form';
   if (now - shownAt < minSeconds * 1000) return 'too_fast';
   return undefined;

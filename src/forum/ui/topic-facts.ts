@@ -40,10 +40,17 @@ interface FactsWanted {
   answered: boolean;
 }
 
-export async function topicFacts(db: Database, viewer: Viewer, topicId: string, shown: PostView[], wanted: FactsWanted): Promise<TopicFacts> {
+export async function topicFacts(
+  db: Database,
+  viewer: Viewer,
+  topicId: string,
+  shown: PostView[],
+  wanted: FactsWanted,
+): Promise<TopicFacts> {
   const memberId = viewer.kind === 'member' ? viewer.member.id : '';
   // A guest's threaded page shows none of these.
-  if (!memberId && !wanted.answered) return { liked: new Set(), readUpTo: undefined, draft: undefined, answered: undefined };
+  if (!memberId && !wanted.answered)
+    return { liked: new Set(), readUpTo: undefined, draft: undefined, answered: undefined };
   const parentIds = wanted.answered ? shown.flatMap(({ post }) => (post.parentId ? [post.parentId] : [])) : [];
   const [row] = await factsStatement(db, undefined).execute({
     memberId,

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { applyDesiredSettings, replaceDesiredSettings } from '../../core/settings/service.js';
-import { addMember, communityHost, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../../test/factories/forum.js';
+import {
+  addMember,
+  communityHost,
+  forumApi,
+  makeCommunity,
+  mintForumToken,
+  type ForumActor,
+} from '../../../test/factories/forum.js';
 import { buildTestApp, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
@@ -27,7 +34,8 @@ for (const database of testDatabases) {
     let moderator: ForumActor;
     const host = communityHost('club');
     const client = () => new UiClient(t.app, host);
-    const api = (token: string, method: string, path: string, payload?: Row) => forumApi(t.app, 'club', token, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
+    const api = (token: string, method: string, path: string, payload?: Row) =>
+      forumApi(t.app, 'club', token, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
     const topics: Record<string, string> = {};
 
     const applySettings = async (values: Record<string, string>) => {
@@ -37,14 +45,20 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' } });
+      t = await buildTestApp({
+        database,
+        env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' },
+      });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'club');
       admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
       alice = await addMember(t.app, 'club', 'alice');
       bob = await addMember(t.app, 'club', 'bob');
       moderator = await addMember(t.app, 'club', 'mod', 'moderator');
-      assert.equal((await api(admin, 'POST', '/categories', { name: 'Talk', slug: 'talk', description: 'Chat here' })).statusCode, 201);
+      assert.equal(
+        (await api(admin, 'POST', '/categories', { name: 'Talk', slug: 'talk', description: 'Chat here' })).statusCode,
+        201,
+      );
       for (const forum of [
         { name: 'General', slug: 'general', category_id: 'talk' },
         { name: 'Inner circle', slug: 'inner', visibility: 'members' },
@@ -117,7 +131,14 @@ for (const database of testDatabases) {
 
     it('never shows a guest members-only or staff content in pages, search or feeds', async () => {
       const guest = client();
-      const pages = [await guest.get('/'), await guest.get('/latest'), await guest.get('/search?q=xyzzy'), await guest.get('/search?q=plugh'), await guest.get('/feed.atom'), await guest.get('/f/general')];
+      const pages = [
+        await guest.get('/'),
+        await guest.get('/latest'),
+        await guest.get('/search?q=xyzzy'),
+        await guest.get('/search?q=plugh'),
+        await guest.get('/feed.atom'),
+        await guest.get('/f/general'),
+      ];
       for (const page of pages) {
         assert.doesNotMatch(page.body, /Inner circle|Secret plans|Staff room|Staff matters/);
       }
@@ -156,19 +177,37 @@ for (const database of testDatabases) {
       const sitemap = await guest.get('/sitemap.xml');
       assert.equal(sitemap.statusCode, 200);
       assert.match(String(sitemap.headers['content-type']), /application\/xml/);
-      assert.match(sitemap.body, new RegExp(`<loc>http://${host.replace(/\./g, '\\.')}/t/${topics.public}</loc><lastmod>`));
+      assert.match(
+        sitemap.body,
+        new RegExp(`<loc>http://${host.replace(/\./g, '\\.')}/t/${topics.public}</loc><lastmod>`),
+      );
       assert.match(sitemap.body, /\/f\/general<\/loc>/);
-      assert.doesNotMatch(sitemap.body, new RegExp(`${topics.members}|${topics.staff}|/f/inner|/f/staffroom`), 'nothing a guest may not see');
+      assert.doesNotMatch(
+        sitemap.body,
+        new RegExp(`${topics.members}|${topics.staff}|/f/inner|/f/staffroom`),
+        'nothing a guest may not see',
+      );
       const page = (await guest.get(`/t/${topics.public}`)).body;
-      assert.match(page, new RegExp(`<link rel="canonical" href="http://${host.replace(/\./g, '\\.')}/t/${topics.public}">`));
+      assert.match(
+        page,
+        new RegExp(`<link rel="canonical" href="http://${host.replace(/\./g, '\\.')}/t/${topics.public}">`),
+      );
       assert.match(page, /<meta property="og:title" content="Public hello">/);
       assert.match(page, /<meta name="description" content="Everyone may read this\.">/);
-      assert.match((await guest.get(`/t/${topics.public}?view=threaded`)).body, /<meta name="description" content="Everyone may read this\.">/, 'read from the opening post where the page does not start with it');
+      assert.match(
+        (await guest.get(`/t/${topics.public}?view=threaded`)).body,
+        /<meta name="description" content="Everyone may read this\.">/,
+        'read from the opening post where the page does not start with it',
+      );
     });
 
     it('signs up a member with a hashed, HttpOnly, SameSite=Lax session, and honours REGISTRATION_OPEN', async () => {
       const visitor = client();
-      const response = await visitor.submit('/signup', '/signup', { username: 'carol', email: 'carol@example.test', password: 'carol-password-1' });
+      const response = await visitor.submit('/signup', '/signup', {
+        username: 'carol',
+        email: 'carol@example.test',
+        password: 'carol-password-1',
+      });
       assert.equal(response.statusCode, 303, response.body);
       const cookie = response.cookies.find((c) => c.name === 'blume_member')!;
       assert.equal(cookie.httpOnly, true);
@@ -180,12 +219,24 @@ for (const database of testDatabases) {
       assert.ok(row);
       assert.notEqual(row.secretHash, secret);
       assert.match((await visitor.get('/')).body, /href="\/account">carol</);
-      const taken = await client().submit('/signup', '/signup', { username: 'carol', email: 'other@example.test', password: 'carol-password-1' });
+      const taken = await client().submit('/signup', '/signup', {
+        username: 'carol',
+        email: 'other@example.test',
+        password: 'carol-password-1',
+      });
       assert.equal(taken.statusCode, 409);
       assert.match(taken.body, /taken/);
-      const weak = await client().submit('/signup', '/signup', { username: 'dave', email: 'dave@example.test', password: 'short' });
+      const weak = await client().submit('/signup', '/signup', {
+        username: 'dave',
+        email: 'dave@example.test',
+        password: 'short',
+      });
       assert.equal(weak.statusCode, 422);
-      const common = await client().submit('/signup', '/signup', { username: 'dave', email: 'dave@example.test', password: 'Password123' });
+      const common = await client().submit('/signup', '/signup', {
+        username: 'dave',
+        email: 'dave@example.test',
+        password: 'Password123',
+      });
       assert.equal(common.statusCode, 422);
       assert.match(common.body, /one of the most common passwords/);
       assert.match(common.body, /value="dave"/);
@@ -198,7 +249,11 @@ for (const database of testDatabases) {
         assertNoInjection(page.body);
         assert.match(page.body, /<title>Sign up · Club &lt;script&gt;/);
         assert.doesNotMatch((await closed.get('/')).body, /href="\/signup"/);
-        const refused = await closed.post('/signup', { username: 'erin', email: 'erin@example.test', password: 'erin-password-1' });
+        const refused = await closed.post('/signup', {
+          username: 'erin',
+          email: 'erin@example.test',
+          password: 'erin-password-1',
+        });
         assert.equal(refused.statusCode, 403);
       } finally {
         await applySettings({});
@@ -242,7 +297,10 @@ for (const database of testDatabases) {
       assert.equal(refused.statusCode, 403);
       assert.match(refused.body, /Cross-site request refused/);
       // Logging in and out are forms too.
-      assert.equal((await client().post('/login', { login: 'alice', password: alice.password }, { csrf: false })).statusCode, 403);
+      assert.equal(
+        (await client().post('/login', { login: 'alice', password: alice.password }, { csrf: false })).statusCode,
+        403,
+      );
       assert.equal((await member.post('/logout', {}, { csrf: 'forged' })).statusCode, 403);
       assert.equal((await member.post('/f/general/new', fields, { csrf: good })).statusCode, 303);
     });
@@ -250,7 +308,10 @@ for (const database of testDatabases) {
     it('lets a member start a topic, reply in both views, edit and delete own posts only', async () => {
       const member = client();
       await member.login('alice', alice.password);
-      const created = await member.submit('/f/general/new', '/f/general/new', { title: 'My topic', body: 'Opening **words**' });
+      const created = await member.submit('/f/general/new', '/f/general/new', {
+        title: 'My topic',
+        body: 'Opening **words**',
+      });
       assert.equal(created.statusCode, 303);
       const topicUrl = String(created.headers.location);
       const topicId = topicUrl.split('/')[2]!;
@@ -261,7 +322,11 @@ for (const database of testDatabases) {
       assert.equal(classic.statusCode, 303);
       assert.match(String(classic.headers.location), /page=last#p-/);
       page = await member.get(`/t/${topicId}?view=threaded`);
-      const threaded = await member.post(`/t/${topicId}/reply`, { body: 'A threaded reply', parent_id: opening, view: 'threaded' });
+      const threaded = await member.post(`/t/${topicId}/reply`, {
+        body: 'A threaded reply',
+        parent_id: opening,
+        view: 'threaded',
+      });
       assert.equal(threaded.statusCode, 303);
       const replyId = /#p-(.+)$/.exec(String(threaded.headers.location))![1]!;
       page = await member.get(`/t/${topicId}?view=threaded`);
@@ -275,7 +340,10 @@ for (const database of testDatabases) {
       const intruder = client();
       await intruder.login('bob', bob.password);
       assert.doesNotMatch((await intruder.get(`/t/${topicId}`)).body, new RegExp(`/p/${replyId}/edit`));
-      assert.equal((await intruder.submit(`/t/${topicId}`, `/p/${replyId}/edit`, { body: 'Hijacked' })).statusCode, 403);
+      assert.equal(
+        (await intruder.submit(`/t/${topicId}`, `/p/${replyId}/edit`, { body: 'Hijacked' })).statusCode,
+        403,
+      );
       assert.equal((await intruder.post(`/p/${replyId}/delete`, {})).statusCode, 403);
       assert.equal((await member.submit(`/t/${topicId}`, `/p/${replyId}/delete`, {})).statusCode, 303);
       assert.match((await member.get(`/t/${topicId}`)).body, /This post was deleted/);
@@ -303,7 +371,14 @@ for (const database of testDatabases) {
       assert.match(String(huge.headers['content-type']), /text\/html/);
       const empty = await member.submit('/f/general/new', '/f/general/new', { title: 'Empty', body: '   ' });
       assert.equal(empty.statusCode, 422);
-      assert.equal((await member.submit(`/t/${topics.public}`, `/t/${topics.public}/reply`, { body: 'y'.repeat(MAX_BODY_LENGTH + 1) })).statusCode, 413);
+      assert.equal(
+        (
+          await member.submit(`/t/${topics.public}`, `/t/${topics.public}/reply`, {
+            body: 'y'.repeat(MAX_BODY_LENGTH + 1),
+          })
+        ).statusCode,
+        413,
+      );
     });
 
     it('escapes script injection in every field that reaches a page', async () => {
@@ -314,7 +389,10 @@ for (const database of testDatabases) {
       const login = await evil.submit('/login', '/login', { login: XSS, password: 'x', next: XSS });
       assertNoInjection(login.body);
       await evil.login('alice', alice.password);
-      const created = await evil.submit('/f/general/new', '/f/general/new', { title: `Title ${XSS}`, body: `Body ${XSS}\n\n[link](javascript:alert(3))` });
+      const created = await evil.submit('/f/general/new', '/f/general/new', {
+        title: `Title ${XSS}`,
+        body: `Body ${XSS}\n\n[link](javascript:alert(3))`,
+      });
       assert.equal(created.statusCode, 303);
       const topicUrl = String(created.headers.location);
       await evil.post(`${topicUrl}/reply`, { body: `Reply ${XSS}` });
@@ -343,13 +421,20 @@ for (const database of testDatabases) {
 
     it('keeps a topic title as typed and escapes it on pages, feeds, search and the API', async () => {
       const title = 'Why does <div> not center? a < b & "c"';
-      const created = await api(alice.token, 'POST', '/topics', { forum_id: 'general', title, body: 'Flexbox question centerpiece.' });
+      const created = await api(alice.token, 'POST', '/topics', {
+        forum_id: 'general',
+        title,
+        body: 'Flexbox question centerpiece.',
+      });
       assert.equal(created.statusCode, 201, created.body);
       const id = String((created.json() as Row).id);
       assert.equal((created.json() as Row).title, title);
       assert.equal(((await api(alice.token, 'GET', `/topics/${id}`)).json() as Row).title, title);
       const hits = (await api(alice.token, 'GET', '/search?q=centerpiece')).json() as Row[];
-      assert.deepEqual(hits.map((hit) => (hit.topic as Row).title), [title]);
+      assert.deepEqual(
+        hits.map((hit) => (hit.topic as Row).title),
+        [title],
+      );
       const escaped = 'Why does &lt;div&gt; not center? a &lt; b &amp; &quot;c&quot;';
       const reader = client();
       for (const url of [`/t/${id}`, '/f/general', '/search?q=centerpiece', '/feed.atom', '/f/general/feed.atom']) {
@@ -373,7 +458,10 @@ for (const database of testDatabases) {
       assert.match((await staff.get(`/t/${topic}`)).body, /aria-label="Moderation"/);
       assert.equal((await staff.post(`/t/${topic}/moderate`, { action: 'pin' })).statusCode, 303);
       const forum = await client().get('/f/general');
-      assert.match(forum.body, /<tbody><tr>\s*<td><a class="title" href="\/t\/[^"]+">Public hello<\/a><span class="badge pin">Pinned/);
+      assert.match(
+        forum.body,
+        /<tbody><tr>\s*<td><a class="title" href="\/t\/[^"]+">Public hello<\/a><span class="badge pin">Pinned/,
+      );
 
       assert.equal((await staff.submit(`/t/${topic}`, `/t/${topic}/moderate`, { action: 'lock' })).statusCode, 303);
       assert.match((await member.get(`/t/${topic}`)).body, /This topic is locked/);
@@ -421,10 +509,16 @@ for (const database of testDatabases) {
       await first.login('frank', 'pw-frank-0123456789');
       await second.login('frank', 'pw-frank-0123456789');
       await first.get('/account');
-      const wrong = await first.post('/account/password', { current_password: 'nope-nope-nope', new_password: 'new-password-123' });
+      const wrong = await first.post('/account/password', {
+        current_password: 'nope-nope-nope',
+        new_password: 'new-password-123',
+      });
       assert.equal(wrong.statusCode, 422);
       assert.match(wrong.body, /current password is wrong/);
-      const changed = await first.post('/account/password', { current_password: 'pw-frank-0123456789', new_password: 'new-password-123' });
+      const changed = await first.post('/account/password', {
+        current_password: 'pw-frank-0123456789',
+        new_password: 'new-password-123',
+      });
       assert.equal(changed.statusCode, 200);
       assert.match(changed.body, /password is changed/);
       assert.match((await first.get('/account')).body, /Your profile/);
@@ -453,7 +547,10 @@ for (const database of testDatabases) {
       assert.doesNotMatch(page.body, /<script/i);
       assert.match(page.body, /<label class="sr-only" for="site-search">/);
       // The API keeps answering JSON problems; the portal has no forum pages.
-      assert.match(String((await forumApi(t.app, 'club', undefined, { method: 'GET', path: '/topics' })).headers['content-type']), /problem\+json/);
+      assert.match(
+        String((await forumApi(t.app, 'club', undefined, { method: 'GET', path: '/topics' })).headers['content-type']),
+        /problem\+json/,
+      );
       assert.equal((await t.app.inject({ url: '/f/general', headers: { host: 'blume.test' } })).statusCode, 404);
       const text = pageText((await client().get('/nope-not-a-page')).body);
       assert.match(text, /No route/);
@@ -466,7 +563,8 @@ for (const database of testDatabases) {
         await makeCommunity(limited.app, owner, 'club');
         const visitor = new UiClient(limited.app, host);
         const statuses: number[] = [];
-        for (let i = 0; i < 5; i++) statuses.push((await visitor.submit('/login', '/login', { login: 'x', password: 'y-password' })).statusCode);
+        for (let i = 0; i < 5; i++)
+          statuses.push((await visitor.submit('/login', '/login', { login: 'x', password: 'y-password' })).statusCode);
         assert.deepEqual(statuses, [401, 401, 401, 429, 429]);
       } finally {
         await limited.close();

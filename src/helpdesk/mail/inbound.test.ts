@@ -39,7 +39,12 @@ for (const database of testDatabases) {
       HELPDESK_MAILGUN_SIGNING_KEY: sealSetting('mg-key', SECRET_KEY),
     };
     const deps = () => ({ db, blobs, secretKey: SECRET_KEY });
-    const mime = (body: Buffer | string) => receiveInbound(deps(), SITE, settings, { contentType: 'message/rfc822', headers: { authorization: 'Bearer inbound-secret' }, body: Buffer.from(body) });
+    const mime = (body: Buffer | string) =>
+      receiveInbound(deps(), SITE, settings, {
+        contentType: 'message/rfc822',
+        headers: { authorization: 'Bearer inbound-secret' },
+        body: Buffer.from(body),
+      });
 
     before(async () => {
       testDb = await createTestDatabase(database);
@@ -60,33 +65,70 @@ for (const database of testDatabases) {
       assert.equal(first.ticket!.channel, 'email');
       const again = await mime(raw('apple-mail-attachments.eml'));
       assert.deepEqual([again.created, again.ticket!.id], [false, first.ticket!.id]);
-      assert.deepEqual(await threadMessageIds(db, first.ticket!.id), ['<5E2C1A9B-7F3D-4C1E-9A7B-1234567890AB@icloud.example>']);
-      const [entry] = await db.query.helpdeskEntries.findMany({ where: (e, { eq }) => eq(e.ticketId, first.ticket!.id) });
+      assert.deepEqual(await threadMessageIds(db, first.ticket!.id), [
+        '<5E2C1A9B-7F3D-4C1E-9A7B-1234567890AB@icloud.example>',
+      ]);
+      const [entry] = await db.query.helpdeskEntries.findMany({
+        where: (e, { eq }) => eq(e.ticketId, first.ticket!.id),
+      });
       assert.equal(entry!.bodySource, 'The CSV export stops at 50%. Screenshot:\n\nLog attached.');
-      assert.deepEqual(entry!.attachments.map((a) => [a.filename, a.size]), [['screenshot.png', 70], ['export-log.pdf', 45]]);
+      assert.deepEqual(
+        entry!.attachments.map((a) => [a.filename, a.size]),
+        [
+          ['screenshot.png', 70],
+          ['export-log.pdf', 45],
+        ],
+      );
       assert.ok((await blobs.read(entry!.attachments[1]!.key))!.toString('latin1').startsWith('%PDF'));
     });
 
     it('threads by signed reply address, then References, then subject tag from the requester only', async () => {
-      const opened = await mime('From: Ana <ana@customer.example>\nTo: support@help.example.com\nSubject: Printer\nMessage-ID: <p1@customer.example>\n\nIt jams.\n');
+      const opened = await mime(
+        'From: Ana <ana@customer.example>\nTo: support@help.example.com\nSubject: Printer\nMessage-ID: <p1@customer.example>\n\nIt jams.\n',
+      );
       const ticket = opened.ticket!;
       const address = replyAddress('support@help.example.com', SECRET_KEY, SITE, ticket.id);
-      const byToken = await mime(`From: ana@customer.example\nTo: ${address}\nSubject: Re: something else\nMessage-ID: <p2@customer.example>\n\nStill jams.\n\nOn Mon, Support wrote:\n> try again\n`);
+      const byToken = await mime(
+        `From: ana@customer.example\nTo: ${address}\nSubject: Re: something else\nMessage-ID: <p2@customer.example>\n\nStill jams.\n\nOn Mon, Support wrote:\n> try again\n`,
+      );
       assert.deepEqual([byToken.ticket!.id, byToken.created], [ticket.id, true]);
-      const forged = await mime(`From: ana@customer.example\nTo: ${address.replace(/-[0-9a-f]/, '-x')}\nSubject: Other\nMessage-ID: <p3@customer.example>\n\nNew thing.\n`);
+      const forged = await mime(
+        `From: ana@customer.example\nTo: ${address.replace(/-[0-9a-f]/, '-x')}\nSubject: Other\nMessage-ID: <p3@customer.example>\n\nNew thing.\n`,
+      );
       assert.notEqual(forged.ticket!.id, ticket.id);
-      const byReference = await mime('From: bo@customer.example\nTo: support@help.example.com\nSubject: Re: Printer\nMessage-ID: <p4@customer.example>\nReferences: <unknown@x.example> <p2@customer.example>\n\nMe too.\n');
+      const byReference = await mime(
+        'From: bo@customer.example\nTo: support@help.example.com\nSubject: Re: Printer\nMessage-ID: <p4@customer.example>\nReferences: <unknown@x.example> <p2@customer.example>\n\nMe too.\n',
+      );
       assert.equal(byReference.ticket!.id, ticket.id);
-      const byTag = await mime(`From: ana@customer.example\nTo: support@help.example.com\nSubject: Re: [#${ticket.number}] Printer\nMessage-ID: <p5@customer.example>\n\nAny news?\n`);
+      const byTag = await mime(
+        `From: ana@customer.example\nTo: support@help.example.com\nSubject: Re: [#${ticket.number}] Printer\nMessage-ID: <p5@customer.example>\n\nAny news?\n`,
+      );
       assert.equal(byTag.ticket!.id, ticket.id);
-      const strangerTag = await mime(`From: eve@elsewhere.example\nTo: support@help.example.com\nSubject: [#${ticket.number}] Printer\nMessage-ID: <p6@elsewhere.example>\n\nHi\n`);
+      const strangerTag = await mime(
+        `From: eve@elsewhere.example\nTo: support@help.example.com\nSubject: [#${ticket.number}] Printer\nMessage-ID: <p6@elsewhere.example>\n\nHi\n`,
+      );
       assert.notEqual(strangerTag.ticket!.id, ticket.id);
       // Deliveries again, without attachments: the first ticket answers, nothing is written twice.
-      const openedAgain = await mime('From: Ana <ana@customer.example>\nTo: support@help.example.com\nSubject: Printer\nMessage-ID: <p1@customer.example>\n\nIt jams.\n');
-      const tagAgain = await mime(`From: ana@customer.example\nTo: support@help.example.com\nSubject: Re: [#${ticket.number}] Printer\nMessage-ID: <p5@customer.example>\n\nAny news?\n`);
-      assert.deepEqual([openedAgain.ticket!.id, openedAgain.created, tagAgain.ticket!.id, tagAgain.created], [ticket.id, false, ticket.id, false]);
-      assert.deepEqual(await threadMessageIds(db, ticket.id), ['<p1@customer.example>', '<p2@customer.example>', '<p4@customer.example>', '<p5@customer.example>']);
-      const entries = await db.query.helpdeskEntries.findMany({ where: (e, { eq }) => eq(e.ticketId, ticket.id), orderBy: (e, { asc }) => [asc(e.createdAt), asc(e.id)] });
+      const openedAgain = await mime(
+        'From: Ana <ana@customer.example>\nTo: support@help.example.com\nSubject: Printer\nMessage-ID: <p1@customer.example>\n\nIt jams.\n',
+      );
+      const tagAgain = await mime(
+        `From: ana@customer.example\nTo: support@help.example.com\nSubject: Re: [#${ticket.number}] Printer\nMessage-ID: <p5@customer.example>\n\nAny news?\n`,
+      );
+      assert.deepEqual(
+        [openedAgain.ticket!.id, openedAgain.created, tagAgain.ticket!.id, tagAgain.created],
+        [ticket.id, false, ticket.id, false],
+      );
+      assert.deepEqual(await threadMessageIds(db, ticket.id), [
+        '<p1@customer.example>',
+        '<p2@customer.example>',
+        '<p4@customer.example>',
+        '<p5@customer.example>',
+      ]);
+      const entries = await db.query.helpdeskEntries.findMany({
+        where: (e, { eq }) => eq(e.ticketId, ticket.id),
+        orderBy: (e, { asc }) => [asc(e.createdAt), asc(e.id)],
+      });
       assert.equal(entries[1]!.bodySource, 'Still jams.');
     });
 
@@ -99,24 +141,63 @@ for (const database of testDatabases) {
     });
 
     it('takes a Postmark payload and a signed Mailgun form; refuses bad signatures and oversize attachments', async () => {
-      const postmark = Buffer.from(JSON.stringify({ FromFull: { Email: 'pm@customer.example', Name: 'PM' }, ToFull: [{ Email: 'support@help.example.com' }], Subject: 'Via Postmark', TextBody: 'Hello', Headers: [{ Name: 'Message-ID', Value: '<pm1@customer.example>' }] }));
+      const postmark = Buffer.from(
+        JSON.stringify({
+          FromFull: { Email: 'pm@customer.example', Name: 'PM' },
+          ToFull: [{ Email: 'support@help.example.com' }],
+          Subject: 'Via Postmark',
+          TextBody: 'Hello',
+          Headers: [{ Name: 'Message-ID', Value: '<pm1@customer.example>' }],
+        }),
+      );
       const auth = (password: string) => `Basic ${Buffer.from(`u:${password}`).toString('base64')}`;
-      const viaPostmark = await receiveInbound(deps(), SITE, settings, { contentType: 'application/json', headers: { authorization: auth('inbound-secret') }, body: postmark });
+      const viaPostmark = await receiveInbound(deps(), SITE, settings, {
+        contentType: 'application/json',
+        headers: { authorization: auth('inbound-secret') },
+        body: postmark,
+      });
       assert.equal(viaPostmark.source, 'postmark');
       assert.equal(viaPostmark.ticket!.subject, 'Via Postmark');
-      const refused = receiveInbound(deps(), SITE, settings, { contentType: 'application/json', headers: { authorization: auth('wrong') }, body: postmark });
+      const refused = receiveInbound(deps(), SITE, settings, {
+        contentType: 'application/json',
+        headers: { authorization: auth('wrong') },
+        body: postmark,
+      });
       await assert.rejects(refused, (error: unknown) => error instanceof AppError && error.status === 401);
 
       const timestamp = String(Math.floor(Date.now() / 1000));
       const form = new FormData();
-      for (const [name, value] of Object.entries({ timestamp, token: 't'.repeat(50), signature: createHmac('sha256', 'mg-key').update(`${timestamp}${'t'.repeat(50)}`).digest('hex'), from: 'mg@customer.example', recipient: 'support@help.example.com', subject: 'Via Mailgun', 'body-plain': 'Hi', 'Message-Id': '<mg1@customer.example>' })) form.append(name, value);
+      for (const [name, value] of Object.entries({
+        timestamp,
+        token: 't'.repeat(50),
+        signature: createHmac('sha256', 'mg-key')
+          .update(`${timestamp}${'t'.repeat(50)}`)
+          .digest('hex'),
+        from: 'mg@customer.example',
+        recipient: 'support@help.example.com',
+        subject: 'Via Mailgun',
+        'body-plain': 'Hi',
+        'Message-Id': '<mg1@customer.example>',
+      }))
+        form.append(name, value);
       const request = new Request('http://localhost/', { method: 'POST', body: form });
-      const viaMailgun = await receiveInbound(deps(), SITE, settings, { contentType: request.headers.get('content-type')!, headers: {}, body: Buffer.from(await request.arrayBuffer()) });
+      const viaMailgun = await receiveInbound(deps(), SITE, settings, {
+        contentType: request.headers.get('content-type')!,
+        headers: {},
+        body: Buffer.from(await request.arrayBuffer()),
+      });
       assert.deepEqual([viaMailgun.source, viaMailgun.ticket!.subject], ['mailgun', 'Via Mailgun']);
 
       const small = { ...settings, HELPDESK_ATTACHMENT_MAX_BYTES: '50' };
-      const tooLarge = receiveInbound(deps(), SITE, small, { contentType: 'message/rfc822', headers: { authorization: 'Bearer inbound-secret' }, body: raw('apple-mail-attachments.eml') });
-      await assert.rejects(tooLarge, (error: unknown) => error instanceof AppError && error.code === 'attachment_too_large' && error.status === 413);
+      const tooLarge = receiveInbound(deps(), SITE, small, {
+        contentType: 'message/rfc822',
+        headers: { authorization: 'Bearer inbound-secret' },
+        body: raw('apple-mail-attachments.eml'),
+      });
+      await assert.rejects(
+        tooLarge,
+        (error: unknown) => error instanceof AppError && error.code === 'attachment_too_large' && error.status === 413,
+      );
     });
   });
 }

@@ -37,14 +37,18 @@ function inboundVerification(values: Readonly<Record<string, string>>, secretKey
     inboundSecret: openSetting(values, 'HELPDESK_INBOUND_SECRET', secretKey),
     mailgunSigningKey: openSetting(values, 'HELPDESK_MAILGUN_SIGNING_KEY', secretKey),
     sendgridPublicKey: openSetting(values, 'HELPDESK_SENDGRID_VERIFICATION_KEY', secretKey),
-    maxAttachmentBytes: values.HELPDESK_ATTACHMENT_MAX_BYTES ? Number(values.HELPDESK_ATTACHMENT_MAX_BYTES) : DEFAULT_ATTACHMENT_MAX_BYTES,
+    maxAttachmentBytes: values.HELPDESK_ATTACHMENT_MAX_BYTES
+      ? Number(values.HELPDESK_ATTACHMENT_MAX_BYTES)
+      : DEFAULT_ATTACHMENT_MAX_BYTES,
   };
 }
 
 /** A stable Message-ID for mail without one, so a second delivery of it is still recognized. */
 function messageIdOf(message: InboundMessage): string {
   if (message.messageId) return message.messageId;
-  const digest = createHash('sha256').update(JSON.stringify([message.from.email, message.subject, message.text, message.attachments.map((a) => a.size)])).digest('hex');
+  const digest = createHash('sha256')
+    .update(JSON.stringify([message.from.email, message.subject, message.text, message.attachments.map((a) => a.size)]))
+    .digest('hex');
   return `<${digest.slice(0, 40)}@inbound.blume.invalid>`;
 }
 
@@ -54,7 +58,9 @@ async function threadOf(deps: InboundDeps, siteId: string, message: InboundMessa
     const ticket = await findTicket(deps.db, siteId, tokenTicket);
     if (ticket) return ticket;
   }
-  const referenced = [message.inReplyTo, ...[...message.references].reverse()].filter((id): id is string => id !== null);
+  const referenced = [message.inReplyTo, ...[...message.references].reverse()].filter(
+    (id): id is string => id !== null,
+  );
   const byReference = await findTicketByMessageId(deps.db, siteId, referenced);
   if (byReference) return byReference;
   const number = subjectTicketNumber(message.subject);
@@ -65,7 +71,12 @@ async function threadOf(deps: InboundDeps, siteId: string, message: InboundMessa
   return requester?.email === message.from.email ? ticket : undefined;
 }
 
-async function storeAttachments(blobs: BlobStore, siteId: string, messageId: string, message: InboundMessage): Promise<AttachmentRef[]> {
+async function storeAttachments(
+  blobs: BlobStore,
+  siteId: string,
+  messageId: string,
+  message: InboundMessage,
+): Promise<AttachmentRef[]> {
   const folder = createHash('sha256').update(messageId).digest('hex').slice(0, 32);
   const refs: AttachmentRef[] = [];
   for (const [index, attachment] of message.attachments.entries()) {
@@ -84,7 +95,12 @@ function bodyOf(message: InboundMessage): string {
 }
 
 /** Verifies, reads and files one inbound request for the site; throws the refusals of providers.ts. */
-export async function receiveInbound(deps: InboundDeps, siteId: string, settings: Readonly<Record<string, string>>, request: InboundRequest): Promise<InboundResult> {
+export async function receiveInbound(
+  deps: InboundDeps,
+  siteId: string,
+  settings: Readonly<Record<string, string>>,
+  request: InboundRequest,
+): Promise<InboundResult> {
   const { source, message } = await readInbound(request, inboundVerification(settings, deps.secretKey));
   if (message.automated) return { ticket: null, created: false, source, ignored: message.automated };
   const messageId = messageIdOf(message);
@@ -98,7 +114,24 @@ export async function receiveInbound(deps: InboundDeps, siteId: string, settings
   const body = bodyOf(message);
   const thread = await threadOf(deps, siteId, message);
   const write = thread
-    ? await addEntry(deps.db, thread, { body, author: { kind: 'requester', email: message.from.email, name: message.from.name }, messageId, attachments }, { kind: 'requester', id: null })
-    : await openTicket(deps.db, siteId, { subject: message.subject || '(no subject)', body, requester: message.from, channel: 'email', messageId, attachments });
+    ? await addEntry(
+        deps.db,
+        thread,
+        {
+          body,
+          author: { kind: 'requester', email: message.from.email, name: message.from.name },
+          messageId,
+          attachments,
+        },
+        { kind: 'requester', id: null },
+      )
+    : await openTicket(deps.db, siteId, {
+        subject: message.subject || '(no subject)',
+        body,
+        requester: message.from,
+        channel: 'email',
+        messageId,
+        attachments,
+      });
   return { ticket: write.ticket, created: write.created, source, ignored: null };
 }

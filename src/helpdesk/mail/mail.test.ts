@@ -4,7 +4,13 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { AppError } from '../../http/errors.js';
 import { parseMime } from './mime.js';
-import { mailgunSignature, readInbound, SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER, type InboundVerification } from './providers.js';
+import {
+  mailgunSignature,
+  readInbound,
+  SENDGRID_SIGNATURE_HEADER,
+  SENDGRID_TIMESTAMP_HEADER,
+  type InboundVerification,
+} from './providers.js';
 import { replyAddress, subjectTicketNumber, ticketFromRecipients } from './reply-address.js';
 import { stripQuotedReply } from './reply-text.js';
 
@@ -34,7 +40,10 @@ describe('inbound mail: raw MIME from common clients', () => {
     assert.equal(message.inReplyTo, '<reply-1@help.example.com>');
     assert.deepEqual(message.references, ['<reply-1@help.example.com>']);
     assert.equal(message.automated, null);
-    assert.equal(stripQuotedReply(message.text), 'Thanks, the reset link worked — but the invoice still shows 0 €.\nCould you check?\n\nJoséphine');
+    assert.equal(
+      stripQuotedReply(message.text),
+      'Thanks, the reset link worked — but the invoice still shows 0 €.\nCould you check?\n\nJoséphine',
+    );
   });
 
   it('reads an Outlook reply: base64 windows-1252 HTML to text, the From/Sent block cut', async () => {
@@ -70,8 +79,14 @@ describe('inbound mail: raw MIME from common clients', () => {
     assert.equal((await parseMime(fixture('auto-reply.eml'), LIMIT)).automated, 'Auto-Submitted: auto-replied');
     assert.equal((await parseMime(fixture('bounce-dsn.eml'), LIMIT)).automated, 'delivery status report');
     assert.equal((await parseMime(fixture('mailing-list.eml'), LIMIT)).automated, 'Precedence: list');
-    assert.equal((await parseMime('From: a@b.example\nX-Autoreply: yes\nSubject: x\n\nhi\n', LIMIT)).automated, 'x-autoreply');
-    assert.equal((await parseMime('From: a@b.example\nPrecedence: bulk\nSubject: x\n\nhi\n', LIMIT)).automated, 'Precedence: bulk');
+    assert.equal(
+      (await parseMime('From: a@b.example\nX-Autoreply: yes\nSubject: x\n\nhi\n', LIMIT)).automated,
+      'x-autoreply',
+    );
+    assert.equal(
+      (await parseMime('From: a@b.example\nPrecedence: bulk\nSubject: x\n\nhi\n', LIMIT)).automated,
+      'Precedence: bulk',
+    );
     assert.equal((await parseMime('From: a@b.example\nAuto-Submitted: no\nSubject: x\n\nhi\n', LIMIT)).automated, null);
   });
 
@@ -82,14 +97,25 @@ describe('inbound mail: raw MIME from common clients', () => {
   });
 
   it('refuses an attachment over the limit, naming it', async () => {
-    await assert.rejects(parseMime(fixture('apple-mail-attachments.eml'), 50), (error: unknown) => refusal('attachment_too_large')(error) && /screenshot\.png.*70 bytes.*up to 50 bytes/.test((error as Error).message));
+    await assert.rejects(
+      parseMime(fixture('apple-mail-attachments.eml'), 50),
+      (error: unknown) =>
+        refusal('attachment_too_large')(error) &&
+        /screenshot\.png.*70 bytes.*up to 50 bytes/.test((error as Error).message),
+    );
   });
 });
 
 describe('inbound mail: quoted history and signatures', () => {
   it('cuts at attributions, Outlook rules, signatures and drops > lines', () => {
-    assert.equal(stripQuotedReply('Yes.\n\nOn Tue, Nov 24, 2026 at 9:00 AM Support <s@x.example>\nwrote:\n> old'), 'Yes.');
-    assert.equal(stripQuotedReply('Oui.\n\nLe lun. 23 nov. 2026 à 10:00, Support <s@x.example> a écrit :\n> old'), 'Oui.');
+    assert.equal(
+      stripQuotedReply('Yes.\n\nOn Tue, Nov 24, 2026 at 9:00 AM Support <s@x.example>\nwrote:\n> old'),
+      'Yes.',
+    );
+    assert.equal(
+      stripQuotedReply('Oui.\n\nLe lun. 23 nov. 2026 à 10:00, Support <s@x.example> a écrit :\n> old'),
+      'Oui.',
+    );
     assert.equal(stripQuotedReply('Ja.\n\nAm 23.11.2026 um 10:00 schrieb Support <s@x.example>:\n> alt'), 'Ja.');
     assert.equal(stripQuotedReply('Done.\n\n-----Original Message-----\nFrom: s@x.example\nold'), 'Done.');
     assert.equal(stripQuotedReply('Done.\n________________________________\nFrom: s@x.example\nold'), 'Done.');
@@ -109,7 +135,14 @@ describe('inbound mail: signed reply addresses', () => {
     assert.equal(ticketFromRecipients([address], key, 'site2'), undefined);
     assert.equal(ticketFromRecipients([address], 'x'.repeat(40), 'site1'), undefined);
     assert.equal(ticketFromRecipients([address.replace('tmh2', 'tmh3')], key, 'site1'), undefined);
-    assert.equal(ticketFromRecipients([address.replace(/-([0-9a-f])/, (_m, c: string) => `-${c === '0' ? '1' : '0'}`)], key, 'site1'), undefined);
+    assert.equal(
+      ticketFromRecipients(
+        [address.replace(/-([0-9a-f])/, (_m, c: string) => `-${c === '0' ? '1' : '0'}`)],
+        key,
+        'site1',
+      ),
+      undefined,
+    );
   });
 
   it('finds a [#number] subject tag', () => {
@@ -129,12 +162,27 @@ describe('inbound mail: provider payloads', () => {
 
   it('raw MIME needs the Bearer secret', async () => {
     const body = fixture('gmail-reply.eml');
-    const ok = await readInbound({ contentType: 'message/rfc822', headers: { authorization: 'Bearer inbound-secret-123' }, body }, verification);
+    const ok = await readInbound(
+      { contentType: 'message/rfc822', headers: { authorization: 'Bearer inbound-secret-123' }, body },
+      verification,
+    );
     assert.equal(ok.source, 'mime');
     assert.equal(ok.message.messageId, '<CAJx8k2b9Q@mail.gmail.com>');
-    await assert.rejects(readInbound({ contentType: 'message/rfc822', headers: { authorization: 'Bearer wrong' }, body }, verification), refusal('inbound_unauthorized'));
-    await assert.rejects(readInbound({ contentType: 'message/rfc822', headers: {}, body }, verification), refusal('inbound_unauthorized'));
-    await assert.rejects(readInbound({ contentType: 'message/rfc822', headers: { authorization: 'Bearer inbound-secret-123' }, body }, { ...verification, inboundSecret: undefined }), refusal('inbound_unauthorized'));
+    await assert.rejects(
+      readInbound({ contentType: 'message/rfc822', headers: { authorization: 'Bearer wrong' }, body }, verification),
+      refusal('inbound_unauthorized'),
+    );
+    await assert.rejects(
+      readInbound({ contentType: 'message/rfc822', headers: {}, body }, verification),
+      refusal('inbound_unauthorized'),
+    );
+    await assert.rejects(
+      readInbound(
+        { contentType: 'message/rfc822', headers: { authorization: 'Bearer inbound-secret-123' }, body },
+        { ...verification, inboundSecret: undefined },
+      ),
+      refusal('inbound_unauthorized'),
+    );
   });
 
   it('Postmark JSON with basic auth', async () => {
@@ -144,21 +192,46 @@ describe('inbound mail: provider payloads', () => {
       Subject: 'Cannot log in',
       MessageID: 'pm-1',
       TextBody: 'It says wrong password.\n\nOn Mon, Support wrote:\n> hi',
-      Headers: [{ Name: 'Message-ID', Value: '<abc@customer.example>' }, { Name: 'In-Reply-To', Value: '<r1@help.example.com>' }],
-      Attachments: [{ Name: 'a.txt', Content: Buffer.from('hello').toString('base64'), ContentType: 'text/plain', ContentLength: 5 }],
+      Headers: [
+        { Name: 'Message-ID', Value: '<abc@customer.example>' },
+        { Name: 'In-Reply-To', Value: '<r1@help.example.com>' },
+      ],
+      Attachments: [
+        {
+          Name: 'a.txt',
+          Content: Buffer.from('hello').toString('base64'),
+          ContentType: 'text/plain',
+          ContentLength: 5,
+        },
+      ],
     };
     const body = Buffer.from(JSON.stringify(payload));
     const auth = `Basic ${Buffer.from('postmark:inbound-secret-123').toString('base64')}`;
-    const { source, message } = await readInbound({ contentType: 'application/json', headers: { authorization: auth }, body }, verification);
+    const { source, message } = await readInbound(
+      { contentType: 'application/json', headers: { authorization: auth }, body },
+      verification,
+    );
     assert.equal(source, 'postmark');
     assert.deepEqual(message.from, { email: 'lee@customer.example', name: 'Lee' });
     assert.equal(message.messageId, '<abc@customer.example>');
     assert.equal(message.inReplyTo, '<r1@help.example.com>');
     assert.equal(stripQuotedReply(message.text), 'It says wrong password.');
-    assert.deepEqual(message.attachments.map((a) => [a.filename, a.size]), [['a.txt', 5]]);
+    assert.deepEqual(
+      message.attachments.map((a) => [a.filename, a.size]),
+      [['a.txt', 5]],
+    );
     const wrong = `Basic ${Buffer.from('postmark:nope').toString('base64')}`;
-    await assert.rejects(readInbound({ contentType: 'application/json', headers: { authorization: wrong }, body }, verification), refusal('inbound_unauthorized'));
-    await assert.rejects(readInbound({ contentType: 'application/json', headers: { authorization: auth }, body: Buffer.from('{nope') }, verification), refusal('invalid_inbound_email'));
+    await assert.rejects(
+      readInbound({ contentType: 'application/json', headers: { authorization: wrong }, body }, verification),
+      refusal('inbound_unauthorized'),
+    );
+    await assert.rejects(
+      readInbound(
+        { contentType: 'application/json', headers: { authorization: auth }, body: Buffer.from('{nope') },
+        verification,
+      ),
+      refusal('invalid_inbound_email'),
+    );
   });
 
   it('Mailgun route form with its HMAC signature, parsed and MIME forms', async () => {
@@ -174,7 +247,10 @@ describe('inbound mail: provider payloads', () => {
       recipient: 'support@help.example.com',
       subject: '[#3] Still broken',
       'body-plain': 'Still broken.\n-- \nKim',
-      'message-headers': JSON.stringify([['Message-Id', '<mg-1@customer.example>'], ['References', '<r1@help.example.com> <r2@help.example.com>']]),
+      'message-headers': JSON.stringify([
+        ['Message-Id', '<mg-1@customer.example>'],
+        ['References', '<r1@help.example.com> <r2@help.example.com>'],
+      ]),
       'attachment-1': new File([Buffer.from('log line')], 'log.txt', { type: 'text/plain' }),
     });
     const { source, message } = await readInbound({ ...parsed, headers: {} }, verification, now);
@@ -182,21 +258,40 @@ describe('inbound mail: provider payloads', () => {
     assert.equal(message.messageId, '<mg-1@customer.example>');
     assert.deepEqual(message.references, ['<r1@help.example.com>', '<r2@help.example.com>']);
     assert.equal(stripQuotedReply(message.text), 'Still broken.');
-    assert.deepEqual(message.attachments.map((a) => [a.filename, a.contentType, a.size]), [['log.txt', 'text/plain', 8]]);
+    assert.deepEqual(
+      message.attachments.map((a) => [a.filename, a.contentType, a.size]),
+      [['log.txt', 'text/plain', 8]],
+    );
 
     const mime = await form({ timestamp, token, signature, 'body-mime': fixture('gmail-reply.eml').toString('utf8') });
-    assert.equal((await readInbound({ ...mime, headers: {} }, verification, now)).message.subject, 'Re: Facture à zéro €');
+    assert.equal(
+      (await readInbound({ ...mime, headers: {} }, verification, now)).message.subject,
+      'Re: Facture à zéro €',
+    );
 
-    const forged = await form({ timestamp, token, signature: mailgunSignature('other-key', timestamp, token), from: 'kim@customer.example' });
+    const forged = await form({
+      timestamp,
+      token,
+      signature: mailgunSignature('other-key', timestamp, token),
+      from: 'kim@customer.example',
+    });
     await assert.rejects(readInbound({ ...forged, headers: {} }, verification, now), refusal('inbound_unauthorized'));
     // A captured request replayed an hour later.
-    await assert.rejects(readInbound({ ...parsed, headers: {} }, verification, now + 3600_000), refusal('inbound_unauthorized'));
+    await assert.rejects(
+      readInbound({ ...parsed, headers: {} }, verification, now + 3600_000),
+      refusal('inbound_unauthorized'),
+    );
   });
 
   it('SendGrid Inbound Parse with its ECDSA signature, raw and parsed modes', async () => {
     const now = Date.now();
     const timestamp = String(Math.floor(now / 1000));
-    const signed = (body: Buffer) => ({ [SENDGRID_SIGNATURE_HEADER]: sign('sha256', Buffer.concat([Buffer.from(timestamp), body]), privateKey).toString('base64'), [SENDGRID_TIMESTAMP_HEADER]: timestamp });
+    const signed = (body: Buffer) => ({
+      [SENDGRID_SIGNATURE_HEADER]: sign('sha256', Buffer.concat([Buffer.from(timestamp), body]), privateKey).toString(
+        'base64',
+      ),
+      [SENDGRID_TIMESTAMP_HEADER]: timestamp,
+    });
 
     const raw = await form({ email: fixture('outlook-reply.eml').toString('latin1'), to: 'support@help.example.com' });
     const fromRaw = await readInbound({ ...raw, headers: signed(raw.body) }, verification, now);
@@ -218,15 +313,27 @@ describe('inbound mail: provider payloads', () => {
     assert.equal(message.messageId, '<sg-1@customer.example>');
     assert.equal(message.text, 'Hello there');
     assert.deepEqual(message.recipients, ['support@help.example.com', 'support+t123@help.example.com']);
-    assert.deepEqual(message.attachments.map((a) => a.filename), ['x.pdf']);
+    assert.deepEqual(
+      message.attachments.map((a) => a.filename),
+      ['x.pdf'],
+    );
 
     const tampered = Buffer.from(parsed.body.toString('latin1').replace('Hello <b>there', 'Hello <b>thera'), 'latin1');
-    await assert.rejects(readInbound({ contentType: parsed.contentType, body: tampered, headers: signed(parsed.body) }, verification, now), refusal('inbound_unauthorized'));
+    await assert.rejects(
+      readInbound({ contentType: parsed.contentType, body: tampered, headers: signed(parsed.body) }, verification, now),
+      refusal('inbound_unauthorized'),
+    );
     await assert.rejects(readInbound({ ...parsed, headers: {} }, verification, now), refusal('inbound_unauthorized'));
-    await assert.rejects(readInbound({ ...parsed, headers: signed(parsed.body) }, { ...verification, sendgridPublicKey: undefined }, now), refusal('inbound_unauthorized'));
+    await assert.rejects(
+      readInbound({ ...parsed, headers: signed(parsed.body) }, { ...verification, sendgridPublicKey: undefined }, now),
+      refusal('inbound_unauthorized'),
+    );
   });
 
   it('refuses an unknown content type', async () => {
-    await assert.rejects(readInbound({ contentType: 'text/plain', headers: {}, body: Buffer.from('x') }, verification), refusal('invalid_inbound_email'));
+    await assert.rejects(
+      readInbound({ contentType: 'text/plain', headers: {}, body: Buffer.from('x') }, verification),
+      refusal('invalid_inbound_email'),
+    );
   });
 });

@@ -64,7 +64,10 @@ export function automatedReason(headers: HeaderMap, from: string): string | null
 export function checkAttachments(attachments: readonly InboundAttachment[], maxBytes: number): void {
   const large = attachments.find((attachment) => attachment.size > maxBytes);
   if (large) {
-    throw new AppError('attachment_too_large', `The attachment "${large.filename}" is ${large.size} bytes; the help desk accepts attachments up to ${maxBytes} bytes.`);
+    throw new AppError(
+      'attachment_too_large',
+      `The attachment "${large.filename}" is ${large.size} bytes; the help desk accepts attachments up to ${maxBytes} bytes.`,
+    );
   }
 }
 

@@ -4,7 +4,14 @@
 import { simpleParser, type AddressObject, type HeaderValue, type ParsedMail } from 'mailparser';
 import { isEmail } from '../../lib/email.js';
 import { AppError } from '../../http/errors.js';
-import { automatedReason, checkAttachments, htmlToText, messageIds, oneMessageId, type InboundMessage } from './message.js';
+import {
+  automatedReason,
+  checkAttachments,
+  htmlToText,
+  messageIds,
+  oneMessageId,
+  type InboundMessage,
+} from './message.js';
 
 const HEADER_BLOCK = /^[!-9;-~]+:/;
 
@@ -40,7 +47,8 @@ function malformed(detail: string): AppError {
 export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number): Promise<InboundMessage> {
   const source = typeof raw === 'string' ? Buffer.from(raw) : raw;
   if (source.length === 0) throw malformed('the message is empty');
-  if (!HEADER_BLOCK.test(source.subarray(0, 1000).toString('latin1'))) throw malformed('it does not start with a header');
+  if (!HEADER_BLOCK.test(source.subarray(0, 1000).toString('latin1')))
+    throw malformed('it does not start with a header');
   const parsed = await simpleParser(source, { skipImageLinks: true, keepCidLinks: true });
   const [from] = addresses(parsed.from);
   if (!from) throw malformed('it has no From address');
@@ -60,7 +68,10 @@ export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number
     messageId: oneMessageId(parsed.messageId),
     inReplyTo: oneMessageId(parsed.inReplyTo),
     references: messageIds(parsed.references),
-    text: (parsed.text?.trim() ? parsed.text : typeof parsed.html === 'string' ? htmlToText(parsed.html) : '').replace(/\r\n/g, '\n'),
+    text: (parsed.text?.trim() ? parsed.text : typeof parsed.html === 'string' ? htmlToText(parsed.html) : '').replace(
+      /\r\n/g,
+      '\n',
+    ),
     attachments,
     automated: automatedReason(headers, from.email),
   };

@@ -33,8 +33,16 @@ for (const database of testDatabases) {
     let sink: SmtpSink;
     let mailer: Mailer;
     let outbox: MailOutbox;
-    const settings = { HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com', HELPDESK_INBOUND_SECRET: sealSetting('inbound-secret', SECRET_KEY) };
-    const mime = (body: string) => receiveInbound({ db, blobs, secretKey: SECRET_KEY }, SITE, settings, { contentType: 'message/rfc822', headers: { authorization: 'Bearer inbound-secret' }, body: Buffer.from(body) });
+    const settings = {
+      HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com',
+      HELPDESK_INBOUND_SECRET: sealSetting('inbound-secret', SECRET_KEY),
+    };
+    const mime = (body: string) =>
+      receiveInbound({ db, blobs, secretKey: SECRET_KEY }, SITE, settings, {
+        contentType: 'message/rfc822',
+        headers: { authorization: 'Bearer inbound-secret' },
+        body: Buffer.from(body),
+      });
 
     before(async () => {
       testDb = await createTestDatabase(database);
@@ -43,7 +51,14 @@ for (const database of testDatabases) {
       blobs = createLocalBlobStore(dir);
       await createSite(db, null, { id: SITE, kind: 'community', plan: 'pro' });
       sink = await startSmtpSink({ tls: 'none' });
-      mailer = await createMailer({ server: '127.0.0.1', port: sink.port, useTls: false, username: undefined, password: undefined, defaultSender: 'Blume <noreply@blume.test>' });
+      mailer = await createMailer({
+        server: '127.0.0.1',
+        port: sink.port,
+        useTls: false,
+        username: undefined,
+        password: undefined,
+        defaultSender: 'Blume <noreply@blume.test>',
+      });
       outbox = new MailOutbox(db, mailer, Fastify({ logger: false }).log, { embeddedDatabase: database === 'pglite' });
       await outbox.start();
     });
@@ -56,10 +71,18 @@ for (const database of testDatabases) {
     });
 
     it('mails an agent reply that the requester answers back onto the same ticket', async () => {
-      const opened = await mime('From: Lee <lee@customer.example>\nTo: support@help.example.com\nSubject: Login loop\nMessage-ID: <first@customer.example>\n\nI keep getting logged out.\n');
+      const opened = await mime(
+        'From: Lee <lee@customer.example>\nTo: support@help.example.com\nSubject: Login loop\nMessage-ID: <first@customer.example>\n\nI keep getting logged out.\n',
+      );
       const ticket = opened.ticket!;
       const seen = sink.received.length;
-      const reply = await replyByMail(db, ticket, { body: 'Please clear your cookies and try again.', memberId: null }, { kind: 'member', id: null }, { supportAddress: 'support@help.example.com', senderName: 'Acme', secretKey: SECRET_KEY });
+      const reply = await replyByMail(
+        db,
+        ticket,
+        { body: 'Please clear your cookies and try again.', memberId: null },
+        { kind: 'member', id: null },
+        { supportAddress: 'support@help.example.com', senderName: 'Acme', secretKey: SECRET_KEY },
+      );
       outbox.drainSoon();
       const sent = await sink.next(seen);
 
@@ -91,13 +114,25 @@ for (const database of testDatabases) {
       assert.deepEqual([threaded.ticket!.id, threaded.created], [ticket.id, true]);
       const again = await mime(answer);
       assert.deepEqual([again.ticket!.id, again.created], [ticket.id, false]);
-      assert.deepEqual(await threadMessageIds(db, ticket.id), ['<first@customer.example>', reply.entry.messageId, '<answer@customer.example>']);
-      const entries = await db.query.helpdeskEntries.findMany({ where: (e, { eq }) => eq(e.ticketId, ticket.id), orderBy: (e, { asc }) => [asc(e.createdAt), asc(e.id)] });
+      assert.deepEqual(await threadMessageIds(db, ticket.id), [
+        '<first@customer.example>',
+        reply.entry.messageId,
+        '<answer@customer.example>',
+      ]);
+      const entries = await db.query.helpdeskEntries.findMany({
+        where: (e, { eq }) => eq(e.ticketId, ticket.id),
+        orderBy: (e, { asc }) => [asc(e.createdAt), asc(e.id)],
+      });
       assert.equal(entries.at(-1)!.bodySource, 'That fixed it, thanks!');
       assert.equal(entries.at(-1)!.authorKind, 'requester');
 
       // An out-of-office answer to the same mail is dropped: no entry, no mail back.
-      const ooo = await mime(answer.replace('Message-ID: <answer@customer.example>', 'Message-ID: <ooo@customer.example>\r\nAuto-Submitted: auto-replied'));
+      const ooo = await mime(
+        answer.replace(
+          'Message-ID: <answer@customer.example>',
+          'Message-ID: <ooo@customer.example>\r\nAuto-Submitted: auto-replied',
+        ),
+      );
       assert.equal(ooo.ticket, null);
       await outbox.idle();
       assert.equal(sink.received.length, seen + 1);

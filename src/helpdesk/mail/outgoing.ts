@@ -36,13 +36,24 @@ function quotedName(name: string): string {
  * Writes an agent's public reply and queues its mail to the requester, in one transaction. The
  * caller nudges the outbox (`drainSoon`) after it commits.
  */
-export async function replyByMail(db: Executor, ticket: TicketRow, input: { body: string; memberId: string | null }, actor: Actor, settings: ReplyMailSettings): Promise<TicketWrite> {
+export async function replyByMail(
+  db: Executor,
+  ticket: TicketRow,
+  input: { body: string; memberId: string | null },
+  actor: Actor,
+  settings: ReplyMailSettings,
+): Promise<TicketWrite> {
   const domain = settings.supportAddress.slice(settings.supportAddress.lastIndexOf('@') + 1);
   if (!domain) throw new AppError('invalid_ticket', 'HELPDESK_SUPPORT_ADDRESS is not set: replies cannot be mailed.');
   const messageId = `<hd.${ticket.id}.${randomAlnum(16)}@${domain}>`;
   return db.transaction(async (tx) => {
     const earlier = await threadMessageIds(tx, ticket.id);
-    const write = await addEntry(tx, ticket, { body: input.body, author: { kind: 'agent', memberId: input.memberId }, messageId }, actor);
+    const write = await addEntry(
+      tx,
+      ticket,
+      { body: input.body, author: { kind: 'agent', memberId: input.memberId }, messageId },
+      actor,
+    );
     const requester = await findContact(tx, write.ticket.requesterId);
     if (!requester) throw new AppError('ticket_not_found', `Ticket ${ticket.number} has no requester.`);
     await enqueueMail(tx, ticket.siteId, 'helpdesk_reply', {
@@ -63,7 +74,12 @@ export async function replyByMail(db: Executor, ticket: TicketRow, input: { body
  * How the site mails agents' public replies: from its support address, when it has one and this
  * server sends mail (docs/decisions/0053-helpdesk-inbound-mail.md); otherwise undefined.
  */
-export function replyMailSettings(site: SiteRow, settings: InstanceSettings, outbox: MailOutbox, secretKey: string): ReplyMailSettings | undefined {
+export function replyMailSettings(
+  site: SiteRow,
+  settings: InstanceSettings,
+  outbox: MailOutbox,
+  secretKey: string,
+): ReplyMailSettings | undefined {
   const supportAddress = settings.values.HELPDESK_SUPPORT_ADDRESS?.trim();
   if (!supportAddress || !outbox.enabled) return undefined;
   return { supportAddress, senderName: settings.values.FORUM_TITLE?.trim() || site.id, secretKey };
@@ -93,6 +109,11 @@ export async function answerTicket(
     services.outbox.drainSoon();
     return { entry, mailed: true };
   }
-  const { entry } = await addEntry(services.db, ticket, { body: input.body, internal: input.internal, author: { kind: 'agent', memberId } }, actorOf(caller));
+  const { entry } = await addEntry(
+    services.db,
+    ticket,
+    { body: input.body, internal: input.internal, author: { kind: 'agent', memberId } },
+    actorOf(caller),
+  );
   return { entry, mailed: false };
 }

@@ -9,7 +9,15 @@ import { createHash, createHmac, createPublicKey, timingSafeEqual, verify } from
 import { AppError } from '../../http/errors.js';
 import { isEmail } from '../../lib/email.js';
 import { parseMime } from './mime.js';
-import { automatedReason, checkAttachments, htmlToText, messageIds, oneMessageId, type InboundAttachment, type InboundMessage } from './message.js';
+import {
+  automatedReason,
+  checkAttachments,
+  htmlToText,
+  messageIds,
+  oneMessageId,
+  type InboundAttachment,
+  type InboundMessage,
+} from './message.js';
 
 export type InboundSource = 'mime' | 'postmark' | 'sendgrid' | 'mailgun';
 
@@ -79,7 +87,10 @@ function addressList(value: string | undefined): string[] {
 
 function headerLines(raw: string): Map<string, string> {
   const map = new Map<string, string>();
-  for (const line of raw.replace(/\r\n/g, '\n').replace(/\n[ \t]+/g, ' ').split('\n')) {
+  for (const line of raw
+    .replace(/\r\n/g, '\n')
+    .replace(/\n[ \t]+/g, ' ')
+    .split('\n')) {
     const colon = line.indexOf(':');
     if (colon <= 0) continue;
     const name = line.slice(0, colon).trim().toLowerCase();
@@ -151,14 +162,33 @@ function postmark(body: Buffer, maxAttachmentBytes: number): InboundMessage {
     .filter((email): email is string => email !== undefined && isEmail(email));
   const attachments = (payload.Attachments ?? []).map((attachment, index) => {
     const content = Buffer.from(attachment.Content ?? '', 'base64');
-    return { filename: attachment.Name || `attachment-${index + 1}`, contentType: attachment.ContentType || 'application/octet-stream', size: content.length, content, inline: Boolean(attachment.ContentID) };
+    return {
+      filename: attachment.Name || `attachment-${index + 1}`,
+      contentType: attachment.ContentType || 'application/octet-stream',
+      size: content.length,
+      content,
+      inline: Boolean(attachment.ContentID),
+    };
   });
-  return normalize({ from, recipients, subject: payload.Subject, headers, text: payload.TextBody, html: payload.HtmlBody, attachments }, maxAttachmentBytes);
+  return normalize(
+    {
+      from,
+      recipients,
+      subject: payload.Subject,
+      headers,
+      text: payload.TextBody,
+      html: payload.HtmlBody,
+      attachments,
+    },
+    maxAttachmentBytes,
+  );
 }
 
 async function readForm(request: InboundRequest): Promise<FormData> {
   try {
-    return await new Response(new Uint8Array(request.body), { headers: { 'content-type': request.contentType } }).formData();
+    return await new Response(new Uint8Array(request.body), {
+      headers: { 'content-type': request.contentType },
+    }).formData();
   } catch {
     throw unreadable('The form payload cannot be read.');
   }
@@ -175,7 +205,13 @@ async function files(form: FormData, names: readonly string[]): Promise<InboundA
     const value = form.get(name);
     if (value === null || typeof value === 'string') continue;
     const content = Buffer.from(await value.arrayBuffer());
-    out.push({ filename: value.name || name, contentType: value.type || 'application/octet-stream', size: content.length, content, inline: false });
+    out.push({
+      filename: value.name || name,
+      contentType: value.type || 'application/octet-stream',
+      size: content.length,
+      content,
+      inline: false,
+    });
   }
   return out;
 }
@@ -183,19 +219,31 @@ async function files(form: FormData, names: readonly string[]): Promise<InboundA
 function fileNames(form: FormData, prefix: string): string[] {
   const keys = new Set<string>();
   form.forEach((_value, key) => keys.add(key));
-  return [...keys].filter((key) => new RegExp(`^${prefix}-?[0-9]+$`).test(key)).sort((a, b) => Number(a.replace(/\D/g, '')) - Number(b.replace(/\D/g, '')));
+  return [...keys]
+    .filter((key) => new RegExp(`^${prefix}-?[0-9]+$`).test(key))
+    .sort((a, b) => Number(a.replace(/\D/g, '')) - Number(b.replace(/\D/g, '')));
 }
 
 /** Mailgun's documented check: hex HMAC-SHA256 of timestamp + token under the webhook signing key. */
 export function mailgunSignature(signingKey: string, timestamp: string, token: string): string {
-  return createHmac('sha256', signingKey).update(timestamp + token).digest('hex');
+  return createHmac('sha256', signingKey)
+    .update(timestamp + token)
+    .digest('hex');
 }
 
-async function mailgun(form: FormData, signingKey: string | undefined, maxAttachmentBytes: number, now: number): Promise<InboundMessage> {
+async function mailgun(
+  form: FormData,
+  signingKey: string | undefined,
+  maxAttachmentBytes: number,
+  now: number,
+): Promise<InboundMessage> {
   if (!signingKey) throw unauthorized('This site has no Mailgun signing key (HELPDESK_MAILGUN_SIGNING_KEY).');
   const timestamp = field(form, 'timestamp') ?? '';
   const signature = field(form, 'signature') ?? '';
-  if (!freshTimestamp(timestamp, now) || !sameSecret(signature.toLowerCase(), mailgunSignature(signingKey, timestamp, field(form, 'token') ?? ''))) {
+  if (
+    !freshTimestamp(timestamp, now) ||
+    !sameSecret(signature.toLowerCase(), mailgunSignature(signingKey, timestamp, field(form, 'token') ?? ''))
+  ) {
     throw unauthorized('The Mailgun signature does not verify.');
   }
   const mime = field(form, 'body-mime');
@@ -205,7 +253,8 @@ async function mailgun(form: FormData, signingKey: string | undefined, maxAttach
     const pairs = JSON.parse(field(form, 'message-headers') ?? '[]') as unknown;
     if (Array.isArray(pairs)) {
       for (const pair of pairs) {
-        if (Array.isArray(pair) && typeof pair[0] === 'string' && !headers.has(pair[0].toLowerCase())) headers.set(pair[0].toLowerCase(), String(pair[1]));
+        if (Array.isArray(pair) && typeof pair[0] === 'string' && !headers.has(pair[0].toLowerCase()))
+          headers.set(pair[0].toLowerCase(), String(pair[1]));
       }
     }
   } catch {
@@ -215,23 +264,54 @@ async function mailgun(form: FormData, signingKey: string | undefined, maxAttach
     const value = field(form, name);
     if (value && !headers.has(name.toLowerCase())) headers.set(name.toLowerCase(), value);
   }
-  const recipients = [...addressList(field(form, 'recipient')), ...addressList(field(form, 'To')), ...addressList(field(form, 'Cc'))];
+  const recipients = [
+    ...addressList(field(form, 'recipient')),
+    ...addressList(field(form, 'To')),
+    ...addressList(field(form, 'Cc')),
+  ];
   const attachments = await files(form, fileNames(form, 'attachment'));
-  return normalize({ from: field(form, 'from') ?? field(form, 'sender'), recipients, subject: field(form, 'subject'), headers, text: field(form, 'body-plain'), html: field(form, 'body-html'), attachments }, maxAttachmentBytes);
+  return normalize(
+    {
+      from: field(form, 'from') ?? field(form, 'sender'),
+      recipients,
+      subject: field(form, 'subject'),
+      headers,
+      text: field(form, 'body-plain'),
+      html: field(form, 'body-html'),
+      attachments,
+    },
+    maxAttachmentBytes,
+  );
 }
 
 function sendgridKey(value: string) {
-  const pem = value.includes('BEGIN PUBLIC KEY') ? value : `-----BEGIN PUBLIC KEY-----\n${value.replace(/\s+/g, '')}\n-----END PUBLIC KEY-----`;
+  const pem = value.includes('BEGIN PUBLIC KEY')
+    ? value
+    : `-----BEGIN PUBLIC KEY-----\n${value.replace(/\s+/g, '')}\n-----END PUBLIC KEY-----`;
   return createPublicKey(pem);
 }
 
-async function sendgrid(request: InboundRequest, form: FormData, publicKey: string | undefined, maxAttachmentBytes: number, now: number): Promise<InboundMessage> {
-  if (!publicKey) throw unauthorized('This site has no SendGrid verification key (HELPDESK_SENDGRID_VERIFICATION_KEY).');
+async function sendgrid(
+  request: InboundRequest,
+  form: FormData,
+  publicKey: string | undefined,
+  maxAttachmentBytes: number,
+  now: number,
+): Promise<InboundMessage> {
+  if (!publicKey)
+    throw unauthorized('This site has no SendGrid verification key (HELPDESK_SENDGRID_VERIFICATION_KEY).');
   const timestamp = header(request, SENDGRID_TIMESTAMP_HEADER) ?? '';
   const signature = header(request, SENDGRID_SIGNATURE_HEADER) ?? '';
   let valid = false;
   try {
-    valid = freshTimestamp(timestamp, now) && verify('sha256', Buffer.concat([Buffer.from(timestamp), request.body]), sendgridKey(publicKey), Buffer.from(signature, 'base64'));
+    valid =
+      freshTimestamp(timestamp, now) &&
+      verify(
+        'sha256',
+        Buffer.concat([Buffer.from(timestamp), request.body]),
+        sendgridKey(publicKey),
+        Buffer.from(signature, 'base64'),
+      );
   } catch {
     valid = false;
   }
@@ -243,33 +323,60 @@ async function sendgrid(request: InboundRequest, form: FormData, publicKey: stri
   let envelopeTo: string[] = [];
   try {
     const envelope = JSON.parse(field(form, 'envelope') ?? '{}') as { to?: unknown };
-    if (Array.isArray(envelope.to)) envelopeTo = envelope.to.filter((to): to is string => typeof to === 'string').map((to) => to.toLowerCase());
+    if (Array.isArray(envelope.to))
+      envelopeTo = envelope.to.filter((to): to is string => typeof to === 'string').map((to) => to.toLowerCase());
   } catch {
     throw unreadable('The SendGrid envelope field is not JSON.');
   }
   const attachments = await files(form, fileNames(form, 'attachment'));
-  return normalize({ from: field(form, 'from'), recipients: [...recipients, ...envelopeTo], subject: field(form, 'subject'), headers, text: field(form, 'text'), html: field(form, 'html'), attachments }, maxAttachmentBytes);
+  return normalize(
+    {
+      from: field(form, 'from'),
+      recipients: [...recipients, ...envelopeTo],
+      subject: field(form, 'subject'),
+      headers,
+      text: field(form, 'text'),
+      html: field(form, 'html'),
+      attachments,
+    },
+    maxAttachmentBytes,
+  );
 }
 
 /** The verified, normalized message of an inbound request, and which way it came. */
-export async function readInbound(request: InboundRequest, verification: InboundVerification, now = Date.now()): Promise<{ source: InboundSource; message: InboundMessage }> {
+export async function readInbound(
+  request: InboundRequest,
+  verification: InboundVerification,
+  now = Date.now(),
+): Promise<{ source: InboundSource; message: InboundMessage }> {
   const type = mediaType(request.contentType);
   const { maxAttachmentBytes } = verification;
   if (type === 'message/rfc822') {
     const bearer = /^Bearer\s+(.+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
-    if (!verification.inboundSecret || !bearer || !sameSecret(bearer.trim(), verification.inboundSecret)) throw unauthorized('Raw MIME needs Authorization: Bearer with the help desk inbound secret.');
+    if (!verification.inboundSecret || !bearer || !sameSecret(bearer.trim(), verification.inboundSecret))
+      throw unauthorized('Raw MIME needs Authorization: Bearer with the help desk inbound secret.');
     return { source: 'mime', message: await parseMime(request.body, maxAttachmentBytes) };
   }
   if (type === 'application/json') {
     const basic = /^Basic\s+(.+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
     const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : undefined;
-    if (!verification.inboundSecret || password === undefined || !sameSecret(password, verification.inboundSecret)) throw unauthorized('Postmark payloads need basic auth with the help desk inbound secret as password.');
+    if (!verification.inboundSecret || password === undefined || !sameSecret(password, verification.inboundSecret))
+      throw unauthorized('Postmark payloads need basic auth with the help desk inbound secret as password.');
     return { source: 'postmark', message: postmark(request.body, maxAttachmentBytes) };
   }
   if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') {
     const form = await readForm(request);
-    if (form.has('signature') && form.has('token') && form.has('timestamp')) return { source: 'mailgun', message: await mailgun(form, verification.mailgunSigningKey, maxAttachmentBytes, now) };
-    return { source: 'sendgrid', message: await sendgrid(request, form, verification.sendgridPublicKey, maxAttachmentBytes, now) };
+    if (form.has('signature') && form.has('token') && form.has('timestamp'))
+      return {
+        source: 'mailgun',
+        message: await mailgun(form, verification.mailgunSigningKey, maxAttachmentBytes, now),
+      };
+    return {
+      source: 'sendgrid',
+      message: await sendgrid(request, form, verification.sendgridPublicKey, maxAttachmentBytes, now),
+    };
   }
-  throw unreadable(`Content-Type ${type || '(none)'} is not message/rfc822, a Postmark JSON payload or a SendGrid / Mailgun form.`);
+  throw unreadable(
+    `Content-Type ${type || '(none)'} is not message/rfc822, a Postmark JSON payload or a SendGrid / Mailgun form.`,
+  );
 }

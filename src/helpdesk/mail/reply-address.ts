@@ -20,7 +20,11 @@ export function replyAddress(supportAddress: string, secretKey: string, siteId: 
 }
 
 /** The ticket id a correctly signed recipient address names, or undefined. */
-export function ticketFromRecipients(recipients: readonly string[], secretKey: string, siteId: string): string | undefined {
+export function ticketFromRecipients(
+  recipients: readonly string[],
+  secretKey: string,
+  siteId: string,
+): string | undefined {
   for (const recipient of recipients) {
     const match = TOKEN.exec(recipient);
     if (!match) continue;

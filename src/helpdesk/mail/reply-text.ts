@@ -3,7 +3,11 @@
 // "From: ... Sent:" block or "Original Message" rule, a `-- ` signature delimiter or a "Sent from my"
 // line; `>` quoted lines are dropped wherever they are. A forwarded message is kept whole.
 
-const ATTRIBUTION = [/^On\b.{1,300}\bwrote:\s*$/i, /^Le\b.{1,300}\ba écrit\s?:\s*$/i, /^Am\b.{1,300}\bschrieb\b.{0,100}:\s*$/i];
+const ATTRIBUTION = [
+  /^On\b.{1,300}\bwrote:\s*$/i,
+  /^Le\b.{1,300}\ba écrit\s?:\s*$/i,
+  /^Am\b.{1,300}\bschrieb\b.{0,100}:\s*$/i,
+];
 const RULE = /^\s*-{2,}\s*Original Message\s*-{2,}\s*$/i;
 const OUTLOOK_LINE = /^_{10,}\s*$/;
 const OUTLOOK_FROM = /^\*?From:\*?\s+\S/;
@@ -16,7 +20,8 @@ function isCut(lines: readonly string[], index: number): boolean {
   const line = lines[index]!.trim();
   // Some clients wrap a long attribution onto two lines.
   const joined = index + 1 < lines.length ? `${line} ${lines[index + 1]!.trim()}` : line;
-  if (ATTRIBUTION.some((pattern) => pattern.test(line) || (/^(On|Le|Am)\b/.test(line) && pattern.test(joined)))) return true;
+  if (ATTRIBUTION.some((pattern) => pattern.test(line) || (/^(On|Le|Am)\b/.test(line) && pattern.test(joined))))
+    return true;
   if (RULE.test(line) || OUTLOOK_LINE.test(line)) return true;
   if (OUTLOOK_FROM.test(line)) return lines.slice(index + 1, index + 4).some((next) => OUTLOOK_NEXT.test(next.trim()));
   return SIGNATURE.test(lines[index]!.trimEnd()) || MOBILE.test(line);
@@ -36,6 +41,9 @@ export function stripQuotedReply(text: string): string {
     if (/^\s*>/.test(lines[index]!)) continue;
     kept.push(lines[index]!.trimEnd());
   }
-  const result = kept.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  const result = kept
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   return result === '' ? text.trim() : result;
 }

@@ -56,7 +56,8 @@ type WithTicket = { Params: { number: string } };
 /** preHandler after `loadUi`: the viewer is an agent or admin of the help desk, on a plan that has it. */
 async function agentsOnly(request: FastifyRequest): Promise<void> {
   const ui = request.ui;
-  if (ui.viewer.kind !== 'member') throw new AppError('authentication_required', 'Log in as an agent of the help desk to use the inbox.');
+  if (ui.viewer.kind !== 'member')
+    throw new AppError('authentication_required', 'Log in as an agent of the help desk to use the inbox.');
   const caller = await memberCaller(request.server.deps.database.db, ui.site, ui.viewer.member);
   await request.server.services.plans.require(ui.site, 'helpdesk_api');
   request.helpdesk = { site: ui.site, caller };
@@ -79,7 +80,8 @@ function refusal(error: unknown): AppError | undefined {
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T | undefined {
   if (!value) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new AppError('invalid_ticket', `Unknown ${what} "${value}".`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new AppError('invalid_ticket', `Unknown ${what} "${value}".`);
   return value as T;
 }
 
@@ -87,7 +89,10 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
 
   /** Usernames of the help desk's agents and of the other members named by ids. */
-  async function names(siteId: string, ids: Iterable<string | null>): Promise<{ agents: Array<readonly [string, string]>; names: Map<string, string> }> {
+  async function names(
+    siteId: string,
+    ids: Iterable<string | null>,
+  ): Promise<{ agents: Array<readonly [string, string]>; names: Map<string, string> }> {
     const out = new Map<string, string>();
     const agents: Array<readonly [string, string]> = [];
     for (const view of await listAgents(db, siteId)) {
@@ -107,7 +112,8 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
   /** Why the AI draft button cannot work on this site, in words, or undefined. */
   async function draftBlocked(request: FastifyRequest): Promise<string | undefined> {
     const { site } = request.helpdesk;
-    if (!(await app.services.plans.includes(site.plan, 'ai'))) return `AI drafts need the Business plan; this community is on the ${site.plan} plan.`;
+    if (!(await app.services.plans.includes(site.plan, 'ai')))
+      return `AI drafts need the Business plan; this community is on the ${site.plan} plan.`;
     try {
       aiSettingsOf(request.ui.settings, app.deps.config.secretKey);
       return undefined;
@@ -117,12 +123,22 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     }
   }
 
-  async function renderTicket(request: FastifyRequest, reply: FastifyReply, listed: VisibleTicket, extra: Partial<TicketPage> = {}, status = 200): Promise<FastifyReply> {
+  async function renderTicket(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    listed: VisibleTicket,
+    extra: Partial<TicketPage> = {},
+    status = 200,
+  ): Promise<FastifyReply> {
     const { ticket, requester } = listed;
     const { site, caller } = request.helpdesk;
     const { rows, total } = await listEntries(db, ticket.id, true, { pageSize: THREAD_LIMIT, offset: 0 });
     const history = await ticketHistory(db, ticket.id);
-    const memberIds = [ticket.assigneeId, ...rows.map((entry) => (entry.authorKind === 'agent' ? entry.authorId : null)), ...history.map((row) => (row.actorKind === 'member' ? row.actorId : null))];
+    const memberIds = [
+      ticket.assigneeId,
+      ...rows.map((entry) => (entry.authorKind === 'agent' ? entry.authorId : null)),
+      ...history.map((row) => (row.actorKind === 'member' ? row.actorId : null)),
+    ];
     const named = await names(site.id, memberIds);
     const mail = replyMailSettings(site, request.ui.settings, app.mailOutbox, app.deps.config.secretKey);
     const page: TicketPage = {
@@ -142,98 +158,164 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       now: new Date(),
       ...extra,
     };
-    return sendPage(reply, request.ui, `#${ticket.number} ${ticket.subject}`, ticketView(request.ui, page), { status, private: true, head: INBOX_HEAD });
+    return sendPage(reply, request.ui, `#${ticket.number} ${ticket.subject}`, ticketView(request.ui, page), {
+      status,
+      private: true,
+      head: INBOX_HEAD,
+    });
   }
 
-  app.get('/desk/assets/desk.js', async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(INBOX_JS));
+  app.get('/desk/assets/desk.js', async (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(INBOX_JS),
+  );
 
   app.get('/desk', { preHandler: INBOX_PAGE }, async (_request, reply) => seeOther(reply, '/desk/mine'));
 
   for (const [view, label] of INBOX_VIEWS) {
-    app.get<{ Querystring: { page?: string; assigned?: string } }>(`/desk/${view}`, { preHandler: INBOX_PAGE }, async (request, reply) => {
-      const { site, caller } = request.helpdesk;
-      const page = pageNumber(request.query.page);
-      const { rows, total, estimated } = await listTickets(db, app.ticketLists, site.id, caller, VIEW_QUERIES[view], { page, pageSize: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE });
-      const named = await names(site.id, []);
-      const assigned = typeof request.query.assigned === 'string' && /^\d{1,9}$/.test(request.query.assigned) ? request.query.assigned : undefined;
-      const list = ticketListView(request.ui, {
-        view,
-        rows,
-        total,
-        estimated,
-        page,
-        totalPages: totalPages(total, PAGE_SIZE),
-        names: named.names,
-        memberId: viewerId(request),
-        canTake: caller.kind === 'member' && caller.agent,
-        now: new Date(),
-        flash: assigned ? { kind: 'ok', text: `Ticket #${assigned} is assigned to you.` } : undefined,
-      });
-      return sendPage(reply, request.ui, `${label} · Help desk`, list, { private: true, head: INBOX_HEAD });
-    });
+    app.get<{ Querystring: { page?: string; assigned?: string } }>(
+      `/desk/${view}`,
+      { preHandler: INBOX_PAGE },
+      async (request, reply) => {
+        const { site, caller } = request.helpdesk;
+        const page = pageNumber(request.query.page);
+        const { rows, total, estimated } = await listTickets(db, app.ticketLists, site.id, caller, VIEW_QUERIES[view], {
+          page,
+          pageSize: PAGE_SIZE,
+          offset: (page - 1) * PAGE_SIZE,
+        });
+        const named = await names(site.id, []);
+        const assigned =
+          typeof request.query.assigned === 'string' && /^\d{1,9}$/.test(request.query.assigned)
+            ? request.query.assigned
+            : undefined;
+        const list = ticketListView(request.ui, {
+          view,
+          rows,
+          total,
+          estimated,
+          page,
+          totalPages: totalPages(total, PAGE_SIZE),
+          names: named.names,
+          memberId: viewerId(request),
+          canTake: caller.kind === 'member' && caller.agent,
+          now: new Date(),
+          flash: assigned ? { kind: 'ok', text: `Ticket #${assigned} is assigned to you.` } : undefined,
+        });
+        return sendPage(reply, request.ui, `${label} · Help desk`, list, { private: true, head: INBOX_HEAD });
+      },
+    );
   }
 
-  const ticketQuery = Type.Object({ draft: Type.Optional(Type.String({ maxLength: 100 })), done: Type.Optional(Type.String({ maxLength: 20 })) });
-  app.get<WithTicket & { Querystring: { draft?: string; done?: string } }>('/desk/tickets/:number', { schema: { ...TicketParams.schema, querystring: ticketQuery }, preHandler: INBOX_PAGE }, async (request, reply) => {
-    const { site, caller } = request.helpdesk;
-    const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
-    const draft = request.query.draft ? await findDraft(db, listed.ticket.id, request.query.draft) : undefined;
-    const done = DONE[request.query.done ?? ''];
-    return renderTicket(request, reply, listed, { draft, flash: done ? { kind: 'ok', text: done } : undefined });
+  const ticketQuery = Type.Object({
+    draft: Type.Optional(Type.String({ maxLength: 100 })),
+    done: Type.Optional(Type.String({ maxLength: 20 })),
   });
+  app.get<WithTicket & { Querystring: { draft?: string; done?: string } }>(
+    '/desk/tickets/:number',
+    { schema: { ...TicketParams.schema, querystring: ticketQuery }, preHandler: INBOX_PAGE },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
+      const draft = request.query.draft ? await findDraft(db, listed.ticket.id, request.query.draft) : undefined;
+      const done = DONE[request.query.done ?? ''];
+      return renderTicket(request, reply, listed, { draft, flash: done ? { kind: 'ok', text: done } : undefined });
+    },
+  );
 
-  app.post<WithTicket>('/desk/tickets/:number/replies', { ...TicketParams, preHandler: INBOX_FORM, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const { site, caller } = request.helpdesk;
-    const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
-    const internal = field(request, 'internal', 5) === 'true';
-    const text = field(request, 'body', MAX_REPLY);
-    const refused = (error: string) => renderTicket(request, reply, listed, internal ? { note: { text: text ?? '', error } } : { reply: { text: text ?? '', error } }, 422);
-    if (text === undefined) return refused(`Keep it under ${MAX_REPLY.toLocaleString('en')} characters.`);
-    if (text.trim() === '') return refused(internal ? 'Write the note first.' : 'Write the reply first.');
-    const mail = replyMailSettings(site, request.ui.settings, app.mailOutbox, app.deps.config.secretKey);
-    const { mailed } = await answerTicket({ db, outbox: app.mailOutbox }, listed.ticket, caller, { body: text, internal }, mail);
-    return seeOther(reply, `/desk/tickets/${listed.ticket.number}?done=${internal ? 'noted' : mailed ? 'mailed' : 'replied'}#thread-heading`);
-  });
+  app.post<WithTicket>(
+    '/desk/tickets/:number/replies',
+    { ...TicketParams, preHandler: INBOX_FORM, bodyLimit: FORM_BODY_LIMIT },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
+      const internal = field(request, 'internal', 5) === 'true';
+      const text = field(request, 'body', MAX_REPLY);
+      const refused = (error: string) =>
+        renderTicket(
+          request,
+          reply,
+          listed,
+          internal ? { note: { text: text ?? '', error } } : { reply: { text: text ?? '', error } },
+          422,
+        );
+      if (text === undefined) return refused(`Keep it under ${MAX_REPLY.toLocaleString('en')} characters.`);
+      if (text.trim() === '') return refused(internal ? 'Write the note first.' : 'Write the reply first.');
+      const mail = replyMailSettings(site, request.ui.settings, app.mailOutbox, app.deps.config.secretKey);
+      const { mailed } = await answerTicket(
+        { db, outbox: app.mailOutbox },
+        listed.ticket,
+        caller,
+        { body: text, internal },
+        mail,
+      );
+      return seeOther(
+        reply,
+        `/desk/tickets/${listed.ticket.number}?done=${internal ? 'noted' : mailed ? 'mailed' : 'replied'}#thread-heading`,
+      );
+    },
+  );
 
-  app.post<WithTicket>('/desk/tickets/:number/triage', { ...TicketParams, preHandler: INBOX_FORM }, async (request, reply) => {
-    const { site, caller } = request.helpdesk;
-    const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
-    // A field left out of the form (the quick buttons send one) changes nothing.
-    const pick = (name: string) => field(request, name, 100) || undefined;
-    try {
-      const category = pick('category');
-      const assignee = pick('assignee');
-      const change: TicketChange = {
-        status: oneOf<TicketStatus>(pick('status'), TICKET_STATUSES, 'status'),
-        priority: oneOf<TicketPriority>(pick('priority'), TICKET_PRIORITIES, 'priority'),
-        categoryId: category === undefined ? undefined : category === 'none' ? null : category,
-        assigneeId: assignee === undefined ? undefined : assignee === 'none' ? null : assignee === 'me' ? viewerId(request) : assignee,
-      };
-      await triageTicket(db, site.id, listed.ticket.id, caller, change);
-    } catch (error) {
-      const refused = refusal(error);
-      if (!refused) throw error;
-      return renderTicket(request, reply, listed, { triageError: refused.message }, refused.status);
-    }
-    const back = field(request, 'back', 200) ?? '';
-    if (/^\/desk\/[a-z]+(\?page=\d{1,6})?$/.test(back)) return seeOther(reply, `${back}${back.includes('?') ? '&' : '?'}assigned=${listed.ticket.number}`);
-    return seeOther(reply, `/desk/tickets/${listed.ticket.number}?done=saved`);
-  });
+  app.post<WithTicket>(
+    '/desk/tickets/:number/triage',
+    { ...TicketParams, preHandler: INBOX_FORM },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
+      // A field left out of the form (the quick buttons send one) changes nothing.
+      const pick = (name: string) => field(request, name, 100) || undefined;
+      try {
+        const category = pick('category');
+        const assignee = pick('assignee');
+        const change: TicketChange = {
+          status: oneOf<TicketStatus>(pick('status'), TICKET_STATUSES, 'status'),
+          priority: oneOf<TicketPriority>(pick('priority'), TICKET_PRIORITIES, 'priority'),
+          categoryId: category === undefined ? undefined : category === 'none' ? null : category,
+          assigneeId:
+            assignee === undefined
+              ? undefined
+              : assignee === 'none'
+                ? null
+                : assignee === 'me'
+                  ? viewerId(request)
+                  : assignee,
+        };
+        await triageTicket(db, site.id, listed.ticket.id, caller, change);
+      } catch (error) {
+        const refused = refusal(error);
+        if (!refused) throw error;
+        return renderTicket(request, reply, listed, { triageError: refused.message }, refused.status);
+      }
+      const back = field(request, 'back', 200) ?? '';
+      if (/^\/desk\/[a-z]+(\?page=\d{1,6})?$/.test(back))
+        return seeOther(reply, `${back}${back.includes('?') ? '&' : '?'}assigned=${listed.ticket.number}`);
+      return seeOther(reply, `/desk/tickets/${listed.ticket.number}?done=saved`);
+    },
+  );
 
-  app.post<WithTicket>('/desk/tickets/:number/draft', { ...TicketParams, preHandler: INBOX_FORM }, async (request, reply) => {
-    const { site, caller } = request.helpdesk;
-    const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
-    let draftId: string;
-    try {
-      await app.services.plans.require(site, 'ai');
-      const ai = aiSettingsOf(request.ui.settings, app.deps.config.secretKey);
-      const instructions = field(request, 'instructions', 2000)?.trim() || undefined;
-      draftId = (await draftReply(db, listed.ticket, listed.requester, ai, { instructions }, actorOf(caller))).id;
-    } catch (error) {
-      const refused = error instanceof AppError && error.status !== 404 ? error : undefined;
-      if (!refused) throw error;
-      return renderTicket(request, reply, listed, { reply: { text: '', error: `No draft: ${refused.message}` } }, refused.status);
-    }
-    return seeOther(reply, `/desk/tickets/${listed.ticket.number}?draft=${draftId}#reply`);
-  });
+  app.post<WithTicket>(
+    '/desk/tickets/:number/draft',
+    { ...TicketParams, preHandler: INBOX_FORM },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
+      let draftId: string;
+      try {
+        await app.services.plans.require(site, 'ai');
+        const ai = aiSettingsOf(request.ui.settings, app.deps.config.secretKey);
+        const instructions = field(request, 'instructions', 2000)?.trim() || undefined;
+        draftId = (await draftReply(db, listed.ticket, listed.requester, ai, { instructions }, actorOf(caller))).id;
+      } catch (error) {
+        const refused = error instanceof AppError && error.status !== 404 ? error : undefined;
+        if (!refused) throw error;
+        return renderTicket(
+          request,
+          reply,
+          listed,
+          { reply: { text: '', error: `No draft: ${refused.message}` } },
+          refused.status,
+        );
+      }
+      return seeOther(reply, `/desk/tickets/${listed.ticket.number}?draft=${draftId}#reply`);
+    },
+  );
 }

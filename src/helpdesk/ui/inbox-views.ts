@@ -25,7 +25,12 @@ export const STATUS_WORDS: Record<TicketStatus, string> = {
   closed: 'Closed',
 };
 
-export const PRIORITY_WORDS: Record<TicketPriority, string> = { low: 'Low', normal: 'Normal', high: 'High', urgent: 'Urgent' };
+export const PRIORITY_WORDS: Record<TicketPriority, string> = {
+  low: 'Low',
+  normal: 'Normal',
+  high: 'High',
+  urgent: 'Urgent',
+};
 
 const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ['j / k', 'Select the next / previous ticket of a list'],
@@ -42,12 +47,19 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
 export const INBOX_HEAD = html`<script src="/desk/assets/desk.js" defer></script>`;
 
 /** The inbox frame: crumbs, heading, the views' tabs and the shortcuts panel. */
-export function inboxFrame(ui: UiContext, current: InboxView | undefined, heading: HtmlValue, body: SafeHtml, flash?: Flash): SafeHtml {
+export function inboxFrame(
+  ui: UiContext,
+  current: InboxView | undefined,
+  heading: HtmlValue,
+  body: SafeHtml,
+  flash?: Flash,
+): SafeHtml {
   return html`<p class="crumbs"><a href="/">${ui.title}</a> › <a href="/desk">Help desk</a></p>
 <div class="toolbar"><h1>${heading}</h1>
 <details class="keys" id="desk-keys"><summary>Keyboard shortcuts <kbd>?</kbd></summary><dl>${SHORTCUTS.map(([key, what]) => html`<dt><kbd>${key}</kbd></dt><dd>${what}</dd>`)}</dl></details></div>
 <nav class="tabs admin-tabs" aria-label="Ticket views"><ul>${INBOX_VIEWS.map(
-    ([view, label]) => html`<li><a href="/desk/${view}"${view === current ? html` aria-current="page"` : ''}>${label}</a></li>`,
+    ([view, label]) =>
+      html`<li><a href="/desk/${view}"${view === current ? html` aria-current="page"` : ''}>${label}</a></li>`,
   )}</ul></nav>
 ${flash ? notice(flash.kind, flash.text) : ''}
 ${body}`;

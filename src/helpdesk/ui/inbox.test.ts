@@ -45,21 +45,44 @@ for (const database of testDatabases) {
       return ui;
     };
     const inbound = (body: string) =>
-      t.app.inject({ method: 'POST', url: '/api/helpdesk/v1/inbound-email', headers: { host: communityHost('desk'), 'content-type': 'message/rfc822', authorization: 'Bearer inbound-secret' }, payload: body });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/helpdesk/v1/inbound-email',
+        headers: {
+          host: communityHost('desk'),
+          'content-type': 'message/rfc822',
+          authorization: 'Bearer inbound-secret',
+        },
+        payload: body,
+      });
     const configure = async (site: string, values: Record<string, string>) => {
-      assert.equal((await portal(t.app, owner, { method: 'PUT', url: `/api/instances/${site}/env`, payload: values })).statusCode, 200);
+      assert.equal(
+        (await portal(t.app, owner, { method: 'PUT', url: `/api/instances/${site}/env`, payload: values })).statusCode,
+        200,
+      );
       await portal(t.app, owner, { method: 'POST', url: `/api/instances/${site}/restart` });
     };
 
     before(async () => {
       sink = await startSmtpSink();
       ai = await startAiProvider();
-      t = await buildTestApp({ database, env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) } });
+      t = await buildTestApp({
+        database,
+        env: {
+          BLUME_RATE_LOGIN_PER_MINUTE: '1000',
+          BLUME_MAIL_SERVER: '127.0.0.1',
+          BLUME_MAIL_PORT: String(sink.port),
+        },
+      });
       owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'desk', 'pro');
       await makeCommunity(t.app, owner, 'hobby', 'free');
       await makeCommunity(t.app, owner, 'biz', 'business');
-      await configure('desk', { HELPDESK_SUPPORT_ADDRESS: SUPPORT, HELPDESK_INBOUND_SECRET: 'inbound-secret', FORUM_TITLE: 'Acme Support' });
+      await configure('desk', {
+        HELPDESK_SUPPORT_ADDRESS: SUPPORT,
+        HELPDESK_INBOUND_SECRET: 'inbound-secret',
+        FORUM_TITLE: 'Acme Support',
+      });
       billing = (await createCategory(db(), 'desk', { name: 'Billing' })).id;
       shipping = (await createCategory(db(), 'desk', { name: 'Shipping' })).id;
       ann = await addMember(t.app, 'desk', 'ann');
@@ -70,13 +93,24 @@ for (const database of testDatabases) {
       await makeAgent(db(), 'desk', ann.member.id, { categoryIds: [billing], available: false });
       await makeAgent(db(), 'desk', bob.member.id, { categoryIds: [shipping], available: false });
       const open = async (key: string, subject: string, categoryId: string | null) => {
-        tickets[key] = (await openTicket(db(), 'desk', { subject, body: `About ${subject}.`, requester: { email: `${key}@customer.example`, name: key }, channel: 'api', categoryId })).ticket;
+        tickets[key] = (
+          await openTicket(db(), 'desk', {
+            subject,
+            body: `About ${subject}.`,
+            requester: { email: `${key}@customer.example`, name: key },
+            channel: 'api',
+            categoryId,
+          })
+        ).ticket;
       };
       for (let i = 1; i <= 24; i++) await open(`filler${i}`, `Filler question ${i}`, null);
       await open('refund', 'Refund please', billing);
       await open('parcel', 'Parcel lost', shipping);
       await open('late', 'Waiting since Monday', null);
-      await db().update(helpdeskTickets).set({ firstResponseDueAt: new Date(Date.now() - 60_000) }).where(eq(helpdeskTickets.id, tickets.late!.id));
+      await db()
+        .update(helpdeskTickets)
+        .set({ firstResponseDueAt: new Date(Date.now() - 60_000) })
+        .where(eq(helpdeskTickets.id, tickets.late!.id));
     });
     after(async () => {
       await t.close();
@@ -99,7 +133,15 @@ for (const database of testDatabases) {
       assert.equal((await ticket(tickets.refund!.number)).status, 'new');
 
       // The forum token of addMember needs the Forum API, which a free plan lacks: a member with a password will do.
-      const hal = { member: await createMember(db(), 'hobby', { username: 'hal', email: 'hal@members.test', password: 'pw-hal-0123456789' }), password: 'pw-hal-0123456789', token: '' };
+      const hal = {
+        member: await createMember(db(), 'hobby', {
+          username: 'hal',
+          email: 'hal@members.test',
+          password: 'pw-hal-0123456789',
+        }),
+        password: 'pw-hal-0123456789',
+        token: '',
+      };
       await makeAgent(db(), 'hobby', hal.member.id);
       const free = await (await as(hal, 'hobby')).get('/desk/open');
       assert.equal(free.statusCode, 403);
@@ -115,11 +157,24 @@ for (const database of testDatabases) {
       assert.match((await agent.get('/desk/mine')).body, deskLink, 'the inbox pages too');
       assert.match((await (await as(ada)).get('/latest')).body, deskLink, 'an admin who is no agent');
       // The Free plan has no help desk: its admin gets no link to a page that would refuse them.
-      const hobbyAdmin = { member: await createMember(db(), 'hobby', { username: 'hobbyadmin', email: 'hobbyadmin@members.test', password: 'pw-hobbyadmin-0123456789', role: 'admin' }), password: 'pw-hobbyadmin-0123456789', token: '' };
-      assert.doesNotMatch((await (await as(hobbyAdmin, 'hobby')).get('/latest')).body, deskLink, 'an admin on a plan without it');
+      const hobbyAdmin = {
+        member: await createMember(db(), 'hobby', {
+          username: 'hobbyadmin',
+          email: 'hobbyadmin@members.test',
+          password: 'pw-hobbyadmin-0123456789',
+          role: 'admin',
+        }),
+        password: 'pw-hobbyadmin-0123456789',
+        token: '',
+      };
+      assert.doesNotMatch(
+        (await (await as(hobbyAdmin, 'hobby')).get('/latest')).body,
+        deskLink,
+        'an admin on a plan without it',
+      );
     });
 
-    it('lists an agent\'s views from the API\'s list service: their categories only, newest activity first, paged', async () => {
+    it("lists an agent's views from the API's list service: their categories only, newest activity first, paged", async () => {
       const agent = await as(ann);
       assert.equal((await agent.get('/desk')).headers.location, '/desk/mine');
       const first = await agent.get('/desk/unassigned');
@@ -129,7 +184,11 @@ for (const database of testDatabases) {
       const subjects = (body: string) => [...body.matchAll(/data-open data-key="o">#\d+ ([^<]+)</g)].map((m) => m[1]);
       // 24 fillers, the refund and the late one are ann's (no category or billing); the parcel is not.
       assert.equal(pageText(first.body).match(/26 tickets/)?.[0], '26 tickets');
-      assert.deepEqual(subjects(first.body).slice(0, 3), ['Waiting since Monday', 'Refund please', 'Filler question 24']);
+      assert.deepEqual(subjects(first.body).slice(0, 3), [
+        'Waiting since Monday',
+        'Refund please',
+        'Filler question 24',
+      ]);
       assert.equal(subjects(first.body).length, 25);
       assert.doesNotMatch(first.body, /Parcel lost/);
       assert.match(first.body, /rel="next" href="\/desk\/unassigned\?page=2"/);
@@ -140,10 +199,16 @@ for (const database of testDatabases) {
       assert.match(pageText((await agent.get('/desk/mine')).body), /No open tickets are assigned to you/);
 
       // "Assign to me" on a row of the list: back to the list, the ticket now in "mine".
-      const taken = await agent.post(`/desk/tickets/${tickets.refund!.number}/triage`, { assignee: 'me', back: '/desk/unassigned' });
+      const taken = await agent.post(`/desk/tickets/${tickets.refund!.number}/triage`, {
+        assignee: 'me',
+        back: '/desk/unassigned',
+      });
       assert.equal(taken.statusCode, 303);
       assert.equal(taken.headers.location, `/desk/unassigned?assigned=${tickets.refund!.number}`);
-      assert.match(pageText((await agent.get(taken.headers.location)).body), new RegExp(`Ticket #${tickets.refund!.number} is assigned to you`));
+      assert.match(
+        pageText((await agent.get(taken.headers.location)).body),
+        new RegExp(`Ticket #${tickets.refund!.number} is assigned to you`),
+      );
       assert.deepEqual(subjects((await agent.get('/desk/mine')).body), ['Refund please']);
       assert.equal((await ticket(tickets.refund!.number)).assigneeId, ann.member.id);
 
@@ -151,13 +216,16 @@ for (const database of testDatabases) {
       assert.match((await admin.get('/desk/open')).body, /Parcel lost/);
     });
 
-    it('keeps a ticket of a category the agent does not serve from them, and the agent\'s tickets out of categories they do not serve', async () => {
+    it("keeps a ticket of a category the agent does not serve from them, and the agent's tickets out of categories they do not serve", async () => {
       const agent = await as(ann);
       const parcel = tickets.parcel!.number;
       assert.equal((await agent.get(`/desk/tickets/${parcel}`)).statusCode, 404);
       await agent.get('/desk/open');
       assert.equal((await agent.post(`/desk/tickets/${parcel}/triage`, { assignee: 'me' })).statusCode, 404);
-      assert.equal((await agent.post(`/desk/tickets/${parcel}/replies`, { body: 'Mine now', internal: 'false' })).statusCode, 404);
+      assert.equal(
+        (await agent.post(`/desk/tickets/${parcel}/replies`, { body: 'Mine now', internal: 'false' })).statusCode,
+        404,
+      );
       assert.equal((await ticket(parcel)).assigneeId, null);
       assert.equal((await listEntries(db(), tickets.parcel!.id, true, { pageSize: 10, offset: 0 })).total, 1);
 
@@ -181,30 +249,54 @@ for (const database of testDatabases) {
       ] as const) {
         const forged = await agent.post(`/desk/tickets/${number}/${path}`, fields, { csrf: false });
         assert.equal(forged.statusCode, 403, path);
-        assert.equal((await agent.post(`/desk/tickets/${number}/${path}`, fields, { csrf: 'wrong' })).statusCode, 403, path);
+        assert.equal(
+          (await agent.post(`/desk/tickets/${number}/${path}`, fields, { csrf: 'wrong' })).statusCode,
+          403,
+          path,
+        );
       }
       assert.equal((await listEntries(db(), tickets.refund!.id, true, { pageSize: 50, offset: 0 })).total, before);
       assert.equal((await ticket(number)).status, 'new');
       assert.equal((await db().select().from(helpdeskDrafts)).length, 0);
     });
 
-    it('mails a reply from the inbox; the requester\'s mailed answer threads back; the SLA clock stops while pending', async () => {
+    it("mails a reply from the inbox; the requester's mailed answer threads back; the SLA clock stops while pending", async () => {
       const opened = json<{ ticket_id: string; number: number }>(
-        await inbound(['From: Ria <ria@customer.example>', `To: ${SUPPORT}`, 'Subject: Invoice is wrong', 'Message-ID: <ria-1@customer.example>', '', 'The total is off by ten.', ''].join('\r\n')),
+        await inbound(
+          [
+            'From: Ria <ria@customer.example>',
+            `To: ${SUPPORT}`,
+            'Subject: Invoice is wrong',
+            'Message-ID: <ria-1@customer.example>',
+            '',
+            'The total is off by ten.',
+            '',
+          ].join('\r\n'),
+        ),
       );
       const agent = await as(ann);
       const path = `/desk/tickets/${opened.number}`;
       const page = await agent.get(path);
       assert.match(pageText(page.body), /E-mailed to ria@customer\.example/);
-      assert.equal((await agent.post(`${path}/replies`, { body: 'Checking with billing.', internal: 'true' })).headers.location, `${path}?done=noted#thread-heading`);
-      const sent = await agent.post(`${path}/replies`, { body: 'Sorry, a corrected invoice is on its way.', internal: 'false' });
+      assert.equal(
+        (await agent.post(`${path}/replies`, { body: 'Checking with billing.', internal: 'true' })).headers.location,
+        `${path}?done=noted#thread-heading`,
+      );
+      const sent = await agent.post(`${path}/replies`, {
+        body: 'Sorry, a corrected invoice is on its way.',
+        internal: 'false',
+      });
       assert.equal(sent.headers.location, `${path}?done=mailed#thread-heading`);
       const empty = await agent.post(`${path}/replies`, { body: '  ', internal: 'false' });
       assert.equal(empty.statusCode, 422);
       assert.match(pageText(empty.body), /Write the reply first/);
 
       await t.app.mailOutbox.idle();
-      const mails = await eventually('the reply mail', () => (sink.received.length > 0 ? sink.received : undefined), 5_000);
+      const mails = await eventually(
+        'the reply mail',
+        () => (sink.received.length > 0 ? sink.received : undefined),
+        5_000,
+      );
       assert.equal(mails.length, 1, 'the note is not mailed');
       assert.deepEqual(mails[0]!.to, ['ria@customer.example']);
       assert.match(decodedBody(mails[0]!), /corrected invoice/);
@@ -214,35 +306,74 @@ for (const database of testDatabases) {
       assert.equal((await agent.post(`${path}/triage`, { status: 'pending' })).headers.location, `${path}?done=saved`);
       const paused = await ticket(opened.number);
       assert.ok(paused.slaPausedAt, 'the clock stopped');
-      assert.match(pageText((await agent.get(path)).body), /Paused since .* the clock stops while the ticket is pending/);
+      assert.match(
+        pageText((await agent.get(path)).body),
+        /Paused since .* the clock stops while the ticket is pending/,
+      );
 
       const back = await inbound(
-        ['From: Ria <ria@customer.example>', `To: ${replyTo}`, 'Subject: Re: your reply', 'Message-ID: <ria-2@customer.example>', '', 'Thanks, got it.', '', `On Tue, Acme Support <${replyTo}> wrote:`, '> Sorry, a corrected invoice is on its way.', ''].join('\r\n'),
+        [
+          'From: Ria <ria@customer.example>',
+          `To: ${replyTo}`,
+          'Subject: Re: your reply',
+          'Message-ID: <ria-2@customer.example>',
+          '',
+          'Thanks, got it.',
+          '',
+          `On Tue, Acme Support <${replyTo}> wrote:`,
+          '> Sorry, a corrected invoice is on its way.',
+          '',
+        ].join('\r\n'),
       );
-      assert.deepEqual(json(back), { ticket_id: opened.ticket_id, number: opened.number, created: true, ignored: null });
+      assert.deepEqual(json(back), {
+        ticket_id: opened.ticket_id,
+        number: opened.number,
+        created: true,
+        ignored: null,
+      });
       const woken = await ticket(opened.number);
       assert.equal(woken.status, 'open');
       assert.equal(woken.slaPausedAt, null);
-      assert.ok(woken.resolutionDueAt!.getTime() > paused.resolutionDueAt!.getTime(), 'the due time moved on by the pause');
+      assert.ok(
+        woken.resolutionDueAt!.getTime() > paused.resolutionDueAt!.getTime(),
+        'the due time moved on by the pause',
+      );
 
       const thread = pageText((await agent.get(path)).body);
-      assert.match(thread, /The total is off by ten\..*Checking with billing\..*corrected invoice is on its way\..*Thanks, got it\./);
+      assert.match(
+        thread,
+        /The total is off by ten\..*Checking with billing\..*corrected invoice is on its way\..*Thanks, got it\./,
+      );
       assert.match(thread, /ann Internal note/);
     });
 
-    it('says why the AI draft button cannot work, or puts the provider\'s draft in the reply box and sends nothing', async () => {
+    it("says why the AI draft button cannot work, or puts the provider's draft in the reply box and sends nothing", async () => {
       const agent = await as(ann);
       const refund = `/desk/tickets/${tickets.refund!.number}`;
-      assert.match(pageText((await agent.get(refund)).body), /AI drafts need the Business plan; this community is on the pro plan/);
+      assert.match(
+        pageText((await agent.get(refund)).body),
+        /AI drafts need the Business plan; this community is on the pro plan/,
+      );
       assert.equal((await agent.post(`${refund}/draft`, {})).statusCode, 403);
 
       const bea = await addMember(t.app, 'biz', 'bea');
       await makeAgent(db(), 'biz', bea.member.id);
-      const { ticket: question } = await openTicket(db(), 'biz', { subject: 'Password mail', body: 'The reset mail never arrives.', requester: { email: 'erin@customer.example' }, channel: 'web' });
+      const { ticket: question } = await openTicket(db(), 'biz', {
+        subject: 'Password mail',
+        body: 'The reset mail never arrives.',
+        requester: { email: 'erin@customer.example' },
+        channel: 'web',
+      });
       const desk = await as(bea, 'biz');
       const path = `/desk/tickets/${question.number}`;
       assert.match(pageText((await desk.get(path)).body), /AI content drafting is off/);
-      await configure('biz', { AI_CONTENT_ENABLED: 'true', AI_PROVIDER: 'openai', AI_BASE_URL: `${ai.origin}/v1`, AI_MODEL: 'helper-1', AI_API_KEY: ai.apiKey });
+      await configure('biz', {
+        AI_CONTENT_ENABLED: 'true',
+        AI_PROVIDER: 'openai',
+        AI_BASE_URL: `${ai.origin}/v1`,
+        AI_MODEL: 'helper-1',
+        AI_API_KEY: ai.apiKey,
+      });
       ai.answer = 'Hi Erin, please look in your spam folder.';
       await desk.get(path);
       const drafted = await desk.post(`${path}/draft`, { instructions: 'mention the spam folder' });
@@ -251,10 +382,14 @@ for (const database of testDatabases) {
       const page = await desk.get(drafted.headers.location!);
       assert.match(page.body, /<textarea id="reply-body"[^>]*>Hi Erin, please look in your spam folder\.<\/textarea>/);
       assert.match(pageText(page.body), /An AI draft \(helper-1\) is in the reply box/);
-      assert.equal((await listEntries(db(), question.id, true, { pageSize: 10, offset: 0 })).total, 1, 'the draft is not sent');
+      assert.equal(
+        (await listEntries(db(), question.id, true, { pageSize: 10, offset: 0 })).total,
+        1,
+        'the draft is not sent',
+      );
       const sent = JSON.stringify(ai.calls.at(-1)!.body);
       assert.match(sent, /reset mail never arrives/);
-      assert.match(sent, /mention the spam folder/, 'the agent\'s instructions go along');
+      assert.match(sent, /mention the spam folder/, "the agent's instructions go along");
       const failed = await desk.post(`${path}/draft`, { instructions: 'scenario:refuse' });
       assert.equal(failed.statusCode, 502);
       assert.match(pageText(failed.body), /No draft: /);

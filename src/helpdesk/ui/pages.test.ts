@@ -30,15 +30,30 @@ for (const database of testDatabases) {
     });
     after(() => t.close());
 
-    it('takes a guest\'s request as a web ticket from the address they typed', async () => {
+    it("takes a guest's request as a web ticket from the address they typed", async () => {
       const guest = client();
-      const sent = await guest.submit('/support', '/support', { name: 'Gus', email: 'gus@example.test', subject: 'Where is my order?', message: 'Ordered last week.' });
+      const sent = await guest.submit('/support', '/support', {
+        name: 'Gus',
+        email: 'gus@example.test',
+        subject: 'Where is my order?',
+        message: 'Ordered last week.',
+      });
       assert.equal(sent.statusCode, 200, sent.body);
       const number = /ticket #(\d+)/.exec(pageText(sent.body))?.[1];
       assert.ok(number, pageText(sent.body));
-      const ticket = json<{ channel: string; requester: { email: string; name: string } }>(await helpdeskApi(t.app, 'desk', key, { method: 'GET', path: `/tickets/${number}` }));
-      assert.deepEqual([ticket.channel, ticket.requester.email, ticket.requester.name], ['web', 'gus@example.test', 'Gus']);
-      const empty = await guest.submit('/support', '/support', { name: 'Gus', email: 'gus@example.test', subject: '', message: 'x' });
+      const ticket = json<{ channel: string; requester: { email: string; name: string } }>(
+        await helpdeskApi(t.app, 'desk', key, { method: 'GET', path: `/tickets/${number}` }),
+      );
+      assert.deepEqual(
+        [ticket.channel, ticket.requester.email, ticket.requester.name],
+        ['web', 'gus@example.test', 'Gus'],
+      );
+      const empty = await guest.submit('/support', '/support', {
+        name: 'Gus',
+        email: 'gus@example.test',
+        subject: '',
+        message: 'x',
+      });
       assert.equal(empty.statusCode, 422);
       assert.match(empty.body, /value="gus@example\.test"/, 'what was typed stays');
       assert.equal((await guest.get('/support/tickets')).statusCode, 303, 'guests log in to see tickets');
@@ -47,10 +62,21 @@ for (const database of testDatabases) {
     it('lets a member follow and answer their own ticket; answers show, notes never; others find nothing', async () => {
       const member = client();
       assert.equal((await member.login('ria', ria.password)).statusCode, 303);
-      const sent = await member.submit('/support', '/support', { subject: 'Cannot upload', message: 'The button does nothing.' });
+      const sent = await member.submit('/support', '/support', {
+        subject: 'Cannot upload',
+        message: 'The button does nothing.',
+      });
       const number = /ticket #(\d+)/.exec(pageText(sent.body))![1]!;
-      await helpdeskApi(t.app, 'desk', key, { method: 'POST', path: `/tickets/${number}/replies`, payload: { body: 'Which browser do you use?' } });
-      await helpdeskApi(t.app, 'desk', key, { method: 'POST', path: `/tickets/${number}/replies`, payload: { body: 'SECRET: known bug 42', internal: true } });
+      await helpdeskApi(t.app, 'desk', key, {
+        method: 'POST',
+        path: `/tickets/${number}/replies`,
+        payload: { body: 'Which browser do you use?' },
+      });
+      await helpdeskApi(t.app, 'desk', key, {
+        method: 'POST',
+        path: `/tickets/${number}/replies`,
+        payload: { body: 'SECRET: known bug 42', internal: true },
+      });
       const list = await member.get('/support/tickets');
       assert.match(list.body, new RegExp(`#${number} Cannot upload`));
       const page = await member.get(`/support/tickets/${number}`);
@@ -58,15 +84,27 @@ for (const database of testDatabases) {
       assert.match(pageText(page.body), /Support .*Which browser do you use\?/);
       assert.doesNotMatch(page.body, /SECRET/);
       assert.equal((await member.post(`/support/tickets/${number}/reply`, { body: 'Firefox.' })).statusCode, 303);
-      const thread = json<Array<{ body: string; author: { kind: string } }>>(await helpdeskApi(t.app, 'desk', key, { method: 'GET', path: `/tickets/${number}/replies?internal=false` }));
-      assert.deepEqual(thread.map((entry) => [entry.author.kind, entry.body]), [['requester', 'The button does nothing.'], ['agent', 'Which browser do you use?'], ['requester', 'Firefox.']]);
+      const thread = json<Array<{ body: string; author: { kind: string } }>>(
+        await helpdeskApi(t.app, 'desk', key, { method: 'GET', path: `/tickets/${number}/replies?internal=false` }),
+      );
+      assert.deepEqual(
+        thread.map((entry) => [entry.author.kind, entry.body]),
+        [
+          ['requester', 'The button does nothing.'],
+          ['agent', 'Which browser do you use?'],
+          ['requester', 'Firefox.'],
+        ],
+      );
 
       const other = client();
       await other.login('sam', sam.password);
       assert.doesNotMatch((await other.get('/support/tickets')).body, /Cannot upload/);
       assert.equal((await other.get(`/support/tickets/${number}`)).statusCode, 404);
       assert.equal((await other.post(`/support/tickets/${number}/reply`, { body: 'Me too' })).statusCode, 404);
-      assert.equal((await member.post(`/support/tickets/${number}/reply`, { body: 'No token' }, { csrf: false })).statusCode, 403);
+      assert.equal(
+        (await member.post(`/support/tickets/${number}/reply`, { body: 'No token' }, { csrf: false })).statusCode,
+        403,
+      );
     });
 
     it('has no pages on a site whose plan has no help desk', async () => {

@@ -26,14 +26,24 @@ function openedBy(db: Executor, siteId: string, memberId: string) {
   const created = db
     .select({ one: helpdeskHistory.id })
     .from(helpdeskHistory)
-    .where(and(eq(helpdeskHistory.ticketId, helpdeskTickets.id), eq(helpdeskHistory.event, 'created'), eq(helpdeskHistory.actorKind, 'member'), eq(helpdeskHistory.actorId, memberId)));
+    .where(
+      and(
+        eq(helpdeskHistory.ticketId, helpdeskTickets.id),
+        eq(helpdeskHistory.event, 'created'),
+        eq(helpdeskHistory.actorKind, 'member'),
+        eq(helpdeskHistory.actorId, memberId),
+      ),
+    );
   return and(eq(helpdeskTickets.siteId, siteId), exists(created));
 }
 
 async function memberTicket(db: Executor, ui: UiContext, number: string): Promise<TicketRow> {
   requireMember(ui.viewer);
   const [ticket] = /^\d{1,9}$/.test(number)
-    ? await db.select().from(helpdeskTickets).where(and(openedBy(db, ui.site.id, ui.viewer.member.id), eq(helpdeskTickets.number, Number(number))))
+    ? await db
+        .select()
+        .from(helpdeskTickets)
+        .where(and(openedBy(db, ui.site.id, ui.viewer.member.id), eq(helpdeskTickets.number, Number(number))))
     : [];
   // Another requester's ticket is not found, exactly as a missing one.
   if (!ticket) throw new AppError('ticket_not_found', `No ticket #${number} of yours.`);
@@ -45,12 +55,21 @@ export async function requesterRoutes(app: FastifyInstance): Promise<void> {
   /** preHandler: the page, on a site whose plan has the help desk (404 otherwise, as if absent). */
   const page = async (request: Parameters<typeof loadUi>[0], reply: FastifyReply): Promise<void> => {
     await loadUi(request, reply);
-    if (!(await app.services.plans.includes(request.ui.site.plan, 'helpdesk_api'))) throw new AppError('not_found', 'This community has no help desk.');
+    if (!(await app.services.plans.includes(request.ui.site.plan, 'helpdesk_api')))
+      throw new AppError('not_found', 'This community has no help desk.');
   };
   const form = [page, checkForm];
   const params = { schema: { params: Type.Object({ number: Type.String({ maxLength: 12 }) }) } };
 
-  app.get('/support', { preHandler: page }, async (request, reply) => sendPage(reply, request.ui, 'Contact support', contactView(request.ui, { name: '', email: '', subject: '', message: '' }), { private: true }));
+  app.get('/support', { preHandler: page }, async (request, reply) =>
+    sendPage(
+      reply,
+      request.ui,
+      'Contact support',
+      contactView(request.ui, { name: '', email: '', subject: '', message: '' }),
+      { private: true },
+    ),
+  );
 
   app.post('/support', { preHandler: form, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
     const ui = request.ui;
@@ -61,14 +80,26 @@ export async function requesterRoutes(app: FastifyInstance): Promise<void> {
       subject: field(request, 'subject', 300)?.trim() ?? '',
       message: field(request, 'message', MAX_MESSAGE)?.trim() ?? '',
     };
-    const again = (message: string) => sendPage(reply, ui, 'Contact support', contactView(ui, values, message), { status: 422, private: true });
+    const again = (message: string) =>
+      sendPage(reply, ui, 'Contact support', contactView(ui, values, message), { status: 422, private: true });
     if (!values.subject || !values.message) return again('Write a subject and a message.');
-    await consumeRateLimit(app.deps.cache.cache, `helpdesk:contact:${ui.site.id}:${member?.id ?? request.ip}`, CONTACTS_PER_HOUR, 3600, 'requests');
+    await consumeRateLimit(
+      app.deps.cache.cache,
+      `helpdesk:contact:${ui.site.id}:${member?.id ?? request.ip}`,
+      CONTACTS_PER_HOUR,
+      3600,
+      'requests',
+    );
     try {
       const { ticket } = await openTicket(
         db,
         ui.site.id,
-        { subject: values.subject, body: values.message, requester: { email: values.email, name: values.name || null }, channel: 'web' },
+        {
+          subject: values.subject,
+          body: values.message,
+          requester: { email: values.email, name: values.name || null },
+          channel: 'web',
+        },
         member ? { kind: 'member', id: member.id } : undefined,
       );
       return sendPage(reply, ui, 'Thank you', sentView(ui, ticket), { private: true });
@@ -81,29 +112,56 @@ export async function requesterRoutes(app: FastifyInstance): Promise<void> {
   app.get('/support/tickets', { preHandler: page }, async (request, reply) => {
     const ui = request.ui;
     if (ui.viewer.kind !== 'member') return seeOther(reply, '/login?next=%2Fsupport%2Ftickets');
-    const tickets = await db.select().from(helpdeskTickets).where(openedBy(db, ui.site.id, ui.viewer.member.id)).orderBy(desc(helpdeskTickets.updatedAt)).limit(100);
+    const tickets = await db
+      .select()
+      .from(helpdeskTickets)
+      .where(openedBy(db, ui.site.id, ui.viewer.member.id))
+      .orderBy(desc(helpdeskTickets.updatedAt))
+      .limit(100);
     return sendPage(reply, ui, 'Your tickets', myTicketsView(tickets), { private: true });
   });
 
-  app.get<{ Params: { number: string } }>('/support/tickets/:number', { ...params, preHandler: page }, async (request, reply) => {
-    const ui = request.ui;
-    if (ui.viewer.kind !== 'member') return seeOther(reply, `/login?next=${encodeURIComponent(`/support/tickets/${request.params.number}`)}`);
-    const ticket = await memberTicket(db, ui, request.params.number);
-    const { rows } = await listEntries(db, ticket.id, false, { pageSize: 200, offset: 0 });
-    return sendPage(reply, ui, `#${ticket.number} ${ticket.subject}`, ticketView(ui, ticket, rows), { private: true });
-  });
-
-  app.post<{ Params: { number: string } }>('/support/tickets/:number/reply', { ...params, preHandler: form, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const ui = request.ui;
-    const ticket = await memberTicket(db, ui, request.params.number);
-    const body = field(request, 'body', MAX_MESSAGE)?.trim() ?? '';
-    if (!body) {
+  app.get<{ Params: { number: string } }>(
+    '/support/tickets/:number',
+    { ...params, preHandler: page },
+    async (request, reply) => {
+      const ui = request.ui;
+      if (ui.viewer.kind !== 'member')
+        return seeOther(reply, `/login?next=${encodeURIComponent(`/support/tickets/${request.params.number}`)}`);
+      const ticket = await memberTicket(db, ui, request.params.number);
       const { rows } = await listEntries(db, ticket.id, false, { pageSize: 200, offset: 0 });
-      return sendPage(reply, ui, `#${ticket.number} ${ticket.subject}`, ticketView(ui, ticket, rows, 'Write a reply first.'), { status: 422, private: true });
-    }
-    requireMember(ui.viewer);
-    const { ticket: answered } = await addEntry(db, ticket, { body, author: { kind: 'requester' } }, { kind: 'member', id: ui.viewer.member.id });
-    // A late reply to a long-closed ticket opens a follow-up (decision 0049): that is where it went.
-    return seeOther(reply, `/support/tickets/${answered.number}`);
-  });
+      return sendPage(reply, ui, `#${ticket.number} ${ticket.subject}`, ticketView(ui, ticket, rows), {
+        private: true,
+      });
+    },
+  );
+
+  app.post<{ Params: { number: string } }>(
+    '/support/tickets/:number/reply',
+    { ...params, preHandler: form, bodyLimit: FORM_BODY_LIMIT },
+    async (request, reply) => {
+      const ui = request.ui;
+      const ticket = await memberTicket(db, ui, request.params.number);
+      const body = field(request, 'body', MAX_MESSAGE)?.trim() ?? '';
+      if (!body) {
+        const { rows } = await listEntries(db, ticket.id, false, { pageSize: 200, offset: 0 });
+        return sendPage(
+          reply,
+          ui,
+          `#${ticket.number} ${ticket.subject}`,
+          ticketView(ui, ticket, rows, 'Write a reply first.'),
+          { status: 422, private: true },
+        );
+      }
+      requireMember(ui.viewer);
+      const { ticket: answered } = await addEntry(
+        db,
+        ticket,
+        { body, author: { kind: 'requester' } },
+        { kind: 'member', id: ui.viewer.member.id },
+      );
+      // A late reply to a long-closed ticket opens a follow-up (decision 0049): that is where it went.
+      return seeOther(reply, `/support/tickets/${answered.number}`);
+    },
+  );
 }

@@ -7,7 +7,16 @@ import type { UiContext } from '../../forum/ui/context.js';
 import { csrfField, notice, time } from '../../forum/ui/layout.js';
 import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
 import { slaView } from '../sla.js';
-import { TICKET_PRIORITIES, TICKET_STATUSES, type CategoryRow, type ContactRow, type DraftRow, type HistoryRow, type ThreadEntryRow, type TicketRow } from '../tables.js';
+import {
+  TICKET_PRIORITIES,
+  TICKET_STATUSES,
+  type CategoryRow,
+  type ContactRow,
+  type DraftRow,
+  type HistoryRow,
+  type ThreadEntryRow,
+  type TicketRow,
+} from '../tables.js';
 import { inboxFrame, PRIORITY_WORDS, slaSummary, STATUS_WORDS } from './inbox-views.js';
 
 /** The longest reply or note the forms take. */
@@ -52,11 +61,17 @@ function memberName(page: TicketPage, id: string | null): string {
 
 function entryView(page: TicketPage, entry: ThreadEntryRow): SafeHtml {
   const requester = entry.authorKind === 'requester';
-  const who = requester ? (entry.authorId === page.requester.id ? requesterName(page.requester) : 'someone copied on the mail') : memberName(page, entry.authorId);
+  const who = requester
+    ? entry.authorId === page.requester.id
+      ? requesterName(page.requester)
+      : 'someone copied on the mail'
+    : memberName(page, entry.authorId);
   const kind = requester ? 'Requester' : entry.internal ? 'Internal note' : 'Reply';
   return html`<li class="post${entry.internal ? ' note' : ''}" id="entry-${entry.id}"><header><span class="author">${who}</span><span class="badge${entry.internal ? ' note' : ''}">${kind}</span>${entry.internal ? html`<span class="sr-only"> (never shown to the requester)</span>` : ''}<span class="meta">${time(entry.createdAt)}</span></header>
 <div class="body">${trustedHtml(entry.bodyHtml)}</div>${
-    entry.attachments.length > 0 ? html`<p class="meta">Attachments: ${entry.attachments.map((a, i) => html`${i > 0 ? ', ' : ''}${a.filename} (${Math.ceil(a.size / 1024)} KiB)`)}</p>` : ''
+    entry.attachments.length > 0
+      ? html`<p class="meta">Attachments: ${entry.attachments.map((a, i) => html`${i > 0 ? ', ' : ''}${a.filename} (${Math.ceil(a.size / 1024)} KiB)`)}</p>`
+      : ''
   }</li>`;
 }
 
@@ -73,7 +88,9 @@ function replyForms(ui: UiContext, page: TicketPage): SafeHtml {
   const number = page.ticket.number;
   const draft = page.draft;
   const replyText = page.reply?.text ?? draft?.body ?? '';
-  const goesTo = page.mailedTo ? `E-mailed to ${page.mailedTo}, and shown on the requester's ticket page.` : 'Shown on the requester\'s ticket page; not e-mailed: this help desk has no support address or mail server.';
+  const goesTo = page.mailedTo
+    ? `E-mailed to ${page.mailedTo}, and shown on the requester's ticket page.`
+    : "Shown on the requester's ticket page; not e-mailed: this help desk has no support address or mail server.";
   return html`<section class="panel" id="reply" aria-labelledby="reply-heading"><h2 id="reply-heading">Reply to the requester</h2>
 ${draft ? notice('warn', html`An AI draft (${draft.model}) is in the reply box: read and edit it before you send it. It is not sent on its own.`) : ''}
 ${page.reply ? notice('error', page.reply.error) : ''}
@@ -100,16 +117,31 @@ function slaPanel(page: TicketPage): SafeHtml {
 
 function triagePanel(ui: UiContext, page: TicketPage): SafeHtml {
   const ticket = page.ticket;
-  const categories = page.categories.filter((c) => page.servedCategories === undefined || page.servedCategories.includes(c.id) || c.id === ticket.categoryId);
-  const agents = ticket.assigneeId && !page.agents.some(([id]) => id === ticket.assigneeId) ? [...page.agents, [ticket.assigneeId, memberName(page, ticket.assigneeId)] as const] : page.agents;
+  const categories = page.categories.filter(
+    (c) => page.servedCategories === undefined || page.servedCategories.includes(c.id) || c.id === ticket.categoryId,
+  );
+  const agents =
+    ticket.assigneeId && !page.agents.some(([id]) => id === ticket.assigneeId)
+      ? [...page.agents, [ticket.assigneeId, memberName(page, ticket.assigneeId)] as const]
+      : page.agents;
   const action = `/desk/tickets/${ticket.number}/triage`;
   const quick = (key: string, fieldName: string, value: string, label: string): SafeHtml =>
     html`<form method="post" action="${action}" data-key="${key}">${csrfField(ui)}<input type="hidden" name="${fieldName}" value="${value}"><button type="submit" class="small secondary">${label} <kbd aria-hidden="true">${key}</kbd></button></form>`;
   return html`<section class="panel" aria-labelledby="triage-heading"><h2 id="triage-heading">Triage</h2>
 ${page.triageError ? notice('error', page.triageError) : ''}
 <form class="stack" method="post" action="${action}">${csrfField(ui)}
-${selectField('status', 'Status', ticket.status, TICKET_STATUSES.map((s) => [s, STATUS_WORDS[s]] as const))}
-${selectField('priority', 'Priority', ticket.priority, TICKET_PRIORITIES.map((p) => [p, PRIORITY_WORDS[p]] as const))}
+${selectField(
+  'status',
+  'Status',
+  ticket.status,
+  TICKET_STATUSES.map((s) => [s, STATUS_WORDS[s]] as const),
+)}
+${selectField(
+  'priority',
+  'Priority',
+  ticket.priority,
+  TICKET_PRIORITIES.map((p) => [p, PRIORITY_WORDS[p]] as const),
+)}
 ${selectField('category', 'Category', ticket.categoryId ?? 'none', [['none', 'No category'], ...categories.map((c) => [c.id, c.name] as const)])}
 ${selectField('assignee', 'Assignee', ticket.assigneeId ?? 'none', [['none', 'Unassigned'], ...agents])}
 <div><button type="submit">Save</button></div></form>
@@ -117,7 +149,8 @@ ${selectField('assignee', 'Assignee', ticket.assigneeId ?? 'none', [['none', 'Un
 }
 
 function historyWords(page: TicketPage, row: HistoryRow): string {
-  const category = (id: unknown) => (typeof id === 'string' ? (page.categories.find((c) => c.id === id)?.name ?? 'a deleted category') : 'no category');
+  const category = (id: unknown) =>
+    typeof id === 'string' ? (page.categories.find((c) => c.id === id)?.name ?? 'a deleted category') : 'no category';
   const status = (s: unknown) => STATUS_WORDS[s as TicketRow['status']] ?? String(s);
   const priority = (p: unknown) => PRIORITY_WORDS[p as TicketRow['priority']] ?? String(p);
   const agent = (id: unknown) => (typeof id === 'string' ? memberName(page, id) : 'nobody');

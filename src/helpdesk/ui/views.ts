@@ -46,7 +46,8 @@ ${
   tickets.length === 0
     ? html`<p class="muted">You have no tickets yet. <a href="/support">Contact support</a> to open one.</p>`
     : html`<table class="list"><thead><tr><th scope="col">Ticket</th><th scope="col">Status</th><th scope="col">Last change</th></tr></thead><tbody>${tickets.map(
-        (ticket) => html`<tr><td><a href="/support/tickets/${ticket.number}">#${ticket.number} ${ticket.subject}</a></td><td>${STATUS_WORDS[ticket.status]}</td><td>${time(ticket.updatedAt)}</td></tr>`,
+        (ticket) =>
+          html`<tr><td><a href="/support/tickets/${ticket.number}">#${ticket.number} ${ticket.subject}</a></td><td>${STATUS_WORDS[ticket.status]}</td><td>${time(ticket.updatedAt)}</td></tr>`,
       )}</tbody></table>`
 }
 <p><a href="/support">Contact support</a></p>`;

@@ -6,17 +6,29 @@ import { defineTool, type ToolDefinition, type ToolGroup } from '../tool.js';
 import { pageArg, pageNote, paginationOf, Pagination } from './pagination.js';
 
 const API = '/api/cms/v1';
-const Entry = z.looseObject({ id: z.string(), type: z.string(), slug: z.string().nullable(), status: z.string(), data: z.record(z.string(), z.unknown()) });
+const Entry = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  slug: z.string().nullable(),
+  status: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
 type Entry = z.infer<typeof Entry>;
 const ContentType = z.looseObject({ slug: z.string(), name: z.string() });
 const status = z.enum(['draft', 'published']);
-const typeArg = z.string().min(1).describe('Content type slug (articles, topics, posts, forums, categories, or a custom type).');
+const typeArg = z
+  .string()
+  .min(1)
+  .describe('Content type slug (articles, topics, posts, forums, categories, or a custom type).');
 
 /** `{title: 'x', views: {gt: '3'}}` -> filter[title]=x&filter[views][gt]=3 (DESIGN section 11). */
-function filterQuery(filter: Record<string, string | number | boolean | Record<string, string | number | boolean>> | undefined): Record<string, string> {
+function filterQuery(
+  filter: Record<string, string | number | boolean | Record<string, string | number | boolean>> | undefined,
+): Record<string, string> {
   const query: Record<string, string> = {};
   for (const [field, condition] of Object.entries(filter ?? {})) {
-    if (typeof condition === 'object') for (const [op, value] of Object.entries(condition)) query[`filter[${field}][${op}]`] = String(value);
+    if (typeof condition === 'object')
+      for (const [op, value] of Object.entries(condition)) query[`filter[${field}][${op}]`] = String(value);
     else query[`filter[${field}]`] = String(condition);
   }
   return query;
@@ -31,12 +43,14 @@ function readTools(client: BlumeClient): ToolDefinition[] {
     defineTool({
       name: 'cms_list_content_types',
       title: 'List content types',
-      description: 'The site\'s content types (built-in and custom) with their fields.',
+      description: "The site's content types (built-in and custom) with their fields.",
       input: {},
       output: { content_types: z.array(ContentType) },
       hints: { readOnly: true },
       run: async () => {
-        const answer = await client.call<z.infer<typeof ContentType>[] | { content_types: z.infer<typeof ContentType>[] }>('cms', 'GET', `${API}/content-types`);
+        const answer = await client.call<
+          z.infer<typeof ContentType>[] | { content_types: z.infer<typeof ContentType>[] }
+        >('cms', 'GET', `${API}/content-types`);
         const types = Array.isArray(answer.data) ? answer.data : answer.data.content_types;
         return { data: { content_types: types }, text: types.map((t) => `${t.slug} (${t.name})`).join('\n') };
       },
@@ -44,10 +58,21 @@ function readTools(client: BlumeClient): ToolDefinition[] {
     defineTool({
       name: 'cms_list_entries',
       title: 'List entries',
-      description: 'Entries of a type, with filters (field: value, or field: {op: value} with ops eq ne lt lte gt gte in contains), sort (e.g. "-published_at,title") and status (draft/any need a cms-write key).',
+      description:
+        'Entries of a type, with filters (field: value, or field: {op: value} with ops eq ne lt lte gt gte in contains), sort (e.g. "-published_at,title") and status (draft/any need a cms-write key).',
       input: {
         type: typeArg,
-        filter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))])).optional(),
+        filter: z
+          .record(
+            z.string(),
+            z.union([
+              z.string(),
+              z.number(),
+              z.boolean(),
+              z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+            ]),
+          )
+          .optional(),
         sort: z.string().optional(),
         status: z.enum(['published', 'draft', 'any']).optional(),
         page: pageArg,
@@ -55,9 +80,14 @@ function readTools(client: BlumeClient): ToolDefinition[] {
       output: { entries: z.array(Entry), pagination: Pagination },
       hints: { readOnly: true },
       run: async ({ type, filter, sort, status: wanted, page }) => {
-        const answer = await client.call<Entry[]>('cms', 'GET', entryPath(type), { query: { ...filterQuery(filter), sort, status: wanted, page } });
+        const answer = await client.call<Entry[]>('cms', 'GET', entryPath(type), {
+          query: { ...filterQuery(filter), sort, status: wanted, page },
+        });
         const pagination = paginationOf(answer);
-        return { data: { entries: answer.data, pagination }, text: `${answer.data.map((e) => `${e.id} ${e.slug ?? ''} (${e.status})`).join('\n')}\n(${pageNote(pagination)})` };
+        return {
+          data: { entries: answer.data, pagination },
+          text: `${answer.data.map((e) => `${e.id} ${e.slug ?? ''} (${e.status})`).join('\n')}\n(${pageNote(pagination)})`,
+        };
       },
     }),
     defineTool({
@@ -68,7 +98,9 @@ function readTools(client: BlumeClient): ToolDefinition[] {
       output: { entry: Entry },
       hints: { readOnly: true },
       run: async ({ type, id_or_slug, status: wanted }) => {
-        const entry = (await client.call<Entry>('cms', 'GET', entryPath(type, id_or_slug), { query: { status: wanted } })).data;
+        const entry = (
+          await client.call<Entry>('cms', 'GET', entryPath(type, id_or_slug), { query: { status: wanted } })
+        ).data;
         return { data: { entry }, text: `${entry.type} ${entry.id} ${entry.slug ?? ''} (${entry.status})` };
       },
     }),
@@ -80,13 +112,14 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
     defineTool({
       name: 'cms_save_entry',
       title: 'Save an entry',
-      description: 'Creates an entry (no id_or_slug) or replaces an existing one\'s data (id_or_slug), as a draft or published.',
+      description:
+        "Creates an entry (no id_or_slug) or replaces an existing one's data (id_or_slug), as a draft or published.",
       input: {
         type: typeArg,
         id_or_slug: z.string().optional().describe('The entry to update; omit it to create one.'),
         slug: z.string().optional(),
         status: status.optional().describe('draft (default for new entries) or published.'),
-        data: z.record(z.string(), z.unknown()).describe('The entry\'s fields; an update replaces them all.'),
+        data: z.record(z.string(), z.unknown()).describe("The entry's fields; an update replaces them all."),
       },
       output: { entry: Entry, created: z.boolean() },
       hints: {},
@@ -95,19 +128,33 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
         const entry = id_or_slug
           ? (await client.call<Entry>('cms', 'PUT', entryPath(type, id_or_slug), { json: body })).data
           : (await client.call<Entry>('cms', 'POST', entryPath(type), { json: body })).data;
-        return { data: { entry, created: !id_or_slug }, text: `${id_or_slug ? 'Updated' : 'Created'} ${entry.type} ${entry.id} (${entry.status}).` };
+        return {
+          data: { entry, created: !id_or_slug },
+          text: `${id_or_slug ? 'Updated' : 'Created'} ${entry.type} ${entry.id} (${entry.status}).`,
+        };
       },
     }),
     defineTool({
       name: 'cms_generate_draft',
       title: 'Draft an entry with AI',
-      description: 'Asks the site\'s AI provider for an entry\'s fields from a prompt; saves nothing unless save_as_draft is true (then a draft entry).',
+      description:
+        "Asks the site's AI provider for an entry's fields from a prompt; saves nothing unless save_as_draft is true (then a draft entry).",
       input: { type: typeArg, prompt: z.string().min(1), save_as_draft: z.boolean().optional() },
       output: { data: z.record(z.string(), z.unknown()), entry: Entry.optional() },
       hints: {},
       run: async ({ type, prompt, save_as_draft }) => {
-        const { data } = await client.call<{ data: Record<string, unknown>; entry?: Entry }>('cms', 'POST', `${API}/ai-content/generate`, { json: { type, prompt, save_as_draft: save_as_draft ?? false } });
-        return { data, text: data.entry ? `Saved draft ${data.entry.id}.` : `Drafted fields: ${Object.keys(data.data).join(', ')} (not saved).` };
+        const { data } = await client.call<{ data: Record<string, unknown>; entry?: Entry }>(
+          'cms',
+          'POST',
+          `${API}/ai-content/generate`,
+          { json: { type, prompt, save_as_draft: save_as_draft ?? false } },
+        );
+        return {
+          data,
+          text: data.entry
+            ? `Saved draft ${data.entry.id}.`
+            : `Drafted fields: ${Object.keys(data.data).join(', ')} (not saved).`,
+        };
       },
     }),
   ];
@@ -121,9 +168,16 @@ export const cmsTools: ToolGroup = {
     // Answers only to a valid key with a Content API scope on a site whose plan has the API.
     await client.call('cms', 'GET', `${API}/content-types`);
     // Drafts are visible to cms-write and admin keys only: the key's scope, asked without changing anything.
-    const drafts = await client.request('cms', 'GET', entryPath('articles'), { query: { status: 'draft', page_size: 1 } });
+    const drafts = await client.request('cms', 'GET', entryPath('articles'), {
+      query: { status: 'draft', page_size: 1 },
+    });
     if (drafts.status === 200) return [...readTools(client), ...writeTools(client)];
     if (drafts.status === 403) return readTools(client);
-    throw new ApiProblem(`Blume answered ${drafts.status} when asked for the API key's scope.`, drafts.status, undefined, {});
+    throw new ApiProblem(
+      `Blume answered ${drafts.status} when asked for the API key's scope.`,
+      drafts.status,
+      undefined,
+      {},
+    );
   },
 };

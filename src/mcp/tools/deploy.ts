@@ -24,7 +24,9 @@ const Undo = z
   .object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()), note: z.string() })
   .nullable()
   .describe('The tool call that undoes this production change; null when nothing can (nothing was live before).');
-const PreviewAuth = z.object({ user: z.string(), password: z.string() }).describe('HTTP basic auth of preview and stage hosts.');
+const PreviewAuth = z
+  .object({ user: z.string(), password: z.string() })
+  .describe('HTTP basic auth of preview and stage hosts.');
 const Build = z.looseObject({
   id: z.string(),
   state: z.string(),
@@ -44,7 +46,10 @@ interface ReleasesAnswer {
 }
 
 const PREVIEW_USER = 'preview';
-const confirmArg = z.boolean().optional().describe('Must be true to change production; without it the tool only says what would happen.');
+const confirmArg = z
+  .boolean()
+  .optional()
+  .describe('Must be true to change production; without it the tool only says what would happen.');
 
 function describeRelease(release: Release | undefined, id: string | null): string {
   if (!id) return 'nothing';
@@ -88,7 +93,8 @@ class DeploySite {
 async function deploySite(client: BlumeClient): Promise<DeploySite> {
   const { data } = await client.call<{ site: string }>('deploy', 'GET', '/api/deploy/token');
   const wanted = client.credentials.site;
-  if (wanted && wanted !== data.site) throw new ToolFailure(`The deploy token belongs to site "${data.site}", not BLUME_SITE "${wanted}".`);
+  if (wanted && wanted !== data.site)
+    throw new ToolFailure(`The deploy token belongs to site "${data.site}", not BLUME_SITE "${wanted}".`);
   return new DeploySite(client, data.site);
 }
 
@@ -106,13 +112,30 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       title: 'List releases',
       description: `Releases of site ${site.site} (newest first), which one is live and staged, the production and stage URLs, and the release a rollback would return to.`,
       input: {},
-      output: { releases: z.array(Release), aliases: Aliases, urls: Urls, rollback_to: z.string().nullable(), preview_auth: PreviewAuth },
+      output: {
+        releases: z.array(Release),
+        aliases: Aliases,
+        urls: Urls,
+        rollback_to: z.string().nullable(),
+        preview_auth: PreviewAuth,
+      },
       hints: { readOnly: true },
       run: async () => {
         const { releases, aliases, urls, rollback_to } = await site.releases();
-        const lines = releases.slice(0, 10).map((r) => `${r.id} ${r.created_at} ${r.file_count} files${r.id === aliases.live ? ' (live)' : ''}${r.id === aliases.stage ? ' (stage)' : ''}`);
+        const lines = releases
+          .slice(0, 10)
+          .map(
+            (r) =>
+              `${r.id} ${r.created_at} ${r.file_count} files${r.id === aliases.live ? ' (live)' : ''}${r.id === aliases.stage ? ' (stage)' : ''}`,
+          );
         return {
-          data: { releases, aliases: { live: aliases.live, stage: aliases.stage }, urls, rollback_to, preview_auth: { user: PREVIEW_USER, password: aliases.auth } },
+          data: {
+            releases,
+            aliases: { live: aliases.live, stage: aliases.stage },
+            urls,
+            rollback_to,
+            preview_auth: { user: PREVIEW_USER, password: aliases.auth },
+          },
           text: `${releases.length} releases of ${site.site}; live: ${aliases.live ?? 'none'}; production ${urls.production}\n${lines.join('\n')}`,
         };
       },
@@ -121,29 +144,48 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       name: 'deploy_upload',
       title: 'Upload a site',
       description:
-        'Uploads a built site (a folder or a .tar.gz on the tool server\'s disk) as a new release and answers its preview URL and basic-auth user. ' +
+        "Uploads a built site (a folder or a .tar.gz on the tool server's disk) as a new release and answers its preview URL and basic-auth user. " +
         'With promote: true it also makes it live, which needs confirm: true. A failed upload promotes nothing.',
       input: {
         path: z.string().min(1).describe('A folder, or a .tar.gz archive, of the built site.'),
         promote: z.boolean().optional().describe('Also make the new release live (a production deploy).'),
         confirm: confirmArg,
       },
-      output: { release: Release, preview_url: z.string(), preview_auth: PreviewAuth, live: z.boolean(), production_url: z.string(), undo: Undo },
+      output: {
+        release: Release,
+        preview_url: z.string(),
+        preview_auth: PreviewAuth,
+        live: z.boolean(),
+        production_url: z.string(),
+        undo: Undo,
+      },
       hints: { destructive: true },
       run: async ({ path, promote, confirm }) => {
         const before = await site.releases();
         if (promote && !confirm) {
           throw new ToolFailure(
             `Confirmation needed: this would upload ${path} as a new release of ${site.site} and make it live at ${before.urls.production}, ` +
-              `replacing ${describeRelease(before.releases.find((r) => r.id === before.aliases.live), before.aliases.live)}. ` +
+              `replacing ${describeRelease(
+                before.releases.find((r) => r.id === before.aliases.live),
+                before.aliases.live,
+              )}. ` +
               'Nothing was uploaded. Ask your human, then call again with confirm: true (or without promote for a preview only).',
           );
         }
-        const release = await withArchiveUpload(context.files, path, async (upload) =>
-          (await client.call<Release>('deploy', 'POST', site.path(), { body: upload.body, headers: upload.headers })).data,
+        const release = await withArchiveUpload(
+          context.files,
+          path,
+          async (upload) =>
+            (await client.call<Release>('deploy', 'POST', site.path(), { body: upload.body, headers: upload.headers }))
+              .data,
         );
         const previewAuth = { user: PREVIEW_USER, password: before.aliases.auth };
-        const answer = { release, preview_url: release.preview_url, preview_auth: previewAuth, production_url: before.urls.production };
+        const answer = {
+          release,
+          preview_url: release.preview_url,
+          preview_auth: previewAuth,
+          production_url: before.urls.production,
+        };
         if (!promote) {
           return {
             data: { ...answer, live: false, undo: null },
@@ -167,23 +209,35 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         'Makes a release live in production (atomic). Needs confirm: true; without it, says which release would go live and which it replaces. ' +
         'Refuses a release whose preview answers 5xx on / unless force: true.',
       input: {
-        release: z.string().regex(/^[a-z0-9]{12}$/).describe('The release id.'),
+        release: z
+          .string()
+          .regex(/^[a-z0-9]{12}$/)
+          .describe('The release id.'),
         confirm: confirmArg,
-        force: z.boolean().optional().describe('Promote even when the release\'s preview answers 5xx on /.'),
+        force: z.boolean().optional().describe("Promote even when the release's preview answers 5xx on /."),
       },
       output: { live: z.string(), previous_live: z.string().nullable(), production_url: z.string(), undo: Undo },
       hints: { destructive: true, idempotent: true },
       run: async ({ release: id, confirm, force }) => {
         const before = await site.releases();
         const release = before.releases.find((r) => r.id === id);
-        if (!release) throw new ToolFailure(`Site ${site.site} has no release ${id}; deploy_list_releases lists them. Nothing changed.`);
-        if (!release.promotable) throw new ToolFailure(`Release ${id} is preview-only (a build of a branch that is not connected) and cannot go live. Nothing changed.`);
+        if (!release)
+          throw new ToolFailure(
+            `Site ${site.site} has no release ${id}; deploy_list_releases lists them. Nothing changed.`,
+          );
+        if (!release.promotable)
+          throw new ToolFailure(
+            `Release ${id} is preview-only (a build of a branch that is not connected) and cannot go live. Nothing changed.`,
+          );
         await site.checkPreview(release, before.aliases.auth, force ?? false);
         const current = before.aliases.live;
         if (!confirm) {
           throw new ToolFailure(
             `Confirmation needed: this would make ${describeRelease(release, id)} live at ${before.urls.production}, replacing ` +
-              `${describeRelease(before.releases.find((r) => r.id === current), current)}. Nothing changed. Ask your human, then call again with confirm: true.`,
+              `${describeRelease(
+                before.releases.find((r) => r.id === current),
+                current,
+              )}. Nothing changed. Ask your human, then call again with confirm: true.`,
           );
         }
         await client.call('deploy', 'POST', site.path('/promote'), { json: { release: id } });
@@ -197,23 +251,37 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
     defineTool({
       name: 'deploy_rollback',
       title: 'Roll back production',
-      description: 'Returns production to the release that was live before the current one. Needs confirm: true; without it, says which release production would return to.',
+      description:
+        'Returns production to the release that was live before the current one. Needs confirm: true; without it, says which release production would return to.',
       input: { confirm: confirmArg },
       output: { live: z.string(), previous_live: z.string().nullable(), production_url: z.string(), undo: Undo },
       hints: { destructive: true },
       run: async ({ confirm }) => {
         const before = await site.releases();
         const target = before.rollback_to;
-        if (!target) throw new ToolFailure(`Site ${site.site} has no earlier live release to return to. Nothing changed.`);
+        if (!target)
+          throw new ToolFailure(`Site ${site.site} has no earlier live release to return to. Nothing changed.`);
         const current = before.aliases.live;
         if (!confirm) {
           throw new ToolFailure(
-            `Confirmation needed: this would return ${before.urls.production} to ${describeRelease(before.releases.find((r) => r.id === target), target)}, ` +
-              `taking ${describeRelease(before.releases.find((r) => r.id === current), current)} out of production. Nothing changed. Ask your human, then call again with confirm: true.`,
+            `Confirmation needed: this would return ${before.urls.production} to ${describeRelease(
+              before.releases.find((r) => r.id === target),
+              target,
+            )}, ` +
+              `taking ${describeRelease(
+                before.releases.find((r) => r.id === current),
+                current,
+              )} out of production. Nothing changed. Ask your human, then call again with confirm: true.`,
           );
         }
         await client.call('deploy', 'POST', site.path('/rollback'));
-        const undo = current ? { tool: 'deploy_promote', arguments: { release: current, confirm: true }, note: `Makes release ${current} live again.` } : null;
+        const undo = current
+          ? {
+              tool: 'deploy_promote',
+              arguments: { release: current, confirm: true },
+              note: `Makes release ${current} live again.`,
+            }
+          : null;
         return {
           data: { live: target, previous_live: current, production_url: before.urls.production, undo },
           text: `Production (${before.urls.production}) is back on release ${target}.${current ? ` Undo: deploy_promote {release: "${current}", confirm: true}.` : ''}`,
@@ -223,18 +291,38 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
     defineTool({
       name: 'deploy_stage',
       title: 'Set or clear the stage release',
-      description: 'Points the stage host (basic auth) at a release, or clears it with release: null. Production is not touched.',
-      input: { release: z.string().regex(/^[a-z0-9]{12}$/).nullable().describe('The release id, or null to clear the stage.') },
+      description:
+        'Points the stage host (basic auth) at a release, or clears it with release: null. Production is not touched.',
+      input: {
+        release: z
+          .string()
+          .regex(/^[a-z0-9]{12}$/)
+          .nullable()
+          .describe('The release id, or null to clear the stage.'),
+      },
       output: { stage: z.string().nullable(), stage_url: z.string(), preview_auth: PreviewAuth },
       hints: { idempotent: true },
       run: async ({ release }) => {
         const answer =
           release === null
-            ? await client.call<{ aliases: ReleasesAnswer['aliases']; urls: ReleasesAnswer['urls'] }>('deploy', 'DELETE', site.path('/stage'))
-            : await client.call<{ aliases: ReleasesAnswer['aliases']; urls: ReleasesAnswer['urls'] }>('deploy', 'PUT', site.path('/stage'), { json: { release } });
+            ? await client.call<{ aliases: ReleasesAnswer['aliases']; urls: ReleasesAnswer['urls'] }>(
+                'deploy',
+                'DELETE',
+                site.path('/stage'),
+              )
+            : await client.call<{ aliases: ReleasesAnswer['aliases']; urls: ReleasesAnswer['urls'] }>(
+                'deploy',
+                'PUT',
+                site.path('/stage'),
+                { json: { release } },
+              );
         const { aliases, urls } = answer.data;
         return {
-          data: { stage: aliases.stage, stage_url: urls.stage, preview_auth: { user: PREVIEW_USER, password: aliases.auth } },
+          data: {
+            stage: aliases.stage,
+            stage_url: urls.stage,
+            preview_auth: { user: PREVIEW_USER, password: aliases.auth },
+          },
           text: aliases.stage ? `Stage (${urls.stage}) serves release ${aliases.stage}.` : 'The stage is cleared.',
         };
       },
@@ -242,18 +330,34 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
     defineTool({
       name: 'deploy_build_source',
       title: 'Build a site from Markdown',
-      description: 'Uploads a folder (or tar/tar.gz) of Markdown, builds a docs site from it and answers the new release (not live) or the failed build\'s logs.',
+      description:
+        "Uploads a folder (or tar/tar.gz) of Markdown, builds a docs site from it and answers the new release (not live) or the failed build's logs.",
       input: { path: z.string().min(1).describe('A folder, or a tar/tar.gz archive, of Markdown sources.') },
-      output: { release: Release.nullable(), build_id: z.string().nullable(), preview_url: z.string().nullable(), preview_auth: PreviewAuth },
+      output: {
+        release: Release.nullable(),
+        build_id: z.string().nullable(),
+        preview_url: z.string().nullable(),
+        preview_auth: PreviewAuth,
+      },
       hints: {},
       run: async ({ path }) => {
         const before = await site.releases();
         const answer = await withArchiveUpload(context.files, path, async (upload) => {
           try {
-            return await client.call<Release | z.infer<typeof Build>>('deploy', 'POST', site.path('/source'), { body: upload.body, headers: upload.headers });
+            return await client.call<Release | z.infer<typeof Build>>('deploy', 'POST', site.path('/source'), {
+              body: upload.body,
+              headers: upload.headers,
+            });
           } catch (error) {
-            const logs = error instanceof ApiProblem ? (error.body.logs as Array<{ line: string }> | undefined) : undefined;
-            if (logs) throw new ToolFailure(`${(error as Error).message}\nBuild logs (last lines):\n${logs.slice(-30).map((entry) => entry.line).join('\n')}`);
+            const logs =
+              error instanceof ApiProblem ? (error.body.logs as Array<{ line: string }> | undefined) : undefined;
+            if (logs)
+              throw new ToolFailure(
+                `${(error as Error).message}\nBuild logs (last lines):\n${logs
+                  .slice(-30)
+                  .map((entry) => entry.line)
+                  .join('\n')}`,
+              );
             throw error;
           }
         });
@@ -281,11 +385,27 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       hints: { readOnly: true },
       run: async ({ build_id }) => {
         const list = build_id
-          ? [(await client.call<z.infer<typeof Build>>('deploy', 'GET', site.path(`/builds/${encodeURIComponent(build_id)}`))).data]
+          ? [
+              (
+                await client.call<z.infer<typeof Build>>(
+                  'deploy',
+                  'GET',
+                  site.path(`/builds/${encodeURIComponent(build_id)}`),
+                )
+              ).data,
+            ]
           : (await client.call<{ builds: z.infer<typeof Build>[] }>('deploy', 'GET', site.path('/builds'))).data.builds;
         return {
           data: { builds: list },
-          text: list.length === 0 ? 'No builds.' : list.map((b) => `${b.id} ${b.state} (${b.trigger}) ${b.release ? `release ${b.release}` : ''}${b.error ? ` error: ${b.error}` : ''}`).join('\n'),
+          text:
+            list.length === 0
+              ? 'No builds.'
+              : list
+                  .map(
+                    (b) =>
+                      `${b.id} ${b.state} (${b.trigger}) ${b.release ? `release ${b.release}` : ''}${b.error ? ` error: ${b.error}` : ''}`,
+                  )
+                  .join('\n'),
         };
       },
     }),
@@ -302,10 +422,22 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         kind: z.enum(['markdown', 'static']),
         confirm: confirmArg,
       },
-      output: { repository: z.string(), branch: z.string(), path: z.string().nullable(), kind: z.string(), webhook_url: z.string(), webhook_secret: z.string(), undo: Undo },
+      output: {
+        repository: z.string(),
+        branch: z.string(),
+        path: z.string().nullable(),
+        kind: z.string(),
+        webhook_url: z.string(),
+        webhook_secret: z.string(),
+        undo: Undo,
+      },
       hints: { destructive: true, idempotent: true },
       run: async ({ repository, branch, path, kind, confirm }) => {
-        const current = await client.request<{ repository: string; branch: string; path: string | null; kind: string }>('deploy', 'GET', site.path('/github'));
+        const current = await client.request<{ repository: string; branch: string; path: string | null; kind: string }>(
+          'deploy',
+          'GET',
+          site.path('/github'),
+        );
         const previous = current.status === 200 ? current.data : undefined;
         if (current.status !== 200 && current.status !== 404) await client.call('deploy', 'GET', site.path('/github'));
         if (!confirm) {
@@ -315,17 +447,37 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
               'pushes to that branch would then build promotable releases. Nothing changed. Ask your human, then call again with confirm: true.',
           );
         }
-        const { data } = await client.call<{ repository: string; branch: string; path: string | null; kind: string; webhook_url: string; webhook_secret: string }>(
-          'deploy',
-          'PUT',
-          site.path('/github'),
-          { json: { repository, branch, kind, ...(path ? { path } : {}) } },
-        );
+        const { data } = await client.call<{
+          repository: string;
+          branch: string;
+          path: string | null;
+          kind: string;
+          webhook_url: string;
+          webhook_secret: string;
+        }>('deploy', 'PUT', site.path('/github'), { json: { repository, branch, kind, ...(path ? { path } : {}) } });
         const undo = previous
-          ? { tool: 'deploy_connect_repository', arguments: { repository: previous.repository, branch: previous.branch, kind: previous.kind, ...(previous.path ? { path: previous.path } : {}), confirm: true }, note: `Connects ${previous.repository} branch ${previous.branch} again.` }
+          ? {
+              tool: 'deploy_connect_repository',
+              arguments: {
+                repository: previous.repository,
+                branch: previous.branch,
+                kind: previous.kind,
+                ...(previous.path ? { path: previous.path } : {}),
+                confirm: true,
+              },
+              note: `Connects ${previous.repository} branch ${previous.branch} again.`,
+            }
           : null;
         return {
-          data: { repository: data.repository, branch: data.branch, path: data.path, kind: data.kind, webhook_url: data.webhook_url, webhook_secret: data.webhook_secret, undo },
+          data: {
+            repository: data.repository,
+            branch: data.branch,
+            path: data.path,
+            kind: data.kind,
+            webhook_url: data.webhook_url,
+            webhook_secret: data.webhook_secret,
+            undo,
+          },
           text: `Connected ${data.repository} branch ${data.branch} (${data.kind}). Push webhook: ${data.webhook_url} (secret in the structured result, shown only now).`,
         };
       },

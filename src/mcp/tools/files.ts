@@ -8,15 +8,22 @@ import type { FileAccess } from '../tool.js';
 
 async function resolveAllowed(files: FileAccess, given: string): Promise<string> {
   if (files.kind === 'none') {
-    throw new ToolFailure('This MCP endpoint reads no files on its server (BLUME_MCP_FILES_DIR is not set); run `blume mcp` beside the files instead.');
+    throw new ToolFailure(
+      'This MCP endpoint reads no files on its server (BLUME_MCP_FILES_DIR is not set); run `blume mcp` beside the files instead.',
+    );
   }
   const base = files.kind === 'under' ? files.root : process.cwd();
   const resolved = await realpath(path.resolve(base, given)).catch(() => {
-    throw new ToolFailure(`Nothing exists at ${given}: give a folder or a .tar.gz archive${files.kind === 'under' ? ` under ${files.root}` : ''}; nothing was uploaded.`);
+    throw new ToolFailure(
+      `Nothing exists at ${given}: give a folder or a .tar.gz archive${files.kind === 'under' ? ` under ${files.root}` : ''}; nothing was uploaded.`,
+    );
   });
   if (files.kind === 'under') {
     const root = await realpath(files.root);
-    if (resolved !== root && !resolved.startsWith(`${root}${path.sep}`)) throw new ToolFailure(`${given} is outside ${files.root}, the only folder this endpoint reads; nothing was uploaded.`);
+    if (resolved !== root && !resolved.startsWith(`${root}${path.sep}`))
+      throw new ToolFailure(
+        `${given} is outside ${files.root}, the only folder this endpoint reads; nothing was uploaded.`,
+      );
   }
   return resolved;
 }
@@ -25,7 +32,11 @@ async function resolveAllowed(files: FileAccess, given: string): Promise<string>
  * Runs `send` with a multipart `archive` upload of the folder or archive at `given`, and cleans up
  * the packed copy afterwards whatever happens.
  */
-export async function withArchiveUpload<T>(files: FileAccess, given: string, send: (upload: ReturnType<typeof archiveUpload>) => Promise<T>): Promise<T> {
+export async function withArchiveUpload<T>(
+  files: FileAccess,
+  given: string,
+  send: (upload: ReturnType<typeof archiveUpload>) => Promise<T>,
+): Promise<T> {
   const source = await resolveAllowed(files, given);
   const work = await mkdtemp(path.join(tmpdir(), 'blume-mcp-'));
   try {

@@ -16,14 +16,17 @@ function definitions(client: BlumeClient): ToolDefinition[] {
     defineTool({
       name: 'forum_list_forums',
       title: 'List forums',
-      description: 'The forums of the community the forum token\'s member can see.',
+      description: "The forums of the community the forum token's member can see.",
       input: { page: pageArg },
       output: { forums: z.array(Forum), pagination: Pagination },
       hints: { readOnly: true },
       run: async ({ page }) => {
         const answer = await client.call<z.infer<typeof Forum>[]>('forum', 'GET', `${API}/forums`, { query: { page } });
         const pagination = paginationOf(answer);
-        return { data: { forums: answer.data, pagination }, text: `${answer.data.map((f) => `${f.id} ${f.name}`).join('\n')}\n(${pageNote(pagination)})` };
+        return {
+          data: { forums: answer.data, pagination },
+          text: `${answer.data.map((f) => `${f.id} ${f.name}`).join('\n')}\n(${pageNote(pagination)})`,
+        };
       },
     }),
     defineTool({
@@ -36,44 +39,62 @@ function definitions(client: BlumeClient): ToolDefinition[] {
       run: async ({ forum_id, page }) => {
         const answer = await client.call<Topic[]>('forum', 'GET', `${API}/topics`, { query: { forum_id, page } });
         const pagination = paginationOf(answer);
-        return { data: { topics: answer.data, pagination }, text: `${answer.data.map((t) => `${t.id} ${t.title}`).join('\n')}\n(${pageNote(pagination)})` };
+        return {
+          data: { topics: answer.data, pagination },
+          text: `${answer.data.map((t) => `${t.id} ${t.title}`).join('\n')}\n(${pageNote(pagination)})`,
+        };
       },
     }),
     defineTool({
       name: 'forum_get_topic',
       title: 'Read a topic',
-      description: 'A topic with a page of its posts: classic (flat, oldest first) or threaded (top-level posts, each with its replies nested).',
+      description:
+        'A topic with a page of its posts: classic (flat, oldest first) or threaded (top-level posts, each with its replies nested).',
       input: { topic_id: z.string(), view: z.enum(['classic', 'threaded']).optional(), page: pageArg },
       output: { topic: Topic, posts: z.array(Post), pagination: Pagination },
       hints: { readOnly: true },
       run: async ({ topic_id, view, page }) => {
         const topic = (await client.call<Topic>('forum', 'GET', `${API}/topics/${encodeURIComponent(topic_id)}`)).data;
-        const answer = await client.call<Post[]>('forum', 'GET', `${API}/topics/${encodeURIComponent(topic_id)}/posts`, { query: { view, page } });
+        const answer = await client.call<Post[]>(
+          'forum',
+          'GET',
+          `${API}/topics/${encodeURIComponent(topic_id)}/posts`,
+          { query: { view, page } },
+        );
         const pagination = paginationOf(answer);
-        return { data: { topic, posts: answer.data, pagination }, text: `${topic.title}: ${answer.data.length} posts shown (${pageNote(pagination)})` };
+        return {
+          data: { topic, posts: answer.data, pagination },
+          text: `${topic.title}: ${answer.data.length} posts shown (${pageNote(pagination)})`,
+        };
       },
     }),
     defineTool({
       name: 'forum_create_topic',
       title: 'Start a topic',
-      description: 'Starts a topic in a forum as the forum token\'s member; body is Markdown.',
+      description: "Starts a topic in a forum as the forum token's member; body is Markdown.",
       input: { forum_id: z.string(), title: z.string().min(1), body: z.string().min(1) },
       output: { topic: Topic },
       hints: {},
       run: async ({ forum_id, title, body }) => {
-        const topic = (await client.call<Topic>('forum', 'POST', `${API}/topics`, { json: { forum_id, title, body } })).data;
+        const topic = (await client.call<Topic>('forum', 'POST', `${API}/topics`, { json: { forum_id, title, body } }))
+          .data;
         return { data: { topic }, text: `Started topic ${topic.id}: ${topic.title}` };
       },
     }),
     defineTool({
       name: 'forum_reply',
       title: 'Reply in a topic',
-      description: 'Posts a reply to a topic (parent_id: the post it answers, for threaded view) as the forum token\'s member; body is Markdown.',
+      description:
+        "Posts a reply to a topic (parent_id: the post it answers, for threaded view) as the forum token's member; body is Markdown.",
       input: { topic_id: z.string(), body: z.string().min(1), parent_id: z.string().optional() },
       output: { post: Post },
       hints: {},
       run: async ({ topic_id, body, parent_id }) => {
-        const post = (await client.call<Post>('forum', 'POST', `${API}/topics/${encodeURIComponent(topic_id)}/posts`, { json: { body, ...(parent_id ? { parent_id } : {}) } })).data;
+        const post = (
+          await client.call<Post>('forum', 'POST', `${API}/topics/${encodeURIComponent(topic_id)}/posts`, {
+            json: { body, ...(parent_id ? { parent_id } : {}) },
+          })
+        ).data;
         return { data: { post }, text: `Posted reply ${post.id} in topic ${topic_id}.` };
       },
     }),

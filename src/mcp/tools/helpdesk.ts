@@ -22,20 +22,28 @@ const Ticket = z.looseObject({
   sla: z.looseObject({ breached: z.boolean(), paused: z.boolean() }),
 });
 type Ticket = z.infer<typeof Ticket>;
-const Entry = z.looseObject({ id: z.string(), internal: z.boolean(), body: z.string(), author: z.looseObject({ kind: z.string() }), created_at: z.string() });
+const Entry = z.looseObject({
+  id: z.string(),
+  internal: z.boolean(),
+  body: z.string(),
+  author: z.looseObject({ kind: z.string() }),
+  created_at: z.string(),
+});
 type Entry = z.infer<typeof Entry>;
 const Draft = z.looseObject({ id: z.string(), body: z.string(), model: z.string() });
 const ticketArg = z.string().min(1).describe('The ticket id, or its number.');
 
 const ticketPath = (id: string, rest = ''): string => `${API}/tickets/${encodeURIComponent(id)}${rest}`;
-const line = (t: Ticket): string => `#${t.number} [${t.status}/${t.priority}${t.sla.breached ? ', SLA breached' : ''}] ${t.subject} (${t.requester.email})`;
+const line = (t: Ticket): string =>
+  `#${t.number} [${t.status}/${t.priority}${t.sla.breached ? ', SLA breached' : ''}] ${t.subject} (${t.requester.email})`;
 
 function readTools(client: BlumeClient): ToolDefinition[] {
   return [
     defineTool({
       name: 'helpdesk_list_tickets',
       title: 'List tickets',
-      description: 'Tickets you may see, newest activity first, filtered by status or priority (comma lists), category, assignee (an agent id, none, or me), requester e-mail, tag, full text q, or sla (breached, at_risk).',
+      description:
+        'Tickets you may see, newest activity first, filtered by status or priority (comma lists), category, assignee (an agent id, none, or me), requester e-mail, tag, full text q, or sla (breached, at_risk).',
       input: {
         status: z.string().optional(),
         priority: z.string().optional(),
@@ -45,7 +53,10 @@ function readTools(client: BlumeClient): ToolDefinition[] {
         tag: z.string().optional(),
         q: z.string().min(1).optional(),
         sla: z.enum(['breached', 'at_risk']).optional(),
-        sort: z.string().optional().describe('created_at, updated_at, number, priority or status; a leading - sorts descending.'),
+        sort: z
+          .string()
+          .optional()
+          .describe('created_at, updated_at, number, priority or status; a leading - sorts descending.'),
         page: pageArg,
       },
       output: { tickets: z.array(Ticket), pagination: Pagination },
@@ -53,20 +64,30 @@ function readTools(client: BlumeClient): ToolDefinition[] {
       run: async (args) => {
         const answer = await client.call<Ticket[]>('helpdesk', 'GET', `${API}/tickets`, { query: args });
         const pagination = paginationOf(answer);
-        return { data: { tickets: answer.data, pagination }, text: `${answer.data.map(line).join('\n')}\n(${pageNote(pagination)})` };
+        return {
+          data: { tickets: answer.data, pagination },
+          text: `${answer.data.map(line).join('\n')}\n(${pageNote(pagination)})`,
+        };
       },
     }),
     defineTool({
       name: 'helpdesk_get_ticket',
       title: 'Read a ticket',
-      description: 'One ticket with its thread: public replies and, unless internal is false, the internal notes (oldest first, up to 100 entries).',
+      description:
+        'One ticket with its thread: public replies and, unless internal is false, the internal notes (oldest first, up to 100 entries).',
       input: { id: ticketArg, internal: z.boolean().optional() },
       output: { ticket: Ticket, thread: z.array(Entry) },
       hints: { readOnly: true },
       run: async ({ id, internal }) => {
         const ticket = (await client.call<Ticket>('helpdesk', 'GET', ticketPath(id))).data;
-        const thread = (await client.call<Entry[]>('helpdesk', 'GET', ticketPath(ticket.id, '/replies'), { query: { page_size: 100, ...(internal === false ? { internal: 'false' } : {}) } })).data;
-        const shown = thread.map((entry) => `--- ${entry.internal ? 'internal note' : entry.author.kind} ${entry.created_at}\n${entry.body}`);
+        const thread = (
+          await client.call<Entry[]>('helpdesk', 'GET', ticketPath(ticket.id, '/replies'), {
+            query: { page_size: 100, ...(internal === false ? { internal: 'false' } : {}) },
+          })
+        ).data;
+        const shown = thread.map(
+          (entry) => `--- ${entry.internal ? 'internal note' : entry.author.kind} ${entry.created_at}\n${entry.body}`,
+        );
         return { data: { ticket, thread }, text: [line(ticket), ...shown].join('\n') };
       },
     }),
@@ -78,19 +99,28 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
     defineTool({
       name: 'helpdesk_reply',
       title: 'Reply on a ticket',
-      description: 'Adds a public reply (mailed to the requester on e-mail tickets) or, with internal: true, an internal note only agents see. body is Markdown.',
+      description:
+        'Adds a public reply (mailed to the requester on e-mail tickets) or, with internal: true, an internal note only agents see. body is Markdown.',
       input: { id: ticketArg, body: z.string().min(1), internal: z.boolean().optional() },
       output: { entry: Entry },
       hints: {},
       run: async ({ id, body, internal }) => {
-        const entry = (await client.call<Entry>('helpdesk', 'POST', ticketPath(id, '/replies'), { json: { body, internal: internal ?? false } })).data;
-        return { data: { entry }, text: `${entry.internal ? 'Internal note' : 'Public reply'} ${entry.id} added to ticket ${id}.` };
+        const entry = (
+          await client.call<Entry>('helpdesk', 'POST', ticketPath(id, '/replies'), {
+            json: { body, internal: internal ?? false },
+          })
+        ).data;
+        return {
+          data: { entry },
+          text: `${entry.internal ? 'Internal note' : 'Public reply'} ${entry.id} added to ticket ${id}.`,
+        };
       },
     }),
     defineTool({
       name: 'helpdesk_triage',
       title: 'Triage a ticket',
-      description: 'Sets any of status, priority, category_id, assignee_id (null unassigns) and tags (replaces them); agents may triage only the categories they serve.',
+      description:
+        'Sets any of status, priority, category_id, assignee_id (null unassigns) and tags (replaces them); agents may triage only the categories they serve.',
       input: {
         id: ticketArg,
         status: status.optional(),
@@ -103,7 +133,13 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
       hints: { idempotent: true },
       run: async ({ id, ...change }) => {
         const patch = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
-        if (Object.keys(patch).length === 0) throw new ApiProblem('Nothing to change: give at least one of status, priority, category_id, assignee_id or tags.', 400, 'nothing_to_change', {});
+        if (Object.keys(patch).length === 0)
+          throw new ApiProblem(
+            'Nothing to change: give at least one of status, priority, category_id, assignee_id or tags.',
+            400,
+            'nothing_to_change',
+            {},
+          );
         const ticket = (await client.call<Ticket>('helpdesk', 'PATCH', ticketPath(id), { json: patch })).data;
         return { data: { ticket }, text: `Ticket ${line(ticket)}` };
       },
@@ -111,12 +147,17 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
     defineTool({
       name: 'helpdesk_draft_reply',
       title: 'Draft a reply with AI',
-      description: 'Asks the site\'s AI provider for a reply to the ticket\'s thread (internal notes only with include_internal). The draft is stored on the ticket for a person to edit and send; it is never sent.',
+      description:
+        "Asks the site's AI provider for a reply to the ticket's thread (internal notes only with include_internal). The draft is stored on the ticket for a person to edit and send; it is never sent.",
       input: { id: ticketArg, instructions: z.string().max(2000).optional(), include_internal: z.boolean().optional() },
       output: { draft: Draft },
       hints: {},
       run: async ({ id, instructions, include_internal }) => {
-        const draft = (await client.call<z.infer<typeof Draft>>('helpdesk', 'POST', ticketPath(id, '/draft-reply'), { json: { internal: include_internal ?? false, ...(instructions ? { instructions } : {}) } })).data;
+        const draft = (
+          await client.call<z.infer<typeof Draft>>('helpdesk', 'POST', ticketPath(id, '/draft-reply'), {
+            json: { internal: include_internal ?? false, ...(instructions ? { instructions } : {}) },
+          })
+        ).data;
         return { data: { draft }, text: `Draft ${draft.id} (${draft.model}), not sent:\n${draft.body}` };
       },
     }),

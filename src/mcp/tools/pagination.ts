@@ -4,7 +4,7 @@ import type { ApiAnswer } from '../api.js';
 
 export const Pagination = z
   .object({ page: z.number(), total: z.number(), total_pages: z.number(), next_page: z.number().optional() })
-  .describe('From the API\'s X-Pagination header; call again with page: next_page for more.');
+  .describe("From the API's X-Pagination header; call again with page: next_page for more.");
 
 export const pageArg = z.number().int().min(1).optional().describe('Page number (1 by default).');
 
@@ -12,7 +12,12 @@ export function paginationOf(answer: ApiAnswer<unknown>): z.infer<typeof Paginat
   const header = answer.headers['x-pagination'];
   const parsed = typeof header === 'string' ? (JSON.parse(header) as Record<string, number>) : {};
   const page = parsed.page ?? 1;
-  return { page, total: parsed.total ?? 0, total_pages: parsed.total_pages ?? 1, ...(parsed.next_page ? { next_page: parsed.next_page } : {}) };
+  return {
+    page,
+    total: parsed.total ?? 0,
+    total_pages: parsed.total_pages ?? 1,
+    ...(parsed.next_page ? { next_page: parsed.next_page } : {}),
+  };
 }
 
 export function pageNote(pagination: z.infer<typeof Pagination>): string {

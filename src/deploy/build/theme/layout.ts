@@ -59,9 +59,17 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
     .map(([property, content]) => `\n<meta property="${property}" content="${e(content!)}">`)
     .join('');
   const twitter = `\n<meta name="twitter:card" content="${view.imageUrl === undefined ? 'summary' : 'summary_large_image'}">`;
-  const tocList = toc.map((h) => `<li class="level-${h.level}"><a href="#${e(encodeURIComponent(h.id))}">${e(h.text)}</a></li>`).join('\n');
-  const tocHtml = toc.length === 0 ? '' : `<nav aria-labelledby="toc-title"><h2 id="toc-title">${e(t.onThisPage)}</h2><ul>\n${tocList}\n</ul></nav>`;
-  const tocInline = toc.length === 0 ? '' : `<details class="toc-inline"><summary>${e(t.onThisPage)}</summary><ul>\n${tocList}\n</ul></details>\n`;
+  const tocList = toc
+    .map((h) => `<li class="level-${h.level}"><a href="#${e(encodeURIComponent(h.id))}">${e(h.text)}</a></li>`)
+    .join('\n');
+  const tocHtml =
+    toc.length === 0
+      ? ''
+      : `<nav aria-labelledby="toc-title"><h2 id="toc-title">${e(t.onThisPage)}</h2><ul>\n${tocList}\n</ul></nav>`;
+  const tocInline =
+    toc.length === 0
+      ? ''
+      : `<details class="toc-inline"><summary>${e(t.onThisPage)}</summary><ul>\n${tocList}\n</ul></details>\n`;
   const updated =
     view.lastUpdated === undefined
       ? ''

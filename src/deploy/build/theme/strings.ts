@@ -48,7 +48,15 @@ const EN: UiStrings = {
   copy: 'Copy',
   copied: 'Copied',
   noResults: 'No results',
-  callouts: { note: 'Note', tip: 'Tip', info: 'Info', important: 'Important', warning: 'Warning', caution: 'Caution', danger: 'Danger' },
+  callouts: {
+    note: 'Note',
+    tip: 'Tip',
+    info: 'Info',
+    important: 'Important',
+    warning: 'Warning',
+    caution: 'Caution',
+    danger: 'Danger',
+  },
 };
 
 const SETS: Record<string, UiStrings> = {
@@ -68,11 +76,20 @@ const SETS: Record<string, UiStrings> = {
     navigation: 'Dokumentation',
     builtWith: 'Erstellt mit Blume',
     notFound: 'Seite nicht gefunden',
-    notFoundText: 'Unter dieser Adresse gibt es keine Seite. Versuchen Sie die Suche oben oder beginnen Sie bei {home}.',
+    notFoundText:
+      'Unter dieser Adresse gibt es keine Seite. Versuchen Sie die Suche oben oder beginnen Sie bei {home}.',
     copy: 'Kopieren',
     copied: 'Kopiert',
     noResults: 'Keine Ergebnisse',
-    callouts: { note: 'Hinweis', tip: 'Tipp', info: 'Info', important: 'Wichtig', warning: 'Warnung', caution: 'Vorsicht', danger: 'Gefahr' },
+    callouts: {
+      note: 'Hinweis',
+      tip: 'Tipp',
+      info: 'Info',
+      important: 'Wichtig',
+      warning: 'Warnung',
+      caution: 'Vorsicht',
+      danger: 'Gefahr',
+    },
   },
   es: {
     onThisPage: 'En esta página',
@@ -93,7 +110,15 @@ const SETS: Record<string, UiStrings> = {
     copy: 'Copiar',
     copied: 'Copiado',
     noResults: 'Sin resultados',
-    callouts: { note: 'Nota', tip: 'Consejo', info: 'Información', important: 'Importante', warning: 'Advertencia', caution: 'Precaución', danger: 'Peligro' },
+    callouts: {
+      note: 'Nota',
+      tip: 'Consejo',
+      info: 'Información',
+      important: 'Importante',
+      warning: 'Advertencia',
+      caution: 'Precaución',
+      danger: 'Peligro',
+    },
   },
   fr: {
     onThisPage: 'Sur cette page',
@@ -114,7 +139,15 @@ const SETS: Record<string, UiStrings> = {
     copy: 'Copier',
     copied: 'Copié',
     noResults: 'Aucun résultat',
-    callouts: { note: 'Remarque', tip: 'Astuce', info: 'Info', important: 'Important', warning: 'Avertissement', caution: 'Attention', danger: 'Danger' },
+    callouts: {
+      note: 'Remarque',
+      tip: 'Astuce',
+      info: 'Info',
+      important: 'Important',
+      warning: 'Avertissement',
+      caution: 'Attention',
+      danger: 'Danger',
+    },
   },
   it: {
     onThisPage: 'In questa pagina',
@@ -135,7 +168,15 @@ const SETS: Record<string, UiStrings> = {
     copy: 'Copia',
     copied: 'Copiato',
     noResults: 'Nessun risultato',
-    callouts: { note: 'Nota', tip: 'Suggerimento', info: 'Info', important: 'Importante', warning: 'Avviso', caution: 'Attenzione', danger: 'Pericolo' },
+    callouts: {
+      note: 'Nota',
+      tip: 'Suggerimento',
+      info: 'Info',
+      important: 'Importante',
+      warning: 'Avviso',
+      caution: 'Attenzione',
+      danger: 'Pericolo',
+    },
   },
   ja: {
     onThisPage: 'このページの内容',
@@ -156,7 +197,15 @@ const SETS: Record<string, UiStrings> = {
     copy: 'コピー',
     copied: 'コピーしました',
     noResults: '結果がありません',
-    callouts: { note: '注記', tip: 'ヒント', info: '情報', important: '重要', warning: '警告', caution: '注意', danger: '危険' },
+    callouts: {
+      note: '注記',
+      tip: 'ヒント',
+      info: '情報',
+      important: '重要',
+      warning: '警告',
+      caution: '注意',
+      danger: '危険',
+    },
   },
   nl: {
     onThisPage: 'Op deze pagina',
@@ -177,7 +226,15 @@ const SETS: Record<string, UiStrings> = {
     copy: 'Kopiëren',
     copied: 'Gekopieerd',
     noResults: 'Geen resultaten',
-    callouts: { note: 'Opmerking', tip: 'Tip', info: 'Info', important: 'Belangrijk', warning: 'Waarschuwing', caution: 'Let op', danger: 'Gevaar' },
+    callouts: {
+      note: 'Opmerking',
+      tip: 'Tip',
+      info: 'Info',
+      important: 'Belangrijk',
+      warning: 'Waarschuwing',
+      caution: 'Let op',
+      danger: 'Gevaar',
+    },
   },
   pt: {
     onThisPage: 'Nesta página',
@@ -198,7 +255,15 @@ const SETS: Record<string, UiStrings> = {
     copy: 'Copiar',
     copied: 'Copiado',
     noResults: 'Nenhum resultado',
-    callouts: { note: 'Nota', tip: 'Dica', info: 'Informação', important: 'Importante', warning: 'Aviso', caution: 'Cuidado', danger: 'Perigo' },
+    callouts: {
+      note: 'Nota',
+      tip: 'Dica',
+      info: 'Informação',
+      important: 'Importante',
+      warning: 'Aviso',
+      caution: 'Cuidado',
+      danger: 'Perigo',
+    },
   },
   zh: {
     onThisPage: '本页内容',
@@ -219,7 +284,15 @@ const SETS: Record<string, UiStrings> = {
     copy: '复制',
     copied: '已复制',
     noResults: '没有结果',
-    callouts: { note: '备注', tip: '提示', info: '信息', important: '重要', warning: '警告', caution: '注意', danger: '危险' },
+    callouts: {
+      note: '备注',
+      tip: '提示',
+      info: '信息',
+      important: '重要',
+      warning: '警告',
+      caution: '注意',
+      danger: '危险',
+    },
   },
 };
 

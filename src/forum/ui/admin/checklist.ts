@@ -44,7 +44,12 @@ export async function firstRunChecklist(db: Executor, siteId: string, state: Che
       label: 'Decide who may sign up',
       href: '/admin/settings#REGISTRATION_OPEN',
       done: registration !== undefined,
-      state: registration === undefined ? 'Not decided: anyone may sign up (the default).' : registration ? 'Anyone may sign up.' : 'Only admins add members.',
+      state:
+        registration === undefined
+          ? 'Not decided: anyone may sign up (the default).'
+          : registration
+            ? 'Anyone may sign up.'
+            : 'Only admins add members.',
     },
     {
       label: 'Set up mail',
@@ -70,7 +75,10 @@ export async function firstRunChecklist(db: Executor, siteId: string, state: Che
       label: 'Invite moderators',
       href: '/admin/members#add-member',
       done: staff > 0,
-      state: staff > 0 ? `${roles.moderator} moderator${roles.moderator === 1 ? '' : 's'}, ${roles.admin} admin${roles.admin === 1 ? '' : 's'}.` : 'Nobody helps you moderate yet.',
+      state:
+        staff > 0
+          ? `${roles.moderator} moderator${roles.moderator === 1 ? '' : 's'}, ${roles.admin} admin${roles.admin === 1 ? '' : 's'}.`
+          : 'Nobody helps you moderate yet.',
     },
   ];
 }

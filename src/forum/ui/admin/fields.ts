@@ -29,7 +29,13 @@ function after(id: string, options: FieldOptions): SafeHtml {
   return html`${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}${options.error ? html`<span class="field-error" id="${id}-error">${options.error}</span>` : ''}`;
 }
 
-export function textField(name: string, text: string, value: string, type: 'text' | 'email' | 'url' | 'number' | 'password' | 'search', options: FieldOptions = {}): SafeHtml {
+export function textField(
+  name: string,
+  text: string,
+  value: string,
+  type: 'text' | 'email' | 'url' | 'number' | 'password' | 'search',
+  options: FieldOptions = {},
+): SafeHtml {
   const id = options.id ?? name;
   return html`<div>${label(id, text, options)}<input type="${type}" id="${id}" name="${name}" value="${type === 'password' ? '' : value}"${options.required ? html` required` : ''}${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${options.pattern ? html` pattern="${options.pattern}"` : ''}${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.placeholder ? html` placeholder="${options.placeholder}"` : ''}${type === 'number' ? html` inputmode="numeric"` : ''}${described(id, options)}>${after(id, options)}</div>`;
 }
@@ -39,14 +45,25 @@ export function textArea(name: string, text: string, value: string, options: Fie
   return html`<div>${label(id, text, options)}<textarea id="${id}" name="${name}" rows="3"${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${described(id, options)}>${value}</textarea>${after(id, options)}</div>`;
 }
 
-export function selectField(name: string, text: string, value: string, choices: ReadonlyArray<readonly [string, string]>, options: FieldOptions = {}): SafeHtml {
+export function selectField(
+  name: string,
+  text: string,
+  value: string,
+  choices: ReadonlyArray<readonly [string, string]>,
+  options: FieldOptions = {},
+): SafeHtml {
   const id = options.id ?? name;
   return html`<div>${label(id, text, options)}<select id="${id}" name="${name}"${described(id, options)}>${choices.map(
     ([choice, shown]) => html`<option value="${choice}"${choice === value ? html` selected` : ''}>${shown}</option>`,
   )}</select>${after(id, options)}</div>`;
 }
 
-export function checkbox(name: string, text: string, checked: boolean, options: Pick<FieldOptions, 'id' | 'hint'> = {}): SafeHtml {
+export function checkbox(
+  name: string,
+  text: string,
+  checked: boolean,
+  options: Pick<FieldOptions, 'id' | 'hint'> = {},
+): SafeHtml {
   const id = options.id ?? name;
   return html`<div><label class="check" for="${id}"><input type="checkbox" id="${id}" name="${name}" value="on"${checked ? html` checked` : ''}${options.hint ? html` aria-describedby="${id}-hint"` : ''}> ${text}</label>${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}</div>`;
 }

@@ -55,11 +55,20 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
   const outbox = app.mailOutbox;
 
-  async function renderMembers(request: FastifyRequest, reply: FastifyReply, options: { query?: string; page?: number; add?: MembersPage['add']; flash?: Flash; status?: number }) {
+  async function renderMembers(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    options: { query?: string; page?: number; add?: MembersPage['add']; flash?: Flash; status?: number },
+  ) {
     const ui = request.ui;
     const query = options.query?.trim() ?? '';
     const number = options.page ?? 1;
-    const { rows, total } = await listMembers(db, ui.site.id, toPage({ page: number, page_size: MEMBERS_PER_PAGE }), query);
+    const { rows, total } = await listMembers(
+      db,
+      ui.site.id,
+      toPage({ page: number, page_size: MEMBERS_PER_PAGE }),
+      query,
+    );
     const page: MembersPage = {
       members: rows.map((member) => ({ member, role: effectiveRole(ui.site, member) })),
       total,
@@ -74,11 +83,16 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
   }
 
   /** Runs a change; the service's refusals come back as the members page with the reason. */
-  async function change(request: FastifyRequest, reply: FastifyReply, action: () => Promise<FastifyReply>): Promise<FastifyReply> {
+  async function change(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    action: () => Promise<FastifyReply>,
+  ): Promise<FastifyReply> {
     try {
       return await action();
     } catch (error) {
-      if (error instanceof AppError && SHOWN.has(error.code)) return renderMembers(request, reply, { flash: { kind: 'error', text: error.message }, status: error.status });
+      if (error instanceof AppError && SHOWN.has(error.code))
+        return renderMembers(request, reply, { flash: { kind: 'error', text: error.message }, status: error.status });
       throw error;
     }
   }
@@ -89,11 +103,19 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
     return member;
   };
 
-  app.get<ListQuery>('/admin/members', { schema: { querystring: MembersQuery }, preHandler: ADMIN_PAGE }, async (request, reply) => {
-    const { q, page, done: code, who } = request.query;
-    const message = code && Object.hasOwn(DONE, code) && who ? DONE[code]!(who) : undefined;
-    return renderMembers(request, reply, { query: q ?? '', page: pageNumber(page), ...(message ? { flash: { kind: 'ok', text: message } } : {}) });
-  });
+  app.get<ListQuery>(
+    '/admin/members',
+    { schema: { querystring: MembersQuery }, preHandler: ADMIN_PAGE },
+    async (request, reply) => {
+      const { q, page, done: code, who } = request.query;
+      const message = code && Object.hasOwn(DONE, code) && who ? DONE[code]!(who) : undefined;
+      return renderMembers(request, reply, {
+        query: q ?? '',
+        page: pageNumber(page),
+        ...(message ? { flash: { kind: 'ok', text: message } } : {}),
+      });
+    },
+  );
 
   app.post('/admin/members', { preHandler: ADMIN_FORM }, async (request, reply) => {
     const ui = request.ui;
@@ -105,7 +127,8 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
     };
     const password = field(request, 'password', MAX_PASSWORD_LENGTH);
     const errors: FieldErrors = {};
-    if (!USERNAME.test(values.username)) errors.username = 'Use 2 to 39 letters, digits, _, . or -, starting with a letter, digit or _.';
+    if (!USERNAME.test(values.username))
+      errors.username = 'Use 2 to 39 letters, digits, _, . or -, starting with a letter, digit or _.';
     if (!isEmail(values.email)) errors.email = 'Enter a valid e-mail address.';
     const weak = password === undefined ? 'is missing' : passwordProblem(password);
     if (weak) errors.password = `The password ${weak}.`;
@@ -114,60 +137,98 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
       const member = await createMember(db, ui.site.id, { ...values, password: password! });
       return done(reply, 'added', member.username);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'username_taken') return renderMembers(request, reply, { add: { values, errors: { username: error.message } }, status: 409 });
-      if (error instanceof AppError && error.code === 'email_taken') return renderMembers(request, reply, { add: { values, errors: { email: error.message } }, status: 409 });
+      if (error instanceof AppError && error.code === 'username_taken')
+        return renderMembers(request, reply, { add: { values, errors: { username: error.message } }, status: 409 });
+      if (error instanceof AppError && error.code === 'email_taken')
+        return renderMembers(request, reply, { add: { values, errors: { email: error.message } }, status: 409 });
       throw error;
     }
   });
 
-  app.post<WithId>('/admin/members/:id/role', { schema: { params: IdParams }, preHandler: ADMIN_FORM }, async (request, reply) =>
-    change(request, reply, async () => {
-      const role = field(request, 'role', 20) ?? '';
-      if (!ROLES.includes(role)) throw new AppError('bad_request', 'Choose admin, moderator or member.');
-      const member = await updateMember(db, request.ui.site.id, request.params.id, { role: role as Role });
-      return done(reply, 'role', member.username);
-    }),
+  app.post<WithId>(
+    '/admin/members/:id/role',
+    { schema: { params: IdParams }, preHandler: ADMIN_FORM },
+    async (request, reply) =>
+      change(request, reply, async () => {
+        const role = field(request, 'role', 20) ?? '';
+        if (!ROLES.includes(role)) throw new AppError('bad_request', 'Choose admin, moderator or member.');
+        const member = await updateMember(db, request.ui.site.id, request.params.id, { role: role as Role });
+        return done(reply, 'role', member.username);
+      }),
   );
 
-  app.post<WithId>('/admin/members/:id/ban', { schema: { params: IdParams }, preHandler: ADMIN_FORM }, async (request, reply) =>
-    change(request, reply, async () => {
-      const { site, viewer } = request.ui;
-      const target = await memberOf(site.id, request.params.id);
-      authorizeBan(viewer, target, effectiveRole(site, target));
-      const banned = field(request, 'banned', 5) !== 'false';
-      const member = await updateMember(db, site.id, target.id, { banned });
-      // A ban ends the member's sessions at once; its tokens stop working through the API's own check.
-      if (banned) await endOtherMemberSessions(db, member.id);
-      return done(reply, banned ? 'banned' : 'unbanned', member.username);
-    }),
+  app.post<WithId>(
+    '/admin/members/:id/ban',
+    { schema: { params: IdParams }, preHandler: ADMIN_FORM },
+    async (request, reply) =>
+      change(request, reply, async () => {
+        const { site, viewer } = request.ui;
+        const target = await memberOf(site.id, request.params.id);
+        authorizeBan(viewer, target, effectiveRole(site, target));
+        const banned = field(request, 'banned', 5) !== 'false';
+        const member = await updateMember(db, site.id, target.id, { banned });
+        // A ban ends the member's sessions at once; its tokens stop working through the API's own check.
+        if (banned) await endOtherMemberSessions(db, member.id);
+        return done(reply, banned ? 'banned' : 'unbanned', member.username);
+      }),
   );
 
-  app.post<WithId>('/admin/members/:id/reset', { schema: { params: IdParams }, preHandler: ADMIN_FORM }, async (request, reply) =>
-    change(request, reply, async () => {
-      const { site } = request.ui;
-      if (!outbox.enabled) throw new AppError('mail_disabled', 'This server sends no mail: set BLUME_MAIL_SERVER to send password resets.');
-      const target = await memberOf(site.id, request.params.id);
-      const member = await findResettableMember(db, site.id, target.username);
-      if (!member || member.id !== target.id) throw new AppError('forbidden', `${target.username} cannot reset a password here: banned members and the site owner's account have none to reset.`);
-      if (!(await spendAccountMailBudget(app, 'reset', site.id, member.id))) throw new AppError('rate_limited', `${member.username} got several reset mails this hour; wait before sending another.`);
-      await sendPasswordReset(db, await mailContext(request, site), member);
-      outbox.drainSoon();
-      return done(reply, 'reset', member.username);
-    }),
+  app.post<WithId>(
+    '/admin/members/:id/reset',
+    { schema: { params: IdParams }, preHandler: ADMIN_FORM },
+    async (request, reply) =>
+      change(request, reply, async () => {
+        const { site } = request.ui;
+        if (!outbox.enabled)
+          throw new AppError(
+            'mail_disabled',
+            'This server sends no mail: set BLUME_MAIL_SERVER to send password resets.',
+          );
+        const target = await memberOf(site.id, request.params.id);
+        const member = await findResettableMember(db, site.id, target.username);
+        if (!member || member.id !== target.id)
+          throw new AppError(
+            'forbidden',
+            `${target.username} cannot reset a password here: banned members and the site owner's account have none to reset.`,
+          );
+        if (!(await spendAccountMailBudget(app, 'reset', site.id, member.id)))
+          throw new AppError(
+            'rate_limited',
+            `${member.username} got several reset mails this hour; wait before sending another.`,
+          );
+        await sendPasswordReset(db, await mailContext(request, site), member);
+        outbox.drainSoon();
+        return done(reply, 'reset', member.username);
+      }),
   );
 
-  app.get<WithId>('/admin/members/:id/delete', { schema: { params: IdParams }, preHandler: ADMIN_PAGE }, async (request, reply) => {
-    const ui = request.ui;
-    const member = await memberOf(ui.site.id, request.params.id);
-    const consequences = `${member.username} <${member.email}> goes: their account, sessions and forum tokens. Their topics and posts stay, shown as by a former member.`;
-    const view = confirmView(ui, 'members', `Delete ${member.username}?`, consequences, `/admin/members/${member.id}/delete`, 'Delete member', '/admin/members');
-    return sendPage(reply, ui, 'Delete member', view, { private: true });
-  });
+  app.get<WithId>(
+    '/admin/members/:id/delete',
+    { schema: { params: IdParams }, preHandler: ADMIN_PAGE },
+    async (request, reply) => {
+      const ui = request.ui;
+      const member = await memberOf(ui.site.id, request.params.id);
+      const consequences = `${member.username} <${member.email}> goes: their account, sessions and forum tokens. Their topics and posts stay, shown as by a former member.`;
+      const view = confirmView(
+        ui,
+        'members',
+        `Delete ${member.username}?`,
+        consequences,
+        `/admin/members/${member.id}/delete`,
+        'Delete member',
+        '/admin/members',
+      );
+      return sendPage(reply, ui, 'Delete member', view, { private: true });
+    },
+  );
 
-  app.post<WithId>('/admin/members/:id/delete', { schema: { params: IdParams }, preHandler: ADMIN_FORM }, async (request, reply) =>
-    change(request, reply, async () => {
-      const member = await deleteMember(db, request.ui.site.id, request.params.id);
-      return done(reply, 'deleted', member.username);
-    }),
+  app.post<WithId>(
+    '/admin/members/:id/delete',
+    { schema: { params: IdParams }, preHandler: ADMIN_FORM },
+    async (request, reply) =>
+      change(request, reply, async () => {
+        const member = await deleteMember(db, request.ui.site.id, request.params.id);
+        return done(reply, 'deleted', member.username);
+      }),
   );
 }

@@ -57,7 +57,8 @@ ${controls}</li>`;
 
 export function membersView(ui: UiContext, page: MembersPage): SafeHtml {
   const add = page.add ?? { values: { username: '', email: '', role: 'moderator' as Role }, errors: {} };
-  const href = (n: number) => `/admin/members?${new URLSearchParams({ ...(page.query ? { q: page.query } : {}), page: String(n) }).toString()}`;
+  const href = (n: number) =>
+    `/admin/members?${new URLSearchParams({ ...(page.query ? { q: page.query } : {}), page: String(n) }).toString()}`;
   return adminFrame(
     ui,
     'members',
@@ -76,7 +77,9 @@ ${textField('password', 'Password', '', 'password', {
   required: true,
   maxlength: 200,
   autocomplete: 'new-password',
-  hint: page.mailEnabled ? 'At least 10 characters. Give it to them, or send them a reset mail afterwards to choose their own.' : 'At least 10 characters; give it to them yourself.',
+  hint: page.mailEnabled
+    ? 'At least 10 characters. Give it to them, or send them a reset mail afterwards to choose their own.'
+    : 'At least 10 characters; give it to them yourself.',
   error: add.errors.password,
 })}
 <div><button type="submit">Add member</button></div></form></details>`,

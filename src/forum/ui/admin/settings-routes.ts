@@ -5,7 +5,13 @@ import { field, seeOther } from '../../../http/forms.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isSettingName, SECRET_MASK, SETTING_NAMES } from '../../../core/settings/allowlist.js';
-import { applyDesiredSettings, diffSettings, loadSettings, replaceDesiredSettings, type SettingsInput } from '../../../core/settings/service.js';
+import {
+  applyDesiredSettings,
+  diffSettings,
+  loadSettings,
+  replaceDesiredSettings,
+  type SettingsInput,
+} from '../../../core/settings/service.js';
 import { AppError } from '../../../http/errors.js';
 import { FORM_BODY_LIMIT, sendPage } from '../forms.js';
 import { ADMIN_FORM, ADMIN_PAGE } from './access.js';
@@ -24,13 +30,19 @@ function flashOf(query: Query['Querystring']): Flash | undefined {
   if (query.saved) return { kind: 'ok', text: 'Settings saved. They take effect when you apply them.' };
   if (query.applied && /^\d+$/.test(query.applied)) {
     const changed = Number(query.changed ?? '0');
-    return { kind: 'ok', text: `Applied on every node (generation ${query.applied}): ${changed === 0 ? 'nothing changed' : `${changed} setting${changed === 1 ? '' : 's'} changed`}.` };
+    return {
+      kind: 'ok',
+      text: `Applied on every node (generation ${query.applied}): ${changed === 0 ? 'nothing changed' : `${changed} setting${changed === 1 ? '' : 's'} changed`}.`,
+    };
   }
   return undefined;
 }
 
 /** The posted form as a settings map: empty fields unset, an untouched secret keeps its value. */
-function readSettings(request: FastifyRequest, stored: Record<string, string>): { input: SettingsInput; shown: Record<string, string> } {
+function readSettings(
+  request: FastifyRequest,
+  stored: Record<string, string>,
+): { input: SettingsInput; shown: Record<string, string> } {
   const input: SettingsInput = {};
   const shown: Record<string, string> = {};
   for (const name of SETTING_NAMES) {
@@ -51,7 +63,11 @@ function readSettings(request: FastifyRequest, stored: Record<string, string>): 
 export async function adminSettingsRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
 
-  async function render(request: FastifyRequest, reply: FastifyReply, options: { values?: Record<string, string>; errors?: FieldErrors; flash?: Flash; status?: number }) {
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    options: { values?: Record<string, string>; errors?: FieldErrors; flash?: Flash; status?: number },
+  ) {
     const ui = request.ui;
     const row = await loadSettings(db, ui.site.id);
     const secret = (name: string) => isSettingName(name) && isSecret(name);
@@ -70,10 +86,14 @@ export async function adminSettingsRoutes(app: FastifyInstance): Promise<void> {
     return sendPage(reply, ui, 'Settings', settingsView(ui, page), { status: options.status ?? 200, private: true });
   }
 
-  app.get<Query>('/admin/settings', { schema: { querystring: SettingsQuery }, preHandler: ADMIN_PAGE }, async (request, reply) => {
-    const flash = flashOf(request.query);
-    return render(request, reply, flash ? { flash } : {});
-  });
+  app.get<Query>(
+    '/admin/settings',
+    { schema: { querystring: SettingsQuery }, preHandler: ADMIN_PAGE },
+    async (request, reply) => {
+      const flash = flashOf(request.query);
+      return render(request, reply, flash ? { flash } : {});
+    },
+  );
 
   app.post('/admin/settings', { preHandler: ADMIN_FORM }, async (request, reply) => {
     const siteId = request.ui.site.id;
@@ -84,7 +104,10 @@ export async function adminSettingsRoutes(app: FastifyInstance): Promise<void> {
       if (error instanceof AppError && error.code === 'invalid_setting') {
         const list = (error.extensions.errors ?? []) as Array<{ name: string; message: string }>;
         const errors: FieldErrors = Object.fromEntries(list.map((e) => [e.name, `${e.name} ${e.message}.`]));
-        const flash: Flash = { kind: 'error', text: `Nothing was saved: ${list.length} setting${list.length === 1 ? ' needs' : 's need'} fixing.` };
+        const flash: Flash = {
+          kind: 'error',
+          text: `Nothing was saved: ${list.length} setting${list.length === 1 ? ' needs' : 's need'} fixing.`,
+        };
         return render(request, reply, { values: shown, errors, flash, status: 422 });
       }
       throw error;

@@ -2,7 +2,13 @@
 // password fields that never carry the stored value; pending changes (desired vs applied) with the
 // button that applies them on every node.
 import { parseBoolean } from '../../../config/index.js';
-import { SECRET_MASK, SETTING_NAMES, SETTINGS, type SettingDefinition, type SettingName } from '../../../core/settings/allowlist.js';
+import {
+  SECRET_MASK,
+  SETTING_NAMES,
+  SETTINGS,
+  type SettingDefinition,
+  type SettingName,
+} from '../../../core/settings/allowlist.js';
 import type { SettingChange } from '../../../core/settings/service.js';
 import type { UiContext } from '../context.js';
 import { html, type SafeHtml } from '../../../lib/html.js';
@@ -13,10 +19,28 @@ import { adminFrame, type Flash } from './views.js';
 
 const GROUPS: ReadonlyArray<readonly [string, readonly SettingName[]]> = [
   ['Community', ['FORUM_TITLE', 'REGISTRATION_OPEN']],
-  ['Trust and spam', ['FORUM_EMAIL_CONFIRMATION', 'FORUM_HOLD_FIRST_POSTS', 'FORUM_TRUST_MIN_POSTS', 'FORUM_TRUST_MIN_TOPICS_READ', 'FORUM_NEW_MEMBER_POSTS_PER_HOUR']],
+  [
+    'Trust and spam',
+    [
+      'FORUM_EMAIL_CONFIRMATION',
+      'FORUM_HOLD_FIRST_POSTS',
+      'FORUM_TRUST_MIN_POSTS',
+      'FORUM_TRUST_MIN_TOPICS_READ',
+      'FORUM_NEW_MEMBER_POSTS_PER_HOUR',
+    ],
+  ],
   ['Forum API', ['FORUM_API_PUBLIC_READ', 'API_CORS_ORIGINS']],
   ['Mail', ['MAIL_DEFAULT_SENDER', 'MAIL_SERVER', 'MAIL_PORT', 'MAIL_USE_TLS', 'MAIL_USERNAME', 'MAIL_PASSWORD']],
-  ['Help desk', ['HELPDESK_SUPPORT_ADDRESS', 'HELPDESK_INBOUND_SECRET', 'HELPDESK_MAILGUN_SIGNING_KEY', 'HELPDESK_SENDGRID_VERIFICATION_KEY', 'HELPDESK_ATTACHMENT_MAX_BYTES']],
+  [
+    'Help desk',
+    [
+      'HELPDESK_SUPPORT_ADDRESS',
+      'HELPDESK_INBOUND_SECRET',
+      'HELPDESK_MAILGUN_SIGNING_KEY',
+      'HELPDESK_SENDGRID_VERIFICATION_KEY',
+      'HELPDESK_ATTACHMENT_MAX_BYTES',
+    ],
+  ],
   ['AI', ['AI_PROVIDER', 'AI_BASE_URL', 'AI_MODEL', 'AI_API_KEY', 'AI_CONTENT_ENABLED']],
 ];
 
@@ -59,10 +83,26 @@ function control(name: SettingName, value: string, page: SettingsPage): SafeHtml
     case 'boolean': {
       const parsed = parseBoolean(value);
       const shown = parsed === undefined ? value : String(parsed);
-      return selectField(name, name, shown, [['', 'Not set (default)'], ['true', 'On'], ['false', 'Off']], options);
+      return selectField(
+        name,
+        name,
+        shown,
+        [
+          ['', 'Not set (default)'],
+          ['true', 'On'],
+          ['false', 'Off'],
+        ],
+        options,
+      );
     }
     case 'enum':
-      return selectField(name, name, value, [['', 'Not set'], ...(definition.values ?? []).map((v) => [v, v] as const)], options);
+      return selectField(
+        name,
+        name,
+        value,
+        [['', 'Not set'], ...(definition.values ?? []).map((v) => [v, v] as const)],
+        options,
+      );
     case 'port':
       return textField(name, name, value, 'number', { ...options, maxlength: 5 });
     case 'bytes':
@@ -84,12 +124,16 @@ function shownValue(name: string, values: Record<string, string>): SafeHtml | st
 }
 
 function pendingSection(ui: UiContext, page: SettingsPage): SafeHtml {
-  const applied = page.appliedAt ? html`Last applied ${time(page.appliedAt)} (generation ${page.generation}).` : 'Never applied yet.';
-  if (page.pending.length === 0) return html`<section aria-labelledby="pending-heading" class="panel"><h2 id="pending-heading">Pending changes</h2><p class="muted">None: the instance runs the saved settings. ${applied}</p></section>`;
+  const applied = page.appliedAt
+    ? html`Last applied ${time(page.appliedAt)} (generation ${page.generation}).`
+    : 'Never applied yet.';
+  if (page.pending.length === 0)
+    return html`<section aria-labelledby="pending-heading" class="panel"><h2 id="pending-heading">Pending changes</h2><p class="muted">None: the instance runs the saved settings. ${applied}</p></section>`;
   return html`<section aria-labelledby="pending-heading" class="panel pending"><h2 id="pending-heading">Pending changes</h2>
 <p>${page.pending.length} saved change${page.pending.length === 1 ? '' : 's'} wait${page.pending.length === 1 ? 's' : ''} for a restart. <span class="muted">${applied}</span></p>
 <table class="list admin"><thead><tr><th scope="col">Setting</th><th scope="col">Running</th><th scope="col">Saved</th></tr></thead><tbody>${page.pending.map(
-    (change) => html`<tr><th scope="row"><code>${change.name}</code></th><td class="value">${shownValue(change.name, page.applied)}</td><td class="value">${shownValue(change.name, page.desired)}</td></tr>`,
+    (change) =>
+      html`<tr><th scope="row"><code>${change.name}</code></th><td class="value">${shownValue(change.name, page.applied)}</td><td class="value">${shownValue(change.name, page.desired)}</td></tr>`,
   )}</tbody></table>
 <form method="post" action="/admin/settings/restart">${csrfField(ui)}<div class="actions"><button type="submit">Apply and restart</button><span class="hint">Every node of the instance switches to the saved settings.</span></div></form></section>`;
 }
@@ -102,7 +146,8 @@ export function settingsView(ui: UiContext, page: SettingsPage): SafeHtml {
     html`${pendingSection(ui, page)}
 <form class="stack settings" method="post" action="/admin/settings" novalidate>${csrfField(ui)}
 ${groups().map(
-  ([title, names]) => html`<fieldset><legend>${title}</legend>${names.map((name) => control(name, page.values[name] ?? '', page))}</fieldset>`,
+  ([title, names]) =>
+    html`<fieldset><legend>${title}</legend>${names.map((name) => control(name, page.values[name] ?? '', page))}</fieldset>`,
 )}
 <div class="actions"><button type="submit">Save settings</button><span class="hint">Saved settings take effect when you apply them.</span></div></form>`,
     page.flash,

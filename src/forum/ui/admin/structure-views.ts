@@ -32,7 +32,11 @@ const VISIBILITY: ReadonlyArray<readonly [ForumRow['visibility'], string]> = [
   ['staff', 'Staff: moderators and admins'],
 ];
 
-const VISIBILITY_BADGE: Record<ForumRow['visibility'], string> = { public: 'Public', members: 'Members only', staff: 'Staff only' };
+const VISIBILITY_BADGE: Record<ForumRow['visibility'], string> = {
+  public: 'Public',
+  members: 'Members only',
+  staff: 'Staff only',
+};
 
 function moveButtons(ui: UiContext, base: string, name: string, first: boolean, last: boolean): SafeHtml {
   if (first && last) return html``;
@@ -45,7 +49,12 @@ ${textField('slug', 'Slug', values.slug, 'text', { id: `${prefix}-slug`, require
 ${textArea('description', 'Description', values.description, { id: `${prefix}-description`, maxlength: 2000, error: errors.description })}`;
 }
 
-function forumFields(values: ForumValues, categories: ForumCategoryRow[], errors: FieldErrors, prefix: string): SafeHtml {
+function forumFields(
+  values: ForumValues,
+  categories: ForumCategoryRow[],
+  errors: FieldErrors,
+  prefix: string,
+): SafeHtml {
   return html`${categoryFields(values, errors, prefix)}
 ${selectField('category', 'Category', values.category, [['', 'No category'], ...categories.map((c) => [c.id, c.name] as const)], { id: `${prefix}-category`, error: errors.category })}
 ${selectField('visibility', 'Who can see it', values.visibility, VISIBILITY, { id: `${prefix}-visibility` })}
@@ -63,7 +72,11 @@ export interface StructurePage {
 export function structureView(ui: UiContext, page: StructurePage): SafeHtml {
   const { categories, forums } = page;
   const categoryName = new Map(categories.map((c) => [c.id, c.name]));
-  const groups = [...categories.map((c) => c.id), null].map((id) => forums.filter((f) => f.categoryId === id || (id === null && f.categoryId !== null && !categoryName.has(f.categoryId))));
+  const groups = [...categories.map((c) => c.id), null].map((id) =>
+    forums.filter(
+      (f) => f.categoryId === id || (id === null && f.categoryId !== null && !categoryName.has(f.categoryId)),
+    ),
+  );
   return adminFrame(
     ui,
     'structure',
@@ -73,7 +86,10 @@ ${
   categories.length === 0
     ? html`<p class="muted">No categories yet. Forums work without one; categories group them on the index.</p>`
     : html`<table class="list admin"><thead><tr><th scope="col">Category</th><th scope="col">Order</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${categories.map(
-        (category, i) => html`<tr><td><span class="title">${category.name}</span><div class="meta">/${category.slug}</div></td>
+        (
+          category,
+          i,
+        ) => html`<tr><td><span class="title">${category.name}</span><div class="meta">/${category.slug}</div></td>
 <td>${moveButtons(ui, `/admin/categories/${category.id}`, category.name, i === 0, i === categories.length - 1)}</td>
 <td><div class="actions"><a href="/admin/categories/${category.id}">Edit<span class="sr-only"> ${category.name}</span></a><a class="danger" href="/admin/categories/${category.id}/delete">Delete<span class="sr-only"> ${category.name}</span></a></div></td></tr>`,
       )}</tbody></table>`
@@ -85,13 +101,17 @@ ${
 ${
   forums.length === 0
     ? html`<p class="muted">No forums yet: create the first one below.</p>`
-    : html`<table class="list admin"><thead><tr><th scope="col">Forum</th><th scope="col" class="num">Topics</th><th scope="col">Order</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${groups.map((group) =>
-        group.map(
-          (forum, i) => html`<tr><td><a class="title" href="/f/${forum.slug}">${forum.name}</a><span class="badge">${VISIBILITY_BADGE[forum.visibility]}</span>${forum.locked ? html`<span class="badge">Locked</span>` : ''}<div class="meta">${forum.categoryId ? (categoryName.get(forum.categoryId) ?? 'No category') : 'No category'} · /f/${forum.slug}</div></td>
+    : html`<table class="list admin"><thead><tr><th scope="col">Forum</th><th scope="col" class="num">Topics</th><th scope="col">Order</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${groups.map(
+        (group) =>
+          group.map(
+            (
+              forum,
+              i,
+            ) => html`<tr><td><a class="title" href="/f/${forum.slug}">${forum.name}</a><span class="badge">${VISIBILITY_BADGE[forum.visibility]}</span>${forum.locked ? html`<span class="badge">Locked</span>` : ''}<div class="meta">${forum.categoryId ? (categoryName.get(forum.categoryId) ?? 'No category') : 'No category'} · /f/${forum.slug}</div></td>
 <td class="num">${forum.topicCount}</td>
 <td>${moveButtons(ui, `/admin/forums/${forum.id}`, forum.name, i === 0, i === group.length - 1)}</td>
 <td><div class="actions"><a href="/admin/forums/${forum.id}">Edit<span class="sr-only"> ${forum.name}</span></a><a class="danger" href="/admin/forums/${forum.id}/delete">Delete<span class="sr-only"> ${forum.name}</span></a></div></td></tr>`,
-        ),
+          ),
       )}</tbody></table>`
 }
 <details class="panel" id="new-forum"${forums.length === 0 || page.newForum ? html` open` : ''}><summary>New forum</summary>
@@ -101,7 +121,12 @@ ${
   );
 }
 
-export function editCategoryView(ui: UiContext, category: ForumCategoryRow, values: CategoryValues, errors: FieldErrors): SafeHtml {
+export function editCategoryView(
+  ui: UiContext,
+  category: ForumCategoryRow,
+  values: CategoryValues,
+  errors: FieldErrors,
+): SafeHtml {
   return adminFrame(
     ui,
     'structure',
@@ -110,7 +135,13 @@ export function editCategoryView(ui: UiContext, category: ForumCategoryRow, valu
   );
 }
 
-export function editForumView(ui: UiContext, forum: ForumRow, categories: ForumCategoryRow[], values: ForumValues, errors: FieldErrors): SafeHtml {
+export function editForumView(
+  ui: UiContext,
+  forum: ForumRow,
+  categories: ForumCategoryRow[],
+  values: ForumValues,
+  errors: FieldErrors,
+): SafeHtml {
   return adminFrame(
     ui,
     'structure',

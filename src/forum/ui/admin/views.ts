@@ -22,13 +22,20 @@ export interface Flash {
 }
 
 /** The frame of admin pages; content editors who are not admins see the content section only. */
-export function adminFrame(ui: UiContext, section: AdminSection, heading: string, body: SafeHtml, flash?: Flash): SafeHtml {
+export function adminFrame(
+  ui: UiContext,
+  section: AdminSection,
+  heading: string,
+  body: SafeHtml,
+  flash?: Flash,
+): SafeHtml {
   const admin = ui.viewer.kind === 'member' && ui.viewer.role === 'admin';
   const sections = admin ? SECTIONS : SECTIONS.filter(([name]) => name === 'content');
   return html`<p class="crumbs"><a href="/">${ui.title}</a> › ${admin ? html`<a href="/admin">Admin</a>` : html`<a href="/admin/content">Content</a>`}</p>
 <h1>${heading}</h1>
 <nav class="tabs admin-tabs" aria-label="Admin sections"><ul>${sections.map(
-    ([name, label, href]) => html`<li><a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
+    ([name, label, href]) =>
+      html`<li><a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
   )}</ul></nav>
 ${flash ? notice(flash.kind, flash.text) : ''}
 ${body}`;
@@ -43,7 +50,8 @@ export function overviewView(ui: UiContext, checklist: ChecklistItem[], flash?: 
     html`<section aria-labelledby="checklist-heading"><h2 id="checklist-heading">First steps</h2>
 <p class="muted">${left === 0 ? 'Everything is set up.' : `${left} of ${checklist.length} still to do.`}</p>
 <ul class="checklist">${checklist.map(
-      (item) => html`<li class="${item.done ? 'done' : 'todo'}"><span class="tick" aria-hidden="true">${item.done ? '✓' : ''}</span><div><a href="${item.href}">${item.label}</a><span class="sr-only">${item.done ? ' (done)' : ' (to do)'}</span><div class="muted">${item.state}</div></div></li>`,
+      (item) =>
+        html`<li class="${item.done ? 'done' : 'todo'}"><span class="tick" aria-hidden="true">${item.done ? '✓' : ''}</span><div><a href="${item.href}">${item.label}</a><span class="sr-only">${item.done ? ' (done)' : ' (to do)'}</span><div class="muted">${item.state}</div></div></li>`,
     )}</ul></section>
 <section aria-labelledby="health-heading"><h2 id="health-heading">Health</h2>
 <ul class="links">
@@ -56,7 +64,15 @@ export function overviewView(ui: UiContext, checklist: ChecklistItem[], flash?: 
 }
 
 /** A confirmation before something is deleted: says what goes, and offers the way back. */
-export function confirmView(ui: UiContext, section: AdminSection, heading: string, consequences: string, action: string, label: string, back: string): SafeHtml {
+export function confirmView(
+  ui: UiContext,
+  section: AdminSection,
+  heading: string,
+  consequences: string,
+  action: string,
+  label: string,
+  back: string,
+): SafeHtml {
   return adminFrame(
     ui,
     section,
