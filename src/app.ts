@@ -26,6 +26,7 @@ import type { HostTarget } from './http/hosts.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
 import { AccessLog, type AccessLogSink } from './http/access-log.js';
 import { drainUnreadBodies } from './http/unread-body.js';
+import { compressAnswers } from './http/compression.js';
 import { createFastLanes } from './http/fast-lane.js';
 import type { FastLane } from './http/lane.js';
 import { createSurfaceRouting, type SurfaceRouting } from './http/surface.js';
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   registerProblemHandlers(app);
   drainUnreadBodies(app);
+  compressAnswers(app);
 
   // A callback hook, not an async one: it runs on every request, static ones included.
   app.addHook('onRequest', (request, _reply, done) => {

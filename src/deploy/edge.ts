@@ -10,6 +10,7 @@ import type { FastLane, LaneRequest, LaneSink } from '../http/lane.js';
 import type { SurfaceOf } from '../http/surface.js';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import { AppError } from '../http/errors.js';
+import { acceptsEncoding } from '../lib/accept-encoding.js';
 import type { HostTarget } from '../http/hosts.js';
 import { blobKey, type Variant } from './blobs.js';
 import { isFingerprinted, isHtml, isCompressible } from './content-types.js';
@@ -200,16 +201,6 @@ function matchesEtag(header: string | undefined, etags: string[]): boolean {
   if (header.trim() === '*') return true;
   // If-None-Match uses weak comparison: W/ prefixes do not matter.
   return header.split(',').some((candidate) => etags.includes(candidate.trim().replace(/^W\//, '')));
-}
-
-function acceptsEncoding(header: string | undefined, coding: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((part) => {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    if (name !== coding) return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return !q || Number(q.slice(2)) > 0;
-  });
 }
 
 function chooseVariant(request: EdgeRequest, file: ManifestFile): Variant {

@@ -37,6 +37,7 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
     url: '/*',
     exposeHeadRoute: false,
     constraints: { surface: 'static' },
+    config: { compress: false },
     handler: (request, reply) => serveStatic(ctx, request, reply),
   });
   // A dependency outage answers visitors with a page, not JSON (decision 0070); other errors go on to

@@ -35,11 +35,11 @@ export class UiClient {
       : {};
   }
 
-  async get(url: string): Promise<LightMyRequestResponse> {
+  async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
     const response = await this.app.inject({
       method: 'GET',
       url,
-      headers: { host: this.host, ...this.cookieHeader() },
+      headers: { host: this.host, ...this.cookieHeader(), ...headers },
     });
     this.keep(response);
     return response;
