@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { createSite } from '../src/core/sites/service.js';
@@ -94,4 +95,54 @@ describe('OpenAPI lint', () => {
       assert.equal(run.status, 0);
     });
   }
+});
+
+describe('OpenAPI documents a generator can use', () => {
+  const documents = SURFACES.map((surface) => ({
+    name: surface.name,
+    doc: JSON.parse(readFileSync(new URL(`../docs/api/${surface.name}.json`, import.meta.url), 'utf8')) as {
+      tags?: { name: string; description?: string }[];
+      paths: Record<string, Record<string, Operation>>;
+    },
+  }));
+  interface Operation {
+    operationId: string;
+    tags?: string[];
+    parameters?: { name: string; in: string }[];
+    responses: Record<string, { description: string; headers?: Record<string, unknown> }>;
+  }
+  const operations = (doc: (typeof documents)[number]['doc']) =>
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+    );
+
+  it('names every operation once, as a verb and a noun', () => {
+    for (const { name, doc } of documents) {
+      const ids = operations(doc).map(({ operation }) => operation.operationId);
+      assert.equal(new Set(ids).size, ids.length, `${name}: an operationId repeats`);
+      for (const id of ids) assert.match(id, /^[a-z]+[A-Z]?[A-Za-z]*(_\w+)?$/, `${name}: ${id}`);
+      for (const id of ids) assert.doesNotMatch(id, /^(get|post|put|patch|delete)Api/, `${name}: ${id}`);
+    }
+  });
+
+  it('describes every answer and declares the headers clients read', () => {
+    for (const { name, doc } of documents) {
+      for (const { path, method, operation } of operations(doc)) {
+        const where = `${name}: ${method.toUpperCase()} ${path}`;
+        for (const [status, response] of Object.entries(operation.responses)) {
+          assert.notEqual(response.description, 'Default Response', `${where} ${status}`);
+          if (status === '429' || status === '503') assert.ok(response.headers?.['Retry-After'], `${where} ${status}`);
+          if (status === '401') assert.ok(response.headers?.['WWW-Authenticate'], `${where} ${status}`);
+        }
+        const paged = operation.parameters?.some((parameter) => parameter.in === 'query' && parameter.name === 'page');
+        if (method === 'get' && paged) {
+          assert.ok(operation.responses['200']?.headers?.['X-Pagination'], `${where}: X-Pagination`);
+          assert.ok(operation.responses['200']?.headers?.Link, `${where}: Link`);
+        }
+      }
+      const used = new Set(operations(doc).flatMap(({ operation }) => operation.tags ?? []));
+      assert.deepEqual(new Set(doc.tags?.map((tag) => tag.name)), used, `${name}: top-level tags`);
+      for (const tag of doc.tags ?? []) assert.ok(tag.description, `${name}: tag ${tag.name}`);
+    }
+  });
 });

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { canManageSite } from '../core/sites/policy.js';
 import { bearerToken, sessionUser } from '../core/auth.js';
-import type { OpenApiDocument } from '../http/openapi.js';
+import { describedTags, type OpenApiDocument } from '../http/openapi.js';
 import { ARTICLES } from './content-types.js';
 import type { FieldDefinition } from './fields.js';
 import { FORUM_TYPES } from './forum-types.js';
@@ -144,6 +144,7 @@ export function cmsOpenApi(prefix: string) {
         .where(eq(cmsContentTypes.siteId, target.site));
       for (const type of custom) if (!type.builtin) addType(doc, prefix, type.slug, type.fields);
     }
+    doc.tags = describedTags(doc.paths);
     return doc;
   };
 }

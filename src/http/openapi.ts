@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
 import { Type } from 'typebox';
+import { errorCodes } from './errors.js';
 
 type Security = Array<Record<string, string[]>>;
 
@@ -60,7 +61,11 @@ const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.Optional(Type.String()),
-    code: Type.String({ description: 'Stable machine-readable code.' }),
+    code: Type.Unsafe<string>({
+      type: 'string',
+      enum: Object.keys(errorCodes).sort(),
+      description: 'Stable machine-readable code: one of the codes of every Blume API.',
+    }),
   },
   {
     $id: 'Problem',
@@ -69,6 +74,58 @@ const ProblemSchema = Type.Object(
     additionalProperties: true,
   },
 );
+
+/** What each group of operations is for, as the documents' top-level `tags` say. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  auth: 'Signing in and out, and the credentials that stand for a member or account.',
+  sites: "The account's sites.",
+  credentials: "A site's deploy tokens and API keys (each secret shown once).",
+  admin: 'Platform administration: purchase keys and the audit log.',
+  deploy: "A site's releases: upload, promote, stage and roll back.",
+  builds: 'Docs builds from Markdown sources.',
+  github: 'A connected git repository whose pushes build and deploy.',
+  settings: "A community instance's settings, applied on restart.",
+  plans: 'The plans a workspace can be on.',
+  workspaces: 'Workspaces provisioned, re-planned, suspended and cancelled by a reseller.',
+  structure: 'Categories of the forum.',
+  forums: 'Forums and their visibility.',
+  topics: 'Topics, their lists and read state.',
+  posts: 'Posts of a topic: replies, edits, likes and flags.',
+  moderation: 'Flags, held posts, warnings, suspensions and the moderation log.',
+  search: 'Full-text search over what the caller may see.',
+  members: 'Members, their roles and bans.',
+  notifications: 'A member’s notifications and how they are mailed.',
+  waitlist: 'The sign-up waitlist.',
+  uploads: 'Images and files attached to posts.',
+  drafts: 'A member’s unsent drafts.',
+  'content model': 'Content types and their fields.',
+  globals: 'Single entries that hold site-wide content.',
+  entries: 'Entries of any content type: drafts, publishing, filters and sorting.',
+  ai: 'Drafting content with the site’s AI provider.',
+  webhooks: 'Webhooks called when entries change.',
+  media: 'The media library.',
+  tickets: 'Tickets, their replies and history.',
+  categories: 'Ticket categories and who works them.',
+  agents: 'Agents, their capacity and categories.',
+  sla: 'Service-level targets per priority.',
+  'inbound e-mail': 'Mail that opens or answers tickets.',
+  reports: 'Ticket, agent, category, SLA and trend reports.',
+};
+
+/** The top-level `tags` of a document: every tag its operations use, in order of first use. */
+export function describedTags(paths: Record<string, Record<string, unknown> | undefined>): OpenAPIV3.TagObject[] {
+  const names = new Set<string>();
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item ?? {}) as Array<{ tags?: string[] }>)
+      for (const tag of operation.tags ?? []) names.add(tag);
+  }
+  return [...names].map((name) => ({
+    name,
+    description:
+      TAG_DESCRIPTIONS[name] ??
+      (name.startsWith('entries: ') ? `Entries of the content type \`${name.slice(9)}\`.` : `Operations on ${name}.`),
+  }));
+}
 
 const securityOf = new WeakMap<object, Security>();
 
@@ -96,22 +153,142 @@ export function problems(...statuses: number[]): Record<number, unknown> {
   return Object.fromEntries(statuses.map((status) => [status, problemResponse(status)]));
 }
 
+/** Headers a problem answer of a status carries (problem.ts sets them). */
+const PROBLEM_HEADERS: Record<number, Record<string, unknown>> = {
+  401: {
+    'WWW-Authenticate': { type: 'string', description: 'The credential the operation takes (RFC 9110).' },
+  },
+  429: { 'Retry-After': { type: 'integer', description: 'Seconds until a request may be sent again.' } },
+  503: { 'Retry-After': { type: 'integer', description: 'Seconds until the service is expected back.' } },
+};
+
 function problemResponse(status: number): Record<string, unknown> {
   return {
     description: PROBLEM_TEXT[status] ?? 'Problem',
+    ...(PROBLEM_HEADERS[status] ? { headers: PROBLEM_HEADERS[status] } : {}),
     content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
   };
 }
 
-function operationId(method: string, url: string): string {
-  const words = url.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return [method.toLowerCase(), ...words.map((word) => word[0]!.toUpperCase() + word.slice(1))].join('');
+/** What a paginated list answer carries besides its body (http/pagination.ts). */
+const PAGINATION_HEADERS = {
+  'X-Pagination': {
+    type: 'string',
+    description:
+      'JSON: total, total_pages, first_page, last_page, page, and previous_page and next_page where they exist.',
+  },
+  Link: { type: 'string', description: 'RFC 8288 links to the first, last, previous and next pages.' },
+};
+
+function isPaginated(schema: FastifySchema): boolean {
+  const properties = (schema.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return Boolean(properties && 'page' in properties && 'page_size' in properties);
+}
+
+/** A success answer's description, from the operation's name: listTopics -> "A page of topics." */
+function successText(name: string, status: number): string {
+  if (status === 204) return 'Done; there is nothing to answer.';
+  const [verb = '', ...rest] = name.split(/(?=[A-Z])/);
+  const object = rest.join(' ').toLowerCase();
+  if (verb === 'list') return `A page of ${object}.`;
+  if (verb === 'get') return `The ${object}.`;
+  if (verb === 'create') return `The new ${object}.`;
+  if (status === 202) return 'Accepted; the work goes on after the answer.';
+  return `The result of ${[verb, ...rest].join(' ').toLowerCase()}.`;
+}
+
+const pascal = (word: string): string =>
+  word
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+
+function singular(word: string): string {
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (/(ss|us|is)$/.test(word)) return word;
+  if (/(x|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  return word.endsWith('s') ? word.slice(0, -1) : word;
+}
+
+const isPlural = (word: string): boolean => /([^su]s|ies)$/.test(word);
+
+/** Names a generated client would have to invent badly; each says what the call does. */
+const OPERATION_NAMES: Record<string, string> = {
+  'POST /api/auth/signup': 'signUp',
+  'POST /api/auth/login': 'logIn',
+  'POST /api/auth/logout': 'logOut',
+  'POST /api/deploy/{id}': 'uploadRelease',
+  'GET /api/deploy/token': 'getDeployToken',
+  'POST /api/deploy/{id}/promote': 'promoteRelease',
+  'POST /api/deploy/{id}/rollback': 'rollBack',
+  'PUT /api/deploy/{id}/stage': 'stageRelease',
+  'DELETE /api/deploy/{id}/stage': 'unstageRelease',
+  'POST /api/deploy/{id}/source': 'buildFromSource',
+  'PUT /api/deploy/{id}/github': 'connectRepository',
+  'GET /api/deploy/{id}/github': 'getRepository',
+  'DELETE /api/deploy/{id}/github': 'disconnectRepository',
+  'POST /api/deploy/{id}/github/webhook': 'receivePushWebhook',
+  'GET /api/instances/{id}/env': 'getInstanceSettings',
+  'PUT /api/instances/{id}/env': 'setInstanceSettings',
+  'POST /api/instances/{id}/restart': 'restartInstance',
+  'POST /api/forum/v1/topics/read': 'markTopicsRead',
+  'POST /api/forum/v1/topics/{id}/read': 'markTopicRead',
+  'POST /api/forum/v1/posts/{id}/like': 'likePost',
+  'DELETE /api/forum/v1/posts/{id}/like': 'unlikePost',
+  'POST /api/forum/v1/posts/{id}/flags': 'flagPost',
+  'POST /api/forum/v1/notifications/read': 'markNotificationsRead',
+  'POST /api/forum/v1/auth/tokens': 'createForumToken',
+  'GET /api/forum/v1/auth/tokens': 'listForumTokens',
+  'DELETE /api/forum/v1/auth/tokens/{token_id}': 'deleteForumToken',
+  'GET /api/forum/v1/search': 'search',
+  'POST /api/helpdesk/v1/inbound-email': 'receiveInboundEmail',
+  'POST /api/helpdesk/v1/tickets/{id}/draft-reply': 'draftTicketReply',
+  'POST /api/cms/v1/ai-content/generate': 'generateContent',
+  'GET /api/cms/v1/entries/{type}': 'listEntries',
+  'POST /api/cms/v1/entries/{type}': 'createEntry',
+  'POST /api/cms/v1/media': 'uploadMedia',
+  'GET /api/cms/v1/media': 'listMedia',
+  'GET /api/forum/v1/notifications/settings': 'getNotificationSettings',
+  'PATCH /api/forum/v1/notifications/settings': 'updateNotificationSettings',
+  'POST /api/forum/v1/waitlist/{service_key}': 'joinWaitlist',
+  'GET /api/forum/v1/waitlist': 'listWaitlist',
+  'GET /api/forum/v1/waitlist.csv': 'exportWaitlist',
+};
+
+/**
+ * An operation's name from its method and path below the document's prefix, as generators turn it
+ * into a method: `GET /topics` listTopics, `GET /topics/{id}` getTopic, `POST /topics/{id}/posts`
+ * createTopicPost, `POST /workspaces/{id}/suspend` suspendWorkspace; `OPERATION_NAMES` where that reads badly.
+ */
+export function operationName(method: string, url: string, prefix: string): string {
+  const named = OPERATION_NAMES[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`];
+  if (named) return named;
+  const segments = url.slice(prefix.length).split('/').filter(Boolean);
+  const isParam = (segment: string | undefined) => segment?.startsWith('{') || segment?.startsWith(':');
+  const last = segments.at(-1);
+  const lastIsParam = isParam(last);
+  // Each word of the path, singular where a parameter picks one item of it; parameters dropped.
+  const words = segments.flatMap((segment, i) =>
+    isParam(segment) ? [] : [isParam(segments[i + 1]) ? singular(segment) : segment],
+  );
+  const base = (parts: string[]) => parts.map(pascal).join('');
+  const verb = (name: string, parts: string[]) => `${name}${base(parts)}`;
+  if (method === 'GET') return verb(!lastIsParam && last && isPlural(last) ? 'list' : 'get', words);
+  if (method === 'PATCH') return verb('update', words);
+  if (method === 'DELETE') return verb('delete', words);
+  if (method === 'PUT') return verb(lastIsParam ? 'replace' : 'set', words);
+  if (lastIsParam || !last) return verb(method.toLowerCase(), words);
+  if (isPlural(last)) return verb('create', [...words.slice(0, -1), singular(words.at(-1)!)]);
+  // A verb after an item: `POST /workspaces/{id}/suspend`.
+  return `${last.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase())}${base(words.slice(0, -1))}`;
 }
 
 function describeOperation(
   schema: FastifySchema & Record<string, unknown>,
   url: string,
   route: RouteOptions,
+  prefix: string,
 ): FastifySchema {
   const preHandlers = [route.preHandler ?? []].flat();
   const declared = preHandlers.map((handler) => securityOf.get(handler)).find((security) => security !== undefined);
@@ -136,12 +313,18 @@ function describeOperation(
       response[status] = problemResponse(Number(status));
   }
   const method = [route.method].flat()[0]!;
-  return {
-    ...schema,
-    operationId: (schema.operationId as string | undefined) ?? operationId(method, url),
-    security,
-    response,
-  };
+  const name = (schema.operationId as string | undefined) ?? operationName(method, url, prefix);
+  for (const [status, value] of Object.entries(response)) {
+    const code = Number(status);
+    if (code < 200 || code >= 300 || !value || typeof value !== 'object') continue;
+    const described = 'description' in value || 'x-response-description' in value;
+    response[status] = {
+      ...value,
+      ...(described ? {} : { 'x-response-description': successText(name, code) }),
+      ...(code === 200 && method === 'GET' && isPaginated(schema) ? { headers: PAGINATION_HEADERS } : {}),
+    };
+  }
+  return { ...schema, operationId: name, security, response };
 }
 
 interface OpenApiInfo {
@@ -222,7 +405,7 @@ export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): 
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transform: ({ schema, url, route }) => ({
-      schema: describeOperation((schema ?? {}) as FastifySchema & Record<string, unknown>, url, route),
+      schema: describeOperation((schema ?? {}) as FastifySchema & Record<string, unknown>, url, route, info.prefix),
       url,
     }),
     transformObject: (document) => {
@@ -239,6 +422,7 @@ export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): 
       const securitySchemes: Record<string, OpenAPIV3.SecuritySchemeObject> = {};
       for (const name of [...used].sort()) if (SECURITY_SCHEMES[name]) securitySchemes[name] = SECURITY_SCHEMES[name];
       openapiObject.components = { ...openapiObject.components, securitySchemes };
+      openapiObject.tags = describedTags(openapiObject.paths ?? {});
       return openapiObject;
     },
   });
