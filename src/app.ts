@@ -39,7 +39,7 @@ import { ErrorReporter } from './lib/error-reporter.js';
 import { AllowedMethods } from './http/allowed-methods.js';
 import { LoginThrottle } from './http/login-throttle.js';
 import { requestIdFactory } from './lib/ids.js';
-import { portalPlugin } from './portal/plugin.js';
+import { portalPlugin, siteLlmsPlugin } from './portal/plugin.js';
 import { purchasePlugin } from './purchase/plugin.js';
 import { mcpPlugin } from './mcp/plugin.js';
 
@@ -196,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(jobsPlugin);
   await app.register(healthPlugin);
   await app.register(portalPlugin);
+  await app.register(siteLlmsPlugin);
   await app.register(purchasePlugin);
   await app.register(deployPlugin);
   await app.register(instancesPlugin);

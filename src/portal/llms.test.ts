@@ -2,6 +2,7 @@
 // API listed, and every link in them answers 200.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createSite } from '../core/sites/service.js';
 import { buildTestApp, PORTAL_HOST, type TestApp } from '../../test/helpers/app.js';
 
 describe('llms.txt', () => {
@@ -46,6 +47,50 @@ describe('llms.txt', () => {
         for (const method of Object.keys(item))
           assert.ok(full.body.includes(`### ${method.toUpperCase()} ${path}\n`), `${method} ${path}`);
       }
+    }
+  });
+});
+
+describe('llms.txt of a community site', () => {
+  let t: TestApp;
+  const host = `club.${PORTAL_HOST}`;
+  before(async () => {
+    t = await buildTestApp({ database: 'pglite' });
+    await createSite(t.app.deps.database.db, null, { id: 'club', kind: 'community', plan: 'pro' });
+  });
+  after(() => t.close());
+
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { host } });
+
+  it("lists the site's own APIs at its origin, every bullet a link that answers, and the answers' shapes", async () => {
+    const text = (await get('/llms.txt')).body;
+    assert.match(text, /^# Blume\n\n> .+\n/);
+    const bullets = text.split('\n').filter((line) => line.startsWith('- '));
+    assert.ok(bullets.length >= 5);
+    for (const bullet of bullets) assert.match(bullet, /^- \[[^\]]+\]\(http[^)]+\)/, bullet);
+    for (const entry of t.app.apiDocuments.filter((document) => document.servedOn === 'site'))
+      assert.ok(text.includes(`(http://${host}${entry.path})`), entry.title);
+    assert.ok(!text.includes('/api/deploy/openapi.json'), 'portal APIs stay on the portal');
+    const full = (await get('/llms-full.txt')).body;
+    for (const match of `${text}\n${full}`.matchAll(/\]\((http[^)\s]+)\)/g)) {
+      const url = new URL(match[1]!);
+      assert.equal(url.host, host);
+      assert.equal((await get(`${url.pathname}${url.search}`)).statusCode, 200, match[1]);
+      if (url.hash) assert.ok(full.includes(`<a id="${url.hash.slice(1)}"></a>`), match[1]);
+    }
+    assert.match(full, /### GET \/api\/forum\/v1\/topics\n[\s\S]*?Answer 200:\n```json\n\{/);
+  });
+});
+
+describe('llms.txt of the portal, bullet by bullet', () => {
+  it('makes every bullet a link', async () => {
+    const t = await buildTestApp({ database: 'pglite' });
+    try {
+      const text = (await t.app.inject({ method: 'GET', url: '/llms.txt', headers: { host: PORTAL_HOST } })).body;
+      const bullets = text.split('\n').filter((line) => line.startsWith('- '));
+      for (const bullet of bullets) assert.match(bullet, /^- \[[^\]]+\]\(http[^)]+\)/, bullet);
+    } finally {
+      await t.close();
     }
   });
 });

@@ -4,7 +4,7 @@ import { registerOpenApi } from '../http/openapi.js';
 import { auditRoutes } from './audit-routes.js';
 import { authRoutes } from './auth-routes.js';
 import { credentialRoutes } from './credential-routes.js';
-import { llmsRoutes } from './llms.js';
+import { llmsRoutes, siteLlmsRoutes } from './llms.js';
 import { siteRoutes } from './site-routes.js';
 
 export async function portalPlugin(app: FastifyInstance): Promise<void> {
@@ -23,4 +23,12 @@ export async function portalPlugin(app: FastifyInstance): Promise<void> {
   await app.register(credentialRoutes, { prefix: '/api' });
   await app.register(auditRoutes, { prefix: '/api' });
   await app.register(llmsRoutes);
+}
+
+/** Each community site's own llms.txt and llms-full.txt, on its host. */
+export async function siteLlmsPlugin(app: FastifyInstance): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    route.constraints = { ...route.constraints, surface: 'community' };
+  });
+  await app.register(siteLlmsRoutes);
 }
