@@ -52,7 +52,7 @@ function retryDelayMs(attempt: number): number {
 }
 
 /** What the outbox needs to send a site's mail through the site's own server. */
-export interface SiteMailSettings {
+interface SiteMailSettings {
   /** The site's applied settings, as this node runs them. */
   applied(siteId: string): Promise<InstanceSettings>;
   /** BLUME_MAIL_*: what a site without its own server uses, and the fallback sender. */

@@ -45,9 +45,6 @@ function hintFor(status: number): string {
   return '';
 }
 
-/** The error code a provider's error answer names (undefined when it names none). */
-export type ReadErrorType = (json: unknown) => string | undefined;
-
 /** The provider URL: the base's path with the fixed suffix appended; a fragment is dropped, a query kept. */
 export function providerUrl(base: string | undefined, fallback: string, suffix: string): URL {
   const url = new URL(base || fallback);
@@ -102,13 +99,13 @@ function send(url: URL, headers: Record<string, string>, payload: string, signal
   });
 }
 
-/** POSTs `body` and answers the parsed JSON; `readErrorType` reads the provider's own error code. */
+/** POSTs `body` and answers the parsed JSON; `readErrorType` reads the error code a provider's error answer names. */
 export async function postJson(
   settings: AiSettings,
   url: URL,
   headers: Record<string, string>,
   body: unknown,
-  readErrorType: ReadErrorType,
+  readErrorType: (json: unknown) => string | undefined,
 ): Promise<unknown> {
   const { provider, apiKey } = settings;
   const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
