@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { mintApiKey } from '../../test/factories/cms.js';
-import { addMember, communityHost, makeCommunity } from '../../test/factories/forum.js';
+import {
+  addMember,
+  communityHost,
+  forumApi,
+  makeCommunity,
+  mintForumToken,
+  type ForumActor,
+} from '../../test/factories/forum.js';
 import { helpdeskApi } from '../../test/factories/helpdesk.js';
 import { buildTestApp, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
@@ -38,6 +45,7 @@ for (const database of testDatabases) {
     let server: SmtpSink;
     let north: SmtpSink;
     let south: SmtpSink;
+    let nora: ForumActor;
 
     const mailTo = (sink: SmtpSink, address: string): Promise<ReceivedMail> =>
       eventually(
@@ -81,7 +89,7 @@ for (const database of testDatabases) {
         MAIL_PORT: String(south.port),
         MAIL_DEFAULT_SENDER: 'South <hello@south.test>',
       });
-      await addMember(t.app, 'north', 'nora');
+      nora = await addMember(t.app, 'north', 'nora');
       await addMember(t.app, 'south', 'sid');
       await addMember(t.app, 'plain', 'pia');
     });
@@ -108,6 +116,30 @@ for (const database of testDatabases) {
       assert.deepEqual(everywhere(north), ['nora@members.test']);
       assert.deepEqual(everywhere(south), ['sid@members.test']);
       assert.deepEqual(everywhere(server), ['pia@members.test']);
+    });
+
+    it("mails forum reply notifications through the site's own server", async () => {
+      const api = (token: string, path: string, payload: object) =>
+        forumApi(t.app, 'north', token, { method: 'POST', path, payload });
+      const admin = await mintForumToken(t.app, 'north', owner.user.username, owner.password);
+      assert.equal((await api(admin, '/forums', { name: 'General', slug: 'general' })).statusCode, 201);
+      const topic = await api(nora.token, '/topics', { forum_id: 'general', title: 'Maps', body: 'Who has maps?' });
+      assert.equal(topic.statusCode, 201, topic.body);
+      const nils = await addMember(t.app, 'north', 'nils');
+      const seen = north.received.length;
+      const reply = await api(nils.token, `/topics/${(topic.json() as { id: string }).id}/posts`, { body: 'I do.' });
+      assert.equal(reply.statusCode, 201, reply.body);
+      const mail = await eventually(
+        'the reply notification',
+        async () => {
+          await t.app.mailOutbox.idle();
+          return north.received.slice(seen).find((m) => m.to.includes('nora@members.test'));
+        },
+        5_000,
+      );
+      assert.equal(mail.headers.get('subject'), 'Re: Maps');
+      assert.equal(mail.headers.get('from'), 'North <hello@north.test>');
+      assert.ok(!server.received.some((m) => m.to.includes('nora@members.test')));
     });
 
     it("mails a help desk reply through the site's own server", async () => {
