@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../db/client.js';
 import { cmsApi, mintApiKey } from '../../test/factories/cms.js';
 import { makeCommunity } from '../../test/factories/forum.js';
-import { startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
+import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 
@@ -24,7 +24,7 @@ for (const database of testDatabases) {
 
       before(async () => {
         server = await startAiProvider();
-        t = await buildTestApp({ database });
+        t = await buildTestApp({ database, env: AI_PROVIDER_ENV });
         owner = await signIn(t.app, 'owner');
         await makeCommunity(t.app, owner, 'biz', 'business');
         await makeCommunity(t.app, owner, 'pro', 'pro');
@@ -161,4 +161,51 @@ for (const database of testDatabases) {
       });
     });
   }
+}
+
+for (const database of testDatabases) {
+  describe(`AI drafting without BLUME_AI_ALLOW_PRIVATE [${database}]`, () => {
+    let t: TestApp;
+    let server: AiProviderServer;
+    let write: string;
+
+    before(async () => {
+      server = await startAiProvider();
+      t = await buildTestApp({ database });
+      const owner = await signIn(t.app, 'owner');
+      await makeCommunity(t.app, owner, 'biz', 'business');
+      write = await mintApiKey(t.app, owner, 'biz', ['cms-write']);
+      const put = await portal(t.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/biz/env',
+        payload: {
+          AI_CONTENT_ENABLED: 'true',
+          AI_PROVIDER: 'openai',
+          // The `#` once cut the fixed suffix off: the call went to the URL as written.
+          AI_BASE_URL: `${server.origin.replace('127.0.0.1', '[::127.0.0.1]')}/v1#`,
+          AI_MODEL: 'chef-1',
+          AI_API_KEY: server.apiKey,
+        },
+      });
+      assert.equal(put.statusCode, 200, put.body);
+      await portal(t.app, owner, { method: 'POST', url: '/api/instances/biz/restart' });
+    });
+    after(async () => {
+      await t.close();
+      await server.close();
+    });
+
+    it('refuses a provider on a loopback address, however written, and calls nothing', async () => {
+      server.calls.length = 0;
+      const response = await cmsApi(t.app, 'biz', write, {
+        method: 'POST',
+        path: '/ai-content/generate',
+        payload: { type: 'articles', prompt: 'A post' },
+      });
+      assert.equal(response.statusCode, 409, response.body);
+      assert.equal(json(response).code, 'ai_target_refused');
+      assert.match(json<{ detail: string }>(response).detail, /BLUME_AI_ALLOW_PRIVATE=True/);
+      assert.equal(server.calls.length, 0);
+    });
+  });
 }

@@ -5,7 +5,15 @@ import { parseBoolean } from '../config/index.js';
 import type { InstanceSettings } from '../core/settings/allowlist.js';
 import { openSetting } from '../core/settings/service.js';
 import type { Database } from '../db/client.js';
-import { AiProviderError, aiError, createAiClient, type AiClient, type AiSettings } from '../adapters/ai/index.js';
+import {
+  AiProviderError,
+  aiError,
+  createAiClient,
+  type AiClient,
+  type AiLogger,
+  type AiSettings,
+} from '../adapters/ai/index.js';
+import type { Config } from '../config/index.js';
 import { AppError } from '../http/errors.js';
 import { findStoredType } from './content-types.js';
 import { createEntry, findEntry, type RelationLookup } from './entries.js';
@@ -31,8 +39,12 @@ interface Draft {
   entry?: EntryRow;
 }
 
-/** The site's provider settings, or 403/409 saying what is missing. */
-export function aiSettingsOf(settings: InstanceSettings, secretKey: string): AiSettings {
+/** The site's provider settings, or 403/409 saying what is missing; provider errors are logged to `logger`. */
+export function aiSettingsOf(
+  settings: InstanceSettings,
+  config: Pick<Config, 'secretKey' | 'aiAllowPrivate'>,
+  logger: AiLogger,
+): AiSettings {
   if (!(parseBoolean(settings.values.AI_CONTENT_ENABLED ?? '') ?? false)) {
     throw new AppError(
       'ai_disabled',
@@ -46,7 +58,9 @@ export function aiSettingsOf(settings: InstanceSettings, secretKey: string): AiS
     provider: settings.values.AI_PROVIDER === 'anthropic' ? 'anthropic' : 'openai',
     baseUrl: settings.values.AI_BASE_URL,
     model: settings.values.AI_MODEL!,
-    apiKey: openSetting(settings.values, 'AI_API_KEY', secretKey)!,
+    apiKey: openSetting(settings.values, 'AI_API_KEY', config.secretKey)!,
+    allowPrivate: config.aiAllowPrivate,
+    logger,
   };
 }
 

@@ -53,7 +53,7 @@ export async function aiRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const { site } = request.cms;
       await app.services.plans.require(site, 'ai');
-      const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config.secretKey);
+      const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config, request.log);
       const draft = await generateDraft(
         app.deps.database.db,
         site.id,

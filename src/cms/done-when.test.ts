@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { cmsApi, mintApiKey } from '../../test/factories/cms.js';
 import { communityHost, makeCommunity } from '../../test/factories/forum.js';
-import { startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
+import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { UiClient } from '../../test/helpers/forum-ui.js';
@@ -43,7 +43,7 @@ for (const database of testDatabases) {
       // The receiver is on loopback: this instance allows private webhook targets (decision 0047).
       t = await buildTestApp({
         database,
-        env: { BLUME_WEBHOOKS_ALLOW_PRIVATE: 'True', BLUME_RATE_LOGIN_PER_MINUTE: '1000' },
+        env: { ...AI_PROVIDER_ENV, BLUME_WEBHOOKS_ALLOW_PRIVATE: 'True', BLUME_RATE_LOGIN_PER_MINUTE: '1000' },
       });
       owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'shop', 'business');

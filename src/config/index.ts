@@ -57,6 +57,10 @@ export interface Config {
   builds: BuildsConfig;
   /** Whether Content API webhooks may target private, loopback and link-local addresses (decision 0047). */
   webhooksAllowPrivate: boolean;
+  /** Whether a site's AI provider (AI_BASE_URL) may be a private, loopback or link-local address (decision 0116). */
+  aiAllowPrivate: boolean;
+  /** Whether a site's own SMTP server (MAIL_SERVER) may be a private, loopback or link-local address (decision 0117). */
+  mailAllowPrivate: boolean;
   /** Seconds a forum sign-up form must have been open before it is sent; 0 turns the trap off (decision 0083). */
   signupMinSeconds: number;
   /** How long a workspace canceled through the purchase API keeps its data before the purge job deletes it. */
@@ -405,6 +409,16 @@ const WEBHOOKS_ALLOW_PRIVATE = bool(
   false,
   'True lets Content API webhooks reach private, loopback and link-local addresses (receivers on your own network).',
 );
+const AI_ALLOW_PRIVATE = bool(
+  'BLUME_AI_ALLOW_PRIVATE',
+  false,
+  "True lets a site's AI_BASE_URL reach private, loopback and link-local addresses (a model on your own network).",
+);
+const MAIL_ALLOW_PRIVATE = bool(
+  'BLUME_MAIL_ALLOW_PRIVATE',
+  false,
+  "True lets a site's own MAIL_SERVER be a private, loopback or link-local address (a relay on your own network).",
+);
 const NODE_ENV = declare(
   'NODE_ENV',
   'development',
@@ -484,6 +498,8 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       gitBaseUrl: GIT_BASE_URL.read(reader).toString().replace(/\/+$/, ''),
     },
     webhooksAllowPrivate: WEBHOOKS_ALLOW_PRIVATE.read(reader),
+    aiAllowPrivate: AI_ALLOW_PRIVATE.read(reader),
+    mailAllowPrivate: MAIL_ALLOW_PRIVATE.read(reader),
     signupMinSeconds: SIGNUP_MIN_SECONDS.read(reader),
     cancelGraceMs: CANCEL_GRACE_DAYS.read(reader) * 24 * 3600 * 1000,
   };

@@ -84,11 +84,13 @@ export const forumPlugin = fp(
       database.db,
       {
         contextFor: (site) => configuredMailContext(app, site),
+        mails: async (site) => outbox.enabledFor(await app.instanceSettings.applied(site.id)),
         secretKey: config.secretKey,
         queued: () => outbox.drainSoon(),
       },
       app.log,
-      { embeddedDatabase: database.driver === 'pglite', enabled: () => outbox.enabled },
+      // A site may have its own SMTP server when the server has none, so the sweep always runs.
+      { embeddedDatabase: database.driver === 'pglite', enabled: () => true },
     );
     app.decorate('forum', {
       topicMarks: new TopicPageMarks(),

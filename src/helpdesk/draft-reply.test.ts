@@ -8,7 +8,7 @@ import { queryRows } from '../db/client.js';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { makeCommunity } from '../../test/factories/forum.js';
 import { helpdeskApi, type HelpdeskCredential } from '../../test/factories/helpdesk.js';
-import { startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
+import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 
@@ -23,7 +23,7 @@ for (const database of testDatabases) {
 
       before(async () => {
         server = await startAiProvider();
-        t = await buildTestApp({ database });
+        t = await buildTestApp({ database, env: AI_PROVIDER_ENV });
         owner = await signIn(t.app, 'owner');
         await makeCommunity(t.app, owner, 'biz', 'business');
         await makeCommunity(t.app, owner, 'pro', 'pro');

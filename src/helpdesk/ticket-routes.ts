@@ -223,7 +223,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
       const { site, caller } = request.helpdesk;
       await app.services.plans.require(site, 'ai');
       const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
-      const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config.secretKey);
+      const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config, request.log);
       const draft = await draftReply(db, ticket, requester, ai, request.body, actorOf(caller));
       return reply.code(201).send(presentDraft(draft));
     },

@@ -20,7 +20,7 @@ import { createMember } from '../forum/members.js';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { makeCommunity } from '../../test/factories/forum.js';
 import { helpdeskApi } from '../../test/factories/helpdesk.js';
-import { startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
+import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { basicAuth } from '../../test/helpers/deploy.js';
@@ -70,7 +70,10 @@ for (const database of testDatabases) {
       const port = await freePort();
       origin = `http://localhost:${port}`;
       filesDir = await mkdtemp(path.join(tmpdir(), 'blume-mcp-files-'));
-      t = await buildTestApp({ database, env: { BLUME_PUBLIC_URL: origin, BLUME_MCP_FILES_DIR: filesDir } });
+      t = await buildTestApp({
+        database,
+        env: { ...AI_PROVIDER_ENV, BLUME_PUBLIC_URL: origin, BLUME_MCP_FILES_DIR: filesDir },
+      });
       await t.app.listen({ port, host: '127.0.0.1' });
       await t.app.deploy.builds.start();
       const owner = await signIn(t.app, 'owner');

@@ -12,7 +12,7 @@ import { createSite } from '../../src/core/sites/service.js';
 import { createMember } from '../../src/forum/members.js';
 import { makeAgent } from '../../src/helpdesk/agents.js';
 import { findTicket, listEntries, openTicket } from '../../src/helpdesk/tickets.js';
-import { startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
+import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 
@@ -44,7 +44,7 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
       database: 'pglite',
       mode: 'single',
       singleSite: 'town',
-      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
+      env: { ...AI_PROVIDER_ENV, BLUME_RATE_LOGIN_PER_MINUTE: '100' },
     });
     const db = t.app.deps.database.db;
     await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });

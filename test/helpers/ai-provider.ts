@@ -10,6 +10,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * What an app that calls this provider needs in its environment: the provider listens on loopback,
+ * which AI_BASE_URL reaches only when the operator allows private addresses (decision 0116).
+ */
+export const AI_PROVIDER_ENV = { BLUME_AI_ALLOW_PRIVATE: 'True' } as const;
+
 export interface RecordedCall {
   path: string;
   headers: IncomingMessage['headers'];

@@ -1,6 +1,10 @@
 // Both provider clients against a local server speaking their wire formats: answers, the provider's
-// error bodies, refusals, timeouts and garbage become AppErrors with codes, never carrying the key.
+// error bodies, refusals, timeouts and garbage become AppErrors with codes, never carrying the key
+// or anything an error answer said. The provider runs on loopback, so the clients here allow private
+// addresses, except where the address rule itself is tested.
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startAiProvider, type AiProviderServer } from '../../../test/helpers/ai-provider.js';
 import { AiProviderError, createAiClient, type AiProviderName } from './index.js';
@@ -26,14 +30,20 @@ describe('AI provider clients', () => {
 
   for (const provider of ['openai', 'anthropic'] as const) {
     describe(provider, () => {
-      const client = (overrides: { apiKey?: string; timeoutMs?: number; baseUrl?: string } = {}) =>
+      const logged: Array<Record<string, unknown>> = [];
+      const client = (
+        overrides: { apiKey?: string; timeoutMs?: number; baseUrl?: string; allowPrivate?: boolean } = {},
+      ) =>
         createAiClient({
           provider,
           baseUrl: overrides.baseUrl ?? baseUrl(provider),
           model: 'test-model',
           apiKey: overrides.apiKey ?? server.apiKey,
           timeoutMs: overrides.timeoutMs ?? 5000,
+          allowPrivate: overrides.allowPrivate ?? true,
+          logger: { warn: (details) => logged.push(details) },
         });
+      const suffix = provider === 'openai' ? '/chat/completions' : '/v1/messages';
 
       it('sends the prompts in the wire format and reads the answer', async () => {
         server.answer = '{"title":"Hello"}';
@@ -104,6 +114,81 @@ describe('AI provider clients', () => {
         );
         assert.equal(error.code, 'ai_provider_error');
         assert.match(error.message, /could not be reached/);
+      });
+
+      it('refuses loopback, private and IPv4-compatible IPv6 providers unless private ones are allowed', async () => {
+        const port = new URL(server.origin).port;
+        server.calls.length = 0;
+        for (const origin of [
+          server.origin,
+          `http://localhost:${port}`,
+          `http://[::1]:${port}`,
+          `http://[::127.0.0.1]:${port}`,
+          `http://[::ffff:127.0.0.1]:${port}`,
+          `http://2130706433:${port}`,
+          'http://10.0.0.1',
+          'http://169.254.169.254/latest',
+        ]) {
+          const error = await failure(
+            client({ baseUrl: origin, allowPrivate: false }).complete({ system: 's', prompt: 'p' }),
+          );
+          assert.equal(error.code, 'ai_target_refused', origin);
+          assert.equal(error.status, 409);
+          assert.match(error.message, /BLUME_AI_ALLOW_PRIVATE=True/);
+        }
+        assert.equal(server.calls.length, 0);
+        server.answer = '{"ok":true}';
+        assert.equal((await client({ allowPrivate: true }).complete({ system: 's', prompt: 'p' })).text, '{"ok":true}');
+      });
+
+      it('keeps the path suffix whatever the base URL ends with', async () => {
+        const root = provider === 'openai' ? `${server.origin}/v1` : server.origin;
+        for (const base of [`${root}#`, `${root}/#`, `${root}?`, `${root}#/x?y`]) {
+          server.calls.length = 0;
+          await client({ baseUrl: base }).complete({ system: 's', prompt: 'p' });
+          assert.equal(server.calls[0]?.path, provider === 'openai' ? '/v1/chat/completions' : '/v1/messages', base);
+        }
+      });
+
+      describe('against a server that is not the provider', () => {
+        let other: Server;
+        let otherOrigin = '';
+        const hits: string[] = [];
+        before(async () => {
+          other = createServer((request, response) => {
+            hits.push(request.url ?? '');
+            request.resume();
+            if (request.url?.startsWith('/moved'))
+              return response.writeHead(307, { location: `${server.origin}${suffix}` }).end();
+            response
+              .writeHead(500, { 'content-type': 'application/json' })
+              .end('{"error":{"message":"db_password=hunter2","type":"db_password=hunter2"}} db_password=hunter2');
+          });
+          await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+          otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+        });
+        after(() => new Promise<void>((resolve) => other.close(() => resolve())));
+
+        it('does not follow a redirect', async () => {
+          server.calls.length = 0;
+          const error = await failure(
+            client({ baseUrl: `${otherOrigin}/moved` }).complete({ system: 's', prompt: 'p' }),
+          );
+          assert.equal(error.code, 'ai_provider_error');
+          assert.equal(error.extensions.provider_status, 307);
+          assert.match(error.message, /Redirects are not followed/);
+          assert.equal(server.calls.length, 0);
+        });
+
+        it('never passes on what an error answer said, and logs it instead', async () => {
+          logged.length = 0;
+          const error = await failure(client({ baseUrl: otherOrigin }).complete({ system: 's', prompt: 'p' }));
+          assert.equal(error.code, 'ai_provider_error');
+          assert.deepEqual(error.extensions, { provider_status: 500 });
+          assert.doesNotMatch(JSON.stringify({ message: error.message, extensions: error.extensions }), /hunter2/);
+          assert.equal(logged.length, 1);
+          assert.match(String(logged[0]!.answer), /db_password=hunter2/);
+        });
       });
     });
   }

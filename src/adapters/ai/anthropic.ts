@@ -1,5 +1,5 @@
 // Anthropic's messages API: POST {base}/v1/messages with `x-api-key` and `anthropic-version`.
-import { postJson, trimSlash, type ProviderError } from './http.js';
+import { postJson, providerUrl } from './http.js';
 import { aiError, type AiClient, type AiSettings } from './types.js';
 
 const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com';
@@ -12,13 +12,13 @@ interface MessagesAnswer {
   content?: Array<{ type: string; text?: string }>;
 }
 
-function readError(status: number, json: unknown): ProviderError {
-  const error = (json as { type?: string; error?: { type?: string; message?: string } } | undefined)?.error;
-  return { status, message: error?.message ?? '', type: error?.type };
+function readErrorType(json: unknown): string | undefined {
+  const type = (json as { error?: { type?: unknown } } | undefined)?.error?.type;
+  return typeof type === 'string' ? type : undefined;
 }
 
 export function createAnthropicClient(settings: AiSettings): AiClient {
-  const url = `${trimSlash(settings.baseUrl || ANTHROPIC_DEFAULT_BASE)}/v1/messages`;
+  const url = providerUrl(settings.baseUrl, ANTHROPIC_DEFAULT_BASE, '/v1/messages');
   return {
     async complete(request) {
       const answer = (await postJson(
@@ -31,7 +31,7 @@ export function createAnthropicClient(settings: AiSettings): AiClient {
           system: request.system,
           messages: [{ role: 'user', content: request.prompt }],
         },
-        readError,
+        readErrorType,
       )) as MessagesAnswer;
       if (answer.stop_reason === 'refusal')
         throw aiError('ai_refused', 'The model refused to answer.', settings.apiKey);

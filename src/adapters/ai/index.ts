@@ -7,6 +7,7 @@ export {
   AiProviderError,
   aiError,
   type AiClient,
+  type AiLogger,
   type AiProviderName,
   type AiSettings,
   type Completion,

@@ -1,5 +1,5 @@
 // OpenAI's chat completions API (and the many servers that speak it): POST {base}/chat/completions.
-import { postJson, trimSlash, type ProviderError } from './http.js';
+import { postJson, providerUrl } from './http.js';
 import { aiError, type AiClient, type AiSettings } from './types.js';
 
 const OPENAI_DEFAULT_BASE = 'https://api.openai.com/v1';
@@ -9,13 +9,14 @@ interface ChatAnswer {
   choices?: Array<{ finish_reason?: string; message?: { content?: string | null; refusal?: string | null } }>;
 }
 
-function readError(status: number, json: unknown): ProviderError {
-  const error = (json as { error?: { message?: string; type?: string; code?: string } } | undefined)?.error;
-  return { status, message: error?.message ?? '', type: error?.code ?? error?.type };
+function readErrorType(json: unknown): string | undefined {
+  const error = (json as { error?: { type?: unknown; code?: unknown } } | undefined)?.error;
+  const type = error?.code ?? error?.type;
+  return typeof type === 'string' ? type : undefined;
 }
 
 export function createOpenAiClient(settings: AiSettings): AiClient {
-  const url = `${trimSlash(settings.baseUrl || OPENAI_DEFAULT_BASE)}/chat/completions`;
+  const url = providerUrl(settings.baseUrl, OPENAI_DEFAULT_BASE, '/chat/completions');
   return {
     async complete(request) {
       const answer = (await postJson(
@@ -31,7 +32,7 @@ export function createOpenAiClient(settings: AiSettings): AiClient {
           ...(request.json ? { response_format: { type: 'json_object' } } : {}),
           ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
         },
-        readError,
+        readErrorType,
       )) as ChatAnswer;
       const choice = answer.choices?.[0];
       if (choice?.message?.refusal)

@@ -12,6 +12,15 @@ export interface AiSettings {
   apiKey: string;
   /** Milliseconds before the request is given up as 504 `ai_timeout`. */
   timeoutMs?: number | undefined;
+  /** BLUME_AI_ALLOW_PRIVATE: whether the provider may be a private, loopback or link-local address. */
+  allowPrivate?: boolean | undefined;
+  /** Where a provider's error answers go; they never go to the caller. */
+  logger?: AiLogger | undefined;
+}
+
+/** The part of the request logger the client uses. */
+export interface AiLogger {
+  warn(details: Record<string, unknown>, message: string): void;
 }
 
 export interface Completion {

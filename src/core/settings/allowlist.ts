@@ -10,6 +10,11 @@ export interface SettingDefinition {
   type: SettingType;
   doc: string;
   secret?: boolean;
+  /**
+   * On a platform, only the site's owner (or a platform administrator) changes it: it makes the
+   * server connect somewhere or holds a credential of the owner's (decision 0116).
+   */
+  owner?: boolean;
   values?: readonly string[];
 }
 
@@ -45,33 +50,40 @@ export const SETTINGS = {
   HELPDESK_INBOUND_SECRET: {
     type: 'text',
     secret: true,
+    owner: true,
     doc: 'Secret of POST /inbound-email: the Bearer token of raw MIME and the basic-auth password of Postmark.',
   },
   HELPDESK_MAILGUN_SIGNING_KEY: {
     type: 'text',
     secret: true,
+    owner: true,
     doc: 'Mailgun HTTP webhook signing key, verifying Mailgun route deliveries.',
   },
   HELPDESK_SENDGRID_VERIFICATION_KEY: {
     type: 'text',
     secret: true,
+    owner: true,
     doc: 'Public key (base64) of the SendGrid Inbound Parse security policy, verifying its signatures.',
   },
   HELPDESK_ATTACHMENT_MAX_BYTES: {
     type: 'bytes',
     doc: 'Largest attachment an inbound e-mail may carry, in bytes (default 26214400, 25 MiB).',
   },
-  AI_PROVIDER: { type: 'enum', values: ['openai', 'anthropic'], doc: 'AI provider API flavour.' },
-  AI_BASE_URL: { type: 'url', doc: 'Base URL of the AI provider API.' },
+  AI_PROVIDER: { type: 'enum', owner: true, values: ['openai', 'anthropic'], doc: 'AI provider API flavour.' },
+  AI_BASE_URL: { type: 'url', owner: true, doc: 'Base URL of the AI provider API.' },
   AI_MODEL: { type: 'text', doc: 'AI model name.' },
-  AI_API_KEY: { type: 'text', secret: true, doc: "The site owner's AI provider API key." },
+  AI_API_KEY: { type: 'text', secret: true, owner: true, doc: "The site owner's AI provider API key." },
   AI_CONTENT_ENABLED: { type: 'boolean', doc: 'Enable AI content drafting.' },
-  MAIL_SERVER: { type: 'host', doc: 'SMTP host for mail of this instance.' },
-  MAIL_PORT: { type: 'port', doc: 'SMTP port.' },
-  MAIL_USE_TLS: { type: 'boolean', doc: 'Implicit TLS for SMTP.' },
-  MAIL_USERNAME: { type: 'text', doc: 'SMTP user name.' },
-  MAIL_PASSWORD: { type: 'text', secret: true, doc: 'SMTP password.' },
-  MAIL_DEFAULT_SENDER: { type: 'sender', doc: 'From address, `name@example.com` or `Name <name@example.com>`.' },
+  MAIL_SERVER: { type: 'host', owner: true, doc: 'SMTP host for mail of this instance.' },
+  MAIL_PORT: { type: 'port', owner: true, doc: 'SMTP port.' },
+  MAIL_USE_TLS: { type: 'boolean', owner: true, doc: 'Implicit TLS for SMTP.' },
+  MAIL_USERNAME: { type: 'text', owner: true, doc: 'SMTP user name.' },
+  MAIL_PASSWORD: { type: 'text', secret: true, owner: true, doc: 'SMTP password.' },
+  MAIL_DEFAULT_SENDER: {
+    type: 'sender',
+    owner: true,
+    doc: 'From address, `name@example.com` or `Name <name@example.com>`.',
+  },
 } as const satisfies Record<string, SettingDefinition>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -87,6 +99,12 @@ const HOST =
 
 export function isSettingName(name: string): name is SettingName {
   return Object.hasOwn(SETTINGS, name);
+}
+
+/** Whether only the site's owner changes the setting on a platform (decision 0116). */
+export function isOwnerSetting(name: SettingName): boolean {
+  const definition: SettingDefinition = SETTINGS[name];
+  return definition.owner === true;
 }
 
 /** Parses API_CORS_ORIGINS into exact origins (or ['*']); undefined when any entry is not an origin. */

@@ -46,6 +46,6 @@ async function contextAt(app: FastifyInstance, site: SiteRow, origin: string): P
 
 /** What `createPost` needs to queue reply notifications, or undefined when this server sends no mail. */
 export async function replyMailOptions(request: FastifyRequest, site: SiteRow): Promise<ReplyMailOptions | undefined> {
-  if (!request.server.mailOutbox.enabled) return undefined;
+  if (!request.server.mailOutbox.enabledFor(await request.server.instanceSettings.applied(site.id))) return undefined;
   return { ctx: await mailContext(request, site), secretKey: request.server.deps.config.secretKey };
 }

@@ -92,6 +92,8 @@ const due = and(
 export interface DigestSender {
   /** Where a site's mail says it comes from, without a request (configured URLs, decision 0098). */
   contextFor(site: SiteRow): Promise<MailContext>;
+  /** Whether the site's mail can go out (its own SMTP server or the server's). */
+  mails(site: SiteRow): Promise<boolean>;
   secretKey: string;
   /** Told once a sweep committed mail, to send it now rather than at the outbox's next sweep. */
   queued(): void;
@@ -125,7 +127,7 @@ async function sendDigest(db: Executor, memberId: string, sender: DigestSender):
     if (!member) return false;
     const site = await findSite(tx, member.siteId);
     let mailed = false;
-    if (site?.status === 'active' && site.kind === 'community') {
+    if (site?.status === 'active' && site.kind === 'community' && (await sender.mails(site))) {
       const content = await digestContent(tx, site, member, member.lastDigestAt ?? member.createdAt);
       if (content.notifications.length > 0 || content.topics.length > 0) {
         const ctx = await sender.contextFor(site);

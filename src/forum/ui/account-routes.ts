@@ -136,7 +136,9 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     if (password === undefined || weak) return again(`The password ${weak ?? 'is too long'}.`);
     // Without mail there is no way to confirm an address, so nobody is asked to; nor when the
     // community turns confirmation off (FORUM_EMAIL_CONFIRMATION).
-    const mailOn = app.mailOutbox.enabled && (parseBoolean(ui.settings.values.FORUM_EMAIL_CONFIRMATION ?? '') ?? true);
+    const mailOn =
+      app.mailOutbox.enabledFor(ui.settings) &&
+      (parseBoolean(ui.settings.values.FORUM_EMAIL_CONFIRMATION ?? '') ?? true);
     try {
       const member = await createMember(db, ui.site.id, {
         username,
@@ -171,7 +173,14 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
       listCredentials(db, { kind: 'forum_token', siteId: ui.site.id, subjectId: member.id }),
       app.services.plans.includes(ui.site.plan, 'forum_api'),
     ]);
-    return { member, role: ui.viewer.role, tokens, apiAvailable, mailEnabled: app.mailOutbox.enabled, ...extra };
+    return {
+      member,
+      role: ui.viewer.role,
+      tokens,
+      apiAvailable,
+      mailEnabled: app.mailOutbox.enabledFor(ui.settings),
+      ...extra,
+    };
   }
 
   app.get('/account', { preHandler: loadUi }, async (request, reply) => {
@@ -208,7 +217,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     const member = ui.viewer.member;
     let message: AccountPage['message'];
     if (member.emailConfirmed) message = { kind: 'ok', text: 'Your e-mail address is already confirmed.' };
-    else if (!app.mailOutbox.enabled)
+    else if (!app.mailOutbox.enabledFor(ui.settings))
       message = { kind: 'error', text: 'This server sends no mail; ask an administrator to confirm your address.' };
     else if (!(await spendAccountMailBudget(app, 'confirm', ui.site.id, member.id)))
       message = { kind: 'error', text: 'We sent several mails already; wait an hour before asking again.' };

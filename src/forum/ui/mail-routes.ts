@@ -54,14 +54,14 @@ export async function mailRoutes(app: FastifyInstance): Promise<void> {
       reply,
       request.ui,
       'Forgot password',
-      outbox.enabled ? forgotView(request.ui, {}) : notice('warn', noMail),
+      outbox.enabledFor(request.ui.settings) ? forgotView(request.ui, {}) : notice('warn', noMail),
       { private: true },
     ),
   );
 
   app.post('/password/forgot', { preHandler: form, config: loginLimit }, async (request, reply) => {
     const ui = request.ui;
-    if (!outbox.enabled)
+    if (!outbox.enabledFor(ui.settings))
       return sendPage(reply, ui, 'Forgot password', notice('warn', noMail), { status: 503, private: true });
     const login = field(request, 'login', 254)?.trim() ?? '';
     if (!login)

@@ -56,7 +56,7 @@ export async function notificationRoutes(app: FastifyInstance): Promise<void> {
       reply,
       request.ui,
       'Mail settings',
-      mailSettingsView(request.ui, mailSettingsOf(viewer.member), app.mailOutbox.enabled),
+      mailSettingsView(request.ui, mailSettingsOf(viewer.member), app.mailOutbox.enabledFor(request.ui.settings)),
       { private: true },
     );
   });
@@ -74,7 +74,7 @@ export async function notificationRoutes(app: FastifyInstance): Promise<void> {
     };
     if (!wanted.reply || !wanted.mention || !wanted.like || !wanted.digest)
       throw new AppError('validation_failed', 'Choose one of the offered settings for each kind of mail.');
-    const enabled = app.mailOutbox.enabled;
+    const enabled = app.mailOutbox.enabledFor(ui.settings);
     try {
       const saved = await updateMailSettings(db, ui.viewer.member, wanted as MailSettings);
       return sendPage(

@@ -81,7 +81,7 @@ export function replyMailSettings(
   secretKey: string,
 ): ReplyMailSettings | undefined {
   const supportAddress = settings.values.HELPDESK_SUPPORT_ADDRESS?.trim();
-  if (!supportAddress || !outbox.enabled) return undefined;
+  if (!supportAddress || !outbox.enabledFor(settings)) return undefined;
   return { supportAddress, senderName: settings.values.FORUM_TITLE?.trim() || site.id, secretKey };
 }
 

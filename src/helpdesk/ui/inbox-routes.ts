@@ -115,7 +115,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     if (!(await app.services.plans.includes(site.plan, 'ai')))
       return `AI drafts need the Business plan; this community is on the ${site.plan} plan.`;
     try {
-      aiSettingsOf(request.ui.settings, app.deps.config.secretKey);
+      aiSettingsOf(request.ui.settings, app.deps.config, request.log);
       return undefined;
     } catch (error) {
       if (error instanceof AppError) return error.message;
@@ -301,7 +301,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       let draftId: string;
       try {
         await app.services.plans.require(site, 'ai');
-        const ai = aiSettingsOf(request.ui.settings, app.deps.config.secretKey);
+        const ai = aiSettingsOf(request.ui.settings, app.deps.config, request.log);
         const instructions = field(request, 'instructions', 2000)?.trim() || undefined;
         draftId = (await draftReply(db, listed.ticket, listed.requester, ai, { instructions }, actorOf(caller))).id;
       } catch (error) {

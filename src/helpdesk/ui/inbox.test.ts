@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { createMember } from '../../forum/members.js';
 import { addMember, communityHost, makeCommunity, type ForumActor } from '../../../test/factories/forum.js';
-import { startAiProvider, type AiProviderServer } from '../../../test/helpers/ai-provider.js';
+import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { eventually } from '../../../test/helpers/eventually.js';
@@ -69,6 +69,7 @@ for (const database of testDatabases) {
       t = await buildTestApp({
         database,
         env: {
+          ...AI_PROVIDER_ENV,
           BLUME_RATE_LOGIN_PER_MINUTE: '1000',
           BLUME_MAIL_SERVER: '127.0.0.1',
           BLUME_MAIL_PORT: String(sink.port),

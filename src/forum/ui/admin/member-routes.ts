@@ -75,7 +75,7 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
       query,
       page: number,
       totalPages: totalPages(total, MEMBERS_PER_PAGE),
-      mailEnabled: outbox.enabled,
+      mailEnabled: outbox.enabledFor(ui.settings),
       ...(options.add ? { add: options.add } : {}),
       ...(options.flash ? { flash: options.flash } : {}),
     };
@@ -179,7 +179,7 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) =>
       change(request, reply, async () => {
         const { site } = request.ui;
-        if (!outbox.enabled)
+        if (!outbox.enabledFor(request.ui.settings))
           throw new AppError(
             'mail_disabled',
             'This server sends no mail: set BLUME_MAIL_SERVER to send password resets.',

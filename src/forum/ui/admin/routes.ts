@@ -97,7 +97,7 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
     const ui = request.ui;
     const checklist = await firstRunChecklist(db, ui.site.id, {
       settings: ui.settings,
-      mailEnabled: app.mailOutbox.enabled,
+      mailEnabled: app.mailOutbox.enabledFor(ui.settings),
     });
     return sendPage(reply, ui, 'Admin', overviewView(ui, checklist), { private: true });
   });

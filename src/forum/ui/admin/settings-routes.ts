@@ -1,10 +1,12 @@
 // The instance settings page, on the settings service itself (desired and applied state): saving
 // replaces the desired map exactly as PUT /env does, and "Apply and restart" applies it and tells
-// every node, exactly as POST /restart does.
+// every node, exactly as POST /restart does. On a platform, the owner settings (decision 0116) are
+// shown read-only to admins other than the site's owner, and a post that carries one is refused.
 import { field, seeOther } from '../../../http/forms.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isSettingName, SECRET_MASK, SETTING_NAMES } from '../../../core/settings/allowlist.js';
+import { isOwnerSetting, isSettingName, SECRET_MASK, SETTING_NAMES } from '../../../core/settings/allowlist.js';
+import { mailInForce } from '../../../core/settings/mail.js';
 import {
   applyDesiredSettings,
   diffSettings,
@@ -38,14 +40,36 @@ function flashOf(query: Query['Querystring']): Flash | undefined {
   return undefined;
 }
 
-/** The posted form as a settings map: empty fields unset, an untouched secret keeps its value. */
+/** Whether the page's viewer changes the owner settings: every admin of a single instance, the owner on a platform. */
+function changesOwnerSettings(request: FastifyRequest): boolean {
+  if (request.server.deps.mode === 'single') return true;
+  const { site, viewer } = request.ui;
+  return viewer.kind === 'member' && viewer.member.userId !== null && viewer.member.userId === site.ownerId;
+}
+
+/**
+ * The posted form as a settings map: empty fields unset, an untouched secret keeps its value. Owner
+ * settings the viewer may not change keep their stored values; a post carrying one is refused.
+ */
 function readSettings(
   request: FastifyRequest,
   stored: Record<string, string>,
 ): { input: SettingsInput; shown: Record<string, string> } {
   const input: SettingsInput = {};
   const shown: Record<string, string> = {};
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const locked = changesOwnerSettings(request) ? [] : SETTING_NAMES.filter(isOwnerSetting);
+  const carried = locked.filter((name) => Object.hasOwn(body, name) || Object.hasOwn(body, `clear_${name}`));
+  if (carried.length > 0)
+    throw new AppError(
+      'forbidden',
+      `Only the site's owner changes ${carried.join(', ')} on this platform; nothing was saved.`,
+    );
+  for (const name of locked) {
+    if (name in stored) input[name] = isSecret(name) ? SECRET_MASK : stored[name]!;
+  }
   for (const name of SETTING_NAMES) {
+    if (locked.includes(name)) continue;
     // Over-long values go to the service as they are, which names the limit; the form's body limit bounds them.
     const value = field(request, name, FORM_BODY_LIMIT) ?? '';
     if (isSecret(name)) {
@@ -81,6 +105,8 @@ export async function adminSettingsRoutes(app: FastifyInstance): Promise<void> {
       generation: row.generation,
       appliedAt: row.appliedAt,
       errors: options.errors ?? {},
+      ownerOnly: changesOwnerSettings(request) ? new Set() : new Set(SETTING_NAMES.filter(isOwnerSetting)),
+      mail: mailInForce(request.ui.settings, app.deps.config.mail),
       ...(options.flash ? { flash: options.flash } : {}),
     };
     return sendPage(reply, ui, 'Settings', settingsView(ui, page), { status: options.status ?? 200, private: true });

@@ -9,6 +9,7 @@ import {
   type SettingDefinition,
   type SettingName,
 } from '../../../core/settings/allowlist.js';
+import type { MailInForce } from '../../../core/settings/mail.js';
 import type { SettingChange } from '../../../core/settings/service.js';
 import type { UiContext } from '../context.js';
 import { html, type SafeHtml } from '../../../lib/html.js';
@@ -67,7 +68,33 @@ export interface SettingsPage {
   generation: number;
   appliedAt: Date | null;
   errors: FieldErrors;
+  /** Owner settings the viewer sees but may not change (on a platform, decision 0116). */
+  ownerOnly: ReadonlySet<string>;
+  /** Which SMTP server the running instance's mail goes through. */
+  mail: MailInForce;
   flash?: Flash;
+}
+
+/** An owner setting shown to an admin who is not the site's owner: its value, never a secret's. */
+function lockedControl(name: SettingName, page: SettingsPage): SafeHtml {
+  const value = page.desired[name];
+  const shown =
+    value === undefined
+      ? html`<span class="muted">not set</span>`
+      : isSecret(name)
+        ? 'set (never shown)'
+        : html`<code>${value}</code>`;
+  return html`<p class="locked"><strong>${name}</strong>: ${shown}</p>`;
+}
+
+function mailSummary(mail: MailInForce): SafeHtml {
+  const text =
+    mail.source === 'instance'
+      ? html`In force: this community's own SMTP server, <code>${mail.server}:${String(mail.port)}</code>, sending from <code>${mail.sender}</code>.`
+      : mail.source === 'server'
+        ? html`In force: the server's mail settings (<code>BLUME_MAIL_*</code>), sending from <code>${mail.sender}</code>. Set MAIL_SERVER to send through this community's own server.`
+        : html`In force: no mail. Neither this community (MAIL_SERVER) nor the server (BLUME_MAIL_SERVER) has an SMTP server, so nothing is mailed.`;
+  return html`<p class="hint" id="mail-in-force">${text}</p>`;
 }
 
 function control(name: SettingName, value: string, page: SettingsPage): SafeHtml {
@@ -145,10 +172,10 @@ export function settingsView(ui: UiContext, page: SettingsPage): SafeHtml {
     'Settings',
     html`${pendingSection(ui, page)}
 <form class="stack settings" method="post" action="/admin/settings" novalidate>${csrfField(ui)}
-${groups().map(
-  ([title, names]) =>
-    html`<fieldset><legend>${title}</legend>${names.map((name) => control(name, page.values[name] ?? '', page))}</fieldset>`,
-)}
+${groups().map(([title, names]) => {
+  const locked = names.some((name) => page.ownerOnly.has(name));
+  return html`<fieldset><legend>${title}</legend>${title === 'Mail' ? mailSummary(page.mail) : ''}${locked ? html`<p class="hint">Settings shown without a field are the site owner's to change.</p>` : ''}${names.map((name) => (page.ownerOnly.has(name) ? lockedControl(name, page) : control(name, page.values[name] ?? '', page)))}</fieldset>`;
+})}
 <div class="actions"><button type="submit">Save settings</button><span class="hint">Saved settings take effect when you apply them.</span></div></form>`,
     page.flash,
   );
