@@ -48,7 +48,7 @@ export async function findTools(
   const anonymous = !deployToken && !forumToken && !apiKey;
   if (anonymous)
     problems.push({
-      message: `No credential was given: set ${names.deployToken} (a site's deploy token), or ${names.tenantUrl} with ${names.forumToken} or ${names.apiKey}.`,
+      message: `No credential was given: set ${names.deployToken}, or ${names.tenantUrl} with ${names.forumToken} or ${names.apiKey}.`,
       refused: false,
     });
   if ((forumToken || apiKey) && !tenantUrl)
