@@ -24,12 +24,12 @@ const TOOL_GROUPS: readonly ToolGroup[] = [deployTools, forumTools, cmsTools, he
 const SERVER_INFO = { name: 'blume', title: 'Blume', version: '1.0.0' };
 
 /** Why some tools are not listed. `refused`: a credential was presented and its API answered 401. */
-export interface SetupProblem {
+interface SetupProblem {
   message: string;
   refused: boolean;
 }
 
-export interface FoundTools {
+interface FoundTools {
   tools: ToolDefinition[];
   problems: SetupProblem[];
   /** No credential at all was given. */

@@ -41,7 +41,7 @@ interface Hints {
   creates?: boolean;
 }
 
-export const idempotencyKeyArg = z
+const idempotencyKeyArg = z
   .string()
   .min(8)
   .max(200)

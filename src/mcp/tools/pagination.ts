@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { ApiAnswer } from '../api.js';
 
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 export const Pagination = z
   .object({
