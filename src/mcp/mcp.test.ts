@@ -385,8 +385,21 @@ for (const database of testDatabases) {
       assert.equal(read.isError, undefined, textOf(read));
       assert.match(textOf(read), /What changed\..*Deployed by an agent\./s, 'the text carries the post bodies');
       assert.equal((read.structuredContent!.posts as unknown[]).length, 2, 'the retried reply was posted once');
+      // Two calls racing with one key: one reply, the other call answers it or says it is still running.
+      const raceKey = `race-${database}-${sessions}`;
+      const raced = await Promise.all(
+        [1, 2].map(() => call(client, 'forum_reply', { topic_id: topicId, body: 'Raced.', idempotency_key: raceKey })),
+      );
+      assert.ok(raced.some((result) => result.isError === undefined));
+      for (const result of raced.filter((r) => r.isError)) assert.match(textOf(result), /still running/);
+      const afterRace = await call(client, 'forum_get_topic', { topic_id: topicId, page_size: 100 });
+      assert.equal(
+        (afterRace.structuredContent!.posts as Array<{ body: string }>).filter((post) => post.body === 'Raced.').length,
+        1,
+        'one reply for the key',
+      );
       const paged = await call(client, 'forum_get_topic', { topic_id: topicId, page_size: 1 });
-      assert.match(textOf(paged), /page 1 of 2 .*call forum_get_topic again with the same arguments and page: 2/);
+      assert.match(textOf(paged), /page 1 of 3 .*call forum_get_topic again with the same arguments and page: 2/);
       const topics = await call(client, 'forum_list_topics', { forum_id: general.id, page: 1, page_size: 100 });
       assert.match(textOf(topics), /Release notes/);
 
