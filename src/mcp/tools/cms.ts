@@ -145,11 +145,17 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
             text: `Created ${entry.type} entry ${entry.id} (${entry.status}).`,
           };
         }
-        // The update route takes the entry's id: a slug is read first, as cms_get_entry reads it.
-        const current = (
-          await client.call<Entry>('cms', 'GET', entryPath(type, id_or_slug), { query: { status: 'any' } })
+        // The update route takes the entry's id: a slug is read first, as cms_get_entry reads it. The
+        // write names the version read (If-Match), so dropped_fields is what this update dropped.
+        const read = await client.call<Entry>('cms', 'GET', entryPath(type, id_or_slug), { query: { status: 'any' } });
+        const current = read.data;
+        const etag = read.headers.etag;
+        const entry = (
+          await client.call<Entry>('cms', 'PUT', entryPath(type, current.id), {
+            json: body,
+            headers: typeof etag === 'string' ? { 'if-match': etag } : {},
+          })
         ).data;
-        const entry = (await client.call<Entry>('cms', 'PUT', entryPath(type, current.id), { json: body })).data;
         const dropped = Object.keys(current.data).filter((field) => !(field in data));
         return {
           data: { entry, created: false, dropped_fields: dropped },
