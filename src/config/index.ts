@@ -310,7 +310,7 @@ const EDGE_FAST_PATH = bool(
 );
 const MCP_FILES_DIR = optional(
   'BLUME_MCP_FILES_DIR',
-  "The only folder on this server whose sites {portal_url}/mcp may upload (deploy_upload, deploy_build_source paths); unset, that endpoint reads no files (`blume mcp` reads the agent's own disk).",
+  "The folder on this server from which {portal_url}/mcp uploads (deploy_upload, deploy_build_source paths): each site reads only its own subfolder, <folder>/<site>/; unset, that endpoint reads no files (`blume mcp` reads the agent's own disk).",
 );
 const BLOBS = oneOf('BLUME_BLOBS', ['local', 's3'], 'local', 'Blob store: local (BLUME_DATA_DIR/blobs) or s3.');
 const S3_BUCKET = text('BLUME_S3_BUCKET', '', 'S3 bucket (required with BLUME_BLOBS=s3).');

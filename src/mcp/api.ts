@@ -31,8 +31,15 @@ export interface Credentials {
   apiKey?: string;
 }
 
-/** A tool error: the message is what the agent reads (isError). */
-export class ToolFailure extends Error {}
+/** A tool error: the message is what the agent reads (isError); `data`, if any, goes in the result's `_meta`. */
+export class ToolFailure extends Error {
+  constructor(
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
 
 /** A problem+json answer (or any non-2xx answer) of the API. */
 export class ApiProblem extends ToolFailure {

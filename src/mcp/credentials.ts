@@ -45,3 +45,36 @@ export function credentialsFromHeaders(headers: IncomingHttpHeaders, portal: URL
     apiKey: optional(headers['x-blume-api-key']),
   };
 }
+
+/** How each transport names the credentials, for problems that say which one is missing or refused. */
+export interface CredentialNames {
+  deployToken: string;
+  forumToken: string;
+  apiKey: string;
+  tenantUrl: string;
+}
+
+export const ENV_NAMES: CredentialNames = {
+  deployToken: 'BLUME_DEPLOY_TOKEN',
+  forumToken: 'BLUME_FORUM_TOKEN',
+  apiKey: 'BLUME_API_KEY',
+  tenantUrl: 'BLUME_TENANT_URL',
+};
+
+export const HEADER_NAMES: CredentialNames = {
+  deployToken: 'Authorization (Bearer deploy token)',
+  forumToken: 'Authentication-Token',
+  apiKey: 'X-Blume-Api-Key',
+  tenantUrl: 'X-Blume-Tenant-Url',
+};
+
+const TRUE = /^(1|true|yes|on)$/i;
+
+/** Read-only mode: `BLUME_MCP_READ_ONLY=true` for `blume mcp`, the `X-Blume-Read-Only: true` header over HTTP. */
+export function readOnlyFromEnv(env: NodeJS.ProcessEnv): boolean {
+  return TRUE.test(optional(env.BLUME_MCP_READ_ONLY) ?? '');
+}
+
+export function readOnlyFromHeaders(headers: IncomingHttpHeaders): boolean {
+  return TRUE.test(optional(headers['x-blume-read-only']) ?? '');
+}

@@ -1,14 +1,22 @@
 // What a tool is: its definition, answer, context and group. Tool groups (tools/) build on this, and
 // the registry (registry.ts) lists the groups; keeping the two apart keeps imports one-way.
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
-import type { BlumeClient } from './api.js';
+import { z } from 'zod';
+import type { Cache } from '../adapters/cache/index.js';
+import type { BlumeClient, Credentials } from './api.js';
+import type { Confirmations } from './confirmation.js';
 
-interface ToolAnswer<T> {
+export interface ToolAnswer<T> {
   /** The structured result (validated against the tool's output schema). */
   data: T;
-  /** A short rendering for the agent's transcript. */
+  /** A one-line summary; the registry adds `data` as compact JSON after it (text.ts). */
   text: string;
+}
+
+/** What one call may do beyond its arguments: ask the human through the client (MCP elicitation). */
+export interface ToolCall {
+  /** 'unavailable' when the client did not say it can ask (or the transport cannot carry the question). */
+  ask(message: string): Promise<'accepted' | 'declined' | 'unavailable'>;
 }
 
 export interface ToolDefinition {
@@ -18,12 +26,31 @@ export interface ToolDefinition {
   input: z.ZodRawShape;
   output: z.ZodRawShape;
   annotations: Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
-  run(args: Record<string, unknown>): Promise<ToolAnswer<Record<string, unknown>>>;
+  /** Whether the tool creates something, and so takes an `idempotency_key` (idempotency.ts). */
+  creates: boolean;
+  run(args: Record<string, unknown>, call: ToolCall): Promise<ToolAnswer<Record<string, unknown>>>;
 }
 
-type Hints = { readOnly?: boolean; destructive?: boolean; idempotent?: boolean };
+interface Hints {
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  /** Reaches past this Blume: mails a customer, calls an AI provider, links a git host. */
+  openWorld?: boolean;
+  /** Creates something (a release, a post, an entry): the tool takes an `idempotency_key`. */
+  creates?: boolean;
+}
 
-/** One tool, typed by its own schemas; `openWorldHint` is false for all (they reach one Blume only). */
+const idempotencyKeyArg = z
+  .string()
+  .min(8)
+  .max(200)
+  .optional()
+  .describe(
+    'Any unique string (a UUID) for this one intended change: a retry with the same key and arguments answers the first result (for 24 hours) instead of creating a second.',
+  );
+
+/** One tool, typed by its own schemas. */
 export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(tool: {
   name: string;
   title: string;
@@ -31,39 +58,48 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(too
   input: I;
   output: O;
   hints: Hints;
-  run(args: z.infer<z.ZodObject<I>>): Promise<ToolAnswer<z.infer<z.ZodObject<O>>>>;
+  run(args: z.infer<z.ZodObject<I>>, call: ToolCall): Promise<ToolAnswer<z.infer<z.ZodObject<O>>>>;
 }): ToolDefinition {
   const readOnly = tool.hints.readOnly ?? false;
+  const creates = tool.hints.creates ?? false;
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    input: tool.input,
+    input: creates ? { ...tool.input, idempotency_key: idempotencyKeyArg } : tool.input,
     output: tool.output,
     annotations: {
       readOnlyHint: readOnly,
       destructiveHint: readOnly ? false : (tool.hints.destructive ?? false),
       idempotentHint: readOnly ? true : (tool.hints.idempotent ?? false),
-      openWorldHint: false,
+      openWorldHint: tool.hints.openWorld ?? false,
     },
-    run: (args) => tool.run(args as z.infer<z.ZodObject<I>>) as Promise<ToolAnswer<Record<string, unknown>>>,
+    creates,
+    run: (args, call) =>
+      tool.run(args as z.infer<z.ZodObject<I>>, call) as Promise<ToolAnswer<Record<string, unknown>>>,
   };
 }
 
 /**
  * Which local paths tools that upload (`deploy_upload`, `deploy_build_source`) may read: any for
- * `blume mcp` (the agent's own machine), only under one folder for `{portal_url}/mcp` (the
- * server's disk), or none.
+ * `blume mcp` (the agent's own machine), only under the site's own subfolder of one folder for
+ * `{portal_url}/mcp` (the server's disk, shared by every site), or none.
  */
-export type FileAccess = { kind: 'any' } | { kind: 'under'; root: string } | { kind: 'none' };
+export type FileAccess = { kind: 'any' } | { kind: 'site-folders'; root: string } | { kind: 'none' };
 
 export interface ToolContext {
   client: BlumeClient;
   files: FileAccess;
+  /** Confirmation ids of production changes (confirmation.ts). */
+  confirmations: Confirmations;
+  /** Where answers of calls with an `idempotency_key` are kept (shared by every node over HTTP). */
+  idempotency: Cache;
 }
 
 export interface ToolGroup {
   name: 'deploy' | 'forum' | 'cms' | 'helpdesk';
+  /** The credential the group acts with for these credentials, if any (named in problems: registry.ts). */
+  credential(credentials: Credentials): 'deployToken' | 'forumToken' | 'apiKey' | undefined;
   /** The group's tools this context's credential may use, asked of the API; none without a credential. */
   tools(context: ToolContext): Promise<ToolDefinition[]>;
 }

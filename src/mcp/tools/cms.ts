@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ApiProblem, type BlumeClient } from '../api.js';
 import { defineTool, type ToolDefinition, type ToolGroup } from '../tool.js';
-import { pageArg, pageNote, paginationOf, Pagination } from './pagination.js';
+import { pageArgs, pageNote, pageOf, pageQuery, paginationOf, Pagination } from './pagination.js';
 
 const API = '/api/cms/v1';
 const Entry = z.looseObject({
@@ -44,15 +44,21 @@ function readTools(client: BlumeClient): ToolDefinition[] {
       name: 'cms_list_content_types',
       title: 'List content types',
       description: "The site's content types (built-in and custom) with their fields.",
-      input: {},
-      output: { content_types: z.array(ContentType) },
+      input: { ...pageArgs },
+      output: { content_types: z.array(ContentType), pagination: Pagination },
       hints: { readOnly: true },
-      run: async () => {
+      run: async (args) => {
         const answer = await client.call<
           z.infer<typeof ContentType>[] | { content_types: z.infer<typeof ContentType>[] }
         >('cms', 'GET', `${API}/content-types`);
-        const types = Array.isArray(answer.data) ? answer.data : answer.data.content_types;
-        return { data: { content_types: types }, text: types.map((t) => `${t.slug} (${t.name})`).join('\n') };
+        const { items, pagination } = pageOf(
+          Array.isArray(answer.data) ? answer.data : answer.data.content_types,
+          args,
+        );
+        return {
+          data: { content_types: items, pagination },
+          text: `${items.length} content types with their fields: ${pageNote('cms_list_content_types', pagination)}.`,
+        };
       },
     }),
     defineTool({
@@ -75,18 +81,19 @@ function readTools(client: BlumeClient): ToolDefinition[] {
           .optional(),
         sort: z.string().optional(),
         status: z.enum(['published', 'draft', 'any']).optional(),
-        page: pageArg,
+        ...pageArgs,
       },
       output: { entries: z.array(Entry), pagination: Pagination },
       hints: { readOnly: true },
-      run: async ({ type, filter, sort, status: wanted, page }) => {
+      run: async ({ type, filter, sort, status: wanted, ...args }) => {
+        const query = pageQuery(args);
         const answer = await client.call<Entry[]>('cms', 'GET', entryPath(type), {
-          query: { ...filterQuery(filter), sort, status: wanted, page },
+          query: { ...filterQuery(filter), sort, status: wanted, ...query },
         });
-        const pagination = paginationOf(answer);
+        const pagination = paginationOf(answer, query.page_size);
         return {
           data: { entries: answer.data, pagination },
-          text: `${answer.data.map((e) => `${e.id} ${e.slug ?? ''} (${e.status})`).join('\n')}\n(${pageNote(pagination)})`,
+          text: `${answer.data.length} ${type} entries with their data: ${pageNote('cms_list_entries', pagination)}.`,
         };
       },
     }),
@@ -101,7 +108,10 @@ function readTools(client: BlumeClient): ToolDefinition[] {
         const entry = (
           await client.call<Entry>('cms', 'GET', entryPath(type, id_or_slug), { query: { status: wanted } })
         ).data;
-        return { data: { entry }, text: `${entry.type} ${entry.id} ${entry.slug ?? ''} (${entry.status})` };
+        return {
+          data: { entry },
+          text: `${entry.type} entry ${entry.id}${entry.slug ? ` (${entry.slug})` : ''}, ${entry.status}, with its data:`,
+        };
       },
     }),
   ];
@@ -113,24 +123,45 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
       name: 'cms_save_entry',
       title: 'Save an entry',
       description:
-        "Creates an entry (no id_or_slug) or replaces an existing one's data (id_or_slug), as a draft or published.",
+        "Creates an entry (no id_or_slug), or updates the entry with that id or slug. An update replaces all of the entry's data: " +
+        'fields not sent are dropped (read it with cms_get_entry first and send every field you keep). Saves a draft or publishes.',
       input: {
         type: typeArg,
-        id_or_slug: z.string().optional().describe('The entry to update; omit it to create one.'),
-        slug: z.string().optional(),
+        id_or_slug: z.string().min(1).optional().describe('The entry to update, by id or slug; omit it to create one.'),
+        slug: z.string().optional().describe("The entry's new slug."),
         status: status.optional().describe('draft (default for new entries) or published.'),
-        data: z.record(z.string(), z.unknown()).describe("The entry's fields; an update replaces them all."),
+        data: z
+          .record(z.string(), z.unknown())
+          .describe("The entry's fields; an update replaces them all (fields not sent are dropped)."),
       },
-      output: { entry: Entry, created: z.boolean() },
-      hints: {},
+      output: { entry: Entry, created: z.boolean(), dropped_fields: z.array(z.string()) },
+      hints: { destructive: true, creates: true },
       run: async ({ type, id_or_slug, slug, status: wanted, data }) => {
         const body = { data, ...(slug ? { slug } : {}), ...(wanted ? { status: wanted } : {}) };
-        const entry = id_or_slug
-          ? (await client.call<Entry>('cms', 'PUT', entryPath(type, id_or_slug), { json: body })).data
-          : (await client.call<Entry>('cms', 'POST', entryPath(type), { json: body })).data;
+        if (!id_or_slug) {
+          const entry = (await client.call<Entry>('cms', 'POST', entryPath(type), { json: body })).data;
+          return {
+            data: { entry, created: true, dropped_fields: [] },
+            text: `Created ${entry.type} entry ${entry.id} (${entry.status}).`,
+          };
+        }
+        // The update route takes the entry's id: a slug is read first, as cms_get_entry reads it. The
+        // write names the version read (If-Match), so dropped_fields is what this update dropped.
+        const read = await client.call<Entry>('cms', 'GET', entryPath(type, id_or_slug), { query: { status: 'any' } });
+        const current = read.data;
+        const etag = read.headers.etag;
+        const entry = (
+          await client.call<Entry>('cms', 'PUT', entryPath(type, current.id), {
+            json: body,
+            headers: typeof etag === 'string' ? { 'if-match': etag } : {},
+          })
+        ).data;
+        const dropped = Object.keys(current.data).filter((field) => !(field in data));
         return {
-          data: { entry, created: !id_or_slug },
-          text: `${id_or_slug ? 'Updated' : 'Created'} ${entry.type} ${entry.id} (${entry.status}).`,
+          data: { entry, created: false, dropped_fields: dropped },
+          text: `Updated ${entry.type} entry ${entry.id} (${entry.status}); its data was replaced${
+            dropped.length ? `, dropping ${dropped.join(', ')}` : ''
+          }.`,
         };
       },
     }),
@@ -141,7 +172,7 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
         "Asks the site's AI provider for an entry's fields from a prompt; saves nothing unless save_as_draft is true (then a draft entry).",
       input: { type: typeArg, prompt: z.string().min(1), save_as_draft: z.boolean().optional() },
       output: { data: z.record(z.string(), z.unknown()), entry: Entry.optional() },
-      hints: {},
+      hints: { openWorld: true, creates: true },
       run: async ({ type, prompt, save_as_draft }) => {
         const { data } = await client.call<{ data: Record<string, unknown>; entry?: Entry }>(
           'cms',
@@ -162,11 +193,15 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
 
 export const cmsTools: ToolGroup = {
   name: 'cms',
+  credential: ({ apiKey }) => (apiKey ? 'apiKey' : undefined),
   tools: async ({ client }) => {
     const { tenantUrl, apiKey } = client.credentials;
     if (!tenantUrl || !apiKey) return [];
-    // Answers only to a valid key with a Content API scope on a site whose plan has the API.
-    await client.call('cms', 'GET', `${API}/content-types`);
+    // Answers only to a valid key with a Content API scope on a site whose plan has the API; a key
+    // made for other APIs only (the help desk) is no problem to report.
+    const types = await client.request<{ code?: string }>('cms', 'GET', `${API}/content-types`);
+    if (types.status === 403 && types.data.code === 'scope_missing') return [];
+    if (types.status !== 200) await client.call('cms', 'GET', `${API}/content-types`);
     // Drafts are visible to cms-write and admin keys only: the key's scope, asked without changing anything.
     const drafts = await client.request('cms', 'GET', entryPath('articles'), {
       query: { status: 'draft', page_size: 1 },

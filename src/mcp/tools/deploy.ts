@@ -1,10 +1,12 @@
 // The deploy group (8 tools) over the deploy API, with a deploy token. Production changes refuse
-// without `confirm: true` and say what would happen; each answers the call that undoes it
-// (spec section 5 rule 4, DESIGN section 8).
+// without `confirm: true` and a confirmation id bound to the action (confirmation.ts), and say what
+// would happen; each answers the call that undoes it (spec section 5 rule 4, DESIGN section 8).
 import { z } from 'zod';
 import { ApiProblem, ToolFailure, type BlumeClient } from '../api.js';
-import { defineTool, type ToolContext, type ToolDefinition, type ToolGroup } from '../tool.js';
+import { confirmArgs, type ConfirmedAction } from '../confirmation.js';
+import { defineTool, type ToolCall, type ToolContext, type ToolDefinition, type ToolGroup } from '../tool.js';
 import { withArchiveUpload } from './files.js';
+import { pageArgs, pageNote, pageOf, Pagination } from './pagination.js';
 
 const Release = z.looseObject({
   id: z.string(),
@@ -46,10 +48,6 @@ interface ReleasesAnswer {
 }
 
 const PREVIEW_USER = 'preview';
-const confirmArg = z
-  .boolean()
-  .optional()
-  .describe('Must be true to change production; without it the tool only says what would happen.');
 
 function describeRelease(release: Release | undefined, id: string | null): string {
   if (!id) return 'nothing';
@@ -100,43 +98,57 @@ async function deploySite(client: BlumeClient): Promise<DeploySite> {
 
 function undoByRollback(previousLive: string | null): z.infer<typeof Undo> {
   return previousLive
-    ? { tool: 'deploy_rollback', arguments: { confirm: true }, note: `Returns production to release ${previousLive}.` }
+    ? {
+        tool: 'deploy_rollback',
+        arguments: { confirm: true },
+        note: `Returns production to release ${previousLive} (its refusal answers the confirmation_id to add).`,
+      }
     : null;
 }
 
 function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
   const { client } = site;
+  /** Goes ahead only with a human's confirmation of exactly this change (confirmation.ts). */
+  const confirmed = (
+    call: ToolCall,
+    action: Omit<ConfirmedAction, 'site'>,
+    given: { confirm?: boolean; confirmation_id?: string },
+    what: string,
+  ): Promise<void> => context.confirmations.require(call, { ...action, site: site.site }, given, what);
   return [
     defineTool({
       name: 'deploy_list_releases',
       title: 'List releases',
-      description: `Releases of site ${site.site} (newest first), which one is live and staged, the production and stage URLs, and the release a rollback would return to.`,
-      input: {},
+      description: `A page of the releases of site ${site.site} (newest first), the live release and the staged one, the production and stage URLs, and the release a rollback would return to.`,
+      input: { ...pageArgs },
       output: {
         releases: z.array(Release),
+        pagination: Pagination,
+        live_release: Release.nullable().describe('The release production serves, wherever it falls in the pages.'),
         aliases: Aliases,
         urls: Urls,
         rollback_to: z.string().nullable(),
         preview_auth: PreviewAuth,
       },
       hints: { readOnly: true },
-      run: async () => {
+      run: async (args) => {
         const { releases, aliases, urls, rollback_to } = await site.releases();
-        const lines = releases
-          .slice(0, 10)
-          .map(
-            (r) =>
-              `${r.id} ${r.created_at} ${r.file_count} files${r.id === aliases.live ? ' (live)' : ''}${r.id === aliases.stage ? ' (stage)' : ''}`,
-          );
+        const { items, pagination } = pageOf(releases, args);
+        const live = releases.find((r) => r.id === aliases.live) ?? null;
         return {
           data: {
-            releases,
+            releases: items,
+            pagination,
+            live_release: live,
             aliases: { live: aliases.live, stage: aliases.stage },
             urls,
             rollback_to,
             preview_auth: { user: PREVIEW_USER, password: aliases.auth },
           },
-          text: `${releases.length} releases of ${site.site}; live: ${aliases.live ?? 'none'}; production ${urls.production}\n${lines.join('\n')}`,
+          text:
+            `Site ${site.site}: live ${describeRelease(live ?? undefined, aliases.live)} at ${urls.production}; ` +
+            `stage ${aliases.stage ?? 'none'}; a rollback returns to ${rollback_to ?? 'nothing'}. ` +
+            `Releases, newest first: ${pageNote('deploy_list_releases', pagination)}.`,
         };
       },
     }),
@@ -145,11 +157,11 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       title: 'Upload a site',
       description:
         "Uploads a built site (a folder or a .tar.gz on the tool server's disk) as a new release and answers its preview URL and basic-auth user. " +
-        'With promote: true it also makes it live, which needs confirm: true. A failed upload promotes nothing.',
+        'With promote: true it also makes it live, which needs confirmation (confirm: true and the confirmation_id a refusal answers). A failed upload promotes nothing.',
       input: {
         path: z.string().min(1).describe('A folder, or a .tar.gz archive, of the built site.'),
         promote: z.boolean().optional().describe('Also make the new release live (a production deploy).'),
-        confirm: confirmArg,
+        ...confirmArgs,
       },
       output: {
         release: Release,
@@ -159,21 +171,24 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         production_url: z.string(),
         undo: Undo,
       },
-      hints: { destructive: true },
-      run: async ({ path, promote, confirm }) => {
+      hints: { destructive: true, creates: true },
+      run: async ({ path, promote, confirm, confirmation_id }, call) => {
         const before = await site.releases();
-        if (promote && !confirm) {
-          throw new ToolFailure(
-            `Confirmation needed: this would upload ${path} as a new release of ${site.site} and make it live at ${before.urls.production}, ` +
+        if (promote) {
+          await confirmed(
+            call,
+            { tool: 'deploy_upload', arguments: { path, promote }, state: { live: before.aliases.live } },
+            { confirm, confirmation_id },
+            `This would upload ${path} as a new release of ${site.site} and make it live at ${before.urls.production}, ` +
               `replacing ${describeRelease(
                 before.releases.find((r) => r.id === before.aliases.live),
                 before.aliases.live,
-              )}. ` +
-              'Nothing was uploaded. Ask your human, then call again with confirm: true (or without promote for a preview only).',
+              )} (call without promote for a preview only).`,
           );
         }
         const release = await withArchiveUpload(
           context.files,
+          site.site,
           path,
           async (upload) =>
             (await client.call<Release>('deploy', 'POST', site.path(), { body: upload.body, headers: upload.headers }))
@@ -198,7 +213,7 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         await client.call('deploy', 'POST', site.path('/promote'), { json: { release: release.id } });
         return {
           data: { ...answer, live: true, undo: undoByRollback(before.aliases.live) },
-          text: `Release ${release.id} is live at ${before.urls.production}. Preview: ${release.preview_url}. Undo: deploy_rollback {confirm: true}${before.aliases.live ? ` returns to ${before.aliases.live}` : ' (nothing was live before)'}.`,
+          text: `Release ${release.id} is live at ${before.urls.production}. Preview: ${release.preview_url}. Undo: ${before.aliases.live ? `deploy_rollback returns to ${before.aliases.live}` : 'none (nothing was live before)'}.`,
         };
       },
     }),
@@ -206,19 +221,19 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       name: 'deploy_promote',
       title: 'Promote a release',
       description:
-        'Makes a release live in production (atomic). Needs confirm: true; without it, says which release would go live and which it replaces. ' +
+        'Makes a release live in production (atomic). Needs confirm: true and the confirmation_id a refusal answers; without them, says which release would go live and which it replaces. ' +
         'Refuses a release whose preview answers 5xx on / unless force: true.',
       input: {
         release: z
           .string()
           .regex(/^[a-z0-9]{12}$/)
           .describe('The release id.'),
-        confirm: confirmArg,
+        ...confirmArgs,
         force: z.boolean().optional().describe("Promote even when the release's preview answers 5xx on /."),
       },
       output: { live: z.string(), previous_live: z.string().nullable(), production_url: z.string(), undo: Undo },
       hints: { destructive: true, idempotent: true },
-      run: async ({ release: id, confirm, force }) => {
+      run: async ({ release: id, confirm, confirmation_id, force }, call) => {
         const before = await site.releases();
         const release = before.releases.find((r) => r.id === id);
         if (!release)
@@ -231,20 +246,21 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
           );
         await site.checkPreview(release, before.aliases.auth, force ?? false);
         const current = before.aliases.live;
-        if (!confirm) {
-          throw new ToolFailure(
-            `Confirmation needed: this would make ${describeRelease(release, id)} live at ${before.urls.production}, replacing ` +
-              `${describeRelease(
-                before.releases.find((r) => r.id === current),
-                current,
-              )}. Nothing changed. Ask your human, then call again with confirm: true.`,
-          );
-        }
+        await confirmed(
+          call,
+          { tool: 'deploy_promote', arguments: { release: id, force }, state: { live: current } },
+          { confirm, confirmation_id },
+          `This would make ${describeRelease(release, id)} live at ${before.urls.production}, replacing ` +
+            `${describeRelease(
+              before.releases.find((r) => r.id === current),
+              current,
+            )}.`,
+        );
         await client.call('deploy', 'POST', site.path('/promote'), { json: { release: id } });
         const undo = current === id ? null : undoByRollback(current);
         return {
           data: { live: id, previous_live: current, production_url: before.urls.production, undo },
-          text: `Release ${id} is live at ${before.urls.production}.${undo ? ` Undo: deploy_rollback {confirm: true} returns to ${current}.` : ''}`,
+          text: `Release ${id} is live at ${before.urls.production}.${undo ? ` Undo: deploy_rollback returns to ${current}.` : ''}`,
         };
       },
     }),
@@ -252,39 +268,40 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       name: 'deploy_rollback',
       title: 'Roll back production',
       description:
-        'Returns production to the release that was live before the current one. Needs confirm: true; without it, says which release production would return to.',
-      input: { confirm: confirmArg },
+        'Returns production to the release that was live before the current one. Needs confirm: true and the confirmation_id a refusal answers; without them, says which release production would return to.',
+      input: { ...confirmArgs },
       output: { live: z.string(), previous_live: z.string().nullable(), production_url: z.string(), undo: Undo },
       hints: { destructive: true },
-      run: async ({ confirm }) => {
+      run: async ({ confirm, confirmation_id }, call) => {
         const before = await site.releases();
         const target = before.rollback_to;
         if (!target)
           throw new ToolFailure(`Site ${site.site} has no earlier live release to return to. Nothing changed.`);
         const current = before.aliases.live;
-        if (!confirm) {
-          throw new ToolFailure(
-            `Confirmation needed: this would return ${before.urls.production} to ${describeRelease(
-              before.releases.find((r) => r.id === target),
-              target,
-            )}, ` +
-              `taking ${describeRelease(
-                before.releases.find((r) => r.id === current),
-                current,
-              )} out of production. Nothing changed. Ask your human, then call again with confirm: true.`,
-          );
-        }
+        await confirmed(
+          call,
+          { tool: 'deploy_rollback', arguments: {}, state: { live: current, target } },
+          { confirm, confirmation_id },
+          `This would return ${before.urls.production} to ${describeRelease(
+            before.releases.find((r) => r.id === target),
+            target,
+          )}, ` +
+            `taking ${describeRelease(
+              before.releases.find((r) => r.id === current),
+              current,
+            )} out of production.`,
+        );
         await client.call('deploy', 'POST', site.path('/rollback'));
         const undo = current
           ? {
               tool: 'deploy_promote',
               arguments: { release: current, confirm: true },
-              note: `Makes release ${current} live again.`,
+              note: `Makes release ${current} live again (its refusal answers the confirmation_id to add).`,
             }
           : null;
         return {
           data: { live: target, previous_live: current, production_url: before.urls.production, undo },
-          text: `Production (${before.urls.production}) is back on release ${target}.${current ? ` Undo: deploy_promote {release: "${current}", confirm: true}.` : ''}`,
+          text: `Production (${before.urls.production}) is back on release ${target}.${current ? ` Undo: deploy_promote {release: "${current}"}.` : ''}`,
         };
       },
     }),
@@ -339,10 +356,10 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         preview_url: z.string().nullable(),
         preview_auth: PreviewAuth,
       },
-      hints: {},
+      hints: { creates: true },
       run: async ({ path }) => {
         const before = await site.releases();
-        const answer = await withArchiveUpload(context.files, path, async (upload) => {
+        const answer = await withArchiveUpload(context.files, site.site, path, async (upload) => {
           try {
             return await client.call<Release | z.infer<typeof Build>>('deploy', 'POST', site.path('/source'), {
               body: upload.body,
@@ -379,12 +396,12 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
     defineTool({
       name: 'deploy_get_build',
       title: 'Read builds',
-      description: 'One build with its logs (build_id), or the recent builds of the site.',
-      input: { build_id: z.string().optional().describe('A build id; omit it for the recent builds.') },
-      output: { builds: z.array(Build) },
+      description: 'One build with its logs (build_id), or a page of the recent builds of the site.',
+      input: { build_id: z.string().optional().describe('A build id; omit it for the recent builds.'), ...pageArgs },
+      output: { builds: z.array(Build), pagination: Pagination },
       hints: { readOnly: true },
-      run: async ({ build_id }) => {
-        const list = build_id
+      run: async ({ build_id, ...args }) => {
+        const all = build_id
           ? [
               (
                 await client.call<z.infer<typeof Build>>(
@@ -395,17 +412,10 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
               ).data,
             ]
           : (await client.call<{ builds: z.infer<typeof Build>[] }>('deploy', 'GET', site.path('/builds'))).data.builds;
+        const { items, pagination } = pageOf(all, args);
         return {
-          data: { builds: list },
-          text:
-            list.length === 0
-              ? 'No builds.'
-              : list
-                  .map(
-                    (b) =>
-                      `${b.id} ${b.state} (${b.trigger}) ${b.release ? `release ${b.release}` : ''}${b.error ? ` error: ${b.error}` : ''}`,
-                  )
-                  .join('\n'),
+          data: { builds: items, pagination },
+          text: `${items.length} builds with their logs: ${pageNote('deploy_get_build', pagination)}.`,
         };
       },
     }),
@@ -414,13 +424,13 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       title: 'Connect a git repository',
       description:
         'Connects a repository and branch: a push to that branch builds a promotable release (kind markdown builds docs, static serves the folder). ' +
-        'Needs confirm: true; without it, says which repository and branch would replace the current connection. Answers the webhook URL and secret (shown only here).',
+        'Needs confirm: true and the confirmation_id a refusal answers; without them, says which repository and branch would replace the current connection. Answers the webhook URL and secret (shown only here).',
       input: {
         repository: z.string().min(1).describe('owner/name of the repository.'),
         branch: z.string().min(1),
         path: z.string().optional().describe('Folder of the repository to build or serve.'),
         kind: z.enum(['markdown', 'static']),
-        confirm: confirmArg,
+        ...confirmArgs,
       },
       output: {
         repository: z.string(),
@@ -431,8 +441,9 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         webhook_secret: z.string(),
         undo: Undo,
       },
-      hints: { destructive: true, idempotent: true },
-      run: async ({ repository, branch, path, kind, confirm }) => {
+      // Links the site to a git host, whose pushes then build releases.
+      hints: { destructive: true, idempotent: true, openWorld: true },
+      run: async ({ repository, branch, path, kind, confirm, confirmation_id }, call) => {
         const current = await client.request<{ repository: string; branch: string; path: string | null; kind: string }>(
           'deploy',
           'GET',
@@ -440,13 +451,18 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         );
         const previous = current.status === 200 ? current.data : undefined;
         if (current.status !== 200 && current.status !== 404) await client.call('deploy', 'GET', site.path('/github'));
-        if (!confirm) {
-          throw new ToolFailure(
-            `Confirmation needed: this would connect ${repository} branch ${branch}${path ? ` (folder ${path})` : ''} as a ${kind} site to ${site.site}, ` +
-              `${previous ? `replacing ${previous.repository} branch ${previous.branch}` : 'where no repository is connected now'}; ` +
-              'pushes to that branch would then build promotable releases. Nothing changed. Ask your human, then call again with confirm: true.',
-          );
-        }
+        await confirmed(
+          call,
+          {
+            tool: 'deploy_connect_repository',
+            arguments: { repository, branch, path, kind },
+            state: previous ? { repository: previous.repository, branch: previous.branch } : null,
+          },
+          { confirm, confirmation_id },
+          `This would connect ${repository} branch ${branch}${path ? ` (folder ${path})` : ''} as a ${kind} site to ${site.site}, ` +
+            `${previous ? `replacing ${previous.repository} branch ${previous.branch}` : 'where no repository is connected now'}; ` +
+            'pushes to that branch would then build promotable releases.',
+        );
         const { data } = await client.call<{
           repository: string;
           branch: string;
@@ -465,7 +481,7 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
                 ...(previous.path ? { path: previous.path } : {}),
                 confirm: true,
               },
-              note: `Connects ${previous.repository} branch ${previous.branch} again.`,
+              note: `Connects ${previous.repository} branch ${previous.branch} again (its refusal answers the confirmation_id to add).`,
             }
           : null;
         return {
@@ -478,7 +494,7 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
             webhook_secret: data.webhook_secret,
             undo,
           },
-          text: `Connected ${data.repository} branch ${data.branch} (${data.kind}). Push webhook: ${data.webhook_url} (secret in the structured result, shown only now).`,
+          text: `Connected ${data.repository} branch ${data.branch} (${data.kind}). Push webhook: ${data.webhook_url} (the secret to give the git host is webhook_secret, shown only now).`,
         };
       },
     }),
@@ -487,6 +503,7 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
 
 export const deployTools: ToolGroup = {
   name: 'deploy',
+  credential: ({ deployToken }) => (deployToken ? 'deployToken' : undefined),
   tools: async (context) => {
     if (!context.client.credentials.deployToken) return [];
     return definitions(await deploySite(context.client), context);

@@ -1,4 +1,6 @@
-// Local paths the upload tools read: a folder (packed into a tar.gz here) or an archive file.
+// Local paths the upload tools read: a folder (packed into a tar.gz here) or an archive file. Over
+// HTTP each site reads only its own subfolder of BLUME_MCP_FILES_DIR, and a path outside it answers
+// exactly as a path that does not exist, so no caller learns what else is on the server's disk.
 import { lstat, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,38 +8,41 @@ import { archiveUpload, packDirectory } from '../../deploy/cli.js';
 import { ToolFailure } from '../api.js';
 import type { FileAccess } from '../tool.js';
 
-async function resolveAllowed(files: FileAccess, given: string): Promise<string> {
+async function resolveAllowed(files: FileAccess, site: string, given: string): Promise<string> {
   if (files.kind === 'none') {
     throw new ToolFailure(
       'This MCP endpoint reads no files on its server (BLUME_MCP_FILES_DIR is not set); run `blume mcp` beside the files instead.',
     );
   }
-  const base = files.kind === 'under' ? files.root : process.cwd();
-  const resolved = await realpath(path.resolve(base, given)).catch(() => {
-    throw new ToolFailure(
-      `Nothing exists at ${given}: give a folder or a .tar.gz archive${files.kind === 'under' ? ` under ${files.root}` : ''}; nothing was uploaded.`,
-    );
-  });
-  if (files.kind === 'under') {
-    const root = await realpath(files.root);
-    if (resolved !== root && !resolved.startsWith(`${root}${path.sep}`))
-      throw new ToolFailure(
-        `${given} is outside ${files.root}, the only folder this endpoint reads; nothing was uploaded.`,
-      );
+  if (files.kind === 'any') {
+    return realpath(path.resolve(process.cwd(), given)).catch(() => {
+      throw new ToolFailure(`Nothing exists at ${given}: give a folder or a .tar.gz archive; nothing was uploaded.`);
+    });
   }
+  const notHere = new ToolFailure(
+    `No folder or .tar.gz archive at ${given} in this site's folder (${site}/ in BLUME_MCP_FILES_DIR on the server); nothing was uploaded.`,
+  );
+  const root = await realpath(path.join(files.root, site)).catch(() => {
+    throw notHere;
+  });
+  const resolved = await realpath(path.resolve(root, given)).catch(() => {
+    throw notHere;
+  });
+  if (resolved !== root && !resolved.startsWith(`${root}${path.sep}`)) throw notHere;
   return resolved;
 }
 
 /**
- * Runs `send` with a multipart `archive` upload of the folder or archive at `given`, and cleans up
- * the packed copy afterwards whatever happens.
+ * Runs `send` with a multipart `archive` upload of the folder or archive at `given` (for `site`),
+ * and cleans up the packed copy afterwards whatever happens.
  */
 export async function withArchiveUpload<T>(
   files: FileAccess,
+  site: string,
   given: string,
   send: (upload: ReturnType<typeof archiveUpload>) => Promise<T>,
 ): Promise<T> {
-  const source = await resolveAllowed(files, given);
+  const source = await resolveAllowed(files, site, given);
   const work = await mkdtemp(path.join(tmpdir(), 'blume-mcp-'));
   try {
     let archive = source;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { BlumeClient } from '../api.js';
 import { defineTool, type ToolDefinition, type ToolGroup } from '../tool.js';
-import { pageArg, pageNote, paginationOf, Pagination } from './pagination.js';
+import { pageArgs, pageNote, pageQuery, paginationOf, Pagination } from './pagination.js';
 
 const API = '/api/forum/v1';
 const Forum = z.looseObject({ id: z.string(), slug: z.string(), name: z.string() });
@@ -17,15 +17,16 @@ function definitions(client: BlumeClient): ToolDefinition[] {
       name: 'forum_list_forums',
       title: 'List forums',
       description: "The forums of the community the forum token's member can see.",
-      input: { page: pageArg },
+      input: { ...pageArgs },
       output: { forums: z.array(Forum), pagination: Pagination },
       hints: { readOnly: true },
-      run: async ({ page }) => {
-        const answer = await client.call<z.infer<typeof Forum>[]>('forum', 'GET', `${API}/forums`, { query: { page } });
-        const pagination = paginationOf(answer);
+      run: async (args) => {
+        const query = pageQuery(args);
+        const answer = await client.call<z.infer<typeof Forum>[]>('forum', 'GET', `${API}/forums`, { query });
+        const pagination = paginationOf(answer, query.page_size);
         return {
           data: { forums: answer.data, pagination },
-          text: `${answer.data.map((f) => `${f.id} ${f.name}`).join('\n')}\n(${pageNote(pagination)})`,
+          text: `${answer.data.length} forums: ${pageNote('forum_list_forums', pagination)}.`,
         };
       },
     }),
@@ -33,15 +34,16 @@ function definitions(client: BlumeClient): ToolDefinition[] {
       name: 'forum_list_topics',
       title: 'List topics',
       description: 'Topics, newest activity first: of one forum (forum_id) or of every forum the member can see.',
-      input: { forum_id: z.string().optional().describe('A forum id; omit it for every forum.'), page: pageArg },
+      input: { forum_id: z.string().optional().describe('A forum id; omit it for every forum.'), ...pageArgs },
       output: { topics: z.array(Topic), pagination: Pagination },
       hints: { readOnly: true },
-      run: async ({ forum_id, page }) => {
-        const answer = await client.call<Topic[]>('forum', 'GET', `${API}/topics`, { query: { forum_id, page } });
-        const pagination = paginationOf(answer);
+      run: async ({ forum_id, ...args }) => {
+        const query = pageQuery(args);
+        const answer = await client.call<Topic[]>('forum', 'GET', `${API}/topics`, { query: { forum_id, ...query } });
+        const pagination = paginationOf(answer, query.page_size);
         return {
           data: { topics: answer.data, pagination },
-          text: `${answer.data.map((t) => `${t.id} ${t.title}`).join('\n')}\n(${pageNote(pagination)})`,
+          text: `${answer.data.length} topics: ${pageNote('forum_list_topics', pagination)}.`,
         };
       },
     }),
@@ -50,21 +52,22 @@ function definitions(client: BlumeClient): ToolDefinition[] {
       title: 'Read a topic',
       description:
         'A topic with a page of its posts: classic (flat, oldest first) or threaded (top-level posts, each with its replies nested).',
-      input: { topic_id: z.string(), view: z.enum(['classic', 'threaded']).optional(), page: pageArg },
+      input: { topic_id: z.string(), view: z.enum(['classic', 'threaded']).optional(), ...pageArgs },
       output: { topic: Topic, posts: z.array(Post), pagination: Pagination },
       hints: { readOnly: true },
-      run: async ({ topic_id, view, page }) => {
+      run: async ({ topic_id, view, ...args }) => {
+        const query = pageQuery(args);
         const topic = (await client.call<Topic>('forum', 'GET', `${API}/topics/${encodeURIComponent(topic_id)}`)).data;
         const answer = await client.call<Post[]>(
           'forum',
           'GET',
           `${API}/topics/${encodeURIComponent(topic_id)}/posts`,
-          { query: { view, page } },
+          { query: { view, ...query } },
         );
-        const pagination = paginationOf(answer);
+        const pagination = paginationOf(answer, query.page_size);
         return {
           data: { topic, posts: answer.data, pagination },
-          text: `${topic.title}: ${answer.data.length} posts shown (${pageNote(pagination)})`,
+          text: `Topic "${topic.title}", ${answer.data.length} posts with their bodies: ${pageNote('forum_get_topic', pagination)}.`,
         };
       },
     }),
@@ -74,7 +77,7 @@ function definitions(client: BlumeClient): ToolDefinition[] {
       description: "Starts a topic in a forum as the forum token's member; body is Markdown.",
       input: { forum_id: z.string(), title: z.string().min(1), body: z.string().min(1) },
       output: { topic: Topic },
-      hints: {},
+      hints: { creates: true },
       run: async ({ forum_id, title, body }) => {
         const topic = (await client.call<Topic>('forum', 'POST', `${API}/topics`, { json: { forum_id, title, body } }))
           .data;
@@ -88,7 +91,7 @@ function definitions(client: BlumeClient): ToolDefinition[] {
         "Posts a reply to a topic (parent_id: the post it answers, for threaded view) as the forum token's member; body is Markdown.",
       input: { topic_id: z.string(), body: z.string().min(1), parent_id: z.string().optional() },
       output: { post: Post },
-      hints: {},
+      hints: { creates: true },
       run: async ({ topic_id, body, parent_id }) => {
         const post = (
           await client.call<Post>('forum', 'POST', `${API}/topics/${encodeURIComponent(topic_id)}/posts`, {
@@ -103,6 +106,7 @@ function definitions(client: BlumeClient): ToolDefinition[] {
 
 export const forumTools: ToolGroup = {
   name: 'forum',
+  credential: ({ forumToken }) => (forumToken ? 'forumToken' : undefined),
   tools: async ({ client }) => {
     const { tenantUrl, forumToken } = client.credentials;
     if (!tenantUrl || !forumToken) return [];

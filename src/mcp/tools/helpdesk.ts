@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ApiProblem, type BlumeClient } from '../api.js';
 import { defineTool, type ToolDefinition, type ToolGroup } from '../tool.js';
-import { pageArg, pageNote, paginationOf, Pagination } from './pagination.js';
+import { pageArgs, pageNote, pageQuery, paginationOf, Pagination } from './pagination.js';
 
 const API = '/api/helpdesk/v1';
 const status = z.enum(['new', 'open', 'pending', 'on_hold', 'solved', 'closed']);
@@ -32,6 +32,8 @@ const Entry = z.looseObject({
 type Entry = z.infer<typeof Entry>;
 const Draft = z.looseObject({ id: z.string(), body: z.string(), model: z.string() });
 const ticketArg = z.string().min(1).describe('The ticket id, or its number.');
+const categoryArg = z.string().describe('A category id, or none.');
+const assigneeArg = z.string().describe('An agent id, none (unassigned) or me.');
 
 const ticketPath = (id: string, rest = ''): string => `${API}/tickets/${encodeURIComponent(id)}${rest}`;
 const line = (t: Ticket): string =>
@@ -43,13 +45,16 @@ function readTools(client: BlumeClient): ToolDefinition[] {
       name: 'helpdesk_list_tickets',
       title: 'List tickets',
       description:
-        'Tickets you may see, newest activity first, filtered by status or priority (comma lists), category, assignee (an agent id, none, or me), requester e-mail, tag, full text q, or sla (breached, at_risk).',
+        'Tickets you may see, newest activity first, filtered by status or priority (comma lists), category_id, assignee_id (an agent id, none, or me), requester e-mail, tag, full text q, or sla (breached, at_risk).',
       input: {
-        status: z.string().optional(),
-        priority: z.string().optional(),
-        category: z.string().optional(),
-        assignee: z.string().optional(),
-        requester: z.string().optional(),
+        status: z
+          .string()
+          .optional()
+          .describe('A status, or a comma list: new, open, pending, on_hold, solved, closed.'),
+        priority: z.string().optional().describe('A priority, or a comma list: low, normal, high, urgent.'),
+        category_id: categoryArg.optional(),
+        assignee_id: assigneeArg.optional(),
+        requester: z.string().optional().describe("A requester's e-mail address or contact id."),
         tag: z.string().optional(),
         q: z.string().min(1).optional(),
         sla: z.enum(['breached', 'at_risk']).optional(),
@@ -57,16 +62,20 @@ function readTools(client: BlumeClient): ToolDefinition[] {
           .string()
           .optional()
           .describe('created_at, updated_at, number, priority or status; a leading - sorts descending.'),
-        page: pageArg,
+        ...pageArgs,
       },
       output: { tickets: z.array(Ticket), pagination: Pagination },
       hints: { readOnly: true },
-      run: async (args) => {
-        const answer = await client.call<Ticket[]>('helpdesk', 'GET', `${API}/tickets`, { query: args });
-        const pagination = paginationOf(answer);
+      run: async ({ category_id, assignee_id, page, page_size, ...filters }) => {
+        const query = pageQuery({ page, page_size });
+        // The REST list names these filters `category` and `assignee`; the tools say `_id` throughout, as triage does.
+        const answer = await client.call<Ticket[]>('helpdesk', 'GET', `${API}/tickets`, {
+          query: { ...filters, category: category_id, assignee: assignee_id, ...query },
+        });
+        const pagination = paginationOf(answer, query.page_size);
         return {
           data: { tickets: answer.data, pagination },
-          text: `${answer.data.map(line).join('\n')}\n(${pageNote(pagination)})`,
+          text: `${answer.data.length} tickets: ${pageNote('helpdesk_list_tickets', pagination)}.`,
         };
       },
     }),
@@ -74,21 +83,21 @@ function readTools(client: BlumeClient): ToolDefinition[] {
       name: 'helpdesk_get_ticket',
       title: 'Read a ticket',
       description:
-        'One ticket with its thread: public replies and, unless internal is false, the internal notes (oldest first, up to 100 entries).',
-      input: { id: ticketArg, internal: z.boolean().optional() },
-      output: { ticket: Ticket, thread: z.array(Entry) },
+        'One ticket with a page of its thread: public replies and, unless internal is false, the internal notes (oldest first).',
+      input: { ticket_id: ticketArg, internal: z.boolean().optional(), ...pageArgs },
+      output: { ticket: Ticket, thread: z.array(Entry), pagination: Pagination },
       hints: { readOnly: true },
-      run: async ({ id, internal }) => {
-        const ticket = (await client.call<Ticket>('helpdesk', 'GET', ticketPath(id))).data;
-        const thread = (
-          await client.call<Entry[]>('helpdesk', 'GET', ticketPath(ticket.id, '/replies'), {
-            query: { page_size: 100, ...(internal === false ? { internal: 'false' } : {}) },
-          })
-        ).data;
-        const shown = thread.map(
-          (entry) => `--- ${entry.internal ? 'internal note' : entry.author.kind} ${entry.created_at}\n${entry.body}`,
-        );
-        return { data: { ticket, thread }, text: [line(ticket), ...shown].join('\n') };
+      run: async ({ ticket_id, internal, ...args }) => {
+        const query = pageQuery(args);
+        const ticket = (await client.call<Ticket>('helpdesk', 'GET', ticketPath(ticket_id))).data;
+        const answer = await client.call<Entry[]>('helpdesk', 'GET', ticketPath(ticket.id, '/replies'), {
+          query: { ...query, ...(internal === false ? { internal: 'false' } : {}) },
+        });
+        const pagination = paginationOf(answer, query.page_size);
+        return {
+          data: { ticket, thread: answer.data, pagination },
+          text: `${line(ticket)}\nThread: ${pageNote('helpdesk_get_ticket', pagination)}.`,
+        };
       },
     }),
   ];
@@ -101,18 +110,19 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
       title: 'Reply on a ticket',
       description:
         'Adds a public reply (mailed to the requester on e-mail tickets) or, with internal: true, an internal note only agents see. body is Markdown.',
-      input: { id: ticketArg, body: z.string().min(1), internal: z.boolean().optional() },
+      input: { ticket_id: ticketArg, body: z.string().min(1), internal: z.boolean().optional() },
       output: { entry: Entry },
-      hints: {},
-      run: async ({ id, body, internal }) => {
+      // A public reply on an e-mail ticket is mailed to the customer.
+      hints: { openWorld: true, creates: true },
+      run: async ({ ticket_id, body, internal }) => {
         const entry = (
-          await client.call<Entry>('helpdesk', 'POST', ticketPath(id, '/replies'), {
+          await client.call<Entry>('helpdesk', 'POST', ticketPath(ticket_id, '/replies'), {
             json: { body, internal: internal ?? false },
           })
         ).data;
         return {
           data: { entry },
-          text: `${entry.internal ? 'Internal note' : 'Public reply'} ${entry.id} added to ticket ${id}.`,
+          text: `${entry.internal ? 'Internal note' : 'Public reply'} ${entry.id} added to ticket ${ticket_id}.`,
         };
       },
     }),
@@ -122,16 +132,16 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
       description:
         'Sets any of status, priority, category_id, assignee_id (null unassigns) and tags (replaces them); agents may triage only the categories they serve.',
       input: {
-        id: ticketArg,
+        ticket_id: ticketArg,
         status: status.optional(),
         priority: priority.optional(),
-        category_id: z.string().nullable().optional(),
-        assignee_id: z.string().nullable().optional(),
+        category_id: z.string().nullable().optional().describe('A category id; null clears it.'),
+        assignee_id: z.string().nullable().optional().describe('An agent id; null unassigns.'),
         tags: z.array(z.string()).optional(),
       },
       output: { ticket: Ticket },
       hints: { idempotent: true },
-      run: async ({ id, ...change }) => {
+      run: async ({ ticket_id, ...change }) => {
         const patch = Object.fromEntries(Object.entries(change).filter(([, value]) => value !== undefined));
         if (Object.keys(patch).length === 0)
           throw new ApiProblem(
@@ -140,8 +150,8 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
             'nothing_to_change',
             {},
           );
-        const ticket = (await client.call<Ticket>('helpdesk', 'PATCH', ticketPath(id), { json: patch })).data;
-        return { data: { ticket }, text: `Ticket ${line(ticket)}` };
+        const ticket = (await client.call<Ticket>('helpdesk', 'PATCH', ticketPath(ticket_id), { json: patch })).data;
+        return { data: { ticket }, text: `Triaged: ${line(ticket)}` };
       },
     }),
     defineTool({
@@ -149,16 +159,21 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
       title: 'Draft a reply with AI',
       description:
         "Asks the site's AI provider for a reply to the ticket's thread (internal notes only with include_internal). The draft is stored on the ticket for a person to edit and send; it is never sent.",
-      input: { id: ticketArg, instructions: z.string().max(2000).optional(), include_internal: z.boolean().optional() },
+      input: {
+        ticket_id: ticketArg,
+        instructions: z.string().max(2000).optional(),
+        include_internal: z.boolean().optional(),
+      },
       output: { draft: Draft },
-      hints: {},
-      run: async ({ id, instructions, include_internal }) => {
+      // The thread goes to the site's AI provider.
+      hints: { openWorld: true, creates: true },
+      run: async ({ ticket_id, instructions, include_internal }) => {
         const draft = (
-          await client.call<z.infer<typeof Draft>>('helpdesk', 'POST', ticketPath(id, '/draft-reply'), {
+          await client.call<z.infer<typeof Draft>>('helpdesk', 'POST', ticketPath(ticket_id, '/draft-reply'), {
             json: { internal: include_internal ?? false, ...(instructions ? { instructions } : {}) },
           })
         ).data;
-        return { data: { draft }, text: `Draft ${draft.id} (${draft.model}), not sent:\n${draft.body}` };
+        return { data: { draft }, text: `Draft ${draft.id} (${draft.model}), stored on the ticket and not sent:` };
       },
     }),
   ];
@@ -166,6 +181,7 @@ function writeTools(client: BlumeClient): ToolDefinition[] {
 
 export const helpdeskTools: ToolGroup = {
   name: 'helpdesk',
+  credential: ({ apiKey, forumToken }) => (apiKey ? 'apiKey' : forumToken ? 'forumToken' : undefined),
   tools: async ({ client }) => {
     const { tenantUrl, apiKey, forumToken } = client.credentials;
     if (!tenantUrl || (!apiKey && !forumToken)) return [];
