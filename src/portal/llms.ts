@@ -52,7 +52,7 @@ const MCP_TEXT: Item[] = [
   },
   {
     title: 'Production changes',
-    text: 'deploy_promote, deploy_rollback, deploy_upload with promote and deploy_connect_repository refuse without `confirm: true` and say what would happen.',
+    text: 'deploy_promote, deploy_rollback, deploy_upload with promote and deploy_connect_repository refuse until called again with `confirm: true` and the confirmation id the refusal answers (bound to that exact action, for 10 minutes); the refusal says what would happen.',
   },
 ];
 
