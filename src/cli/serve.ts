@@ -2,6 +2,7 @@
 import { buildApp } from '../app.js';
 import type { Config } from '../config/index.js';
 import { BuildIsolationError, checkBuildIsolation } from '../deploy/build/isolation.js';
+import { probeSandboxedBuild } from '../deploy/build/sandboxed-build.js';
 import { sweepBlobIntents } from '../deploy/blobs.js';
 import { sweepTempDir } from '../deploy/temp-dirs.js';
 import { openRuntime, StartupError } from '../runtime.js';
@@ -10,7 +11,7 @@ import { controlSocketPath, startControlServer } from './control.js';
 
 export async function serve(config: Config, mode: RunMode): Promise<void> {
   const singleSite = mode.mode === 'single' ? mode.instanceId : undefined;
-  const builds = buildIsolationLine(config);
+  const builds = await buildIsolationLine(config);
   const runtime = await openRuntime(config, { migrations: 'auto', seed: true, mode });
   const app = await buildApp({ ...runtime, mode: mode.mode, ...(singleSite ? { singleSite } : {}) });
   // Before anything listens: what a process that died left, its scratch folders (all of them when
@@ -67,15 +68,26 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
   printBanner(config, mode, runtime.database.driver, address, builds);
 }
 
-/** What this node's builds run under; a node that builds but cannot isolate a build does not start. */
-function buildIsolationLine(config: Config): string {
+/**
+ * What this node's builds run under. A node that builds but cannot isolate a build, or whose sandbox
+ * cannot build a one-page site through the real entry, does not start: it says why once, here,
+ * instead of failing every build.
+ */
+async function buildIsolationLine(config: Config): Promise<string> {
   if (config.builds.concurrency === 0) return 'Builds: none on this node (BLUME_BUILD_CONCURRENCY=0).';
+  let summary: string;
   try {
-    return checkBuildIsolation().summary;
+    summary = checkBuildIsolation().summary;
   } catch (error) {
     if (error instanceof BuildIsolationError) throw new StartupError(error.message);
     throw error;
   }
+  const failure = await probeSandboxedBuild();
+  if (failure !== undefined)
+    throw new StartupError(
+      `a docs build of one page failed in the build sandbox, so every build would: ${failure}\nFix the sandbox, or set BLUME_BUILD_CONCURRENCY=0 to leave builds to other nodes.`,
+    );
+  return summary;
 }
 
 function printBanner(config: Config, mode: RunMode, driver: string, address: string, builds: string): void {

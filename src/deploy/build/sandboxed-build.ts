@@ -224,3 +224,30 @@ async function bundleEntry(source: string): Promise<BuilderEntry> {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return { script: await bundleBuilderEntry(source, dir), readPaths: [dir] };
 }
+
+/**
+ * Builds a one-page site through the real entry, the real sandbox and the real limits, in a
+ * temporary folder: what `blume serve` runs before it starts, so a sandbox that cannot build (a
+ * missing bind, a Node that cannot start inside it) is found once, at start. Returns the failure
+ * with the build's log, or undefined when the build worked.
+ */
+export async function probeSandboxedBuild(): Promise<string | undefined> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'blume-build-probe-'));
+  try {
+    await mkdir(path.join(dir, 'docs'));
+    await writeFile(
+      path.join(dir, 'docs', 'index.md'),
+      '# Start-up check\n\nA page built to check the build sandbox.\n',
+    );
+    const result = await runSandboxedBuild({
+      inputDir: path.join(dir, 'docs'),
+      outputDir: path.join(dir, 'site'),
+      scratchDir: dir,
+      timeoutMs: 60_000,
+    });
+    if (result.ok) return undefined;
+    return [result.error, ...result.logs.map((line) => `  ${line.line}`)].join('\n');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
