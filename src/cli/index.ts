@@ -14,6 +14,7 @@ import { runDeployCommand } from '../deploy/cli.js';
 import { MCP_HELP, runMcpCommand } from '../mcp/stdio.js';
 import { EdgeCache } from '../deploy/edge-cache.js';
 import { PlanMatrix } from '../core/plans/matrix.js';
+import { SiteDirectory } from '../core/sites/directory.js';
 
 const USAGE = `Usage: blume <command> [options]
 
@@ -22,6 +23,7 @@ Commands:
   db upgrade                       Apply pending database migrations
   install                          Prepare the data directory and database (idempotent; also runs at every start)
   seed-features                    Seed the plan feature matrix (idempotent; also runs at every start)
+  plan set SITE PLAN               Move a site to a plan (free, pro, business), on every node at once
   plan-feature FEATURE [PLAN...]   Set the plans that include a feature, on every node at once
   create-admin -u NAME -e EMAIL -p PASSWORD
                                    Create an administrator (there is never a default one); in single mode,
@@ -53,6 +55,7 @@ const COMMAND_HELP: Record<string, string> = {
     'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
   'seed-features':
     'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
+  plan: "Usage: blume plan set <site> <plan>\n\nMoves site <site> to the plan free, pro or business (what each includes: docs/plans.md); every node\nuses it from its next request on. A downgrade turns features off and deletes nothing. The console's\n/admin page and the purchase API (PATCH /api/purchase/v1/workspaces/{id}) do the same.",
   'plan-feature':
     'Usage: blume plan-feature <feature> [<plan>...]\n\nSets the plans (free, pro, business) that include a feature (deploy, forum_api, cms_api,\nhelpdesk_api, shared_inbox, ai); no plan turns it off. Every node applies it from its next request;\nan edit of plan_features made with SQL shows within a minute.',
   'create-admin':
@@ -121,6 +124,7 @@ async function runCommandOperation(
   // Not started: this process serves nothing, it only broadcasts changes to the nodes that do.
   const edge = new EdgeCache(runtime.database.db, runtime.cache.pubsub);
   const plans = new PlanMatrix(runtime.database.db, runtime.cache.pubsub);
+  const sites = new SiteDirectory(runtime.database.db, runtime.cache.pubsub);
   const settings = new SettingsDirectory(runtime.database.db, runtime.cache.pubsub);
   try {
     io.out(
@@ -131,6 +135,7 @@ async function runCommandOperation(
           blobs: runtime.blobs,
           edge,
           plans,
+          sites,
           settings,
           secretKey: config.secretKey,
         },
@@ -201,6 +206,12 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
           { feature: rest[0], plans: rest.slice(1).join(',') },
           false,
         );
+      }
+      case 'plan': {
+        if (wantsHelp) return (io.out(COMMAND_HELP.plan!), 0);
+        const [action, site, plan, ...extra] = rest;
+        if (action !== 'set' || !site || !plan || extra.length > 0) return (io.err(COMMAND_HELP.plan!), 2);
+        return await runCommandOperation(env, io, 'plan-set', { site, plan }, false);
       }
       case 'create-admin': {
         if (wantsHelp) return (io.out(COMMAND_HELP['create-admin']!), 0);

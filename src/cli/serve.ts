@@ -35,6 +35,7 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
         blobs: runtime.blobs,
         edge: app.deploy.cache,
         plans: app.services.plans,
+        sites: app.services.sites,
         settings: app.instanceSettings,
         secretKey: config.secretKey,
       });

@@ -50,8 +50,8 @@ export interface ReaderServer {
   dataDir: string;
   /** A deploy token of the static site `site`, as the README's quick start mints one. */
   deployToken: string;
-  /** Runs one of the page's commands as the reader does, with `sh`, from the project folder. */
-  run(command: string): Promise<CliResult>;
+  /** Runs one of the page's commands as the reader does, with `sh`, from the project folder (with `env` set). */
+  run(command: string, env?: Record<string, string>): Promise<CliResult>;
   close(): Promise<void>;
 }
 
@@ -95,7 +95,7 @@ export async function startReaderServer(
     port,
     dataDir,
     deployToken,
-    run: (command) => runCommand(['sh', '-c', asReaderRuns(command, port, deployToken)], {}, ROOT),
+    run: (command, env = {}) => runCommand(['sh', '-c', asReaderRuns(command, port, deployToken)], env, ROOT),
     close: async () => {
       await server.stop();
       await rm(dataDir, { recursive: true, force: true });
