@@ -293,7 +293,8 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         if (positionals.length !== 1) return (io.err(COMMAND_HELP[command]!), 2);
         const dir = path.resolve(positionals[0]!);
         if (command === 'backup') return await runCommandOperation(env, io, 'backup', { dir }, values.single ?? false);
-        const config = loadConfig(env);
+        // No secret key is generated into the data directory: a refused restore leaves it as it was.
+        const config = loadConfig(env, { writeSecret: false });
         io.out(await restoreCommand(config, env, runModeOf(config, values.single ?? false), dir));
         return 0;
       }
