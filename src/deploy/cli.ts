@@ -168,6 +168,8 @@ interface ReleaseAnswer {
   size: number;
   new_blobs: number;
   preview_url: string;
+  /** A docs build's warnings (`--build` only). */
+  warnings?: string[];
 }
 
 export async function runDeployCommand(
@@ -248,10 +250,14 @@ export async function runDeployCommand(
       return 1;
     }
     if (response.status !== 201) {
-      for (const entry of answer.logs ?? []) io.stderr.write(`${entry.stream}: ${entry.line}\n`);
-      io.stderr.write(`deploy refused (${response.status} ${answer.code ?? ''}): ${answer.detail ?? ''}\n`);
+      const logs = answer.logs ?? [];
+      for (const entry of logs) io.stderr.write(`${entry.stream}: ${entry.line}\n`);
+      // A failed build's detail lists its problems, which the log just printed holds line by line.
+      const detail = logs.length > 0 ? (answer.detail ?? '').split('\n')[0]!.replace(/:$/, '') : (answer.detail ?? '');
+      io.stderr.write(`deploy refused (${response.status} ${answer.code ?? ''}): ${detail}\n`);
       return 1;
     }
+    for (const warning of answer.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
     io.stdout.write(
       `release ${answer.id}: ${answer.file_count} files, ${answer.size} bytes, ${answer.new_blobs} new\npreview ${answer.preview_url}\n`,
     );

@@ -112,8 +112,8 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
   emit(
     'sandbox',
     useBwrap
-      ? 'sandbox: bubblewrap (no network, read-only root) + Node permission model'
-      : 'sandbox: Node permission model (bubblewrap not available)',
+      ? 'bubblewrap (no network, read-only root) + Node permission model'
+      : 'Node permission model (bubblewrap not available)',
   );
 
   const child = spawn(command, args, {

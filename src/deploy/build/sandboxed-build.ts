@@ -64,6 +64,8 @@ interface EntryReport {
   files?: number;
   bytes?: number;
   warnings?: number;
+  /** The content's problems of a failed build, each already printed as an `error:` line. */
+  problems?: unknown[];
   timings?: BuildTimings;
   cpuMs?: number;
 }
@@ -121,7 +123,10 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
     const finalLine: SandboxLogLine = {
       at: new Date().toISOString(),
       stream: 'sandbox',
-      line: error === undefined ? `build succeeded in ${run.durationMs} ms` : `build failed: ${error}`,
+      line:
+        error === undefined
+          ? `build succeeded in ${run.durationMs} ms`
+          : `build failed: ${problemsListed(report) ? problemCount(report!.problems!.length) : error}`,
     };
     run.logs.push(finalLine);
     options.onLog?.(finalLine);
@@ -151,6 +156,15 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
 
 /** Entries measured between two turns of the event loop. */
 const MEASURE_SLICE = 512;
+
+/** Whether the builder printed the content's problems one per line (the final line need not repeat them). */
+function problemsListed(report: EntryReport | undefined): boolean {
+  return Array.isArray(report?.problems) && report.problems.length > 0;
+}
+
+function problemCount(count: number): string {
+  return count === 1 ? '1 problem in the content, listed above' : `${count} problems in the content, each listed above`;
+}
 
 function isEntryReport(value: unknown): value is EntryReport {
   return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean';
