@@ -32,8 +32,9 @@ Commands:
                                    Read, change or apply instance settings (--site ID on a platform)
   member (role NAME ROLE | ban NAME | unban NAME | delete NAME) [--single | --site ID]
                                    Change a member of a community; its last admin always stays
-  deploy <dir|archive> --site ID [--promote] [--url PORTAL]
-                                   Upload a site as a new release (token from BLUME_DEPLOY_TOKEN)
+  deploy <dir|archive> --site ID [--build] [--promote] [--url PORTAL]
+                                   Upload a site as a new release (token from BLUME_DEPLOY_TOKEN); with
+                                   --build the folder is Markdown, built into a docs site by the server
   prune (--site ID | --all-sites) --keep N
                                    Delete old releases and the blobs only they used
   backup DIR                       Write a backup of the database and blobs into a new folder, while the server runs
@@ -147,6 +148,47 @@ async function runCommandOperation(
     await runtime.close();
   }
   return 0;
+}
+
+const COMMANDS = [
+  'serve',
+  'db',
+  'install',
+  'seed-features',
+  'plan',
+  'plan-feature',
+  'create-admin',
+  'settings',
+  'member',
+  'prune',
+  'backup',
+  'restore',
+  'deploy',
+  'mcp',
+  'help',
+] as const;
+
+/** The command a typo most likely meant: at most two edits away (one for short words), else none. */
+function closestCommand(typed: string): string | undefined {
+  let best: { command: string; distance: number } | undefined;
+  for (const command of COMMANDS) {
+    const distance = editDistance(typed.toLowerCase(), command);
+    if (best === undefined || distance < best.distance) best = { command, distance };
+  }
+  const allowed = typed.length <= 4 ? 1 : 2;
+  return best !== undefined && best.distance <= allowed ? best.command : undefined;
+}
+
+/** Levenshtein distance: the fewest single-character insertions, deletions and substitutions. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 const SETTINGS_ACTIONS = { get: 'settings-get', set: 'settings-set', apply: 'settings-apply' } as const;
@@ -304,9 +346,15 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         if (wantsHelp) return (io.out(MCP_HELP), 0);
         if (rest.length > 0) return (io.err(MCP_HELP), 2);
         return await runMcpCommand(env);
-      default:
-        io.err(`blume: unknown command "${command}"\n\n${USAGE}`);
+      default: {
+        const guess = closestCommand(command);
+        io.err(
+          guess === undefined
+            ? `blume: unknown command "${command}"\n\n${USAGE}`
+            : `blume: unknown command "${command}"; did you mean ${guess}?\n\nRun \`blume --help\` for every command.`,
+        );
         return 2;
+      }
     }
   } catch (error) {
     if (error instanceof ConfigError || error instanceof StartupError || error instanceof OperationError) {

@@ -1,5 +1,7 @@
 // `blume serve`: open the runtime, build the app, listen, and shut down gracefully on a signal.
 import { buildApp } from '../app.js';
+import { hasPlatformAdmin } from '../core/accounts/service.js';
+import { countMembersByRole } from '../forum/members.js';
 import type { Config } from '../config/index.js';
 import { BuildIsolationError, checkBuildIsolation } from '../deploy/build/isolation.js';
 import { probeSandboxedBuild } from '../deploy/build/sandboxed-build.js';
@@ -66,7 +68,11 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
   }
   // Builds run on every serving node (BLUME_BUILD_CONCURRENCY=0 opts a node out); app.close stops it.
   await app.deploy.builds.start();
-  printBanner(config, mode, runtime.database.driver, address, builds);
+  const hasAdmin =
+    mode.mode === 'single'
+      ? (await countMembersByRole(runtime.database.db, mode.instanceId)).admin > 0
+      : await hasPlatformAdmin(runtime.database.db);
+  printBanner(config, mode, { driver: runtime.database.driver, address, builds, hasAdmin });
 }
 
 /**
@@ -91,16 +97,38 @@ async function buildIsolationLine(config: Config): Promise<string> {
   return summary;
 }
 
-function printBanner(config: Config, mode: RunMode, driver: string, address: string, builds: string): void {
+/**
+ * How the operator runs the CLI here: `npx blume` from a clone (`npm start` runs through npm), plain
+ * `blume` where it is on PATH (the container image, a global install).
+ */
+function cliName(): string {
+  return process.env.npm_execpath === undefined ? 'blume' : 'npx blume';
+}
+
+interface BannerFacts {
+  driver: string;
+  address: string;
+  builds: string;
+  /** Whether an administrator exists: the first-administrator step is shown only until one does. */
+  hasAdmin: boolean;
+}
+
+function printBanner(config: Config, mode: RunMode, facts: BannerFacts): void {
+  const { driver, address, builds, hasAdmin } = facts;
   const bind = address.replace(/^http:\/\//, '');
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
+  const blume = cliName();
   const lines =
     mode.mode === 'single'
       ? [
           `Blume community instance "${config.instanceId}" is running on ${address} (${storage}).`,
           'Health: /up/ (liveness), /up/databases, /up/ready.',
-          `Create the first administrator:  npx blume create-admin${config.mode === 'single' ? '' : ' --single'} -u admin -e you@example.com -p "<password>"`,
-          'Then log in at /login on this instance.',
+          ...(hasAdmin
+            ? ['Administrators log in at /login on this instance.']
+            : [
+                `Create the first administrator:  ${blume} create-admin${config.mode === 'single' ? '' : ' --single'} -u admin -e you@example.com -p "<password>"`,
+                'Then log in at /login on this instance.',
+              ]),
           builds,
         ]
       : [
@@ -109,10 +137,18 @@ function printBanner(config: Config, mode: RunMode, driver: string, address: str
           `  Sites:           http://<site>.${config.sitesDomain}${config.publicUrl.port ? `:${config.publicUrl.port}` : ''}`,
           '',
           'Next steps:',
-          '  1. Create the first administrator (in another terminal):',
-          '       npx blume create-admin -u admin -e you@example.com -p "<a long password>"',
-          `  2. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"admin","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
-          `  3. API reference: ${config.publicUrl.origin}/api/openapi.json`,
+          ...(hasAdmin
+            ? [
+                `  1. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"<admin>","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
+                `     or in the console at ${config.publicUrl.origin}/`,
+                `  2. API reference: ${config.publicUrl.origin}/api/openapi.json`,
+              ]
+            : [
+                '  1. Create the first administrator (in another terminal):',
+                `       ${blume} create-admin -u admin -e you@example.com -p "<a long password>"`,
+                `  2. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"admin","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
+                `  3. API reference: ${config.publicUrl.origin}/api/openapi.json`,
+              ]),
           '',
           builds,
         ];
