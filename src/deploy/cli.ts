@@ -1,7 +1,7 @@
 // `blume deploy <dir|archive> --site <id> [--url <portal>] [--build] [--promote]`: packs a folder
 // into a tar.gz (or takes a ready archive), uploads it to the deploy API with a progress bar, and
 // prints the new release. With --build the folder is Markdown, built into a docs site by the server's
-// sandboxed build (the build's log is printed when it fails). The token comes from
+// sandboxed build (its warnings are printed when it succeeds, its log when it fails). The token comes from
 // BLUME_DEPLOY_TOKEN and is never printed.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
