@@ -69,8 +69,8 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
   // Builds run on every serving node (BLUME_BUILD_CONCURRENCY=0 opts a node out); app.close stops it.
   await app.deploy.builds.start();
   const hasAdmin =
-    mode.mode === 'single'
-      ? (await countMembersByRole(runtime.database.db, mode.instanceId)).admin > 0
+    singleSite !== undefined
+      ? (await countMembersByRole(runtime.database.db, singleSite)).admin > 0
       : await hasPlatformAdmin(runtime.database.db);
   printBanner(config, mode, { driver: runtime.database.driver, address, builds, hasAdmin });
 }
