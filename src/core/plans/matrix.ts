@@ -67,7 +67,7 @@ export class PlanMatrix {
 }
 
 /** What a refused request is told: which plans include the feature, and who moves a site to one and where. */
-export function planRequiredDetail(site: SiteRow, feature: Feature, plans: readonly string[]): string {
+function planRequiredDetail(site: SiteRow, feature: Feature, plans: readonly string[]): string {
   const name = feature.replace('_', ' ');
   const target = plans[0];
   if (target === undefined)

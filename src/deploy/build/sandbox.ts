@@ -273,7 +273,7 @@ let runtimeFiles: string[] | undefined;
  * shared library this process (the same binary) has mapped. Under bubblewrap only those under /tmp
  * matter, and only those are listed; the rest of the root is already there, read-only.
  */
-export function nodeRuntimeFiles(): string[] {
+function nodeRuntimeFiles(): string[] {
   if (runtimeFiles !== undefined) return runtimeFiles;
   const files = new Set([process.execPath]);
   let maps = '';
