@@ -70,13 +70,11 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
       if (build.state === 'succeeded' && build.releaseId) {
         const release = await findRelease(db, siteId, build.releaseId);
         if (release)
-          return reply
-            .code(201)
-            .send({
-              ...presentRelease(release, urlContext(request)),
-              build_id: build.id,
-              warnings: buildWarnings(logs),
-            });
+          return reply.code(201).send({
+            ...presentRelease(release, urlContext(request)),
+            build_id: build.id,
+            warnings: buildWarnings(logs),
+          });
       }
       if (build.state === 'queued' || build.state === 'running') return reply.code(202).send(presentBuild(build, logs));
       if (build.state === 'canceled')
