@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The `blume` command. Runs the compiled CLI in dist/ (`npm install` builds it; `npm run build` rebuilds).
+// First: an old Node stops here, before anything else loads.
+import './check-node.js';
 import { existsSync } from 'node:fs';
 
 const entry = new URL('../dist/main.js', import.meta.url);

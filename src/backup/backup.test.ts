@@ -170,6 +170,16 @@ for (const [from, to] of pairs) {
       );
       const fresh = await createTestDatabase(to, { migrate: false });
       try {
+        // The intact backup, but a blob store with a blob of another install in it.
+        const used = createLocalBlobStore(path.join(scratch, 'used-blobs'));
+        await used.put('ab/cdef0123456789', Buffer.from('another install'));
+        await assert.rejects(
+          restoreFrom({ database: fresh.handle, blobs: used, mode: PLATFORM }, dir),
+          /The local blob store already holds blobs this backup does not have \(ab\/cdef0123456789\); restore into an empty one/,
+        );
+        const kept: string[] = [];
+        for await (const key of used.list()) kept.push(key);
+        assert.deepEqual(kept, ['ab/cdef0123456789'], 'the refused restore copied no blob');
         await appendFile(path.join(dir, tableFile('forum_posts')), '{"id":"smuggled"}\n');
         await assert.rejects(
           restoreFrom({ database: fresh.handle, blobs, mode: PLATFORM }, dir),

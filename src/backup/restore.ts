@@ -45,6 +45,7 @@ export async function restoreFrom(ctx: RestoreContext, dir: string): Promise<Res
   const mismatch = recorded && modeMismatch(recorded, ctx.mode);
   if (mismatch) throw new BackupError(mismatch.replace('This installation', 'The backed-up installation'));
   await assertFresh(ctx.database, level);
+  await assertFreshBlobs(ctx.blobs, manifest);
 
   await runFirstMigrations(ctx.database, level);
   // Blobs before rows: if anything fails after, the install is still empty and the restore can run again.
@@ -110,6 +111,25 @@ async function assertFresh(database: DatabaseHandle, level: number): Promise<voi
   if (filled.length > 0) {
     throw new BackupError(
       `The database already holds data (in ${filled.slice(0, 5).join(', ')}${filled.length > 5 ? ', ...' : ''}); restore into an empty database (a new DATABASE_URL database, or a new BLUME_DATA_DIR).`,
+    );
+  }
+}
+
+/**
+ * Refuses a blob store holding a blob the backup does not have: it belongs to another install. The
+ * backup's own blobs may be there already, left by a restore that failed after copying them.
+ */
+async function assertFreshBlobs(store: BlobStore, manifest: BackupManifest): Promise<void> {
+  const expected = new Set(manifest.blobs.map((blob) => blob.key));
+  const foreign: string[] = [];
+  for await (const key of store.list()) {
+    if (expected.has(key)) continue;
+    foreign.push(key);
+    if (foreign.length > 3) break;
+  }
+  if (foreign.length > 0) {
+    throw new BackupError(
+      `The ${store.driver} blob store already holds blobs this backup does not have (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}); restore into an empty one (a new BLUME_DATA_DIR, or a new bucket or BLUME_S3_PREFIX).`,
     );
   }
 }

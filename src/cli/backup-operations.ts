@@ -7,6 +7,7 @@ import { BackupError, SECRET_KEY_FILE, type BackupManifest } from '../backup/for
 import { restoreFrom } from '../backup/restore.js';
 import type { Config } from '../config/index.js';
 import type { RunMode } from '../core/installation/service.js';
+import { lockOwner } from '../db/lock.js';
 import { openRuntime } from '../runtime.js';
 import { OperationError, type OperationArgs, type OperationContext } from './operation-context.js';
 
@@ -47,6 +48,14 @@ export async function restoreCommand(
   if (keyFromEnv && env.SECRET_KEY !== backupKey) {
     throw new OperationError(
       `SECRET_KEY is not the backed-up installation's key: set it to the value in ${path.join(dir, SECRET_KEY_FILE)} (sealed settings and signed links depend on it).`,
+    );
+  }
+  // A server on this data directory would have blobs and its secret key changed under it, whatever
+  // the database: the restore is refused before anything is opened or written.
+  const owner = lockOwner(config.dataDir);
+  if (owner !== undefined && owner !== process.pid) {
+    throw new OperationError(
+      `A Blume server (pid ${owner}) is running on ${config.dataDir}, which this restore would write into: stop it first, or restore into a fresh install (a new BLUME_DATA_DIR).`,
     );
   }
   const runtime = await openRuntime(config, { migrations: 'skip', seed: false, mode });

@@ -14,6 +14,7 @@ import { runDeployCommand } from '../deploy/cli.js';
 import { MCP_HELP, runMcpCommand } from '../mcp/stdio.js';
 import { EdgeCache } from '../deploy/edge-cache.js';
 import { PlanMatrix } from '../core/plans/matrix.js';
+import { SiteDirectory } from '../core/sites/directory.js';
 
 const USAGE = `Usage: blume <command> [options]
 
@@ -22,6 +23,7 @@ Commands:
   db upgrade                       Apply pending database migrations
   install                          Prepare the data directory and database (idempotent; also runs at every start)
   seed-features                    Seed the plan feature matrix (idempotent; also runs at every start)
+  plan set SITE PLAN               Move a site to a plan (free, pro, business), on every node at once
   plan-feature FEATURE [PLAN...]   Set the plans that include a feature, on every node at once
   create-admin -u NAME -e EMAIL -p PASSWORD
                                    Create an administrator (there is never a default one); in single mode,
@@ -30,8 +32,9 @@ Commands:
                                    Read, change or apply instance settings (--site ID on a platform)
   member (role NAME ROLE | ban NAME | unban NAME | delete NAME) [--single | --site ID]
                                    Change a member of a community; its last admin always stays
-  deploy <dir|archive> --site ID [--promote] [--url PORTAL]
-                                   Upload a site as a new release (token from BLUME_DEPLOY_TOKEN)
+  deploy <dir|archive> --site ID [--build] [--promote] [--url PORTAL]
+                                   Upload a site as a new release (token from BLUME_DEPLOY_TOKEN); with
+                                   --build the folder is Markdown, built into a docs site by the server
   prune (--site ID | --all-sites) --keep N
                                    Delete old releases and the blobs only they used
   backup DIR                       Write a backup of the database and blobs into a new folder, while the server runs
@@ -53,6 +56,7 @@ const COMMAND_HELP: Record<string, string> = {
     'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
   'seed-features':
     'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
+  plan: "Usage: blume plan set <site> <plan>\n\nMoves site <site> to the plan free, pro or business (what each includes: docs/plans.md); every node\nuses it from its next request on. A downgrade turns features off and deletes nothing. The console's\n/admin page and the purchase API (PATCH /api/purchase/v1/workspaces/{id}) do the same.",
   'plan-feature':
     'Usage: blume plan-feature <feature> [<plan>...]\n\nSets the plans (free, pro, business) that include a feature (deploy, forum_api, cms_api,\nhelpdesk_api, shared_inbox, ai); no plan turns it off. Every node applies it from its next request;\nan edit of plan_features made with SQL shows within a minute.',
   'create-admin':
@@ -121,6 +125,7 @@ async function runCommandOperation(
   // Not started: this process serves nothing, it only broadcasts changes to the nodes that do.
   const edge = new EdgeCache(runtime.database.db, runtime.cache.pubsub);
   const plans = new PlanMatrix(runtime.database.db, runtime.cache.pubsub);
+  const sites = new SiteDirectory(runtime.database.db, runtime.cache.pubsub);
   const settings = new SettingsDirectory(runtime.database.db, runtime.cache.pubsub);
   try {
     io.out(
@@ -131,6 +136,7 @@ async function runCommandOperation(
           blobs: runtime.blobs,
           edge,
           plans,
+          sites,
           settings,
           secretKey: config.secretKey,
         },
@@ -142,6 +148,47 @@ async function runCommandOperation(
     await runtime.close();
   }
   return 0;
+}
+
+const COMMANDS = [
+  'serve',
+  'db',
+  'install',
+  'seed-features',
+  'plan',
+  'plan-feature',
+  'create-admin',
+  'settings',
+  'member',
+  'prune',
+  'backup',
+  'restore',
+  'deploy',
+  'mcp',
+  'help',
+] as const;
+
+/** The command a typo most likely meant: at most two edits away (one for short words), else none. */
+function closestCommand(typed: string): string | undefined {
+  let best: { command: string; distance: number } | undefined;
+  for (const command of COMMANDS) {
+    const distance = editDistance(typed.toLowerCase(), command);
+    if (best === undefined || distance < best.distance) best = { command, distance };
+  }
+  const allowed = typed.length <= 4 ? 1 : 2;
+  return best !== undefined && best.distance <= allowed ? best.command : undefined;
+}
+
+/** Levenshtein distance: the fewest single-character insertions, deletions and substitutions. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 const SETTINGS_ACTIONS = { get: 'settings-get', set: 'settings-set', apply: 'settings-apply' } as const;
@@ -201,6 +248,12 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
           { feature: rest[0], plans: rest.slice(1).join(',') },
           false,
         );
+      }
+      case 'plan': {
+        if (wantsHelp) return (io.out(COMMAND_HELP.plan!), 0);
+        const [action, site, plan, ...extra] = rest;
+        if (action !== 'set' || !site || !plan || extra.length > 0) return (io.err(COMMAND_HELP.plan!), 2);
+        return await runCommandOperation(env, io, 'plan-set', { site, plan }, false);
       }
       case 'create-admin': {
         if (wantsHelp) return (io.out(COMMAND_HELP['create-admin']!), 0);
@@ -282,7 +335,8 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         if (positionals.length !== 1) return (io.err(COMMAND_HELP[command]!), 2);
         const dir = path.resolve(positionals[0]!);
         if (command === 'backup') return await runCommandOperation(env, io, 'backup', { dir }, values.single ?? false);
-        const config = loadConfig(env);
+        // No secret key is generated into the data directory: a refused restore leaves it as it was.
+        const config = loadConfig(env, { writeSecret: false });
         io.out(await restoreCommand(config, env, runModeOf(config, values.single ?? false), dir));
         return 0;
       }
@@ -292,9 +346,15 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         if (wantsHelp) return (io.out(MCP_HELP), 0);
         if (rest.length > 0) return (io.err(MCP_HELP), 2);
         return await runMcpCommand(env);
-      default:
-        io.err(`blume: unknown command "${command}"\n\n${USAGE}`);
+      default: {
+        const guess = closestCommand(command);
+        io.err(
+          guess === undefined
+            ? `blume: unknown command "${command}"\n\n${USAGE}`
+            : `blume: unknown command "${command}"; did you mean ${guess}?\n\nRun \`blume --help\` for every command.`,
+        );
         return 2;
+      }
     }
   } catch (error) {
     if (error instanceof ConfigError || error instanceof StartupError || error instanceof OperationError) {

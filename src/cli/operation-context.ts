@@ -2,6 +2,7 @@
 // themselves, so that command modules and the registry do not import each other.
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { PlanMatrix } from '../core/plans/matrix.js';
+import type { SiteDirectory } from '../core/sites/directory.js';
 import type { SettingsDirectory } from '../core/settings/directory.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { EdgeCache } from '../deploy/edge-cache.js';
@@ -15,6 +16,8 @@ export interface OperationContext {
   edge: EdgeCache;
   /** Tells every node about a changed plan matrix. */
   plans: PlanMatrix;
+  /** Tells every node about a changed site (its plan). */
+  sites: SiteDirectory;
   /** Tells every node about applied instance settings. */
   settings: SettingsDirectory;
   /** Seals secret instance settings. */

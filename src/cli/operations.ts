@@ -4,6 +4,7 @@
 import { createAdmin } from '../core/accounts/service.js';
 import { isFeature } from '../core/plans/service.js';
 import type { SiteRow } from '../core/sites/tables.js';
+import { findSite, updateSite } from '../core/sites/service.js';
 import { pruneSites } from '../deploy/prune.js';
 import { migrationStatus, runMigrations } from '../db/migrate.js';
 import { isEmail } from '../lib/email.js';
@@ -56,6 +57,20 @@ async function planFeatureOperation(ctx: OperationContext, args: OperationArgs):
     throw new OperationError(`plan-feature: unknown plan(s) ${unknown.join(', ')}; plans are ${PLANS.join(', ')}.`);
   await ctx.plans.setFeaturePlans(feature, chosen as SiteRow['plan'][]);
   return `${feature} is now on ${chosen.length > 0 ? chosen.join(', ') : 'no plan'}.`;
+}
+
+/** Moves a site to a plan, as the console's /admin page and the purchase API do; every node hears of it. */
+async function planSetOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
+  const { site = '', plan = '' } = args;
+  const chosen = PLANS.find((p) => p === plan);
+  if (!chosen) throw new OperationError(`plan set: unknown plan "${plan}"; plans are ${PLANS.join(', ')}.`);
+  const before = await findSite(ctx.database.db, site);
+  if (!before) throw new OperationError(`plan set: no site "${site}".`);
+  await updateSite(ctx.database.db, site, { plan: chosen });
+  await ctx.sites.changed(site);
+  return before.plan === chosen
+    ? `Site "${site}" is already on the ${chosen} plan.`
+    : `Site "${site}" is now on the ${chosen} plan (was ${before.plan}), on every node from its next request on.`;
 }
 
 async function createAdminOperation(ctx: OperationContext, args: OperationArgs): Promise<string> {
@@ -147,6 +162,7 @@ const operations = {
   install,
   'seed-features': seedFeaturesOperation,
   'plan-feature': planFeatureOperation,
+  'plan-set': planSetOperation,
   'create-admin': createAdminOperation,
   member: memberOperation,
   prune: pruneOperation,

@@ -1,7 +1,10 @@
 // `blume serve`: open the runtime, build the app, listen, and shut down gracefully on a signal.
 import { buildApp } from '../app.js';
+import { hasPlatformAdmin } from '../core/accounts/service.js';
+import { countMembersByRole } from '../forum/members.js';
 import type { Config } from '../config/index.js';
 import { BuildIsolationError, checkBuildIsolation } from '../deploy/build/isolation.js';
+import { probeSandboxedBuild } from '../deploy/build/sandboxed-build.js';
 import { sweepBlobIntents } from '../deploy/blobs.js';
 import { sweepTempDir } from '../deploy/temp-dirs.js';
 import { openRuntime, StartupError } from '../runtime.js';
@@ -10,7 +13,7 @@ import { controlSocketPath, startControlServer } from './control.js';
 
 export async function serve(config: Config, mode: RunMode): Promise<void> {
   const singleSite = mode.mode === 'single' ? mode.instanceId : undefined;
-  const builds = buildIsolationLine(config);
+  const builds = await buildIsolationLine(config);
   const runtime = await openRuntime(config, { migrations: 'auto', seed: true, mode });
   const app = await buildApp({ ...runtime, mode: mode.mode, ...(singleSite ? { singleSite } : {}) });
   // Before anything listens: what a process that died left, its scratch folders (all of them when
@@ -34,6 +37,7 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
         blobs: runtime.blobs,
         edge: app.deploy.cache,
         plans: app.services.plans,
+        sites: app.services.sites,
         settings: app.instanceSettings,
         secretKey: config.secretKey,
       });
@@ -64,30 +68,67 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
   }
   // Builds run on every serving node (BLUME_BUILD_CONCURRENCY=0 opts a node out); app.close stops it.
   await app.deploy.builds.start();
-  printBanner(config, mode, runtime.database.driver, address, builds);
+  const hasAdmin =
+    singleSite !== undefined
+      ? (await countMembersByRole(runtime.database.db, singleSite)).admin > 0
+      : await hasPlatformAdmin(runtime.database.db);
+  printBanner(config, mode, { driver: runtime.database.driver, address, builds, hasAdmin });
 }
 
-/** What this node's builds run under; a node that builds but cannot isolate a build does not start. */
-function buildIsolationLine(config: Config): string {
+/**
+ * What this node's builds run under. A node that builds but cannot isolate a build, or whose sandbox
+ * cannot build a one-page site through the real entry, does not start: it says why once, here,
+ * instead of failing every build.
+ */
+async function buildIsolationLine(config: Config): Promise<string> {
   if (config.builds.concurrency === 0) return 'Builds: none on this node (BLUME_BUILD_CONCURRENCY=0).';
+  let summary: string;
   try {
-    return checkBuildIsolation().summary;
+    summary = checkBuildIsolation().summary;
   } catch (error) {
     if (error instanceof BuildIsolationError) throw new StartupError(error.message);
     throw error;
   }
+  const failure = await probeSandboxedBuild();
+  if (failure !== undefined)
+    throw new StartupError(
+      `a docs build of one page failed in the build sandbox, so every build would: ${failure}\nFix the sandbox, or set BLUME_BUILD_CONCURRENCY=0 to leave builds to other nodes.`,
+    );
+  return summary;
 }
 
-function printBanner(config: Config, mode: RunMode, driver: string, address: string, builds: string): void {
+/**
+ * How the operator runs the CLI here: `npx blume` from a clone (`npm start` runs through npm), plain
+ * `blume` where it is on PATH (the container image, a global install).
+ */
+function cliName(): string {
+  return process.env.npm_execpath === undefined ? 'blume' : 'npx blume';
+}
+
+interface BannerFacts {
+  driver: string;
+  address: string;
+  builds: string;
+  /** Whether an administrator exists: the first-administrator step is shown only until one does. */
+  hasAdmin: boolean;
+}
+
+function printBanner(config: Config, mode: RunMode, facts: BannerFacts): void {
+  const { driver, address, builds, hasAdmin } = facts;
   const bind = address.replace(/^http:\/\//, '');
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`;
+  const blume = cliName();
   const lines =
     mode.mode === 'single'
       ? [
           `Blume community instance "${config.instanceId}" is running on ${address} (${storage}).`,
           'Health: /up/ (liveness), /up/databases, /up/ready.',
-          `Create the first administrator:  npx blume create-admin${config.mode === 'single' ? '' : ' --single'} -u admin -e you@example.com -p "<password>"`,
-          'Then log in at /login on this instance.',
+          ...(hasAdmin
+            ? ['Administrators log in at /login on this instance.']
+            : [
+                `Create the first administrator:  ${blume} create-admin${config.mode === 'single' ? '' : ' --single'} -u admin -e you@example.com -p "<password>"`,
+                'Then log in at /login on this instance.',
+              ]),
           builds,
         ]
       : [
@@ -96,10 +137,18 @@ function printBanner(config: Config, mode: RunMode, driver: string, address: str
           `  Sites:           http://<site>.${config.sitesDomain}${config.publicUrl.port ? `:${config.publicUrl.port}` : ''}`,
           '',
           'Next steps:',
-          '  1. Create the first administrator (in another terminal):',
-          '       npx blume create-admin -u admin -e you@example.com -p "<a long password>"',
-          `  2. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"admin","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
-          `  3. API reference: ${config.publicUrl.origin}/api/openapi.json`,
+          ...(hasAdmin
+            ? [
+                `  1. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"<admin>","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
+                `     or in the console at ${config.publicUrl.origin}/`,
+                `  2. API reference: ${config.publicUrl.origin}/api/openapi.json`,
+              ]
+            : [
+                '  1. Create the first administrator (in another terminal):',
+                `       ${blume} create-admin -u admin -e you@example.com -p "<a long password>"`,
+                `  2. Log in:  curl -c cookies.txt -H 'content-type: application/json' -d '{"login":"admin","password":"..."}' ${config.publicUrl.origin}/api/auth/login`,
+                `  3. API reference: ${config.publicUrl.origin}/api/openapi.json`,
+              ]),
           '',
           builds,
         ];

@@ -81,6 +81,15 @@ describe('configuration', () => {
     );
   });
 
+  it('reads the plan of new sites, refusing a plan that does not exist', () => {
+    assert.equal(loadConfig({ BLUME_DATA_DIR: dir }).defaultPlan, 'free');
+    assert.equal(loadConfig({ BLUME_DATA_DIR: dir, BLUME_DEFAULT_PLAN: 'business' }).defaultPlan, 'business');
+    assert.throws(
+      () => loadConfig({ BLUME_DATA_DIR: dir, BLUME_DEFAULT_PLAN: 'gold' }),
+      /BLUME_DEFAULT_PLAN must be one of free, pro, business, got "gold"/,
+    );
+  });
+
   it('documents every variable in the README', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     for (const variable of variables)

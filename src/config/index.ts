@@ -42,6 +42,8 @@ export interface Config {
   secretKey: string;
   autoMigrate: boolean;
   signupOpen: boolean;
+  /** The plan a site gets when it is created without one (portal, console); the purchase API names its own. */
+  defaultPlan: 'free' | 'pro' | 'business';
   /** What this installation is: a platform (portal + sites) or one community instance (decision 0025). */
   mode: 'platform' | 'single';
   /** Site id of the community instance in single-instance mode (`blume serve --single`). */
@@ -287,6 +289,12 @@ const INSTANCE_ID = declare(
     return value;
   },
 );
+const DEFAULT_PLAN = oneOf(
+  'BLUME_DEFAULT_PLAN',
+  ['free', 'pro', 'business'],
+  'free',
+  'Plan of a site created in the portal or console without one; business gives every feature (a team running Blume for itself). See docs/plans.md.',
+);
 const SIGNUP_OPEN = bool('BLUME_SIGNUP_OPEN', true, 'Allow portal sign-up through POST /api/auth/signup.');
 const TRUST_PROXY = declare(
   'BLUME_TRUST_PROXY',
@@ -457,6 +465,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     secretKey: resolveSecretKey(SECRET_KEY.read(reader), reader, dataDir, production, options.writeSecret ?? true),
     autoMigrate: AUTO_MIGRATE.read(reader),
     signupOpen: SIGNUP_OPEN.read(reader),
+    defaultPlan: DEFAULT_PLAN.read(reader),
     mode: MODE.read(reader),
     instanceId: INSTANCE_ID.read(reader),
     trustProxy: TRUST_PROXY.read(reader),

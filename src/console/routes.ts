@@ -198,7 +198,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       async () => {
         if (kind !== 'static' && kind !== 'community')
           throw new AppError('validation_failed', 'Choose a static or a community site.');
-        const site = await createSite(db, user, { id, kind });
+        const site = await createSite(db, user, { id, kind, plan: config.defaultPlan });
         await app.services.sites.changed(site.id);
         return seeOther(reply, `/sites/${site.id}`);
       },

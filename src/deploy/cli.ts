@@ -1,7 +1,7 @@
 // `blume deploy <dir|archive> --site <id> [--url <portal>] [--build] [--promote]`: packs a folder
 // into a tar.gz (or takes a ready archive), uploads it to the deploy API with a progress bar, and
 // prints the new release. With --build the folder is Markdown, built into a docs site by the server's
-// sandboxed build (the build's log is printed when it fails). The token comes from
+// sandboxed build (its warnings are printed when it succeeds, its log when it fails). The token comes from
 // BLUME_DEPLOY_TOKEN and is never printed.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
@@ -168,6 +168,8 @@ interface ReleaseAnswer {
   size: number;
   new_blobs: number;
   preview_url: string;
+  /** A docs build's warnings (`--build` only). */
+  warnings?: string[];
 }
 
 export async function runDeployCommand(
@@ -248,10 +250,14 @@ export async function runDeployCommand(
       return 1;
     }
     if (response.status !== 201) {
-      for (const entry of answer.logs ?? []) io.stderr.write(`${entry.stream}: ${entry.line}\n`);
-      io.stderr.write(`deploy refused (${response.status} ${answer.code ?? ''}): ${answer.detail ?? ''}\n`);
+      const logs = answer.logs ?? [];
+      for (const entry of logs) io.stderr.write(`${entry.stream}: ${entry.line}\n`);
+      // A failed build's detail lists its problems, which the log just printed holds line by line.
+      const detail = logs.length > 0 ? (answer.detail ?? '').split('\n')[0]!.replace(/:$/, '') : (answer.detail ?? '');
+      io.stderr.write(`deploy refused (${response.status} ${answer.code ?? ''}): ${detail}\n`);
       return 1;
     }
+    for (const warning of answer.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
     io.stdout.write(
       `release ${answer.id}: ${answer.file_count} files, ${answer.size} bytes, ${answer.new_blobs} new\npreview ${answer.preview_url}\n`,
     );

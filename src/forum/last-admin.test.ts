@@ -47,6 +47,7 @@ for (const database of testDatabases) {
         blobs: t.deps.blobs,
         edge: t.app.deploy.cache,
         plans: t.app.services.plans,
+        sites: t.app.services.sites,
         settings: t.app.instanceSettings,
         secretKey: t.config.secretKey,
       };

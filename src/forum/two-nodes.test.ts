@@ -56,6 +56,7 @@ for (const database of testDatabases) {
           blobs: a.deps.blobs,
           edge: a.app.deploy.cache,
           plans: a.app.services.plans,
+          sites: a.app.services.sites,
           settings: a.app.instanceSettings,
           secretKey: a.app.deps.config.secretKey,
         };
@@ -68,6 +69,45 @@ for (const database of testDatabases) {
         assert.equal(gated.statusCode, 403, gated.body);
         assert.equal(json(gated).code, 'plan_required');
         await runOperation(operations, 'plan-feature', { feature: 'forum_api', plans: 'pro,business' });
+        await caughtUp(b.cache);
+        assert.equal((await list(b, reader.token)).statusCode, 200);
+      });
+
+      it('moves a site to a plan on one node, obeyed by the next request on the other (blume plan set)', async () => {
+        const reader = await addMember(a.app, 'club', 'pia');
+        assert.equal((await list(b, reader.token)).statusCode, 200);
+        const operations = {
+          database: a.deps.database,
+          blobs: a.deps.blobs,
+          edge: a.app.deploy.cache,
+          plans: a.app.services.plans,
+          sites: a.app.services.sites,
+          settings: a.app.instanceSettings,
+          secretKey: a.app.deps.config.secretKey,
+        };
+        assert.equal(
+          await runOperation(operations, 'plan-set', { site: 'club', plan: 'free' }),
+          'Site "club" is now on the free plan (was pro), on every node from its next request on.',
+        );
+        await caughtUp(b.cache);
+        const gated = await list(b, reader.token);
+        assert.equal(gated.statusCode, 403, gated.body);
+        const problem = json<{ code: string; detail: string; plans: string[] }>(gated);
+        assert.equal(problem.code, 'plan_required');
+        assert.deepEqual(problem.plans, ['pro', 'business']);
+        assert.match(
+          problem.detail,
+          /in the console \(\/admin\/sites\), with `blume plan set club pro`, or through the purchase API/,
+        );
+        await assert.rejects(
+          runOperation(operations, 'plan-set', { site: 'club', plan: 'gold' }),
+          /unknown plan "gold"; plans are free, pro, business/,
+        );
+        await assert.rejects(
+          runOperation(operations, 'plan-set', { site: 'nowhere', plan: 'pro' }),
+          /no site "nowhere"/,
+        );
+        await runOperation(operations, 'plan-set', { site: 'club', plan: 'pro' });
         await caughtUp(b.cache);
         assert.equal((await list(b, reader.token)).statusCode, 200);
       });

@@ -389,3 +389,39 @@ for (const database of testDatabases) {
     });
   });
 }
+
+for (const database of testDatabases) {
+  describe(`portal API with BLUME_DEFAULT_PLAN=business [${database}]`, () => {
+    let t: TestApp;
+    let alice: Actor;
+    before(async () => {
+      t = await buildTestApp({ database, env: { BLUME_DEFAULT_PLAN: 'business' } });
+      alice = await signIn(t.app, 'alice');
+    });
+    after(() => t.close());
+
+    it('gives a new site the default plan, which anyone may also name; other paid plans stay with administrators', async () => {
+      const created = await portal(t.app, alice, {
+        method: 'POST',
+        url: '/api/sites',
+        payload: { id: 'team', kind: 'community' },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      assert.equal(json(created).plan, 'business');
+      const named = await portal(t.app, alice, {
+        method: 'POST',
+        url: '/api/sites',
+        payload: { id: 'team-two', kind: 'static', plan: 'business' },
+      });
+      assert.equal(json(named).plan, 'business');
+      const pro = await portal(t.app, alice, {
+        method: 'POST',
+        url: '/api/sites',
+        payload: { id: 'team-pro', kind: 'static', plan: 'pro' },
+      });
+      assert.equal(pro.statusCode, 403);
+      assert.equal(json(pro).code, 'plan_not_selectable');
+      assert.match(json(pro).detail as string, /create the site on "business"/);
+    });
+  });
+}

@@ -24,8 +24,9 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
       preHandler: requireSession,
     },
     async (request, reply) => {
-      authorizePlanChoice(request.user!, request.body.plan);
-      const site = await createSite(db, request.user!, request.body);
+      const defaultPlan = app.deps.config.defaultPlan;
+      authorizePlanChoice(request.user!, request.body.plan, defaultPlan);
+      const site = await createSite(db, request.user!, { ...request.body, plan: request.body.plan ?? defaultPlan });
       await app.services.sites.changed(site.id);
       return reply.code(201).send(presentSite(site, urlContext(request)));
     },

@@ -54,6 +54,7 @@ describe('forum admin area in a browser', { skip }, () => {
       blobs: t.deps.blobs,
       edge: t.app.deploy.cache,
       plans: t.app.services.plans,
+      sites: t.app.services.sites,
       settings: t.app.instanceSettings,
       secretKey: t.config.secretKey,
     };

@@ -51,6 +51,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
       blobs: t.deps.blobs,
       edge: t.app.deploy.cache,
       plans: t.app.services.plans,
+      sites: t.app.services.sites,
       settings: t.app.instanceSettings,
       secretKey: t.config.secretKey,
     };

@@ -5,11 +5,14 @@
 // PostgreSQL (the command reads it itself) into a fresh embedded install.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import S3rver from 's3rver';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { openRuntime } from '../../src/runtime.js';
@@ -44,6 +47,20 @@ function ask(server: RunningServer, probe: Probe, method = 'GET', body?: unknown
     request.on('error', reject);
     request.end(body === undefined ? undefined : JSON.stringify(body));
   });
+}
+
+/** Every file of a folder but the embedded database's own (which the running server writes), with its bytes' hash. */
+async function folderState(dir: string): Promise<Record<string, string>> {
+  const state: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    const relative = path.relative(dir, file);
+    if (!entry.isFile() || relative.startsWith(`db${path.sep}`)) continue;
+    state[relative] = createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex');
+  }
+  return state;
 }
 
 const askServer = (server: RunningServer) => (probe: Probe) => ask(server, probe);
@@ -121,6 +138,22 @@ describe(
           backup.stdout,
           /^Backed up \d+ tables \(\d+ rows\) and \d+ blob\(s\), \d+ blob bytes, to .*backup \(schema at \d{4}_\w+\)\.\n\(done by the running server, pid \d+\)\n$/,
         );
+        // Restore into a fresh PostgreSQL database, but from the running server's folder: its blobs and
+        // secret key live there. Refused before anything is written, anywhere.
+        const held = { ...embedded, DATABASE_URL: database.url! };
+        const folderBefore = await folderState(embedded.BLUME_DATA_DIR);
+        const refused = await runBlume(['restore', backupDir], held);
+        assert.equal(refused.status, 1);
+        assert.match(
+          refused.stderr,
+          /^blume: A Blume server \(pid \d+\) is running on .*embedded, which this restore would write into: stop it first/m,
+        );
+        assert.deepEqual(await folderState(embedded.BLUME_DATA_DIR), folderBefore);
+        const [tables] = await queryRows<{ count: number }>(
+          database.handle.db,
+          sql`select count(*)::int as count from pg_tables where schemaname = 'public'`,
+        );
+        assert.equal(tables!.count, 0, 'the refused restore created nothing in PostgreSQL');
         before = await askAll(probes, askServer(original));
         assert.match(
           before.find((a) => a.probe.endsWith('/topics?forum_id=general'))!.body.toString(),

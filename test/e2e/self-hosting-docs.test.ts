@@ -92,11 +92,13 @@ const RULES: Array<CommandRule<Step>> = [
     }),
   },
   {
-    // The container's /data volume is the server's data directory, $PWD the test's folder.
-    pattern: /^docker compose run --rm -v "\$PWD":\/backup --entrypoint tar blume (.+)$/,
+    // The container's /data volume is the server's data directory, owned by the image's user (uid
+    // 1000), whom tar runs as; the redirection is the operator's shell, as root, in the test's folder,
+    // which uid 1000 may not write to (as a root-owned folder on a host).
+    pattern: /^docker compose run --rm -T --entrypoint tar blume czf - -C \/data \. > (\S+)$/,
     step: (m) => ({
       kind: 'shell',
-      command: `tar ${m[1]!.replaceAll('/backup/', './').replace('-C /data', '-C "$BLUME_DATA_DIR"')}`,
+      command: `chown -R 1000:1000 "$BLUME_DATA_DIR" && (cd "$BLUME_DATA_DIR" && setpriv --reuid 1000 --regid 1000 --clear-groups tar czf - .) > ${m[1]!} && tar tzf ${m[1]!} >/dev/null`,
     }),
   },
   { pattern: /^curl .+$/, step: (m) => ({ kind: 'shell', command: m[0] }) },
@@ -165,15 +167,17 @@ class Operator {
   }
 }
 
-const missingTools = ['curl', 'pg_dump', 'pg_restore', 'tar'].filter(
+const missingTools = ['curl', 'pg_dump', 'pg_restore', 'tar', 'setpriv'].filter(
   (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0,
 );
 const skip =
   !postgresUrl || !redisUrl
     ? 'needs TEST_DATABASE_URL and TEST_REDIS_URL'
-    : missingTools.length > 0
-      ? `needs ${missingTools.join(', ')} (apt-get install -y curl postgresql-client)`
-      : false;
+    : process.getuid?.() !== 0
+      ? 'runs the backup as the image user, uid 1000: needs root'
+      : missingTools.length > 0
+        ? `needs ${missingTools.join(', ')} (apt-get install -y curl postgresql-client)`
+        : false;
 
 describe('docs/self-hosting.md, every command', { skip }, () => {
   const commands = docCommands(readFileSync(DOC, 'utf8'));

@@ -50,13 +50,20 @@ export interface ReaderServer {
   dataDir: string;
   /** A deploy token of the static site `site`, as the README's quick start mints one. */
   deployToken: string;
-  /** Runs one of the page's commands as the reader does, with `sh`, from the project folder. */
-  run(command: string): Promise<CliResult>;
+  /** Runs one of the page's commands as the reader does, with `sh`, from the project folder (with `env` set). */
+  run(command: string, env?: Record<string, string>): Promise<CliResult>;
   close(): Promise<void>;
 }
 
-/** `blume serve` on embedded defaults at http://localhost:<port>, with an admin, a static site and its deploy token (the README's quick start). */
-export async function startReaderServer(site: string, env: Record<string, string> = {}): Promise<ReaderServer> {
+/**
+ * `blume serve` on embedded defaults at http://localhost:<port>, with an admin, a static site and its
+ * deploy token (the README's quick start). `node` is the Node binary the server runs on.
+ */
+export async function startReaderServer(
+  site: string,
+  env: Record<string, string> = {},
+  node: string = process.execPath,
+): Promise<ReaderServer> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'blume-reader-'));
   const port = await freePort();
   const serverEnv = { BLUME_DATA_DIR: dataDir, BLUME_PUBLIC_URL: `http://localhost:${port}`, ...env };
@@ -65,7 +72,7 @@ export async function startReaderServer(site: string, env: Record<string, string
     serverEnv,
   );
   if (admin.status !== 0) throw new Error(`create-admin failed: ${admin.stderr}`);
-  const server = await startBlume([], { ...serverEnv, BLUME_BIND: `127.0.0.1:${port}` });
+  const server = await startBlume([], { ...serverEnv, BLUME_BIND: `127.0.0.1:${port}` }, node);
   const login = await fetch(`${server.url}/api/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -88,7 +95,7 @@ export async function startReaderServer(site: string, env: Record<string, string
     port,
     dataDir,
     deployToken,
-    run: (command) => runCommand(['sh', '-c', asReaderRuns(command, port, deployToken)], {}, ROOT),
+    run: (command, env = {}) => runCommand(['sh', '-c', asReaderRuns(command, port, deployToken)], env, ROOT),
     close: async () => {
       await server.stop();
       await rm(dataDir, { recursive: true, force: true });

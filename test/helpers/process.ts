@@ -80,9 +80,16 @@ export interface RunningServer {
 /** The command line that runs the CLI from the sources, for scripts that take it in BLUME_CLI. */
 export const BLUME_CLI_FROM_SOURCES = `${process.execPath} --import tsx ${MAIN}`;
 
-/** Starts `blume serve` and resolves once it prints where it listens; rejects if it exits first. */
-export function startBlume(args: string[], env: Record<string, string>): Promise<RunningServer> {
-  return startServer([process.execPath, '--import', 'tsx', MAIN, 'serve', ...args], {
+/**
+ * Starts `blume serve` and resolves once it prints where it listens; rejects if it exits first.
+ * `node` is the Node binary that runs it (this test's own by default).
+ */
+export function startBlume(
+  args: string[],
+  env: Record<string, string>,
+  node: string = process.execPath,
+): Promise<RunningServer> {
+  return startServer([node, '--import', 'tsx', MAIN, 'serve', ...args], {
     BLUME_BIND: '127.0.0.1:0',
     ...env,
   });

@@ -103,6 +103,12 @@ export async function createAdmin(db: Executor, input: Omit<NewAccount, 'isAdmin
   return createAccount(db, { ...input, isAdmin: true });
 }
 
+/** Whether the platform has an administrator yet (the start banner says how to make the first). */
+export async function hasPlatformAdmin(db: Executor): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.isAdmin, true)).limit(1);
+  return row !== undefined;
+}
+
 export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id));
   return row;

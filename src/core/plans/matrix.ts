@@ -41,12 +41,9 @@ export class PlanMatrix {
   }
 
   async require(site: SiteRow, feature: Feature): Promise<void> {
-    if (!(await this.includes(site.plan, feature))) {
-      throw new AppError(
-        'plan_required',
-        `The "${site.plan}" plan of site "${site.id}" does not include ${feature.replace('_', ' ')}; upgrade the plan.`,
-      );
-    }
+    const plans = (await this.load()).get(feature)!;
+    if (plans.includes(site.plan)) return;
+    throw new AppError('plan_required', planRequiredDetail(site, feature, plans), { feature, plans });
   }
 
   /** Sets which plans include a feature; every node uses the new matrix from its next request on. */
@@ -67,4 +64,13 @@ export class PlanMatrix {
     });
     return plans;
   }
+}
+
+/** What a refused request is told: which plans include the feature, and who moves a site to one and where. */
+function planRequiredDetail(site: SiteRow, feature: Feature, plans: readonly string[]): string {
+  const name = feature.replace('_', ' ');
+  const target = plans[0];
+  if (target === undefined)
+    return `The "${site.plan}" plan of site "${site.id}" does not include ${name}, and no plan does: a platform administrator turns it on with \`blume plan-feature ${feature} <plan>...\` (docs/plans.md).`;
+  return `The "${site.plan}" plan of site "${site.id}" does not include ${name}; upgrade the plan: ${name} is on ${plans.join(', ')}. A platform administrator changes a site's plan in the console (/admin/sites), with \`blume plan set ${site.id} ${target}\`, or through the purchase API (docs/plans.md).`;
 }

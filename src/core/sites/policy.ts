@@ -13,14 +13,19 @@ export function authorizeSite(user: UserRow, site: SiteRow | undefined, id: stri
 }
 
 /**
- * Only platform administrators choose a paid plan; everyone else starts on `free` (a purchase moves a
- * site up). Asking for `free` explicitly is fine.
+ * Only platform administrators choose a paid plan; everyone else starts on the default plan
+ * (BLUME_DEFAULT_PLAN, `free` unless the operator says otherwise) and a purchase or an administrator
+ * moves a site up. Asking for `free` or the default plan explicitly is fine.
  */
-export function authorizePlanChoice(user: UserRow, plan: SiteRow['plan'] | undefined): void {
-  if (plan !== undefined && plan !== 'free' && !user.isAdmin) {
+export function authorizePlanChoice(
+  user: UserRow,
+  plan: SiteRow['plan'] | undefined,
+  defaultPlan: SiteRow['plan'],
+): void {
+  if (plan !== undefined && plan !== 'free' && plan !== defaultPlan && !user.isAdmin) {
     throw new AppError(
       'plan_not_selectable',
-      `Only platform administrators set the plan "${plan}"; create the site on "free" and buy a plan.`,
+      `Only platform administrators set the plan "${plan}"; create the site on "${defaultPlan}" and ask an administrator or buy a plan (docs/plans.md).`,
     );
   }
 }

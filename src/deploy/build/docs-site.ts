@@ -80,6 +80,12 @@ export async function buildDocsSite(
   const tree = scanSourceTree(input, { ...defaultScanLimits, ...options.limits });
   const scanned = performance.now();
   log(`found ${tree.pages.length} Markdown files and ${tree.assets.length} other files`);
+  if (tree.pages.length === 0)
+    throw DocsBuildError.single(
+      'no_pages',
+      '',
+      'the folder has no Markdown page (.md or .markdown), so there is no docs site to build; deploy it without --build to publish its files as they are',
+    );
   const threads = new PageThreads(
     tree.pages.length < PARALLEL_MIN_PAGES ? undefined : options.workerScript,
     options.workers ?? defaultWorkerCount(),
@@ -118,6 +124,12 @@ async function buildSite(
   const drafts = new Set(parsed.filter((p) => p.meta.draft).map((p) => p.file.rel));
   const published = parsed.filter((p) => !p.meta.draft);
   if (drafts.size > 0) log(`skipped ${drafts.size} draft page${drafts.size === 1 ? '' : 's'}`);
+  if (published.length === 0)
+    throw DocsBuildError.single(
+      'no_pages',
+      '',
+      'every Markdown page is a draft (draft: true), so nothing would be published',
+    );
   const indexFolders = new Set(
     published.filter((p) => /(^|\/)index\.(md|markdown)$/i.test(p.file.rel)).map((p) => folderOf(p.file.rel)),
   );

@@ -112,8 +112,8 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
   emit(
     'sandbox',
     useBwrap
-      ? 'sandbox: bubblewrap (no network, read-only root) + Node permission model'
-      : 'sandbox: Node permission model (bubblewrap not available)',
+      ? 'bubblewrap (no network, read-only root) + Node permission model'
+      : 'Node permission model (bubblewrap not available)',
   );
 
   const child = spawn(command, args, {
@@ -258,9 +258,34 @@ function childPids(pid: number): number[] {
 
 function bubblewrapArgs(options: SandboxedProcessOptions): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  // Re-expose what the job needs after /tmp was replaced: read-only inputs, writable outputs.
-  for (const p of [options.script, ...options.readPaths]) args.push('--ro-bind', p, p);
+  // Re-expose what the job needs after /tmp was replaced: the Node that runs it (a CI cache or a
+  // tool-managed Node may live under /tmp), read-only inputs, writable outputs.
+  for (const p of [...nodeRuntimeFiles(), options.script, ...options.readPaths]) args.push('--ro-bind', p, p);
   for (const p of [options.workDir, ...options.writePaths]) args.push('--bind', p, p);
   args.push('--unshare-all', '--die-with-parent', '--new-session', '--chdir', options.workDir);
   return args;
+}
+
+let runtimeFiles: string[] | undefined;
+
+/**
+ * The files the job's Node needs to start, wherever they live: the Node binary itself and every
+ * shared library this process (the same binary) has mapped. Under bubblewrap only those under /tmp
+ * matter, and only those are listed; the rest of the root is already there, read-only.
+ */
+function nodeRuntimeFiles(): string[] {
+  if (runtimeFiles !== undefined) return runtimeFiles;
+  const files = new Set([process.execPath]);
+  let maps = '';
+  try {
+    maps = readFileSync('/proc/self/maps', 'utf8');
+  } catch {
+    // No /proc (not Linux): bubblewrap is not there either.
+  }
+  for (const line of maps.split('\n')) {
+    const file = /\s(\/\S.*)$/.exec(line)?.[1];
+    if (file !== undefined && !file.endsWith(' (deleted)') && /\.so(\.|$)/.test(path.basename(file))) files.add(file);
+  }
+  runtimeFiles = [...files].filter((file) => file.startsWith('/tmp/'));
+  return runtimeFiles;
 }

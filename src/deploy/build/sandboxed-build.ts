@@ -64,6 +64,8 @@ interface EntryReport {
   files?: number;
   bytes?: number;
   warnings?: number;
+  /** The content's problems of a failed build, each already printed as an `error:` line. */
+  problems?: unknown[];
   timings?: BuildTimings;
   cpuMs?: number;
 }
@@ -121,7 +123,10 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
     const finalLine: SandboxLogLine = {
       at: new Date().toISOString(),
       stream: 'sandbox',
-      line: error === undefined ? `build succeeded in ${run.durationMs} ms` : `build failed: ${error}`,
+      line:
+        error === undefined
+          ? `build succeeded in ${run.durationMs} ms`
+          : `build failed: ${problemsListed(report) ? problemCount(report!.problems!.length) : error}`,
     };
     run.logs.push(finalLine);
     options.onLog?.(finalLine);
@@ -151,6 +156,15 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
 
 /** Entries measured between two turns of the event loop. */
 const MEASURE_SLICE = 512;
+
+/** Whether the builder printed the content's problems one per line (the final line need not repeat them). */
+function problemsListed(report: EntryReport | undefined): boolean {
+  return Array.isArray(report?.problems) && report.problems.length > 0;
+}
+
+function problemCount(count: number): string {
+  return count === 1 ? '1 problem in the content, listed above' : `${count} problems in the content, each listed above`;
+}
 
 function isEntryReport(value: unknown): value is EntryReport {
   return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean';
@@ -223,4 +237,31 @@ async function bundleEntry(source: string): Promise<BuilderEntry> {
   // The bundle serves every build of this process; it goes when the process does.
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return { script: await bundleBuilderEntry(source, dir), readPaths: [dir] };
+}
+
+/**
+ * Builds a one-page site through the real entry, the real sandbox and the real limits, in a
+ * temporary folder: what `blume serve` runs before it starts, so a sandbox that cannot build (a
+ * missing bind, a Node that cannot start inside it) is found once, at start. Returns the failure
+ * with the build's log, or undefined when the build worked.
+ */
+export async function probeSandboxedBuild(): Promise<string | undefined> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'blume-build-probe-'));
+  try {
+    await mkdir(path.join(dir, 'docs'));
+    await writeFile(
+      path.join(dir, 'docs', 'index.md'),
+      '# Start-up check\n\nA page built to check the build sandbox.\n',
+    );
+    const result = await runSandboxedBuild({
+      inputDir: path.join(dir, 'docs'),
+      outputDir: path.join(dir, 'site'),
+      scratchDir: dir,
+      timeoutMs: 60_000,
+    });
+    if (result.ok) return undefined;
+    return [result.error, ...result.logs.map((line) => `  ${line.line}`)].join('\n');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -8,14 +8,16 @@ import { PageQuery, setPaginationHeaders, toPage } from '../../http/pagination.j
 import { validatorCompiler } from '../../http/validation.js';
 import { requireSiteDeployToken } from '../policy.js';
 import { presentRelease } from '../presenters.js';
-import { DeploySiteParams, ReleaseOut } from '../schemas.js';
+import { DeploySiteParams } from '../schemas.js';
 import { findRelease } from '../service.js';
 import { presentBuild, presentLogLine } from './presenters.js';
+import type { BuildLogRow } from './tables.js';
 import { findBuild, listBuilds, readBuildLogs, readLogTails } from './queue.js';
-import { BuildOut, BuildParams, BuildsOut, SourceUpload } from './schemas.js';
+import { BuildOut, BuildParams, BuildsOut, BuiltReleaseOut, SourceUpload } from './schemas.js';
 import { cancelBuild, queueSourceUpload, waitForBuild } from './service.js';
 
 const security = [{ deployToken: [] }];
+const WARNING_PREFIX = 'warning: ';
 /** Log lines each build carries in the list; the detail call has them all. */
 const LIST_LOG_TAIL = 20;
 /** Time a queued build may wait for a free worker before /source stops waiting. */
@@ -36,12 +38,12 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['builds'],
         summary: 'Build a docs site from Markdown in the sandbox and answer when the build ends',
         description:
-          'multipart/form-data with the field `archive`: a tar or tar.gz of Markdown. 201 with the new release (not live until promoted); 422 `build_failed` with `build_id` and `logs` when the build fails, and nothing changes; 409 `build_canceled` with `build_id` and `logs` when the build is canceled meanwhile; 202 with the build when it has not ended within the build time limit (follow it with GET /builds/{build_id}).',
+          "multipart/form-data with the field `archive`: a tar or tar.gz of Markdown. 201 with the new release (not live until promoted), its `build_id` and the build's `warnings`; 422 `build_failed` with `build_id` and `logs` when the build fails, and nothing changes; 409 `build_canceled` with `build_id` and `logs` when the build is canceled meanwhile; 202 with the build when it has not ended within the build time limit (follow it with GET /builds/{build_id}).",
         consumes: ['multipart/form-data'],
         security,
         params: DeploySiteParams,
         body: SourceUpload,
-        response: { 201: ReleaseOut, 202: BuildOut },
+        response: { 201: BuiltReleaseOut, 202: BuildOut },
       },
       // The multipart body is read by the handler as a stream; its schema only documents the form.
       validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route)),
@@ -64,11 +66,16 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
       );
       deploy.builds.wake();
       const build = await waitForBuild(db, siteId, queued.id, settings.timeoutMs + settings.leaseMs + QUEUE_WAIT_MS);
+      const logs = await readBuildLogs(db, build.id);
       if (build.state === 'succeeded' && build.releaseId) {
         const release = await findRelease(db, siteId, build.releaseId);
-        if (release) return reply.code(201).send(presentRelease(release, urlContext(request)));
+        if (release)
+          return reply.code(201).send({
+            ...presentRelease(release, urlContext(request)),
+            build_id: build.id,
+            warnings: buildWarnings(logs),
+          });
       }
-      const logs = await readBuildLogs(db, build.id);
       if (build.state === 'queued' || build.state === 'running') return reply.code(202).send(presentBuild(build, logs));
       if (build.state === 'canceled')
         throw new AppError('build_canceled', build.error ?? 'The build was canceled.', {
@@ -154,4 +161,11 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
         .send(presentBuild(build, await readBuildLogs(db, build.id)));
     },
   );
+}
+
+/** The builder prints each warning as a `warning: ` line of its standard output (build-entry.ts). */
+function buildWarnings(logs: BuildLogRow[]): string[] {
+  return logs
+    .filter((row) => row.stream === 'stdout' && row.line.startsWith(WARNING_PREFIX))
+    .map((row) => row.line.slice(WARNING_PREFIX.length));
 }

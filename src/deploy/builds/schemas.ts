@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { GitCommitOut, Nullable, ReleaseId } from '../schemas.js';
+import { GitCommitOut, Nullable, ReleaseId, ReleaseOut } from '../schemas.js';
 
 export const BuildParams = Type.Object({
   id: Type.String({ maxLength: 64, description: 'Site id.' }),
@@ -61,3 +61,14 @@ export const SourceUpload = Type.Object(
   },
   { required: ['archive'] },
 );
+
+/** The answer of a docs build that succeeded: its release, the build, and what the build warned about. */
+export const BuiltReleaseOut = Type.Object({
+  ...ReleaseOut.properties,
+  build_id: Type.String(),
+  warnings: Type.Array(Type.String(), {
+    description:
+      'What the build warned about, one line each (`file:line: message`): removed HTML, a missing anchor, no site URL. The build log has them too.',
+  }),
+});
+export type BuiltReleaseOut = Static<typeof BuiltReleaseOut>;

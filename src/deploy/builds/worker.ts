@@ -140,7 +140,8 @@ export class BuildWorker {
         this.options.logger.error({ err: error, build: job.id }, 'build failed with an internal error');
         message = 'internal error in Blume while building; the operator can find it in the server log';
       }
-      log.add('blume', `build failed: ${message}`);
+      // A failed docs build's message lists its problems, which the builder's own lines above hold.
+      log.add('blume', `build failed: ${message.split('\n')[0]!.replace(/:$/, '')}`);
       // Logs land and the input goes before the state changes, so whoever sees `failed` sees the
       // whole log and no leftover upload.
       await this.dropInput(job);

@@ -237,7 +237,10 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     requireMember(ui.viewer);
     const name = field(request, 'name', 100)?.trim() || 'Web token';
     if (!(await app.services.plans.includes(ui.site.plan, 'forum_api')))
-      throw new AppError('plan_required', "This community's plan does not include the Forum API.");
+      throw new AppError(
+        'plan_required',
+        "This community's plan does not include the Forum API; a platform administrator can upgrade it (docs/plans.md).",
+      );
     const minted = await mintCredential(db, {
       kind: 'forum_token',
       siteId: ui.site.id,
