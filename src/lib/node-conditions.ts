@@ -16,7 +16,7 @@ interface Condition {
   reports: number;
 }
 
-export interface ConditionCheck {
+interface ConditionCheck {
   status: 'fail';
   error: string;
 }
@@ -54,10 +54,6 @@ export class NodeConditions {
     if (!current) return;
     this.active.delete(name);
     this.end(name, current, summary);
-  }
-
-  isDegraded(name: string): boolean {
-    return this.live(name, this.now()) !== undefined;
   }
 
   /** The conditions in force, as `/up/databases` lists its checks. */

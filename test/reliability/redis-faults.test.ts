@@ -188,6 +188,7 @@ async function timed(sends: (() => Promise<LightMyRequestResponse>)[], expect: n
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 for (const database of testDatabases) {
   describe(`a node whose Redis is killed or stopped [${database}]`, { skip: redisServerSkip }, () => {
@@ -210,14 +211,17 @@ for (const database of testDatabases) {
       const writes = writesThroughEveryApi(t, f);
       await writeThroughEveryApi(writes, 'up');
       await redis.kill();
-      // The first round meets the broken connection, the second the open breaker.
-      await writeThroughEveryApi(writes, 'killed');
-      await writeThroughEveryApi(writes, 'still-killed');
-      const { code, body } = await health(t);
-      assert.equal(code, 200);
-      assert.equal(body.status, 'degraded');
-      assert.equal(body.checks.cache?.status, 'fail');
-      await redis.start();
+      try {
+        // The first round meets the broken connection, the second the open breaker.
+        await writeThroughEveryApi(writes, 'killed');
+        await writeThroughEveryApi(writes, 'still-killed');
+        const { code, body } = await health(t);
+        assert.equal(code, 200);
+        assert.equal(body.status, 'degraded');
+        assert.equal(body.checks.cache?.status, 'fail');
+      } finally {
+        await redis.start();
+      }
       await healthy(t, 'the node to use Redis again once it is back');
       await writeThroughEveryApi(writes, 'back');
     });
@@ -250,15 +254,14 @@ for (const database of testDatabases) {
       try {
         const stopped = await timed(rounds, expectedRounds);
         // Before the breaker, each of these requests waited a full command timeout (or several).
-        const slowest = Math.max(...baseline);
-        const waited = stopped.map((ms) => ms > COMMAND_TIMEOUT_MS + 2 * slowest);
+        assert.ok(
+          median(stopped) < median(baseline) + COMMAND_TIMEOUT_MS,
+          `with Redis stopped a request takes ${median(stopped).toFixed(0)} ms (median), with Redis up ${median(baseline).toFixed(0)} ms`,
+        );
+        const waited = stopped.map((ms) => ms > COMMAND_TIMEOUT_MS + 2 * Math.max(...baseline));
         assert.ok(
           !waited.some((slow, i) => slow && waited[i + 1]),
           `no two requests in a row wait on Redis: ${stopped.map((ms) => ms.toFixed(0)).join(', ')} ms`,
-        );
-        assert.ok(
-          sum(stopped) < 3 * sum(baseline) + 4 * COMMAND_TIMEOUT_MS,
-          `reads with Redis stopped took ${sum(stopped).toFixed(0)} ms, with Redis up ${sum(baseline).toFixed(0)} ms`,
         );
         // Writes on top: they commit and answer without waiting for their broadcasts' echoes.
         await writeThroughEveryApi(writesThroughEveryApi(t, f), 'stopped');

@@ -33,10 +33,6 @@ export class RedisBreaker {
     private readonly conditions: NodeConditions,
   ) {}
 
-  get open(): boolean {
-    return this.openedAt !== undefined;
-  }
-
   /** Runs `command` unless the breaker is open (then rejects with `RedisUnavailable` at once). */
   async run<T>(command: () => Promise<T>): Promise<T> {
     if (this.openedAt !== undefined) {

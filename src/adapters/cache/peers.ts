@@ -15,7 +15,7 @@ const HEARTBEAT_MS = 500;
 /** A node not heard for this long is no longer counted among the peers. */
 const PEER_MEMORY_MS = 60_000;
 /** This node's own heartbeat not heard back for this long: it may be missing messages. */
-export const DEAF_AFTER_MS = 2_500;
+const DEAF_AFTER_MS = 2_500;
 /** The condition `/up/databases` lists meanwhile. */
 const CONDITION = 'pubsub';
 
