@@ -3,7 +3,7 @@
 // node heard within PEER_MEMORY_MS is one a change waits for confirmations from. The memory is long
 // on purpose: a node whose connection to Redis broke for a while is exactly the one that may have
 // missed a change, so it must not be forgotten before it is back (a node that was shut down is
-// waited for, in vain, for that long). A node that has not heard its own heartbeat for DEAF_AFTER_MS
+// waited for, in vain, for that long). A node whose own heartbeat has not come back for DEAF_AFTER_MS
 // (Redis down or stopped, its subscription silently cut) may be missing every other message too: it
 // says so as a node condition until its heartbeats come back.
 import type { NodeConditions } from '../../lib/node-conditions.js';
@@ -28,8 +28,9 @@ export class Heartbeats implements BusNodes {
   private readonly seen = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
-  /** When this node last heard its own heartbeat (its start counts as one). */
-  private heardSelfAt = Date.now();
+  /** When the oldest of this node's heartbeats not heard back yet was sent. */
+  private unheardSince: number | undefined;
+  private deaf = false;
 
   constructor(
     private readonly pubsub: Pick<PubSub, 'publish' | 'subscribe'>,
@@ -43,7 +44,8 @@ export class Heartbeats implements BusNodes {
         this.seen.set(id, Date.now());
         return;
       }
-      this.heardSelfAt = Date.now();
+      this.unheardSince = undefined;
+      this.deaf = false;
       this.conditions.recovered(CONDITION);
     });
     this.timer = setInterval(() => this.beat(), HEARTBEAT_MS);
@@ -62,7 +64,7 @@ export class Heartbeats implements BusNodes {
   }
 
   hearing(): boolean {
-    return Date.now() - this.heardSelfAt <= DEAF_AFTER_MS;
+    return !this.deaf;
   }
 
   async stop(): Promise<void> {
@@ -71,12 +73,22 @@ export class Heartbeats implements BusNodes {
   }
 
   private beat(): void {
-    if (!this.hearing())
-      this.conditions.degraded(
-        CONDITION,
-        `this node has not heard its own pub/sub heartbeat for ${((Date.now() - this.heardSelfAt) / 1000).toFixed(1)} s: it may miss cache invalidations (its copies still heal by their own expiry)`,
-      );
+    this.unheardSince ??= Date.now();
     // Never rejects: a failed publish is reported and counted by the adapter.
     void this.pubsub.publish(CHANNEL, this.nodeId);
+    // Judged once the messages already received were read (as the breaker's timeout): after the
+    // event loop was blocked, a heartbeat waiting in the socket is not a heartbeat lost.
+    setImmediate(() => this.judge());
+  }
+
+  private judge(): void {
+    if (this.unheardSince === undefined) return;
+    const silentMs = Date.now() - this.unheardSince;
+    if (silentMs <= DEAF_AFTER_MS) return;
+    this.deaf = true;
+    this.conditions.degraded(
+      CONDITION,
+      `this node has not heard its own pub/sub heartbeat for ${(silentMs / 1000).toFixed(1)} s: it may miss cache invalidations (its copies still heal by their own expiry)`,
+    );
   }
 }
