@@ -31,7 +31,7 @@ import { createFastLanes } from './http/fast-lane.js';
 import type { FastLane } from './http/lane.js';
 import { createSurfaceRouting, type SurfaceRouting } from './http/surface.js';
 import { validatorCompiler } from './http/validation.js';
-import { defaultApiRateLimit } from './http/rate-limit.js';
+import { defaultApiRateLimit, sharedCacheStore } from './http/rate-limit.js';
 import { serializableResponses } from './http/response-schemas.js';
 import { instancesPlugin } from './instances/plugin.js';
 import { jobsPlugin } from './jobs/plugin.js';
@@ -119,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('deps', deps);
   // Infrastructure that recovers on its own warns through the app's log, rate-limited.
   for (const errors of [httpErrors, deps.database.errors, deps.cache.pubsub.errors]) errors.attach(app.log);
+  deps.cache.pubsub.conditions.attach(app.log);
   app.decorate('services', {
     sites,
     plans,
@@ -177,11 +178,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', defaultApiRateLimit(config.rateLimit.apiPerMinute));
   await app.register(rateLimit, {
     global: false,
-    redis: deps.cache.redis,
-    nameSpace: `${deps.cache.prefix}rate:`,
-    // Redis unreachable: the request goes on (the shared limits in http/rate-limit.ts and the login
-    // throttle fall back to per-node counts meanwhile; decision 0070).
-    skipOnError: true,
+    // Counted in the shared cache, which counts per node while Redis fails (decisions 0070, 0113).
+    store: sharedCacheStore(deps.cache.cache),
     errorResponseBuilder: (_request, context) =>
       new AppError(
         'rate_limited',

@@ -46,18 +46,22 @@ export async function healthPlugin(app: FastifyInstance): Promise<void> {
       // For load balancers: a node without its database or blob store cannot serve and fails the check.
       // Without Redis it still serves (per-node rate limits, database reads; decision 0070), so a
       // failed cache only makes it "degraded": taking every node out for a shared Redis would be worse.
+      // So do the node's conditions (decision 0113): Redis not answering, its pub/sub heartbeat not
+      // heard back, invalidations it knows it missed.
       const [db, blobStore, cacheCheck] = await Promise.all([
         runCheck(3000, database.ping),
         runCheck(3000, blobs.ping),
         runCheck(3000, cache.cache.ping),
       ]);
+      const conditions = cache.pubsub.conditions.checks();
       const ok = db.status === 'ok' && blobStore.status === 'ok';
+      const degraded = cacheCheck.status !== 'ok' || Object.keys(conditions).length > 0;
       return reply
         .code(ok ? 200 : 503)
         .headers(noStore)
         .send({
-          status: ok ? (cacheCheck.status === 'ok' ? 'ok' : 'degraded') : 'fail',
-          checks: { database: db, blob_store: blobStore, cache: cacheCheck },
+          status: ok ? (degraded ? 'degraded' : 'ok') : 'fail',
+          checks: { database: db, blob_store: blobStore, cache: cacheCheck, ...conditions },
         });
     },
   );

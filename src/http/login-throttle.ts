@@ -64,7 +64,7 @@ export class LoginThrottle {
       [subject.account, FREE_FAILURES.account],
       [subject.address, FREE_FAILURES.address],
     ] as const) {
-      const failures = await this.cache.increment(`${key}:failures`, MEMORY_SECONDS);
+      const { count: failures } = await this.cache.increment(`${key}:failures`, MEMORY_SECONDS);
       if (failures <= free) continue;
       const seconds = Math.min(2 ** (failures - free - 1), MAX_LOCK_SECONDS);
       await this.cache.set(`${key}:until`, String(Date.now() + seconds * 1000), seconds);

@@ -54,7 +54,7 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
     SECRET_KEY: 'test-secret-key-test-secret-key-test-secret-key',
     BLUME_LOG_LEVEL: 'silent',
     BLUME_REDIS_ENABLED: cacheKind === 'redis' ? 'True' : 'False',
-    BLUME_REDIS_URL: cacheKind === 'redis' ? testRedisUrl() : undefined,
+    BLUME_REDIS_URL: cacheKind === 'redis' ? (options.env?.BLUME_REDIS_URL ?? testRedisUrl()) : undefined,
     // Test clients send forms at once; the sign-up time trap has its own test.
     BLUME_SIGNUP_MIN_SECONDS: '0',
     ...options.env,
@@ -203,7 +203,7 @@ export async function caughtUp(cache: CacheAdapter): Promise<void> {
 export async function startSecondNode(
   t: TestApp,
 ): Promise<{ app: FastifyInstance; caughtUp(): Promise<void>; close(): Promise<void> }> {
-  const cache = t.cache.redis ? await createCache(t.config, t.cache.prefix) : t.cache;
+  const cache = t.cache.driver === 'redis' ? await createCache(t.config, t.cache.prefix) : t.cache;
   const app = await buildApp({ ...t.deps, cache });
   await app.ready();
   return {

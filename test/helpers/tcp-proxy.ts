@@ -8,10 +8,26 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Listens again on the same port after `cut`: the backend is back. Does nothing while listening. */
   restore(): Promise<void>;
+  /**
+   * Stops passing on what the backend sends over the connections whose client sent something
+   * matching `clientSent`, without closing them: a silent partition, as a dropped route or a stuck
+   * middlebox makes one. The held bytes go on at `release`.
+   */
+  hold(clientSent: RegExp): void;
+  release(): void;
+}
+
+interface Connection {
+  /** What the client sent so far, up to a few kilobytes (for `hold`). */
+  sent: string;
+  held: Buffer[] | undefined;
+  client: net.Socket;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  const connections = new Set<Connection>();
+  let holding: RegExp | undefined;
   const listen = (port: number): Promise<net.Server> => {
     const server = net.createServer(forward);
     // A test that ends with the proxy still listening (restored) must not keep its process alive.
@@ -31,7 +47,18 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+    const connection: Connection = { sent: '', held: undefined, client };
+    connections.add(connection);
+    client.on('close', () => connections.delete(connection));
+    client.on('data', (chunk: Buffer) => {
+      if (connection.sent.length < 4096) connection.sent += chunk.toString('latin1');
+      if (holding?.test(connection.sent)) connection.held ??= [];
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (connection.held) connection.held.push(chunk);
+      else client.write(chunk);
+    });
   }
   let server = await listen(0);
   const port = (server.address() as net.AddressInfo).port;
@@ -44,6 +71,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }),
     restore: async () => {
       if (!server.listening) server = await listen(port);
+    },
+    hold: (clientSent) => {
+      holding = clientSent;
+      for (const connection of connections) if (clientSent.test(connection.sent)) connection.held ??= [];
+    },
+    release: () => {
+      holding = undefined;
+      for (const connection of connections) {
+        for (const chunk of connection.held ?? []) connection.client.write(chunk);
+        connection.held = undefined;
+      }
     },
   };
 }

@@ -1,6 +1,8 @@
 // Waiting for one's own pub/sub message to come back. Redis delivers a channel's messages in order
 // to every subscriber, so once this node has heard its message, every subscribed node has been told
-// too: a change call can answer knowing the next request anywhere sees the change.
+// too: a change call can answer knowing the next request anywhere sees the change. The wait is
+// called after a write committed, so it never throws, and it is skipped when no echo can come (the
+// message was not sent, or this node is not hearing the bus: decision 0113).
 import type { ErrorReporter } from '../../lib/error-reporter.js';
 import { randomAlnum } from '../../lib/ids.js';
 
@@ -13,8 +15,15 @@ export class Echoes {
   /** `errors` hears of echoes that did not come back in time. */
   constructor(private readonly errors: ErrorReporter) {}
 
-  /** Runs `publish` with a fresh nonce to put in its message; resolves once `heard(nonce)` is called or the timeout passes. */
-  async publishAndWait(publish: (nonce: string) => Promise<void>, timeoutMs = ECHO_TIMEOUT_MS): Promise<void> {
+  /**
+   * Runs `publish` with a fresh nonce to put in its message; resolves once `heard(nonce)` is called
+   * or the timeout passes, at once when `publish` answers false (`PubSub.publish`: no echo will
+   * come) or fails. Never rejects.
+   */
+  async publishAndWait(
+    publish: (nonce: string) => Promise<boolean | void>,
+    timeoutMs = ECHO_TIMEOUT_MS,
+  ): Promise<void> {
     const nonce = randomAlnum(12);
     let timer: NodeJS.Timeout | undefined;
     const heard = new Promise<void>((resolve) => {
@@ -31,8 +40,10 @@ export class Echoes {
       }, timeoutMs);
     });
     try {
-      await publish(nonce);
+      if ((await publish(nonce)) === false) return;
       await heard;
+    } catch (error) {
+      this.errors.report('pub/sub broadcast', error);
     } finally {
       clearTimeout(timer);
       this.waiting.delete(nonce);

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { ErrorReporter } from '../../lib/error-reporter.js';
+import { missedMessages, NodeConditions } from '../../lib/node-conditions.js';
 import { alone } from './peers.js';
 import type { CacheAdapter } from './types.js';
 
@@ -13,6 +14,8 @@ export function createMemoryCache(prefix = ''): CacheAdapter {
   const entries = new Map<string, Entry>();
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
+  const errors = new ErrorReporter();
+  const conditions = new NodeConditions();
 
   const live = (key: string): Entry | undefined => {
     const entry = entries.get(key);
@@ -25,7 +28,6 @@ export function createMemoryCache(prefix = ''): CacheAdapter {
 
   return {
     driver: 'memory',
-    redis: undefined,
     prefix,
     cache: {
       get: async (key) => live(key)?.value,
@@ -38,16 +40,25 @@ export function createMemoryCache(prefix = ''): CacheAdapter {
       increment: async (key, ttlSeconds) => {
         const entry = live(key);
         const count = entry ? Number(entry.value) + 1 : 1;
-        entries.set(key, { value: String(count), expiresAt: entry?.expiresAt ?? Date.now() + ttlSeconds * 1000 });
-        return count;
+        const expiresAt = entry?.expiresAt ?? Date.now() + ttlSeconds * 1000;
+        entries.set(key, { value: String(count), expiresAt });
+        return { count, resetInMs: expiresAt - Date.now() };
       },
       ping: async () => {},
     },
     pubsub: {
-      errors: new ErrorReporter(),
+      errors,
       nodes: alone(),
+      conditions,
+      missed: missedMessages(conditions),
       publish: async (channel, message) => {
-        bus.emit(channel, message);
+        try {
+          bus.emit(channel, message);
+        } catch (error) {
+          // A subscriber's handler threw: the write that published must not fail for it.
+          errors.report('pub/sub subscriber', error);
+        }
+        return true;
       },
       subscribe: async (channel, handler) => {
         bus.on(channel, handler);
