@@ -31,7 +31,7 @@ export async function onceByKey(
       );
     return { ...answer, text: `Already done (same idempotency_key): ${answer.text}` };
   }
-  if ((await store.increment(`${slot}:running`, RUNNING_SECONDS)) > 1)
+  if ((await store.increment(`${slot}:running`, RUNNING_SECONDS)).count > 1)
     throw new ToolFailure(
       `A ${call.tool} call with this idempotency_key is still running; call again in a moment for its result.`,
     );
