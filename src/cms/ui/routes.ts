@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { ADMIN_FORM, ADMIN_PAGE } from '../../forum/ui/admin/access.js';
 import type { Flash } from '../../forum/ui/admin/views.js';
 import { checkForm, loadUi } from '../../forum/ui/context.js';
-import { authorizeAdmin } from '../../forum/policy.js';
+import { authorizeAdmin, requireMember } from '../../forum/policy.js';
 import { activeSuspension } from '../../forum/moderation.js';
 import { addEditor, isEditor, listEditors, removeEditor, type AddEditorResult } from '../editors.js';
 import { pageNumber, sendPage, totalPages } from '../../forum/ui/forms.js';
@@ -65,14 +65,18 @@ async function editorOnly(request: FastifyRequest): Promise<void> {
 const EDITOR_PAGE = [loadUi, editorOnly];
 const EDITOR_FORM = [loadUi, editorOnly, checkForm];
 
-/** The editor acts for the logged-in member: as the Content API's admin for admins, as `cms-write` for editors. */
+/**
+ * The editor acts for the logged-in member: as the Content API's admin for admins, as `cms-write`
+ * for editors, and reads forum views as that member (never as the site owner).
+ */
 function editorContext(request: FastifyRequest): SourceContext {
   const viewer = request.ui.viewer;
-  const scope = viewer.kind === 'member' && viewer.role === 'admin' ? 'admin' : 'cms-write';
+  requireMember(viewer);
   return sourceContext(request.server, request.ui.site, {
     kind: 'session',
-    scope,
-    id: viewer.kind === 'member' ? viewer.member.id : 'guest',
+    scope: viewer.role === 'admin' ? 'admin' : 'cms-write',
+    id: viewer.member.id,
+    member: viewer,
   });
 }
 
