@@ -17,6 +17,7 @@ import { verifyCsrf } from '../../http/csrf.js';
 import { field, seeOther } from '../../http/forms.js';
 import { renderBody } from '../../forum/markdown.js';
 import { AppError } from '../../http/errors.js';
+import { jsonDepthWithin, MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { createType, findStoredType, listStoredTypes, updateType } from '../content-types.js';
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldDefinition, type FieldType } from '../fields.js';
 import { FORUM_TYPES } from '../forum-types.js';
@@ -118,7 +119,8 @@ function readFieldRows(request: FastifyRequest): {
       try {
         const parsed = JSON.parse(values[`${p}_options`]!) as unknown;
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-        options = parsed as Record<string, unknown>;
+        if (jsonDepthWithin(parsed)) options = parsed as Record<string, unknown>;
+        else errors[`${p}_options`] = `Options nest at most ${MAX_JSON_DEPTH} levels deep.`;
       } catch {
         errors[`${p}_options`] = 'Write the options as a JSON object, e.g. {"max_length": 80}.';
       }
