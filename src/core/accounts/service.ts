@@ -115,11 +115,6 @@ export async function createAdmin(db: Executor, input: Omit<NewAccount, 'isAdmin
   return createAccount(db, { ...input, isAdmin: true });
 }
 
-export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(eq(users.id, id));
-  return row;
-}
-
 /** One page of every account, newest first, and the total: the platform administrators' list. */
 export async function listAccounts(db: Executor, page: Page): Promise<{ rows: UserRow[]; total: number }> {
   const rows = await db
