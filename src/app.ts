@@ -23,6 +23,7 @@ import { healthPlugin } from './health/plugin.js';
 import { deployPlugin } from './deploy/plugin.js';
 import { AppError } from './http/errors.js';
 import type { HostTarget } from './http/hosts.js';
+import { registerJsonParser } from './http/json-body.js';
 import { registerProblemHandlers, sendProblem } from './http/problem.js';
 import { AccessLog, type AccessLogSink } from './http/access-log.js';
 import { drainUnreadBodies } from './http/unread-body.js';
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   // JSON only by default; a surface that takes other bodies (uploads, webhooks) adds its own parser.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
   registerProblemHandlers(app);
   drainUnreadBodies(app);
   compressAnswers(app);

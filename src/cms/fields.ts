@@ -2,6 +2,7 @@
 // stored value carries over when a field's type changes, and the SQL expression filters, sorts and
 // indexes use for it. One table per field type keeps these rules together.
 import { sql, type SQL } from 'drizzle-orm';
+import { jsonDepthWithin, MAX_JSON_DEPTH } from '../lib/json-depth.js';
 
 export const FIELD_TYPES = [
   'text',
@@ -183,10 +184,13 @@ export const FIELD_KINDS: Record<FieldType, FieldKind> = {
   json: {
     ops: [],
     sortable: false,
+    // Depth first: JSON.stringify recurses, and a value from a form or an AI draft has had no bound yet.
     check: (value) =>
-      JSON.stringify(value).length <= MAX_JSON_BYTES
-        ? ok(value)
-        : bad(`must be at most ${MAX_JSON_BYTES} bytes of JSON`),
+      !jsonDepthWithin(value)
+        ? bad(`must nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`)
+        : JSON.stringify(value).length <= MAX_JSON_BYTES
+          ? ok(value)
+          : bad(`must be at most ${MAX_JSON_BYTES} bytes of JSON`),
     convert: (value) => value,
   },
 };

@@ -139,6 +139,7 @@ async function ownerViewer(ctx: SourceContext): Promise<Viewer> {
 async function readViewer(ctx: SourceContext, status: ReadQuery['status']): Promise<Viewer | undefined> {
   const view = authorizeStatusView(ctx.caller, status);
   if (view === 'draft') return undefined;
+  if (ctx.caller.member) return ctx.caller.member;
   return view === 'any' ? ownerViewer(ctx) : GUEST;
 }
 

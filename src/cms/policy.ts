@@ -1,6 +1,7 @@
 // Who may do what on the Content API. API keys carry scopes; the site owner's account session (or a
 // platform admin's) acts as `admin`. Scopes nest: `admin` includes `cms-write`, which includes
 // `cms-read` (docs/decisions/0043-cms-access.md).
+import type { MemberViewer } from '../forum/policy.js';
 import { AppError } from '../http/errors.js';
 import type { StatusView } from './query.js';
 
@@ -14,6 +15,12 @@ export interface CmsCaller {
   scope: CmsScope;
   /** The credential id or the account id, for logs. */
   id: string;
+  /**
+   * The forum member a session in the community's own editor acts for. Forum views then read as
+   * this member, whatever the status asked, so an editor sees no more of the forum than their
+   * forum token does (docs/decisions/0048-cms-editor.md).
+   */
+  member?: MemberViewer;
 }
 
 /** The highest Content API scope among a key's scopes, or undefined when it has none. */

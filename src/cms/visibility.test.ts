@@ -1,12 +1,16 @@
 // Walks every Content API read as a guest, a cms-read key and a cms-write key (default status) and
 // checks that no draft, scheduled entry or restricted forum content leaks: no title, slug or body
-// marker word appears. The same walk with `status=any` must find them, so the walk can fail.
+// marker word appears. The same walk with `status=any` must find them, so the walk can fail. Then
+// the community's editor (/admin/content) as a content editor who is a plain member and one who is
+// a moderator: each sees the forum views as their own forum token does.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cmsApi, mintApiKey } from '../../test/factories/cms.js';
-import { forumApi, makeCommunity, mintForumToken } from '../../test/factories/forum.js';
+import { addMember, communityHost, forumApi, makeCommunity, mintForumToken } from '../../test/factories/forum.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
+import { UiClient } from '../../test/helpers/forum-ui.js';
+import { addEditor } from './editors.js';
 
 const MARKERS = ['draftword', 'draftslug', 'laterword', 'laterslug', 'staffforumword', 'staffslug', 'hiddentopicword'];
 
@@ -72,7 +76,11 @@ for (const database of testDatabases) {
       await forum(`/topics/${hidden.id}`, { hidden: true }, 'PATCH');
       ids.push(hidden.id);
       const staff = json<{ id: string }>(
-        await forum('/topics', { forum_id: 'staffslug', title: 'staffforumword plans', body: 'staffforumword' }),
+        await forum('/topics', {
+          forum_id: 'staffslug',
+          title: 'staffforumword plans',
+          body: 'staffforumword and staffbodyword',
+        }),
       );
       ids.push(staff.id);
       await portal(t.app, owner, {
@@ -150,6 +158,54 @@ for (const database of testDatabases) {
       assert.equal(refused.statusCode, 403);
       const seen = await walk(keys.write, 'status=any');
       assert.deepEqual(leaksIn(seen).sort(), [...MARKERS].sort());
+    });
+
+    // The editor's list pages: the table rows and the count, not the search box echoing `q`.
+    async function editorWalk(username: string, role: 'member' | 'moderator') {
+      const editor = await addMember(t.app, 'site', username, role);
+      assert.equal(await addEditor(t.app.deps.database.db, 'site', username), 'added');
+      const client = new UiClient(t.app, communityHost('site'));
+      assert.equal((await client.login(username, editor.password)).statusCode, 303);
+      const shown: Record<string, string> = {};
+      for (const path of [
+        '/admin/content/topics',
+        '/admin/content/topics?status=published',
+        '/admin/content/topics?q=staffforumword',
+        '/admin/content/topics?q=staffbodyword',
+        '/admin/content/topics?q=hiddentopicword',
+        '/admin/content/forums',
+        '/admin/content/forums?status=published',
+        '/admin/content/categories',
+      ]) {
+        const page = await client.get(path);
+        assert.equal(page.statusCode, 200, `${path}: ${page.body}`);
+        const rows = /<tbody>([\s\S]*?)<\/tbody>/.exec(page.body)![1]!;
+        const count = /<p class="muted">(\d+) entr/.exec(page.body)![1]!;
+        shown[path] = `${count} ${rows}`;
+      }
+      // Forum entries have no editor page; they are written in the forum.
+      assert.equal((await client.get(`/admin/content/topics/${ids.at(-1)}`)).statusCode, 403);
+      return shown;
+    }
+
+    const FORUM_MARKERS = ['staffforumword', 'hiddentopicword'];
+
+    it('shows a content editor who is a plain member no staff-only forum, topic or search hit', async () => {
+      const shown = await editorWalk('plainditor', 'member');
+      for (const [path, text] of Object.entries(shown))
+        for (const marker of FORUM_MARKERS) assert.doesNotMatch(text, new RegExp(marker), `${path} shows ${marker}`);
+      assert.match(shown['/admin/content/topics?q=staffbodyword']!, /^0 /, 'no hit for a word of a staff post');
+      assert.match(shown['/admin/content/forums']!, /General/, 'the forums the member may see are listed');
+      assert.match(shown['/admin/content/topics']!, /Hello all/);
+    });
+
+    it('shows a content editor who is a moderator what staff see (the walk can fail)', async () => {
+      const shown = await editorWalk('modeditor', 'moderator');
+      assert.match(shown['/admin/content/forums']!, /staffforumword/);
+      assert.match(shown['/admin/content/topics']!, /staffforumword plans/);
+      assert.match(shown['/admin/content/topics']!, /hiddentopicword/);
+      assert.match(shown['/admin/content/topics?q=staffbodyword']!, /^1 .*staffforumword plans/s);
+      assert.match(shown['/admin/content/topics?q=hiddentopicword']!, /^1 /);
     });
   });
 }

@@ -156,13 +156,18 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
   };
 
   app.post<{ Params: { id: string } }>('/admin/sites/:id/plan', opts, async (request, reply) =>
-    changeSite(request, reply, () => changePlan(db, request.params.id, field(request, 'plan', 20) ?? ''), 'plan'),
+    changeSite(
+      request,
+      reply,
+      () => changePlan(db, request.params.id, 'platform_admin', field(request, 'plan', 20) ?? ''),
+      'plan',
+    ),
   );
   app.post<{ Params: { id: string } }>('/admin/sites/:id/suspend', opts, async (request, reply) =>
-    changeSite(request, reply, () => setSuspended(db, request.params.id, true), 'suspended'),
+    changeSite(request, reply, () => setSuspended(db, request.params.id, 'platform_admin', true), 'suspended'),
   );
   app.post<{ Params: { id: string } }>('/admin/sites/:id/resume', opts, async (request, reply) =>
-    changeSite(request, reply, () => setSuspended(db, request.params.id, false), 'resumed'),
+    changeSite(request, reply, () => setSuspended(db, request.params.id, 'platform_admin', false), 'resumed'),
   );
 
   const keysPage = async (

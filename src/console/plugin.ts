@@ -7,6 +7,7 @@ import { registerHtmlFrame } from '../http/html-frame.js';
 import { consoleAdminRoutes } from './admin-routes.js';
 import { communitySiteRoutes } from './community-routes.js';
 import { sendPage } from './page.js';
+import { offerRoutes } from './offer-routes.js';
 import { passwordRoutes } from './password-routes.js';
 import { consoleRoutes } from './routes.js';
 import { CONSOLE_JS } from './script.js.js';
@@ -43,6 +44,7 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
   );
   await app.register(consoleRoutes);
   await app.register(passwordRoutes);
+  await app.register(offerRoutes);
   await app.register(staticSiteRoutes);
   await app.register(communitySiteRoutes);
   await app.register(consoleAdminRoutes);

@@ -16,6 +16,7 @@ import { presentSite, urlContext } from '../core/sites/presenters.js';
 import { authorizeSite } from '../core/sites/policy.js';
 import { createSite, deleteSite, findSite, listSites } from '../core/sites/service.js';
 import { deploySummaries } from '../deploy/service.js';
+import { listOffers } from '../purchase/service.js';
 import { AppError } from '../http/errors.js';
 import { field, safeNext, seeOther } from '../http/forms.js';
 import { loadConsole, signedIn } from './context.js';
@@ -56,7 +57,8 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       typeof (request.query as Record<string, unknown>).deleted === 'string'
         ? `Site ${(request.query as Record<string, string>).deleted} was deleted.`
         : undefined;
-    return sendPage(request, reply, 'Sites', sitesView(request.console, sites, deploys, deleted));
+    const offers = (await listOffers(db, user)).length;
+    return sendPage(request, reply, 'Sites', sitesView(request.console, sites, deploys, deleted, offers));
   });
 
   app.get('/login', opts, async (request, reply) => {

@@ -106,11 +106,23 @@ ${sessions.map((s) => html`<tr><td>${time(s.createdAt)}</td><td>${time(s.expires
 </section>`;
 }
 
+/** Workspaces a billing system provisioned for the account's address, each to accept or decline. */
+export function offersView(ui: ConsoleContext, offers: SiteOut[], declined?: string): SafeHtml {
+  const list = offers.length
+    ? html`<ul>${offers.map(
+        (s) =>
+          html`<li><strong>${s.id}</strong> (${s.kind}, ${s.plan}) <a href="${s.url}">${s.url}</a><form class="inline" method="post" action="/workspace-offers/${s.id}/accept">${csrfField(ui)}<button type="submit">Accept ${s.id}</button></form> <form class="inline" method="post" action="/workspace-offers/${s.id}/decline">${csrfField(ui)}<button type="submit" class="secondary">Decline<span class="sr-only"> ${s.id}</span></button></form></li>`,
+      )}</ul>`
+    : html`<p>No workspace is waiting for your answer.</p>`;
+  return html`<h1>Workspaces offered to you</h1>${declined ? notice('ok', `You declined ${declined}.`) : ''}<p>A billing system set these up for your e-mail address. One becomes yours only when you accept it.</p>${list}<p><a href="/">Back to your sites</a></p>`;
+}
+
 export function sitesView(
   ui: ConsoleContext,
   sites: SiteOut[],
   deploys: ReadonlyMap<string, DeploySummary>,
   message?: string,
+  offers = 0,
 ): SafeHtml {
   const deployed = (site: SiteOut): SafeHtml => {
     if (site.kind !== 'static') return html`<td>—</td><td>—</td>`;
@@ -122,7 +134,7 @@ export function sitesView(
 ${sites.map((s) => html`<tr><td><a href="/sites/${s.id}">${s.id}</a></td><td>${s.kind}</td><td>${s.plan}</td>${deployed(s)}<td><a href="${s.url}">${s.url}</a></td></tr>`)}
 </tbody></table></div>`
     : html`<p>You have no sites yet. <a href="/sites/new">Create your first site</a>: a static site for files you upload or build, or a community site with a forum.</p>`;
-  return html`<h1>Sites</h1>${message ? notice('ok', message) : ''}<p><a href="/sites/new">New site</a></p>${list}${ui.user?.isAdmin ? html`<p class="muted">As a platform administrator you see every site.</p>` : ''}`;
+  return html`<h1>Sites</h1>${message ? notice('ok', message) : ''}${offers ? notice('ok', html`${String(offers)} workspace${offers === 1 ? ' is' : 's are'} offered to you: <a href="/workspace-offers">accept or decline</a>.`) : ''}<p><a href="/sites/new">New site</a></p>${list}${ui.user?.isAdmin ? html`<p class="muted">As a platform administrator you see every site.</p>` : ''}`;
 }
 
 export function newSiteView(ui: ConsoleContext, values: { id?: string; kind?: string; error?: string }): SafeHtml {

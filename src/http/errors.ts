@@ -51,6 +51,7 @@ const httpErrorCodes = {
   invalid_site_id: { status: 422, title: 'The site id is not allowed' },
   site_not_community: { status: 422, title: 'Only community sites have instance settings and API keys' },
   weak_password: { status: 422, title: 'The password is not allowed' },
+  json_too_deep: { status: 422, title: 'The JSON nests too deep' },
   unprocessable: { status: 422, title: 'The request cannot be processed' },
   // 429
   rate_limited: { status: 429, title: 'Too many requests' },

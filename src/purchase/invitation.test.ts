@@ -1,6 +1,7 @@
 // The owner's invitation when the purchase API provisions a workspace, against a real SMTP server on
 // loopback: a new owner gets one mail whose link sets the password once and logs in; an existing
-// owner and a replayed Idempotency-Key get none; a used or expired link answers 410; a server
+// account gets an offer it accepts or declines in the console, and nothing until then; a replayed
+// Idempotency-Key gets no mail; a used or expired link answers 410; a server
 // without mail still provisions and says so.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +12,7 @@ import { eventually } from '../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
 import { decodedBody, startSmtpSink, type ReceivedMail, type SmtpSink } from '../../test/helpers/smtp-sink.js';
 import { findUserByLogin } from '../core/accounts/service.js';
+import { findSite } from '../core/sites/service.js';
 import { accountTokens } from '../core/accounts/tables.js';
 import { hashSecret } from '../lib/secret-tokens.js';
 
@@ -23,6 +25,9 @@ function linkPath(mail: ReceivedMail): { path: string; id: string; secret: strin
   assert.ok(match, `no password link in:\n${decodedBody(mail)}`);
   return { path: match[0].slice('http://blume.test'.length), id: match[1]!, secret: match[2]! };
 }
+
+/** The password `signIn` gives the platform admin `root`. */
+const rootPassword = 'pw-root-0123456789';
 
 async function purchaseKey(t: TestApp): Promise<string> {
   const root = await signIn(t.app, 'root', { admin: true });
@@ -132,7 +137,7 @@ for (const database of testDatabases) {
       assert.equal((await mailsTo('Nora@Example.test')).length, 1);
     });
 
-    it('sends no mail to an owner who already has an account', async () => {
+    it('never hands an existing account a workspace: it is offered, and joins the account once accepted', async () => {
       const olga = await signIn(t.app, 'olga');
       const created = await provision({
         site_id: 'olgas',
@@ -141,14 +146,91 @@ for (const database of testDatabases) {
         owner_email: 'OLGA@example.test',
       });
       assert.equal(created.statusCode, 201, created.body);
-      assert.equal(json(created).invitation, 'not_needed');
+      assert.equal(json(created).invitation, 'offer_sent');
       assert.equal(json(created).owner_email, 'olga@example.test');
-      assert.deepEqual(await mailsTo('olga@example.test'), []);
+      assert.equal(json(created).owner_pending, true);
+      assert.equal((await findSite(t.deps.database.db, 'olgas'))?.ownerId, null, 'not hers yet');
+      const sites = async () =>
+        json<Array<{ id: string }>>(await portal(t.app, olga, { method: 'GET', url: '/api/sites' })).map((s) => s.id);
+      assert.deepEqual(await sites(), []);
+      assert.equal(
+        (await portal(t.app, olga, { method: 'GET', url: '/api/sites/olgas' })).statusCode,
+        404,
+        'she cannot manage it before accepting',
+      );
+
+      // One mail, naming the offer and the console page; no password link, the password stays.
+      const [mail, ...more] = await mailsTo('olga@example.test');
+      assert.equal(more.length, 0);
+      assert.match(decodedBody(mail!), /only if you accept it.*http:\/\/blume\.test\/workspace-offers/s);
+      assert.doesNotMatch(decodedBody(mail!), LINK);
       assert.deepEqual(
         await t.deps.database.db.select().from(accountTokens).where(eq(accountTokens.userId, olga.user.id)),
         [],
       );
       assert.equal((await login('olga', olga.password)).statusCode, 200, 'the password stays as it was');
+
+      // Someone else's session cannot answer her offer; her own accepts it.
+      const mallory = await signIn(t.app, 'mallory');
+      const other = new UiClient(t.app, PORTAL_HOST);
+      await other.login('mallory', mallory.password);
+      await other.get('/workspace-offers');
+      assert.equal((await other.post('/workspace-offers/olgas/accept', {})).statusCode, 404);
+      const browser = new UiClient(t.app, PORTAL_HOST);
+      assert.equal((await browser.get('/workspace-offers')).headers.location, '/login?next=%2Fworkspace-offers');
+      await browser.login('olga', olga.password);
+      assert.match(pageText((await browser.get('/')).body), /1 workspace is offered to you/);
+      const offers = await browser.get('/workspace-offers');
+      assert.match(pageText(offers.body), /olgas \(static, free\)/);
+      assert.equal((await browser.post('/workspace-offers/olgas/accept', {}, { csrf: false })).statusCode, 403);
+      const accepted = await browser.post('/workspace-offers/olgas/accept', {});
+      assert.equal(accepted.headers.location, '/sites/olgas', accepted.body);
+      assert.equal((await findSite(t.deps.database.db, 'olgas'))?.ownerId, olga.user.id);
+      assert.deepEqual(await sites(), ['olgas']);
+      const workspace = json(
+        await portal(t.app, undefined, {
+          method: 'GET',
+          url: `${BASE}/workspaces/olgas`,
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      );
+      assert.equal(workspace.owner_pending, false);
+      assert.equal(workspace.owner_email, 'olga@example.test');
+      await browser.get('/workspace-offers');
+      assert.equal((await browser.post('/workspace-offers/olgas/accept', {})).statusCode, 404, 'answered once');
+    });
+
+    it("offers a workspace for the platform admin's address too, and a declined one stays ownerless", async () => {
+      const root = await findUserByLogin(t.deps.database.db, 'root');
+      const created = await provision({
+        site_id: 'trap',
+        kind: 'community',
+        plan: 'business',
+        owner_email: root!.email,
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      assert.equal(json(created).owner_pending, true);
+      assert.equal((await findSite(t.deps.database.db, 'trap'))?.ownerId, null);
+      const browser = new UiClient(t.app, PORTAL_HOST);
+      await browser.login('root', rootPassword);
+      await browser.get('/workspace-offers');
+      const declined = await browser.post('/workspace-offers/trap/decline', {});
+      assert.equal(declined.headers.location, '/workspace-offers?declined=trap');
+      assert.equal((await findSite(t.deps.database.db, 'trap'))?.ownerId, null);
+      const workspace = json(
+        await portal(t.app, undefined, {
+          method: 'GET',
+          url: `${BASE}/workspaces/trap`,
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      );
+      assert.equal(workspace.owner_pending, false);
+      assert.equal(workspace.owner_email, null);
+      assert.equal(
+        (await browser.post('/workspace-offers/trap/accept', {})).statusCode,
+        404,
+        'a declined offer is gone',
+      );
     });
 
     it('answers a replayed Idempotency-Key with the first result and sends no second mail', async () => {

@@ -37,7 +37,7 @@ export async function purchasePlugin(app: FastifyInstance): Promise<void> {
   await registerOpenApi(app, {
     title: 'Blume purchase API',
     description:
-      'Provision and manage workspaces from a billing system. Authenticate with a purchase key: `Authorization: Bearer pk_<id>.<secret>`.',
+      'Provision and manage workspaces from a billing system. Authenticate with a purchase key: `Authorization: Bearer pk_<id>.<secret>`. A key reaches only the workspaces it provisioned; others answer 404.',
     prefix: PREFIX,
     servedOn: 'portal',
   });

@@ -4,7 +4,7 @@ import type { Workspace } from './service.js';
 import type { AuditRow } from './tables.js';
 import type { AuditOut, WorkspaceOut } from './schemas.js';
 
-export function presentWorkspace({ site, ownerEmail }: Workspace, urls: UrlContext): WorkspaceOut {
+export function presentWorkspace({ site, ownerEmail, ownerPending }: Workspace, urls: UrlContext): WorkspaceOut {
   return {
     id: site.id,
     site_id: site.id,
@@ -12,6 +12,7 @@ export function presentWorkspace({ site, ownerEmail }: Workspace, urls: UrlConte
     plan: site.plan,
     status: site.status,
     owner_email: ownerEmail,
+    owner_pending: ownerPending ?? false,
     url: siteOrigin(urls.base, urls.sitesDomain, site.id),
     created_at: site.createdAt.toISOString(),
     canceled_at: site.canceledAt?.toISOString() ?? null,

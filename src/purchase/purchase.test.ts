@@ -17,7 +17,7 @@ import {
 import { siteArchive } from '../../test/helpers/archives.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { eventually } from '../../test/helpers/eventually.js';
-import { createStaticSite, deployApi, deployRelease } from '../../test/helpers/deploy.js';
+import { deployApi, deployRelease } from '../../test/helpers/deploy.js';
 import { jobs } from '../jobs/tables.js';
 import { findSite } from '../core/sites/service.js';
 import { findUserByLogin } from '../core/accounts/service.js';
@@ -139,6 +139,7 @@ for (const database of testDatabases) {
       assert.equal(workspace.plan, 'free');
       assert.equal(workspace.status, 'active');
       assert.equal(workspace.owner_email, 'Gwen@Example.test');
+      assert.equal(workspace.owner_pending, false);
       assert.match(String(workspace.url), /^http:\/\/guild\./);
       const owner = await findUserByLogin(t.deps.database.db, 'gwen@example.test');
       assert.equal(owner?.username, 'Gwen');
@@ -298,19 +299,47 @@ for (const database of testDatabases) {
       problem(await call('DELETE', '/workspaces/nothing'), 404, 'workspace_not_found');
     });
 
-    it('gives an existing account the new workspace without a second account', async () => {
-      const olga = await findUserByLogin(t.deps.database.db, 'olga');
-      const created = await call('POST', '/workspaces', {
-        payload: { site_id: 'olgas', kind: 'static', plan: 'free', owner_email: 'OLGA@example.test' },
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      assert.equal(json(created).owner_email, 'olga@example.test');
-      assert.equal((await findSite(t.deps.database.db, 'olgas'))?.ownerId, olga!.id);
+    it('lets a key reach only the workspaces it provisioned: others, console-made sites included, are 404', async () => {
+      const reseller = await mintKey('other-reseller');
+      const owner = await signIn(t.app, 'consoler');
+      assert.equal(
+        (await portal(t.app, owner, { method: 'POST', url: '/api/sites', payload: { id: 'handmade', kind: 'static' } }))
+          .statusCode,
+        201,
+      );
+      const before = await findSite(t.deps.database.db, 'twice');
+      for (const [token, site] of [
+        [reseller.token, 'twice'],
+        [key, 'handmade'],
+      ] as const) {
+        problem(await call('GET', `/workspaces/${site}`, { token }), 404, 'workspace_not_found');
+        problem(
+          await call('PATCH', `/workspaces/${site}`, { token, payload: { plan: 'business' } }),
+          404,
+          'workspace_not_found',
+        );
+        problem(await call('POST', `/workspaces/${site}/suspend`, { token }), 404, 'workspace_not_found');
+        problem(await call('POST', `/workspaces/${site}/resume`, { token }), 404, 'workspace_not_found');
+        problem(await call('DELETE', `/workspaces/${site}`, { token }), 404, 'workspace_not_found');
+      }
+      assert.deepEqual(await findSite(t.deps.database.db, 'twice'), before, 'nothing changed');
+      assert.equal((await findSite(t.deps.database.db, 'handmade'))?.status, 'active');
+      assert.equal((await call('GET', '/workspaces/twice')).statusCode, 200, 'the provisioning key still reaches it');
+      const log = json<Array<{ credential_id: string | null; target: string | null; status: number }>>(
+        await portal(t.app, root, { method: 'GET', url: '/api/admin/audit-log?page_size=100' }),
+      );
+      assert.ok(log.some((e) => e.credential_id === reseller.id && e.target === 'twice' && e.status === 404));
     });
 
     it('suspends a static site on the edge fast path and its deploy API, then resumes it', async () => {
-      const owner = await signIn(t.app, 'stella');
-      const token = await createStaticSite(t.app, owner, 'shop');
+      // A workspace this key provisioned; its deploy token comes from the platform admin.
+      const provisioned = await call('POST', '/workspaces', {
+        payload: { site_id: 'shop', kind: 'static', plan: 'free', owner_email: 'stella@shops.test' },
+      });
+      assert.equal(provisioned.statusCode, 201, provisioned.body);
+      const token = json<{ token: string }>(
+        await portal(t.app, root, { method: 'POST', url: '/api/sites/shop/deploy-tokens', payload: { name: 'ci' } }),
+      ).token;
       const release = await deployRelease(
         t.app,
         token,

@@ -20,15 +20,20 @@ import {
   bodyHash,
   cancelWorkspace,
   changePlan,
+  claimKey,
+  completeAnswer,
   getWorkspace,
   inviteOwner,
   listPlans,
   provisionWorkspace,
   replayedAnswer,
   setSuspended,
-  storeAnswer,
   type Workspace,
+  type WorkspaceActor,
 } from './service.js';
+
+/** The purchase key of the call, which reaches only the workspaces it provisioned. */
+const keyOf = (request: FastifyRequest): WorkspaceActor => ({ purchaseKey: request.credential!.id });
 
 /** A preHandler: 401 without a live purchase key. */
 async function requirePurchaseKey(request: FastifyRequest): Promise<void> {
@@ -66,7 +71,8 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['workspaces'],
-        summary: 'Provision a site and its owner account; the owner is invited when the account is new',
+        summary:
+          'Provision a site and its owner account; an existing account is offered the site and owns it once it accepts',
         headers: IdempotencyHeaders,
         body: CreateWorkspaceBody,
         response: { 201: ProvisionedWorkspaceOut, ...problems(409, 422) },
@@ -77,18 +83,23 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       const credentialId = request.credential!.id;
       const key = request.headers['idempotency-key'];
       const hash = bodyHash(request.body);
+      const replayed = (stored: { response: unknown }) =>
+        reply
+          .code(201)
+          .header('idempotent-replayed', 'true')
+          // Answers stored before owners could be pending had no such field.
+          .send({ owner_pending: false, ...(stored.response as Omit<ProvisionedWorkspaceOut, 'owner_pending'>) });
+      // Only created workspaces are stored: a refused call changed nothing and may simply be retried.
+      // The replay answers the stored result, invitation included, and sends no second mail.
       if (key) {
         const replay = await replayedAnswer(db, credentialId, key, hash);
-        // Only created workspaces are stored: a refused call changed nothing and may simply be retried.
-        // The replay answers the stored result, invitation included, and sends no second mail.
-        if (replay)
-          return reply
-            .code(201)
-            .header('idempotent-replayed', 'true')
-            .send(replay.response as ProvisionedWorkspaceOut);
+        if (replay) return replayed(replay);
       }
       const out = await db.transaction(async (tx) => {
-        const provisioned = await provisionWorkspace(tx, request.body);
+        // A twin running at the same time is answered here, once the first call committed.
+        const twin = key ? await claimKey(tx, credentialId, key, hash) : undefined;
+        if (twin) return { twin };
+        const provisioned = await provisionWorkspace(tx, credentialId, request.body);
         const workspace = presentWorkspace(provisioned, urlContext(request));
         const invitation = await inviteOwner(tx, provisioned, {
           enabled: outbox.enabled,
@@ -96,12 +107,13 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
           siteUrl: workspace.url,
         });
         const answer: ProvisionedWorkspaceOut = { ...workspace, invitation };
-        if (key) await storeAnswer(tx, credentialId, key, hash, { status: 201, response: answer });
-        return answer;
+        if (key) await completeAnswer(tx, credentialId, key, { status: 201, response: answer });
+        return { answer };
       });
-      await app.services.sites.changed(out.id);
-      if (out.invitation === 'sent') outbox.drainSoon();
-      return reply.code(201).send(out);
+      if (out.twin) return replayed(out.twin);
+      await app.services.sites.changed(out.answer.id);
+      if (out.answer.invitation !== 'not_sent_mail_disabled') outbox.drainSoon();
+      return reply.code(201).send(out.answer);
     },
   );
 
@@ -116,7 +128,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => presentWorkspace(await getWorkspace(db, request.params.id), urlContext(request)),
+    async (request) => presentWorkspace(await getWorkspace(db, request.params.id, keyOf(request)), urlContext(request)),
   );
 
   app.patch(
@@ -131,7 +143,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await changePlan(db, request.params.id, request.body.plan), request),
+    async (request) => changed(await changePlan(db, request.params.id, keyOf(request), request.body.plan), request),
   );
 
   app.post(
@@ -145,7 +157,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await setSuspended(db, request.params.id, true), request),
+    async (request) => changed(await setSuspended(db, request.params.id, keyOf(request), true), request),
   );
 
   app.post(
@@ -159,7 +171,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await setSuspended(db, request.params.id, false), request),
+    async (request) => changed(await setSuspended(db, request.params.id, keyOf(request), false), request),
   );
 
   app.delete(
@@ -176,7 +188,9 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) =>
       changed(
-        await db.transaction((tx) => cancelWorkspace(tx, request.params.id, app.deps.config.cancelGraceMs)),
+        await db.transaction((tx) =>
+          cancelWorkspace(tx, request.params.id, keyOf(request), app.deps.config.cancelGraceMs),
+        ),
         request,
       ),
   );

@@ -39,7 +39,14 @@ export const WorkspaceOut = Type.Object({
   kind: SiteKind,
   plan: SitePlan,
   status: WorkspaceStatus,
-  owner_email: Type.Union([Type.String(), Type.Null()]),
+  owner_email: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The owner's address; while `owner_pending`, the address of the existing account the workspace is offered to; null once that account declined.",
+  }),
+  owner_pending: Type.Boolean({
+    description:
+      'True while the workspace is offered to an existing account that has not yet accepted it in the console; the site has no owner meanwhile.',
+  }),
   url: Type.String({ description: 'Production origin of the site.' }),
   created_at: Type.String({ format: 'date-time' }),
   canceled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -49,11 +56,12 @@ export type WorkspaceOut = Static<typeof WorkspaceOut>;
 /** The answer to provisioning: the workspace and what became of the owner's invitation. */
 export const ProvisionedWorkspaceOut = Type.Object({
   ...WorkspaceOut.properties,
-  invitation: Type.Union([Type.Literal('sent'), Type.Literal('not_sent_mail_disabled'), Type.Literal('not_needed')], {
+  invitation: Type.Union([Type.Literal('sent'), Type.Literal('offer_sent'), Type.Literal('not_sent_mail_disabled')], {
     description:
       '`sent`: the owner account is new and an invitation mail with a link to choose its password (valid 7 days, once) is on its way. ' +
-      '`not_sent_mail_disabled`: the account is new but this server sends no mail; the owner cannot log in until an administrator helps. ' +
-      "`not_needed`: the owner already had an account and logs in with it. A replayed Idempotency-Key answers the first call's value and sends nothing.",
+      '`offer_sent`: an account with this address exists; it was mailed that the workspace is offered to it, and owns it only once it accepts in the console (`owner_pending` until then). ' +
+      '`not_sent_mail_disabled`: this server sends no mail; a new owner cannot log in until an administrator helps, an existing account finds the offer in the console. ' +
+      "A replayed Idempotency-Key answers the first call's value and sends nothing.",
   }),
 });
 export type ProvisionedWorkspaceOut = Static<typeof ProvisionedWorkspaceOut>;

@@ -1,4 +1,6 @@
 import { integer, jsonb, pgTable, primaryKey, text, timestamp, index } from 'drizzle-orm/pg-core';
+import { users } from '../core/accounts/tables.js';
+import { sites } from '../core/sites/tables.js';
 
 /**
  * The answers of `POST /workspaces` calls made with an `Idempotency-Key`, per purchase key: a retry
@@ -15,6 +17,27 @@ export const purchaseIdempotency = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.credentialId, t.key] })],
+);
+
+/**
+ * The workspaces a purchase key provisioned: the only ones that key may read or change
+ * (docs/decisions/0118-purchase-keys-scoped-and-owner-consent.md). `pending_owner_id` names an
+ * existing account the workspace is offered to; the site has no owner until that account accepts.
+ */
+export const purchaseWorkspaces = pgTable(
+  'purchase_workspaces',
+  {
+    siteId: text('site_id')
+      .primaryKey()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    credentialId: text('credential_id').notNull(),
+    pendingOwnerId: text('pending_owner_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('purchase_workspaces_credential_idx').on(t.credentialId),
+    index('purchase_workspaces_pending_idx').on(t.pendingOwnerId),
+  ],
 );
 
 /**

@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { ADMIN_FORM, ADMIN_PAGE } from '../../forum/ui/admin/access.js';
 import type { Flash } from '../../forum/ui/admin/views.js';
 import { checkForm, loadUi } from '../../forum/ui/context.js';
-import { authorizeAdmin } from '../../forum/policy.js';
+import { authorizeAdmin, requireMember } from '../../forum/policy.js';
 import { activeSuspension } from '../../forum/moderation.js';
 import { addEditor, isEditor, listEditors, removeEditor, type AddEditorResult } from '../editors.js';
 import { pageNumber, sendPage, totalPages } from '../../forum/ui/forms.js';
@@ -17,6 +17,7 @@ import { verifyCsrf } from '../../http/csrf.js';
 import { field, seeOther } from '../../http/forms.js';
 import { renderBody } from '../../forum/markdown.js';
 import { AppError } from '../../http/errors.js';
+import { jsonDepthWithin, MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { createType, findStoredType, listStoredTypes, updateType } from '../content-types.js';
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldDefinition, type FieldType } from '../fields.js';
 import { FORUM_TYPES } from '../forum-types.js';
@@ -65,14 +66,18 @@ async function editorOnly(request: FastifyRequest): Promise<void> {
 const EDITOR_PAGE = [loadUi, editorOnly];
 const EDITOR_FORM = [loadUi, editorOnly, checkForm];
 
-/** The editor acts for the logged-in member: as the Content API's admin for admins, as `cms-write` for editors. */
+/**
+ * The editor acts for the logged-in member: as the Content API's admin for admins, as `cms-write`
+ * for editors, and reads forum views as that member (never as the site owner).
+ */
 function editorContext(request: FastifyRequest): SourceContext {
   const viewer = request.ui.viewer;
-  const scope = viewer.kind === 'member' && viewer.role === 'admin' ? 'admin' : 'cms-write';
+  requireMember(viewer);
   return sourceContext(request.server, request.ui.site, {
     kind: 'session',
-    scope,
-    id: viewer.kind === 'member' ? viewer.member.id : 'guest',
+    scope: viewer.role === 'admin' ? 'admin' : 'cms-write',
+    id: viewer.member.id,
+    member: viewer,
   });
 }
 
@@ -114,7 +119,8 @@ function readFieldRows(request: FastifyRequest): {
       try {
         const parsed = JSON.parse(values[`${p}_options`]!) as unknown;
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-        options = parsed as Record<string, unknown>;
+        if (jsonDepthWithin(parsed)) options = parsed as Record<string, unknown>;
+        else errors[`${p}_options`] = `Options nest at most ${MAX_JSON_DEPTH} levels deep.`;
       } catch {
         errors[`${p}_options`] = 'Write the options as a JSON object, e.g. {"max_length": 80}.';
       }

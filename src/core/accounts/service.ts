@@ -31,17 +31,23 @@ export async function hashNewPassword(password: string): Promise<string> {
 
 /** Creates an account; 409 `username_taken` / `email_taken` when either is in use. */
 export async function createAccount(db: Executor, input: NewAccount): Promise<UserRow> {
-  const clash = await db
-    .select({ username: users.username, email: users.email })
-    .from(users)
-    .where(
-      or(sql`lower(${users.username}) = lower(${input.username})`, sql`lower(${users.email}) = lower(${input.email})`),
-    );
-  for (const row of clash) {
-    if (row.username.toLowerCase() === input.username.toLowerCase())
-      throw new AppError('username_taken', `The username "${input.username}" is taken.`);
-    throw new AppError('email_taken', 'An account with this e-mail address exists.');
-  }
+  const clash = async () => {
+    const rows = await db
+      .select({ username: users.username, email: users.email })
+      .from(users)
+      .where(
+        or(
+          sql`lower(${users.username}) = lower(${input.username})`,
+          sql`lower(${users.email}) = lower(${input.email})`,
+        ),
+      );
+    for (const row of rows) {
+      if (row.username.toLowerCase() === input.username.toLowerCase())
+        throw new AppError('username_taken', `The username "${input.username}" is taken.`);
+      throw new AppError('email_taken', 'An account with this e-mail address exists.');
+    }
+  };
+  await clash();
   const [row] = await db
     .insert(users)
     .values({
@@ -51,8 +57,14 @@ export async function createAccount(db: Executor, input: NewAccount): Promise<Us
       passwordHash: await hashNewPassword(input.password),
       isAdmin: input.isAdmin ?? false,
     })
+    // A concurrent sign-up with the same name or address got in first: the same answer as above.
+    .onConflictDoNothing()
     .returning();
-  return row!;
+  if (!row) {
+    await clash();
+    throw new AppError('conflict', 'Another account was created with this name or address at the same time.');
+  }
+  return row;
 }
 
 export async function findUserByLogin(db: Executor, login: string): Promise<UserRow | undefined> {
@@ -107,11 +119,6 @@ export async function createAdmin(db: Executor, input: Omit<NewAccount, 'isAdmin
 export async function hasPlatformAdmin(db: Executor): Promise<boolean> {
   const [row] = await db.select({ id: users.id }).from(users).where(eq(users.isAdmin, true)).limit(1);
   return row !== undefined;
-}
-
-export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(eq(users.id, id));
-  return row;
 }
 
 /** One page of every account, newest first, and the total: the platform administrators' list. */

@@ -78,7 +78,7 @@ export async function deleteSite(db: Executor, id: string): Promise<void> {
   await db.delete(sites).where(eq(sites.id, id));
 }
 
-export type SiteChange = Partial<Pick<SiteRow, 'plan' | 'status' | 'canceledAt'>>;
+export type SiteChange = Partial<Pick<SiteRow, 'plan' | 'status' | 'canceledAt' | 'ownerId'>>;
 
 /** Writes a change to a site; answers the new row, or undefined when there is no such site. */
 export async function updateSite(db: Executor, id: string, change: SiteChange): Promise<SiteRow | undefined> {
