@@ -88,8 +88,9 @@ async function storeAttachments(
   return refs;
 }
 
-function bodyOf(message: InboundMessage): string {
-  const text = stripQuotedReply(message.text);
+/** A reply's own text, above the quoted thread; a first message whole, its quotes being the customer's. */
+function bodyOf(message: InboundMessage, reply: boolean): string {
+  const text = reply ? stripQuotedReply(message.text) : message.text.trim();
   if (text !== '') return text;
   return message.attachments.length > 0 ? '(attachments only)' : '(empty message)';
 }
@@ -111,8 +112,8 @@ export async function receiveInbound(
     if (onFile) return { ticket: onFile, created: false, source, ignored: null };
   }
   const attachments = await storeAttachments(deps.blobs, siteId, messageId, message);
-  const body = bodyOf(message);
   const thread = await threadOf(deps, siteId, message);
+  const body = bodyOf(message, thread !== undefined);
   const write = thread
     ? await addEntry(
         deps.db,

@@ -85,19 +85,3 @@ export function oneMessageId(value: string | null | undefined): string | null {
   if (trimmed === '') return null;
   return messageIds(trimmed)[0] ?? `<${trimmed.replace(/[<>\s]/g, '')}>`;
 }
-
-/** Readable text of an HTML body: block ends become line breaks, tags go, common entities decode. */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<br\s*\/?>|<\/(p|div|li|tr|h[1-6]|blockquote)>/gi, '\n')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}

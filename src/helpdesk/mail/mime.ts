@@ -1,17 +1,12 @@
 // Raw MIME (message/rfc822) into the normalized inbound message, through mailparser. A message
 // without a header block or a From address is refused as malformed; what mailparser decodes
-// (quoted-printable, base64, charsets, encoded words, HTML to text) is taken as it decodes it.
+// (quoted-printable, base64, charsets, encoded words) is taken as it decodes it; HTML becomes text
+// through html-text.ts, not mailparser's own conversion.
 import { simpleParser, type AddressObject, type HeaderValue, type ParsedMail } from 'mailparser';
 import { isEmail } from '../../lib/email.js';
 import { AppError } from '../../http/errors.js';
-import {
-  automatedReason,
-  checkAttachments,
-  htmlToText,
-  messageIds,
-  oneMessageId,
-  type InboundMessage,
-} from './message.js';
+import { automatedReason, checkAttachments, messageIds, oneMessageId, type InboundMessage } from './message.js';
+import { htmlToText } from './html-text.js';
 
 const HEADER_BLOCK = /^[!-9;-~]+:/;
 
@@ -49,7 +44,13 @@ export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number
   if (source.length === 0) throw malformed('the message is empty');
   if (!HEADER_BLOCK.test(source.subarray(0, 1000).toString('latin1')))
     throw malformed('it does not start with a header');
-  const parsed = await simpleParser(source, { skipImageLinks: true, keepCidLinks: true });
+  const parsed = await simpleParser(source, {
+    skipImageLinks: true,
+    keepCidLinks: true,
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+  });
   const [from] = addresses(parsed.from);
   if (!from) throw malformed('it has no From address');
   const attachments = parsed.attachments.map((attachment) => ({

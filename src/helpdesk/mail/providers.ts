@@ -12,12 +12,12 @@ import { parseMime } from './mime.js';
 import {
   automatedReason,
   checkAttachments,
-  htmlToText,
   messageIds,
   oneMessageId,
   type InboundAttachment,
   type InboundMessage,
 } from './message.js';
+import { htmlToText } from './html-text.js';
 
 export type InboundSource = 'mime' | 'postmark' | 'sendgrid' | 'mailgun';
 
