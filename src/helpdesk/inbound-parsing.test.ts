@@ -28,6 +28,13 @@ for (const database of testDatabases) {
   describe(`help desk inbound mail as real mailboxes send it [${database}]`, () => {
     let t: TestApp;
     let read: string;
+    const mime = (body: Buffer | string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/helpdesk/v1/inbound-email',
+        headers: { host: communityHost('desk'), 'content-type': 'message/rfc822', authorization: `Bearer ${SECRET}` },
+        payload: body,
+      });
     const postmark = (payload: object) =>
       t.app.inject({
         method: 'POST',
@@ -108,6 +115,28 @@ for (const database of testDatabases) {
         first!.body,
         'Hello,\n\nItem | Qty | Unit price\nK6 arm | 5 | 1,499 EUR\n\nline one\n  line two\n\n> Your page: free returns.\n\nThanks',
       );
+    });
+
+    it('accepts a message in mbox form and drops its envelope line', async () => {
+      for (const eol of ['\n', '\r\n']) {
+        const response = await mime(
+          [
+            'From sender@example.com Tue May 10 11:28:07 2005',
+            'From: Sender <sender@example.com>',
+            'To: support@help.example.com',
+            `Subject: Piped by Postfix ${eol === '\n' ? 'LF' : 'CRLF'}`,
+            `Message-ID: <mbox-${eol.length}@example.com>`,
+            '',
+            'Delivered through a pipe.',
+            '',
+          ].join(eol),
+        );
+        assert.equal(response.statusCode, 202, response.body);
+        const filed = json<Filed>(response);
+        assert.equal(filed.created, true);
+        const [first] = await thread(filed.ticket_id);
+        assert.equal(first!.body, 'Delivered through a pipe.');
+      }
     });
   });
 }

@@ -9,6 +9,8 @@ import { automatedReason, checkAttachments, messageIds, oneMessageId, type Inbou
 import { htmlToText } from './html-text.js';
 
 const HEADER_BLOCK = /^[!-9;-~]+:/;
+/** The envelope line an mbox file, procmail or Postfix `pipe` (flag F) puts before the headers. */
+const MBOX_FROM_LINE = /^From [^\r\n]*\r?\n/;
 
 function addresses(value: AddressObject | AddressObject[] | undefined): { email: string; name: string | null }[] {
   const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -40,7 +42,9 @@ function malformed(detail: string): AppError {
 
 /** Parses a raw message; refuses malformed MIME (invalid_inbound_email) and oversized attachments (attachment_too_large). */
 export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number): Promise<InboundMessage> {
-  const source = typeof raw === 'string' ? Buffer.from(raw) : raw;
+  let source = typeof raw === 'string' ? Buffer.from(raw) : raw;
+  const envelope = MBOX_FROM_LINE.exec(source.subarray(0, 1000).toString('latin1'));
+  if (envelope) source = source.subarray(envelope[0].length);
   if (source.length === 0) throw malformed('the message is empty');
   if (!HEADER_BLOCK.test(source.subarray(0, 1000).toString('latin1')))
     throw malformed('it does not start with a header');
