@@ -2,6 +2,7 @@
 // without holding the node, mbox envelope lines, RFC 2231 attachment names, automatic mail and
 // bounces, and reply trimming for each common client over the fixture corpus (test/fixtures/mail/).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { communityHost, makeCommunity } from '../../test/factories/forum.js';
@@ -17,12 +18,15 @@ interface Filed {
 }
 
 interface Entry {
+  id: string;
   body: string;
   author: { kind: string };
   attachments: { filename: string; content_type: string; size: number }[];
 }
 
 const SECRET = 'inbound-secret';
+
+const raw = (name: string): Buffer => readFileSync(new URL(`../../test/fixtures/mail/${name}`, import.meta.url));
 
 for (const database of testDatabases) {
   describe(`help desk inbound mail as real mailboxes send it [${database}]`, () => {
@@ -137,6 +141,45 @@ for (const database of testDatabases) {
         const [first] = await thread(filed.ticket_id);
         assert.equal(first!.body, 'Delivered through a pipe.');
       }
+    });
+
+    it('keeps RFC 2231 attachment names as data and sends them back in their RFC 6266 forms', async () => {
+      const response = await mime(raw('rfc2231-attachment-names.eml'));
+      assert.equal(response.statusCode, 202, response.body);
+      const filed = json<Filed>(response);
+      const [entry] = await thread(filed.ticket_id);
+      const names = entry!.attachments.map((attachment) => attachment.filename);
+      assert.equal(names[0], 'Hasen und Frösche.txt');
+      assert.equal(names[1]!.length, 255);
+      assert.match(names[1]!, /^Überblick Quarterly report .*…\.pdf$/);
+      assert.equal(names[2], '../../etc/passwd');
+      assert.equal(names[3], 'C:\\Users\\me\\a/b.txt');
+      const download = (index: number) =>
+        helpdeskApi(
+          t.app,
+          'desk',
+          { key: read },
+          { method: 'GET', path: `/tickets/${filed.ticket_id}/replies/${entry!.id}/attachments/${index}` },
+        );
+      const first = await download(1);
+      assert.equal(first.statusCode, 200, first.body);
+      assert.equal(first.body, 'Hasen und Frösche');
+      assert.equal(
+        first.headers['content-disposition'],
+        `attachment; filename="Hasen und Frosche.txt"; filename*=UTF-8''Hasen%20und%20Fr%C3%B6sche.txt`,
+      );
+      assert.equal(first.headers['x-content-type-options'], 'nosniff');
+      const long = await download(2);
+      assert.equal(long.body, '%PDF-1.4 long');
+      assert.match(
+        String(long.headers['content-disposition']),
+        /^attachment; filename="Uberblick Quarterly [^"/\\]+\.\.\.\.pdf"; filename\*=UTF-8''%C3%9Cberblick%20Quarterly/,
+      );
+      assert.equal((await download(3)).headers['content-disposition'], 'attachment; filename="_.._etc_passwd"');
+      assert.equal((await download(4)).headers['content-disposition'], 'attachment; filename="C:_Users_me_a_b.txt"');
+      const missing = await download(5);
+      assert.equal(missing.statusCode, 404);
+      assert.equal(json(missing).code, 'attachment_not_found');
     });
   });
 }

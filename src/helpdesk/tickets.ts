@@ -432,6 +432,15 @@ export async function threadMessageIds(db: Executor, ticketId: string): Promise<
   return rows.map((row) => row.messageId!);
 }
 
+/** An entry of the ticket by id. */
+export async function findEntry(db: Executor, ticketId: string, entryId: string): Promise<ThreadEntryRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(helpdeskEntries)
+    .where(and(eq(helpdeskEntries.ticketId, ticketId), eq(helpdeskEntries.id, entryId)));
+  return row;
+}
+
 export async function findContact(db: Executor, contactId: string): Promise<ContactRow | undefined> {
   const [row] = await db.select().from(helpdeskContacts).where(eq(helpdeskContacts.id, contactId));
   return row;

@@ -71,6 +71,28 @@ async function threadOf(deps: InboundDeps, siteId: string, message: InboundMessa
   return requester?.email === message.from.email ? ticket : undefined;
 }
 
+/** Longest attachment name kept, in characters: what common file systems allow. */
+const MAX_FILENAME_CHARS = 255;
+
+/**
+ * An attachment's name as the sender gave it, kept as data (blob keys never come from it): control
+ * characters dropped, and a name past MAX_FILENAME_CHARS shortened in the middle, its extension kept.
+ */
+export function attachmentName(filename: string): string {
+  const chars = [
+    ...filename
+      .normalize('NFC')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+      .trim(),
+  ];
+  if (chars.length === 0) return 'attachment';
+  if (chars.length <= MAX_FILENAME_CHARS) return chars.join('');
+  const dot = chars.lastIndexOf('.');
+  const extension = dot > 0 && chars.length - dot <= 16 ? chars.slice(dot) : [];
+  return [...chars.slice(0, MAX_FILENAME_CHARS - extension.length - 1), '…', ...extension].join('');
+}
+
 async function storeAttachments(
   blobs: BlobStore,
   siteId: string,
@@ -80,10 +102,14 @@ async function storeAttachments(
   const folder = createHash('sha256').update(messageId).digest('hex').slice(0, 32);
   const refs: AttachmentRef[] = [];
   for (const [index, attachment] of message.attachments.entries()) {
-    const safeName = attachment.filename.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-100) || 'attachment';
-    const key = `helpdesk/${siteId}/mail/${folder}/${index + 1}-${safeName}`;
+    const key = `helpdesk/${siteId}/mail/${folder}/${index + 1}`;
     await blobs.put(key, attachment.content, attachment.size);
-    refs.push({ key, filename: attachment.filename, content_type: attachment.contentType, size: attachment.size });
+    refs.push({
+      key,
+      filename: attachmentName(attachment.filename),
+      content_type: attachment.contentType,
+      size: attachment.size,
+    });
   }
   return refs;
 }
