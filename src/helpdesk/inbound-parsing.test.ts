@@ -9,6 +9,7 @@ import { communityHost, makeCommunity } from '../../test/factories/forum.js';
 import { helpdeskApi } from '../../test/factories/helpdesk.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
+import { startSmtpSink, type SmtpSink } from '../../test/helpers/smtp-sink.js';
 
 interface Filed {
   ticket_id: string | null;
@@ -31,7 +32,9 @@ const raw = (name: string): Buffer => readFileSync(new URL(`../../test/fixtures/
 for (const database of testDatabases) {
   describe(`help desk inbound mail as real mailboxes send it [${database}]`, () => {
     let t: TestApp;
+    let sink: SmtpSink;
     let read: string;
+    let write: string;
     const mime = (body: Buffer | string) =>
       t.app.inject({
         method: 'POST',
@@ -61,8 +64,24 @@ for (const database of testDatabases) {
       return json<Entry[]>(response);
     };
 
+    const api = (method: 'GET' | 'POST' | 'PATCH', path: string, payload?: object) =>
+      helpdeskApi(t.app, 'desk', { key: write }, { method, path, ...(payload ? { payload } : {}) });
+    /** A plain message from `from`, with extra header lines. */
+    const message = (from: string, subject: string, id: string, headers: string[] = [], body = 'Hello.') =>
+      [
+        `From: ${from}`,
+        'To: support@help.example.com',
+        `Subject: ${subject}`,
+        `Message-ID: <${id}>`,
+        ...headers,
+        '',
+        body,
+        '',
+      ].join('\r\n');
+
     before(async () => {
-      t = await buildTestApp({ database });
+      sink = await startSmtpSink();
+      t = await buildTestApp({ database, env: { BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) } });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'desk', 'pro');
       const put = await portal(t.app, owner, {
@@ -73,8 +92,12 @@ for (const database of testDatabases) {
       assert.equal(put.statusCode, 200, put.body);
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/desk/restart' });
       read = await mintApiKey(t.app, owner, 'desk', ['helpdesk-read']);
+      write = await mintApiKey(t.app, owner, 'desk', ['helpdesk-write']);
     });
-    after(() => t.close());
+    after(async () => {
+      await t.close();
+      await sink.close();
+    });
 
     it('converts hostile HTML-only bodies quickly while /up/ keeps answering', async () => {
       for (const [index, html] of ['<'.repeat(80_000), '<style'.repeat(40_000), '<b>'.repeat(100_000)].entries()) {
@@ -180,6 +203,149 @@ for (const database of testDatabases) {
       const missing = await download(5);
       assert.equal(missing.statusCode, 404);
       assert.equal(json(missing).code, 'attachment_not_found');
+    });
+
+    it('recognises each form of automatic mail and opens nothing for it', async () => {
+      const forms: [string, string[]][] = [
+        ['Auto reply: Order question', []],
+        ['Automatic reply: Order question', ['X-Auto-Response-Suppress: All']],
+        ['Out of Office: Order question', []],
+        ['Abwesenheitsnotiz: Bestellung', []],
+        ['Réponse automatique : Commande', []],
+        ['Respuesta automática: Pedido', []],
+        ['Risposta automatica: Ordine', []],
+        ['Automatisch antwoord: Bestelling', []],
+        ['Autosvar: Beställning', []],
+        ['Автоматический ответ: Заказ', []],
+        ['自動応答: ご注文', []],
+        ['Order question', ['Auto-Submitted: auto-replied']],
+        ['Order question', ['Auto-Submitted: auto-generated']],
+        ['Order question', ['X-Autoreply: yes']],
+        ['Order question', ['X-Autorespond: Order question']],
+        ['Order question', ['X-Auto-Response-Suppress: OOF']],
+        ['Order question', ['Precedence: bulk']],
+        ['Order question', ['Precedence: junk']],
+        ['Order question', ['Precedence: list']],
+        ['Order question', ['Precedence: auto_reply']],
+        ['Newsletter', ['List-Id: <news.customer.example>']],
+        ['Newsletter', ['List-Unsubscribe: <mailto:leave@customer.example>']],
+      ];
+      for (const [index, [subject, headers]] of forms.entries()) {
+        const response = await mime(
+          message(
+            `Robot ${index} <robot${index}@customer.example>`,
+            subject,
+            `auto-${index}@customer.example`,
+            headers,
+          ),
+        );
+        assert.equal(response.statusCode, 202, response.body);
+        const filed = json<Filed>(response);
+        assert.equal(filed.ticket_id, null, subject + headers.join());
+        assert.ok(filed.ignored, subject + headers.join());
+      }
+      const person = json<Filed>(
+        await mime(
+          message('Person <person@customer.example>', 'Automatic replies do not work', 'person-1@customer.example', [
+            'Auto-Submitted: no',
+          ]),
+        ),
+      );
+      assert.equal(person.created, true, 'a person writing about auto-replies is a person');
+    });
+
+    it('files an auto-reply on the ticket it refers to without reopening it', async () => {
+      const opened = json<Filed>(
+        await mime(message('Vera <vera@customer.example>', 'Login fails', 'vera-1@customer.example')),
+      );
+      const solved = await api('PATCH', `/tickets/${opened.ticket_id}`, { status: 'solved' });
+      assert.equal(solved.statusCode, 200, solved.body);
+      const response = await mime(
+        message(
+          'Vera <vera@customer.example>',
+          'Automatic reply: Login fails',
+          'vera-ooo@customer.example',
+          ['In-Reply-To: <vera-1@customer.example>', 'X-Auto-Response-Suppress: All'],
+          'I am out of the office until Monday.',
+        ),
+      );
+      assert.equal(response.statusCode, 202, response.body);
+      const filed = json<Filed>(response);
+      assert.equal(filed.ticket_id, opened.ticket_id);
+      assert.ok(filed.ignored);
+      const ticket = json<{ status: string }>(await api('GET', `/tickets/${opened.ticket_id}`));
+      assert.equal(ticket.status, 'solved');
+      const entries = await thread(opened.ticket_id);
+      assert.equal(entries.at(-1)!.body, 'I am out of the office until Monday.');
+    });
+
+    it("marks the desk's reply a bounce returns as undelivered, and opens nothing", async () => {
+      const opened = json<Filed>(
+        await mime(message('Gone <gone@customer.example>', 'Old address', 'gone-1@customer.example')),
+      );
+      const answer = await api('POST', `/tickets/${opened.ticket_id}/replies`, { body: 'We fixed it.' });
+      assert.equal(answer.statusCode, 201, answer.body);
+      const replyId = json<{ id: string; message_id: string }>(answer);
+      const bounce = [
+        'From: Mail Delivery System <MAILER-DAEMON@mx.customer.example>',
+        'To: support@help.example.com',
+        'Subject: Undelivered Mail Returned to Sender',
+        'Message-ID: <bounce-gone@mx.customer.example>',
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="r"',
+        '',
+        '--r',
+        'Content-Type: text/plain',
+        '',
+        'I am sorry to have to inform you that your message could not be delivered.',
+        '--r',
+        'Content-Type: message/delivery-status',
+        '',
+        'Reporting-MTA: dns; mx.customer.example',
+        '',
+        'Final-Recipient: rfc822; gone@customer.example',
+        'Action: failed',
+        'Status: 5.1.1',
+        'Diagnostic-Code: smtp; 550 5.1.1 User unknown',
+        '--r',
+        'Content-Type: text/rfc822-headers',
+        '',
+        'From: "Desk" <support@help.example.com>',
+        'To: gone@customer.example',
+        `Message-ID: ${replyId.message_id}`,
+        'Subject: Re: [#1] Old address',
+        '--r--',
+        '',
+      ].join('\r\n');
+      const response = await mime(bounce);
+      assert.equal(response.statusCode, 202, response.body);
+      const filed = json<Filed>(response);
+      assert.equal(filed.ticket_id, opened.ticket_id);
+      assert.equal(filed.created, false);
+      const history = json<{ event: string; to: Record<string, string> }[]>(
+        await api('GET', `/tickets/${opened.ticket_id}/history`),
+      );
+      const undelivered = history.find((row) => row.event === 'undelivered');
+      assert.deepEqual(undelivered?.to, {
+        entry_id: replyId.id,
+        recipient: 'gone@customer.example',
+        status: '5.1.1',
+        diagnostic: 'smtp; 550 5.1.1 User unknown',
+      });
+      assert.equal((await thread(opened.ticket_id)).length, 2, 'the bounce adds no entry');
+    });
+
+    it('throttles a sender past a few mails a minute, so two robots cannot loop through the desk', async () => {
+      for (let n = 1; n <= 5; n++) {
+        const response = await mime(message('Loop <loop@robot.example>', `Ticket ${n}`, `loop-${n}@robot.example`));
+        assert.equal(response.statusCode, 202, response.body);
+      }
+      const sixth = await mime(message('Loop <loop@robot.example>', 'Ticket 6', 'loop-6@robot.example'));
+      assert.equal(sixth.statusCode, 429, sixth.body);
+      assert.equal(json(sixth).code, 'inbound_throttled');
+      assert.equal(sixth.headers['retry-after'], '60');
+      const other = await mime(message('Other <other@robot.example>', 'Hello', 'other-1@robot.example'));
+      assert.equal(other.statusCode, 202, 'other senders are not held');
     });
   });
 }

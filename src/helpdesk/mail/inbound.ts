@@ -1,18 +1,32 @@
 // An inbound e-mail to the help desk: verified and normalized (providers.ts), then threaded onto its
 // ticket or opened as a new one. Threading order: the signed plus-address, then In-Reply-To /
 // References, then a `[#number]` subject tag when the sender is that ticket's requester; otherwise a
-// new ticket. Machine-sent mail (auto-replies, bounces, lists) is answered and dropped, so no mail
-// loop starts. A repeated Message-ID answers the first ticket without storing anything again.
+// new ticket. Machine-sent mail is never answered, so no mail loop starts: an auto-reply is filed on
+// the ticket it refers to without reopening it (dropped otherwise), a bounce marks the desk's reply it
+// returns as undelivered, and a sender filing more than a few mails a minute is throttled. A
+// repeated Message-ID answers the first ticket without storing anything again.
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../adapters/blobs/index.js';
 import type { Executor } from '../../db/client.js';
 import { openSetting } from '../../core/settings/service.js';
 import type { AttachmentRef, TicketRow } from '../tables.js';
-import { addEntry, findContact, findTicket, findTicketByMessageId, openTicket } from '../tickets.js';
+import { AppError } from '../../http/errors.js';
+import {
+  addEntry,
+  findContact,
+  findTicket,
+  findTicketByMessageId,
+  markUndelivered,
+  openTicket,
+  recentMailFrom,
+} from '../tickets.js';
 import type { InboundMessage } from './message.js';
 import { readInbound, type InboundRequest, type InboundSource, type InboundVerification } from './providers.js';
 import { subjectTicketNumber, ticketFromRecipients } from './reply-address.js';
 import { stripQuotedReply } from './reply-text.js';
+
+/** Mail one sender may file per minute: more is a robot (or two robots answering each other). */
+export const INBOUND_PER_SENDER_PER_MINUTE = 5;
 
 /** HELPDESK_ATTACHMENT_MAX_BYTES when unset: 25 MiB, what common mail services accept. */
 const DEFAULT_ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
@@ -27,7 +41,7 @@ interface InboundResult {
   ticket: TicketRow | null;
   created: boolean;
   source: InboundSource;
-  /** Why the message was dropped (machine-sent), or null. */
+  /** Why a machine-sent message was not filed as a person's mail, or null. */
   ignored: string | null;
 }
 
@@ -121,6 +135,58 @@ function bodyOf(message: InboundMessage, reply: boolean): string {
   return message.attachments.length > 0 ? '(attachments only)' : '(empty message)';
 }
 
+/** What a delivery status report says of the failed recipient (RFC 3464 fields), for the agents. */
+function bounceReport(text: string): Record<string, string> {
+  const report: Record<string, string> = {};
+  for (const [field, key] of [
+    ['Final-Recipient', 'recipient'],
+    ['Status', 'status'],
+    ['Diagnostic-Code', 'diagnostic'],
+  ] as const) {
+    const value = new RegExp(`^${field}:[ \\t]*(.+)$`, 'im').exec(text)?.[1]?.trim();
+    if (value) report[key] = value.replace(/^rfc822;\s*/i, '').slice(0, 300);
+  }
+  return report;
+}
+
+/** Refuses a sender past INBOUND_PER_SENDER_PER_MINUTE; its server retries later, so nothing is lost. */
+async function throttleSender(db: Executor, siteId: string, email: string): Promise<void> {
+  if ((await recentMailFrom(db, siteId, email)) < INBOUND_PER_SENDER_PER_MINUTE) return;
+  throw new AppError(
+    'inbound_throttled',
+    `${email} has mailed the help desk ${INBOUND_PER_SENDER_PER_MINUTE} times in the last minute; try again later.`,
+    {},
+    { 'Retry-After': '60' },
+  );
+}
+
+/**
+ * An auto-reply (or list mail) is never answered and opens nothing: filed on the ticket it refers
+ * to, without reopening or waking it, and dropped otherwise.
+ */
+async function fileAutomated(
+  deps: InboundDeps,
+  siteId: string,
+  message: InboundMessage,
+  source: InboundSource,
+): Promise<InboundResult> {
+  const reason = message.automated!.reason;
+  const thread = await threadOf(deps, siteId, message);
+  if (!thread) return { ticket: null, created: false, source, ignored: reason };
+  const write = await addEntry(
+    deps.db,
+    thread,
+    {
+      body: bodyOf(message, true),
+      author: { kind: 'requester', email: message.from.email, name: message.from.name },
+      messageId: messageIdOf(message),
+      automated: reason,
+    },
+    { kind: 'requester', id: null },
+  );
+  return { ticket: write.ticket, created: write.created, source, ignored: reason };
+}
+
 /** Verifies, reads and files one inbound request for the site; throws the refusals of providers.ts. */
 export async function receiveInbound(
   deps: InboundDeps,
@@ -129,7 +195,12 @@ export async function receiveInbound(
   request: InboundRequest,
 ): Promise<InboundResult> {
   const { source, message } = await readInbound(request, inboundVerification(settings, deps.secretKey));
-  if (message.automated) return { ticket: null, created: false, source, ignored: message.automated };
+  if (message.automated?.kind === 'bounce') {
+    const ticket = await markUndelivered(deps.db, siteId, message.bouncedMessageIds, bounceReport(message.text));
+    return { ticket: ticket ?? null, created: false, source, ignored: message.automated.reason };
+  }
+  await throttleSender(deps.db, siteId, message.from.email);
+  if (message.automated) return fileAutomated(deps, siteId, message, source);
   const messageId = messageIdOf(message);
   // The writes below answer a Message-ID on file themselves; asked here first only so that a second
   // delivery stores no attachments again.

@@ -2,10 +2,17 @@
 // without a header block or a From address is refused as malformed; what mailparser decodes
 // (quoted-printable, base64, charsets, encoded words) is taken as it decodes it; HTML becomes text
 // through html-text.ts, not mailparser's own conversion.
-import { simpleParser, type AddressObject, type HeaderValue, type ParsedMail } from 'mailparser';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { isEmail } from '../../lib/email.js';
 import { AppError } from '../../http/errors.js';
-import { automatedReason, checkAttachments, messageIds, oneMessageId, type InboundMessage } from './message.js';
+import {
+  automatedReason,
+  bouncedMessageIds,
+  checkAttachments,
+  messageIds,
+  oneMessageId,
+  type InboundMessage,
+} from './message.js';
 import { htmlToText } from './html-text.js';
 
 const HEADER_BLOCK = /^[!-9;-~]+:/;
@@ -20,19 +27,19 @@ function addresses(value: AddressObject | AddressObject[] | undefined): { email:
     .map((entry) => ({ email: entry.address!.toLowerCase(), name: entry.name.trim() || null }));
 }
 
-function headerText(value: HeaderValue): string {
-  if (typeof value === 'string') return value;
-  if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map((item) => headerText(item as HeaderValue)).join(', ');
-  if ('value' in value && typeof value.value === 'string') return value.value;
-  if ('text' in value && typeof value.text === 'string') return value.text;
-  return '';
-}
-
-/** Header name -> text, the first of repeated headers. */
+/** Header name -> raw value (unfolded), the first of repeated headers, as the message has it. */
 function headerMap(parsed: ParsedMail): Map<string, string> {
   const map = new Map<string, string>();
-  for (const [name, value] of parsed.headers) map.set(name, headerText(value));
+  for (const { key, line } of parsed.headerLines) {
+    if (!map.has(key))
+      map.set(
+        key,
+        line
+          .slice(line.indexOf(':') + 1)
+          .replace(/\r?\n[ \t]+/g, ' ')
+          .trim(),
+      );
+  }
   return map;
 }
 
@@ -66,18 +73,26 @@ export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number
   }));
   checkAttachments(attachments, maxAttachmentBytes);
   const headers = headerMap(parsed);
+  const subject = parsed.subject?.trim() ?? '';
+  const inReplyTo = oneMessageId(parsed.inReplyTo);
+  const references = messageIds(parsed.references);
+  const text = (
+    parsed.text?.trim() ? parsed.text : typeof parsed.html === 'string' ? htmlToText(parsed.html) : ''
+  ).replace(/\r\n/g, '\n');
+  const automated = automatedReason(headers, from.email, subject);
   return {
     from,
     recipients: [...addresses(parsed.to), ...addresses(parsed.cc)].map((address) => address.email),
-    subject: parsed.subject?.trim() ?? '',
+    subject,
     messageId: oneMessageId(parsed.messageId),
-    inReplyTo: oneMessageId(parsed.inReplyTo),
-    references: messageIds(parsed.references),
-    text: (parsed.text?.trim() ? parsed.text : typeof parsed.html === 'string' ? htmlToText(parsed.html) : '').replace(
-      /\r\n/g,
-      '\n',
-    ),
+    inReplyTo,
+    references,
+    text,
     attachments,
-    automated: automatedReason(headers, from.email),
+    automated,
+    bouncedMessageIds:
+      automated?.kind === 'bounce'
+        ? bouncedMessageIds(text, attachments, [...(inReplyTo ? [inReplyTo] : []), ...references])
+        : [],
   };
 }
