@@ -2,7 +2,7 @@
 // without holding the node, mbox envelope lines, RFC 2231 attachment names, automatic mail and
 // bounces, and reply trimming for each common client over the fixture corpus (test/fixtures/mail/).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { communityHost, makeCommunity } from '../../test/factories/forum.js';
@@ -28,6 +28,26 @@ interface Entry {
 const SECRET = 'inbound-secret';
 
 const raw = (name: string): Buffer => readFileSync(new URL(`../../test/fixtures/mail/${name}`, import.meta.url));
+const CORPUS = 'corpus/';
+const corpus = readdirSync(new URL(`../../test/fixtures/mail/${CORPUS}`, import.meta.url)).filter((name) =>
+  name.endsWith('.eml'),
+);
+
+/** What each client's reply keeps: the text above the quote and signature (see the corpus README). */
+const REPLIES: Record<string, string> = {
+  'reply-gmail.eml': 'Yes, that works now.\n\nThanks,\nAnna',
+  'reply-gmail-de.eml': 'Danke, jetzt passt die Rechnung.\n\nGruß\nJürgen',
+  'reply-gmail-es.eml': 'Perfecto, muchas gracias.',
+  'reply-outlook.eml': 'Hi,\n\nthe VPN works again from home.\n\nBest regards\nTom Reed\nIT Operations',
+  'reply-outlook-fr.eml': "Bonjour,\n\nc'est réglé, merci beaucoup.\n\nFrançoise",
+  'reply-hotmail.eml': 'Still broken on my side, see below:\n\nStep | Result\nLogin | Error 500',
+  'reply-apple-mail.eml': 'The export finished, thank you!\n\nMia',
+  'reply-iphone.eml': 'Great, got it.',
+  'reply-yahoo.eml': 'Thanks, I can see the refund now.\n\nRavi',
+  'reply-thunderbird.eml': 'Yes, it finished at noon.',
+  'reply-legacy-iso-2022-jp.eml': '届きました。ありがとうございます。',
+  'reply-legacy-koi8-r.eml': 'Спасибо, всё работает.',
+};
 
 for (const database of testDatabases) {
   describe(`help desk inbound mail as real mailboxes send it [${database}]`, () => {
@@ -346,6 +366,56 @@ for (const database of testDatabases) {
       assert.equal(sixth.headers['retry-after'], '60');
       const other = await mime(message('Other <other@robot.example>', 'Hello', 'other-1@robot.example'));
       assert.equal(other.statusCode, 202, 'other senders are not held');
+    });
+
+    it('keeps only what the customer typed in a reply from each common client; the whole text stays for agents', async () => {
+      for (const [name, expected] of Object.entries(REPLIES)) {
+        const source = raw(CORPUS + name);
+        const head = source.toString('latin1');
+        const from = /^From:.*<([^<>\s]+)>/m.exec(head)![1]!;
+        const answered = /^In-Reply-To: (<[^<>\s]+>)/m.exec(head)![1]!;
+        // The desk's mail the client replies to: a ticket of that sender whose thread holds it.
+        const opened = json<Filed>(await mime(message(from, `Ticket for ${name}`, answered.slice(1, -1))));
+        assert.equal(opened.created, true, name);
+        const response = await mime(source);
+        assert.equal(response.statusCode, 202, `${name}: ${response.body}`);
+        assert.equal(json<Filed>(response).ticket_id, opened.ticket_id, name);
+        const reply = (await thread(opened.ticket_id)).at(-1)!;
+        assert.equal(reply.body, expected, name);
+        const index = reply.attachments.findIndex((attachment) => attachment.filename === 'original-message.txt');
+        assert.ok(index >= 0, `${name}: the whole text is kept`);
+        const original = await helpdeskApi(
+          t.app,
+          'desk',
+          { key: read },
+          { method: 'GET', path: `/tickets/${opened.ticket_id}/replies/${reply.id}/attachments/${index + 1}` },
+        );
+        assert.equal(original.statusCode, 200, name);
+        assert.ok(original.body.includes(expected.split('\n')[0]!), name);
+        assert.ok(original.body.length > expected.length, `${name}: the original holds the quote`);
+      }
+    });
+
+    it('answers every message of the corpus without a server error', async () => {
+      const outcomes: Record<string, number> = {};
+      for (const name of [
+        ...corpus.map((file) => CORPUS + file),
+        ...readdirSync(new URL('../../test/fixtures/mail/', import.meta.url)).filter((file) => file.endsWith('.eml')),
+      ]) {
+        const response = await mime(raw(name));
+        outcomes[name] = response.statusCode;
+        assert.ok(response.statusCode < 500, `${name}: ${response.statusCode} ${response.body}`);
+        const filed = response.statusCode === 202 ? json<Filed>(response) : undefined;
+        if (/auto-reply|bounce/.test(name)) assert.ok(filed?.ignored, `${name} is automatic`);
+        if (/bounce/.test(name)) assert.equal(filed?.ticket_id, null, name);
+      }
+      assert.ok(Object.keys(outcomes).length >= 30, 'the corpus holds every kind of mail');
+      const cyrillic = json<Filed>(await mime(raw(`${CORPUS}first-legacy-windows-1251.eml`)));
+      assert.equal((await thread(cyrillic.ticket_id))[0]!.body, 'Не работает вход в кабинет.');
+      const polish = json<Filed>(await mime(raw(`${CORPUS}first-legacy-iso-8859-2.eml`)));
+      assert.equal((await thread(polish.ticket_id))[0]!.body, 'Płatność nie przechodzi, proszę o pomoc.');
+      const ticket = json<{ subject: string }>(await api('GET', `/tickets/${polish.ticket_id}`));
+      assert.equal(ticket.subject, 'Błąd płatności');
     });
   });
 }

@@ -107,16 +107,24 @@ export function attachmentName(filename: string): string {
   return [...chars.slice(0, MAX_FILENAME_CHARS - extension.length - 1), '…', ...extension].join('');
 }
 
+/** Where a message's files live in the blob store: named by its Message-ID, never by a file name. */
+function mailFolder(siteId: string, messageId: string): string {
+  return `helpdesk/${siteId}/mail/${createHash('sha256').update(messageId).digest('hex').slice(0, 32)}`;
+}
+
+/** The name the whole text of a trimmed reply is kept under, beside the message's attachments. */
+export const ORIGINAL_MESSAGE_NAME = 'original-message.txt';
+
 async function storeAttachments(
   blobs: BlobStore,
   siteId: string,
   messageId: string,
   message: InboundMessage,
 ): Promise<AttachmentRef[]> {
-  const folder = createHash('sha256').update(messageId).digest('hex').slice(0, 32);
+  const folder = mailFolder(siteId, messageId);
   const refs: AttachmentRef[] = [];
   for (const [index, attachment] of message.attachments.entries()) {
-    const key = `helpdesk/${siteId}/mail/${folder}/${index + 1}`;
+    const key = `${folder}/${index + 1}`;
     await blobs.put(key, attachment.content, attachment.size);
     refs.push({
       key,
@@ -133,6 +141,19 @@ function bodyOf(message: InboundMessage, reply: boolean): string {
   const text = reply ? stripQuotedReply(message.text) : message.text.trim();
   if (text !== '') return text;
   return message.attachments.length > 0 ? '(attachments only)' : '(empty message)';
+}
+
+/** The whole text of a reply whose quote or signature was cut, kept for agents as ORIGINAL_MESSAGE_NAME. */
+async function storeOriginal(
+  blobs: BlobStore,
+  siteId: string,
+  messageId: string,
+  text: string,
+): Promise<AttachmentRef> {
+  const key = `${mailFolder(siteId, messageId)}/original`;
+  const content = Buffer.from(text, 'utf8');
+  await blobs.put(key, content, content.length);
+  return { key, filename: ORIGINAL_MESSAGE_NAME, content_type: 'text/plain; charset=utf-8', size: content.length };
 }
 
 /** What a delivery status report says of the failed recipient (RFC 3464 fields), for the agents. */
@@ -211,6 +232,8 @@ export async function receiveInbound(
   const attachments = await storeAttachments(deps.blobs, siteId, messageId, message);
   const thread = await threadOf(deps, siteId, message);
   const body = bodyOf(message, thread !== undefined);
+  if (thread && message.text.trim() !== '' && body !== message.text.trim())
+    attachments.push(await storeOriginal(deps.blobs, siteId, messageId, message.text.trim()));
   const write = thread
     ? await addEntry(
         deps.db,
