@@ -26,7 +26,7 @@ import { subjectTicketNumber, ticketFromRecipients } from './reply-address.js';
 import { stripQuotedReply } from './reply-text.js';
 
 /** Mail one sender may file per minute: more is a robot (or two robots answering each other). */
-export const INBOUND_PER_SENDER_PER_MINUTE = 5;
+const INBOUND_PER_SENDER_PER_MINUTE = 5;
 
 /** HELPDESK_ATTACHMENT_MAX_BYTES when unset: 25 MiB, what common mail services accept. */
 const DEFAULT_ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
@@ -92,7 +92,7 @@ const MAX_FILENAME_CHARS = 255;
  * An attachment's name as the sender gave it, kept as data (blob keys never come from it): control
  * characters dropped, and a name past MAX_FILENAME_CHARS shortened in the middle, its extension kept.
  */
-export function attachmentName(filename: string): string {
+function attachmentName(filename: string): string {
   const chars = [
     ...filename
       .normalize('NFC')
@@ -113,7 +113,7 @@ function mailFolder(siteId: string, messageId: string): string {
 }
 
 /** The name the whole text of a trimmed reply is kept under, beside the message's attachments. */
-export const ORIGINAL_MESSAGE_NAME = 'original-message.txt';
+const ORIGINAL_MESSAGE_NAME = 'original-message.txt';
 
 async function storeAttachments(
   blobs: BlobStore,

@@ -40,7 +40,7 @@ export interface InboundMessage {
 type HeaderMap = ReadonlyMap<string, string>;
 
 /** What kind of machine sent a message: an auto-responder, a delivery report, or bulk and list mail. */
-export interface Automated {
+interface Automated {
   kind: 'auto_reply' | 'bounce' | 'bulk';
   reason: string;
 }
