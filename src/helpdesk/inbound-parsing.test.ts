@@ -21,6 +21,7 @@ interface Filed {
 interface Entry {
   id: string;
   body: string;
+  body_html: string;
   author: { kind: string };
   attachments: { filename: string; content_type: string; size: number }[];
 }
@@ -162,6 +163,9 @@ for (const database of testDatabases) {
         first!.body,
         'Hello,\n\nItem | Qty | Unit price\nK6 arm | 5 | 1,499 EUR\n\nline one\n  line two\n\n> Your page: free returns.\n\nThanks',
       );
+      // Shown to agents with the mail's line breaks, not merged into one paragraph.
+      assert.match(first!.body_html, /Item \| Qty \| Unit price<br \/>\s*K6 arm \| 5 \| 1,499 EUR/);
+      assert.match(first!.body_html, /<blockquote>\s*<p>Your page: free returns.<\/p>\s*<\/blockquote>/);
     });
 
     it('accepts a message in mbox form and drops its envelope line', async () => {

@@ -47,6 +47,8 @@ interface OpenTicketInput {
   /** The e-mail Message-ID, angle brackets included: a second delivery answers the first ticket. */
   messageId?: string | null | undefined;
   attachments?: AttachmentRef[] | undefined;
+  /** The body is mail text: its line breaks are kept when rendered. */
+  mailText?: boolean | undefined;
 }
 
 type EntryAuthor =
@@ -63,6 +65,8 @@ interface EntryInput {
   internal?: boolean | undefined;
   messageId?: string | null | undefined;
   attachments?: AttachmentRef[] | undefined;
+  /** The body is mail text: its line breaks are kept when rendered. */
+  mailText?: boolean | undefined;
   /**
    * Why a requester's entry is machine-sent (an auto-reply filed on its ticket), or undefined: such
    * an entry never reopens, wakes or follows up its ticket.
@@ -197,8 +201,9 @@ async function insertEntry(
     body: string;
     messageId: string | null;
     attachments: AttachmentRef[];
+    mailText?: boolean | undefined;
   },
-  rendered = renderBody(values.body),
+  rendered = renderBody(values.body, { lineBreaks: values.mailText }),
 ): Promise<ThreadEntryRow> {
   const [entry] = await db
     .insert(helpdeskEntries)
@@ -241,7 +246,7 @@ async function newTicket(
   const categoryId = input.categoryId ?? null;
   if (categoryId) await requireCategory(db, siteId, categoryId);
   const now = new Date();
-  const rendered = renderBody(input.body);
+  const rendered = renderBody(input.body, { lineBreaks: input.mailText });
   const clock = startClock(await slaTargets(db, siteId, priority), now);
   return {
     ticket: {
@@ -350,6 +355,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
         body: input.body,
         messageId: input.messageId ?? null,
         attachments: input.attachments ?? [],
+        mailText: input.mailText,
       };
       if (input.author.kind === 'agent') {
         const entry = await insertEntry(tx, current, {
@@ -396,6 +402,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
               tags: current.tags,
               messageId: values.messageId,
               attachments: values.attachments,
+              mailText: values.mailText,
             },
             current.id,
           ),

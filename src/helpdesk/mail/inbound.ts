@@ -202,6 +202,7 @@ async function fileAutomated(
       author: { kind: 'requester', email: message.from.email, name: message.from.name },
       messageId: messageIdOf(message),
       automated: reason,
+      mailText: true,
     },
     { kind: 'requester', id: null },
   );
@@ -243,6 +244,7 @@ export async function receiveInbound(
           author: { kind: 'requester', email: message.from.email, name: message.from.name },
           messageId,
           attachments,
+          mailText: true,
         },
         { kind: 'requester', id: null },
       )
@@ -253,6 +255,7 @@ export async function receiveInbound(
         channel: 'email',
         messageId,
         attachments,
+        mailText: true,
       });
   return { ticket: write.ticket, created: write.created, source, ignored: null };
 }
