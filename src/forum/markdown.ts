@@ -88,9 +88,16 @@ heldLinks.renderer.rules.link_close = () => '';
 heldLinks.renderer.rules.image = (tokens, index, options, env, self) =>
   heldLinks.utils.escapeHtml(self.renderInlineAsText(tokens[index]!.children ?? [], options, env));
 
-/** Renders and sanitizes a body; `links: false` holds links and images (shown as their text). */
-export function renderBody(source: string, options: { links?: boolean } = {}): RenderedBody {
-  const html = sanitizeHtml((options.links === false ? heldLinks : markdown).render(source), SANITIZE).trim();
+/** Text that came as e-mail: every line break of the mail is a line break on the page. */
+const mailText = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: true });
+
+/**
+ * Renders and sanitizes a body; `links: false` holds links and images (shown as their text), and
+ * `lineBreaks` keeps every line break (mail text, whose lines are not Markdown paragraphs).
+ */
+export function renderBody(source: string, options: { links?: boolean; lineBreaks?: boolean } = {}): RenderedBody {
+  const renderer = options.links === false ? heldLinks : options.lineBreaks ? mailText : markdown;
+  const html = sanitizeHtml(renderer.render(source), SANITIZE).trim();
   return { html, text: htmlToText(html) };
 }
 

@@ -8,6 +8,7 @@ export const helpdeskErrorCodes = {
   ticket_not_found: { status: 404, title: 'Ticket not found' },
   helpdesk_category_not_found: { status: 404, title: 'Help desk category not found' },
   agent_not_found: { status: 404, title: 'Agent not found' },
+  attachment_not_found: { status: 404, title: 'Attachment not found' },
   helpdesk_category_exists: { status: 409, title: 'A help desk category with this name exists' },
   invalid_ticket: { status: 422, title: 'The ticket or reply is not valid' },
   invalid_report_range: { status: 422, title: 'The report range is not valid' },

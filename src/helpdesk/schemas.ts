@@ -28,6 +28,15 @@ export const TicketParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100, description: 'The ticket id or its number.' }),
 });
 export const IdParams = Type.Object({ id: Id });
+export const AttachmentParams = Type.Object({
+  id: TicketParams.properties.id,
+  entry_id: Type.String({ minLength: 1, maxLength: 100 }),
+  index: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    description: "The attachment's place in the entry's list, from 1.",
+  }),
+});
 
 export const TicketBody = Type.Object(
   {

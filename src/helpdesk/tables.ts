@@ -222,6 +222,7 @@ export const HISTORY_EVENTS = [
   'draft',
   'reopened',
   'follow_up',
+  'undelivered',
 ] as const;
 export type HistoryEvent = (typeof HISTORY_EVENTS)[number];
 export const ACTOR_KINDS = ['member', 'account', 'api_key', 'requester', 'system'] as const;

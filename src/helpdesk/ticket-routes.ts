@@ -7,6 +7,8 @@ import { declareSecurity, problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerialized } from '../http/response-schemas.js';
 import { aiSettingsOf } from '../cms/ai-drafting.js';
+import { AppError } from '../http/errors.js';
+import { contentDisposition } from '../lib/content-disposition.js';
 import { helpdeskAccess } from './access.js';
 import { apiAnswer } from './kept-lists.js';
 import { draftReply } from './draft-reply.js';
@@ -15,6 +17,7 @@ import { answerTicket, replyMailSettings } from './mail/outgoing.js';
 import { actorOf, authorizeCategory } from './policy.js';
 import { presentDraft, presentEntry, presentHistory, presentTicket } from './presenters.js';
 import {
+  AttachmentParams,
   DraftBody,
   DraftOut,
   EntryOut,
@@ -29,7 +32,7 @@ import {
   TicketPatch,
 } from './schemas.js';
 import { findVisibleTicket, listTickets } from './ticket-list.js';
-import { findContact, listEntries, openTicket } from './tickets.js';
+import { findContact, findEntry, listEntries, openTicket } from './tickets.js';
 import { triageTicket } from './triage.js';
 
 const read = declareSecurity(helpdeskAccess('helpdesk-read'), helpdeskSecurity);
@@ -154,6 +157,38 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
       const { rows, total } = await listEntries(db, ticket.id, request.query.internal ?? true, page);
       setPaginationHeaders(request, reply, page, total);
       return rows.map(presentEntry);
+    },
+  );
+
+  app.get(
+    '/tickets/:id/replies/:entry_id/attachments/:index',
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: "An entry's attachment, under the name its sender gave it",
+        description:
+          "The bytes of the `index`-th attachment (from 1) of the entry, always as a download: `Content-Disposition: attachment` with the name in its RFC 6266 forms (an ASCII `filename` and `filename*=UTF-8''...`).",
+        params: AttachmentParams,
+        response: { 200: Type.Unknown(), ...problems(404) },
+      },
+      preHandler: read,
+    },
+    async (request, reply) => {
+      const { site, caller } = request.helpdesk;
+      const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
+      const entry = await findEntry(db, ticket.id, request.params.entry_id);
+      const attachment = entry?.attachments[request.params.index - 1];
+      const bytes = attachment ? await app.deps.blobs.get(attachment.key) : undefined;
+      if (!attachment || !bytes)
+        throw new AppError('attachment_not_found', `No attachment ${request.params.index} on that entry.`);
+      return reply
+        .header('content-type', attachment.content_type || 'application/octet-stream')
+        .header('content-length', attachment.size)
+        .header('content-disposition', contentDisposition('attachment', attachment.filename))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'private, no-store')
+        .send(bytes);
     },
   );
 

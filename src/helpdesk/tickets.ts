@@ -17,6 +17,7 @@ import {
   helpdeskCategories,
   helpdeskContacts,
   helpdeskEntries,
+  helpdeskHistory,
   helpdeskTickets,
   type AttachmentRef,
   type ContactRow,
@@ -46,6 +47,8 @@ interface OpenTicketInput {
   /** The e-mail Message-ID, angle brackets included: a second delivery answers the first ticket. */
   messageId?: string | null | undefined;
   attachments?: AttachmentRef[] | undefined;
+  /** The body is mail text: its line breaks are kept when rendered. */
+  mailText?: boolean | undefined;
 }
 
 type EntryAuthor =
@@ -62,6 +65,13 @@ interface EntryInput {
   internal?: boolean | undefined;
   messageId?: string | null | undefined;
   attachments?: AttachmentRef[] | undefined;
+  /** The body is mail text: its line breaks are kept when rendered. */
+  mailText?: boolean | undefined;
+  /**
+   * Why a requester's entry is machine-sent (an auto-reply filed on its ticket), or undefined: such
+   * an entry never reopens, wakes or follows up its ticket.
+   */
+  automated?: string | undefined;
 }
 
 export interface TicketWrite {
@@ -191,8 +201,9 @@ async function insertEntry(
     body: string;
     messageId: string | null;
     attachments: AttachmentRef[];
+    mailText?: boolean | undefined;
   },
-  rendered = renderBody(values.body),
+  rendered = renderBody(values.body, { lineBreaks: values.mailText }),
 ): Promise<ThreadEntryRow> {
   const [entry] = await db
     .insert(helpdeskEntries)
@@ -235,7 +246,7 @@ async function newTicket(
   const categoryId = input.categoryId ?? null;
   if (categoryId) await requireCategory(db, siteId, categoryId);
   const now = new Date();
-  const rendered = renderBody(input.body);
+  const rendered = renderBody(input.body, { lineBreaks: input.mailText });
   const clock = startClock(await slaTargets(db, siteId, priority), now);
   return {
     ticket: {
@@ -344,6 +355,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
         body: input.body,
         messageId: input.messageId ?? null,
         attachments: input.attachments ?? [],
+        mailText: input.mailText,
       };
       if (input.author.kind === 'agent') {
         const entry = await insertEntry(tx, current, {
@@ -362,6 +374,13 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
         ? await ensureContact(tx, ticket.siteId, { email: input.author.email, name: input.author.name })
         : undefined;
       const authorId = author?.id ?? current.requesterId;
+      // Mail names its sender only by address: the history names the contact it resolved to.
+      const who: Actor = actor.kind === 'requester' && actor.id === null ? { kind: 'requester', id: authorId } : actor;
+      if (input.automated) {
+        const entry = await insertEntry(tx, current, { ...values, authorKind: 'requester', authorId });
+        await recordHistory(tx, current, who, 'reply', null, { entry_id: entry.id, automated: input.automated });
+        return { ticket: await appendSearchText(tx, current, entry), entry, created: true };
+      }
       const done = current.status === 'solved' || current.status === 'closed';
       const doneAt = current.closedAt ?? current.solvedAt;
       if (done && doneAt && now.getTime() - doneAt.getTime() > REOPEN_WINDOW_DAYS * 86_400_000) {
@@ -383,28 +402,79 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
               tags: current.tags,
               messageId: values.messageId,
               attachments: values.attachments,
+              mailText: values.mailText,
             },
             current.id,
           ),
           requester,
-          actor,
+          who,
         );
-        await recordHistory(tx, current, actor, 'follow_up', null, {
+        await recordHistory(tx, current, who, 'follow_up', null, {
           ticket_id: followUp.ticket.id,
           number: followUp.ticket.number,
         });
         return followUp;
       }
       const entry = await insertEntry(tx, current, { ...values, authorKind: 'requester', authorId });
-      await recordHistory(tx, current, actor, 'reply', null, { entry_id: entry.id });
+      await recordHistory(tx, current, who, 'reply', null, { entry_id: entry.id });
       let change: Partial<TicketRow> = {};
       if (done || current.status === 'pending' || current.status === 'on_hold') {
         change = statusChange(current, 'open', now);
-        await recordHistory(tx, current, actor, done ? 'reopened' : 'status', current.status, 'open');
+        await recordHistory(tx, current, who, done ? 'reopened' : 'status', current.status, 'open');
       }
       return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
     }),
   );
+}
+
+/**
+ * Marks the agent's reply that went out with one of these Message-IDs as undelivered, in its
+ * ticket's history (a bounce of it came back). Answers that ticket, or undefined when none matches.
+ */
+export async function markUndelivered(
+  db: Executor,
+  siteId: string,
+  messageIds: readonly string[],
+  report: Record<string, string>,
+): Promise<TicketRow | undefined> {
+  if (messageIds.length === 0) return undefined;
+  const [row] = await db
+    .select({ ticket: helpdeskTickets, entryId: helpdeskEntries.id })
+    .from(helpdeskEntries)
+    .innerJoin(helpdeskTickets, eq(helpdeskTickets.id, helpdeskEntries.ticketId))
+    .where(
+      and(
+        eq(helpdeskEntries.siteId, siteId),
+        inArray(helpdeskEntries.messageId, [...messageIds]),
+        eq(helpdeskEntries.authorKind, 'agent'),
+      ),
+    )
+    .limit(1);
+  if (!row) return undefined;
+  await recordHistory(db, row.ticket, SYSTEM, 'undelivered', null, { entry_id: row.entryId, ...report });
+  return row.ticket;
+}
+
+/**
+ * Mail the sender filed on the site's help desk in the last minute (ticket openings and replies),
+ * counted from the history, which every node writes: the sender throttle of inbound mail.
+ */
+export async function recentMailFrom(db: Executor, siteId: string, email: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(helpdeskHistory)
+    .innerJoin(helpdeskContacts, eq(helpdeskContacts.id, helpdeskHistory.actorId))
+    .where(
+      and(
+        eq(helpdeskHistory.siteId, siteId),
+        sql`${helpdeskHistory.createdAt} > now() - interval '1 minute'`,
+        inArray(helpdeskHistory.event, ['created', 'reply']),
+        eq(helpdeskHistory.actorKind, 'requester'),
+        eq(helpdeskContacts.siteId, siteId),
+        eq(helpdeskContacts.email, email),
+      ),
+    );
+  return row?.n ?? 0;
 }
 
 /** A ticket of the site by id or by number (`{id}` in the API is either). */
@@ -430,6 +500,15 @@ export async function threadMessageIds(db: Executor, ticketId: string): Promise<
     .where(and(eq(helpdeskEntries.ticketId, ticketId), sql`${helpdeskEntries.messageId} is not null`))
     .orderBy(helpdeskEntries.createdAt, helpdeskEntries.id);
   return rows.map((row) => row.messageId!);
+}
+
+/** An entry of the ticket by id. */
+export async function findEntry(db: Executor, ticketId: string, entryId: string): Promise<ThreadEntryRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(helpdeskEntries)
+    .where(and(eq(helpdeskEntries.ticketId, ticketId), eq(helpdeskEntries.id, entryId)));
+  return row;
 }
 
 export async function findContact(db: Executor, contactId: string): Promise<ContactRow | undefined> {

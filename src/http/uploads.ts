@@ -4,6 +4,7 @@
 // running them.
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { contentDisposition } from '../lib/content-disposition.js';
 import { AppError, type ErrorCode } from './errors.js';
 
 export interface UploadedFile {
@@ -58,7 +59,7 @@ export async function sendInertFile(
     .header('cache-control', 'public, max-age=31536000, immutable')
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', "default-src 'none'; sandbox")
-    .header('content-disposition', `${file.disposition}; filename="${file.filename}"`);
+    .header('content-disposition', contentDisposition(file.disposition, file.filename));
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   const body = await bytes();
   if (!body) throw new Error(`stored file ${file.id} has no bytes in the blob store`);

@@ -5,4 +5,5 @@ export const helpdeskMailErrorCodes = {
   inbound_unauthorized: { status: 401, title: 'The inbound e-mail request is not signed or authorized' },
   attachment_too_large: { status: 413, title: 'An attachment is larger than the help desk accepts' },
   invalid_inbound_email: { status: 422, title: 'The e-mail message or provider payload cannot be read' },
+  inbound_throttled: { status: 429, title: 'The sender has mailed the help desk too often in the last minute' },
 } as const satisfies Record<string, { status: number; title: string }>;

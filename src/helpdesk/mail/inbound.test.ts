@@ -71,7 +71,11 @@ for (const database of testDatabases) {
       const [entry] = await db.query.helpdeskEntries.findMany({
         where: (e, { eq }) => eq(e.ticketId, first.ticket!.id),
       });
-      assert.equal(entry!.bodySource, 'The CSV export stops at 50%. Screenshot:\n\nLog attached.');
+      // A first message is kept whole: only replies lose their quote and signature.
+      assert.equal(
+        entry!.bodySource,
+        'The CSV export stops at 50%. Screenshot:\n\nLog attached.\n\nSent from my iPhone',
+      );
       assert.deepEqual(
         entry!.attachments.map((a) => [a.filename, a.size]),
         [

@@ -1,18 +1,32 @@
 // An inbound e-mail to the help desk: verified and normalized (providers.ts), then threaded onto its
 // ticket or opened as a new one. Threading order: the signed plus-address, then In-Reply-To /
 // References, then a `[#number]` subject tag when the sender is that ticket's requester; otherwise a
-// new ticket. Machine-sent mail (auto-replies, bounces, lists) is answered and dropped, so no mail
-// loop starts. A repeated Message-ID answers the first ticket without storing anything again.
+// new ticket. Machine-sent mail is never answered, so no mail loop starts: an auto-reply is filed on
+// the ticket it refers to without reopening it (dropped otherwise), a bounce marks the desk's reply it
+// returns as undelivered, and a sender filing more than a few mails a minute is throttled. A
+// repeated Message-ID answers the first ticket without storing anything again.
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../adapters/blobs/index.js';
 import type { Executor } from '../../db/client.js';
 import { openSetting } from '../../core/settings/service.js';
 import type { AttachmentRef, TicketRow } from '../tables.js';
-import { addEntry, findContact, findTicket, findTicketByMessageId, openTicket } from '../tickets.js';
+import { AppError } from '../../http/errors.js';
+import {
+  addEntry,
+  findContact,
+  findTicket,
+  findTicketByMessageId,
+  markUndelivered,
+  openTicket,
+  recentMailFrom,
+} from '../tickets.js';
 import type { InboundMessage } from './message.js';
 import { readInbound, type InboundRequest, type InboundSource, type InboundVerification } from './providers.js';
 import { subjectTicketNumber, ticketFromRecipients } from './reply-address.js';
 import { stripQuotedReply } from './reply-text.js';
+
+/** Mail one sender may file per minute: more is a robot (or two robots answering each other). */
+const INBOUND_PER_SENDER_PER_MINUTE = 5;
 
 /** HELPDESK_ATTACHMENT_MAX_BYTES when unset: 25 MiB, what common mail services accept. */
 const DEFAULT_ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
@@ -27,7 +41,7 @@ interface InboundResult {
   ticket: TicketRow | null;
   created: boolean;
   source: InboundSource;
-  /** Why the message was dropped (machine-sent), or null. */
+  /** Why a machine-sent message was not filed as a person's mail, or null. */
   ignored: string | null;
 }
 
@@ -71,27 +85,128 @@ async function threadOf(deps: InboundDeps, siteId: string, message: InboundMessa
   return requester?.email === message.from.email ? ticket : undefined;
 }
 
+/** Longest attachment name kept, in characters: what common file systems allow. */
+const MAX_FILENAME_CHARS = 255;
+
+/**
+ * An attachment's name as the sender gave it, kept as data (blob keys never come from it): control
+ * characters dropped, and a name past MAX_FILENAME_CHARS shortened in the middle, its extension kept.
+ */
+function attachmentName(filename: string): string {
+  const chars = [
+    ...filename
+      .normalize('NFC')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+      .trim(),
+  ];
+  if (chars.length === 0) return 'attachment';
+  if (chars.length <= MAX_FILENAME_CHARS) return chars.join('');
+  const dot = chars.lastIndexOf('.');
+  const extension = dot > 0 && chars.length - dot <= 16 ? chars.slice(dot) : [];
+  return [...chars.slice(0, MAX_FILENAME_CHARS - extension.length - 1), '…', ...extension].join('');
+}
+
+/** Where a message's files live in the blob store: named by its Message-ID, never by a file name. */
+function mailFolder(siteId: string, messageId: string): string {
+  return `helpdesk/${siteId}/mail/${createHash('sha256').update(messageId).digest('hex').slice(0, 32)}`;
+}
+
+/** The name the whole text of a trimmed reply is kept under, beside the message's attachments. */
+const ORIGINAL_MESSAGE_NAME = 'original-message.txt';
+
 async function storeAttachments(
   blobs: BlobStore,
   siteId: string,
   messageId: string,
   message: InboundMessage,
 ): Promise<AttachmentRef[]> {
-  const folder = createHash('sha256').update(messageId).digest('hex').slice(0, 32);
+  const folder = mailFolder(siteId, messageId);
   const refs: AttachmentRef[] = [];
   for (const [index, attachment] of message.attachments.entries()) {
-    const safeName = attachment.filename.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-100) || 'attachment';
-    const key = `helpdesk/${siteId}/mail/${folder}/${index + 1}-${safeName}`;
+    const key = `${folder}/${index + 1}`;
     await blobs.put(key, attachment.content, attachment.size);
-    refs.push({ key, filename: attachment.filename, content_type: attachment.contentType, size: attachment.size });
+    refs.push({
+      key,
+      filename: attachmentName(attachment.filename),
+      content_type: attachment.contentType,
+      size: attachment.size,
+    });
   }
   return refs;
 }
 
-function bodyOf(message: InboundMessage): string {
-  const text = stripQuotedReply(message.text);
+/** A reply's own text, above the quoted thread; a first message whole, its quotes being the customer's. */
+function bodyOf(message: InboundMessage, reply: boolean): string {
+  const text = reply ? stripQuotedReply(message.text) : message.text.trim();
   if (text !== '') return text;
   return message.attachments.length > 0 ? '(attachments only)' : '(empty message)';
+}
+
+/** The whole text of a reply whose quote or signature was cut, kept for agents as ORIGINAL_MESSAGE_NAME. */
+async function storeOriginal(
+  blobs: BlobStore,
+  siteId: string,
+  messageId: string,
+  text: string,
+): Promise<AttachmentRef> {
+  const key = `${mailFolder(siteId, messageId)}/original`;
+  const content = Buffer.from(text, 'utf8');
+  await blobs.put(key, content, content.length);
+  return { key, filename: ORIGINAL_MESSAGE_NAME, content_type: 'text/plain; charset=utf-8', size: content.length };
+}
+
+/** What a delivery status report says of the failed recipient (RFC 3464 fields), for the agents. */
+function bounceReport(text: string): Record<string, string> {
+  const report: Record<string, string> = {};
+  for (const [field, key] of [
+    ['Final-Recipient', 'recipient'],
+    ['Status', 'status'],
+    ['Diagnostic-Code', 'diagnostic'],
+  ] as const) {
+    const value = new RegExp(`^${field}:[ \\t]*(.+)$`, 'im').exec(text)?.[1]?.trim();
+    if (value) report[key] = value.replace(/^rfc822;\s*/i, '').slice(0, 300);
+  }
+  return report;
+}
+
+/** Refuses a sender past INBOUND_PER_SENDER_PER_MINUTE; its server retries later, so nothing is lost. */
+async function throttleSender(db: Executor, siteId: string, email: string): Promise<void> {
+  if ((await recentMailFrom(db, siteId, email)) < INBOUND_PER_SENDER_PER_MINUTE) return;
+  throw new AppError(
+    'inbound_throttled',
+    `${email} has mailed the help desk ${INBOUND_PER_SENDER_PER_MINUTE} times in the last minute; try again later.`,
+    {},
+    { 'Retry-After': '60' },
+  );
+}
+
+/**
+ * An auto-reply (or list mail) is never answered and opens nothing: filed on the ticket it refers
+ * to, without reopening or waking it, and dropped otherwise.
+ */
+async function fileAutomated(
+  deps: InboundDeps,
+  siteId: string,
+  message: InboundMessage,
+  source: InboundSource,
+): Promise<InboundResult> {
+  const reason = message.automated!.reason;
+  const thread = await threadOf(deps, siteId, message);
+  if (!thread) return { ticket: null, created: false, source, ignored: reason };
+  const write = await addEntry(
+    deps.db,
+    thread,
+    {
+      body: bodyOf(message, true),
+      author: { kind: 'requester', email: message.from.email, name: message.from.name },
+      messageId: messageIdOf(message),
+      automated: reason,
+      mailText: true,
+    },
+    { kind: 'requester', id: null },
+  );
+  return { ticket: write.ticket, created: write.created, source, ignored: reason };
 }
 
 /** Verifies, reads and files one inbound request for the site; throws the refusals of providers.ts. */
@@ -102,7 +217,12 @@ export async function receiveInbound(
   request: InboundRequest,
 ): Promise<InboundResult> {
   const { source, message } = await readInbound(request, inboundVerification(settings, deps.secretKey));
-  if (message.automated) return { ticket: null, created: false, source, ignored: message.automated };
+  if (message.automated?.kind === 'bounce') {
+    const ticket = await markUndelivered(deps.db, siteId, message.bouncedMessageIds, bounceReport(message.text));
+    return { ticket: ticket ?? null, created: false, source, ignored: message.automated.reason };
+  }
+  await throttleSender(deps.db, siteId, message.from.email);
+  if (message.automated) return fileAutomated(deps, siteId, message, source);
   const messageId = messageIdOf(message);
   // The writes below answer a Message-ID on file themselves; asked here first only so that a second
   // delivery stores no attachments again.
@@ -111,8 +231,10 @@ export async function receiveInbound(
     if (onFile) return { ticket: onFile, created: false, source, ignored: null };
   }
   const attachments = await storeAttachments(deps.blobs, siteId, messageId, message);
-  const body = bodyOf(message);
   const thread = await threadOf(deps, siteId, message);
+  const body = bodyOf(message, thread !== undefined);
+  if (thread && message.text.trim() !== '' && body !== message.text.trim())
+    attachments.push(await storeOriginal(deps.blobs, siteId, messageId, message.text.trim()));
   const write = thread
     ? await addEntry(
         deps.db,
@@ -122,6 +244,7 @@ export async function receiveInbound(
           author: { kind: 'requester', email: message.from.email, name: message.from.name },
           messageId,
           attachments,
+          mailText: true,
         },
         { kind: 'requester', id: null },
       )
@@ -132,6 +255,7 @@ export async function receiveInbound(
         channel: 'email',
         messageId,
         attachments,
+        mailText: true,
       });
   return { ticket: write.ticket, created: write.created, source, ignored: null };
 }

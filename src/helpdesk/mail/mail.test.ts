@@ -76,17 +76,21 @@ describe('inbound mail: raw MIME from common clients', () => {
   });
 
   it('marks auto-replies, bounces and list mail as machine-sent', async () => {
-    assert.equal((await parseMime(fixture('auto-reply.eml'), LIMIT)).automated, 'Auto-Submitted: auto-replied');
-    assert.equal((await parseMime(fixture('bounce-dsn.eml'), LIMIT)).automated, 'delivery status report');
-    assert.equal((await parseMime(fixture('mailing-list.eml'), LIMIT)).automated, 'Precedence: list');
-    assert.equal(
-      (await parseMime('From: a@b.example\nX-Autoreply: yes\nSubject: x\n\nhi\n', LIMIT)).automated,
-      'x-autoreply',
-    );
-    assert.equal(
-      (await parseMime('From: a@b.example\nPrecedence: bulk\nSubject: x\n\nhi\n', LIMIT)).automated,
-      'Precedence: bulk',
-    );
+    const reason = async (raw: string | Buffer) => (await parseMime(raw, LIMIT)).automated;
+    assert.deepEqual(await reason(fixture('auto-reply.eml')), {
+      kind: 'auto_reply',
+      reason: 'Auto-Submitted: auto-replied',
+    });
+    assert.deepEqual(await reason(fixture('bounce-dsn.eml')), { kind: 'bounce', reason: 'delivery status report' });
+    assert.deepEqual(await reason(fixture('mailing-list.eml')), { kind: 'bulk', reason: 'Precedence: list' });
+    assert.deepEqual(await reason('From: a@b.example\nX-Autoreply: yes\nSubject: x\n\nhi\n'), {
+      kind: 'auto_reply',
+      reason: 'x-autoreply',
+    });
+    assert.deepEqual(await reason('From: a@b.example\nPrecedence: bulk\nSubject: x\n\nhi\n'), {
+      kind: 'bulk',
+      reason: 'Precedence: bulk',
+    });
     assert.equal((await parseMime('From: a@b.example\nAuto-Submitted: no\nSubject: x\n\nhi\n', LIMIT)).automated, null);
   });
 

@@ -1,19 +1,23 @@
 // Raw MIME (message/rfc822) into the normalized inbound message, through mailparser. A message
 // without a header block or a From address is refused as malformed; what mailparser decodes
-// (quoted-printable, base64, charsets, encoded words, HTML to text) is taken as it decodes it.
-import { simpleParser, type AddressObject, type HeaderValue, type ParsedMail } from 'mailparser';
+// (quoted-printable, base64, charsets, encoded words) is taken as it decodes it; HTML becomes text
+// through html-text.ts, not mailparser's own conversion.
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { isEmail } from '../../lib/email.js';
 import { AppError } from '../../http/errors.js';
 import {
   automatedReason,
+  bouncedMessageIds,
   checkAttachments,
-  htmlToText,
   messageIds,
   oneMessageId,
   type InboundMessage,
 } from './message.js';
+import { htmlToText } from './html-text.js';
 
 const HEADER_BLOCK = /^[!-9;-~]+:/;
+/** The envelope line an mbox file, procmail or Postfix `pipe` (flag F) puts before the headers. */
+const MBOX_FROM_LINE = /^From [^\r\n]*\r?\n/;
 
 function addresses(value: AddressObject | AddressObject[] | undefined): { email: string; name: string | null }[] {
   const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -23,19 +27,19 @@ function addresses(value: AddressObject | AddressObject[] | undefined): { email:
     .map((entry) => ({ email: entry.address!.toLowerCase(), name: entry.name.trim() || null }));
 }
 
-function headerText(value: HeaderValue): string {
-  if (typeof value === 'string') return value;
-  if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map((item) => headerText(item as HeaderValue)).join(', ');
-  if ('value' in value && typeof value.value === 'string') return value.value;
-  if ('text' in value && typeof value.text === 'string') return value.text;
-  return '';
-}
-
-/** Header name -> text, the first of repeated headers. */
+/** Header name -> raw value (unfolded), the first of repeated headers, as the message has it. */
 function headerMap(parsed: ParsedMail): Map<string, string> {
   const map = new Map<string, string>();
-  for (const [name, value] of parsed.headers) map.set(name, headerText(value));
+  for (const { key, line } of parsed.headerLines) {
+    if (!map.has(key))
+      map.set(
+        key,
+        line
+          .slice(line.indexOf(':') + 1)
+          .replace(/\r?\n[ \t]+/g, ' ')
+          .trim(),
+      );
+  }
   return map;
 }
 
@@ -45,11 +49,19 @@ function malformed(detail: string): AppError {
 
 /** Parses a raw message; refuses malformed MIME (invalid_inbound_email) and oversized attachments (attachment_too_large). */
 export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number): Promise<InboundMessage> {
-  const source = typeof raw === 'string' ? Buffer.from(raw) : raw;
+  let source = typeof raw === 'string' ? Buffer.from(raw) : raw;
+  const envelope = MBOX_FROM_LINE.exec(source.subarray(0, 1000).toString('latin1'));
+  if (envelope) source = source.subarray(envelope[0].length);
   if (source.length === 0) throw malformed('the message is empty');
   if (!HEADER_BLOCK.test(source.subarray(0, 1000).toString('latin1')))
     throw malformed('it does not start with a header');
-  const parsed = await simpleParser(source, { skipImageLinks: true, keepCidLinks: true });
+  const parsed = await simpleParser(source, {
+    skipImageLinks: true,
+    keepCidLinks: true,
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+  });
   const [from] = addresses(parsed.from);
   if (!from) throw malformed('it has no From address');
   const attachments = parsed.attachments.map((attachment) => ({
@@ -61,18 +73,26 @@ export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number
   }));
   checkAttachments(attachments, maxAttachmentBytes);
   const headers = headerMap(parsed);
+  const subject = parsed.subject?.trim() ?? '';
+  const inReplyTo = oneMessageId(parsed.inReplyTo);
+  const references = messageIds(parsed.references);
+  const text = (
+    parsed.text?.trim() ? parsed.text : typeof parsed.html === 'string' ? htmlToText(parsed.html) : ''
+  ).replace(/\r\n/g, '\n');
+  const automated = automatedReason(headers, from.email, subject);
   return {
     from,
     recipients: [...addresses(parsed.to), ...addresses(parsed.cc)].map((address) => address.email),
-    subject: parsed.subject?.trim() ?? '',
+    subject,
     messageId: oneMessageId(parsed.messageId),
-    inReplyTo: oneMessageId(parsed.inReplyTo),
-    references: messageIds(parsed.references),
-    text: (parsed.text?.trim() ? parsed.text : typeof parsed.html === 'string' ? htmlToText(parsed.html) : '').replace(
-      /\r\n/g,
-      '\n',
-    ),
+    inReplyTo,
+    references,
+    text,
     attachments,
-    automated: automatedReason(headers, from.email),
+    automated,
+    bouncedMessageIds:
+      automated?.kind === 'bounce'
+        ? bouncedMessageIds(text, attachments, [...(inReplyTo ? [inReplyTo] : []), ...references])
+        : [],
   };
 }

@@ -126,14 +126,15 @@ for (const database of testDatabases) {
       assert.equal(entries.at(-1)!.bodySource, 'That fixed it, thanks!');
       assert.equal(entries.at(-1)!.authorKind, 'requester');
 
-      // An out-of-office answer to the same mail is dropped: no entry, no mail back.
+      // An out-of-office answer to the same mail is filed on the ticket as automatic; no mail goes back.
       const ooo = await mime(
         answer.replace(
           'Message-ID: <answer@customer.example>',
           'Message-ID: <ooo@customer.example>\r\nAuto-Submitted: auto-replied',
         ),
       );
-      assert.equal(ooo.ticket, null);
+      assert.equal(ooo.ticket?.id, ticket.id);
+      assert.equal(ooo.ignored, 'Auto-Submitted: auto-replied');
       await outbox.idle();
       assert.equal(sink.received.length, seen + 1);
     });

@@ -11,13 +11,14 @@ import { isEmail } from '../../lib/email.js';
 import { parseMime } from './mime.js';
 import {
   automatedReason,
+  bouncedMessageIds,
   checkAttachments,
-  htmlToText,
   messageIds,
   oneMessageId,
   type InboundAttachment,
   type InboundMessage,
 } from './message.js';
+import { htmlToText } from './html-text.js';
 
 export type InboundSource = 'mime' | 'postmark' | 'sendgrid' | 'mailgun';
 
@@ -113,17 +114,25 @@ function normalize(fields: Fields, maxAttachmentBytes: number): InboundMessage {
   const from = fields.from ? parseAddress(fields.from) : undefined;
   if (!from) throw unreadable('The payload has no From address.');
   checkAttachments(fields.attachments, maxAttachmentBytes);
-  const text = fields.text?.trim() ? fields.text : fields.html ? htmlToText(fields.html) : '';
+  const text = (fields.text?.trim() ? fields.text : fields.html ? htmlToText(fields.html) : '').replace(/\r\n/g, '\n');
+  const subject = (fields.subject ?? '').trim();
+  const inReplyTo = oneMessageId(fields.headers.get('in-reply-to'));
+  const references = messageIds(fields.headers.get('references'));
+  const automated = automatedReason(fields.headers, from.email, subject);
   return {
     from,
     recipients: [...new Set(fields.recipients)],
-    subject: (fields.subject ?? '').trim(),
+    subject,
     messageId: oneMessageId(fields.headers.get('message-id')),
-    inReplyTo: oneMessageId(fields.headers.get('in-reply-to')),
-    references: messageIds(fields.headers.get('references')),
-    text: text.replace(/\r\n/g, '\n'),
+    inReplyTo,
+    references,
+    text,
     attachments: fields.attachments,
-    automated: automatedReason(fields.headers, from.email),
+    automated,
+    bouncedMessageIds:
+      automated?.kind === 'bounce'
+        ? bouncedMessageIds(text, fields.attachments, [...(inReplyTo ? [inReplyTo] : []), ...references])
+        : [],
   };
 }
 

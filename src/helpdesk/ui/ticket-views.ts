@@ -170,7 +170,7 @@ function historyWords(page: TicketPage, row: HistoryRow): string {
     case 'tags':
       return `set the tags to ${tags(row.toValue)}`;
     case 'reply':
-      return 'replied';
+      return to.automated ? `sent an automatic reply (${String(to.automated)})` : 'replied';
     case 'note':
       return 'added an internal note';
     case 'draft':
@@ -179,6 +179,8 @@ function historyWords(page: TicketPage, row: HistoryRow): string {
       return `reopened it (was ${status(row.fromValue)})`;
     case 'follow_up':
       return `answered after it was closed: follow-up #${String(to.number ?? '')}`;
+    case 'undelivered':
+      return `could not deliver a reply to ${String(to.recipient ?? 'the requester')}${to.status ? ` (${String(to.status)})` : ''}`;
   }
 }
 
