@@ -27,6 +27,9 @@ import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
 import { benchLogLevel, machineLine, request, ROOT, runWrk, startServer, type BlumeServer } from './lib/blume.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
+import { recordRun } from './lib/history.js';
+
+recordRun('cms');
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const ENTRIES = 100_000;

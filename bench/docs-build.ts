@@ -23,6 +23,9 @@ import { writeFastifyPinoDocs } from '../test/helpers/fastify-pino-docs.js';
 import { runSandboxedBuild } from '../src/deploy/build/sandboxed-build.js';
 import { machineLine } from './lib/blume.js';
 import { generateDocsSite, SECTIONS } from './lib/docs-sites.js';
+import { recordRun } from './lib/history.js';
+
+recordRun('docs');
 
 const PAGES = Number(process.argv[2] ?? 1000);
 const ROUNDS = Number(process.argv[3] ?? 3);

@@ -36,6 +36,9 @@ import {
   type BlumeServer,
   type WrkResult,
 } from './lib/blume.js';
+import { recordRun } from './lib/history.js';
+
+recordRun('edge');
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 50);

@@ -43,6 +43,9 @@ import {
 } from './lib/blume.js';
 import { cpuSeconds, cpuSecondsOf } from './lib/cpu.js';
 import { latencyRow, loadSql, withFreshDatabase, type Latencies } from './lib/sql.js';
+import { recordRun } from './lib/history.js';
+
+recordRun('forum');
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const TOPICS = 100_000;

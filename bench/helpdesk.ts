@@ -23,6 +23,9 @@ import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
 import { benchLogLevel, machineLine, request, runWrk, startServer, type BlumeServer } from './lib/blume.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
+import { recordRun } from './lib/history.js';
+
+recordRun('helpdesk');
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const TICKETS = 200_000;

@@ -23,6 +23,9 @@ import {
   uploadArchive,
   type BlumeServer,
 } from './lib/blume.js';
+import { recordRun } from './lib/history.js';
+
+recordRun('ingest');
 
 const FILES = Number(process.argv[2] ?? 5000);
 const TOTAL_MIB = Number(process.argv[3] ?? 100);

@@ -28,6 +28,9 @@ import {
 } from '../src/deploy/spool-writer.js';
 import { WeightedLru } from '../src/lib/lru.js';
 import { machineLine } from './lib/blume.js';
+import { recordRun } from './lib/history.js';
+
+recordRun('libraries');
 
 const FILES = Number(process.argv[2] ?? 2000);
 const KIB_PER_FILE = Number(process.argv[3] ?? 16);

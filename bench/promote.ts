@@ -30,6 +30,9 @@ import {
   type BlumeServer,
   type DeploySite,
 } from './lib/blume.js';
+import { recordRun } from './lib/history.js';
+
+recordRun('promote');
 
 const PROMOTES = Number(process.argv[2] ?? 50);
 const TARGET_P99_MS = 50;

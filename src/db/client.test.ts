@@ -3,7 +3,6 @@
 // listener of the pool's, and an unheard 'error' event would end the process).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
 import { startTcpProxy, viaProxy, type TcpProxy } from '../../test/helpers/tcp-proxy.js';
@@ -36,13 +35,17 @@ describe(
       // node:test turns an uncaught exception into a failure of whichever test runs; counting them
       // here names this one.
       process.prependListener('uncaughtException', onUncaught);
+      // The pool tells its reporter when a client hears its connection end: the event this test waits on.
+      let heard!: () => void;
+      const connectionEnded = new Promise<void>((resolve) => (heard = resolve));
+      handle.errors.attach({ warn: () => heard() });
       try {
         await assert.rejects(
           handle.db.transaction(async (tx) => {
             await tx.execute(sql`select 1`);
             await proxy.cut();
             // The client hears its connection end while no statement of it runs.
-            await sleep(200);
+            await connectionEnded;
             await tx.execute(sql`select 2`);
           }),
         );

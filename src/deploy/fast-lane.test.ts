@@ -11,6 +11,7 @@ import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app
 import { siteArchive } from '../../test/helpers/archives.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { basicAuth, createStaticSite, deployApi, deployRelease, edge } from '../../test/helpers/deploy.js';
+import { eventually } from '../../test/helpers/eventually.js';
 
 const HOST = 'lane.blume.test';
 const script = 'export function add(a, b) { return a + b; }\n'.repeat(100);
@@ -296,9 +297,12 @@ for (const database of testDatabases) {
         client.write(get('/assets/large.5d41402a.bin'));
         await sleep(5);
       }
-      await sleep(200);
-      // 80 answers are 24 MB, more than the kernel's buffers take; unread, about one waits in the server's memory.
+      // 80 answers are 24 MB, more than the kernel's buffers take; unread, about one waits in the server's memory
+      // once the server's writes back up.
       const [serverSide] = held;
+      await eventually('the server to stop on the unread answers', () =>
+        serverSide!.writableNeedDrain ? true : undefined,
+      );
       assert.ok(serverSide!.writableLength < 1_000_000, `${serverSide!.writableLength} bytes wait to be sent`);
       // Every answer is the body and a head of more than 100 bytes.
       const minimum = requests * (large.length + 100);

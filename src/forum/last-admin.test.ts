@@ -2,15 +2,17 @@
 // `last_admin` by the one member service, whichever way the change comes (Forum API, admin pages,
 // the `blume member` command), and two admins demoting each other at once cannot both succeed.
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { forumApi, mintForumToken } from '../../test/factories/forum.js';
 import { buildTestApp, json, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
+import { eventually } from '../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
 import { runOperation, type OperationContext } from '../cli/operations.js';
 import { createAccount } from '../core/accounts/service.js';
 import { createSite } from '../core/sites/service.js';
+import { queryRows } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { createMember, deleteMember, findMember, findMemberByUsername, updateMember } from './members.js';
 
@@ -184,7 +186,15 @@ for (const database of testDatabases) {
         await firstDone;
         // The refusal is awaited from the start: it may land before the first transaction's commit returns.
         const second = assert.rejects(updateMember(db(), 'town', two!.id, { role: 'member' }), isLastAdmin);
-        await sleep(200);
+        // The race happened: the second demotion waits on a lock the first transaction holds.
+        await eventually('the second demotion to wait on the first one', async () => {
+          const [waiting] = await queryRows<{ n: number }>(
+            db(),
+            sql`select count(*)::int as n from pg_stat_activity
+                where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          return waiting!.n > 0 ? true : undefined;
+        });
         release();
         await Promise.all([first, second]);
         assert.equal((await findMember(db(), 'town', two!.id))!.role, 'admin');

@@ -28,6 +28,9 @@ interface Subject {
 }
 
 export class LoginThrottle {
+  /** The clock locks are measured by; a test moves it instead of waiting. */
+  now: () => number = Date.now;
+
   constructor(
     private readonly cache: Cache,
     private readonly secretKey: string,
@@ -40,7 +43,7 @@ export class LoginThrottle {
   async check(request: FastifyRequest, scope: LoginScope, login: string): Promise<void> {
     const subject = this.subject(request, scope, login);
     if (subject.known) return;
-    const now = Date.now();
+    const now = this.now();
     for (const key of [subject.account, subject.address]) {
       const until = Number((await this.cache.get(`${key}:until`)) ?? 0);
       if (until > now) {
@@ -67,7 +70,7 @@ export class LoginThrottle {
       const { count: failures } = await this.cache.increment(`${key}:failures`, MEMORY_SECONDS);
       if (failures <= free) continue;
       const seconds = Math.min(2 ** (failures - free - 1), MAX_LOCK_SECONDS);
-      await this.cache.set(`${key}:until`, String(Date.now() + seconds * 1000), seconds);
+      await this.cache.set(`${key}:until`, String(this.now() + seconds * 1000), seconds);
     }
   }
 

@@ -177,7 +177,7 @@ describe('the community image, built with buildah and run as docs/image.md says'
         if (server.exitCode !== null)
           assert.fail(`the server exited with ${server.exitCode}:\n${(await serverOutput).stderr}`);
         assert.ok(Date.now() < deadline, `the health check did not pass within 180 s: ${outcome.stderr}`);
-        await sleep(1000);
+        await sleep(50);
       }
 
       const admin = mustRun(

@@ -67,7 +67,7 @@ describe(
           Date.now() < deadline &&
           (back = ((await (await fetch(`${server.url}/up/databases`)).json()) as { status: string }).status) !== 'ok'
         )
-          await new Promise((resolve) => setTimeout(resolve, 250));
+          await new Promise((resolve) => setTimeout(resolve, 50));
         assert.equal(back, 'ok', 'healthy again once Redis is back');
 
         await pgProxy.cut();

@@ -95,9 +95,9 @@ describe('README quick start', () => {
     server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     try {
-      for (let waited = 0; !/Blume is running/.test(output); waited += 200) {
+      for (let waited = 0; !/Blume is running/.test(output); waited += 50) {
         assert.ok(waited < 600_000 && server.exitCode === null, `npm start did not come up:\n${output}`);
-        await sleep(200);
+        await sleep(50);
       }
       // It said it was compiling before the silence of the compiler.
       assert.ok(
@@ -121,9 +121,9 @@ describe('README quick start', () => {
       // The way a service manager stops it: SIGTERM to the process it started, `npm start`.
       process.kill(npmStart(server.pid!), 'SIGTERM');
     }
-    for (let waited = 0; await portOpen(port); waited += 200) {
+    for (let waited = 0; await portOpen(port); waited += 50) {
       assert.ok(waited < 30_000, 'the server still answers 30 s after SIGTERM to npm start');
-      await sleep(200);
+      await sleep(50);
     }
     await exited;
     // A graceful stop releases the data directory's lock; a killed or orphaned server would not.

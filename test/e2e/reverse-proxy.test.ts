@@ -124,7 +124,7 @@ async function waitForPort(port: number, nginx: ChildProcess, log: () => string)
       socket.on('error', () => resolve(false));
     });
     if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`nginx did not listen on ${port}: ${log()}`);
 }
@@ -354,8 +354,8 @@ describe('blume behind nginx', { skip: nginxBinary ? false : 'nginx is not insta
     }
     // The access log is written within a second; its lines say which reader answered.
     let lines: Array<{ msg: string; host: string; url: string; via: string }> = [];
-    for (let attempt = 0; attempt < 40 && lines.length < concurrent; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let attempt = 0; attempt < 80 && lines.length < concurrent; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
       lines = server
         .output()
         .split('\n')
