@@ -199,7 +199,6 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
         if (kind !== 'static' && kind !== 'community')
           throw new AppError('validation_failed', 'Choose a static or a community site.');
         const site = await createSite(db, user, { id, kind });
-        await app.services.sites.changed(site.id);
         return seeOther(reply, `/sites/${site.id}`);
       },
       (error) =>
@@ -232,7 +231,6 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       );
     }
     await deleteSite(db, site.id);
-    await app.services.sites.changed(site.id);
     return seeOther(reply, `/?deleted=${encodeURIComponent(site.id)}`);
   });
 }

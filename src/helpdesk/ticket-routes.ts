@@ -8,7 +8,7 @@ import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerialized } from '../http/response-schemas.js';
 import { aiSettingsOf } from '../cms/ai-drafting.js';
 import { helpdeskAccess } from './access.js';
-import { apiAnswer } from './kept-lists.js';
+import { apiAnswer } from './cached-lists.js';
 import { draftReply } from './draft-reply.js';
 import { ticketHistory } from './history.js';
 import { answerTicket, replyMailSettings } from './mail/outgoing.js';

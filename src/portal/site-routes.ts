@@ -26,7 +26,6 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       authorizePlanChoice(request.user!, request.body.plan);
       const site = await createSite(db, request.user!, request.body);
-      await app.services.sites.changed(site.id);
       return reply.code(201).send(presentSite(site, urlContext(request)));
     },
   );
@@ -71,7 +70,6 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const site = authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id);
       await deleteSite(db, site.id);
-      await app.services.sites.changed(site.id);
       return reply.code(204).send(null);
     },
   );

@@ -42,11 +42,9 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
   const outbox = app.mailOutbox;
   const guarded = { preHandler: requirePurchaseKey };
 
-  /** Every node drops its copy of the site, so the change holds from the next request on. */
-  const changed = async (workspace: Workspace, request: FastifyRequest) => {
-    await app.services.sites.changed(workspace.site.id);
-    return presentWorkspace(workspace, urlContext(request));
-  };
+  // Every node drops its copy of the site before the answer leaves: a trigger moved its cache
+  // epoch, which the app announces after every write request.
+  const present = (workspace: Workspace, request: FastifyRequest) => presentWorkspace(workspace, urlContext(request));
 
   app.get(
     '/plans',
@@ -99,7 +97,6 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
         if (key) await storeAnswer(tx, credentialId, key, hash, { status: 201, response: answer });
         return answer;
       });
-      await app.services.sites.changed(out.id);
       if (out.invitation === 'sent') outbox.drainSoon();
       return reply.code(201).send(out);
     },
@@ -131,7 +128,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await changePlan(db, request.params.id, request.body.plan), request),
+    async (request) => present(await changePlan(db, request.params.id, request.body.plan), request),
   );
 
   app.post(
@@ -145,7 +142,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await setSuspended(db, request.params.id, true), request),
+    async (request) => present(await setSuspended(db, request.params.id, true), request),
   );
 
   app.post(
@@ -159,7 +156,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await setSuspended(db, request.params.id, false), request),
+    async (request) => present(await setSuspended(db, request.params.id, false), request),
   );
 
   app.delete(
@@ -175,7 +172,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       ...guarded,
     },
     async (request) =>
-      changed(
+      present(
         await db.transaction((tx) => cancelWorkspace(tx, request.params.id, app.deps.config.cancelGraceMs)),
         request,
       ),
