@@ -88,3 +88,20 @@ CREATE TRIGGER "helpdesk_contacts_cache_updated" AFTER UPDATE ON "helpdesk_conta
 REFERENCING NEW TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "cache_epochs_moved"('helpdesk:', 'site_id');--> statement-breakpoint
 CREATE TRIGGER "helpdesk_contacts_cache_deleted" AFTER DELETE ON "helpdesk_contacts"
 REFERENCING OLD TABLE AS "changed" FOR EACH STATEMENT EXECUTE FUNCTION "cache_epochs_moved"('helpdesk:', 'site_id');
+--> statement-breakpoint
+-- Which forum an id or a slug names (`forum-slugs:<site>`): a forum created, deleted or whose slug
+-- moved. Not any other write of a forum's row: the triggers on topics write its counts all the time.
+CREATE FUNCTION "forums_cache_moved"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    PERFORM "cache_epochs_move"(ARRAY['forum-slugs:' || OLD."site_id"]);
+  ELSE
+    PERFORM "cache_epochs_move"(ARRAY['forum-slugs:' || NEW."site_id"]);
+  END IF;
+  RETURN NULL;
+END
+$$;--> statement-breakpoint
+CREATE TRIGGER "forums_cache_written" AFTER INSERT OR DELETE ON "forums"
+FOR EACH ROW EXECUTE FUNCTION "forums_cache_moved"();--> statement-breakpoint
+CREATE TRIGGER "forums_cache_slug_moved" AFTER UPDATE OF "slug" ON "forums"
+FOR EACH ROW WHEN (OLD."slug" IS DISTINCT FROM NEW."slug") EXECUTE FUNCTION "forums_cache_moved"();

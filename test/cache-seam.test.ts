@@ -22,6 +22,7 @@ import { runBlume } from './helpers/process.js';
 /** How long a copy may stay stale on a node no message reaches (docs/scaling.md). */
 const BOUND_MS = 2_000;
 const SITE = 'seam';
+const ORIGIN = 'https://app.example';
 
 for (const database of testDatabases) {
   describe(`cache seam on two nodes without a bus between them [${database}]`, () => {
@@ -30,9 +31,13 @@ for (const database of testDatabases) {
     let b: TestApp;
     let owner: Actor;
     const run = (statement: ReturnType<typeof sql>) => shared.handle.db.execute(statement);
-    /** A guest's read of the community's forums on `node`. */
+    /** A guest's read of the community's forums on `node`, from a web app's origin. */
     const guestRead = (node: TestApp) =>
-      node.app.inject({ method: 'GET', url: '/api/forum/v1/forums', headers: { host: communityHost(SITE) } });
+      node.app.inject({
+        method: 'GET',
+        url: '/api/forum/v1/forums',
+        headers: { host: communityHost(SITE), origin: ORIGIN },
+      });
     const code = (response: LightMyRequestResponse) => (response.json() as { code?: string }).code;
     /** Resolves once `node`'s guest read answers `expected` (a status, or a problem code), within the bound. */
     const answersOn = (node: TestApp, expected: number | string, what: string) =>
@@ -86,7 +91,7 @@ for (const database of testDatabases) {
       const env = await portal(a.app, owner, {
         method: 'PUT',
         url: `/api/instances/${SITE}/env`,
-        payload: { FORUM_API_PUBLIC_READ: 'True' },
+        payload: { FORUM_API_PUBLIC_READ: 'True', API_CORS_ORIGINS: ORIGIN },
       });
       assert.equal(env.statusCode, 200, env.body);
       const restart = await portal(a.app, owner, { method: 'POST', url: `/api/instances/${SITE}/restart` });
@@ -111,7 +116,10 @@ for (const database of testDatabases) {
             SECRET_KEY: a.config.secretKey,
             BLUME_AUTO_MIGRATE: 'False',
           };
-          const saved = await runBlume(['settings', 'set', '--site', SITE, 'FORUM_API_PUBLIC_READ=true'], env);
+          const saved = await runBlume(
+            ['settings', 'set', '--site', SITE, 'FORUM_API_PUBLIC_READ=true', `API_CORS_ORIGINS=${ORIGIN}`],
+            env,
+          );
           assert.equal(saved.status, 0, saved.stderr);
           const applied = await runBlume(['settings', 'apply', '--site', SITE], env);
           assert.equal(applied.status, 0, applied.stderr);
@@ -149,7 +157,7 @@ for (const database of testDatabases) {
         });
         await readDone;
         await run(sql`update sites set status = 'suspended' where id = ${SITE}`);
-        assert.deepEqual(await epochs.poll(), [siteScope(SITE)], 'the node learns the site moved');
+        assert.ok((await epochs.poll()).includes(siteScope(SITE)), 'the node learns the site moved');
         release();
         assert.equal(await racing, 'active', 'the racing read answers what it read');
         assert.equal(statuses.peek(siteScope(SITE), SITE), undefined, 'and is not kept');

@@ -101,7 +101,10 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const page = toPage(request.query);
       const { site, viewer, versions } = request.forum;
-      const { filter = 'latest', forum_id: forumId } = request.query;
+      const { filter = 'latest', forum_id: sent } = request.query;
+      // The forum's id, not the id or slug sent: a slug moved and reused names the new forum. None
+      // found: the load answers 404 as before, and keeps nothing.
+      const forumId = sent === undefined ? undefined : ((await app.forum.forumIds.resolve(site.id, sent)) ?? sent);
       const { rows, total } = await keptTopicList(
         app.forum.topicListPages,
         viewer,
