@@ -13,8 +13,17 @@ import type { LightMyRequestResponse } from 'fastify';
 import { CacheEpochs } from '../src/adapters/cache/epochs.js';
 import { createMemoryCache } from '../src/adapters/cache/memory.js';
 import { siteScope } from '../src/core/sites/directory.js';
-import { makeCommunity, communityHost } from './factories/forum.js';
-import { buildTestApp, portal, signIn, type Actor, type TestApp } from './helpers/app.js';
+import { cmsApi, mintApiKey } from './factories/cms.js';
+import {
+  addMember,
+  communityHost,
+  forumApi,
+  makeCommunity,
+  mintForumToken,
+  type ForumActor,
+} from './factories/forum.js';
+import { helpdeskApi } from './factories/helpdesk.js';
+import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from './helpers/app.js';
 import { createTestDatabase, testDatabases, type TestDatabase } from './helpers/databases.js';
 import { eventually } from './helpers/eventually.js';
 import { runBlume } from './helpers/process.js';
@@ -168,6 +177,145 @@ for (const database of testDatabases) {
         await epochs.stop();
         await bus.close();
       }
+    });
+  });
+}
+
+for (const database of testDatabases) {
+  describe(`forum, help desk and CMS copies on two nodes without a bus between them [${database}]`, () => {
+    const SHOP = 'shop';
+    let t: { a: TestApp; b: TestApp; shared: TestDatabase; admin: string };
+    let ann: ForumActor;
+    let key = '';
+    let admin = '';
+    const forumOn = (
+      node: TestApp,
+      token: string,
+      method: 'GET' | 'POST' | 'PATCH' | 'PUT',
+      path: string,
+      payload?: object,
+    ) => forumApi(node.app, SHOP, token, { method, path, ...(payload ? { payload } : {}) });
+    const onA = async (method: 'POST' | 'PATCH' | 'PUT', path: string, payload: object) => {
+      const response = await forumOn(t.a, t.admin, method, path, payload);
+      assert.ok(response.statusCode < 300, response.body);
+      return json<{ id: string }>(response);
+    };
+    /** Resolves once `probe` on node B answers true, within the bound. */
+    const onB = (what: string, probe: () => Promise<boolean>) =>
+      eventually(what, async () => ((await probe()) ? true : undefined), BOUND_MS);
+    const titles = async (path: string, token = ann.token) => {
+      const response = await forumOn(t.b, token, 'GET', path);
+      return response.statusCode === 200 ? json<Array<{ title: string }>>(response).map((topic) => topic.title) : [];
+    };
+
+    before(async () => {
+      const shared = await createTestDatabase(database);
+      const a = await buildTestApp({ database, sharedDatabase: shared });
+      const b = await buildTestApp({ database, sharedDatabase: shared });
+      const owner = await signIn(a.app, 'shopkeeper');
+      await makeCommunity(a.app, owner, SHOP, 'pro');
+      t = { a, b, shared, admin: await mintForumToken(a.app, SHOP, 'shopkeeper', owner.password) };
+      ann = await addMember(t.a.app, SHOP, 'ann');
+      key = await mintApiKey(t.a.app, owner, SHOP, ['cms-read', 'cms-write', 'helpdesk-read', 'helpdesk-write']);
+      admin = await mintApiKey(t.a.app, owner, SHOP, ['admin']);
+    });
+    after(async () => {
+      await t.a.close();
+      await t.b.close();
+      await t.shared.drop();
+    });
+
+    it("shows a topic title changed with SQL, and a forum made staff-only, in a member's list on node B", async () => {
+      await onA('POST', '/forums', { name: 'Lounge', slug: 'lounge' });
+      const topic = await onA('POST', '/topics', { forum_id: 'lounge', title: 'Hello there', body: 'First' });
+      await onB('the topic listed on node B', async () => (await titles('/topics')).includes('Hello there'));
+      await t.shared.handle.db.execute(sql`update forum_topics set title = 'Renamed' where id = ${topic.id}`);
+      await onB('the new title on node B', async () => (await titles('/topics')).includes('Renamed'));
+      await onA('PATCH', '/forums/lounge', { visibility: 'staff' });
+      await onB(
+        'the staff forum gone from the list on node B',
+        async () => !(await titles('/topics')).includes('Renamed'),
+      );
+    });
+
+    it('lists the new forum on node B when a slug moved and was reused', async () => {
+      await onA('POST', '/forums', { name: 'News', slug: 'news' });
+      await onA('POST', '/topics', { forum_id: 'news', title: 'Old news', body: 'Then' });
+      await onB('the old forum listed by slug', async () =>
+        (await titles('/topics?forum_id=news')).includes('Old news'),
+      );
+      await onA('PATCH', '/forums/news', { slug: 'archive' });
+      await onA('POST', '/forums', { name: 'News', slug: 'news' });
+      await onA('POST', '/topics', { forum_id: 'news', title: 'Fresh news', body: 'Now' });
+      await onB('the new forum listed by the reused slug', async () => {
+        const listed = await titles('/topics?forum_id=news');
+        return listed.includes('Fresh news') && !listed.includes('Old news');
+      });
+    });
+
+    it('refuses a member suspended on node A on node B', async () => {
+      const bob = await addMember(t.a.app, SHOP, 'bob');
+      assert.equal((await forumOn(t.b, bob.token, 'GET', '/topics')).statusCode, 200);
+      await onA('PUT', `/members/${bob.member.id}/suspension`, { reason: 'Spam' });
+      await onB('node B to refuse the suspended member', async () => {
+        const response = await forumOn(t.b, bob.token, 'GET', '/topics');
+        return response.statusCode === 403;
+      });
+    });
+
+    it('lists a ticket opened on node A on node B', async () => {
+      const subjects = async () => {
+        const response = await helpdeskApi(t.b.app, SHOP, { key }, { method: 'GET', path: '/tickets' });
+        assert.equal(response.statusCode, 200, response.body);
+        return json<Array<{ subject: string }>>(response).map((ticket) => ticket.subject);
+      };
+      assert.deepEqual(await subjects(), [], 'node B keeps the empty list');
+      const opened = await helpdeskApi(
+        t.a.app,
+        SHOP,
+        { key },
+        {
+          method: 'POST',
+          path: '/tickets',
+          payload: { subject: 'Broken', body: 'It broke', requester: { email: 'carol@example.test' } },
+        },
+      );
+      assert.equal(opened.statusCode, 201, opened.body);
+      await onB('the ticket listed on node B', async () => (await subjects()).includes('Broken'));
+    });
+
+    it('serves a CMS entry published and unpublished on node A on node B', async () => {
+      const cms = (node: TestApp, method: 'GET' | 'POST' | 'PUT', path: string, payload?: object, as = key) =>
+        cmsApi(node.app, SHOP, as, { method, path, ...(payload ? { payload } : {}) });
+      const created = await cms(
+        t.a,
+        'POST',
+        '/content-types',
+        {
+          slug: 'notes',
+          name: 'Notes',
+          fields: [{ name: 'title', type: 'text', required: true }],
+        },
+        admin,
+      );
+      assert.equal(created.statusCode, 201, created.body);
+      const listed = async () =>
+        json<Array<{ slug: string }>>(await cms(t.b, 'GET', '/entries/notes?status=published')).map((e) => e.slug);
+      assert.deepEqual(await listed(), [], 'node B keeps the empty list');
+      const entry = await cms(t.a, 'POST', '/entries/notes', {
+        slug: 'hi',
+        status: 'published',
+        data: { title: 'Hi' },
+      });
+      assert.equal(entry.statusCode, 201, entry.body);
+      await onB('the published entry on node B', async () => (await listed()).includes('hi'));
+      const draft = await cms(t.a, 'PUT', `/entries/notes/${json<{ id: string }>(entry).id}`, {
+        slug: 'hi',
+        status: 'draft',
+        data: { title: 'Hi' },
+      });
+      assert.equal(draft.statusCode, 200, draft.body);
+      await onB('the unpublished entry gone on node B', async () => !(await listed()).includes('hi'));
     });
   });
 }

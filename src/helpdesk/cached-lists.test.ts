@@ -9,8 +9,9 @@ import { sql } from 'drizzle-orm';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { addMember, communityHost, makeCommunity, type ForumActor } from '../../test/factories/forum.js';
 import { helpdeskApi, type HelpdeskCredential } from '../../test/factories/helpdesk.js';
-import { buildTwoNodes, caughtUp, json, signIn, type TestApp } from '../../test/helpers/app.js';
-import { testDatabases, type TestDatabase } from '../../test/helpers/databases.js';
+import { buildTestApp, buildTwoNodes, caughtUp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { testDatabases, testRedisUrl, type TestDatabase } from '../../test/helpers/databases.js';
+import { startTcpProxy, viaProxy } from '../../test/helpers/tcp-proxy.js';
 import { UiClient } from '../../test/helpers/forum-ui.js';
 import { eventually } from '../../test/helpers/eventually.js';
 
@@ -178,3 +179,44 @@ for (const database of testDatabases) {
     },
   );
 }
+
+describe('a ticket opened while Redis is gone', { skip: redis ? false : 'needs TEST_REDIS_URL' }, () => {
+  for (const database of testDatabases) {
+    it(`answers 201 once for a ticket that committed, and lists it [${database}]`, async () => {
+      const target = new URL(testRedisUrl());
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+      const t = await buildTestApp({
+        database,
+        cache: 'redis',
+        env: { BLUME_REDIS_URL: viaProxy(testRedisUrl(), proxy) },
+      });
+      try {
+        const owner = await signIn(t.app, 'owner');
+        await makeCommunity(t.app, owner, SITE, 'pro');
+        const key = await mintApiKey(t.app, owner, SITE, ['helpdesk-read', 'helpdesk-write']);
+        await proxy.cut();
+        const opened = await helpdeskApi(
+          t.app,
+          SITE,
+          { key },
+          {
+            method: 'POST',
+            path: '/tickets',
+            payload: { subject: 'Offline', body: 'Redis is gone', requester: { email: 'olga@example.test' } },
+          },
+        );
+        assert.equal(opened.statusCode, 201, opened.body);
+        const listed = await helpdeskApi(t.app, SITE, { key }, { method: 'GET', path: '/tickets' });
+        assert.deepEqual(
+          json<Ticket[]>(listed).map((ticket) => ticket.subject),
+          ['Offline'],
+          'listed once, on the node that wrote it',
+        );
+        assert.ok(t.app.services.epochs.failedAnnouncements > 0, 'the failed announcement is counted');
+      } finally {
+        await proxy.restore();
+        await t.close();
+      }
+    });
+  }
+});

@@ -15,7 +15,7 @@ import { Echoes } from './echoes.js';
 import type { PubSub } from './types.js';
 
 /** How often a node reads the epochs that moved: the bound on how long any copy can stay stale. */
-export const POLL_MS = 500;
+const POLL_MS = 500;
 const CHANNEL = 'cache:epochs';
 /** A move found by the poll with no message for its scope within this long is a missed message. */
 const ANNOUNCE_GRACE_MS = 2_000;
@@ -27,7 +27,7 @@ interface Logger {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
-export interface CacheOptions<V> {
+interface CacheOptions<V> {
   /** Its name in the log's counters. */
   name: string;
   /** What its values weigh together at most, about in bytes. */
