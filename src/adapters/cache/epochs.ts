@@ -200,6 +200,14 @@ export class CacheEpochs {
     this.errors.attach(logger);
   }
 
+  /**
+   * Whether a poll found a move no message announced within the last `windowMs`: where nodes share
+   * a bus, this node's pub/sub lost messages then (the health report's `degraded`).
+   */
+  missedWithin(windowMs: number): boolean {
+    return this.lastMissedAt !== undefined && Date.now() - this.lastMissedAt <= windowMs;
+  }
+
   /** How many times this node learned that `scope` moved. */
   serial(scope: string): number {
     return this.serials.get(scope) ?? 0;
