@@ -10,6 +10,7 @@ import { spendPostingBudget } from './posting-limit.js';
 import { flagPost, listFlags, resolveFlag } from './flags.js';
 import { decideHeldPost, holdReply, holdTopic, listHeldPosts, mustHold } from './held-posts.js';
 import { setLike } from './likes.js';
+import { AppError } from '../http/errors.js';
 import { listUnreadTopics, markAllRead, markTopicRead } from './reads.js';
 import {
   presentFlag,
@@ -111,9 +112,15 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         versions,
         { filter, forumId, page },
         () =>
-          filter === 'unread'
+          (filter === 'unread'
             ? listUnreadTopics(db, site.id, viewer, forumId, page, app.forum.counts)
-            : listTopics(db, site.id, viewer, { forumId }, page, app.forum.topicMarks),
+            : listTopics(db, site.id, viewer, { forumId }, page, app.forum.topicMarks)
+          ).catch((error: unknown) => {
+            // A forum the viewer may not see answers exactly as a missing one: by what was sent.
+            if (error instanceof AppError && error.code === 'forum_not_found')
+              throw new AppError('forum_not_found', `No forum "${sent}".`);
+            throw error;
+          }),
       );
       setPaginationHeaders(request, reply, page, total);
       return sendSerializedOnce(reply, rows, (kept) => kept.map(presentTopic));
