@@ -4,6 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { BlobStore } from './adapters/blobs/index.js';
+import { CacheEpochs } from './adapters/cache/epochs.js';
 import type { CacheAdapter } from './adapters/cache/index.js';
 import type { Mailer } from './adapters/mail/index.js';
 import { cmsPlugin } from './cms/plugin.js';
@@ -60,6 +61,8 @@ export interface AppDeps {
 }
 
 interface AppServices {
+  /** The cache seam: every per-node copy is kept on it, and healed by it (decision 0111). */
+  epochs: CacheEpochs;
   sites: SiteDirectory;
   /** Which plans include which feature, as every site API checks it. */
   plans: PlanMatrix;
@@ -83,14 +86,15 @@ declare module 'fastify' {
   }
 }
 
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  const sites = new SiteDirectory(deps.database.db, deps.cache.pubsub);
-  await sites.start();
-  const plans = new PlanMatrix(deps.database.db, deps.cache.pubsub);
-  await plans.start();
-  const credentials = new VerifiedCredentials(deps.database.db, deps.cache.pubsub);
-  await credentials.start();
+  const epochs = new CacheEpochs(deps.database.db, deps.cache.pubsub, { answers: config.cacheAnswers });
+  await epochs.start();
+  const sites = new SiteDirectory(deps.database.db, epochs);
+  const plans = new PlanMatrix(deps.database.db, epochs);
+  const credentials = new VerifiedCredentials(deps.database.db, epochs);
 
   const surfaces = createSurfaceRouting({
     sitesDomain: config.sitesDomain,
@@ -121,7 +125,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Infrastructure that recovers on its own warns through the app's log, rate-limited.
   for (const errors of [httpErrors, deps.database.errors, deps.cache.pubsub.errors]) errors.attach(app.log);
   deps.cache.pubsub.conditions.attach(app.log);
+  epochs.attach(app.log);
   app.decorate('services', {
+    epochs,
     sites,
     plans,
     loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey),
@@ -166,10 +172,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     request.target = request.raw.blumeTarget ?? { kind: 'portal' };
     done();
   });
-  app.addHook('onClose', async () => {
-    await sites.stop();
-    await plans.stop();
-    await credentials.stop();
+  app.addHook('onClose', () => epochs.stop());
+  // Whatever a write request changed, every node drops its copies before the answer leaves (the
+  // epochs its statements moved, announced on the cache bus). Best-effort: `announce` never throws,
+  // and a node that misses the message finds the move with its next poll.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (!READS.has(request.method)) await epochs.announce();
+    return payload;
   });
 
   await app.register(cookie);

@@ -4,7 +4,6 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, variables, type Env } from '../config/index.js';
 import { DataDirBusyError, lockOwner } from '../db/lock.js';
 import { openRuntime, runModeOf, StartupError } from '../runtime.js';
-import { SettingsDirectory } from '../core/settings/directory.js';
 import { parseAssignments } from './settings-operations.js';
 import { callControl, controlSocketPath } from './control.js';
 import { MEMBER_ACTIONS, OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
@@ -13,8 +12,7 @@ import { restoreCommand } from './backup-operations.js';
 import { runDeployCommand } from '../deploy/cli.js';
 import { MCP_HELP, runMcpCommand } from '../mcp/stdio.js';
 import { EdgeCache } from '../deploy/edge-cache.js';
-import { PlanMatrix } from '../core/plans/matrix.js';
-import { SiteDirectory } from '../core/sites/directory.js';
+import { CacheEpochs } from '../adapters/cache/epochs.js';
 
 const USAGE = `Usage: blume <command> [options]
 
@@ -124,10 +122,9 @@ async function runCommandOperation(
   const runtime = await openRuntime(config, { migrations, seed: false, mode });
   // Not started: this process serves nothing, it only broadcasts changes to the nodes that do.
   const edge = new EdgeCache(runtime.database.db, runtime.cache.pubsub);
-  const plans = new PlanMatrix(runtime.database.db, runtime.cache.pubsub);
-  const sites = new SiteDirectory(runtime.database.db, runtime.cache.pubsub);
-  const settings = new SettingsDirectory(runtime.database.db, runtime.cache.pubsub);
+  const epochs = new CacheEpochs(runtime.database.db, runtime.cache.pubsub, { answers: false });
   try {
+    await epochs.start();
     io.out(
       await runOperation(
         {
@@ -135,9 +132,7 @@ async function runCommandOperation(
           singleSite,
           blobs: runtime.blobs,
           edge,
-          plans,
-          sites,
-          settings,
+          epochs,
           secretKey: config.secretKey,
         },
         name,
@@ -145,6 +140,7 @@ async function runCommandOperation(
       ),
     );
   } finally {
+    await epochs.stop();
     await runtime.close();
   }
   return 0;

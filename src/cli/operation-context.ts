@@ -1,9 +1,7 @@
 // What every operator command (operations.ts) gets and answers with, apart from the commands
 // themselves, so that command modules and the registry do not import each other.
 import type { BlobStore } from '../adapters/blobs/index.js';
-import type { PlanMatrix } from '../core/plans/matrix.js';
-import type { SiteDirectory } from '../core/sites/directory.js';
-import type { SettingsDirectory } from '../core/settings/directory.js';
+import type { CacheEpochs } from '../adapters/cache/epochs.js';
 import type { DatabaseHandle } from '../db/client.js';
 import type { EdgeCache } from '../deploy/edge-cache.js';
 
@@ -14,12 +12,8 @@ export interface OperationContext {
   blobs: BlobStore;
   /** Tells the edge of every node about deleted releases. */
   edge: EdgeCache;
-  /** Tells every node about a changed plan matrix. */
-  plans: PlanMatrix;
-  /** Tells every node about a changed site (its plan). */
-  sites: SiteDirectory;
-  /** Tells every node about applied instance settings. */
-  settings: SettingsDirectory;
+  /** Tells every node what a command changed, once it did (triggers moved the cache epochs). */
+  epochs: CacheEpochs;
   /** Seals secret instance settings. */
   secretKey: string;
 }

@@ -2,7 +2,7 @@
 // already owns the embedded database, inside that server (see control.ts); the text it answers is
 // what the CLI prints.
 import { createAdmin } from '../core/accounts/service.js';
-import { isFeature } from '../core/plans/service.js';
+import { isFeature, writeFeaturePlans } from '../core/plans/service.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import { findSite, updateSite } from '../core/sites/service.js';
 import { pruneSites } from '../deploy/prune.js';
@@ -55,7 +55,7 @@ async function planFeatureOperation(ctx: OperationContext, args: OperationArgs):
   const unknown = chosen.filter((plan) => !PLANS.includes(plan as SiteRow['plan']));
   if (unknown.length > 0)
     throw new OperationError(`plan-feature: unknown plan(s) ${unknown.join(', ')}; plans are ${PLANS.join(', ')}.`);
-  await ctx.plans.setFeaturePlans(feature, chosen as SiteRow['plan'][]);
+  await writeFeaturePlans(ctx.database.db, feature, chosen as SiteRow['plan'][]);
   return `${feature} is now on ${chosen.length > 0 ? chosen.join(', ') : 'no plan'}.`;
 }
 
@@ -67,7 +67,6 @@ async function planSetOperation(ctx: OperationContext, args: OperationArgs): Pro
   const before = await findSite(ctx.database.db, site);
   if (!before) throw new OperationError(`plan set: no site "${site}".`);
   await updateSite(ctx.database.db, site, { plan: chosen });
-  await ctx.sites.changed(site);
   return before.plan === chosen
     ? `Site "${site}" is already on the ${chosen} plan.`
     : `Site "${site}" is now on the ${chosen} plan (was ${before.plan}), on every node from its next request on.`;
@@ -178,6 +177,11 @@ export function isOperationName(name: string): name is OperationName {
   return Object.hasOwn(operations, name);
 }
 
-export function runOperation(ctx: OperationContext, name: OperationName, args: OperationArgs): Promise<string> {
-  return operations[name](ctx, args);
+/** Runs a command; whatever it wrote, every node hears of before this answers (best-effort: see `announce`). */
+export async function runOperation(ctx: OperationContext, name: OperationName, args: OperationArgs): Promise<string> {
+  try {
+    return await operations[name](ctx, args);
+  } finally {
+    await ctx.epochs.announce();
+  }
 }

@@ -36,9 +36,7 @@ export async function serve(config: Config, mode: RunMode): Promise<void> {
         singleSite,
         blobs: runtime.blobs,
         edge: app.deploy.cache,
-        plans: app.services.plans,
-        sites: app.services.sites,
-        settings: app.instanceSettings,
+        epochs: app.services.epochs,
         secretKey: config.secretKey,
       });
 

@@ -60,8 +60,8 @@ export async function settingsSet(ctx: OperationContext, args: OperationArgs): P
 export async function settingsApply(ctx: OperationContext, args: OperationArgs): Promise<string> {
   const site = await settingsSite(ctx, args);
   const applied = await applyDesiredSettings(ctx.database.db, site);
-  // Every node drops its copy and reads the applied map on its next request, as after POST /restart.
-  await ctx.settings.changed(site);
+  // Every node drops its copy and reads the applied map on its next request, as after POST /restart:
+  // a trigger moved the site's settings epoch.
   const changed = applied.changes.map((change) => `${change.name} ${change.change}`).join(', ');
   return `Applied settings of "${site}" (generation ${applied.row.generation})${changed ? `: ${changed}` : '; nothing changed'}.`;
 }

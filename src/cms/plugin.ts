@@ -63,11 +63,9 @@ async function cmsApi(app: FastifyInstance): Promise<void> {
 
 export const cmsPlugin = fp(
   async (app: FastifyInstance) => {
-    const { database, config, cache } = app.deps;
-    const types = new ContentTypeDirectory(database.db, cache.pubsub);
-    await types.start();
-    const reads = new PublishedReads(database.db, cache.pubsub);
-    await reads.start();
+    const { database, config } = app.deps;
+    const types = new ContentTypeDirectory(database.db, app.services.epochs);
+    const reads = new PublishedReads(database.db, app.services.epochs);
     const webhooks = new WebhookDispatcher(database.db, config.secretKey, app.log, {
       embeddedDatabase: database.driver === 'pglite',
       allowPrivateTargets: config.webhooksAllowPrivate,
@@ -76,8 +74,6 @@ export const cmsPlugin = fp(
     app.addHook('onReady', () => webhooks.start());
     app.addHook('onClose', async () => {
       await webhooks.stop();
-      await types.stop();
-      await reads.stop();
     });
     await app.register(cmsApi);
   },

@@ -1,23 +1,19 @@
 // Each node's copy of the published reads of stored content types, as they leave: pages of lists
 // with their totals, and entries by id or slug, which read keys and the sites built on them ask for
-// again and again (docs/decisions/0105-published-reads-kept-per-node.md). A read is kept under its
-// type's generation. A write through the Content API or the editor ends the generation on every node (the
-// cache bus, `cms:entries`) before it answers. A generation lasts until the type's next scheduled
-// publication and TTL_MS at most, so a change made behind the app's back, or a lost message, shows
-// within TTL_MS. Drafts, the forum's types and reads with `include=` (they span types) are never kept.
+// again and again (docs/decisions/0105-published-reads-kept-per-node.md). Reads are kept on the
+// cache seam (src/adapters/cache/epochs.ts) under the scope `cms:<type>`, which triggers move with
+// every write of the type or its entries, whoever writes (the API, the editor, SQL); a read is kept
+// until the type's next scheduled publication at most, so the entry shows on time. Drafts, the
+// forum's types and reads with `include=` (they span types) are never kept.
 import { and, eq, gt, min, sql } from 'drizzle-orm';
-import { Generations } from '../adapters/cache/generations.js';
-import type { PubSub } from '../adapters/cache/index.js';
+import type { Cached, CacheEpochs } from '../adapters/cache/epochs.js';
 import type { Database } from '../db/client.js';
-import { WeightedLru } from '../lib/lru.js';
 import type { StatusView } from './query.js';
 import type { EntryOut } from './schemas.js';
 import { cmsEntries, type ContentTypeRow } from './tables.js';
 
-/** How long a node serves a type's kept reads without hearing of a change. */
-export const TTL_MS = 5_000;
-/** What each of the two stores (lists, entries) keeps at most, in characters of JSON. */
-const MAX_WEIGHT = 16 * 1024 * 1024;
+/** What each of the two caches (lists, entries) keeps at most, about in bytes. */
+const MAX_BYTES = 16 * 1024 * 1024;
 
 interface ListPage {
   rows: EntryOut[];
@@ -30,34 +26,35 @@ interface TaggedEntry {
   etag: string;
 }
 
-/** The value, and the answer serialized from it once (`sendSerializedOnce`), which is about as long. */
-const weigh = (value: object): number => 2 * JSON.stringify(value).length;
+/** A read and until when it holds: the type's next scheduled publication, if any. */
+interface Timed<V> {
+  value: V;
+  until: number | undefined;
+}
+
+const until = <V>(timed: Timed<V>): number | undefined => timed.until;
 
 export class PublishedReads {
-  private readonly generations: Generations;
-  private readonly lists = new WeightedLru<string, ListPage>(MAX_WEIGHT, weigh);
-  private readonly entries = new WeightedLru<string, TaggedEntry>(MAX_WEIGHT, weigh);
+  private readonly lists: Cached<Timed<ListPage>>;
+  private readonly entries: Cached<Timed<TaggedEntry>>;
 
   constructor(
     private readonly db: Database,
-    pubsub: PubSub,
+    epochs: CacheEpochs,
   ) {
-    this.generations = new Generations(pubsub, 'cms:entries', TTL_MS, (typeId) => this.nextPublication(typeId));
-  }
-
-  start(): Promise<void> {
-    return this.generations.start();
-  }
-
-  stop(): Promise<void> {
-    return this.generations.stop();
+    this.lists = epochs.cache({ name: 'cms lists', kind: 'answer', maxBytes: MAX_BYTES, until: until<ListPage> });
+    this.entries = epochs.cache({
+      name: 'cms entries',
+      kind: 'answer',
+      maxBytes: MAX_BYTES,
+      until: until<TaggedEntry>,
+    });
   }
 
   /** A page of `type`'s list as `view` sees it; `query` names everything else the answer depends on. */
   async list(type: ContentTypeRow, view: StatusView, query: string, load: () => Promise<ListPage>): Promise<ListPage> {
     if (view !== 'published') return load();
-    const key = await this.keyOf(type, query);
-    return this.lists.keep(key, load);
+    return (await this.lists.cached(scopeOf(type), keyOf(type, query), () => this.timed(type, load))).value;
   }
 
   /** An entry as `view` sees it; `query` names it and the answer's shape; `load` throws when there is none. */
@@ -68,22 +65,15 @@ export class PublishedReads {
     load: () => Promise<TaggedEntry>,
   ): Promise<TaggedEntry> {
     if (view !== 'published') return load();
-    const key = await this.keyOf(type, query);
-    return this.entries.keep(key, load);
+    return (await this.entries.cached(scopeOf(type), keyOf(type, query), () => this.timed(type, load))).value;
   }
 
-  /** Every node, this one included, stops serving what it kept of the type; call it once a write committed. */
-  changed(typeId: string): Promise<void> {
-    return this.generations.changed(typeId);
+  private async timed<V>(type: ContentTypeRow, load: () => Promise<V>): Promise<Timed<V>> {
+    const [value, next] = await Promise.all([load(), this.nextPublication(type.id)]);
+    return { value, until: next };
   }
 
-  /** The key of a read: the type as it is now (a changed type is a new key), its generation, the read. */
-  private async keyOf(type: ContentTypeRow, read: string): Promise<string> {
-    const serial = await this.generations.serialOf(type.id);
-    return `${type.id}\n${type.updatedAt.getTime()}\n${serial}\n${read}`;
-  }
-
-  /** When the type's next scheduled entry is published: its generation ends then, so the entry shows. */
+  /** When the type's next scheduled entry is published: a read kept before then is dropped then, so the entry shows. */
   private async nextPublication(typeId: string): Promise<number | undefined> {
     const [next] = await this.db
       .select({ at: min(cmsEntries.publishedAt) })
@@ -94,3 +84,7 @@ export class PublishedReads {
     return next?.at?.getTime();
   }
 }
+
+const scopeOf = (type: ContentTypeRow): string => `cms:${type.id}`;
+/** The type as it is now (a changed type is a new key) and the read. */
+const keyOf = (type: ContentTypeRow, read: string): string => `${type.updatedAt.getTime()}\n${read}`;

@@ -128,19 +128,16 @@ export function storedSource(slug: string): EntrySource {
     async create(ctx, input) {
       const type = await typeOf(ctx, slug);
       const row = await createEntry(ctx.db, type, input, relationLookup(ctx));
-      await ctx.reads.changed(type.id);
       return { entry: presentEntry(type, row), etag: etagOf(row) };
     },
     async update(ctx, id, input, ifMatch) {
       const type = await typeOf(ctx, slug);
       const row = await updateEntry(ctx.db, type, id, input, relationLookup(ctx), ifMatch);
-      await ctx.reads.changed(type.id);
       return { entry: presentEntry(type, row), etag: etagOf(row) };
     },
     async remove(ctx, idOrSlug, ifMatch) {
       const type = await typeOf(ctx, slug);
       await deleteEntry(ctx.db, type, idOrSlug, ifMatch);
-      await ctx.reads.changed(type.id);
     },
   };
 }

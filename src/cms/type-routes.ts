@@ -94,7 +94,6 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const row = await updateType(db, request.cms.site.id, request.params.slug, request.body);
-      await app.cms.types.changed(request.cms.site.id, request.params.slug);
       return presentType(row);
     },
   );
@@ -113,7 +112,6 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       await deleteType(db, request.cms.site.id, request.params.slug);
-      await app.cms.types.changed(request.cms.site.id, request.params.slug);
       return reply.code(204).send(null);
     },
   );

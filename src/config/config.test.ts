@@ -24,6 +24,8 @@ describe('configuration', () => {
     assert.equal(first.logLevel, 'info');
     assert.equal(first.edgeFastPath, true, 'the static fast path is on by default, whatever the log level');
     assert.equal(loadConfig({ BLUME_DATA_DIR: dir, BLUME_EDGE_FAST_PATH: 'False' }).edgeFastPath, false);
+    assert.equal(first.cacheAnswers, true, 'answers are kept per node by default');
+    assert.equal(loadConfig({ BLUME_DATA_DIR: dir, BLUME_CACHE_ANSWERS: 'off' }).cacheAnswers, false);
     assert.ok(first.secretKey.length >= 32);
     assert.equal(loadConfig({ BLUME_DATA_DIR: dir }).secretKey, first.secretKey);
     assert.ok(Object.isFrozen(first));

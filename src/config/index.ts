@@ -53,6 +53,8 @@ export interface Config {
   logLevel: string;
   /** Whether static sites are answered ahead of the router (docs/decisions/0023, 0024, 0031). */
   edgeFastPath: boolean;
+  /** Whether each node keeps answers (pages, lists) it read; directories are kept either way (decision 0111). */
+  cacheAnswers: boolean;
   blobs: BlobsConfig;
   mail: MailConfig;
   rateLimit: { loginPerMinute: number; apiPerMinute: number; postsPerMinute: number; waitlistPerMinute: number };
@@ -316,6 +318,12 @@ const EDGE_FAST_PATH = bool(
   true,
   "Answer static sites ahead of the router, off Node's request objects where it can; False routes them through Fastify.",
 );
+const CACHE_ANSWERS = oneOf(
+  'BLUME_CACHE_ANSWERS',
+  ['on', 'off'],
+  'on',
+  'on: each node keeps pages and lists it answered (every copy heals within 2 s of any change); off: it reads them from the database every time (sites, settings and types are kept either way).',
+);
 const MCP_FILES_DIR = optional(
   'BLUME_MCP_FILES_DIR',
   "The folder on this server from which {portal_url}/mcp uploads (deploy_upload, deploy_build_source paths): each site reads only its own subfolder, <folder>/<site>/; unset, that endpoint reads no files (`blume mcp` reads the agent's own disk).",
@@ -471,6 +479,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
     trustProxy: TRUST_PROXY.read(reader),
     logLevel: LOG_LEVEL.read(reader),
     edgeFastPath: EDGE_FAST_PATH.read(reader),
+    cacheAnswers: CACHE_ANSWERS.read(reader) === 'on',
     mcpFilesDir: MCP_FILES_DIR.read(reader),
     blobs: {
       driver: blobsDriver,

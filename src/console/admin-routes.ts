@@ -135,7 +135,6 @@ export async function consoleAdminRoutes(app: FastifyInstance): Promise<void> {
     return attempt(
       async () => {
         const { site } = await change();
-        await app.services.sites.changed(site.id);
         const query = new URLSearchParams({
           ...(page.page > 1 ? { page: String(page.page) } : {}),
           done,

@@ -64,7 +64,6 @@ export async function communitySiteRoutes(app: FastifyInstance): Promise<void> {
   app.post<SiteParams>('/sites/:id/settings/restart', opts, async (request, reply) => {
     const site = await communitySite(request);
     const applied = await applyDesiredSettings(db, site.id);
-    await app.instanceSettings.changed(site.id);
     return seeOther(reply, `/sites/${site.id}?done=restarted&count=${applied.changes.length}#settings-h`);
   });
 

@@ -41,7 +41,7 @@ for (const database of testDatabases) {
       assert.equal((await ui.post('/sites', { id: 'club', kind: 'community' })).statusCode, 303);
       // The Content API comes with the pro plan.
       await updateSite(t.app.deps.database.db, 'club', { plan: 'pro' });
-      await t.app.services.sites.changed('club');
+      await t.app.services.epochs.announce();
     });
     after(() => t.close());
 

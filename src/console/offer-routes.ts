@@ -29,7 +29,6 @@ export async function offerRoutes(app: FastifyInstance): Promise<void> {
   ] as const) {
     app.post<{ Params: { site: string } }>(`${OFFERS_PATH}/:site/${action}`, opts, async (request, reply) => {
       const site = await answerOffer(db, request.params.site, signedIn(request), accept);
-      await app.services.sites.changed(site.id);
       return seeOther(reply, accept ? `/sites/${site.id}` : `${OFFERS_PATH}?declined=${site.id}`);
     });
   }

@@ -201,7 +201,6 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
         if (kind !== 'static' && kind !== 'community')
           throw new AppError('validation_failed', 'Choose a static or a community site.');
         const site = await createSite(db, user, { id, kind, plan: config.defaultPlan });
-        await app.services.sites.changed(site.id);
         return seeOther(reply, `/sites/${site.id}`);
       },
       (error) =>
@@ -234,7 +233,6 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       );
     }
     await deleteSite(db, site.id);
-    await app.services.sites.changed(site.id);
     return seeOther(reply, `/?deleted=${encodeURIComponent(site.id)}`);
   });
 }

@@ -256,7 +256,7 @@ for (const database of testDatabases) {
       const before = await count();
       await ui.get('/sites/shop');
       await updateSite(db, 'shop', { status: 'suspended' });
-      await t.app.services.sites.changed('shop');
+      await t.app.services.epochs.announce();
       const refused = await ui.postMultipart('/sites/shop/upload', [
         { name: 'mode', value: 'files' },
         { name: 'files', filename: 'index.html', content: 'x' },
@@ -264,7 +264,7 @@ for (const database of testDatabases) {
       assert.equal(refused.statusCode, 503);
       assert.match(pageText(refused.body), /suspended; it takes no deploys/);
       await updateSite(db, 'shop', { status: 'active' });
-      await t.app.services.sites.changed('shop');
+      await t.app.services.epochs.announce();
       assert.equal(await count(), before);
     });
   });

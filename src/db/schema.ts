@@ -13,3 +13,4 @@ export * from '../core/installation/tables.js';
 export * from '../cms/tables.js';
 export * from '../helpdesk/tables.js';
 export * from '../purchase/tables.js';
+export * from '../adapters/cache/tables.js';

@@ -42,15 +42,13 @@ for (const database of testDatabases) {
         env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000' },
       });
       await createSite(db(), null, { id: 'town', kind: 'community', plan: 'business' });
-      await t.app.services.sites.changed('town');
+      await t.app.services.epochs.announce();
       ops = {
         database: t.deps.database,
         singleSite: 'town',
         blobs: t.deps.blobs,
         edge: t.app.deploy.cache,
-        plans: t.app.services.plans,
-        sites: t.app.services.sites,
-        settings: t.app.instanceSettings,
+        epochs: t.app.services.epochs,
         secretKey: t.config.secretKey,
       };
       assert.match(

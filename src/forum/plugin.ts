@@ -17,6 +17,7 @@ import { draftRoutes } from './draft-routes.js';
 import { uploadRoutes, uploadServing } from './upload-routes.js';
 import { memberRoutes } from './member-routes.js';
 import { notificationRoutes } from './notification-routes.js';
+import { ForumIds } from './forum-ids.js';
 import { moderationRoutes } from './moderation-routes.js';
 import { ThreadedPostOut } from './schemas.js';
 import { structureRoutes } from './structure-routes.js';
@@ -36,6 +37,8 @@ interface ForumRuntime {
   notificationPages: KeptPages<NotificationPage>;
   /** The pages of members' topic lists this node keeps (docs/decisions/0110-topic-lists-kept-per-node.md). */
   topicListPages: KeptPages<TopicListPage>;
+  /** Which forum an id or slug a client sent names, resolved before anything is keyed by it. */
+  forumIds: ForumIds;
   /** The hourly digest sweeps (docs/decisions/0098-notification-mail.md); tests run one with `runNext`. */
   digests: DigestSweeps;
 }
@@ -98,6 +101,7 @@ export const forumPlugin = fp(
       pages: keptTopicPages(),
       notificationPages: keptListPages(),
       topicListPages: keptListPages(),
+      forumIds: new ForumIds(database.db, app.services.epochs),
       digests,
     } satisfies ForumRuntime);
     app.addHook('onReady', () => digests.start());

@@ -10,6 +10,7 @@ import { spendPostingBudget } from './posting-limit.js';
 import { flagPost, listFlags, resolveFlag } from './flags.js';
 import { decideHeldPost, holdReply, holdTopic, listHeldPosts, mustHold } from './held-posts.js';
 import { setLike } from './likes.js';
+import { AppError } from '../http/errors.js';
 import { listUnreadTopics, markAllRead, markTopicRead } from './reads.js';
 import {
   presentFlag,
@@ -101,16 +102,25 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const page = toPage(request.query);
       const { site, viewer, versions } = request.forum;
-      const { filter = 'latest', forum_id: forumId } = request.query;
+      const { filter = 'latest', forum_id: sent } = request.query;
+      // The forum's id, not the id or slug sent: a slug moved and reused names the new forum. None
+      // found: the load answers 404 as before, and keeps nothing.
+      const forumId = sent === undefined ? undefined : ((await app.forum.forumIds.resolve(site.id, sent)) ?? sent);
       const { rows, total } = await keptTopicList(
         app.forum.topicListPages,
         viewer,
         versions,
         { filter, forumId, page },
         () =>
-          filter === 'unread'
+          (filter === 'unread'
             ? listUnreadTopics(db, site.id, viewer, forumId, page, app.forum.counts)
-            : listTopics(db, site.id, viewer, { forumId }, page, app.forum.topicMarks),
+            : listTopics(db, site.id, viewer, { forumId }, page, app.forum.topicMarks)
+          ).catch((error: unknown) => {
+            // A forum the viewer may not see answers exactly as a missing one: by what was sent.
+            if (error instanceof AppError && error.code === 'forum_not_found')
+              throw new AppError('forum_not_found', `No forum "${sent}".`);
+            throw error;
+          }),
       );
       setPaginationHeaders(request, reply, page, total);
       return sendSerializedOnce(reply, rows, (kept) => kept.map(presentTopic));

@@ -55,9 +55,7 @@ for (const database of testDatabases) {
           database: a.deps.database,
           blobs: a.deps.blobs,
           edge: a.app.deploy.cache,
-          plans: a.app.services.plans,
-          sites: a.app.services.sites,
-          settings: a.app.instanceSettings,
+          epochs: a.app.services.epochs,
           secretKey: a.app.deps.config.secretKey,
         };
         assert.equal(
@@ -80,9 +78,7 @@ for (const database of testDatabases) {
           database: a.deps.database,
           blobs: a.deps.blobs,
           edge: a.app.deploy.cache,
-          plans: a.app.services.plans,
-          sites: a.app.services.sites,
-          settings: a.app.instanceSettings,
+          epochs: a.app.services.epochs,
           secretKey: a.app.deps.config.secretKey,
         };
         assert.equal(

@@ -7,7 +7,7 @@ import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { deskRoutes } from './desk-routes.js';
 import { inboundRoutes } from './inbound-routes.js';
-import { KeptTicketLists } from './kept-lists.js';
+import { TicketListCache } from './cached-lists.js';
 import { reportRoutes } from './report-routes.js';
 import { ticketRoutes } from './ticket-routes.js';
 
@@ -15,18 +15,15 @@ const HELPDESK_API_PREFIX = '/api/helpdesk/v1';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Pages of ticket lists this node keeps until the site's help desk changes. */
-    ticketLists: KeptTicketLists;
+    /** Pages of ticket lists this node keeps until the site's tickets change. */
+    ticketLists: TicketListCache;
   }
 }
 
 /** What the help desk's API and pages share on a node; registered before either. */
 export const helpdeskRuntimePlugin = fp(
   async (app: FastifyInstance) => {
-    const ticketLists = new KeptTicketLists(app.deps.cache.pubsub);
-    await ticketLists.start();
-    app.decorate('ticketLists', ticketLists);
-    app.addHook('onClose', () => ticketLists.stop());
+    app.decorate('ticketLists', new TicketListCache(app.services.epochs));
   },
   { name: 'blume-helpdesk-runtime' },
 );
@@ -46,7 +43,6 @@ export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
   await app.register(
     async (api) => {
       await registerSiteApiCors(api);
-      app.ticketLists.endOnWrites(api);
       await api.register(ticketRoutes);
       await api.register(deskRoutes);
       await api.register(inboundRoutes);

@@ -6,7 +6,7 @@ import { cappedCount, listTotal, totalOf } from '../db/count.js';
 import { preparedStatement, textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import type { KeptTicketLists, TicketListPage } from './kept-lists.js';
+import type { TicketListCache, TicketListPage } from './cached-lists.js';
 import { canSeeTicket, servedCategoriesOf, servedTicketsWhere, type HelpdeskCaller } from './policy.js';
 import type { TicketListQuery } from './schemas.js';
 import { atRiskWhere, breachedWhere } from './sla.js';
@@ -221,11 +221,11 @@ const listStatement = preparedStatement(
  * A page of the caller's tickets and the list's total: exact up to a threshold, the planner's estimate
  * past it (src/db/count.ts). One statement answers the page, each row with its requester (by primary
  * key), and the count, which reads helpdesk_tickets alone; a page past the end counts on its own.
- * The node keeps the page until the site's help desk changes (kept-lists.ts), unless it depends on the clock.
+ * The node keeps the page until the site's tickets change (cached-lists.ts), unless it depends on the clock.
  */
 export async function listTickets(
   db: Database,
-  kept: KeptTicketLists,
+  cache: TicketListCache,
   siteId: string,
   caller: HelpdeskCaller,
   query: TicketListQuery,
@@ -239,7 +239,7 @@ export async function listTickets(
       found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching());
     return { rows: found.map(({ ticket, requester }) => ({ ticket, requester })), total, estimated };
   };
-  return shape.sla ? load() : kept.page(siteId, JSON.stringify([shape, values, page.pageSize, page.offset]), load);
+  return shape.sla ? load() : cache.page(siteId, JSON.stringify([shape, values, page.pageSize, page.offset]), load);
 }
 
 /** A ticket by id or number that the caller may see, with its requester; 404 otherwise. */

@@ -10,7 +10,7 @@ import { aiSettingsOf } from '../cms/ai-drafting.js';
 import { AppError } from '../http/errors.js';
 import { contentDisposition } from '../lib/content-disposition.js';
 import { helpdeskAccess } from './access.js';
-import { apiAnswer } from './kept-lists.js';
+import { apiAnswer } from './cached-lists.js';
 import { draftReply } from './draft-reply.js';
 import { ticketHistory } from './history.js';
 import { answerTicket, replyMailSettings } from './mail/outgoing.js';

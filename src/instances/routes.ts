@@ -80,7 +80,6 @@ export async function instanceRoutes(fastify: FastifyInstance, options: { access
     async (request) => {
       const site = await access.site(request);
       const applied = await applyDesiredSettings(db, site.id);
-      await app.instanceSettings.changed(site.id);
       return presentRestart(site.id, applied);
     },
   );

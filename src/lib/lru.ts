@@ -16,6 +16,8 @@ export class WeightedLru<K, V> {
   private readonly loading = new Map<K, Promise<V | undefined>>();
   private hand: MapIterator<[K, Entry<V>]> = this.entries.entries();
   private total = 0;
+  /** Entries evicted to stay under the bound, since the map was made. */
+  evictions = 0;
 
   constructor(
     private readonly maxWeight: number,
@@ -79,7 +81,18 @@ export class WeightedLru<K, V> {
       }
       this.entries.delete(handKey);
       this.total -= this.weigh(entry.value);
+      this.evictions += 1;
     }
+  }
+
+  /** The total weight of the values held. */
+  get weight(): number {
+    return this.total;
+  }
+
+  /** How many values are held. */
+  get size(): number {
+    return this.entries.size;
   }
 
   delete(key: K): void {

@@ -27,7 +27,6 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
       const defaultPlan = app.deps.config.defaultPlan;
       authorizePlanChoice(request.user!, request.body.plan, defaultPlan);
       const site = await createSite(db, request.user!, { ...request.body, plan: request.body.plan ?? defaultPlan });
-      await app.services.sites.changed(site.id);
       return reply.code(201).send(presentSite(site, urlContext(request)));
     },
   );
@@ -72,7 +71,6 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const site = authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id);
       await deleteSite(db, site.id);
-      await app.services.sites.changed(site.id);
       return reply.code(204).send(null);
     },
   );

@@ -13,7 +13,7 @@ export async function purchasePlugin(app: FastifyInstance): Promise<void> {
     route.constraints = { ...route.constraints, surface: 'portal' };
   });
   const db = app.deps.database.db;
-  const purger = new WorkspacePurger(db, app.log, (siteId) => app.services.sites.changed(siteId), {
+  const purger = new WorkspacePurger(db, app.log, () => app.services.epochs.announce(), {
     embeddedDatabase: app.deps.database.driver === 'pglite',
   });
   app.addHook('onReady', () => purger.start());

@@ -19,6 +19,7 @@ import { testDatabases } from '../../test/helpers/databases.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { deployApi, deployRelease } from '../../test/helpers/deploy.js';
 import { jobs } from '../jobs/tables.js';
+import { writeFeaturePlans } from '../core/plans/service.js';
 import { findSite } from '../core/sites/service.js';
 import { findUserByLogin } from '../core/accounts/service.js';
 import { createMember } from '../forum/members.js';
@@ -112,13 +113,15 @@ for (const database of testDatabases) {
       assert.deepEqual(features('free'), ['deploy']);
       assert.ok(features('pro').includes('forum_api') && !features('pro').includes('ai'));
       assert.ok(features('business').includes('ai'));
-      await t.app.services.plans.setFeaturePlans('ai', ['pro', 'business']);
+      await writeFeaturePlans(t.app.deps.database.db, 'ai', ['pro', 'business']);
+      await t.app.services.epochs.announce();
       assert.ok(
         json<Array<{ id: string; features: Array<{ feature: string }> }>>(await call('GET', '/plans'))
           .find((p) => p.id === 'pro')!
           .features.some((f) => f.feature === 'ai'),
       );
-      await t.app.services.plans.setFeaturePlans('ai', ['business']);
+      await writeFeaturePlans(t.app.deps.database.db, 'ai', ['business']);
+      await t.app.services.epochs.announce();
     });
 
     it('provisions, upgrades, suspends, resumes and cancels a community workspace', async () => {
@@ -214,7 +217,7 @@ for (const database of testDatabases) {
         .update(jobs)
         .set({ runAt: new Date(Date.now() - 1000) })
         .where(eq(jobs.siteId, 'brief'));
-      const purger = new WorkspacePurger(t.deps.database.db, t.app.log, (id) => t.app.services.sites.changed(id), {
+      const purger = new WorkspacePurger(t.deps.database.db, t.app.log, () => t.app.services.epochs.announce(), {
         embeddedDatabase: false,
       });
       await purger.runNext();

@@ -13,6 +13,7 @@ export class WorkspacePurger {
   constructor(
     db: Executor,
     log: FastifyBaseLogger,
+    /** Tells the other nodes at once (they would find the deletion with their next cache poll). */
     onPurged: (siteId: string) => Promise<void>,
     options: { embeddedDatabase: boolean },
   ) {

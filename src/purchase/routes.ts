@@ -47,11 +47,9 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
   const outbox = app.mailOutbox;
   const guarded = { preHandler: requirePurchaseKey };
 
-  /** Every node drops its copy of the site, so the change holds from the next request on. */
-  const changed = async (workspace: Workspace, request: FastifyRequest) => {
-    await app.services.sites.changed(workspace.site.id);
-    return presentWorkspace(workspace, urlContext(request));
-  };
+  // Every node drops its copy of the site before the answer leaves: a trigger moved its cache
+  // epoch, which the app announces after every write request.
+  const present = (workspace: Workspace, request: FastifyRequest) => presentWorkspace(workspace, urlContext(request));
 
   app.get(
     '/plans',
@@ -111,7 +109,6 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
         return { answer };
       });
       if (out.twin) return replayed(out.twin);
-      await app.services.sites.changed(out.answer.id);
       if (out.answer.invitation !== 'not_sent_mail_disabled') outbox.drainSoon();
       return reply.code(201).send(out.answer);
     },
@@ -143,7 +140,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await changePlan(db, request.params.id, keyOf(request), request.body.plan), request),
+    async (request) => present(await changePlan(db, request.params.id, keyOf(request), request.body.plan), request),
   );
 
   app.post(
@@ -157,7 +154,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await setSuspended(db, request.params.id, keyOf(request), true), request),
+    async (request) => present(await setSuspended(db, request.params.id, keyOf(request), true), request),
   );
 
   app.post(
@@ -171,7 +168,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       },
       ...guarded,
     },
-    async (request) => changed(await setSuspended(db, request.params.id, keyOf(request), false), request),
+    async (request) => present(await setSuspended(db, request.params.id, keyOf(request), false), request),
   );
 
   app.delete(
@@ -187,7 +184,7 @@ export async function purchaseRoutes(fastify: FastifyInstance): Promise<void> {
       ...guarded,
     },
     async (request) =>
-      changed(
+      present(
         await db.transaction((tx) =>
           cancelWorkspace(tx, request.params.id, keyOf(request), app.deps.config.cancelGraceMs),
         ),

@@ -44,15 +44,13 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     });
     const db = t.app.deps.database.db;
     await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
-    await t.app.services.sites.changed('town');
+    await t.app.services.epochs.announce();
     const ops = {
       database: t.deps.database,
       singleSite: 'town',
       blobs: t.deps.blobs,
       edge: t.app.deploy.cache,
-      plans: t.app.services.plans,
-      sites: t.app.services.sites,
-      settings: t.app.instanceSettings,
+      epochs: t.app.services.epochs,
       secretKey: t.config.secretKey,
     };
     await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });

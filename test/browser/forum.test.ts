@@ -32,7 +32,7 @@ describe('forum web UI in a browser', { skip }, () => {
     });
     const db = t.app.deps.database.db;
     const site = await createSite(db, null, { id: 'club', kind: 'community', plan: 'business' });
-    await t.app.services.sites.changed(site.id);
+    await t.app.services.epochs.announce();
     const moderator = await createMember(db, site.id, {
       username: 'mod',
       email: 'mod@example.test',

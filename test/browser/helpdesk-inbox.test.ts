@@ -48,7 +48,7 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
     });
     const db = t.app.deps.database.db;
     await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
-    await t.app.services.sites.changed('town');
+    await t.app.services.epochs.announce();
     const ann = await createMember(db, 'town', { username: 'ann', email: 'ann@town.test', password });
     // Opened before ann is an agent, so nobody has them yet.
     await openTicket(db, 'town', {
@@ -78,7 +78,7 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
       t.config.secretKey,
     );
     await applyDesiredSettings(db, 'town');
-    await t.app.instanceSettings.changed('town');
+    await t.app.services.epochs.announce();
     ai.answer = 'Hi Erin, the reset mail may be in your spam folder.';
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();

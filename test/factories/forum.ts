@@ -21,7 +21,7 @@ export async function makeCommunity(
   plan: SiteRow['plan'] = 'pro',
 ): Promise<SiteRow> {
   const site = await createSite(app.deps.database.db, owner?.user ?? null, { id, kind: 'community', plan });
-  await app.services.sites.changed(site.id);
+  await app.services.epochs.announce();
   return site;
 }
 

@@ -47,7 +47,7 @@ export async function startForumStage(database: DatabaseKind, options: { mail?: 
   };
   try {
     const site = await createSite(t.app.deps.database.db, null, { id: 'club', kind: 'community', plan: 'business' });
-    await t.app.services.sites.changed(site.id);
+    await t.app.services.epochs.announce();
     const origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const browser = await launchChromium();
     return {

@@ -348,7 +348,6 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
       if (Object.keys(errors).length > 0) return again(errors, 422);
       try {
         await updateType(db, request.ui.site.id, type.slug, { name: values.name, fields });
-        await app.cms.types.changed(request.ui.site.id, type.slug);
       } catch (error) {
         if (error instanceof AppError && error.status < 500) return again({ _form: error.message }, error.status);
         throw error;

@@ -59,11 +59,21 @@ export async function verifyCredential(
 ): Promise<CredentialRow | undefined> {
   const parsed = parseCredential(presented);
   if (!parsed || parsed.kind !== kind) return undefined;
+  const row = await findLiveCredential(db, parsed.id, kind);
+  return row && (await acceptSecret(db, row, parsed.secret)) ? row : undefined;
+}
+
+/** The live (not revoked) credential row of `kind` with this id, or undefined; it proves nothing yet. */
+export async function findLiveCredential(
+  db: Executor,
+  id: string,
+  kind: CredentialKind,
+): Promise<CredentialRow | undefined> {
   const [row] = await db
     .select()
     .from(credentials)
-    .where(and(eq(credentials.id, parsed.id), eq(credentials.kind, kind), isNull(credentials.revokedAt)));
-  return row && (await acceptSecret(db, row, parsed.secret)) ? row : undefined;
+    .where(and(eq(credentials.id, id), eq(credentials.kind, kind), isNull(credentials.revokedAt)));
+  return row;
 }
 
 /**

@@ -1,64 +1,52 @@
-// A per-node cache of the credential rows behind verified tokens, so the APIs hot paths (Content API
+// Each node's copy of the credential rows behind verified tokens, so the APIs' hot paths (Content API
 // reads, the help desk) do not read the row on every request. The secret is still checked on every
-// request, against the cached hash; what is cached is the row, for at most TTL_MS. A revocation
-// through `revoke` is broadcast: every node drops its copy at once, and a node that missed the
-// message drops it when the TTL runs out (docs/decisions/0084-verified-credential-cache.md).
-import { BroadcastMap } from '../../adapters/cache/broadcast-map.js';
-import type { PubSub } from '../../adapters/cache/index.js';
+// request, against the kept hash; what is kept is the row, on the cache seam
+// (src/adapters/cache/epochs.ts): trusted while the scope `credential:<id>` stays put, which a
+// trigger moves when the row is revoked, changed or deleted, whoever writes.
+import type { Cached, CacheEpochs } from '../../adapters/cache/epochs.js';
 import type { Executor } from '../../db/client.js';
 import {
   acceptSecret,
+  findLiveCredential,
   parseCredential,
   revokeCredential,
-  verifyCredential,
   type CredentialFilter,
   type CredentialKind,
 } from './service.js';
 import type { CredentialRow } from './tables.js';
 
-/** How long a node trusts a cached row when no revocation message reaches it. */
-export const TTL_MS = 5_000;
-
-interface Entry {
-  row: CredentialRow;
-  loadedAt: number;
-}
+/** Rows a node keeps at most, about in bytes. */
+const MAX_BYTES = 8 * 1024 * 1024;
 
 export class VerifiedCredentials {
-  private readonly rows: BroadcastMap<Entry>;
+  private readonly rows: Cached<CredentialRow | undefined>;
 
   constructor(
     private readonly db: Executor,
-    pubsub: PubSub,
+    private readonly epochs: CacheEpochs,
   ) {
-    this.rows = new BroadcastMap(pubsub, 'credentials:revoked');
-  }
-
-  start(): Promise<void> {
-    return this.rows.start();
-  }
-
-  stop(): Promise<void> {
-    return this.rows.stop();
+    this.rows = epochs.cache({ name: 'credentials', kind: 'directory', maxBytes: MAX_BYTES, weigh: () => 1024 });
   }
 
   /** The live credential of `kind` the presented token proves, or undefined. */
   async verify(presented: string, kind: CredentialKind): Promise<CredentialRow | undefined> {
     const parsed = parseCredential(presented);
     if (!parsed || parsed.kind !== kind) return undefined;
-    const cached = this.rows.get(parsed.id);
-    if (cached && Date.now() - cached.loadedAt < TTL_MS)
-      return (await acceptSecret(this.db, cached.row, parsed.secret)) ? cached.row : undefined;
-    // Only a proven token's row is kept: a guess cannot fill the cache.
-    const row = await verifyCredential(this.db, presented, kind);
-    if (row) this.rows.set(parsed.id, { row, loadedAt: Date.now() });
-    return row;
+    // Only live rows are kept (a guessed id fills nothing); the secret is checked on every request.
+    const row = await this.rows.cached(
+      `credential:${parsed.id}`,
+      `${kind}:${parsed.id}`,
+      () => findLiveCredential(this.db, parsed.id, kind),
+      (found) => found !== undefined,
+    );
+    return row && (await acceptSecret(this.db, row, parsed.secret)) ? row : undefined;
   }
 
   /** Revokes one live credential matching the filter, and every node forgets it; answers whether one was revoked. */
   async revoke(id: string, filter: CredentialFilter): Promise<boolean> {
     const revoked = await revokeCredential(this.db, id, filter);
-    if (revoked) await this.rows.changed(id);
+    // A trigger moved the credential's epoch; the other nodes hear of it now rather than at their next poll.
+    if (revoked) await this.epochs.announce();
     return revoked;
   }
 }

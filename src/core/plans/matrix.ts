@@ -1,39 +1,22 @@
-// Each node's copy of the plan matrix, which every site API request consults. The matrix is a few
-// rows that change when an operator says so: `setFeaturePlans` writes a row and broadcasts, and every
-// node reloads on its next request. An edit made with SQL behind the app's back shows within
-// MATRIX_TTL_MS.
-import { BroadcastMap } from '../../adapters/cache/broadcast-map.js';
-import type { PubSub } from '../../adapters/cache/index.js';
+// Each node's copy of the plan matrix, which every site API request consults, on the cache seam
+// (src/adapters/cache/epochs.ts): trusted while the scope `plans` stays put, which a trigger moves
+// with every write of `plan_features` (`blume plan-feature`, SQL).
+import type { Cached, CacheEpochs } from '../../adapters/cache/epochs.js';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import type { SiteRow } from '../sites/tables.js';
-import { loadFeaturePlans, writeFeaturePlans, type Feature } from './service.js';
+import { loadFeaturePlans, type Feature } from './service.js';
 
-const KEY = 'matrix';
-const MATRIX_TTL_MS = 60_000;
-
-interface Entry {
-  /** Stored before it resolves, so a broadcast heard during the read drops it with the rest. */
-  plans: Promise<ReadonlyMap<Feature, readonly string[]>>;
-  loadedAt: number;
-}
+const SCOPE = 'plans';
 
 export class PlanMatrix {
-  private readonly entries: BroadcastMap<Entry>;
+  private readonly matrix: Cached<ReadonlyMap<Feature, readonly string[]>>;
 
   constructor(
     private readonly db: Executor,
-    pubsub: PubSub,
+    epochs: CacheEpochs,
   ) {
-    this.entries = new BroadcastMap(pubsub, 'plans:changed', 1);
-  }
-
-  start(): Promise<void> {
-    return this.entries.start();
-  }
-
-  stop(): Promise<void> {
-    return this.entries.stop();
+    this.matrix = epochs.cache({ name: 'plans', kind: 'directory', maxBytes: 64 * 1024, weigh: () => 4096 });
   }
 
   async includes(plan: SiteRow['plan'], feature: Feature): Promise<boolean> {
@@ -46,23 +29,8 @@ export class PlanMatrix {
     throw new AppError('plan_required', planRequiredDetail(site, feature, plans), { feature, plans });
   }
 
-  /** Sets which plans include a feature; every node uses the new matrix from its next request on. */
-  async setFeaturePlans(feature: Feature, plans: SiteRow['plan'][]): Promise<void> {
-    await writeFeaturePlans(this.db, feature, plans);
-    await this.entries.changed(KEY);
-  }
-
-  private load(): Promise<ReadonlyMap<Feature, readonly string[]>> {
-    const cached = this.entries.get(KEY);
-    if (cached && Date.now() - cached.loadedAt < MATRIX_TTL_MS) return cached.plans;
-    const plans = loadFeaturePlans(this.db);
-    const entry = { plans, loadedAt: Date.now() };
-    this.entries.set(KEY, entry);
-    // A failed read is not kept: the next request tries again.
-    plans.catch(() => {
-      if (this.entries.get(KEY) === entry) this.entries.delete(KEY);
-    });
-    return plans;
+  private load() {
+    return this.matrix.cached(SCOPE, SCOPE, () => loadFeaturePlans(this.db));
   }
 }
 

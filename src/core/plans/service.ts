@@ -40,7 +40,7 @@ export async function loadFeaturePlans(db: Executor): Promise<Map<Feature, reado
   return plans;
 }
 
-/** Writes which plans include a feature. Call it through PlanMatrix, which tells every node. */
+/** Writes which plans include a feature; a trigger tells every node (their PlanMatrix, matrix.ts). */
 export async function writeFeaturePlans(db: Executor, feature: Feature, plans: SiteRow['plan'][]): Promise<void> {
   const description = DEFAULT_FEATURES.find((f) => f.feature === feature)!.description;
   await db

@@ -1,41 +1,31 @@
-// Each node's copy of the applied settings of the sites it serves. POST /restart broadcasts the
-// site id after applying; every node drops its copy and reloads on the next request, which is how
-// a restart converges the whole stack without restarting processes.
-import { BroadcastMap } from '../../adapters/cache/broadcast-map.js';
-import type { PubSub } from '../../adapters/cache/index.js';
+// Each node's copy of the applied settings of the sites it serves, on the cache seam
+// (src/adapters/cache/epochs.ts): trusted while the scope `settings:<site>` stays put, which
+// triggers move with every write of the site's settings row, whoever writes (POST /restart, the
+// console, `blume settings apply` in another process, SQL).
+import type { Cached, CacheEpochs } from '../../adapters/cache/epochs.js';
 import type { Executor } from '../../db/client.js';
 import { parseInstanceSettings, type InstanceSettings } from './allowlist.js';
 import { loadSettings } from './service.js';
 
+/** Settings a node keeps at most, about in bytes. */
+const MAX_BYTES = 8 * 1024 * 1024;
+
+const settingsScope = (siteId: string): string => `settings:${siteId}`;
+
 export class SettingsDirectory {
-  private readonly entries: BroadcastMap<InstanceSettings>;
+  private readonly settings: Cached<InstanceSettings>;
 
   constructor(
     private readonly db: Executor,
-    pubsub: PubSub,
+    epochs: CacheEpochs,
   ) {
-    this.entries = new BroadcastMap(pubsub, 'settings:applied');
-  }
-
-  start(): Promise<void> {
-    return this.entries.start();
-  }
-
-  stop(): Promise<void> {
-    return this.entries.stop();
+    this.settings = epochs.cache({ name: 'settings', kind: 'directory', maxBytes: MAX_BYTES });
   }
 
   /** The applied settings of a site, as this node runs them. */
-  async applied(siteId: string): Promise<InstanceSettings> {
-    const cached = this.entries.get(siteId);
-    if (cached) return cached;
-    const settings = parseInstanceSettings((await loadSettings(this.db, siteId)).applied);
-    this.entries.set(siteId, settings);
-    return settings;
-  }
-
-  /** Tells every node, this one included, to reload the site's applied settings. */
-  changed(siteId: string): Promise<void> {
-    return this.entries.changed(siteId);
+  applied(siteId: string): Promise<InstanceSettings> {
+    return this.settings.cached(settingsScope(siteId), siteId, async () =>
+      parseInstanceSettings((await loadSettings(this.db, siteId)).applied),
+    );
   }
 }

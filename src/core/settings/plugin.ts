@@ -11,10 +11,7 @@ declare module 'fastify' {
 
 export const settingsPlugin = fp(
   async (app: FastifyInstance) => {
-    const directory = new SettingsDirectory(app.deps.database.db, app.deps.cache.pubsub);
-    await directory.start();
-    app.decorate('instanceSettings', directory);
-    app.addHook('onClose', () => directory.stop());
+    app.decorate('instanceSettings', new SettingsDirectory(app.deps.database.db, app.services.epochs));
   },
   { name: 'blume-instance-settings' },
 );

@@ -1,62 +1,34 @@
-// A per-node cache of site facts that routing needs on every request (does the site exist, what
-// kind is it). Changes are broadcast over pub/sub so every node drops its copy at once.
-import { BroadcastMap } from '../../adapters/cache/broadcast-map.js';
-import type { PubSub } from '../../adapters/cache/index.js';
+// Each node's copy of the site facts routing needs on every request (does the site exist, what kind
+// is it, is it active), on the cache seam (src/adapters/cache/epochs.ts): a site's entry is trusted
+// while its scope `site:<id>` stays put, which triggers move with every write of its row, whoever
+// writes (a request, the purchase API, a job, the CLI, SQL). An unknown id is kept too: creating
+// the site moves its scope.
+import type { Cached, CacheEpochs } from '../../adapters/cache/epochs.js';
 import type { Executor } from '../../db/client.js';
 import { findSite } from './service.js';
 import type { SiteRow } from './tables.js';
 
-/** An unknown id is remembered this long, so a site created on another node shows up soon. */
-const MISS_TTL_MS = 5_000;
+/** Sites a node keeps at most, about in bytes (a row is a few hundred). */
+const MAX_BYTES = 8 * 1024 * 1024;
 
-interface Entry {
-  site: SiteRow | undefined;
-  loadedAt: number;
-}
+export const siteScope = (id: string): string => `site:${id}`;
 
 export class SiteDirectory {
-  private readonly entries: BroadcastMap<Entry>;
+  private readonly sites: Cached<SiteRow | undefined>;
 
   constructor(
     private readonly db: Executor,
-    pubsub: PubSub,
+    epochs: CacheEpochs,
   ) {
-    this.entries = new BroadcastMap(pubsub, 'sites:changed');
+    this.sites = epochs.cache({ name: 'sites', kind: 'directory', maxBytes: MAX_BYTES, weigh: () => 512 });
   }
 
-  start(): Promise<void> {
-    return this.entries.start();
-  }
-
-  stop(): Promise<void> {
-    return this.entries.stop();
-  }
-
-  /** The cached site if known, without I/O. */
+  /** The site as this node holds it, without I/O; undefined when it holds none (or knows there is none). */
   peek(id: string): SiteRow | undefined {
-    return this.fresh(id)?.site;
+    return this.sites.peek(siteScope(id), id);
   }
 
-  async get(id: string): Promise<SiteRow | undefined> {
-    const cached = this.fresh(id);
-    if (cached) return cached.site;
-    const site = await findSite(this.db, id);
-    this.entries.set(id, { site, loadedAt: Date.now() });
-    return site;
-  }
-
-  /** Call after a site changes or is deleted: every node forgets its copy. */
-  changed(id: string): Promise<void> {
-    return this.entries.changed(id);
-  }
-
-  private fresh(id: string): Entry | undefined {
-    const entry = this.entries.get(id);
-    if (!entry) return undefined;
-    if (!entry.site && Date.now() - entry.loadedAt > MISS_TTL_MS) {
-      this.entries.delete(id);
-      return undefined;
-    }
-    return entry;
+  get(id: string): Promise<SiteRow | undefined> {
+    return this.sites.cached(siteScope(id), id, () => findSite(this.db, id));
   }
 }

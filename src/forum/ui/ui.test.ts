@@ -41,7 +41,7 @@ for (const database of testDatabases) {
     const applySettings = async (values: Record<string, string>) => {
       await replaceDesiredSettings(t.app.deps.database.db, 'club', values, t.config.secretKey);
       await applyDesiredSettings(t.app.deps.database.db, 'club');
-      await t.app.instanceSettings.changed('club');
+      await t.app.services.epochs.announce();
     };
 
     before(async () => {

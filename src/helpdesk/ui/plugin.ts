@@ -9,12 +9,10 @@ import { requesterRoutes } from './routes.js';
 export async function helpdeskPagesPlugin(app: FastifyInstance): Promise<void> {
   await app.register(async (requester) => {
     await registerPageFrame(requester);
-    app.ticketLists.endOnWrites(requester);
     await requester.register(requesterRoutes);
   });
   await app.register(async (inbox) => {
     await registerPageFrame(inbox, { scripts: true });
-    app.ticketLists.endOnWrites(inbox);
     inbox.decorateRequest('helpdesk', null as never);
     await inbox.register(inboxRoutes);
   });

@@ -144,7 +144,6 @@ export async function adminSettingsRoutes(app: FastifyInstance): Promise<void> {
   app.post('/admin/settings/restart', { preHandler: ADMIN_FORM }, async (request, reply) => {
     const siteId = request.ui.site.id;
     const applied = await applyDesiredSettings(db, siteId);
-    await app.instanceSettings.changed(siteId);
     return seeOther(reply, `/admin/settings?applied=${applied.row.generation}&changed=${applied.changes.length}`);
   });
 }

@@ -1,0 +1,68 @@
+// What each cache scope reads (docs/decisions/0111-cache-seam.md): every column of each table
+// listed moves the scope's epoch when written, through the triggers of migrations/0041, unless it
+// is named in `unread` with the reason. test/cache-dependencies.test.ts writes each such column
+// with SQL and proves a second node's answer changes within the bound, so a trigger nobody wrote,
+// or a column added to a table without a thought for the caches that read it, fails it.
+
+export interface CacheDependency {
+  /** The table read. */
+  table: string;
+  /** SQL over a row of the table: the scope its readers' entries are filed under. */
+  scope: string;
+  /** The column that names a row (its primary key). */
+  key: string;
+  /** Columns no cache of the scope reads, or that never change, with why. */
+  unread: Record<string, string>;
+}
+
+const KEYS_NEVER_CHANGE = 'a row keeps its key and its owner for life';
+
+export const CACHE_DEPENDENCIES: readonly CacheDependency[] = [
+  { table: 'sites', scope: `'site:' || id`, key: 'id', unread: { id: KEYS_NEVER_CHANGE } },
+  {
+    table: 'site_settings',
+    scope: `'settings:' || site_id`,
+    key: 'site_id',
+    unread: { site_id: KEYS_NEVER_CHANGE },
+  },
+  { table: 'plan_features', scope: `'plans'`, key: 'feature', unread: { feature: KEYS_NEVER_CHANGE } },
+  {
+    table: 'credentials',
+    scope: `'credential:' || id`,
+    key: 'id',
+    unread: {
+      last_used_at: 'noted now and then by a verification; no decision reads it',
+      created_at: 'a credential is created once',
+    },
+  },
+  {
+    table: 'cms_content_types',
+    scope: `'cms-types:' || site_id`,
+    key: 'id',
+    unread: { id: KEYS_NEVER_CHANGE, site_id: KEYS_NEVER_CHANGE },
+  },
+  {
+    table: 'cms_content_types',
+    scope: `'cms:' || id`,
+    key: 'id',
+    unread: { id: KEYS_NEVER_CHANGE, site_id: KEYS_NEVER_CHANGE },
+  },
+  {
+    table: 'cms_entries',
+    scope: `'cms:' || type_id`,
+    key: 'id',
+    unread: { id: KEYS_NEVER_CHANGE, site_id: KEYS_NEVER_CHANGE, type_id: KEYS_NEVER_CHANGE },
+  },
+  {
+    table: 'helpdesk_tickets',
+    scope: `'helpdesk:' || site_id`,
+    key: 'id',
+    unread: { id: KEYS_NEVER_CHANGE, site_id: KEYS_NEVER_CHANGE },
+  },
+  {
+    table: 'helpdesk_contacts',
+    scope: `'helpdesk:' || site_id`,
+    key: 'id',
+    unread: { id: KEYS_NEVER_CHANGE, site_id: KEYS_NEVER_CHANGE },
+  },
+];

@@ -1,0 +1,94 @@
+// The cache seam on its own, over a real database: a kept value holds until its scope moves, found
+// by a poll or heard in a message; the off switch turns answers off and keeps directories; each
+// cache counts hits, misses and evictions; a move no message announced is counted as missed.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { createTestDatabase, testDatabases, type TestDatabase } from '../../../test/helpers/databases.js';
+import { eventually } from '../../../test/helpers/eventually.js';
+import { CacheEpochs } from './epochs.js';
+import { createMemoryCache } from './memory.js';
+import type { CacheAdapter } from './types.js';
+
+for (const database of testDatabases) {
+  describe(`cache epochs [${database}]`, () => {
+    let shared: TestDatabase;
+    let bus: CacheAdapter;
+    let epochs: CacheEpochs;
+    const move = (scope: string) => shared.handle.db.execute(sql`select cache_epochs_move(array[${scope}]::text[])`);
+
+    before(async () => {
+      shared = await createTestDatabase(database);
+      bus = createMemoryCache();
+      // Polled by hand: the test says when.
+      epochs = new CacheEpochs(shared.handle.db, bus.pubsub, { answers: false, pollMs: 3_600_000 });
+      await epochs.start();
+    });
+    after(async () => {
+      await epochs.stop();
+      await bus.close();
+      await shared.drop();
+    });
+
+    it('keeps a directory value until its scope moves; answers are not kept when switched off', async () => {
+      const directory = epochs.cache<number>({ name: 'directory', kind: 'directory', maxBytes: 1024 });
+      const answers = epochs.cache<number>({ name: 'answers', kind: 'answer', maxBytes: 1024 });
+      let loads = 0;
+      const load = async () => ++loads;
+      assert.equal(await directory.cached('s:1', 'k', load), 1);
+      assert.equal(await directory.cached('s:1', 'k', load), 1, 'kept');
+      assert.equal(await answers.cached('s:1', 'k', load), 2);
+      assert.equal(await answers.cached('s:1', 'k', load), 3, 'answers off: never kept');
+      await move('s:2');
+      assert.deepEqual(await epochs.poll(), ['s:2']);
+      assert.equal(await directory.cached('s:1', 'k', load), 1, 'another scope moved');
+      await move('s:1');
+      assert.deepEqual(await epochs.poll(), ['s:1']);
+      assert.equal(await directory.cached('s:1', 'k', load), 4, 'its scope moved: loaded anew');
+      assert.deepEqual(await epochs.poll(), [], 'a move is found once');
+      assert.deepEqual(directory.takeStats(), {
+        cache: 'directory',
+        hits: 2,
+        misses: 2,
+        evictions: 0,
+        entries: 1,
+        bytes: 64 + 2,
+      });
+      assert.equal(directory.takeStats(), undefined, 'no use since: nothing to log');
+    });
+
+    it('evicts past its bound, and counts it', async () => {
+      const small = epochs.cache<string>({ name: 'small', kind: 'directory', maxBytes: 400, weigh: () => 100 });
+      for (const key of ['a', 'b', 'c']) await small.cached('s:3', key, async () => key);
+      assert.equal(small.takeStats()!.evictions, 1);
+    });
+
+    it('drops at once on a message, and counts only a move no message announced', async () => {
+      // A node of its own: moves made before it started are none of its business.
+      const own = createMemoryCache();
+      const node = new CacheEpochs(shared.handle.db, own.pubsub, { answers: true, pollMs: 3_600_000 });
+      await node.start();
+      try {
+        const directory = node.cache<number>({ name: 'heard', kind: 'directory', maxBytes: 1024 });
+        let loads = 0;
+        const load = async () => ++loads;
+        await directory.cached('s:4', 'k', load);
+        await move('s:4');
+        await own.pubsub.publish('cache:epochs', JSON.stringify({ scopes: ['s:4'], nonce: 'n' }));
+        assert.equal(await directory.cached('s:4', 'k', load), 2, 'dropped on the message');
+        assert.deepEqual(await node.poll(), ['s:4'], 'the poll finds the move the message announced');
+        await move('s:5');
+        assert.deepEqual(await node.poll(), ['s:5']);
+        await eventually('the unannounced move to be counted', async () => {
+          await node.poll();
+          return node.missed > 0 ? true : undefined;
+        });
+        assert.equal(node.missed, 1, 'only the move no message announced');
+        assert.ok(node.missedWithin(60_000));
+      } finally {
+        await node.stop();
+        await own.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,333 @@
+// The cache seam (docs/decisions/0111-cache-seam.md): the one way a node keeps anything it read.
+// What a node keeps is filed under a scope (`site:<id>`, `settings:<site>`, ...) whose epoch
+// triggers move in the transaction of every statement that writes what the scope's readers read
+// (migrations/0041_cache_epochs.sql), whoever writes: a node, the CLI, SQL, a restore. Each node
+// polls the epochs that moved every POLL_MS and stops trusting what it keeps under them, so every
+// copy heals within a poll with Redis down, partitioned or absent. After a write request the
+// writing node polls at once and announces what moved on the cache bus, so the other nodes drop
+// their copies before the answer leaves: messages only make it faster. A poll that finds a move no
+// message announced is counted (`missed`): where nodes share a bus, a sign that messages are lost.
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../../db/client.js';
+import { ErrorReporter } from '../../lib/error-reporter.js';
+import { WeightedLru } from '../../lib/lru.js';
+import { Echoes } from './echoes.js';
+import type { PubSub } from './types.js';
+
+/** How often a node reads the epochs that moved: the bound on how long any copy can stay stale. */
+const POLL_MS = 500;
+const CHANNEL = 'cache:epochs';
+/** A move found by the poll with no message for its scope within this long is a missed message. */
+const ANNOUNCE_GRACE_MS = 2_000;
+/** Stats of every cache go to the log at `info` this often. */
+const STATS_MS = 60_000;
+
+interface Logger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+interface CacheOptions<V> {
+  /** Its name in the log's counters. */
+  name: string;
+  /** What its values weigh together at most, about in bytes. */
+  maxBytes: number;
+  /** A value's weight, about in bytes (default: twice its JSON, the value and the answer made of it). */
+  weigh?: (value: V) => number;
+  /**
+   * `answer` (pages, lists) obeys the off switch (BLUME_CACHE_ANSWERS=off); a `directory` (sites,
+   * settings, types, credentials) keeps what every request looks up.
+   */
+  kind: 'answer' | 'directory';
+  /** When a value stops being true by itself (ms since the epoch): a scheduled publication, an SLA flag. */
+  until?: (value: V) => number | undefined;
+}
+
+interface Entry<V> {
+  value: V;
+  /** The scope's serial on this node when the load began. */
+  serial: number;
+  until: number;
+}
+
+const jsonWeight = (value: unknown): number => 2 * (JSON.stringify(value)?.length ?? 8);
+
+/** One read-through cache: values under a scope, trusted while the scope's epoch stays put. */
+export class Cached<V> {
+  private readonly entries: WeightedLru<string, Entry<V>>;
+  private readonly loading = new Map<string, Promise<V>>();
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    private readonly epochs: CacheEpochs,
+    readonly options: CacheOptions<V>,
+    private readonly enabled: boolean,
+  ) {
+    const weigh = options.weigh ?? jsonWeight;
+    // A key's own length counts too, and a little for the entry's bookkeeping.
+    this.entries = new WeightedLru(options.maxBytes, (entry) => 64 + weigh(entry.value));
+  }
+
+  /** The value of `key` under `scope` if this node holds a true one, without I/O. */
+  peek(scope: string, key: string): V | undefined {
+    if (!this.enabled) return undefined;
+    const entry = this.entries.get(`${scope}\n${key}`);
+    return entry && this.trusted(scope, entry) ? entry.value : undefined;
+  }
+
+  /**
+   * The value of `key` under `scope`: the one held while the scope did not move, or `load`'s
+   * (concurrent misses share one load). A load is kept only if the scope did not move while it
+   * ran, so a read racing a write never stores what the write changed. `keep` may refuse a value.
+   */
+  async cached(scope: string, key: string, load: () => Promise<V>, keep?: (value: V) => boolean): Promise<V> {
+    if (!this.enabled) return load();
+    const full = `${scope}\n${key}`;
+    const entry = this.entries.get(full);
+    if (entry && this.trusted(scope, entry)) {
+      this.hits += 1;
+      return entry.value;
+    }
+    this.misses += 1;
+    const serial = this.epochs.serial(scope);
+    const loadKey = `${full}\n${serial}`;
+    let pending = this.loading.get(loadKey);
+    if (!pending) {
+      pending = load()
+        .then((value) => {
+          if (this.epochs.serial(scope) === serial && (keep?.(value) ?? true))
+            this.entries.set(full, { value, serial, until: this.options.until?.(value) ?? Infinity });
+          return value;
+        })
+        .finally(() => this.loading.delete(loadKey));
+      this.loading.set(loadKey, pending);
+    }
+    return pending;
+  }
+
+  /** Counters for the log; the hit and miss counts start again. */
+  takeStats(): Record<string, number | string> | undefined {
+    const stats = {
+      cache: this.options.name,
+      hits: this.hits,
+      misses: this.misses,
+      evictions: this.entries.evictions,
+      entries: this.entries.size,
+      bytes: this.entries.weight,
+    };
+    this.hits = 0;
+    this.misses = 0;
+    return stats.hits + stats.misses > 0 ? stats : undefined;
+  }
+
+  private trusted(scope: string, entry: Entry<V>): boolean {
+    return entry.serial === this.epochs.serial(scope) && Date.now() < entry.until;
+  }
+}
+
+interface PolledRow {
+  scope: string | null;
+  epoch: string | number | null;
+  horizon: string | number | null;
+}
+
+export class CacheEpochs {
+  /** Per scope, how many times this node learned it moved: what its entries are checked against. */
+  private readonly serials = new Map<string, number>();
+  /** The epochs of the rows the last poll read, to tell a move from a row read again. */
+  private known = new Map<string, number>();
+  /** The oldest transaction the last poll could not see yet: the next poll reads rows it moved, and later ones. */
+  private horizon: number | undefined;
+  /** Scopes a message announced, by when, not yet found by a poll. */
+  private readonly announced = new Map<string, number>();
+  /** Scopes a poll found, by when, not yet announced by a message. */
+  private readonly unannounced = new Map<string, number>();
+  private readonly caches: Array<Cached<never>> = [];
+  private readonly echoes: Echoes;
+  /** The poll under way, and the one that starts after it (callers meanwhile share it). */
+  private running: Promise<string[]> | undefined;
+  private queued: Promise<string[]> | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private unsubscribe: (() => Promise<void>) | undefined;
+  private logger: Logger | undefined;
+  /** Where failed polls and announcements are told (rate-limited warnings). */
+  readonly errors = new ErrorReporter();
+  /** Moves a poll found that no message announced in time, since the node started. */
+  missed = 0;
+  /** When the last such move was counted (ms since the epoch), if ever. */
+  lastMissedAt: number | undefined;
+  /** Announcements that failed after their write committed (logged, the write answered anyway). */
+  failedAnnouncements = 0;
+
+  constructor(
+    private readonly db: Executor,
+    private readonly pubsub: PubSub,
+    private readonly options: { answers: boolean; pollMs?: number } = { answers: true },
+  ) {
+    this.echoes = new Echoes(pubsub.errors);
+  }
+
+  /** A new read-through cache on this seam. */
+  cache<V>(options: CacheOptions<V>): Cached<V> {
+    const cache = new Cached<V>(this, options, options.kind === 'directory' || this.options.answers);
+    this.caches.push(cache as unknown as Cached<never>);
+    return cache;
+  }
+
+  async start(): Promise<void> {
+    this.unsubscribe = await this.pubsub.subscribe(CHANNEL, (message) => this.heard(message));
+    await this.poll();
+    const poll = setInterval(() => {
+      this.poll().catch((error: unknown) => this.errors.report('cache epochs poll', error));
+    }, this.options.pollMs ?? POLL_MS);
+    const stats = setInterval(() => this.logStats(), STATS_MS);
+    this.timers = [poll, stats];
+    for (const timer of this.timers) timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.queued?.catch(() => undefined);
+    await this.running?.catch(() => undefined);
+    await this.unsubscribe?.();
+  }
+
+  /** The app's log: failed polls and announcements warn there, and the caches' counters go there once a minute. */
+  attach(logger: Logger): void {
+    this.logger = logger;
+    this.errors.attach(logger);
+  }
+
+  /**
+   * Whether a poll found a move no message announced within the last `windowMs`: where nodes share
+   * a bus, this node's pub/sub lost messages then (the health report's `degraded`).
+   */
+  missedWithin(windowMs: number): boolean {
+    return this.lastMissedAt !== undefined && Date.now() - this.lastMissedAt <= windowMs;
+  }
+
+  /** How many times this node learned that `scope` moved. */
+  serial(scope: string): number {
+    return this.serials.get(scope) ?? 0;
+  }
+
+  /**
+   * Reads the epochs moved since the last poll (one statement on an index), stops trusting what
+   * this node keeps under each, and answers the scopes. A poll asked for while one runs starts
+   * after it, so it sees every write committed before the call.
+   */
+  poll(): Promise<string[]> {
+    if (this.queued) return this.queued;
+    if (!this.running) return this.run();
+    const queued = this.running
+      .catch(() => [])
+      .then(() => {
+        this.queued = undefined;
+        return this.run();
+      });
+    this.queued = queued;
+    return queued;
+  }
+
+  /**
+   * After a write committed: finds what it moved and tells every node, waiting (briefly) until this
+   * node heard its own message back, so the others have too. Never throws: a failure is logged and
+   * counted, and the other nodes find the move with their next poll.
+   */
+  async announce(): Promise<void> {
+    try {
+      const moved = await this.poll();
+      if (moved.length === 0) return;
+      await this.echoes.publishAndWait(
+        (nonce) => this.pubsub.publish(CHANNEL, JSON.stringify({ scopes: moved, nonce })),
+        this.unsubscribe ? (this.options.pollMs ?? POLL_MS) : 0,
+      );
+    } catch (error) {
+      this.failedAnnouncements += 1;
+      this.errors.report('cache epochs announcement (other nodes find the change with their next poll)', error);
+    }
+  }
+
+  private run(): Promise<string[]> {
+    const running: Promise<string[]> = this.read().finally(() => {
+      if (this.running === running) this.running = undefined;
+    });
+    this.running = running;
+    return running;
+  }
+
+  private async read(): Promise<string[]> {
+    const rows = await queryRows<PolledRow>(
+      this.db,
+      this.horizon === undefined
+        ? sql`select null as scope, null as epoch, pg_snapshot_xmin(pg_current_snapshot())::text::bigint as horizon`
+        : sql`select scope, epoch, null as horizon from cache_epochs where moved_by >= ${this.horizon}
+              union all select null, null, pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
+    );
+    const moved: string[] = [];
+    const known = new Map<string, number>();
+    for (const row of rows) {
+      if (row.scope === null) {
+        this.horizon = Number(row.horizon);
+        continue;
+      }
+      const epoch = Number(row.epoch);
+      known.set(row.scope, epoch);
+      if (this.known.get(row.scope) !== epoch) moved.push(row.scope);
+    }
+    this.known = known;
+    const now = Date.now();
+    for (const scope of moved) {
+      this.move(scope);
+      if (this.announced.delete(scope)) continue;
+      if (!this.unannounced.has(scope)) this.unannounced.set(scope, now);
+    }
+    this.settle(now);
+    return moved;
+  }
+
+  private heard(message: string): void {
+    let parsed: { scopes: string[]; nonce: string };
+    try {
+      parsed = JSON.parse(message) as typeof parsed;
+    } catch (error) {
+      this.errors.report('cache epochs message', error);
+      return;
+    }
+    const now = Date.now();
+    for (const scope of parsed.scopes) {
+      this.move(scope);
+      if (!this.unannounced.delete(scope)) this.announced.set(scope, now);
+    }
+    this.echoes.heard(parsed.nonce);
+  }
+
+  private move(scope: string): void {
+    this.serials.set(scope, this.serial(scope) + 1);
+  }
+
+  /** Counts the moves no message announced in time, and forgets announcements no poll matched. */
+  private settle(now: number): void {
+    for (const [scope, at] of this.unannounced) {
+      if (now - at < ANNOUNCE_GRACE_MS) continue;
+      this.unannounced.delete(scope);
+      this.missed += 1;
+      this.lastMissedAt = now;
+      this.errors.report(
+        'cache epochs',
+        new Error(`"${scope}" moved and no message said so; this node found it by polling`),
+      );
+    }
+    for (const [scope, at] of this.announced) if (now - at >= ANNOUNCE_GRACE_MS * 5) this.announced.delete(scope);
+  }
+
+  private logStats(): void {
+    if (!this.logger) return;
+    for (const cache of this.caches) {
+      const stats = cache.takeStats();
+      if (stats) this.logger.info(stats, `cache ${cache.options.name}`);
+    }
+  }
+}
