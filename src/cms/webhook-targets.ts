@@ -1,5 +1,5 @@
 // Where webhooks may be sent: by default only to public addresses (the shared rule of
-// src/http/outbound-targets.ts). A URL's host is resolved and every address checked when the
+// src/lib/outbound-targets.ts). A URL's host is resolved and every address checked when the
 // subscription is made, and again on every delivery, by the lookup the connection itself uses, so a name that later resolves to a private address (DNS rebinding)
 // reaches nothing. BLUME_WEBHOOKS_ALLOW_PRIVATE=True lifts the rule for LAN and test receivers
 // (docs/decisions/0047-webhook-targets.md).
@@ -12,7 +12,7 @@ import {
   publicOnlyLookup,
   resolveTarget,
   TargetRefusedError,
-} from '../http/outbound-targets.js';
+} from '../lib/outbound-targets.js';
 import { AppError } from '../http/errors.js';
 
 /** Refuses (422 `webhook_target_refused`) a URL whose host resolves to any non-public address. */

@@ -7,9 +7,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ToolFailure } from './api.js';
-import type { ToolCall } from './tool.js';
 
 const TTL_SECONDS = 600;
+
+/** What one call may do beyond its arguments: ask the human through the client (MCP elicitation). */
+export interface ToolCall {
+  /** 'unavailable' when the client did not say it can ask (or the transport cannot carry the question). */
+  ask(message: string): Promise<'accepted' | 'declined' | 'unavailable'>;
+}
 
 export interface ConfirmedAction {
   tool: string;

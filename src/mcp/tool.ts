@@ -4,19 +4,13 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Cache } from '../adapters/cache/index.js';
 import type { BlumeClient, Credentials } from './api.js';
-import type { Confirmations } from './confirmation.js';
+import type { Confirmations, ToolCall } from './confirmation.js';
 
 export interface ToolAnswer<T> {
   /** The structured result (validated against the tool's output schema). */
   data: T;
   /** A one-line summary; the registry adds `data` as compact JSON after it (text.ts). */
   text: string;
-}
-
-/** What one call may do beyond its arguments: ask the human through the client (MCP elicitation). */
-export interface ToolCall {
-  /** 'unavailable' when the client did not say it can ask (or the transport cannot carry the question). */
-  ask(message: string): Promise<'accepted' | 'declined' | 'unavailable'>;
 }
 
 export interface ToolDefinition {

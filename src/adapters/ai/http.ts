@@ -1,11 +1,11 @@
 // The one HTTP call both providers make: JSON in, JSON out, a deadline, and errors mapped to codes.
-// AI_BASE_URL is a setting, so the call holds to the outbound address rule (src/http/outbound-targets.ts)
+// AI_BASE_URL is a setting, so the call holds to the outbound address rule (src/lib/outbound-targets.ts)
 // at connect time unless BLUME_AI_ALLOW_PRIVATE=True, follows no redirect, and never passes on what a
 // provider's error answer said: that goes to the log (decision 0116).
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { hostOfUrl, isPublicAddress, publicOnlyLookup, TargetRefusedError } from '../../http/outbound-targets.js';
+import { hostOfUrl, isPublicAddress, publicOnlyLookup, TargetRefusedError } from '../../lib/outbound-targets.js';
 import { aiError, type AiSettings } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { MailConfig } from '../../config/index.js';
-import { resolveTarget } from '../../http/outbound-targets.js';
+import { resolveTarget } from '../../lib/outbound-targets.js';
 import { bracketMessageId, type Mailer, type OutgoingMail, type SentMail } from './types.js';
 
 export interface SmtpOptions {

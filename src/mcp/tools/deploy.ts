@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { ApiProblem, ToolFailure, type BlumeClient } from '../api.js';
 import { confirmArgs, type ConfirmedAction } from '../confirmation.js';
-import { defineTool, type ToolCall, type ToolContext, type ToolDefinition, type ToolGroup } from '../tool.js';
+import type { ToolCall } from '../confirmation.js';
+import { defineTool, type ToolContext, type ToolDefinition, type ToolGroup } from '../tool.js';
 import { withArchiveUpload } from './files.js';
 import { pageArgs, pageNote, pageOf, Pagination } from './pagination.js';
 
