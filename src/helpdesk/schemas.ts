@@ -1,5 +1,6 @@
 // Request and response schemas of the Help desk API (DESIGN section 11).
 import { Type, type Static } from 'typebox';
+import { optionalBody } from '../http/openapi.js';
 import { PageQuery } from '../http/pagination.js';
 
 const Time = Type.String({ format: 'date-time' });
@@ -205,12 +206,15 @@ export const SlaPolicyOut = Type.Object({
   resolution_minutes: Type.Integer(),
 });
 
-export const DraftBody = Type.Object(
-  {
-    internal: Type.Optional(Type.Boolean({ default: false, description: 'Let the model read internal notes too.' })),
-    instructions: Type.Optional(Type.String({ maxLength: 2000, description: 'What the reply should say or do.' })),
-  },
-  { additionalProperties: false },
+/** Every field optional: the common call has no body at all. */
+export const DraftBody = optionalBody(
+  Type.Object(
+    {
+      internal: Type.Optional(Type.Boolean({ default: false, description: 'Let the model read internal notes too.' })),
+      instructions: Type.Optional(Type.String({ maxLength: 2000, description: 'What the reply should say or do.' })),
+    },
+    { additionalProperties: false },
+  ),
 );
 export const DraftOut = Type.Object({
   id: Type.String(),

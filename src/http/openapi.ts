@@ -71,6 +71,13 @@ const ProblemSchema = Type.Object(
 );
 
 const securityOf = new WeakMap<object, Security>();
+const optionalBodies = new WeakSet<object>();
+
+/** Marks a body schema whose fields are all optional: the document says the body may be left out (empty-body.ts). */
+export function optionalBody<T extends object>(schema: T): T {
+  optionalBodies.add(schema);
+  return schema;
+}
 
 /** Records which security requirement a preHandler enforces, for the documents of routes using it. */
 export function declareSecurity<T extends object>(preHandler: T, security: Security): T {
@@ -108,6 +115,8 @@ function operationId(method: string, url: string): string {
   return [method.toLowerCase(), ...words.map((word) => word[0]!.toUpperCase() + word.slice(1))].join('');
 }
 
+const OPTIONAL_BODY_MARK = 'x-blume-optional-body';
+
 function describeOperation(
   schema: FastifySchema & Record<string, unknown>,
   url: string,
@@ -138,6 +147,8 @@ function describeOperation(
   const method = [route.method].flat()[0]!;
   return {
     ...schema,
+    // @fastify/swagger marks every body required; transformObject reads this and drops it.
+    ...(schema.body && optionalBodies.has(schema.body) ? { [OPTIONAL_BODY_MARK]: true } : {}),
     operationId: (schema.operationId as string | undefined) ?? operationId(method, url),
     security,
     response,
@@ -183,6 +194,13 @@ declare module 'fastify' {
     /** Every API surface's OpenAPI document, registered by `registerOpenApi`; shared by the whole app. */
     apiDocuments: ApiDocumentEntry[];
   }
+}
+
+/** What transformObject reads and rewrites of an operation. */
+interface OperationFields {
+  security?: Security;
+  requestBody?: { required?: boolean };
+  [OPTIONAL_BODY_MARK]?: boolean;
 }
 
 export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): Promise<void> {
@@ -231,7 +249,11 @@ export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): 
       // Only the schemes this document's operations name, so none is listed unused.
       const used = new Set<string>();
       for (const item of Object.values(openapiObject.paths ?? {})) {
-        for (const operation of Object.values(item ?? {}) as Array<{ security?: Security }>) {
+        for (const operation of Object.values(item ?? {}) as Array<OperationFields>) {
+          if (operation[OPTIONAL_BODY_MARK]) {
+            delete operation[OPTIONAL_BODY_MARK];
+            if (operation.requestBody) operation.requestBody.required = false;
+          }
           for (const requirement of operation.security ?? [])
             for (const name of Object.keys(requirement)) used.add(name);
         }
