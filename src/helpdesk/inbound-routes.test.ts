@@ -99,6 +99,69 @@ for (const database of testDatabases) {
       }
     });
 
+    it('keeps a flooded ticket answerable and searchable: mail bodies capped, each entry indexed on its own', async () => {
+      const key = { key: await mintApiKey(t.app, owner, 'desk', ['helpdesk-write']) };
+      let next = 0;
+      // Distinct words, none a stem of another: what grows a text index fastest.
+      const words = (count: number) =>
+        Array.from({ length: count }, () => `x${(next++).toString(36).padStart(11, '0')}`).join(' ');
+      const mail = (n: number, text: string) =>
+        [
+          'From: Flo <flo@customer.example>',
+          'To: support@help.example.com',
+          `Subject: ${n === 0 ? 'Flood' : 'Re: Flood'}`,
+          `Message-ID: <flood-${n}@customer.example>`,
+          ...(n === 0 ? [] : ['In-Reply-To: <flood-0@customer.example>']),
+          '',
+          text,
+          '',
+        ].join('\r\n');
+      const opened = await mime(mail(0, 'Help with the flood.'));
+      assert.equal(opened.statusCode, 202, opened.body);
+      const ticketId = json<Filed>(opened).ticket_id!;
+      const firstWord = `x${next.toString(36).padStart(11, '0')}`;
+      for (let n = 1; n <= 4; n++) {
+        const filed = await mime(mail(n, words(36_000)));
+        assert.equal(filed.statusCode, 202, filed.body);
+        assert.equal(json<Filed>(filed).ticket_id, ticketId);
+      }
+      for (let n = 0; n < 8; n++) {
+        const reply = await helpdeskApi(t.app, 'desk', key, {
+          method: 'POST',
+          path: `/tickets/${ticketId}/replies`,
+          payload: { body: words(7_600), internal: true },
+        });
+        assert.equal(reply.statusCode, 201, reply.body);
+      }
+      const lastWord = `x${(next - 1).toString(36).padStart(11, '0')}`;
+      const answer = await helpdeskApi(t.app, 'desk', key, {
+        method: 'POST',
+        path: `/tickets/${ticketId}/replies`,
+        payload: { body: 'Still here: every word above is on file.' },
+      });
+      assert.equal(answer.statusCode, 201, answer.body);
+      for (const word of [firstWord, lastWord, 'flood']) {
+        const found = await helpdeskApi(t.app, 'desk', key, { method: 'GET', path: `/tickets?q=${word}` });
+        assert.equal(found.statusCode, 200, found.body);
+        assert.deepEqual(
+          json<Array<{ id: string }>>(found).map((ticket) => ticket.id),
+          [ticketId],
+          word,
+        );
+      }
+      const thread = json<Array<{ body: string; attachments: Array<{ filename: string; size: number }> }>>(
+        await helpdeskApi(t.app, 'desk', key, { method: 'GET', path: `/tickets/${ticketId}/replies?page_size=2` }),
+      );
+      const flooded = thread[1]!;
+      assert.ok(flooded.body.length <= 100_000, `an inbound body is capped as the API's (${flooded.body.length})`);
+      assert.deepEqual(
+        flooded.attachments.map((attachment) => attachment.filename),
+        ['message.txt'],
+        'the whole text is kept as an attachment',
+      );
+      assert.ok(flooded.attachments[0]!.size > 400_000);
+    });
+
     it('refuses unsigned, wrongly signed, malformed and oversized mail, and a site without the help desk', async () => {
       const unsigned = await deliver('desk', raw('gmail-reply.eml'), 'message/rfc822');
       assert.equal(unsigned.statusCode, 401);

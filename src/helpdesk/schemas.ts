@@ -30,10 +30,13 @@ export const TicketParams = Type.Object({
 });
 export const IdParams = Type.Object({ id: Id });
 
+/** The longest entry body, in characters: the API's limit, and where inbound mail is cut (mail/inbound.ts). */
+export const ENTRY_BODY_MAX_CHARS = 100_000;
+
 export const TicketBody = Type.Object(
   {
     subject: Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' }),
-    body: Type.String({ minLength: 1, maxLength: 100_000, description: 'Markdown.' }),
+    body: Type.String({ minLength: 1, maxLength: ENTRY_BODY_MAX_CHARS, description: 'Markdown.' }),
     requester: Type.Object(
       { email: Type.String({ minLength: 3, maxLength: 254 }), name: Type.Optional(Type.String({ maxLength: 200 })) },
       { additionalProperties: false },
@@ -120,7 +123,7 @@ export const TicketOut = Type.Object({
 
 export const ReplyBody = Type.Object(
   {
-    body: Type.String({ minLength: 1, maxLength: 100_000, description: 'Markdown.' }),
+    body: Type.String({ minLength: 1, maxLength: ENTRY_BODY_MAX_CHARS, description: 'Markdown.' }),
     internal: Type.Optional(
       Type.Boolean({ default: false, description: 'An internal note, never shown to the requester.' }),
     ),

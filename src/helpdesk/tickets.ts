@@ -245,7 +245,6 @@ async function newTicket(
       channel: input.channel,
       tags,
       followUpOf,
-      searchText: `${subject} ${rendered.text}`,
       createdAt: now,
       updatedAt: now,
       ...clock,
@@ -280,7 +279,8 @@ async function insertTicket(
   return { ticket, entry, created: true };
 }
 
-async function appendSearchText(
+/** The ticket after an entry: its changes, and the entry's time as its last update. */
+async function touchTicket(
   db: Executor,
   ticket: TicketRow,
   entry: ThreadEntryRow,
@@ -288,11 +288,7 @@ async function appendSearchText(
 ): Promise<TicketRow> {
   const [updated] = await db
     .update(helpdeskTickets)
-    .set({
-      ...change,
-      searchText: sql`${helpdeskTickets.searchText} || ' ' || ${entry.bodyText}`,
-      updatedAt: entry.createdAt,
-    })
+    .set({ ...change, updatedAt: entry.createdAt })
     .where(eq(helpdeskTickets.id, ticket.id))
     .returning();
   return updated!;
@@ -356,7 +352,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
         if (!internal && current.status === 'new') Object.assign(change, statusChange(current, 'open', now));
         await recordHistory(tx, current, actor, internal ? 'note' : 'reply', null, { entry_id: entry.id });
         if (change.status) await recordHistory(tx, current, actor, 'status', current.status, change.status);
-        return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
+        return { ticket: await touchTicket(tx, current, entry, change), entry, created: true };
       }
       const author = input.author.email
         ? await ensureContact(tx, ticket.siteId, { email: input.author.email, name: input.author.name })
@@ -402,7 +398,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
         change = statusChange(current, 'open', now);
         await recordHistory(tx, current, actor, done ? 'reopened' : 'status', current.status, 'open');
       }
-      return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
+      return { ticket: await touchTicket(tx, current, entry, change), entry, created: true };
     }),
   );
 }

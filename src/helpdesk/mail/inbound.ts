@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../adapters/blobs/index.js';
 import type { Executor } from '../../db/client.js';
 import { openSetting } from '../../core/settings/service.js';
+import { ENTRY_BODY_MAX_CHARS } from '../schemas.js';
 import type { AttachmentRef, TicketRow } from '../tables.js';
 import { addEntry, findContact, findTicket, findTicketByMessageId, openTicket } from '../tickets.js';
 import type { InboundMessage } from './message.js';
@@ -88,6 +89,21 @@ async function storeAttachments(
   return refs;
 }
 
+/**
+ * A text longer than an entry may be (the API's limit) is cut there, and the whole text is kept
+ * as `message.txt` beside the message's own attachments.
+ */
+function capBody(message: InboundMessage, body: string): { body: string; message: InboundMessage } {
+  if (body.length <= ENTRY_BODY_MAX_CHARS) return { body, message };
+  const note = '\n\n(The message is longer than a reply may be; the whole text is attached as message.txt.)';
+  const content = Buffer.from(message.text, 'utf8');
+  const whole = { filename: 'message.txt', contentType: 'text/plain; charset=utf-8', size: content.length, content };
+  return {
+    body: body.slice(0, ENTRY_BODY_MAX_CHARS - note.length) + note,
+    message: { ...message, attachments: [...message.attachments, { ...whole, inline: false }] },
+  };
+}
+
 function bodyOf(message: InboundMessage): string {
   const text = stripQuotedReply(message.text);
   if (text !== '') return text;
@@ -110,8 +126,8 @@ export async function receiveInbound(
     const onFile = await findTicketByMessageId(deps.db, siteId, [messageId]);
     if (onFile) return { ticket: onFile, created: false, source, ignored: null };
   }
-  const attachments = await storeAttachments(deps.blobs, siteId, messageId, message);
-  const body = bodyOf(message);
+  const { body, message: kept } = capBody(message, bodyOf(message));
+  const attachments = await storeAttachments(deps.blobs, siteId, messageId, kept);
   const thread = await threadOf(deps, siteId, message);
   const write = thread
     ? await addEntry(
