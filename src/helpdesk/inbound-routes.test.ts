@@ -6,11 +6,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { communityHost, makeCommunity } from '../../test/factories/forum.js';
 import { helpdeskApi } from '../../test/factories/helpdesk.js';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
+import { queryRows } from '../db/client.js';
+import { mailgunSignature } from './mail/providers.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { decodedBody, startSmtpSink, type SmtpSink } from '../../test/helpers/smtp-sink.js';
 
@@ -53,6 +56,7 @@ for (const database of testDatabases) {
           payload: {
             HELPDESK_SUPPORT_ADDRESS: 'support@help.example.com',
             HELPDESK_INBOUND_SECRET: 'inbound-secret',
+            HELPDESK_MAILGUN_SIGNING_KEY: 'mg-key',
             HELPDESK_ATTACHMENT_MAX_BYTES: '1000000',
           },
         });
@@ -87,6 +91,46 @@ for (const database of testDatabases) {
       const refused = await deliver('desk', payload, 'application/json', basic('wrong'));
       assert.equal(refused.statusCode, 401);
       assert.equal(json(refused).code, 'inbound_unauthorized');
+    });
+
+    it('takes a Mailgun signature for one body: a retry is answered, a replay with other content is refused', async () => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const token = 'r'.repeat(50);
+      const signed = (subject: string, messageId: string) => {
+        const form = new FormData();
+        for (const [name, value] of Object.entries({
+          timestamp,
+          token,
+          signature: mailgunSignature('mg-key', timestamp, token),
+          from: 'mg@customer.example',
+          recipient: 'support@help.example.com',
+          subject,
+          'body-plain': 'Hello',
+          'Message-Id': messageId,
+        }))
+          form.append(name, value);
+        return new Request('http://localhost/', { method: 'POST', body: form });
+      };
+      const bytes = async (request: Request) => ({
+        body: Buffer.from(await request.arrayBuffer()),
+        type: request.headers.get('content-type')!,
+      });
+      const post = ({ body, type }: { body: Buffer; type: string }) => deliver('desk', body, type);
+      const original = await bytes(signed('Via Mailgun', '<mg-once@customer.example>'));
+      const first = await post(original);
+      assert.equal(first.statusCode, 202, first.body);
+      assert.equal(json<Filed>(first).created, true);
+      const retried = await post(original);
+      assert.equal(retried.statusCode, 202, 'Mailgun retrying the same body');
+      assert.deepEqual(json<Filed>(retried), { ...json<Filed>(first), created: false });
+      const replayed = await post(await bytes(signed('Forged', '<mg-forged@customer.example>')));
+      assert.equal(replayed.statusCode, 401, replayed.body);
+      assert.equal(json(replayed).code, 'inbound_unauthorized');
+      const forged = await queryRows<{ n: number }>(
+        t.app.deps.database.db,
+        sql`select count(*)::int as n from helpdesk_tickets where site_id = 'desk' and subject = 'Forged'`,
+      );
+      assert.equal(forged[0]!.n, 0);
     });
 
     it('answers machine-sent mail 202 and files nothing', async () => {

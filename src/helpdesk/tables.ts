@@ -278,6 +278,25 @@ export const helpdeskReportDays = pgTable(
   (t) => [primaryKey({ columns: [t.siteId, t.day] })],
 );
 
+/**
+ * Mailgun signature tokens already taken, per site, while their signature is fresh: Mailgun signs a
+ * token and a timestamp, not the content, so a token carries one request body only (inbound-signatures.ts).
+ */
+export const helpdeskInboundTokens = pgTable(
+  'helpdesk_inbound_tokens',
+  {
+    siteId: siteRef(),
+    token: text('token').notNull(),
+    /** SHA-256 of the request body first signed with the token: the same body again is a retry. */
+    bodyDigest: text('body_digest').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.siteId, t.token] }),
+    index('helpdesk_inbound_tokens_received_idx').on(t.siteId, t.receivedAt),
+  ],
+);
+
 /** AI reply drafts kept on the ticket for an agent to edit and send; never sent by Blume. */
 export const helpdeskDrafts = pgTable(
   'helpdesk_drafts',

@@ -8,6 +8,7 @@ import type { BlobStore } from '../../adapters/blobs/index.js';
 import type { Executor } from '../../db/client.js';
 import { openSetting } from '../../core/settings/service.js';
 import { ENTRY_BODY_MAX_CHARS } from '../schemas.js';
+import { takeSignatureToken } from '../inbound-signatures.js';
 import type { AttachmentRef, TicketRow } from '../tables.js';
 import { addEntry, findContact, findTicket, findTicketByMessageId, openTicket } from '../tickets.js';
 import type { InboundMessage } from './message.js';
@@ -33,8 +34,15 @@ interface InboundResult {
 }
 
 /** The verification secrets and limit from a site's applied settings. */
-function inboundVerification(values: Readonly<Record<string, string>>, secretKey: string): InboundVerification {
+function inboundVerification(
+  deps: InboundDeps,
+  siteId: string,
+  values: Readonly<Record<string, string>>,
+): InboundVerification {
+  const { secretKey } = deps;
   return {
+    takeMailgunToken: (token, bodyDigest, windowSeconds) =>
+      takeSignatureToken(deps.db, siteId, token, bodyDigest, windowSeconds),
     inboundSecret: openSetting(values, 'HELPDESK_INBOUND_SECRET', secretKey),
     mailgunSigningKey: openSetting(values, 'HELPDESK_MAILGUN_SIGNING_KEY', secretKey),
     sendgridPublicKey: openSetting(values, 'HELPDESK_SENDGRID_VERIFICATION_KEY', secretKey),
@@ -117,7 +125,7 @@ export async function receiveInbound(
   settings: Readonly<Record<string, string>>,
   request: InboundRequest,
 ): Promise<InboundResult> {
-  const { source, message } = await readInbound(request, inboundVerification(settings, deps.secretKey));
+  const { source, message } = await readInbound(request, inboundVerification(deps, siteId, settings));
   if (message.automated) return { ticket: null, created: false, source, ignored: message.automated };
   const messageId = messageIdOf(message);
   // The writes below answer a Message-ID on file themselves; asked here first only so that a second

@@ -34,6 +34,8 @@ export interface InboundVerification {
   /** SendGrid's verification public key, base64 DER (as SendGrid shows it) or PEM. */
   sendgridPublicKey: string | undefined;
   maxAttachmentBytes: number;
+  /** Takes a Mailgun signature's token for this body: false when another body took it (a replay). */
+  takeMailgunToken: (token: string, bodyDigest: string, windowSeconds: number) => Promise<boolean>;
 }
 
 /** How far a signed timestamp may be from now: replays of older captures are refused. */
@@ -232,20 +234,26 @@ export function mailgunSignature(signingKey: string, timestamp: string, token: s
 }
 
 async function mailgun(
+  request: InboundRequest,
   form: FormData,
-  signingKey: string | undefined,
-  maxAttachmentBytes: number,
+  verification: InboundVerification,
   now: number,
 ): Promise<InboundMessage> {
+  const { mailgunSigningKey: signingKey, maxAttachmentBytes } = verification;
   if (!signingKey) throw unauthorized('This site has no Mailgun signing key (HELPDESK_MAILGUN_SIGNING_KEY).');
   const timestamp = field(form, 'timestamp') ?? '';
   const signature = field(form, 'signature') ?? '';
+  const token = field(form, 'token') ?? '';
   if (
     !freshTimestamp(timestamp, now) ||
-    !sameSecret(signature.toLowerCase(), mailgunSignature(signingKey, timestamp, field(form, 'token') ?? ''))
+    !sameSecret(signature.toLowerCase(), mailgunSignature(signingKey, timestamp, token))
   ) {
     throw unauthorized('The Mailgun signature does not verify.');
   }
+  // The signature covers no content: its token carries the first body it came with, and no other.
+  const bodyDigest = createHash('sha256').update(request.body).digest('hex');
+  if (!(await verification.takeMailgunToken(token, bodyDigest, SIGNATURE_WINDOW_SECONDS)))
+    throw unauthorized('The Mailgun signature was used already.');
   const mime = field(form, 'body-mime');
   if (mime !== undefined) return parseMime(mime, maxAttachmentBytes);
   const headers = new Map<string, string>();
@@ -369,7 +377,7 @@ export async function readInbound(
     if (form.has('signature') && form.has('token') && form.has('timestamp'))
       return {
         source: 'mailgun',
-        message: await mailgun(form, verification.mailgunSigningKey, maxAttachmentBytes, now),
+        message: await mailgun(request, form, verification, now),
       };
     return {
       source: 'sendgrid',
