@@ -133,6 +133,56 @@ for (const database of testDatabases) {
       assert.equal(forged[0]!.n, 0);
     });
 
+    it("threads by Message-ID only mail from the ticket's people; a stranger's opens a ticket of their own", async () => {
+      const message = (from: string, id: string, extra: string[], text: string) =>
+        [
+          `From: ${from}`,
+          'To: support@help.example.com',
+          'Subject: Re: Order 7',
+          `Message-ID: <${id}>`,
+          ...extra,
+          '',
+          text,
+          '',
+        ].join('\r\n');
+      const opened = json<Filed>(
+        await mime(message('Ola <ola@customer.example>', 'ola-1@customer.example', [], 'Where is order 7?')),
+      );
+      assert.equal(opened.created, true);
+      const stranger = await mime(
+        message(
+          'Eve <eve@elsewhere.example>',
+          'eve-1@elsewhere.example',
+          ['In-Reply-To: <ola-1@customer.example>', 'References: <ola-1@customer.example>'],
+          'Please send the refund to my account instead.',
+        ),
+      );
+      assert.equal(stranger.statusCode, 202, stranger.body);
+      const filed = json<Filed>(stranger);
+      assert.equal(filed.created, true);
+      assert.notEqual(filed.ticket_id, opened.ticket_id, 'a ticket of its own');
+      const own = await mime(
+        message(
+          'Ola <ola@customer.example>',
+          'ola-2@customer.example',
+          ['In-Reply-To: <eve-1@elsewhere.example>', 'References: <ola-1@customer.example> <eve-1@elsewhere.example>'],
+          'Any news?',
+        ),
+      );
+      // The latest message referenced is the stranger's: Ola's mail goes onto the thread she is on.
+      assert.equal(json<Filed>(own).ticket_id, opened.ticket_id);
+      const key = { key: await mintApiKey(t.app, owner, 'desk', ['helpdesk-read']) };
+      const replies = (id: string) =>
+        helpdeskApi(t.app, 'desk', key, { method: 'GET', path: `/tickets/${id}/replies` }).then((response) =>
+          json<Array<{ body: string }>>(response).map((entry) => entry.body),
+        );
+      assert.deepEqual(await replies(opened.ticket_id!), ['Where is order 7?', 'Any news?']);
+      const eve = json<{ requester: { email: string } }>(
+        await helpdeskApi(t.app, 'desk', key, { method: 'GET', path: `/tickets/${filed.ticket_id}` }),
+      );
+      assert.equal(eve.requester.email, 'eve@elsewhere.example', 'shown as the sender she is');
+    });
+
     it('answers machine-sent mail 202 and files nothing', async () => {
       for (const name of ['auto-reply.eml', 'bounce-dsn.eml']) {
         const response = await mime(raw(name));

@@ -2,7 +2,7 @@
 // or e-mail Message-ID. Both writes are idempotent on the entry's Message-ID (unique per site): a
 // repeated delivery answers what the first one made, `created: false`. Every change is in the
 // ticket's history, written in the same transaction.
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, exists, inArray, or, sql } from 'drizzle-orm';
 import { renderBody } from '../forum/markdown.js';
 import type { Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
@@ -149,6 +149,23 @@ export async function findTicketByMessageId(
     .orderBy(desc(helpdeskEntries.createdAt))
     .limit(1);
   return row?.ticket;
+}
+
+/** The tickets whose threads hold these Message-IDs, the one with the latest such entry first. */
+export async function ticketsByMessageIds(
+  db: Executor,
+  siteId: string,
+  messageIds: readonly string[],
+): Promise<TicketRow[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await db
+    .select({ ticket: helpdeskTickets })
+    .from(helpdeskEntries)
+    .innerJoin(helpdeskTickets, eq(helpdeskTickets.id, helpdeskEntries.ticketId))
+    .where(and(eq(helpdeskEntries.siteId, siteId), inArray(helpdeskEntries.messageId, [...messageIds])))
+    .orderBy(desc(helpdeskEntries.createdAt));
+  const byId = new Map(rows.map(({ ticket }) => [ticket.id, ticket]));
+  return [...byId.values()];
 }
 
 async function writeOnFile(db: Executor, siteId: string, messageId: string): Promise<TicketWrite | undefined> {
@@ -426,6 +443,35 @@ export async function threadMessageIds(db: Executor, ticketId: string): Promise<
     .where(and(eq(helpdeskEntries.ticketId, ticketId), sql`${helpdeskEntries.messageId} is not null`))
     .orderBy(helpdeskEntries.createdAt, helpdeskEntries.id);
   return rows.map((row) => row.messageId!);
+}
+
+/**
+ * Whether mail from this address may speak on the ticket's thread: its requester, or a contact who
+ * already wrote on it. Knowing a Message-ID of the thread is not enough.
+ */
+export async function isTicketParticipant(db: Executor, ticket: TicketRow, email: string): Promise<boolean> {
+  const wrote = db
+    .select({ one: sql`1` })
+    .from(helpdeskEntries)
+    .where(
+      and(
+        eq(helpdeskEntries.ticketId, ticket.id),
+        eq(helpdeskEntries.authorKind, 'requester'),
+        eq(helpdeskEntries.authorId, helpdeskContacts.id),
+      ),
+    );
+  const [row] = await db
+    .select({ id: helpdeskContacts.id })
+    .from(helpdeskContacts)
+    .where(
+      and(
+        eq(helpdeskContacts.siteId, ticket.siteId),
+        eq(helpdeskContacts.email, email.trim().toLowerCase()),
+        or(eq(helpdeskContacts.id, ticket.requesterId), exists(wrote)),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }
 
 export async function findContact(db: Executor, contactId: string): Promise<ContactRow | undefined> {

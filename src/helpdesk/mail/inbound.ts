@@ -1,7 +1,7 @@
 // An inbound e-mail to the help desk: verified and normalized (providers.ts), then threaded onto its
 // ticket or opened as a new one. Threading order: the signed plus-address, then In-Reply-To /
-// References, then a `[#number]` subject tag when the sender is that ticket's requester; otherwise a
-// new ticket. Machine-sent mail (auto-replies, bounces, lists) is answered and dropped, so no mail
+// References when the sender is the ticket's requester or already wrote on it, then a `[#number]`
+// subject tag when the sender is that ticket's requester; otherwise a new ticket. Machine-sent mail (auto-replies, bounces, lists) is answered and dropped, so no mail
 // loop starts. A repeated Message-ID answers the first ticket without storing anything again.
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../adapters/blobs/index.js';
@@ -10,7 +10,15 @@ import { openSetting } from '../../core/settings/service.js';
 import { ENTRY_BODY_MAX_CHARS } from '../schemas.js';
 import { takeSignatureToken } from '../inbound-signatures.js';
 import type { AttachmentRef, TicketRow } from '../tables.js';
-import { addEntry, findContact, findTicket, findTicketByMessageId, openTicket } from '../tickets.js';
+import {
+  addEntry,
+  findContact,
+  findTicket,
+  findTicketByMessageId,
+  isTicketParticipant,
+  openTicket,
+  ticketsByMessageIds,
+} from '../tickets.js';
 import type { InboundMessage } from './message.js';
 import { readInbound, type InboundRequest, type InboundSource, type InboundVerification } from './providers.js';
 import { subjectTicketNumber, ticketFromRecipients } from './reply-address.js';
@@ -70,8 +78,9 @@ async function threadOf(deps: InboundDeps, siteId: string, message: InboundMessa
   const referenced = [message.inReplyTo, ...[...message.references].reverse()].filter(
     (id): id is string => id !== null,
   );
-  const byReference = await findTicketByMessageId(deps.db, siteId, referenced);
-  if (byReference) return byReference;
+  // A Message-ID is no credential: anyone copied on one mail knows it. Others open their own ticket.
+  for (const ticket of await ticketsByMessageIds(deps.db, siteId, referenced))
+    if (await isTicketParticipant(deps.db, ticket, message.from.email)) return ticket;
   const number = subjectTicketNumber(message.subject);
   if (number === undefined) return undefined;
   // A subject tag is easy to write: it threads only mail from the ticket's own requester.
