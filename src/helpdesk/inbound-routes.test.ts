@@ -5,6 +5,7 @@
 // sink: an agent's public reply is mailed, and the requester's answer threads back.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { mintApiKey } from '../../test/factories/cms.js';
@@ -254,6 +255,96 @@ for (const database of testDatabases) {
         'the whole text is kept as an attachment',
       );
       assert.ok(flooded.attachments[0]!.size > 400_000);
+    });
+
+    it('checks the secret before reading the body, and reads no more than the bound', async () => {
+      // A body that never ends: whatever waits for it before answering never answers.
+      const endless = () => {
+        let sent = 0;
+        const stream = new Readable({
+          read() {
+            if (sent === 0) this.push(Buffer.alloc(64 * 1024, 'a'));
+            sent += 1;
+          },
+        });
+        return stream;
+      };
+      const answered = (options: { authorization?: string; length: number }) =>
+        Promise.race([
+          t.app.inject({
+            method: 'POST',
+            url: '/api/helpdesk/v1/inbound-email',
+            headers: {
+              host: communityHost('desk'),
+              'content-type': 'message/rfc822',
+              'content-length': String(options.length),
+              ...(options.authorization ? { authorization: options.authorization } : {}),
+            },
+            payload: endless(),
+          }),
+          new Promise<never>((_resolve, reject) =>
+            setTimeout(() => reject(new Error('the server waited for the body')), 20_000).unref(),
+          ),
+        ]);
+      const unsigned = await answered({ length: 62_000_000 });
+      assert.equal(unsigned.statusCode, 401);
+      assert.equal(json(unsigned).code, 'inbound_unauthorized');
+      const wrong = await answered({ length: 62_000_000, authorization: 'Bearer wrong' });
+      assert.equal(wrong.statusCode, 401);
+      // 1 MB attachments (the site's setting), base64-encoded, and 2 MiB more: 3,430,485 bytes.
+      const declared = await answered({ length: 5_000_000, authorization: 'Bearer inbound-secret' });
+      assert.equal(declared.statusCode, 413, declared.body);
+      assert.equal(json(declared).code, 'payload_too_large');
+      const long = await mime(Buffer.concat([raw('gmail-reply.eml'), Buffer.alloc(3_500_000, 'a')]));
+      assert.equal(long.statusCode, 413, long.body);
+      assert.equal(json(long).code, 'payload_too_large');
+    });
+
+    it('refuses a form of too many parts before parsing it', async () => {
+      const fields = Buffer.from('a=1&'.repeat(320_000));
+      const response = await deliver('desk', fields, 'application/x-www-form-urlencoded');
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(json(response).code, 'invalid_inbound_email');
+      assert.match(json<{ detail: string }>(response).detail, /more than 1000 parts/);
+    });
+
+    it('limits requests per client address and per site', async () => {
+      await makeCommunity(t.app, owner, 'burst', 'pro');
+      const put = await portal(t.app, owner, {
+        method: 'PUT',
+        url: '/api/instances/burst/env',
+        payload: { HELPDESK_INBOUND_SECRET: 'burst-secret' },
+      });
+      assert.equal(put.statusCode, 200, put.body);
+      await portal(t.app, owner, { method: 'POST', url: '/api/instances/burst/restart' });
+      const post = (site: string, remoteAddress: string, authorization?: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/helpdesk/v1/inbound-email',
+          remoteAddress,
+          headers: {
+            host: communityHost(site),
+            'content-type': 'application/json',
+            ...(authorization ? { authorization } : {}),
+          },
+          payload: '{}',
+        });
+      for (let n = 0; n < 60; n++) assert.equal((await post('burst', '198.51.100.1')).statusCode, 401);
+      const limited = await post('burst', '198.51.100.1');
+      assert.equal(limited.statusCode, 429, limited.body);
+      assert.equal(json(limited).code, 'rate_limited');
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      assert.equal((await post('burst', '198.51.100.2')).statusCode, 401, 'another address is not limited');
+      assert.equal((await post('desk', '198.51.100.1')).statusCode, 401, 'nor is another site');
+      // Past the headers, a site takes 300 a minute, from any number of addresses.
+      const basic = `Basic ${Buffer.from('postmark:burst-secret').toString('base64')}`;
+      for (let n = 0; n < 300; n++) {
+        const response = await post('burst', `203.0.113.${Math.floor(n / 50) + 1}`, basic);
+        assert.equal(response.statusCode, 422, response.body);
+      }
+      const site = await post('burst', '203.0.113.100', basic);
+      assert.equal(site.statusCode, 429, site.body);
+      assert.equal(json(site).code, 'rate_limited');
     });
 
     it('refuses unsigned, wrongly signed, malformed and oversized mail, and a site without the help desk', async () => {

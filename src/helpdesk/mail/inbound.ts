@@ -27,7 +27,7 @@ import { stripQuotedReply } from './reply-text.js';
 /** HELPDESK_ATTACHMENT_MAX_BYTES when unset: 25 MiB, what common mail services accept. */
 const DEFAULT_ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
 
-interface InboundDeps {
+export interface InboundDeps {
   db: Executor;
   blobs: BlobStore;
   secretKey: string;
@@ -42,7 +42,7 @@ interface InboundResult {
 }
 
 /** The verification secrets and limit from a site's applied settings. */
-function inboundVerification(
+export function inboundVerification(
   deps: InboundDeps,
   siteId: string,
   values: Readonly<Record<string, string>>,
