@@ -98,11 +98,11 @@ async function seed(url: string): Promise<string> {
       // Every ninth ticket has no category, every fifth no agent; the agent's reply two minutes in
       // is the first response; pending and on-hold tickets (n % 6 = 2, 3) have their clocks stopped.
       await client.query(
-        `insert into helpdesk_tickets (id, site_id, number, subject, status, priority, category_id, assignee_id, requester_id, channel, search_text, created_at, updated_at, solved_at,
+        `insert into helpdesk_tickets (id, site_id, number, subject, status, priority, category_id, assignee_id, requester_id, channel, created_at, updated_at, solved_at,
                 first_response_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at, sla_paused_at)
          select 't' || n, $1, n, 'Ticket ' || n, ${statuses}, (array['low','normal','high','urgent'])[1 + n % 4],
                 case when n % 9 <> 0 then 'cat' || (n % 9) end, ${assignee}, 'c' || (1 + n % ${TICKETS / 10}), 'email',
-                'Ticket ' || n, ${opened}, ${opened} + interval '1 hour', case when n % 6 = 4 then ${opened} + interval '2 hours' end,
+                ${opened}, ${opened} + interval '1 hour', case when n % 6 = 4 then ${opened} + interval '2 hours' end,
                 ${opened} + interval '2 minutes', 480, 4320, ${opened} + interval '8 hours', ${opened} + interval '3 days',
                 case when n % 6 in (2, 3) then ${opened} + interval '1 hour' end
          from generate_series(1, ${TICKETS}) n`,
@@ -355,7 +355,7 @@ async function run(url: string): Promise<void> {
     const stamp = Date.now().toString(36);
     let n = 0;
     const rowColumns = `i integer, id text, entry_id text, subject text, priority text, category_id text, assignee_id text, requester_id text,
-      channel text, tags text[], follow_up_of text, search_text text, created_at timestamptz, updated_at timestamptz,
+      channel text, tags text[], follow_up_of text, created_at timestamptz, updated_at timestamptz,
       first_response_minutes integer, resolution_minutes integer, first_response_due_at timestamptz, resolution_due_at timestamptz,
       actor_kind text, actor_id text, from_value jsonb, created_value jsonb,
       author_id text, body_source text, body_html text, body_text text, message_id text, attachments jsonb`;
@@ -365,9 +365,9 @@ async function run(url: string): Promise<void> {
       numbered as (select r.*, (select last_number from counter) - count(*) over () + r.i as number from jsonb_to_recordset($2::jsonb) as r(${rowColumns})),
       ticket as (
         insert into helpdesk_tickets (id, site_id, number, subject, priority, category_id, assignee_id, requester_id, channel, tags, follow_up_of,
-          search_text, created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at)
+          created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at)
         select id, $1, number, subject, priority, category_id, assignee_id, requester_id, channel, coalesce(tags, '{}'), follow_up_of,
-          search_text, created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at
+          created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at
         from numbered order by i returning *),
       history as (
         insert into helpdesk_history (site_id, ticket_id, actor_kind, actor_id, event, from_value, to_value)
@@ -392,7 +392,6 @@ async function run(url: string): Promise<void> {
         channel: 'email',
         tags: [],
         follow_up_of: null,
-        search_text: 'Question Body',
         created_at: now,
         updated_at: now,
         first_response_minutes: 480,

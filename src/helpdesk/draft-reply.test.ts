@@ -106,6 +106,23 @@ for (const database of testDatabases) {
         assert.match(JSON.stringify(server.calls[0]!.body), /SECRET-NOTE/);
       });
 
+      it('drafts from a call with no body at all, with or without a JSON content type', async () => {
+        server.answer = 'Hi Erin, a new link is on its way.';
+        for (const headers of [{}, { 'content-type': 'application/json' }]) {
+          const response = await helpdeskApi(t.app, 'biz', write, {
+            method: 'POST',
+            path: `/tickets/${ticketId}/draft-reply`,
+            headers,
+          });
+          assert.equal(response.statusCode, 201, response.body);
+          assert.equal(json<{ body: string }>(response).body, 'Hi Erin, a new link is on its way.');
+        }
+        const doc = json<{ paths: Record<string, { post: { requestBody: { required: boolean } } }> }>(
+          await helpdeskApi(t.app, 'biz', undefined, { method: 'GET', path: '/openapi.json' }),
+        );
+        assert.equal(doc.paths['/api/helpdesk/v1/tickets/{id}/draft-reply']!.post.requestBody.required, false);
+      });
+
       it('answers provider failures as problems without the key', async () => {
         for (const [instructions, code] of [
           ['scenario:unauthorized', 'ai_provider_error'],

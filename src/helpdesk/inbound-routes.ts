@@ -1,15 +1,44 @@
 // `POST /inbound-email`: mail for the support address, from a mail server (raw MIME) or a provider's
 // inbound webhook (Postmark, SendGrid, Mailgun), verified the way each signs it, then threaded onto
 // its ticket or opened as a new one (mail/inbound.ts, docs/decisions/0053-helpdesk-inbound-mail.md).
+// Nothing of the body is read before the headers pass: the rate limits, the site, its plan and every
+// check the headers allow (docs/decisions/0114-helpdesk-inbound-limits.md); the body is then read
+// up to a bound set by the site's attachment limit.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
-import { receiveInbound } from './mail/inbound.js';
+import { consumeRateLimit } from '../http/rate-limit.js';
+import { inboundVerification, receiveInbound, type InboundDeps } from './mail/inbound.js';
+import { checkInboundHeaders } from './mail/providers.js';
 
-/** A raw message or provider payload may carry the largest attachment base64-encoded, and more. */
-const INBOUND_BODY_LIMIT = 64 * 1024 * 1024;
+/** Requests one client address may send to one site's inbound route per minute, answered or refused. */
+const INBOUND_PER_ADDRESS_PER_MINUTE = 60;
+/** Requests a site's inbound route takes per minute once their headers pass. */
+const INBOUND_PER_SITE_PER_MINUTE = 300;
+/** Room beyond the largest attachment, base64-encoded, for the headers, the text and the provider's fields. */
+const BODY_ALLOWANCE_BYTES = 2 * 1024 * 1024;
+/** The bound whatever the site's attachment limit. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** How large an inbound body may be: the largest attachment the site accepts, base64-encoded, and room for the rest. */
+function inboundBodyLimit(maxAttachmentBytes: number): number {
+  return Math.min(MAX_BODY_BYTES, Math.ceil((maxAttachmentBytes * 4) / 3) + BODY_ALLOWANCE_BYTES);
+}
+
+interface InboundTarget {
+  siteId: string;
+  settings: Readonly<Record<string, string>>;
+  bodyLimit: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The site an inbound mail request is for, found and checked before its body is read. */
+    inbound: InboundTarget | null;
+  }
+}
 
 const InboundOut = Type.Object({
   ticket_id: Type.Union([Type.String(), Type.Null()]),
@@ -23,12 +52,85 @@ const InboundOut = Type.Object({
   }),
 });
 
+function tooLarge(limit: number): AppError {
+  return new AppError('payload_too_large', `An inbound e-mail request carries at most ${limit} bytes for this site.`);
+}
+
+/**
+ * The body, read up to `limit` bytes: a declared larger length is refused before reading, a longer
+ * stream as soon as it passes the bound (the rest is left to the connection's drain, decision 0032).
+ */
+function readBounded(request: FastifyRequest, stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stream.removeListener('data', onData);
+        stream.removeListener('end', onEnd);
+        stream.pause();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', reject);
+  });
+}
+
 export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
-  // The verification signs the exact bytes: every body arrives raw, whatever its type.
+  const deps = (): InboundDeps => ({
+    db: fastify.deps.database.db,
+    blobs: fastify.deps.blobs,
+    secretKey: fastify.deps.config.secretKey,
+  });
+  fastify.decorateRequest('inbound', null);
+
+  /** Rate limits, site, plan and the header checks: all before the body (onRequest runs before parsing). */
+  const admit = async (request: FastifyRequest): Promise<void> => {
+    const cache = fastify.deps.cache.cache;
+    const target = request.target;
+    const site = target.kind === 'site' ? await fastify.services.sites.get(target.site) : undefined;
+    if (!site || site.kind !== 'community')
+      throw new AppError('site_not_found', `No site with a help desk answers at ${request.hostname}.`);
+    await consumeRateLimit(
+      cache,
+      `helpdesk:inbound:${site.id}:${request.ip}`,
+      INBOUND_PER_ADDRESS_PER_MINUTE,
+      60,
+      'inbound e-mail requests from one address',
+    );
+    await fastify.services.plans.require(site, 'helpdesk_api');
+    const settings = (await fastify.instanceSettings.applied(site.id)).values;
+    const verification = inboundVerification(deps(), site.id, settings);
+    checkInboundHeaders(
+      { contentType: String(request.headers['content-type'] ?? ''), headers: request.headers },
+      verification,
+    );
+    await consumeRateLimit(
+      cache,
+      `helpdesk:inbound:${site.id}`,
+      INBOUND_PER_SITE_PER_MINUTE,
+      60,
+      'inbound e-mail requests to this site',
+    );
+    request.inbound = { siteId: site.id, settings, bodyLimit: inboundBodyLimit(verification.maxAttachmentBytes) };
+  };
+
+  // The verification signs the exact bytes: every body arrives raw, whatever its type, and bounded.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INBOUND_BODY_LIMIT }, (_request, body, done) =>
-    done(null, body),
-  );
+  fastify.addContentTypeParser('*', (request, payload, done) => {
+    readBounded(request, payload, request.inbound?.bodyLimit ?? 0).then(
+      (body) => done(null, body),
+      (error: Error) => done(error, undefined),
+    );
+  });
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -37,31 +139,25 @@ export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['inbound e-mail'],
         summary: 'File an inbound e-mail: raw MIME, or a Postmark, SendGrid or Mailgun inbound payload',
-        description:
-          '`Content-Type: message/rfc822` with the raw message and `Authorization: Bearer <HELPDESK_INBOUND_SECRET>`; Postmark JSON with the secret as basic-auth password; SendGrid Inbound Parse and Mailgun routes as they post, verified by their signatures. Idempotent on Message-ID. Machine-sent mail is answered 202 and dropped.',
+        description: [
+          '`Content-Type: message/rfc822` with the raw message and `Authorization: Bearer <HELPDESK_INBOUND_SECRET>`; Postmark JSON with the secret as basic-auth password; SendGrid Inbound Parse and Mailgun routes as they post, verified by their signatures (a Mailgun signature is taken once). Idempotent on Message-ID. Machine-sent mail is answered 202 and dropped.',
+          `Limits: the bearer secret and basic auth are checked before the body is read. A body may be as large as the site's largest attachment (HELPDESK_ATTACHMENT_MAX_BYTES, 25 MiB by default) base64-encoded plus 2 MiB, and at most 64 MiB: larger answers 413. A form payload has at most 1000 parts. At most ${INBOUND_PER_ADDRESS_PER_MINUTE} requests per minute from one client address to one site, and ${INBOUND_PER_SITE_PER_MINUTE} per minute to one site, answer 429 with Retry-After beyond. A text over 100,000 characters is cut there on its entry, the whole text attached as message.txt.`,
+        ].join('\n\n'),
         security: [{ inboundSecret: [] }],
-        response: { 202: InboundOut, ...problems(401, 413, 422) },
+        response: { 202: InboundOut, ...problems(401, 413, 422, 429) },
       },
-      bodyLimit: INBOUND_BODY_LIMIT,
+      // The inbound route's own limits replace the API's default one (http/rate-limit.ts).
+      config: { rateLimit: false },
+      onRequest: admit,
     },
     async (request, reply) => {
-      const target = request.target;
-      const site = target.kind === 'site' ? await app.services.sites.get(target.site) : undefined;
-      if (!site || site.kind !== 'community')
-        throw new AppError('site_not_found', `No site with a help desk answers at ${request.hostname}.`);
-      await app.services.plans.require(site, 'helpdesk_api');
-      const settings = await app.instanceSettings.applied(site.id);
+      const target = request.inbound!;
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const result = await receiveInbound(
-        { db: app.deps.database.db, blobs: app.deps.blobs, secretKey: app.deps.config.secretKey },
-        site.id,
-        settings.values,
-        {
-          contentType: String(request.headers['content-type'] ?? ''),
-          headers: request.headers,
-          body,
-        },
-      );
+      const result = await receiveInbound(deps(), target.siteId, target.settings, {
+        contentType: String(request.headers['content-type'] ?? ''),
+        headers: request.headers,
+        body,
+      });
       return reply.code(202).send({
         ticket_id: result.ticket?.id ?? null,
         number: result.ticket?.number ?? null,

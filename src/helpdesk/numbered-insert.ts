@@ -32,7 +32,6 @@ export interface NumberedTicket {
     | 'channel'
     | 'tags'
     | 'followUpOf'
-    | 'searchText'
     | 'createdAt'
     | 'updatedAt'
   > &
@@ -118,7 +117,7 @@ async function drain(db: Executor, siteId: string, queues: Map<string, Opening[]
 
 /** A ticket's fields as the statement reads them from its JSON array of rows. */
 const ROW_COLUMNS = `i integer, id text, entry_id text, subject text, priority text, category_id text, assignee_id text, requester_id text,
-  channel text, tags text[], follow_up_of text, search_text text, created_at timestamptz, updated_at timestamptz,
+  channel text, tags text[], follow_up_of text, created_at timestamptz, updated_at timestamptz,
   first_response_minutes integer, resolution_minutes integer, first_response_due_at timestamptz, resolution_due_at timestamptz,
   actor_kind text, actor_id text, from_value jsonb, created_value jsonb,
   author_id text, body_source text, body_html text, body_text text, message_id text, attachments jsonb`;
@@ -141,9 +140,9 @@ function numberedInsert(db: Executor) {
   );
   const ticket = db.$with('ticket', getTableColumns(helpdeskTickets)).as(
     sql`insert into ${helpdeskTickets} (id, site_id, number, subject, priority, category_id, assignee_id, requester_id, channel, tags, follow_up_of,
-        search_text, created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at)
+        created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at)
       select id, ${siteId}, number, subject, priority, category_id, assignee_id, requester_id, channel, coalesce(tags, '{}'), follow_up_of,
-        search_text, created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at
+        created_at, updated_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at
       from numbered order by i returning *`,
   );
   // The history rows take their ids in this order: each ticket's creation, then its assignment.
@@ -189,7 +188,6 @@ async function insertNumberedTickets(db: Executor, siteId: string, inputs: Numbe
     channel: ticket.channel,
     tags: ticket.tags,
     follow_up_of: ticket.followUpOf,
-    search_text: ticket.searchText,
     created_at: ticket.createdAt,
     updated_at: ticket.updatedAt,
     first_response_minutes: ticket.firstResponseMinutes ?? null,

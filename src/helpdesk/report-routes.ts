@@ -57,7 +57,12 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { site, caller } = request.helpdesk;
       requireAdmin(caller);
-      const report = await runReport(app.deps.database.db, site.id, request.params.kind, reportRange(request.query));
+      const report = await runReport(
+        app.deps.database.db,
+        site.id,
+        request.params.kind,
+        reportRange(request.query, site.createdAt),
+      );
       const accept = String(request.headers.accept ?? '');
       if (accept.includes('text/csv') && !accept.includes('application/json')) {
         return (

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { addMember, makeCommunity, type ForumActor } from '../../test/factories/forum.js';
 import { helpdeskApi, type HelpdeskCredential } from '../../test/factories/helpdesk.js';
-import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { buildTestApp, json, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../db/client.js';
@@ -26,6 +26,7 @@ for (const database of testDatabases) {
     let write: HelpdeskCredential;
     let ann: ForumActor;
     let firstId: string;
+    let owner: Actor;
     const api = (
       credential: HelpdeskCredential,
       method: 'GET' | 'POST' | 'PATCH',
@@ -48,7 +49,7 @@ for (const database of testDatabases) {
 
     before(async () => {
       t = await buildTestApp({ database });
-      const owner = await signIn(t.app, 'owner');
+      owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'desk', 'pro');
       write = { key: await mintApiKey(t.app, owner, 'desk', ['helpdesk-write']) };
       ann = await addMember(t.app, 'desk', 'ann');
@@ -91,6 +92,12 @@ for (const database of testDatabases) {
       const dayAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
       // The reports above summed the closed days of their range; this test starts before them.
       await db.execute(sql`delete from helpdesk_report_days where site_id = 'desk'`);
+      // Only days of the site's lifetime are summed: the site is made to have existed for a while.
+      const createdAt = (
+        await queryRows<{ at: string }>(db, sql`select created_at::text as at from sites where id = 'desk'`)
+      )[0]!.at;
+      await db.execute(sql`update sites set created_at = ${`${dayAgo(12)}T00:00:00Z`}::timestamptz where id = 'desk'`);
+      await t.app.services.epochs.announce();
       // Past days' history as it would have been written then: a creation and two replies ten days
       // ago, a solve nine days ago, and only a priority change five days ago.
       await db.execute(sql`insert into helpdesk_history (site_id, ticket_id, actor_kind, event, to_value, created_at) values
@@ -139,6 +146,34 @@ for (const database of testDatabases) {
         sql`delete from helpdesk_history where site_id = 'desk' and created_at < ${`${today}T00:00:00Z`}::timestamptz`,
       );
       await db.execute(sql`delete from helpdesk_report_days where site_id = 'desk'`);
+      await db.execute(sql`update sites set created_at = ${createdAt}::timestamptz where id = 'desk'`);
+      await t.app.services.epochs.announce();
+    });
+
+    it('a read-only key writes no daily sums for days before the site existed, and bad days answer 422', async () => {
+      const db = t.app.deps.database.db;
+      const read = { key: await mintApiKey(t.app, owner, 'desk', ['helpdesk-read']) };
+      const sums = async () =>
+        (
+          await queryRows<{ n: number }>(
+            db,
+            sql`select count(*)::int as n from helpdesk_report_days where site_id = 'desk'`,
+          )
+        )[0]!.n;
+      const before = await sums();
+      for (const query of ['?from=2001-01-01&to=2002-02-04', '?from=1970-01-01&to=1971-01-01', '?to=1999-12-31']) {
+        const response = await api(read, 'GET', `/reports/tickets${query}`);
+        assert.equal(response.statusCode, 200, response.body);
+        assert.deepEqual(json<Report>(response).rows, []);
+      }
+      assert.equal(await sums(), before, 'no row for a day before the site existed');
+      for (const query of ['?to=0000-01-01', '?from=0000-01-01&to=0000-12-31', '?from=1969-12-31&to=1970-01-02']) {
+        const response = await api(read, 'GET', `/reports/tickets${query}`);
+        assert.equal(response.statusCode, 422, `${query}: ${response.body}`);
+        assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+        assert.equal(json(response).code, 'invalid_report_range');
+      }
+      assert.equal(await sums(), before);
     });
 
     it("shows the agent's work, the categories and the SLA clocks, the paused one included", async () => {

@@ -32,6 +32,8 @@ interface ReportRange {
   /** Last day, inclusive (UTC). */
   to: string;
   interval: Interval;
+  /** The site's first day (UTC): no day before it has anything to count, so none is summed. */
+  siteFirstDay: string;
 }
 
 type Row = Record<string, string | number | null>;
@@ -46,15 +48,37 @@ interface Report {
 
 const day = (date: Date): string => date.toISOString().slice(0, 10);
 
-/** The range a request asks for: the last 30 days by default, at most 400, `from` not after `to`. */
-export function reportRange(query: { from?: string; to?: string; interval?: Interval }, now = new Date()): ReportRange {
+/** Days a report may name: what JavaScript and PostgreSQL both read as the same calendar day. */
+const FIRST_DAY = '1970-01-01';
+const LAST_DAY = '9999-12-31';
+
+function checkDay(value: string, name: 'from' | 'to'): void {
+  const parsed = Date.parse(`${value}T00:00:00Z`);
+  if (!/^\d{4}-\d\d-\d\d$/.test(value) || Number.isNaN(parsed) || day(new Date(parsed)) !== value)
+    throw new AppError('invalid_report_range', `\`${name}\` (${value}) is not a calendar day (YYYY-MM-DD).`);
+  if (value < FIRST_DAY || value > LAST_DAY)
+    throw new AppError('invalid_report_range', `\`${name}\` (${value}) is not between ${FIRST_DAY} and ${LAST_DAY}.`);
+}
+
+/**
+ * The range a request asks for: the last 30 days by default, at most 400, `from` not after `to`,
+ * each a calendar day from 1970 on. Only the days of the site's lifetime are ever summed.
+ */
+export function reportRange(
+  query: { from?: string; to?: string; interval?: Interval },
+  siteCreatedAt: Date,
+  now = new Date(),
+): ReportRange {
   const to = query.to ?? day(now);
-  const from = query.from ?? day(new Date(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_DAYS - 1) * 86_400_000));
+  checkDay(to, 'to');
+  const from =
+    query.from ?? day(new Date(Math.max(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_DAYS - 1) * 86_400_000, 0)));
+  checkDay(from, 'from');
   const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
   if (!(days >= 1)) throw new AppError('invalid_report_range', `The range ends (${to}) before it starts (${from}).`);
   if (days > MAX_DAYS)
     throw new AppError('invalid_report_range', `A report covers at most ${MAX_DAYS} days; this range has ${days}.`);
-  return { from, to, interval: query.interval ?? 'day' };
+  return { from, to, interval: query.interval ?? 'day', siteFirstDay: day(siteCreatedAt) };
 }
 
 const start = (range: ReportRange): SQL => sql`${`${range.from}T00:00:00Z`}::timestamptz`;
@@ -81,7 +105,9 @@ const DAY_COUNTS = sql`count(h.id)::int as events,
 
 /**
  * Sums the closed days of the range not summed yet, each from its own stretch of
- * helpdesk_history_site_idx; a day without history gets a row of zeros. Finding the missing days
+ * helpdesk_history_site_idx; a day without history gets a row of zeros. Only days of the site's
+ * lifetime are summed, so a read writes at most one row per day the site has existed, once.
+ * Finding the missing days
  * is a statement of its own: the insert's plan costs every day's scan, enough for a JIT compilation
  * (hundreds of milliseconds), even when no day is missing. The days are counted with integers so
  * that the planner knows how many there are.
@@ -89,8 +115,10 @@ const DAY_COUNTS = sql`count(h.id)::int as events,
 async function sumClosedDays(db: Executor, siteId: string, range: ReportRange): Promise<void> {
   const missing = await queryRows<{ day: string }>(
     db,
-    sql`select (${range.from}::date + i)::text as day from generate_series(0, least(${range.to}::date, ${CLOSED_BEFORE} - 1) - ${range.from}::date) i
-      where not exists (select 1 from ${d} where ${d.siteId} = ${siteId} and ${d.day} = ${range.from}::date + i)`,
+    sql`select (f.day + i)::text as day
+      from (select greatest(${range.from}::date, ${range.siteFirstDay}::date) as day) f,
+        generate_series(0, least(${range.to}::date, ${CLOSED_BEFORE} - 1) - f.day) i
+      where not exists (select 1 from ${d} where ${d.siteId} = ${siteId} and ${d.day} = f.day + i)`,
   );
   if (missing.length === 0) return;
   const days = sql.join(

@@ -1,5 +1,6 @@
 // Request and response schemas of the Help desk API (DESIGN section 11).
 import { Type, type Static } from 'typebox';
+import { optionalBody } from '../http/openapi.js';
 import { PageQuery } from '../http/pagination.js';
 
 const Time = Type.String({ format: 'date-time' });
@@ -38,10 +39,13 @@ export const AttachmentParams = Type.Object({
   }),
 });
 
+/** The longest entry body, in characters: the API's limit, and where inbound mail is cut (mail/inbound.ts). */
+export const ENTRY_BODY_MAX_CHARS = 100_000;
+
 export const TicketBody = Type.Object(
   {
     subject: Type.String({ minLength: 1, maxLength: 300, pattern: '\\S' }),
-    body: Type.String({ minLength: 1, maxLength: 100_000, description: 'Markdown.' }),
+    body: Type.String({ minLength: 1, maxLength: ENTRY_BODY_MAX_CHARS, description: 'Markdown.' }),
     requester: Type.Object(
       { email: Type.String({ minLength: 3, maxLength: 254 }), name: Type.Optional(Type.String({ maxLength: 200 })) },
       { additionalProperties: false },
@@ -128,7 +132,7 @@ export const TicketOut = Type.Object({
 
 export const ReplyBody = Type.Object(
   {
-    body: Type.String({ minLength: 1, maxLength: 100_000, description: 'Markdown.' }),
+    body: Type.String({ minLength: 1, maxLength: ENTRY_BODY_MAX_CHARS, description: 'Markdown.' }),
     internal: Type.Optional(
       Type.Boolean({ default: false, description: 'An internal note, never shown to the requester.' }),
     ),
@@ -214,12 +218,15 @@ export const SlaPolicyOut = Type.Object({
   resolution_minutes: Type.Integer(),
 });
 
-export const DraftBody = Type.Object(
-  {
-    internal: Type.Optional(Type.Boolean({ default: false, description: 'Let the model read internal notes too.' })),
-    instructions: Type.Optional(Type.String({ maxLength: 2000, description: 'What the reply should say or do.' })),
-  },
-  { additionalProperties: false },
+/** Every field optional: the common call has no body at all. */
+export const DraftBody = optionalBody(
+  Type.Object(
+    {
+      internal: Type.Optional(Type.Boolean({ default: false, description: 'Let the model read internal notes too.' })),
+      instructions: Type.Optional(Type.String({ maxLength: 2000, description: 'What the reply should say or do.' })),
+    },
+    { additionalProperties: false },
+  ),
 );
 export const DraftOut = Type.Object({
   id: Type.String(),

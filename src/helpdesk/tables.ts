@@ -1,7 +1,7 @@
 // Help desk data of community sites: tickets with their thread, requesters (contacts), categories,
 // agents (forum members marked as agents), SLA policies per priority and the append-only history.
 // Every row carries its site id and every query filters on it.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -140,8 +140,6 @@ export const helpdeskTickets = pgTable(
       .default(sql`'{}'::text[]`),
     /** The closed ticket a requester's late reply followed up (docs/decisions/0049-helpdesk-closed-replies.md). */
     followUpOf: text('follow_up_of'),
-    /** Subject and every entry's text, for `q=` full-text search. */
-    searchText: text('search_text').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     firstResponseAt: timestamp('first_response_at', { withTimezone: true }),
@@ -164,9 +162,20 @@ export const helpdeskTickets = pgTable(
     index('helpdesk_tickets_category_idx').on(t.categoryId),
     index('helpdesk_tickets_site_created_idx').on(t.siteId, t.createdAt),
     index('helpdesk_tickets_tags_idx').using('gin', t.tags),
-    index('helpdesk_tickets_search_idx').using('gin', sql`to_tsvector('english', ${t.searchText})`),
+    // `q=` searches the subject here and each entry in helpdesk_entries_search_idx (ticket-list.ts).
+    index('helpdesk_tickets_subject_search_idx').using('gin', sql`to_tsvector('english', ${t.subject})`),
   ],
 );
+
+/**
+ * The characters of an entry's text that full-text search indexes: an entry's own index stays far
+ * below PostgreSQL's 1 MiB tsvector limit, whatever the thread grows to (docs/decisions/0114-helpdesk-inbound-limits.md).
+ */
+export const SEARCH_CHARS_PER_ENTRY = 100_000;
+
+/** What `q=` matches an entry against; the index and the query must say it alike. */
+export const entrySearchVector = (bodyText: SQLWrapper): SQL =>
+  sql`to_tsvector('english', left(${bodyText}, ${sql.raw(String(SEARCH_CHARS_PER_ENTRY))}))`;
 
 export interface AttachmentRef {
   /** Key in the blob store. */
@@ -203,6 +212,7 @@ export const helpdeskEntries = pgTable(
   },
   (t) => [
     index('helpdesk_entries_ticket_idx').on(t.ticketId, t.createdAt, t.id),
+    index('helpdesk_entries_search_idx').using('gin', entrySearchVector(t.bodyText)),
     // A delivery of a message already on file finds it instead of adding it twice.
     uniqueIndex('helpdesk_entries_message_key')
       .on(t.siteId, t.messageId)
@@ -269,6 +279,25 @@ export const helpdeskReportDays = pgTable(
   (t) => [primaryKey({ columns: [t.siteId, t.day] })],
 );
 
+/**
+ * Mailgun signature tokens already taken, per site, while their signature is fresh: Mailgun signs a
+ * token and a timestamp, not the content, so a token carries one request body only (inbound-signatures.ts).
+ */
+export const helpdeskInboundTokens = pgTable(
+  'helpdesk_inbound_tokens',
+  {
+    siteId: siteRef(),
+    token: text('token').notNull(),
+    /** SHA-256 of the request body first signed with the token: the same body again is a retry. */
+    bodyDigest: text('body_digest').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.siteId, t.token] }),
+    index('helpdesk_inbound_tokens_received_idx').on(t.siteId, t.receivedAt),
+  ],
+);
+
 /** AI reply drafts kept on the ticket for an agent to edit and send; never sent by Blume. */
 export const helpdeskDrafts = pgTable(
   'helpdesk_drafts',
@@ -287,8 +316,8 @@ export const helpdeskDrafts = pgTable(
 );
 
 export type TicketRow = typeof helpdeskTickets.$inferSelect;
-/** A ticket as lists read it: every column but `search_text`, which grows with the thread. */
-export type ListedTicketRow = Omit<TicketRow, 'searchText'>;
+/** A ticket as lists read it. */
+export type ListedTicketRow = TicketRow;
 export type ThreadEntryRow = typeof helpdeskEntries.$inferSelect;
 export type ContactRow = typeof helpdeskContacts.$inferSelect;
 /** A row of a ticket list: the ticket and the requester's name and address. */

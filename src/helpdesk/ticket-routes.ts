@@ -3,6 +3,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { acceptEmptyBody } from '../http/empty-body.js';
 import { declareSecurity, problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerialized } from '../http/response-schemas.js';
@@ -242,25 +243,29 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post(
-    '/tickets/:id/draft-reply',
-    {
-      schema: {
-        tags: ['tickets'],
-        summary: "Draft a reply with the site owner's AI provider; stored on the ticket, never sent",
-        params: TicketParams,
-        body: DraftBody,
-        response: { 201: DraftOut, ...problems(409, 502, 504) },
+  // In a context of its own: the contract's call has no body, which only this route takes as `{}`.
+  await app.register(async (context) => {
+    acceptEmptyBody(context);
+    context.withTypeProvider<TypeBoxTypeProvider>().post(
+      '/tickets/:id/draft-reply',
+      {
+        schema: {
+          tags: ['tickets'],
+          summary: "Draft a reply with the site owner's AI provider; stored on the ticket, never sent",
+          params: TicketParams,
+          body: DraftBody,
+          response: { 201: DraftOut, ...problems(409, 502, 504) },
+        },
+        preHandler: write,
       },
-      preHandler: write,
-    },
-    async (request, reply) => {
-      const { site, caller } = request.helpdesk;
-      await app.services.plans.require(site, 'ai');
-      const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
-      const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config, request.log);
-      const draft = await draftReply(db, ticket, requester, ai, request.body, actorOf(caller));
-      return reply.code(201).send(presentDraft(draft));
-    },
-  );
+      async (request, reply) => {
+        const { site, caller } = request.helpdesk;
+        await app.services.plans.require(site, 'ai');
+        const { ticket, requester } = await findVisibleTicket(db, site.id, caller, request.params.id);
+        const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config, request.log);
+        const draft = await draftReply(db, ticket, requester, ai, request.body, actorOf(caller));
+        return reply.code(201).send(presentDraft(draft));
+      },
+    );
+  });
 }

@@ -2,7 +2,7 @@
 // or e-mail Message-ID. Both writes are idempotent on the entry's Message-ID (unique per site): a
 // repeated delivery answers what the first one made, `created: false`. Every change is in the
 // ticket's history, written in the same transaction.
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, exists, inArray, or, sql } from 'drizzle-orm';
 import { renderBody } from '../forum/markdown.js';
 import type { Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
@@ -161,6 +161,23 @@ export async function findTicketByMessageId(
   return row?.ticket;
 }
 
+/** The tickets whose threads hold these Message-IDs, the one with the latest such entry first. */
+export async function ticketsByMessageIds(
+  db: Executor,
+  siteId: string,
+  messageIds: readonly string[],
+): Promise<TicketRow[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await db
+    .select({ ticket: helpdeskTickets })
+    .from(helpdeskEntries)
+    .innerJoin(helpdeskTickets, eq(helpdeskTickets.id, helpdeskEntries.ticketId))
+    .where(and(eq(helpdeskEntries.siteId, siteId), inArray(helpdeskEntries.messageId, [...messageIds])))
+    .orderBy(desc(helpdeskEntries.createdAt));
+  const byId = new Map(rows.map(({ ticket }) => [ticket.id, ticket]));
+  return [...byId.values()];
+}
+
 async function writeOnFile(db: Executor, siteId: string, messageId: string): Promise<TicketWrite | undefined> {
   const [row] = await db
     .select({ ticket: helpdeskTickets, entry: helpdeskEntries })
@@ -256,7 +273,6 @@ async function newTicket(
       channel: input.channel,
       tags,
       followUpOf,
-      searchText: `${subject} ${rendered.text}`,
       createdAt: now,
       updatedAt: now,
       ...clock,
@@ -291,7 +307,8 @@ async function insertTicket(
   return { ticket, entry, created: true };
 }
 
-async function appendSearchText(
+/** The ticket after an entry: its changes, and the entry's time as its last update. */
+async function touchTicket(
   db: Executor,
   ticket: TicketRow,
   entry: ThreadEntryRow,
@@ -299,11 +316,7 @@ async function appendSearchText(
 ): Promise<TicketRow> {
   const [updated] = await db
     .update(helpdeskTickets)
-    .set({
-      ...change,
-      searchText: sql`${helpdeskTickets.searchText} || ' ' || ${entry.bodyText}`,
-      updatedAt: entry.createdAt,
-    })
+    .set({ ...change, updatedAt: entry.createdAt })
     .where(eq(helpdeskTickets.id, ticket.id))
     .returning();
   return updated!;
@@ -368,7 +381,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
         if (!internal && current.status === 'new') Object.assign(change, statusChange(current, 'open', now));
         await recordHistory(tx, current, actor, internal ? 'note' : 'reply', null, { entry_id: entry.id });
         if (change.status) await recordHistory(tx, current, actor, 'status', current.status, change.status);
-        return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
+        return { ticket: await touchTicket(tx, current, entry, change), entry, created: true };
       }
       const author = input.author.email
         ? await ensureContact(tx, ticket.siteId, { email: input.author.email, name: input.author.name })
@@ -379,7 +392,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
       if (input.automated) {
         const entry = await insertEntry(tx, current, { ...values, authorKind: 'requester', authorId });
         await recordHistory(tx, current, who, 'reply', null, { entry_id: entry.id, automated: input.automated });
-        return { ticket: await appendSearchText(tx, current, entry), entry, created: true };
+        return { ticket: current, entry, created: true };
       }
       const done = current.status === 'solved' || current.status === 'closed';
       const doneAt = current.closedAt ?? current.solvedAt;
@@ -422,7 +435,7 @@ export async function addEntry(db: Executor, ticket: TicketRow, input: EntryInpu
         change = statusChange(current, 'open', now);
         await recordHistory(tx, current, who, done ? 'reopened' : 'status', current.status, 'open');
       }
-      return { ticket: await appendSearchText(tx, current, entry, change), entry, created: true };
+      return { ticket: await touchTicket(tx, current, entry, change), entry, created: true };
     }),
   );
 }
@@ -509,6 +522,35 @@ export async function findEntry(db: Executor, ticketId: string, entryId: string)
     .from(helpdeskEntries)
     .where(and(eq(helpdeskEntries.ticketId, ticketId), eq(helpdeskEntries.id, entryId)));
   return row;
+}
+
+/**
+ * Whether mail from this address may speak on the ticket's thread: its requester, or a contact who
+ * already wrote on it. Knowing a Message-ID of the thread is not enough.
+ */
+export async function isTicketParticipant(db: Executor, ticket: TicketRow, email: string): Promise<boolean> {
+  const wrote = db
+    .select({ one: sql`1` })
+    .from(helpdeskEntries)
+    .where(
+      and(
+        eq(helpdeskEntries.ticketId, ticket.id),
+        eq(helpdeskEntries.authorKind, 'requester'),
+        eq(helpdeskEntries.authorId, helpdeskContacts.id),
+      ),
+    );
+  const [row] = await db
+    .select({ id: helpdeskContacts.id })
+    .from(helpdeskContacts)
+    .where(
+      and(
+        eq(helpdeskContacts.siteId, ticket.siteId),
+        eq(helpdeskContacts.email, email.trim().toLowerCase()),
+        or(eq(helpdeskContacts.id, ticket.requesterId), exists(wrote)),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }
 
 export async function findContact(db: Executor, contactId: string): Promise<ContactRow | undefined> {

@@ -128,6 +128,13 @@ export function describedTags(paths: Record<string, Record<string, unknown> | un
 }
 
 const securityOf = new WeakMap<object, Security>();
+const optionalBodies = new WeakSet<object>();
+
+/** Marks a body schema whose fields are all optional: the document says the body may be left out (empty-body.ts). */
+export function optionalBody<T extends object>(schema: T): T {
+  optionalBodies.add(schema);
+  return schema;
+}
 
 /** Records which security requirement a preHandler enforces, for the documents of routes using it. */
 export function declareSecurity<T extends object>(preHandler: T, security: Security): T {
@@ -284,6 +291,8 @@ export function operationName(method: string, url: string, prefix: string): stri
   return `${last.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase())}${base(words.slice(0, -1))}`;
 }
 
+const OPTIONAL_BODY_MARK = 'x-blume-optional-body';
+
 function describeOperation(
   schema: FastifySchema & Record<string, unknown>,
   url: string,
@@ -324,7 +333,14 @@ function describeOperation(
       ...(code === 200 && method === 'GET' && isPaginated(schema) ? { headers: PAGINATION_HEADERS } : {}),
     };
   }
-  return { ...schema, operationId: name, security, response };
+  return {
+    ...schema,
+    // @fastify/swagger marks every body required; transformObject reads this and drops it.
+    ...(schema.body && optionalBodies.has(schema.body) ? { [OPTIONAL_BODY_MARK]: true } : {}),
+    operationId: name,
+    security,
+    response,
+  };
 }
 
 interface OpenApiInfo {
@@ -366,6 +382,13 @@ declare module 'fastify' {
     /** Every API surface's OpenAPI document, registered by `registerOpenApi`; shared by the whole app. */
     apiDocuments: ApiDocumentEntry[];
   }
+}
+
+/** What transformObject reads and rewrites of an operation. */
+interface OperationFields {
+  security?: Security;
+  requestBody?: { required?: boolean };
+  [OPTIONAL_BODY_MARK]?: boolean;
 }
 
 export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): Promise<void> {
@@ -414,7 +437,11 @@ export async function registerOpenApi(app: FastifyInstance, info: OpenApiInfo): 
       // Only the schemes this document's operations name, so none is listed unused.
       const used = new Set<string>();
       for (const item of Object.values(openapiObject.paths ?? {})) {
-        for (const operation of Object.values(item ?? {}) as Array<{ security?: Security }>) {
+        for (const operation of Object.values(item ?? {}) as Array<OperationFields>) {
+          if (operation[OPTIONAL_BODY_MARK]) {
+            delete operation[OPTIONAL_BODY_MARK];
+            if (operation.requestBody) operation.requestBody.required = false;
+          }
           for (const requirement of operation.security ?? [])
             for (const name of Object.keys(requirement)) used.add(name);
         }

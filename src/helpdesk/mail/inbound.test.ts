@@ -86,7 +86,7 @@ for (const database of testDatabases) {
       assert.ok((await blobs.read(entry!.attachments[1]!.key))!.toString('latin1').startsWith('%PDF'));
     });
 
-    it('threads by signed reply address, then References, then subject tag from the requester only', async () => {
+    it('threads by signed reply address, then References from its people, then subject tag from the requester only', async () => {
       const opened = await mime(
         'From: Ana <ana@customer.example>\nTo: support@help.example.com\nSubject: Printer\nMessage-ID: <p1@customer.example>\n\nIt jams.\n',
       );
@@ -100,10 +100,23 @@ for (const database of testDatabases) {
         `From: ana@customer.example\nTo: ${address.replace(/-[0-9a-f]/, '-x')}\nSubject: Other\nMessage-ID: <p3@customer.example>\n\nNew thing.\n`,
       );
       assert.notEqual(forged.ticket!.id, ticket.id);
+      // Knowing a Message-ID of the thread is not enough: only its people thread by reference.
+      const strangerReference = await mime(
+        'From: bo@customer.example\nTo: support@help.example.com\nSubject: Re: Printer\nMessage-ID: <p4b@customer.example>\nReferences: <unknown@x.example> <p2@customer.example>\n\nMe too.\n',
+      );
+      assert.notEqual(strangerReference.ticket!.id, ticket.id);
       const byReference = await mime(
-        'From: bo@customer.example\nTo: support@help.example.com\nSubject: Re: Printer\nMessage-ID: <p4@customer.example>\nReferences: <unknown@x.example> <p2@customer.example>\n\nMe too.\n',
+        'From: ana@customer.example\nTo: support@help.example.com\nSubject: Re: Printer\nMessage-ID: <p4@customer.example>\nReferences: <unknown@x.example> <p2@customer.example>\n\nMe too.\n',
       );
       assert.equal(byReference.ticket!.id, ticket.id);
+      // Someone who wrote on the thread (through its signed address) is one of its people.
+      await mime(
+        `From: cy@customer.example\nTo: ${address}\nSubject: Re: Printer\nMessage-ID: <p4c@customer.example>\n\nMine too.\n`,
+      );
+      const participant = await mime(
+        'From: cy@customer.example\nTo: support@help.example.com\nSubject: Re: Printer\nMessage-ID: <p4d@customer.example>\nIn-Reply-To: <p4@customer.example>\n\nStill.\n',
+      );
+      assert.equal(participant.ticket!.id, ticket.id);
       const byTag = await mime(
         `From: ana@customer.example\nTo: support@help.example.com\nSubject: Re: [#${ticket.number}] Printer\nMessage-ID: <p5@customer.example>\n\nAny news?\n`,
       );
@@ -127,6 +140,8 @@ for (const database of testDatabases) {
         '<p1@customer.example>',
         '<p2@customer.example>',
         '<p4@customer.example>',
+        '<p4c@customer.example>',
+        '<p4d@customer.example>',
         '<p5@customer.example>',
       ]);
       const entries = await db.query.helpdeskEntries.findMany({

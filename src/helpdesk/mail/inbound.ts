@@ -1,14 +1,17 @@
 // An inbound e-mail to the help desk: verified and normalized (providers.ts), then threaded onto its
 // ticket or opened as a new one. Threading order: the signed plus-address, then In-Reply-To /
-// References, then a `[#number]` subject tag when the sender is that ticket's requester; otherwise a
-// new ticket. Machine-sent mail is never answered, so no mail loop starts: an auto-reply is filed on
-// the ticket it refers to without reopening it (dropped otherwise), a bounce marks the desk's reply it
-// returns as undelivered, and a sender filing more than a few mails a minute is throttled. A
-// repeated Message-ID answers the first ticket without storing anything again.
+// References when the sender is the ticket's requester or already wrote on it, then a `[#number]`
+// subject tag when the sender is that ticket's requester; otherwise a new ticket. Machine-sent mail is
+// never answered, so no mail loop starts: an auto-reply is filed on the ticket it refers to without
+// reopening it (dropped otherwise), a bounce marks the desk's reply it returns as undelivered, and a
+// sender filing more than a few mails a minute is throttled. A repeated Message-ID answers the first
+// ticket without storing anything again.
 import { createHash } from 'node:crypto';
 import type { BlobStore } from '../../adapters/blobs/index.js';
 import type { Executor } from '../../db/client.js';
 import { openSetting } from '../../core/settings/service.js';
+import { ENTRY_BODY_MAX_CHARS } from '../schemas.js';
+import { takeSignatureToken } from '../inbound-signatures.js';
 import type { AttachmentRef, TicketRow } from '../tables.js';
 import { AppError } from '../../http/errors.js';
 import {
@@ -16,9 +19,11 @@ import {
   findContact,
   findTicket,
   findTicketByMessageId,
+  isTicketParticipant,
   markUndelivered,
   openTicket,
   recentMailFrom,
+  ticketsByMessageIds,
 } from '../tickets.js';
 import type { InboundMessage } from './message.js';
 import { readInbound, type InboundRequest, type InboundSource, type InboundVerification } from './providers.js';
@@ -31,7 +36,7 @@ const INBOUND_PER_SENDER_PER_MINUTE = 5;
 /** HELPDESK_ATTACHMENT_MAX_BYTES when unset: 25 MiB, what common mail services accept. */
 const DEFAULT_ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
 
-interface InboundDeps {
+export interface InboundDeps {
   db: Executor;
   blobs: BlobStore;
   secretKey: string;
@@ -46,8 +51,15 @@ interface InboundResult {
 }
 
 /** The verification secrets and limit from a site's applied settings. */
-function inboundVerification(values: Readonly<Record<string, string>>, secretKey: string): InboundVerification {
+export function inboundVerification(
+  deps: InboundDeps,
+  siteId: string,
+  values: Readonly<Record<string, string>>,
+): InboundVerification {
+  const { secretKey } = deps;
   return {
+    takeMailgunToken: (token, bodyDigest, windowSeconds) =>
+      takeSignatureToken(deps.db, siteId, token, bodyDigest, windowSeconds),
     inboundSecret: openSetting(values, 'HELPDESK_INBOUND_SECRET', secretKey),
     mailgunSigningKey: openSetting(values, 'HELPDESK_MAILGUN_SIGNING_KEY', secretKey),
     sendgridPublicKey: openSetting(values, 'HELPDESK_SENDGRID_VERIFICATION_KEY', secretKey),
@@ -75,8 +87,9 @@ async function threadOf(deps: InboundDeps, siteId: string, message: InboundMessa
   const referenced = [message.inReplyTo, ...[...message.references].reverse()].filter(
     (id): id is string => id !== null,
   );
-  const byReference = await findTicketByMessageId(deps.db, siteId, referenced);
-  if (byReference) return byReference;
+  // A Message-ID is no credential: anyone copied on one mail knows it. Others open their own ticket.
+  for (const ticket of await ticketsByMessageIds(deps.db, siteId, referenced))
+    if (await isTicketParticipant(deps.db, ticket, message.from.email)) return ticket;
   const number = subjectTicketNumber(message.subject);
   if (number === undefined) return undefined;
   // A subject tag is easy to write: it threads only mail from the ticket's own requester.
@@ -134,6 +147,21 @@ async function storeAttachments(
     });
   }
   return refs;
+}
+
+/**
+ * A text longer than an entry may be (the API's limit) is cut there, and the whole text is kept
+ * as `message.txt` beside the message's own attachments.
+ */
+function capBody(message: InboundMessage, body: string): { body: string; message: InboundMessage } {
+  if (body.length <= ENTRY_BODY_MAX_CHARS) return { body, message };
+  const note = '\n\n(The message is longer than a reply may be; the whole text is attached as message.txt.)';
+  const content = Buffer.from(message.text, 'utf8');
+  const whole = { filename: 'message.txt', contentType: 'text/plain; charset=utf-8', size: content.length, content };
+  return {
+    body: body.slice(0, ENTRY_BODY_MAX_CHARS - note.length) + note,
+    message: { ...message, attachments: [...message.attachments, { ...whole, inline: false }] },
+  };
 }
 
 /** A reply's own text, above the quoted thread; a first message whole, its quotes being the customer's. */
@@ -216,7 +244,7 @@ export async function receiveInbound(
   settings: Readonly<Record<string, string>>,
   request: InboundRequest,
 ): Promise<InboundResult> {
-  const { source, message } = await readInbound(request, inboundVerification(settings, deps.secretKey));
+  const { source, message } = await readInbound(request, inboundVerification(deps, siteId, settings));
   if (message.automated?.kind === 'bounce') {
     const ticket = await markUndelivered(deps.db, siteId, message.bouncedMessageIds, bounceReport(message.text));
     return { ticket: ticket ?? null, created: false, source, ignored: message.automated.reason };
@@ -230,10 +258,11 @@ export async function receiveInbound(
     const onFile = await findTicketByMessageId(deps.db, siteId, [messageId]);
     if (onFile) return { ticket: onFile, created: false, source, ignored: null };
   }
-  const attachments = await storeAttachments(deps.blobs, siteId, messageId, message);
   const thread = await threadOf(deps, siteId, message);
-  const body = bodyOf(message, thread !== undefined);
-  if (thread && message.text.trim() !== '' && body !== message.text.trim())
+  // A text past an entry's limit is cut, and kept whole as message.txt; a trimmed reply keeps its original.
+  const { body, message: kept } = capBody(message, bodyOf(message, thread !== undefined));
+  const attachments = await storeAttachments(deps.blobs, siteId, messageId, kept);
+  if (thread && kept === message && message.text.trim() !== '' && body !== message.text.trim())
     attachments.push(await storeOriginal(deps.blobs, siteId, messageId, message.text.trim()));
   const write = thread
     ? await addEntry(

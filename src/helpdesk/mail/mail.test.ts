@@ -162,6 +162,8 @@ describe('inbound mail: provider payloads', () => {
     mailgunSigningKey: 'mailgun-key-456',
     sendgridPublicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
     maxAttachmentBytes: LIMIT,
+    // Replays are the database's to refuse (inbound-routes.test.ts); every token is new here.
+    takeMailgunToken: async () => true,
   };
 
   it('raw MIME needs the Bearer secret', async () => {

@@ -35,6 +35,8 @@ export interface InboundVerification {
   /** SendGrid's verification public key, base64 DER (as SendGrid shows it) or PEM. */
   sendgridPublicKey: string | undefined;
   maxAttachmentBytes: number;
+  /** Takes a Mailgun signature's token for this body: false when another body took it (a replay). */
+  takeMailgunToken: (token: string, bodyDigest: string, windowSeconds: number) => Promise<boolean>;
 }
 
 /** How far a signed timestamp may be from now: replays of older captures are refused. */
@@ -57,7 +59,7 @@ function sameSecret(presented: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-function header(request: InboundRequest, name: string): string | undefined {
+function header(request: Pick<InboundRequest, 'headers'>, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -193,7 +195,20 @@ function postmark(body: Buffer, maxAttachmentBytes: number): InboundMessage {
   );
 }
 
+/** Parts (or fields) a form payload may have: a provider's fields and attachments fit many times over. */
+const MAX_FORM_PARTS = 1000;
+
+/** Counts the parts before any is parsed, in one pass over the bytes: a form of many tiny fields is refused cheaply. */
+function checkFormParts(request: InboundRequest): void {
+  const boundary = /boundary="?([^";]+)"?/i.exec(request.contentType)?.[1];
+  const separator = Buffer.from(boundary ? `--${boundary}` : '&');
+  let parts = 0;
+  for (let at = request.body.indexOf(separator); at !== -1; at = request.body.indexOf(separator, at + separator.length))
+    if (++parts > MAX_FORM_PARTS) throw unreadable(`The form payload has more than ${MAX_FORM_PARTS} parts.`);
+}
+
 async function readForm(request: InboundRequest): Promise<FormData> {
+  checkFormParts(request);
   try {
     return await new Response(new Uint8Array(request.body), {
       headers: { 'content-type': request.contentType },
@@ -241,20 +256,26 @@ export function mailgunSignature(signingKey: string, timestamp: string, token: s
 }
 
 async function mailgun(
+  request: InboundRequest,
   form: FormData,
-  signingKey: string | undefined,
-  maxAttachmentBytes: number,
+  verification: InboundVerification,
   now: number,
 ): Promise<InboundMessage> {
+  const { mailgunSigningKey: signingKey, maxAttachmentBytes } = verification;
   if (!signingKey) throw unauthorized('This site has no Mailgun signing key (HELPDESK_MAILGUN_SIGNING_KEY).');
   const timestamp = field(form, 'timestamp') ?? '';
   const signature = field(form, 'signature') ?? '';
+  const token = field(form, 'token') ?? '';
   if (
     !freshTimestamp(timestamp, now) ||
-    !sameSecret(signature.toLowerCase(), mailgunSignature(signingKey, timestamp, field(form, 'token') ?? ''))
+    !sameSecret(signature.toLowerCase(), mailgunSignature(signingKey, timestamp, token))
   ) {
     throw unauthorized('The Mailgun signature does not verify.');
   }
+  // The signature covers no content: its token carries the first body it came with, and no other.
+  const bodyDigest = createHash('sha256').update(request.body).digest('hex');
+  if (!(await verification.takeMailgunToken(token, bodyDigest, SIGNATURE_WINDOW_SECONDS)))
+    throw unauthorized('The Mailgun signature was used already.');
   const mime = field(form, 'body-mime');
   if (mime !== undefined) return parseMime(mime, maxAttachmentBytes);
   const headers = new Map<string, string>();
@@ -352,40 +373,61 @@ async function sendgrid(
   );
 }
 
+const FORM_TYPES = new Set(['multipart/form-data', 'application/x-www-form-urlencoded']);
+
+/**
+ * Everything that can be checked from the headers, before a byte of the body is read: raw MIME's
+ * bearer secret and Postmark's basic auth in full; for the signed forms of Mailgun and SendGrid,
+ * whose signatures need the body, that the site has a key to check them with. Throws the refusal.
+ */
+export function checkInboundHeaders(request: Omit<InboundRequest, 'body'>, verification: InboundVerification): void {
+  const type = mediaType(request.contentType);
+  const authorization = header(request, 'authorization') ?? '';
+  if (type === 'message/rfc822') {
+    const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1];
+    if (!verification.inboundSecret || !bearer || !sameSecret(bearer.trim(), verification.inboundSecret))
+      throw unauthorized('Raw MIME needs Authorization: Bearer with the help desk inbound secret.');
+    return;
+  }
+  if (type === 'application/json') {
+    const basic = /^Basic\s+(.+)$/i.exec(authorization)?.[1];
+    const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : undefined;
+    if (!verification.inboundSecret || password === undefined || !sameSecret(password, verification.inboundSecret))
+      throw unauthorized('Postmark payloads need basic auth with the help desk inbound secret as password.');
+    return;
+  }
+  if (FORM_TYPES.has(type)) {
+    if (!verification.mailgunSigningKey && !verification.sendgridPublicKey)
+      throw unauthorized(
+        'This site has no key for signed form payloads (HELPDESK_MAILGUN_SIGNING_KEY or HELPDESK_SENDGRID_VERIFICATION_KEY).',
+      );
+    return;
+  }
+  throw unreadable(
+    `Content-Type ${type || '(none)'} is not message/rfc822, a Postmark JSON payload or a SendGrid / Mailgun form.`,
+  );
+}
+
 /** The verified, normalized message of an inbound request, and which way it came. */
 export async function readInbound(
   request: InboundRequest,
   verification: InboundVerification,
   now = Date.now(),
 ): Promise<{ source: InboundSource; message: InboundMessage }> {
+  checkInboundHeaders(request, verification);
   const type = mediaType(request.contentType);
   const { maxAttachmentBytes } = verification;
-  if (type === 'message/rfc822') {
-    const bearer = /^Bearer\s+(.+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
-    if (!verification.inboundSecret || !bearer || !sameSecret(bearer.trim(), verification.inboundSecret))
-      throw unauthorized('Raw MIME needs Authorization: Bearer with the help desk inbound secret.');
-    return { source: 'mime', message: await parseMime(request.body, maxAttachmentBytes) };
-  }
-  if (type === 'application/json') {
-    const basic = /^Basic\s+(.+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
-    const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : undefined;
-    if (!verification.inboundSecret || password === undefined || !sameSecret(password, verification.inboundSecret))
-      throw unauthorized('Postmark payloads need basic auth with the help desk inbound secret as password.');
-    return { source: 'postmark', message: postmark(request.body, maxAttachmentBytes) };
-  }
-  if (type === 'multipart/form-data' || type === 'application/x-www-form-urlencoded') {
-    const form = await readForm(request);
-    if (form.has('signature') && form.has('token') && form.has('timestamp'))
-      return {
-        source: 'mailgun',
-        message: await mailgun(form, verification.mailgunSigningKey, maxAttachmentBytes, now),
-      };
+  if (type === 'message/rfc822') return { source: 'mime', message: await parseMime(request.body, maxAttachmentBytes) };
+  if (type === 'application/json') return { source: 'postmark', message: postmark(request.body, maxAttachmentBytes) };
+  // A Mailgun or SendGrid form (checkInboundHeaders refused every other type).
+  const form = await readForm(request);
+  if (form.has('signature') && form.has('token') && form.has('timestamp'))
     return {
-      source: 'sendgrid',
-      message: await sendgrid(request, form, verification.sendgridPublicKey, maxAttachmentBytes, now),
+      source: 'mailgun',
+      message: await mailgun(request, form, verification, now),
     };
-  }
-  throw unreadable(
-    `Content-Type ${type || '(none)'} is not message/rfc822, a Postmark JSON payload or a SendGrid / Mailgun form.`,
-  );
+  return {
+    source: 'sendgrid',
+    message: await sendgrid(request, form, verification.sendgridPublicKey, maxAttachmentBytes, now),
+  };
 }

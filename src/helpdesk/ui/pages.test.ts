@@ -10,6 +10,7 @@ import { helpdeskApi, type HelpdeskCredential } from '../../../test/factories/he
 import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
+import { addEntry, findTicket } from '../tickets.js';
 
 for (const database of testDatabases) {
   describe(`help desk pages [${database}]`, () => {
@@ -95,6 +96,18 @@ for (const database of testDatabases) {
           ['requester', 'Firefox.'],
         ],
       );
+      // Someone copied on the mail wrote too: the requester sees them as another sender, not as "You".
+      const db = t.app.deps.database.db;
+      const ticket = (await findTicket(db, 'desk', number))!;
+      await addEntry(
+        db,
+        ticket,
+        { body: 'Copied colleague here.', author: { kind: 'requester', email: 'cc@customer.example' } },
+        { kind: 'requester', id: null },
+      );
+      const seen = pageText((await member.get(`/support/tickets/${number}`)).body);
+      assert.match(seen, /You · [^·]*Firefox\./);
+      assert.match(seen, /Another sender · [^·]*Copied colleague here\./);
 
       const other = client();
       await other.login('sam', sam.password);

@@ -58,7 +58,7 @@ export function ticketView(ui: UiContext, ticket: TicketRow, thread: ThreadEntry
 <p>Status: <strong>${STATUS_WORDS[ticket.status]}</strong></p>
 <ol class="thread">${thread.map(
     (entry) =>
-      html`<li class="post"><div class="meta">${entry.authorKind === 'agent' ? 'Support' : 'You'} · ${time(entry.createdAt)}</div><div class="body">${trustedHtml(entry.bodyHtml)}</div></li>`,
+      html`<li class="post"><div class="meta">${entry.authorKind === 'agent' ? 'Support' : entry.authorId === ticket.requesterId ? 'You' : 'Another sender'} · ${time(entry.createdAt)}</div><div class="body">${trustedHtml(entry.bodyHtml)}</div></li>`,
   )}</ol>
 ${error ? notice('error', error) : ''}
 <form class="stack" method="post" action="/support/tickets/${ticket.number}/reply">${csrfField(ui)}
