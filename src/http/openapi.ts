@@ -273,7 +273,7 @@ const OPERATION_NAMES: Record<string, string> = {
  * into a method: `GET /topics` listTopics, `GET /topics/{id}` getTopic, `POST /topics/{id}/posts`
  * createTopicPost, `POST /workspaces/{id}/suspend` suspendWorkspace; `OPERATION_NAMES` where that reads badly.
  */
-export function operationName(method: string, url: string, prefix: string): string {
+function operationName(method: string, url: string, prefix: string): string {
   const named = OPERATION_NAMES[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`];
   if (named) return named;
   const segments = url.slice(prefix.length).split('/').filter(Boolean);
