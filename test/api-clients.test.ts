@@ -58,6 +58,10 @@ export async function run(s: Setup) {
   const filtered = await cms.GET('/api/cms/v1/entries/articles', {
     params: { query: { 'filter[title][contains]': 'Launch', 'filter[slug][ne]': 'other' } },
   });
+  // The generic path's flat filter map, as openapi-fetch sends it: filter[slug]=launch-day.
+  const generic = await cms.GET('/api/cms/v1/entries/{type}', {
+    params: { path: { type: 'articles' }, query: { filter: { slug: 'launch-day' } } },
+  });
   const missing = await cms.GET('/api/cms/v1/entries/articles/{id}', { params: { path: { id: 'no-such-entry' } } });
   const forum = createClient<Forum>({ baseUrl: site, fetch: localFetch });
   const topics = await forum.GET('/api/forum/v1/topics');
@@ -82,6 +86,7 @@ export async function run(s: Setup) {
     created: created.data?.slug,
     etag: created.response.headers.get('etag'),
     filtered: filtered.data?.map((entry) => entry.data.title),
+    generic: generic.data?.map((entry) => entry.slug),
     missing: missing.error?.code,
     topics: topics.error?.code,
     upload: upload.data?.id,
@@ -179,6 +184,7 @@ describe('typed clients generated from every OpenAPI document', () => {
         assert.equal(result.created, 'launch-day', JSON.stringify(result));
         assert.match(String(result.etag), /^(W\/)?".+"$/);
         assert.deepEqual(result.filtered, ['Launch day']);
+        assert.deepEqual(result.generic, ['launch-day']);
         assert.equal(result.missing, 'entry_not_found');
         // Anonymous forum reads are off unless the site turns them on.
         assert.equal(result.topics, 'authentication_required');
