@@ -108,7 +108,7 @@ describe('OpenAPI documents a generator can use', () => {
   interface Operation {
     operationId: string;
     tags?: string[];
-    parameters?: { name: string; in: string }[];
+    parameters?: { name: string; in: string; style?: string; schema?: Record<string, unknown> }[];
     responses: Record<string, { description: string; headers?: Record<string, unknown> }>;
   }
   const operations = (doc: (typeof documents)[number]['doc']) =>
@@ -143,6 +143,26 @@ describe('OpenAPI documents a generator can use', () => {
       const used = new Set(operations(doc).flatMap(({ operation }) => operation.tags ?? []));
       assert.deepEqual(new Set(doc.tags?.map((tag) => tag.name)), used, `${name}: top-level tags`);
       for (const tag of doc.tags ?? []) assert.ok(tag.description, `${name}: tag ${tag.name}`);
+    }
+  });
+
+  it('declares query parameters a generated client can send, and ETag where If-Match is read', () => {
+    for (const { name, doc } of documents) {
+      for (const { path, method, operation } of operations(doc)) {
+        for (const parameter of operation.parameters ?? []) {
+          // openapi-fetch (and most generators) serialize a flat map as a deepObject, nothing deeper.
+          const values = parameter.schema?.additionalProperties as Record<string, unknown> | undefined;
+          if (parameter.style === 'deepObject')
+            assert.equal(values?.type, 'string', `${name}: ${method.toUpperCase()} ${path} ${parameter.name}`);
+        }
+      }
+      const readsIfMatch = operations(doc).some(({ operation }) =>
+        operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'if-match'),
+      );
+      const sendsEtag = operations(doc).some(({ operation }) =>
+        Object.values(operation.responses).some((response) => response.headers?.ETag),
+      );
+      assert.equal(sendsEtag, readsIfMatch, `${name}: an If-Match without a declared ETag to send back`);
     }
   });
 });

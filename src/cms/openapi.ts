@@ -8,8 +8,9 @@ import { canManageSite } from '../core/sites/policy.js';
 import { bearerToken, sessionUser } from '../core/auth.js';
 import { describedTags, type OpenApiDocument } from '../http/openapi.js';
 import { ARTICLES } from './content-types.js';
-import type { FieldDefinition } from './fields.js';
-import { FORUM_TYPES } from './forum-types.js';
+import { FIELD_KINDS, type FieldDefinition, type FilterOp } from './fields.js';
+import { FORUM_TYPE_SLUGS, FORUM_TYPES } from './forum-types.js';
+import { FILTER_COLUMNS } from './query.js';
 import { highestScope } from './policy.js';
 import { cmsContentTypes } from './tables.js';
 
@@ -59,19 +60,76 @@ function dataSchema(fields: readonly FieldDefinition[], write = false): Schema {
   };
 }
 
+/**
+ * The generic list's filters as one flat map, `filter[<field>]=<value>` (eq): generators serialize a
+ * map of strings as a deepObject, not a nested one. Each typed path declares every field and
+ * operator as a parameter of its own instead (`typedFilters`).
+ */
 const FILTER_PARAMETER = {
   in: 'query',
   name: 'filter',
   style: 'deepObject',
   explode: true,
   required: false,
-  schema: {
-    type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }] },
-  },
+  schema: { type: 'object', additionalProperties: { type: 'string' } },
   description:
-    '`filter[<field>][<op>]=<value>` with ops eq ne lt lte gt gte in contains (each field lists its own in the content type); `filter[<field>]=<value>` means eq; `in` takes a comma list.',
+    '`filter[<field>]=<value>` keeps entries whose field equals the value. The server also takes `filter[<field>][<op>]=<value>` with ops eq ne lt lte gt gte in contains (each field lists its own in the content type; `in` takes a comma list); the typed paths `/entries/<type>` declare each as a parameter.',
 };
+
+/** The filters the forum's views take: one field each, eq only (forum-views.ts). */
+const FORUM_FILTERS: Record<string, string | undefined> = {
+  forums: 'category_id',
+  topics: 'forum_id',
+  posts: 'topic_id',
+};
+
+/** One plain query parameter per filterable field and operator of a type: `filter[title][eq]`. */
+function typedFilters(slug: string, fields: readonly FieldDefinition[]): Schema[] {
+  const parameter = (name: string, op: FilterOp, schema: Schema): Schema => ({
+    in: 'query',
+    name: `filter[${name}][${op}]`,
+    required: false,
+    schema: op === 'in' ? { type: 'string', description: 'A comma-separated list.' } : schema,
+    description: `Entries whose \`${name}\` ${FILTER_TEXT[op]} the value.`,
+  });
+  if (FORUM_TYPE_SLUGS.includes(slug)) {
+    const name = FORUM_FILTERS[slug];
+    return name ? [parameter(name, 'eq', { type: 'string' })] : [];
+  }
+  const columns = Object.values(FILTER_COLUMNS).flatMap((column) =>
+    column.ops.map((op) =>
+      parameter(column.name, op, column.time ? { type: 'string', format: 'date-time' } : { type: 'string' }),
+    ),
+  );
+  const data = fields.flatMap((field) =>
+    FIELD_KINDS[field.type].ops.map((op) => parameter(field.name, op, filterValueSchema(field))),
+  );
+  return [...columns, ...data];
+}
+
+const FILTER_TEXT: Record<FilterOp, string> = {
+  eq: 'equals',
+  ne: 'differs from',
+  lt: 'is less than',
+  lte: 'is at most',
+  gt: 'is greater than',
+  gte: 'is at least',
+  in: 'is one of',
+  contains: 'contains',
+};
+
+/** A filter value travels as text: the field's own schema where it is a string, else its string form. */
+function filterValueSchema(field: FieldDefinition): Schema {
+  const schema = fieldSchema(field);
+  if (schema.type === 'string')
+    return {
+      type: 'string',
+      ...(schema.format ? { format: schema.format } : {}),
+      ...(schema.enum ? { enum: schema.enum } : {}),
+    };
+  if (schema.type === 'boolean') return { type: 'string', enum: ['true', 'false'] };
+  return { type: 'string', description: `A ${String(schema.type)}.` };
+}
 
 /** Adds one typed copy of the entry paths for a content type. */
 function addType(doc: OpenApiDocument, prefix: string, slug: string, fields: readonly FieldDefinition[]): void {
@@ -96,8 +154,11 @@ function addType(doc: OpenApiDocument, prefix: string, slug: string, fields: rea
     for (const operation of Object.values(copy)) {
       // The generic operation's id, told apart per type (`getApiCmsV1EntriesType` -> `...Type_articles`).
       operation.operationId = `${String(operation.operationId)}_${slug.replace(/[^A-Za-z0-9]+/g, '_')}`;
-      operation.parameters = ((operation.parameters as Array<{ in: string; name: string }> | undefined) ?? []).filter(
-        (p) => !(p.in === 'path' && p.name === 'type'),
+      operation.parameters = ((operation.parameters as Array<{ in: string; name: string }> | undefined) ?? []).flatMap(
+        (p) => {
+          if (p.in === 'path' && p.name === 'type') return [];
+          return p.in === 'query' && p.name === 'filter' ? typedFilters(slug, fields) : [p];
+        },
       );
       operation.tags = [`entries: ${slug}`];
       const responses = operation.responses as

@@ -17,7 +17,7 @@ type Field = { kind: 'field'; field: FieldDefinition };
 type Target = Column | Field;
 
 /** Entry attributes outside `data` that filter and sort like fields. */
-const COLUMNS: Record<string, Column> = {
+export const FILTER_COLUMNS: Record<string, Column> = {
   id: { kind: 'column', name: 'id', column: cmsEntries.id, ops: ['eq', 'ne', 'in'], time: false },
   slug: {
     kind: 'column',
@@ -54,12 +54,12 @@ function invalid(detail: string): AppError {
 }
 
 function targetOf(fields: readonly FieldDefinition[], name: string): Target {
-  const column = COLUMNS[name];
+  const column = FILTER_COLUMNS[name];
   if (column) return column;
   const field = fields.find((f) => f.name === name);
   if (!field)
     throw invalid(
-      `Unknown field "${name}". Fields: ${[...Object.keys(COLUMNS), ...fields.map((f) => f.name)].join(', ')}.`,
+      `Unknown field "${name}". Fields: ${[...Object.keys(FILTER_COLUMNS), ...fields.map((f) => f.name)].join(', ')}.`,
     );
   return { kind: 'field', field };
 }

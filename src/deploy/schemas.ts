@@ -102,8 +102,11 @@ export type AliasChangeOut = Static<typeof AliasChangeOut>;
 
 export const ArchiveUpload = Type.Object(
   {
+    // `format: binary` is how OpenAPI 3.0 tools know a file part, `contentMediaType` how 3.1 ones do;
+    // openapi-typescript turns either into `string` unless told `Blob` (docs/api-clients.md).
     archive: Type.String({
       format: 'binary',
+      contentMediaType: 'application/gzip',
       description: 'tar.gz of the built site; files at the root or under one top folder.',
     }),
   },

@@ -187,6 +187,18 @@ const PAGINATION_HEADERS = {
   Link: { type: 'string', description: 'RFC 8288 links to the first, last, previous and next pages.' },
 };
 
+/** Operations whose success answer carries an `ETag` a later `If-Match` names (routes set it). */
+const ETAG_HEADERS: Record<string, string> = {
+  'POST /api/cms/v1/entries/{type}':
+    'The version of the entry; send it back as `If-Match` to replace or delete only this version.',
+  'GET /api/cms/v1/entries/{type}/{id}':
+    'The version of the entry; send it back as `If-Match` to replace or delete only this version.',
+  'PUT /api/cms/v1/entries/{type}/{id}':
+    'The version of the entry; send it back as `If-Match` to replace or delete only this version.',
+  'GET /api/deploy/{id}/releases':
+    'The live release, `"<release id>"` (`"none"` when nothing is live); send it as `If-Match` to promote or roll back only from it.',
+};
+
 function isPaginated(schema: FastifySchema): boolean {
   const properties = (schema.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
   return Boolean(properties && 'page' in properties && 'page_size' in properties);
@@ -268,7 +280,7 @@ const OPERATION_NAMES: Record<string, string> = {
  * into a method: `GET /topics` listTopics, `GET /topics/{id}` getTopic, `POST /topics/{id}/posts`
  * createTopicPost, `POST /workspaces/{id}/suspend` suspendWorkspace; `OPERATION_NAMES` where that reads badly.
  */
-export function operationName(method: string, url: string, prefix: string): string {
+function operationName(method: string, url: string, prefix: string): string {
   const named = OPERATION_NAMES[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`];
   if (named) return named;
   const segments = url.slice(prefix.length).split('/').filter(Boolean);
@@ -323,6 +335,7 @@ function describeOperation(
   }
   const method = [route.method].flat()[0]!;
   const name = (schema.operationId as string | undefined) ?? operationName(method, url, prefix);
+  const etag = ETAG_HEADERS[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`];
   for (const [status, value] of Object.entries(response)) {
     const code = Number(status);
     if (code < 200 || code >= 300 || !value || typeof value !== 'object') continue;
@@ -331,6 +344,7 @@ function describeOperation(
       ...value,
       ...(described ? {} : { 'x-response-description': successText(name, code) }),
       ...(code === 200 && method === 'GET' && isPaginated(schema) ? { headers: PAGINATION_HEADERS } : {}),
+      ...(etag ? { headers: { ETag: { type: 'string', description: etag } } } : {}),
     };
   }
   return {
