@@ -53,11 +53,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('data', (chunk: Buffer) => {
       if (connection.sent.length < 4096) connection.sent += chunk.toString('latin1');
       if (holding?.test(connection.sent)) connection.held ??= [];
-      upstream.write(chunk);
     });
+    client.pipe(upstream);
     upstream.on('data', (chunk: Buffer) => {
       if (connection.held) connection.held.push(chunk);
       else client.write(chunk);
+    });
+    // The backend closing ends the client's side too, held bytes first (as `pipe` would).
+    upstream.on('end', () => {
+      for (const chunk of connection.held ?? []) client.write(chunk);
+      connection.held = undefined;
+      client.end();
     });
   }
   let server = await listen(0);
