@@ -152,8 +152,7 @@ describe('typed clients generated from every OpenAPI document', () => {
         });
         await createSite(db, owner, { id: 'comm', kind: 'community', plan: 'pro' });
         await createSite(db, owner, { id: 'hello', kind: 'static' });
-        await t.app.services.sites.changed('comm');
-        await t.app.services.sites.changed('hello');
+        await t.app.services.epochs.announce();
         const login = await t.app.inject({
           method: 'POST',
           url: '/api/auth/login',
