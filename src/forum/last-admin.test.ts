@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { forumApi, mintForumToken } from '../../test/factories/forum.js';
-import { buildTestApp, json, type TestApp } from '../../test/helpers/app.js';
+import { buildTestApp, json, operationsOf, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
@@ -43,14 +43,7 @@ for (const database of testDatabases) {
       });
       await createSite(db(), null, { id: 'town', kind: 'community', plan: 'business' });
       await t.app.services.epochs.announce();
-      ops = {
-        database: t.deps.database,
-        singleSite: 'town',
-        blobs: t.deps.blobs,
-        edge: t.app.deploy.cache,
-        epochs: t.app.services.epochs,
-        secretKey: t.config.secretKey,
-      };
+      ops = operationsOf(t.app, 'town');
       assert.match(
         await runOperation(ops, 'create-admin', { username: 'ada', email: 'ada@town.test', password }),
         /Created administrator "ada"/,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
-import { buildTwoNodes, caughtUp, json, type TestApp } from '../../test/helpers/app.js';
+import { buildTwoNodes, caughtUp, json, operationsOf, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { runOperation } from '../cli/operations.js';
 import { parseCredential } from '../core/credentials/service.js';
@@ -51,13 +51,7 @@ for (const database of testDatabases) {
         const reader = await addMember(a.app, 'club', 'paul');
         assert.equal((await list(b, reader.token)).statusCode, 200);
         // As `blume plan-feature forum_api business` does, in the server or in a process of its own.
-        const operations = {
-          database: a.deps.database,
-          blobs: a.deps.blobs,
-          edge: a.app.deploy.cache,
-          epochs: a.app.services.epochs,
-          secretKey: a.app.deps.config.secretKey,
-        };
+        const operations = operationsOf(a.app);
         assert.equal(
           await runOperation(operations, 'plan-feature', { feature: 'forum_api', plans: 'business' }),
           'forum_api is now on business.',
@@ -74,13 +68,7 @@ for (const database of testDatabases) {
       it('moves a site to a plan on one node, obeyed by the next request on the other (blume plan set)', async () => {
         const reader = await addMember(a.app, 'club', 'pia');
         assert.equal((await list(b, reader.token)).statusCode, 200);
-        const operations = {
-          database: a.deps.database,
-          blobs: a.deps.blobs,
-          edge: a.app.deploy.cache,
-          epochs: a.app.services.epochs,
-          secretKey: a.app.deps.config.secretKey,
-        };
+        const operations = operationsOf(a.app);
         assert.equal(
           await runOperation(operations, 'plan-set', { site: 'club', plan: 'free' }),
           'Site "club" is now on the free plan (was pro), on every node from its next request on.',

@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { runOperation } from '../../src/cli/operations.js';
 import { createSite } from '../../src/core/sites/service.js';
 import { createMember } from '../../src/forum/members.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, operationsOf, type TestApp } from '../helpers/app.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 
 const skip = skipWithoutChromium;
@@ -48,14 +48,7 @@ describe('forum admin area in a browser', { skip }, () => {
     const db = t.app.deps.database.db;
     await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
     await t.app.services.epochs.announce();
-    const ops = {
-      database: t.deps.database,
-      singleSite: 'town',
-      blobs: t.deps.blobs,
-      edge: t.app.deploy.cache,
-      epochs: t.app.services.epochs,
-      secretKey: t.config.secretKey,
-    };
+    const ops = operationsOf(t.app, 'town');
     await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
     await createMember(db, 'town', { username: 'deputy', email: 'deputy@town.test', password, role: 'moderator' });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { runOperation } from '../../src/cli/operations.js';
 import { createSite } from '../../src/core/sites/service.js';
 import { mintCredential } from '../../src/core/credentials/service.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, operationsOf, type TestApp } from '../helpers/app.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 
 const PNG = Buffer.from(
@@ -45,14 +45,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     const db = t.app.deps.database.db;
     await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
     await t.app.services.epochs.announce();
-    const ops = {
-      database: t.deps.database,
-      singleSite: 'town',
-      blobs: t.deps.blobs,
-      edge: t.app.deploy.cache,
-      epochs: t.app.services.epochs,
-      secretKey: t.config.secretKey,
-    };
+    const ops = operationsOf(t.app, 'town');
     await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     picture = path.join(await mkdtemp(path.join(tmpdir(), 'blume-editor-')), 'harbour.png');

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { OperationContext } from '../../src/cli/operation-context.js';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createBlobStore } from '../../src/adapters/blobs/index.js';
 import { createCache, type CacheAdapter } from '../../src/adapters/cache/index.js';
@@ -213,5 +214,17 @@ export async function startSecondNode(
       await app.close();
       if (cache !== t.cache) await cache.close();
     },
+  };
+}
+
+/** What an operator command run by this app's process gets, as `blume serve` hands it (src/cli/serve.ts). */
+export function operationsOf(app: FastifyInstance, singleSite?: string): OperationContext {
+  return {
+    database: app.deps.database,
+    singleSite,
+    blobs: app.deps.blobs,
+    edge: app.deploy.cache,
+    epochs: app.services.epochs,
+    secretKey: app.deps.config.secretKey,
   };
 }
