@@ -23,6 +23,8 @@ interface Catalog {
   sequences: string[];
 }
 
+// `cache_epochs` is left out: the cache seam's counters name transactions of the database they were
+// written in (decision 0111), so a restored install starts its own, and the restore's writes move them.
 export async function readCatalog(db: Executor): Promise<Catalog> {
   const columns = await queryRows<{
     table: string;
@@ -39,7 +41,7 @@ export async function readCatalog(db: Executor): Promise<Catalog> {
           join pg_namespace n on n.oid = c.relnamespace
           join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
           left join pg_index i on i.indrelid = c.oid and i.indisprimary
-         where n.nspname = 'public' and c.relkind = 'r'
+         where n.nspname = 'public' and c.relkind = 'r' and c.relname <> 'cache_epochs'
          order by c.relname, a.attnum`,
   );
   const edges = await queryRows<{ child: string; parent: string }>(
