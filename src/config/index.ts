@@ -57,7 +57,13 @@ export interface Config {
   cacheAnswers: boolean;
   blobs: BlobsConfig;
   mail: MailConfig;
-  rateLimit: { loginPerMinute: number; apiPerMinute: number; postsPerMinute: number; waitlistPerMinute: number };
+  rateLimit: {
+    loginPerMinute: number;
+    apiPerMinute: number;
+    postsPerMinute: number;
+    waitlistPerMinute: number;
+    inboundPerMinute: number;
+  };
   builds: BuildsConfig;
   /** Whether Content API webhooks may target private, loopback and link-local addresses (decision 0047). */
   webhooksAllowPrivate: boolean;
@@ -365,6 +371,13 @@ const RATE_POSTS = int(
   1_000_000,
   'Forum topics, replies and edits per member per minute.',
 );
+const RATE_INBOUND = int(
+  'BLUME_RATE_INBOUND_PER_MINUTE',
+  60,
+  1,
+  100_000,
+  "Help desk inbound mail requests per client address per minute, to one site (its mail provider's or MTA's).",
+);
 const RATE_WAITLIST = int(
   'BLUME_RATE_WAITLIST_PER_MINUTE',
   10,
@@ -507,6 +520,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       apiPerMinute: RATE_API.read(reader),
       postsPerMinute: RATE_POSTS.read(reader),
       waitlistPerMinute: RATE_WAITLIST.read(reader),
+      inboundPerMinute: RATE_INBOUND.read(reader),
     },
     builds: {
       concurrency: BUILD_CONCURRENCY.read(reader),

@@ -102,7 +102,15 @@ for (const database of testDatabases) {
 
     before(async () => {
       sink = await startSmtpSink();
-      t = await buildTestApp({ database, env: { BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) } });
+      t = await buildTestApp({
+        database,
+        env: {
+          BLUME_MAIL_SERVER: '127.0.0.1',
+          BLUME_MAIL_PORT: String(sink.port),
+          // The corpus comes from one address, faster than a real mail server sends.
+          BLUME_RATE_INBOUND_PER_MINUTE: '1000',
+        },
+      });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'desk', 'pro');
       const put = await portal(t.app, owner, {

@@ -245,10 +245,13 @@ export class CacheEpochs {
     try {
       const moved = await this.poll();
       if (moved.length === 0) return;
+      let sent = true;
       await this.echoes.publishAndWait(
-        (nonce) => this.pubsub.publish(CHANNEL, JSON.stringify({ scopes: moved, nonce })),
+        async (nonce) => (sent = await this.pubsub.publish(CHANNEL, JSON.stringify({ scopes: moved, nonce }))),
         this.unsubscribe ? (this.options.pollMs ?? POLL_MS) : 0,
       );
+      // The bus did not take it (Redis down, or this node cut off): the pub/sub adapter said why.
+      if (!sent) this.failedAnnouncements += 1;
     } catch (error) {
       this.failedAnnouncements += 1;
       this.errors.report('cache epochs announcement (other nodes find the change with their next poll)', error);

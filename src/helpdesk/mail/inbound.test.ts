@@ -4,6 +4,7 @@
 // the blob store.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,12 +40,14 @@ for (const database of testDatabases) {
       HELPDESK_MAILGUN_SIGNING_KEY: sealSetting('mg-key', SECRET_KEY),
     };
     const deps = () => ({ db, blobs, secretKey: SECRET_KEY });
-    const mime = (body: Buffer | string) =>
+    const receive = (body: Buffer | string) =>
       receiveInbound(deps(), SITE, settings, {
         contentType: 'message/rfc822',
         headers: { authorization: 'Bearer inbound-secret' },
         body: Buffer.from(body),
       });
+
+    const mime = receive;
 
     before(async () => {
       testDb = await createTestDatabase(database);
@@ -87,6 +90,16 @@ for (const database of testDatabases) {
     });
 
     it('threads by signed reply address, then References from its people, then subject tag from the requester only', async () => {
+      // More mails than a sender may send in a minute (the throttle has its own test): each arrives a
+      // minute after what came before, as the history says (its append-only trigger is off meanwhile).
+      const mime = async (body: string) => {
+        await db.transaction(async (tx) => {
+          await tx.execute(sql`alter table helpdesk_history disable trigger user`);
+          await tx.execute(sql`update helpdesk_history set created_at = created_at - interval '1 minute'`);
+          await tx.execute(sql`alter table helpdesk_history enable trigger user`);
+        });
+        return receive(body);
+      };
       const opened = await mime(
         'From: Ana <ana@customer.example>\nTo: support@help.example.com\nSubject: Printer\nMessage-ID: <p1@customer.example>\n\nIt jams.\n',
       );
