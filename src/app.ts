@@ -92,7 +92,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const epochs = new CacheEpochs(deps.database.db, deps.cache.pubsub, {
     answers: config.cacheAnswers,
-    sharedBus: deps.cache.driver === 'redis',
   });
   await epochs.start();
   const sites = new SiteDirectory(deps.database.db, epochs);

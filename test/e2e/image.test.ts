@@ -91,6 +91,13 @@ describe('the community image, built with buildah and run as docs/image.md says'
     env = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/root',
+      // The machine's own trust of the registry (a Node from the npm registry reads only its bundled
+      // CAs and this, where Debian's Node reads the system store).
+      ...Object.fromEntries(
+        ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR']
+          .filter((name) => process.env[name] !== undefined)
+          .map((name) => [name, process.env[name]!]),
+      ),
       DATABASE_URL: database.url!,
       SECRET_KEY: 'image-test-secret-key-image-test-secret-key',
       BIND: bind,

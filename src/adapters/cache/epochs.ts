@@ -166,8 +166,6 @@ export class CacheEpochs {
     private readonly options: {
       answers: boolean;
       pollMs?: number;
-      /** Nodes share a bus (Redis): a move no message announced then means this node missed one. */
-      sharedBus?: boolean;
     } = { answers: true },
   ) {
     this.echoes = new Echoes(pubsub.errors);
@@ -323,9 +321,10 @@ export class CacheEpochs {
       this.unannounced.delete(scope);
       this.missed += 1;
       this.lastMissedAt = now;
-      const missed = `"${scope}" moved and no message said so; this node found it by polling`;
-      this.errors.report('cache epochs', new Error(missed));
-      if (this.options.sharedBus) this.pubsub.missed(missed);
+      this.errors.report(
+        'cache epochs',
+        new Error(`"${scope}" moved and no message said so; this node found it by polling`),
+      );
     }
     for (const [scope, at] of this.announced) if (now - at >= ANNOUNCE_GRACE_MS * 5) this.announced.delete(scope);
   }
