@@ -265,12 +265,14 @@ export class CacheEpochs {
   }
 
   private async read(): Promise<string[]> {
+    // The first poll reads where the epochs stand: nothing is kept yet, so nothing moved for this
+    // node. (Rows a transaction still open at start moved are read again later; their epochs tell.)
+    const first = this.horizon === undefined;
     const rows = await queryRows<PolledRow>(
       this.db,
-      this.horizon === undefined
-        ? sql`select null as scope, null as epoch, pg_snapshot_xmin(pg_current_snapshot())::text::bigint as horizon`
-        : sql`select scope, epoch, null as horizon from cache_epochs where moved_by >= ${this.horizon}
-              union all select null, null, pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
+      sql`select scope, epoch, null as horizon from cache_epochs
+          where moved_by >= ${first ? sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint` : this.horizon}
+          union all select null, null, pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
     );
     const moved: string[] = [];
     const known = new Map<string, number>();
@@ -284,6 +286,7 @@ export class CacheEpochs {
       if (this.known.get(row.scope) !== epoch) moved.push(row.scope);
     }
     this.known = known;
+    if (first) return [];
     const now = Date.now();
     for (const scope of moved) {
       this.move(scope);
