@@ -111,7 +111,11 @@ describe('buildDocsSite: a realistic docs tree', () => {
           '<li><a href="/reference/">Reference</a></li><li><a href="/reference/api/">[^<]+</a></li></ol></nav>',
       ),
     );
-    assert.doesNotMatch(await page('guide/index.html'), /class="breadcrumbs"/, 'a top-level section: the brand is home');
+    assert.doesNotMatch(
+      await page('guide/index.html'),
+      /class="breadcrumbs"/,
+      'a top-level section: the brand is home',
+    );
     assert.match(html, /<link rel="icon" href="\/images\/logo.svg">/);
     assert.doesNotMatch(html, /class="tabs"/, 'tabs only when blume.json asks');
   });

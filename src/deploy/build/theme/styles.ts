@@ -118,7 +118,8 @@ pre.code:hover .copy-button,.copy-button:focus{opacity:1}
 .menu-button{display:inline-flex}
 .sidebar{position:fixed;left:0;top:3.5rem;z-index:9;width:min(20rem,85vw);background:var(--bg);transform:translateX(-105%);visibility:hidden;transition:transform .2s,visibility .2s;box-shadow:0 0 30px rgba(0,0,0,.2)}
 body.nav-open .sidebar{transform:none;visibility:visible}
-.search{width:auto;flex:1;position:static}.brand span{display:none}.tabs{display:none}
+.search{width:auto;flex:1;position:static}.tabs{display:none}
+.brand span{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .doc pre.code.has-copy,.doc pre.code[data-lang]{padding-top:2.2rem}
 .search-results{left:.5rem;right:.5rem;top:3.4rem;width:auto}
 }
