@@ -70,7 +70,7 @@ function logged(original: (...args: unknown[]) => unknown) {
     sent.push({
       name: config.name || undefined,
       text: config.text,
-      values: config.values ?? (second as unknown[]) ?? [],
+      values: config.values ?? (Array.isArray(second) ? second : []),
     });
     return log.exit(() => original.apply(this, args));
   };
