@@ -40,6 +40,10 @@ describe('a docs site in a browser', { skip: skipWithoutChromium }, () => {
     await cp(fixture, source, { recursive: true });
     const config = JSON.parse(await readFile(path.join(source, 'blume.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(path.join(source, 'blume.json'), JSON.stringify({ ...config, tabs: true }));
+    await writeFile(
+      path.join(source, 'guide', 'flow.md'),
+      '# Flow\n\n```mermaid\ngraph LR\n  A[Write] --> B[Deploy]\n```\n',
+    );
     await buildDocsSite(source, path.join(scratch, 'out'));
     t = await buildTestApp({ database: 'pglite' });
     const token = await createStaticSite(t.app, await signIn(t.app, 'writer'), 'handbook');
@@ -80,6 +84,19 @@ describe('a docs site in a browser', { skip: skipWithoutChromium }, () => {
       await screenshot(page, `docs-site-desktop-${colorScheme}`);
       await context.close();
     }
+  });
+
+  it('draws Mermaid diagrams in place of their source', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${site}/guide/flow/`);
+    const diagram = page.locator('.doc .diagram svg');
+    await diagram.waitFor();
+    assert.deepEqual(await diagram.locator('.nodeLabel').allTextContents(), ['Write', 'Deploy']);
+    assert.equal(await page.locator('code.language-mermaid').count(), 0);
+    await assertAccessible(page, 'a docs page with a diagram');
+    await screenshot(page, 'docs-site-diagram');
+    await context.close();
   });
 
   it('keeps the copy button clear of the code and passes axe at phone width', async () => {

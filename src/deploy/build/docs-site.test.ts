@@ -320,6 +320,22 @@ describe('buildDocsSite: smaller rules', () => {
     );
   });
 
+  it('ships the Mermaid renderer only with a site that has a diagram, named only by the pages that have one', async () => {
+    const { input, output } = await docsTree({
+      'index.md': '# Home\n',
+      'flow.md': '# Flow\n\n```mermaid\ngraph LR\n  A[Write] --> B[Deploy]\n```\n',
+    });
+    await buildDocsSite(input, output);
+    const flow = await readFile(path.join(output, 'flow/index.html'), 'utf8');
+    const url = /<html lang="en" data-diagrams="\/(_blume\/mermaid\.[0-9a-f]{10}\.js)">/.exec(flow)![1]!;
+    assert.match(flow, /<code class="hljs language-mermaid">graph LR\n {2}A\[Write\] --&gt; B\[Deploy\]/);
+    assert.match(await readFile(path.join(output, url), 'utf8'), /mermaid/);
+    assert.doesNotMatch(await readFile(path.join(output, 'index.html'), 'utf8'), /data-diagrams/);
+    const plain = await docsTree({ 'index.md': '# Home\n' });
+    await buildDocsSite(plain.input, plain.output);
+    assert.ok(!(await readdir(path.join(plain.output, '_blume'))).some((name) => name.startsWith('mermaid.')));
+  });
+
   it('refuses to build into a folder that is not empty', async () => {
     const { input, output } = await docsTree({ 'index.md': '# Home\n' });
     await cp(input, output, { recursive: true });

@@ -5,6 +5,7 @@
 // and the benchmark call directly too.
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { escapeHtml, escapeXml } from '../../lib/html.js';
@@ -72,6 +73,10 @@ export interface DocsBuildResult {
 
 /** Generated files live under this folder; a source folder of the same name is refused. */
 export const ASSET_DIR = '_blume';
+/** Mermaid's dependency-free build, shipped with a site only when one of its pages has a diagram. */
+const diagramsRenderer = createRequire(import.meta.url).resolve('@mermaid-js/tiny');
+/** How a ```` ```mermaid ```` fence comes out of the Markdown renderer. */
+const DIAGRAM_CODE = '<code class="hljs language-mermaid">';
 const RESERVED = new Set([ASSET_DIR, 'sitemap.xml', '404.html', 'robots.txt']);
 
 export async function buildDocsSite(
@@ -248,6 +253,12 @@ async function buildSite(
   await timedWrite(writer.write(assets.jsUrl.slice(1), clientScript));
   await timedWrite(writer.write(assets.searchJsUrl.slice(1), searchScript));
   if (logoUrl === undefined) await timedWrite(writer.write(assets.iconUrl.slice(1), defaultIcon));
+  const hasDiagrams = (page: Page): boolean => page.contentHtml.includes(DIAGRAM_CODE);
+  if (pages.some(hasDiagrams)) {
+    const renderer = await readFile(diagramsRenderer, 'utf8');
+    assets.diagramsJsUrl = `/${ASSET_DIR}/mermaid.${fingerprint(renderer)}.js`;
+    await timedWrite(writer.write(assets.diagramsJsUrl.slice(1), renderer));
+  }
   for (const [name, content] of search.files)
     await timedWrite(writer.write(assets.searchIndexUrl.slice(1) + name, content));
 
@@ -278,6 +289,7 @@ async function buildSite(
       ...(lastUpdated(page) === undefined ? {} : { lastUpdated: lastUpdated(page)! }),
       ...(site.editUrl === undefined || page.source === '' ? {} : { editUrl: site.editUrl + encodePath(page.source) }),
       isHome: page.url === '/',
+      hasDiagrams: hasDiagrams(page),
     });
     await timedWrite(writer.write(page.outFile, encodeHtml(html)));
   }

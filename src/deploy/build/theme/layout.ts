@@ -25,6 +25,8 @@ export interface ThemeAssets {
   logoUrl?: string;
   /** The site's logo, or Blume's default icon. */
   iconUrl: string;
+  /** The Mermaid renderer, on a site where a page has a diagram. */
+  diagramsJsUrl?: string;
 }
 
 interface Link {
@@ -54,6 +56,8 @@ interface PageView {
   /** Where to edit the page's source (from the `editUrl` site setting). */
   editUrl?: string;
   isHome: boolean;
+  /** The page has a Mermaid diagram: its script loads the renderer. */
+  hasDiagrams?: boolean;
 }
 
 export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView): HtmlParts {
@@ -110,8 +114,10 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
       : `\n<nav class="tabs" aria-label="${e(t.sections)}">${view.tabs
           .map((tab) => `<a href="${e(tab.url)}"${tab.current ? ' aria-current="true"' : ''}>${e(tab.title)}</a>`)
           .join('')}</nav>`;
+  const diagrams =
+    view.hasDiagrams && assets.diagramsJsUrl !== undefined ? ` data-diagrams="${e(assets.diagramsJsUrl)}"` : '';
   const head = `<!doctype html>
-<html lang="${e(site.language)}"${clientWords(t)}>
+<html lang="${e(site.language)}"${clientWords(t)}${diagrams}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -49,7 +49,7 @@ a{color:var(--accent);text-underline-offset:.15em}
 .breadcrumbs ol{display:flex;flex-wrap:wrap;gap:.3rem;list-style:none;margin:0 0 .6rem;padding:0;font-size:.85rem}
 .breadcrumbs li+li::before{content:"/";margin-right:.3rem;color:var(--fg-soft)}
 .breadcrumbs a{color:var(--fg-soft);text-decoration:none}.breadcrumbs a:hover{color:var(--accent)}
-.tabs{display:flex;gap:.2rem;margin-left:.5rem;overflow-x:auto}
+.tabs{display:flex;gap:.2rem;margin-left:.5rem;overflow-x:auto;scrollbar-width:none}
 .tabs a{padding:.35rem .6rem;border-radius:.4rem;color:var(--fg-soft);text-decoration:none;white-space:nowrap}
 .tabs a:hover{color:var(--fg);background:var(--bg-soft)}.tabs a[aria-current]{color:var(--accent);font-weight:600}
 main{min-width:0;padding:2rem clamp(1rem,4vw,3rem) 4rem}
@@ -70,6 +70,7 @@ main{min-width:0;padding:2rem clamp(1rem,4vw,3rem) 4rem}
 pre.code:hover .copy-button,.copy-button:focus{opacity:1}
 @media (hover:none){.copy-button{opacity:1}}
 .doc pre.code .line.highlighted{display:inline-block;min-width:100%;margin:0 -1rem;padding:0 1rem;background:var(--hl-line);box-shadow:inset 3px 0 var(--accent)}
+.doc .diagram{margin:1rem 0;overflow-x:auto;text-align:center;white-space:pre}
 .code-block{margin:1rem 0}.code-block pre.code{margin:0;border-top-left-radius:0;border-top-right-radius:0}
 .code-title{padding:.35rem 1rem;font:.8rem var(--mono);color:var(--fg-soft);background:var(--bg-soft);border:1px solid var(--border);border-bottom:0;border-radius:.5rem .5rem 0 0}
 .callout{margin:1rem 0;padding:.6rem 1rem;border-left:4px solid var(--c,var(--note));border-radius:.35rem;background:var(--bg-soft)}
