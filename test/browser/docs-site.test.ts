@@ -42,7 +42,7 @@ describe('a docs site in a browser', { skip: skipWithoutChromium }, () => {
     await writeFile(path.join(source, 'blume.json'), JSON.stringify({ ...config, tabs: true }));
     await writeFile(
       path.join(source, 'guide', 'flow.md'),
-      '# Flow\n\n```mermaid\ngraph LR\n  A[Write] --> B[Deploy]\n```\n',
+      '# Flow\n\n```mermaid\ngraph LR\n  A[Write] --> B[Deploy]\n```\n\nThe sum $a+b$ is\n\n$$\n\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}\n$$\n',
     );
     await buildDocsSite(source, path.join(scratch, 'out'));
     t = await buildTestApp({ database: 'pglite' });
@@ -94,6 +94,16 @@ describe('a docs site in a browser', { skip: skipWithoutChromium }, () => {
     await diagram.waitFor();
     assert.deepEqual(await diagram.locator('.nodeLabel').allTextContents(), ['Write', 'Deploy']);
     assert.equal(await page.locator('code.language-mermaid').count(), 0);
+    // Display math: centred in the text column, at least as large as the text around it.
+    const formula = await page.locator('.math-display math').evaluate((math) => {
+      const box = math.querySelector('mrow')!.getBoundingClientRect();
+      const doc = math.closest('.doc')!;
+      const column = doc.getBoundingClientRect();
+      const size = parseFloat(getComputedStyle(math).fontSize) / parseFloat(getComputedStyle(doc).fontSize);
+      return { left: box.left - column.left, right: column.right - box.right, size };
+    });
+    assert.ok(formula.left > 100 && Math.abs(formula.left - formula.right) < 20, `centred: ${JSON.stringify(formula)}`);
+    assert.ok(formula.size >= 1, `sized like the text: ${JSON.stringify(formula)}`);
     await assertAccessible(page, 'a docs page with a diagram');
     await screenshot(page, 'docs-site-diagram');
     await context.close();

@@ -88,8 +88,8 @@ pre.code:hover .copy-button,.copy-button:focus{opacity:1}
 .toc-inline summary{cursor:pointer;font-weight:600}.toc-inline ul{margin:.4rem 0;padding-left:1rem}.toc-inline li.level-3{margin-left:.8rem}
 .page-meta{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem 1rem;max-width:48rem;margin-top:2.5rem;font-size:.85rem;color:var(--fg-soft)}.page-meta p{margin:0}
 .table-wrap{overflow-x:auto;margin:1rem 0}
-.math-display{overflow-x:auto;margin:1rem 0}
-.math-display math{display:block;margin:0 auto}
+.math-display{overflow-x:auto;margin:1rem 0;font-size:1.15em}
+.math-display math{display:block math;math-style:normal;text-align:center}
 .doc table{border-collapse:collapse;font-size:.93rem}
 .doc th,.doc td{border:1px solid var(--border);padding:.45rem .7rem;text-align:left}
 .doc th{background:var(--bg-soft)}
