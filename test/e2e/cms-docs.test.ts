@@ -163,11 +163,16 @@ const RULES = [
   },
   {
     pattern: /^npx blume settings set --site club /,
-    step: (): Check => (stdout) => assert.match(stdout, /AI_API_KEY/),
+    step: (): Check => (stdout) =>
+      assert.match(
+        stdout,
+        /^Saved AI_API_KEY, AI_BASE_URL, AI_CONTENT_ENABLED, AI_MODEL, AI_PROVIDER for "club"\. Saved settings wait for `blume settings apply`\./,
+      ),
   },
   {
     pattern: /^npx blume settings apply --site club$/,
-    step: (): Check => () => {},
+    step: (): Check => (stdout) =>
+      assert.match(stdout, /^Applied settings of "club" \(generation \d+\): .*AI_CONTENT_ENABLED/),
   },
   {
     pattern: /\/ai-content\/generate /,
@@ -263,6 +268,7 @@ describe('docs/cms.md, as written', () => {
       );
       assert.equal(result.status, 0, `${command}\n${result.stdout}\n${result.stderr}`);
       check(result.stdout, found);
+      assert.ok(!(result.stdout + result.stderr).includes(provider.apiKey), 'the AI key is never printed');
     }
 
     // The typed client compiled under tsc --strict, with no cast.
