@@ -299,6 +299,17 @@ describe('docs/cms.md, as written', () => {
     assert.equal(editor.status, 200);
     assert.match(await editor.text(), /Events/);
 
+    // The scheduled entry is not live: a published read does not find it.
+    const scheduled = await localFetch(
+      new Request(`${site}/api/cms/v1/entries/events/spring-meetup`, {
+        headers: { authorization: `Bearer ${found.key}` },
+      }),
+    );
+    assert.equal(scheduled.status, 404);
+    // The draft came from the site's own provider, called once with the page's prompt.
+    assert.equal(provider.calls.length, 1);
+    assert.match(JSON.stringify(provider.calls[0]!.body), /A beginner workshop on backups, 12 seats/);
+
     // A write of the published entry is delivered, signed as verify.ts checks it.
     const { verifyBlumeSignature } = (await import(pathToFileURL(path.join(project, 'verify.ts')).href)) as {
       verifyBlumeSignature: (secret: string, header: string, body: string) => boolean;
