@@ -1,10 +1,16 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with Node's test runner (through tsx). Arguments narrow
 // the run to files whose path contains one of them: `npm run test:only -- portal deploy`.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// Files start longest first (test/durations.json, the times of a whole run), so the last ones to end
+// are short and the lanes finish together (decision 0132); `node --test` itself would sort them by
+// name. BLUME_TEST_DURATIONS_UPDATE=1 on a whole run rewrites test/durations.json with its times.
+import { readdirSync, readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+import timings from './test-timings-reporter.js';
 
 function find(dir) {
   const out = [];
@@ -16,11 +22,15 @@ function find(dir) {
   return out;
 }
 
+const durationsFile = path.join('test', 'durations.json');
+/** Seconds each file took in a whole run; a file not listed counts as quick. */
+const durations = JSON.parse(readFileSync(durationsFile, 'utf8'));
 const filters = process.argv.slice(2);
 const files = ['src', 'test']
   .flatMap((dir) => find(dir))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
-  .sort();
+  .sort()
+  .sort((a, b) => (durations[b] ?? 0) - (durations[a] ?? 0));
 if (files.length === 0) {
   console.error('no test files match');
   process.exit(1);
@@ -29,31 +39,41 @@ if (!process.env.TEST_DATABASE_URL) console.log('# TEST_DATABASE_URL is not set:
 if (!process.env.TEST_REDIS_URL)
   console.log('# TEST_REDIS_URL is not set: cache tests run on the in-memory cache only');
 
-const concurrency = process.env.BLUME_TEST_CONCURRENCY ?? '2';
-const timingsDir = mkdtempSync(path.join(tmpdir(), 'blume-test-timings-'));
-const timingsFile = path.join(timingsDir, 'timings.jsonl');
-const result = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    `--test-reporter=${path.join(import.meta.dirname, 'test-timings-reporter.js')}`,
-    `--test-reporter-destination=${timingsFile}`,
-    ...files,
-  ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-);
+// The OpenAPI status check reads the statuses the API tests answer. In a whole run they record them as
+// they run, and the check runs once they have all ended; a narrowed run's check runs them itself.
+const statusCheck = path.join('test', 'openapi-statuses.test.ts');
+const checkAfterwards = filters.length === 0 && files.includes(statusCheck);
+const scratch = mkdtempSync(path.join(tmpdir(), 'blume-test-run-'));
+const statusLog = path.join(scratch, 'statuses.log');
 
-// The ten files whose tests took longest, then one plain closing line with the counts.
-const events = readFileSync(timingsFile, 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => JSON.parse(line));
-rmSync(timingsDir, { recursive: true, force: true });
+const concurrency = Number(process.env.BLUME_TEST_CONCURRENCY ?? 2);
+process.env.NODE_ENV = 'test';
+
+/** Runs `batch` and answers whether every test passed, with one timing event per finished test. */
+async function runFiles(batch, env) {
+  Object.assign(process.env, env);
+  let success;
+  const stream = run({ files: batch, concurrency, execArgv: ['--import', 'tsx'] });
+  stream.on('test:summary', (summary) => {
+    if (summary.file === undefined) success = summary.success;
+  });
+  const printed = pipeline(stream.compose(spec), process.stdout, { end: false });
+  const events = [];
+  for await (const line of stream.compose(timings)) events.push(JSON.parse(line));
+  await printed;
+  return { success: success ?? events.every((event) => event.outcome !== 'failed'), events };
+}
+
+const main = await runFiles(
+  files.filter((file) => !checkAfterwards || file !== statusCheck),
+  checkAfterwards ? { BLUME_RECORD_STATUSES: statusLog } : {},
+);
+const check = checkAfterwards
+  ? await runFiles([statusCheck], { BLUME_RECORD_STATUSES: '', BLUME_STATUSES_RECORDED: statusLog })
+  : { success: true, events: [] };
+rmSync(scratch, { recursive: true, force: true });
+const events = [...main.events, ...check.events];
+
 // A file's time: from the start of its first top-level test to the end of its last one.
 const spans = new Map();
 for (const event of events) {
@@ -61,13 +81,17 @@ for (const event of events) {
   const span = spans.get(event.file) ?? { from: Infinity, to: 0 };
   spans.set(event.file, { from: Math.min(span.from, event.at - event.ms), to: Math.max(span.to, event.at) });
 }
-const slowest = [...spans]
-  .map(([file, span]) => [file, span.to - span.from])
-  .sort((a, b) => b[1] - a[1])
-  .slice(0, 10);
+const seconds = [...spans]
+  .map(([file, span]) => [path.relative(process.cwd(), file), (span.to - span.from) / 1000])
+  .sort((a, b) => b[1] - a[1]);
+// The ten files whose tests took longest, then one plain closing line with the counts.
 console.log('\n# the 10 slowest test files');
-for (const [file, ms] of slowest)
-  console.log(`#   ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(process.cwd(), file)}`);
+for (const [file, s] of seconds.slice(0, 10)) console.log(`#   ${s.toFixed(1).padStart(7)} s  ${file}`);
+if (process.env.BLUME_TEST_DURATIONS_UPDATE === '1' && filters.length === 0) {
+  const whole = Object.fromEntries(seconds.filter(([, s]) => s >= 5).map(([file, s]) => [file, Math.round(s)]));
+  writeFileSync(durationsFile, `${JSON.stringify(whole, null, 2)}\n`);
+  console.log(`# ${durationsFile} rewritten`);
+}
 const count = (outcome) => events.filter((event) => !event.suite && event.outcome === outcome).length;
 console.log(`tests: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
-process.exit(result.status ?? 1);
+process.exit(main.success && check.success ? 0 : 1);

@@ -80,10 +80,13 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
   const statusLog = process.env.BLUME_RECORD_STATUSES;
   if (statusLog) {
     // test/openapi-statuses.test.ts: which status each API route really answered, to compare with
-    // the route's OpenAPI document.
+    // the route's OpenAPI document, and in which test file, on which database and cache.
+    const file = path.relative(path.join(import.meta.dirname, '../..'), process.argv[1] ?? '');
+    const where = `${file} ${testDatabase.handle.driver} ${cacheKind}`;
     app.addHook('onResponse', async (request, reply) => {
       const route = request.routeOptions.url;
-      if (route?.startsWith('/api/')) await appendFile(statusLog, `${request.method} ${route} ${reply.statusCode}\n`);
+      if (route?.startsWith('/api/'))
+        await appendFile(statusLog, `${where} ${request.method} ${route} ${reply.statusCode}\n`);
     });
   }
   await app.ready();

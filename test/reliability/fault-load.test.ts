@@ -1,11 +1,11 @@
-// A load of 60 s (BLUME_RELIABILITY_LOAD_SECONDS) against two nodes on one PostgreSQL database,
-// one Redis and one S3 server while faults come and go (issue #20; decisions 0069 and 0070): node
-// B reaches each dependency through a TCP proxy the test cuts (Redis dropped and restored, PostgreSQL
-// cut briefly, the S3 server cut), and both nodes' pub/sub connections are killed now and then.
-// Meanwhile node A promotes one release after the other, and readers on both nodes fetch the
-// production site and the releases API. Every answer must be right or an honest 503 with
-// Retry-After: a page is the release live at some moment of the request (a promote that answered
-// before the request began is never missed), the API's live release likewise; 0 wrong answers.
+// A load of 30 s (BLUME_RELIABILITY_LOAD_SECONDS; each fault comes twice, decision 0132) on two nodes
+// sharing one PostgreSQL database, one Redis and one S3 server while faults come and go (issue #20;
+// decisions 0069, 0070): node B reaches each dependency through a TCP proxy the test cuts (Redis
+// dropped and restored, PostgreSQL cut briefly, the S3 server cut), and both nodes' pub/sub
+// connections are killed now and then. Meanwhile node A promotes one release after the other, and
+// readers on both nodes fetch the production site and the releases API. Every answer is right or an
+// honest 503 with Retry-After: a page is the release live at some moment of the request (a promote
+// that answered before the request began is never missed), the API's live release likewise.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
@@ -18,7 +18,7 @@ import { deployApi, edge } from '../helpers/deploy.js';
 import { eventually } from '../helpers/eventually.js';
 import { faultClusterSkip, startFaultCluster, type FaultCluster } from '../helpers/fault-cluster.js';
 
-const LOAD_MS = Number(process.env.BLUME_RELIABILITY_LOAD_SECONDS ?? 60) * 1000;
+const LOAD_MS = Number(process.env.BLUME_RELIABILITY_LOAD_SECONDS ?? 30) * 1000;
 const EDITIONS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'];
 
 /** One answered promote: the release was made live somewhere between `start` and `end`. */
@@ -28,7 +28,7 @@ interface Promotion {
   end: number;
 }
 
-describe('60 s of load on two nodes with faults injected [postgres, redis, s3]', { skip: faultClusterSkip }, () => {
+describe('load on two nodes with faults injected [postgres, redis, s3]', { skip: faultClusterSkip }, () => {
   let cluster: FaultCluster;
   let a: TestApp;
   let b: TestApp;
@@ -202,7 +202,7 @@ describe('60 s of load on two nodes with faults injected [postgres, redis, s3]',
         `# ${LOAD_MS / 1000} s: ${counts.pages} pages, ${counts.api} API reads, ${counts.unavailable} honest 503s, ${counts.promotes} promotes (${counts.promotesRefused} refused, slowest ${counts.slowestPromoteMs.toFixed(0)} ms), ${counts.faults} faults; ${wrong.length} wrong answers`,
       );
       assert.deepEqual(wrong.slice(0, 20), []);
-      assert.ok(counts.promotes > 10 && counts.faults >= 4, 'the load promoted and the faults came');
+      assert.ok(counts.promotes > 10 && counts.faults >= 8, 'the load promoted and every fault came twice');
 
       // All restored: both nodes serve the last release again.
       const last = history.at(-1)!.release;
