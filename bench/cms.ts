@@ -26,6 +26,7 @@ import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
 import { benchLogLevel, machineLine, request, ROOT, runWrk, startServer, type BlumeServer } from './lib/blume.js';
+import { cmsListAnchor } from './lib/anchors.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
 import { recordRun } from './lib/history.js';
 
@@ -133,20 +134,9 @@ async function run(url: string): Promise<void> {
 
     // The same pages as bare SQL: what the list and the read select, with the list's count.
     const live = `type_id = '${typeId}' and status = 'published' and published_at <= now()`;
-    // A descending sort on a field reads the entries with a price and those without as two parts,
-    // each in its index's order (src/cms/entries.ts, splitPage).
-    const price = `((data ->> 'price')::numeric)`;
-    const listPart = (condition: string, order: string) =>
-      `(select * from cms_entries where ${live} and (data ->> 'category') = $1 and ${price} ${condition} order by ${order} limit 20)`;
-    const listSql = `select * from (${listPart('is not null', `${price} desc, id desc`)} union all ${listPart('is null', 'id desc')}) cms_entries order by ${price} desc nulls last, id desc limit 10 offset 10`;
-    const countSql = `select count(*) from cms_entries where ${live} and (data ->> 'category') = $1`;
     const slugSql = `select * from cms_entries where ${live} and (id = $1 or slug = $1) order by id = $1 desc limit 1`;
     pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
-    const sqlList = (client: pg.PoolClient) =>
-      Promise.all([
-        client.query({ name: 'list', text: listSql, values: ['c3'] }),
-        client.query({ name: 'count', text: countSql, values: ['c3'] }),
-      ]).then(() => undefined);
+    const sqlList = cmsListAnchor(typeId, 'c3');
     const sqlSlug = (client: pg.PoolClient) =>
       client.query({ name: 'slug', text: slugSql, values: ['product-54321'] }).then(() => undefined);
 

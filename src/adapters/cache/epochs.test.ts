@@ -49,6 +49,7 @@ for (const database of testDatabases) {
       assert.deepEqual(await epochs.poll(), [], 'a move is found once');
       assert.deepEqual(directory.takeStats(), {
         cache: 'directory',
+        kind: 'directory',
         hits: 2,
         misses: 2,
         evictions: 0,

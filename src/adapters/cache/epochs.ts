@@ -115,6 +115,7 @@ export class Cached<V> {
   takeStats(): Record<string, number | string> | undefined {
     const stats = {
       cache: this.options.name,
+      kind: this.options.kind,
       hits: this.hits,
       misses: this.misses,
       evictions: this.entries.evictions,
