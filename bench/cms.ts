@@ -9,7 +9,8 @@
 // JSON through a pool of Blume's default size: what HTTP on this machine adds to the anchor.
 // A node keeps published reads until a write changes them (decision 0105), so after the first
 // request both pages come from what the server kept; a last row, for context, asks for a price
-// above a random bound on every request: reads no node has kept, each a page and its count.
+// above a random bound on every request: reads no node has kept, each a page and its count; and a
+// server started with BLUME_CACHE_ANSWERS=off answers the list page itself, its statements each time.
 // The server runs at `npm start`'s log level (`info`) unless BENCH_LOG_LEVEL says otherwise.
 //   npm run bench:cms [-- seconds]
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
@@ -198,6 +199,15 @@ async function run(url: string): Promise<void> {
     if (unkept.non2xx > 0)
       throw new Error(`list under a random price bound: ${unkept.non2xx} non-2xx answers; no measurement`);
     console.log(latencyRow('Blume list under a random price bound, not kept (context)', unkept));
+    // The uncached path: the same list page from a server that keeps no answers (BLUME_CACHE_ANSWERS=off),
+    // so every request runs the list's statements (decision 0130: the pair of category and price).
+    await server.stop();
+    server = await startServer({ ...env, BLUME_CACHE_ANSWERS: 'off' }, path.join(work, 'blume-off.log'), ['--single']);
+    const offBase = `http://127.0.0.1:${server.port}`;
+    runWrk(`${offBase}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
+    const off = runWrk(`${offBase}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers });
+    if (off.non2xx > 0) throw new Error(`list with answers off: ${off.non2xx} non-2xx answers; no measurement`);
+    console.log(latencyRow('Blume list, BLUME_CACHE_ANSWERS=off', off, TARGET_LIST_P99_MS));
     console.log('');
     for (const line of ratios) console.log(line);
   } finally {
