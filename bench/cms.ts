@@ -9,7 +9,8 @@
 // JSON through a pool of Blume's default size: what HTTP on this machine adds to the anchor.
 // A node keeps published reads until a write changes them (decision 0105), so after the first
 // request both pages come from what the server kept; a last row, for context, asks for a price
-// above a random bound on every request: reads no node has kept, each a page and its count.
+// above a random bound on every request: reads no node has kept, each a page and its count; and a
+// server started with BLUME_CACHE_ANSWERS=off answers the list page itself, its statements each time.
 // The server runs at `npm start`'s log level (`info`) unless BENCH_LOG_LEVEL says otherwise.
 //   npm run bench:cms [-- seconds]
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server where the
@@ -26,6 +27,7 @@ import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
 import { benchLogLevel, machineLine, request, ROOT, runWrk, startServer, type BlumeServer } from './lib/blume.js';
+import { cmsListAnchor } from './lib/anchors.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
 import { recordRun } from './lib/history.js';
 
@@ -133,20 +135,9 @@ async function run(url: string): Promise<void> {
 
     // The same pages as bare SQL: what the list and the read select, with the list's count.
     const live = `type_id = '${typeId}' and status = 'published' and published_at <= now()`;
-    // A descending sort on a field reads the entries with a price and those without as two parts,
-    // each in its index's order (src/cms/entries.ts, splitPage).
-    const price = `((data ->> 'price')::numeric)`;
-    const listPart = (condition: string, order: string) =>
-      `(select * from cms_entries where ${live} and (data ->> 'category') = $1 and ${price} ${condition} order by ${order} limit 20)`;
-    const listSql = `select * from (${listPart('is not null', `${price} desc, id desc`)} union all ${listPart('is null', 'id desc')}) cms_entries order by ${price} desc nulls last, id desc limit 10 offset 10`;
-    const countSql = `select count(*) from cms_entries where ${live} and (data ->> 'category') = $1`;
     const slugSql = `select * from cms_entries where ${live} and (id = $1 or slug = $1) order by id = $1 desc limit 1`;
     pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
-    const sqlList = (client: pg.PoolClient) =>
-      Promise.all([
-        client.query({ name: 'list', text: listSql, values: ['c3'] }),
-        client.query({ name: 'count', text: countSql, values: ['c3'] }),
-      ]).then(() => undefined);
+    const sqlList = cmsListAnchor(typeId, 'c3');
     const sqlSlug = (client: pg.PoolClient) =>
       client.query({ name: 'slug', text: slugSql, values: ['product-54321'] }).then(() => undefined);
 
@@ -208,6 +199,15 @@ async function run(url: string): Promise<void> {
     if (unkept.non2xx > 0)
       throw new Error(`list under a random price bound: ${unkept.non2xx} non-2xx answers; no measurement`);
     console.log(latencyRow('Blume list under a random price bound, not kept (context)', unkept));
+    // The uncached path: the same list page from a server that keeps no answers (BLUME_CACHE_ANSWERS=off),
+    // so every request runs the list's statements (decision 0130: the pair of category and price).
+    await server.stop();
+    server = await startServer({ ...env, BLUME_CACHE_ANSWERS: 'off' }, path.join(work, 'blume-off.log'), ['--single']);
+    const offBase = `http://127.0.0.1:${server.port}`;
+    runWrk(`${offBase}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
+    const off = runWrk(`${offBase}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers });
+    if (off.non2xx > 0) throw new Error(`list with answers off: ${off.non2xx} non-2xx answers; no measurement`);
+    console.log(latencyRow('Blume list, BLUME_CACHE_ANSWERS=off', off, TARGET_LIST_P99_MS));
     console.log('');
     for (const line of ratios) console.log(line);
   } finally {

@@ -30,7 +30,6 @@ import { runMigrations } from '../src/db/migrate.js';
 import { createForum } from '../src/forum/structure.js';
 import { createMember } from '../src/forum/members.js';
 import { installAndSeed } from '../src/runtime.js';
-import { NOTIFICATION_WINDOW } from '../src/forum/notifications.js';
 import { startMemberSession } from '../src/forum/ui/sessions.js';
 import {
   benchLogLevel,
@@ -41,6 +40,7 @@ import {
   type BlumeServer,
   type WrkResult,
 } from './lib/blume.js';
+import { memberAnchors, NOTIFICATION_WINDOW_SQL, SHOWN_TOPIC_SQL } from './lib/anchors.js';
 import { cpuSeconds, cpuSecondsOf } from './lib/cpu.js';
 import { latencyRow, loadSql, withFreshDatabase, type Latencies } from './lib/sql.js';
 import { recordRun } from './lib/history.js';
@@ -59,11 +59,6 @@ const TARGET_TOPIC_PAGE_P99_MS = 30;
 const TARGET_NOTIFICATIONS_P99_MS = 10;
 const READ_MARKS = 10_000;
 const NOTIFICATIONS = 5_000;
-/** The newest notifications lists and counts read (src/forum/notifications.ts, NOTIFICATION_WINDOW). */
-const NOTIFICATION_WINDOW_SQL = `select * from forum_notifications where site_id = $1 and member_id = $2 order by created_at desc, id desc limit ${NOTIFICATION_WINDOW}`;
-/** Per notification of the window, its topic's title when the member is shown it (a lateral lookup). */
-const SHOWN_TOPIC_SQL = `select t.title from forum_posts p join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
-  where p.id = n.post_id and p.deleted_at is null and f.visibility in ('public', 'members') and t.hidden = false limit 1`;
 const SITE = 'community';
 const PASSWORD = 'bench-password-0123456789';
 const BIG_TOPIC = 't00000000001';
@@ -287,107 +282,6 @@ function line(label: string, result: WrkResult, target?: number): string {
   return `  ${label.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${result.p50Ms.toFixed(2).padStart(7)} ms   p99 ${result.p99Ms.toFixed(2).padStart(7)} ms${verdict}${errors}`;
 }
 
-/**
- * The bare SQL anchor of each member target: the rows its endpoint reads, one plain statement per read,
- * in the order it reads them (the endpoint may fold several into one statement, e.g. a page's unread marks).
- */
-function memberAnchors(memberId: string, bigTopic: string): Record<string, (client: pg.PoolClient) => Promise<void>> {
-  const order = 'order by t.pinned desc, t.last_post_at desc, t.id desc';
-  const visibleForums = `select id from forums where site_id = '${SITE}' and visibility in ('public', 'members')`;
-  const token = async (client: pg.PoolClient) => {
-    // The credential and its member, as the request path reads them (one query).
-    await client.query(`select m.id, m.role, m.banned from forum_members m where m.id = $1`, [memberId]);
-  };
-  const latestPage = async (client: pg.PoolClient) => {
-    await client.query(`select * from forums where site_id = $1 and visibility in ('public', 'members')`, [SITE]);
-    return client.query<{ id: string }>(
-      `select t.*, m.username from forum_topics t left join forum_members m on m.id = t.author_id
-       where t.id = any(array(select t.id from forum_topics t where t.site_id = $1 and t.forum_id in (${visibleForums}) and t.hidden = false ${order} limit 10)) ${order}`,
-      [SITE],
-    );
-  };
-  const notUpToDate = `t.last_post_at > (select read_before from forum_members where id = $1) and not exists (select 1 from forum_topic_reads r where r.member_id = $1 and r.topic_id = t.id and r.last_read_at >= t.last_post_at)`;
-  return {
-    latest: async (client) => {
-      await token(client);
-      await latestPage(client);
-    },
-    latestPage: async (client) => {
-      const page = await latestPage(client);
-      await client.query(`select t.id from forum_topics t where t.id = any($2) and ${notUpToDate}`, [
-        memberId,
-        page.rows.map((row) => row.id),
-      ]);
-    },
-    unread: async (client) => {
-      await token(client);
-      await client.query(`select * from forums where site_id = $1 and visibility in ('public', 'members')`, [SITE]);
-      const shown = `t.site_id = $2 and t.forum_id in (${visibleForums}) and t.hidden = false`;
-      await Promise.all([
-        client.query(
-          `select t.*, m.username from forum_topics t left join forum_members m on m.id = t.author_id where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`,
-          [memberId, SITE],
-        ),
-        // The total, counted up to 1,001 (src/db/count.ts; past it the server asks the planner, once a minute).
-        client.query(
-          `select count(*) from (select 1 from forum_topics t where ${shown} and ${notUpToDate} limit 1001) capped`,
-          [memberId, SITE],
-        ),
-      ]);
-    },
-    topicPage: async (client) => {
-      await token(client);
-      await client.query(
-        `select t.*, f.visibility from forum_topics t join forums f on f.id = t.forum_id where t.id = $1`,
-        [bigTopic],
-      );
-      await client.query(`select count(*) from forum_posts where topic_id = $1`, [bigTopic]);
-      await client.query(
-        `select p.*, m.username from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = $1 order by p.created_at, p.id limit 100`,
-        [bigTopic],
-      );
-    },
-    // A member's web UI page of the topic, 20 posts: the topic, the page, then what the page shows
-    // of its reader (likes, read mark, draft, the authors of the posts replies answer).
-    topicPageUi: async (client) => {
-      await client.query(`select t.*, f.* from forum_topics t join forums f on f.id = t.forum_id where t.id = $1`, [
-        bigTopic,
-      ]);
-      await client.query(`select count(*) from forum_posts where topic_id = $1`, [bigTopic]);
-      const page = await client.query<{ id: string; parent_id: string | null }>(
-        `select p.*, m.username, m.avatar_upload_id from forum_posts p left join forum_members m on m.id = p.author_id where p.topic_id = $1 order by p.created_at, p.id limit 20`,
-        [bigTopic],
-      );
-      await client.query(`select post_id from forum_post_likes where member_id = $1 and post_id = any($2)`, [
-        memberId,
-        page.rows.map((row) => row.id),
-      ]);
-      await client.query(`select * from forum_topic_reads where member_id = $1 and topic_id = $2`, [
-        memberId,
-        bigTopic,
-      ]);
-      await client.query(`select * from forum_drafts where member_id = $1 and key = $2`, [
-        memberId,
-        `topic-${bigTopic}`,
-      ]);
-      const parents = page.rows.flatMap((row) => (row.parent_id ? [row.parent_id] : []));
-      await client.query(
-        `select p.id, p.deleted_at, m.id, m.username, m.avatar_upload_id from forum_posts p left join forum_members m on m.id = p.author_id where p.id = any($1)`,
-        [parents],
-      );
-    },
-    notifications: async (client) => {
-      await token(client);
-      const from = `from (${NOTIFICATION_WINDOW_SQL}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
-      await client.query(
-        `select n.*, a.username, shown.title ${from} left join forum_members a on a.id = n.actor_id order by n.created_at desc, n.id desc limit 10`,
-        [SITE, memberId],
-      );
-      await client.query(`select count(*) ${from}`, [SITE, memberId]);
-    },
-  };
-}
-
 function ratioLine(label: string, endpoint: WrkResult, anchor: Latencies, target: number): string {
   return `${line(label, endpoint, target)}\n${latencyRow(`  anchor: the same reads in bare SQL`, anchor)}\n    p99 ratio endpoint / bare SQL: ${(endpoint.p99Ms / anchor.p99Ms).toFixed(2)}x`;
 }
@@ -454,7 +348,7 @@ async function main(url: string): Promise<void> {
     }
 
     console.log(`\n  The reader: ${READ_MARKS} read marks, ${NOTIFICATIONS} notifications`);
-    const anchors = memberAnchors(memberId, bigTopic);
+    const anchors = memberAnchors(SITE, memberId, bigTopic);
     const memberTargets = [
       {
         label: 'Latest (API, filter=latest)',

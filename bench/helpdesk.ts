@@ -22,6 +22,7 @@ import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
 import { benchLogLevel, machineLine, request, runWrk, startServer, type BlumeServer } from './lib/blume.js';
+import { helpdeskListAnchor } from './lib/anchors.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
 import { recordRun } from './lib/history.js';
 
@@ -207,38 +208,6 @@ async function run(url: string): Promise<void> {
       if (check.status !== 200) throw new Error(`${p}: ${check.status} ${check.body.toString().slice(0, 300)}`);
     }
 
-    // The list's statement as Blume sends it (src/helpdesk/ticket-list.ts, src/db/count.ts, decision
-    // 0058): the page's rows with their requester and the total counted up to 1,001 rows, in one
-    // statement, prepared by name as Blume prepares it; the planner's estimate past 1,000 is taken
-    // once a minute per node, so not here.
-    const listColumns = [
-      'id',
-      'site_id',
-      'number',
-      'subject',
-      'status',
-      'priority',
-      'category_id',
-      'assignee_id',
-      'requester_id',
-      'channel',
-      'tags',
-      'follow_up_of',
-      'created_at',
-      'updated_at',
-      'first_response_at',
-      'solved_at',
-      'closed_at',
-      'first_response_minutes',
-      'resolution_minutes',
-      'first_response_due_at',
-      'resolution_due_at',
-      'sla_paused_at',
-    ];
-    const listSql = `select ${listColumns.map((c) => `t.${c}`).join(', ')}, c.id, c.email, c.name,
-        (select count(*)::int from (select 1 from helpdesk_tickets where site_id = $1 and status = ($2::text[])[1] limit $3) capped)
-      from helpdesk_tickets t join helpdesk_contacts c on c.id = t.requester_id
-      where t.site_id = $1 and t.status = ($2::text[])[1] order by t.updated_at desc, t.id desc limit $4 offset $5`;
     // The report's statements as Blume sends them once its closed days are summed (src/helpdesk/reports.ts):
     // which days of the range lack their sums (none), then the sums with the last hours' history.
     const closedBefore = `(date_trunc('day', (now() - interval '1 hour') at time zone 'UTC'))::date`;
@@ -318,7 +287,7 @@ async function run(url: string): Promise<void> {
     ];
     pool = new pg.Pool({ connectionString: url, max: CONNECTIONS });
     const sqlList = async (client: pg.PoolClient): Promise<void> => {
-      await client.query({ name: 'bench_ticket_list', text: listSql, values: [SITE, ['open'], 1001, 25, 25] });
+      await helpdeskListAnchor(SITE, 'open', 25)(client);
     };
     const sqlReport = async (client: pg.PoolClient): Promise<void> => {
       const missing = await client.query({ text: missingDaysSql, values: [SITE, from, to] });

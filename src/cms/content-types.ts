@@ -1,9 +1,11 @@
 // The content model of a site: the built-in `articles` type and custom types. Changing a type never
 // loses entry data: a removed field keeps its values (reported in `removed_fields`), a field whose
 // new definition would not hold every stored value is refused with 409 `lossy_type_change`, and each
-// filterable field gets its own partial index (docs/decisions/0042-cms-storage.md).
+// filterable field gets its own partial index (docs/decisions/0042-cms-storage.md), and each enum or
+// boolean field one with every other such field after it (docs/decisions/0130-cms-paired-indexes.md).
+import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import type { Database, Executor } from '../db/client.js';
+import { queryRows, type Database, type Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
@@ -63,7 +65,10 @@ async function createArticles(db: Executor, siteId: string): Promise<void> {
       .values({ id: newId(), siteId, builtin: 'articles', ...ARTICLES })
       .onConflictDoNothing()
       .returning();
-    if (row) await createFieldIndexes(tx, row, row.fields);
+    if (row) {
+      await createFieldIndexes(tx, row, row.fields);
+      await syncPairedIndexes(tx, row.id, row.fields, new Set());
+    }
   });
 }
 
@@ -166,6 +171,65 @@ async function createFieldIndexes(
   }
 }
 
+/** At most this many paired indexes per type: each costs every write of the type's entries. */
+export const MAX_PAIRED_INDEXES = 16;
+
+/**
+ * The pairs of fields a type's entries are indexed on together: an enum or boolean field (what lists
+ * filter on by equality) first, then each other indexed field, in field order. A list filtered on
+ * the first and sorted or bounded on the second reads one range of the pair's index in order.
+ */
+export function pairedFields(fields: readonly FieldDefinition[]): Array<[FieldDefinition, FieldDefinition]> {
+  const indexed = fields.filter(isIndexed);
+  const pairs: Array<[FieldDefinition, FieldDefinition]> = [];
+  for (const first of indexed.filter((f) => f.type === 'enum' || f.type === 'boolean'))
+    for (const second of indexed)
+      if (second !== first && pairs.length < MAX_PAIRED_INDEXES) pairs.push([first, second]);
+  return pairs;
+}
+
+/** Field names may be 40 characters each, so the pair is named by a digest (identifiers stop at 63). */
+export function pairedIndexName(typeId: string, first: string, second: string): string {
+  const digest = createHash('sha256').update(`${first}\n${second}`).digest('hex').slice(0, 12);
+  return `cmsc_${typeId}_${digest}`;
+}
+
+/**
+ * Makes the type's paired indexes those of `fields`: drops the ones no pair names any more, remakes
+ * those of a pair with a `changed` field (its expression may differ), creates the missing ones.
+ */
+async function syncPairedIndexes(
+  db: Executor,
+  typeId: string,
+  fields: readonly FieldDefinition[],
+  changed: ReadonlySet<string>,
+): Promise<void> {
+  const existing = new Set(
+    (
+      await queryRows<{ indexname: string }>(
+        db,
+        sql`select indexname from pg_indexes where tablename = 'cms_entries' and indexname like ${`cmsc\\_${typeId}\\_%`}`,
+      )
+    ).map((row) => row.indexname),
+  );
+  const wanted = new Map(
+    pairedFields(fields).map((pair) => [pairedIndexName(typeId, pair[0].name, pair[1].name), pair]),
+  );
+  for (const name of existing) {
+    const pair = wanted.get(name);
+    if (pair && !changed.has(pair[0].name) && !changed.has(pair[1].name)) continue;
+    await db.execute(sql`drop index if exists ${sql.identifier(name)}`);
+    existing.delete(name);
+  }
+  for (const [name, [first, second]] of wanted) {
+    if (existing.has(name)) continue;
+    const where = sql.raw(`where type_id = '${typeId}'`);
+    await db.execute(
+      sql`create index if not exists ${sql.identifier(name)} on cms_entries (${fieldExpression(first)}, ${fieldExpression(second)}, id) ${where}`,
+    );
+  }
+}
+
 async function dropFieldIndexes(db: Executor, typeId: string, fields: Pick<FieldDefinition, 'name'>[]): Promise<void> {
   for (const field of fields) {
     for (const unique of [true, false])
@@ -191,6 +255,7 @@ export async function createType(
       .returning();
     if (!row) throw new AppError('content_type_exists', `A content type "${slug}" exists.`);
     await createFieldIndexes(tx, row, row.fields);
+    await syncPairedIndexes(tx, row.id, row.fields, new Set());
     return row;
   });
 }
@@ -297,6 +362,7 @@ export async function updateType(
     const reindexed = [...changed, ...removed];
     await dropFieldIndexes(tx, type.id, reindexed);
     await createFieldIndexes(tx, type, [...changed, ...added.filter((f) => !changed.includes(f))]);
+    await syncPairedIndexes(tx, type.id, input.fields, new Set(reindexed.map((f) => f.name)));
     const [row] = await tx
       .update(cmsContentTypes)
       .set({ name: input.name, fields: input.fields, removedFields, updatedAt: new Date() })
@@ -325,5 +391,6 @@ export async function deleteType(db: Executor, siteId: string, slug: string): Pr
     if (type.builtin) throw new AppError('builtin_type', `"${slug}" is built in and cannot be deleted.`);
     await tx.delete(cmsContentTypes).where(eq(cmsContentTypes.id, type.id));
     await dropFieldIndexes(tx, type.id, [...type.fields, ...type.removedFields]);
+    await syncPairedIndexes(tx, type.id, [], new Set());
   });
 }

@@ -360,7 +360,7 @@ export async function deleteEntry(
   });
 }
 
-interface ListOptions {
+export interface ListOptions {
   view: StatusView;
   /** The raw query: its `filter[...]` parameters. */
   query: Record<string, unknown>;
@@ -368,13 +368,13 @@ interface ListOptions {
   q?: string | undefined;
 }
 
-/** A page of entries and the list's total: exact up to a threshold, the planner's estimate past it (src/db/count.ts). */
-export async function listEntries(
-  db: Executor,
-  type: ContentTypeRow,
-  options: ListOptions,
-  page: Page,
-): Promise<{ rows: EntryRow[]; total: number; estimated: boolean }> {
+/**
+ * The statements of a list page: its rows, and the rows its total counts (a `select` without order
+ * or limit, for src/db/count.ts). Each field's index serves a filter or sort on it, the paired index
+ * of an enum or boolean field and another a filter on the first with a sort or bound on the second
+ * (content-types.ts).
+ */
+export function listStatements(db: Executor, type: ContentTypeRow, options: ListOptions, page: Page) {
   // The type id as a literal: the planner then matches each field's partial index (its predicate names it).
   const where = and(
     sql.raw(`type_id = '${type.id}'`),
@@ -390,26 +390,33 @@ export async function listEntries(
     options.view === 'published' ? '-published_at' : '-updated_at',
     options.view,
   );
-  const [rows, { total, estimated }] = await Promise.all([
-    split
-      ? splitPage(db, where, order, split, page)
-      : db
-          .select()
-          .from(cmsEntries)
-          .where(where)
-          .orderBy(...order)
-          .limit(page.pageSize)
-          .offset(page.offset),
-    listTotal(
-      db,
-      db
-        .select({ one: sql`1` })
+  const rows = split
+    ? splitPage(db, where, order, split, page)
+    : db
+        .select()
         .from(cmsEntries)
         .where(where)
-        .getSQL(),
-    ),
-  ]);
-  return { rows, total, estimated };
+        .orderBy(...order)
+        .limit(page.pageSize)
+        .offset(page.offset);
+  const counted = db
+    .select({ one: sql`1` })
+    .from(cmsEntries)
+    .where(where)
+    .getSQL();
+  return { rows, counted };
+}
+
+/** A page of entries and the list's total: exact up to a threshold, the planner's estimate past it (src/db/count.ts). */
+export async function listEntries(
+  db: Executor,
+  type: ContentTypeRow,
+  options: ListOptions,
+  page: Page,
+): Promise<{ rows: EntryRow[]; total: number; estimated: boolean }> {
+  const { rows, counted } = listStatements(db, type, options, page);
+  const [found, { total, estimated }] = await Promise.all([rows, listTotal(db, counted)]);
+  return { rows: found, total, estimated };
 }
 
 /**
@@ -424,7 +431,7 @@ function splitPage(
   order: SQL[],
   split: NonNullable<SortOrder['split']>,
   page: Page,
-): Promise<EntryRow[]> {
+) {
   const end = page.offset + page.pageSize;
   const withValue = db
     .select()

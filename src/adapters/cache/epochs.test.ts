@@ -49,11 +49,13 @@ for (const database of testDatabases) {
       assert.deepEqual(await epochs.poll(), [], 'a move is found once');
       assert.deepEqual(directory.takeStats(), {
         cache: 'directory',
+        kind: 'directory',
         hits: 2,
         misses: 2,
         evictions: 0,
         entries: 1,
         bytes: 64 + 2,
+        max_bytes: 1024,
       });
       assert.equal(directory.takeStats(), undefined, 'no use since: nothing to log');
     });
@@ -62,6 +64,31 @@ for (const database of testDatabases) {
       const small = epochs.cache<string>({ name: 'small', kind: 'directory', maxBytes: 400, weigh: () => 100 });
       for (const key of ['a', 'b', 'c']) await small.cached('s:3', key, async () => key);
       assert.equal(small.takeStats()!.evictions, 1);
+    });
+
+    it("logs each used cache's counters and what the caches hold when it stops", async () => {
+      const own = createMemoryCache();
+      const node = new CacheEpochs(shared.handle.db, own.pubsub, { answers: true, pollMs: 3_600_000 });
+      const lines: Array<{ message: string; fields: Record<string, unknown> }> = [];
+      node.attach({
+        info: (fields, message) => lines.push({ message, fields }),
+        warn: () => {},
+      });
+      await node.start();
+      const pages = node.cache<string>({ name: 'pages', kind: 'answer', maxBytes: 4096 });
+      node.cache<string>({ name: 'unused', kind: 'answer', maxBytes: 4096 });
+      await pages.cached('s:7', 'k', async () => 'page');
+      await pages.cached('s:7', 'k', async () => 'page');
+      await node.stop();
+      await own.close();
+      assert.deepEqual(
+        lines.map((line) => line.message),
+        ['cache pages', 'caches'],
+      );
+      assert.equal(lines[0]!.fields.hits, 1);
+      assert.equal(lines[0]!.fields.misses, 1);
+      assert.equal(lines[1]!.fields.bytes, lines[0]!.fields.bytes);
+      assert.ok((lines[1]!.fields.rss as number) > 0 && (lines[1]!.fields.heap_used as number) > 0);
     });
 
     it('drops at once on a message, and counts only a move no message announced', async () => {

@@ -106,15 +106,22 @@ export class Cached<V> {
     return pending;
   }
 
+  /** What its values weigh together now, about in bytes. */
+  get bytes(): number {
+    return this.entries.weight;
+  }
+
   /** Counters for the log; the hit and miss counts start again. */
   takeStats(): Record<string, number | string> | undefined {
     const stats = {
       cache: this.options.name,
+      kind: this.options.kind,
       hits: this.hits,
       misses: this.misses,
       evictions: this.entries.evictions,
       entries: this.entries.size,
       bytes: this.entries.weight,
+      max_bytes: this.options.maxBytes,
     };
     this.hits = 0;
     this.misses = 0;
@@ -191,6 +198,8 @@ export class CacheEpochs {
 
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    // What the counters held since the last minute's lines, so a short run (a bench) is told too.
+    if (this.timers.length > 0) this.logStats();
     this.timers = [];
     await this.queued?.catch(() => undefined);
     await this.running?.catch(() => undefined);
@@ -332,11 +341,15 @@ export class CacheEpochs {
     for (const [scope, at] of this.announced) if (now - at >= ANNOUNCE_GRACE_MS * 5) this.announced.delete(scope);
   }
 
+  /** Each used cache's counters, then what they all hold beside the process's memory. */
   private logStats(): void {
     if (!this.logger) return;
     for (const cache of this.caches) {
       const stats = cache.takeStats();
       if (stats) this.logger.info(stats, `cache ${cache.options.name}`);
     }
+    const { rss, heapUsed } = process.memoryUsage();
+    const bytes = this.caches.reduce((sum, cache) => sum + cache.bytes, 0);
+    this.logger.info({ bytes, rss, heap_used: heapUsed }, 'caches');
   }
 }
