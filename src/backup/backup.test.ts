@@ -40,6 +40,16 @@ async function typesTable(db: Executor): Promise<string[]> {
   return rows.map((r) => r.row);
 }
 
+/** The indexes and statistics content types made on their entries (DDL a restore must make again). */
+async function typeIndexesOf(db: Executor): Promise<string[]> {
+  const rows = await queryRows<{ name: string }>(
+    db,
+    sql`select indexname as name from pg_indexes where tablename = 'cms_entries' and indexname ~ '^cms[xuc]_'
+        union all select stxname from pg_statistic_ext where stxname ~ '^cmss_' order by 1`,
+  );
+  return rows.map((row) => row.name);
+}
+
 function answerOf(app: TestApp['app']) {
   return async (probe: Probe) => {
     const response = await app.inject({
@@ -131,6 +141,9 @@ for (const [from, to] of pairs) {
         assert.equal(answer.body.toString('base64'), before[index]!.body.toString('base64'), answer.probe);
       }
       assert.deepEqual(await typesTable(target.handle.db), await typesTable(source.deps.database.db));
+      const typeIndexes = await typeIndexesOf(source.deps.database.db);
+      assert.ok(typeIndexes.length > 0, 'the instance has content types with indexed fields');
+      assert.deepEqual(await typeIndexesOf(target.handle.db), typeIndexes, "the types' indexes are made again");
     });
 
     it('backs the restored copy up into the same rows, sequences and blobs', async () => {

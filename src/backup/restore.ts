@@ -2,12 +2,14 @@
 // or S3 blobs). The schema is migrated to the backup's level, the blobs are copied, the rows are
 // loaded in one transaction with the tables' own triggers off (the counters they keep are in the
 // rows already), the sequences are set, and then the migrations after the backup's level run on the
-// restored data as they would have on the original. See decision 0088.
+// restored data as they would have on the original, and the content types' own indexes are made
+// again (DDL, not rows). See decision 0088.
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { sql } from 'drizzle-orm';
 import type { BlobStore } from '../adapters/blobs/index.js';
+import { recreateTypeIndexes } from '../cms/content-types.js';
 import { modeMismatch, type RunMode } from '../core/installation/service.js';
 import { eachConcurrently } from '../lib/each-concurrently.js';
 import { queryRows, type DatabaseHandle, type Transaction } from '../db/client.js';
@@ -73,6 +75,7 @@ export async function restoreFrom(ctx: RestoreContext, dir: string): Promise<Res
       await tx.execute(sql.raw(`alter table ${ident(table.name)} enable trigger user`));
   });
   const laterMigrations = await runMigrations(ctx.database);
+  await recreateTypeIndexes(ctx.database.db);
   return { manifest, laterMigrations };
 }
 

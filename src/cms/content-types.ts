@@ -171,6 +171,19 @@ async function createFieldIndexes(
   }
 }
 
+/**
+ * Makes every content type's field indexes, statistics and paired indexes again: they are DDL made
+ * when a type is written, which a restore (rows only) does not carry.
+ */
+export async function recreateTypeIndexes(db: Executor): Promise<number> {
+  const types = await db.select().from(cmsContentTypes);
+  for (const type of types) {
+    await createFieldIndexes(db, type, type.fields);
+    await syncPairedIndexes(db, type.id, type.fields, new Set());
+  }
+  return types.length;
+}
+
 /** At most this many paired indexes per type: each costs every write of the type's entries. */
 export const MAX_PAIRED_INDEXES = 16;
 
