@@ -5,12 +5,12 @@
 //   forum's versions, resolved ids): the tag is made after the route's own preHandlers (who asks,
 //   may they) and before its handler, so a matching request builds nothing;
 // - `'body'`: the answer's bytes, hashed once made, for answers that also depend on the clock (SLA
-//   flags, scheduled publications) or on rows no version follows: the body is built, not sent. A
-//   function answering `undefined` falls back to this.
-// Either way the tag names the credential the request carried, so one viewer never matches a tag
-// another was given; it is weak, since the page compression sends several encodings of one answer;
-// `Vary` names the credential headers, and an answer to a credential says `Cache-Control: private,
-// no-cache` (no shared cache keeps it, every use revalidates).
+//   flags) or on rows no version follows: the body is built, not sent. A function answering
+//   `undefined` falls back to this.
+// Either way the tag names the URL and the credential the request carried, so one viewer never
+// matches a tag another was given; it is weak, since the page compression sends several encodings
+// of one answer; `Vary` names the credential headers, and an answer to a credential says
+// `Cache-Control: private, no-cache` (no shared cache keeps it, every use revalidates).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
@@ -41,7 +41,8 @@ const RELEASE: string = (
 const tags = new WeakMap<FastifyRequest, string>();
 
 function digest(request: FastifyRequest, kind: string, parts: EtagParts | Buffer): string {
-  const hash = createHash('sha256').update(`${RELEASE}\n${kind}\n${request.routeOptions.url ?? ''}\n`);
+  // The URL with its query: the parts rarely name the page, the filter or the fields asked for.
+  const hash = createHash('sha256').update(`${RELEASE}\n${kind}\n${request.url}\n`);
   for (const name of CREDENTIAL_HEADERS) hash.update(`${String(request.headers[name] ?? '')}\n`);
   if (Buffer.isBuffer(parts)) hash.update(parts);
   else for (const part of parts) hash.update(`${part === undefined ? '\u0000' : String(part)}\n`);
