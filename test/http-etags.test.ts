@@ -242,6 +242,16 @@ for (const database of testDatabases) {
       await changesOnB('the settings changed with SQL', read, b, tag, (body) => body.includes('Tagged'));
     });
 
+    it("the owner's site: 304 by its bytes; a new tag after a change with SQL", async () => {
+      const read: Read = (node, headers) =>
+        portal(node.app, owner, { method: 'GET', url: `/api/sites/${SITE}`, headers });
+      const tag = tagOf(await read(b));
+      await notModified(read, b, tag);
+      await notModified(read, a, tag);
+      await run(sql`update sites set plan = 'business' where id = ${SITE}`);
+      await changesOnB('the plan changed with SQL', read, b, tag, (body) => body.includes('business'));
+    });
+
     it('a guest page, compressed or not: one weak tag, 304 with no body, a new one after a new topic', async () => {
       const env = await portal(a.app, owner, {
         method: 'PUT',

@@ -153,6 +153,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(EntryOut) },
       },
       preHandler: read,
+      config: { etag: 'body' },
     },
     async (request, reply) => {
       const { site, caller } = request.helpdesk;
