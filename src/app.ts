@@ -29,6 +29,7 @@ import { registerProblemHandlers, sendProblem } from './http/problem.js';
 import { AccessLog, type AccessLogSink } from './http/access-log.js';
 import { drainUnreadBodies } from './http/unread-body.js';
 import { compressAnswers } from './http/compression.js';
+import { conditionalGets } from './http/etags.js';
 import { createFastLanes } from './http/fast-lane.js';
 import type { FastLane } from './http/lane.js';
 import { createSurfaceRouting, type SurfaceRouting } from './http/surface.js';
@@ -167,6 +168,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonParser(app);
   registerProblemHandlers(app);
   drainUnreadBodies(app);
+  // Before the compression: an answer's tag is made of its plain bytes when no version names it.
+  conditionalGets(app);
   compressAnswers(app);
 
   // A callback hook, not an async one: it runs on every request, static ones included.

@@ -1,7 +1,8 @@
 // The generated dependency test of the cache seam (docs/decisions/0111-cache-seam.md): for every
 // column of every table a cache scope reads (src/adapters/cache/dependencies.ts), write the column
 // with SQL behind both nodes and prove that node B's answer, kept under the scope, changes within the
-// bound by B's poll alone (no bus between the nodes). Then drop a trigger and show the check fails.
+// bound by B's poll alone (no bus between the nodes). Then drop a trigger and show the check fails,
+// and TRUNCATE each table and show B's answers change too (migrations/0047_cache_epochs_truncate.sql).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -187,6 +188,37 @@ for (const database of testDatabases) {
         sql`select plan from sites where id = ${key}`,
       );
       assert.notEqual(fresh!.plan, before, 'though the database changed');
+    });
+
+    it('heals after TRUNCATE: emptying a table a scope reads moves the scopes of its rows', async () => {
+      // Tables whose rows others reference come after them, so each is emptied by its own TRUNCATE.
+      const order = [
+        'cms_entries',
+        'cms_content_types',
+        'helpdesk_tickets',
+        'helpdesk_contacts',
+        'credentials',
+        'site_settings',
+        'plan_features',
+        'sites',
+      ];
+      assert.deepEqual(new Set(order), new Set(CACHE_DEPENDENCIES.map(({ table }) => table)), 'every table read');
+      for (const table of order) {
+        const kept = [];
+        for (const dependency of CACHE_DEPENDENCIES.filter((declared) => declared.table === table)) {
+          const { key, scope } = await rowOf(dependency);
+          const before = await answerOnB(dependency, scope, key, dependency.key);
+          assert.equal(await answerOnB(dependency, scope, key, dependency.key), before, 'node B keeps the answer');
+          kept.push({ dependency, key, scope, before });
+        }
+        await run(`truncate "${table}" cascade`);
+        for (const { dependency, key, scope, before } of kept)
+          await eventually(
+            `node B to answer anew after ${table} was truncated (${dependency.scope})`,
+            async () => ((await answerOnB(dependency, scope, key, dependency.key)) !== before ? true : undefined),
+            BOUND_MS,
+          );
+      }
     });
   });
 }

@@ -146,7 +146,7 @@ describe('OpenAPI documents a generator can use', () => {
     }
   });
 
-  it('declares query parameters a generated client can send, and ETag where If-Match is read', () => {
+  it('declares query parameters a generated client can send, and ETag where If-Match or If-None-Match is read', () => {
     for (const { name, doc } of documents) {
       for (const { path, method, operation } of operations(doc)) {
         for (const parameter of operation.parameters ?? []) {
@@ -156,13 +156,26 @@ describe('OpenAPI documents a generator can use', () => {
             assert.equal(values?.type, 'string', `${name}: ${method.toUpperCase()} ${path} ${parameter.name}`);
         }
       }
-      const readsIfMatch = operations(doc).some(({ operation }) =>
-        operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'if-match'),
-      );
+      const reads = (header: string, operation: Operation) =>
+        operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === header) ?? false;
+      const readsIfMatch = operations(doc).some(({ operation }) => reads('if-match', operation));
+      const readsIfNoneMatch = operations(doc).some(({ operation }) => reads('if-none-match', operation));
       const sendsEtag = operations(doc).some(({ operation }) =>
         Object.values(operation.responses).some((response) => response.headers?.ETag),
       );
-      assert.equal(sendsEtag, readsIfMatch, `${name}: an If-Match without a declared ETag to send back`);
+      assert.equal(
+        sendsEtag,
+        readsIfMatch || readsIfNoneMatch,
+        `${name}: an If-Match or If-None-Match without a declared ETag to send back`,
+      );
+      // A conditional GET (src/http/etags.ts) declares the tag it answers and its 304.
+      for (const { path, method, operation } of operations(doc).filter(({ operation }) =>
+        reads('if-none-match', operation),
+      )) {
+        const where = `${name}: ${method.toUpperCase()} ${path}`;
+        assert.ok(operation.responses['200']?.headers?.ETag, `${where}: ETag`);
+        assert.ok(operation.responses['304'], `${where}: 304`);
+      }
     }
   });
 });

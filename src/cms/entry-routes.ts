@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerializedOnce } from '../http/response-schemas.js';
 import { cmsAccess } from './access.js';
+import { entryListTag } from './answer-tags.js';
 import {
   EntryBody,
   EntryListQuery,
@@ -39,6 +40,7 @@ export async function entryRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(EntryOut) },
       },
       preHandler: cmsAccess('cms-read'),
+      config: { etag: entryListTag },
     },
     async (request, reply) => {
       const page = toPage(request.query);

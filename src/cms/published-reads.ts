@@ -37,6 +37,8 @@ const until = <V>(timed: Timed<V>): number | undefined => timed.until;
 export class PublishedReads {
   private readonly lists: Cached<Timed<ListPage>>;
   private readonly entries: Cached<Timed<TaggedEntry>>;
+  /** Each type's next scheduled publication, kept until it comes (for the answers' ETags). */
+  private readonly publications: Cached<number | undefined>;
 
   constructor(
     private readonly db: Database,
@@ -49,6 +51,21 @@ export class PublishedReads {
       maxBytes: MAX_BYTES,
       until: until<TaggedEntry>,
     });
+    this.publications = epochs.cache({
+      name: 'cms publications',
+      kind: 'directory',
+      maxBytes: 1024 * 1024,
+      weigh: () => 64,
+      until: (at) => at,
+    });
+  }
+
+  /**
+   * When `type`'s next scheduled entry is published, if any: an answer's tag names it, so the tag
+   * changes when the entry shows though nothing was written.
+   */
+  nextPublished(type: ContentTypeRow): Promise<number | undefined> {
+    return this.publications.cached(scopeOf(type), 'next', () => this.nextPublication(type.id));
   }
 
   /** A page of `type`'s list as `view` sees it; `query` names everything else the answer depends on. */

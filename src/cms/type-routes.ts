@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { cmsAccess } from './access.js';
+import { contentModelTag } from './answer-tags.js';
 import { createType, deleteType, findStoredType, listStoredTypes, updateType } from './content-types.js';
 import { FORUM_TYPES } from './forum-types.js';
 import { globalGroup } from './globals.js';
@@ -32,6 +33,7 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(ContentTypeOut) },
       },
       preHandler: cmsAccess('cms-read'),
+      config: { etag: contentModelTag },
     },
     async (request) => [
       ...(await listStoredTypes(db, request.cms.site.id)).map(presentType),
@@ -50,6 +52,7 @@ export async function typeRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: ContentTypeOut },
       },
       preHandler: cmsAccess('cms-read'),
+      config: { etag: contentModelTag },
     },
     async (request) => {
       const forumType = FORUM_TYPES.find((t) => t.slug === request.params.slug);

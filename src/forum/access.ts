@@ -9,6 +9,7 @@ import { readTokenMember, viewerFor, type CommunityVersions } from './members.js
 import { refuseSuspended } from './moderation.js';
 import { reviewTrust, trustRules } from './trust.js';
 import { GUEST, type MemberViewer, type Viewer } from './policy.js';
+import type { VisibleTopic } from './topics.js';
 
 export const TOKEN_HEADER = 'authentication-token';
 
@@ -18,6 +19,8 @@ interface ForumContext {
   viewer: Viewer;
   /** With a member's token: the community's versions, read with the member (`readTokenMember`). */
   versions?: CommunityVersions;
+  /** The topic a route's ETag was made of (`topicPostsTag`), read before the handler. */
+  topic?: VisibleTopic;
 }
 
 declare module 'fastify' {

@@ -7,6 +7,7 @@ import { problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerializedOnce } from '../http/response-schemas.js';
 import { forumMember } from './access.js';
+import { notificationsTag } from './answer-tags.js';
 import { mailSettingsOf, updateMailSettings } from './mail/settings.js';
 import { listKeptNotifications, markNotificationsRead } from './notifications.js';
 import { requireMember } from './policy.js';
@@ -36,6 +37,7 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
         response: { 200: Type.Array(NotificationOut) },
       },
       preHandler: forumMember,
+      config: { etag: notificationsTag },
     },
     async (request, reply) => {
       const { site, viewer, versions } = request.forum;

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PageQuery, setPaginationHeaders, toPage } from '../http/pagination.js';
 import { forumMember, forumReader } from './access.js';
+import { topicListTag, topicPostsTag } from './answer-tags.js';
 import { replyMailOptions } from './mail/context.js';
 import { authorizeModeration } from './policy.js';
 import { spendPostingBudget } from './posting-limit.js';
@@ -98,6 +99,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(TopicOut) },
       },
       preHandler: forumReader,
+      config: { etag: topicListTag },
     },
     async (request, reply) => {
       const page = toPage(request.query);
@@ -254,9 +256,12 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(Type.Union([Type.Ref('ForumThreadedPost'), PostOut])) },
       },
       preHandler: forumReader,
+      config: { etag: topicPostsTag },
     },
     async (request, reply) => {
-      const visible = await findVisibleTopic(db, request.forum.site.id, request.forum.viewer, request.params.id);
+      const visible =
+        request.forum.topic ??
+        (await findVisibleTopic(db, request.forum.site.id, request.forum.viewer, request.params.id));
       const page = toPage(request.query);
       if (request.query.view === 'threaded') {
         const { rows, total } = await listPostsThreaded(db, app.forum.pages, visible, page);

@@ -109,7 +109,7 @@ async function discardDraft(tx: Executor, memberId: string, key: string): Promis
 
 // Topics -------------------------------------------------------------------------------------------
 
-interface VisibleTopic extends TopicView {
+export interface VisibleTopic extends TopicView {
   forum: ForumRow;
   /** What the topic's pages are kept under (kept-pages.ts). */
   pageVersions: string;

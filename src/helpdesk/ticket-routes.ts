@@ -53,6 +53,8 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(TicketOut) },
       },
       preHandler: read,
+      // SLA flags change with the clock: the tag is made of the answer's bytes (src/http/etags.ts).
+      config: { etag: 'body' },
     },
     async (request, reply) => {
       const page = toPage(request.query);
@@ -104,6 +106,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: { tags: ['tickets'], summary: 'Read a ticket', params: TicketParams, response: { 200: TicketOut } },
       preHandler: read,
+      config: { etag: 'body' },
     },
     async (request) => {
       const { site, caller } = request.helpdesk;
@@ -150,6 +153,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(EntryOut) },
       },
       preHandler: read,
+      config: { etag: 'body' },
     },
     async (request, reply) => {
       const { site, caller } = request.helpdesk;

@@ -187,6 +187,38 @@ const PAGINATION_HEADERS = {
   Link: { type: 'string', description: 'RFC 8288 links to the first, last, previous and next pages.' },
 };
 
+/** What a conditional GET's answer carries (src/http/etags.ts). */
+const CONDITIONAL_HEADERS = {
+  ETag: {
+    type: 'string',
+    description:
+      'A weak tag of this answer for this credential; send it back as `If-None-Match` to be answered 304 while it holds.',
+  },
+  'Cache-Control': {
+    type: 'string',
+    description: '`private, no-cache` when a credential asked (`no-cache` otherwise): revalidate before each use.',
+  },
+  Vary: { type: 'string', description: 'Names `Authorization, Authentication-Token, Cookie`.' },
+};
+
+const NOT_MODIFIED = {
+  type: 'null',
+  description: 'Not modified: the `ETag` sent in `If-None-Match` still names the answer; no body.',
+  headers: { ETag: CONDITIONAL_HEADERS.ETag },
+};
+
+const IF_NONE_MATCH = {
+  type: 'string',
+  maxLength: 1000,
+  description: 'The `ETag` of the answer last read: 304 with no body while it still names the answer.',
+};
+
+/** The route's header schema (if any) with `If-None-Match` added, for the document only. */
+function withIfNoneMatch(headers: unknown): Record<string, unknown> {
+  const base = (headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+  return { ...base, type: 'object', properties: { ...base.properties, 'if-none-match': IF_NONE_MATCH } };
+}
+
 /** Operations whose success answer carries an `ETag` a later `If-Match` names (routes set it). */
 const ETAG_HEADERS: Record<string, string> = {
   'POST /api/cms/v1/entries/{type}':
@@ -336,19 +368,27 @@ function describeOperation(
   const method = [route.method].flat()[0]!;
   const name = (schema.operationId as string | undefined) ?? operationName(method, url, prefix);
   const etag = ETAG_HEADERS[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`];
+  // Conditional GETs (src/http/etags.ts): the tag, If-None-Match, and the 304.
+  const conditional = method === 'GET' && route.config?.etag !== undefined;
+  if (conditional) response[304] = NOT_MODIFIED;
   for (const [status, value] of Object.entries(response)) {
     const code = Number(status);
     if (code < 200 || code >= 300 || !value || typeof value !== 'object') continue;
     const described = 'description' in value || 'x-response-description' in value;
+    const headers = {
+      ...(code === 200 && method === 'GET' && isPaginated(schema) ? PAGINATION_HEADERS : {}),
+      ...(etag ? { ETag: { type: 'string', description: etag } } : {}),
+      ...(conditional && code === 200 ? CONDITIONAL_HEADERS : {}),
+    };
     response[status] = {
       ...value,
       ...(described ? {} : { 'x-response-description': successText(name, code) }),
-      ...(code === 200 && method === 'GET' && isPaginated(schema) ? { headers: PAGINATION_HEADERS } : {}),
-      ...(etag ? { headers: { ETag: { type: 'string', description: etag } } } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
     };
   }
   return {
     ...schema,
+    ...(conditional ? { headers: withIfNoneMatch(schema.headers) } : {}),
     // @fastify/swagger marks every body required; transformObject reads this and drops it.
     ...(schema.body && optionalBodies.has(schema.body) ? { [OPTIONAL_BODY_MARK]: true } : {}),
     operationId: name,

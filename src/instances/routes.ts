@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { settingsScope } from '../core/settings/directory.js';
 import { presentRestart, presentSettings } from '../core/settings/presenters.js';
 import { RestartOut, SettingsMapIn, SettingsMapOut } from '../core/settings/schemas.js';
 import {
@@ -19,6 +20,8 @@ function pendingHeaders(reply: FastifyReply, row: SiteSettingsRow): void {
   reply.header('X-Settings-Generation', String(row.generation));
 }
 
+type IdRequest = FastifyRequest & { params: { id: string } };
+
 export async function instanceRoutes(fastify: FastifyInstance, options: { access: InstanceAccess }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
@@ -34,6 +37,12 @@ export async function instanceRoutes(fastify: FastifyInstance, options: { access
         response: { 200: SettingsMapOut },
       },
       preHandler: access.authenticate,
+      // Tagged with the epoch of the site's settings (src/http/etags.ts), once the caller may read them.
+      config: {
+        etag: async (request) => [
+          await app.services.epochs.epochOf(settingsScope((await access.site(request as IdRequest)).id)),
+        ],
+      },
     },
     async (request, reply) => {
       const row = await loadSettings(db, (await access.site(request)).id);

@@ -40,6 +40,7 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(SiteOut) },
       },
       preHandler: requireSession,
+      config: { etag: 'body' },
     },
     async (request) => (await listSites(db, request.user!)).map((site) => presentSite(site, urlContext(request))),
   );
@@ -49,6 +50,7 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: { tags: ['sites'], summary: 'One site', params: SiteParams, response: { 200: SiteOut } },
       preHandler: requireSession,
+      config: { etag: 'body' },
     },
     async (request) =>
       presentSite(

@@ -1,8 +1,9 @@
 // What each cache scope reads (docs/decisions/0111-cache-seam.md): every column of each table
-// listed moves the scope's epoch when written, through the triggers of migrations/0041, unless it
-// is named in `unread` with the reason. test/cache-dependencies.test.ts writes each such column
-// with SQL and proves a second node's answer changes within the bound, so a trigger nobody wrote,
-// or a column added to a table without a thought for the caches that read it, fails it.
+// listed moves the scope's epoch when written, through the triggers of migrations/0042 (and of
+// 0047 when the table is truncated), unless it is named in `unread` with the reason.
+// test/cache-dependencies.test.ts writes each such column with SQL, and truncates each table, and
+// proves a second node's answer changes within the bound, so a trigger nobody wrote, or a column
+// added to a table without a thought for the caches that read it, fails it.
 
 export interface CacheDependency {
   /** The table read. */

@@ -60,6 +60,24 @@ for (const database of testDatabases) {
       assert.equal(directory.takeStats(), undefined, 'no use since: nothing to log');
     });
 
+    it('reads the epoch every node reads alike, and trusts nothing kept from before an epoch it read', async () => {
+      const directory = epochs.cache<number>({ name: 'tagged', kind: 'directory', maxBytes: 1024 });
+      let loads = 0;
+      const load = async () => ++loads;
+      assert.equal(await directory.cached('s:7', 'k', load), 1);
+      await move('s:7');
+      // No poll yet: the node keeps what it read, but an epoch read now is newer than that.
+      assert.equal(await epochs.epochOf('s:7'), 1);
+      assert.equal(await directory.cached('s:7', 'k', load), 2, 'the epoch read moved the scope here');
+      assert.equal(await directory.cached('s:7', 'k', load), 2, 'kept under it');
+      await move('s:7');
+      assert.equal(await epochs.epochOf('s:7'), 1, 'held while this node learned of no move');
+      assert.deepEqual(await epochs.poll(), ['s:7']);
+      assert.equal(await epochs.epochOf('s:7'), 2, 'the poll told it');
+      assert.equal(await directory.cached('s:7', 'k', load), 3);
+      assert.equal(await epochs.epochOf('s:never'), 0, 'a scope never moved');
+    });
+
     it('evicts past its bound, and counts it', async () => {
       const small = epochs.cache<string>({ name: 'small', kind: 'directory', maxBytes: 400, weigh: () => 100 });
       for (const key of ['a', 'b', 'c']) await small.cached('s:3', key, async () => key);

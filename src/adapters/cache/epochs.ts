@@ -21,6 +21,8 @@ const CHANNEL = 'cache:epochs';
 const ANNOUNCE_GRACE_MS = 2_000;
 /** Stats of every cache go to the log at `info` this often. */
 const STATS_MS = 60_000;
+/** Epochs a node remembers having read (`epochOf`); the oldest is forgotten past this. */
+const MAX_LEARNED = 100_000;
 
 interface Logger {
   info(fields: Record<string, unknown>, message: string): void;
@@ -142,6 +144,8 @@ interface PolledRow {
 export class CacheEpochs {
   /** Per scope, how many times this node learned it moved: what its entries are checked against. */
   private readonly serials = new Map<string, number>();
+  /** Per scope, its epoch as this node last read it, and the serial it was read under (`epochOf`). */
+  private readonly learned = new Map<string, { epoch: number; serial: number }>();
   /** The epochs of the rows the last poll read, to tell a move from a row read again. */
   private known = new Map<string, number>();
   /** The oldest transaction the last poll could not see yet: the next poll reads rows it moved, and later ones. */
@@ -226,6 +230,29 @@ export class CacheEpochs {
   }
 
   /**
+   * The scope's epoch, the same on every node (an HTTP answer's `ETag` is made of it): the one this
+   * node read while the scope did not move, or read now. A read that finds an epoch this node did not
+   * know of (or its first) moves the scope here too, so nothing this node kept from before it is
+   * trusted again: an answer is never older than the epoch it is tagged with.
+   */
+  async epochOf(scope: string): Promise<number> {
+    const serial = this.serial(scope);
+    const held = this.learned.get(scope);
+    if (held && held.serial === serial) return held.epoch;
+    const [row] = await queryRows<{ epoch: string | number }>(
+      this.db,
+      sql`select epoch from cache_epochs where scope = ${scope}`,
+    );
+    const epoch = Number(row?.epoch ?? 0);
+    // A poll or a message moved it meanwhile: what this read found may be older than what it learned.
+    if (this.serial(scope) !== serial) return epoch;
+    if (held?.epoch !== epoch) this.move(scope);
+    if (this.learned.size >= MAX_LEARNED) this.learned.delete(this.learned.keys().next().value!);
+    this.learned.set(scope, { epoch, serial: this.serial(scope) });
+    return epoch;
+  }
+
+  /**
    * Reads the epochs moved since the last poll (one statement on an index), stops trusting what
    * this node keeps under each, and answers the scopes. A poll asked for while one runs starts
    * after it, so it sees every write committed before the call.
@@ -299,6 +326,8 @@ export class CacheEpochs {
     const now = Date.now();
     for (const scope of moved) {
       this.move(scope);
+      // What is loaded from now on is at least as new as the epoch this poll read.
+      if (this.learned.has(scope)) this.learned.set(scope, { epoch: known.get(scope)!, serial: this.serial(scope) });
       if (this.announced.delete(scope)) continue;
       if (!this.unannounced.has(scope)) this.unannounced.set(scope, now);
     }

@@ -10,7 +10,7 @@ import { loadSettings } from './service.js';
 /** Settings a node keeps at most, about in bytes. */
 const MAX_BYTES = 8 * 1024 * 1024;
 
-const settingsScope = (siteId: string): string => `settings:${siteId}`;
+export const settingsScope = (siteId: string): string => `settings:${siteId}`;
 
 export class SettingsDirectory {
   private readonly settings: Cached<InstanceSettings>;

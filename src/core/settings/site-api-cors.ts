@@ -13,7 +13,7 @@ function allowedOrigin(settings: InstanceSettings, origin: string | undefined): 
 /** The CORS answer of the site APIs, but for the origin. */
 const CORS_ANSWER = {
   methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
-  allowedHeaders: ['Authentication-Token', 'Authorization', 'Content-Type', 'If-Match'],
+  allowedHeaders: ['Authentication-Token', 'Authorization', 'Content-Type', 'If-Match', 'If-None-Match'],
   exposedHeaders: ['X-Pagination', 'Link', 'Retry-After', 'WWW-Authenticate', 'ETag'],
   credentials: false,
   maxAge: 600,

@@ -84,6 +84,12 @@ const SearchQuery = Type.Object({
   before: Type.Optional(DAY),
 });
 
+/**
+ * The reading pages answer `ETag` and 304 (src/http/etags.ts), made of their bytes: a page shows
+ * the header's counts and settings beside its list, more than any one version follows.
+ */
+const PAGE_TAG = { etag: 'body' } as const;
+
 export async function readRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
 
@@ -96,7 +102,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(FORUM_JS),
   );
 
-  app.get('/', { preHandler: loadUi }, async (request, reply) => {
+  app.get('/', { preHandler: loadUi, config: PAGE_TAG }, async (request, reply) => {
     const { site, viewer } = request.ui;
     const [categories, visible] = await Promise.all([
       listCategories(db, site.id, viewer),
@@ -107,7 +113,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Querystring: { page?: string } }>(
     '/latest',
-    { schema: { querystring: PageQuery }, preHandler: loadUi },
+    { schema: { querystring: PageQuery }, preHandler: loadUi, config: PAGE_TAG },
     async (request, reply) => {
       const { site, viewer, versions } = request.ui;
       const page = pageNumber(request.query.page);
@@ -137,7 +143,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { slug: string }; Querystring: { page?: string } }>(
     '/f/:slug',
-    { schema: { params: SlugParams, querystring: PageQuery }, preHandler: loadUi },
+    { schema: { params: SlugParams, querystring: PageQuery }, preHandler: loadUi, config: PAGE_TAG },
     async (request, reply) => {
       const { site, viewer, versions } = request.ui;
       const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
@@ -165,7 +171,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { id: string }; Querystring: Static<typeof TopicQuery> }>(
     '/t/:id',
-    { schema: { params: IdParams, querystring: TopicQuery }, preHandler: loadUi },
+    { schema: { params: IdParams, querystring: TopicQuery }, preHandler: loadUi, config: PAGE_TAG },
     async (request, reply) => {
       const { site, viewer } = request.ui;
       const visible = await findVisibleTopic(db, site.id, viewer, request.params.id);
