@@ -13,6 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { seedHelpdesk } from '../bench/lib/seed-helpdesk.js';
 import { createType } from '../src/cms/content-types.js';
 import { createMember } from '../src/forum/members.js';
 import { createForum } from '../src/forum/structure.js';
@@ -339,58 +340,15 @@ async function seed(
     [SITE, typeId],
   );
 
-  const days = 90;
-  const statuses = `(array['new','open','pending','on_hold','solved','closed'])[1 + n % 6]`;
-  const opened = `${SEED_NOW} - ((n % ${days * 24 * 60}) || ' minutes')::interval`;
-  const assignee = `case when n % 5 <> 0 then 'agent' || (1 + n % 20) end`;
-  await client.query(
-    `insert into helpdesk_contacts (id, site_id, email, name) select 'c' || n, $1, 'customer' || n || '@example.test', 'Customer ' || n from generate_series(1, ${TICKETS / 10}) n`,
-    [SITE],
-  );
-  await client.query(
-    `insert into helpdesk_categories (id, site_id, name) select 'cat' || n, $1, 'Category ' || n from generate_series(1, 8) n`,
-    [SITE],
-  );
-  await client.query(
-    `insert into forum_members (id, site_id, username, email) select 'agent' || n, $1, 'agent' || n, 'agent' || n || '@bench.test' from generate_series(1, 20) n`,
-    [SITE],
-  );
-  await client.query(
-    `insert into helpdesk_agents (member_id, site_id, available) select 'agent' || n, $1, false from generate_series(1, 20) n`,
-    [SITE],
-  );
-  await client.query(
-    `insert into helpdesk_tickets (id, site_id, number, subject, status, priority, category_id, assignee_id, requester_id, channel, created_at, updated_at, solved_at,
-            first_response_at, first_response_minutes, resolution_minutes, first_response_due_at, resolution_due_at, sla_paused_at)
-     select 't' || n, $1, n, 'Ticket ' || n, ${statuses}, (array['low','normal','high','urgent'])[1 + n % 4],
-            case when n % 9 <> 0 then 'cat' || (n % 9) end, ${assignee}, 'c' || (1 + n % ${TICKETS / 10}), 'email',
-            ${opened}, ${opened} + interval '1 hour', case when n % 6 = 4 then ${opened} + interval '2 hours' end,
-            ${opened} + interval '2 minutes', 480, 4320, ${opened} + interval '8 hours', ${opened} + interval '3 days',
-            case when n % 6 in (2, 3) then ${opened} + interval '1 hour' end
-     from generate_series(1, ${TICKETS}) n`,
-    [SITE],
-  );
-  await client.query(`insert into helpdesk_counters (site_id, last_number) values ($1, ${TICKETS})`, [SITE]);
-  await client.query(
-    `insert into helpdesk_entries (id, site_id, ticket_id, author_kind, body_source, body_html, body_text, created_at)
-     select 'e' || n || '-' || k, $1, 't' || n, case when k % 2 = 0 then 'agent' else 'requester' end, 'Message ' || k, '<p>Message ' || k || '</p>', 'Message ' || k,
-            ${opened} + (k || ' minutes')::interval
-     from generate_series(1, ${TICKETS}) n, generate_series(1, 2) k`,
-    [SITE],
-  );
-  await client.query(
-    `insert into helpdesk_history (site_id, ticket_id, actor_kind, actor_id, event, to_value, created_at)
-     select $1, 't' || n, 'system', null, 'created', jsonb_build_object('number', n), ${opened} from generate_series(1, ${TICKETS}) n
-     union all
-     select $1, 't' || n, 'system', null, 'assignee', to_jsonb(${assignee}), ${opened} from generate_series(1, ${TICKETS}) n where n % 5 <> 0
-     union all
-     select $1, 't' || n, case when k = 1 then 'requester' when n % 5 = 0 then 'api_key' else 'member' end, case when k = 2 then ${assignee} end, 'reply', null,
-            ${opened} + (k || ' minutes')::interval from generate_series(1, ${TICKETS}) n, generate_series(1, 2) k
-     union all
-     select $1, 't' || n, case when n % 5 = 0 then 'api_key' else 'member' end, ${assignee}, 'status', '"solved"'::jsonb, ${opened} + interval '2 hours'
-     from generate_series(1, ${TICKETS}) n where n % 6 = 4`,
-    [SITE],
-  );
+  await seedHelpdesk(client, {
+    site: SITE,
+    tickets: TICKETS,
+    agents: 20,
+    categories: 8,
+    entriesPerTicket: 2,
+    days: 90,
+    now: SEED_NOW,
+  });
   // As autovacuum would have by the time a real site is read (index-only scans need the visibility
   // map). A sample of 300,000 rows reads each table whole, so the statistics are the same every run.
   await client.query('set default_statistics_target = 1000');
