@@ -35,6 +35,17 @@ export async function docCommands(page: string): Promise<DocCommand[]> {
   return commands;
 }
 
+/**
+ * The files a page shows for the reader to save: fenced blocks whose info string names the file
+ * after the language (```text message.eml), by name.
+ */
+export async function docFiles(page: string): Promise<Map<string, string>> {
+  const markdown = await readFile(path.join(ROOT, page), 'utf8');
+  const files = new Map<string, string>();
+  for (const block of markdown.matchAll(/^```[a-z]+ ([^\s`]+)\n([\s\S]*?)^```/gm)) files.set(block[1]!, block[2]!);
+  return files;
+}
+
 /** The command as a reader runs it against a local server: its port for 8080, their token for `dpl_...`, the CLI from the sources. */
 function asReaderRuns(command: string, port: number, deployToken: string): string {
   return command
@@ -50,8 +61,8 @@ export interface ReaderServer {
   dataDir: string;
   /** A deploy token of the static site `site`, as the README's quick start mints one. */
   deployToken: string;
-  /** Runs one of the page's commands as the reader does, with `sh`, from the project folder (with `env` set). */
-  run(command: string, env?: Record<string, string>): Promise<CliResult>;
+  /** Runs one of the page's commands as the reader does, with `sh`, from `cwd` (the project folder) with `env` set. */
+  run(command: string, env?: Record<string, string>, cwd?: string): Promise<CliResult>;
   close(): Promise<void>;
 }
 
@@ -95,7 +106,8 @@ export async function startReaderServer(
     port,
     dataDir,
     deployToken,
-    run: (command, env = {}) => runCommand(['sh', '-c', asReaderRuns(command, port, deployToken)], env, ROOT),
+    run: (command, env = {}, cwd = ROOT) =>
+      runCommand(['sh', '-c', asReaderRuns(command, port, deployToken)], env, cwd),
     close: async () => {
       await server.stop();
       await rm(dataDir, { recursive: true, force: true });
