@@ -26,7 +26,7 @@ const MAIL_ATTRIBUTES = Object.fromEntries(
 /** Raster images only: what an inline part may be to show as `<img>`. */
 const INLINE_IMAGE_TYPES = /^image\/(png|gif|jpeg|webp|avif|bmp)\s*(;|$)/i;
 
-export interface MailPart {
+interface MailPart {
   contentId: string;
   contentType: string;
   /** Where the desk page loads the part from. */
