@@ -16,17 +16,10 @@ import { createSite } from '../src/core/sites/service.js';
 import { siteArchive } from './helpers/archives.js';
 import { buildTestApp } from './helpers/app.js';
 import { testDatabases } from './helpers/databases.js';
+import { docFiles } from './helpers/doc-commands.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCUMENTS = ['portal', 'deploy', 'instances', 'purchase', 'forum', 'cms', 'helpdesk'];
-
-/** The page's `ts` blocks by the file name on their first line. */
-async function pageFiles(): Promise<Record<string, string>> {
-  const page = await readFile(path.join(ROOT, 'docs/api-clients.md'), 'utf8');
-  const files: Record<string, string> = {};
-  for (const [, name, code] of page.matchAll(/^```ts\n\/\/ (\S+)\n([\s\S]*?)^```/gm)) files[name!] = code!;
-  return files;
-}
 
 // Compiled with the generated types: each call's arguments and answers are checked by tsc.
 const CALLS = `
@@ -104,7 +97,7 @@ describe('typed clients generated from every OpenAPI document', () => {
   before(async () => {
     project = await mkdtemp(path.join(tmpdir(), 'blume-clients-'));
     await symlink(path.join(ROOT, 'node_modules'), path.join(project, 'node_modules'), 'dir');
-    const files = await pageFiles();
+    const files = await docFiles('docs/api-clients.md');
     assert.deepEqual(Object.keys(files).sort(), ['example.ts', 'generate.ts', 'localhost.ts', 'upload.ts']);
     for (const [name, code] of Object.entries(files)) await writeFile(path.join(project, name), code);
     await writeFile(path.join(project, 'calls.ts'), CALLS);

@@ -18,7 +18,7 @@ export interface CommunitySiteData {
 }
 
 const SCOPE_DOCS: Record<(typeof API_KEY_SCOPES)[number], string> = {
-  'cms-read': 'read content, drafts included',
+  'cms-read': 'read published content',
   'cms-write': 'create, change and publish content',
   admin: 'content types, webhooks and settings through the APIs',
   'helpdesk-read': 'read tickets',

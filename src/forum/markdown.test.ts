@@ -24,6 +24,20 @@ describe('forum markdown', () => {
     );
   });
 
+  it('links @mentions to profiles, outside links, code and mail addresses', () => {
+    const { html, text } = renderBody(
+      'Hi @Ann and @bob.\n\nMail cy@example.test, `@code` and [@link](https://example.com) stay; **@dee-** too',
+    );
+    assert.match(html, /Hi <a href="\/u\/Ann" class="mention" rel="nofollow ugc noopener noreferrer">@Ann<\/a> and /);
+    assert.match(html, /<a href="\/u\/bob" class="mention"[^>]*>@bob<\/a>\./);
+    assert.match(html, /<strong><a href="\/u\/dee" class="mention"[^>]*>@dee<\/a>-<\/strong>/);
+    assert.equal(html.match(/class="mention"/g)?.length, 3, 'not the address, the code or the link');
+    assert.match(text, /Hi @Ann and @bob\./);
+    const mail = renderBody('Thanks @ann\nsecond line', { lineBreaks: true });
+    assert.match(mail.html, /<a href="\/u\/ann" class="mention"/);
+    assert.doesNotMatch(renderBody('hi @ann', { links: false }).html, /<a /, 'held posts show no links');
+  });
+
   it('keeps titles as typed, one line, and slugs from them', () => {
     assert.equal(plainTitle('Why does <div> not center?'), 'Why does <div> not center?');
     assert.equal(

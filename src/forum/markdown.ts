@@ -4,7 +4,55 @@
 import MarkdownIt from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
 
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
+/** An @mention: a member's name after a space or the start, not inside an address (`cy@example.test`). */
+export const MENTION = /(?:^|[^\w@.-])@([A-Za-z0-9_.-]{2,40})/g;
+
+/** The name a mention names: trailing dots and hyphens are the sentence's (`@dee.`). */
+export const mentionName = (raw: string): string => raw.replace(/[.-]+$/, '');
+
+/**
+ * Mentions become links to the member's profile (`/u/<name>`), outside links and code. A name
+ * that is no member's leads to the profile page's "No member" answer, as on Discourse.
+ */
+function linkMentions(md: MarkdownIt): void {
+  md.core.ruler.after('linkify', 'mentions', (state) => {
+    for (const block of state.tokens) {
+      if (block.type !== 'inline' || !block.children) continue;
+      const children: typeof block.children = [];
+      let inLink = 0;
+      for (const token of block.children) {
+        if (token.type === 'link_open') inLink += 1;
+        if (token.type === 'link_close') inLink -= 1;
+        if (token.type !== 'text' || inLink > 0 || !token.content.includes('@')) {
+          children.push(token);
+          continue;
+        }
+        let at = 0;
+        for (const match of token.content.matchAll(MENTION)) {
+          const name = mentionName(match[1]!);
+          const start = match.index + match[0].indexOf('@');
+          const text = new state.Token('text', '', 0);
+          text.content = token.content.slice(at, start);
+          const open = new state.Token('link_open', 'a', 1);
+          open.attrs = [
+            ['href', `/u/${encodeURIComponent(name)}`],
+            ['class', 'mention'],
+          ];
+          const label = new state.Token('text', '', 0);
+          label.content = `@${name}`;
+          children.push(text, open, label, new state.Token('link_close', 'a', -1));
+          at = start + 1 + name.length;
+        }
+        const rest = new state.Token('text', '', 0);
+        rest.content = token.content.slice(at);
+        children.push(rest);
+      }
+      block.children = children;
+    }
+  });
+}
+
+const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false }).use(linkMentions);
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -37,14 +85,14 @@ const SANITIZE: sanitizeHtml.IOptions = {
     'td',
   ],
   allowedAttributes: {
-    a: ['href', 'title', 'rel'],
+    a: ['href', 'title', 'rel', 'class'],
     img: ['src', 'alt', 'title'],
     code: ['class'],
     ol: ['start'],
     th: ['style'],
     td: ['style'],
   },
-  allowedClasses: { code: [/^language-[A-Za-z0-9_+-]+$/] },
+  allowedClasses: { code: [/^language-[A-Za-z0-9_+-]+$/], a: ['mention'] },
   allowedStyles: { '*': { 'text-align': [/^(left|right|center)$/] } },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesAppliedToAttributes: ['href', 'src'],
@@ -89,7 +137,7 @@ heldLinks.renderer.rules.image = (tokens, index, options, env, self) =>
   heldLinks.utils.escapeHtml(self.renderInlineAsText(tokens[index]!.children ?? [], options, env));
 
 /** Text that came as e-mail: every line break of the mail is a line break on the page. */
-const mailText = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: true });
+const mailText = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: true }).use(linkMentions);
 
 /**
  * Renders and sanitizes a body; `links: false` holds links and images (shown as their text), and

@@ -11,6 +11,7 @@ import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
 import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
 import type { KeptPages, ListPage } from './kept-pages.js';
+import { MENTION, mentionName } from './markdown.js';
 import { viewerFor, type CommunityVersions } from './members.js';
 import {
   canSeeTopic,
@@ -35,16 +36,14 @@ import {
 } from './tables.js';
 import type { Author } from './avatars.js';
 
-/** A post notifies at most this many mentioned members; further names stay plain text. */
+/** A post notifies at most this many mentioned members; further names are not notified. */
 export const MAX_MENTIONS = 10;
-
-const MENTION = /(?:^|[^\w@.-])@([A-Za-z0-9_.-]{2,40})/g;
 
 /** The distinct names a text mentions, in order, at most MAX_MENTIONS (lower-cased). */
 export function mentionedNames(text: string): string[] {
   const names = new Set<string>();
   for (const match of text.matchAll(MENTION)) {
-    names.add(match[1]!.replace(/[.-]+$/, '').toLowerCase());
+    names.add(mentionName(match[1]!).toLowerCase());
     if (names.size === MAX_MENTIONS) break;
   }
   return [...names];

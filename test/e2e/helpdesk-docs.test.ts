@@ -100,7 +100,8 @@ describe('docs/helpdesk.md, as written', () => {
   before(async () => {
     reader = await startReaderServer('hello');
     folder = await mkdtemp(path.join(tmpdir(), 'blume-helpdesk-reader-'));
-    for (const [name, content] of await docFiles(PAGE)) await writeFile(path.join(folder, name), content);
+    for (const [name, content] of Object.entries(await docFiles(PAGE)))
+      await writeFile(path.join(folder, name), content);
   });
   after(async () => {
     await reader?.close();
@@ -161,7 +162,7 @@ describe('docs/helpdesk.md, as written', () => {
 
   it('runs the Postfix pipe command of master.cf as pipe(8) does, the mbox From line first', async () => {
     const page = await docFiles(PAGE);
-    const masterCf = page.get('master.cf')!;
+    const masterCf = page['master.cf']!;
     const argv = /argv=(.*)$/m.exec(masterCf)![1]!.trim().split(/\s+/);
     const auth = path.join(folder, 'helpdesk-auth');
     const markdown = (await import('node:fs/promises')).readFile(path.join(ROOT, PAGE), 'utf8');

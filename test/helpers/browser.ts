@@ -15,9 +15,12 @@ export const skipWithoutChromium = existsSync(CHROMIUM)
 
 /**
  * Headless chromium with nothing reaching out to the network by itself. `resolveToLocalhost` names
- * host patterns (such as `*.blume.test`) that resolve to 127.0.0.1, to open site hosts of a test server.
+ * host patterns (such as `*.blume.test`) that resolve to 127.0.0.1, to open site hosts of a test server;
+ * `secureOrigins` are plain-http origins the browser treats as secure.
  */
-export function launchChromium(options: { resolveToLocalhost?: string[] } = {}): Promise<Browser> {
+export function launchChromium(
+  options: { resolveToLocalhost?: string[]; secureOrigins?: string[] } = {},
+): Promise<Browser> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const rules = (options.resolveToLocalhost ?? []).map((pattern) => `MAP ${pattern} 127.0.0.1`);
   return chromium.launch({
@@ -32,6 +35,8 @@ export function launchChromium(options: { resolveToLocalhost?: string[] } = {}):
       '--disable-component-update',
       '--disable-sync',
       ...(rules.length ? [`--host-resolver-rules=${rules.join(', ')}`] : []),
+      // Origins to treat as https (the clipboard is only there): a site host of a test server.
+      ...(options.secureOrigins?.length ? [`--unsafely-treat-insecure-origin-as-secure=${options.secureOrigins}`] : []),
     ],
   });
 }

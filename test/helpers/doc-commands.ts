@@ -36,13 +36,15 @@ export async function docCommands(page: string): Promise<DocCommand[]> {
 }
 
 /**
- * The files a page shows for the reader to save: fenced blocks whose info string names the file
- * after the language (```text message.eml), by name.
+ * The files a page shows for the reader to save, by name: `ts` blocks by the file name on their first
+ * line (`// example.ts`), and blocks whose info string names the file after the language
+ * (```text message.eml).
  */
-export async function docFiles(page: string): Promise<Map<string, string>> {
+export async function docFiles(page: string): Promise<Record<string, string>> {
   const markdown = await readFile(path.join(ROOT, page), 'utf8');
-  const files = new Map<string, string>();
-  for (const block of markdown.matchAll(/^```[a-z]+ ([^\s`]+)\n([\s\S]*?)^```/gm)) files.set(block[1]!, block[2]!);
+  const files: Record<string, string> = {};
+  for (const [, name, code] of markdown.matchAll(/^```ts\n\/\/ (\S+)\n([\s\S]*?)^```/gm)) files[name!] = code!;
+  for (const [, name, code] of markdown.matchAll(/^```[a-z]+ ([^\s`]+)\n([\s\S]*?)^```/gm)) files[name!] = code!;
   return files;
 }
 

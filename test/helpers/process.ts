@@ -48,19 +48,24 @@ export function runCommand(
   );
 }
 
-/** Logs a member in at a running server's /login form, as a browser does; `page` is /account after it. */
+/**
+ * Logs a member in at a running server's /login form, as a browser does; `page` is /account after it.
+ * `get` is the fetch that reaches `origin` (one that resolves `*.localhost`, for a site's host).
+ */
 export async function loginOnForum(
   origin: string,
   login: string,
   password: string,
+  get: (request: Request) => Promise<Response> = fetch,
 ): Promise<{ status: number; cookie: string; page: string }> {
-  const form = await fetch(`${origin}/login`);
+  const call = (url: string, init?: RequestInit) => get(new Request(url, init));
+  const form = await call(`${origin}/login`);
   const visitor = form.headers
     .getSetCookie()
     .map((c) => c.split(';')[0]!)
     .join('; ');
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
-  const response = await fetch(`${origin}/login`, {
+  const response = await call(`${origin}/login`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: visitor, origin },
@@ -71,7 +76,7 @@ export async function loginOnForum(
       .getSetCookie()
       .find((c) => c.startsWith('blume_member='))
       ?.split(';')[0] ?? '';
-  const page = cookie ? await (await fetch(`${origin}/account`, { headers: { cookie } })).text() : '';
+  const page = cookie ? await (await call(`${origin}/account`, { headers: { cookie } })).text() : '';
   return { status: response.status, cookie, page };
 }
 

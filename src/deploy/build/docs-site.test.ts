@@ -97,9 +97,27 @@ describe('buildDocsSite: a realistic docs tree', () => {
       '/reference/api/endpoints/',
     ]);
     assert.match(nav, /<a href="\/guide\/configure\/" aria-current="page">Configure<\/a>/);
-    assert.match(nav, /<details open><summary><a href="\/guide\/">Guide<\/a>/);
-    assert.match(nav, /<details><summary><a href="\/reference\/">Reference<\/a>/);
+    assert.match(nav, /<a href="\/guide\/">Guide<\/a><details open><summary aria-label="Guide"><\/summary>/);
+    assert.match(nav, /<a href="\/reference\/">Reference<\/a><details><summary aria-label="Reference"><\/summary>/);
     assert.match(html, /<a class="prev" href="\/guide\/install\/" rel="prev">/);
+  });
+
+  it('shows a breadcrumb trail above pages in sections, and the logo as the favicon', async () => {
+    const html = await page('reference/api/endpoints/index.html');
+    assert.match(
+      html,
+      new RegExp(
+        '<nav class="breadcrumbs" aria-label="Breadcrumb"><ol><li><a href="/">[^<]+</a></li>' +
+          '<li><a href="/reference/">Reference</a></li><li><a href="/reference/api/">[^<]+</a></li></ol></nav>',
+      ),
+    );
+    assert.doesNotMatch(
+      await page('guide/index.html'),
+      /class="breadcrumbs"/,
+      'a top-level section: the brand is home',
+    );
+    assert.match(html, /<link rel="icon" href="\/images\/logo.svg">/);
+    assert.doesNotMatch(html, /class="tabs"/, 'tabs only when blume.json asks');
   });
 
   it('gives headings anchors, custom ids and a table of contents', async () => {
@@ -272,6 +290,50 @@ describe('buildDocsSite: smaller rules', () => {
       await readFile(path.join(output, 'sitemap.xml'), 'utf8'),
       /<loc>https:\/\/tiny.test\/notes\/one\/<\/loc>/,
     );
+  });
+
+  it('shows top-level sections as tabs when blume.json asks, and a default favicon without a logo', async () => {
+    const { input, output } = await docsTree({
+      'blume.json': JSON.stringify({ title: 'Tabs', tabs: true }),
+      'index.md': '# Home\n',
+      'start.md': '# Start\n',
+      'guide/index.md': '# Guide\n',
+      'guide/deep/index.md': '# Deep\n',
+      'guide/deep/page.md': '# Page\n',
+      'api/index.md': '# API\n',
+    });
+    await buildDocsSite(input, output);
+    const tabs = async (rel: string): Promise<string> => {
+      const html = await readFile(path.join(output, rel), 'utf8');
+      return /<nav class="tabs" aria-label="Sections">(.*?)<\/nav>/.exec(html)![1]!;
+    };
+    const current = '<a href="/guide/" aria-current="true">Guide</a>';
+    assert.equal(await tabs('guide/deep/page/index.html'), `<a href="/">Home</a><a href="/api/">API</a>${current}`);
+    assert.match(await tabs('start/index.html'), /^<a href="\/" aria-current="true">Home<\/a>/);
+    assert.match(await tabs('api/index.html'), /<a href="\/api\/" aria-current="true">API<\/a>/);
+    const html = await readFile(path.join(output, 'index.html'), 'utf8');
+    const icon = /<link rel="icon" href="\/(_blume\/icon\.[0-9a-f]{10}\.svg)">/.exec(html)![1]!;
+    assert.match(await readFile(path.join(output, icon), 'utf8'), /^<svg /);
+    await assert.rejects(
+      buildDocsSite((await docsTree({ 'blume.json': '{"tabs":"yes"}', 'index.md': '# A\n' })).input, `${output}-2`),
+      /site setting "tabs" must be true or false/,
+    );
+  });
+
+  it('ships the Mermaid renderer only with a site that has a diagram, named only by the pages that have one', async () => {
+    const { input, output } = await docsTree({
+      'index.md': '# Home\n',
+      'flow.md': '# Flow\n\n```mermaid\ngraph LR\n  A[Write] --> B[Deploy]\n```\n',
+    });
+    await buildDocsSite(input, output);
+    const flow = await readFile(path.join(output, 'flow/index.html'), 'utf8');
+    const url = /<html lang="en" data-diagrams="\/(_blume\/mermaid\.[0-9a-f]{10}\.js)">/.exec(flow)![1]!;
+    assert.match(flow, /<code class="hljs language-mermaid">graph LR\n {2}A\[Write\] --&gt; B\[Deploy\]/);
+    assert.match(await readFile(path.join(output, url), 'utf8'), /mermaid/);
+    assert.doesNotMatch(await readFile(path.join(output, 'index.html'), 'utf8'), /data-diagrams/);
+    const plain = await docsTree({ 'index.md': '# Home\n' });
+    await buildDocsSite(plain.input, plain.output);
+    assert.ok(!(await readdir(path.join(plain.output, '_blume'))).some((name) => name.startsWith('mermaid.')));
   });
 
   it('refuses to build into a folder that is not empty', async () => {

@@ -5,13 +5,22 @@
 // and the benchmark call directly too.
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { escapeHtml, escapeXml } from '../../lib/html.js';
 import { DocsBuildError, type BuildProblem, type BuildWarning } from './errors.js';
 import { decodeUtf8 } from './front-matter.js';
 import { checkAnchors, type LinkTargets } from './links.js';
-import { buildNavigation, encodeHtml, NavigationRenderer, readingOrder, type NavNode } from './navigation.js';
+import {
+  buildNavigation,
+  encodeHtml,
+  NavigationRenderer,
+  readingOrder,
+  tabsFor,
+  trailTo,
+  type NavNode,
+} from './navigation.js';
 import { OutputWriter } from './output-writer.js';
 import { defaultWorkerCount, PageThreads, PARALLEL_MIN_PAGES } from './page-threads.js';
 import { encodePath, folderOutFile, folderUrl, placePage, prettifyName, type Page, type PagePlace } from './pages.js';
@@ -19,7 +28,7 @@ import { buildSearchFiles, pageSections } from './search-index.js';
 import { parseSiteConfigJson, resolveSiteConfig, type SiteConfig } from './site-config.js';
 import { defaultScanLimits, scanSourceTree, type ScanLimits, type SourceFile, type SourceTree } from './source-tree.js';
 import { clientScript, searchScript } from './theme/client-script.js';
-import { renderPage, type ThemeAssets } from './theme/layout.js';
+import { defaultIcon, renderPage, type ThemeAssets } from './theme/layout.js';
 import { uiStrings } from './theme/strings.js';
 import { siteStyles } from './theme/styles.js';
 
@@ -64,6 +73,10 @@ export interface DocsBuildResult {
 
 /** Generated files live under this folder; a source folder of the same name is refused. */
 export const ASSET_DIR = '_blume';
+/** Mermaid's dependency-free build, shipped with a site only when one of its pages has a diagram. */
+const diagramsRenderer = createRequire(import.meta.url).resolve('@mermaid-js/tiny');
+/** How a ```` ```mermaid ```` fence comes out of the Markdown renderer. */
+const DIAGRAM_CODE = '<code class="hljs language-mermaid">';
 const RESERVED = new Set([ASSET_DIR, 'sitemap.xml', '404.html', 'robots.txt']);
 
 export async function buildDocsSite(
@@ -221,12 +234,14 @@ async function buildSite(
   );
   const searchHash = createHash('sha256');
   for (const [name, content] of search.files) searchHash.update(name).update('\0').update(content).update('\0');
+  const logoUrl = site.logo === undefined ? undefined : `/${site.logo.split('/').map(encodeURIComponent).join('/')}`;
   const assets: ThemeAssets = {
     cssUrl: `/${ASSET_DIR}/blume.${fingerprint(siteStyles)}.css`,
     jsUrl: `/${ASSET_DIR}/blume.${fingerprint(clientScript)}.js`,
     searchJsUrl: `/${ASSET_DIR}/search.${fingerprint(searchScript)}.js`,
     searchIndexUrl: `/${ASSET_DIR}/search/${searchHash.digest('hex').slice(0, 10)}/`,
-    ...(site.logo === undefined ? {} : { logoUrl: `/${site.logo.split('/').map(encodeURIComponent).join('/')}` }),
+    ...(logoUrl === undefined ? {} : { logoUrl }),
+    iconUrl: logoUrl ?? `/${ASSET_DIR}/icon.${fingerprint(defaultIcon)}.svg`,
   };
   let writeWait = 0;
   const timedWrite = async (work: Promise<void>): Promise<void> => {
@@ -237,6 +252,13 @@ async function buildSite(
   await timedWrite(writer.write(assets.cssUrl.slice(1), siteStyles));
   await timedWrite(writer.write(assets.jsUrl.slice(1), clientScript));
   await timedWrite(writer.write(assets.searchJsUrl.slice(1), searchScript));
+  if (logoUrl === undefined) await timedWrite(writer.write(assets.iconUrl.slice(1), defaultIcon));
+  const hasDiagrams = (page: Page): boolean => page.contentHtml.includes(DIAGRAM_CODE);
+  if (pages.some(hasDiagrams)) {
+    const renderer = await readFile(diagramsRenderer, 'utf8');
+    assets.diagramsJsUrl = `/${ASSET_DIR}/mermaid.${fingerprint(renderer)}.js`;
+    await timedWrite(writer.write(assets.diagramsJsUrl.slice(1), renderer));
+  }
   for (const [name, content] of search.files)
     await timedWrite(writer.write(assets.searchIndexUrl.slice(1) + name, content));
 
@@ -257,6 +279,8 @@ async function buildSite(
       ...(page.hasOwnTitle ? {} : { heading: page.title }),
       contentHtml,
       nav: renderer.render(page),
+      breadcrumbs: breadcrumbs(nav, page),
+      ...(site.tabs ? { tabs: tabsFor(nav, page) } : {}),
       headings: page.headings,
       ...(previous === undefined ? {} : { previous: { title: previous.title, url: previous.url } }),
       ...(next === undefined ? {} : { next: { title: next.title, url: next.url } }),
@@ -265,6 +289,7 @@ async function buildSite(
       ...(lastUpdated(page) === undefined ? {} : { lastUpdated: lastUpdated(page)! }),
       ...(site.editUrl === undefined || page.source === '' ? {} : { editUrl: site.editUrl + encodePath(page.source) }),
       isHome: page.url === '/',
+      hasDiagrams: hasDiagrams(page),
     });
     await timedWrite(writer.write(page.outFile, encodeHtml(html)));
   }
@@ -277,6 +302,8 @@ async function buildSite(
       heading: words.notFound,
       contentHtml: `<p>${escapeHtml(before!)}<a href="/">${escapeHtml(nav.title)}</a>${escapeHtml(after ?? '')}</p>\n`,
       nav: renderer.render(nav.page),
+      breadcrumbs: [],
+      ...(site.tabs ? { tabs: tabsFor(nav, nav.page) } : {}),
       headings: [],
       isHome: false,
     });
@@ -314,6 +341,12 @@ async function prepareOutput(output: string): Promise<void> {
   await mkdir(output, { recursive: true });
   const existing = await readdir(output);
   if (existing.length > 0) throw new Error(`the output folder ${output} is not empty`);
+}
+
+/** The trail above a page in a section (a top-level page has none: the home link is the brand). */
+function breadcrumbs(nav: NavNode, page: Page): Array<{ title: string; url: string }> {
+  const trail = trailTo(nav, page);
+  return trail.length < 2 ? [] : trail.map((node) => ({ title: node.title, url: node.url }));
 }
 
 function folderOf(rel: string): string {

@@ -99,7 +99,7 @@ export class NavigationRenderer {
         let cached = this.closed.get(node.path);
         if (cached === undefined) {
           const inner: HtmlParts = [
-            `<li class="nav-section"><details><summary>${this.link(node, undefined)}</summary><ul>\n`,
+            `<li class="nav-section">${this.link(node, undefined)}<details>${toggle(node)}<ul>\n`,
           ];
           this.items(node.children, current, inner);
           inner.push('</ul></details></li>\n');
@@ -109,7 +109,7 @@ export class NavigationRenderer {
         parts.push(cached);
         continue;
       }
-      parts.push(`<li class="nav-section"><details open><summary>${this.link(node, current)}</summary><ul>\n`);
+      parts.push(`<li class="nav-section">${this.link(node, current)}<details open>${toggle(node)}<ul>\n`);
       this.items(node.children, current, parts);
       parts.push('</ul></details></li>\n');
     }
@@ -119,6 +119,43 @@ export class NavigationRenderer {
     const here = current !== undefined && node.page === current ? ' aria-current="page"' : '';
     return `<a href="${escapeHtml(node.url)}"${here}>${escapeHtml(node.title)}</a>`;
   }
+}
+
+/**
+ * A section's fold: its own `<summary>`, beside the section's link rather than around it (a link in
+ * a summary is two controls in one, which assistive technology cannot tell apart).
+ */
+function toggle(node: NavNode): string {
+  return `<summary aria-label="${escapeHtml(node.title)}"></summary>`;
+}
+
+/** The sections from the root down to `page`'s (the page itself left out): a breadcrumb trail. */
+export function trailTo(root: NavNode, page: Page): NavNode[] {
+  const walk = (node: NavNode, trail: NavNode[]): NavNode[] | undefined => {
+    for (const child of node.children ?? []) {
+      if (child.page === page) return [...trail, node];
+      if (child.children !== undefined) {
+        const found = walk(child, [...trail, node]);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return root.page === page ? [] : (walk(root, []) ?? []);
+}
+
+/**
+ * The top bar's links (blume.json `tabs`): the home page, then each top-level section; the one
+ * whose pages hold `page` is current (the home page's for top-level pages).
+ */
+export function tabsFor(root: NavNode, page: Page): Array<{ title: string; url: string; current: boolean }> {
+  const sections = (root.children ?? []).filter((node) => node.children !== undefined);
+  const holder = sections.find((node) => node.page === page || trailTo(root, page).includes(node));
+  return [root, ...sections].map((node) => ({
+    title: node.title,
+    url: node.url,
+    current: node === (holder ?? root),
+  }));
 }
 
 function isWithin(folder: string, section: string): boolean {

@@ -9,6 +9,8 @@ export interface SiteConfig {
   logo?: string;
   /** Top-level entries (file or folder names) in the order the navigation shows them. */
   nav?: string[];
+  /** The top-level sections as links in the top bar, the one holding the page marked. */
+  tabs?: boolean;
   /** Absolute origin of the production site, for sitemap.xml and canonical links. */
   url?: string;
   language: string;
@@ -16,7 +18,7 @@ export interface SiteConfig {
   editUrl?: string;
 }
 
-const KNOWN = new Set(['title', 'description', 'logo', 'nav', 'url', 'language', 'editUrl']);
+const KNOWN = new Set(['title', 'description', 'logo', 'nav', 'tabs', 'url', 'language', 'editUrl']);
 
 export function parseSiteConfigJson(text: string, file: string): Record<string, unknown> {
   let data: unknown;
@@ -65,6 +67,10 @@ export function resolveSiteConfig(sources: { file: string; data: unknown }[]): S
       if (!Array.isArray(record.nav) || !record.nav.every((item) => typeof item === 'string'))
         fail('nav', 'a list of file or folder names');
       config.nav = (record.nav as string[]).map((item) => item.replace(/^\.?\/|\/$/g, ''));
+    }
+    if (record.tabs !== undefined) {
+      if (typeof record.tabs !== 'boolean') fail('tabs', 'true or false');
+      config.tabs = record.tabs as boolean;
     }
     if (record.url !== undefined) {
       if (typeof record.url !== 'string' || !/^https?:\/\/[^/\s]+/.test(record.url))

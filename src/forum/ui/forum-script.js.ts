@@ -2,7 +2,8 @@
 // Every page works without it. In each composer (`form[data-composer]`) it updates the preview as
 // one types and saves the draft with it, where the form keeps one (one debounced `POST /compose/preview`), uploads a chosen,
 // dropped or pasted file at once and puts its Markdown at the cursor, and suggests members after
-// "@" (a listbox the text box points into with aria-activedescendant: arrows move, Enter or Tab
+// "@" (a listbox the text box points into with aria-activedescendant, no aria-expanded, which a
+// text area's role does not take: arrows move, Enter or Tab
 // take, Escape closes). On a topic, selecting text in a post offers "Quote", which puts the passage
 // with its attribution into the reply box.
 export const FORUM_JS = `'use strict';
@@ -118,7 +119,6 @@ export const FORUM_JS = `'use strict';
     box.insertAdjacentElement('afterend', list);
     box.setAttribute('aria-autocomplete', 'list');
     box.setAttribute('aria-controls', list.id);
-    box.setAttribute('aria-expanded', 'false');
     var names = [], active = -1, asked = 0, timer = 0;
 
     function typed() {
@@ -130,7 +130,6 @@ export const FORUM_JS = `'use strict';
       active = -1;
       list.hidden = true;
       list.textContent = '';
-      box.setAttribute('aria-expanded', 'false');
       box.removeAttribute('aria-activedescendant');
     }
     function mark(index) {
@@ -162,7 +161,6 @@ export const FORUM_JS = `'use strict';
         list.appendChild(option);
       });
       list.hidden = false;
-      box.setAttribute('aria-expanded', 'true');
       mark(0);
     }
     function ask() {

@@ -53,6 +53,28 @@ export const clientScript = String.raw`(function () {
     pre.appendChild(button);
   });
 
+  // Mermaid diagrams: the page shows their source until the renderer, loaded only by pages that
+  // have one, draws each in its place (strict mode: labels are text, never HTML or script).
+  var diagrams = document.querySelectorAll("pre.code > code.language-mermaid");
+  if (diagrams.length && words.diagrams) {
+    var renderer = document.createElement("script");
+    renderer.src = words.diagrams;
+    renderer.onload = function () {
+      var dark = root.dataset.theme ? root.dataset.theme === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+      var nodes = [];
+      diagrams.forEach(function (code) {
+        var figure = document.createElement("div");
+        figure.className = "diagram";
+        figure.textContent = code.textContent;
+        code.parentNode.replaceWith(figure);
+        nodes.push(figure);
+      });
+      window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: dark ? "dark" : "default" });
+      window.mermaid.run({ nodes: nodes });
+    };
+    document.head.appendChild(renderer);
+  }
+
   var tocLinks = Array.prototype.slice.call(document.querySelectorAll(".toc a"));
   if (tocLinks.length && "IntersectionObserver" in window) {
     var byId = {};

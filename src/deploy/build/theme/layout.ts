@@ -9,6 +9,13 @@ import type { SiteConfig } from '../site-config.js';
 import { themeBootScript } from './client-script.js';
 import { uiStrings, type UiStrings } from './strings.js';
 
+/** The favicon of a site without a logo: a five-petal flower in Blume's accent. */
+export const defaultIcon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<g fill="#4f46e5" transform="translate(16 16)">${[0, 72, 144, 216, 288]
+  .map((angle) => `<ellipse rx="5" ry="9" cy="-7" transform="rotate(${angle})"/>`)
+  .join('')}</g><circle cx="16" cy="16" r="4" fill="#fbbf24"/></svg>
+`;
+
 export interface ThemeAssets {
   cssUrl: string;
   jsUrl: string;
@@ -16,6 +23,15 @@ export interface ThemeAssets {
   searchJsUrl: string;
   searchIndexUrl: string;
   logoUrl?: string;
+  /** The site's logo, or Blume's default icon. */
+  iconUrl: string;
+  /** The Mermaid renderer, on a site where a page has a diagram. */
+  diagramsJsUrl?: string;
+}
+
+interface Link {
+  title: string;
+  url: string;
 }
 
 interface PageView {
@@ -25,6 +41,10 @@ interface PageView {
   heading?: string;
   contentHtml: string;
   nav: HtmlParts;
+  /** The sections above the page, from the home page down. */
+  breadcrumbs: Link[];
+  /** The top bar's section links (blume.json `tabs`), the one holding the page marked. */
+  tabs?: Array<Link & { current: boolean }>;
   headings: Heading[];
   previous?: { title: string; url: string };
   next?: { title: string; url: string };
@@ -36,6 +56,8 @@ interface PageView {
   /** Where to edit the page's source (from the `editUrl` site setting). */
   editUrl?: string;
   isHome: boolean;
+  /** The page has a Mermaid diagram: its script loads the renderer. */
+  hasDiagrams?: boolean;
 }
 
 export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView): HtmlParts {
@@ -44,7 +66,7 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
   const fullTitle = view.isHome && view.title === site.title ? site.title : `${view.title} · ${site.title}`;
   const toc = view.headings.filter((h) => h.level === 2 || h.level === 3);
   const logo = assets.logoUrl === undefined ? '' : `<img src="${e(assets.logoUrl)}" alt="">`;
-  const icon = assets.logoUrl === undefined ? '' : `\n<link rel="icon" href="${e(assets.logoUrl)}">`;
+  const icon = `\n<link rel="icon" href="${e(assets.iconUrl)}">`;
   const canonical = view.canonicalUrl === undefined ? '' : `\n<link rel="canonical" href="${e(view.canonicalUrl)}">`;
   const description = view.description === '' ? '' : `\n<meta name="description" content="${e(view.description)}">`;
   const social = [
@@ -80,8 +102,22 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
     view.previous === undefined && view.next === undefined
       ? ''
       : `<nav class="pager" aria-label="${e(t.pager)}">${view.previous === undefined ? '' : `<a class="prev" href="${e(view.previous.url)}" rel="prev"><span>${e(t.previous)}</span>${e(view.previous.title)}</a>`}${view.next === undefined ? '' : `<a class="next" href="${e(view.next.url)}" rel="next"><span>${e(t.next)}</span>${e(view.next.title)}</a>`}</nav>`;
+  const crumbs =
+    view.breadcrumbs.length === 0
+      ? ''
+      : `<nav class="breadcrumbs" aria-label="${e(t.breadcrumbs)}"><ol>${view.breadcrumbs
+          .map((link) => `<li><a href="${e(link.url)}">${e(link.title)}</a></li>`)
+          .join('')}</ol></nav>\n`;
+  const tabs =
+    view.tabs === undefined || view.tabs.length === 0
+      ? ''
+      : `\n<nav class="tabs" aria-label="${e(t.sections)}">${view.tabs
+          .map((tab) => `<a href="${e(tab.url)}"${tab.current ? ' aria-current="true"' : ''}>${e(tab.title)}</a>`)
+          .join('')}</nav>`;
+  const diagrams =
+    view.hasDiagrams && assets.diagramsJsUrl !== undefined ? ` data-diagrams="${e(assets.diagramsJsUrl)}"` : '';
   const head = `<!doctype html>
-<html lang="${e(site.language)}"${clientWords(t)}>
+<html lang="${e(site.language)}"${clientWords(t)}${diagrams}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -95,7 +131,7 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
 <a class="skip" href="#content">${e(t.skipToContent)}</a>
 <header class="topbar">
 <button type="button" class="icon-button menu-button" id="menu-button" aria-controls="sidebar" aria-expanded="false" aria-label="${e(t.menu)}">&#9776;</button>
-<a class="brand" href="/">${logo}<span>${e(site.title)}</span></a>
+<a class="brand" href="/">${logo}<span>${e(site.title)}</span></a>${tabs}
 <form class="search" id="search" role="search" data-index="${e(assets.searchIndexUrl)}" data-script="${e(assets.searchJsUrl)}">
 <input id="search-input" type="search" placeholder="${e(t.searchPlaceholder)}" aria-label="${e(t.searchLabel)}" autocomplete="off">
 <ul class="search-results" id="search-results" hidden></ul>
@@ -108,7 +144,7 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
   const tail = `
 </nav>
 <main id="content">
-<article class="doc">
+${crumbs}<article class="doc">
 ${view.heading === undefined ? withInlineToc(view.contentHtml, tocInline) : `<h1>${e(view.heading)}</h1>\n${tocInline}${view.contentHtml}`}
 </article>
 ${pageMeta}${pager}

@@ -17,6 +17,10 @@ export interface UiStrings {
   searchLabel: string;
   themeToggle: string;
   navigation: string;
+  /** The breadcrumb trail's label. */
+  breadcrumbs: string;
+  /** The top bar's section links (blume.json `tabs`). */
+  sections: string;
   builtWith: string;
   notFound: string;
   /** The 404 page's text; `{home}` is the link to the home page. */
@@ -42,6 +46,8 @@ const EN: UiStrings = {
   searchLabel: 'Search the docs',
   themeToggle: 'Switch between light and dark theme',
   navigation: 'Documentation',
+  breadcrumbs: 'Breadcrumb',
+  sections: 'Sections',
   builtWith: 'Built with Blume',
   notFound: 'Page not found',
   notFoundText: 'There is no page at this address. Try the search above, or start from {home}.',
@@ -74,6 +80,8 @@ const SETS: Record<string, UiStrings> = {
     searchLabel: 'Die Dokumentation durchsuchen',
     themeToggle: 'Zwischen hellem und dunklem Design wechseln',
     navigation: 'Dokumentation',
+    breadcrumbs: 'Brotkrümelpfad',
+    sections: 'Bereiche',
     builtWith: 'Erstellt mit Blume',
     notFound: 'Seite nicht gefunden',
     notFoundText:
@@ -104,6 +112,8 @@ const SETS: Record<string, UiStrings> = {
     searchLabel: 'Buscar en la documentación',
     themeToggle: 'Cambiar entre tema claro y oscuro',
     navigation: 'Documentación',
+    breadcrumbs: 'Ruta de navegación',
+    sections: 'Secciones',
     builtWith: 'Hecho con Blume',
     notFound: 'Página no encontrada',
     notFoundText: 'No hay ninguna página en esta dirección. Prueba la búsqueda de arriba o empieza por {home}.',
@@ -133,6 +143,8 @@ const SETS: Record<string, UiStrings> = {
     searchLabel: 'Rechercher dans la documentation',
     themeToggle: 'Basculer entre le thème clair et le thème sombre',
     navigation: 'Documentation',
+    breadcrumbs: 'Fil d’Ariane',
+    sections: 'Sections',
     builtWith: 'Créé avec Blume',
     notFound: 'Page introuvable',
     notFoundText: 'Il n’y a aucune page à cette adresse. Essayez la recherche ci-dessus ou commencez par {home}.',
@@ -162,6 +174,8 @@ const SETS: Record<string, UiStrings> = {
     searchLabel: 'Cerca nella documentazione',
     themeToggle: 'Passa dal tema chiaro a quello scuro',
     navigation: 'Documentazione',
+    breadcrumbs: 'Percorso',
+    sections: 'Sezioni',
     builtWith: 'Realizzato con Blume',
     notFound: 'Pagina non trovata',
     notFoundText: 'Non esiste alcuna pagina a questo indirizzo. Prova la ricerca qui sopra o parti da {home}.',
@@ -191,6 +205,8 @@ const SETS: Record<string, UiStrings> = {
     searchLabel: 'ドキュメントを検索',
     themeToggle: 'ライトテーマとダークテーマを切り替える',
     navigation: 'ドキュメント',
+    breadcrumbs: 'パンくずリスト',
+    sections: 'セクション',
     builtWith: 'Blume で作成',
     notFound: 'ページが見つかりません',
     notFoundText: 'このアドレスにはページがありません。上の検索を使うか、{home} から始めてください。',
@@ -220,6 +236,8 @@ const SETS: Record<string, UiStrings> = {
     searchLabel: 'De documentatie doorzoeken',
     themeToggle: 'Wisselen tussen licht en donker thema',
     navigation: 'Documentatie',
+    breadcrumbs: 'Kruimelpad',
+    sections: 'Secties',
     builtWith: 'Gemaakt met Blume',
     notFound: 'Pagina niet gevonden',
     notFoundText: 'Op dit adres staat geen pagina. Probeer de zoekfunctie hierboven of begin bij {home}.',
@@ -249,6 +267,8 @@ const SETS: Record<string, UiStrings> = {
     searchLabel: 'Pesquisar na documentação',
     themeToggle: 'Alternar entre tema claro e escuro',
     navigation: 'Documentação',
+    breadcrumbs: 'Trilha de navegação',
+    sections: 'Seções',
     builtWith: 'Feito com Blume',
     notFound: 'Página não encontrada',
     notFoundText: 'Não há nenhuma página neste endereço. Tente a pesquisa acima ou comece por {home}.',
@@ -278,6 +298,8 @@ const SETS: Record<string, UiStrings> = {
     searchLabel: '搜索文档',
     themeToggle: '在浅色和深色主题之间切换',
     navigation: '文档',
+    breadcrumbs: '面包屑导航',
+    sections: '栏目',
     builtWith: '由 Blume 构建',
     notFound: '页面未找到',
     notFoundText: '此地址没有页面。请尝试上方的搜索，或从 {home} 开始。',

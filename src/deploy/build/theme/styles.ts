@@ -40,11 +40,18 @@ a{color:var(--accent);text-underline-offset:.15em}
 .nav-list a{display:block;padding:.2rem .5rem;border-radius:.35rem;color:var(--fg-soft);text-decoration:none}
 .nav-list a:hover{color:var(--fg);background:var(--bg-soft)}
 .nav-list a[aria-current=page]{color:var(--accent);background:var(--accent-soft);font-weight:600}
-.nav-section summary{list-style:none;cursor:pointer;display:flex;align-items:center}
+.nav-section{position:relative}.nav-section>a{margin-left:1rem;color:var(--fg);font-weight:550}
+.nav-section summary{position:absolute;top:0;left:0;width:1rem;height:1.85rem;list-style:none;cursor:pointer}
 .nav-section summary::-webkit-details-marker{display:none}
-.nav-section summary::before{content:"\\203A";display:inline-block;width:.8rem;color:var(--fg-soft);transition:transform .15s}
+.nav-section summary::before{content:"\\203A";display:flex;align-items:center;justify-content:center;height:100%;
+  color:var(--fg-soft);transition:transform .15s}
 .nav-section details[open]>summary::before{transform:rotate(90deg)}
-.nav-section summary a{flex:1;color:var(--fg);font-weight:550}
+.breadcrumbs ol{display:flex;flex-wrap:wrap;gap:.3rem;list-style:none;margin:0 0 .6rem;padding:0;font-size:.85rem}
+.breadcrumbs li+li::before{content:"/";margin-right:.3rem;color:var(--fg-soft)}
+.breadcrumbs a{color:var(--fg-soft);text-decoration:none}.breadcrumbs a:hover{color:var(--accent)}
+.tabs{display:flex;gap:.2rem;margin-left:.5rem;overflow-x:auto;scrollbar-width:none}
+.tabs a{padding:.35rem .6rem;border-radius:.4rem;color:var(--fg-soft);text-decoration:none;white-space:nowrap}
+.tabs a:hover{color:var(--fg);background:var(--bg-soft)}.tabs a[aria-current]{color:var(--accent);font-weight:600}
 main{min-width:0;padding:2rem clamp(1rem,4vw,3rem) 4rem}
 .doc{max-width:48rem}
 .doc h1{font-size:2.1rem;line-height:1.2;margin:0 0 1rem}
@@ -63,6 +70,7 @@ main{min-width:0;padding:2rem clamp(1rem,4vw,3rem) 4rem}
 pre.code:hover .copy-button,.copy-button:focus{opacity:1}
 @media (hover:none){.copy-button{opacity:1}}
 .doc pre.code .line.highlighted{display:inline-block;min-width:100%;margin:0 -1rem;padding:0 1rem;background:var(--hl-line);box-shadow:inset 3px 0 var(--accent)}
+.doc .diagram{margin:1rem 0;overflow-x:auto;text-align:center;white-space:pre}
 .code-block{margin:1rem 0}.code-block pre.code{margin:0;border-top-left-radius:0;border-top-right-radius:0}
 .code-title{padding:.35rem 1rem;font:.8rem var(--mono);color:var(--fg-soft);background:var(--bg-soft);border:1px solid var(--border);border-bottom:0;border-radius:.5rem .5rem 0 0}
 .callout{margin:1rem 0;padding:.6rem 1rem;border-left:4px solid var(--c,var(--note));border-radius:.35rem;background:var(--bg-soft)}
@@ -80,8 +88,8 @@ pre.code:hover .copy-button,.copy-button:focus{opacity:1}
 .toc-inline summary{cursor:pointer;font-weight:600}.toc-inline ul{margin:.4rem 0;padding-left:1rem}.toc-inline li.level-3{margin-left:.8rem}
 .page-meta{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem 1rem;max-width:48rem;margin-top:2.5rem;font-size:.85rem;color:var(--fg-soft)}.page-meta p{margin:0}
 .table-wrap{overflow-x:auto;margin:1rem 0}
-.math-display{overflow-x:auto;margin:1rem 0}
-.math-display math{display:block;margin:0 auto}
+.math-display{overflow-x:auto;margin:1rem 0;font-size:1.15em}
+.math-display math{display:block math;math-style:normal;text-align:center}
 .doc table{border-collapse:collapse;font-size:.93rem}
 .doc th,.doc td{border:1px solid var(--border);padding:.45rem .7rem;text-align:left}
 .doc th{background:var(--bg-soft)}
@@ -111,7 +119,9 @@ pre.code:hover .copy-button,.copy-button:focus{opacity:1}
 .menu-button{display:inline-flex}
 .sidebar{position:fixed;left:0;top:3.5rem;z-index:9;width:min(20rem,85vw);background:var(--bg);transform:translateX(-105%);visibility:hidden;transition:transform .2s,visibility .2s;box-shadow:0 0 30px rgba(0,0,0,.2)}
 body.nav-open .sidebar{transform:none;visibility:visible}
-.search{width:auto;flex:1;position:static}.brand span{display:none}
+.search{width:auto;flex:1;position:static}.tabs{display:none}
+.brand span{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.doc pre.code.has-copy,.doc pre.code[data-lang]{padding-top:2.2rem}
 .search-results{left:.5rem;right:.5rem;top:3.4rem;width:auto}
 }
 @media print{.topbar,.sidebar,.toc,.toc-inline,.pager,.copy-button{display:none}.layout{display:block}}
