@@ -183,6 +183,13 @@ export interface AttachmentRef {
   filename: string;
   content_type: string;
   size: number;
+  /** An inline part's Content-ID (no angle brackets): the mail's HTML shows it where it says `cid:`. */
+  content_id?: string;
+  /**
+   * A file the desk made of the mail itself: its HTML body (`html_body`, shown to agents sanitized)
+   * or the whole text of a reply whose quote was cut (`original_text`).
+   */
+  role?: 'html_body' | 'original_text';
 }
 
 /** The thread: public replies and internal notes, oldest first. */

@@ -3,8 +3,11 @@
 // keyboard (j, a), opens it (o), replies (r), adds an internal note (n), asks the local AI provider
 // server for a draft that lands in the reply box unsent, puts the ticket on pending (the SLA clock
 // stops) and solves it (e). Without JavaScript the same buttons work as plain forms. Every inbox
-// page fits a 390 px phone. Screenshots are kept in test-artifacts/browser/.
+// page fits a 390 px phone. An HTML mail shows its table and its inline image, and its remote image
+// is fetched only once the agent asks (decision 0128). Screenshots are kept in test-artifacts/browser/.
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { applyDesiredSettings, replaceDesiredSettings } from '../../src/core/settings/service.js';
@@ -15,6 +18,7 @@ import { findTicket, listEntries, openTicket } from '../../src/helpdesk/tickets.
 import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
   let t: TestApp;
@@ -74,6 +78,7 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
         AI_BASE_URL: `${ai.origin}/v1`,
         AI_MODEL: 'helper-1',
         AI_API_KEY: ai.apiKey,
+        HELPDESK_INBOUND_SECRET: 'inbound-secret',
       },
       t.config.secretKey,
     );
@@ -187,5 +192,67 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
     await fitsPhone(page, '/desk/tickets/1', 'helpdesk-inbox-ticket-phone');
     await fitsPhone(page, '/desk/tickets/2', 'helpdesk-inbox-ticket2-phone');
     await context.close();
+  });
+
+  it('shows an HTML mail with its table and inline image, and loads a remote image only when asked', async () => {
+    const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const remoteRequests: string[] = [];
+    const remote: Server = createServer((request, response) => {
+      remoteRequests.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from(PIXEL, 'base64'));
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    const remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/banner.png`;
+    const mail = [
+      'From: Erin Example <erin@customer.example>',
+      'To: support@town.test',
+      'Subject: Quote with a table',
+      'Message-ID: <html-browser@customer.example>',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/related; boundary="rel"',
+      '',
+      '--rel',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p>Our order:</p><table><tr><th>Item</th><th>Qty</th></tr><tr><td>K6 arm</td><td>5</td></tr></table>' +
+        `<p><img src="cid:shot@customer.example" alt="Screenshot" width="20" height="20"> <img src="${remoteUrl}" alt="Banner"></p>`,
+      '--rel',
+      'Content-Type: image/png; name="shot.png"',
+      'Content-Transfer-Encoding: base64',
+      'Content-ID: <shot@customer.example>',
+      '',
+      PIXEL,
+      '--rel--',
+      '',
+    ].join('\r\n');
+    const created = await fetch(`${origin}/api/helpdesk/v1/inbound-email`, {
+      method: 'POST',
+      headers: { 'content-type': 'message/rfc822', authorization: 'Bearer inbound-secret' },
+      body: mail,
+    });
+    assert.equal(created.status, 202, await created.clone().text());
+    const { number } = (await created.json()) as { number: number };
+    try {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      await logIn(page, `/desk/tickets/${number}`);
+      await page.waitForURL(`${origin}/desk/tickets/${number}`);
+      const body = page.locator('.mail-html');
+      assert.deepEqual(await body.locator('tr').allInnerTexts(), ['Item\tQty', 'K6 arm\t5']);
+      const shot = body.getByAltText('Screenshot');
+      await eventually('the inline image to load', () =>
+        shot.evaluate((image: HTMLImageElement) => (image.complete && image.naturalWidth === 1) || undefined),
+      );
+      assert.deepEqual(remoteRequests, [], 'no remote request before the agent asks');
+      await screenshot(page, 'helpdesk-inbox-html-mail');
+
+      await page.getByRole('link', { name: 'Show remote images' }).click();
+      await page.waitForURL(/remote_images=/);
+      await eventually('the remote image to be asked for', () => (remoteRequests.length > 0 ? true : undefined));
+      assert.deepEqual(remoteRequests, ['/banner.png']);
+      await context.close();
+    } finally {
+      await new Promise((resolve) => remote.close(resolve));
+    }
   });
 });

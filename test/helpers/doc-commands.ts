@@ -35,11 +35,16 @@ export async function docCommands(page: string): Promise<DocCommand[]> {
   return commands;
 }
 
-/** The page's `ts` blocks by the file name on their first line (`// example.ts`), as a reader saves them. */
+/**
+ * The files a page shows for the reader to save, by name: `ts` blocks by the file name on their first
+ * line (`// example.ts`), and blocks whose info string names the file after the language
+ * (```text message.eml).
+ */
 export async function docFiles(page: string): Promise<Record<string, string>> {
   const markdown = await readFile(path.join(ROOT, page), 'utf8');
   const files: Record<string, string> = {};
   for (const [, name, code] of markdown.matchAll(/^```ts\n\/\/ (\S+)\n([\s\S]*?)^```/gm)) files[name!] = code!;
+  for (const [, name, code] of markdown.matchAll(/^```[a-z]+ ([^\s`]+)\n([\s\S]*?)^```/gm)) files[name!] = code!;
   return files;
 }
 

@@ -22,16 +22,23 @@ export function runBlume(args: string[], env: Record<string, string>): Promise<C
 }
 
 /** Runs any command to completion with only PATH and `env` in its environment (killed after 2 min). */
-export function runCommand(argv: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+/** Runs a command without a shell; `input`, when given, is its standard input. */
+export function runCommand(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  input?: string,
+): Promise<CliResult> {
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd,
     env: { PATH: process.env.PATH ?? '', BLUME_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   return new Promise((resolve) =>
     child.once('close', (status) => {
@@ -132,8 +139,8 @@ export function startServer(argv: string[], env: Record<string, string>): Promis
         });
       }
     };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
     void exited.then((code) => reject(new Error(`blume serve exited with ${code} before listening:\n${output}`)));
     setTimeout(() => {
       child.kill('SIGKILL');

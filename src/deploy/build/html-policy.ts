@@ -6,121 +6,15 @@
 // The same sanitizer runs over the rendered page, so Blume's own markup must fit the subset too.
 import type SanitizeHtml from 'sanitize-html';
 import type { BuildWarning } from './errors.js';
-
-const COMMON_ATTRIBUTES = ['id', 'class', 'title', 'lang', 'dir', 'role', 'aria-*', 'data-*'];
-const ALIGNABLE = ['align'];
-
-/** Tag -> its own allowed attributes (besides the common ones). */
-const ALLOWED: Record<string, string[]> = {
-  a: ['href', 'name', 'rel', 'hreflang'],
-  abbr: [],
-  article: [],
-  aside: [],
-  b: [],
-  bdi: [],
-  bdo: [],
-  blockquote: ['cite'],
-  br: [],
-  caption: ALIGNABLE,
-  cite: [],
-  code: [],
-  col: ['span'],
-  colgroup: ['span'],
-  dd: [],
-  del: ['cite', 'datetime'],
-  details: ['open'],
-  dfn: [],
-  div: ALIGNABLE,
-  dl: [],
-  dt: [],
-  em: [],
-  figcaption: [],
-  figure: [],
-  footer: [],
-  h1: ALIGNABLE,
-  h2: ALIGNABLE,
-  h3: ALIGNABLE,
-  h4: ALIGNABLE,
-  h5: ALIGNABLE,
-  h6: ALIGNABLE,
-  header: [],
-  hr: [],
-  i: [],
-  img: ['src', 'srcset', 'alt', 'width', 'height', 'loading', 'align'],
-  input: ['type', 'checked', 'disabled', 'name'],
-  ins: ['cite', 'datetime'],
-  kbd: [],
-  label: ['for'],
-  li: ['value'],
-  mark: [],
-  ol: ['start', 'type', 'reversed'],
-  p: ALIGNABLE,
-  picture: [],
-  pre: [],
-  q: ['cite'],
-  rp: [],
-  rt: [],
-  ruby: [],
-  s: [],
-  samp: [],
-  section: [],
-  small: [],
-  source: ['srcset', 'type', 'media', 'width', 'height'],
-  span: [],
-  strong: [],
-  sub: [],
-  summary: [],
-  sup: [],
-  table: ALIGNABLE,
-  tbody: [],
-  td: ['colspan', 'rowspan', 'align', 'style'],
-  tfoot: [],
-  th: ['colspan', 'rowspan', 'align', 'scope', 'style'],
-  thead: [],
-  time: ['datetime'],
-  tr: [],
-  u: [],
-  ul: [],
-  var: [],
-  wbr: [],
-};
-
-const URL_ATTRIBUTES = ['href', 'src', 'cite', 'srcset'];
-const SCHEMES = ['http', 'https', 'mailto', 'tel'];
-
-/** Elements dropped together with their content: their text is code or markup, not prose. */
-const DROPPED_WHOLE = [
-  'script',
-  'style',
-  'textarea',
-  'option',
-  'noscript',
-  'iframe',
-  'frame',
-  'frameset',
-  'object',
-  'embed',
-  'template',
-  'svg',
-  'math',
-];
-
-function attributeAllowed(tag: string, name: string): boolean {
-  const own = ALLOWED[tag] ?? [];
-  const matches = (pattern: string): boolean =>
-    pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
-  return own.some(matches) || COMMON_ATTRIBUTES.some(matches);
-}
-
-function schemeAllowed(tag: string, value: string): boolean {
-  // eslint-disable-next-line no-control-regex -- browsers ignore control characters inside a scheme
-  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(value.replace(/[\u0000-\u001f\s]+/g, ''))?.[1]?.toLowerCase();
-  if (scheme === undefined) return !/^\s*\/\//.test(value);
-  return (
-    SCHEMES.includes(scheme) ||
-    (tag === 'img' && scheme === 'data' && /^\s*data:image\/(png|gif|jpeg|webp|avif);/i.test(value))
-  );
-}
+import {
+  attributeAllowed,
+  COMMON_ATTRIBUTES,
+  DROPPED_WHOLE,
+  SAFE_HTML as ALLOWED,
+  schemeAllowed,
+  SCHEMES,
+  URL_ATTRIBUTES,
+} from '../../lib/html-subset.js';
 
 /** What the sanitizer will drop from one opening tag, as warning messages. */
 function droppedFrom(tag: string, attributes: Record<string, string>): string[] {

@@ -60,6 +60,10 @@ ol.notifications li form{display:inline}
 .post .body pre{background:var(--code);padding:.6rem .8rem;border-radius:6px;overflow:auto}
 .post .body code{background:var(--code);padding:.05rem .25rem;border-radius:4px}
 .post .body blockquote{margin:.5rem 0;padding-left:.8rem;border-left:3px solid var(--line);color:var(--muted)}
+.mail-html{overflow-x:auto}
+.mail-html table{border-collapse:collapse;margin:.5rem 0}
+.mail-html td,.mail-html th{border:1px solid var(--line);padding:.25rem .5rem;vertical-align:top;text-align:left}
+details.mail-whole>summary{cursor:pointer;color:var(--accent)}
 .post.deleted{color:var(--muted);font-style:italic}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-top:.5rem;font-size:.9rem}
 .actions form{display:inline}

@@ -25,6 +25,16 @@ describe('HTML mail as text', () => {
     );
   });
 
+  it("keeps a row on its line when each cell is a paragraph (Outlook's tables), and a layout cell's paragraphs apart", () => {
+    const outlook =
+      '<p class=MsoNormal>Our order:</p><table class=MsoTableGrid><tr><td><p class=MsoNormal>Item<o:p></o:p></p></td>' +
+      '<td><p class=MsoNormal>Qty</p></td></tr><tr><td><p class=MsoNormal>K6 arm</p></td><td><p>5</p></td></tr></table>' +
+      '<p class=MsoNormal>Thanks</p>';
+    assert.equal(htmlToText(outlook), 'Our order:\n\nItem | Qty\nK6 arm | 5\n\nThanks');
+    const layout = '<table><tr><td><p>Hello,</p><p>the log is below.</p><div>Erin</div></td></tr></table><p>After</p>';
+    assert.equal(htmlToText(layout), 'Hello,\n\nthe log is below.\n\nErin\n\nAfter');
+  });
+
   it('keeps <pre> lines and spaces, paragraphs, line breaks and lists', () => {
     const html =
       '<p>Hello,</p><p>the log:</p><pre>ERROR  at line 1\n  caused by: disk\n    full</pre>' +

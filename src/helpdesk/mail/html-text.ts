@@ -2,9 +2,10 @@
 // and no element tree: the work is linear in the input whatever its nesting or broken markup (a
 // regex walk or a tree build is quadratic on both), and the input is cut at MAX_HTML_CHARS, so one
 // message holds the event loop for a bounded time (docs/decisions/0115-helpdesk-mail-parsing.md).
-// Tables keep a row per line with ` | ` between cells, `<pre>` keeps its lines and spaces,
-// paragraphs and headings are separated by a blank line, `<br>` breaks the line and a
-// `<blockquote>` is kept with `> ` before each of its lines.
+// Tables keep a row per line with ` | ` between cells (also when each cell is a paragraph, as
+// Outlook writes them), `<pre>` keeps its lines and spaces, paragraphs and headings are separated
+// by a blank line, `<br>` breaks the line and a `<blockquote>` is kept with `> ` before each of its
+// lines.
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 
 /** HTML beyond this many characters is not converted: far above any hand-written mail. */
@@ -48,6 +49,8 @@ class TextWriter {
   private breaks = 0;
   private space = false;
   private separator = false;
+  /** A cell has begun and holds no text yet: a paragraph opening there (Outlook's `<td><p>`) breaks no line. */
+  private cellStart = false;
   hidden = 0;
   pre = 0;
   quote = 0;
@@ -81,6 +84,7 @@ class TextWriter {
   }
 
   block(breaks: 1 | 2): void {
+    if (this.cellStart) return;
     this.breaks = Math.max(this.breaks, breaks);
     this.space = false;
   }
@@ -88,14 +92,30 @@ class TextWriter {
   cell(): void {
     const table = this.rows.length - 1;
     if (table < 0) return;
-    if (this.rows[table]) this.separator = true;
+    // Cells of a row stay on its line: the end of a paragraph in the cell before breaks nothing.
+    if (this.rows[table]) {
+      this.breaks = 0;
+      this.separator = true;
+    }
     this.rows[table] = true;
+    this.cellStart = true;
   }
 
   row(): void {
-    if (this.rows.length > 0) this.rows[this.rows.length - 1] = false;
+    const table = this.rows.length - 1;
+    this.cellStart = false;
     this.separator = false;
-    this.block(1);
+    // A row after a row starts the next line, however its last cell's paragraphs ended.
+    if (table >= 0 && this.rows[table]) {
+      this.breaks = 1;
+      this.space = false;
+    } else this.block(1);
+    if (table >= 0) this.rows[table] = false;
+  }
+
+  /** A table ends: what follows is not at the start of a cell. */
+  endTable(): void {
+    this.cellStart = false;
   }
 
   result(): string {
@@ -128,6 +148,7 @@ class TextWriter {
   }
 
   private put(word: string): void {
+    this.cellStart = false;
     this.flushBreaks();
     if (this.separator && this.line !== '') this.line += CELL_SEPARATOR;
     else if (this.space && this.line !== '') this.line += ' ';
@@ -171,7 +192,10 @@ export function htmlToText(html: string): string {
     else if (name === 'blockquote') {
       writer.block(2);
       writer.quote = Math.max(0, writer.quote - 1);
-    } else if (name === 'table') writer.rows.pop();
+    } else if (name === 'table') {
+      writer.rows.pop();
+      writer.endTable();
+    }
     if (PARAGRAPHS.has(name)) writer.block(2);
     else if (LINES.has(name) || name === 'li') writer.block(1);
   };

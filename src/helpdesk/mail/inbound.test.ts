@@ -84,6 +84,8 @@ for (const database of testDatabases) {
         [
           ['screenshot.png', 70],
           ['export-log.pdf', 45],
+          // The HTML body, which agents see sanitized (decision 0128).
+          ['message.html', 157],
         ],
       );
       assert.ok((await blobs.read(entry!.attachments[1]!.key))!.toString('latin1').startsWith('%PDF'));

@@ -144,6 +144,7 @@ async function storeAttachments(
       filename: attachmentName(attachment.filename),
       content_type: attachment.contentType,
       size: attachment.size,
+      ...(attachment.contentId ? { content_id: attachment.contentId } : {}),
     });
   }
   return refs;
@@ -160,7 +161,7 @@ function capBody(message: InboundMessage, body: string): { body: string; message
   const whole = { filename: 'message.txt', contentType: 'text/plain; charset=utf-8', size: content.length, content };
   return {
     body: body.slice(0, ENTRY_BODY_MAX_CHARS - note.length) + note,
-    message: { ...message, attachments: [...message.attachments, { ...whole, inline: false }] },
+    message: { ...message, attachments: [...message.attachments, { ...whole, inline: false, contentId: null }] },
   };
 }
 
@@ -181,7 +182,27 @@ async function storeOriginal(
   const key = `${mailFolder(siteId, messageId)}/original`;
   const content = Buffer.from(text, 'utf8');
   await blobs.put(key, content, content.length);
-  return { key, filename: ORIGINAL_MESSAGE_NAME, content_type: 'text/plain; charset=utf-8', size: content.length };
+  return {
+    key,
+    filename: ORIGINAL_MESSAGE_NAME,
+    content_type: 'text/plain; charset=utf-8',
+    size: content.length,
+    role: 'original_text',
+  };
+}
+
+/** The HTML body as it came, kept as `message.html` for agents to see sanitized (mail/html-view.ts). */
+async function storeHtml(blobs: BlobStore, siteId: string, messageId: string, html: string): Promise<AttachmentRef> {
+  const key = `${mailFolder(siteId, messageId)}/html`;
+  const content = Buffer.from(html, 'utf8');
+  await blobs.put(key, content, content.length);
+  return {
+    key,
+    filename: 'message.html',
+    content_type: 'text/html; charset=utf-8',
+    size: content.length,
+    role: 'html_body',
+  };
 }
 
 /** What a delivery status report says of the failed recipient (RFC 3464 fields), for the agents. */
@@ -254,7 +275,7 @@ export async function receiveInbound(
   const messageId = messageIdOf(message);
   // The writes below answer a Message-ID on file themselves; asked here first only so that a second
   // delivery stores no attachments again.
-  if (message.attachments.length > 0) {
+  if (message.attachments.length > 0 || message.html !== null) {
     const onFile = await findTicketByMessageId(deps.db, siteId, [messageId]);
     if (onFile) return { ticket: onFile, created: false, source, ignored: null };
   }
@@ -264,6 +285,7 @@ export async function receiveInbound(
   const attachments = await storeAttachments(deps.blobs, siteId, messageId, kept);
   if (thread && kept === message && message.text.trim() !== '' && body !== message.text.trim())
     attachments.push(await storeOriginal(deps.blobs, siteId, messageId, message.text.trim()));
+  if (message.html !== null) attachments.push(await storeHtml(deps.blobs, siteId, messageId, message.html));
   const write = thread
     ? await addEntry(
         deps.db,

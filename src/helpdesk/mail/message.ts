@@ -15,6 +15,8 @@ export interface InboundAttachment {
   content: Buffer;
   /** An image shown inside the HTML body (Content-ID in multipart/related). */
   inline: boolean;
+  /** The part's Content-ID without angle brackets, which the HTML body names as `cid:...`; null without one. */
+  contentId: string | null;
 }
 
 export interface InboundMessage {
@@ -29,6 +31,8 @@ export interface InboundMessage {
   references: string[];
   /** The body as plain text (HTML converted when there is no text part), quotes not yet stripped. */
   text: string;
+  /** The HTML body as sent, or null for mail without one; agents see it sanitized (mail/html-view.ts). */
+  html: string | null;
   attachments: InboundAttachment[];
   /** Why the message is machine-sent (never answered, never a ticket of its own), or null for a person's mail. */
   automated: Automated | null;
@@ -155,6 +159,16 @@ export function messageIds(value: string | readonly string[] | null | undefined)
   if (!value) return [];
   const text = typeof value === 'string' ? value : value.join(' ');
   return [...text.matchAll(/<[^<>\s]+>/g)].map((match) => match[0]);
+}
+
+/** A Content-ID as the HTML body names it after `cid:`: angle brackets and a `cid:` prefix taken off. */
+export function contentIdOf(value: string | null | undefined): string | null {
+  const id = value
+    ?.trim()
+    .replace(/^cid:/i, '')
+    .replace(/^<(.*)>$/, '$1')
+    .trim();
+  return id ? id : null;
 }
 
 /** One Message-ID with its angle brackets, or null. */

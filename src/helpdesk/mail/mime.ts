@@ -9,6 +9,7 @@ import {
   automatedReason,
   bouncedMessageIds,
   checkAttachments,
+  contentIdOf,
   messageIds,
   oneMessageId,
   type InboundMessage,
@@ -70,6 +71,7 @@ export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number
     size: attachment.size,
     content: attachment.content,
     inline: attachment.related === true || attachment.contentDisposition === 'inline',
+    contentId: contentIdOf(attachment.contentId),
   }));
   checkAttachments(attachments, maxAttachmentBytes);
   const headers = headerMap(parsed);
@@ -88,6 +90,7 @@ export async function parseMime(raw: Buffer | string, maxAttachmentBytes: number
     inReplyTo,
     references,
     text,
+    html: typeof parsed.html === 'string' && parsed.html.trim() !== '' ? parsed.html : null,
     attachments,
     automated,
     bouncedMessageIds:

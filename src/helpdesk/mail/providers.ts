@@ -13,6 +13,7 @@ import {
   automatedReason,
   bouncedMessageIds,
   checkAttachments,
+  contentIdOf,
   messageIds,
   oneMessageId,
   type InboundAttachment,
@@ -129,6 +130,7 @@ function normalize(fields: Fields, maxAttachmentBytes: number): InboundMessage {
     inReplyTo,
     references,
     text,
+    html: fields.html?.trim() ? fields.html : null,
     attachments: fields.attachments,
     automated,
     bouncedMessageIds:
@@ -179,6 +181,7 @@ function postmark(body: Buffer, maxAttachmentBytes: number): InboundMessage {
       size: content.length,
       content,
       inline: Boolean(attachment.ContentID),
+      contentId: contentIdOf(attachment.ContentID),
     };
   });
   return normalize(
@@ -223,8 +226,39 @@ function field(form: FormData, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * Content-ID -> attachment field name, from a form's JSON map: Mailgun's `content-id-map` and
+ * SendGrid's `content-ids` map each Content-ID to the field of its part ("attachment-1",
+ * "attachment1"); SendGrid's `attachment-info` gives each field's `content-id`.
+ */
+function contentIds(form: FormData): Map<string, string> {
+  const byField = new Map<string, string>();
+  const json = (name: string): unknown => {
+    try {
+      return JSON.parse(field(form, name) ?? 'null');
+    } catch {
+      return null;
+    }
+  };
+  for (const name of ['content-id-map', 'content-ids']) {
+    const map = json(name);
+    if (map && typeof map === 'object')
+      for (const [cid, fieldName] of Object.entries(map))
+        if (typeof fieldName === 'string' && contentIdOf(cid)) byField.set(fieldName, contentIdOf(cid)!);
+  }
+  const info = json('attachment-info');
+  if (info && typeof info === 'object')
+    for (const [fieldName, details] of Object.entries(info)) {
+      const cid = details && typeof details === 'object' ? (details as Record<string, unknown>)['content-id'] : null;
+      if (typeof cid === 'string' && contentIdOf(cid) && !byField.has(fieldName))
+        byField.set(fieldName, contentIdOf(cid)!);
+    }
+  return byField;
+}
+
 async function files(form: FormData, names: readonly string[]): Promise<InboundAttachment[]> {
   const out: InboundAttachment[] = [];
+  const cids = contentIds(form);
   for (const name of names) {
     const value = form.get(name);
     if (value === null || typeof value === 'string') continue;
@@ -234,7 +268,8 @@ async function files(form: FormData, names: readonly string[]): Promise<InboundA
       contentType: value.type || 'application/octet-stream',
       size: content.length,
       content,
-      inline: false,
+      inline: cids.has(name),
+      contentId: cids.get(name) ?? null,
     });
   }
   return out;

@@ -18,16 +18,24 @@ import { OPEN_STATUSES } from '../assignment.js';
 import { listCategories } from '../categories.js';
 import { draftReply, findDraft } from '../draft-reply.js';
 import { ticketHistory } from '../history.js';
+import { mailHtmlView, type MailHtmlView } from '../mail/html-view.js';
 import { answerTicket, replyMailSettings } from '../mail/outgoing.js';
 import { actorOf } from '../policy.js';
 import type { TicketListQuery } from '../schemas.js';
-import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketPriority, type TicketStatus } from '../tables.js';
+import {
+  TICKET_PRIORITIES,
+  TICKET_STATUSES,
+  type ThreadEntryRow,
+  type TicketPriority,
+  type TicketRow,
+  type TicketStatus,
+} from '../tables.js';
 import { findVisibleTicket, listTickets, type VisibleTicket } from '../ticket-list.js';
 import { listEntries } from '../tickets.js';
 import { triageTicket, type TicketChange } from '../triage.js';
 import { INBOX_JS } from './inbox-script.js.js';
 import { INBOX_HEAD, INBOX_VIEWS, ticketListView, type InboxView } from './inbox-views.js';
-import { MAX_REPLY, ticketView, type TicketPage } from './ticket-views.js';
+import { attachmentUrl, MAX_REPLY, ticketView, type TicketPage } from './ticket-views.js';
 
 const PAGE_SIZE = 25;
 /** Entries of a thread shown on the ticket page. */
@@ -123,16 +131,51 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     }
   }
 
+  /**
+   * The sanitized HTML of the thread's mail (decision 0128), by entry id; remote images only for the
+   * entry the agent asked them for.
+   */
+  async function mailHtmlOf(
+    ticket: TicketRow,
+    rows: readonly ThreadEntryRow[],
+    remoteImagesFor: string | undefined,
+  ): Promise<Map<string, MailHtmlView & { trimmed: boolean }>> {
+    const views = new Map<string, MailHtmlView & { trimmed: boolean }>();
+    for (const entry of rows) {
+      const body = entry.attachments.find((ref) => ref.role === 'html_body');
+      const stream = body ? await app.deps.blobs.get(body.key) : undefined;
+      if (!stream) continue;
+      const source = Buffer.concat(await stream.toArray()).toString('utf8');
+      const parts = entry.attachments.flatMap((ref, index) =>
+        ref.content_id
+          ? [{ contentId: ref.content_id, contentType: ref.content_type, url: attachmentUrl(ticket, entry, index) }]
+          : [],
+      );
+      const view = mailHtmlView(source, parts, remoteImagesFor === entry.id);
+      views.set(entry.id, { ...view, trimmed: entry.attachments.some((ref) => ref.role === 'original_text') });
+    }
+    return views;
+  }
+
   async function renderTicket(
     request: FastifyRequest,
     reply: FastifyReply,
     listed: VisibleTicket,
     extra: Partial<TicketPage> = {},
     status = 200,
+    remoteImagesFor?: string,
   ): Promise<FastifyReply> {
     const { ticket, requester } = listed;
     const { site, caller } = request.helpdesk;
     const { rows, total } = await listEntries(db, ticket.id, true, { pageSize: THREAD_LIMIT, offset: 0 });
+    const mailHtml = await mailHtmlOf(ticket, rows, remoteImagesFor);
+    // The sanitizer leaves remote images out; the page's policy holds it too, until the agent asks.
+    const policy = reply.getHeader('content-security-policy');
+    if (typeof policy === 'string')
+      reply.header(
+        'content-security-policy',
+        policy.replace(/img-src [^;]*/, `img-src 'self' data:${remoteImagesFor ? ' https: http:' : ''}`),
+      );
     const history = await ticketHistory(db, ticket.id);
     const memberIds = [
       ticket.assigneeId,
@@ -155,6 +198,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       servedCategories: caller.kind === 'member' && !caller.admin ? caller.categories : undefined,
       mailedTo: mail ? requester.email : undefined,
       draftBlocked: await draftBlocked(request),
+      mailHtml,
       now: new Date(),
       ...extra,
     };
@@ -209,8 +253,11 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
   const ticketQuery = Type.Object({
     draft: Type.Optional(Type.String({ maxLength: 100 })),
     done: Type.Optional(Type.String({ maxLength: 20 })),
+    remote_images: Type.Optional(
+      Type.String({ maxLength: 100, description: 'The entry whose remote images to show.' }),
+    ),
   });
-  app.get<WithTicket & { Querystring: { draft?: string; done?: string } }>(
+  app.get<WithTicket & { Querystring: { draft?: string; done?: string; remote_images?: string } }>(
     '/desk/tickets/:number',
     { schema: { ...TicketParams.schema, querystring: ticketQuery }, preHandler: INBOX_PAGE },
     async (request, reply) => {
@@ -218,7 +265,14 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
       const draft = request.query.draft ? await findDraft(db, listed.ticket.id, request.query.draft) : undefined;
       const done = DONE[request.query.done ?? ''];
-      return renderTicket(request, reply, listed, { draft, flash: done ? { kind: 'ok', text: done } : undefined });
+      return renderTicket(
+        request,
+        reply,
+        listed,
+        { draft, flash: done ? { kind: 'ok', text: done } : undefined },
+        200,
+        request.query.remote_images,
+      );
     },
   );
 

@@ -6,6 +6,7 @@ import { selectField } from '../../forum/ui/admin/fields.js';
 import type { UiContext } from '../../forum/ui/context.js';
 import { csrfField, notice, time } from '../../forum/ui/layout.js';
 import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
+import type { MailHtmlView } from '../mail/html-view.js';
 import { slaView } from '../sla.js';
 import {
   TICKET_PRIORITIES,
@@ -43,6 +44,8 @@ export interface TicketPage {
   /** Why the AI draft button cannot work here, or undefined when it can. */
   draftBlocked: string | undefined;
   draft?: DraftRow | undefined;
+  /** Mail entries with an HTML body, by entry id: the sanitized HTML, and whether the entry's text was trimmed. */
+  mailHtml?: ReadonlyMap<string, MailHtmlView & { trimmed: boolean }>;
   now: Date;
   flash?: Flash | undefined;
   /** What was typed into a form that was refused, and the refusal beside it. */
@@ -68,11 +71,33 @@ function entryView(page: TicketPage, entry: ThreadEntryRow): SafeHtml {
     : memberName(page, entry.authorId);
   const kind = requester ? 'Requester' : entry.internal ? 'Internal note' : 'Reply';
   return html`<li class="post${entry.internal ? ' note' : ''}" id="entry-${entry.id}"><header><span class="author">${who}</span><span class="badge${entry.internal ? ' note' : ''}">${kind}</span>${entry.internal ? html`<span class="sr-only"> (never shown to the requester)</span>` : ''}<span class="meta">${time(entry.createdAt)}</span></header>
-<div class="body">${trustedHtml(entry.bodyHtml)}</div>${
+${entryBody(page, entry)}${
     entry.attachments.length > 0
-      ? html`<p class="meta">Attachments: ${entry.attachments.map((a, i) => html`${i > 0 ? ', ' : ''}${a.filename} (${Math.ceil(a.size / 1024)} KiB)`)}</p>`
+      ? html`<p class="meta">Attachments: ${entry.attachments.map((a, i) => html`${i > 0 ? ', ' : ''}<a href="${attachmentUrl(page.ticket, entry, i)}">${a.filename}</a> (${Math.ceil(a.size / 1024)} KiB)`)}</p>`
       : ''
   }</li>`;
+}
+
+/** Where an entry's attachment downloads (the Help desk API, which takes the agent's session), from 0. */
+export function attachmentUrl(ticket: TicketRow, entry: ThreadEntryRow, index: number): string {
+  return `/api/helpdesk/v1/tickets/${ticket.number}/replies/${entry.id}/attachments/${index + 1}`;
+}
+
+/**
+ * An entry's body: a mail's HTML, sanitized, in place of its text, except for a reply whose quote
+ * was cut, which shows its own text with the whole HTML one click away (decision 0128).
+ */
+function entryBody(page: TicketPage, entry: ThreadEntryRow): SafeHtml {
+  const text = html`<div class="body">${trustedHtml(entry.bodyHtml)}</div>`;
+  const mail = page.mailHtml?.get(entry.id);
+  if (!mail) return text;
+  const remote =
+    mail.blockedImages > 0
+      ? html`<p class="meta"><a href="/desk/tickets/${page.ticket.number}?remote_images=${entry.id}#entry-${entry.id}">Show remote images</a> <span class="hint">${mail.blockedImages === 1 ? '1 image' : `${mail.blockedImages} images`} from other servers not loaded: loading them tells the sender the mail was read.</span></p>`
+      : '';
+  const shown = html`<div class="body mail-html">${trustedHtml(mail.html)}</div>`;
+  if (!mail.trimmed) return html`${shown}${remote}`;
+  return html`${text}<details class="mail-whole"><summary>The whole message as sent</summary>${shown}${remote}</details>`;
 }
 
 function draftControl(ui: UiContext, page: TicketPage): SafeHtml {
