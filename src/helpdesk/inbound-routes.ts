@@ -43,7 +43,7 @@ const InboundOut = Type.Object({
   number: Type.Union([Type.Integer(), Type.Null()]),
   created: Type.Boolean({
     description:
-      'False when the mail threaded onto an existing ticket, repeated a Message-ID already filed, or was ignored.',
+      'True when the mail was filed (a new ticket, or a new message on the ticket it answers); false when it repeated a Message-ID already filed, or was ignored.',
   }),
   ignored: Type.Union([Type.String(), Type.Null()], {
     description: 'Why a machine-sent mail (auto-reply, bounce, list) was dropped, or null.',
