@@ -16,6 +16,7 @@ import {
   helpdeskContacts,
   helpdeskEntries,
   helpdeskTickets as t,
+  slaDueAt,
   TICKET_PRIORITIES,
   TICKET_STATUSES,
   type ContactRow,
@@ -55,8 +56,21 @@ function sortOf(sort: string): SQL[] {
     number: t.number,
     priority: PRIORITY_RANK,
     status: STATUS_RANK,
+    // Ascending puts nulls (solved tickets) last, as helpdesk_tickets_site_sla_due_idx reads forwards.
+    sla_due: slaDueAt(t),
   }[field]!;
   return [direction(column), direction(t.id)];
+}
+
+/** A date (midnight UTC) or an ISO 8601 time of a `created_*` filter. */
+function instantOf(name: string, value: string): string {
+  const text = value.trim();
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(at.getTime()))
+    throw new AppError('invalid_filter', `${name} "${value}" is no date (2026-11-01) or ISO 8601 time.`, {
+      parameter: name,
+    });
+  return at.toISOString();
 }
 
 /**
@@ -72,6 +86,8 @@ interface ListShape {
   tag?: 'one';
   q?: 'text';
   sla?: 'breached' | 'at_risk';
+  createdAfter?: 'at';
+  createdBefore?: 'at';
   /** An agent who is not an admin sees tickets in no category and in the categories it serves. */
   served?: 'served';
   sort: string;
@@ -86,6 +102,8 @@ interface ListValues {
   requester: string;
   tag: string;
   q: string;
+  createdAfter: string;
+  createdBefore: string;
   served: string[];
 }
 
@@ -100,6 +118,8 @@ const LIST_PLACEHOLDERS: ListParams = {
   requester: sql.placeholder('requester'),
   tag: sql.placeholder('tag'),
   q: sql.placeholder('q'),
+  createdAfter: sql.placeholder('createdAfter'),
+  createdBefore: sql.placeholder('createdBefore'),
   served: sql.placeholder('served'),
 };
 
@@ -119,6 +139,8 @@ function listRequest(
     requester: '',
     tag: '',
     q: '',
+    createdAfter: '',
+    createdBefore: '',
     served: [],
   };
   if (query.status) {
@@ -152,6 +174,14 @@ function listRequest(
     values.q = query.q;
   }
   if (query.sla) shape.sla = query.sla;
+  if (query.created_after) {
+    shape.createdAfter = 'at';
+    values.createdAfter = instantOf('created_after', query.created_after);
+  }
+  if (query.created_before) {
+    shape.createdBefore = 'at';
+    values.createdBefore = instantOf('created_before', query.created_before);
+  }
   const served = servedCategoriesOf(caller);
   if (served) {
     shape.served = 'served';
@@ -191,6 +221,8 @@ function ticketFilters(db: Executor, shape: ListShape, v: ListParams): SQL {
       sql`(to_tsvector('english', ${t.subject}) @@ ${query} or ${t.id} in (select ${helpdeskEntries.ticketId} from ${helpdeskEntries} where ${helpdeskEntries.siteId} = ${v.siteId} and ${entrySearchVector(helpdeskEntries.bodyText)} @@ ${query}))`,
     );
   }
+  if (shape.createdAfter) conditions.push(sql`${t.createdAt} >= ${v.createdAfter}::timestamptz`);
+  if (shape.createdBefore) conditions.push(sql`${t.createdAt} < ${v.createdBefore}::timestamptz`);
   if (shape.sla === 'breached') conditions.push(breachedWhere());
   if (shape.sla === 'at_risk') conditions.push(atRiskWhere());
   return and(...conditions)!;
