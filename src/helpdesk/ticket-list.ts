@@ -1,6 +1,7 @@
 // The ticket list: the caller's visible tickets filtered by status, priority, category, assignee,
 // requester, tag, full text and SLA state, sorted and paged (DESIGN section 3).
 import { and, asc, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Database, Executor } from '../db/client.js';
 import { cappedCount, listTotal, totalOf } from '../db/count.js';
 import { preparedStatement, textArray, type Param } from '../db/prepared.js';
@@ -30,6 +31,8 @@ export interface VisibleTicket {
 }
 
 const listedColumns = getTableColumns(t);
+/** The tickets whose subject matches a search, beside the listed ones. */
+const matched = alias(t, 'matched');
 const requesterColumns = { id: helpdeskContacts.id, email: helpdeskContacts.email, name: helpdeskContacts.name };
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T[] {
@@ -215,11 +218,21 @@ function ticketFilters(db: Executor, shape: ListShape, v: ListParams): SQL {
   }
   if (shape.tag) conditions.push(sql`${t.tags} @> array[${v.tag}]::text[]`);
   if (shape.q) {
-    // The subject and each entry are indexed on their own, so no ticket's text outgrows an index.
+    // The subject and each entry are indexed on their own, so no ticket's text outgrows an index. One
+    // list of matching ids from both indexes (not `subject @@ q or id in (entries)`, which reads
+    // every ticket): a search that matches a few hundred tickets costs milliseconds at 200k.
     const query = sql`websearch_to_tsquery('english', ${v.q})`;
-    conditions.push(
-      sql`(to_tsvector('english', ${t.subject}) @@ ${query} or ${t.id} in (select ${helpdeskEntries.ticketId} from ${helpdeskEntries} where ${helpdeskEntries.siteId} = ${v.siteId} and ${entrySearchVector(helpdeskEntries.bodyText)} @@ ${query}))`,
-    );
+    const bySubject = db
+      .select({ id: matched.id })
+      .from(matched)
+      .where(and(eq(matched.siteId, v.siteId), sql`to_tsvector('english', ${matched.subject}) @@ ${query}`));
+    const byEntry = db
+      .select({ id: helpdeskEntries.ticketId })
+      .from(helpdeskEntries)
+      .where(
+        and(eq(helpdeskEntries.siteId, v.siteId), sql`${entrySearchVector(helpdeskEntries.bodyText)} @@ ${query}`),
+      );
+    conditions.push(inArray(t.id, bySubject.unionAll(byEntry)));
   }
   if (shape.createdAfter) conditions.push(sql`${t.createdAt} >= ${v.createdAfter}::timestamptz`);
   if (shape.createdBefore) conditions.push(sql`${t.createdAt} < ${v.createdBefore}::timestamptz`);

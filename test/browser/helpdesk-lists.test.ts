@@ -105,6 +105,15 @@ describe('agent inbox lists in a browser', { skip: skipWithoutChromium }, () => 
       await assertNoSidewaysScroll(page);
       await assertNoSeriousAxeViolations(page);
 
+      // x ticks the selected row for a bulk change and unticks it again; / goes to the search box.
+      await page.keyboard.press('j');
+      await page.keyboard.press('x');
+      assert.ok(await page.getByLabel('Tick #17 for a bulk change').isChecked());
+      await page.keyboard.press('x');
+      assert.equal(await page.getByLabel('Tick #17 for a bulk change').isChecked(), false);
+      await page.keyboard.press('/');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'filter-q');
+      await page.keyboard.type('refund');
       await page.getByLabel('Search tickets').fill('refund');
       await page.getByRole('button', { name: 'Find' }).click();
       await page.waitForURL(/\/desk\/open\?q=refund/);
