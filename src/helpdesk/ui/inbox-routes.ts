@@ -7,13 +7,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { aiSettingsOf } from '../../cms/ai-drafting.js';
-import { findMember } from '../../forum/members.js';
+import { memberNames } from '../../forum/members.js';
 import { checkForm, loadUi } from '../../forum/ui/context.js';
 import { FORM_BODY_LIMIT, pageNumber, sendPage, totalPages } from '../../forum/ui/forms.js';
 import { AppError } from '../../http/errors.js';
 import { field, seeOther } from '../../http/forms.js';
 import { memberCaller } from '../access.js';
-import { listAgents } from '../agents.js';
+import { agentIds } from '../agents.js';
 import { OPEN_STATUSES } from '../assignment.js';
 import { listCategories } from '../categories.js';
 import { draftReply, findDraft } from '../draft-reply.js';
@@ -119,25 +119,16 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
 export async function inboxRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
 
-  /** Usernames of the help desk's agents and of the other members named by ids. */
+  /** Usernames of the help desk's agents and of the other members named by ids: two statements, whatever the count. */
   async function names(
     siteId: string,
     ids: Iterable<string | null>,
   ): Promise<{ agents: Array<readonly [string, string]>; names: Map<string, string> }> {
-    const out = new Map<string, string>();
-    const agents: Array<readonly [string, string]> = [];
-    for (const view of await listAgents(db, siteId)) {
-      const member = await findMember(db, siteId, view.agent.memberId);
-      if (!member) continue;
-      out.set(member.id, member.username);
-      agents.push([member.id, member.username]);
-    }
-    for (const id of new Set(ids)) {
-      if (!id || out.has(id)) continue;
-      const member = await findMember(db, siteId, id);
-      if (member) out.set(id, member.username);
-    }
-    return { agents, names: out };
+    const agents = await agentIds(db, siteId);
+    const others = [...new Set(ids)].filter((id): id is string => id !== null && !agents.includes(id));
+    const out = await memberNames(db, siteId, [...agents, ...others]);
+    const listed = agents.filter((id) => out.has(id)).map((id) => [id, out.get(id)!] as const);
+    return { agents: listed, names: out };
   }
 
   /** Why the AI draft button cannot work on this site, in words, or undefined. */
