@@ -1,7 +1,7 @@
 // Members of one community and how they prove who they are. A member logs in with the username or
 // e-mail and password of its community; the site owner logs in with its platform account and is
 // given a linked member row that is admin for as long as the account owns the site.
-import { and, asc, count, eq, ilike, isNull, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, inArray, isNull, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { findUserByLogin, hashNewPassword } from '../core/accounts/service.js';
 import type { UserRow } from '../core/accounts/tables.js';
 import type { SiteRow } from '../core/sites/tables.js';
@@ -179,6 +179,16 @@ export async function findMember(db: Executor, siteId: string, id: string): Prom
     .from(forumMembers)
     .where(and(eq(forumMembers.siteId, siteId), eq(forumMembers.id, id)));
   return row;
+}
+
+/** Usernames of the site's members among `ids`, by id, in one statement. */
+export async function memberNames(db: Executor, siteId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: forumMembers.id, username: forumMembers.username })
+    .from(forumMembers)
+    .where(and(eq(forumMembers.siteId, siteId), inArray(forumMembers.id, [...ids])));
+  return new Map(rows.map((row) => [row.id, row.username]));
 }
 
 /** The owner's linked member, made on first use. Its username falls back to a suffixed one on a clash. */

@@ -115,6 +115,16 @@ export async function listAgents(db: Executor, siteId: string): Promise<AgentVie
   );
 }
 
+/** The member ids of the site's agents, in the order `listAgents` gives them, without their workload. */
+export async function agentIds(db: Executor, siteId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: helpdeskAgents.memberId })
+    .from(helpdeskAgents)
+    .where(eq(helpdeskAgents.siteId, siteId))
+    .orderBy(asc(helpdeskAgents.createdAt), asc(helpdeskAgents.memberId));
+  return rows.map((row) => row.id);
+}
+
 /** The categories an agent serves (empty for a member who is not an agent). */
 export async function servedCategories(db: Executor, memberId: string): Promise<string[]> {
   const rows = await db

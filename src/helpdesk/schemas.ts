@@ -70,7 +70,7 @@ export const TicketPatch = Type.Object(
 );
 export type TicketPatch = Static<typeof TicketPatch>;
 
-const TICKET_SORTS = ['created_at', 'updated_at', 'number', 'priority', 'status'] as const;
+export const TICKET_SORTS = ['created_at', 'updated_at', 'number', 'priority', 'status', 'sla_due'] as const;
 
 export const TicketListQuery = Type.Object({
   ...PageQuery.properties,
@@ -86,11 +86,22 @@ export const TicketListQuery = Type.Object({
     Type.String({ minLength: 1, maxLength: 200, description: 'Full-text search over subject and thread.' }),
   ),
   sla: Type.Optional(Type.Union([Type.Literal('breached'), Type.Literal('at_risk')])),
+  created_after: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description: 'Tickets opened at or after this date (`2026-11-01`, midnight UTC) or time (ISO 8601).',
+    }),
+  ),
+  created_before: Type.Optional(
+    Type.String({ maxLength: 40, description: 'Tickets opened before this date (midnight UTC) or time (ISO 8601).' }),
+  ),
   sort: Type.Optional(
     Type.String({
       pattern: `^-?(${TICKET_SORTS.join('|')})$`,
       default: '-updated_at',
-      description: 'A field, `-` for descending.',
+      description:
+        'A field, `-` for descending. `sla_due`: the next SLA due time of unsolved tickets, soonest (or most ' +
+        'overdue) first; solved and closed tickets last.',
     }),
   ),
 });

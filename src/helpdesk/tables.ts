@@ -118,6 +118,18 @@ export const helpdeskSlaPolicies = pgTable(
   (t) => [primaryKey({ columns: [t.siteId, t.priority] })],
 );
 
+/**
+ * A ticket's next SLA due time while it is unsolved: the first response's until it came, then the
+ * resolution's; null once solved. The list's `sort=sla_due` and its index say it alike.
+ */
+export const slaDueAt = (t: {
+  solvedAt: SQLWrapper;
+  firstResponseAt: SQLWrapper;
+  firstResponseDueAt: SQLWrapper;
+  resolutionDueAt: SQLWrapper;
+}): SQL =>
+  sql`(case when ${t.solvedAt} is null then least(case when ${t.firstResponseAt} is null then ${t.firstResponseDueAt} end, ${t.resolutionDueAt}) end)`;
+
 export const helpdeskTickets = pgTable(
   'helpdesk_tickets',
   {
@@ -162,6 +174,8 @@ export const helpdeskTickets = pgTable(
     index('helpdesk_tickets_category_idx').on(t.categoryId),
     index('helpdesk_tickets_site_created_idx').on(t.siteId, t.createdAt),
     index('helpdesk_tickets_tags_idx').using('gin', t.tags),
+    // `sort=sla_due` reads this in order: unsolved tickets by their next due time, solved ones (null) last.
+    index('helpdesk_tickets_site_sla_due_idx').on(t.siteId, slaDueAt(t), t.id),
     // `q=` searches the subject here and each entry in helpdesk_entries_search_idx (ticket-list.ts).
     index('helpdesk_tickets_subject_search_idx').using('gin', sql`to_tsvector('english', ${t.subject})`),
   ],
@@ -322,6 +336,23 @@ export const helpdeskDrafts = pgTable(
   (t) => [index('helpdesk_drafts_ticket_idx').on(t.ticketId, t.createdAt)],
 );
 
+/** An agent's saved ticket lists in the inbox: a name and the list's filters and sort (ui/saved-views.ts). */
+export const helpdeskSavedViews = pgTable(
+  'helpdesk_saved_views',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    memberId: text('member_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The ticket list's query: filter and sort parameters as the API's list takes them. */
+    query: jsonb('query').$type<Record<string, string>>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('helpdesk_saved_views_name_key').on(t.memberId, sql`lower(${t.name})`)],
+);
+
 export type TicketRow = typeof helpdeskTickets.$inferSelect;
 /** A ticket as lists read it. */
 export type ListedTicketRow = TicketRow;
@@ -336,3 +367,4 @@ export type CategoryRow = typeof helpdeskCategories.$inferSelect;
 export type AgentRow = typeof helpdeskAgents.$inferSelect;
 export type HistoryRow = typeof helpdeskHistory.$inferSelect;
 export type DraftRow = typeof helpdeskDrafts.$inferSelect;
+export type SavedViewRow = typeof helpdeskSavedViews.$inferSelect;

@@ -104,9 +104,10 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
     const row = page.locator('tr[data-ticket-row]').filter({ hasText: 'Cannot log in' });
     assert.match((await row.textContent()) ?? '', /Erin Example.*New.*High/s);
 
-    // j selects the newest row (the invoice), j again the next one; a takes it.
+    // Open work comes SLA due first: j selects the high-priority login problem, j and k move and come back; a takes it.
     await page.keyboard.press('j');
     await page.keyboard.press('j');
+    await page.keyboard.press('k');
     assert.match((await row.getAttribute('class')) ?? '', /selected/);
     await screenshot(page, 'helpdesk-inbox-unassigned');
     await page.keyboard.press('a');

@@ -1,8 +1,10 @@
 // Debian's chromium for the browser tests: where it is, why a test skips without it, how it starts on
-// this closed network, where screenshots go, and the checks of phone width and keyboard use.
+// this closed network, where screenshots go, and the checks of phone width, keyboard use and (axe-core)
+// accessibility.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -126,4 +128,25 @@ export async function logInOnForm(page: Page, origin: string, login: string, pas
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.waitForURL(`${origin}/`);
+}
+
+/**
+ * Runs axe-core (WCAG 2 A and AA rules, and best practices) on the page as it stands and fails on
+ * any serious or critical violation, naming the rule and the elements. The script goes in through
+ * the DevTools protocol, which the pages' Content-Security-Policy does not govern.
+ */
+export async function assertNoSeriousAxeViolations(page: Page): Promise<void> {
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const found = await (window as unknown as { axe: typeof axe }).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    });
+    return found.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) =>
+          `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
+  });
+  assert.deepEqual(violations, [], `axe finds serious or critical violations on ${page.url()}`);
 }

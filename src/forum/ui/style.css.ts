@@ -74,7 +74,7 @@ details.reply[open]{flex-basis:100%}
 form.stack{display:grid;gap:.8rem;max-width:40rem}
 form.stack.wide{max-width:none}
 label{font-weight:600;display:block;margin-bottom:.2rem}
-input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],input[type=datetime-local],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],input[type=datetime-local],input[type=date],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
 textarea{min-height:9rem;resize:vertical}
 button,.button{font:inherit;font-weight:600;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);border-radius:6px;padding:.45rem .9rem;cursor:pointer;text-decoration:none;display:inline-block}
 button.link{background:none;border:0;color:var(--accent);padding:0;font-weight:400;text-decoration:underline}
@@ -129,6 +129,34 @@ table.list tbody th{text-transform:none;letter-spacing:0;color:var(--fg);font-si
 .post.note,section.panel.note{border-color:var(--warn);background:var(--warn-bg)}
 .badge.note,.badge.risk{color:var(--warn)}
 .badge.late{color:var(--err)}
+body:has(table.desk-list,form.desk-filters) .wrap{max-width:80rem}
+table.desk-list td.subject a.title{display:block;max-width:22rem;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+table.desk-list td.requester span{display:block;max-width:11rem;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+table.desk-list td.sla .exact{display:block;font-size:.8rem}
+table.desk-list td.pick input{width:1.1rem;height:1.1rem}
+.badge.priority{margin-left:0}
+.badge.priority-low{color:var(--muted)}
+.badge.priority-normal{color:var(--accent)}
+.badge.priority-high{color:var(--warn);background:var(--warn-bg)}
+.badge.priority-urgent{color:var(--card);background:var(--err);border-color:var(--err)}
+form.desk-filters{margin:0 0 1rem;padding:.8rem;border:1px solid var(--line);border-radius:8px;background:var(--card)}
+form.desk-filters .row{display:flex;gap:.4rem}
+form.desk-filters details.filters{margin-top:.5rem}
+form.desk-filters details.filters>summary{cursor:pointer;color:var(--accent)}
+form.desk-filters .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(10.5rem,1fr));gap:.5rem .8rem;align-items:end;margin-top:.5rem}
+form.desk-filters label,form.desk-bulk label{font-size:.85rem}
+form.desk-bulk fieldset{display:flex;flex-wrap:wrap;gap:.5rem .8rem;align-items:end;border:1px solid var(--line);border-radius:8px;padding:.5rem .8rem;margin:0 0 .8rem;min-width:0}
+form.desk-bulk fieldset>div{flex:1 1 9rem;min-width:0}
+form.desk-bulk legend{font-weight:600;font-size:.9rem}
+.list-head{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem 1rem;align-items:center;margin-bottom:.5rem}
+.list-head p{margin:0}
+details.save-view>summary{cursor:pointer;color:var(--accent)}
+details.save-view form{margin-top:.4rem;flex-wrap:wrap}
+details.save-view input{width:14rem;max-width:100%}
+nav.saved-views{flex-wrap:wrap;gap:.5rem;align-items:baseline}
+nav.saved-views ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
+nav.saved-views a[aria-current=page]{font-weight:700;color:var(--fg)}
+button:disabled,button[aria-disabled=true]{opacity:.55;cursor:not-allowed;border-style:dashed;background:transparent;color:var(--muted);border-color:var(--muted)}
 table.desk-list tr.selected td{background:var(--code)}
 table.desk-list tr.selected td:first-child{box-shadow:inset 4px 0 0 var(--accent)}
 details.keys>summary{cursor:pointer;color:var(--accent)}
@@ -164,5 +192,5 @@ details.sanction select{max-width:100%}
 details.sanction[open]{flex-basis:100%}
 details.sanction>summary{cursor:pointer;color:var(--accent);display:inline-block}
 .standing{margin:1rem 0}
-@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}table.list.admin td,table.list.admin th{padding:.2rem .8rem}table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}table.list td.num,table.list th.num{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;padding-left:.5rem}.desk-ticket{grid-template-columns:minmax(0,1fr)}table.desk-list td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}}
+@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}table.list.admin td,table.list.admin th{padding:.2rem .8rem}table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}table.list td.num,table.list th.num{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;padding-left:.5rem}.desk-ticket{grid-template-columns:minmax(0,1fr)}table.desk-list td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}table.desk-list,table.desk-list tbody{display:block}table.desk-list td.subject a.title,table.desk-list td.requester span{max-width:none}table.desk-list td.requester span{display:inline}}
 `;

@@ -7,13 +7,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { aiSettingsOf } from '../../cms/ai-drafting.js';
-import { findMember } from '../../forum/members.js';
+import { memberNames } from '../../forum/members.js';
 import { checkForm, loadUi } from '../../forum/ui/context.js';
 import { FORM_BODY_LIMIT, pageNumber, sendPage, totalPages } from '../../forum/ui/forms.js';
 import { AppError } from '../../http/errors.js';
 import { field, seeOther } from '../../http/forms.js';
 import { memberCaller } from '../access.js';
-import { listAgents } from '../agents.js';
+import { agentIds } from '../agents.js';
 import { OPEN_STATUSES } from '../assignment.js';
 import { listCategories } from '../categories.js';
 import { draftReply, findDraft } from '../draft-reply.js';
@@ -21,34 +21,60 @@ import { ticketHistory } from '../history.js';
 import { mailHtmlView, type MailHtmlView } from '../mail/html-view.js';
 import { answerTicket, replyMailSettings } from '../mail/outgoing.js';
 import { actorOf } from '../policy.js';
-import type { TicketListQuery } from '../schemas.js';
+import { deleteSavedView, findSavedView, listSavedViews, saveView } from '../saved-views.js';
 import {
   TICKET_PRIORITIES,
   TICKET_STATUSES,
+  type SavedViewRow,
   type ThreadEntryRow,
   type TicketPriority,
   type TicketRow,
   type TicketStatus,
 } from '../tables.js';
 import { findVisibleTicket, listTickets, type VisibleTicket } from '../ticket-list.js';
-import { listEntries } from '../tickets.js';
+import type { TicketListPage } from '../cached-lists.js';
+import { canSeeTicket } from '../policy.js';
+import { findTicket, listEntries } from '../tickets.js';
 import { triageTicket, type TicketChange } from '../triage.js';
 import { INBOX_JS } from './inbox-script.js.js';
 import { INBOX_HEAD, INBOX_VIEWS, ticketListView, type InboxView } from './inbox-views.js';
+import { filtersOf, listQueryOf, type ListFilters } from './list-filters.js';
 import { attachmentUrl, MAX_REPLY, ticketView, type TicketPage } from './ticket-views.js';
 
 const PAGE_SIZE = 25;
 /** Entries of a thread shown on the ticket page. */
 const THREAD_LIMIT = 500;
 const OPEN = OPEN_STATUSES.join(',');
+/** Tickets one bulk change touches at most (a page is 25). */
+const MAX_BULK = 100;
 
-/** Each view is a query of the API's ticket list; all of them show unsolved tickets only. */
-const VIEW_QUERIES: Record<InboxView, TicketListQuery> = {
-  mine: { assignee: 'me', status: OPEN },
-  unassigned: { assignee: 'none', status: OPEN },
-  open: { status: OPEN },
-  breached: { sla: 'breached', status: OPEN },
+/**
+ * Each view is a query of the API's ticket list, which the filter form narrows or overrides. Open
+ * work comes SLA due first, so a breached urgent ticket leads; solved and closed work latest first.
+ */
+const VIEW_FILTERS: Record<InboxView, ListFilters> = {
+  mine: { assignee: 'me', status: OPEN, sort: 'sla_due' },
+  unassigned: { assignee: 'none', status: OPEN, sort: 'sla_due' },
+  open: { status: OPEN, sort: 'sla_due' },
+  breached: { sla: 'breached', status: OPEN, sort: 'sla_due' },
+  solved: { status: 'solved', sort: '-updated_at' },
+  closed: { status: 'closed', sort: '-updated_at' },
+  search: { sort: '-updated_at' },
 };
+
+const EMPTY: Record<InboxView, string> = {
+  mine: 'No open tickets are assigned to you.',
+  unassigned: 'Every open ticket has an agent.',
+  open: 'No open tickets.',
+  breached: 'No open ticket has missed its SLA targets.',
+  solved: 'No solved tickets.',
+  closed: 'No closed tickets.',
+  search: 'No ticket matches.',
+};
+
+/** Where a bulk change or saved view may send the agent back to: a list of the inbox with its query. */
+const LIST_PATH =
+  /^\/desk\/(?:mine|unassigned|open|breached|solved|closed|search|views\/[A-Za-z0-9]{1,40})(?:\?[^#\s]*)?$/;
 
 /** What a redirect after a form says on the page it lands on. */
 const DONE: Record<string, string> = {
@@ -96,25 +122,16 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
 export async function inboxRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
 
-  /** Usernames of the help desk's agents and of the other members named by ids. */
+  /** Usernames of the help desk's agents and of the other members named by ids: two statements, whatever the count. */
   async function names(
     siteId: string,
     ids: Iterable<string | null>,
   ): Promise<{ agents: Array<readonly [string, string]>; names: Map<string, string> }> {
-    const out = new Map<string, string>();
-    const agents: Array<readonly [string, string]> = [];
-    for (const view of await listAgents(db, siteId)) {
-      const member = await findMember(db, siteId, view.agent.memberId);
-      if (!member) continue;
-      out.set(member.id, member.username);
-      agents.push([member.id, member.username]);
-    }
-    for (const id of new Set(ids)) {
-      if (!id || out.has(id)) continue;
-      const member = await findMember(db, siteId, id);
-      if (member) out.set(id, member.username);
-    }
-    return { agents, names: out };
+    const agents = await agentIds(db, siteId);
+    const others = [...new Set(ids)].filter((id): id is string => id !== null && !agents.includes(id));
+    const out = await memberNames(db, siteId, [...agents, ...others]);
+    const listed = agents.filter((id) => out.has(id)).map((id) => [id, out.get(id)!] as const);
+    return { agents: listed, names: out };
   }
 
   /** Why the AI draft button cannot work on this site, in words, or undefined. */
@@ -215,40 +232,233 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/desk', { preHandler: INBOX_PAGE }, async (_request, reply) => seeOther(reply, '/desk/mine'));
 
+  interface ListRequest {
+    current: InboxView | string;
+    heading: string;
+    path: string;
+    base: ListFilters;
+    empty: string;
+    savedView?: SavedViewRow | undefined;
+    saveName?: string | undefined;
+    error?: string | undefined;
+  }
+
+  /** A list page: the view's filters with the querystring's over them, through the API's list service. */
+  async function renderList(
+    request: FastifyRequest<{ Querystring: Record<string, string | undefined> }>,
+    reply: FastifyReply,
+    list: ListRequest,
+    status = 200,
+  ): Promise<FastifyReply> {
+    const { site, caller } = request.helpdesk;
+    const memberId = viewerId(request);
+    const page = pageNumber(request.query.page);
+    let filters: ListFilters = {};
+    let found: TicketListPage = { rows: [], total: 0, estimated: false };
+    let error = list.error;
+    let filterError = false;
+    try {
+      filters = filtersOf(request.query);
+      found = await listTickets(db, app.ticketLists, site.id, caller, listQueryOf(list.base, filters), {
+        page,
+        pageSize: PAGE_SIZE,
+        offset: (page - 1) * PAGE_SIZE,
+      });
+    } catch (failure) {
+      if (!(failure instanceof AppError) || failure.code !== 'invalid_filter') throw failure;
+      error = failure.message;
+      filterError = true;
+      status = 400;
+    }
+    const named = await names(
+      site.id,
+      found.rows.map(({ ticket }) => ticket.assigneeId),
+    );
+    const digits = (name: string) => {
+      const value = request.query[name];
+      return typeof value === 'string' && /^\d{1,9}$/.test(value) ? value : undefined;
+    };
+    const assigned = digits('assigned');
+    const updated = digits('updated');
+    const refused = digits('refused');
+    const flash = assigned
+      ? { kind: 'ok' as const, text: `Ticket #${assigned} is assigned to you.` }
+      : updated !== undefined
+        ? {
+            kind: refused ? ('warn' as const) : ('ok' as const),
+            text: `Changed ${updated === '1' ? '1 ticket' : `${updated} tickets`}.${refused ? ` ${refused === '1' ? '1 ticket was' : `${refused} tickets were`} left unchanged: you may not make that change to them.` : ''}`,
+          }
+        : request.query.bulk === 'none'
+          ? { kind: 'error' as const, text: 'Tick the tickets to change first.' }
+          : undefined;
+    const view = ticketListView(request.ui, {
+      current: list.current,
+      heading: list.heading,
+      path: list.path,
+      filters,
+      base: list.base,
+      rows: found.rows,
+      total: found.total,
+      estimated: found.estimated,
+      page,
+      totalPages: totalPages(found.total, PAGE_SIZE),
+      names: named.names,
+      agents: named.agents,
+      categories: await listCategories(db, site.id),
+      savedViews: await listSavedViews(db, site.id, memberId),
+      memberId,
+      canTake: caller.kind === 'member' && caller.agent,
+      now: new Date(),
+      empty: list.empty,
+      flash,
+      error,
+      filterError,
+      savedView: list.savedView,
+      saveName: list.saveName,
+    });
+    return sendPage(reply, request.ui, `${list.heading} · Help desk`, view, {
+      status,
+      private: true,
+      head: INBOX_HEAD,
+    });
+  }
+
   for (const [view, label] of INBOX_VIEWS) {
-    app.get<{ Querystring: { page?: string; assigned?: string } }>(
+    app.get<{ Querystring: Record<string, string | undefined> }>(
       `/desk/${view}`,
       { preHandler: INBOX_PAGE },
-      async (request, reply) => {
-        const { site, caller } = request.helpdesk;
-        const page = pageNumber(request.query.page);
-        const { rows, total, estimated } = await listTickets(db, app.ticketLists, site.id, caller, VIEW_QUERIES[view], {
-          page,
-          pageSize: PAGE_SIZE,
-          offset: (page - 1) * PAGE_SIZE,
-        });
-        const named = await names(site.id, []);
-        const assigned =
-          typeof request.query.assigned === 'string' && /^\d{1,9}$/.test(request.query.assigned)
-            ? request.query.assigned
-            : undefined;
-        const list = ticketListView(request.ui, {
-          view,
-          rows,
-          total,
-          estimated,
-          page,
-          totalPages: totalPages(total, PAGE_SIZE),
-          names: named.names,
-          memberId: viewerId(request),
-          canTake: caller.kind === 'member' && caller.agent,
-          now: new Date(),
-          flash: assigned ? { kind: 'ok', text: `Ticket #${assigned} is assigned to you.` } : undefined,
-        });
-        return sendPage(reply, request.ui, `${label} · Help desk`, list, { private: true, head: INBOX_HEAD });
-      },
+      async (request, reply) =>
+        renderList(request, reply, {
+          current: view,
+          heading: view === 'search' && request.query.q ? `Search: ${request.query.q.slice(0, 200)}` : label,
+          path: `/desk/${view}`,
+          base: VIEW_FILTERS[view],
+          empty: EMPTY[view],
+        }),
     );
   }
+
+  const ViewParams = { params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 40 }) }) };
+  type WithView = { Params: { id: string }; Querystring: Record<string, string | undefined> };
+
+  app.get<WithView>('/desk/views/:id', { schema: ViewParams, preHandler: INBOX_PAGE }, async (request, reply) => {
+    const saved = await findSavedView(db, request.helpdesk.site.id, viewerId(request), request.params.id);
+    if (!saved) throw new AppError('not_found', 'You have no saved view by that address.');
+    return renderList(request, reply, {
+      current: `views/${saved.id}`,
+      heading: saved.name,
+      path: `/desk/views/${saved.id}`,
+      base: saved.query,
+      empty: 'No ticket matches this view.',
+      savedView: saved,
+    });
+  });
+
+  app.post<{ Querystring: Record<string, string | undefined> }>(
+    '/desk/views',
+    { preHandler: INBOX_FORM },
+    async (request, reply) => {
+      const { site } = request.helpdesk;
+      const name = field(request, 'name', 200) ?? '';
+      let query: ListFilters;
+      try {
+        query = filtersOf(Object.fromEntries(new URLSearchParams(field(request, 'query', 2000) ?? '')));
+        listQueryOf({}, query);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'invalid_filter') throw error;
+        query = {};
+      }
+      const saved = await saveView(db, site.id, viewerId(request), name, query as Record<string, string>);
+      if (typeof saved !== 'string') return seeOther(reply, `/desk/views/${saved.id}`);
+      // Show the list the agent tried to save with the reason beside the form.
+      request.query = query;
+      return renderList(
+        request,
+        reply,
+        {
+          current: 'search',
+          heading: 'Search',
+          path: '/desk/search',
+          base: {},
+          empty: EMPTY.search,
+          saveName: name,
+          error: saved,
+        },
+        422,
+      );
+    },
+  );
+
+  app.post<WithView>(
+    '/desk/views/:id/delete',
+    { schema: ViewParams, preHandler: INBOX_FORM },
+    async (request, reply) => {
+      const deleted = await deleteSavedView(db, request.helpdesk.site.id, viewerId(request), request.params.id);
+      if (!deleted) throw new AppError('not_found', 'You have no saved view by that address.');
+      return seeOther(reply, '/desk/mine');
+    },
+  );
+
+  /**
+   * One change to the ticked tickets of a list (`ticket-<number>` fields, from checkboxes outside the
+   * form): assignee, status, priority and a tag to add, each ticket through the same triage as its
+   * own page, one history event per change. Tickets the agent may not change stay as they were.
+   */
+  app.post('/desk/bulk', { preHandler: INBOX_FORM, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+    const { site, caller } = request.helpdesk;
+    const rawBack = field(request, 'back', 1000) ?? '';
+    const backUrl = new URL(LIST_PATH.test(rawBack) ? rawBack : '/desk/mine', 'http://desk.invalid');
+    for (const name of ['assigned', 'updated', 'refused', 'bulk']) backUrl.searchParams.delete(name);
+    const back = (extra: Record<string, string>) => {
+      for (const [name, value] of Object.entries(extra)) backUrl.searchParams.set(name, value);
+      return `${backUrl.pathname}${backUrl.search}`;
+    };
+    const form = (request.body ?? {}) as Record<string, string>;
+    const numbers = [
+      ...new Set(
+        Object.keys(form)
+          .map((name) => /^ticket-(\d{1,9})$/.exec(name)?.[1])
+          .filter((n): n is string => n !== undefined),
+      ),
+    ].slice(0, MAX_BULK);
+    const pick = (name: string) => field(request, name, 100)?.trim() || undefined;
+    const assignee = pick('assignee');
+    const tag = field(request, 'tag', 50)?.trim().toLowerCase() || undefined;
+    const change: TicketChange = {
+      status: oneOf<TicketStatus>(pick('status'), TICKET_STATUSES, 'status'),
+      priority: oneOf<TicketPriority>(pick('priority'), TICKET_PRIORITIES, 'priority'),
+      assigneeId:
+        assignee === undefined
+          ? undefined
+          : assignee === 'none'
+            ? null
+            : assignee === 'me'
+              ? viewerId(request)
+              : assignee,
+    };
+    if (numbers.length === 0 || (Object.values(change).every((v) => v === undefined) && !tag))
+      return seeOther(reply, back({ bulk: 'none' }));
+    let updated = 0;
+    let refused = 0;
+    for (const number of numbers) {
+      const ticket = await findTicket(db, site.id, number);
+      if (!ticket || !canSeeTicket(caller, ticket)) {
+        refused++;
+        continue;
+      }
+      try {
+        await triageTicket(db, site.id, ticket.id, caller, {
+          ...change,
+          tags: tag && !ticket.tags.includes(tag) ? [...ticket.tags, tag] : undefined,
+        });
+        updated++;
+      } catch (error) {
+        if (!refusal(error) && !(error instanceof AppError && error.code === 'ticket_not_found')) throw error;
+        refused++;
+      }
+    }
+    return seeOther(reply, back({ updated: String(updated), ...(refused > 0 ? { refused: String(refused) } : {}) }));
+  });
 
   const ticketQuery = Type.Object({
     draft: Type.Optional(Type.String({ maxLength: 100 })),
@@ -339,9 +549,13 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
         if (!refused) throw error;
         return renderTicket(request, reply, listed, { triageError: refused.message }, refused.status);
       }
-      const back = field(request, 'back', 200) ?? '';
-      if (/^\/desk\/[a-z]+(\?page=\d{1,6})?$/.test(back))
-        return seeOther(reply, `${back}${back.includes('?') ? '&' : '?'}assigned=${listed.ticket.number}`);
+      const back = field(request, 'back', 1000) ?? '';
+      if (LIST_PATH.test(back)) {
+        const url = new URL(back, 'http://desk.invalid');
+        for (const name of ['assigned', 'updated', 'refused', 'bulk']) url.searchParams.delete(name);
+        url.searchParams.set('assigned', String(listed.ticket.number));
+        return seeOther(reply, `${url.pathname}${url.search}`);
+      }
       return seeOther(reply, `/desk/tickets/${listed.ticket.number}?done=saved`);
     },
   );

@@ -2,7 +2,8 @@
 // Every page works without it; it adds the keyboard shortcuts that the "?" panel lists. Elements
 // marked `data-key="x"` say what a key does: one holding a text box gets the focus, one holding a
 // form sends it, a link is followed. On a ticket list, j and k select a row and the row's own marks
-// win. Keys typed into a text box stay there (Escape leaves it).
+// win; x ticks the selected row for a bulk change and / goes to the search box. Keys typed into a
+// text box stay there (Escape leaves it).
 export const INBOX_JS = `'use strict';
 (function () {
   var rows = Array.prototype.slice.call(document.querySelectorAll('[data-ticket-row]'));
@@ -10,7 +11,9 @@ export const INBOX_JS = `'use strict';
   var current = -1;
 
   function typing(element) {
-    return element && (element.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(element.tagName));
+    if (!element) return false;
+    if (element.tagName === 'INPUT') return element.type !== 'checkbox';
+    return element.isContentEditable || /^(TEXTAREA|SELECT)$/.test(element.tagName);
   }
 
   function select(index) {
@@ -32,8 +35,12 @@ export const INBOX_JS = `'use strict';
   }
 
   function act(key) {
-    var target = marked(key);
+    var target = key === '/' ? document.querySelector('[data-key="/"]') : marked(key);
     if (!target) return false;
+    if (target.type === 'checkbox') {
+      target.checked = !target.checked;
+      return true;
+    }
     var box = target.querySelector('textarea, input:not([type=hidden])');
     if (box) {
       box.focus();
@@ -80,7 +87,7 @@ export const INBOX_JS = `'use strict';
     } else if (event.key === 'Escape' && help && help.open) {
       help.open = false;
       done = true;
-    } else if (/^[arne]$/.test(event.key)) done = act(event.key);
+    } else if (/^[arnex/]$/.test(event.key)) done = act(event.key);
     if (done) event.preventDefault();
   });
 })();

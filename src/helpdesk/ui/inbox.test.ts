@@ -1,6 +1,6 @@
 // The agent inbox (/desk) on both databases: guests go to log in, members who are not agents and
 // sites without the help desk get a 403 page; the views list what the API's list service gives an
-// agent (their categories only), newest activity first, paged; an agent cannot read or triage a
+// agent (their categories only), SLA due first or as sorted, paged; an agent cannot read or triage a
 // ticket of a category they do not serve; forms without their CSRF token change nothing; a reply
 // from the inbox is mailed, the requester's mailed answer threads back onto the same ticket, and the
 // SLA clock stops while the ticket is pending; the AI draft button says why it cannot work, or puts
@@ -175,10 +175,10 @@ for (const database of testDatabases) {
       );
     });
 
-    it("lists an agent's views from the API's list service: their categories only, newest activity first, paged", async () => {
+    it("lists an agent's views from the API's list service: their categories only, SLA due first or as sorted, paged", async () => {
       const agent = await as(ann);
       assert.equal((await agent.get('/desk')).headers.location, '/desk/mine');
-      const first = await agent.get('/desk/unassigned');
+      const first = await agent.get('/desk/unassigned?sort=-updated_at');
       assert.equal(first.statusCode, 200);
       assert.match(String(first.headers['content-security-policy']), /script-src 'self'/);
       assert.match(first.body, /<script src="\/desk\/assets\/desk\.js" defer><\/script>/);
@@ -192,8 +192,12 @@ for (const database of testDatabases) {
       ]);
       assert.equal(subjects(first.body).length, 25);
       assert.doesNotMatch(first.body, /Parcel lost/);
-      assert.match(first.body, /rel="next" href="\/desk\/unassigned\?page=2"/);
-      assert.deepEqual(subjects((await agent.get('/desk/unassigned?page=2')).body), ['Filler question 1']);
+      assert.match(first.body, /rel="next" href="\/desk\/unassigned\?sort=-updated_at&amp;page=2"/);
+      assert.deepEqual(subjects((await agent.get('/desk/unassigned?sort=-updated_at&page=2')).body), [
+        'Filler question 1',
+      ]);
+      // By default open work comes SLA due first: the ticket past its reply target leads.
+      assert.equal(subjects((await agent.get('/desk/unassigned')).body)[0], 'Waiting since Monday');
       const breached = await agent.get('/desk/breached');
       assert.deepEqual(subjects(breached.body), ['Waiting since Monday']);
       assert.match(pageText(breached.body), /Breached/);
@@ -214,7 +218,7 @@ for (const database of testDatabases) {
       assert.equal((await ticket(tickets.refund!.number)).assigneeId, ann.member.id);
 
       const admin = await as(ada);
-      assert.match((await admin.get('/desk/open')).body, /Parcel lost/);
+      assert.match((await admin.get('/desk/open?sort=-updated_at')).body, /Parcel lost/);
     });
 
     it("keeps a ticket of a category the agent does not serve from them, and the agent's tickets out of categories they do not serve", async () => {

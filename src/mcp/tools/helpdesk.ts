@@ -45,7 +45,7 @@ function readTools(client: BlumeClient): ToolDefinition[] {
       name: 'helpdesk_list_tickets',
       title: 'List tickets',
       description:
-        'Tickets you may see, newest activity first, filtered by status or priority (comma lists), category_id, assignee_id (an agent id, none, or me), requester e-mail, tag, full text q, or sla (breached, at_risk).',
+        'Tickets you may see, newest activity first, filtered by status or priority (comma lists), category_id, assignee_id (an agent id, none, or me), requester e-mail, tag, full text q, sla (breached, at_risk) or opening date (created_after, created_before).',
       input: {
         status: z
           .string()
@@ -58,10 +58,15 @@ function readTools(client: BlumeClient): ToolDefinition[] {
         tag: z.string().optional(),
         q: z.string().min(1).optional(),
         sla: z.enum(['breached', 'at_risk']).optional(),
+        created_after: z.string().optional().describe('Opened at or after this date (2026-11-01) or ISO 8601 time.'),
+        created_before: z.string().optional().describe('Opened before this date or ISO 8601 time.'),
         sort: z
           .string()
           .optional()
-          .describe('created_at, updated_at, number, priority or status; a leading - sorts descending.'),
+          .describe(
+            'created_at, updated_at, number, priority, status or sla_due (the next SLA due time of unsolved ' +
+              'tickets, most overdue first); a leading - sorts descending.',
+          ),
         ...pageArgs,
       },
       output: { tickets: z.array(Ticket), pagination: Pagination },
