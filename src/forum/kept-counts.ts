@@ -31,7 +31,8 @@ const NONE = '';
 
 /** The community's visibility version (moved by triggers on posts, topics and forums). */
 export function visibilityVersion(siteId: Param<string>): SQL {
-  return sql`coalesce((select ${forumVisibilityVersions.version} from ${forumVisibilityVersions} where ${forumVisibilityVersions.siteId} = ${siteId}), 0)`;
+  return sql`coalesce((select ${forumVisibilityVersions.version} from ${forumVisibilityVersions} where \
+${forumVisibilityVersions.siteId} = ${siteId}), 0)`;
 }
 
 /** The sum of the community's forums' `topic_list_version` (moved by the trigger on topics, decision 0040). */

@@ -40,13 +40,15 @@ function weighPosts(posts: KeptPost[]): number {
 /** SQL: the versions a topic's pages are kept under, as text; select it with the topic. */
 export function pageVersions(topicId: SQLWrapper, siteId: SQLWrapper): SQL<string> {
   return sql<string>`concat_ws(':',
-    coalesce((select ${forumTopicVersions.version} from ${forumTopicVersions} where ${forumTopicVersions.topicId} = ${topicId}), 0),
+    coalesce((select ${forumTopicVersions.version} from ${forumTopicVersions} where ${forumTopicVersions.topicId} = \
+${topicId}), 0),
     ${authorVersion(siteId)})`;
 }
 
 /** SQL: the community's author version (moved when a member's name or avatar changes). */
 export function authorVersion(siteId: SQLWrapper | Placeholder): SQL<number> {
-  return sql<number>`coalesce((select ${forumAuthorVersions.version} from ${forumAuthorVersions} where ${forumAuthorVersions.siteId} = ${siteId}), 0)`;
+  return sql<number>`coalesce((select ${forumAuthorVersions.version} from ${forumAuthorVersions} where \
+${forumAuthorVersions.siteId} = ${siteId}), 0)`;
 }
 
 /** A topic as a request read it: its id and the versions its pages are kept under. */

@@ -394,7 +394,10 @@ export async function countMembersByRole(db: Executor, siteId: string): Promise<
   return out;
 }
 
-/** Up to `limit` members whose username starts with `prefix` (any case), for @mention suggestions; banned members are left out. */
+/**
+ * Up to `limit` members whose username starts with `prefix` (any case), for @mention suggestions; banned members are
+ * left out.
+ */
 export async function suggestMembers(
   db: Executor,
   siteId: string,

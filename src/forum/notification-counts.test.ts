@@ -122,7 +122,8 @@ for (const database of testDatabases) {
       await run(sql`delete from forum_notifications where post_id = ${topic.posts[1]}`);
       assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, 'a notification deleted with SQL');
       await run(
-        sql`update forum_topics set forum_id = (select id from forums where slug = 'hush' and site_id = ${SITE}) where id = ${topic.id}`,
+        sql`update forum_topics set forum_id = (select id from forums where slug = 'hush' and site_id = ${SITE}) where \
+id = ${topic.id}`,
       );
       assert.deepEqual(
         await annOnB(),
@@ -226,7 +227,8 @@ for (const database of testDatabases) {
       await run(sql`alter table forum_topic_reads disable trigger user`);
       try {
         await run(sql`insert into forum_topic_reads (member_id, topic_id, site_id, last_read_post_id, last_read_at)
-                      select ${cy.member.id}, id, site_id, id, now() + interval '1 day' from forum_topics where site_id = ${SITE}
+                      select ${cy.member.id}, id, site_id, id, now() + interval '1 day' from forum_topics where site_id\
+ = ${SITE}
                       on conflict (member_id, topic_id) do update set last_read_at = excluded.last_read_at`);
         // Node B answers the unread page it kept (decision 0110); node A, which kept none, reads it.
         assert.deepEqual(await cyUnreadOnB(), unread);

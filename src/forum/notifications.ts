@@ -88,7 +88,10 @@ export async function notifyPost(tx: Executor, event: PostEvent): Promise<Notifi
   return notify(tx, event, wanted);
 }
 
-/** Tells a post's author of a like, once per liker and post; answers the event and who was told, for the mail that follows. */
+/**
+ * Tells a post's author of a like, once per liker and post; answers the event and who was told, for the mail that
+ * follows.
+ */
 export async function notifyLike(
   tx: Executor,
   site: SiteRow,
@@ -286,12 +289,17 @@ const listVariant = ({ viewer, unreadOnly }: ListVariant) =>
 const listShown = (db: Executor, { viewer, unreadOnly }: ListVariant) =>
   shownTo(db, sql.placeholder('siteId'), sql.placeholder('memberId'), viewer, unreadOnly);
 
-/** The versions a member's notification counts are kept at (kept-counts.ts): `version` is its `notification_version`. */
+/**
+ * The versions a member's notification counts are kept at (kept-counts.ts): `version` is its `notification_version`.
+ */
 function notificationVersions(siteId: Param<string>, version: SQL = sql`${forumMembers.notificationVersion}`): SQL[] {
   return [version, visibilityVersion(siteId)];
 }
 
-/** The total of `shown` as `keptCountColumns` select it, given the `known` versions; `version` as in `notificationVersions`. */
+/**
+ * The total of `shown` as `keptCountColumns` select it, given the `known` versions; `version` as in
+ * `notificationVersions`.
+ */
 function keptTotal(db: Executor, shown: Shown, version?: SQL) {
   return keptCountColumns(
     notificationVersions(sql.placeholder('siteId'), version),
@@ -319,7 +327,9 @@ const listPage = preparedStatement(
   listVariant,
 );
 
-/** A member's list total, counted only when the versions the node kept it at moved: for a page with no rows to carry it. */
+/**
+ * A member's list total, counted only when the versions the node kept it at moved: for a page with no rows to carry it.
+ */
 const listTotal = preparedStatement(
   'forum_notifications_total',
   (db, variant: ListVariant) =>

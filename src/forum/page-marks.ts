@@ -17,7 +17,9 @@ export interface TopicMark {
 
 /** Where a page query starts reading, and the mark it may seek past. */
 interface PageStart {
-  /** Rank of the first row the query returns: the page's offset, or the row just before the page (to learn its mark). */
+  /**
+   * Rank of the first row the query returns: the page's offset, or the row just before the page (to learn its mark).
+   */
   from: number;
   seek?: { forumId: string; version: number; rank: number; mark: TopicMark };
 }

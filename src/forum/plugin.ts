@@ -58,7 +58,10 @@ async function forumApi(app: FastifyInstance): Promise<void> {
   await registerOpenApi(app, {
     title: 'Blume Forum API',
     description:
-      'Forums, topics and posts of a community instance. Authenticate with `Authentication-Token: <forum token>` (POST /auth/tokens mints one); anonymous reads work only when the instance enables FORUM_API_PUBLIC_READ and sets API_CORS_ORIGINS. Lists take `page` and `page_size` (default 10, max 100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.',
+      'Forums, topics and posts of a community instance. Authenticate with `Authentication-Token: <forum ' +
+      'token>` (POST /auth/tokens mints one); anonymous reads work only when the instance enables ' +
+      'FORUM_API_PUBLIC_READ and sets API_CORS_ORIGINS. Lists take `page` and `page_size` (default 10, max ' +
+      '100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.',
     prefix: FORUM_API_PREFIX,
     servedOn: 'site',
   });

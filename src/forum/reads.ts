@@ -80,9 +80,8 @@ export async function advanceReadMark(
 
 /** SQL: when the post the member's mark in a topic stands at was written, or null. */
 export function readMarkAt(memberId: Param<string>, topicId: Param<string>): SQL<Date | null> {
-  return sql`(select ${forumTopicReads.lastReadAt} from ${forumTopicReads} where ${forumTopicReads.memberId} = ${memberId} and ${forumTopicReads.topicId} = ${topicId})`.mapWith(
-    forumTopicReads.lastReadAt,
-  );
+  return sql`(select ${forumTopicReads.lastReadAt} from ${forumTopicReads} where ${forumTopicReads.memberId} = \
+${memberId} and ${forumTopicReads.topicId} = ${topicId})`.mapWith(forumTopicReads.lastReadAt);
 }
 
 /** The viewer's mark in a topic, if it ever read it. */

@@ -214,7 +214,9 @@ const forumTopicPage = preparedStatement(
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'));
     // The list order as one row value, so the index seeks to it (`Index Cond: ROW(...) < ROW(...)`).
-    const pastMark = sql`(${forumTopics.pinned}, ${forumTopics.lastPostAt}, ${forumTopics.id}) < (${sql.placeholder('markPinned')}::boolean, ${sql.placeholder('markLastPostAt')}::timestamptz, ${sql.placeholder('markId')}::text)`;
+    const pastMark = sql`(${forumTopics.pinned}, ${forumTopics.lastPostAt}, ${forumTopics.id}) \
+< (${sql.placeholder('markPinned')}::boolean, ${sql.placeholder('markLastPostAt')}::timestamptz, \
+${sql.placeholder('markId')}::text)`;
     const fromMark = db
       .select({ id: forumTopics.id })
       .from(forumTopics)
@@ -222,7 +224,8 @@ const forumTopicPage = preparedStatement(
       .orderBy(...topicOrder)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('skip'));
-    const markHolds = sql`${forum.id} = ${sql.placeholder('markForum')} and ${forum.topicListVersion} = ${sql.placeholder('markVersion')}::bigint`;
+    const markHolds = sql`${forum.id} = ${sql.placeholder('markForum')} and ${forum.topicListVersion} = \
+${sql.placeholder('markVersion')}::bigint`;
     return db
       .select({
         forum: {

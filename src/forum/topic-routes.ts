@@ -193,7 +193,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['topics'],
         summary: 'Start a topic',
         description:
-          'A member without a post yet gets 202 and the held post when the community holds first posts (FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
+          'A member without a post yet gets 202 and the held post when the community holds first posts ' +
+          '(FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
         security: memberSecurity,
         body: NewTopicBody,
         response: { 201: TopicCreatedOut, 202: HeldPostOut, ...problems(422) },
@@ -278,7 +279,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['posts'],
         summary: 'Reply to a topic, optionally to one of its posts',
         description:
-          'A member without a post yet gets 202 and the held post when the community holds first posts (FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
+          'A member without a post yet gets 202 and the held post when the community holds first posts ' +
+          '(FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
         security: memberSecurity,
         params: IdParams,
         body: NewPostBody,
@@ -415,7 +417,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['moderation'],
         summary:
-          'Decide on a flag: hide the post, dismiss the flag, or hide the post and warn or suspend its author (moderators)',
+          'Decide on a flag: hide the post, dismiss the flag, or hide the post and warn or suspend its ' +
+          'author (moderators)',
         security: memberSecurity,
         params: IdParams,
         body: FlagPatch,

@@ -303,7 +303,10 @@ export async function postsBefore(
   return row?.n ?? 0;
 }
 
-/** A page of top-level posts, each with all its descendants nested in `replies`, oldest first; kept as classic pages are. */
+/**
+ * A page of top-level posts, each with all its descendants nested in `replies`, oldest first; kept as classic pages
+ * are.
+ */
 export function listPostsThreaded(
   db: Executor,
   pages: KeptPages<TopicPage>,
@@ -351,11 +354,15 @@ async function readThreads(
   return { rows: out, total: topic.threadCount };
 }
 
-/** SQL: who wrote each of `postIds` (the posts replies answer), as `[post id, author id, username, avatar]` rows; deleted posts are left out. */
+/**
+ * SQL: who wrote each of `postIds` (the posts replies answer), as `[post id, author id, username, avatar]` rows;
+ * deleted posts are left out.
+ */
 export function authorsAmong(db: Executor, postIds: Param<string[]>): SQL<AuthorRow[]> {
   const rows = db
     .select({
-      rows: sql`json_agg(json_build_array(${forumPosts.id}, ${forumMembers.id}, ${forumMembers.username}, ${forumMembers.avatarUploadId}))`,
+      rows: sql`json_agg(json_build_array(${forumPosts.id}, ${forumMembers.id}, ${forumMembers.username}, \
+${forumMembers.avatarUploadId}))`,
     })
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))

@@ -286,7 +286,8 @@ for (const database of testDatabases) {
       assert.match(
         page.body,
         new RegExp(
-          `<form class="stack wide composer" method="post" action="/p/${postId}/edit" enctype="multipart/form-data" data-composer><input type="hidden" name="_csrf"`,
+          `<form class="stack wide composer" method="post" action="/p/${postId}/edit" enctype="multipart/form-data" \
+data-composer><input type="hidden" name="_csrf"`,
         ),
         'the composer, keeping no draft',
       );

@@ -157,7 +157,8 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         forum.name,
         forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart),
         {
-          head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,
+          head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" \
+href="/f/${forum.slug}/feed.atom">`,
         },
       );
     },
