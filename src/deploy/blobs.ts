@@ -148,7 +148,7 @@ export class UploadBlobs {
   }
 
   /** Removes the intent, in the transaction that commits the release or discards the blobs. */
-  async settle(tx: Executor): Promise<void> {
+  async removeIntent(tx: Executor): Promise<void> {
     if (this.recorded) await tx.delete(blobIntents).where(eq(blobIntents.id, this.intentId));
   }
 }

@@ -138,7 +138,7 @@ async function commitRelease(
         from json_array_elements(${rows}::json) as f`);
     }
     await origin.onCommit?.(tx, row!);
-    await upload.settle(tx);
+    await upload.removeIntent(tx);
     return row!;
   });
 }
@@ -149,7 +149,7 @@ async function discardBlobs(ctx: IngestContext, upload: UploadBlobs): Promise<vo
   await ctx.db.transaction(async (tx) => {
     await lockBlobs(tx);
     for (const hash of await unreferencedHashes(tx, [...upload.written])) await deleteBlob(ctx.blobs, hash);
-    await upload.settle(tx);
+    await upload.removeIntent(tx);
   });
 }
 

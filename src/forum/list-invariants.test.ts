@@ -100,7 +100,7 @@ hidden_topic_count,
         ['f1'],
         'a deleted post',
       );
-      // Kept topic list pages show every column of their topics (decision 0110).
+      // Cached topic list pages show every column of their topics (decision 0110).
       assert.deepEqual(
         await versionsMovedBy(`update forum_topics set title = 'renamed', slug = 'renamed' where id = 't1'`),
         ['f1'],

@@ -8,8 +8,8 @@ import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { configuredMailContext } from './mail/context.js';
 import { DigestSweeps } from './mail/digest-job.js';
-import { KeptCounts } from './kept-counts.js';
-import { keptListPages, keptTopicPages, type KeptPages, type TopicPage } from './kept-pages.js';
+import { CachedCounts } from './cached-counts.js';
+import { cachedListPages, cachedTopicPages, type CachedPages, type TopicPage } from './cached-pages.js';
 import type { NotificationPage } from './notifications.js';
 import type { TopicListPage } from './topic-list.js';
 import { TopicPageMarks } from './page-marks.js';
@@ -30,13 +30,13 @@ interface ForumRuntime {
   /** Where this node seeks deep pages of forum topic lists from (docs/decisions/0022-forum-deep-pages.md). */
   topicMarks: TopicPageMarks;
   /** The counts of members' pages this node keeps (docs/decisions/0106-counts-kept-per-node.md). */
-  counts: KeptCounts;
+  counts: CachedCounts;
   /** The pages of topics' posts this node keeps (docs/decisions/0109-topic-pages-kept-per-node.md). */
-  pages: KeptPages<TopicPage>;
+  pages: CachedPages<TopicPage>;
   /** The pages of members' notifications this node keeps (decision 0109). */
-  notificationPages: KeptPages<NotificationPage>;
+  notificationPages: CachedPages<NotificationPage>;
   /** The pages of members' topic lists this node keeps (docs/decisions/0110-topic-lists-kept-per-node.md). */
-  topicListPages: KeptPages<TopicListPage>;
+  topicListPages: CachedPages<TopicListPage>;
   /** Which forum an id or slug a client sent names, resolved before anything is keyed by it. */
   forumIds: ForumIds;
   /** The hourly digest sweeps (docs/decisions/0098-notification-mail.md); tests run one with `runNext`. */
@@ -100,10 +100,10 @@ export const forumPlugin = fp(
     );
     app.decorate('forum', {
       topicMarks: new TopicPageMarks(),
-      counts: new KeptCounts(),
-      pages: keptTopicPages(),
-      notificationPages: keptListPages(),
-      topicListPages: keptListPages(),
+      counts: new CachedCounts(),
+      pages: cachedTopicPages(),
+      notificationPages: cachedListPages(),
+      topicListPages: cachedListPages(),
       forumIds: new ForumIds(database.db, app.services.epochs),
       digests,
     } satisfies ForumRuntime);

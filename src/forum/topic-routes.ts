@@ -62,7 +62,7 @@ import {
   listPostsThreaded,
   updateTopic,
 } from './topics.js';
-import { keptTopicList, listTopics } from './topic-list.js';
+import { cachedTopicList, listTopics } from './topic-list.js';
 import { problems } from '../http/openapi.js';
 import { JSON_TYPE, sendSerializedOnce } from '../http/response-schemas.js';
 
@@ -106,7 +106,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       // The forum's id, not the id or slug sent: a slug moved and reused names the new forum. None
       // found: the load answers 404 as before, and keeps nothing.
       const forumId = sent === undefined ? undefined : ((await app.forum.forumIds.resolve(site.id, sent)) ?? sent);
-      const { rows, total } = await keptTopicList(
+      const { rows, total } = await cachedTopicList(
         app.forum.topicListPages,
         viewer,
         versions,
@@ -123,7 +123,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
           }),
       );
       setPaginationHeaders(request, reply, page, total);
-      return sendSerializedOnce(reply, rows, (kept) => kept.map(presentTopic));
+      return sendSerializedOnce(reply, rows, (cached) => cached.map(presentTopic));
     },
   );
 
@@ -263,12 +263,12 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         const { rows, total } = await listPostsThreaded(db, app.forum.pages, visible, page);
         setPaginationHeaders(request, reply, page, total);
         serializeAs(reply, ThreadedPostList);
-        return sendSerializedOnce(reply, rows, (kept) => kept.map(presentThreadedPost));
+        return sendSerializedOnce(reply, rows, (cached) => cached.map(presentThreadedPost));
       }
       const { rows, total } = await listPostsClassic(db, app.forum.pages, visible, page);
       setPaginationHeaders(request, reply, page, total);
       serializeAs(reply, ClassicPostList);
-      return sendSerializedOnce(reply, rows, (kept) => kept.map(presentPost));
+      return sendSerializedOnce(reply, rows, (cached) => cached.map(presentPost));
     },
   );
 

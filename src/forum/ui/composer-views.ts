@@ -6,7 +6,7 @@
 // file, @mention suggestions and quoting; it finds its way by the `data-` marks set here.
 import { MAX_BODY_LENGTH, MAX_TITLE_LENGTH } from '../schemas.js';
 import type { ForumRow, ForumTopicRow } from '../tables.js';
-import type { PostView, ShownPost } from '../topics.js';
+import type { PostView, VisiblePost } from '../topics.js';
 import { ACCEPTED_UPLOADS, MAX_UPLOAD_BYTES } from '../uploads.js';
 import type { UiContext } from './context.js';
 import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
@@ -125,7 +125,7 @@ ${composerForm(ui, {
 /** Editing a post: the composer without a draft, saving over the post. */
 export function editPostView(
   ui: UiContext,
-  post: ShownPost,
+  post: VisiblePost,
   composer: Pick<Composer, 'values' | 'preview'>,
   error?: string,
   done?: string,

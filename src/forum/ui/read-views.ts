@@ -68,8 +68,8 @@ export function indexView(ui: UiContext, categories: ForumCategoryRow[], forums:
   const groups = categories
     .map((category) => ({ category, forums: forums.filter((f) => f.forum.categoryId === category.id) }))
     .filter((group) => group.forums.length > 0);
-  const known = new Set(categories.map((c) => c.id));
-  const loose = forums.filter((f) => f.forum.categoryId === null || !known.has(f.forum.categoryId));
+  const categoryIds = new Set(categories.map((c) => c.id));
+  const loose = forums.filter((f) => f.forum.categoryId === null || !categoryIds.has(f.forum.categoryId));
   return html`<h1>${ui.title}</h1>${listTabs('categories')}
 ${
   forums.length === 0
@@ -172,7 +172,7 @@ ${pager(page, totalPages, (n) => `/f/${forum.slug}?page=${n}`)}
 }
 
 /** Threads show replies this many levels deep; deeper ones continue on a page of their own. */
-export const THREAD_DEPTH_SHOWN = 4;
+export const THREAD_DEPTH_PER_PAGE = 4;
 
 function replyComposer(ui: UiContext, data: TopicPage, parentId: string | undefined): SafeHtml {
   const hidden = { view: data.view, ...(parentId ? { parent_id: parentId } : {}) };
@@ -289,14 +289,14 @@ function descendants(node: PostNode): number {
   return node.replies.reduce((sum, reply) => sum + 1 + descendants(reply), 0);
 }
 
-/** Posts nested to THREAD_DEPTH_SHOWN levels; below that, a link continues the thread on its own page. */
+/** Posts nested to THREAD_DEPTH_PER_PAGE levels; below that, a link continues the thread on its own page. */
 function threadNodes(ui: UiContext, data: TopicPage, nodes: PostNode[], can: TopicPermissions, level = 0): SafeHtml {
   return html`${nodes.map((node) => {
     const more = descendants(node);
     const replies =
       node.replies.length === 0
         ? ''
-        : level + 1 < THREAD_DEPTH_SHOWN
+        : level + 1 < THREAD_DEPTH_PER_PAGE
           ? html`<ol class="replies">${threadNodes(ui, data, node.replies, can, level + 1)}</ol>`
           : html`<p class="continue">\
 <a href="/t/${data.topic.id}?view=threaded&amp;from=${node.post.id}">Continue this thread\

@@ -153,7 +153,7 @@ function control(name: SettingName, value: string, page: SettingsPage): SafeHtml
   }
 }
 
-function shownValue(name: string, values: Record<string, string>): SafeHtml | string {
+function displayValue(name: string, values: Record<string, string>): SafeHtml | string {
   if (!(name in values)) return html`<span class="muted">not set</span>`;
   return name in SETTINGS && isSecret(name as SettingName) ? SECRET_MASK : values[name]!;
 }
@@ -174,8 +174,8 @@ function pendingSection(ui: UiContext, page: SettingsPage): SafeHtml {
 <th scope="col">Saved</th></tr></thead><tbody>${page.pending.map(
     (change) =>
       html`<tr><th scope="row"><code>${change.name}</code></th>\
-<td class="value">${shownValue(change.name, page.applied)}</td>\
-<td class="value">${shownValue(change.name, page.desired)}</td></tr>`,
+<td class="value">${displayValue(change.name, page.applied)}</td>\
+<td class="value">${displayValue(change.name, page.desired)}</td></tr>`,
   )}</tbody></table>
 <form method="post" action="/admin/settings/restart">${csrfField(ui)}<div class="actions">\
 <button type="submit">Apply and restart</button>\
