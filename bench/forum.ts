@@ -10,7 +10,7 @@
 // page of 100 posts (p99 <= 30 ms) and the notifications list (p99 <= 10 ms), each beside its bare
 // SQL anchor (the rows the endpoint reads, one plain statement per read, through `pg`, as many loops as
 // wrk's connections; the endpoint may fold several reads into one statement, and after the first
-// request answers the member's counts from what the node kept, decision 0106, and a topic's page
+// request answers the member's counts from what the node cached, decision 0106, and a topic's page
 // and the member's notification page too while their versions stay put, decision 0109, and pages
 // of its topic lists, Latest, a forum's and unread, in the API and the web UI, decision 0110),
 // with the ratio of the p99s printed, and the CPU time the server and PostgreSQL spent per request
@@ -62,7 +62,7 @@ const NOTIFICATIONS = 5_000;
 /** The newest notifications lists and counts read (src/forum/notifications.ts, NOTIFICATION_WINDOW). */
 const NOTIFICATION_WINDOW_SQL = `select * from forum_notifications where site_id = $1 and member_id = $2 order by created_at desc, id desc limit ${NOTIFICATION_WINDOW}`;
 /** Per notification of the window, its topic's title when the member is shown it (a lateral lookup). */
-const SHOWN_TOPIC_SQL = `select t.title from forum_posts p join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
+const VISIBLE_TOPIC_SQL = `select t.title from forum_posts p join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
   where p.id = n.post_id and p.deleted_at is null and f.visibility in ('public', 'members') and t.hidden = false limit 1`;
 const SITE = 'community';
 const PASSWORD = 'bench-password-0123456789';
@@ -250,7 +250,7 @@ async function explainMember(url: string, memberId: string, bigTopic: string): P
     const notUpToDate = `t.last_post_at > (select read_before from forum_members where id = '${memberId}') and not exists (select 1 from forum_topic_reads r where r.member_id = '${memberId}' and r.topic_id = t.id and r.last_read_at >= t.last_post_at)`;
     const shown = `t.site_id = '${SITE}' and t.forum_id in (select id from forums where site_id = '${SITE}' and visibility in ('public', 'members')) and t.hidden = false`;
     const window = NOTIFICATION_WINDOW_SQL.replaceAll('$1', `'${SITE}'`).replaceAll('$2', `'${memberId}'`);
-    const notifications = `from (${window}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
+    const notifications = `from (${window}) n cross join lateral (${VISIBLE_TOPIC_SQL}) shown`;
     const queries: [string, string][] = [
       [
         'unread page 1',
@@ -378,7 +378,7 @@ function memberAnchors(memberId: string, bigTopic: string): Record<string, (clie
     },
     notifications: async (client) => {
       await token(client);
-      const from = `from (${NOTIFICATION_WINDOW_SQL}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
+      const from = `from (${NOTIFICATION_WINDOW_SQL}) n cross join lateral (${VISIBLE_TOPIC_SQL}) shown`;
       await client.query(
         `select n.*, a.username, shown.title ${from} left join forum_members a on a.id = n.actor_id order by n.created_at desc, n.id desc limit 10`,
         [SITE, memberId],

@@ -184,7 +184,7 @@ export async function ingestArchive(
   origin: ReleaseOrigin = ARCHIVE_ORIGIN,
 ): Promise<ReleaseRow> {
   // Variants are made while the archive streams in, except for content a committed release holds.
-  const variants = { known: async (hashes: string[]) => new Set((await committedVariants(ctx.db, hashes)).keys()) };
+  const variants = { stored: async (hashes: string[]) => new Set((await committedVariants(ctx.db, hashes)).keys()) };
   return ingestSpooled(ctx, siteId, await spoolArchive(archive, ctx.limits, ctx.tmpDir, { variants }), origin);
 }
 
