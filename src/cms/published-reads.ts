@@ -73,7 +73,9 @@ export class PublishedReads {
     return { value, until: next };
   }
 
-  /** When the type's next scheduled entry is published: a read cached before then is dropped then, so the entry shows. */
+  /**
+   * When the type's next scheduled entry is published: a read cached before then is dropped then, so the entry shows.
+   */
   private async nextPublication(typeId: string): Promise<number | undefined> {
     const [next] = await this.db
       .select({ at: min(cmsEntries.publishedAt) })

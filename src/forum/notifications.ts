@@ -290,7 +290,8 @@ const listVisible = (db: Executor, { viewer, unreadOnly }: ListVariant) =>
   visibleTo(db, sql.placeholder('siteId'), sql.placeholder('memberId'), viewer, unreadOnly);
 
 /**
- * The versions a member's notification counts are cached at (cached-counts.ts): `version` is its `notification_version`.
+ * The versions a member's notification counts are cached at (cached-counts.ts): `version` is its
+ * `notification_version`.
  */
 function notificationVersions(siteId: Param<string>, version: SQL = sql`${forumMembers.notificationVersion}`): SQL[] {
   return [version, visibilityVersion(siteId)];
@@ -334,7 +335,8 @@ const listPage = preparedStatement(
 );
 
 /**
- * A member's list total, counted only when the versions the node cached it at moved: for a page with no rows to carry it.
+ * A member's list total, counted only when the versions the node cached it at moved: for a page with
+ * no rows to carry it.
  */
 const listTotal = preparedStatement(
   'forum_notifications_total',
