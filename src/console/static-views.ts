@@ -73,8 +73,8 @@ function releasesSection(site: SiteOut, data: StaticSiteData): SafeHtml {
     ? html`<div class="table"><table><thead><tr><th scope="col">Release</th><th scope="col">Source</th>\
 <th scope="col">Content</th><th scope="col">Status</th><th scope="col">Preview</th>\
 <th scope="col">Actions</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : html`<p>No releases yet. Upload a folder or an archive above;\
- it becomes a release you can preview, then promote.</p>`;
+    : html`<p>No releases yet. Upload a folder or an archive above; \
+it becomes a release you can preview, then promote.</p>`;
   const password = data.showPassword
     ? html`<p>User <code>preview</code>, password <code id="preview-password">${aliases.previewPassword}</code> \
 <button type="button" class="secondary" data-copy="preview-password" hidden>Copy</button></p>`
@@ -109,8 +109,8 @@ ${csrfField(ui)}
 <span class="hint" data-progress aria-live="polite"></span></div>
 <div><button type="submit">Upload</button></div>
 </form>
-<p class="hint">A new release is not live until you promote it. The files must be plain files;\
- a folder is uploaded with the folders inside it.</p></section>`;
+<p class="hint">A new release is not live until you promote it. The files must be plain files; \
+a folder is uploaded with the folders inside it.</p></section>`;
 }
 
 function buildsSection(site: SiteOut, builds: BuildRow[]): SafeHtml {

@@ -4,8 +4,8 @@ export const CONSOLE_CSS = `
 *,*::before,*::after{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fafafa}
 a{color:#0b57a4}
-a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,main:focus-visible,pre:focus-visible,[tab\
-index]:focus-visible{outline:3px solid #b45309;outline-offset:2px}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,main:focus-visible,\
+pre:focus-visible,[tabindex]:focus-visible{outline:3px solid #b45309;outline-offset:2px}
 .wrap{max-width:60rem;margin:0 auto;padding:0 1rem}
 .skip{position:absolute;left:-999px}
 .skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}

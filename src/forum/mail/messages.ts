@@ -179,8 +179,8 @@ export function likeMail(ctx: MailContext, notice: LikeNotice): OutgoingMail {
   const text = `${liker.username} liked your post in "${topic.title}" in \
 ${ctx.title}:\n\n${excerpt}\n\nSee it: ${url}\n\n${end.text}`;
   const html = `${mailParagraphs([
-    `<strong>${escapeHtml(liker.username)}</strong>\
- liked your post in “${escapeHtml(topic.title)}” in ${escapeHtml(ctx.title)}:`,
+    `<strong>${escapeHtml(liker.username)}</strong> \
+liked your post in “${escapeHtml(topic.title)}” in ${escapeHtml(ctx.title)}:`,
   ])}
 <blockquote style="border-left:3px solid #ccc;margin:0;padding-left:1em;white-space:pre-wrap">\
 ${escapeHtml(excerpt)}</blockquote>

@@ -86,8 +86,8 @@ ${
 }
 ${
   data.state === 'open'
-    ? html`<p class="muted">Hiding a post removes it from every page, search and feed, as a deletion does;\
- either decision closes every open flag of that post.</p>`
+    ? html`<p class="muted">Hiding a post removes it from every page, search and feed, as a deletion does; \
+either decision closes every open flag of that post.</p>`
     : ''
 }
 ${pager(data.page, data.totalPages, (n) => `/mod/flags?state=${data.state}&page=${n}`)}`;

@@ -228,8 +228,8 @@ post.id.slice(2) + '):\\n' + quoted + '\\n\\n';
     document.addEventListener('selectionchange', function () {
       var selection = document.getSelection();
       var text = selection ? selection.toString() : '';
-      var body = function (node) { var element = node && (node.nodeType === 1 ? node : node.parentElement);\
- return element ? element.closest('article.post[data-author] > .body') : null; };
+      var body = function (node) { var element = node && (node.nodeType === 1 ? node : node.parentElement); \
+return element ? element.closest('article.post[data-author] > .body') : null; };
       var inside = selection && selection.rangeCount > 0 ? body(selection.anchorNode) : null;
       if (text.trim() !== '' && inside && inside === body(selection.focusNode)) {
         chosen = { post: inside.parentElement, text: text };

@@ -174,8 +174,8 @@ ${
 }
 ${
   data.staff
-    ? html`<p class="muted">First posts of members wait here while the community holds them (FORUM_HOLD_FIRST_POSTS);\
- only their authors and moderators can read them.</p>`
+    ? html`<p class="muted">First posts of members wait here while the community holds them (FORUM_HOLD_FIRST_POSTS); \
+only their authors and moderators can read them.</p>`
     : ''
 }
 ${pager(data.page, data.totalPages, (n) => `/held?page=${n}`)}`;

@@ -79,9 +79,9 @@ details.reply[open]{flex-basis:100%}
 form.stack{display:grid;gap:.8rem;max-width:40rem}
 form.stack.wide{max-width:none}
 label{font-weight:600;display:block;margin-bottom:.2rem}
-input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],input[typ\
-e=datetime-local],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);\
-border-radius:6px;padding:.5rem .6rem;width:100%}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],\
+input[type=datetime-local],textarea,select{font:inherit;color:inherit;background:var(--bg);\
+border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
 textarea{min-height:9rem;resize:vertical}
 button,.button{font:inherit;font-weight:600;border:1px solid var(--accent);background:var(--accent);\
 color:var(--accent-fg);border-radius:6px;padding:.45rem .9rem;cursor:pointer;text-decoration:none;display:inline-block}

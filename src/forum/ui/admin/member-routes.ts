@@ -210,8 +210,8 @@ reset.`,
       const ui = request.ui;
       const member = await memberOf(ui.site.id, request.params.id);
       const consequences = `${member.username} \
-<${member.email}>\
- goes: their account, sessions and forum tokens. Their topics and posts stay, shown as by a former member.`;
+<${member.email}> \
+goes: their account, sessions and forum tokens. Their topics and posts stay, shown as by a former member.`;
       const view = confirmView(
         ui,
         'members',
