@@ -8,8 +8,8 @@
 // `node:http` server in this process answers the read by slug under the same wrk with the row as
 // JSON through a pool of Blume's default size: what HTTP on this machine adds to the anchor.
 // A node keeps published reads until a write changes them (decision 0105), so after the first
-// request both pages come from what the server kept; a last row, for context, asks for a price
-// above a random bound on every request: reads no node has kept, each a page and its count; and a
+// request both pages come from what the server cached; a last row, for context, asks for a price
+// above a random bound on every request: reads no node has cached, each a page and its count; and a
 // server started with BLUME_CACHE_ANSWERS=off answers the list page itself, its statements each time.
 // The server runs at `npm start`'s log level (`info`) unless BENCH_LOG_LEVEL says otherwise.
 //   npm run bench:cms [-- seconds]
@@ -53,8 +53,8 @@ const server = require('node:http').createServer((req, res) => {
 });
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
-/** wrk's requests for reads no node has kept: the list page of LIST_PATH, under a random price bound each. */
-const UNKEPT_LIST_SCRIPT = (listPath: string) => `
+/** wrk's requests for reads no node has cached: the list page of LIST_PATH, under a random price bound each. */
+const UNCACHED_LIST_SCRIPT = (listPath: string) => `
 request = function()
   return wrk.format(nil, "${listPath}&filter[price][gt]=" .. math.random(0, 99999) / 100)
 end
@@ -187,19 +187,19 @@ async function run(url: string): Promise<void> {
     } finally {
       ceiling.kill();
     }
-    const script = path.join(work, 'unkept.lua');
-    await writeFile(script, UNKEPT_LIST_SCRIPT(listPath));
-    const unkept = runWrk(`${base}${listPath}`, {
+    const script = path.join(work, 'uncached.lua');
+    await writeFile(script, UNCACHED_LIST_SCRIPT(listPath));
+    const uncached = runWrk(`${base}${listPath}`, {
       connections: CONNECTIONS,
       threads: 2,
       seconds: SECONDS,
       headers,
       script,
     });
-    if (unkept.non2xx > 0)
-      throw new Error(`list under a random price bound: ${unkept.non2xx} non-2xx answers; no measurement`);
-    console.log(latencyRow('Blume list under a random price bound, not kept (context)', unkept));
-    // The uncached path: the same list page from a server that keeps no answers (BLUME_CACHE_ANSWERS=off),
+    if (uncached.non2xx > 0)
+      throw new Error(`list under a random price bound: ${uncached.non2xx} non-2xx answers; no measurement`);
+    console.log(latencyRow('Blume list under a random price bound, not cached (context)', uncached));
+    // The uncached path: the same list page from a server that caches no answers (BLUME_CACHE_ANSWERS=off),
     // so every request runs the list's statements (decision 0130: the pair of category and price).
     await server.stop();
     server = await startServer({ ...env, BLUME_CACHE_ANSWERS: 'off' }, path.join(work, 'blume-off.log'), ['--single']);

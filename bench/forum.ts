@@ -10,7 +10,7 @@
 // page of 100 posts (p99 <= 30 ms) and the notifications list (p99 <= 10 ms), each beside its bare
 // SQL anchor (the rows the endpoint reads, one plain statement per read, through `pg`, as many loops as
 // wrk's connections; the endpoint may fold several reads into one statement, and after the first
-// request answers the member's counts from what the node kept, decision 0106, and a topic's page
+// request answers the member's counts from what the node cached, decision 0106, and a topic's page
 // and the member's notification page too while their versions stay put, decision 0109, and pages
 // of its topic lists, Latest, a forum's and unread, in the API and the web UI, decision 0110),
 // with the ratio of the p99s printed, and the CPU time the server and PostgreSQL spent per request
@@ -40,7 +40,7 @@ import {
   type BlumeServer,
   type WrkResult,
 } from './lib/blume.js';
-import { memberAnchors, NOTIFICATION_WINDOW_SQL, SHOWN_TOPIC_SQL } from './lib/anchors.js';
+import { memberAnchors, NOTIFICATION_WINDOW_SQL, VISIBLE_TOPIC_SQL } from './lib/anchors.js';
 import { cpuSeconds, cpuSecondsOf } from './lib/cpu.js';
 import { latencyRow, loadSql, withFreshDatabase, type Latencies } from './lib/sql.js';
 import { recordRun } from './lib/history.js';
@@ -243,17 +243,17 @@ async function explainMember(url: string, memberId: string, bigTopic: string): P
   await client.connect();
   try {
     const notUpToDate = `t.last_post_at > (select read_before from forum_members where id = '${memberId}') and not exists (select 1 from forum_topic_reads r where r.member_id = '${memberId}' and r.topic_id = t.id and r.last_read_at >= t.last_post_at)`;
-    const shown = `t.site_id = '${SITE}' and t.forum_id in (select id from forums where site_id = '${SITE}' and visibility in ('public', 'members')) and t.hidden = false`;
+    const visible = `t.site_id = '${SITE}' and t.forum_id in (select id from forums where site_id = '${SITE}' and visibility in ('public', 'members')) and t.hidden = false`;
     const window = NOTIFICATION_WINDOW_SQL.replaceAll('$1', `'${SITE}'`).replaceAll('$2', `'${memberId}'`);
-    const notifications = `from (${window}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
+    const notifications = `from (${window}) n cross join lateral (${VISIBLE_TOPIC_SQL}) visible`;
     const queries: [string, string][] = [
       [
         'unread page 1',
-        `select t.id from forum_topics t where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`,
+        `select t.id from forum_topics t where ${visible} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`,
       ],
       [
         'unread total (counted up to 1,001)',
-        `select count(*) from (select 1 from forum_topics t where ${shown} and ${notUpToDate} limit 1001) capped`,
+        `select count(*) from (select 1 from forum_topics t where ${visible} and ${notUpToDate} limit 1001) capped`,
       ],
       [
         'topic page of 100 posts',

@@ -203,7 +203,7 @@ function spoolInputs(): SpoolInput[] {
 
 /** Blume's spool workers, through the writer ingest uses. */
 async function spoolWithWriter(inputs: SpoolInput[], dir: string): Promise<void> {
-  const writer = new SpoolWriter(dir, { known: () => Promise.resolve(new Set()) });
+  const writer = new SpoolWriter(dir, { stored: () => Promise.resolve(new Set()) });
   for (const input of inputs) {
     const file: SpooledFile = { path: input.path, hash: input.hash, size: input.body.length, spool: '' };
     await writer.add(file, [input.body]);

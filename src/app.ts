@@ -62,7 +62,7 @@ export interface AppDeps {
 }
 
 interface AppServices {
-  /** The cache seam: every per-node copy is kept on it, and healed by it (decision 0111). */
+  /** The cache seam: every per-node copy is cached on it, and healed by it (decision 0111). */
   epochs: CacheEpochs;
   sites: SiteDirectory;
   /** Which plans include which feature, as every site API checks it. */

@@ -7,8 +7,8 @@ import { NOTIFICATION_WINDOW } from '../../src/forum/notifications.js';
 
 /** The newest notifications lists and counts read (src/forum/notifications.ts, NOTIFICATION_WINDOW). */
 export const NOTIFICATION_WINDOW_SQL = `select * from forum_notifications where site_id = $1 and member_id = $2 order by created_at desc, id desc limit ${NOTIFICATION_WINDOW}`;
-/** Per notification of the window, its topic's title when the member is shown it (a lateral lookup). */
-export const SHOWN_TOPIC_SQL = `select t.title from forum_posts p join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
+/** Per notification of the window, its topic's title when the member may see it (a lateral lookup). */
+export const VISIBLE_TOPIC_SQL = `select t.title from forum_posts p join forum_topics t on t.id = n.topic_id join forums f on f.id = t.forum_id
   where p.id = n.post_id and p.deleted_at is null and f.visibility in ('public', 'members') and t.hidden = false limit 1`;
 /**
  * The bare SQL anchor of each member target: the rows its endpoint reads, one plain statement per read,
@@ -49,15 +49,15 @@ export function memberAnchors(
     unread: async (client) => {
       await token(client);
       await client.query(`select * from forums where site_id = $1 and visibility in ('public', 'members')`, [site]);
-      const shown = `t.site_id = $2 and t.forum_id in (${visibleForums}) and t.hidden = false`;
+      const visible = `t.site_id = $2 and t.forum_id in (${visibleForums}) and t.hidden = false`;
       await Promise.all([
         client.query(
-          `select t.*, m.username from forum_topics t left join forum_members m on m.id = t.author_id where ${shown} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`,
+          `select t.*, m.username from forum_topics t left join forum_members m on m.id = t.author_id where ${visible} and ${notUpToDate} order by t.last_post_at desc, t.id desc limit 10`,
           [memberId, site],
         ),
         // The total, counted up to 1,001 (src/db/count.ts; past it the server asks the planner, once a minute).
         client.query(
-          `select count(*) from (select 1 from forum_topics t where ${shown} and ${notUpToDate} limit 1001) capped`,
+          `select count(*) from (select 1 from forum_topics t where ${visible} and ${notUpToDate} limit 1001) capped`,
           [memberId, site],
         ),
       ]);
@@ -105,9 +105,9 @@ export function memberAnchors(
     },
     notifications: async (client) => {
       await token(client);
-      const from = `from (${NOTIFICATION_WINDOW_SQL}) n cross join lateral (${SHOWN_TOPIC_SQL}) shown`;
+      const from = `from (${NOTIFICATION_WINDOW_SQL}) n cross join lateral (${VISIBLE_TOPIC_SQL}) visible`;
       await client.query(
-        `select n.*, a.username, shown.title ${from} left join forum_members a on a.id = n.actor_id order by n.created_at desc, n.id desc limit 10`,
+        `select n.*, a.username, visible.title ${from} left join forum_members a on a.id = n.actor_id order by n.created_at desc, n.id desc limit 10`,
         [site, memberId],
       );
       await client.query(`select count(*) ${from}`, [site, memberId]);

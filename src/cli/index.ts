@@ -48,27 +48,61 @@ Run \`blume <command> --help\` for one command, \`blume help env\` for every set
 
 const COMMAND_HELP: Record<string, string> = {
   serve:
-    'Usage: blume serve [--single]\n\nStarts the HTTP server on BLUME_BIND (or GUNICORN_BIND). Migrations run first unless\nBLUME_AUTO_MIGRATE=False; install and seed steps run at every start. In single mode (BLUME_MODE=single\nor --single), one community instance (BLUME_INSTANCE_ID) answers on every host and there is no portal.',
+    'Usage: blume serve [--single]\n\n' +
+    'Starts the HTTP server on BLUME_BIND (or GUNICORN_BIND). Migrations run first unless\n' +
+    'BLUME_AUTO_MIGRATE=False; install and seed steps run at every start. In single mode (BLUME_MODE=single\n' +
+    'or --single), one community instance (BLUME_INSTANCE_ID) answers on every host and there is no portal.',
   'db upgrade': 'Usage: blume db upgrade\n\nApplies pending migrations. Safe to run twice and while other nodes start.',
   install:
-    'Usage: blume install [--single]\n\nCreates the data directory and secret key, applies migrations and seeds. Idempotent.',
+    'Usage: blume install [--single]\n\n' +
+    'Creates the data directory and secret key, applies migrations and seeds. Idempotent.',
   'seed-features':
     'Usage: blume seed-features\n\nInserts missing plan features; keeps rows an operator has changed. Idempotent.',
-  plan: "Usage: blume plan set <site> <plan>\n\nMoves site <site> to the plan free, pro or business (what each includes: docs/plans.md); every node\nuses it from its next request on. A downgrade turns features off and deletes nothing. The console's\n/admin page and the purchase API (PATCH /api/purchase/v1/workspaces/{id}) do the same.",
+  plan:
+    'Usage: blume plan set <site> <plan>\n\n' +
+    'Moves site <site> to the plan free, pro or business (what each includes: docs/plans.md); every node\n' +
+    "uses it from its next request on. A downgrade turns features off and deletes nothing. The console's\n" +
+    '/admin page and the purchase API (PATCH /api/purchase/v1/workspaces/{id}) do the same.',
   'plan-feature':
-    'Usage: blume plan-feature <feature> [<plan>...]\n\nSets the plans (free, pro, business) that include a feature (deploy, forum_api, cms_api,\nhelpdesk_api, shared_inbox, ai); no plan turns it off. Every node applies it from its next request;\nan edit of plan_features made with SQL shows within a minute.',
+    'Usage: blume plan-feature <feature> [<plan>...]\n\n' +
+    'Sets the plans (free, pro, business) that include a feature (deploy, forum_api, cms_api,\n' +
+    'helpdesk_api, shared_inbox, ai); no plan turns it off. Every node applies it from its next request;\n' +
+    'an edit of plan_features made with SQL shows within a minute.',
   'create-admin':
-    'Usage: blume create-admin [--single] -u <username> -e <email> -p <password>\n\nCreates an administrator. Fails when the username or e-mail is taken.\nIn single mode (BLUME_MODE=single or --single), an admin member of the community instance\nBLUME_INSTANCE_ID, who logs in at /login (the instance is created if needed); on a platform, a\nplatform administrator account of the portal.',
+    'Usage: blume create-admin [--single] -u <username> -e <email> -p <password>\n\n' +
+    'Creates an administrator. Fails when the username or e-mail is taken.\n' +
+    'In single mode (BLUME_MODE=single or --single), an admin member of the community instance\n' +
+    'BLUME_INSTANCE_ID, who logs in at /login (the instance is created if needed); on a platform, a\n' +
+    'platform administrator account of the portal.',
   settings:
-    'Usage: blume settings get [--site <id>]\n       blume settings set [--site <id>] NAME=VALUE...\n       blume settings apply [--site <id>]\n\nThe instance settings of the community instance (single mode) or of site <id> (platform), as\nGET|PUT /api/instances/{id}/env and POST /api/instances/{id}/restart: `set` saves (an empty value\nunsets a name; secrets read back masked), `apply` applies the saved settings on every node.',
+    'Usage: blume settings get [--site <id>]\n       blume settings set [--site <id>] NAME=VALUE...\n' +
+    '       blume settings apply [--site <id>]\n\n' +
+    'The instance settings of the community instance (single mode) or of site <id> (platform), as\n' +
+    'GET|PUT /api/instances/{id}/env and POST /api/instances/{id}/restart: `set` saves (an empty value\n' +
+    'unsets a name; secrets read back masked), `apply` applies the saved settings on every node.',
   member:
-    "Usage: blume member role <username> <admin|moderator|member> [--single | --site <id>]\n       blume member (ban | unban | delete) <username> [--single | --site <id>]\n\nChanges a member of the community instance (single mode: BLUME_MODE=single or --single) or of\nthe community site <id>. A deleted member's posts stay, without an author. The last admin of a community\ncannot be demoted, banned or deleted: make another member admin first.",
+    'Usage: blume member role <username> <admin|moderator|member> [--single | --site <id>]\n' +
+    '       blume member (ban | unban | delete) <username> [--single | --site <id>]\n\n' +
+    'Changes a member of the community instance (single mode: BLUME_MODE=single or --single) or of\n' +
+    "the community site <id>. A deleted member's posts stay, without an author. The last admin of a community\n" +
+    'cannot be demoted, banned or deleted: make another member admin first.',
   prune:
-    "Usage: blume prune (--site <id> | --all-sites) --keep <n>\n\nDeletes old releases of one site or of every site, keeping the newest n, the live and stage\nreleases and the last n steps of the live release's rollback history; then deletes the blobs no\nremaining release uses. Preview hosts of deleted releases answer 404 on every node.\nSee docs/decisions/0006-deploy-releases-and-edge.md.",
+    'Usage: blume prune (--site <id> | --all-sites) --keep <n>\n\n' +
+    'Deletes old releases of one site or of every site, keeping the newest n, the live and stage\n' +
+    "releases and the last n steps of the live release's rollback history; then deletes the blobs no\n" +
+    'remaining release uses. Preview hosts of deleted releases answer 404 on every node.\n' +
+    'See docs/decisions/0006-deploy-releases-and-edge.md.',
   backup:
-    'Usage: blume backup [--single] <dir>\n\nWrites every table (read in one consistent snapshot) and every blob the rows refer to into the new\nor empty folder <dir>, with a manifest of checksums; the server keeps answering. On the embedded\ndatabase the running server writes it (the folder is on its machine). The folder holds the secret\nkey and every password hash: keep it as private as the data directory. See docs/backup.md.',
+    'Usage: blume backup [--single] <dir>\n\n' +
+    'Writes every table (read in one consistent snapshot) and every blob the rows refer to into the new\n' +
+    'or empty folder <dir>, with a manifest of checksums; the server keeps answering. On the embedded\n' +
+    'database the running server writes it (the folder is on its machine). The folder holds the secret\n' +
+    'key and every password hash: keep it as private as the data directory. See docs/backup.md.',
   restore:
-    "Usage: blume restore [--single] <dir>\n\nRestores a backup into the configured database and blob store (embedded or PostgreSQL, local or S3),\nwhich must hold no data yet; no server may run on them meanwhile. The backup's secret key becomes this\ninstall's (with SECRET_KEY set, it must be the same key). See docs/backup.md.",
+    'Usage: blume restore [--single] <dir>\n\n' +
+    'Restores a backup into the configured database and blob store (embedded or PostgreSQL, local or S3),\n' +
+    "which must hold no data yet; no server may run on them meanwhile. The backup's secret key becomes this\n" +
+    "install's (with SECRET_KEY set, it must be the same key). See docs/backup.md.",
 };
 
 interface CliIo {
@@ -359,7 +393,8 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
     }
     if (error instanceof DataDirBusyError) {
       io.err(
-        `blume: another Blume process (pid ${error.pid}) is using this data directory; stop it first or use that server.`,
+        `blume: another Blume process (pid ${error.pid}) is using this data directory; \
+stop it first or use that server.`,
       );
       return 1;
     }

@@ -308,8 +308,8 @@ async function carryOverValues(
       if (value === undefined || value === null) continue;
       const carried = carryOver(field, value);
       if (!carried.ok) {
-        const known = lost.find((l) => l.field === field.name);
-        if (known) known.entries += 1;
+        const counted = lost.find((l) => l.field === field.name);
+        if (counted) counted.entries += 1;
         else lost.push({ field: field.name, entries: 1, example: entry.id, message: carried.message });
         continue;
       }

@@ -20,9 +20,9 @@ import { WebhookDispatcher } from './webhooks.js';
 const CMS_API_PREFIX = '/api/cms/v1';
 
 interface CmsRuntime {
-  /** The content types the Content API serves, kept per node until one changes (decision 0052). */
+  /** The content types the Content API serves, cached per node until one changes (decision 0052). */
   types: ContentTypeDirectory;
-  /** Published lists and entries, kept per node until a write changes them (decision 0105). */
+  /** Published lists and entries, cached per node until a write changes them (decision 0105). */
   reads: PublishedReads;
   /** Sends Content API webhooks queued by entry writes. */
   webhooks: WebhookDispatcher;

@@ -1,7 +1,7 @@
-// Published reads kept per node on the cache seam (decisions 0105, 0111) on two nodes sharing one
+// Published reads cached per node on the cache seam (decisions 0105, 0111) on two nodes sharing one
 // database and one Redis: a write through the Content API on one node is served by the other from
 // its next read on; a scheduled entry shows at its time with no write; a change behind the nodes'
-// back shows within the seam's bound; drafts are never served from what a node kept.
+// back shows within the seam's bound; drafts are never served from what a node cached.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -22,7 +22,7 @@ interface Entry {
 
 for (const database of testDatabases) {
   describe(
-    `published reads kept per node [${database}]`,
+    `published reads cached per node [${database}]`,
     { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' },
     () => {
       let shared: TestDatabase;
@@ -87,11 +87,11 @@ for (const database of testDatabases) {
           status: 'published',
           data: { title: 'Launch day' },
         });
-        assert.deepEqual(await titlesOn(b, 'events'), ['Launch day'], 'an update shows in the kept list');
+        assert.deepEqual(await titlesOn(b, 'events'), ['Launch day'], 'an update shows in the cached list');
         assert.equal(
           json<Entry>(await readOn(b, 'events', 'launch')).data.title,
           'Launch day',
-          'and in the kept entry',
+          'and in the cached entry',
         );
 
         await write('POST', '/entries/events', { slug: 'party', status: 'draft', data: { title: 'Party' } });

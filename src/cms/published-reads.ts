@@ -2,9 +2,9 @@
 // with their totals, and entries by id or slug, which read keys and the sites built on them ask for
 // again and again (docs/decisions/0105-published-reads-kept-per-node.md). Reads are kept on the
 // cache seam (src/adapters/cache/epochs.ts) under the scope `cms:<type>`, which triggers move with
-// every write of the type or its entries, whoever writes (the API, the editor, SQL); a read is kept
+// every write of the type or its entries, whoever writes (the API, the editor, SQL); a read is cached
 // until the type's next scheduled publication at most, so the entry shows on time. Drafts, the
-// forum's types and reads with `include=` (they span types) are never kept.
+// forum's types and reads with `include=` (they span types) are never cached.
 import { and, eq, gt, min, sql } from 'drizzle-orm';
 import type { Cached, CacheEpochs } from '../adapters/cache/epochs.js';
 import type { Database } from '../db/client.js';
@@ -90,7 +90,9 @@ export class PublishedReads {
     return { value, until: next };
   }
 
-  /** When the type's next scheduled entry is published: a read kept before then is dropped then, so the entry shows. */
+  /**
+   * When the type's next scheduled entry is published: a read cached before then is dropped then, so the entry shows.
+   */
   private async nextPublication(typeId: string): Promise<number | undefined> {
     const [next] = await this.db
       .select({ at: min(cmsEntries.publishedAt) })

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/client.js';
 import type { SiteRow } from '../core/sites/tables.js';
 import type { Page } from '../http/pagination.js';
-import type { KeptPages, TopicPage } from '../forum/kept-pages.js';
+import type { CachedPages, TopicPage } from '../forum/cached-pages.js';
 import type { CmsCaller } from './policy.js';
 import type { PublishedReads } from './published-reads.js';
 import type { ContentTypeDirectory } from './type-directory.js';
@@ -18,7 +18,7 @@ export interface SourceContext {
   /** What this node keeps of published reads. */
   reads: PublishedReads;
   /** What this node keeps of forum topics' pages of posts (the `posts` view reads them). */
-  topicPages: KeptPages<TopicPage>;
+  topicPages: CachedPages<TopicPage>;
   site: SiteRow;
   caller: CmsCaller;
 }

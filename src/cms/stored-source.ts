@@ -110,7 +110,7 @@ export function storedSource(slug: string): EntrySource {
           estimated,
         };
       };
-      // A read with include= spans types, whose writes end only their own generations: never kept.
+      // A read with include= spans types, whose writes end only their own generations: never cached.
       return include?.length ? listed() : ctx.reads.list(type, view, JSON.stringify([query, page]), listed);
     },
     async read(ctx, idOrSlug, query) {

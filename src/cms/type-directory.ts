@@ -1,5 +1,5 @@
 // Each node's copy of the content types the Content API serves, so a read of one entry is one query
-// (the entry), as the bare SQL of it is. Types are kept on the cache seam
+// (the entry), as the bare SQL of it is. Types are cached on the cache seam
 // (src/adapters/cache/epochs.ts) under the scope `cms-types:<site>`, which triggers move with every
 // write of the site's types, whoever writes (the API, the editor, SQL)
 // (docs/decisions/0052-content-api-read-path.md, 0111-cache-seam.md).
@@ -21,7 +21,7 @@ export class ContentTypeDirectory {
     this.types = epochs.cache({ name: 'cms types', kind: 'directory', maxBytes: MAX_BYTES });
   }
 
-  /** The site's stored type `slug`, or undefined. Only types that exist are kept. */
+  /** The site's stored type `slug`, or undefined. Only types that exist are cached. */
   get(siteId: string, slug: string): Promise<ContentTypeRow | undefined> {
     return this.types.cached(
       `cms-types:${siteId}`,

@@ -53,7 +53,7 @@ export interface Config {
   logLevel: string;
   /** Whether static sites are answered ahead of the router (docs/decisions/0023, 0024, 0031). */
   edgeFastPath: boolean;
-  /** Whether each node keeps answers (pages, lists) it read; directories are kept either way (decision 0111). */
+  /** Whether each node keeps answers (pages, lists) it read; directories are cached either way (decision 0111). */
   cacheAnswers: boolean;
   blobs: BlobsConfig;
   mail: MailConfig;

@@ -43,7 +43,9 @@ export interface Paging {
 
 /** Every admin page: its heading, the section links (the current one marked) and the flash message. */
 function adminFrame(current: string, title: string, flash: Flash, body: SafeHtml): SafeHtml {
-  return html`<nav class="subnav" aria-label="Admin sections"><ul><li><a href="/admin"${current === '/admin' ? html` aria-current="page"` : ''}>Admin</a></li>${SECTIONS.map(
+  return html`<nav class="subnav" aria-label="Admin sections"><ul><li><a href="/admin"${
+    current === '/admin' ? html` aria-current="page"` : ''
+  }>Admin</a></li>${SECTIONS.map(
     (s) => html`<li><a href="${s.href}"${current === s.href ? html` aria-current="page"` : ''}>${s.title}</a></li>`,
   )}</ul></nav>
 <h1>${title}</h1>
@@ -65,14 +67,22 @@ export function adminHomeView(): SafeHtml {
     '/admin',
     'Platform administration',
     undefined,
-    html`<ul class="cards">${SECTIONS.map((s) => html`<li><h2><a href="${s.href}">${s.title}</a></h2><p>${s.about}</p></li>`)}</ul>`,
+    html`<ul class="cards">${SECTIONS.map(
+      (s) => html`<li><h2><a href="${s.href}">${s.title}</a></h2><p>${s.about}</p></li>`,
+    )}</ul>`,
   );
 }
 
 export function accountsView(accounts: Array<UserOut & { sites: number }>, paging: Paging): SafeHtml {
   const list = accounts.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">Username</th><th scope="col">E-mail</th><th scope="col">Created</th><th scope="col">Platform admin</th><th scope="col">Sites</th></tr></thead><tbody>
-${accounts.map((a) => html`<tr><td>${a.username}</td><td>${a.email}</td><td>${when(a.created_at, '')}</td><td>${a.is_admin ? 'Yes' : 'No'}</td><td>${a.sites}</td></tr>`)}
+    ? html`<div class="table"><table><thead><tr><th scope="col">Username</th><th scope="col">E-mail</th>\
+<th scope="col">Created</th><th scope="col">Platform admin</th><th scope="col">Sites</th></tr></thead><tbody>
+${accounts.map(
+  (a) =>
+    html`<tr><td>${a.username}</td><td>${a.email}</td><td>${when(a.created_at, '')}</td><td>${
+      a.is_admin ? 'Yes' : 'No'
+    }</td><td>${a.sites}</td></tr>`,
+)}
 </tbody></table></div>`
     : emptyList(paging, html`<p>No accounts yet. People create theirs on the <a href="/signup">sign-up page</a>.</p>`);
   return adminFrame(
@@ -96,7 +106,8 @@ function siteCard(ui: ConsoleContext, site: WorkspaceOut, plans: PlanOut[], page
     site.status === 'canceled'
       ? ''
       : html`<form class="row" method="post" action="/admin/sites/${site.id}/plan">${hidden}
-<div><label for="plan-${site.id}">Plan<span class="sr-only"> of ${site.id}</span></label><select id="plan-${site.id}" name="plan">${plans.map(
+<div><label for="plan-${site.id}">Plan<span class="sr-only"> of ${site.id}</span></label>\
+<select id="plan-${site.id}" name="plan">${plans.map(
           (p) => html`<option value="${p.id}"${p.id === site.plan ? html` selected` : ''}>${p.id}</option>`,
         )}</select></div>
 <div><button type="submit">Change plan<span class="sr-only"> of ${site.id}</span></button></div>
@@ -123,7 +134,8 @@ export function adminSitesView(
     ? html`<ul class="cards">${sites.map((site) => siteCard(ui, site, plans, paging.page))}</ul>`
     : emptyList(
         paging,
-        html`<p>No sites yet. <a href="/sites/new">Create one</a>, or give your billing system a <a href="/admin/purchase-keys">purchase key</a> so it provisions workspaces through the purchase API.</p>`,
+        html`<p>No sites yet. <a href="/sites/new">Create one</a>, or give your billing system a \
+<a href="/admin/purchase-keys">purchase key</a> so it provisions workspaces through the purchase API.</p>`,
       );
   return adminFrame(
     '/admin/sites',
@@ -131,8 +143,12 @@ export function adminSitesView(
     flash,
     html`<details><summary>What each plan includes</summary><dl>${plans.map(
       (p) =>
-        html`<dt>${p.id}</dt><dd>${p.features.length ? p.features.map((f) => f.description).join('; ') : 'No features'}</dd>`,
-    )}</dl><p class="muted">A new plan holds from the site's next request on. A downgrade turns features off and deletes nothing.</p></details>
+        html`<dt>${p.id}</dt><dd>${
+          p.features.length ? p.features.map((f) => f.description).join('; ') : 'No features'
+        }</dd>`,
+    )}</dl>\
+<p class="muted">\
+A new plan holds from the site's next request on. A downgrade turns features off and deletes nothing.</p></details>
 ${list}${pager(paging.page, paging.totalPages, paging.href)}`,
   );
 }
@@ -144,17 +160,22 @@ export interface KeyForm {
 
 export function purchaseKeysView(ui: ConsoleContext, keys: TokenOut[], form: KeyForm, flash: Flash): SafeHtml {
   const minted = form.minted
-    ? html`<div class="notice ok" role="status"><p>Purchase key ${form.minted.name} was created. Copy it now: it will not be shown again.</p>
-<label for="new-key">The new purchase key</label><input id="new-key" readonly value="${form.minted.token}" autocomplete="off" spellcheck="false"></div>`
+    ? html`<div class="notice ok" role="status">\
+<p>Purchase key ${form.minted.name} was created. Copy it now: it will not be shown again.</p>
+<label for="new-key">The new purchase key</label>\
+<input id="new-key" readonly value="${form.minted.token}" autocomplete="off" spellcheck="false"></div>`
     : '';
   const list = keys.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>
+    ? html`<div class="table"><table><thead><tr><th scope="col">Name</th><th scope="col">Created</th>\
+<th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>
 ${keys.map(
   (k) =>
-    html`<tr><td>${k.name}</td><td>${when(k.created_at, '')}</td><td>${when(k.last_used_at, 'Never')}</td><td><a href="/admin/purchase-keys/${k.id}/revoke">Revoke<span class="sr-only"> ${k.name}</span></a></td></tr>`,
+    html`<tr><td>${k.name}</td><td>${when(k.created_at, '')}</td><td>${when(k.last_used_at, 'Never')}</td><td>\
+<a href="/admin/purchase-keys/${k.id}/revoke">Revoke<span class="sr-only"> ${k.name}</span></a></td></tr>`,
 )}
 </tbody></table></div>`
-    : html`<p>No purchase keys yet. Create one below and give it to your billing system: it calls the purchase API at <code>/api/purchase/v1</code> with the header <code>Authorization: Bearer</code> and the key.</p>`;
+    : html`<p>No purchase keys yet. Create one below and give it to your billing system: it calls the purchase API at \
+<code>/api/purchase/v1</code> with the header <code>Authorization: Bearer</code> and the key.</p>`;
   return adminFrame(
     '/admin/purchase-keys',
     'Purchase keys',
@@ -162,7 +183,11 @@ ${keys.map(
     html`${minted}${list}
 <section aria-labelledby="new-key-h"><h2 id="new-key-h">Create a purchase key</h2>
 <form class="stack" method="post" action="/admin/purchase-keys">${csrfField(ui)}
-<div><label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" autocomplete="off" aria-describedby="key-name-hint" value="${form.name ?? ''}"><p class="hint" id="key-name-hint">Who will use it, such as the name of your billing system. The key is shown once.</p></div>
+<div><label for="key-name">Name</label>\
+<input id="key-name" name="name" required maxlength="100" autocomplete="off" aria-describedby="key-name-hint" \
+value="${form.name ?? ''}">\
+<p class="hint" id="key-name-hint">Who will use it, such as the name of your billing system. The key is shown once.</p>\
+</div>
 <div><button type="submit">Create purchase key</button></div>
 </form></section>`,
   );
@@ -174,8 +199,12 @@ export function revokeKeyView(ui: ConsoleContext, key: TokenOut): SafeHtml {
     `Revoke the purchase key ${key.name}?`,
     undefined,
     html`<p>Created ${when(key.created_at, '')}; last used ${when(key.last_used_at, 'never')}.</p>
-<p>A billing system calling the purchase API with this key is refused from its next call on. This cannot be undone: create a new key to replace it.</p>
-<form method="post" action="/admin/purchase-keys/${key.id}/revoke">${csrfField(ui)}<p><button type="submit" class="danger">Revoke ${key.name}</button> <a href="/admin/purchase-keys">Cancel, keep the key</a></p></form>`,
+<p>\
+A billing system calling the purchase API with this key is refused from its next call on. This cannot be undone: create\
+ a new key to replace it.</p>
+<form method="post" action="/admin/purchase-keys/${key.id}/revoke">${csrfField(ui)}<p>\
+<button type="submit" class="danger">Revoke ${key.name}</button> \
+<a href="/admin/purchase-keys">Cancel, keep the key</a></p></form>`,
   );
 }
 
@@ -187,15 +216,18 @@ function actor(entry: AuditEntryOut): string {
 
 export function auditView(entries: AuditEntryOut[], paging: Paging): SafeHtml {
   const list = entries.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">When</th><th scope="col">By</th><th scope="col">Request</th><th scope="col">Site</th><th scope="col">Answer</th></tr></thead><tbody>
+    ? html`<div class="table"><table><thead><tr><th scope="col">When</th><th scope="col">By</th>\
+<th scope="col">Request</th><th scope="col">Site</th><th scope="col">Answer</th></tr></thead><tbody>
 ${entries.map(
   (e) =>
-    html`<tr><td>${time(e.createdAt)}</td><td>${actor(e)}</td><td><code>${e.method} ${e.path}</code></td><td>${e.target ?? ''}</td><td>${e.status < 400 ? 'Done' : 'Refused'} (${e.status})</td></tr>`,
+    html`<tr><td>${time(e.createdAt)}</td><td>${actor(e)}</td><td><code>${e.method} ${e.path}</code></td>\
+<td>${e.target ?? ''}</td><td>${e.status < 400 ? 'Done' : 'Refused'} (${e.status})</td></tr>`,
 )}
 </tbody></table></div>`
     : emptyList(
         paging,
-        html`<p>Nothing is recorded yet. Purchase API calls and the changes made on these admin pages appear here; <a href="/admin/purchase-keys">create a purchase key</a> for your billing system to start.</p>`,
+        html`<p>Nothing is recorded yet. Purchase API calls and the changes made on these admin pages appear here; \
+<a href="/admin/purchase-keys">create a purchase key</a> for your billing system to start.</p>`,
       );
   return adminFrame(
     '/admin/audit-log',

@@ -31,48 +31,73 @@ function settingInput(name: SettingName, definition: SettingDefinition, value: s
   const id = `setting-${name}`;
   const described = html` aria-describedby="${id}-doc"`;
   if (definition.secret) {
-    return html`<input id="${id}" name="${name}" type="password" autocomplete="new-password" maxlength="2000"${described} placeholder="${value === undefined ? 'not set' : 'set; type to replace'}">
-<label class="choice"><input type="checkbox" name="clear:${name}" value="1"${value === undefined ? html` disabled` : ''}> Remove the saved value</label>`;
+    return html`<input id="${id}" name="${name}" type="password" autocomplete="new-password" \
+maxlength="2000"${described} placeholder="${value === undefined ? 'not set' : 'set; type to replace'}">
+<label class="choice"><input type="checkbox" name="clear:${name}" value="1"${
+      value === undefined ? html` disabled` : ''
+    }> Remove the saved value</label>`;
   }
   if (definition.type === 'boolean' || definition.type === 'enum') {
     const options = definition.type === 'boolean' ? ['true', 'false'] : (definition.values ?? []);
-    return html`<select id="${id}" name="${name}"${described}><option value="">(not set)</option>${options.map((option) => html`<option${option === value ? html` selected` : ''}>${option}</option>`)}</select>`;
+    return html`<select id="${id}" name="${name}"${described}><option value="">(not set)</option>${options.map(
+      (option) => html`<option${option === value ? html` selected` : ''}>${option}</option>`,
+    )}</select>`;
   }
   const type = definition.type === 'port' ? 'number' : definition.type === 'url' ? 'url' : 'text';
-  return html`<input id="${id}" name="${name}" type="${type}" maxlength="2000" value="${value ?? ''}"${described}${definition.type === 'port' ? html` min="1" max="65535"` : ''}>`;
+  return html`<input id="${id}" name="${name}" type="${type}" maxlength="2000" value="${value ?? ''}"${described}${
+    definition.type === 'port' ? html` min="1" max="65535"` : ''
+  }>`;
 }
 
 function settingsSection(ui: ConsoleContext, site: SiteOut, data: CommunitySiteData): SafeHtml {
   const pending = data.pending.length
-    ? html`<div class="notice warn" role="status"><p>Saved but not applied yet:</p><ul>${data.pending.map((c) => html`<li><code>${c.name}</code> ${c.change}</li>`)}</ul>
-<form method="post" action="/sites/${site.id}/settings/restart">${csrfField(ui)}<button type="submit">Restart to apply ${data.pending.length === 1 ? '1 change' : `${data.pending.length} changes`}</button></form></div>`
+    ? html`<div class="notice warn" role="status"><p>Saved but not applied yet:</p><ul>${data.pending.map(
+        (c) => html`<li><code>${c.name}</code> ${c.change}</li>`,
+      )}</ul>
+<form method="post" action="/sites/${site.id}/settings/restart">${csrfField(ui)}<button type="submit">\
+Restart to apply ${data.pending.length === 1 ? '1 change' : `${data.pending.length} changes`}</button></form></div>`
     : html`<p class="hint">Every saved setting is applied.</p>`;
   return html`<section aria-labelledby="settings-h"><h2 id="settings-h">Instance settings</h2>
 ${pending}
 <form class="stack settings" method="post" action="/sites/${site.id}/settings">${csrfField(ui)}
 ${SETTING_NAMES.map((name) => {
   const definition: SettingDefinition = SETTINGS[name];
-  return html`<div><label for="setting-${name}"><code>${name}</code></label>${settingInput(name, definition, data.desired[name])}<p class="hint" id="setting-${name}-doc">${definition.doc}</p></div>`;
+  return html`<div><label for="setting-${name}"><code>${name}</code></label>${settingInput(
+    name,
+    definition,
+    data.desired[name],
+  )}<p class="hint" id="setting-${name}-doc">${definition.doc}</p></div>`;
 })}
-<div><button type="submit">Save settings</button> <span class="hint">Saved settings apply at the next restart.</span></div>
+<div><button type="submit">Save settings</button> \
+<span class="hint">Saved settings apply at the next restart.</span></div>
 </form></section>`;
 }
 
 function apiKeysSection(ui: ConsoleContext, site: SiteOut, keys: CredentialRow[]): SafeHtml {
   const list = keys.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Revoke</span></th></tr></thead><tbody>
+    ? html`<div class="table"><table><thead><tr><th scope="col">Name</th><th scope="col">Scopes</th>\
+<th scope="col">Created</th><th scope="col">Last used</th><th scope="col">\
+<span class="sr-only">Revoke</span></th></tr></thead><tbody>
 ${keys.map(
-  (
-    k,
-  ) => html`<tr><td>${k.name}</td><td>${k.scopes.join(', ')}</td><td>${time(k.createdAt)}</td><td>${k.lastUsedAt ? time(k.lastUsedAt) : 'never'}</td>
-<td><form method="post" action="/sites/${site.id}/api-keys/${k.id}/revoke">${csrfField(ui)}<button type="submit" class="danger">Revoke<span class="sr-only"> ${k.name}</span></button></form></td></tr>`,
+  (k) => html`<tr><td>${k.name}</td><td>${k.scopes.join(', ')}</td><td>${time(k.createdAt)}</td><td>${
+    k.lastUsedAt ? time(k.lastUsedAt) : 'never'
+  }</td>
+<td>\
+<form method="post" action="/sites/${site.id}/api-keys/${k.id}/revoke">\
+${csrfField(ui)}<button type="submit" class="danger">Revoke\
+<span class="sr-only"> ${k.name}</span></button></form></td></tr>`,
 )}
 </tbody></table></div>`
     : html`<p>No API keys. Mint one for an app that reads or writes content, or answers tickets.</p>`;
   return html`<section aria-labelledby="keys-h"><h2 id="keys-h">API keys</h2>${list}
 <form class="stack" method="post" action="/sites/${site.id}/api-keys">${csrfField(ui)}
-<div><label for="key-name">Key name</label><input id="key-name" name="name" required maxlength="100" placeholder="website"></div>
-<fieldset><legend>Scopes</legend>${API_KEY_SCOPES.map((scope) => html`<label class="choice"><input type="checkbox" name="scope:${scope}" value="1"> <code>${scope}</code>: ${SCOPE_DOCS[scope]}</label>`)}</fieldset>
+<div><label for="key-name">Key name</label>\
+<input id="key-name" name="name" required maxlength="100" placeholder="website"></div>
+<fieldset><legend>Scopes</legend>${API_KEY_SCOPES.map(
+    (scope) =>
+      html`<label class="choice"><input type="checkbox" name="scope:${scope}" value="1"> \
+<code>${scope}</code>: ${SCOPE_DOCS[scope]}</label>`,
+  )}</fieldset>
 <div><button type="submit">Mint an API key</button></div>
 </form></section>`;
 }
@@ -80,7 +105,11 @@ ${keys.map(
 /** The sections of a community site's page, between its heading and the delete form. */
 export function communitySections(ui: ConsoleContext, site: SiteOut, data: CommunitySiteData): SafeHtml {
   return html`<section aria-labelledby="open-h"><h2 id="open-h">Open the community</h2>
-<ul class="links"><li><a href="${site.url}/">Forum</a></li><li><a href="${site.url}/admin">Forum administration</a></li><li><a href="${site.url}/admin/content">Content editor</a></li><li><a href="${site.url}/desk">Help desk inbox</a></li><li><a href="${site.url}/support">Contact support page</a></li></ul>
-<p class="hint">Log in there with this account's username and password: as the site's owner you are its administrator.</p></section>
+<ul class="links"><li><a href="${site.url}/">Forum</a></li><li>\
+<a href="${site.url}/admin">Forum administration</a></li><li>\
+<a href="${site.url}/admin/content">Content editor</a></li><li><a href="${site.url}/desk">Help desk inbox</a></li><li>\
+<a href="${site.url}/support">Contact support page</a></li></ul>
+<p class="hint">\
+Log in there with this account's username and password: as the site's owner you are its administrator.</p></section>
 ${settingsSection(ui, site, data)}${apiKeysSection(ui, site, data.apiKeys)}`;
 }

@@ -25,14 +25,14 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
     scripts: true,
     remoteImages: false,
     formBodyLimit: FORM_BODY_LIMIT,
-    errorPage: (known, request, reply) => {
+    errorPage: (appError, request, reply) => {
       request.console ??= { user: undefined, sessionId: undefined, csrf: '' };
       return sendPage(
         request,
         reply,
-        known.title,
-        errorView(known.title, known.message, known.status === 401 ? '/login' : undefined),
-        known.status,
+        appError.title,
+        errorView(appError.title, appError.message, appError.status === 401 ? '/login' : undefined),
+        appError.status,
       );
     },
   });

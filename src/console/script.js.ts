@@ -8,7 +8,8 @@ export const CONSOLE_JS = `'use strict';
     if (!source || !navigator.clipboard) continue;
     button.hidden = false;
     button.addEventListener('click', function () {
-      navigator.clipboard.writeText(source.textContent).then(function () { button.textContent = 'Copied'; }, function () { button.textContent = 'Copy failed: select the text'; });
+      navigator.clipboard.writeText(source.textContent).then(function () { button.textContent = 'Copied'; }\
+, function () { button.textContent = 'Copy failed: select the text'; });
     });
   }
 
@@ -44,7 +45,8 @@ export const CONSOLE_JS = `'use strict';
 
   async function droppedFiles(transfer) {
     const out = [];
-    const entries = Array.from(transfer.items || []).map(function (item) { return item.webkitGetAsEntry ? item.webkitGetAsEntry() : null; });
+    const entries = Array.from(transfer.items || []).map(function (item) { return item.webkitGetAsEntry ? \
+item.webkitGetAsEntry() : null; });
     if (entries.length && entries.every(Boolean)) {
       for (const entry of entries) await walk(entry, '', out);
     } else {
@@ -71,7 +73,8 @@ export const CONSOLE_JS = `'use strict';
     event.preventDefault();
     drop.classList.remove('over');
     dropped = await droppedFiles(event.dataTransfer);
-    said.textContent = dropped.length + (dropped.length === 1 ? ' file' : ' files') + ' ready: ' + dropped.slice(0, 3).map(function (f) { return f.path; }).join(', ') + (dropped.length > 3 ? ', …' : '');
+    said.textContent = dropped.length + (dropped.length === 1 ? ' file' : ' files') + ' ready: ' + dropped.slice(0, \
+3).map(function (f) { return f.path; }).join(', ') + (dropped.length > 3 ? ', …' : '');
     button.focus();
   });
 

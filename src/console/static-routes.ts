@@ -256,7 +256,12 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
           kind,
         } as const;
         const { secret } = await connectRepository(db, app.deps.config.secretKey, site.id, input);
-        const shown = html`${shownOnce('The repository is connected. Add a webhook to it with this URL and secret (content type application/json, push events).', secret, 'webhook-secret')}<p>Webhook URL: <code>${webhookUrl(app.deps.config.publicUrl, site.id)}</code></p>`;
+        const shown = html`${shownOnce(
+          'The repository is connected. Add a webhook to it with this URL and secret (content type ' +
+            'application/json, push events).',
+          secret,
+          'webhook-secret',
+        )}<p>Webhook URL: <code>${webhookUrl(app.deps.config.publicUrl, site.id)}</code></p>`;
         return sendSitePage(request, reply, site, { shown }, 201);
       },
       (error) =>

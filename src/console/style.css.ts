@@ -4,12 +4,14 @@ export const CONSOLE_CSS = `
 *,*::before,*::after{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fafafa}
 a{color:#0b57a4}
-a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,main:focus-visible,pre:focus-visible,[tabindex]:focus-visible{outline:3px solid #b45309;outline-offset:2px}
+a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,main:focus-visible,\
+pre:focus-visible,[tabindex]:focus-visible{outline:3px solid #b45309;outline-offset:2px}
 .wrap{max-width:60rem;margin:0 auto;padding:0 1rem}
 .skip{position:absolute;left:-999px}
 .skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}
 header.top{background:#17324d;color:#fff}
-header.top .wrap{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem;padding:.75rem 1rem}
+header.top .wrap{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem;\
+padding:.75rem 1rem}
 header.top a,header.top button.link{color:#fff}
 header.top ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0;align-items:center}
 .brand{font-weight:700;font-size:1.2rem;text-decoration:none}
@@ -18,8 +20,10 @@ h1{font-size:1.6rem;margin:.5rem 0 1rem}
 form.stack{display:grid;gap:.75rem;max-width:28rem}
 label{font-weight:600;display:block}
 .hint{font-weight:400;color:#4a4a4a;font-size:.9rem;margin:.1rem 0 0}
-input,select{font:inherit;padding:.45rem .6rem;border:1px solid #6b6b6b;border-radius:4px;width:100%;background:#fff;color:#1a1a1a}
-button{font:inherit;padding:.45rem 1rem;border:1px solid #0b57a4;border-radius:4px;background:#0b57a4;color:#fff;cursor:pointer}
+input,select{font:inherit;padding:.45rem .6rem;border:1px solid #6b6b6b;border-radius:4px;width:100%;background:#fff;\
+color:#1a1a1a}
+button{font:inherit;padding:.45rem 1rem;border:1px solid #0b57a4;border-radius:4px;background:#0b57a4;color:#fff;\
+cursor:pointer}
 button.danger{background:#b42318;border-color:#b42318}
 button.link{background:none;border:none;padding:0;color:#0b57a4;text-decoration:underline}
 form.inline{display:inline}
@@ -46,7 +50,8 @@ a.action{display:inline-block;margin-right:.5rem}
 tr.live td{background:#e8f5e9}
 code{overflow-wrap:anywhere}
 code.secret{font-size:1rem;background:#fff;border:1px solid #6b6b6b;padding:.15rem .35rem;border-radius:3px}
-pre.log{background:#1a1a1a;color:#f0f0f0;padding:.75rem;border-radius:4px;overflow:auto;max-height:32rem;white-space:pre-wrap}
+pre.log{background:#1a1a1a;color:#f0f0f0;padding:.75rem;border-radius:4px;overflow:auto;max-height:32rem;\
+white-space:pre-wrap}
 .subnav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 .subnav a[aria-current]{font-weight:700;color:#1a1a1a}
 .cards{list-style:none;margin:0;padding:0;display:grid;gap:1rem}

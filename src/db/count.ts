@@ -30,17 +30,17 @@ const estimates = new WeakMap<Executor, Map<string, { rows: number; until: numbe
 async function plannedRows(db: Executor, rows: SQL, now = Date.now()): Promise<number> {
   const query = dialect.sqlToQuery(rows);
   const key = `${query.sql}\n${JSON.stringify(query.params)}`;
-  let kept = estimates.get(db);
-  if (!kept) estimates.set(db, (kept = new Map()));
-  const hit = kept.get(key);
+  let cached = estimates.get(db);
+  if (!cached) estimates.set(db, (cached = new Map()));
+  const hit = cached.get(key);
   if (hit && hit.until > now) return hit.rows;
   const [plan] = await queryRows<Record<string, unknown>>(db, sql`explain (format json) ${rows}`);
   const json = Object.values(plan ?? {})[0];
   const parsed = (typeof json === 'string' ? JSON.parse(json) : json) as Array<{ Plan: { 'Plan Rows': number } }>;
   const planned = Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
-  kept.delete(key);
-  kept.set(key, { rows: planned, until: now + ESTIMATE_FRESH_MS });
-  if (kept.size > MAX_ESTIMATES) kept.delete(kept.keys().next().value!);
+  cached.delete(key);
+  cached.set(key, { rows: planned, until: now + ESTIMATE_FRESH_MS });
+  if (cached.size > MAX_ESTIMATES) cached.delete(cached.keys().next().value!);
   return planned;
 }
 

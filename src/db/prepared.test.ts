@@ -1,4 +1,4 @@
-// Prepared statements on both databases: a variant is built once and kept under its name, up to a
+// Prepared statements on both databases: a variant is built once and cached under its name, up to a
 // bound per statement; past it each call builds the variant anew and sends it unnamed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -18,7 +18,7 @@ for (const kind of testDatabases) {
 
     it('keeps a variant once built, and past the bound answers with a statement built for the call', async () => {
       const { db } = database.handle;
-      // Each variant adds its own constant, so a statement kept under the wrong name would answer wrong.
+      // Each variant adds its own constant, so a statement cached under the wrong name would answer wrong.
       const statement = preparedStatement(
         'prepared_test',
         (inner, plus: number) =>
@@ -31,7 +31,7 @@ for (const kind of testDatabases) {
         const [row] = await statement(db, plus).execute({ n: 100 });
         assert.equal(row?.n, 100 + plus, `variant ${plus}`);
       }
-      assert.equal(statement(db, 3), statement(db, 3), 'a kept variant is reused');
+      assert.equal(statement(db, 3), statement(db, 3), 'a cached variant is reused');
       assert.notEqual(
         statement(db, bound + 2),
         statement(db, bound + 2),

@@ -30,7 +30,10 @@ function statementName(name: string, key: string): string {
     : `${name}_${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
 }
 
-/** Variants of one statement kept named per database; past it, a request that varies its shape could fill memory here and in every connection. */
+/**
+ * Variants of one statement cached by name per database; past it, a request that varies its shape could fill memory
+ * here and in every connection.
+ */
 const MAX_VARIANTS = 64;
 
 /**

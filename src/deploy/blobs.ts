@@ -70,7 +70,7 @@ function* chunksOf<T>(items: T[], size: number): Iterable<T[]> {
 
 /** Variant sizes of hashes already in committed releases, so unchanged files are not recompressed. */
 export async function committedVariants(db: Executor, hashes: string[]): Promise<Map<string, VariantSizes>> {
-  const known = new Map<string, VariantSizes>();
+  const sizes = new Map<string, VariantSizes>();
   for (const chunk of chunksOf(hashes, HASHES_PER_QUERY)) {
     const rows = await db
       .selectDistinctOn([releaseFiles.hash], {
@@ -80,9 +80,9 @@ export async function committedVariants(db: Executor, hashes: string[]): Promise
       })
       .from(releaseFiles)
       .where(hashIn(chunk));
-    for (const row of rows) known.set(row.hash, { gzipSize: row.gzipSize, brotliSize: row.brotliSize });
+    for (const row of rows) sizes.set(row.hash, { gzipSize: row.gzipSize, brotliSize: row.brotliSize });
   }
-  return known;
+  return sizes;
 }
 
 /** Streams a large file through a compressor into `<variantsAt>.gz|.br`, keeping what pays. */
@@ -148,7 +148,7 @@ export class UploadBlobs {
   }
 
   /** Removes the intent, in the transaction that commits the release or discards the blobs. */
-  async settle(tx: Executor): Promise<void> {
+  async removeIntent(tx: Executor): Promise<void> {
     if (this.recorded) await tx.delete(blobIntents).where(eq(blobIntents.id, this.intentId));
   }
 }
@@ -166,9 +166,9 @@ export async function storeFiles(
 ): Promise<StoreOutcome> {
   const byHash = new Map<string, SpooledFile>();
   for (const file of spooled) if (!byHash.has(file.hash)) byHash.set(file.hash, file);
-  const known = await committedVariants(db, [...byHash.keys()]);
-  const sizes = new Map<string, VariantSizes>(known);
-  const fresh = [...byHash.values()].filter((file) => !known.has(file.hash));
+  const committed = await committedVariants(db, [...byHash.keys()]);
+  const sizes = new Map<string, VariantSizes>(committed);
+  const fresh = [...byHash.values()].filter((file) => !committed.has(file.hash));
   await upload.intend(
     db,
     fresh.map((file) => file.hash),

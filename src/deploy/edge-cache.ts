@@ -69,7 +69,7 @@ export class EdgeCache {
   /** Bumped by every broadcast for a site, so a read that raced a change is not cached. */
   private readonly aliasGeneration = new Map<string, number>();
   private readonly manifests = new WeightedLru<string, Manifest>(MAX_CACHED_FILES, (manifest) => manifest.files.size);
-  /** Confirmations heard per broadcast nonce of this node, and who to wake when they are complete. */
+  /** Confirmations received per broadcast nonce of this node, and who to wake when they are complete. */
   private readonly confirming = new Map<string, { confirmed: Set<string>; expected: string[]; done: () => void }>();
   private unsubscribe: (() => Promise<void>)[] = [];
   private epoch: number | undefined;
@@ -154,8 +154,8 @@ export class EdgeCache {
       const epoch = await readPointerEpoch(this.db);
       const row = (await findAliases(this.db, siteId)) ?? (await ensureAliases(this.db, siteId));
       const pointers = { live: row.liveReleaseId, stage: row.stageReleaseId, password: row.previewPassword };
-      // A broadcast heard while the row was read makes this read possibly older than the change:
-      // it answers the request that asked, but is not kept.
+      // A broadcast received while the row was read makes this read possibly older than the change:
+      // it answers the request that asked, but is not cached.
       if (generation === (this.aliasGeneration.get(siteId) ?? 0))
         this.aliases.set(siteId, { pointers, loadedAt: Date.now(), epoch });
       return pointers;

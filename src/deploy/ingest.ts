@@ -138,7 +138,7 @@ async function commitRelease(
         from json_array_elements(${rows}::json) as f`);
     }
     await origin.onCommit?.(tx, row!);
-    await upload.settle(tx);
+    await upload.removeIntent(tx);
     return row!;
   });
 }
@@ -149,7 +149,7 @@ async function discardBlobs(ctx: IngestContext, upload: UploadBlobs): Promise<vo
   await ctx.db.transaction(async (tx) => {
     await lockBlobs(tx);
     for (const hash of await unreferencedHashes(tx, [...upload.written])) await deleteBlob(ctx.blobs, hash);
-    await upload.settle(tx);
+    await upload.removeIntent(tx);
   });
 }
 
@@ -184,7 +184,7 @@ export async function ingestArchive(
   origin: ReleaseOrigin = ARCHIVE_ORIGIN,
 ): Promise<ReleaseRow> {
   // Variants are made while the archive streams in, except for content a committed release holds.
-  const variants = { known: async (hashes: string[]) => new Set((await committedVariants(ctx.db, hashes)).keys()) };
+  const variants = { stored: async (hashes: string[]) => new Set((await committedVariants(ctx.db, hashes)).keys()) };
   return ingestSpooled(ctx, siteId, await spoolArchive(archive, ctx.limits, ctx.tmpDir, { variants }), origin);
 }
 

@@ -43,9 +43,9 @@ async function edgeRoutes(app: FastifyInstance): Promise<void> {
   // A dependency outage answers visitors with a page, not JSON (decision 0070); other errors go on to
   // the root handler.
   app.setErrorHandler((error: Error, _request, reply) => {
-    const known = toAppError(error);
-    if (known?.status !== 503) throw error;
-    for (const [name, value] of Object.entries(known.headers)) reply.header(name, value);
+    const appError = toAppError(error);
+    if (appError?.status !== 503) throw error;
+    for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
     return reply
       .code(503)
       .header('Content-Type', 'text/html; charset=utf-8')

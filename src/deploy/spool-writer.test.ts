@@ -37,7 +37,7 @@ describe('spool writer', () => {
     };
     const asked: string[][] = [];
     const writer = new SpoolWriter(path.join(dir, 'one'), {
-      known: async (hashes) => {
+      stored: async (hashes) => {
         asked.push(hashes);
         return new Set([files.stored.hash]);
       },

@@ -137,10 +137,10 @@ function spooledVariants(variantsAt: string, result: SpoolTaskResult): SpooledVa
 
 export interface VariantOptions {
   /** Hashes among these that need no variants (stored already); asked once per batch. */
-  known(hashes: string[]): Promise<Set<string>>;
+  stored(hashes: string[]): Promise<Set<string>>;
 }
 
-/** A batch is one slab (room for at least one whole file), one message to a worker and one lookup of known hashes. */
+/** A batch is one slab (room for at least one whole file), one message to a worker and one lookup of stored hashes. */
 const SLAB_BYTES = 2 * 1024 * 1024;
 const BATCH_FILES = 256;
 /** Slabs of one writer: what may be in flight at once. */
@@ -164,7 +164,7 @@ export class SpoolWriter {
   private nextLane = 0;
   private written = 0;
   private readonly inFlight = new Set<Promise<void>>();
-  /** The first error of a write (or of `known`); every later call throws it. */
+  /** The first error of a write (or of `stored`); every later call throws it. */
   failure: unknown;
 
   constructor(
@@ -233,10 +233,10 @@ export class SpoolWriter {
     const wants = ({ file }: { file: SpooledFile }): boolean =>
       this.variants !== undefined && wantsVariants(file.path, file.size);
     const wanted = batch.files.filter(wants).map(({ file }) => file.hash);
-    const known = wanted.length > 0 ? await this.variants!.known(wanted) : new Set<string>();
+    const stored = wanted.length > 0 ? await this.variants!.stored(wanted) : new Set<string>();
     const tasks = batch.files.map((entry): SpoolTask => {
       const { file, offset } = entry;
-      const variantsAt = wants(entry) && !known.has(file.hash) ? file.spool : undefined;
+      const variantsAt = wants(entry) && !stored.has(file.hash) ? file.spool : undefined;
       return { file: file.spool, body: { offset, length: file.size }, ...(variantsAt ? { variantsAt } : {}) };
     });
     const { results, slab } = await threads[batch.lane]!.run(tasks, batch.slab);

@@ -15,7 +15,14 @@ export async function topicListTag(request: FastifyRequest): Promise<EtagParts |
   // A slug moved and reused names another forum: the tag names the forum, not what was sent.
   const forumId = sent === undefined ? undefined : await request.server.forum.forumIds.resolve(site.id, sent);
   const { member } = viewer;
-  return [member.id, member.readVersion, versions.shown, versions.topicLists, visibilityClass(viewer), forumId];
+  return [
+    member.id,
+    member.readVersion,
+    versions.visibilityAndAuthor,
+    versions.topicLists,
+    visibilityClass(viewer),
+    forumId,
+  ];
 }
 
 /**
@@ -34,5 +41,5 @@ export async function topicPostsTag(request: FastifyRequest): Promise<EtagParts>
 export function notificationsTag(request: FastifyRequest): EtagParts | undefined {
   const { viewer, versions } = request.forum;
   if (viewer.kind !== 'member' || !versions) return undefined;
-  return [viewer.member.id, viewer.member.notificationVersion, versions.shown, visibilityClass(viewer)];
+  return [viewer.member.id, viewer.member.notificationVersion, versions.visibilityAndAuthor, visibilityClass(viewer)];
 }

@@ -79,7 +79,10 @@ export function initialsSvg(colour: string, initials: string): string | undefine
   const fill = /^\d$/.test(colour) ? AVATAR_PALETTE[Number(colour)] : undefined;
   if (!fill || !INITIALS.test(initials) || initials !== initials.toUpperCase()) return undefined;
   // The letters are checked above, so none needs escaping in the text node.
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><circle cx="32" cy="32" r="32" fill="${fill}"/><text x="32" y="32" dominant-baseline="central" text-anchor="middle" font-family="system-ui,sans-serif" font-size="26" font-weight="700" fill="#fff">${initials}</text></svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64">\
+<circle cx="32" cy="32" r="32" fill="${fill}"/>\
+<text x="32" y="32" dominant-baseline="central" text-anchor="middle" font-family="system-ui,sans-serif" font-size="26" \
+font-weight="700" fill="#fff">${initials}</text></svg>`;
 }
 
 async function dropUpload(db: Executor, blobs: BlobStore, siteId: string, id: string | null): Promise<void> {

@@ -24,7 +24,8 @@ for (const kind of testDatabases) {
       const keys = await queryRows<{ referrer: string; column_name: string; indexed: boolean }>(
         database.handle.db,
         sql`select c.conrelid::regclass::text as referrer, a.attname as column_name,
-              exists (select 1 from pg_index i where i.indrelid = c.conrelid and i.indkey[0] = c.conkey[1] and i.indpred is null) as indexed
+              exists (select 1 from pg_index i where i.indrelid = c.conrelid and i.indkey[0] = c.conkey[1] and \
+i.indpred is null) as indexed
             from pg_constraint c
             join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
             where c.contype = 'f' and c.confrelid::regclass::text = any(${textArray(BULK_DELETED)})`,

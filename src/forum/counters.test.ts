@@ -39,8 +39,10 @@ async function storedAgainstCounted(db: Executor): Promise<Row[]> {
           f.post_count as stored_posts, f.hidden_post_count as stored_hidden_posts,
           (select count(*)::integer from forum_topics t where t.forum_id = f.id) as counted,
           (select count(*)::integer from forum_topics t where t.forum_id = f.id and t.hidden) as counted_hidden,
-          (select count(*)::integer from forum_posts p join forum_topics t on t.id = p.topic_id where t.forum_id = f.id and p.deleted_at is null) as counted_posts,
-          (select count(*)::integer from forum_posts p join forum_topics t on t.id = p.topic_id where t.forum_id = f.id and p.deleted_at is null and t.hidden) as counted_hidden_posts
+          (select count(*)::integer from forum_posts p join forum_topics t on t.id = p.topic_id where t.forum_id = f.id\
+ and p.deleted_at is null) as counted_posts,
+          (select count(*)::integer from forum_posts p join forum_topics t on t.id = p.topic_id where t.forum_id = f.id\
+ and p.deleted_at is null and t.hidden) as counted_hidden_posts
         from forums f order by f.slug`,
   );
 }
@@ -277,7 +279,8 @@ for (const database of testDatabases) {
         eventually(`${count} session(s) to wait on a lock`, async () => {
           const [row] = await queryRows<{ waiting: number }>(
             t.app.deps.database.db,
-            sql`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+            sql`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and \
+wait_event_type = 'Lock'`,
           );
           return row!.waiting >= count ? true : undefined;
         });
@@ -339,12 +342,16 @@ for (const database of testDatabases) {
         const run = (query: string) => db.handle.db.execute(sql.raw(query));
         await run(`insert into sites (id, kind, plan) values ('club', 'community', 'pro')`);
         await run(
-          `insert into forums (id, site_id, name, slug) values ('f1', 'club', 'One', 'one'), ('f2', 'club', 'Two', 'two'), ('f3', 'club', 'Empty', 'empty')`,
+          `insert into forums (id, site_id, name, slug) values ('f1', 'club', 'One', 'one'), ('f2', 'club', 'Two', \
+'two'), ('f3', 'club', 'Empty', 'empty')`,
         );
         await run(`insert into forum_topics (id, site_id, forum_id, title, slug, hidden, post_count) values
-          ('t1', 'club', 'f1', 'a', 'a', false, 3), ('t2', 'club', 'f1', 'b', 'b', true, 1), ('t3', 'club', 'f1', 'c', 'c', false, 0), ('t4', 'club', 'f2', 'd', 'd', true, 2)`);
-        await run(`insert into forum_posts (id, site_id, topic_id, parent_id, root_id, depth, body_source, body_html, body_text) values
-          ('p1', 'club', 't1', null, 'p1', 0, 'x', 'x', 'x'), ('p2', 'club', 't1', 'p1', 'p1', 1, 'x', 'x', 'x'), ('p3', 'club', 't1', null, 'p3', 0, 'x', 'x', 'x'),
+          ('t1', 'club', 'f1', 'a', 'a', false, 3), ('t2', 'club', 'f1', 'b', 'b', true, 1), ('t3', 'club', 'f1', 'c', \
+'c', false, 0), ('t4', 'club', 'f2', 'd', 'd', true, 2)`);
+        await run(`insert into forum_posts (id, site_id, topic_id, parent_id, root_id, depth, body_source, body_html, \
+body_text) values
+          ('p1', 'club', 't1', null, 'p1', 0, 'x', 'x', 'x'), ('p2', 'club', 't1', 'p1', 'p1', 1, 'x', 'x', 'x'), \
+('p3', 'club', 't1', null, 'p3', 0, 'x', 'x', 'x'),
           ('p4', 'club', 't2', null, 'p4', 0, 'x', 'x', 'x')`);
         assert.equal(await runMigrations(db.handle), later);
 

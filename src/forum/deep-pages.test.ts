@@ -92,7 +92,8 @@ for (const database of testDatabases) {
         for (const role of ROLES) {
           const [count] = await queryRows<{ n: number }>(
             shared.handle.db,
-            sql`select count(*)::integer as n from forum_topics t join forums f on f.id = t.forum_id where f.site_id = 'club' and f.slug = 'general' and (${STAFF.has(role)} or not t.hidden)`,
+            sql`select count(*)::integer as n from forum_topics t join forums f on f.id = t.forum_id where f.site_id = \
+'club' and f.slug = 'general' and (${STAFF.has(role)} or not t.hidden)`,
           );
           for (const size of PAGE_SIZES) {
             const forward = Array.from({ length: Math.ceil(count!.n / size) + 1 }, (_, i) => i + 1);
@@ -171,7 +172,8 @@ for (const database of testDatabases) {
       // Ties broken by id, and times PostgreSQL's now() writes (microseconds, which a JavaScript Date
       // drops): the marks must carry the exact value. Written as a topic write would, with the version.
       await shared.handle.db.execute(
-        sql`update forum_topics set last_post_at = date_trunc('second', last_post_at) + (case when id < ${topics[7]!} then 0 else length(title) end) * interval '1 microsecond'`,
+        sql`update forum_topics set last_post_at = date_trunc('second', last_post_at) + (case when id \
+< ${topics[7]!} then 0 else length(title) end) * interval '1 microsecond'`,
       );
       await shared.handle.db.execute(
         sql`update forums set topic_list_version = topic_list_version + 1 where slug = 'general'`,

@@ -44,7 +44,8 @@ export async function draftRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['drafts'],
         summary: 'Save your draft; posting to the topic or forum deletes it',
         description:
-          'Only for a topic or forum you may see (404 otherwise); a topic draft keeps no title. At most 200 drafts a member (409 `too_many_drafts`).',
+          'Only for a topic or forum you may see (404 otherwise); a topic draft keeps no title. At most 200 ' +
+          'drafts a member (409 `too_many_drafts`).',
         security: memberSecurity,
         params: DraftParams,
         body: DraftBody,

@@ -39,7 +39,8 @@ export async function findDraft(db: Executor, viewer: MemberViewer, key: string)
 export function draftBodyOf(memberId: Param<string>, key: Param<string>): SQL<string | null> {
   return sql<
     string | null
-  >`(select ${forumDrafts.body} from ${forumDrafts} where ${forumDrafts.memberId} = ${memberId} and ${forumDrafts.key} = ${key})`;
+  >`(select ${forumDrafts.body} from ${forumDrafts} where ${forumDrafts.memberId} = ${memberId} and ${forumDrafts.key} \
+= ${key})`;
 }
 
 interface DraftInput {

@@ -1,4 +1,4 @@
-// Which forum an id or a slug a client sent names, kept per node on the cache seam
+// Which forum an id or a slug a client sent names, cached per node on the cache seam
 // (src/adapters/cache/epochs.ts) under `forum-slugs:<site>`, which a trigger moves when a forum is
 // created, deleted or its slug moves: what a node keeps per forum is keyed by the forum's id, never
 // by what the client typed, so a slug moved and then reused for another forum names the new one.

@@ -105,7 +105,7 @@ export async function holdReply(
 }
 
 /** What the viewer may read of the hold: moderators everything, a member its own posts. */
-function shownTo(siteId: string, viewer: Viewer): SQL {
+function visibleTo(siteId: string, viewer: Viewer): SQL {
   requireMember(viewer);
   return and(
     eq(forumHeldPosts.siteId, siteId),
@@ -120,7 +120,7 @@ export async function listHeldPosts(
   viewer: Viewer,
   page: Page,
 ): Promise<{ rows: HeldPostView[]; total: number }> {
-  const where = shownTo(siteId, viewer);
+  const where = visibleTo(siteId, viewer);
   const [rows, [total]] = await Promise.all([
     db
       .select({ held: forumHeldPosts, authorName: forumMembers.username, authorAvatar: forumMembers.avatarUploadId })

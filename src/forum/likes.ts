@@ -63,5 +63,6 @@ export async function setLike(
 export function likedAmong(memberId: Param<string>, postIds: Param<string[]>): SQL<string[]> {
   return sql<
     string[]
-  >`array(select ${forumPostLikes.postId} from ${forumPostLikes} where ${forumPostLikes.memberId} = ${memberId} and ${forumPostLikes.postId} = any(${textArray(postIds)}))`;
+  >`array(select ${forumPostLikes.postId} from ${forumPostLikes} where ${forumPostLikes.memberId} = ${memberId} and \
+${forumPostLikes.postId} = any(${textArray(postIds)}))`;
 }

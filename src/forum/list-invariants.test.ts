@@ -23,12 +23,15 @@ for (const database of testDatabases) {
     const forumsNow = async () => {
       const stored = await queryRows<ForumState>(
         testDb.handle.db,
-        sql`select id, topic_list_version::int as topic_list_version, topic_count, hidden_topic_count, post_count, hidden_post_count from forums order by id`,
+        sql`select id, topic_list_version::int as topic_list_version, topic_count, hidden_topic_count, post_count, \
+hidden_post_count from forums order by id`,
       );
       const recounted = await queryRows<Omit<ForumState, 'topic_list_version'>>(
         testDb.handle.db,
-        sql`select f.id, count(t.id)::int as topic_count, count(t.id) filter (where t.hidden)::int as hidden_topic_count,
-              coalesce(sum(t.post_count), 0)::int as post_count, coalesce(sum(t.post_count) filter (where t.hidden), 0)::int as hidden_post_count
+        sql`select f.id, count(t.id)::int as topic_count, count(t.id) filter (where t.hidden)::int as \
+hidden_topic_count,
+              coalesce(sum(t.post_count), 0)::int as post_count, coalesce(sum(t.post_count) filter (where t.hidden), \
+0)::int as hidden_post_count
             from forums f left join forum_topics t on t.forum_id = f.id group by f.id order by f.id`,
       );
       return { stored, recounted };
@@ -52,7 +55,8 @@ for (const database of testDatabases) {
       testDb = await createTestDatabase(database);
       await run(`insert into sites (id, kind, plan) values ('club', 'community', 'pro')`);
       await run(
-        `insert into forums (id, site_id, name, slug) values ('f1', 'club', 'One', 'one'), ('f2', 'club', 'Two', 'two')`,
+        `insert into forums (id, site_id, name, slug) values ('f1', 'club', 'One', 'one'), ('f2', 'club', 'Two', \
+'two')`,
       );
     });
     after(() => testDb.drop());
@@ -60,19 +64,22 @@ for (const database of testDatabases) {
     it('moves the version and the counters with every write that changes a forum list, and only those', async () => {
       assert.deepEqual(
         await versionsMovedBy(
-          `insert into forum_topics (id, site_id, forum_id, title, slug, post_count) values ('t1', 'club', 'f1', 'a', 'a', 1)`,
+          `insert into forum_topics (id, site_id, forum_id, title, slug, post_count) values ('t1', 'club', 'f1', 'a', \
+'a', 1)`,
         ),
         ['f1'],
       );
       assert.deepEqual(
         await versionsMovedBy(
-          `insert into forum_topics (id, site_id, forum_id, title, slug, post_count, hidden) values ('t2', 'club', 'f1', 'b', 'b', 3, true)`,
+          `insert into forum_topics (id, site_id, forum_id, title, slug, post_count, hidden) values ('t2', 'club', \
+'f1', 'b', 'b', 3, true)`,
         ),
         ['f1'],
       );
       assert.deepEqual(
         await versionsMovedBy(
-          `update forum_topics set post_count = post_count + 1, last_post_at = now() + interval '1 second' where id = 't1'`,
+          `update forum_topics set post_count = post_count + 1, last_post_at = now() + interval '1 second' where id = \
+'t1'`,
         ),
         ['f1'],
         'a reply',
@@ -93,7 +100,7 @@ for (const database of testDatabases) {
         ['f1'],
         'a deleted post',
       );
-      // Kept topic list pages show every column of their topics (decision 0110).
+      // Cached topic list pages show every column of their topics (decision 0110).
       assert.deepEqual(
         await versionsMovedBy(`update forum_topics set title = 'renamed', slug = 'renamed' where id = 't1'`),
         ['f1'],

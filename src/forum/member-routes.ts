@@ -36,7 +36,8 @@ export async function memberRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['auth'],
         summary: 'Mint a forum token with your login and password (shown once)',
         description:
-          "Members use their community login; the site owner uses its platform account and acts as the community's admin.",
+          'Members use their community login; the site owner uses its platform account and acts as the ' +
+          "community's admin.",
         security: [],
         body: TokenRequestBody,
         response: { 201: TokenCreatedOut, ...problems(401, 403) },

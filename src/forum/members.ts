@@ -14,8 +14,8 @@ import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
 import { randomAlnum, newId } from '../lib/ids.js';
 import { burnPasswordCheck, verifyPassword } from '../lib/passwords.js';
-import { topicListVersions, visibilityVersion } from './kept-counts.js';
-import { authorVersion } from './kept-pages.js';
+import { topicListVersions, visibilityVersion } from './cached-counts.js';
+import { authorVersion } from './cached-pages.js';
 import type { Role, Viewer } from './policy.js';
 import { forumMembers, type ForumMemberRow } from './tables.js';
 
@@ -136,19 +136,19 @@ export async function findTokenMember(
 
 /**
  * The community's versions a token's statement reads with its member, so in its snapshot: what the
- * member's kept pages are checked against besides the member's own versions (decisions 0109, 0110).
+ * member's cached pages are checked against besides the member's own versions (decisions 0109, 0110).
  */
 export interface CommunityVersions {
-  /** The visibility and author versions, joined (kept-counts.ts, kept-pages.ts). */
-  shown: string;
-  /** The sum of the forums' topic list versions (kept-counts.ts). */
+  /** The visibility and author versions, joined (cached-counts.ts, cached-pages.ts). */
+  visibilityAndAuthor: string;
+  /** The sum of the forums' topic list versions (cached-counts.ts). */
   topicLists: string;
 }
 
 /** SQL: the community's versions, to select with a member (its token's or its session's statement). */
 export function communityVersions(siteId: Placeholder): { [K in keyof CommunityVersions]: SQL<string> } {
   return {
-    shown: sql<string>`concat_ws(':', ${visibilityVersion(siteId)}, ${authorVersion(siteId)})`,
+    visibilityAndAuthor: sql<string>`concat_ws(':', ${visibilityVersion(siteId)}, ${authorVersion(siteId)})`,
     topicLists: sql<string>`${topicListVersions(siteId)}::text`,
   };
 }
@@ -404,7 +404,10 @@ export async function countMembersByRole(db: Executor, siteId: string): Promise<
   return out;
 }
 
-/** Up to `limit` members whose username starts with `prefix` (any case), for @mention suggestions; banned members are left out. */
+/**
+ * Up to `limit` members whose username starts with `prefix` (any case), for @mention suggestions; banned members are
+ * left out.
+ */
 export async function suggestMembers(
   db: Executor,
   siteId: string,

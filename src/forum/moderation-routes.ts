@@ -61,7 +61,9 @@ export async function moderationRoutes(fastify: FastifyInstance): Promise<void> 
         tags: ['moderation'],
         summary: 'Suspend a member until a time, or indefinitely (moderators)',
         description:
-          "The member's sessions end and its tokens answer 403 `member_suspended` (with `suspended_until` and `reason`) until the suspension ends or is lifted. A new suspension replaces the one that stands.",
+          "The member's sessions end and its tokens answer 403 `member_suspended` (with `suspended_until` " +
+          'and `reason`) until the suspension ends or is lifted. A new suspension replaces the one that ' +
+          'stands.',
         security: memberSecurity,
         params: IdParams,
         body: SuspensionBody,

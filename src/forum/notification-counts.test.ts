@@ -1,8 +1,8 @@
-// Counts kept per node (decision 0106), and pages of the API's notification list (0109) and topic
+// Counts cached per node (decision 0106), and pages of the API's notification list (0109) and topic
 // lists (0110), on two nodes sharing one database and nothing else: node B keeps each notification
 // list's page and total, the web UI badge, the unread topics' total and pages of the topic lists,
 // node A (or SQL behind both) writes, and B's next answer is exact because a trigger moved the
-// member's or the community's version; while no version moves, B answers what it kept without
+// member's or the community's version; while no version moves, B answers what it cached without
 // reading.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -22,7 +22,7 @@ import { testDatabases } from '../../test/helpers/databases.js';
 const SITE = 'kept';
 
 for (const database of testDatabases) {
-  describe(`notification counts kept per node [${database}]`, () => {
+  describe(`notification counts cached per node [${database}]`, () => {
     let t: CommunityOnTwoNodes;
     let ann: ForumActor;
     let bob: ForumActor;
@@ -122,7 +122,8 @@ for (const database of testDatabases) {
       await run(sql`delete from forum_notifications where post_id = ${topic.posts[1]}`);
       assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, 'a notification deleted with SQL');
       await run(
-        sql`update forum_topics set forum_id = (select id from forums where slug = 'hush' and site_id = ${SITE}) where id = ${topic.id}`,
+        sql`update forum_topics set forum_id = (select id from forums where slug = 'hush' and site_id = ${SITE}) where \
+id = ${topic.id}`,
       );
       assert.deepEqual(
         await annOnB(),
@@ -133,7 +134,7 @@ for (const database of testDatabases) {
       assert.deepEqual(await annOnB(), { total: total - 2, rows: total - 2 }, "a forum's visibility");
     });
 
-    it("shows an actor's new name on the API page node B kept (decision 0109)", async () => {
+    it("shows an actor's new name on the API page node B cached (decision 0109)", async () => {
       await topicWithReplies('open', 1);
       const actors = async () =>
         json<Array<{ actor: { username: string } | null }>>(
@@ -200,24 +201,24 @@ for (const database of testDatabases) {
       assert.ok((await cyUnreadOnB()).total > 0, 'read_before moved back with SQL');
     });
 
-    it('answers the count it kept while no version moved', async () => {
+    it('answers the count it cached while no version moved', async () => {
       const topic = await topicWithReplies('open', 1);
       const ui = new UiClient(t.b.app, communityHost(SITE));
       assert.equal((await ui.login('ann', ann.password)).statusCode, 303);
       const badge = async () => headerCount((await ui.get('/latest')).body);
-      const kept = await annOnB();
-      const keptBadge = await badge();
+      const cached = await annOnB();
+      const cachedBadge = await badge();
       // With the trigger off, a deleted post moves no version: node B still answers the API page
-      // and the counts it kept, though the page node A reads no longer holds the post's notification.
+      // and the counts it cached, though the page node A reads no longer holds the post's notification.
       await run(sql`alter table forum_posts disable trigger forum_posts_visibility`);
       try {
         await run(sql`update forum_posts set deleted_at = now() where id = ${topic.posts[0]}`);
-        assert.deepEqual(await annOnB(), kept);
+        assert.deepEqual(await annOnB(), cached);
         assert.equal(
           json<unknown[]>(await call(t.a, ann.token, 'GET', '/notifications?page_size=100')).length,
-          kept.rows - 1,
+          cached.rows - 1,
         );
-        assert.equal(await badge(), keptBadge);
+        assert.equal(await badge(), cachedBadge);
       } finally {
         await run(sql`alter table forum_posts enable trigger forum_posts_visibility`);
       }
@@ -226,9 +227,10 @@ for (const database of testDatabases) {
       await run(sql`alter table forum_topic_reads disable trigger user`);
       try {
         await run(sql`insert into forum_topic_reads (member_id, topic_id, site_id, last_read_post_id, last_read_at)
-                      select ${cy.member.id}, id, site_id, id, now() + interval '1 day' from forum_topics where site_id = ${SITE}
+                      select ${cy.member.id}, id, site_id, id, now() + interval '1 day' from forum_topics where site_id\
+ = ${SITE}
                       on conflict (member_id, topic_id) do update set last_read_at = excluded.last_read_at`);
-        // Node B answers the unread page it kept (decision 0110); node A, which kept none, reads it.
+        // Node B answers the unread page it cached (decision 0110); node A, which cached none, reads it.
         assert.deepEqual(await cyUnreadOnB(), unread);
         assert.equal(
           json<unknown[]>(await call(t.a, cy.token, 'GET', '/topics?filter=unread&page_size=100')).length,
@@ -242,18 +244,18 @@ for (const database of testDatabases) {
         json<Array<{ id: string; title: string }>>(
           await call(node, cy.token, 'GET', '/topics?filter=latest&page_size=1'),
         )[0]!;
-      const keptNewest = await newest(t.b);
+      const cachedNewest = await newest(t.b);
       await run(sql`alter table forum_topics disable trigger forum_topics_keep_forum`);
       try {
-        await run(sql`update forum_topics set title = 'Renamed unseen' where id = ${keptNewest.id}`);
-        assert.deepEqual(await newest(t.b), keptNewest);
+        await run(sql`update forum_topics set title = 'Renamed unseen' where id = ${cachedNewest.id}`);
+        assert.deepEqual(await newest(t.b), cachedNewest);
         assert.equal((await newest(t.a)).title, 'Renamed unseen');
       } finally {
         await run(sql`alter table forum_topics enable trigger forum_topics_keep_forum`);
       }
     });
 
-    it("shows a topic's new title, lock and author name on the Latest, forum and unread pages node B kept (decision 0110)", async () => {
+    it("shows a topic's new title, lock and author name on the Latest, forum and unread pages node B cached (decision 0110)", async () => {
       const topic = json<{ id: string }>(
         await onA('POST', '/topics', { forum_id: 'more', title: 'Before', body: 'Hello' }, bob.token),
       );

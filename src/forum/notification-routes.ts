@@ -9,7 +9,7 @@ import { sendSerializedOnce } from '../http/response-schemas.js';
 import { forumMember } from './access.js';
 import { notificationsTag } from './answer-tags.js';
 import { mailSettingsOf, updateMailSettings } from './mail/settings.js';
-import { listKeptNotifications, markNotificationsRead } from './notifications.js';
+import { listCachedNotifications, markNotificationsRead } from './notifications.js';
 import { requireMember } from './policy.js';
 import { presentNotification } from './presenters.js';
 import {
@@ -43,7 +43,7 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
       const { site, viewer, versions } = request.forum;
       requireMember(viewer);
       const page = toPage(request.query);
-      const { rows, total } = await listKeptNotifications(
+      const { rows, total } = await listCachedNotifications(
         db,
         app.forum.notificationPages,
         app.forum.counts,
@@ -54,7 +54,7 @@ export async function notificationRoutes(fastify: FastifyInstance): Promise<void
         page,
       );
       setPaginationHeaders(request, reply, page, total);
-      return sendSerializedOnce(reply, rows, (kept) => kept.map(presentNotification));
+      return sendSerializedOnce(reply, rows, (cached) => cached.map(presentNotification));
     },
   );
 

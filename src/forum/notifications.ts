@@ -9,8 +9,8 @@ import { cappedCount } from '../db/count.js';
 import { preparedStatement, type Param } from '../db/prepared.js';
 import type { Page } from '../http/pagination.js';
 import { newId } from '../lib/ids.js';
-import { keptCountColumns, visibilityVersion, type KeptCounts } from './kept-counts.js';
-import type { KeptPages, ListPage } from './kept-pages.js';
+import { cachedCountColumns, visibilityVersion, type CachedCounts } from './cached-counts.js';
+import type { CachedPages, ListPage } from './cached-pages.js';
 import { MENTION, mentionName } from './markdown.js';
 import { viewerFor, type CommunityVersions } from './members.js';
 import {
@@ -87,7 +87,10 @@ export async function notifyPost(tx: Executor, event: PostEvent): Promise<Notifi
   return notify(tx, event, wanted);
 }
 
-/** Tells a post's author of a like, once per liker and post; answers the event and who was told, for the mail that follows. */
+/**
+ * Tells a post's author of a like, once per liker and post; answers the event and who was told, for the mail that
+ * follows.
+ */
 export async function notifyLike(
   tx: Executor,
   site: SiteRow,
@@ -195,36 +198,36 @@ function rowOf(window: NotificationWindow) {
   return { id, siteId, memberId, kind, topicId, postId, actorId, readAt, createdAt };
 }
 
-/** A window and what narrows it to the notifications a viewer is shown. */
-interface Shown {
+/** A window and what narrows it to the notifications visible to a viewer. */
+interface VisibleNotifications {
   window: NotificationWindow;
   viewer: Viewer;
   narrower?: SQL | undefined;
 }
 
 /**
- * What `viewer` (that member, or its class of visibility when the member is a placeholder) is shown
+ * What `viewer` (that member, or its class of visibility when the member is a placeholder) may see
  * of the window of `memberId`: notifications of posts still there in topics it may still see,
  * narrowed by `narrower` (a condition on the window's rows).
  */
-function shownTo(
+function visibleTo(
   db: Executor,
   siteId: Param<string>,
   memberId: Param<string>,
   viewer: Viewer,
   unreadOnly: boolean,
   narrower?: (window: NotificationWindow) => SQL | undefined,
-): Shown {
+): VisibleNotifications {
   const window = notificationWindow(db, siteId, memberId, unreadOnly);
   return { window, viewer, narrower: narrower?.(window) };
 }
 
 /**
- * Per row of the window, the title of its topic when the viewer is shown the notification: its post
+ * Per row of the window, the title of its topic when the notification is visible to the viewer: its post
  * is still there and the viewer may still see the topic. A lateral lookup, so each row costs an index
  * probe or two whatever the planner estimates, and a count stops at its cap.
  */
-function shownTopic(db: Executor, { window, viewer }: Shown) {
+function visibleTopic(db: Executor, { window, viewer }: VisibleNotifications) {
   return db
     .select({ title: forumTopics.title })
     .from(forumPosts)
@@ -232,19 +235,19 @@ function shownTopic(db: Executor, { window, viewer }: Shown) {
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
     .where(and(eq(forumPosts.id, window.postId), isNull(forumPosts.deletedAt), visibleTopicsWhere(viewer)))
     .limit(1)
-    .as('shown_topic');
+    .as('visible_topic');
 }
 
-/** A page of `shown`: its rows with their actors and topic titles, newest first, and `also` on each. */
+/** A page of `visible`: its rows with their actors and topic titles, newest first, and `also` on each. */
 function pageQuery<Also extends Record<string, SQL>>(
   db: Executor,
-  shown: Shown,
+  visible: VisibleNotifications,
   limit: Param<number>,
   offset: Param<number>,
   also: Also = {} as Also,
 ) {
-  const { window, narrower } = shown;
-  const topic = shownTopic(db, shown);
+  const { window, narrower } = visible;
+  const topic = visibleTopic(db, visible);
   return db
     .select({
       notification: rowOf(window),
@@ -282,48 +285,63 @@ interface ListVariant {
 const listVariant = ({ viewer, unreadOnly }: ListVariant) =>
   `${visibilityClass(viewer)}_${unreadOnly ? 'unread' : 'all'}`;
 
-const listShown = (db: Executor, { viewer, unreadOnly }: ListVariant) =>
-  shownTo(db, sql.placeholder('siteId'), sql.placeholder('memberId'), viewer, unreadOnly);
+const listVisible = (db: Executor, { viewer, unreadOnly }: ListVariant) =>
+  visibleTo(db, sql.placeholder('siteId'), sql.placeholder('memberId'), viewer, unreadOnly);
 
-/** The versions a member's notification counts are kept at (kept-counts.ts): `version` is its `notification_version`. */
+/**
+ * The versions a member's notification counts are cached at (cached-counts.ts): `version` is its
+ * `notification_version`.
+ */
 function notificationVersions(siteId: Param<string>, version: SQL = sql`${forumMembers.notificationVersion}`): SQL[] {
   return [version, visibilityVersion(siteId)];
 }
 
-/** The total of `shown` as `keptCountColumns` select it, given the `known` versions; `version` as in `notificationVersions`. */
-function keptTotal(db: Executor, shown: Shown, version?: SQL) {
-  return keptCountColumns(
+/**
+ * The total of `visible` as `cachedCountColumns` select it, given the `cachedVersions`; `version` as in
+ * `notificationVersions`.
+ */
+function cachedTotal(db: Executor, visible: VisibleNotifications, version?: SQL) {
+  return cachedCountColumns(
     notificationVersions(sql.placeholder('siteId'), version),
-    shownCount(db, shown),
-    sql.placeholder('known'),
+    visibleCount(db, visible),
+    sql.placeholder('cachedVersions'),
   );
 }
 
 /**
  * A page of a member's list, as a prepared statement per visibility class and filter. Each row
- * carries the list's kept total: the member's version is read by a subquery, as the page's own
+ * carries the list's cached total: the member's version is read by a subquery, as the page's own
  * `forum_members` are its actors.
  */
 const listPage = preparedStatement(
   'forum_notifications_page',
   (db, variant: ListVariant) => {
-    const shown = listShown(db, variant);
+    const visible = listVisible(db, variant);
     const me = alias(forumMembers, 'me');
     const version = sql`(${db
       .select({ version: me.notificationVersion })
       .from(me)
       .where(eq(me.id, sql.placeholder('memberId')))})`;
-    return pageQuery(db, shown, sql.placeholder('limit'), sql.placeholder('offset'), keptTotal(db, shown, version));
+    return pageQuery(
+      db,
+      visible,
+      sql.placeholder('limit'),
+      sql.placeholder('offset'),
+      cachedTotal(db, visible, version),
+    );
   },
   listVariant,
 );
 
-/** A member's list total, counted only when the versions the node kept it at moved: for a page with no rows to carry it. */
+/**
+ * A member's list total, counted only when the versions the node cached it at moved: for a page with
+ * no rows to carry it.
+ */
 const listTotal = preparedStatement(
   'forum_notifications_total',
   (db, variant: ListVariant) =>
     db
-      .select(keptTotal(db, listShown(db, variant)))
+      .select(cachedTotal(db, listVisible(db, variant)))
       .from(forumMembers)
       .where(eq(forumMembers.id, sql.placeholder('memberId'))),
   listVariant,
@@ -339,35 +357,35 @@ export async function listNotifications(
   viewer: Viewer,
   unreadOnly: boolean,
   page: Page,
-  counts: KeptCounts,
+  counts: CachedCounts,
 ): Promise<{ rows: NotificationView[]; total: number }> {
   requireMember(viewer);
   const values = { siteId, memberId: viewer.member.id };
   const variant = { viewer, unreadOnly };
-  const known = counts.known(siteId, viewer, unreadOnly ? 'notifications-unread' : 'notifications');
+  const cached = counts.lookup(siteId, viewer, unreadOnly ? 'notifications-unread' : 'notifications');
   const rows = await listPage(db, variant).execute({
     ...values,
-    known: known.versions,
+    cachedVersions: cached.versions,
     limit: page.pageSize,
     offset: page.offset,
   });
-  const counted = rows[0] ?? (await listTotal(db, variant).execute({ ...values, known: known.versions }))[0];
-  return { rows: viewsOf(rows), total: counted ? known.settle(counted) : 0 };
+  const counted = rows[0] ?? (await listTotal(db, variant).execute({ ...values, cachedVersions: cached.versions }))[0];
+  return { rows: viewsOf(rows), total: counted ? cached.resolve(counted) : 0 };
 }
 
 /** A page of a member's notifications as a node keeps it for the API (decision 0109). */
 export type NotificationPage = ListPage<NotificationView>;
 
 /**
- * `listNotifications` for a member whose token was read with the community's versions: kept while
+ * `listNotifications` for a member whose token was read with the community's versions: cached while
  * the visibility and author versions, the member's `notification_version` (all read in the token's
  * statement, so one snapshot names them) and its visibility class stay put; read each time without
  * them. A page of the API: topic titles, which those versions do not follow, are not part of its answer.
  */
-export function listKeptNotifications(
+export function listCachedNotifications(
   db: Database,
-  pages: KeptPages<NotificationPage>,
-  counts: KeptCounts,
+  pages: CachedPages<NotificationPage>,
+  counts: CachedCounts,
   siteId: string,
   viewer: MemberViewer,
   versions: CommunityVersions | undefined,
@@ -381,7 +399,7 @@ export function listKeptNotifications(
       siteId,
       viewer.member.id,
       viewer.member.notificationVersion,
-      versions.shown,
+      versions.visibilityAndAuthor,
       visibilityClass(viewer),
       unreadOnly,
       page.pageSize,
@@ -406,24 +424,24 @@ export async function unreadNotificationsSince(
   requireMember(viewer);
   if (kinds.length === 0) return { rows: [], total: 0 };
   const narrower = (window: NotificationWindow) => and(inArray(window.kind, [...kinds]), gt(window.createdAt, since));
-  const shown = shownTo(db, siteId, viewer.member.id, viewer, true, narrower);
-  const [rows, total] = await Promise.all([pageQuery(db, shown, limit, 0), countShown(db, shown)]);
+  const visible = visibleTo(db, siteId, viewer.member.id, viewer, true, narrower);
+  const [rows, total] = await Promise.all([pageQuery(db, visible, limit, 0), countVisible(db, visible)]);
   return { rows: viewsOf(rows), total };
 }
 
-/** How many notifications `shown` holds, as an expression: all of them, or up to `cap + 1`. */
-function shownCount(db: Executor, shown: Shown, cap?: number): SQL<number> {
+/** How many notifications `visible` holds, as an expression: all of them, or up to `cap + 1`. */
+function visibleCount(db: Executor, visible: VisibleNotifications, cap?: number): SQL<number> {
   const rows = db
     .select({ one: sql`1` })
-    .from(shown.window)
-    .innerJoinLateral(shownTopic(db, shown), sql`true`)
-    .where(shown.narrower)
+    .from(visible.window)
+    .innerJoinLateral(visibleTopic(db, visible), sql`true`)
+    .where(visible.narrower)
     .getSQL();
-  return cap === undefined ? sql<number>`(select count(*)::int from (${rows}) shown)` : cappedCount(rows, cap);
+  return cap === undefined ? sql<number>`(select count(*)::int from (${rows}) visible)` : cappedCount(rows, cap);
 }
 
-async function countShown(db: Executor, shown: Shown): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db, sql`select ${shownCount(db, shown)} as n`);
+async function countVisible(db: Executor, visible: VisibleNotifications): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, sql`select ${visibleCount(db, visible)} as n`);
   return row?.n ?? 0;
 }
 
@@ -432,7 +450,7 @@ export const BADGE_LIMIT = 99;
 
 /**
  * The web UI header's unread badge, as columns the header's one prepared statement selects
- * (`keptCountColumns`, given the `known` versions): the unread notifications of `memberId`, a member
+ * (`cachedCountColumns`, given the `cachedVersions`): the unread notifications of `memberId`, a member
  * of `viewer`'s class of visibility, counted up to BADGE_LIMIT + 1, so the badge joins at most that
  * many rows for the visibility checks when it is counted.
  */
@@ -441,20 +459,20 @@ export function unreadBadge(
   siteId: Param<string>,
   memberId: Param<string>,
   viewer: Viewer,
-  known: Param<string>,
+  cachedVersions: Param<string>,
 ) {
   requireMember(viewer);
-  return keptCountColumns(
+  return cachedCountColumns(
     notificationVersions(siteId),
-    shownCount(db, shownTo(db, siteId, memberId, viewer, true), BADGE_LIMIT),
-    known,
+    visibleCount(db, visibleTo(db, siteId, memberId, viewer, true), BADGE_LIMIT),
+    cachedVersions,
   );
 }
 
 /** How many of the viewer's notifications it has not read (what the API's `unread=true` total says). */
 async function countUnreadNotifications(db: Executor, siteId: string, viewer: Viewer): Promise<number> {
   requireMember(viewer);
-  return countShown(db, shownTo(db, siteId, viewer.member.id, viewer, true));
+  return countVisible(db, visibleTo(db, siteId, viewer.member.id, viewer, true));
 }
 
 /** Marks the viewer's notifications read (those of `ids`, or all); answers how many stay unread. */

@@ -17,7 +17,9 @@ export interface TopicMark {
 
 /** Where a page query starts reading, and the mark it may seek past. */
 interface PageStart {
-  /** Rank of the first row the query returns: the page's offset, or the row just before the page (to learn its mark). */
+  /**
+   * Rank of the first row the query returns: the page's offset, or the row just before the page (to learn its mark).
+   */
   from: number;
   seek?: { forumId: string; version: number; rank: number; mark: TopicMark };
 }
@@ -47,36 +49,36 @@ export class TopicPageMarks {
    */
   start(list: string, offset: number): PageStart {
     if (offset === 0) return { from: 0 };
-    const known = this.lists.get(list);
-    if (!known || Date.now() - known.learnedAt > MARKS_TTL_MS) return { from: offset - 1 };
+    const learned = this.lists.get(list);
+    if (!learned || Date.now() - learned.learnedAt > MARKS_TTL_MS) return { from: offset - 1 };
     let best = -1;
-    for (const rank of known.byRank.keys()) if (rank < offset && rank > best) best = rank;
+    for (const rank of learned.byRank.keys()) if (rank < offset && rank > best) best = rank;
     if (best < 0) return { from: offset - 1 };
-    const seek = { forumId: known.forumId, version: known.version, rank: best, mark: known.byRank.get(best)! };
+    const seek = { forumId: learned.forumId, version: learned.version, rank: best, mark: learned.byRank.get(best)! };
     return { from: best === offset - 1 ? offset : offset - 1, seek };
   }
 
   /** Marks read from the forum at `version`: each row's rank in the list at that version. */
   learn(list: string, forumId: string, version: number, marks: Iterable<[number, TopicMark]>): void {
-    let known = this.lists.get(list);
+    let learned = this.lists.get(list);
     if (
-      known &&
-      (known.forumId !== forumId || version > known.version || Date.now() - known.learnedAt > MARKS_TTL_MS)
+      learned &&
+      (learned.forumId !== forumId || version > learned.version || Date.now() - learned.learnedAt > MARKS_TTL_MS)
     ) {
       this.lists.delete(list);
-      known = undefined;
+      learned = undefined;
     }
     // A slower request may come back with marks from before a write another one already saw.
-    if (known && version < known.version) return;
-    if (!known) {
+    if (learned && version < learned.version) return;
+    if (!learned) {
       if (this.lists.size >= MAX_LISTS) this.lists.delete(this.lists.keys().next().value!);
-      known = { forumId, version, learnedAt: Date.now(), byRank: new Map() };
-      this.lists.set(list, known);
+      learned = { forumId, version, learnedAt: Date.now(), byRank: new Map() };
+      this.lists.set(list, learned);
     }
     for (const [rank, mark] of marks) {
-      if (known.byRank.size >= MAX_MARKS_PER_LIST && !known.byRank.has(rank))
-        known.byRank.delete(known.byRank.keys().next().value!);
-      known.byRank.set(rank, mark);
+      if (learned.byRank.size >= MAX_MARKS_PER_LIST && !learned.byRank.has(rank))
+        learned.byRank.delete(learned.byRank.keys().next().value!);
+      learned.byRank.set(rank, mark);
     }
   }
 }

@@ -8,8 +8,8 @@ import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { configuredMailContext } from './mail/context.js';
 import { DigestSweeps } from './mail/digest-job.js';
-import { KeptCounts } from './kept-counts.js';
-import { keptListPages, keptTopicPages, type KeptPages, type TopicPage } from './kept-pages.js';
+import { CachedCounts } from './cached-counts.js';
+import { cachedListPages, cachedTopicPages, type CachedPages, type TopicPage } from './cached-pages.js';
 import type { NotificationPage } from './notifications.js';
 import type { TopicListPage } from './topic-list.js';
 import { TopicPageMarks } from './page-marks.js';
@@ -30,13 +30,13 @@ interface ForumRuntime {
   /** Where this node seeks deep pages of forum topic lists from (docs/decisions/0022-forum-deep-pages.md). */
   topicMarks: TopicPageMarks;
   /** The counts of members' pages this node keeps (docs/decisions/0106-counts-kept-per-node.md). */
-  counts: KeptCounts;
+  counts: CachedCounts;
   /** The pages of topics' posts this node keeps (docs/decisions/0109-topic-pages-kept-per-node.md). */
-  pages: KeptPages<TopicPage>;
+  pages: CachedPages<TopicPage>;
   /** The pages of members' notifications this node keeps (decision 0109). */
-  notificationPages: KeptPages<NotificationPage>;
+  notificationPages: CachedPages<NotificationPage>;
   /** The pages of members' topic lists this node keeps (docs/decisions/0110-topic-lists-kept-per-node.md). */
-  topicListPages: KeptPages<TopicListPage>;
+  topicListPages: CachedPages<TopicListPage>;
   /** Which forum an id or slug a client sent names, resolved before anything is keyed by it. */
   forumIds: ForumIds;
   /** The hourly digest sweeps (docs/decisions/0098-notification-mail.md); tests run one with `runNext`. */
@@ -58,7 +58,10 @@ async function forumApi(app: FastifyInstance): Promise<void> {
   await registerOpenApi(app, {
     title: 'Blume Forum API',
     description:
-      'Forums, topics and posts of a community instance. Authenticate with `Authentication-Token: <forum token>` (POST /auth/tokens mints one); anonymous reads work only when the instance enables FORUM_API_PUBLIC_READ and sets API_CORS_ORIGINS. Lists take `page` and `page_size` (default 10, max 100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.',
+      'Forums, topics and posts of a community instance. Authenticate with `Authentication-Token: <forum ' +
+      'token>` (POST /auth/tokens mints one); anonymous reads work only when the instance enables ' +
+      'FORUM_API_PUBLIC_READ and sets API_CORS_ORIGINS. Lists take `page` and `page_size` (default 10, max ' +
+      '100), answer a bare JSON array, and carry `X-Pagination` and `Link` headers.',
     prefix: FORUM_API_PREFIX,
     servedOn: 'site',
   });
@@ -97,10 +100,10 @@ export const forumPlugin = fp(
     );
     app.decorate('forum', {
       topicMarks: new TopicPageMarks(),
-      counts: new KeptCounts(),
-      pages: keptTopicPages(),
-      notificationPages: keptListPages(),
-      topicListPages: keptListPages(),
+      counts: new CachedCounts(),
+      pages: cachedTopicPages(),
+      notificationPages: cachedListPages(),
+      topicListPages: cachedListPages(),
       forumIds: new ForumIds(database.db, app.services.epochs),
       digests,
     } satisfies ForumRuntime);

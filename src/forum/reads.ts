@@ -27,7 +27,7 @@ import {
 } from './tables.js';
 import { findVisibleTopic, topicColumns, type TopicView } from './topics.js';
 import { authorOf } from './avatars.js';
-import { keptCountColumns, topicListVersions, visibilityVersion, type KeptCounts } from './kept-counts.js';
+import { cachedCountColumns, topicListVersions, visibilityVersion, type CachedCounts } from './cached-counts.js';
 
 /**
  * Moves the viewer's mark in a topic up to `postId` (a mark never moves back); answers the mark. The
@@ -80,9 +80,8 @@ export async function advanceReadMark(
 
 /** SQL: when the post the member's mark in a topic stands at was written, or null. */
 export function readMarkAt(memberId: Param<string>, topicId: Param<string>): SQL<Date | null> {
-  return sql`(select ${forumTopicReads.lastReadAt} from ${forumTopicReads} where ${forumTopicReads.memberId} = ${memberId} and ${forumTopicReads.topicId} = ${topicId})`.mapWith(
-    forumTopicReads.lastReadAt,
-  );
+  return sql`(select ${forumTopicReads.lastReadAt} from ${forumTopicReads} where ${forumTopicReads.memberId} = \
+${memberId} and ${forumTopicReads.topicId} = ${topicId})`.mapWith(forumTopicReads.lastReadAt);
 }
 
 /** The viewer's mark in a topic, if it ever read it. */
@@ -194,7 +193,7 @@ function unreadRows(db: Executor, where: SQL): SQL {
 
 /**
  * A page of the viewer's unread topics and their capped count, as one prepared statement per
- * variant: the count (null when the versions the node kept it at hold, kept-counts.ts) is read from
+ * variant: the count (null when the versions the node cached it at hold, cached-counts.ts) is read from
  * the member's row, and the page's ids are left-joined to it with `= any(array(...))`, as the
  * site's topic page is (topic-list.ts), so the count comes back even when the page is empty.
  */
@@ -207,9 +206,9 @@ const unreadPage = preparedStatement(
       readBefore: sql.placeholder('readBefore'),
     });
     const versions = [sql`${forumMembers.readVersion}`, visibilityVersion(siteId), topicListVersions(siteId)];
-    const kept = keptCountColumns(versions, cappedCount(unreadRows(db, where)), sql.placeholder('known'));
+    const cached = cachedCountColumns(versions, cappedCount(unreadRows(db, where)), sql.placeholder('cachedVersions'));
     const counted = db
-      .select({ versions: kept.versions.as('versions'), count: kept.count.as('count') })
+      .select({ versions: cached.versions.as('versions'), count: cached.count.as('count') })
       .from(forumMembers)
       .where(eq(forumMembers.id, sql.placeholder('memberId')))
       .as('counted');
@@ -234,8 +233,8 @@ const unreadPage = preparedStatement(
  * Topics the viewer may see (in one forum, or all) with posts it has not read, latest activity first.
  * The page walks forum_topics_activity_idx down to the member's `read_before` and stops after the
  * page; the total is counted exactly up to a threshold and estimated past it (src/db/count.ts), and
- * kept per node while the versions it was counted at hold: the member's marks and `read_before`,
- * what it may see, and the forums' lists (kept-counts.ts).
+ * cached per node while the versions it was counted at hold: the member's marks and `read_before`,
+ * what it may see, and the forums' lists (cached-counts.ts).
  */
 export async function listUnreadTopics(
   db: Database,
@@ -243,18 +242,18 @@ export async function listUnreadTopics(
   viewer: Viewer,
   forumId: string | undefined,
   page: Page,
-  counts: KeptCounts,
+  counts: CachedCounts,
 ): Promise<{ rows: TopicView[]; total: number }> {
   requireMember(viewer);
   const forum = forumId !== undefined ? await findVisibleForum(db, siteId, viewer, forumId) : undefined;
-  const known = counts.known(siteId, viewer, `unread-topics:${forum?.id ?? '*'}`);
+  const cached = counts.lookup(siteId, viewer, `unread-topics:${forum?.id ?? '*'}`);
   const { member } = viewer;
   const rows = await unreadPage(db, { viewer, inOneForum: forum !== undefined }).execute({
     siteId,
     forumId: forum?.id,
     memberId: member.id,
     readBefore: member.readBefore,
-    known: known.versions,
+    cachedVersions: cached.versions,
     limit: page.pageSize,
     offset: page.offset,
   });
@@ -263,7 +262,7 @@ export async function listUnreadTopics(
   const { total } = await totalOf(
     db,
     () => unreadRows(db, unreadWhere(db, viewer, siteId, forum?.id, member)),
-    known.settle(first),
+    cached.resolve(first),
   );
   const topics: TopicView[] = [];
   for (const row of rows)

@@ -83,7 +83,8 @@ export const ForumPatch = Type.Partial(ForumBody, { additionalProperties: false 
 
 const AvatarUrl = Type.String({
   description:
-    "Path on the instance of the member's avatar: the picture it uploaded, or its initials on a colour, generated as SVG.",
+    "Path on the instance of the member's avatar: the picture it uploaded, or its initials on a colour, " +
+    'generated as SVG.',
 });
 /** A member as posts, topics, flags and notifications name it. */
 const MemberRef = Type.Object({ id: Type.String(), username: Type.String(), avatar_url: AvatarUrl });
@@ -112,7 +113,8 @@ export const TopicListQuery = Type.Object({
   filter: Type.Optional(
     Type.Union([Type.Literal('latest'), Type.Literal('unread')], {
       description:
-        'latest (the default): every topic you can see, pinned first, then by latest post; unread (members): topics with posts you have not read, by latest post.',
+        'latest (the default): every topic you can see, pinned first, then by latest post; unread (members): ' +
+        'topics with posts you have not read, by latest post.',
     }),
   ),
 });
@@ -198,7 +200,8 @@ const mailSettingFields = {
   like: { ...MailDelivery, description: 'Mail when someone likes your post.' },
   digest: Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('never')], {
     description:
-      'How often the digest comes: your unread notifications of the kinds set to `digest`, and popular new topics you may read. A kind can be `digest` only while this is not `never`.',
+      'How often the digest comes: your unread notifications of the kinds set to `digest`, and popular new ' +
+      'topics you may read. A kind can be `digest` only while this is not `never`.',
   }),
 };
 export const MailSettingsOut = Type.Object(mailSettingFields);
@@ -233,7 +236,9 @@ export const FlagPatch = Type.Object(
   {
     action: Type.Union([Type.Literal('hide'), Type.Literal('dismiss'), Type.Literal('warn'), Type.Literal('suspend')], {
       description:
-        'hide: the post becomes a tombstone; dismiss: it stays; warn and suspend hide the post and warn or suspend its author (they need `reason`). Each closes every open flag of the post and is written to the moderation log.',
+        'hide: the post becomes a tombstone; dismiss: it stays; warn and suspend hide the post and warn or ' +
+        'suspend its author (they need `reason`). Each closes every open flag of the post and is written to ' +
+        'the moderation log.',
     }),
     reason: Type.Optional(Reason),
     until: Type.Optional(Until),
@@ -446,7 +451,8 @@ export const UploadForm = Type.Object(
     file: Type.String({
       format: 'binary',
       description:
-        'An image (PNG, JPEG, GIF, WebP) or a PDF, ZIP or plain-text file, at most 8 MiB; the bytes must be what the name and type say. SVG is refused.',
+        'An image (PNG, JPEG, GIF, WebP) or a PDF, ZIP or plain-text file, at most 8 MiB; the bytes must be ' +
+        'what the name and type say. SVG is refused.',
     }),
   },
   { required: ['file'] },

@@ -21,7 +21,10 @@ export interface SearchHit extends TopicView {
   rank: number;
 }
 
-/** What narrows a search besides its words; the author and dates apply to the matching posts (and a matching title's topic). */
+/**
+ * What narrows a search besides its words; the author and dates apply to the matching posts (and a matching title's
+ * topic).
+ */
 interface SearchFilters {
   /** A forum's id or slug. */
   forumId?: string;
@@ -55,7 +58,8 @@ function writtenBy(
   return and(
     filters.author === undefined
       ? undefined
-      : sql`${authorId} in (select ${forumMembers.id} from ${forumMembers} where lower(${forumMembers.username}) = lower(${filters.author}))`,
+      : sql`${authorId} in (select ${forumMembers.id} from ${forumMembers} where lower(${forumMembers.username}) = \
+lower(${filters.author}))`,
     filters.after === undefined ? undefined : gte(createdAt, filters.after),
     filters.before === undefined ? undefined : lt(createdAt, filters.before),
   );
@@ -102,7 +106,9 @@ export async function searchForum(
         ),
     sql`(${titleMatches} or exists ${matchingPost})`,
   );
-  const rank = sql<number>`(2 * ts_rank(to_tsvector('english', ${forumTopics.title}), ${query}) + coalesce((select max(ts_rank(to_tsvector('english', p.body_text), ${query})) from ${forumPosts} p where p.topic_id = ${forumTopics.id} and p.deleted_at is null), 0))::float8`;
+  const rank = sql<number>`(2 * ts_rank(to_tsvector('english', ${forumTopics.title}), ${query}) + coalesce((select \
+max(ts_rank(to_tsvector('english', p.body_text), ${query})) from ${forumPosts} p where p.topic_id = ${forumTopics.id} \
+and p.deleted_at is null), 0))::float8`;
 
   const [total] = await db
     .select({ n: count() })
@@ -116,7 +122,8 @@ export async function searchForum(
       authorName: forumMembers.username,
       authorAvatar: forumMembers.avatarUploadId,
       rank,
-      markedTitle: sql<string>`ts_headline('english', ${forumTopics.title}, ${query}, ${`StartSel=${MARK_START},StopSel=${MARK_END},HighlightAll=true`})`,
+      markedTitle: sql<string>`ts_headline('english', ${forumTopics.title}, ${query}, \
+${`StartSel=${MARK_START},StopSel=${MARK_END},HighlightAll=true`})`,
     })
     .from(forumTopics)
     .innerJoin(forums, eq(forums.id, forumTopics.forumId))
@@ -131,7 +138,8 @@ export async function searchForum(
     .selectDistinctOn([forumPosts.topicId], {
       topicId: forumPosts.topicId,
       id: forumPosts.id,
-      excerpt: sql<string>`ts_headline('english', ${forumPosts.bodyText}, ${query}, ${`StartSel=${MARK_START},StopSel=${MARK_END},MaxWords=35,MinWords=15`})`,
+      excerpt: sql<string>`ts_headline('english', ${forumPosts.bodyText}, ${query}, \
+${`StartSel=${MARK_START},StopSel=${MARK_END},MaxWords=35,MinWords=15`})`,
     })
     .from(forumPosts)
     .where(

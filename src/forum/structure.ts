@@ -216,7 +216,11 @@ async function lastPostTimes(db: Executor, viewer: Viewer, forumIds: string[]): 
   if (forumIds.length === 0) return times;
   const newest = (pinned: boolean) =>
     sql`(select ${forumTopics.lastPostAt} from ${forumTopics}
-      where ${and(eq(forumTopics.forumId, forums.id), eq(forumTopics.pinned, pinned), visibleTopicsOfForumWhere(viewer))}
+      where ${and(
+        eq(forumTopics.forumId, forums.id),
+        eq(forumTopics.pinned, pinned),
+        visibleTopicsOfForumWhere(viewer),
+      )}
       order by ${forumTopics.lastPostAt} desc limit 1)`;
   const rows = await db
     .select({ id: forums.id, last: sql<Date | string | null>`greatest(${newest(true)}, ${newest(false)})` })

@@ -7,7 +7,7 @@ import type { Database, Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import type { KeptPages, ListPage } from './kept-pages.js';
+import type { CachedPages, ListPage } from './cached-pages.js';
 import type { CommunityVersions } from './members.js';
 import type { TopicMark, TopicPageMarks } from './page-marks.js';
 import {
@@ -214,7 +214,9 @@ const forumTopicPage = preparedStatement(
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'));
     // The list order as one row value, so the index seeks to it (`Index Cond: ROW(...) < ROW(...)`).
-    const pastMark = sql`(${forumTopics.pinned}, ${forumTopics.lastPostAt}, ${forumTopics.id}) < (${sql.placeholder('markPinned')}::boolean, ${sql.placeholder('markLastPostAt')}::timestamptz, ${sql.placeholder('markId')}::text)`;
+    const pastMark = sql`(${forumTopics.pinned}, ${forumTopics.lastPostAt}, ${forumTopics.id}) \
+< (${sql.placeholder('markPinned')}::boolean, ${sql.placeholder('markLastPostAt')}::timestamptz, \
+${sql.placeholder('markId')}::text)`;
     const fromMark = db
       .select({ id: forumTopics.id })
       .from(forumTopics)
@@ -222,7 +224,8 @@ const forumTopicPage = preparedStatement(
       .orderBy(...topicOrder)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('skip'));
-    const markHolds = sql`${forum.id} = ${sql.placeholder('markForum')} and ${forum.topicListVersion} = ${sql.placeholder('markVersion')}::bigint`;
+    const markHolds = sql`${forum.id} = ${sql.placeholder('markForum')} and ${forum.topicListVersion} = \
+${sql.placeholder('markVersion')}::bigint`;
     return db
       .select({
         forum: {
@@ -314,14 +317,14 @@ interface ListRead {
 }
 
 /**
- * A page of the viewer's topic list, `load`ed, or kept for a member whose token or session was read
+ * A page of the viewer's topic list, `load`ed, or cached for a member whose token or session was read
  * with the community's versions: while those (what it may see, its authors' names, the forums'
  * lists, which move with any change to a topic's row), the member's `read_version` (its marks and
  * `read_before`) and its visibility class stay put. The API and the web UI share a page of the same
  * size. A load that throws (a forum the viewer may not see) keeps nothing.
  */
-export function keptTopicList(
-  pages: KeptPages<TopicListPage>,
+export function cachedTopicList(
+  pages: CachedPages<TopicListPage>,
   viewer: Viewer,
   versions: CommunityVersions | undefined,
   read: ListRead,
@@ -334,7 +337,7 @@ export function keptTopicList(
     [
       member.id,
       member.readVersion,
-      versions.shown,
+      versions.visibilityAndAuthor,
       versions.topicLists,
       visibilityClass(viewer),
       filter,

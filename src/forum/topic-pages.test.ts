@@ -1,7 +1,7 @@
-// Pages of posts kept per node (decision 0109) on two nodes sharing one database and nothing else:
+// Pages of posts cached per node (decision 0109) on two nodes sharing one database and nothing else:
 // node B keeps a topic's pages, node A (or SQL behind both) writes, and B's next page is exact
 // because a trigger moved the topic's or the community's version; while none moves, B answers the
-// page it kept without reading it.
+// page it cached without reading it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -30,7 +30,7 @@ interface PostOut {
 }
 
 for (const database of testDatabases) {
-  describe(`topic pages kept per node [${database}]`, () => {
+  describe(`topic pages cached per node [${database}]`, () => {
     let t: CommunityOnTwoNodes;
     let ann: ForumActor;
     let bob: ForumActor;
@@ -112,11 +112,11 @@ for (const database of testDatabases) {
       assert.equal((await onB(topic.id))[2]!.author, null, "an author's account deleted with SQL");
     });
 
-    it('answers the page it kept while no version moved', async () => {
+    it('answers the page it cached while no version moved', async () => {
       const topic = await topicWith('One');
       assert.deepEqual(bodies(await onB(topic.id)), ['Start', 'One']);
-      // With the trigger off, an edit moves no version: node B answers the page it kept, node A
-      // (which kept none) the edited one.
+      // With the trigger off, an edit moves no version: node B answers the page it cached, node A
+      // (which cached none) the edited one.
       await run(sql`alter table forum_posts disable trigger forum_posts_updated`);
       try {
         await run(sql`update forum_posts set body_source = 'Unseen' where id = ${topic.posts[1]}`);

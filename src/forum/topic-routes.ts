@@ -63,7 +63,7 @@ import {
   listPostsThreaded,
   updateTopic,
 } from './topics.js';
-import { keptTopicList, listTopics } from './topic-list.js';
+import { cachedTopicList, listTopics } from './topic-list.js';
 import { problems } from '../http/openapi.js';
 import { JSON_TYPE, sendSerializedOnce } from '../http/response-schemas.js';
 
@@ -108,7 +108,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       // The forum's id, not the id or slug sent: a slug moved and reused names the new forum. None
       // found: the load answers 404 as before, and keeps nothing.
       const forumId = sent === undefined ? undefined : ((await app.forum.forumIds.resolve(site.id, sent)) ?? sent);
-      const { rows, total } = await keptTopicList(
+      const { rows, total } = await cachedTopicList(
         app.forum.topicListPages,
         viewer,
         versions,
@@ -125,7 +125,7 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
           }),
       );
       setPaginationHeaders(request, reply, page, total);
-      return sendSerializedOnce(reply, rows, (kept) => kept.map(presentTopic));
+      return sendSerializedOnce(reply, rows, (cached) => cached.map(presentTopic));
     },
   );
 
@@ -195,7 +195,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['topics'],
         summary: 'Start a topic',
         description:
-          'A member without a post yet gets 202 and the held post when the community holds first posts (FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
+          'A member without a post yet gets 202 and the held post when the community holds first posts ' +
+          '(FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
         security: memberSecurity,
         body: NewTopicBody,
         response: { 201: TopicCreatedOut, 202: HeldPostOut, ...problems(422) },
@@ -267,12 +268,12 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         const { rows, total } = await listPostsThreaded(db, app.forum.pages, visible, page);
         setPaginationHeaders(request, reply, page, total);
         serializeAs(reply, ThreadedPostList);
-        return sendSerializedOnce(reply, rows, (kept) => kept.map(presentThreadedPost));
+        return sendSerializedOnce(reply, rows, (cached) => cached.map(presentThreadedPost));
       }
       const { rows, total } = await listPostsClassic(db, app.forum.pages, visible, page);
       setPaginationHeaders(request, reply, page, total);
       serializeAs(reply, ClassicPostList);
-      return sendSerializedOnce(reply, rows, (kept) => kept.map(presentPost));
+      return sendSerializedOnce(reply, rows, (cached) => cached.map(presentPost));
     },
   );
 
@@ -283,7 +284,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['posts'],
         summary: 'Reply to a topic, optionally to one of its posts',
         description:
-          'A member without a post yet gets 202 and the held post when the community holds first posts (FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
+          'A member without a post yet gets 202 and the held post when the community holds first posts ' +
+          '(FORUM_HOLD_FIRST_POSTS) until a moderator approves it.',
         security: memberSecurity,
         params: IdParams,
         body: NewPostBody,
@@ -420,7 +422,8 @@ export async function topicRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['moderation'],
         summary:
-          'Decide on a flag: hide the post, dismiss the flag, or hide the post and warn or suspend its author (moderators)',
+          'Decide on a flag: hide the post, dismiss the flag, or hide the post and warn or suspend its ' +
+          'author (moderators)',
         security: memberSecurity,
         params: IdParams,
         body: FlagPatch,

@@ -38,7 +38,7 @@ import {
   type ForumTopicRow,
 } from './tables.js';
 import { authorOf, type Author } from './avatars.js';
-import { pageVersions, topicPage, type KeptPages, type TopicPage, type VersionedTopic } from './kept-pages.js';
+import { pageVersions, topicPage, type CachedPages, type TopicPage, type VersionedTopic } from './cached-pages.js';
 
 /** Replies nest at most this deep, so threads stay readable and responses stay bounded. */
 const MAX_DEPTH = 32;
@@ -51,7 +51,7 @@ export interface TopicView {
 }
 
 /** The columns of a post that reads load: not its search text or thread bookkeeping. */
-const shownPostColumns = {
+const visiblePostColumns = {
   id: forumPosts.id,
   topicId: forumPosts.topicId,
   parentId: forumPosts.parentId,
@@ -63,10 +63,10 @@ const shownPostColumns = {
   deletedAt: forumPosts.deletedAt,
   likeCount: forumPosts.likeCount,
 };
-export type ShownPost = Pick<ForumPostRow, keyof typeof shownPostColumns>;
+export type VisiblePost = Pick<ForumPostRow, keyof typeof visiblePostColumns>;
 
 export interface PostView {
-  post: ShownPost;
+  post: VisiblePost;
   author: Author | null;
 }
 
@@ -82,7 +82,7 @@ export const topicColumns = {
   authorAvatar: forumMembers.avatarUploadId,
 };
 export const postColumns = {
-  post: shownPostColumns,
+  post: visiblePostColumns,
   authorId: forumMembers.id,
   authorName: forumMembers.username,
   authorAvatar: forumMembers.avatarUploadId,
@@ -111,7 +111,7 @@ async function discardDraft(tx: Executor, memberId: string, key: string): Promis
 
 export interface VisibleTopic extends TopicView {
   forum: ForumRow;
-  /** What the topic's pages are kept under (kept-pages.ts). */
+  /** What the topic's pages are cached under (cached-pages.ts). */
   pageVersions: string;
 }
 
@@ -262,11 +262,11 @@ const classicPage = preparedStatement('forum_posts_classic', (db) => {
 
 /**
  * Every post of a topic in order, deleted ones as tombstones (the presenter blanks them); the node
- * keeps the page while the topic's posts stay as they are (kept-pages.ts).
+ * keeps the page while the topic's posts stay as they are (cached-pages.ts).
  */
 export function listPostsClassic(
   db: Executor,
-  pages: KeptPages<TopicPage>,
+  pages: CachedPages<TopicPage>,
   visible: VersionedTopic,
   page: Page,
 ): Promise<{ rows: PostView[]; total: number }> {
@@ -289,7 +289,7 @@ async function countPosts(db: Executor, topicId: string): Promise<number> {
 /** How many posts of its topic come before `post` in the classic order (to find its page). */
 export async function postsBefore(
   db: Executor,
-  post: Pick<ShownPost, 'id' | 'topicId' | 'createdAt'>,
+  post: Pick<VisiblePost, 'id' | 'topicId' | 'createdAt'>,
 ): Promise<number> {
   const [row] = await db
     .select({ n: count() })
@@ -303,10 +303,13 @@ export async function postsBefore(
   return row?.n ?? 0;
 }
 
-/** A page of top-level posts, each with all its descendants nested in `replies`, oldest first; kept as classic pages are. */
+/**
+ * A page of top-level posts, each with all its descendants nested in `replies`, oldest first; cached as classic pages
+ * are.
+ */
 export function listPostsThreaded(
   db: Executor,
-  pages: KeptPages<TopicPage>,
+  pages: CachedPages<TopicPage>,
   visible: VersionedTopic & { topic: ForumTopicRow },
   page: Page,
 ): Promise<{ rows: PostNode[]; total: number }> {
@@ -351,11 +354,15 @@ async function readThreads(
   return { rows: out, total: topic.threadCount };
 }
 
-/** SQL: who wrote each of `postIds` (the posts replies answer), as `[post id, author id, username, avatar]` rows; deleted posts are left out. */
+/**
+ * SQL: who wrote each of `postIds` (the posts replies answer), as `[post id, author id, username, avatar]` rows;
+ * deleted posts are left out.
+ */
 export function authorsAmong(db: Executor, postIds: Param<string[]>): SQL<AuthorRow[]> {
   const rows = db
     .select({
-      rows: sql`json_agg(json_build_array(${forumPosts.id}, ${forumMembers.id}, ${forumMembers.username}, ${forumMembers.avatarUploadId}))`,
+      rows: sql`json_agg(json_build_array(${forumPosts.id}, ${forumMembers.id}, ${forumMembers.username}, \
+${forumMembers.avatarUploadId}))`,
     })
     .from(forumPosts)
     .leftJoin(forumMembers, eq(forumMembers.id, forumPosts.authorId))
@@ -370,10 +377,10 @@ export function authorsByPost(rows: AuthorRow[]): Map<string, Author | null> {
   return new Map(rows.map(([postId, id, username, avatar]) => [postId, authorOf(id, username, avatar)]));
 }
 
-/** One post of the topic with all its descendants nested (a thread continued on its own page); kept as pages are. */
+/** One post of the topic with all its descendants nested (a thread continued on its own page); cached as pages are. */
 export async function listThreadFrom(
   db: Executor,
-  pages: KeptPages<TopicPage>,
+  pages: CachedPages<TopicPage>,
   visible: VersionedTopic,
   postId: string,
 ): Promise<PostNode | undefined> {
@@ -525,7 +532,7 @@ export async function deletePost(db: Executor, siteId: string, viewer: Viewer, i
 }
 
 /** Turns a live post into a tombstone and counts it out of its topic; a tombstone stays as it is. */
-export async function tombstonePost(tx: Executor, post: Pick<ShownPost, 'id' | 'topicId'>): Promise<void> {
+export async function tombstonePost(tx: Executor, post: Pick<VisiblePost, 'id' | 'topicId'>): Promise<void> {
   const deleted = await tx
     .update(forumPosts)
     .set({ deletedAt: new Date() })

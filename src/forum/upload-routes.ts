@@ -34,7 +34,10 @@ export async function uploadRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags: ['uploads'],
         summary: "Upload an image or a file for a post; put the answer's `markdown` in the post",
-        description: `multipart/form-data with the field \`file\`: ${ACCEPTED_UPLOADS.join(', ')}, at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB, ${UPLOADS_PER_HOUR} an hour per member. The type is read from the bytes and must agree with the file name and declared type; SVG is refused. Images are stored without their metadata (EXIF, XMP, comments) and without bytes after the picture.`,
+        description: `multipart/form-data with the field \`file\`: ${ACCEPTED_UPLOADS.join(', ')}, at most \
+${MAX_UPLOAD_BYTES / 1024 / 1024} MiB, ${UPLOADS_PER_HOUR} an hour per member. The type is read from the bytes and must\
+ agree with the file name and declared type; \
+SVG is refused. Images are stored without their metadata (EXIF, XMP, comments) and without bytes after the picture.`,
         consumes: ['multipart/form-data'],
         security: memberSecurity,
         body: UploadForm,

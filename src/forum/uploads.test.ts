@@ -218,7 +218,8 @@ for (const database of testDatabases) {
       assert.equal(json(noField).code, 'upload_missing');
       assert.equal((await upload(undefined, photoPng(), 'x.png', 'image/png')).statusCode, 401);
       const rows = await t.app.deps.database.db.execute<{ n: number }>(
-        "select count(*)::int as n from forum_uploads where filename in ('cat.png', 'logo.svg', 'photo.jpg', 'polyglot.png', 'tool.txt', 'big.txt')",
+        "select count(*)::int as n from forum_uploads where filename in ('cat.png', 'logo.svg', 'photo.jpg', " +
+          "'polyglot.png', 'tool.txt', 'big.txt')",
       );
       assert.equal(Number((rows as unknown as { rows: Array<{ n: number }> }).rows[0]!.n), 0);
     });

@@ -29,7 +29,8 @@ export async function waitlistRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['waitlist'],
         summary: 'Add an e-mail to a named waitlist',
         description:
-          'Idempotent: joining twice answers the same 202 and keeps one entry, so the answer does not reveal who is on a list.',
+          'Idempotent: joining twice answers the same 202 and keeps one entry, so the answer does not reveal ' +
+          'who is on a list.',
         security: [],
         params: ServiceKeyParams,
         body: WaitlistBody,

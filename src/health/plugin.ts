@@ -47,7 +47,7 @@ export async function healthPlugin(app: FastifyInstance): Promise<void> {
       // Without Redis it still serves (per-node rate limits, database reads; decision 0070), so a
       // failed cache only makes it "degraded": taking every node out for a shared Redis would be worse.
       // So do the node's conditions (decision 0113): Redis not answering, its pub/sub heartbeat not
-      // heard back, invalidations it knows it missed.
+      // received back, invalidations it knows it missed.
       const [db, blobStore, cacheCheck] = await Promise.all([
         runCheck(3000, database.ping),
         runCheck(3000, blobs.ping),

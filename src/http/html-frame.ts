@@ -48,17 +48,17 @@ export async function registerHtmlFrame(app: FastifyInstance, frame: HtmlFrame):
   });
   registerFormParser(app, frame.formBodyLimit);
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
-    const known =
+    const appError =
       toAppError(error) ??
       new AppError('internal_error', `Something went wrong; quote request id ${request.id} when reporting it.`);
-    if (known.status >= 500) request.log.error({ err: error }, 'unhandled error');
-    for (const [name, value] of Object.entries(known.headers)) reply.header(name, value);
-    if (known.status === 401 && request.method === 'GET' && (frame.loginRedirect?.(request) ?? true)) {
+    if (appError.status >= 500) request.log.error({ err: error }, 'unhandled error');
+    for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
+    if (appError.status === 401 && request.method === 'GET' && (frame.loginRedirect?.(request) ?? true)) {
       return reply
         .code(303)
         .header('Location', `/login?next=${encodeURIComponent(request.url)}`)
         .send();
     }
-    return frame.errorPage(known, request, reply);
+    return frame.errorPage(appError, request, reply);
   });
 }

@@ -94,10 +94,10 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
 
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = toAppError(error);
-    if (known) {
-      if (known.status === 503) request.log.warn({ err: error }, known.message);
-      return sendProblem(reply, known);
+    const appError = toAppError(error);
+    if (appError) {
+      if (appError.status === 503) request.log.warn({ err: error }, appError.message);
+      return sendProblem(reply, appError);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(

@@ -16,17 +16,17 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 const serializedAnswers = new WeakMap<object, Buffer>();
 
 /**
- * Sends `kept`, as `present` makes the answer of it, as the route's response serializer writes it,
- * in UTF-8, made once per kept value: a value the node keeps and answers again (decisions 0105,
- * 0109) goes out as the same bytes. Only one route may answer a given kept value so.
+ * Sends `cached`, as `present` makes the answer of it, as the route's response serializer writes it,
+ * in UTF-8, made once per cached value: a value the node caches and answers again (decisions 0105,
+ * 0109) goes out as the same bytes. Only one route may answer a given cached value so.
  */
 export function sendSerializedOnce<T extends object>(
   reply: FastifyReply,
-  kept: T,
-  present: (kept: T) => unknown = (value) => value,
+  cached: T,
+  present: (cached: T) => unknown = (value) => value,
 ): FastifyReply {
-  let body = serializedAnswers.get(kept);
-  if (body === undefined) serializedAnswers.set(kept, (body = Buffer.from(String(reply.serialize(present(kept))))));
+  let body = serializedAnswers.get(cached);
+  if (body === undefined) serializedAnswers.set(cached, (body = Buffer.from(String(reply.serialize(present(cached))))));
   return sendSerialized(reply, body);
 }
 
@@ -80,8 +80,8 @@ function simplerUnion(schema: Schema, options: unknown[]): Schema {
 /** `schema` with its unions (at any depth) in the forms above; shared parts are rewritten once. */
 export function serializableSchema(schema: unknown, done = new WeakMap<object, unknown>()): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
-  const known = done.get(schema);
-  if (known !== undefined) return known;
+  const rewritten = done.get(schema);
+  if (rewritten !== undefined) return rewritten;
   let result: unknown;
   if (Array.isArray(schema)) {
     result = schema.map((item) => serializableSchema(item, done));

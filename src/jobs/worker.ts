@@ -184,7 +184,7 @@ export class JobWorker<T> {
     }, this.options.graceMs ?? DEFAULT_GRACE_MS);
     await Promise.all([...this.running.values()].map(({ promise }) => promise));
     clearTimeout(grace);
-    // Cancel requests are heard until the last handler has ended.
+    // Cancel requests are received until the last handler has ended.
     await this.unsubscribe?.();
     this.unsubscribe = undefined;
   }

@@ -1,6 +1,6 @@
 // Write tools that create something take an `idempotency_key`, as Stripe's API does: a retry with the
 // same key and arguments answers the first call's result instead of creating a second release, post
-// or entry. Answers are kept 24 hours in the cache (shared by every node over HTTP), keyed by the
+// or entry. Answers are cached 24 hours (shared by every node over HTTP), keyed by the
 // credentials that made them, so one caller never reads another's answer.
 import { createHash } from 'node:crypto';
 import type { Cache } from '../adapters/cache/index.js';
@@ -22,9 +22,9 @@ export async function onceByKey(
 ): Promise<Answer> {
   const slot = `mcp:idem:${digest(`${call.caller}\n${call.tool}\n${call.key}`)}`;
   const argumentsHash = digest(JSON.stringify(call.arguments));
-  const kept = await store.get(slot);
-  if (kept !== undefined) {
-    const { arguments: hash, answer } = JSON.parse(kept) as { arguments: string; answer: Answer };
+  const stored = await store.get(slot);
+  if (stored !== undefined) {
+    const { arguments: hash, answer } = JSON.parse(stored) as { arguments: string; answer: Answer };
     if (hash !== argumentsHash)
       throw new ToolFailure(
         `This idempotency_key was already used for a ${call.tool} call with other arguments; nothing was done. Use a new key for a new change.`,

@@ -118,7 +118,7 @@ function strictInput(tool: ToolDefinition): z.ZodObject {
   });
 }
 
-/** The caller, for keys of kept answers: a digest of its credentials, never the credentials. */
+/** The caller, for keys of cached answers: a digest of its credentials, never the credentials. */
 function callerOf(client: BlumeClient): string {
   return createHash('sha256').update(client.secrets().join('\n')).digest('base64url');
 }

@@ -39,7 +39,7 @@ export async function runMcpCommand(
   const context = {
     client,
     files: { kind: 'any' } as const,
-    // One process is one session: ids and kept answers live as long as it does.
+    // One process is one session: ids and cached answers live as long as it does.
     confirmations: new Confirmations(randomBytes(32)),
     idempotency: createMemoryCache().cache,
   };

@@ -86,7 +86,7 @@ export interface ToolContext {
   files: FileAccess;
   /** Confirmation ids of production changes (confirmation.ts). */
   confirmations: Confirmations;
-  /** Where answers of calls with an `idempotency_key` are kept (shared by every node over HTTP). */
+  /** Where answers of calls with an `idempotency_key` are cached (shared by every node over HTTP). */
   idempotency: Cache;
 }
 

@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiDocumentEntry } from '../http/openapi.js';
 
 const SUMMARY =
-  'Blume is a self-hostable web-presence platform: static and Markdown docs sites deployed as immutable releases with previews, ' +
+  'Blume is a self-hostable web-presence platform: static and Markdown docs sites deployed as immutable ' +
+  'releases with previews, ' +
   'and community sites with a forum, a headless CMS and a help desk, each with a REST API and an OpenAPI 3.1 document.';
 
 interface Item {
@@ -20,7 +21,9 @@ interface Item {
 const AGENT_RULES: Item[] = [
   {
     title: 'Scope the token to one site',
-    text: 'an agent gets a deploy token (or an API key with the least scopes), never an account password or a portal session.',
+    text:
+      'an agent gets a deploy token (or an API key with the least scopes), never an account password or a ' +
+      'portal session.',
   },
   {
     title: 'Check the preview before production',
@@ -40,19 +43,29 @@ const AGENT_RULES: Item[] = [
 const MCP_TEXT: Item[] = [
   {
     title: 'Tools',
-    text: "Blume's MCP tool server exposes typed tools in four groups: deploy tools (deploy token), forum tools (forum token), content tools (API key with cms scopes) and help desk tools (API key with helpdesk scopes, or an agent's forum token); each group is listed only when its credential can use it.",
+    text:
+      "Blume's MCP tool server exposes typed tools in four groups: deploy tools (deploy token), forum tools " +
+      '(forum token), content tools (API key with cms scopes) and help desk tools (API key with helpdesk ' +
+      "scopes, or an agent's forum token); each group is listed only when its credential can use it.",
   },
   {
     title: 'Locally (stdio)',
-    text: '`npx blume mcp` with `BLUME_URL` (the portal), `BLUME_DEPLOY_TOKEN`, and for a community site `BLUME_TENANT_URL` with `BLUME_FORUM_TOKEN` and/or `BLUME_API_KEY`.',
+    text:
+      '`npx blume mcp` with `BLUME_URL` (the portal), `BLUME_DEPLOY_TOKEN`, and for a community site ' +
+      '`BLUME_TENANT_URL` with `BLUME_FORUM_TOKEN` and/or `BLUME_API_KEY`.',
   },
   {
     title: 'Remotely (Streamable HTTP)',
-    text: '`POST {portal}/mcp` with the same credentials as headers: `Authorization: Bearer <deploy token>`, `X-Blume-Tenant-Url`, `Authentication-Token`, `X-Blume-Api-Key`.',
+    text:
+      '`POST {portal}/mcp` with the same credentials as headers: `Authorization: Bearer <deploy token>`, ' +
+      '`X-Blume-Tenant-Url`, `Authentication-Token`, `X-Blume-Api-Key`.',
   },
   {
     title: 'Production changes',
-    text: 'deploy_promote, deploy_rollback, deploy_upload with promote and deploy_connect_repository refuse until called again with `confirm: true` and the confirmation id the refusal answers (bound to that exact action, for 10 minutes); the refusal says what would happen.',
+    text:
+      'deploy_promote, deploy_rollback, deploy_upload with promote and deploy_connect_repository refuse until ' +
+      'called again with `confirm: true` and the confirmation id the refusal answers (bound to that exact ' +
+      'action, for 10 minutes); the refusal says what would happen.',
   },
 ];
 
@@ -89,26 +102,31 @@ function renderLlmsTxt(
           .filter((entry) => entry.servedOn === 'site')
           .map(
             (entry) =>
-              `- [${entry.title}](${base}${entry.path}): OpenAPI 3.1 document. ${firstSentence(entry.description)} Reference: ${full}#${anchor(entry.title)}`,
+              `- [${entry.title}](${base}${entry.path}): OpenAPI 3.1 document. ${firstSentence(entry.description)} \
+Reference: ${full}#${anchor(entry.title)}`,
           )
       : [
           ...documents
             .filter((entry) => entry.servedOn === 'portal')
             .map(
               (entry) =>
-                `- [${entry.title}](${documentUrl(base, entry)}): OpenAPI 3.1 document. ${firstSentence(entry.description)} Reference: ${full}#${anchor(entry.title)}`,
+                `- [${entry.title}](${documentUrl(base, entry)}): OpenAPI 3.1 document. \
+${firstSentence(entry.description)} Reference: ${full}#${anchor(entry.title)}`,
             ),
           ...documents
             .filter((entry) => entry.servedOn === 'site')
             .map(
               (entry) =>
-                `- [${entry.title} reference](${full}#${anchor(entry.title)}): ${firstSentence(entry.description)} Each community site serves its OpenAPI 3.1 document at \`${documentUrl(base, entry)}\`.`,
+                `- [${entry.title} reference](${full}#${anchor(entry.title)}): ${firstSentence(entry.description)} Each\
+ community site serves its OpenAPI 3.1 document at \`${documentUrl(base, entry)}\`.`,
             ),
         ];
   const where =
     audience === 'site'
-      ? `This community site is ${base}: its APIs and their OpenAPI documents answer here, and its own \`llms.txt\` is this file.`
-      : `The portal is ${base}. Community sites answer at their own origin, \`{site_url}\` (such as \`https://<site>.<domain>\`), where their APIs serve their documents and their own \`llms.txt\`.`;
+      ? `This community site is ${base}: its APIs and their OpenAPI documents answer here, and its own \
+\`llms.txt\` is this file.`
+      : `The portal is ${base}. Community sites answer at their own origin, \`{site_url}\` (such as \`https://<site>.\
+<domain>\`), where their APIs serve their documents and their own \`llms.txt\`.`;
   return [
     '# Blume',
     '',

@@ -14,7 +14,7 @@ import { createMember, viewerFor } from '../../src/forum/members.js';
 import { createCategory, createForum } from '../../src/forum/structure.js';
 import type { ForumMemberRow } from '../../src/forum/tables.js';
 import { createPost, createTopic } from '../../src/forum/topics.js';
-import { THREAD_DEPTH_SHOWN } from '../../src/forum/ui/read-views.js';
+import { THREAD_DEPTH_PER_PAGE } from '../../src/forum/ui/read-views.js';
 import type { TestApp } from '../helpers/app.js';
 import {
   assertNoSeriousAxeViolations,
@@ -193,7 +193,7 @@ for (const database of testDatabases) {
         // Deep threads: the threaded view stops at a fixed depth and continues on a page of its own;
         // the classic view says whom each reply answers.
         let parentId = openingPost.post.id;
-        for (let depth = 1; depth <= THREAD_DEPTH_SHOWN; depth++) {
+        for (let depth = 1; depth <= THREAD_DEPTH_PER_PAGE; depth++) {
           const member = depth % 2 === 1 ? alice : writers.get(width)!;
           parentId = (
             await createPost(db, site, viewerFor(site, member), topicId, {
@@ -206,7 +206,7 @@ for (const database of testDatabases) {
         const more = page.getByRole('link', { name: /Continue this thread/ });
         await shot(page, width, '06-threaded-depth');
         await more.click();
-        await page.getByText(`Level ${THREAD_DEPTH_SHOWN} of ${width}`).waitFor();
+        await page.getByText(`Level ${THREAD_DEPTH_PER_PAGE} of ${width}`).waitFor();
         await page.getByRole('link', { name: '← The whole topic' }).waitFor();
         await page.goto(`${origin}/t/${topicId}`);
         await page.locator('a.in-reply', { hasText: 'in reply to @alice' }).first().waitFor();

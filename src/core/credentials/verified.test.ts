@@ -1,7 +1,7 @@
 // The per-node copy of verified credentials on two nodes sharing one database and nothing else (each
 // its own in-memory bus, so no message between them ever arrives): a revocation through either node
 // is obeyed by that node at once and by the other within the cache seam's bound; so is one written
-// with SQL behind both; a kept row never accepts a wrong secret.
+// with SQL behind both; a cached row never accepts a wrong secret.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { makeCommunity } from '../../../test/factories/forum.js';
@@ -57,7 +57,7 @@ for (const database of testDatabases) {
       );
     });
 
-    it('never accepts a wrong secret against a kept row', async () => {
+    it('never accepts a wrong secret against a cached row', async () => {
       const token = await mint();
       assert.ok(await accepts(a, token));
       const wrong = `${token.slice(0, -4)}${token.endsWith('aaaa') ? 'bbbb' : 'aaaa'}`;

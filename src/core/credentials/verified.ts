@@ -1,6 +1,6 @@
 // Each node's copy of the credential rows behind verified tokens, so the APIs' hot paths (Content API
 // reads, the help desk) do not read the row on every request. The secret is still checked on every
-// request, against the kept hash; what is kept is the row, on the cache seam
+// request, against the cached hash; what is cached is the row, on the cache seam
 // (src/adapters/cache/epochs.ts): trusted while the scope `credential:<id>` stays put, which a
 // trigger moves when the row is revoked, changed or deleted, whoever writes.
 import type { Cached, CacheEpochs } from '../../adapters/cache/epochs.js';
@@ -32,7 +32,7 @@ export class VerifiedCredentials {
   async verify(presented: string, kind: CredentialKind): Promise<CredentialRow | undefined> {
     const parsed = parseCredential(presented);
     if (!parsed || parsed.kind !== kind) return undefined;
-    // Only live rows are kept (a guessed id fills nothing); the secret is checked on every request.
+    // Only live rows are cached (a guessed id fills nothing); the secret is checked on every request.
     const row = await this.rows.cached(
       `credential:${parsed.id}`,
       `${kind}:${parsed.id}`,

@@ -117,7 +117,7 @@ describe('buildDocsSite: a realistic docs tree', () => {
       'a top-level section: the brand is home',
     );
     assert.match(html, /<link rel="icon" href="\/images\/logo.svg">/);
-    assert.doesNotMatch(html, /class="tabs"/, 'tabs only when blume.json asks');
+    assert.doesNotMatch(html, /class="site-tabs"/, 'tabs only when blume.json asks');
   });
 
   it('gives headings anchors, custom ids and a table of contents', async () => {
@@ -305,7 +305,7 @@ describe('buildDocsSite: smaller rules', () => {
     await buildDocsSite(input, output);
     const tabs = async (rel: string): Promise<string> => {
       const html = await readFile(path.join(output, rel), 'utf8');
-      return /<nav class="tabs" aria-label="Sections">(.*?)<\/nav>/.exec(html)![1]!;
+      return /<nav class="site-tabs" aria-label="Sections">(.*?)<\/nav>/.exec(html)![1]!;
     };
     const current = '<a href="/guide/" aria-current="true">Guide</a>';
     assert.equal(await tabs('guide/deep/page/index.html'), `<a href="/">Home</a><a href="/api/">API</a>${current}`);

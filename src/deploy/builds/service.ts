@@ -45,7 +45,7 @@ export async function queueSourceUpload(ctx: SourceUploadContext, siteId: string
     await putFile(ctx.blobs, key, file, (await stat(file)).size);
     return await ctx.db.transaction(async (tx) => {
       const build = await enqueueBuild(tx, { id, siteId, trigger: 'upload', kind: 'markdown', inputKey: key });
-      await stored.settle(tx);
+      await stored.removeIntent(tx);
       return build;
     });
   } finally {

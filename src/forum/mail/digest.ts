@@ -86,7 +86,8 @@ const due = and(
   ne(forumMembers.digest, 'never'),
   eq(forumMembers.emailConfirmed, true),
   eq(forumMembers.banned, false),
-  sql`coalesce(${forumMembers.lastDigestAt}, ${forumMembers.createdAt}) <= now() - case ${forumMembers.digest} when 'daily' then interval '1 day' else interval '7 days' end`,
+  sql`coalesce(${forumMembers.lastDigestAt}, ${forumMembers.createdAt}) \
+<= now() - case ${forumMembers.digest} when 'daily' then interval '1 day' else interval '7 days' end`,
 );
 
 export interface DigestSender {
@@ -131,7 +132,12 @@ async function sendDigest(db: Executor, memberId: string, sender: DigestSender):
       const content = await digestContent(tx, site, member, member.lastDigestAt ?? member.createdAt);
       if (content.notifications.length > 0 || content.topics.length > 0) {
         const ctx = await sender.contextFor(site);
-        const unsubscribeUrl = `${ctx.origin}/unsubscribe/${unsubscribeToken(sender.secretKey, site.id, member.id, 'digest')}`;
+        const unsubscribeUrl = `${ctx.origin}/unsubscribe/${unsubscribeToken(
+          sender.secretKey,
+          site.id,
+          member.id,
+          'digest',
+        )}`;
         await enqueueMail(
           tx,
           site.id,

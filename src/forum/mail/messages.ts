@@ -113,8 +113,12 @@ ${excerpt}
 Read it and answer: ${url}
 
 ${end.text}`;
-  const html = `${mailParagraphs([`<strong>${escapeHtml(replier.username)}</strong> ${escapeHtml(what)} “${escapeHtml(topic.title)}” in ${escapeHtml(ctx.title)}:`])}
-<blockquote style="border-left:3px solid #ccc;margin:0;padding-left:1em;white-space:pre-wrap">${escapeHtml(excerpt)}</blockquote>
+  const html = `${mailParagraphs([
+    `<strong>${escapeHtml(replier.username)}</strong>\
+ ${escapeHtml(what)} “${escapeHtml(topic.title)}” in ${escapeHtml(ctx.title)}:`,
+  ])}
+<blockquote style="border-left:3px solid #ccc;margin:0;padding-left:1em;white-space:pre-wrap">\
+${escapeHtml(excerpt)}</blockquote>
 ${mailParagraphs([mailLink(url, 'Read it and answer')])}
 ${end.html}`;
   const root = topicMessageId(ctx.origin, topic.id);
@@ -148,8 +152,14 @@ function footer(
 ): { text: string; html: string } {
   const settingsUrl = `${ctx.origin}/account/notifications`;
   return {
-    text: `--\nYou get this because ${because}. ${stop}: ${unsubscribeUrl}\nor choose what we mail you: ${settingsUrl}\n`,
-    html: `<hr><p style="color:#666;font-size:.9em">You get this because ${escapeHtml(because)}. ${mailLink(unsubscribeUrl, stop)} or ${mailLink(settingsUrl, 'choose what we mail you')}.</p>`,
+    text: `--\nYou get this because ${because}. ${stop}: ${unsubscribeUrl}\nor choose what we mail you: \
+${settingsUrl}\n`,
+    html: `<hr>\
+<p style="color:#666;font-size:.9em">\
+You get this because ${escapeHtml(because)}. ${mailLink(unsubscribeUrl, stop)} or ${mailLink(
+      settingsUrl,
+      'choose what we mail you',
+    )}.</p>`,
   };
 }
 
@@ -166,9 +176,14 @@ export function likeMail(ctx: MailContext, notice: LikeNotice): OutgoingMail {
   const url = `${ctx.origin}/p/${post.id}`;
   const excerpt = post.bodyText.length > 300 ? `${post.bodyText.slice(0, 300)}…` : post.bodyText;
   const end = footer(ctx, 'someone liked your post', 'Stop mails about likes', notice.unsubscribeUrl);
-  const text = `${liker.username} liked your post in "${topic.title}" in ${ctx.title}:\n\n${excerpt}\n\nSee it: ${url}\n\n${end.text}`;
-  const html = `${mailParagraphs([`<strong>${escapeHtml(liker.username)}</strong> liked your post in “${escapeHtml(topic.title)}” in ${escapeHtml(ctx.title)}:`])}
-<blockquote style="border-left:3px solid #ccc;margin:0;padding-left:1em;white-space:pre-wrap">${escapeHtml(excerpt)}</blockquote>
+  const text = `${liker.username} liked your post in "${topic.title}" in \
+${ctx.title}:\n\n${excerpt}\n\nSee it: ${url}\n\n${end.text}`;
+  const html = `${mailParagraphs([
+    `<strong>${escapeHtml(liker.username)}</strong> \
+liked your post in “${escapeHtml(topic.title)}” in ${escapeHtml(ctx.title)}:`,
+  ])}
+<blockquote style="border-left:3px solid #ccc;margin:0;padding-left:1em;white-space:pre-wrap">\
+${escapeHtml(excerpt)}</blockquote>
 ${mailParagraphs([mailLink(url, 'See it')])}
 ${end.html}`;
   const mail = base(ctx, recipient, `${liker.username} liked your post in ${topic.title}`, text, html);
@@ -223,10 +238,14 @@ export function digestMail(ctx: MailContext, notice: DigestNotice): OutgoingMail
     `Hello ${notice.recipient.username},`,
     `here is what happened in ${ctx.title} this ${period}.`,
     lines.length > 0
-      ? `For you:\n${lines.map((l) => `- ${l.who} ${l.what} "${l.title}": ${l.url}`).join('\n')}${more ? `\n${more}` : ''}`
+      ? `For you:\n${lines
+          .map((l) => `- ${l.who} ${l.what} "${l.title}": ${l.url}`)
+          .join('\n')}${more ? `\n${more}` : ''}`
       : '',
     topicLines.length > 0
-      ? `Popular new topics:\n${topicLines.map((t) => `- "${t.title}" by ${t.by}, ${t.replies} ${t.replies === 1 ? 'reply' : 'replies'}: ${t.url}`).join('\n')}`
+      ? `Popular new topics:\n${topicLines
+          .map((t) => `- "${t.title}" by ${t.by}, ${t.replies} ${t.replies === 1 ? 'reply' : 'replies'}: ${t.url}`)
+          .join('\n')}`
       : '',
     end.text,
   ]
@@ -239,10 +258,29 @@ export function digestMail(ctx: MailContext, notice: DigestNotice): OutgoingMail
       `here is what happened in ${escapeHtml(ctx.title)} this ${period}.`,
     ]),
     lines.length > 0
-      ? `<h2 style="font-size:1.1em">For you</h2><ul>${lines.map((l) => item(`<strong>${escapeHtml(l.who)}</strong> ${escapeHtml(l.what)} ${mailLink(l.url, l.title)}`)).join('')}</ul>${notice.moreNotifications > 0 ? mailParagraphs([`…and ${notice.moreNotifications} more in ${mailLink(`${ctx.origin}/notifications`, 'your notifications')}.`]) : ''}`
+      ? `<h2 style="font-size:1.1em">For you</h2><ul>${lines
+          .map((l) => item(`<strong>${escapeHtml(l.who)}</strong> ${escapeHtml(l.what)} ${mailLink(l.url, l.title)}`))
+          .join('')}</ul>${
+          notice.moreNotifications > 0
+            ? mailParagraphs([
+                `…and ${notice.moreNotifications} more in ${mailLink(
+                  `${ctx.origin}/notifications`,
+                  'your notifications',
+                )}.`,
+              ])
+            : ''
+        }`
       : '',
     topicLines.length > 0
-      ? `<h2 style="font-size:1.1em">Popular new topics</h2><ul>${topicLines.map((t) => item(`${mailLink(t.url, t.title)} by ${escapeHtml(t.by)}, ${t.replies} ${t.replies === 1 ? 'reply' : 'replies'}`)).join('')}</ul>`
+      ? `<h2 style="font-size:1.1em">Popular new topics</h2><ul>${topicLines
+          .map((t) =>
+            item(
+              `${mailLink(t.url, t.title)} by ${escapeHtml(t.by)}, ${t.replies} ${
+                t.replies === 1 ? 'reply' : 'replies'
+              }`,
+            ),
+          )
+          .join('')}</ul>`
       : '',
     end.html,
   ]

@@ -25,7 +25,8 @@ for (const database of testDatabases) {
         assert.equal(await runMigrations(db.handle), later);
         const rows = await queryRows<Row>(
           db.handle.db,
-          sql`select id, mail_reply, mail_mention, mail_like, digest, (last_digest_at = date_trunc('hour', last_digest_at) and now() - last_digest_at < interval '2 hours') as clock_now from forum_members order by id`,
+          sql`select id, mail_reply, mail_mention, mail_like, digest, (last_digest_at = date_trunc('hour', \
+last_digest_at) and now() - last_digest_at < interval '2 hours') as clock_now from forum_members order by id`,
         );
         assert.deepEqual(rows, [
           {
@@ -47,7 +48,8 @@ for (const database of testDatabases) {
         ]);
         const columns = await queryRows<Row>(
           db.handle.db,
-          sql`select column_name from information_schema.columns where table_name = 'forum_members' and column_name = 'notify_replies'`,
+          sql`select column_name from information_schema.columns where table_name = 'forum_members' and column_name = \
+'notify_replies'`,
         );
         assert.deepEqual(columns, [], 'the old switch is gone');
       } finally {

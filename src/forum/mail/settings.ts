@@ -35,7 +35,8 @@ export async function updateMailSettings(
   if (next.digest === 'never' && waiting.length > 0) {
     throw new AppError(
       'digest_off',
-      `${waiting.join(', ')} would wait for a digest that is off: choose a daily or weekly digest, or another delivery for ${waiting.length === 1 ? 'it' : 'them'}.`,
+      `${waiting.join(', ')} would wait for a digest that is off: choose a daily or weekly digest, or another delivery \
+for ${waiting.length === 1 ? 'it' : 'them'}.`,
     );
   }
   await db

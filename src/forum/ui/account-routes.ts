@@ -239,7 +239,8 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     if (!(await app.services.plans.includes(ui.site.plan, 'forum_api')))
       throw new AppError(
         'plan_required',
-        "This community's plan does not include the Forum API; a platform administrator can upgrade it (docs/plans.md).",
+        "This community's plan does not include the Forum API; a platform administrator can upgrade it " +
+          '(docs/plans.md).',
       );
     const minted = await mintCredential(db, {
       kind: 'forum_token',

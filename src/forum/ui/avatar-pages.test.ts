@@ -87,7 +87,9 @@ for (const database of testDatabases) {
     after(() => t.close());
 
     type Named = { username: string; avatar_url: string } | null;
-    /** Every avatar URL the Forum API gives for `username`: post authors, topic authors, notification actors, members. */
+    /**
+     * Every avatar URL the Forum API gives for `username`: post authors, topic authors, notification actors, members.
+     */
     async function apiAvatars(username: string): Promise<Set<string>> {
       const get = async <T>(token: string, path: string) =>
         json<T>(await forumApi(t.app, 'faces', token, { method: 'GET', path }));
@@ -122,7 +124,8 @@ for (const database of testDatabases) {
       assert.match(
         svg.body,
         new RegExp(
-          `^<svg xmlns="http://www.w3.org/2000/svg"[^>]*><circle [^>]*fill="${AVATAR_PALETTE[colourOf('bob.smith')]}"/><text [^>]*>BS</text></svg>$`,
+          `^<svg xmlns="http://www.w3.org/2000/svg"[^>]*><circle [^>]*fill="${AVATAR_PALETTE[colourOf('bob.smith')]}"/>\
+<text [^>]*>BS</text></svg>$`,
         ),
       );
       const again = await t.app.inject({
@@ -153,7 +156,8 @@ for (const database of testDatabases) {
       assert.match(
         page.body,
         new RegExp(
-          `<header><span class="avatar avatar-c${colourOf('bob.smith')}" aria-hidden="true">BS</span><a class="author" href="/u/bob.smith">bob.smith</a>`,
+          `<header><span class="avatar avatar-c${colourOf('bob.smith')}" aria-hidden="true">BS</span>\
+<a class="author" href="/u/bob.smith">bob.smith</a>`,
         ),
       );
       const list = await (await as(ann)).get('/latest');
@@ -215,7 +219,8 @@ for (const database of testDatabases) {
       assert.match(
         (await reader.get(`/t/${topic}`)).body,
         new RegExp(
-          `<header><img class="avatar" src="/avatars/${id}" alt="" width="24" height="24" loading="lazy"><a class="author" href="/u/ann">ann</a>`,
+          `<header><img class="avatar" src="/avatars/${id}" alt="" width="24" height="24" loading="lazy">\
+<a class="author" href="/u/ann">ann</a>`,
         ),
       );
       assert.match(

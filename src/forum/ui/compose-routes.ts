@@ -27,7 +27,7 @@ import {
   findVisiblePost,
   findVisibleTopic,
   type PostView,
-  type ShownPost,
+  type VisiblePost,
 } from '../topics.js';
 import { presentUpload, storeUpload, UPLOADS_PER_HOUR } from '../uploads.js';
 import type { UploadedFile } from '../../http/uploads.js';
@@ -295,7 +295,7 @@ export async function composeRoutes(app: FastifyInstance): Promise<void> {
 
   // Edits -----------------------------------------------------------------------------------------
 
-  const editFlow = (request: FastifyRequest, reply: FastifyReply, post: ShownPost): ComposeFlow => {
+  const editFlow = (request: FastifyRequest, reply: FastifyReply, post: VisiblePost): ComposeFlow => {
     const ui = request.ui;
     return {
       draftKey: undefined,

@@ -22,7 +22,7 @@ import { ONE_PIXEL_PNG } from '../../../test/helpers/images.js';
 import type { FormPart } from '../../../test/helpers/archives.js';
 import { forumDrafts, forumUploads } from '../tables.js';
 import { MAX_UPLOAD_BYTES } from '../uploads.js';
-import { THREAD_DEPTH_SHOWN } from './read-views.js';
+import { THREAD_DEPTH_PER_PAGE } from './read-views.js';
 
 type Row = Record<string, unknown>;
 const XSS = '<script>alert(1)</script><img src=x onerror=alert(2)>';
@@ -286,7 +286,8 @@ for (const database of testDatabases) {
       assert.match(
         page.body,
         new RegExp(
-          `<form class="stack wide composer" method="post" action="/p/${postId}/edit" enctype="multipart/form-data" data-composer><input type="hidden" name="_csrf"`,
+          `<form class="stack wide composer" method="post" action="/p/${postId}/edit" enctype="multipart/form-data" \
+data-composer><input type="hidden" name="_csrf"`,
         ),
         'the composer, keeping no draft',
       );
@@ -423,7 +424,7 @@ for (const database of testDatabases) {
 
     it('shows whom a reply answers in the classic view and continues deep threads on a page of their own', async () => {
       const chain = [openingId];
-      for (let depth = 1; depth <= THREAD_DEPTH_SHOWN + 1; depth++) {
+      for (let depth = 1; depth <= THREAD_DEPTH_PER_PAGE + 1; depth++) {
         const author = depth % 2 === 1 ? bob : alice;
         const created = await api(author.token, 'POST', `/topics/${topicId}/posts`, {
           body: `Level ${depth} answer`,
@@ -458,18 +459,18 @@ for (const database of testDatabases) {
       );
       assert.equal((await ui.get(`/t/${topicId}/reply?to=${openingId}x`)).statusCode, 404);
 
-      // Threaded: THREAD_DEPTH_SHOWN levels, then a link that continues the thread.
+      // Threaded: THREAD_DEPTH_PER_PAGE levels, then a link that continues the thread.
       const threaded = await ui.get(`/t/${topicId}?view=threaded`);
-      const deepest = chain[THREAD_DEPTH_SHOWN - 1]!;
+      const deepest = chain[THREAD_DEPTH_PER_PAGE - 1]!;
       assert.match(threaded.body, new RegExp(`id="p-${deepest}"`));
-      assert.doesNotMatch(threaded.body, new RegExp(`id="p-${chain[THREAD_DEPTH_SHOWN]}"`));
-      const more = chain.length - THREAD_DEPTH_SHOWN;
+      assert.doesNotMatch(threaded.body, new RegExp(`id="p-${chain[THREAD_DEPTH_PER_PAGE]}"`));
+      const more = chain.length - THREAD_DEPTH_PER_PAGE;
       assert.match(pageText(threaded.body), new RegExp(`Continue this thread \\(${more} more replies\\)`));
       const link = new RegExp(`href="(/t/${topicId}\\?view=threaded&amp;from=${deepest})"`).exec(threaded.body)?.[1];
       assert.ok(link);
       const continued = await ui.get(link.replace(/&amp;/g, '&'));
       assert.equal(continued.statusCode, 200);
-      for (const id of chain.slice(THREAD_DEPTH_SHOWN - 1)) assert.match(continued.body, new RegExp(`id="p-${id}"`));
+      for (const id of chain.slice(THREAD_DEPTH_PER_PAGE - 1)) assert.match(continued.body, new RegExp(`id="p-${id}"`));
       assert.doesNotMatch(continued.body, new RegExp(`id="p-${openingId}"`));
       assert.match(continued.body, /← The whole topic/);
       assert.equal((await ui.get(`/t/${topicId}?view=threaded&from=nope`)).statusCode, 404);

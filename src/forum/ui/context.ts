@@ -24,7 +24,7 @@ export interface UiContext {
   settings: InstanceSettings;
   viewer: Viewer;
   sessionId: string | undefined;
-  /** A member's: the community's versions, read with its session (kept pages, decision 0110). */
+  /** A member's: the community's versions, read with its session (cached pages, decision 0110). */
   versions?: CommunityVersions;
   /** Title of the community: FORUM_TITLE, or the site id. */
   title: string;
@@ -148,7 +148,7 @@ const headerStatement = preparedStatement(
 async function headerFacts(request: FastifyRequest, site: SiteRow, viewer: MemberViewer): Promise<HeaderFacts> {
   const db = request.server.deps.database.db;
   const desk = await request.server.services.plans.includes(site.plan, 'helpdesk_api');
-  const badge = request.server.forum.counts.known(site.id, viewer, 'badge');
+  const badge = request.server.forum.counts.lookup(site.id, viewer, 'badge');
   const [row] = await headerStatement(db, { viewer, desk }).execute({
     siteId: site.id,
     memberId: viewer.member.id,
@@ -156,7 +156,7 @@ async function headerFacts(request: FastifyRequest, site: SiteRow, viewer: Membe
   });
   if (!row) throw new AppError('member_not_found', 'The member is gone.');
   return {
-    unreadNotifications: badge.settle(row.badge),
+    unreadNotifications: badge.resolve(row.badge),
     warnings: row.warned ? await listWarnings(db, site.id, viewer, true) : [],
     deskLink: desk && (isAdmin(viewer) || row.agent),
     contentLink: row.editor,

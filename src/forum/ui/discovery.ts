@@ -37,7 +37,9 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
       listTopics(db, site.id, GUEST, {}, { page: 1, pageSize: SITEMAP_TOPICS, offset: 0 }),
     ]);
     const url = (path: string, lastmod?: Date) =>
-      `<url><loc>${escapeXml(`${origin}${path}`)}</loc>${lastmod ? `<lastmod>${lastmod.toISOString()}</lastmod>` : ''}</url>`;
+      `<url><loc>${escapeXml(`${origin}${path}`)}</loc>${
+        lastmod ? `<lastmod>${lastmod.toISOString()}</lastmod>` : ''
+      }</url>`;
     const body = [
       '<?xml version="1.0" encoding="UTF-8"?>',
       '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
@@ -72,7 +74,9 @@ export function topicHead(input: {
   page: number;
   openingHtml: string | undefined;
 }): SafeHtml {
-  const canonical = `${input.origin}/t/${encodeURIComponent(input.topic.id)}${input.page > 1 ? `?page=${input.page}` : ''}`;
+  const canonical = `${input.origin}/t/${encodeURIComponent(input.topic.id)}${
+    input.page > 1 ? `?page=${input.page}` : ''
+  }`;
   const description = input.openingHtml ? describe(input.openingHtml) : '';
   return html`<link rel="canonical" href="${canonical}">
 <meta property="og:type" content="article">

@@ -30,17 +30,29 @@ function flagCard(ui: UiContext, { flag, reporter, resolvedBy, post }: FlagView)
   const deleted = post.post.deletedAt !== null;
   const where = deleted ? `/t/${post.post.topicId}` : `/p/${post.post.id}`;
   return html`<li class="card" id="flag-${flag.id}">
-<div class="card-head"><strong>${FLAG_REASON_WORDS[flag.reason]}</strong><span class="meta">· flagged by ${member(reporter)} ${relativeTime(flag.createdAt)}</span></div>
+<div class="card-head"><strong>${FLAG_REASON_WORDS[flag.reason]}</strong>\
+<span class="meta">· flagged by ${member(reporter)} ${relativeTime(flag.createdAt)}</span></div>
 ${flag.note ? html`<p class="flag-note">“${flag.note}”</p>` : ''}
-<div class="flagged post${deleted ? ' deleted' : ''}"><p class="meta">Post by ${member(post.author)}, ${relativeTime(post.post.createdAt)} · <a href="${where}">open in its topic</a></p>${
+<div class="flagged post${
+    deleted ? ' deleted' : ''
+  }"><p class="meta">Post by ${member(post.author)}, ${relativeTime(post.post.createdAt)} · \
+<a href="${where}">open in its topic</a></p>${
     deleted ? html`<p>The post is hidden.</p>` : html`<div class="body">${trustedHtml(post.post.bodyHtml)}</div>`
   }</div>
 ${
   flag.state === 'open'
-    ? html`<div class="actions" role="group" aria-label="Decide on this flag">${postButton(ui, `/mod/flags/${flag.id}`, 'Hide post', { action: 'hide' }, 'danger small')}${postButton(ui, `/mod/flags/${flag.id}`, 'Dismiss', { action: 'dismiss' }, 'secondary small')}${
+    ? html`<div class="actions" role="group" aria-label="Decide on this flag">${postButton(
+        ui,
+        `/mod/flags/${flag.id}`,
+        'Hide post',
+        { action: 'hide' },
+        'danger small',
+      )}${postButton(ui, `/mod/flags/${flag.id}`, 'Dismiss', { action: 'dismiss' }, 'secondary small')}${
         post.author ? sanctionForm(ui, `/mod/flags/${flag.id}`, flag.id, 'Hide and warn or suspend the author…') : ''
       }</div>`
-    : html`<p class="meta">${flag.state === 'hidden' ? 'Hidden' : 'Dismissed'} by ${member(resolvedBy)}${flag.resolvedAt ? html` ${relativeTime(flag.resolvedAt)}` : ''}</p>`
+    : html`<p class="meta">${flag.state === 'hidden' ? 'Hidden' : 'Dismissed'} by ${member(resolvedBy)}${
+        flag.resolvedAt ? html` ${relativeTime(flag.resolvedAt)}` : ''
+      }</p>`
 }
 </li>`;
 }
@@ -57,12 +69,26 @@ interface FlagQueuePage {
 export function flagQueueView(ui: UiContext, data: FlagQueuePage): SafeHtml {
   return html`<h1>Flags</h1>${modTabs('flags')}
 ${data.done ? notice('ok', DONE_WORDS[data.done]) : ''}
-<nav class="tabs" aria-label="Flags by state">${FLAG_STATES.map((state) => html`<a href="/mod/flags?state=${state}"${state === data.state ? html` aria-current="page"` : ''}>${TAB_WORDS[state]}</a>`)}</nav>
+<nav class="tabs" aria-label="Flags by state">${FLAG_STATES.map(
+    (state) =>
+      html`<a href="/mod/flags?state=${state}"${
+        state === data.state ? html` aria-current="page"` : ''
+      }>${TAB_WORDS[state]}</a>`,
+  )}</nav>
 ${
   data.flags.length === 0
-    ? html`<p class="muted">${data.state === 'open' ? 'No open flags: nothing waits for a moderator.' : `No ${TAB_WORDS[data.state].toLowerCase()} flags yet.`}</p>`
+    ? html`<p class="muted">${
+        data.state === 'open'
+          ? 'No open flags: nothing waits for a moderator.'
+          : `No ${TAB_WORDS[data.state].toLowerCase()} flags yet.`
+      }</p>`
     : html`<ul class="cards">${data.flags.map((flag) => flagCard(ui, flag))}</ul>`
 }
-${data.state === 'open' ? html`<p class="muted">Hiding a post removes it from every page, search and feed, as a deletion does; either decision closes every open flag of that post.</p>` : ''}
+${
+  data.state === 'open'
+    ? html`<p class="muted">Hiding a post removes it from every page, search and feed, as a deletion does; \
+either decision closes every open flag of that post.</p>`
+    : ''
+}
 ${pager(data.page, data.totalPages, (n) => `/mod/flags?state=${data.state}&page=${n}`)}`;
 }

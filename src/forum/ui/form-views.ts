@@ -20,12 +20,23 @@ export function input(
   value: string,
   extra: { autocomplete?: string; hint?: string; maxlength?: number; minlength?: number } = {},
 ): SafeHtml {
-  return html`<div><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${id}" value="${value}" required${extra.autocomplete ? html` autocomplete="${extra.autocomplete}"` : ''}${extra.maxlength ? html` maxlength="${extra.maxlength}"` : ''}${extra.minlength ? html` minlength="${extra.minlength}"` : ''}${extra.hint ? html` aria-describedby="${id}-hint"` : ''}>${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</div>`;
+  return html`<div><label for="${id}">${label}</label>\
+<input type="${type}" id="${id}" name="${id}" value="${value}" required${
+    extra.autocomplete ? html` autocomplete="${extra.autocomplete}"` : ''
+  }${
+    extra.maxlength ? html` maxlength="${extra.maxlength}"` : ''
+  }${extra.minlength ? html` minlength="${extra.minlength}"` : ''}${
+    extra.hint
+      ? html` \
+aria-describedby="${id}-hint"`
+      : ''
+  }>${extra.hint ? html`<span class="hint" id="${id}-hint">${extra.hint}</span>` : ''}</div>`;
 }
 
 export function loginView(ui: UiContext, values: { login?: string; next?: string }, error?: string): SafeHtml {
   return html`<h1>Log in</h1>${error ? notice('error', error) : ''}
-<form class="stack" method="post" action="/login">${csrfField(ui)}<input type="hidden" name="next" value="${values.next ?? ''}">
+<form class="stack" method="post" action="/login">\
+${csrfField(ui)}<input type="hidden" name="next" value="${values.next ?? ''}">
 ${input('login', 'Username or e-mail', 'text', values.login ?? '', { autocomplete: 'username', maxlength: 254 })}
 ${input('password', 'Password', 'password', '', { autocomplete: 'current-password', maxlength: 200 })}
 <div><button type="submit">Log in</button></div></form>
@@ -39,13 +50,28 @@ export function signupView(
   error?: string,
 ): SafeHtml {
   if (!ui.registrationOpen)
-    return html`<h1>Sign up</h1>${notice('warn', 'Sign-up is closed in this community; ask an administrator for an account.')}`;
+    return html`<h1>Sign up</h1>${notice(
+      'warn',
+      'Sign-up is closed in this community; ask an administrator for an account.',
+    )}`;
   return html`<h1>Create an account</h1>${error ? notice('error', error) : ''}
-<form class="stack" method="post" action="/signup">${csrfField(ui)}<input type="hidden" name="${STAMP_FIELD}" value="${values.stamp}">
-<div class="trap" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label><input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" value="" tabindex="-1" autocomplete="off"></div>
-${input('username', 'Username', 'text', values.username ?? '', { autocomplete: 'username', maxlength: 39, minlength: 2, hint: '2 to 39 letters, digits, _, . or -' })}
+<form class="stack" method="post" action="/signup">\
+${csrfField(ui)}<input type="hidden" name="${STAMP_FIELD}" value="${values.stamp}">
+<div class="trap" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label>\
+<input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" value="" tabindex="-1" autocomplete="off"></div>
+${input('username', 'Username', 'text', values.username ?? '', {
+  autocomplete: 'username',
+  maxlength: 39,
+  minlength: 2,
+  hint: '2 to 39 letters, digits, _, . or -',
+})}
 ${input('email', 'E-mail', 'email', values.email ?? '', { autocomplete: 'email', maxlength: 254 })}
-${input('password', 'Password', 'password', '', { autocomplete: 'new-password', minlength: 10, maxlength: 200, hint: 'At least 10 characters.' })}
+${input('password', 'Password', 'password', '', {
+  autocomplete: 'new-password',
+  minlength: 10,
+  maxlength: 200,
+  hint: 'At least 10 characters.',
+})}
 <div><button type="submit">Sign up</button></div></form>
 <p>Have an account? <a href="/login">Log in</a>.</p>`;
 }
@@ -65,35 +91,54 @@ export interface AccountPage {
 export function accountView(ui: UiContext, page: AccountPage): SafeHtml {
   const { member } = page;
   return html`<h1>Your profile</h1>${page.message ? notice(page.message.kind, page.message.text) : ''}
-<p><strong>${member.username}</strong> · ${member.email} · ${page.role} · joined ${time(member.createdAt)} · <a href="/u/${encodeURIComponent(member.username)}">public profile</a></p>
+<p><strong>${member.username}</strong> · ${member.email} · ${page.role} · joined ${time(member.createdAt)} · \
+<a href="/u/${encodeURIComponent(member.username)}">public profile</a></p>
 ${avatarSection(ui, member)}
 <section aria-labelledby="mail-heading"><h2 id="mail-heading">E-mail</h2>
 <p>${member.email} · ${member.emailConfirmed ? 'confirmed' : html`<strong>not confirmed yet</strong>`}</p>
-${!member.emailConfirmed && page.mailEnabled ? postButton(ui, '/account/confirm/resend', 'Send the confirmation link again', {}, 'secondary') : ''}
+${
+  !member.emailConfirmed && page.mailEnabled
+    ? postButton(ui, '/account/confirm/resend', 'Send the confirmation link again', {}, 'secondary')
+    : ''
+}
 ${
   page.mailEnabled
-    ? html`<p><a href="/account/notifications">Choose which notifications we mail you</a>: replies, mentions and likes, at once or in a digest.</p>`
+    ? html`<p>\
+<a href="/account/notifications">Choose which notifications we mail you</a>\
+: replies, mentions and likes, at once or in a digest.</p>`
     : html`<p class="muted">This server sends no mail.</p>`
 }
 </section>
 <section aria-labelledby="tokens-heading"><h2 id="tokens-heading">Forum API tokens</h2>
 ${
   page.minted
-    ? html`<div class="notice ok" role="status"><p>New token “${page.minted.name}”. Copy it now: it is shown only once.</p><code class="token" id="new-token">${page.minted.token}</code></div>`
+    ? html`<div class="notice ok" role="status">\
+<p>New token “${page.minted.name}”. Copy it now: it is shown only once.</p>\
+<code class="token" id="new-token">${page.minted.token}</code></div>`
     : ''
 }
 <p class="muted">Tokens let programs use the Forum API as you (header <code>Authentication-Token</code>).</p>
 ${
   page.tokens.length === 0
     ? html`<p class="muted">You have no tokens.</p>`
-    : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${page.tokens.map(
+    : html`<table class="list"><thead><tr><th scope="col">Name</th><th scope="col">Created</th>\
+<th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>\
+<tbody>${page.tokens.map(
         (token) =>
-          html`<tr><td>${token.name}</td><td>${time(token.createdAt)}</td><td>${token.lastUsedAt ? time(token.lastUsedAt) : 'never'}</td><td>${postButton(ui, `/account/tokens/${token.id}/revoke`, `Revoke`, {}, 'danger')}</td></tr>`,
+          html`<tr><td>${token.name}</td><td>${time(token.createdAt)}</td><td>${
+            token.lastUsedAt ? time(token.lastUsedAt) : 'never'
+          }</td><td>${postButton(ui, `/account/tokens/${token.id}/revoke`, `Revoke`, {}, 'danger')}</td></tr>`,
       )}</tbody></table>`
 }
 ${
   page.apiAvailable
-    ? html`<form class="stack" method="post" action="/account/tokens">${csrfField(ui)}${input('name', 'Token name', 'text', '', { maxlength: 100, hint: 'What will use it, e.g. “backup script”.' })}<div><button type="submit">Create token</button></div></form>`
+    ? html`<form class="stack" method="post" action="/account/tokens">${csrfField(ui)}${input(
+        'name',
+        'Token name',
+        'text',
+        '',
+        { maxlength: 100, hint: 'What will use it, e.g. “backup script”.' },
+      )}<div><button type="submit">Create token</button></div></form>`
     : notice('warn', "This community's plan does not include the Forum API, so tokens cannot be created.")
 }
 </section>
@@ -103,7 +148,12 @@ ${
     : html`<section aria-labelledby="password-heading"><h2 id="password-heading">Change password</h2>
 <form class="stack" method="post" action="/account/password">${csrfField(ui)}
 ${input('current_password', 'Current password', 'password', '', { autocomplete: 'current-password', maxlength: 200 })}
-${input('new_password', 'New password', 'password', '', { autocomplete: 'new-password', minlength: 10, maxlength: 200, hint: 'At least 10 characters. Your other sessions end.' })}
+${input('new_password', 'New password', 'password', '', {
+  autocomplete: 'new-password',
+  minlength: 10,
+  maxlength: 200,
+  hint: 'At least 10 characters. Your other sessions end.',
+})}
 <div><button type="submit">Change password</button></div></form></section>`
 }`;
 }
@@ -115,9 +165,22 @@ export function memberView(
   topics: TopicView[],
   canBan: boolean,
 ): SafeHtml {
-  return html`<p class="crumbs"><a href="/">${ui.title}</a></p><h1>${avatar({ username: member.username, avatar: member.avatarUploadId }, 'large')} ${member.username}${member.banned ? html`<span class="badge">Banned</span>` : ''}</h1>
+  return html`<p class="crumbs"><a href="/">${ui.title}</a></p><h1>${avatar(
+    { username: member.username, avatar: member.avatarUploadId },
+    'large',
+  )} ${member.username}${member.banned ? html`<span class="badge">Banned</span>` : ''}</h1>
 <p class="muted">${role} · joined ${relativeTime(member.createdAt)}</p>
-${canBan ? html`<div class="actions" role="group" aria-label="Moderation">${postButton(ui, `/u/${encodeURIComponent(member.username)}/ban`, member.banned ? 'Lift ban' : 'Ban member', { banned: member.banned ? 'false' : 'true' }, 'danger')}</div>` : ''}
+${
+  canBan
+    ? html`<div class="actions" role="group" aria-label="Moderation">${postButton(
+        ui,
+        `/u/${encodeURIComponent(member.username)}/ban`,
+        member.banned ? 'Lift ban' : 'Ban member',
+        { banned: member.banned ? 'false' : 'true' },
+        'danger',
+      )}</div>`
+    : ''
+}
 ${isStaff(ui.viewer) && !member.userId ? memberStanding(ui, member, canBan) : ''}
 <h2>Recent topics</h2>${topics.length === 0 ? html`<p class="muted">None you can see.</p>` : topicRows(topics)}`;
 }

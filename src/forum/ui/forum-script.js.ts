@@ -1,7 +1,7 @@
 // The forum's one script, served as /assets/forum.js to members (docs/decisions/0094-forum-composer.md).
 // Every page works without it. In each composer (`form[data-composer]`) it updates the preview as
-// one types and saves the draft with it, where the form keeps one (one debounced `POST /compose/preview`), uploads a chosen,
-// dropped or pasted file at once and puts its Markdown at the cursor, and suggests members after
+// one types and saves the draft with it, where the form keeps one (one debounced `POST /compose/preview`), uploads a
+// chosen, dropped or pasted file at once and puts its Markdown at the cursor, and suggests members after
 // "@" (a listbox the text box points into with aria-activedescendant, no aria-expanded, which a
 // text area's role does not take: arrows move, Enter or Tab
 // take, Escape closes). On a topic, selecting text in a post offers "Quote", which puts the passage
@@ -50,7 +50,8 @@ export const FORUM_JS = `'use strict';
 
     function refresh() {
       var mine = ++sent;
-      var fields = new URLSearchParams({ _csrf: token(form), body: box.value, title: title ? title.value : '', draft: form.dataset.draft || '' });
+      var fields = new URLSearchParams({ _csrf: token(form), body: box.value, title: title ? title.value : '', draft: \
+form.dataset.draft || '' });
       fetch('/compose/preview', { method: 'POST', body: fields, credentials: 'same-origin' }).then(function (response) {
         if (!response.ok) return refusal(response).then(function (message) { say(form, message); });
         return response.text().then(function (markup) {
@@ -75,7 +76,8 @@ export const FORUM_JS = `'use strict';
       body.append('_csrf', token(form));
       body.append('file', chosen);
       say(form, 'Uploading ' + chosen.name + '…');
-      return fetch('/compose/upload', { method: 'POST', body: body, credentials: 'same-origin' }).then(function (response) {
+      return fetch('/compose/upload', { method: 'POST', body: body, credentials: 'same-origin' }\
+).then(function (response) {
         if (!response.ok) return refusal(response).then(function (message) { say(form, message); });
         return response.json().then(function (uploaded) {
           insertAtCursor(box, uploaded.markdown);
@@ -90,12 +92,14 @@ export const FORUM_JS = `'use strict';
         if (file.files.length === 0) return;
         upload(file.files[0]).then(function () { file.value = ''; });
       });
-      box.addEventListener('dragover', function (event) { if (event.dataTransfer && Array.prototype.indexOf.call(event.dataTransfer.types, 'Files') >= 0) event.preventDefault(); });
+      box.addEventListener('dragover', function (event) { if (event.dataTransfer && \
+Array.prototype.indexOf.call(event.dataTransfer.types, 'Files') >= 0) event.preventDefault(); });
       box.addEventListener('drop', function (event) {
         var files = event.dataTransfer ? event.dataTransfer.files : [];
         if (files.length === 0) return;
         event.preventDefault();
-        Array.prototype.reduce.call(files, function (done, one) { return done.then(function () { return upload(one); }); }, Promise.resolve());
+        Array.prototype.reduce.call(files, function (done, one) { return done.then(function () { return upload(one); }\
+); }, Promise.resolve());
       });
       box.addEventListener('paste', function (event) {
         var files = event.clipboardData ? event.clipboardData.files : [];
@@ -134,7 +138,8 @@ export const FORUM_JS = `'use strict';
     }
     function mark(index) {
       active = index;
-      Array.prototype.forEach.call(list.children, function (option, i) { option.setAttribute('aria-selected', i === index ? 'true' : 'false'); });
+      Array.prototype.forEach.call(list.children, function (option, i) { option.setAttribute('aria-selected', i === \
+index ? 'true' : 'false'); });
       box.setAttribute('aria-activedescendant', list.id + '-' + index);
     }
     function take(index) {
@@ -167,7 +172,8 @@ export const FORUM_JS = `'use strict';
       var prefix = typed();
       if (prefix === null) return close();
       var mine = ++asked;
-      fetch('/compose/mentions?q=' + encodeURIComponent(prefix), { credentials: 'same-origin' }).then(function (response) {
+      fetch('/compose/mentions?q=' + encodeURIComponent(prefix), { credentials: 'same-origin' }\
+).then(function (response) {
         return response.ok ? response.json() : [];
       }).then(function (found) { if (mine === asked) show(found); });
     }
@@ -208,7 +214,8 @@ export const FORUM_JS = `'use strict';
         if (!chosen || chosen.post !== post) return;
         var quoted = chosen.text.trim().split(/\\n/).map(function (line) { return '> ' + line; }).join('\\n');
         var before = target.value.replace(/\\s+$/, '');
-        target.value = (before ? before + '\\n\\n' : '') + '@' + post.dataset.author + ' [wrote](/p/' + post.id.slice(2) + '):\\n' + quoted + '\\n\\n';
+        target.value = (before ? before + '\\n\\n' : '') + '@' + post.dataset.author + ' [wrote](/p/' + \
+post.id.slice(2) + '):\\n' + quoted + '\\n\\n';
         target.focus();
         target.setSelectionRange(target.value.length, target.value.length);
         target.dispatchEvent(new Event('input', { bubbles: true }));
@@ -219,7 +226,8 @@ export const FORUM_JS = `'use strict';
     document.addEventListener('selectionchange', function () {
       var selection = document.getSelection();
       var text = selection ? selection.toString() : '';
-      var body = function (node) { var element = node && (node.nodeType === 1 ? node : node.parentElement); return element ? element.closest('article.post[data-author] > .body') : null; };
+      var body = function (node) { var element = node && (node.nodeType === 1 ? node : node.parentElement); \
+return element ? element.closest('article.post[data-author] > .body') : null; };
       var inside = selection && selection.rangeCount > 0 ? body(selection.anchorNode) : null;
       if (text.trim() !== '' && inside && inside === body(selection.focusNode)) {
         chosen = { post: inside.parentElement, text: text };

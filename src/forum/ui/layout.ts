@@ -1,6 +1,6 @@
 // The page frame every forum page shares: skip link, header with the community's name, Latest,
-// notifications (with the unread count), the flag queue and the help desk inbox (agents and admins), search and account links, one `main`
-// landmark, and a footer with the feed.
+// notifications (with the unread count), the flag queue and the help desk inbox (agents and admins), search and account
+// links, one `main` landmark, and a footer with the feed.
 import { BADGE_LIMIT } from '../notifications.js';
 import { isStaff } from '../policy.js';
 import type { UiContext } from './context.js';
@@ -30,7 +30,9 @@ export function postButton(
   fields: Record<string, string> = {},
   className = 'link',
 ): SafeHtml {
-  return html`<form method="post" action="${action}">${csrfField(ui)}${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit" class="${className}">${label}</button></form>`;
+  return html`<form method="post" action="${action}">${csrfField(ui)}${Object.entries(fields).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  )}<button type="submit" class="${className}">${label}</button></form>`;
 }
 
 /** An unread count as the badge says it: past BADGE_LIMIT, "99+" (the count stops there). */
@@ -62,27 +64,47 @@ export function relativeTime(date: Date, now = new Date()): SafeHtml {
 function warningBanner(ui: UiContext, warnings: ForumModActionRow[]): SafeHtml {
   return html`${warnings.map(
     (warning) =>
-      html`<div class="notice warn" role="alert"><p><strong>A moderator warned you</strong> ${relativeTime(warning.createdAt)}: ${warning.reason ?? ''}</p>${postButton(ui, `/warnings/${warning.id}/acknowledge`, 'I understand', {}, 'secondary small')}</div>`,
+      html`<div class="notice warn" role="alert"><p>\
+<strong>A moderator warned you</strong> ${relativeTime(warning.createdAt)}: ${warning.reason ?? ''}</p>${postButton(
+        ui,
+        `/warnings/${warning.id}/acknowledge`,
+        'I understand',
+        {},
+        'secondary small',
+      )}</div>`,
   )}`;
 }
 
 /** Shown on every page to a member who may not post until the address is confirmed. */
 function unconfirmedBanner(ui: UiContext, email: string): SafeHtml {
-  return html`<div class="notice warn" role="status"><p>Confirm your e-mail address to post: we sent a link to ${email}.</p>${postButton(ui, '/account/confirm/resend', 'Send it again')}</div>`;
+  return html`<div class="notice warn" role="status">\
+<p>Confirm your e-mail address to post: we sent a link to ${email}.</p>${postButton(
+    ui,
+    '/account/confirm/resend',
+    'Send it again',
+  )}</div>`;
 }
 
 export function layout(ui: UiContext, page: PageOptions): string {
   const viewer = ui.viewer;
   const account =
     viewer.kind === 'member'
-      ? html`${viewer.role === 'admin' ? html`<li><a href="/admin">Admin</a></li>` : ''}${ui.contentLink ? html`<li><a href="/admin/content">Content</a></li>` : ''}<li><a href="/account">${viewer.member.username}</a></li><li>${postButton(ui, '/logout', 'Log out')}</li>`
-      : html`<li><a href="/login">Log in</a></li>${ui.registrationOpen ? html`<li><a href="/signup">Sign up</a></li>` : ''}`;
+      ? html`${viewer.role === 'admin' ? html`<li><a href="/admin">Admin</a></li>` : ''}${
+          ui.contentLink ? html`<li><a href="/admin/content">Content</a></li>` : ''
+        }<li><a href="/account">${viewer.member.username}</a></li><li>${postButton(ui, '/logout', 'Log out')}</li>`
+      : html`<li><a href="/login">Log in</a></li>${
+          ui.registrationOpen ? html`<li><a href="/signup">Sign up</a></li>` : ''
+        }`;
   const unread = ui.unreadNotifications ?? 0;
   const forumLinks = html`<li><a href="/latest">Latest</a></li>${
     viewer.kind === 'member'
-      ? html`<li><a href="/notifications">Notifications${unread > 0 ? html` <span class="count">${unreadWords(unread)}<span class="sr-only"> unread</span></span>` : ''}</a></li>`
+      ? html`<li><a href="/notifications">Notifications${
+          unread > 0 ? html` <span class="count">${unreadWords(unread)}<span class="sr-only"> unread</span></span>` : ''
+        }</a></li>`
       : ''
-  }${isStaff(viewer) ? html`<li><a href="/mod/flags">Flags</a></li>` : ''}${ui.deskLink ? html`<li><a href="/desk">Help desk</a></li>` : ''}`;
+  }${
+    isStaff(viewer) ? html`<li><a href="/mod/flags">Flags</a></li>` : ''
+  }${ui.deskLink ? html`<li><a href="/desk">Help desk</a></li>` : ''}`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -100,7 +122,10 @@ ${viewer.kind === 'member' ? html`<script src="/assets/forum.js" defer></script>
 <div class="wrap">
 <a class="brand" href="/">${ui.title}</a>
 <nav class="forum-links" aria-label="Forum"><ul>${forumLinks}</ul></nav>
-<form class="search" role="search" method="get" action="/search"><label class="sr-only" for="site-search">Search the forum</label><input type="search" id="site-search" name="q" value="${page.search ?? ''}" placeholder="Search" maxlength="200"><button type="submit" class="secondary">Search</button></form>
+<form class="search" role="search" method="get" action="/search">\
+<label class="sr-only" for="site-search">Search the forum</label>\
+<input type="search" id="site-search" name="q" value="${page.search ?? ''}" placeholder="Search" maxlength="200">\
+<button type="submit" class="secondary">Search</button></form>
 <nav aria-label="Account"><ul>${account}</ul></nav>
 </div>
 </header>
@@ -109,7 +134,8 @@ ${viewer.kind === 'member' && !viewer.member.emailConfirmed ? unconfirmedBanner(
 ${ui.warnings?.length ? warningBanner(ui, ui.warnings) : ''}
 ${page.body}
 </main>
-<footer class="site"><div class="wrap">${ui.title} · <a href="/feed.atom">Atom feed</a> · Powered by Blume</div></footer>
+<footer class="site"><div class="wrap">${ui.title} · \
+<a href="/feed.atom">Atom feed</a> · Powered by Blume</div></footer>
 </body>
 </html>
 `.value;

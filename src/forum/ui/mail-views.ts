@@ -16,25 +16,44 @@ ${input('login', 'Username or e-mail', 'text', values.login ?? '', { autocomplet
 }
 
 export function forgotSentView(): SafeHtml {
-  return html`<h1>Check your mail</h1>${notice('ok', 'If an account matches, we sent a link to its e-mail address. It works for one hour, once.')}
-<p class="muted">Nothing arrived? Look in the spam folder, or ask again in a few minutes.</p><p><a href="/login">Back to log in</a></p>`;
+  return html`<h1>Check your mail</h1>${notice(
+    'ok',
+    'If an account matches, we sent a link to its e-mail address. It works for one hour, once.',
+  )}
+<p class="muted">Nothing arrived? Look in the spam folder, or ask again in a few minutes.</p><p>\
+<a href="/login">Back to log in</a></p>`;
 }
 
 export function resetView(ui: UiContext, token: string, error?: string): SafeHtml {
   return html`<h1>Choose a new password</h1>${error ? notice('error', error) : ''}
 <form class="stack" method="post" action="/password/reset/${token}">${csrfField(ui)}
-${input('new_password', 'New password', 'password', '', { autocomplete: 'new-password', minlength: 10, maxlength: 200, hint: 'At least 10 characters. You will be logged out everywhere else.' })}
+${input('new_password', 'New password', 'password', '', {
+  autocomplete: 'new-password',
+  minlength: 10,
+  maxlength: 200,
+  hint: 'At least 10 characters. You will be logged out everywhere else.',
+})}
 <div><button type="submit">Set password</button></div></form>`;
 }
 
 /** A confirmation or reset link that is unknown, expired or already used. */
 export function deadLinkView(what: 'confirm' | 'reset'): SafeHtml {
-  return html`<h1>This link no longer works</h1>${notice('warn', 'The link is expired, was already used, or was replaced by a newer mail.')}
-<p>${what === 'reset' ? html`<a href="/password/forgot">Ask for a new reset link</a>` : html`Log in and ask for a new confirmation mail from <a href="/account">your profile</a>.`}</p>`;
+  return html`<h1>This link no longer works</h1>${notice(
+    'warn',
+    'The link is expired, was already used, or was replaced by a newer mail.',
+  )}
+<p>${
+    what === 'reset'
+      ? html`<a href="/password/forgot">Ask for a new reset link</a>`
+      : html`Log in and ask for a new confirmation mail from <a href="/account">your profile</a>.`
+  }</p>`;
 }
 
 export function confirmedView(): SafeHtml {
-  return html`<h1>E-mail address confirmed</h1>${notice('ok', 'Thank you: your address is confirmed and you can post now.')}<p><a href="/">Go to the forum</a></p>`;
+  return html`<h1>E-mail address confirmed</h1>${notice(
+    'ok',
+    'Thank you: your address is confirmed and you can post now.',
+  )}<p><a href="/">Go to the forum</a></p>`;
 }
 
 /** What an unsubscribe link stops, in words: the mails, and when they came. */
@@ -49,7 +68,10 @@ const STOPS: Record<UnsubscribeScope, [string, string]> = {
 export function unsubscribeView(ui: UiContext, token: string, scope: UnsubscribeScope, done: boolean): SafeHtml {
   const [what, when] = STOPS[scope];
   if (done)
-    return html`<h1>Unsubscribed</h1>${notice('ok', `You will get no more ${what}. Turn them back on in your mail settings at any time.`)}<p><a href="/account/notifications">Your mail settings</a></p>`;
+    return html`<h1>Unsubscribed</h1>${notice(
+      'ok',
+      `You will get no more ${what}. Turn them back on in your mail settings at any time.`,
+    )}<p><a href="/account/notifications">Your mail settings</a></p>`;
   return html`<h1>Stop ${what}?</h1><p>You will no longer get a mail ${when}.</p>
 <form method="post" action="/unsubscribe/${token}">${csrfField(ui)}<button type="submit">Unsubscribe</button></form>`;
 }

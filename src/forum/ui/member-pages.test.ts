@@ -130,7 +130,8 @@ for (const database of testDatabases) {
       assert.match(
         latest,
         new RegExp(
-          `<a class="badge new" href="/t/${long.id}/unread">New<span class="sr-only">: jump to the first unread post of Long read</span></a>`,
+          `<a class="badge new" href="/t/${long.id}/unread">New\
+<span class="sr-only">: jump to the first unread post of Long read</span></a>`,
         ),
       );
       // Never opened: the jump is to the opening post.
@@ -252,7 +253,8 @@ for (const database of testDatabases) {
       const db = t.app.deps.database.db;
       const insert = (from: number, to: number) =>
         db.execute(sql`insert into forum_notifications (id, site_id, member_id, kind, topic_id, post_id, actor_id)
-          select 'bulk' || n, ${alice.member.siteId}, ${alice.member.id}, 'reply', ${ideas.id}, ${ideas.first_post.id}, ${bob.member.id} from generate_series(${from}::int, ${to}::int) n`);
+          select 'bulk' || n, ${alice.member.siteId}, ${alice.member.id}, 'reply', ${ideas.id}, ${ideas.first_post.id},\
+ ${bob.member.id} from generate_series(${from}::int, ${to}::int) n`);
       await insert(1, 99);
       assert.equal(headerCount((await member.get('/')).body), 99);
       await insert(100, 150);
@@ -307,7 +309,13 @@ for (const database of testDatabases) {
       assert.match(
         page,
         new RegExp(
-          `<form method="post" action="/p/${post}/like" class="like"><input type="hidden" name="_csrf" value="[^"]+"><input type="hidden" name="liked" value="true"><input type="hidden" name="back" value="${here.replace('?', '\\?').replace('&', '&amp;')}"><button type="submit" class="secondary small" aria-pressed="false">Like</button></form>`,
+          `<form method="post" action="/p/${post}/like" class="like"><input type="hidden" name="_csrf" value="[^"]+">\
+<input type="hidden" name="liked" value="true"><input type="hidden" name="back" value="${here
+            .replace('?', '\\?')
+            .replace(
+              '&',
+              '&amp;',
+            )}"><button type="submit" class="secondary small" aria-pressed="false">Like</button></form>`,
         ),
       );
       assert.equal(
@@ -321,7 +329,8 @@ for (const database of testDatabases) {
       assert.match(
         page,
         new RegExp(
-          `aria-pressed="true" aria-describedby="likes-${post}">Like</button></form><span class="likes" id="likes-${post}">1 like</span>`,
+          `aria-pressed="true" aria-describedby="likes-${post}">Like</button></form>\
+<span class="likes" id="likes-${post}">1 like</span>`,
         ),
       );
       assert.equal(
@@ -405,7 +414,8 @@ for (const database of testDatabases) {
       assert.match(
         queue.body,
         new RegExp(
-          `<form method="post" action="/mod/flags/${spamFlag}">.*?<input type="hidden" name="action" value="hide"><button type="submit" class="danger small">Hide post</button>`,
+          `<form method="post" action="/mod/flags/${spamFlag}">.*?<input type="hidden" name="action" value="hide">\
+<button type="submit" class="danger small">Hide post</button>`,
           's',
         ),
       );

@@ -67,7 +67,8 @@ for (const database of testDatabases) {
       assert.match(
         queue.body,
         new RegExp(
-          `<summary>Hide and warn or suspend the author…</summary>\\s*<form class="stack" method="post" action="/mod/flags/${flag.id}">`,
+          `<summary>Hide and warn or suspend the author…</summary>\
+\\s*<form class="stack" method="post" action="/mod/flags/${flag.id}">`,
         ),
       );
       assert.match(queue.body, new RegExp(`<label for="reason-${flag.id}">Reason \\(the member reads it\\)</label>`));

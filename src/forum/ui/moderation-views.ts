@@ -31,7 +31,10 @@ export function modTabs(current: 'flags' | 'held' | 'log'): SafeHtml {
     ['held', '/held', 'Held posts'],
     ['log', '/mod/log', 'Moderation log'],
   ] as const;
-  return html`<nav class="admin-tabs" aria-label="Moderation"><ul>${tabs.map(([key, href, label]) => html`<li><a href="${href}"${key === current ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>`;
+  return html`<nav class="admin-tabs" aria-label="Moderation"><ul>${tabs.map(
+    ([key, href, label]) =>
+      html`<li><a href="${href}"${key === current ? html` aria-current="page"` : ''}>${label}</a></li>`,
+  )}</ul></nav>`;
 }
 
 /**
@@ -43,9 +46,13 @@ export function sanctionForm(ui: UiContext, action: string, id: string, summary:
 <form class="stack" method="post" action="${action}">${csrfField(ui)}
 <fieldset><legend>What to do</legend>
 <label><input type="radio" name="sanction" value="warn" checked> Warn</label>
-<label><input type="radio" name="sanction" value="suspend"> Suspend for <select name="length" aria-label="Suspension length">${Object.entries(LENGTH_WORDS).map(([value, words]) => html`<option value="${value}">${words}</option>`)}</select></label>
+<label><input type="radio" name="sanction" value="suspend"> Suspend for \
+<select name="length" aria-label="Suspension length">${Object.entries(LENGTH_WORDS).map(
+    ([value, words]) => html`<option value="${value}">${words}</option>`,
+  )}</select></label>
 </fieldset>
-<div class="field"><label for="reason-${id}">Reason (the member reads it)</label><textarea id="reason-${id}" name="reason" rows="3" required maxlength="${MAX_REASON_LENGTH}"></textarea></div>
+<div class="field"><label for="reason-${id}">Reason (the member reads it)</label>\
+<textarea id="reason-${id}" name="reason" rows="3" required maxlength="${MAX_REASON_LENGTH}"></textarea></div>
 <div><button type="submit" class="danger">Send</button></div>
 </form></details>`;
 }
@@ -55,12 +62,22 @@ export function memberStanding(ui: UiContext, member: ForumMemberRow, canModerat
   const suspension = activeSuspension(member);
   const path = `/u/${encodeURIComponent(member.username)}`;
   return html`<section class="standing" aria-labelledby="standing-heading"><h2 id="standing-heading">Standing</h2>
-<p>Trust level ${member.trustLevel}${member.trustLevel === 0 ? ' (new member: links shown as text, no uploads, fewer posts)' : ''}.${
+<p>Trust level ${member.trustLevel}${
+    member.trustLevel === 0 ? ' (new member: links shown as text, no uploads, fewer posts)' : ''
+  }.${
     suspension
-      ? html` <strong>Suspended ${suspension.until ? html`until ${time(suspension.until)}` : 'until lifted'}</strong>${suspension.reason ? html`: ${suspension.reason}` : ''}.`
+      ? html` <strong>Suspended ${
+          suspension.until ? html`until ${time(suspension.until)}` : 'until lifted'
+        }</strong>${suspension.reason ? html`: ${suspension.reason}` : ''}.`
       : ''
   } <a href="/mod/log?member=${member.id}">Moderation history</a></p>
-${canModerate ? html`<div class="actions" role="group" aria-label="Standing">${suspension ? postButton(ui, `${path}/unsuspend`, 'Lift suspension', {}, 'secondary') : ''}${sanctionForm(ui, `${path}/sanction`, member.id, 'Warn or suspend…')}</div>` : ''}
+${
+  canModerate
+    ? html`<div class="actions" role="group" aria-label="Standing">${
+        suspension ? postButton(ui, `${path}/unsuspend`, 'Lift suspension', {}, 'secondary') : ''
+      }${sanctionForm(ui, `${path}/sanction`, member.id, 'Warn or suspend…')}</div>`
+    : ''
+}
 </section>`;
 }
 
@@ -80,9 +97,12 @@ function who(name: string | null): SafeHtml {
 
 function logRow(row: ForumModActionRow): SafeHtml {
   const until = row.action === 'suspend' ? (row.until ? html` until ${time(row.until)}` : html` until lifted`) : '';
-  return html`<li class="card"><p>${who(row.actorName)} ${ACTION_WORDS[row.action]} ${who(row.targetName)}${until} <span class="meta">${relativeTime(row.createdAt)}</span></p>${
+  return html`<li class="card"><p>${who(row.actorName)} ${ACTION_WORDS[row.action]} ${who(row.targetName)}${until} \
+<span class="meta">${relativeTime(row.createdAt)}</span></p>${
     row.reason ? html`<p class="flag-note">“${row.reason}”</p>` : ''
-  }${row.postId && row.action !== 'reject' ? html`<p class="meta"><a href="/p/${row.postId}">the post</a></p>` : ''}</li>`;
+  }${
+    row.postId && row.action !== 'reject' ? html`<p class="meta"><a href="/p/${row.postId}">the post</a></p>` : ''
+  }</li>`;
 }
 
 interface ModLogPage {
@@ -94,7 +114,11 @@ interface ModLogPage {
 
 export function modLogView(data: ModLogPage): SafeHtml {
   return html`<h1>Moderation log${data.member ? html`: ${data.member.username}` : ''}</h1>${modTabs('log')}
-${data.rows.length === 0 ? html`<p class="muted">No moderation yet.</p>` : html`<ul class="cards">${data.rows.map(logRow)}</ul>`}
+${
+  data.rows.length === 0
+    ? html`<p class="muted">No moderation yet.</p>`
+    : html`<ul class="cards">${data.rows.map(logRow)}</ul>`
+}
 ${pager(data.page, data.totalPages, (n) => `/mod/log?page=${n}${data.member ? `&member=${data.member.id}` : ''}`)}`;
 }
 
@@ -109,7 +133,8 @@ interface HeldPage {
 
 const HELD_DONE = {
   posted:
-    'Thanks! Your first post waits for a moderator; once approved it appears for everyone, and your next posts appear at once.',
+    'Thanks! Your first post waits for a moderator; once approved it appears for everyone, and your next ' +
+    'posts appear at once.',
   approved: 'The post is published.',
   rejected: 'The post was rejected and deleted.',
 } as const;
@@ -121,11 +146,18 @@ function heldCard(ui: UiContext, { held, author }: HeldPostView, staff: boolean)
     held.title !== null
       ? html`New topic <strong>${held.title}</strong>`
       : html`Reply in <a href="/t/${held.topicId ?? ''}">a topic</a>`;
-  return html`<li class="card" id="held-${held.id}"><div class="card-head"><span>${where}</span><span class="meta">· by ${who(author.username)} ${relativeTime(held.createdAt)}</span></div>
+  return html`<li class="card" id="held-${held.id}"><div class="card-head"><span>${where}</span>\
+<span class="meta">· by ${who(author.username)} ${relativeTime(held.createdAt)}</span></div>
 <div class="body">${trustedHtml(body.html)}</div>
 ${
   staff
-    ? html`<div class="actions" role="group" aria-label="Decide on this post">${postButton(ui, `/held/${held.id}`, 'Approve', { action: 'approve' }, 'small')}${postButton(ui, `/held/${held.id}`, 'Reject', { action: 'reject' }, 'danger small')}</div>`
+    ? html`<div class="actions" role="group" aria-label="Decide on this post">${postButton(
+        ui,
+        `/held/${held.id}`,
+        'Approve',
+        { action: 'approve' },
+        'small',
+      )}${postButton(ui, `/held/${held.id}`, 'Reject', { action: 'reject' }, 'danger small')}</div>`
     : html`<p class="meta">Waiting for a moderator.</p>`
 }</li>`;
 }
@@ -135,9 +167,16 @@ export function heldView(ui: UiContext, data: HeldPage): SafeHtml {
 ${data.done ? html`<p class="notice ok" role="status">${HELD_DONE[data.done]}</p>` : ''}
 ${
   data.rows.length === 0
-    ? html`<p class="muted">${data.staff ? 'No post waits for approval.' : 'None of your posts waits for a moderator.'}</p>`
+    ? html`<p class="muted">${
+        data.staff ? 'No post waits for approval.' : 'None of your posts waits for a moderator.'
+      }</p>`
     : html`<ul class="cards">${data.rows.map((row) => heldCard(ui, row, data.staff))}</ul>`
 }
-${data.staff ? html`<p class="muted">First posts of members wait here while the community holds them (FORUM_HOLD_FIRST_POSTS); only their authors and moderators can read them.</p>` : ''}
+${
+  data.staff
+    ? html`<p class="muted">First posts of members wait here while the community holds them (FORUM_HOLD_FIRST_POSTS); \
+only their authors and moderators can read them.</p>`
+    : ''
+}
 ${pager(data.page, data.totalPages, (n) => `/held?page=${n}`)}`;
 }

@@ -21,15 +21,24 @@ const WHAT: Record<ForumNotificationRow['kind'], string> = {
 
 export function notificationsView(ui: UiContext, rows: NotificationView[], page: number, totalPages: number): SafeHtml {
   const unread = ui.unreadNotifications ?? 0;
-  return html`<div class="toolbar"><h1>Notifications</h1>${unread > 0 ? postButton(ui, '/notifications/read', 'Mark all read', {}, 'secondary') : ''}</div>
+  return html`<div class="toolbar"><h1>Notifications</h1>${
+    unread > 0 ? postButton(ui, '/notifications/read', 'Mark all read', {}, 'secondary') : ''
+  }</div>
 <p class="muted" role="status">${unread === 0 ? 'You have read them all.' : `${unreadWords(unread)} unread.`}</p>
 ${
   rows.length === 0
-    ? html`<p class="muted">Nothing yet: when someone replies to you, mentions you or likes your post, it shows here.</p>`
+    ? html`<p class="muted">\
+Nothing yet: when someone replies to you, mentions you or likes your post, it shows here.</p>`
     : html`<ol class="notifications">${rows.map(({ notification, actor, topicTitle }) => {
         const read = notification.readAt !== null;
-        return html`<li class="${read ? 'read' : 'unread'}">${read ? '' : html`<span class="badge new">Unread</span> `}<a href="/p/${notification.postId}"><strong>${actor?.username ?? 'A former member'}</strong> ${WHAT[notification.kind]} “${topicTitle}”</a>
-<span class="meta">${relativeTime(notification.createdAt)}</span>${read ? '' : postButton(ui, '/notifications/read', 'Mark read', { id: notification.id }, 'link')}</li>`;
+        return html`<li class="${read ? 'read' : 'unread'}">${
+          read ? '' : html`<span class="badge new">Unread</span> `
+        }<a href="/p/${notification.postId}"><strong>${
+          actor?.username ?? 'A former member'
+        }</strong> ${WHAT[notification.kind]} “${topicTitle}”</a>
+<span class="meta">${relativeTime(notification.createdAt)}</span>${
+          read ? '' : postButton(ui, '/notifications/read', 'Mark read', { id: notification.id }, 'link')
+        }</li>`;
       })}</ol>`
 }
 ${pager(page, totalPages, (n) => `/notifications?page=${n}`)}`;
@@ -51,7 +60,8 @@ function select<T extends string>(name: string, label: string, labels: Record<T,
   const options = (Object.keys(labels) as T[]).map(
     (option) => html`<option value="${option}"${option === value ? html` selected` : ''}>${labels[option]}</option>`,
   );
-  return html`<div><label for="mail-${name}">${label}</label><select id="mail-${name}" name="${name}">${options}</select></div>`;
+  return html`<div><label for="mail-${name}">${label}</label>\
+<select id="mail-${name}" name="${name}">${options}</select></div>`;
 }
 
 /** Which notifications the member gets by mail, and the digest (docs/decisions/0098-notification-mail.md). */
@@ -63,14 +73,21 @@ export function mailSettingsView(
 ): SafeHtml {
   return html`<h1>Mail settings</h1>${message ? notice(message.kind, message.text) : ''}
 ${mailEnabled ? '' : notice('warn', 'This server sends no mail at the moment; your choices apply once it does.')}
-<p>You see every notification in <a href="/notifications">your notifications</a>. Choose which of them we also mail to you, and when.
+<p>You see every notification in \
+<a href="/notifications">your notifications</a>. Choose which of them we also mail to you, and when.
 Mail only ever tells of what you may read.</p>
 <form class="stack" method="post" action="/account/notifications">${csrfField(ui)}
 <fieldset class="stack"><legend>Mail me when</legend>
 ${NOTIFICATION_KINDS.map((kind) => select(kind, KIND_LABELS[kind], DELIVERY_LABELS, settings[kind]))}
 </fieldset>
-${select('digest', 'Digest: your unread notifications that wait for it, and popular new topics', DIGEST_LABELS, settings.digest)}
-<p class="muted">A digest comes only when there is something in it. Every mail has a link that stops that kind of mail in one click.</p>
+${select(
+  'digest',
+  'Digest: your unread notifications that wait for it, and popular new topics',
+  DIGEST_LABELS,
+  settings.digest,
+)}
+<p class="muted">\
+A digest comes only when there is something in it. Every mail has a link that stops that kind of mail in one click.</p>
 <div><button type="submit">Save</button></div></form>
 <p><a href="/account">Back to your profile</a></p>`;
 }

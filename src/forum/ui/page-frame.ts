@@ -34,14 +34,14 @@ export async function registerPageFrame(app: FastifyInstance, options: { scripts
     formBodyLimit: FORM_BODY_LIMIT,
     // A guest who needs to log in to see a page gets there, and back, in one step.
     loginRedirect: (request) => Boolean(request.ui),
-    errorPage: (known, request, reply) => {
-      const loginHref = known.status === 401 ? '/login' : undefined;
+    errorPage: (appError, request, reply) => {
+      const loginHref = appError.status === 401 ? '/login' : undefined;
       return sendPage(
         reply,
         request.ui ?? fallbackContext(request),
-        known.title,
-        errorView(known.status, known.title, known.message, loginHref),
-        { status: known.status, private: true },
+        appError.title,
+        errorView(appError.status, appError.title, appError.message, loginHref),
+        { status: appError.status, private: true },
       );
     },
   });

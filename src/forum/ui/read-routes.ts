@@ -18,7 +18,7 @@ import {
 import { advanceReadMark, firstUnreadPost, markAllRead } from '../reads.js';
 import { searchForum } from '../search.js';
 import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
-import { keptTopicList, listTopics } from '../topic-list.js';
+import { cachedTopicList, listTopics } from '../topic-list.js';
 import {
   findVisiblePost,
   findVisibleTopic,
@@ -55,12 +55,12 @@ const TopicQuery = Type.Object({
   page: Type.Optional(Type.String({ maxLength: 10 })),
   view: Type.Optional(Type.Union([Type.Literal('classic'), Type.Literal('threaded')])),
   flagged: Type.Optional(Type.Literal('1')),
-  /** Threaded view: one thread continued from this post (read-views.ts THREAD_DEPTH_SHOWN). */
+  /** Threaded view: one thread continued from this post (read-views.ts THREAD_DEPTH_PER_PAGE). */
   from: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 });
 
 /** Every post a page shows, replies included, in the order they were written. */
-function postsShown(rows: PostView[] | PostNode[]): PostView[] {
+function visiblePosts(rows: PostView[] | PostNode[]): PostView[] {
   const all: PostView[] = [];
   const walk = (views: PostView[]) => {
     for (const view of views) {
@@ -119,7 +119,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const page = pageNumber(request.query.page);
       const listed = { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE };
       // The API's `filter=latest`: every topic the viewer may see, pinned first, then by activity.
-      const { rows, total } = await keptTopicList(
+      const { rows, total } = await cachedTopicList(
         app.forum.topicListPages,
         viewer,
         versions,
@@ -149,7 +149,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       const forum = await findVisibleForum(db, site.id, viewer, request.params.slug);
       const page = pageNumber(request.query.page);
       const listed = { page, pageSize: TOPICS_PER_PAGE, offset: (page - 1) * TOPICS_PER_PAGE };
-      const { rows, total } = await keptTopicList(
+      const { rows, total } = await cachedTopicList(
         app.forum.topicListPages,
         viewer,
         versions,
@@ -163,7 +163,8 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         forum.name,
         forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart),
         {
-          head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" href="/f/${forum.slug}/feed.atom">`,
+          head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" \
+href="/f/${forum.slug}/feed.atom">`,
         },
       );
     },
@@ -205,7 +206,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         react: permits(() => requirePoster(viewer)),
         changePost: (authorId: string | null) => permits(() => authorizePostChange(viewer, authorId)),
       };
-      const shown = postsShown(rows);
+      const shown = visiblePosts(rows);
       const facts = await topicFacts(db, viewer, topic.id, shown, {
         draft: viewer.kind === 'member' && can.reply,
         answered: view === 'classic',
@@ -324,15 +325,15 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
             filters,
           )
         : { rows: [], total: 0 };
-      const forumsShown = (await listVisibleForums(db, site.id, viewer)).map(({ forum }) => ({
+      const visibleForums = (await listVisibleForums(db, site.id, viewer)).map(({ forum }) => ({
         slug: forum.slug,
         name: forum.name,
       }));
-      const categoriesShown = (await listCategories(db, site.id, viewer)).map((category) => ({
+      const visibleCategories = (await listCategories(db, site.id, viewer)).map((category) => ({
         slug: category.slug,
         name: category.name,
       }));
-      const form = { query, narrow, forums: forumsShown, categories: categoriesShown };
+      const form = { query, narrow, forums: visibleForums, categories: visibleCategories };
       return sendPage(
         reply,
         request.ui,

@@ -39,12 +39,19 @@ export const FLAG_REASON_WORDS: Record<ForumFlagRow['reason'], string> = {
 
 function forumRows(forums: ForumWithStats[]): SafeHtml {
   return html`<table class="list">
-<thead><tr><th scope="col">Forum</th><th scope="col" class="num">Topics</th><th scope="col" class="num">Posts</th><th scope="col" class="num">Last post</th></tr></thead>
+<thead><tr><th scope="col">Forum</th><th scope="col" class="num">Topics</th><th scope="col" class="num">Posts</th>\
+<th scope="col" class="num">Last post</th></tr></thead>
 <tbody>${forums.map(
     ({ forum, stats }) => html`<tr>
-<td><a class="title" href="/f/${forum.slug}">${forum.name}</a>${forum.visibility !== 'public' ? html`<span class="badge">${forum.visibility === 'staff' ? 'Staff only' : 'Members only'}</span>` : ''}${forum.locked ? html`<span class="badge">Locked</span>` : ''}
+<td><a class="title" href="/f/${forum.slug}">${forum.name}</a>${
+      forum.visibility !== 'public'
+        ? html`<span class="badge">${forum.visibility === 'staff' ? 'Staff only' : 'Members only'}</span>`
+        : ''
+    }${forum.locked ? html`<span class="badge">Locked</span>` : ''}
 ${forum.description ? html`<div class="muted">${forum.description}</div>` : ''}</td>
-<td class="num">${stats.topicCount}</td><td class="num">${stats.postCount}</td><td class="num">${stats.lastPostAt ? relativeTime(stats.lastPostAt) : '—'}</td>
+<td class="num">${stats.topicCount}</td><td class="num">${stats.postCount}</td><td class="num">${
+      stats.lastPostAt ? relativeTime(stats.lastPostAt) : '—'
+    }</td>
 </tr>`,
   )}</tbody></table>`;
 }
@@ -53,29 +60,47 @@ ${forum.description ? html`<div class="muted">${forum.description}</div>` : ''}<
 function listTabs(current: 'categories' | 'latest'): SafeHtml {
   const tab = (name: typeof current, href: string, label: string) =>
     html`<a href="${href}"${current === name ? html` aria-current="page"` : ''}>${label}</a>`;
-  return html`<nav class="tabs" aria-label="Topic lists">${tab('categories', '/', 'Categories')}${tab('latest', '/latest', 'Latest')}</nav>`;
+  return html`<nav class="tabs" aria-label="Topic lists">\
+${tab('categories', '/', 'Categories')}${tab('latest', '/latest', 'Latest')}</nav>`;
 }
 
 export function indexView(ui: UiContext, categories: ForumCategoryRow[], forums: ForumWithStats[]): SafeHtml {
   const groups = categories
     .map((category) => ({ category, forums: forums.filter((f) => f.forum.categoryId === category.id) }))
     .filter((group) => group.forums.length > 0);
-  const known = new Set(categories.map((c) => c.id));
-  const loose = forums.filter((f) => f.forum.categoryId === null || !known.has(f.forum.categoryId));
+  const categoryIds = new Set(categories.map((c) => c.id));
+  const loose = forums.filter((f) => f.forum.categoryId === null || !categoryIds.has(f.forum.categoryId));
   return html`<h1>${ui.title}</h1>${listTabs('categories')}
-${forums.length === 0 ? html`<p class="muted">There are no forums here yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login">logging in</a>` : ''}.</p>` : ''}
-${forums.length === 0 && isAdmin(ui.viewer) ? html`<p><a class="button" href="/admin">Set up the community</a></p>` : ''}
+${
+  forums.length === 0
+    ? html`<p class="muted">There are no forums here yet${
+        ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login">logging in</a>` : ''
+      }.</p>`
+    : ''
+}
+${
+  forums.length === 0 && isAdmin(ui.viewer) ? html`<p><a class="button" href="/admin">Set up the community</a></p>` : ''
+}
 ${groups.map(
-  (
-    group,
-  ) => html`<section aria-labelledby="cat-${group.category.slug}"><h2 id="cat-${group.category.slug}">${group.category.name}</h2>
-${group.category.description ? html`<p class="muted">${group.category.description}</p>` : ''}${forumRows(group.forums)}</section>`,
+  (group) => html`<section aria-labelledby="cat-${group.category.slug}">\
+<h2 id="cat-${group.category.slug}">${group.category.name}</h2>
+${
+  group.category.description ? html`<p class="muted">${group.category.description}</p>` : ''
+}${forumRows(group.forums)}</section>`,
 )}
-${loose.length > 0 ? html`<section aria-labelledby="cat-other"><h2 id="cat-other">${groups.length > 0 ? 'Other forums' : 'Forums'}</h2>${forumRows(loose)}</section>` : ''}`;
+${
+  loose.length > 0
+    ? html`<section aria-labelledby="cat-other"><h2 id="cat-other">${
+        groups.length > 0 ? 'Other forums' : 'Forums'
+      }</h2>${forumRows(loose)}</section>`
+    : ''
+}`;
 }
 
 function topicBadges(topic: ForumTopicRow): SafeHtml {
-  return html`${topic.pinned ? html`<span class="badge pin">Pinned</span>` : ''}${topic.locked ? html`<span class="badge">Locked</span>` : ''}${topic.hidden ? html`<span class="badge">Hidden</span>` : ''}`;
+  return html`${topic.pinned ? html`<span class="badge pin">Pinned</span>` : ''}${
+    topic.locked ? html`<span class="badge">Locked</span>` : ''
+  }${topic.hidden ? html`<span class="badge">Hidden</span>` : ''}`;
 }
 
 /**
@@ -84,16 +109,22 @@ function topicBadges(topic: ForumTopicRow): SafeHtml {
  */
 export function topicRows(topics: TopicView[]): SafeHtml {
   return html`<table class="list">
-<thead><tr><th scope="col">Topic</th><th scope="col" class="num">Replies</th><th scope="col" class="num">Activity</th></tr></thead>
+<thead><tr><th scope="col">Topic</th><th scope="col" class="num">Replies</th>\
+<th scope="col" class="num">Activity</th></tr></thead>
 <tbody>${topics.map(({ topic, author, unread }) => {
     const replies = Math.max(topic.postCount - 1, 0);
     const active = relativeTime(topic.lastPostAt);
     return html`<tr${unread ? html` class="unread"` : ''}>
 <td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}${
       unread
-        ? html`<a class="badge new" href="/t/${topic.id}/unread">New<span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>`
+        ? html`<a class="badge new" href="/t/${topic.id}/unread">New\
+<span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>`
         : ''
-    }<div class="meta">${author ? avatar(author) : ''}by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${replies === 1 ? 'reply' : 'replies'}, active ${active}</span></div></td>
+    }<div class="meta">${author ? avatar(author) : ''}by ${
+      author?.username ?? 'a former member'
+    } · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${
+      replies === 1 ? 'reply' : 'replies'
+    }, active ${active}</span></div></td>
 <td class="num">${replies}</td><td class="num">${active}</td>
 </tr>`;
   })}</tbody></table>`;
@@ -105,7 +136,15 @@ export function latestView(ui: UiContext, topics: TopicView[], page: number, tot
     ? postButton(ui, '/latest/read', 'Mark all read', {}, 'secondary')
     : '';
   return html`<div class="toolbar"><h1>Latest</h1>${markAll}</div>${listTabs('latest')}
-${topics.length === 0 ? html`<p class="muted">No topics yet${ui.viewer.kind === 'guest' ? html`, or none you can see without <a href="/login?next=%2Flatest">logging in</a>` : ''}.</p>` : topicRows(topics)}
+${
+  topics.length === 0
+    ? html`<p class="muted">No topics yet${
+        ui.viewer.kind === 'guest'
+          ? html`, or none you can see without <a href="/login?next=%2Flatest">logging in</a>`
+          : ''
+      }.</p>`
+    : topicRows(topics)
+}
 ${pager(page, totalPages, (n) => `/latest?page=${n}`)}`;
 }
 
@@ -133,7 +172,7 @@ ${pager(page, totalPages, (n) => `/f/${forum.slug}?page=${n}`)}
 }
 
 /** Threads show replies this many levels deep; deeper ones continue on a page of their own. */
-export const THREAD_DEPTH_SHOWN = 4;
+export const THREAD_DEPTH_PER_PAGE = 4;
 
 function replyComposer(ui: UiContext, data: TopicPage, parentId: string | undefined): SafeHtml {
   const hidden = { view: data.view, ...(parentId ? { parent_id: parentId } : {}) };
@@ -180,13 +219,22 @@ function postReactions(ui: UiContext, data: TopicPage, post: PostView['post'], c
   const mine = ui.viewer.kind === 'member' && ui.viewer.member.id === post.authorId;
   if (!can.react || mine) return html`${likes}`;
   const liked = data.liked.has(post.id);
-  return html`<form method="post" action="/p/${post.id}/like" class="like">${csrfField(ui)}<input type="hidden" name="liked" value="${liked ? 'false' : 'true'}"><input type="hidden" name="back" value="${here}"><button type="submit" class="secondary small" aria-pressed="${liked ? 'true' : 'false'}"${count > 0 ? html` aria-describedby="likes-${post.id}"` : ''}>Like</button></form>${likes}
-<details class="flag"><summary>Flag</summary><form class="stack" method="post" action="/p/${post.id}/flag">${csrfField(ui)}<input type="hidden" name="back" value="${here}">
+  return html`<form method="post" action="/p/${post.id}/like" class="like">\
+${csrfField(ui)}<input type="hidden" name="liked" value="${
+    liked ? 'false' : 'true'
+  }"><input type="hidden" name="back" value="${here}"><button type="submit" class="secondary small" aria-pressed="${
+    liked ? 'true' : 'false'
+  }"${count > 0 ? html` aria-describedby="likes-${post.id}"` : ''}>Like</button></form>${likes}
+<details class="flag"><summary>Flag</summary>\
+<form class="stack" method="post" action="/p/${post.id}/flag">\
+${csrfField(ui)}<input type="hidden" name="back" value="${here}">
 <fieldset><legend>Why should a moderator look at this post?</legend>${FLAG_REASONS.map(
     (reason) =>
-      html`<label class="check"><input type="radio" name="reason" value="${reason}" required> ${FLAG_REASON_WORDS[reason]}</label>`,
+      html`<label class="check">\
+<input type="radio" name="reason" value="${reason}" required> ${FLAG_REASON_WORDS[reason]}</label>`,
   )}</fieldset>
-<div><label for="flag-note-${post.id}">Note for the moderators <span class="hint">(optional)</span></label><textarea id="flag-note-${post.id}" name="note" maxlength="${MAX_FLAG_NOTE_LENGTH}" rows="2"></textarea></div>
+<div><label for="flag-note-${post.id}">Note for the moderators <span class="hint">(optional)</span></label>\
+<textarea id="flag-note-${post.id}" name="note" maxlength="${MAX_FLAG_NOTE_LENGTH}" rows="2"></textarea></div>
 <div><button type="submit" class="danger">Send flag</button></div></form></details>`;
 }
 
@@ -197,7 +245,9 @@ function answeredLink(data: TopicPage, post: PostView['post']): SafeHtml {
   const href = onPage ? `#p-${post.parentId}` : `/p/${post.parentId}`;
   if (!data.answered.has(post.parentId)) return html`<span class="meta in-reply">in reply to a deleted post</span>`;
   const author = data.answered.get(post.parentId);
-  return html`<a class="meta in-reply" href="${href}">in reply to ${author ? `@${author.username}` : 'a former member'}</a>`;
+  return html`<a class="meta in-reply" href="${href}">in reply to ${
+    author ? `@${author.username}` : 'a former member'
+  }</a>`;
 }
 
 function postArticle(ui: UiContext, data: TopicPage, view: PostView, can: TopicPermissions): SafeHtml {
@@ -212,16 +262,26 @@ function postArticle(ui: UiContext, data: TopicPage, view: PostView, can: TopicP
   const mine = ui.viewer.kind === 'member' && ui.viewer.member.id === post.authorId;
   // One's own posts are never news to oneself.
   const isNew = data.readUpTo !== undefined && post.createdAt > data.readUpTo && !mine;
-  return html`<article class="post${isNew ? ' new' : ''}" id="p-${post.id}" aria-label="Post by ${author?.username ?? 'a former member'}"${author ? html` data-author="${author.username}"` : ''}>
-<header>${author ? avatar(author) : ''}${authorLink}<a class="meta" href="#p-${post.id}">${relativeTime(post.createdAt)}</a>${post.editedAt ? html`<span class="meta">edited</span>` : ''}${isNew ? html`<span class="badge new">New</span>` : ''}${threaded ? '' : answeredLink(data, post)}</header>
+  return html`<article class="post${isNew ? ' new' : ''}" id="p-${post.id}" aria-label="Post by ${
+    author?.username ?? 'a former member'
+  }"${author ? html` data-author="${author.username}"` : ''}>
+<header>${
+    author ? avatar(author) : ''
+  }${authorLink}<a class="meta" href="#p-${post.id}">${relativeTime(post.createdAt)}</a>${
+    post.editedAt ? html`<span class="meta">edited</span>` : ''
+  }${isNew ? html`<span class="badge new">New</span>` : ''}${threaded ? '' : answeredLink(data, post)}</header>
 <div class="body">${trustedHtml(post.bodyHtml)}</div>
 <div class="actions">${postReactions(ui, data, post, can)}${
     can.reply
       ? threaded
         ? html`<details class="reply"><summary>Reply</summary>${replyComposer(ui, data, post.id)}</details>`
-        : html`<a href="/t/${data.topic.id}/reply?to=${post.id}" aria-label="Reply to ${author?.username ?? 'a former member'}">Reply</a>`
+        : html`<a href="/t/${data.topic.id}/reply?to=${post.id}" aria-label="Reply to ${
+            author?.username ?? 'a former member'
+          }">Reply</a>`
       : ''
-  }${mayChange ? html`<a href="/p/${post.id}/edit">Edit</a>${postButton(ui, `/p/${post.id}/delete`, 'Delete')}` : ''}</div>
+  }${
+    mayChange ? html`<a href="/p/${post.id}/edit">Edit</a>${postButton(ui, `/p/${post.id}/delete`, 'Delete')}` : ''
+  }</div>
 </article>`;
 }
 
@@ -229,16 +289,18 @@ function descendants(node: PostNode): number {
   return node.replies.reduce((sum, reply) => sum + 1 + descendants(reply), 0);
 }
 
-/** Posts nested to THREAD_DEPTH_SHOWN levels; below that, a link continues the thread on its own page. */
+/** Posts nested to THREAD_DEPTH_PER_PAGE levels; below that, a link continues the thread on its own page. */
 function threadNodes(ui: UiContext, data: TopicPage, nodes: PostNode[], can: TopicPermissions, level = 0): SafeHtml {
   return html`${nodes.map((node) => {
     const more = descendants(node);
     const replies =
       node.replies.length === 0
         ? ''
-        : level + 1 < THREAD_DEPTH_SHOWN
+        : level + 1 < THREAD_DEPTH_PER_PAGE
           ? html`<ol class="replies">${threadNodes(ui, data, node.replies, can, level + 1)}</ol>`
-          : html`<p class="continue"><a href="/t/${data.topic.id}?view=threaded&amp;from=${node.post.id}">Continue this thread<span class="muted"> (${more} more ${more === 1 ? 'reply' : 'replies'})</span> →</a></p>`;
+          : html`<p class="continue">\
+<a href="/t/${data.topic.id}?view=threaded&amp;from=${node.post.id}">Continue this thread\
+<span class="muted"> (${more} more ${more === 1 ? 'reply' : 'replies'})</span> →</a></p>`;
     return html`<li>${postArticle(ui, data, node, can)}${replies}</li>`;
   })}`;
 }
@@ -252,7 +314,8 @@ function moderationBar(ui: UiContext, topic: ForumTopicRow): SafeHtml {
       { action: topic[field] ? `un${on.toLowerCase()}` : on.toLowerCase() },
       'secondary',
     );
-  return html`<div class="actions" role="group" aria-label="Moderation">${toggle('pinned', 'Pin', 'Unpin')}${toggle('locked', 'Lock', 'Unlock')}${toggle('hidden', 'Hide', 'Unhide')}</div>`;
+  return html`<div class="actions" role="group" aria-label="Moderation">\
+${toggle('pinned', 'Pin', 'Unpin')}${toggle('locked', 'Lock', 'Unlock')}${toggle('hidden', 'Hide', 'Unhide')}</div>`;
 }
 
 export function topicView(ui: UiContext, data: TopicPage, can: TopicPermissions): SafeHtml {
@@ -275,7 +338,8 @@ ${
 ${data.from ? '' : pager(data.page, data.totalPages, (n) => `/t/${topic.id}?view=${view}&page=${n}`)}
 ${
   can.reply
-    ? html`<section aria-labelledby="reply-heading"><h2 id="reply-heading">Reply</h2>${replyComposer(ui, data, undefined)}</section>`
+    ? html`<section aria-labelledby="reply-heading">\
+<h2 id="reply-heading">Reply</h2>${replyComposer(ui, data, undefined)}</section>`
     : ui.viewer.kind === 'guest'
       ? html`<p><a href="/login?next=${encodeURIComponent(`/t/${topic.id}`)}">Log in to reply</a></p>`
       : ''
@@ -306,15 +370,27 @@ export function searchView(form: SearchForm, hits: SearchHit[], page: number, to
     ...Object.fromEntries(Object.entries(narrow).filter(([, value]) => value !== '')),
   });
   return html`<h1>Search</h1>
-<form class="stack" role="search" method="get" action="/search"><div><label for="q">Search topics and posts</label><input type="search" id="q" name="q" value="${query}" maxlength="200"></div>
+<form class="stack" role="search" method="get" action="/search"><div><label for="q">Search topics and posts</label>\
+<input type="search" id="q" name="q" value="${query}" maxlength="200"></div>
 <details class="filters"${narrowed ? html` open` : ''}><summary>Filters</summary><div class="stack">
-<div><label for="forum">In forum</label><select id="forum" name="forum"><option value="">All forums</option>${form.forums.map((forum) => html`<option value="${forum.slug}"${forum.slug === narrow.forum ? html` selected` : ''}>${forum.name}</option>`)}</select></div>
+<div><label for="forum">In forum</label><select id="forum" name="forum">\
+<option value="">All forums</option>${form.forums.map(
+    (forum) =>
+      html`<option value="${forum.slug}"${forum.slug === narrow.forum ? html` selected` : ''}>${forum.name}</option>`,
+  )}</select></div>
 ${
   form.categories.length > 0
-    ? html`<div><label for="category">In category</label><select id="category" name="category"><option value="">All categories</option>${form.categories.map((category) => html`<option value="${category.slug}"${category.slug === narrow.category ? html` selected` : ''}>${category.name}</option>`)}</select></div>`
+    ? html`<div><label for="category">In category</label><select id="category" name="category">\
+<option value="">All categories</option>${form.categories.map(
+        (category) =>
+          html`<option value="${category.slug}"${
+            category.slug === narrow.category ? html` selected` : ''
+          }>${category.name}</option>`,
+      )}</select></div>`
     : ''
 }
-<div><label for="author">Written by</label><input type="text" id="author" name="author" value="${narrow.author}" maxlength="40" autocomplete="off"></div>
+<div><label for="author">Written by</label>\
+<input type="text" id="author" name="author" value="${narrow.author}" maxlength="40" autocomplete="off"></div>
 <div><label for="after">On or after</label><input type="date" id="after" name="after" value="${narrow.after}"></div>
 <div><label for="before">Before</label><input type="date" id="before" name="before" value="${narrow.before}"></div>
 </div></details>
@@ -325,12 +401,20 @@ ${
       ? html`<p class="muted">Nothing found for “${query}”${narrowed ? ' with these filters' : ''}.</p>`
       : html`<ol class="thread">${hits.map(
           (hit) =>
-            html`<li class="post"><a class="title" href="${hit.postId ? `/t/${hit.topic.id}?view=threaded#p-${hit.postId}` : `/t/${hit.topic.id}`}">${trustedHtml(hit.titleHtml)}</a><div class="meta">by ${hit.author?.username ?? 'a former member'} · ${relativeTime(hit.topic.lastPostAt)}</div>${hit.excerptHtml ? html`<p class="excerpt">${trustedHtml(hit.excerptHtml)}</p>` : ''}</li>`,
+            html`<li class="post"><a class="title" href="${
+              hit.postId ? `/t/${hit.topic.id}?view=threaded#p-${hit.postId}` : `/t/${hit.topic.id}`
+            }">${trustedHtml(hit.titleHtml)}</a><div class="meta">by ${
+              hit.author?.username ?? 'a former member'
+            } · ${relativeTime(hit.topic.lastPostAt)}</div>${
+              hit.excerptHtml ? html`<p class="excerpt">${trustedHtml(hit.excerptHtml)}</p>` : ''
+            }</li>`,
         )}</ol>${pager(page, totalPages, (n) => `/search?${params.toString()}&page=${n}`)}`
     : ''
 }`;
 }
 
 export function errorView(status: number, title: string, detail: string, loginHref: string | undefined): SafeHtml {
-  return html`<h1>${title}</h1>${notice(status >= 500 ? 'error' : 'warn', detail)}${loginHref ? html`<p><a href="${loginHref}">Log in</a></p>` : ''}<p><a href="/">Back to the forum index</a></p>`;
+  return html`<h1>${title}</h1>${notice(status >= 500 ? 'error' : 'warn', detail)}${
+    loginHref ? html`<p><a href="${loginHref}">Log in</a></p>` : ''
+  }<p><a href="/">Back to the forum index</a></p>`;
 }

@@ -28,7 +28,7 @@ export async function startMemberSession(db: Executor, siteId: string, memberId:
 interface MemberSession {
   id: string;
   member: ForumMemberRow;
-  /** The community's versions, read with the member (kept pages, decision 0110). */
+  /** The community's versions, read with the member (cached pages, decision 0110). */
   versions: CommunityVersions;
 }
 

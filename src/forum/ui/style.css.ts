@@ -3,8 +3,12 @@
 import { AVATAR_PALETTE } from '../avatars.js';
 
 export const FORUM_CSS = `
-:root{color-scheme:light dark;--bg:#fbfaf8;--fg:#1d1d1f;--muted:#5f6368;--line:#e2ded8;--card:#fff;--accent:#2f5fd0;--accent-fg:#fff;--pin:#a15c00;--warn-bg:#fff4e5;--warn:#8a4b00;--err-bg:#fdecec;--err:#a31515;--ok-bg:#e8f5ec;--ok:#1f6b3a;--code:#f2f0ec}
-@media (prefers-color-scheme:dark){:root{--bg:#141517;--fg:#e8e6e3;--muted:#a0a4ab;--line:#2e3136;--card:#1c1e21;--accent:#8ab4ff;--accent-fg:#0c1526;--pin:#f0b35a;--warn-bg:#3a2a12;--warn:#f5c77e;--err-bg:#3d1818;--err:#ff9d9d;--ok-bg:#15301f;--ok:#8fd6a5;--code:#26292d}}
+:root{color-scheme:light dark;--bg:#fbfaf8;--fg:#1d1d1f;--muted:#5f6368;--line:#e2ded8;--card:#fff;--accent:#2f5fd0;\
+--accent-fg:#fff;--pin:#a15c00;--warn-bg:#fff4e5;--warn:#8a4b00;--err-bg:#fdecec;--err:#a31515;--ok-bg:#e8f5ec;\
+--ok:#1f6b3a;--code:#f2f0ec}
+@media (prefers-color-scheme:dark){:root{--bg:#141517;--fg:#e8e6e3;--muted:#a0a4ab;--line:#2e3136;--card:#1c1e21;\
+--accent:#8ab4ff;--accent-fg:#0c1526;--pin:#f0b35a;--warn-bg:#3a2a12;--warn:#f5c77e;--err-bg:#3d1818;--err:#ff9d9d;\
+--ok-bg:#15301f;--ok:#8fd6a5;--code:#26292d}}
 *{box-sizing:border-box}
 [hidden]{display:none!important}
 html{font-size:100%}
@@ -16,12 +20,14 @@ a:hover{text-decoration-thickness:2px}
 .skip:focus{left:.5rem}
 .wrap{max-width:60rem;margin:0 auto;padding:0 1rem}
 header.site{border-bottom:1px solid var(--line);background:var(--card)}
-header.site .wrap{display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:center;padding-top:.75rem;padding-bottom:.75rem}
+header.site .wrap{display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:center;padding-top:.75rem;\
+padding-bottom:.75rem}
 .brand{font-weight:700;font-size:1.2rem;text-decoration:none;color:var(--fg)}
 header.site nav{margin-left:auto}
 header.site nav ul{display:flex;flex-wrap:wrap;gap:.5rem 1rem;list-style:none;margin:0;padding:0;align-items:center}
 header.site nav.forum-links{margin-left:0}
-.count{display:inline-block;min-width:1.4rem;padding:0 .4rem;border-radius:999px;background:var(--accent);color:var(--accent-fg);font-size:.8rem;font-weight:700;text-align:center;line-height:1.4rem}
+.count{display:inline-block;min-width:1.4rem;padding:0 .4rem;border-radius:999px;background:var(--accent);\
+color:var(--accent-fg);font-size:.8rem;font-weight:700;text-align:center;line-height:1.4rem}
 form.search{display:flex;gap:.25rem}
 form.search input{width:12rem}
 main.wrap{padding-top:1.5rem;padding-bottom:3rem}
@@ -30,13 +36,15 @@ h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
 .muted,.meta{color:var(--muted);font-size:.9rem}
 .crumbs{font-size:.9rem;color:var(--muted);margin:0}
 .crumbs a{color:var(--muted)}
-table.list{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:8px;overflow:hidden}
+table.list{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:8px;\
+overflow:hidden}
 table.list th,table.list td{padding:.65rem .8rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 table.list th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
 table.list .num{text-align:right;white-space:nowrap;width:6rem}
 table.list tr:last-child td{border-bottom:0}
 table.list .title{font-weight:600}
-.badge{display:inline-block;font-size:.72rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;border:1px solid currentColor;margin-left:.35rem;vertical-align:middle;color:var(--muted)}
+.badge{display:inline-block;font-size:.72rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;\
+border:1px solid currentColor;margin-left:.35rem;vertical-align:middle;color:var(--muted)}
 .badge.pin{color:var(--pin)}
 .badge.new{color:var(--accent);text-decoration:none}
 a.badge.new:hover{text-decoration:underline}
@@ -47,7 +55,8 @@ button.secondary[aria-pressed=true]{background:var(--accent);color:var(--accent-
 details.flag>summary{cursor:pointer;color:var(--muted);display:inline-block}
 details.flag[open]{flex-basis:100%}
 ol.notifications{list-style:none;margin:0;padding:0;display:grid;gap:.5rem}
-ol.notifications li{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6rem .9rem;display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;overflow-wrap:anywhere}
+ol.notifications li{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6rem .9rem;\
+display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;overflow-wrap:anywhere}
 ol.notifications li.unread{border-color:var(--accent);box-shadow:inset 4px 0 0 var(--accent)}
 ol.notifications li form{display:inline}
 .flag-note{margin:.4rem 0;font-style:italic;overflow-wrap:anywhere}
@@ -74,9 +83,12 @@ details.reply[open]{flex-basis:100%}
 form.stack{display:grid;gap:.8rem;max-width:40rem}
 form.stack.wide{max-width:none}
 label{font-weight:600;display:block;margin-bottom:.2rem}
-input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],input[type=datetime-local],input[type=date],textarea,select{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],input[type=number],\
+input[type=datetime-local],input[type=date],textarea,select{font:inherit;color:inherit;background:var(--bg);\
+border:1px solid var(--line);border-radius:6px;padding:.5rem .6rem;width:100%}
 textarea{min-height:9rem;resize:vertical}
-button,.button{font:inherit;font-weight:600;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);border-radius:6px;padding:.45rem .9rem;cursor:pointer;text-decoration:none;display:inline-block}
+button,.button{font:inherit;font-weight:600;border:1px solid var(--accent);background:var(--accent);\
+color:var(--accent-fg);border-radius:6px;padding:.45rem .9rem;cursor:pointer;text-decoration:none;display:inline-block}
 button.link{background:none;border:0;color:var(--accent);padding:0;font-weight:400;text-decoration:underline}
 button.secondary{background:transparent;color:var(--accent)}
 button.danger{background:transparent;color:var(--err);border-color:var(--err)}
@@ -85,25 +97,31 @@ button.danger{background:transparent;color:var(--err);border-color:var(--err)}
 .notice.error{background:var(--err-bg);color:var(--err)}
 .notice.ok{background:var(--ok-bg);color:var(--ok)}
 .notice.warn{background:var(--warn-bg);color:var(--warn)}
-.token{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all;background:var(--code);padding:.4rem .6rem;border-radius:6px;display:block}
+.token{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all;background:var(--code);\
+padding:.4rem .6rem;border-radius:6px;display:block}
 .pager{display:flex;gap:1rem;justify-content:space-between;margin:1rem 0}
 .tabs{display:flex;gap:1rem;margin:0 0 1rem}
 .tabs a[aria-current=page]{font-weight:700;color:var(--fg);text-decoration:none}
 .toolbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;margin-bottom:1rem}
 .toolbar h1{margin:0}
-.admin-tabs ul{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;list-style:none;margin:0 0 1.25rem;padding:0;border-bottom:1px solid var(--line)}
+.admin-tabs ul{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;list-style:none;margin:0 0 1.25rem;padding:0;\
+border-bottom:1px solid var(--line)}
 .admin-tabs a{display:inline-block;padding:.35rem 0;text-decoration:none}
 .admin-tabs a[aria-current=page]{color:var(--fg);font-weight:700;border-bottom:3px solid var(--accent)}
 ul.checklist,ul.cards,ul.links{list-style:none;margin:0;padding:0}
-ul.checklist li{display:flex;gap:.75rem;align-items:flex-start;padding:.65rem .8rem;background:var(--card);border:1px solid var(--line);border-radius:8px;margin-bottom:.5rem}
-ul.checklist .tick{flex:none;width:1.5rem;height:1.5rem;border-radius:50%;border:2px solid var(--line);display:grid;place-items:center;font-weight:700;line-height:1}
+ul.checklist li{display:flex;gap:.75rem;align-items:flex-start;padding:.65rem .8rem;background:var(--card);\
+border:1px solid var(--line);border-radius:8px;margin-bottom:.5rem}
+ul.checklist .tick{flex:none;width:1.5rem;height:1.5rem;border-radius:50%;border:2px solid var(--line);display:grid;\
+place-items:center;font-weight:700;line-height:1}
 ul.checklist li.done .tick{background:var(--ok);border-color:var(--ok);color:var(--card)}
 ul.checklist li.done>div>a{color:var(--muted)}
 ul.links li{margin:.35rem 0}
-ul.cards li.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.7rem .9rem;margin-bottom:.6rem}
+ul.cards li.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.7rem .9rem;\
+margin-bottom:.6rem}
 .card-head{display:flex;flex-wrap:wrap;gap:.25rem;align-items:baseline}
 .badge.ban{color:var(--err)}
-details.panel,section.panel{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:1rem 0}
+details.panel,section.panel{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;\
+margin:1rem 0}
 section.panel h2{margin-top:0}
 section.panel.pending{border-color:var(--warn)}
 details.panel>summary{cursor:pointer;font-weight:600;color:var(--accent)}
@@ -163,26 +181,32 @@ details.keys>summary{cursor:pointer;color:var(--accent)}
 details.keys dl,dl.facts{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.3rem .8rem;margin:.5rem 0 0}
 dl.facts dt{font-weight:600}
 dl.facts dd,details.keys dd{margin:0}
-kbd{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;border:1px solid var(--line);border-bottom-width:2px;border-radius:4px;padding:0 .3rem;background:var(--card);color:var(--fg)}
+kbd{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;border:1px solid var(--line);\
+border-bottom-width:2px;border-radius:4px;padding:0 .3rem;background:var(--card);color:var(--fg)}
 .draft-ai{margin-top:.8rem}
 form.composer .field{position:relative}
 form.composer input[type=file]{max-width:100%;font:inherit}
 form.composer .attach{overflow-wrap:anywhere}
 form.composer .attach .hint{display:block}
-section.preview{background:var(--card);border:1px dashed var(--line);border-radius:8px;padding:.6rem .9rem;overflow-wrap:anywhere}
+section.preview{background:var(--card);border:1px dashed var(--line);border-radius:8px;padding:.6rem .9rem;\
+overflow-wrap:anywhere}
 section.preview h3{margin:0 0 .35rem;font-size:.9rem;color:var(--muted)}
 section.preview img,blockquote.replying-to img{max-width:100%}
-ul.mentions{list-style:none;margin:.2rem 0 0;padding:.2rem;background:var(--card);border:1px solid var(--line);border-radius:6px;max-width:20rem;box-shadow:0 4px 12px rgba(0,0,0,.12)}
+ul.mentions{list-style:none;margin:.2rem 0 0;padding:.2rem;background:var(--card);border:1px solid var(--line);\
+border-radius:6px;max-width:20rem;box-shadow:0 4px 12px rgba(0,0,0,.12)}
 ul.mentions li{padding:.3rem .6rem;border-radius:4px;cursor:pointer}
 ul.mentions li[aria-selected=true]{background:var(--accent);color:var(--accent-fg)}
-blockquote.replying-to{margin:0 0 1rem;padding:.5rem .9rem;border-left:3px solid var(--line);background:var(--card);overflow-wrap:anywhere}
+blockquote.replying-to{margin:0 0 1rem;padding:.5rem .9rem;border-left:3px solid var(--line);background:var(--card);\
+overflow-wrap:anywhere}
 .in-reply{font-size:.85rem}
 p.continue{margin:.25rem 0 .8rem 1.25rem}
 ol.history{margin:0;padding-left:1.1rem;font-size:.9rem;display:grid;gap:.35rem;overflow-wrap:anywhere}
 footer.site{border-top:1px solid var(--line);padding:1rem 0;color:var(--muted);font-size:.85rem}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .trap{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
-.avatar{display:inline-flex;align-items:center;justify-content:center;width:1.5rem;height:1.5rem;border-radius:50%;font-size:.65rem;font-weight:700;color:#fff;vertical-align:middle;margin-right:.4rem;object-fit:cover;flex:none;letter-spacing:0}
+.avatar{display:inline-flex;align-items:center;justify-content:center;width:1.5rem;height:1.5rem;border-radius:50%;\
+font-size:.65rem;font-weight:700;color:#fff;vertical-align:middle;margin-right:.4rem;object-fit:cover;flex:none;\
+letter-spacing:0}
 .avatar.large{width:4rem;height:4rem;font-size:1.4rem}
 ${AVATAR_PALETTE.map((colour, i) => `.avatar-c${i}{background:${colour}}`).join('')}
 h1 .avatar.large{margin-right:.6rem}
@@ -192,5 +216,14 @@ details.sanction select{max-width:100%}
 details.sanction[open]{flex-basis:100%}
 details.sanction>summary{cursor:pointer;color:var(--accent);display:inline-block}
 .standing{margin:1rem 0}
-@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}table.list.admin td,table.list.admin th{padding:.2rem .8rem}table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}table.list td.num,table.list th.num{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;padding-left:.5rem}.desk-ticket{grid-template-columns:minmax(0,1fr)}table.desk-list td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}table.desk-list,table.desk-list tbody{display:block}table.desk-list td.subject a.title,table.desk-list td.requester span{max-width:none}table.desk-list td.requester span{display:inline}}
+@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}\
+table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}\
+table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}\
+table.list.admin td,table.list.admin th{padding:.2rem .8rem}\
+table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}\
+table.list td.num,table.list th.num{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;\
+padding-left:.5rem}.desk-ticket{grid-template-columns:minmax(0,1fr)}\
+table.desk-list td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}\
+table.desk-list,table.desk-list tbody{display:block}table.desk-list td.subject a.title,\
+table.desk-list td.requester span{max-width:none}table.desk-list td.requester span{display:inline}}
 `;

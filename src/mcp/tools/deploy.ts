@@ -82,7 +82,8 @@ class DeploySite {
     if (status >= 500 || status === 0) {
       const what = status === 0 ? 'cannot be reached' : `answers ${status}`;
       throw new ToolFailure(
-        `Refused: the preview of release ${release.id} (${release.preview_url}) ${what} on /, so it would likely break production. ` +
+        `Refused: the preview of release ${release.id} (${release.preview_url}) ${what} on /, so it would likely break \
+production. ` +
           'Nothing changed. Fix the release, or call deploy_promote again with force: true if your human accepts it.',
       );
     }
@@ -120,7 +121,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
     defineTool({
       name: 'deploy_list_releases',
       title: 'List releases',
-      description: `A page of the releases of site ${site.site} (newest first), the live release and the staged one, the production and stage URLs, and the release a rollback would return to.`,
+      description: `A page of the releases of site ${site.site} (newest first), the live release and the staged one, \
+the production and stage URLs, and the release a rollback would return to.`,
       input: { ...pageArgs },
       output: {
         releases: z.array(Release),
@@ -157,8 +159,10 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       name: 'deploy_upload',
       title: 'Upload a site',
       description:
-        "Uploads a built site (a folder or a .tar.gz on the tool server's disk) as a new release and answers its preview URL and basic-auth user. " +
-        'With promote: true it also makes it live, which needs confirmation (confirm: true and the confirmation_id a refusal answers). A failed upload promotes nothing.',
+        "Uploads a built site (a folder or a .tar.gz on the tool server's disk) as a new release and answers " +
+        'its preview URL and basic-auth user. ' +
+        'With promote: true it also makes it live, which needs confirmation (confirm: true and the ' +
+        'confirmation_id a refusal answers). A failed upload promotes nothing.',
       input: {
         path: z.string().min(1).describe('A folder, or a .tar.gz archive, of the built site.'),
         promote: z.boolean().optional().describe('Also make the new release live (a production deploy).'),
@@ -180,7 +184,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
             call,
             { tool: 'deploy_upload', arguments: { path, promote }, state: { live: before.aliases.live } },
             { confirm, confirmation_id },
-            `This would upload ${path} as a new release of ${site.site} and make it live at ${before.urls.production}, ` +
+            `This would upload ${path} as a new release of ${site.site} and make it live at ${before.urls.production}, \
+` +
               `replacing ${describeRelease(
                 before.releases.find((r) => r.id === before.aliases.live),
                 before.aliases.live,
@@ -205,7 +210,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         if (!promote) {
           return {
             data: { ...answer, live: false, undo: null },
-            text: `Uploaded release ${release.id} (${release.file_count} files). Preview: ${release.preview_url} (basic auth user "${PREVIEW_USER}"). Not live.`,
+            text: `Uploaded release ${release.id} (${release.file_count} files). Preview: ${release.preview_url} (basic\
+ auth user "${PREVIEW_USER}"). Not live.`,
           };
         }
         await site.checkPreview(release, before.aliases.auth, false).catch((error: unknown) => {
@@ -214,7 +220,9 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         await client.call('deploy', 'POST', site.path('/promote'), { json: { release: release.id } });
         return {
           data: { ...answer, live: true, undo: undoByRollback(before.aliases.live) },
-          text: `Release ${release.id} is live at ${before.urls.production}. Preview: ${release.preview_url}. Undo: ${before.aliases.live ? `deploy_rollback returns to ${before.aliases.live}` : 'none (nothing was live before)'}.`,
+          text: `Release ${release.id} is live at ${before.urls.production}. Preview: ${release.preview_url}. Undo: ${
+            before.aliases.live ? `deploy_rollback returns to ${before.aliases.live}` : 'none (nothing was live before)'
+          }.`,
         };
       },
     }),
@@ -222,7 +230,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       name: 'deploy_promote',
       title: 'Promote a release',
       description:
-        'Makes a release live in production (atomic). Needs confirm: true and the confirmation_id a refusal answers; without them, says which release would go live and which it replaces. ' +
+        'Makes a release live in production (atomic). Needs confirm: true and the confirmation_id a refusal ' +
+        'answers; without them, says which release would go live and which it replaces. ' +
         'Refuses a release whose preview answers 5xx on / unless force: true.',
       input: {
         release: z
@@ -243,7 +252,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
           );
         if (!release.promotable)
           throw new ToolFailure(
-            `Release ${id} is preview-only (a build of a branch that is not connected) and cannot go live. Nothing changed.`,
+            `Release ${id} is preview-only (a build of a branch that is not connected) and cannot go live. Nothing \
+changed.`,
           );
         await site.checkPreview(release, before.aliases.auth, force ?? false);
         const current = before.aliases.live;
@@ -261,7 +271,9 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
         const undo = current === id ? null : undoByRollback(current);
         return {
           data: { live: id, previous_live: current, production_url: before.urls.production, undo },
-          text: `Release ${id} is live at ${before.urls.production}.${undo ? ` Undo: deploy_rollback returns to ${current}.` : ''}`,
+          text: `Release ${id} is live at ${before.urls.production}.${
+            undo ? ` Undo: deploy_rollback returns to ${current}.` : ''
+          }`,
         };
       },
     }),
@@ -269,7 +281,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       name: 'deploy_rollback',
       title: 'Roll back production',
       description:
-        'Returns production to the release that was live before the current one. Needs confirm: true and the confirmation_id a refusal answers; without them, says which release production would return to.',
+        'Returns production to the release that was live before the current one. Needs confirm: true and the ' +
+        'confirmation_id a refusal answers; without them, says which release production would return to.',
       input: { ...confirmArgs },
       output: { live: z.string(), previous_live: z.string().nullable(), production_url: z.string(), undo: Undo },
       hints: { destructive: true },
@@ -302,7 +315,9 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
           : null;
         return {
           data: { live: target, previous_live: current, production_url: before.urls.production, undo },
-          text: `Production (${before.urls.production}) is back on release ${target}.${current ? ` Undo: deploy_promote {release: "${current}"}.` : ''}`,
+          text: `Production (${before.urls.production}) is back on release ${target}.${
+            current ? ` Undo: deploy_promote {release: "${current}"}.` : ''
+          }`,
         };
       },
     }),
@@ -349,7 +364,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       name: 'deploy_build_source',
       title: 'Build a site from Markdown',
       description:
-        "Uploads a folder (or tar/tar.gz) of Markdown, builds a docs site from it and answers the new release (not live) or the failed build's logs.",
+        'Uploads a folder (or tar/tar.gz) of Markdown, builds a docs site from it and answers the new ' +
+        "release (not live) or the failed build's logs.",
       input: { path: z.string().min(1).describe('A folder, or a tar/tar.gz archive, of Markdown sources.') },
       output: {
         release: Release.nullable(),
@@ -384,13 +400,15 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
           const build = answer.data as z.infer<typeof Build>;
           return {
             data: { release: null, build_id: build.id, preview_url: null, preview_auth: previewAuth },
-            text: `Build ${build.id} is still ${build.state}; follow it with deploy_get_build {build_id: "${build.id}"}.`,
+            text: `Build ${build.id} is still ${build.state}; follow it with deploy_get_build {build_id: "${build.id}"}\
+.`,
           };
         }
         const release = answer.data as Release;
         return {
           data: { release, build_id: release.build_id, preview_url: release.preview_url, preview_auth: previewAuth },
-          text: `Built release ${release.id} (${release.file_count} files). Preview: ${release.preview_url} (basic auth user "${PREVIEW_USER}"). Not live.`,
+          text: `Built release ${release.id} (${release.file_count} files). Preview: ${release.preview_url} (basic auth\
+ user "${PREVIEW_USER}"). Not live.`,
         };
       },
     }),
@@ -424,8 +442,11 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
       name: 'deploy_connect_repository',
       title: 'Connect a git repository',
       description:
-        'Connects a repository and branch: a push to that branch builds a promotable release (kind markdown builds docs, static serves the folder). ' +
-        'Needs confirm: true and the confirmation_id a refusal answers; without them, says which repository and branch would replace the current connection. Answers the webhook URL and secret (shown only here).',
+        'Connects a repository and branch: a push to that branch builds a promotable release (kind markdown ' +
+        'builds docs, static serves the folder). ' +
+        'Needs confirm: true and the confirmation_id a refusal answers; without them, says which repository ' +
+        'and branch would replace the current connection. Answers the webhook URL and secret (shown only ' +
+        'here).',
       input: {
         repository: z.string().min(1).describe('owner/name of the repository.'),
         branch: z.string().min(1),
@@ -460,8 +481,14 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
             state: previous ? { repository: previous.repository, branch: previous.branch } : null,
           },
           { confirm, confirmation_id },
-          `This would connect ${repository} branch ${branch}${path ? ` (folder ${path})` : ''} as a ${kind} site to ${site.site}, ` +
-            `${previous ? `replacing ${previous.repository} branch ${previous.branch}` : 'where no repository is connected now'}; ` +
+          `This would connect ${repository} branch ${branch}${
+            path ? ` (folder ${path})` : ''
+          } as a ${kind} site to ${site.site}, ` +
+            `${
+              previous
+                ? `replacing ${previous.repository} branch ${previous.branch}`
+                : 'where no repository is connected now'
+            }; ` +
             'pushes to that branch would then build promotable releases.',
         );
         const { data } = await client.call<{
@@ -482,7 +509,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
                 ...(previous.path ? { path: previous.path } : {}),
                 confirm: true,
               },
-              note: `Connects ${previous.repository} branch ${previous.branch} again (its refusal answers the confirmation_id to add).`,
+              note: `Connects ${previous.repository} branch ${previous.branch} again (its refusal answers the \
+confirmation_id to add).`,
             }
           : null;
         return {
@@ -495,7 +523,8 @@ function definitions(site: DeploySite, context: ToolContext): ToolDefinition[] {
             webhook_secret: data.webhook_secret,
             undo,
           },
-          text: `Connected ${data.repository} branch ${data.branch} (${data.kind}). Push webhook: ${data.webhook_url} (the secret to give the git host is webhook_secret, shown only now).`,
+          text: `Connected ${data.repository} branch ${data.branch} (${data.kind}). Push webhook: ${data.webhook_url} \
+(the secret to give the git host is webhook_secret, shown only now).`,
         };
       },
     }),

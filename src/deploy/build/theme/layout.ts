@@ -111,7 +111,7 @@ export function renderPage(site: SiteConfig, assets: ThemeAssets, view: PageView
   const tabs =
     view.tabs === undefined || view.tabs.length === 0
       ? ''
-      : `\n<nav class="tabs" aria-label="${e(t.sections)}">${view.tabs
+      : `\n<nav class="site-tabs" aria-label="${e(t.sections)}">${view.tabs
           .map((tab) => `<a href="${e(tab.url)}"${tab.current ? ' aria-current="true"' : ''}>${e(tab.title)}</a>`)
           .join('')}</nav>`;
   const diagrams =

@@ -77,7 +77,9 @@ export async function firstRunChecklist(db: Executor, siteId: string, state: Che
       done: staff > 0,
       state:
         staff > 0
-          ? `${roles.moderator} moderator${roles.moderator === 1 ? '' : 's'}, ${roles.admin} admin${roles.admin === 1 ? '' : 's'}.`
+          ? `${roles.moderator} moderator${
+              roles.moderator === 1 ? '' : 's'
+            }, ${roles.admin} admin${roles.admin === 1 ? '' : 's'}.`
           : 'Nobody helps you moderate yet.',
     },
   ];

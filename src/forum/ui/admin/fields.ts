@@ -26,7 +26,9 @@ function label(id: string, text: string, options: FieldOptions): SafeHtml {
 }
 
 function after(id: string, options: FieldOptions): SafeHtml {
-  return html`${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}${options.error ? html`<span class="field-error" id="${id}-error">${options.error}</span>` : ''}`;
+  return html`${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}${
+    options.error ? html`<span class="field-error" id="${id}-error">${options.error}</span>` : ''
+  }`;
 }
 
 export function textField(
@@ -37,12 +39,23 @@ export function textField(
   options: FieldOptions = {},
 ): SafeHtml {
   const id = options.id ?? name;
-  return html`<div>${label(id, text, options)}<input type="${type}" id="${id}" name="${name}" value="${type === 'password' ? '' : value}"${options.required ? html` required` : ''}${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${options.pattern ? html` pattern="${options.pattern}"` : ''}${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''}${options.placeholder ? html` placeholder="${options.placeholder}"` : ''}${type === 'number' ? html` inputmode="numeric"` : ''}${described(id, options)}>${after(id, options)}</div>`;
+  return html`<div>\
+${label(id, text, options)}<input type="${type}" id="${id}" name="${name}" value="${type === 'password' ? '' : value}"${
+    options.required ? html` required` : ''
+  }${
+    options.maxlength ? html` maxlength="${options.maxlength}"` : ''
+  }${options.pattern ? html` pattern="${options.pattern}"` : ''}${
+    options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''
+  }${
+    options.placeholder ? html` placeholder="${options.placeholder}"` : ''
+  }${type === 'number' ? html` inputmode="numeric"` : ''}${described(id, options)}>${after(id, options)}</div>`;
 }
 
 export function textArea(name: string, text: string, value: string, options: FieldOptions = {}): SafeHtml {
   const id = options.id ?? name;
-  return html`<div>${label(id, text, options)}<textarea id="${id}" name="${name}" rows="3"${options.maxlength ? html` maxlength="${options.maxlength}"` : ''}${described(id, options)}>${value}</textarea>${after(id, options)}</div>`;
+  return html`<div>${label(id, text, options)}<textarea id="${id}" name="${name}" rows="3"${
+    options.maxlength ? html` maxlength="${options.maxlength}"` : ''
+  }${described(id, options)}>${value}</textarea>${after(id, options)}</div>`;
 }
 
 export function selectField(
@@ -65,5 +78,9 @@ export function checkbox(
   options: Pick<FieldOptions, 'id' | 'hint'> = {},
 ): SafeHtml {
   const id = options.id ?? name;
-  return html`<div><label class="check" for="${id}"><input type="checkbox" id="${id}" name="${name}" value="on"${checked ? html` checked` : ''}${options.hint ? html` aria-describedby="${id}-hint"` : ''}> ${text}</label>${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}</div>`;
+  return html`<div><label class="check" for="${id}"><input type="checkbox" id="${id}" name="${name}" value="on"${
+    checked ? html` checked` : ''
+  }${
+    options.hint ? html` aria-describedby="${id}-hint"` : ''
+  }> ${text}</label>${options.hint ? html`<span class="hint" id="${id}-hint">${options.hint}</span>` : ''}</div>`;
 }

@@ -189,7 +189,8 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
         if (!member || member.id !== target.id)
           throw new AppError(
             'forbidden',
-            `${target.username} cannot reset a password here: banned members and the site owner's account have none to reset.`,
+            `${target.username} cannot reset a password here: banned members and the site owner's account have none to \
+reset.`,
           );
         if (!(await spendAccountMailBudget(app, 'reset', site.id, member.id)))
           throw new AppError(
@@ -208,7 +209,9 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const ui = request.ui;
       const member = await memberOf(ui.site.id, request.params.id);
-      const consequences = `${member.username} <${member.email}> goes: their account, sessions and forum tokens. Their topics and posts stay, shown as by a former member.`;
+      const consequences = `${member.username} \
+<${member.email}> \
+goes: their account, sessions and forum tokens. Their topics and posts stay, shown as by a former member.`;
       const view = confirmView(
         ui,
         'members',

@@ -45,12 +45,36 @@ function memberCard(ui: UiContext, listed: ListedMember, mailEnabled: boolean): 
   const controls = member.userId
     ? html`<p class="muted">The site owner’s account: an admin for as long as it owns the site.</p>`
     : html`<div class="actions">
-<form class="inline" method="post" action="${base}/role">${csrfField(ui)}${selectField('role', `Role of ${member.username}`, member.role, ROLES, { id: `role-${member.id}`, hiddenLabel: true })}<button type="submit" class="secondary small">Change role</button></form>
-${self ? '' : postButton(ui, `${base}/ban`, member.banned ? 'Lift ban' : 'Ban', { banned: member.banned ? 'false' : 'true' }, member.banned ? 'secondary small' : 'danger small')}
-${mailEnabled && !member.banned && member.passwordHash ? postButton(ui, `${base}/reset`, 'Send password reset mail', {}, 'secondary small') : ''}
+<form class="inline" method="post" action="${base}/role">${csrfField(ui)}${selectField(
+        'role',
+        `Role of ${member.username}`,
+        member.role,
+        ROLES,
+        { id: `role-${member.id}`, hiddenLabel: true },
+      )}<button type="submit" class="secondary small">Change role</button></form>
+${
+  self
+    ? ''
+    : postButton(
+        ui,
+        `${base}/ban`,
+        member.banned ? 'Lift ban' : 'Ban',
+        { banned: member.banned ? 'false' : 'true' },
+        member.banned ? 'secondary small' : 'danger small',
+      )
+}
+${
+  mailEnabled && !member.banned && member.passwordHash
+    ? postButton(ui, `${base}/reset`, 'Send password reset mail', {}, 'secondary small')
+    : ''
+}
 <a class="danger" href="${base}/delete">Delete<span class="sr-only"> ${member.username}</span></a>
 </div>`;
-  return html`<li class="card" aria-labelledby="m-${member.id}"><div class="card-head"><a id="m-${member.id}" class="title" href="/u/${encodeURIComponent(member.username)}">${member.username}</a><span class="badge">${role}</span>${member.banned ? html`<span class="badge ban">Banned</span>` : ''}${member.emailConfirmed ? '' : html`<span class="badge">Unconfirmed</span>`}</div>
+  return html`<li class="card" aria-labelledby="m-${member.id}"><div class="card-head">\
+<a id="m-${member.id}" class="title" href="/u/${encodeURIComponent(member.username)}">${member.username}</a>\
+<span class="badge">${role}</span>${
+    member.banned ? html`<span class="badge ban">Banned</span>` : ''
+  }${member.emailConfirmed ? '' : html`<span class="badge">Unconfirmed</span>`}</div>
 <div class="meta">${member.email} · joined ${time(member.createdAt)}</div>
 ${controls}</li>`;
 }
@@ -63,14 +87,38 @@ export function membersView(ui: UiContext, page: MembersPage): SafeHtml {
     ui,
     'members',
     'Members',
-    html`<form class="search-members" role="search" method="get" action="/admin/members"><label for="member-search">Search members</label><div class="row"><input type="search" id="member-search" name="q" value="${page.query}" maxlength="100" placeholder="Username or e-mail"><button type="submit" class="secondary">Search</button></div></form>
-<p class="muted" role="status">${page.query ? `${page.total} member${page.total === 1 ? '' : 's'} match “${page.query}”.` : `${page.total} member${page.total === 1 ? '' : 's'}.`}</p>
-${page.members.length === 0 ? '' : html`<ul class="cards">${page.members.map((listed) => memberCard(ui, listed, page.mailEnabled))}</ul>`}
+    html`<form class="search-members" role="search" method="get" action="/admin/members">\
+<label for="member-search">Search members</label><div class="row">\
+<input type="search" id="member-search" name="q" value="${page.query}" maxlength="100" placeholder="Username or \
+e-mail"><button type="submit" class="secondary">Search</button></div></form>
+<p class="muted" role="status">${
+      page.query
+        ? `${page.total} member${page.total === 1 ? '' : 's'} match “${page.query}”.`
+        : `${page.total} member${page.total === 1 ? '' : 's'}.`
+    }</p>
+${
+  page.members.length === 0
+    ? ''
+    : html`<ul class="cards">${page.members.map((listed) => memberCard(ui, listed, page.mailEnabled))}</ul>`
+}
 ${pager(page.page, page.totalPages, href)}
 <details class="panel" id="add-member"${page.add ? html` open` : ''}><summary>Add a member</summary>
 <form class="stack" method="post" action="/admin/members">${csrfField(ui)}
-${textField('username', 'Username', add.values.username, 'text', { id: 'new-username', required: true, maxlength: 39, autocomplete: 'off', hint: '2 to 39 letters, digits, _, . or -', error: add.errors.username })}
-${textField('email', 'E-mail', add.values.email, 'email', { id: 'new-email', required: true, maxlength: 254, autocomplete: 'off', error: add.errors.email })}
+${textField('username', 'Username', add.values.username, 'text', {
+  id: 'new-username',
+  required: true,
+  maxlength: 39,
+  autocomplete: 'off',
+  hint: '2 to 39 letters, digits, _, . or -',
+  error: add.errors.username,
+})}
+${textField('email', 'E-mail', add.values.email, 'email', {
+  id: 'new-email',
+  required: true,
+  maxlength: 254,
+  autocomplete: 'off',
+  error: add.errors.email,
+})}
 ${selectField('role', 'Role', add.values.role, ROLES, { id: 'new-role' })}
 ${textField('password', 'Password', '', 'password', {
   id: 'new-password',

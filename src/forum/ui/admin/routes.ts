@@ -201,7 +201,11 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
       const ui = request.ui;
       const category = await findCategory(db, ui.site.id, request.params.id);
       const held = await countForumsOfCategory(db, ui.site.id, category.id);
-      const consequences = `The category “${category.name}” goes. ${held === 0 ? 'It holds no forums.' : `Its ${held} forum${held === 1 ? '' : 's'} and their topics stay, without a category.`}`;
+      const consequences = `The category “${category.name}” goes. ${
+        held === 0
+          ? 'It holds no forums.'
+          : `Its ${held} forum${held === 1 ? '' : 's'} and their topics stay, without a category.`
+      }`;
       const view = confirmView(
         ui,
         'structure',
@@ -297,7 +301,8 @@ export async function adminRoutes(app: FastifyInstance): Promise<void> {
       const forum = await forumOf(ui.site.id, request.params.id);
       const topics = `${forum.topicCount} topic${forum.topicCount === 1 ? '' : 's'}`;
       const posts = `${forum.postCount} post${forum.postCount === 1 ? '' : 's'}`;
-      const consequences = `The forum “${forum.name}” goes for good, with its ${topics} and ${posts}. This cannot be undone.`;
+      const consequences = `The forum “${forum.name}” goes for good, with its ${topics} and ${posts}. This cannot be \
+undone.`;
       const view = confirmView(
         ui,
         'structure',

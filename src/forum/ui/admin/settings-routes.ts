@@ -34,7 +34,9 @@ function flashOf(query: Query['Querystring']): Flash | undefined {
     const changed = Number(query.changed ?? '0');
     return {
       kind: 'ok',
-      text: `Applied on every node (generation ${query.applied}): ${changed === 0 ? 'nothing changed' : `${changed} setting${changed === 1 ? '' : 's'} changed`}.`,
+      text: `Applied on every node (generation ${query.applied}): ${
+        changed === 0 ? 'nothing changed' : `${changed} setting${changed === 1 ? '' : 's'} changed`
+      }.`,
     };
   }
   return undefined;

@@ -90,10 +90,13 @@ function lockedControl(name: SettingName, page: SettingsPage): SafeHtml {
 function mailSummary(mail: MailInForce): SafeHtml {
   const text =
     mail.source === 'instance'
-      ? html`In force: this community's own SMTP server, <code>${mail.server}:${String(mail.port)}</code>, sending from <code>${mail.sender}</code>.`
+      ? html`In force: this community's own SMTP server, \
+<code>${mail.server}:${String(mail.port)}</code>, sending from <code>${mail.sender}</code>.`
       : mail.source === 'server'
-        ? html`In force: the server's mail settings (<code>BLUME_MAIL_*</code>), sending from <code>${mail.sender}</code>. Set MAIL_SERVER to send through this community's own server.`
-        : html`In force: no mail. Neither this community (MAIL_SERVER) nor the server (BLUME_MAIL_SERVER) has an SMTP server, so nothing is mailed.`;
+        ? html`In force: the server's mail settings (<code>BLUME_MAIL_*</code>), sending from \
+<code>${mail.sender}</code>. Set MAIL_SERVER to send through this community's own server.`
+        : html`In force: no mail. Neither this community (MAIL_SERVER) nor the server (BLUME_MAIL_SERVER) has an SMTP \
+server, so nothing is mailed.`;
   return html`<p class="hint" id="mail-in-force">${text}</p>`;
 }
 
@@ -104,7 +107,12 @@ function control(name: SettingName, value: string, page: SettingsPage): SafeHtml
   const options = { id: name, hint: doc, error: page.errors[name] };
   if (definition.secret) {
     const stored = page.storedSecrets.has(name);
-    return html`${textField(name, name, '', 'password', { ...options, autocomplete: 'new-password', maxlength: 2000, hint: `${doc} ${stored ? 'A value is stored and never shown; leave empty to keep it.' : 'Not set.'}` })}${stored ? checkbox(`clear_${name}`, `Remove the stored ${name}`, false) : ''}`;
+    return html`${textField(name, name, '', 'password', {
+      ...options,
+      autocomplete: 'new-password',
+      maxlength: 2000,
+      hint: `${doc} ${stored ? 'A value is stored and never shown; leave empty to keep it.' : 'Not set.'}`,
+    })}${stored ? checkbox(`clear_${name}`, `Remove the stored ${name}`, false) : ''}`;
   }
   switch (definition.type) {
     case 'boolean': {
@@ -145,7 +153,7 @@ function control(name: SettingName, value: string, page: SettingsPage): SafeHtml
   }
 }
 
-function shownValue(name: string, values: Record<string, string>): SafeHtml | string {
+function displayValue(name: string, values: Record<string, string>): SafeHtml | string {
   if (!(name in values)) return html`<span class="muted">not set</span>`;
   return name in SETTINGS && isSecret(name as SettingName) ? SECRET_MASK : values[name]!;
 }
@@ -155,14 +163,23 @@ function pendingSection(ui: UiContext, page: SettingsPage): SafeHtml {
     ? html`Last applied ${time(page.appliedAt)} (generation ${page.generation}).`
     : 'Never applied yet.';
   if (page.pending.length === 0)
-    return html`<section aria-labelledby="pending-heading" class="panel"><h2 id="pending-heading">Pending changes</h2><p class="muted">None: the instance runs the saved settings. ${applied}</p></section>`;
-  return html`<section aria-labelledby="pending-heading" class="panel pending"><h2 id="pending-heading">Pending changes</h2>
-<p>${page.pending.length} saved change${page.pending.length === 1 ? '' : 's'} wait${page.pending.length === 1 ? 's' : ''} for a restart. <span class="muted">${applied}</span></p>
-<table class="list admin"><thead><tr><th scope="col">Setting</th><th scope="col">Running</th><th scope="col">Saved</th></tr></thead><tbody>${page.pending.map(
+    return html`<section aria-labelledby="pending-heading" class="panel"><h2 id="pending-heading">Pending changes</h2>\
+<p class="muted">None: the instance runs the saved settings. ${applied}</p></section>`;
+  return html`<section aria-labelledby="pending-heading" class="panel pending">\
+<h2 id="pending-heading">Pending changes</h2>
+<p>${page.pending.length} saved change${
+    page.pending.length === 1 ? '' : 's'
+  } wait${page.pending.length === 1 ? 's' : ''} for a restart. <span class="muted">${applied}</span></p>
+<table class="list admin"><thead><tr><th scope="col">Setting</th><th scope="col">Running</th>\
+<th scope="col">Saved</th></tr></thead><tbody>${page.pending.map(
     (change) =>
-      html`<tr><th scope="row"><code>${change.name}</code></th><td class="value">${shownValue(change.name, page.applied)}</td><td class="value">${shownValue(change.name, page.desired)}</td></tr>`,
+      html`<tr><th scope="row"><code>${change.name}</code></th>\
+<td class="value">${displayValue(change.name, page.applied)}</td>\
+<td class="value">${displayValue(change.name, page.desired)}</td></tr>`,
   )}</tbody></table>
-<form method="post" action="/admin/settings/restart">${csrfField(ui)}<div class="actions"><button type="submit">Apply and restart</button><span class="hint">Every node of the instance switches to the saved settings.</span></div></form></section>`;
+<form method="post" action="/admin/settings/restart">${csrfField(ui)}<div class="actions">\
+<button type="submit">Apply and restart</button>\
+<span class="hint">Every node of the instance switches to the saved settings.</span></div></form></section>`;
 }
 
 export function settingsView(ui: UiContext, page: SettingsPage): SafeHtml {
@@ -174,9 +191,14 @@ export function settingsView(ui: UiContext, page: SettingsPage): SafeHtml {
 <form class="stack settings" method="post" action="/admin/settings" novalidate>${csrfField(ui)}
 ${groups().map(([title, names]) => {
   const locked = names.some((name) => page.ownerOnly.has(name));
-  return html`<fieldset><legend>${title}</legend>${title === 'Mail' ? mailSummary(page.mail) : ''}${locked ? html`<p class="hint">Settings shown without a field are the site owner's to change.</p>` : ''}${names.map((name) => (page.ownerOnly.has(name) ? lockedControl(name, page) : control(name, page.values[name] ?? '', page)))}</fieldset>`;
+  return html`<fieldset><legend>${title}</legend>${title === 'Mail' ? mailSummary(page.mail) : ''}${
+    locked ? html`<p class="hint">Settings shown without a field are the site owner's to change.</p>` : ''
+  }${names.map((name) =>
+    page.ownerOnly.has(name) ? lockedControl(name, page) : control(name, page.values[name] ?? '', page),
+  )}</fieldset>`;
 })}
-<div class="actions"><button type="submit">Save settings</button><span class="hint">Saved settings take effect when you apply them.</span></div></form>`,
+<div class="actions"><button type="submit">Save settings</button>\
+<span class="hint">Saved settings take effect when you apply them.</span></div></form>`,
     page.flash,
   );
 }

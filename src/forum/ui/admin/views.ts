@@ -31,7 +31,9 @@ export function adminFrame(
 ): SafeHtml {
   const admin = ui.viewer.kind === 'member' && ui.viewer.role === 'admin';
   const sections = admin ? SECTIONS : SECTIONS.filter(([name]) => name === 'content');
-  return html`<p class="crumbs"><a href="/">${ui.title}</a> › ${admin ? html`<a href="/admin">Admin</a>` : html`<a href="/admin/content">Content</a>`}</p>
+  return html`<p class="crumbs"><a href="/">${ui.title}</a> › ${
+    admin ? html`<a href="/admin">Admin</a>` : html`<a href="/admin/content">Content</a>`
+  }</p>
 <h1>${heading}</h1>
 <nav class="tabs admin-tabs" aria-label="Admin sections"><ul>${sections.map(
     ([name, label, href]) =>
@@ -51,12 +53,17 @@ export function overviewView(ui: UiContext, checklist: ChecklistItem[], flash?: 
 <p class="muted">${left === 0 ? 'Everything is set up.' : `${left} of ${checklist.length} still to do.`}</p>
 <ul class="checklist">${checklist.map(
       (item) =>
-        html`<li class="${item.done ? 'done' : 'todo'}"><span class="tick" aria-hidden="true">${item.done ? '✓' : ''}</span><div><a href="${item.href}">${item.label}</a><span class="sr-only">${item.done ? ' (done)' : ' (to do)'}</span><div class="muted">${item.state}</div></div></li>`,
+        html`<li class="${item.done ? 'done' : 'todo'}"><span class="tick" aria-hidden="true">${
+          item.done ? '✓' : ''
+        }</span><div><a href="${item.href}">${item.label}</a><span class="sr-only">${
+          item.done ? ' (done)' : ' (to do)'
+        }</span><div class="muted">${item.state}</div></div></li>`,
     )}</ul></section>
 <section aria-labelledby="health-heading"><h2 id="health-heading">Health</h2>
 <ul class="links">
 <li><a href="/up/">/up/</a> <span class="muted">the process answers (liveness)</span></li>
-<li><a href="/up/databases">/up/databases</a> <span class="muted">the database and the file store answer (the cache, too, or "degraded")</span></li>
+<li><a href="/up/databases">/up/databases</a> \
+<span class="muted">the database and the file store answer (the cache, too, or "degraded")</span></li>
 <li><a href="/up/ready">/up/ready</a> <span class="muted">ready to take traffic</span></li>
 </ul></section>`,
     flash,
@@ -78,6 +85,7 @@ export function confirmView(
     section,
     heading,
     html`<div class="notice warn" role="status"><p>${consequences}</p></div>
-<form method="post" action="${action}">${csrfField(ui)}<div class="actions"><button type="submit" class="danger">${label}</button><a href="${back}">Cancel</a></div></form>`,
+<form method="post" action="${action}">${csrfField(ui)}<div class="actions">\
+<button type="submit" class="danger">${label}</button><a href="${back}">Cancel</a></div></form>`,
   );
 }
