@@ -3,6 +3,12 @@
 -- shows is written as the first parameter that holds it.
 
 -- 1. unnamed: planned with its values
+select min("published_at") from "cms_entries" where ("cms_entries"."type_id" = $1 and "cms_entries"."status" = $2 and "cms_entries"."published_at" > now());
+--   Aggregate
+--     ->  Index Only Scan using cms_entries_published_idx on cms_entries
+--           Index Cond: ((type_id = $1::text) AND (status = $2::text) AND (published_at > now()))
+
+-- 2. unnamed: planned with its values
 select (select count(*)::int from (select 1 from "cms_entries" where (type_id = '<type products>' and ("cms_entries"."status" = $1 and "cms_entries"."published_at" <= now()) and (data ->> 'category') = $2) limit $3) capped) as n;
 --   Result
 --     InitPlan 1 (returns $0)
@@ -14,7 +20,7 @@ select (select count(*)::int from (select 1 from "cms_entries" where (type_id = 
 --                         ->  Bitmap Index Scan on cmsx_<type products>_category
 --                               Index Cond: ((data ->> 'category'::text) = 'c3'::text)
 
--- 2. unnamed: planned with its values
+-- 3. unnamed: planned with its values
 select "id", "site_id", "type_id", "slug", "status", "data", "html", "search_text", "version", "created_at", "updated_at", "published_at" from ((select "id", "site_id", "type_id", "slug", "status", "data", "html", "search_text", "version", "created_at", "updated_at", "published_at" from "cms_entries" where ((type_id = '<type products>' and ("cms_entries"."status" = $1 and "cms_entries"."published_at" <= now()) and (data ->> 'category') = $2) and ((data ->> 'price')::numeric) is not null) order by ((data ->> 'price')::numeric) desc, "cms_entries"."id" desc limit $3) union all (select "id", "site_id", "type_id", "slug", "status", "data", "html", "search_text", "version", "created_at", "updated_at", "published_at" from "cms_entries" where ((type_id = '<type products>' and ("cms_entries"."status" = $4 and "cms_entries"."published_at" <= now()) and (data ->> 'category') = $5) and ((data ->> 'price')::numeric) is null) order by "cms_entries"."id" desc limit $6)) "cms_entries" order by ((data ->> 'price')::numeric) desc nulls last, "cms_entries"."id" desc limit $7 offset $8;
 --   Limit
 --     ->  Sort
@@ -23,22 +29,22 @@ select "id", "site_id", "type_id", "slug", "status", "data", "html", "search_tex
 --                 ->  Append
 --                       ->  Subquery Scan on "*SELECT* 1"
 --                             ->  Limit
---                                   ->  Index Scan Backward using cmsx_<type products>_price on cms_entries cms_entries_1
---                                         Index Cond: (((data ->> 'price'::text))::numeric IS NOT NULL)
---                                         Filter: ((status = $1::text) AND (published_at <= now()) AND ((data ->> 'category'::text) = 'c3'::text))
+--                                   ->  Index Scan Backward using cmsc_<type products>_2abf9b2a171f on cms_entries cms_entries_1
+--                                         Index Cond: (((data ->> 'category'::text) = 'c3'::text) AND (((data ->> 'price'::text))::numeric IS NOT NULL))
+--                                         Filter: ((status = $1::text) AND (published_at <= now()))
 --                       ->  Limit
 --                             ->  Sort
 --                                   Sort Key: cms_entries_2.id DESC
---                                   ->  Index Scan using cmsx_<type products>_price on cms_entries cms_entries_2
---                                         Index Cond: (((data ->> 'price'::text))::numeric IS NULL)
---                                         Filter: ((status = $1::text) AND (published_at <= now()) AND ((data ->> 'category'::text) = 'c3'::text))
+--                                   ->  Index Scan using cmsc_<type products>_2abf9b2a171f on cms_entries cms_entries_2
+--                                         Index Cond: (((data ->> 'category'::text) = 'c3'::text) AND (((data ->> 'price'::text))::numeric IS NULL))
+--                                         Filter: ((status = $1::text) AND (published_at <= now()))
 
--- 3. unnamed: planned with its values
+-- 4. unnamed: planned with its values
 select min("published_at") from "cms_entries" where ("cms_entries"."type_id" = $1 and "cms_entries"."status" = $2 and "cms_entries"."published_at" > now());
 --   Aggregate
 --     ->  Index Only Scan using cms_entries_published_idx on cms_entries
 --           Index Cond: ((type_id = $1::text) AND (status = $2::text) AND (published_at > now()))
 
--- 4. unnamed: planned with its values
+-- 5. unnamed: planned with its values
 explain (format json) select 1 from "cms_entries" where (type_id = '<type products>' and ("cms_entries"."status" = $1 and "cms_entries"."published_at" <= now()) and (data ->> 'category') = $2);
 --   (not planned)
