@@ -1,10 +1,10 @@
 // Each node's copy of the pages of ticket lists it answered: agents' inboxes and integrations ask
-// the same pages again and again, far more often than tickets change. Pages are kept on the cache
+// the same pages again and again, far more often than tickets change. Pages are cached on the cache
 // seam (src/adapters/cache/epochs.ts) under the scope `helpdesk:<site>`, which triggers move with
 // every write of the site's tickets or contacts, whoever writes (the API, the pages, the contact
 // form, a forum member deleted, SQL): every node drops its pages within the seam's bound, at once
 // where the write came through a node and the bus carries its announcement. Lists that depend on
-// the clock (`sla=breached|at_risk`) are never kept; a kept page's answer is made anew when one of
+// the clock (`sla=breached|at_risk`) are never cached; a cached page's answer is made anew when one of
 // its SLA flags may have changed.
 import type { Static } from 'typebox';
 import type { Cached, CacheEpochs } from '../adapters/cache/epochs.js';
@@ -28,7 +28,7 @@ export interface TicketListPage {
 const weigh = (page: TicketListPage): number => 2 * JSON.stringify(page.rows).length;
 
 /**
- * The page as the API answers it at `now`, serialized by `serialize`: kept with the page until the
+ * The page as the API answers it at `now`, serialized by `serialize`: cached with the page until the
  * first of its tickets' SLA flags may change (`slaChangesAt`), then made anew.
  */
 export function apiAnswer(

@@ -1,4 +1,4 @@
-// Recent report answers kept per node (docs/decisions/0057-helpdesk-report-cache.md). A report over
+// Recent report answers cached per node (docs/decisions/0057-helpdesk-report-cache.md). A report over
 // 90 days reads every ticket opened in them; an answer is reused while the site's help desk has not
 // changed since (its change marker below). Past REPORT_FRESH_MS with nothing changed it is still
 // answered while one request computes the next, which bounds how far the clocks of the SLA report
@@ -9,7 +9,7 @@ import { queryRows, type Executor } from '../db/client.js';
 
 /** How long an answer is reused at most, even with nothing changed. */
 const REPORT_FRESH_MS = 30_000;
-/** Answers kept per database; the oldest go first. */
+/** Answers cached per database; the oldest go first. */
 const MAX_ANSWERS = 256;
 
 interface Remembered<T> {
@@ -50,17 +50,17 @@ export async function rememberedReport<T>(
   if (!answers) byDatabase.set(db, (answers = new Map()));
   const id = `${siteId}\n${key}`;
   const marker = await changeMarker(db, siteId);
-  const kept = answers.get(id) as Remembered<T> | undefined;
-  if (kept && kept.marker === marker) {
-    if (kept.until > now) return kept.answer;
+  const cached = answers.get(id) as Remembered<T> | undefined;
+  if (cached && cached.marker === marker) {
+    if (cached.until > now) return cached.answer;
     // Old, with nothing changed: answered as it is while one request computes the next answer.
-    if (!kept.refreshing) {
-      kept.refreshing = true;
+    if (!cached.refreshing) {
+      cached.refreshing = true;
       remember(answers, id, marker, compute(), now).catch(() => {
-        kept.refreshing = false;
+        cached.refreshing = false;
       });
     }
-    return kept.answer;
+    return cached.answer;
   }
   return remember(answers, id, marker, compute(), now);
 }
@@ -85,7 +85,7 @@ async function remember<T>(
     await settled;
     return await answer;
   } catch (error) {
-    // A failed answer is not kept.
+    // A failed answer is not cached.
     if (answers.get(id)?.answer === answer) answers.delete(id);
     throw error;
   }

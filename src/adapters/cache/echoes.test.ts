@@ -9,7 +9,7 @@ describe('echoes', () => {
     const errors = new ErrorReporter();
     errors.attach({ warn: (_fields, message) => void lines.push(message) });
     const echoes = new Echoes(errors);
-    await echoes.publishAndWait((nonce) => Promise.resolve(echoes.heard(nonce)), 5_000);
+    await echoes.publishAndWait((nonce) => Promise.resolve(echoes.received(nonce)), 5_000);
     assert.deepEqual(lines, []);
     await echoes.publishAndWait(() => Promise.resolve(), 20);
     assert.equal(lines.length, 1);

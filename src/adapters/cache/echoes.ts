@@ -16,7 +16,7 @@ export class Echoes {
   constructor(private readonly errors: ErrorReporter) {}
 
   /**
-   * Runs `publish` with a fresh nonce to put in its message; resolves once `heard(nonce)` is called
+   * Runs `publish` with a fresh nonce to put in its message; resolves once `received(nonce)` is called
    * or the timeout passes, at once when `publish` answers false (`PubSub.publish`: no echo will
    * come) or fails. Never rejects.
    */
@@ -51,7 +51,7 @@ export class Echoes {
   }
 
   /** Called by the subscriber for every message's nonce; only this node's own ones wake a caller. */
-  heard(nonce: string): void {
+  received(nonce: string): void {
     this.waiting.get(nonce)?.();
   }
 }

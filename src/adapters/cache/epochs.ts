@@ -80,7 +80,7 @@ export class Cached<V> {
 
   /**
    * The value of `key` under `scope`: the one held while the scope did not move, or `load`'s
-   * (concurrent misses share one load). A load is kept only if the scope did not move while it
+   * (concurrent misses share one load). A load is cached only if the scope did not move while it
    * ran, so a read racing a write never stores what the write changed. `keep` may refuse a value.
    */
   async cached(scope: string, key: string, load: () => Promise<V>, keep?: (value: V) => boolean): Promise<V> {
@@ -147,7 +147,7 @@ export class CacheEpochs {
   /** Per scope, its epoch as this node last read it, and the serial it was read under (`epochOf`). */
   private readonly learned = new Map<string, { epoch: number; serial: number }>();
   /** The epochs of the rows the last poll read, to tell a move from a row read again. */
-  private known = new Map<string, number>();
+  private polledEpochs = new Map<string, number>();
   /** The oldest transaction the last poll could not see yet: the next poll reads rows it moved, and later ones. */
   private horizon: number | undefined;
   /** Scopes a message announced, by when, not yet found by a poll. */
@@ -190,7 +190,7 @@ export class CacheEpochs {
   }
 
   async start(): Promise<void> {
-    this.unsubscribe = await this.pubsub.subscribe(CHANNEL, (message) => this.heard(message));
+    this.unsubscribe = await this.pubsub.subscribe(CHANNEL, (message) => this.received(message));
     await this.poll();
     const poll = setInterval(() => {
       this.poll().catch((error: unknown) => this.errors.report('cache epochs poll', error));
@@ -232,7 +232,7 @@ export class CacheEpochs {
   /**
    * The scope's epoch, the same on every node (an HTTP answer's `ETag` is made of it): the one this
    * node read while the scope did not move, or read now. A read that finds an epoch this node did not
-   * know of (or its first) moves the scope here too, so nothing this node kept from before it is
+   * know of (or its first) moves the scope here too, so nothing this node cached from before it is
    * trusted again: an answer is never older than the epoch it is tagged with.
    */
   async epochOf(scope: string): Promise<number> {
@@ -301,7 +301,7 @@ export class CacheEpochs {
   }
 
   private async read(): Promise<string[]> {
-    // The first poll reads where the epochs stand: nothing is kept yet, so nothing moved for this
+    // The first poll reads where the epochs stand: nothing is cached yet, so nothing moved for this
     // node. (Rows a transaction still open at start moved are read again later; their epochs tell.)
     const first = this.horizon === undefined;
     const rows = await queryRows<PolledRow>(
@@ -311,31 +311,31 @@ export class CacheEpochs {
           union all select null, null, pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
     );
     const moved: string[] = [];
-    const known = new Map<string, number>();
+    const polled = new Map<string, number>();
     for (const row of rows) {
       if (row.scope === null) {
         this.horizon = Number(row.horizon);
         continue;
       }
       const epoch = Number(row.epoch);
-      known.set(row.scope, epoch);
-      if (this.known.get(row.scope) !== epoch) moved.push(row.scope);
+      polled.set(row.scope, epoch);
+      if (this.polledEpochs.get(row.scope) !== epoch) moved.push(row.scope);
     }
-    this.known = known;
+    this.polledEpochs = polled;
     if (first) return [];
     const now = Date.now();
     for (const scope of moved) {
       this.move(scope);
       // What is loaded from now on is at least as new as the epoch this poll read.
-      if (this.learned.has(scope)) this.learned.set(scope, { epoch: known.get(scope)!, serial: this.serial(scope) });
+      if (this.learned.has(scope)) this.learned.set(scope, { epoch: polled.get(scope)!, serial: this.serial(scope) });
       if (this.announced.delete(scope)) continue;
       if (!this.unannounced.has(scope)) this.unannounced.set(scope, now);
     }
-    this.settle(now);
+    this.countMissed(now);
     return moved;
   }
 
-  private heard(message: string): void {
+  private received(message: string): void {
     let parsed: { scopes: string[]; nonce: string };
     try {
       parsed = JSON.parse(message) as typeof parsed;
@@ -348,7 +348,7 @@ export class CacheEpochs {
       this.move(scope);
       if (!this.unannounced.delete(scope)) this.announced.set(scope, now);
     }
-    this.echoes.heard(parsed.nonce);
+    this.echoes.received(parsed.nonce);
   }
 
   private move(scope: string): void {
@@ -356,7 +356,7 @@ export class CacheEpochs {
   }
 
   /** Counts the moves no message announced in time, and forgets announcements no poll matched. */
-  private settle(now: number): void {
+  private countMissed(now: number): void {
     for (const [scope, at] of this.unannounced) {
       if (now - at < ANNOUNCE_GRACE_MS) continue;
       this.unannounced.delete(scope);
