@@ -279,6 +279,72 @@ for (const database of testDatabases) {
       assert.doesNotMatch((await member.get('/')).body, /href="\/admin\/content"/);
     });
 
+    it('picks a relation by searching the related entries by title, without script, and names the choice', async () => {
+      const made = await admin.post('/admin/content-types', {
+        name: 'Talks',
+        slug: 'talks',
+        rows: '2',
+        f0_name: 'title',
+        f0_type: 'text',
+        f1_name: 'event',
+        f1_type: 'relation',
+        f1_options: '{"type":"events"}',
+      });
+      assert.equal(made.statusCode, 303, made.body);
+      const blank = await admin.get('/admin/content/talks/new');
+      assert.match(blank.body, /<legend>event<\/legend>/);
+      assert.match(blank.body, /<input type="radio" id="field-event-none" name="data_event" value="" checked>/);
+      assert.match(blank.body, /<input type="search" id="field-event-find" name="find_event" value=""/);
+
+      const found = await admin.post('/admin/content/talks/new', {
+        action: 'find',
+        data_title: 'Keynote',
+        find_event: 'AUNC',
+        status: 'draft',
+      });
+      assert.equal(found.statusCode, 200);
+      const launch = /<input type="radio" id="field-event-result-0" name="data_event" value="([a-z0-9]+)">/.exec(
+        found.body,
+      );
+      assert.ok(launch, 'the search offers the entry titled Launch');
+      assert.match(pageText(found.body), /None Launch [a-z0-9]+ Search Events by title/, 'only the match');
+      assert.match(found.body, /value="Keynote"/, 'the typed values stay in the form');
+      assert.match(found.body, /name="find_event" value="AUNC"/);
+      const none = await admin.post('/admin/content/talks/new', { action: 'find', find_event: 'zzz', status: 'draft' });
+      assert.match(pageText(none.body), /No Events entry has "zzz" in its title/);
+
+      const missing = await admin.post('/admin/content/talks/new', {
+        action: 'save',
+        data_title: 'Keynote',
+        data_event: 'no-such-id',
+        status: 'draft',
+      });
+      assert.equal(missing.statusCode, 422);
+      assert.match(pageText(missing.body), /no-such-id \(no such Events entry\)/);
+      assert.match(pageText(missing.body), /event no events entry &quot;no-such-id&quot;/);
+
+      const saved = await admin.post('/admin/content/talks/new', {
+        action: 'save',
+        data_title: 'Keynote',
+        data_event: launch[1]!,
+        slug: 'keynote',
+        status: 'published',
+      });
+      assert.equal(saved.statusCode, 303, saved.body);
+      const edit = await admin.get(saved.headers.location!);
+      assert.match(
+        edit.body,
+        new RegExp(
+          `<input type="radio" id="field-event-chosen" name="data_event" value="${launch[1]}" checked> <span>Launch `,
+        ),
+        'the chosen entry is shown by its title',
+      );
+      const served = json<{ data: { event: string } }>(
+        await cmsApi(t.app, 'club', read, { method: 'GET', path: '/entries/talks/keynote' }),
+      );
+      assert.equal(served.data.event, launch[1]);
+    });
+
     it('counts a list exactly up to 1,000 entries and says "About" past that (decision 0072)', async () => {
       assert.match(pageText((await admin.get('/admin/content/events')).body), / 3 entries /, 'exact');
       await t.app.deps.database.db.execute(sql`insert into cms_entries (id, site_id, type_id, status, data)

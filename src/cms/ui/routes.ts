@@ -27,6 +27,7 @@ import type { ContentTypeOut, EntryOut } from '../schemas.js';
 import { sourceFor } from '../source-for.js';
 import { sourceContext, type SourceContext } from '../sources.js';
 import type { EntryInput } from '../entries.js';
+import { entryLabel, stateOf } from './labels.js';
 import {
   BLANK_ROWS,
   entryFormView,
@@ -37,6 +38,8 @@ import {
   typesView,
   type FieldErrors,
   type FormValues,
+  type RelationChoice,
+  type RelationPicker,
 } from './views.js';
 
 const PAGE_SIZE = 20;
@@ -93,6 +96,62 @@ async function contentType(request: FastifyRequest, slug: string): Promise<Conte
   const row = await findStoredType(request.server.deps.database.db, request.ui.site.id, slug);
   if (!row) throw new AppError('content_type_not_found', `No content type "${slug}".`);
   return presentType(row);
+}
+
+/** Entries of a relation's search: as many as fit beside the form. */
+const RELATION_RESULTS = 10;
+
+/**
+ * The picker of each relation field of `type`: the chosen entry (from `values`) named by its title,
+ * and, for each search in `queries`, the related type's entries whose title holds the words (drafts
+ * too: an entry may point to one before it is published).
+ */
+async function relationPickers(
+  request: FastifyRequest,
+  type: ContentTypeOut,
+  values: FormValues,
+  queries: Record<string, string> = {},
+): Promise<Record<string, RelationPicker>> {
+  const pickers: Record<string, RelationPicker> = {};
+  const now = new Date();
+  for (const f of type.fields) {
+    const slug = (f.options as { type?: string }).type;
+    if (f.type !== 'relation' || !slug) continue;
+    const related = await contentType(request, slug);
+    const source = sourceFor(related.slug);
+    const ctx = editorContext(request);
+    const choice = (entry: EntryOut): RelationChoice => {
+      const state = stateOf(entry, now);
+      return { id: entry.id, label: entryLabel(related, entry), ...(state === 'Published' ? {} : { state }) };
+    };
+    const value = values[`data_${f.name}`] ?? '';
+    let selected: RelationPicker['selected'];
+    if (value !== '') {
+      try {
+        selected = choice((await source.read(ctx, value, { status: 'any' })).entry);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 404) throw error;
+        selected = { id: value, label: value, missing: true };
+      }
+    }
+    const query = (queries[f.name] ?? '').trim();
+    let results: RelationChoice[] | undefined;
+    if (query !== '') {
+      // The title is the first text field, searched as a substring; a type without one by its search text.
+      const title = related.fields.find((r) => r.type === 'text' || r.type === 'slug');
+      const { rows } = await source.list(
+        ctx,
+        {
+          status: 'any',
+          ...(title && related.source !== 'forum' ? { [`filter[${title.name}][contains]`]: query } : { q: query }),
+        },
+        { page: 1, pageSize: RELATION_RESULTS, offset: 0 },
+      );
+      results = rows.filter((entry) => entry.id !== selected?.id).map(choice);
+    }
+    pickers[f.name] = { typeName: related.name, query, selected, results };
+  }
+  return pickers;
 }
 
 /** The field rows of the type editor as definitions, or the problems by input name. */
@@ -381,9 +440,14 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  async function entryForm(request: FastifyRequest, type: ContentTypeOut) {
+  async function entryForm(
+    request: FastifyRequest,
+    type: ContentTypeOut,
+    values: FormValues,
+    queries?: Record<string, string>,
+  ) {
     const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
-    return { type, media: rows.map(presentMedia) };
+    return { type, media: rows.map(presentMedia), relations: await relationPickers(request, type, values, queries) };
   }
 
   function storedType(type: ContentTypeOut): void {
@@ -396,12 +460,13 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const type = await contentType(request, request.params.type);
       storedType(type);
-      const form = await entryForm(request, type);
+      const values = { status: 'draft' };
+      const form = await entryForm(request, type, values);
       return sendPage(
         reply,
         request.ui,
         `New ${type.name} entry`,
-        entryFormView(request.ui, { ...form, values: { status: 'draft' }, errors: {} }),
+        entryFormView(request.ui, { ...form, values, errors: {} }),
         { private: true },
       );
     },
@@ -416,7 +481,8 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
       const { entry, etag } = await sourceFor(type.slug).read(editorContext(request), request.params.id, {
         status: 'any',
       });
-      const form = await entryForm(request, type);
+      const values = entryValues(type, entry, etag ?? '');
+      const form = await entryForm(request, type, values);
       return sendPage(
         reply,
         request.ui,
@@ -424,7 +490,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         entryFormView(request.ui, {
           ...form,
           entry,
-          values: entryValues(type, entry, etag ?? ''),
+          values,
           errors: {},
           flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined,
         }),
@@ -440,7 +506,15 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     const entry = id
       ? (await sourceFor(type.slug).read(editorContext(request), id, { status: 'any' })).entry
       : undefined;
-    const form = await entryForm(request, type);
+    const action = field(request, 'action', 10);
+    // A relation's Search (also what Enter in a box above it presses) searches every relation whose
+    // search box is filled, and shows the form again.
+    const searching = action === 'find';
+    const queries: Record<string, string> = {};
+    if (searching)
+      for (const f of type.fields)
+        if (f.type === 'relation') queries[f.name] = (field(request, `find_${f.name}`, 200) ?? '').trim();
+    const form = await entryForm(request, type, values, queries);
     const title = entry ? `Edit ${type.name} entry` : `New ${type.name} entry`;
     const show = (shown: FieldErrors, status: number, preview?: Record<string, string>) =>
       sendPage(
@@ -450,7 +524,8 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         entryFormView(request.ui, { ...form, entry, values, errors: shown, preview }),
         { status, private: true },
       );
-    if (field(request, 'action', 10) === 'preview') {
+    if (searching) return show(errors, 200);
+    if (action === 'preview') {
       const preview: Record<string, string> = {};
       for (const f of type.fields)
         if (f.type === 'markdown' && typeof input.data[f.name] === 'string')

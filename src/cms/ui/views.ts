@@ -9,6 +9,7 @@ import { csrfField, pager, postButton, time } from '../../forum/ui/layout.js';
 import type { EditorView } from '../editors.js';
 import { FIELD_TYPES, type FieldDefinition } from '../fields.js';
 import type { ContentTypeOut, EntryOut, MediaOut } from '../schemas.js';
+import { entryLabel, stateOf } from './labels.js';
 
 /** Problems of a submitted form by field name; `_form` for the form as a whole. */
 export type FieldErrors = Partial<Record<string, string>>;
@@ -138,18 +139,6 @@ interface EntryListPage {
   estimated: boolean;
 }
 
-/** What a list row shows: the first text field's value, else the slug, else the id. */
-function entryLabel(type: ContentTypeOut, entry: EntryOut): string {
-  const first = type.fields.find((f) => f.type === 'text' || f.type === 'slug');
-  const value = first ? (entry.data as Record<string, unknown>)[first.name] : undefined;
-  return typeof value === 'string' && value !== '' ? value : (entry.slug ?? entry.id);
-}
-
-function stateOf(entry: EntryOut, now: Date): string {
-  if (entry.status === 'draft') return 'Draft';
-  return entry.published_at && new Date(entry.published_at) > now ? 'Scheduled' : 'Published';
-}
-
 export function entryListView(ui: UiContext, list: EntryListPage, now: Date): SafeHtml {
   const { type } = list;
   const editable = type.source !== 'forum';
@@ -184,6 +173,26 @@ ${pager(list.page, list.pages, query)}`,
   );
 }
 
+/** An entry a relation field can point to, as the picker names it. */
+export interface RelationChoice {
+  id: string;
+  label: string;
+  /** The entry's state when it is not live, e.g. "Draft". */
+  state?: string | undefined;
+}
+
+/** What a relation field's picker shows: the chosen entry by its title, and the answers to a search. */
+export interface RelationPicker {
+  /** The related type's name. */
+  typeName: string;
+  /** The search as typed; empty when none was asked. */
+  query: string;
+  /** The chosen entry; `label` is the id itself when no such entry is found. */
+  selected?: (RelationChoice & { missing?: boolean }) | undefined;
+  /** Entries whose title matched the search, the chosen one left out; undefined when none was asked. */
+  results?: RelationChoice[] | undefined;
+}
+
 interface EntryFormPage {
   type: ContentTypeOut;
   /** Undefined for a new entry. */
@@ -191,6 +200,8 @@ interface EntryFormPage {
   values: FormValues;
   errors: FieldErrors;
   media: MediaOut[];
+  /** The picker of each relation field, by field name. */
+  relations: Record<string, RelationPicker>;
   /** Rendered Markdown of a preview round trip, by field. */
   preview?: Record<string, string> | undefined;
   flash?: Flash | undefined;
@@ -211,11 +222,42 @@ function mediaPicker(
   return html`${selectField(name, label, value, choices, { id: `field-${name}`, hint: 'Choose an upload from the media library.', error })}<p class="hint"><a href="/admin/media">Upload media</a></p>`;
 }
 
+/** What an entry of the picker says: its title, its state when not live, and its id. */
+function choiceText(choice: RelationChoice): SafeHtml {
+  return html`${choice.label}${choice.state ? html` <span class="badge">${choice.state}</span>` : ''} <span class="muted">${choice.id}</span>`;
+}
+
+/**
+ * A relation field: the chosen entry by title and the entries a title search found, as radio
+ * buttons of one name, and the search box. Searching posts the form back (every value kept), so it
+ * works without script; Enter in a box above the first Search button searches too, which keeps all.
+ */
+function relationPicker(
+  name: string,
+  label: string,
+  field: ContentTypeOut['fields'][number],
+  picker: RelationPicker,
+  error: string | undefined,
+): SafeHtml {
+  const id = `field-${field.name}`;
+  const selected = picker.selected;
+  const radio = (value: string, checked: boolean, text: SafeHtml | string, suffix: string) =>
+    html`<label class="check" for="${id}-${suffix}"><input type="radio" id="${id}-${suffix}" name="${name}" value="${value}"${checked ? html` checked` : ''}> <span>${text}</span></label>`;
+  return html`<fieldset class="relation" id="${id}"${error ? html` aria-describedby="${id}-error"` : ''}><legend>${label}</legend>
+<div role="radiogroup" aria-label="${label}: chosen entry">${radio('', !selected, 'None', 'none')}
+${selected ? radio(selected.id, true, selected.missing ? html`${selected.id} <span class="muted">(no such ${picker.typeName} entry)</span>` : choiceText(selected), 'chosen') : ''}
+${(picker.results ?? []).map((choice, i) => radio(choice.id, false, choiceText(choice), `result-${i}`))}</div>
+${picker.results && picker.results.length === 0 ? html`<p class="muted" role="status">No ${picker.typeName} entry has "${picker.query}" in its title.</p>` : ''}
+<div class="relation-search"><label for="${id}-find">Search ${picker.typeName} by title</label><div class="row"><input type="search" id="${id}-find" name="find_${field.name}" value="${picker.query}" maxlength="200"><button type="submit" name="action" value="find" class="secondary">Search</button></div></div>
+${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ''}</fieldset>`;
+}
+
 function fieldControl(
   field: ContentTypeOut['fields'][number],
   values: FormValues,
   errors: FieldErrors,
   media: MediaOut[],
+  relations: Record<string, RelationPicker>,
 ): SafeHtml {
   const name = `data_${field.name}`;
   const value = values[name] ?? '';
@@ -244,11 +286,17 @@ function fieldControl(
     case 'media':
       return mediaPicker(name, label, value, media, common.error);
     case 'relation':
-      return textField(name, label, value, 'text', {
-        ...common,
-        maxlength: 100,
-        hint: `The id of a ${options.type ?? ''} entry.`,
-      });
+      return relationPicker(
+        name,
+        label,
+        field,
+        relations[field.name] ?? {
+          typeName: options.type ?? '',
+          query: '',
+          selected: value === '' ? undefined : { id: value, label: value },
+        },
+        common.error,
+      );
     default:
       return textField(name, label, value, 'text', {
         ...common,
@@ -278,7 +326,7 @@ ${
 <form method="post" action="${action}" class="stack wide">${csrfField(ui)}
 ${entry ? html`<input type="hidden" name="version" value="${values.version ?? ''}">` : ''}
 ${errors._form ? html`<p class="field-error" role="alert">${errors._form}</p>` : ''}
-${type.fields.map((field) => fieldControl(field, values, errors, page.media))}
+${type.fields.map((field) => fieldControl(field, values, errors, page.media, page.relations))}
 <fieldset><legend>Publishing</legend>
 ${textField('slug', 'Slug', values.slug ?? '', 'text', { id: 'entry-slug', maxlength: 100, hint: 'Optional; lower-case letters, digits and hyphens. Entries are read by id or slug.', error: errors.slug })}
 ${selectField(

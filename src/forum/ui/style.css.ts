@@ -116,6 +116,10 @@ button.small{padding:.25rem .6rem;font-size:.85rem}
 a.danger{color:var(--err)}
 .search-members{margin-bottom:.5rem;max-width:30rem}
 .search-members .row{display:flex;gap:.25rem}
+fieldset.relation [role=radiogroup]{display:grid;gap:.3rem}
+fieldset.relation label.check span{overflow-wrap:anywhere}
+.relation-search .row{display:flex;gap:.25rem}
+.relation-search input{min-width:0;flex:1}
 td.value,table.list th code,form.settings label,form.settings code,form.settings .hint{overflow-wrap:anywhere}
 form.settings input,form.settings select,form.settings textarea{max-width:100%;min-width:0}
 .field-row{display:grid;gap:.4rem;padding-top:.6rem;border-top:1px solid var(--line)}
