@@ -248,7 +248,7 @@ function relationPicker(
 ${selected ? radio(selected.id, true, selected.missing ? html`${selected.id} <span class="muted">(no such ${picker.typeName} entry)</span>` : choiceText(selected), 'chosen') : ''}
 ${(picker.results ?? []).map((choice, i) => radio(choice.id, false, choiceText(choice), `result-${i}`))}</div>
 ${picker.results && picker.results.length === 0 ? html`<p class="muted" role="status">No ${picker.typeName} entry has "${picker.query}" in its title.</p>` : ''}
-<div class="relation-search"><label for="${id}-find">Search ${picker.typeName} by title</label><div class="row"><input type="search" id="${id}-find" name="find_${field.name}" value="${picker.query}" maxlength="200"><button type="submit" name="action" value="find" class="secondary">Search</button></div></div>
+<div class="relation-search"><label for="${id}-find">Search ${picker.typeName} by title</label><div class="row"><input type="search" id="${id}-find" name="find_${field.name}" value="${picker.query}" maxlength="200"><button type="submit" name="action" value="find" class="secondary">Search<span class="sr-only"> ${picker.typeName}</span></button></div></div>
 ${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ''}</fieldset>`;
 }
 
