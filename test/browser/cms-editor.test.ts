@@ -74,11 +74,11 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     await screenshot(page, 'cms-media-library');
 
     await page.goto(`${origin}/admin/content/articles/new`);
-    await page.getByLabel('title (required)').fill('Harbour festival');
-    await page.getByLabel('body').fill('Boats, **music** and food.');
+    await page.getByLabel('Title (required)').fill('Harbour festival');
+    await page.getByLabel('Body').fill('Boats, **music** and food.');
     await page.getByRole('button', { name: 'Preview' }).click();
     assert.equal(await page.locator('#preview-heading + h3 + .post strong').textContent(), 'music');
-    assert.equal(await page.getByLabel('title (required)').inputValue(), 'Harbour festival');
+    assert.equal(await page.getByLabel('Title (required)').inputValue(), 'Harbour festival');
     await screenshot(page, 'cms-entry-preview');
 
     await page.getByLabel('Slug').fill('harbour-festival');
@@ -86,7 +86,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     await page.waitForURL(/\/admin\/content\/articles\/[a-z0-9]+\?saved=1$/);
     assert.ok(await page.getByText('Saved.').isVisible());
 
-    await page.getByLabel('cover image').selectOption({ label: 'harbour.png (image/png)' });
+    await page.getByLabel('Cover image').selectOption({ label: 'harbour.png (image/png)' });
     await page.getByLabel('Status').selectOption('published');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\?saved=1$/);
@@ -130,12 +130,12 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
       await page.waitForURL(`${origin}/admin/content/talks-${name}`);
 
       await page.goto(`${origin}/admin/content/talks-${name}/new`);
-      await page.getByLabel('title', { exact: true }).fill('Sea shanties');
+      await page.getByLabel('Title', { exact: true }).fill('Sea shanties');
       await page.getByLabel('Search Articles by title').fill('harb');
       await page.getByRole('button', { name: 'Search Articles' }).click();
       const found = page.getByRole('radio', { name: /^Harbour festival/ });
       await found.waitFor();
-      assert.equal(await page.getByLabel('title', { exact: true }).inputValue(), 'Sea shanties');
+      assert.equal(await page.getByLabel('Title', { exact: true }).inputValue(), 'Sea shanties');
       assert.ok(await page.getByRole('radio', { name: 'None' }).isChecked());
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
       await assertAccessible(page, `the entry form with relation results (${name})`);

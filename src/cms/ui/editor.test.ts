@@ -98,7 +98,13 @@ for (const database of testDatabases) {
 
     it('previews Markdown through the server, saves drafts, publishes and schedules as the API serves them', async () => {
       const form = await admin.get('/admin/content/events/new');
-      assert.match(form.body, /<label for="field-title">title \(required\)<\/label>/);
+      assert.match(form.body, /<label for="field-title">Title \(required\)<\/label>/);
+      assert.match(
+        pageText(form.body),
+        /Kind None Talk Party /,
+        'the enum is labelled choices with "None" (it is not required)',
+      );
+      assert.match(form.body, /<input type="radio" id="field-kind-0" name="data_kind" value="" checked>/);
       const preview = await admin.post('/admin/content/events/new', {
         action: 'preview',
         data_title: 'Launch',
@@ -110,6 +116,7 @@ for (const database of testDatabases) {
       assert.match(preview.body, /<strong>Big<\/strong> day/);
       assert.doesNotMatch(preview.body, /<script>alert/);
       assert.match(preview.body, /value="Launch"/, 'the typed values stay in the form');
+      assert.match(preview.body, /name="data_kind" value="party" checked> Party/, 'the chosen enum value stays chosen');
 
       const missing = await admin.post('/admin/content/events/new', {
         action: 'save',
@@ -117,7 +124,7 @@ for (const database of testDatabases) {
         status: 'draft',
       });
       assert.equal(missing.statusCode, 422);
-      assert.match(pageText(missing.body), /title is required/);
+      assert.match(pageText(missing.body), /Title is required/);
 
       const draft = await admin.post('/admin/content/events/new', {
         action: 'save',
@@ -292,7 +299,7 @@ for (const database of testDatabases) {
       });
       assert.equal(made.statusCode, 303, made.body);
       const blank = await admin.get('/admin/content/talks/new');
-      assert.match(blank.body, /<legend>event<\/legend>/);
+      assert.match(blank.body, /<legend>Event<\/legend>/);
       assert.match(blank.body, /<input type="radio" id="field-event-none" name="data_event" value="" checked>/);
       assert.match(blank.body, /<input type="search" id="field-event-find" name="find_event" value=""/);
 
@@ -321,7 +328,7 @@ for (const database of testDatabases) {
       });
       assert.equal(missing.statusCode, 422);
       assert.match(pageText(missing.body), /no-such-id \(no such Events entry\)/);
-      assert.match(pageText(missing.body), /event no events entry &quot;no-such-id&quot;/);
+      assert.match(pageText(missing.body), /Event no events entry &quot;no-such-id&quot;/);
 
       const saved = await admin.post('/admin/content/talks/new', {
         action: 'save',

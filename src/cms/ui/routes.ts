@@ -27,7 +27,7 @@ import type { ContentTypeOut, EntryOut } from '../schemas.js';
 import { sourceFor } from '../source-for.js';
 import { sourceContext, type SourceContext } from '../sources.js';
 import type { EntryInput } from '../entries.js';
-import { entryLabel, stateOf } from './labels.js';
+import { entryLabel, humanName, stateOf } from './labels.js';
 import {
   BLANK_ROWS,
   entryFormView,
@@ -282,7 +282,7 @@ function entryErrors(error: unknown): FieldErrors | undefined {
     };
   if (error.code === 'validation_failed') return { _form: error.message };
   const listed = error.extensions.errors as Array<{ field: string; message: string }> | undefined;
-  if (listed) return Object.fromEntries(listed.map((e) => [e.field, `${e.field.replace(/_/g, ' ')} ${e.message}`]));
+  if (listed) return Object.fromEntries(listed.map((e) => [e.field, `${humanName(e.field)} ${e.message}`]));
   if (error.code === 'unique_violation') return { [String(error.extensions.field ?? '_form')]: error.message };
   return undefined;
 }

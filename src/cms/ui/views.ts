@@ -9,7 +9,7 @@ import { csrfField, pager, postButton, time } from '../../forum/ui/layout.js';
 import type { EditorView } from '../editors.js';
 import { FIELD_TYPES, type FieldDefinition } from '../fields.js';
 import type { ContentTypeOut, EntryOut, MediaOut } from '../schemas.js';
-import { entryLabel, stateOf } from './labels.js';
+import { entryLabel, humanName, stateOf } from './labels.js';
 
 /** Problems of a submitted form by field name; `_form` for the form as a whole. */
 export type FieldErrors = Partial<Record<string, string>>;
@@ -252,6 +252,31 @@ ${picker.results && picker.results.length === 0 ? html`<p class="muted" role="st
 ${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ''}</fieldset>`;
 }
 
+/** Enum values past this many are a select; fewer are radio buttons, all in sight. */
+const MAX_ENUM_RADIOS = 8;
+
+/** An enum field as labelled choices: radio buttons ("None" first unless required), or a select when many. */
+function enumChoices(
+  name: string,
+  label: string,
+  value: string,
+  required: boolean,
+  values: readonly string[],
+  common: { id: string; error: string | undefined },
+): SafeHtml {
+  const choices: Array<readonly [string, string]> = [
+    ...(required ? [] : [['', 'None'] as const]),
+    ...values.map((v) => [v, humanName(v)] as const),
+  ];
+  if (values.length > MAX_ENUM_RADIOS) return selectField(name, label, value, choices, common);
+  const { id, error } = common;
+  return html`<fieldset class="choices" id="${id}"${error ? html` aria-describedby="${id}-error"` : ''}><legend>${label}</legend>
+${choices.map(
+  ([choice, shown], i) =>
+    html`<label class="check" for="${id}-${i}"><input type="radio" id="${id}-${i}" name="${name}" value="${choice}"${choice === value ? html` checked` : ''}${required ? html` required` : ''}> ${shown}</label>`,
+)}${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ''}</fieldset>`;
+}
+
 function fieldControl(
   field: ContentTypeOut['fields'][number],
   values: FormValues,
@@ -261,7 +286,7 @@ function fieldControl(
 ): SafeHtml {
   const name = `data_${field.name}`;
   const value = values[name] ?? '';
-  const label = `${field.name.replace(/_/g, ' ')}${field.required ? ' (required)' : ''}`;
+  const label = `${humanName(field.name)}${field.required ? ' (required)' : ''}`;
   const common = { id: `field-${field.name}`, error: errors[field.name] };
   const options = field.options as { max_length?: number; values?: string[]; type?: string };
   switch (field.type) {
@@ -276,13 +301,7 @@ function fieldControl(
     case 'datetime':
       return html`<div><label for="${common.id}">${label}</label><input type="datetime-local" id="${common.id}" name="${name}" value="${value}"${common.error ? html` aria-invalid="true" aria-describedby="${common.id}-error"` : html` aria-describedby="${common.id}-hint"`}><span class="hint" id="${common.id}-hint">UTC</span>${common.error ? html`<span class="field-error" id="${common.id}-error">${common.error}</span>` : ''}</div>`;
     case 'enum':
-      return selectField(
-        name,
-        label,
-        value,
-        [['', '—'], ...(options.values ?? []).map((v) => [v, v] as const)],
-        common,
-      );
+      return enumChoices(name, label, value, field.required === true, options.values ?? [], common);
     case 'media':
       return mediaPicker(name, label, value, media, common.error);
     case 'relation':
@@ -319,7 +338,7 @@ ${
         page.preview,
       ).map(
         ([name, markup]) =>
-          html`<h3>${name.replace(/_/g, ' ')}</h3><div class="post"><div class="body">${trustedHtml(markup)}</div></div>`,
+          html`<h3>${humanName(name)}</h3><div class="post"><div class="body">${trustedHtml(markup)}</div></div>`,
       )}</section>`
     : ''
 }
