@@ -1,9 +1,9 @@
 // The CMS editor in a real browser (Debian chromium driven by playwright-core) against a listening
-// single-instance server: the first admin writes an article with the generated form, previews its
-// Markdown, saves a draft, uploads a picture in the media library, picks it as the cover and
+// single-instance server: the first admin writes an article with the generated form (tags separated
+// by commas), previews its Markdown, saves a draft, uploads a picture in the media library, picks it as the cover and
 // publishes; the Content API then serves the entry. Every editor page fits a 390 px phone. A relation
-// is picked by searching the related entries by title, at both widths, with axe finding no serious
-// or critical violation on the form.
+// is picked by searching the related entries by title, at both widths; axe finds no serious or
+// critical violation on the entry forms.
 // Screenshots are kept in test-artifacts/browser/.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -61,7 +61,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
   });
 
   it('writes, previews, illustrates and publishes an article', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
     const page = await context.newPage();
     await logIn(page);
     await page.getByRole('link', { name: 'Admin' }).click();
@@ -76,10 +76,12 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     await page.goto(`${origin}/admin/content/articles/new`);
     await page.getByLabel('Title (required)').fill('Harbour festival');
     await page.getByLabel('Body').fill('Boats, **music** and food.');
+    await page.getByLabel('Tags').fill('festival, music');
     await page.getByRole('button', { name: 'Preview' }).click();
     assert.equal(await page.locator('#preview-heading + h3 + .post strong').textContent(), 'music');
     assert.equal(await page.getByLabel('Title (required)').inputValue(), 'Harbour festival');
     await screenshot(page, 'cms-entry-preview');
+    await assertAccessible(page, 'the article form with its preview');
 
     await page.getByLabel('Slug').fill('harbour-festival');
     await page.getByRole('button', { name: 'Save' }).click();
@@ -102,8 +104,12 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
       headers: { authorization: `Bearer ${key}` },
     });
     assert.equal(served.status, 200);
-    const entry = (await served.json()) as { status: string; data: { title: string; cover_image: string } };
+    const entry = (await served.json()) as {
+      status: string;
+      data: { title: string; cover_image: string; tags: string[] };
+    };
     assert.equal(entry.status, 'published');
+    assert.deepEqual(entry.data.tags, ['festival', 'music']);
     assert.equal(entry.data.title, 'Harbour festival');
     const cover = await fetch(`${origin}${entry.data.cover_image}`);
     assert.equal(cover.headers.get('content-type'), 'image/png');
@@ -151,7 +157,11 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     });
 
   it('fits every editor page on a 390 px phone', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      bypassCSP: true,
+    });
     const page = await context.newPage();
     await logIn(page);
     await page.goto(`${origin}/admin/content`);
@@ -172,6 +182,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
       await page.goto(`${origin}${url}`);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `${url} is ${width}px wide`);
+      if (url.endsWith('/new')) await assertAccessible(page, `${url} on a phone`);
       await screenshot(page, name);
     }
     await context.close();

@@ -352,6 +352,52 @@ for (const database of testDatabases) {
       assert.equal(served.data.event, launch[1]);
     });
 
+    it('edits a JSON list of strings as tags separated by commas, other JSON as JSON', async () => {
+      const blank = await admin.get('/admin/content/articles/new');
+      assert.match(blank.body, /<input type="text" id="field-tags" name="data_tags" value=""/);
+      assert.match(pageText(blank.body), /Tags Tags separated by commas/);
+      const saved = await admin.post('/admin/content/articles/new', {
+        action: 'save',
+        data_title: 'Tagged',
+        data_tags: ' news,  harbour , ,',
+        slug: 'tagged',
+        status: 'published',
+      });
+      assert.equal(saved.statusCode, 303, saved.body);
+      const served = async () =>
+        json<{ data: { tags: unknown } }>(
+          await cmsApi(t.app, 'club', read, { method: 'GET', path: '/entries/articles/tagged' }),
+        ).data.tags;
+      assert.deepEqual(await served(), ['news', 'harbour']);
+      const edit = await admin.get(saved.headers.location!);
+      assert.match(edit.body, /<input type="text" id="field-tags" name="data_tags" value="news, harbour"/);
+
+      const version = /name="version" value="([^"]+)"/.exec(edit.body)![1]!.replace(/&quot;/g, '"');
+      const asJson = await admin.post(saved.headers.location!.replace('?saved=1', ''), {
+        action: 'save',
+        version,
+        data_title: 'Tagged',
+        data_tags: '{"primary": "news"}',
+        slug: 'tagged',
+        status: 'published',
+      });
+      assert.equal(asJson.statusCode, 303, asJson.body);
+      assert.deepEqual(await served(), { primary: 'news' });
+      const again = await admin.get(asJson.headers.location!);
+      assert.match(
+        again.body,
+        /<textarea id="field-tags" name="data_tags"[^>]*>\{&quot;primary&quot;:&quot;news&quot;\}</,
+      );
+      const broken = await admin.post('/admin/content/articles/new', {
+        action: 'save',
+        data_title: 'Broken',
+        data_tags: '[1,',
+        status: 'draft',
+      });
+      assert.equal(broken.statusCode, 422);
+      assert.match(pageText(broken.body), /Enter valid JSON/);
+    });
+
     it('counts a list exactly up to 1,000 entries and says "About" past that (decision 0072)', async () => {
       assert.match(pageText((await admin.get('/admin/content/events')).body), / 3 entries /, 'exact');
       await t.app.deps.database.db.execute(sql`insert into cms_entries (id, site_id, type_id, status, data)

@@ -38,6 +38,7 @@ import {
   typesView,
   type FieldErrors,
   type FormValues,
+  isJsonText,
   type RelationChoice,
   type RelationPicker,
 } from './views.js';
@@ -204,6 +205,15 @@ function toLocal(iso: string | null | undefined): string {
   return iso ? iso.slice(0, 16) : '';
 }
 
+/**
+ * A JSON field as the form shows it: an array of strings as tags separated by commas (when no tag
+ * holds a comma), anything else as JSON.
+ */
+function jsonText(value: unknown): string {
+  const tags = Array.isArray(value) && value.every((tag) => typeof tag === 'string' && !tag.includes(','));
+  return tags ? (value as string[]).join(', ') : JSON.stringify(value);
+}
+
 /** An entry as form values, the way the form shows it. */
 function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): FormValues {
   const values: FormValues = {
@@ -221,7 +231,7 @@ function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): Fo
           ? 'on'
           : ''
         : f.type === 'json'
-          ? JSON.stringify(value)
+          ? jsonText(value)
           : f.type === 'datetime'
             ? toLocal(String(value))
             : String(value as string | number);
@@ -251,10 +261,18 @@ function readEntry(
       if (Number.isFinite(Number(raw))) data[f.name] = Number(raw);
       else errors[f.name] = 'Enter a number.';
     } else if (f.type === 'json') {
-      try {
-        data[f.name] = JSON.parse(raw) as unknown;
-      } catch {
-        errors[f.name] = 'Enter valid JSON.';
+      if (isJsonText(raw)) {
+        try {
+          data[f.name] = JSON.parse(raw) as unknown;
+        } catch {
+          errors[f.name] = 'Enter valid JSON.';
+        }
+      } else {
+        const tags = raw
+          .split(',')
+          .map((tag) => tag.trim())
+          .filter((tag) => tag !== '');
+        if (tags.length > 0) data[f.name] = tags;
       }
     } else if (f.type === 'datetime') {
       data[f.name] = fromLocal(raw);

@@ -252,6 +252,14 @@ ${picker.results && picker.results.length === 0 ? html`<p class="muted" role="st
 ${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ''}</fieldset>`;
 }
 
+/**
+ * Whether a JSON field's text is JSON (it starts with `[`, `{` or `"`) rather than tags separated by
+ * commas, which the form stores as a list of strings.
+ */
+export function isJsonText(text: string): boolean {
+  return /^\s*[[{"]/.test(text);
+}
+
 /** Enum values past this many are a select; fewer are radio buttons, all in sight. */
 const MAX_ENUM_RADIOS = 8;
 
@@ -293,7 +301,12 @@ function fieldControl(
     case 'markdown':
       return textArea(name, label, value, { ...common, hint: 'Markdown. Preview shows it as it will be served.' });
     case 'json':
-      return textArea(name, label, value, { ...common, hint: 'JSON, e.g. ["news", "release"].' });
+      return isJsonText(value)
+        ? textArea(name, label, value, { ...common, hint: 'JSON; clear it to write tags separated by commas.' })
+        : textField(name, label, value, 'text', {
+            ...common,
+            hint: 'Tags separated by commas, e.g. news, release (stored as a list); or JSON starting with [ or {.',
+          });
     case 'boolean':
       return checkbox(name, label, value === 'on', { id: common.id });
     case 'number':
