@@ -1,9 +1,9 @@
 // The CMS editor in a real browser (Debian chromium driven by playwright-core) against a listening
 // single-instance server: the first admin writes an article with the generated form (tags separated
-// by commas), previews its Markdown, saves a draft, uploads a picture in the media library, picks it as the cover and
-// publishes; the Content API then serves the entry. Every editor page fits a 390 px phone. A relation
-// is picked by searching the related entries by title, at both widths; axe finds no serious or
-// critical violation on the entry forms.
+// by commas), previews its Markdown, saves a draft, uploads a picture in the media library, picks it
+// as the cover and publishes; the Content API then serves the entry. Every editor page fits a 390 px
+// phone. A relation is picked by searching the related entries by title, at both widths; axe finds
+// no serious or critical violation on the entry forms.
 // Screenshots are kept in test-artifacts/browser/.
 import assert from 'node:assert/strict';
 import path from 'node:path';
