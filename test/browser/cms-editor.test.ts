@@ -114,6 +114,13 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     const cover = await fetch(`${origin}${entry.data.cover_image}`);
     assert.equal(cover.headers.get('content-type'), 'image/png');
     assert.deepEqual(Buffer.from(await cover.arrayBuffer()), PNG);
+
+    await page.goto(`${origin}/admin/content/articles`);
+    await page.getByRole('link', { name: /^Author \(sort ascending\)/ }).click();
+    await page.waitForURL(/sort=author/);
+    assert.equal(await page.getByRole('columnheader', { name: /Author/ }).getAttribute('aria-sort'), 'ascending');
+    await assertAccessible(page, 'the article list sorted by author');
+    await screenshot(page, 'cms-entries-sorted');
     await context.close();
   });
 
@@ -175,6 +182,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     for (const [url, name] of [
       ['/admin/content', 'cms-types-phone'],
       ['/admin/content/articles', 'cms-entries-phone'],
+      ['/admin/content/events?filter%5Bstarts%5D%5Bgte%5D=2026-01-01', 'cms-entries-filtered-phone'],
       ['/admin/content/articles/new', 'cms-entry-form-phone'],
       ['/admin/content-types/events', 'cms-type-editor-phone'],
       ['/admin/media', 'cms-media-phone'],
@@ -182,7 +190,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
       await page.goto(`${origin}${url}`);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `${url} is ${width}px wide`);
-      if (url.endsWith('/new')) await assertAccessible(page, `${url} on a phone`);
+      if (url.startsWith('/admin/content/')) await assertAccessible(page, `${url} on a phone`);
       await screenshot(page, name);
     }
     await context.close();

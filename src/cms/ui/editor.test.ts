@@ -138,7 +138,7 @@ for (const database of testDatabases) {
       const editUrl = draft.headers.location!.replace('?saved=1', '');
       assert.deepEqual(await published('events'), []);
       const list = await admin.get('/admin/content/events?status=draft');
-      assert.match(pageText(list.body), /Launch Draft/);
+      assert.match(pageText(list.body), /Launch Party Draft/);
 
       const edit = await admin.get(editUrl);
       const version = /name="version" value="([^"]+)"/.exec(edit.body)![1]!.replace(/&quot;/g, '"');
@@ -153,7 +153,7 @@ for (const database of testDatabases) {
       });
       assert.equal(later.statusCode, 303, later.body);
       assert.deepEqual(await published('events'), [], 'a scheduled entry is not served before its time');
-      assert.match(pageText((await admin.get('/admin/content/events')).body), /Launch Scheduled/);
+      assert.match(pageText((await admin.get('/admin/content/events')).body), /Launch Party Scheduled/);
 
       const stale = await admin.post(editUrl, {
         action: 'save',
@@ -396,6 +396,77 @@ for (const database of testDatabases) {
       });
       assert.equal(broken.statusCode, 422);
       assert.match(pageText(broken.body), /Enter valid JSON/);
+    });
+
+    it('lists entries with columns from the fields, sorted by a column and filtered by enum, number and date', async () => {
+      const made = await admin.post('/admin/content-types', {
+        name: 'Shows',
+        slug: 'shows',
+        rows: '4',
+        f0_name: 'title',
+        f0_type: 'text',
+        f1_name: 'genre',
+        f1_type: 'enum',
+        f1_options: '{"values":["comedy","drama"]}',
+        f2_name: 'seats',
+        f2_type: 'number',
+        f3_name: 'opens_on',
+        f3_type: 'datetime',
+      });
+      assert.equal(made.statusCode, 303, made.body);
+      for (const [title, genre, seats, opens] of [
+        ['Farce', 'comedy', '40', '2026-03-01T20:00'],
+        ['Tragedy', 'drama', '300', '2026-04-15T19:30'],
+        ['Sketches', 'comedy', '120', '2026-05-20T18:00'],
+      ] as const) {
+        const saved = await admin.post('/admin/content/shows/new', {
+          action: 'save',
+          data_title: title,
+          data_genre: genre,
+          data_seats: seats,
+          data_opens_on: opens,
+          status: 'published',
+        });
+        assert.equal(saved.statusCode, 303, saved.body);
+      }
+      const titles = async (query: string) => {
+        const page = await admin.get(`/admin/content/shows?${query}`);
+        assert.equal(page.statusCode, 200, page.body);
+        return [...page.body.matchAll(/<td><a href="\/admin\/content\/shows\/[a-z0-9]+">([^<]+)<\/a>/g)].map(
+          (m) => m[1],
+        );
+      };
+      const all = await admin.get('/admin/content/shows');
+      assert.match(
+        pageText(all.body),
+        /Entry Genre \(sort ascending\) Seats \(sort ascending\) Opens on \(sort ascending\) State/,
+      );
+      assert.match(pageText(all.body), /Sketches Comedy 120 /);
+      assert.deepEqual(await titles('sort=seats'), ['Farce', 'Sketches', 'Tragedy']);
+      assert.deepEqual(await titles('sort=-seats'), ['Tragedy', 'Sketches', 'Farce']);
+      assert.match(
+        (await admin.get('/admin/content/shows?sort=-seats')).body,
+        /<th scope="col" aria-sort="descending">/,
+      );
+      assert.deepEqual(
+        await titles('sort=nonsense'),
+        ['Sketches', 'Tragedy', 'Farce'],
+        'an unknown sort is the default',
+      );
+      assert.deepEqual(await titles('sort=title&filter%5Bgenre%5D%5Beq%5D=comedy'), ['Sketches', 'Farce']);
+      assert.deepEqual(await titles('sort=seats&filter%5Bseats%5D%5Bgte%5D=100'), ['Sketches', 'Tragedy']);
+      assert.deepEqual(await titles('filter%5Bseats%5D%5Bgte%5D=100&filter%5Bseats%5D%5Blte%5D=200'), ['Sketches']);
+      assert.deepEqual(
+        await titles('sort=opens_on&filter%5Bopens_on%5D%5Bgte%5D=2026-03-01&filter%5Bopens_on%5D%5Blte%5D=2026-04-15'),
+        ['Farce', 'Tragedy'],
+        'a date range covers whole days',
+      );
+      const kept = await admin.get('/admin/content/shows?filter%5Bgenre%5D%5Beq%5D=drama&sort=seats');
+      assert.match(kept.body, /<option value="drama" selected>Drama<\/option>/);
+      assert.match(
+        kept.body,
+        /href="\/admin\/content\/shows\?status=any&amp;q=&amp;sort=-seats&amp;filter%5Bgenre%5D%5Beq%5D=drama&amp;page=1"/,
+      );
     });
 
     it('counts a list exactly up to 1,000 entries and says "About" past that (decision 0072)', async () => {

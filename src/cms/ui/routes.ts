@@ -39,6 +39,8 @@ import {
   type FieldErrors,
   type FormValues,
   isJsonText,
+  listColumns,
+  listFilters,
   type RelationChoice,
   type RelationPicker,
 } from './views.js';
@@ -441,7 +443,30 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
       const status = ['published', 'draft'].includes(request.query.status ?? '') ? request.query.status! : 'any';
       const q = (request.query.q ?? '').slice(0, 200).trim();
       const page = pageNumber(request.query.page);
-      const query = { status: status as 'any', ...(q ? { q } : {}) };
+      // Sorted by a listed column (or the update time), filtered by the type's enum, number and date fields.
+      const sortable = ['updated_at', ...listColumns(type).map((f) => f.name)];
+      const asked = String(request.query.sort ?? '');
+      const sort = sortable.includes(asked.replace(/^-/, '')) ? asked : '-updated_at';
+      const filters: Record<string, string> = {};
+      const conditions: Record<string, string> = {};
+      for (const { field: f, inputs } of listFilters(type))
+        for (const name of inputs) {
+          const value = String(request.query[name] ?? '')
+            .slice(0, 100)
+            .trim();
+          if (value === '') continue;
+          filters[name] = value;
+          // A date filter covers whole days, read as UTC.
+          conditions[name] =
+            f.type === 'datetime' && /^\d{4}-\d{2}-\d{2}$/.test(value)
+              ? `${value}${name.endsWith('[gte]') ? 'T00:00:00Z' : 'T23:59:59.999Z'}`
+              : value;
+        }
+      const query = {
+        status: status as 'any',
+        ...(q ? { q } : {}),
+        ...(type.source === 'forum' ? {} : { sort, ...conditions }),
+      };
       const {
         rows,
         total,
@@ -453,7 +478,18 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
             pageSize: PAGE_SIZE,
             offset: (page - 1) * PAGE_SIZE,
           });
-      const list = { type, entries: rows, status, q, page, pages: totalPages(total, PAGE_SIZE), total, estimated };
+      const list = {
+        type,
+        entries: rows,
+        status,
+        q,
+        sort,
+        filters,
+        page,
+        pages: totalPages(total, PAGE_SIZE),
+        total,
+        estimated,
+      };
       return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date()), { private: true });
     },
   );

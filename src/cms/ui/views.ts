@@ -132,6 +132,10 @@ interface EntryListPage {
   entries: EntryOut[];
   status: string;
   q: string;
+  /** The list's order as the API takes it, e.g. `-updated_at` or `price`. */
+  sort: string;
+  /** The filters as typed, by input name (`filter[kind][eq]`...). */
+  filters: Record<string, string>;
   page: number;
   pages: number;
   total: number;
@@ -139,18 +143,88 @@ interface EntryListPage {
   estimated: boolean;
 }
 
+/** Field types shown as list columns, sorted by and (but text) filtered. */
+const LISTED_TYPES = new Set(['text', 'slug', 'number', 'boolean', 'datetime', 'enum']);
+/** Longest text field (its `max_length`) shown as a column: names and labels, not excerpts. */
+const MAX_TEXT_COLUMN = 100;
+/** Columns beside the entry's own: the type's first listable fields after its title. */
+const MAX_FIELD_COLUMNS = 3;
+
+type Field = ContentTypeOut['fields'][number];
+
+/** The fields an entry list shows as columns (stored types only; forum views keep their own order). */
+export function listColumns(type: ContentTypeOut): Field[] {
+  if (type.source === 'forum') return [];
+  const title = type.fields.find((f) => f.type === 'text' || f.type === 'slug');
+  const short = (f: Field) =>
+    (f.type !== 'text' && f.type !== 'slug') ||
+    ((f.options as { max_length?: number }).max_length ?? 255) <= MAX_TEXT_COLUMN;
+  return type.fields.filter((f) => f !== title && LISTED_TYPES.has(f.type) && short(f)).slice(0, MAX_FIELD_COLUMNS);
+}
+
+/** The filter inputs of a type's list, by field: enum (one value), number and date (from, to). */
+export function listFilters(type: ContentTypeOut): Array<{ field: Field; inputs: string[] }> {
+  if (type.source === 'forum') return [];
+  return type.fields.flatMap((field) => {
+    if (field.type === 'enum') return [{ field, inputs: [`filter[${field.name}][eq]`] }];
+    if (field.type === 'number' || field.type === 'datetime')
+      return [{ field, inputs: [`filter[${field.name}][gte]`, `filter[${field.name}][lte]`] }];
+    return [];
+  });
+}
+
+function cell(field: Field, entry: EntryOut): SafeHtml | string {
+  const value = (entry.data as Record<string, unknown>)[field.name];
+  if (value === undefined || value === null || value === '') return '';
+  if (field.type === 'boolean') return value ? 'Yes' : 'No';
+  if (field.type === 'datetime') return time(new Date(String(value)));
+  if (field.type === 'enum') return humanName(String(value));
+  return String(value as string | number);
+}
+
+function filterControls(list: EntryListPage): SafeHtml {
+  return html`${listFilters(list.type).map(({ field, inputs }) => {
+    const label = humanName(field.name);
+    const id = `filter-${field.name}`;
+    if (field.type === 'enum') {
+      const values = (field.options as { values?: string[] }).values ?? [];
+      return selectField(
+        inputs[0]!,
+        label,
+        list.filters[inputs[0]!] ?? '',
+        [['', 'Any'], ...values.map((v) => [v, humanName(v)] as const)],
+        { id },
+      );
+    }
+    const kind = field.type === 'number' ? 'number' : 'date';
+    return html`<fieldset class="range"><legend>${label}</legend>${inputs.map(
+      (name, i) =>
+        html`<div><label for="${id}-${i}">${i === 0 ? 'From' : 'To'}</label><input type="${kind}" id="${id}-${i}" name="${name}" value="${list.filters[name] ?? ''}"${kind === 'number' ? html` step="any"` : ''}></div>`,
+    )}</fieldset>`;
+  })}`;
+}
+
 export function entryListView(ui: UiContext, list: EntryListPage, now: Date): SafeHtml {
   const { type } = list;
   const editable = type.source !== 'forum';
-  const query = (page: number) =>
-    `/admin/content/${type.slug}?${new URLSearchParams({ status: list.status, q: list.q, page: String(page) }).toString()}`;
+  const columns = listColumns(type);
+  const params = (change: Record<string, string>) =>
+    new URLSearchParams({ status: list.status, q: list.q, sort: list.sort, ...list.filters, ...change }).toString();
+  const query = (page: number) => `/admin/content/${type.slug}?${params({ page: String(page) })}`;
+  /** A column heading that sorts by it: ascending first, descending when it already sorts ascending. */
+  const sortable = (name: string, label: string) => {
+    const current = list.sort === name ? 'ascending' : list.sort === `-${name}` ? 'descending' : undefined;
+    const next = current === 'ascending' ? `-${name}` : name;
+    return html`<th scope="col"${current ? html` aria-sort="${current}"` : ''}><a href="/admin/content/${type.slug}?${params({ sort: next, page: '1' })}">${label}<span class="sr-only"> (sort ${next.startsWith('-') ? 'descending' : 'ascending'})</span></a>${current ? html` <span aria-hidden="true">${current === 'ascending' ? '▲' : '▼'}</span>` : ''}</th>`;
+  };
   return adminFrame(
     ui,
     'content',
     type.name,
     html`<p class="crumbs"><a href="/admin/content">Content</a></p>
 <div class="toolbar">${editable ? html`<a class="button" href="/admin/content/${type.slug}/new">New entry</a>` : html`<p class="muted">Forum content is written in the forum and its admin area; here it is listed as the Content API serves it.</p>`}</div>
-<form method="get" action="/admin/content/${type.slug}" class="inline filters" role="search">
+<form method="get" action="/admin/content/${type.slug}" class="filters" role="search" aria-label="Filter ${type.name}">
+<input type="hidden" name="sort" value="${list.sort}">
 ${selectField(
   'status',
   'Status',
@@ -163,12 +237,13 @@ ${selectField(
   { id: 'filter-status' },
 )}
 ${textField('q', 'Search', list.q, 'search', { id: 'filter-q', maxlength: 200 })}
-<button type="submit" class="secondary">Filter</button></form>
+${filterControls(list)}
+<div class="actions"><button type="submit" class="secondary">Filter</button></div></form>
 <p class="muted">${list.estimated ? 'About ' : ''}${list.total} entr${list.total === 1 ? 'y' : 'ies'}</p>
-<table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr><th scope="col">Entry</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead><tbody>${list.entries.map(
+<div class="table-scroll"><table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr><th scope="col">Entry</th>${columns.map((f) => sortable(f.name, humanName(f.name)))}<th scope="col">State</th>${editable ? sortable('updated_at', 'Updated') : html`<th scope="col">Updated</th>`}</tr></thead><tbody>${list.entries.map(
       (entry) =>
-        html`<tr><td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td><td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
-    )}</tbody></table>
+        html`<tr><td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td>${columns.map((f) => html`<td>${cell(f, entry)}</td>`)}<td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
+    )}</tbody></table></div>
 ${pager(list.page, list.pages, query)}`,
   );
 }

@@ -119,6 +119,10 @@ a.danger{color:var(--err)}
 fieldset.relation [role=radiogroup]{display:grid;gap:.3rem}
 fieldset.relation label.check span{overflow-wrap:anywhere}
 .relation-search .row{display:flex;gap:.25rem}
+form.filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end;margin-bottom:.8rem}
+form.filters fieldset.range{display:flex;gap:.4rem;padding:.3rem .6rem}
+form.filters fieldset.range input{max-width:10rem}
+.table-scroll{overflow-x:auto;position:relative}
 .relation-search input{min-width:0;flex:1}
 td.value,table.list th code,form.settings label,form.settings code,form.settings .hint{overflow-wrap:anywhere}
 form.settings input,form.settings select,form.settings textarea{max-width:100%;min-width:0}
