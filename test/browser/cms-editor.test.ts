@@ -128,7 +128,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     [1280, 900, 'desktop'],
     [390, 844, 'phone'],
   ] as const)
-    it(`picks a related article by searching its title (${name})`, async () => {
+    it(`picks a related article by searching its title, then deletes the entry from the list (${name})`, async () => {
       const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true });
       const page = await context.newPage();
       await logIn(page);
@@ -160,6 +160,17 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
       const chosen = page.getByRole('radio', { name: /^Harbour festival/ });
       assert.ok(await chosen.isChecked(), 'the chosen article is shown by its title');
       await assertAccessible(page, `the saved entry form (${name})`);
+
+      // Unpublished, then deleted after the confirmation, from the list.
+      await page.goto(`${origin}/admin/content/talks-${name}`);
+      await page.getByLabel('Select Sea shanties').check();
+      await page.getByRole('button', { name: 'Delete…' }).click();
+      await page.getByRole('heading', { name: `Delete 1 Talks ${name} entry?` }).waitFor();
+      await assertAccessible(page, `the delete confirmation (${name})`);
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.waitForURL(/done=deleted&count=1$/);
+      assert.ok(await page.getByText('1 entry deleted.').isVisible());
+      assert.equal(await page.getByLabel('Select Sea shanties').count(), 0);
       await context.close();
     });
 

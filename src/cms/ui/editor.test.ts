@@ -469,6 +469,54 @@ for (const database of testDatabases) {
       );
     });
 
+    it('publishes, unpublishes and deletes the selected entries, deleting only after a confirmation', async () => {
+      const servedShows = async () =>
+        json<Array<{ data: { title: string } }>>(
+          await cmsApi(t.app, 'club', read, { method: 'GET', path: '/entries/shows?sort=title' }),
+        ).map((e) => e.data.title);
+      const list = await admin.get('/admin/content/shows?sort=title');
+      const ids = Object.fromEntries(
+        [...list.body.matchAll(/name="pick_([a-z0-9]+)" id="pick-[a-z0-9]+" aria-label="Select ([^"]+)"/g)].map((m) => [
+          m[2],
+          m[1],
+        ]),
+      );
+      assert.deepEqual(Object.keys(ids).sort(), ['Farce', 'Sketches', 'Tragedy']);
+      const picks = (...titles: string[]) => Object.fromEntries(titles.map((title) => [`pick_${ids[title]}`, 'on']));
+      assert.equal(
+        (await admin.post('/admin/content/shows/bulk', { _csrf: 'forged', action: 'unpublish', ...picks('Farce') }))
+          .statusCode,
+        403,
+      );
+
+      const unpublished = await admin.post('/admin/content/shows/bulk', {
+        action: 'unpublish',
+        ...picks('Farce', 'Sketches'),
+      });
+      assert.equal(unpublished.headers.location, '/admin/content/shows?done=unpublished&count=2');
+      assert.deepEqual(await servedShows(), ['Tragedy']);
+      assert.match(pageText((await admin.get(unpublished.headers.location!)).body), /2 entries unpublished\./);
+      const published = await admin.post('/admin/content/shows/bulk', { action: 'publish', ...picks('Farce') });
+      assert.equal(published.statusCode, 303);
+      assert.deepEqual(await servedShows(), ['Farce', 'Tragedy']);
+
+      const asked = await admin.post('/admin/content/shows/bulk', { action: 'delete', ...picks('Farce', 'Tragedy') });
+      assert.equal(asked.statusCode, 200);
+      assert.match(pageText(asked.body), /Delete 2 Shows entries\?.*Farce.*Tragedy/s);
+      assert.deepEqual(await servedShows(), ['Farce', 'Tragedy'], 'nothing is deleted before the confirmation');
+      const deleted = await admin.post('/admin/content/shows/bulk', {
+        action: 'delete',
+        confirm: 'yes',
+        ...picks('Farce', 'Tragedy'),
+      });
+      assert.equal(deleted.headers.location, '/admin/content/shows?done=deleted&count=2');
+      assert.deepEqual(await servedShows(), []);
+      assert.deepEqual(
+        [...(await admin.get('/admin/content/shows')).body.matchAll(/aria-label="Select ([^"]+)"/g)].map((m) => m[1]),
+        ['Sketches'],
+      );
+    });
+
     it('counts a list exactly up to 1,000 entries and says "About" past that (decision 0072)', async () => {
       assert.match(pageText((await admin.get('/admin/content/events')).body), / 3 entries /, 'exact');
       await t.app.deps.database.db.execute(sql`insert into cms_entries (id, site_id, type_id, status, data)

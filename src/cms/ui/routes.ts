@@ -30,6 +30,7 @@ import type { EntryInput } from '../entries.js';
 import { entryLabel, humanName, stateOf } from './labels.js';
 import {
   BLANK_ROWS,
+  bulkDeleteView,
   entryFormView,
   entryListView,
   fieldRowValues,
@@ -100,6 +101,10 @@ async function contentType(request: FastifyRequest, slug: string): Promise<Conte
   if (!row) throw new AppError('content_type_not_found', `No content type "${slug}".`);
   return presentType(row);
 }
+
+/** Entries one bulk action takes: a list page's worth and more. */
+const BULK_MAX = 100;
+const BULK_DONE: Record<string, string> = { published: 'published', unpublished: 'unpublished', deleted: 'deleted' };
 
 /** Entries of a relation's search: as many as fit beside the form. */
 const RELATION_RESULTS = 10;
@@ -490,7 +495,70 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         total,
         estimated,
       };
-      return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date()), { private: true });
+      const done = BULK_DONE[String(request.query.done)];
+      const count = Number(request.query.count) || 0;
+      const flash = done
+        ? { kind: 'ok' as const, text: `${count} entr${count === 1 ? 'y' : 'ies'} ${done}.` }
+        : undefined;
+      return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date(), flash), {
+        private: true,
+      });
+    },
+  );
+
+  // Bulk actions on a list's selected entries (`pick_<id>=on`): publish, unpublish, delete after a
+  // confirmation page. Each goes through the entry source with the entry's version, as one edit would.
+  app.post<WithType>(
+    '/admin/content/:type/bulk',
+    { schema: { params: TypeParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      storedType(type);
+      const action = field(request, 'action', 10);
+      if (action !== 'publish' && action !== 'unpublish' && action !== 'delete')
+        throw new AppError('validation_failed', 'Choose publish, unpublish or delete.');
+      const ids = Object.keys((request.body ?? {}) as Record<string, string>)
+        .filter((name) => name.startsWith('pick_'))
+        .map((name) => name.slice('pick_'.length))
+        .slice(0, BULK_MAX);
+      if (ids.length === 0) return seeOther(reply, `/admin/content/${type.slug}`);
+      const source = sourceFor(type.slug);
+      const ctx = editorContext(request);
+      const read = await Promise.all(ids.map((id) => source.read(ctx, id, { status: 'any' })));
+      if (action === 'delete' && field(request, 'confirm', 3) !== 'yes')
+        return sendPage(
+          reply,
+          request.ui,
+          `Delete ${type.name} entries`,
+          bulkDeleteView(
+            request.ui,
+            type,
+            read.map((r) => r.entry),
+          ),
+          { private: true },
+        );
+      for (const { entry, etag } of read) {
+        if (action === 'delete') {
+          await source.remove(ctx, entry.id, etag);
+          continue;
+        }
+        const publish = action === 'publish';
+        if ((entry.status === 'published') === publish) continue;
+        await source.update(
+          ctx,
+          entry.id,
+          {
+            slug: entry.slug,
+            status: publish ? 'published' : 'draft',
+            published_at: null,
+            data: entry.data as Record<string, unknown>,
+          },
+          etag,
+        );
+      }
+      request.server.cms.webhooks.wake();
+      const done = { publish: 'published', unpublish: 'unpublished', delete: 'deleted' }[action];
+      return seeOther(reply, `/admin/content/${type.slug}?done=${done}&count=${read.length}`);
     },
   );
 

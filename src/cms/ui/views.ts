@@ -204,7 +204,7 @@ function filterControls(list: EntryListPage): SafeHtml {
   })}`;
 }
 
-export function entryListView(ui: UiContext, list: EntryListPage, now: Date): SafeHtml {
+export function entryListView(ui: UiContext, list: EntryListPage, now: Date, flash?: Flash): SafeHtml {
   const { type } = list;
   const editable = type.source !== 'forum';
   const columns = listColumns(type);
@@ -240,11 +240,29 @@ ${textField('q', 'Search', list.q, 'search', { id: 'filter-q', maxlength: 200 })
 ${filterControls(list)}
 <div class="actions"><button type="submit" class="secondary">Filter</button></div></form>
 <p class="muted">${list.estimated ? 'About ' : ''}${list.total} entr${list.total === 1 ? 'y' : 'ies'}</p>
-<div class="table-scroll"><table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr><th scope="col">Entry</th>${columns.map((f) => sortable(f.name, humanName(f.name)))}<th scope="col">State</th>${editable ? sortable('updated_at', 'Updated') : html`<th scope="col">Updated</th>`}</tr></thead><tbody>${list.entries.map(
+${editable ? html`<form method="post" action="/admin/content/${type.slug}/bulk" id="bulk">${csrfField(ui)}<div class="actions bulk" role="group" aria-label="With the selected entries"><button type="submit" name="action" value="publish" class="secondary">Publish</button><button type="submit" name="action" value="unpublish" class="secondary">Unpublish</button><button type="submit" name="action" value="delete" class="secondary danger">Delete…</button></div></form>` : ''}
+<div class="table-scroll"><table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr>${editable ? html`<th scope="col"><span class="sr-only">Selected</span></th>` : ''}<th scope="col">Entry</th>${columns.map((f) => sortable(f.name, humanName(f.name)))}<th scope="col">State</th>${editable ? sortable('updated_at', 'Updated') : html`<th scope="col">Updated</th>`}</tr></thead><tbody>${list.entries.map(
       (entry) =>
-        html`<tr><td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td>${columns.map((f) => html`<td>${cell(f, entry)}</td>`)}<td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
+        html`<tr>${editable ? html`<td><input type="checkbox" form="bulk" name="pick_${entry.id}" id="pick-${entry.id}" aria-label="Select ${entryLabel(type, entry)}"></td>` : ''}<td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td>${columns.map((f) => html`<td>${cell(f, entry)}</td>`)}<td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
     )}</tbody></table></div>
 ${pager(list.page, list.pages, query)}`,
+    flash,
+  );
+}
+
+/** Asks before deleting the selected entries; the form posts them again with `confirm=yes`. */
+export function bulkDeleteView(ui: UiContext, type: ContentTypeOut, entries: EntryOut[]): SafeHtml {
+  return adminFrame(
+    ui,
+    'content',
+    `Delete ${entries.length} ${type.name} entr${entries.length === 1 ? 'y' : 'ies'}?`,
+    html`<p class="crumbs"><a href="/admin/content">Content</a> › <a href="/admin/content/${type.slug}">${type.name}</a></p>
+<p>These entries are deleted for good; the Content API stops serving them at once.</p>
+<ul>${entries.map((entry) => html`<li>${entryLabel(type, entry)} <span class="muted">${entry.id}</span></li>`)}</ul>
+<form method="post" action="/admin/content/${type.slug}/bulk">${csrfField(ui)}
+<input type="hidden" name="action" value="delete"><input type="hidden" name="confirm" value="yes">
+${entries.map((entry) => html`<input type="hidden" name="pick_${entry.id}" value="on">`)}
+<div class="actions"><button type="submit" class="danger">Delete</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>`,
   );
 }
 

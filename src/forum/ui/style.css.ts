@@ -123,6 +123,7 @@ form.filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end;margin-b
 form.filters fieldset.range{display:flex;gap:.4rem;padding:.3rem .6rem}
 form.filters fieldset.range input{max-width:10rem}
 .table-scroll{overflow-x:auto;position:relative}
+.actions.bulk{margin-bottom:.5rem}
 .relation-search input{min-width:0;flex:1}
 td.value,table.list th code,form.settings label,form.settings code,form.settings .hint{overflow-wrap:anywhere}
 form.settings input,form.settings select,form.settings textarea{max-width:100%;min-width:0}
