@@ -22,6 +22,7 @@ for (const database of testDatabases) {
     let t: TestApp;
     let admin: UiClient;
     let read: string;
+    let write: string;
     const host = communityHost('club');
 
     before(async () => {
@@ -29,6 +30,7 @@ for (const database of testDatabases) {
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'club');
       read = await mintApiKey(t.app, owner, 'club', ['cms-read']);
+      write = await mintApiKey(t.app, owner, 'club', ['cms-write']);
       admin = new UiClient(t.app, host);
       assert.equal((await admin.login('owner', owner.password)).statusCode, 303);
     });
@@ -350,6 +352,38 @@ for (const database of testDatabases) {
         await cmsApi(t.app, 'club', read, { method: 'GET', path: '/entries/talks/keynote' }),
       );
       assert.equal(served.data.event, launch[1]);
+    });
+
+    it('picks a forum topic by searching its title, as the member sees the forum', async () => {
+      const post = (path: string, payload: unknown) =>
+        cmsApi(t.app, 'club', write, { method: 'POST', path, payload: payload as Record<string, unknown> });
+      assert.equal((await post('/entries/forums', { slug: 'town', data: { name: 'Town' } })).statusCode, 201);
+      const topic = json<{ id: string }>(
+        await post('/entries/topics', { data: { forum_id: 'town', title: 'Harbour repairs', body: 'Who helps?' } }),
+      ).id;
+      const made = await admin.post('/admin/content-types', {
+        name: 'Notes',
+        slug: 'notes',
+        rows: '2',
+        f0_name: 'title',
+        f0_type: 'text',
+        f1_name: 'discussion',
+        f1_type: 'relation',
+        f1_options: '{"type":"topics"}',
+      });
+      assert.equal(made.statusCode, 303, made.body);
+      await admin.get('/admin/content/notes/new');
+      const found = await admin.post('/admin/content/notes/new', {
+        action: 'find',
+        find_discussion: 'harbour',
+        status: 'draft',
+      });
+      assert.equal(found.statusCode, 200, found.body);
+      assert.match(
+        found.body,
+        new RegExp(`name="data_discussion" value="${topic}"> <span>Harbour repairs `),
+        'the topic is offered by its title',
+      );
     });
 
     it('edits a JSON list of strings as tags separated by commas, other JSON as JSON', async () => {
