@@ -1,6 +1,6 @@
 // The CMS editor in a real browser (Debian chromium driven by playwright-core) against a listening
 // single-instance server: the first admin writes an article with the generated form (tags separated
-// by commas), previews its Markdown, saves a draft, uploads a picture in the media library, picks it
+// by commas), previews its Markdown live and through the server, saves a draft, uploads a picture in the media library, picks it
 // as the cover and publishes; the Content API then serves the entry. Every editor page fits a 390 px
 // phone. A relation is picked by searching the related entries by title, at both widths; axe finds
 // no serious or critical violation on the entry forms.
@@ -75,10 +75,21 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
 
     await page.goto(`${origin}/admin/content/articles/new`);
     await page.getByLabel('Title (required)').fill('Harbour festival');
-    await page.getByLabel('Body').fill('Boats, **music** and food.');
+    // The toolbar marks up the text and the preview beside the box follows the typing.
+    await page.getByLabel('Body', { exact: true }).fill('Boats ');
+    await page.getByRole('toolbar', { name: 'Body: formatting' }).getByRole('button', { name: 'Bold' }).click();
+    assert.equal(await page.getByLabel('Body', { exact: true }).inputValue(), 'Boats **bold text**');
+    await page.locator('[data-preview] strong', { hasText: 'bold text' }).waitFor();
+    await page.getByLabel('Body', { exact: true }).fill('Boats, **music** and food.');
+    await page.locator('[data-preview] strong', { hasText: 'music' }).waitFor();
+    await screenshot(page, 'cms-entry-live-preview');
     await page.getByLabel('Tags').fill('festival, music');
     await page.getByRole('button', { name: 'Preview' }).click();
-    assert.equal(await page.locator('#preview-heading + h3 + .post strong').textContent(), 'music');
+    assert.equal(
+      await page.locator('[data-preview] strong').textContent(),
+      'music',
+      'the round trip fills the pane too',
+    );
     assert.equal(await page.getByLabel('Title (required)').inputValue(), 'Harbour festival');
     await screenshot(page, 'cms-entry-preview');
     await assertAccessible(page, 'the article form with its preview');

@@ -288,6 +288,41 @@ for (const database of testDatabases) {
       assert.doesNotMatch((await member.get('/')).body, /href="\/admin\/content"/);
     });
 
+    it('serves the live Markdown preview as the Preview button renders it, to editors, with the CSRF token', async () => {
+      const form = await admin.get('/admin/content/events/new');
+      assert.match(form.body, /<script src="\/assets\/cms-editor\.js" defer><\/script>/);
+      assert.match(
+        form.body,
+        /role="toolbar" aria-label="Body: formatting" hidden>/,
+        'the toolbar waits for the script',
+      );
+      const script = await admin.get('/assets/cms-editor.js');
+      assert.equal(script.statusCode, 200);
+      assert.match(String(script.headers['content-type']), /^text\/javascript/);
+      const live = await admin.post('/admin/content/preview', { body: '**Big** day <script>alert(1)</script>' });
+      assert.equal(live.statusCode, 200);
+      assert.equal(live.headers['cache-control'], 'no-store');
+      assert.match(live.body, /<strong>Big<\/strong> day/);
+      assert.doesNotMatch(live.body, /<script>alert/);
+      const roundTrip = await admin.post('/admin/content/events/new', {
+        action: 'preview',
+        data_title: 'Same',
+        data_body: '**Big** day <script>alert(1)</script>',
+        status: 'draft',
+      });
+      assert.ok(
+        roundTrip.body.includes(
+          `<div class="body" data-preview aria-labelledby="field-body-preview-label" role="region" aria-live="polite">${live.body}</div>`,
+        ),
+      );
+      assert.equal((await admin.post('/admin/content/preview', { _csrf: 'forged', body: 'x' })).statusCode, 403);
+      const carol = await addMember(t.app, 'club', 'carol');
+      const member = new UiClient(t.app, host);
+      await member.login('carol', carol.password);
+      await member.get('/');
+      assert.equal((await member.post('/admin/content/preview', { body: 'x' })).statusCode, 403);
+    });
+
     it('picks a relation by searching the related entries by title, without script, and names the choice', async () => {
       const made = await admin.post('/admin/content-types', {
         name: 'Talks',

@@ -28,6 +28,9 @@ import { sourceFor } from '../source-for.js';
 import { sourceContext, type SourceContext } from '../sources.js';
 import type { EntryInput } from '../entries.js';
 import { entryLabel, humanName, stateOf } from './labels.js';
+import { EDITOR_JS } from './editor-script.js.js';
+import { html } from '../../lib/html.js';
+import { consumeRateLimit } from '../../http/rate-limit.js';
 import {
   BLANK_ROWS,
   bulkDeleteView,
@@ -101,6 +104,12 @@ async function contentType(request: FastifyRequest, slug: string): Promise<Conte
   if (!row) throw new AppError('content_type_not_found', `No content type "${slug}".`);
   return presentType(row);
 }
+
+/** The entry form's script (Markdown toolbar and live preview); the form works without it. */
+const EDITOR_HEAD = html`<script src="/assets/cms-editor.js" defer></script>`;
+/** Live previews one editor may ask for a minute (the script asks at most every 300 ms of typing). */
+const PREVIEWS_PER_MINUTE = 120;
+const MAX_MARKDOWN_PREVIEW = 100_000;
 
 /** Entries one bulk action takes: a list page's worth and more. */
 const BULK_MAX = 100;
@@ -562,6 +571,26 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  app.get('/assets/cms-editor.js', async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(EDITOR_JS),
+  );
+
+  // The live preview of a Markdown field: the same renderer and sanitizer as the form's Preview.
+  app.post('/admin/content/preview', { preHandler: EDITOR_FORM }, async (request, reply) => {
+    const viewer = request.ui.viewer;
+    requireMember(viewer);
+    await consumeRateLimit(
+      app.deps.cache.cache,
+      `cms:preview:${request.ui.site.id}:${viewer.member.id}`,
+      PREVIEWS_PER_MINUTE,
+      60,
+      'previews',
+    );
+    const body = field(request, 'body', MAX_MARKDOWN_PREVIEW);
+    if (body === undefined) throw new AppError('payload_too_large', 'The text is over 100,000 characters.');
+    return reply.header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(renderBody(body).html);
+  });
+
   async function entryForm(
     request: FastifyRequest,
     type: ContentTypeOut,
@@ -589,7 +618,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         request.ui,
         `New ${type.name} entry`,
         entryFormView(request.ui, { ...form, values, errors: {} }),
-        { private: true },
+        { private: true, head: EDITOR_HEAD },
       );
     },
   );
@@ -616,7 +645,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
           errors: {},
           flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined,
         }),
-        { private: true },
+        { private: true, head: EDITOR_HEAD },
       );
     },
   );
@@ -644,7 +673,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         request.ui,
         title,
         entryFormView(request.ui, { ...form, entry, values, errors: shown, preview }),
-        { status, private: true },
+        { status, private: true, head: EDITOR_HEAD },
       );
     if (searching) return show(errors, 200);
     if (action === 'preview') {

@@ -353,6 +353,14 @@ export function isJsonText(text: string): boolean {
   return /^\s*[[{"]/.test(text);
 }
 
+const MARK_BUTTONS: ReadonlyArray<readonly [string, string]> = [
+  ['bold', 'Bold'],
+  ['italic', 'Italic'],
+  ['link', 'Link'],
+  ['list', 'List'],
+  ['code', 'Code'],
+];
+
 /** Enum values past this many are a select; fewer are radio buttons, all in sight. */
 const MAX_ENUM_RADIOS = 8;
 
@@ -384,6 +392,7 @@ function fieldControl(
   errors: FieldErrors,
   media: MediaOut[],
   relations: Record<string, RelationPicker>,
+  preview?: Record<string, string>,
 ): SafeHtml {
   const name = `data_${field.name}`;
   const value = values[name] ?? '';
@@ -392,7 +401,9 @@ function fieldControl(
   const options = field.options as { max_length?: number; values?: string[]; type?: string };
   switch (field.type) {
     case 'markdown':
-      return textArea(name, label, value, { ...common, hint: 'Markdown. Preview shows it as it will be served.' });
+      return html`<div class="markdown-field" data-markdown><div class="markdown-toolbar" data-toolbar role="toolbar" aria-label="${label}: formatting" hidden>${MARK_BUTTONS.map(([mark, text]) => html`<button type="button" class="secondary small" data-mark="${mark}">${text}</button>`)}</div>
+<div class="markdown-panes">${textArea(name, label, value, { ...common, hint: 'Markdown. Preview shows it as it will be served.' })}
+<div class="post markdown-preview" data-preview-pane${preview?.[field.name] ? '' : html` hidden`}><h3 class="hint" id="${common.id}-preview-label">Preview</h3><div class="body" data-preview aria-labelledby="${common.id}-preview-label" role="region" aria-live="polite">${preview?.[field.name] ? trustedHtml(preview[field.name]!) : ''}</div></div></div></div>`;
     case 'json':
       return isJsonText(value)
         ? textArea(name, label, value, { ...common, hint: 'JSON; clear it to write tags separated by commas.' })
@@ -438,20 +449,10 @@ export function entryFormView(ui: UiContext, page: EntryFormPage): SafeHtml {
     'content',
     entry ? `Edit ${type.name} entry` : `New ${type.name} entry`,
     html`<p class="crumbs"><a href="/admin/content">Content</a> › <a href="/admin/content/${type.slug}">${type.name}</a></p>
-${
-  page.preview
-    ? html`<section class="panel" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2>${Object.entries(
-        page.preview,
-      ).map(
-        ([name, markup]) =>
-          html`<h3>${humanName(name)}</h3><div class="post"><div class="body">${trustedHtml(markup)}</div></div>`,
-      )}</section>`
-    : ''
-}
 <form method="post" action="${action}" class="stack wide">${csrfField(ui)}
 ${entry ? html`<input type="hidden" name="version" value="${values.version ?? ''}">` : ''}
 ${errors._form ? html`<p class="field-error" role="alert">${errors._form}</p>` : ''}
-${type.fields.map((field) => fieldControl(field, values, errors, page.media, page.relations))}
+${type.fields.map((field) => fieldControl(field, values, errors, page.media, page.relations, page.preview))}
 <fieldset><legend>Publishing</legend>
 ${textField('slug', 'Slug', values.slug ?? '', 'text', { id: 'entry-slug', maxlength: 100, hint: 'Optional; lower-case letters, digits and hyphens. Entries are read by id or slug.', error: errors.slug })}
 ${selectField(
