@@ -91,7 +91,7 @@ for (const database of testDatabases) {
         status: 'draft',
       });
       assert.equal(refused.statusCode, 422, refused.body.slice(0, 500));
-      assert.match(pageText(refused.body), new RegExp(`extra must nest at most ${MAX_JSON_DEPTH} levels`));
+      assert.match(pageText(refused.body), new RegExp(`Extra must nest at most ${MAX_JSON_DEPTH} levels`));
       const options = await editor.submit('/admin/content', '/admin/content-types', {
         name: 'Deep',
         slug: 'deep',

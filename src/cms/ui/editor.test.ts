@@ -22,6 +22,7 @@ for (const database of testDatabases) {
     let t: TestApp;
     let admin: UiClient;
     let read: string;
+    let write: string;
     const host = communityHost('club');
 
     before(async () => {
@@ -29,6 +30,7 @@ for (const database of testDatabases) {
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'club');
       read = await mintApiKey(t.app, owner, 'club', ['cms-read']);
+      write = await mintApiKey(t.app, owner, 'club', ['cms-write']);
       admin = new UiClient(t.app, host);
       assert.equal((await admin.login('owner', owner.password)).statusCode, 303);
     });
@@ -98,7 +100,13 @@ for (const database of testDatabases) {
 
     it('previews Markdown through the server, saves drafts, publishes and schedules as the API serves them', async () => {
       const form = await admin.get('/admin/content/events/new');
-      assert.match(form.body, /<label for="field-title">title \(required\)<\/label>/);
+      assert.match(form.body, /<label for="field-title">Title \(required\)<\/label>/);
+      assert.match(
+        pageText(form.body),
+        /Kind None Talk Party /,
+        'the enum is labelled choices with "None" (it is not required)',
+      );
+      assert.match(form.body, /<input type="radio" id="field-kind-0" name="data_kind" value="" checked>/);
       const preview = await admin.post('/admin/content/events/new', {
         action: 'preview',
         data_title: 'Launch',
@@ -110,6 +118,7 @@ for (const database of testDatabases) {
       assert.match(preview.body, /<strong>Big<\/strong> day/);
       assert.doesNotMatch(preview.body, /<script>alert/);
       assert.match(preview.body, /value="Launch"/, 'the typed values stay in the form');
+      assert.match(preview.body, /name="data_kind" value="party" checked> Party/, 'the chosen enum value stays chosen');
 
       const missing = await admin.post('/admin/content/events/new', {
         action: 'save',
@@ -117,7 +126,7 @@ for (const database of testDatabases) {
         status: 'draft',
       });
       assert.equal(missing.statusCode, 422);
-      assert.match(pageText(missing.body), /title is required/);
+      assert.match(pageText(missing.body), /Title is required/);
 
       const draft = await admin.post('/admin/content/events/new', {
         action: 'save',
@@ -131,7 +140,7 @@ for (const database of testDatabases) {
       const editUrl = draft.headers.location!.replace('?saved=1', '');
       assert.deepEqual(await published('events'), []);
       const list = await admin.get('/admin/content/events?status=draft');
-      assert.match(pageText(list.body), /Launch Draft/);
+      assert.match(pageText(list.body), /Launch Party Draft/);
 
       const edit = await admin.get(editUrl);
       const version = /name="version" value="([^"]+)"/.exec(edit.body)![1]!.replace(/&quot;/g, '"');
@@ -146,7 +155,7 @@ for (const database of testDatabases) {
       });
       assert.equal(later.statusCode, 303, later.body);
       assert.deepEqual(await published('events'), [], 'a scheduled entry is not served before its time');
-      assert.match(pageText((await admin.get('/admin/content/events')).body), /Launch Scheduled/);
+      assert.match(pageText((await admin.get('/admin/content/events')).body), /Launch Party Scheduled/);
 
       const stale = await admin.post(editUrl, {
         action: 'save',
@@ -277,6 +286,304 @@ for (const database of testDatabases) {
       assert.equal(removed.headers.location, '/admin/content?editor=removed');
       assert.equal((await member.get('/admin/content')).statusCode, 403);
       assert.doesNotMatch((await member.get('/')).body, /href="\/admin\/content"/);
+    });
+
+    it('serves the live Markdown preview as the Preview button renders it, to editors, with the CSRF token', async () => {
+      const form = await admin.get('/admin/content/events/new');
+      assert.match(form.body, /<script src="\/assets\/cms-editor\.js" defer><\/script>/);
+      assert.match(
+        form.body,
+        /role="toolbar" aria-label="Body: formatting" hidden>/,
+        'the toolbar waits for the script',
+      );
+      const script = await admin.get('/assets/cms-editor.js');
+      assert.equal(script.statusCode, 200);
+      assert.match(String(script.headers['content-type']), /^text\/javascript/);
+      const live = await admin.post('/admin/content/preview', { body: '**Big** day <script>alert(1)</script>' });
+      assert.equal(live.statusCode, 200);
+      assert.equal(live.headers['cache-control'], 'no-store');
+      assert.match(live.body, /<strong>Big<\/strong> day/);
+      assert.doesNotMatch(live.body, /<script>alert/);
+      const roundTrip = await admin.post('/admin/content/events/new', {
+        action: 'preview',
+        data_title: 'Same',
+        data_body: '**Big** day <script>alert(1)</script>',
+        status: 'draft',
+      });
+      assert.ok(
+        roundTrip.body.includes(
+          `<div class="body" data-preview aria-labelledby="field-body-preview-label" role="region" aria-live="polite">${live.body}</div>`,
+        ),
+      );
+      assert.equal((await admin.post('/admin/content/preview', { _csrf: 'forged', body: 'x' })).statusCode, 403);
+      const carol = await addMember(t.app, 'club', 'carol');
+      const member = new UiClient(t.app, host);
+      await member.login('carol', carol.password);
+      await member.get('/');
+      assert.equal((await member.post('/admin/content/preview', { body: 'x' })).statusCode, 403);
+    });
+
+    it('picks a relation by searching the related entries by title, without script, and names the choice', async () => {
+      const made = await admin.post('/admin/content-types', {
+        name: 'Talks',
+        slug: 'talks',
+        rows: '2',
+        f0_name: 'title',
+        f0_type: 'text',
+        f1_name: 'event',
+        f1_type: 'relation',
+        f1_options: '{"type":"events"}',
+      });
+      assert.equal(made.statusCode, 303, made.body);
+      const blank = await admin.get('/admin/content/talks/new');
+      assert.match(blank.body, /<legend>Event<\/legend>/);
+      assert.match(blank.body, /<input type="radio" id="field-event-none" name="data_event" value="" checked>/);
+      assert.match(blank.body, /<input type="search" id="field-event-find" name="find_event" value=""/);
+
+      const found = await admin.post('/admin/content/talks/new', {
+        action: 'find',
+        data_title: 'Keynote',
+        find_event: 'AUNC',
+        status: 'draft',
+      });
+      assert.equal(found.statusCode, 200);
+      const launch = /<input type="radio" id="field-event-result-0" name="data_event" value="([a-z0-9]+)">/.exec(
+        found.body,
+      );
+      assert.ok(launch, 'the search offers the entry titled Launch');
+      assert.match(pageText(found.body), /None Launch [a-z0-9]+ Search Events by title/, 'only the match');
+      assert.match(found.body, /value="Keynote"/, 'the typed values stay in the form');
+      assert.match(found.body, /name="find_event" value="AUNC"/);
+      const none = await admin.post('/admin/content/talks/new', { action: 'find', find_event: 'zzz', status: 'draft' });
+      assert.match(pageText(none.body), /No Events entry has "zzz" in its title/);
+
+      const missing = await admin.post('/admin/content/talks/new', {
+        action: 'save',
+        data_title: 'Keynote',
+        data_event: 'no-such-id',
+        status: 'draft',
+      });
+      assert.equal(missing.statusCode, 422);
+      assert.match(pageText(missing.body), /no-such-id \(no such Events entry\)/);
+      assert.match(pageText(missing.body), /Event no events entry &quot;no-such-id&quot;/);
+
+      const saved = await admin.post('/admin/content/talks/new', {
+        action: 'save',
+        data_title: 'Keynote',
+        data_event: launch[1]!,
+        slug: 'keynote',
+        status: 'published',
+      });
+      assert.equal(saved.statusCode, 303, saved.body);
+      const edit = await admin.get(saved.headers.location!);
+      assert.match(
+        edit.body,
+        new RegExp(
+          `<input type="radio" id="field-event-chosen" name="data_event" value="${launch[1]}" checked> <span>Launch `,
+        ),
+        'the chosen entry is shown by its title',
+      );
+      const served = json<{ data: { event: string } }>(
+        await cmsApi(t.app, 'club', read, { method: 'GET', path: '/entries/talks/keynote' }),
+      );
+      assert.equal(served.data.event, launch[1]);
+    });
+
+    it('picks a forum topic by searching its title, as the member sees the forum', async () => {
+      const post = (path: string, payload: unknown) =>
+        cmsApi(t.app, 'club', write, { method: 'POST', path, payload: payload as Record<string, unknown> });
+      assert.equal((await post('/entries/forums', { slug: 'town', data: { name: 'Town' } })).statusCode, 201);
+      const topic = json<{ id: string }>(
+        await post('/entries/topics', { data: { forum_id: 'town', title: 'Harbour repairs', body: 'Who helps?' } }),
+      ).id;
+      const made = await admin.post('/admin/content-types', {
+        name: 'Notes',
+        slug: 'notes',
+        rows: '2',
+        f0_name: 'title',
+        f0_type: 'text',
+        f1_name: 'discussion',
+        f1_type: 'relation',
+        f1_options: '{"type":"topics"}',
+      });
+      assert.equal(made.statusCode, 303, made.body);
+      await admin.get('/admin/content/notes/new');
+      const found = await admin.post('/admin/content/notes/new', {
+        action: 'find',
+        find_discussion: 'harbour',
+        status: 'draft',
+      });
+      assert.equal(found.statusCode, 200, found.body);
+      assert.match(
+        found.body,
+        new RegExp(`name="data_discussion" value="${topic}"> <span>Harbour repairs `),
+        'the topic is offered by its title',
+      );
+    });
+
+    it('edits a JSON list of strings as tags separated by commas, other JSON as JSON', async () => {
+      const blank = await admin.get('/admin/content/articles/new');
+      assert.match(blank.body, /<input type="text" id="field-tags" name="data_tags" value=""/);
+      assert.match(pageText(blank.body), /Tags Tags separated by commas/);
+      const saved = await admin.post('/admin/content/articles/new', {
+        action: 'save',
+        data_title: 'Tagged',
+        data_tags: ' news,  harbour , ,',
+        slug: 'tagged',
+        status: 'published',
+      });
+      assert.equal(saved.statusCode, 303, saved.body);
+      const served = async () =>
+        json<{ data: { tags: unknown } }>(
+          await cmsApi(t.app, 'club', read, { method: 'GET', path: '/entries/articles/tagged' }),
+        ).data.tags;
+      assert.deepEqual(await served(), ['news', 'harbour']);
+      const edit = await admin.get(saved.headers.location!);
+      assert.match(edit.body, /<input type="text" id="field-tags" name="data_tags" value="news, harbour"/);
+
+      const version = /name="version" value="([^"]+)"/.exec(edit.body)![1]!.replace(/&quot;/g, '"');
+      const asJson = await admin.post(saved.headers.location!.replace('?saved=1', ''), {
+        action: 'save',
+        version,
+        data_title: 'Tagged',
+        data_tags: '{"primary": "news"}',
+        slug: 'tagged',
+        status: 'published',
+      });
+      assert.equal(asJson.statusCode, 303, asJson.body);
+      assert.deepEqual(await served(), { primary: 'news' });
+      const again = await admin.get(asJson.headers.location!);
+      assert.match(
+        again.body,
+        /<textarea id="field-tags" name="data_tags"[^>]*>\{&quot;primary&quot;:&quot;news&quot;\}</,
+      );
+      const broken = await admin.post('/admin/content/articles/new', {
+        action: 'save',
+        data_title: 'Broken',
+        data_tags: '[1,',
+        status: 'draft',
+      });
+      assert.equal(broken.statusCode, 422);
+      assert.match(pageText(broken.body), /Enter valid JSON/);
+    });
+
+    it('lists entries with columns from the fields, sorted by a column and filtered by enum, number and date', async () => {
+      const made = await admin.post('/admin/content-types', {
+        name: 'Shows',
+        slug: 'shows',
+        rows: '4',
+        f0_name: 'title',
+        f0_type: 'text',
+        f1_name: 'genre',
+        f1_type: 'enum',
+        f1_options: '{"values":["comedy","drama"]}',
+        f2_name: 'seats',
+        f2_type: 'number',
+        f3_name: 'opens_on',
+        f3_type: 'datetime',
+      });
+      assert.equal(made.statusCode, 303, made.body);
+      for (const [title, genre, seats, opens] of [
+        ['Farce', 'comedy', '40', '2026-03-01T20:00'],
+        ['Tragedy', 'drama', '300', '2026-04-15T19:30'],
+        ['Sketches', 'comedy', '120', '2026-05-20T18:00'],
+      ] as const) {
+        const saved = await admin.post('/admin/content/shows/new', {
+          action: 'save',
+          data_title: title,
+          data_genre: genre,
+          data_seats: seats,
+          data_opens_on: opens,
+          status: 'published',
+        });
+        assert.equal(saved.statusCode, 303, saved.body);
+      }
+      const titles = async (query: string) => {
+        const page = await admin.get(`/admin/content/shows?${query}`);
+        assert.equal(page.statusCode, 200, page.body);
+        return [...page.body.matchAll(/<td><a href="\/admin\/content\/shows\/[a-z0-9]+">([^<]+)<\/a>/g)].map(
+          (m) => m[1],
+        );
+      };
+      const all = await admin.get('/admin/content/shows');
+      assert.match(
+        pageText(all.body),
+        /Entry Genre \(sort ascending\) Seats \(sort ascending\) Opens on \(sort ascending\) State/,
+      );
+      assert.match(pageText(all.body), /Sketches Comedy 120 /);
+      assert.deepEqual(await titles('sort=seats'), ['Farce', 'Sketches', 'Tragedy']);
+      assert.deepEqual(await titles('sort=-seats'), ['Tragedy', 'Sketches', 'Farce']);
+      assert.match(
+        (await admin.get('/admin/content/shows?sort=-seats')).body,
+        /<th scope="col" aria-sort="descending">/,
+      );
+      assert.deepEqual(
+        await titles('sort=nonsense'),
+        ['Sketches', 'Tragedy', 'Farce'],
+        'an unknown sort is the default',
+      );
+      assert.deepEqual(await titles('sort=title&filter%5Bgenre%5D%5Beq%5D=comedy'), ['Sketches', 'Farce']);
+      assert.deepEqual(await titles('sort=seats&filter%5Bseats%5D%5Bgte%5D=100'), ['Sketches', 'Tragedy']);
+      assert.deepEqual(await titles('filter%5Bseats%5D%5Bgte%5D=100&filter%5Bseats%5D%5Blte%5D=200'), ['Sketches']);
+      assert.deepEqual(
+        await titles('sort=opens_on&filter%5Bopens_on%5D%5Bgte%5D=2026-03-01&filter%5Bopens_on%5D%5Blte%5D=2026-04-15'),
+        ['Farce', 'Tragedy'],
+        'a date range covers whole days',
+      );
+      const kept = await admin.get('/admin/content/shows?filter%5Bgenre%5D%5Beq%5D=drama&sort=seats');
+      assert.match(kept.body, /<option value="drama" selected>Drama<\/option>/);
+      assert.match(
+        kept.body,
+        /href="\/admin\/content\/shows\?status=any&amp;q=&amp;sort=-seats&amp;filter%5Bgenre%5D%5Beq%5D=drama&amp;page=1"/,
+      );
+    });
+
+    it('publishes, unpublishes and deletes the selected entries, deleting only after a confirmation', async () => {
+      const servedShows = async () =>
+        json<Array<{ data: { title: string } }>>(
+          await cmsApi(t.app, 'club', read, { method: 'GET', path: '/entries/shows?sort=title' }),
+        ).map((e) => e.data.title);
+      const list = await admin.get('/admin/content/shows?sort=title');
+      const ids = Object.fromEntries(
+        [...list.body.matchAll(/name="pick_([a-z0-9]+)" id="pick-[a-z0-9]+" aria-label="Select ([^"]+)"/g)].map((m) => [
+          m[2],
+          m[1],
+        ]),
+      );
+      assert.deepEqual(Object.keys(ids).sort(), ['Farce', 'Sketches', 'Tragedy']);
+      const picks = (...titles: string[]) => Object.fromEntries(titles.map((title) => [`pick_${ids[title]}`, 'on']));
+      assert.equal(
+        (await admin.post('/admin/content/shows/bulk', { _csrf: 'forged', action: 'unpublish', ...picks('Farce') }))
+          .statusCode,
+        403,
+      );
+
+      const unpublished = await admin.post('/admin/content/shows/bulk', {
+        action: 'unpublish',
+        ...picks('Farce', 'Sketches'),
+      });
+      assert.equal(unpublished.headers.location, '/admin/content/shows?done=unpublished&count=2');
+      assert.deepEqual(await servedShows(), ['Tragedy']);
+      assert.match(pageText((await admin.get(unpublished.headers.location!)).body), /2 entries unpublished\./);
+      const published = await admin.post('/admin/content/shows/bulk', { action: 'publish', ...picks('Farce') });
+      assert.equal(published.statusCode, 303);
+      assert.deepEqual(await servedShows(), ['Farce', 'Tragedy']);
+
+      const asked = await admin.post('/admin/content/shows/bulk', { action: 'delete', ...picks('Farce', 'Tragedy') });
+      assert.equal(asked.statusCode, 200);
+      assert.match(pageText(asked.body), /Delete 2 Shows entries\?.*Farce.*Tragedy/s);
+      assert.deepEqual(await servedShows(), ['Farce', 'Tragedy'], 'nothing is deleted before the confirmation');
+      const deleted = await admin.post('/admin/content/shows/bulk', {
+        action: 'delete',
+        confirm: 'yes',
+        ...picks('Farce', 'Tragedy'),
+      });
+      assert.equal(deleted.headers.location, '/admin/content/shows?done=deleted&count=2');
+      assert.deepEqual(await servedShows(), []);
+      assert.deepEqual(
+        [...(await admin.get('/admin/content/shows')).body.matchAll(/aria-label="Select ([^"]+)"/g)].map((m) => m[1]),
+        ['Sketches'],
+      );
     });
 
     it('counts a list exactly up to 1,000 entries and says "About" past that (decision 0072)', async () => {

@@ -27,8 +27,13 @@ import type { ContentTypeOut, EntryOut } from '../schemas.js';
 import { sourceFor } from '../source-for.js';
 import { sourceContext, type SourceContext } from '../sources.js';
 import type { EntryInput } from '../entries.js';
+import { entryLabel, humanName, stateOf } from './labels.js';
+import { EDITOR_JS } from './editor-script.js.js';
+import { html } from '../../lib/html.js';
+import { consumeRateLimit } from '../../http/rate-limit.js';
 import {
   BLANK_ROWS,
+  bulkDeleteView,
   entryFormView,
   entryListView,
   fieldRowValues,
@@ -37,6 +42,11 @@ import {
   typesView,
   type FieldErrors,
   type FormValues,
+  isJsonText,
+  listColumns,
+  listFilters,
+  type RelationChoice,
+  type RelationPicker,
 } from './views.js';
 
 const PAGE_SIZE = 20;
@@ -95,6 +105,72 @@ async function contentType(request: FastifyRequest, slug: string): Promise<Conte
   return presentType(row);
 }
 
+/** The entry form's script (Markdown toolbar and live preview); the form works without it. */
+const EDITOR_HEAD = html`<script src="/assets/cms-editor.js" defer></script>`;
+/** Live previews one editor may ask for a minute (the script asks at most every 300 ms of typing). */
+const PREVIEWS_PER_MINUTE = 120;
+const MAX_MARKDOWN_PREVIEW = 100_000;
+
+/** Entries one bulk action takes: a list page's worth and more. */
+const BULK_MAX = 100;
+const BULK_DONE: Record<string, string> = { published: 'published', unpublished: 'unpublished', deleted: 'deleted' };
+
+/** Entries of a relation's search: as many as fit beside the form. */
+const RELATION_RESULTS = 10;
+
+/**
+ * The picker of each relation field of `type`: the chosen entry (from `values`) named by its title,
+ * and, for each search in `queries`, the related type's entries whose title holds the words (drafts
+ * too: an entry may point to one before it is published).
+ */
+async function relationPickers(
+  request: FastifyRequest,
+  type: ContentTypeOut,
+  values: FormValues,
+  queries: Record<string, string> = {},
+): Promise<Record<string, RelationPicker>> {
+  const pickers: Record<string, RelationPicker> = {};
+  const now = new Date();
+  for (const f of type.fields) {
+    const slug = (f.options as { type?: string }).type;
+    if (f.type !== 'relation' || !slug) continue;
+    const related = await contentType(request, slug);
+    const source = sourceFor(related.slug);
+    const ctx = editorContext(request);
+    const choice = (entry: EntryOut): RelationChoice => {
+      const state = stateOf(entry, now);
+      return { id: entry.id, label: entryLabel(related, entry), ...(state === 'Published' ? {} : { state }) };
+    };
+    const value = values[`data_${f.name}`] ?? '';
+    let selected: RelationPicker['selected'];
+    if (value !== '') {
+      try {
+        selected = choice((await source.read(ctx, value, { status: 'any' })).entry);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 404) throw error;
+        selected = { id: value, label: value, missing: true };
+      }
+    }
+    const query = (queries[f.name] ?? '').trim();
+    let results: RelationChoice[] | undefined;
+    if (query !== '') {
+      // The title is the first text field, searched as a substring; a type without one by its search text.
+      const title = related.fields.find((r) => r.type === 'text' || r.type === 'slug');
+      const { rows } = await source.list(
+        ctx,
+        {
+          status: 'any',
+          ...(title && related.source !== 'forum' ? { [`filter[${title.name}][contains]`]: query } : { q: query }),
+        },
+        { page: 1, pageSize: RELATION_RESULTS, offset: 0 },
+      );
+      results = rows.filter((entry) => entry.id !== selected?.id).map(choice);
+    }
+    pickers[f.name] = { typeName: related.name, query, selected, results };
+  }
+  return pickers;
+}
+
 /** The field rows of the type editor as definitions, or the problems by input name. */
 function readFieldRows(request: FastifyRequest): {
   fields: FieldDefinition[];
@@ -145,6 +221,15 @@ function toLocal(iso: string | null | undefined): string {
   return iso ? iso.slice(0, 16) : '';
 }
 
+/**
+ * A JSON field as the form shows it: an array of strings as tags separated by commas (when no tag
+ * holds a comma), anything else as JSON.
+ */
+function jsonText(value: unknown): string {
+  const tags = Array.isArray(value) && value.every((tag) => typeof tag === 'string' && !tag.includes(','));
+  return tags ? (value as string[]).join(', ') : JSON.stringify(value);
+}
+
 /** An entry as form values, the way the form shows it. */
 function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): FormValues {
   const values: FormValues = {
@@ -162,7 +247,7 @@ function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): Fo
           ? 'on'
           : ''
         : f.type === 'json'
-          ? JSON.stringify(value)
+          ? jsonText(value)
           : f.type === 'datetime'
             ? toLocal(String(value))
             : String(value as string | number);
@@ -192,10 +277,18 @@ function readEntry(
       if (Number.isFinite(Number(raw))) data[f.name] = Number(raw);
       else errors[f.name] = 'Enter a number.';
     } else if (f.type === 'json') {
-      try {
-        data[f.name] = JSON.parse(raw) as unknown;
-      } catch {
-        errors[f.name] = 'Enter valid JSON.';
+      if (isJsonText(raw)) {
+        try {
+          data[f.name] = JSON.parse(raw) as unknown;
+        } catch {
+          errors[f.name] = 'Enter valid JSON.';
+        }
+      } else {
+        const tags = raw
+          .split(',')
+          .map((tag) => tag.trim())
+          .filter((tag) => tag !== '');
+        if (tags.length > 0) data[f.name] = tags;
       }
     } else if (f.type === 'datetime') {
       data[f.name] = fromLocal(raw);
@@ -223,7 +316,7 @@ function entryErrors(error: unknown): FieldErrors | undefined {
     };
   if (error.code === 'validation_failed') return { _form: error.message };
   const listed = error.extensions.errors as Array<{ field: string; message: string }> | undefined;
-  if (listed) return Object.fromEntries(listed.map((e) => [e.field, `${e.field.replace(/_/g, ' ')} ${e.message}`]));
+  if (listed) return Object.fromEntries(listed.map((e) => [e.field, `${humanName(e.field)} ${e.message}`]));
   if (error.code === 'unique_violation') return { [String(error.extensions.field ?? '_form')]: error.message };
   return undefined;
 }
@@ -364,7 +457,30 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
       const status = ['published', 'draft'].includes(request.query.status ?? '') ? request.query.status! : 'any';
       const q = (request.query.q ?? '').slice(0, 200).trim();
       const page = pageNumber(request.query.page);
-      const query = { status: status as 'any', ...(q ? { q } : {}) };
+      // Sorted by a listed column (or the update time), filtered by the type's enum, number and date fields.
+      const sortable = ['updated_at', ...listColumns(type).map((f) => f.name)];
+      const asked = String(request.query.sort ?? '');
+      const sort = sortable.includes(asked.replace(/^-/, '')) ? asked : '-updated_at';
+      const filters: Record<string, string> = {};
+      const conditions: Record<string, string> = {};
+      for (const { field: f, inputs } of listFilters(type))
+        for (const name of inputs) {
+          const value = String(request.query[name] ?? '')
+            .slice(0, 100)
+            .trim();
+          if (value === '') continue;
+          filters[name] = value;
+          // A date filter covers whole days, read as UTC.
+          conditions[name] =
+            f.type === 'datetime' && /^\d{4}-\d{2}-\d{2}$/.test(value)
+              ? `${value}${name.endsWith('[gte]') ? 'T00:00:00Z' : 'T23:59:59.999Z'}`
+              : value;
+        }
+      const query = {
+        status: status as 'any',
+        ...(q ? { q } : {}),
+        ...(type.source === 'forum' ? {} : { sort, ...conditions }),
+      };
       const {
         rows,
         total,
@@ -376,14 +492,113 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
             pageSize: PAGE_SIZE,
             offset: (page - 1) * PAGE_SIZE,
           });
-      const list = { type, entries: rows, status, q, page, pages: totalPages(total, PAGE_SIZE), total, estimated };
-      return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date()), { private: true });
+      const list = {
+        type,
+        entries: rows,
+        status,
+        q,
+        sort,
+        filters,
+        page,
+        pages: totalPages(total, PAGE_SIZE),
+        total,
+        estimated,
+      };
+      const done = BULK_DONE[String(request.query.done)];
+      const count = Number(request.query.count) || 0;
+      const flash = done
+        ? { kind: 'ok' as const, text: `${count} entr${count === 1 ? 'y' : 'ies'} ${done}.` }
+        : undefined;
+      return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date(), flash), {
+        private: true,
+      });
     },
   );
 
-  async function entryForm(request: FastifyRequest, type: ContentTypeOut) {
+  // Bulk actions on a list's selected entries (`pick_<id>=on`): publish, unpublish, delete after a
+  // confirmation page. Each goes through the entry source with the entry's version, as one edit would.
+  app.post<WithType>(
+    '/admin/content/:type/bulk',
+    { schema: { params: TypeParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      storedType(type);
+      const action = field(request, 'action', 10);
+      if (action !== 'publish' && action !== 'unpublish' && action !== 'delete')
+        throw new AppError('validation_failed', 'Choose publish, unpublish or delete.');
+      const ids = Object.keys((request.body ?? {}) as Record<string, string>)
+        .filter((name) => name.startsWith('pick_'))
+        .map((name) => name.slice('pick_'.length))
+        .slice(0, BULK_MAX);
+      if (ids.length === 0) return seeOther(reply, `/admin/content/${type.slug}`);
+      const source = sourceFor(type.slug);
+      const ctx = editorContext(request);
+      const read = await Promise.all(ids.map((id) => source.read(ctx, id, { status: 'any' })));
+      if (action === 'delete' && field(request, 'confirm', 3) !== 'yes')
+        return sendPage(
+          reply,
+          request.ui,
+          `Delete ${type.name} entries`,
+          bulkDeleteView(
+            request.ui,
+            type,
+            read.map((r) => r.entry),
+          ),
+          { private: true },
+        );
+      for (const { entry, etag } of read) {
+        if (action === 'delete') {
+          await source.remove(ctx, entry.id, etag);
+          continue;
+        }
+        const publish = action === 'publish';
+        if ((entry.status === 'published') === publish) continue;
+        await source.update(
+          ctx,
+          entry.id,
+          {
+            slug: entry.slug,
+            status: publish ? 'published' : 'draft',
+            published_at: null,
+            data: entry.data as Record<string, unknown>,
+          },
+          etag,
+        );
+      }
+      request.server.cms.webhooks.wake();
+      const done = { publish: 'published', unpublish: 'unpublished', delete: 'deleted' }[action];
+      return seeOther(reply, `/admin/content/${type.slug}?done=${done}&count=${read.length}`);
+    },
+  );
+
+  app.get('/assets/cms-editor.js', async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(EDITOR_JS),
+  );
+
+  // The live preview of a Markdown field: the same renderer and sanitizer as the form's Preview.
+  app.post('/admin/content/preview', { preHandler: EDITOR_FORM }, async (request, reply) => {
+    const viewer = request.ui.viewer;
+    requireMember(viewer);
+    await consumeRateLimit(
+      app.deps.cache.cache,
+      `cms:preview:${request.ui.site.id}:${viewer.member.id}`,
+      PREVIEWS_PER_MINUTE,
+      60,
+      'previews',
+    );
+    const body = field(request, 'body', MAX_MARKDOWN_PREVIEW);
+    if (body === undefined) throw new AppError('payload_too_large', 'The text is over 100,000 characters.');
+    return reply.header('Cache-Control', 'no-store').type('text/html; charset=utf-8').send(renderBody(body).html);
+  });
+
+  async function entryForm(
+    request: FastifyRequest,
+    type: ContentTypeOut,
+    values: FormValues,
+    queries?: Record<string, string>,
+  ) {
     const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
-    return { type, media: rows.map(presentMedia) };
+    return { type, media: rows.map(presentMedia), relations: await relationPickers(request, type, values, queries) };
   }
 
   function storedType(type: ContentTypeOut): void {
@@ -396,13 +611,14 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const type = await contentType(request, request.params.type);
       storedType(type);
-      const form = await entryForm(request, type);
+      const values = { status: 'draft' };
+      const form = await entryForm(request, type, values);
       return sendPage(
         reply,
         request.ui,
         `New ${type.name} entry`,
-        entryFormView(request.ui, { ...form, values: { status: 'draft' }, errors: {} }),
-        { private: true },
+        entryFormView(request.ui, { ...form, values, errors: {} }),
+        { private: true, head: EDITOR_HEAD },
       );
     },
   );
@@ -416,7 +632,8 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
       const { entry, etag } = await sourceFor(type.slug).read(editorContext(request), request.params.id, {
         status: 'any',
       });
-      const form = await entryForm(request, type);
+      const values = entryValues(type, entry, etag ?? '');
+      const form = await entryForm(request, type, values);
       return sendPage(
         reply,
         request.ui,
@@ -424,11 +641,11 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         entryFormView(request.ui, {
           ...form,
           entry,
-          values: entryValues(type, entry, etag ?? ''),
+          values,
           errors: {},
           flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined,
         }),
-        { private: true },
+        { private: true, head: EDITOR_HEAD },
       );
     },
   );
@@ -440,7 +657,15 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     const entry = id
       ? (await sourceFor(type.slug).read(editorContext(request), id, { status: 'any' })).entry
       : undefined;
-    const form = await entryForm(request, type);
+    const action = field(request, 'action', 10);
+    // A relation's Search (also what Enter in a box above it presses) searches every relation whose
+    // search box is filled, and shows the form again.
+    const searching = action === 'find';
+    const queries: Record<string, string> = {};
+    if (searching)
+      for (const f of type.fields)
+        if (f.type === 'relation') queries[f.name] = (field(request, `find_${f.name}`, 200) ?? '').trim();
+    const form = await entryForm(request, type, values, queries);
     const title = entry ? `Edit ${type.name} entry` : `New ${type.name} entry`;
     const show = (shown: FieldErrors, status: number, preview?: Record<string, string>) =>
       sendPage(
@@ -448,9 +673,10 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         request.ui,
         title,
         entryFormView(request.ui, { ...form, entry, values, errors: shown, preview }),
-        { status, private: true },
+        { status, private: true, head: EDITOR_HEAD },
       );
-    if (field(request, 'action', 10) === 'preview') {
+    if (searching) return show(errors, 200);
+    if (action === 'preview') {
       const preview: Record<string, string> = {};
       for (const f of type.fields)
         if (f.type === 'markdown' && typeof input.data[f.name] === 'string')

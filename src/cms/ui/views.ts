@@ -9,6 +9,7 @@ import { csrfField, pager, postButton, time } from '../../forum/ui/layout.js';
 import type { EditorView } from '../editors.js';
 import { FIELD_TYPES, type FieldDefinition } from '../fields.js';
 import type { ContentTypeOut, EntryOut, MediaOut } from '../schemas.js';
+import { entryLabel, humanName, stateOf } from './labels.js';
 
 /** Problems of a submitted form by field name; `_form` for the form as a whole. */
 export type FieldErrors = Partial<Record<string, string>>;
@@ -131,6 +132,10 @@ interface EntryListPage {
   entries: EntryOut[];
   status: string;
   q: string;
+  /** The list's order as the API takes it, e.g. `-updated_at` or `price`. */
+  sort: string;
+  /** The filters as typed, by input name (`filter[kind][eq]`...). */
+  filters: Record<string, string>;
   page: number;
   pages: number;
   total: number;
@@ -138,30 +143,88 @@ interface EntryListPage {
   estimated: boolean;
 }
 
-/** What a list row shows: the first text field's value, else the slug, else the id. */
-function entryLabel(type: ContentTypeOut, entry: EntryOut): string {
-  const first = type.fields.find((f) => f.type === 'text' || f.type === 'slug');
-  const value = first ? (entry.data as Record<string, unknown>)[first.name] : undefined;
-  return typeof value === 'string' && value !== '' ? value : (entry.slug ?? entry.id);
+/** Field types shown as list columns, sorted by and (but text) filtered. */
+const LISTED_TYPES = new Set(['text', 'slug', 'number', 'boolean', 'datetime', 'enum']);
+/** Longest text field (its `max_length`) shown as a column: names and labels, not excerpts. */
+const MAX_TEXT_COLUMN = 100;
+/** Columns beside the entry's own: the type's first listable fields after its title. */
+const MAX_FIELD_COLUMNS = 3;
+
+type Field = ContentTypeOut['fields'][number];
+
+/** The fields an entry list shows as columns (stored types only; forum views keep their own order). */
+export function listColumns(type: ContentTypeOut): Field[] {
+  if (type.source === 'forum') return [];
+  const title = type.fields.find((f) => f.type === 'text' || f.type === 'slug');
+  const short = (f: Field) =>
+    (f.type !== 'text' && f.type !== 'slug') ||
+    ((f.options as { max_length?: number }).max_length ?? 255) <= MAX_TEXT_COLUMN;
+  return type.fields.filter((f) => f !== title && LISTED_TYPES.has(f.type) && short(f)).slice(0, MAX_FIELD_COLUMNS);
 }
 
-function stateOf(entry: EntryOut, now: Date): string {
-  if (entry.status === 'draft') return 'Draft';
-  return entry.published_at && new Date(entry.published_at) > now ? 'Scheduled' : 'Published';
+/** The filter inputs of a type's list, by field: enum (one value), number and date (from, to). */
+export function listFilters(type: ContentTypeOut): Array<{ field: Field; inputs: string[] }> {
+  if (type.source === 'forum') return [];
+  return type.fields.flatMap((field) => {
+    if (field.type === 'enum') return [{ field, inputs: [`filter[${field.name}][eq]`] }];
+    if (field.type === 'number' || field.type === 'datetime')
+      return [{ field, inputs: [`filter[${field.name}][gte]`, `filter[${field.name}][lte]`] }];
+    return [];
+  });
 }
 
-export function entryListView(ui: UiContext, list: EntryListPage, now: Date): SafeHtml {
+function cell(field: Field, entry: EntryOut): SafeHtml | string {
+  const value = (entry.data as Record<string, unknown>)[field.name];
+  if (value === undefined || value === null || value === '') return '';
+  if (field.type === 'boolean') return value ? 'Yes' : 'No';
+  if (field.type === 'datetime') return time(new Date(String(value)));
+  if (field.type === 'enum') return humanName(String(value));
+  return String(value as string | number);
+}
+
+function filterControls(list: EntryListPage): SafeHtml {
+  return html`${listFilters(list.type).map(({ field, inputs }) => {
+    const label = humanName(field.name);
+    const id = `filter-${field.name}`;
+    if (field.type === 'enum') {
+      const values = (field.options as { values?: string[] }).values ?? [];
+      return selectField(
+        inputs[0]!,
+        label,
+        list.filters[inputs[0]!] ?? '',
+        [['', 'Any'], ...values.map((v) => [v, humanName(v)] as const)],
+        { id },
+      );
+    }
+    const kind = field.type === 'number' ? 'number' : 'date';
+    return html`<fieldset class="range"><legend>${label}</legend>${inputs.map(
+      (name, i) =>
+        html`<div><label for="${id}-${i}">${i === 0 ? 'From' : 'To'}</label><input type="${kind}" id="${id}-${i}" name="${name}" value="${list.filters[name] ?? ''}"${kind === 'number' ? html` step="any"` : ''}></div>`,
+    )}</fieldset>`;
+  })}`;
+}
+
+export function entryListView(ui: UiContext, list: EntryListPage, now: Date, flash?: Flash): SafeHtml {
   const { type } = list;
   const editable = type.source !== 'forum';
-  const query = (page: number) =>
-    `/admin/content/${type.slug}?${new URLSearchParams({ status: list.status, q: list.q, page: String(page) }).toString()}`;
+  const columns = listColumns(type);
+  const params = (change: Record<string, string>) =>
+    new URLSearchParams({ status: list.status, q: list.q, sort: list.sort, ...list.filters, ...change }).toString();
+  const query = (page: number) => `/admin/content/${type.slug}?${params({ page: String(page) })}`;
+  /** A column heading that sorts by it: ascending first, descending when it already sorts ascending. */
+  const sortable = (name: string, label: string) => {
+    const current = list.sort === name ? 'ascending' : list.sort === `-${name}` ? 'descending' : undefined;
+    const next = current === 'ascending' ? `-${name}` : name;
+    return html`<th scope="col"${current ? html` aria-sort="${current}"` : ''}><a href="/admin/content/${type.slug}?${params({ sort: next, page: '1' })}">${label}<span class="sr-only"> (sort ${next.startsWith('-') ? 'descending' : 'ascending'})</span></a>${current ? html` <span aria-hidden="true">${current === 'ascending' ? '▲' : '▼'}</span>` : ''}</th>`;
+  };
   return adminFrame(
     ui,
     'content',
     type.name,
     html`<p class="crumbs"><a href="/admin/content">Content</a></p>
 <div class="toolbar">${editable ? html`<a class="button" href="/admin/content/${type.slug}/new">New entry</a>` : html`<p class="muted">Forum content is written in the forum and its admin area; here it is listed as the Content API serves it.</p>`}</div>
-<form method="get" action="/admin/content/${type.slug}" class="inline filters" role="search">
+<form method="get" action="/admin/content/${type.slug}" class="filters" role="search" aria-label="Filter ${type.name}">
+<input type="hidden" name="sort" value="${list.sort}">
 ${selectField(
   'status',
   'Status',
@@ -174,14 +237,53 @@ ${selectField(
   { id: 'filter-status' },
 )}
 ${textField('q', 'Search', list.q, 'search', { id: 'filter-q', maxlength: 200 })}
-<button type="submit" class="secondary">Filter</button></form>
+${filterControls(list)}
+<div class="actions"><button type="submit" class="secondary">Filter</button></div></form>
 <p class="muted">${list.estimated ? 'About ' : ''}${list.total} entr${list.total === 1 ? 'y' : 'ies'}</p>
-<table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr><th scope="col">Entry</th><th scope="col">State</th><th scope="col">Updated</th></tr></thead><tbody>${list.entries.map(
+${editable ? html`<form method="post" action="/admin/content/${type.slug}/bulk" id="bulk">${csrfField(ui)}<div class="actions bulk" role="group" aria-label="With the selected entries"><button type="submit" name="action" value="publish" class="secondary">Publish</button><button type="submit" name="action" value="unpublish" class="secondary">Unpublish</button><button type="submit" name="action" value="delete" class="secondary danger">Delete…</button></div></form>` : ''}
+<div class="table-scroll"><table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr>${editable ? html`<th scope="col"><span class="sr-only">Selected</span></th>` : ''}<th scope="col">Entry</th>${columns.map((f) => sortable(f.name, humanName(f.name)))}<th scope="col">State</th>${editable ? sortable('updated_at', 'Updated') : html`<th scope="col">Updated</th>`}</tr></thead><tbody>${list.entries.map(
       (entry) =>
-        html`<tr><td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td><td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
-    )}</tbody></table>
+        html`<tr>${editable ? html`<td><input type="checkbox" form="bulk" name="pick_${entry.id}" id="pick-${entry.id}" aria-label="Select ${entryLabel(type, entry)}"></td>` : ''}<td>${editable ? html`<a href="/admin/content/${type.slug}/${entry.id}">${entryLabel(type, entry)}</a>` : entryLabel(type, entry)}</td>${columns.map((f) => html`<td>${cell(f, entry)}</td>`)}<td><span class="badge">${stateOf(entry, now)}</span></td><td>${time(new Date(entry.updated_at))}</td></tr>`,
+    )}</tbody></table></div>
 ${pager(list.page, list.pages, query)}`,
+    flash,
   );
+}
+
+/** Asks before deleting the selected entries; the form posts them again with `confirm=yes`. */
+export function bulkDeleteView(ui: UiContext, type: ContentTypeOut, entries: EntryOut[]): SafeHtml {
+  return adminFrame(
+    ui,
+    'content',
+    `Delete ${entries.length} ${type.name} entr${entries.length === 1 ? 'y' : 'ies'}?`,
+    html`<p class="crumbs"><a href="/admin/content">Content</a> › <a href="/admin/content/${type.slug}">${type.name}</a></p>
+<p>These entries are deleted for good; the Content API stops serving them at once.</p>
+<ul>${entries.map((entry) => html`<li>${entryLabel(type, entry)} <span class="muted">${entry.id}</span></li>`)}</ul>
+<form method="post" action="/admin/content/${type.slug}/bulk">${csrfField(ui)}
+<input type="hidden" name="action" value="delete"><input type="hidden" name="confirm" value="yes">
+${entries.map((entry) => html`<input type="hidden" name="pick_${entry.id}" value="on">`)}
+<div class="actions"><button type="submit" class="danger">Delete</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>`,
+  );
+}
+
+/** An entry a relation field can point to, as the picker names it. */
+export interface RelationChoice {
+  id: string;
+  label: string;
+  /** The entry's state when it is not live, e.g. "Draft". */
+  state?: string | undefined;
+}
+
+/** What a relation field's picker shows: the chosen entry by its title, and the answers to a search. */
+export interface RelationPicker {
+  /** The related type's name. */
+  typeName: string;
+  /** The search as typed; empty when none was asked. */
+  query: string;
+  /** The chosen entry; `label` is the id itself when no such entry is found. */
+  selected?: (RelationChoice & { missing?: boolean }) | undefined;
+  /** Entries whose title matched the search, the chosen one left out; undefined when none was asked. */
+  results?: RelationChoice[] | undefined;
 }
 
 interface EntryFormPage {
@@ -191,6 +293,8 @@ interface EntryFormPage {
   values: FormValues;
   errors: FieldErrors;
   media: MediaOut[];
+  /** The picker of each relation field, by field name. */
+  relations: Record<string, RelationPicker>;
   /** Rendered Markdown of a preview round trip, by field. */
   preview?: Record<string, string> | undefined;
   flash?: Flash | undefined;
@@ -211,22 +315,102 @@ function mediaPicker(
   return html`${selectField(name, label, value, choices, { id: `field-${name}`, hint: 'Choose an upload from the media library.', error })}<p class="hint"><a href="/admin/media">Upload media</a></p>`;
 }
 
+/** What an entry of the picker says: its title, its state when not live, and its id. */
+function choiceText(choice: RelationChoice): SafeHtml {
+  return html`${choice.label}${choice.state ? html` <span class="badge">${choice.state}</span>` : ''} <span class="muted">${choice.id}</span>`;
+}
+
+/**
+ * A relation field: the chosen entry by title and the entries a title search found, as radio
+ * buttons of one name, and the search box. Searching posts the form back (every value kept), so it
+ * works without script; Enter in a box above the first Search button searches too, which keeps all.
+ */
+function relationPicker(
+  name: string,
+  label: string,
+  field: ContentTypeOut['fields'][number],
+  picker: RelationPicker,
+  error: string | undefined,
+): SafeHtml {
+  const id = `field-${field.name}`;
+  const selected = picker.selected;
+  const radio = (value: string, checked: boolean, text: SafeHtml | string, suffix: string) =>
+    html`<label class="check" for="${id}-${suffix}"><input type="radio" id="${id}-${suffix}" name="${name}" value="${value}"${checked ? html` checked` : ''}> <span>${text}</span></label>`;
+  return html`<fieldset class="relation" id="${id}"${error ? html` aria-describedby="${id}-error"` : ''}><legend>${label}</legend>
+<div role="radiogroup" aria-label="${label}: chosen entry">${radio('', !selected, 'None', 'none')}
+${selected ? radio(selected.id, true, selected.missing ? html`${selected.id} <span class="muted">(no such ${picker.typeName} entry)</span>` : choiceText(selected), 'chosen') : ''}
+${(picker.results ?? []).map((choice, i) => radio(choice.id, false, choiceText(choice), `result-${i}`))}</div>
+${picker.results && picker.results.length === 0 ? html`<p class="muted" role="status">No ${picker.typeName} entry has "${picker.query}" in its title.</p>` : ''}
+<div class="relation-search"><label for="${id}-find">Search ${picker.typeName} by title</label><div class="row"><input type="search" id="${id}-find" name="find_${field.name}" value="${picker.query}" maxlength="200"><button type="submit" name="action" value="find" class="secondary">Search<span class="sr-only"> ${picker.typeName}</span></button></div></div>
+${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ''}</fieldset>`;
+}
+
+/**
+ * Whether a JSON field's text is JSON (it starts with `[`, `{` or `"`) rather than tags separated by
+ * commas, which the form stores as a list of strings.
+ */
+export function isJsonText(text: string): boolean {
+  return /^\s*[[{"]/.test(text);
+}
+
+const MARK_BUTTONS: ReadonlyArray<readonly [string, string]> = [
+  ['bold', 'Bold'],
+  ['italic', 'Italic'],
+  ['link', 'Link'],
+  ['list', 'List'],
+  ['code', 'Code'],
+];
+
+/** Enum values past this many are a select; fewer are radio buttons, all in sight. */
+const MAX_ENUM_RADIOS = 8;
+
+/** An enum field as labelled choices: radio buttons ("None" first unless required), or a select when many. */
+function enumChoices(
+  name: string,
+  label: string,
+  value: string,
+  required: boolean,
+  values: readonly string[],
+  common: { id: string; error: string | undefined },
+): SafeHtml {
+  const choices: Array<readonly [string, string]> = [
+    ...(required ? [] : [['', 'None'] as const]),
+    ...values.map((v) => [v, humanName(v)] as const),
+  ];
+  if (values.length > MAX_ENUM_RADIOS) return selectField(name, label, value, choices, common);
+  const { id, error } = common;
+  return html`<fieldset class="choices" id="${id}"${error ? html` aria-describedby="${id}-error"` : ''}><legend>${label}</legend>
+${choices.map(
+  ([choice, shown], i) =>
+    html`<label class="check" for="${id}-${i}"><input type="radio" id="${id}-${i}" name="${name}" value="${choice}"${choice === value ? html` checked` : ''}${required ? html` required` : ''}> ${shown}</label>`,
+)}${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ''}</fieldset>`;
+}
+
 function fieldControl(
   field: ContentTypeOut['fields'][number],
   values: FormValues,
   errors: FieldErrors,
   media: MediaOut[],
+  relations: Record<string, RelationPicker>,
+  preview?: Record<string, string>,
 ): SafeHtml {
   const name = `data_${field.name}`;
   const value = values[name] ?? '';
-  const label = `${field.name.replace(/_/g, ' ')}${field.required ? ' (required)' : ''}`;
+  const label = `${humanName(field.name)}${field.required ? ' (required)' : ''}`;
   const common = { id: `field-${field.name}`, error: errors[field.name] };
   const options = field.options as { max_length?: number; values?: string[]; type?: string };
   switch (field.type) {
     case 'markdown':
-      return textArea(name, label, value, { ...common, hint: 'Markdown. Preview shows it as it will be served.' });
+      return html`<div class="markdown-field" data-markdown><div class="markdown-toolbar" data-toolbar role="toolbar" aria-label="${label}: formatting" hidden>${MARK_BUTTONS.map(([mark, text]) => html`<button type="button" class="secondary small" data-mark="${mark}">${text}</button>`)}</div>
+<div class="markdown-panes">${textArea(name, label, value, { ...common, hint: 'Markdown. Preview shows it as it will be served.' })}
+<div class="post markdown-preview" data-preview-pane${preview?.[field.name] ? '' : html` hidden`}><h3 class="hint" id="${common.id}-preview-label">Preview</h3><div class="body" data-preview aria-labelledby="${common.id}-preview-label" role="region" aria-live="polite">${preview?.[field.name] ? trustedHtml(preview[field.name]!) : ''}</div></div></div></div>`;
     case 'json':
-      return textArea(name, label, value, { ...common, hint: 'JSON, e.g. ["news", "release"].' });
+      return isJsonText(value)
+        ? textArea(name, label, value, { ...common, hint: 'JSON; clear it to write tags separated by commas.' })
+        : textField(name, label, value, 'text', {
+            ...common,
+            hint: 'Tags separated by commas, e.g. news, release (stored as a list); or JSON starting with [ or {.',
+          });
     case 'boolean':
       return checkbox(name, label, value === 'on', { id: common.id });
     case 'number':
@@ -234,21 +418,21 @@ function fieldControl(
     case 'datetime':
       return html`<div><label for="${common.id}">${label}</label><input type="datetime-local" id="${common.id}" name="${name}" value="${value}"${common.error ? html` aria-invalid="true" aria-describedby="${common.id}-error"` : html` aria-describedby="${common.id}-hint"`}><span class="hint" id="${common.id}-hint">UTC</span>${common.error ? html`<span class="field-error" id="${common.id}-error">${common.error}</span>` : ''}</div>`;
     case 'enum':
-      return selectField(
-        name,
-        label,
-        value,
-        [['', '—'], ...(options.values ?? []).map((v) => [v, v] as const)],
-        common,
-      );
+      return enumChoices(name, label, value, field.required === true, options.values ?? [], common);
     case 'media':
       return mediaPicker(name, label, value, media, common.error);
     case 'relation':
-      return textField(name, label, value, 'text', {
-        ...common,
-        maxlength: 100,
-        hint: `The id of a ${options.type ?? ''} entry.`,
-      });
+      return relationPicker(
+        name,
+        label,
+        field,
+        relations[field.name] ?? {
+          typeName: options.type ?? '',
+          query: '',
+          selected: value === '' ? undefined : { id: value, label: value },
+        },
+        common.error,
+      );
     default:
       return textField(name, label, value, 'text', {
         ...common,
@@ -265,20 +449,10 @@ export function entryFormView(ui: UiContext, page: EntryFormPage): SafeHtml {
     'content',
     entry ? `Edit ${type.name} entry` : `New ${type.name} entry`,
     html`<p class="crumbs"><a href="/admin/content">Content</a> › <a href="/admin/content/${type.slug}">${type.name}</a></p>
-${
-  page.preview
-    ? html`<section class="panel" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2>${Object.entries(
-        page.preview,
-      ).map(
-        ([name, markup]) =>
-          html`<h3>${name.replace(/_/g, ' ')}</h3><div class="post"><div class="body">${trustedHtml(markup)}</div></div>`,
-      )}</section>`
-    : ''
-}
 <form method="post" action="${action}" class="stack wide">${csrfField(ui)}
 ${entry ? html`<input type="hidden" name="version" value="${values.version ?? ''}">` : ''}
 ${errors._form ? html`<p class="field-error" role="alert">${errors._form}</p>` : ''}
-${type.fields.map((field) => fieldControl(field, values, errors, page.media))}
+${type.fields.map((field) => fieldControl(field, values, errors, page.media, page.relations, page.preview))}
 <fieldset><legend>Publishing</legend>
 ${textField('slug', 'Slug', values.slug ?? '', 'text', { id: 'entry-slug', maxlength: 100, hint: 'Optional; lower-case letters, digits and hyphens. Entries are read by id or slug.', error: errors.slug })}
 ${selectField(

@@ -138,6 +138,22 @@ button.small{padding:.25rem .6rem;font-size:.85rem}
 a.danger{color:var(--err)}
 .search-members{margin-bottom:.5rem;max-width:30rem}
 .search-members .row{display:flex;gap:.25rem}
+fieldset.relation [role=radiogroup]{display:grid;gap:.3rem}
+fieldset.relation label.check span{overflow-wrap:anywhere}
+.relation-search .row{display:flex;gap:.25rem}
+form.filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end;margin-bottom:.8rem}
+form.filters fieldset.range{display:flex;gap:.4rem;padding:.3rem .6rem}
+form.filters fieldset.range input{max-width:10rem}
+.table-scroll{overflow-x:auto;position:relative}
+.actions.bulk{margin-bottom:.5rem}
+.markdown-toolbar{display:flex;flex-wrap:wrap;gap:.3rem;margin-bottom:.3rem}
+.markdown-toolbar[hidden],.markdown-preview[hidden]{display:none}
+.markdown-panes{display:grid;gap:.8rem}
+.markdown-panes textarea{min-height:14rem}
+.markdown-preview{margin:0;min-width:0}
+.markdown-preview h3{margin:0 0 .3rem}
+@media (min-width:56rem){.markdown-field.live .markdown-panes{grid-template-columns:1fr 1fr;align-items:start}}
+.relation-search input{min-width:0;flex:1}
 td.value,table.list th code,form.settings label,form.settings code,form.settings .hint{overflow-wrap:anywhere}
 form.settings input,form.settings select,form.settings textarea{max-width:100%;min-width:0}
 .field-row{display:grid;gap:.4rem;padding-top:.6rem;border-top:1px solid var(--line)}
