@@ -7,8 +7,8 @@ import { newId } from '../lib/ids.js';
 import { helpdeskSavedViews, type SavedViewRow } from './tables.js';
 
 /** Views an agent keeps at most. */
-export const MAX_SAVED_VIEWS = 30;
-export const MAX_VIEW_NAME = 60;
+const MAX_SAVED_VIEWS = 30;
+const MAX_VIEW_NAME = 60;
 
 export function listSavedViews(db: Executor, siteId: string, memberId: string): Promise<SavedViewRow[]> {
   return db

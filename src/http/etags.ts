@@ -19,7 +19,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 export type EtagParts = ReadonlyArray<string | number | boolean | null | undefined>;
 
 /** Where a route's tag comes from (see above). */
-export type EtagSource = 'body' | ((request: FastifyRequest) => EtagParts | undefined | Promise<EtagParts | undefined>);
+type EtagSource = 'body' | ((request: FastifyRequest) => EtagParts | undefined | Promise<EtagParts | undefined>);
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -47,7 +47,7 @@ export const PRIORITY_WORDS: Record<TicketPriority, string> = {
 };
 
 /** The list's orders, as the filter form offers them. */
-export const SORT_WORDS: ReadonlyArray<readonly [string, string]> = [
+const SORT_WORDS: ReadonlyArray<readonly [string, string]> = [
   ['sla_due', 'SLA due first'],
   ['-updated_at', 'Latest activity first'],
   ['updated_at', 'Oldest activity first'],
@@ -98,7 +98,7 @@ ${body}`;
 }
 
 /** A span of time in round words: "45 min", "2 h", "3 d". */
-export function spanWords(ms: number): string {
+function spanWords(ms: number): string {
   const minutes = Math.max(1, Math.round(Math.abs(ms) / 60_000));
   if (minutes < 60) return `${minutes} min`;
   const hours = Math.round(minutes / 60);
@@ -134,7 +134,7 @@ export function slaSummary(ticket: ListedTicketRow, now: Date): SafeHtml {
   return html`<span class="sla-when">${replying ? 'Reply' : 'Solve'} due in ${spanWords(due.getTime() - now.getTime())}</span>${sla.at_risk ? html` <span class="badge risk">At risk</span>` : ''}${exact(due)}`;
 }
 
-export function priorityBadge(priority: TicketPriority): SafeHtml {
+function priorityBadge(priority: TicketPriority): SafeHtml {
   return html`<span class="badge priority priority-${priority}">${PRIORITY_WORDS[priority]}</span>`;
 }
 
@@ -178,7 +178,7 @@ function takeButton(ui: UiContext, ticket: ListedTicketRow, back: string): SafeH
 }
 
 /** A querystring of the filters, with `extra` after them. */
-export function queryOf(filters: ListFilters, extra: Record<string, string> = {}): string {
+function queryOf(filters: ListFilters, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams({ ...filters, ...extra });
   const text = params.toString();
   return text ? `?${text}` : '';

@@ -4,7 +4,7 @@
 import { AppError } from '../../http/errors.js';
 import { TICKET_SORTS, type TicketListQuery } from '../schemas.js';
 
-export const FILTER_NAMES = [
+const FILTER_NAMES = [
   'q',
   'status',
   'priority',
@@ -17,7 +17,7 @@ export const FILTER_NAMES = [
   'created_before',
   'sort',
 ] as const;
-export type FilterName = (typeof FILTER_NAMES)[number];
+type FilterName = (typeof FILTER_NAMES)[number];
 export type ListFilters = Partial<Record<FilterName, string>>;
 
 const MAX_LENGTH: Record<FilterName, number> = {
