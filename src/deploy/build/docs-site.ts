@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { escapeHtml, escapeXml } from '../../lib/html.js';
 import { DocsBuildError, type BuildProblem, type BuildWarning } from './errors.js';
 import { decodeUtf8 } from './front-matter.js';
@@ -21,6 +22,7 @@ import {
   trailTo,
   type NavNode,
 } from './navigation.js';
+import { DIAGRAMS_RENDERER_FILE, DIAGRAMS_RENDERER_PACKAGE } from './diagrams-renderer.js';
 import { OutputWriter } from './output-writer.js';
 import { defaultWorkerCount, PageThreads, PARALLEL_MIN_PAGES } from './page-threads.js';
 import { encodePath, folderOutFile, folderUrl, placePage, prettifyName, type Page, type PagePlace } from './pages.js';
@@ -73,8 +75,18 @@ export interface DocsBuildResult {
 
 /** Generated files live under this folder; a source folder of the same name is refused. */
 export const ASSET_DIR = '_blume';
-/** Mermaid's dependency-free build, shipped with a site only when one of its pages has a diagram. */
-const diagramsRenderer = createRequire(import.meta.url).resolve('@mermaid-js/tiny');
+/**
+ * Mermaid's renderer, shipped with a site only when one of its pages has a diagram: beside the
+ * bundled build entry, else (the builder run in this process) from node_modules.
+ */
+async function diagramsRenderer(): Promise<string> {
+  try {
+    return await readFile(path.join(path.dirname(fileURLToPath(import.meta.url)), DIAGRAMS_RENDERER_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return readFile(createRequire(import.meta.url).resolve(DIAGRAMS_RENDERER_PACKAGE), 'utf8');
+}
 /** How a ```` ```mermaid ```` fence comes out of the Markdown renderer. */
 const DIAGRAM_CODE = '<code class="hljs language-mermaid">';
 const RESERVED = new Set([ASSET_DIR, 'sitemap.xml', '404.html', 'robots.txt']);
@@ -255,7 +267,7 @@ async function buildSite(
   if (logoUrl === undefined) await timedWrite(writer.write(assets.iconUrl.slice(1), defaultIcon));
   const hasDiagrams = (page: Page): boolean => page.contentHtml.includes(DIAGRAM_CODE);
   if (pages.some(hasDiagrams)) {
-    const renderer = await readFile(diagramsRenderer, 'utf8');
+    const renderer = await diagramsRenderer();
     assets.diagramsJsUrl = `/${ASSET_DIR}/mermaid.${fingerprint(renderer)}.js`;
     await timedWrite(writer.write(assets.diagramsJsUrl.slice(1), renderer));
   }

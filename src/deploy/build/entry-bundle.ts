@@ -4,8 +4,11 @@
 // `npm run build` makes dist/deploy/build/entry/ with it (`node dist/deploy/build/entry-bundle.js`);
 // under tsx (tests, `npm run dev`) sandboxed-build.ts bundles the sources once per process.
 // esbuild is a development dependency: it is imported only here, and only when bundling.
+import { copyFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DIAGRAMS_RENDERER_FILE, DIAGRAMS_RENDERER_PACKAGE } from './diagrams-renderer.js';
 
 /** The folder, next to the compiled build-entry.js, that `npm run build` bundles it into. */
 export const DIST_BUNDLE_DIR = 'entry';
@@ -31,6 +34,10 @@ export async function bundleBuilderEntry(source: string, outDir: string): Promis
       js: "import { createRequire as __blumeCreateRequire } from 'node:module'; const require = __blumeCreateRequire(import.meta.url);",
     },
   });
+  await copyFile(
+    createRequire(import.meta.url).resolve(DIAGRAMS_RENDERER_PACKAGE),
+    path.join(outDir, DIAGRAMS_RENDERER_FILE),
+  );
   return path.join(outDir, BUNDLE_ENTRY_FILE);
 }
 

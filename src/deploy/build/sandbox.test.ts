@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -221,6 +221,18 @@ describe('runSandboxedBuild', () => {
     assert.equal(result.stats.files, written);
     assert.ok(result.stats.timings !== undefined);
     assert.ok(existsSync(path.join(output, 'guide/install/index.html')));
+  });
+
+  it('ships the Mermaid renderer with a site that has a diagram, read from the bundle in the sandbox', async () => {
+    const input = path.join(scratch, 'diagram-docs');
+    await mkdir(input, { recursive: true });
+    await writeFile(path.join(input, 'index.md'), '# Flow\n\n```mermaid\ngraph LR\n  A --> B\n```\n');
+    const output = path.join(scratch, 'diagram-site');
+    const result = await runSandboxedBuild({ inputDir: input, outputDir: output, timeoutMs: 60_000 });
+    assert.equal(result.error, undefined, JSON.stringify(result.logs));
+    const renderer = (await readdir(path.join(output, '_blume'))).find((name) => name.startsWith('mermaid.'));
+    assert.ok(renderer, 'the renderer is an asset of the site');
+    assert.match(await readFile(path.join(output, '_blume', renderer), 'utf8'), /mermaid/);
   });
 
   it('fails content that links outside its folder, with a clear log line and an empty output', async () => {
