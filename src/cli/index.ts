@@ -158,7 +158,8 @@ async function runCommandOperation(
   const edge = new EdgeCache(runtime.database.db, runtime.cache.pubsub);
   const epochs = new CacheEpochs(runtime.database.db, runtime.cache.pubsub, { answers: false });
   try {
-    await epochs.start();
+    // Before `db upgrade` or `install` there may be no epochs to read; those commands move none.
+    if (migrations === 'auto') await epochs.start();
     io.out(
       await runOperation(
         {
