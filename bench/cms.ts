@@ -21,11 +21,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createType } from '../src/cms/content-types.js';
 import { mintCredential } from '../src/core/credentials/service.js';
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
+import { createProductsType } from './lib/products.js';
 import { benchLogLevel, machineLine, request, ROOT, runWrk, startServer, type BlumeServer } from './lib/blume.js';
 import { cmsListAnchor } from './lib/anchors.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
@@ -65,16 +65,7 @@ async function seed(url: string): Promise<{ typeId: string; key: string }> {
   try {
     await runMigrations(handle);
     await installAndSeed(handle, SITE);
-    const type = await createType(handle.db, SITE, 'products', {
-      name: 'Products',
-      fields: [
-        { name: 'title', type: 'text', required: true, options: { max_length: 200 } },
-        { name: 'sku', type: 'slug', unique: true },
-        { name: 'price', type: 'number' },
-        { name: 'category', type: 'enum', options: { values: Array.from({ length: CATEGORIES }, (_, i) => `c${i}`) } },
-        { name: 'body', type: 'markdown' },
-      ],
-    });
+    const type = await createProductsType(handle.db, SITE, CATEGORIES);
     const { token } = await mintCredential(handle.db, {
       kind: 'api_key',
       name: 'bench',

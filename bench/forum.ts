@@ -34,6 +34,7 @@ import { startMemberSession } from '../src/forum/ui/sessions.js';
 import {
   benchLogLevel,
   machineLine,
+  mintForumToken,
   request,
   runWrk,
   startServer,
@@ -304,16 +305,7 @@ async function main(url: string): Promise<void> {
       BLUME_RATE_API_PER_MINUTE: '1000000',
     };
     server = await startServer(env, path.join(work, 'blume.log'), ['--single']);
-    const body = JSON.stringify({ login: 'reader', password: PASSWORD, name: 'bench' });
-    const minted = await request({
-      port: server.port,
-      method: 'POST',
-      path: '/api/forum/v1/auth/tokens',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      body,
-    });
-    if (minted.status !== 201) throw new Error(`token: ${minted.status} ${minted.body.toString()}`);
-    const token = (JSON.parse(minted.body.toString()) as { token: string }).token;
+    const token = await mintForumToken(server.port, 'reader', PASSWORD);
     const headers = { 'Authentication-Token': token };
     const base = `http://127.0.0.1:${server.port}`;
     const targets = [

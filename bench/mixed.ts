@@ -27,15 +27,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createType } from '../src/cms/content-types.js';
 import { mintCredential } from '../src/core/credentials/service.js';
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { createMember } from '../src/forum/members.js';
 import { createForum } from '../src/forum/structure.js';
 import { installAndSeed } from '../src/runtime.js';
+import { createProductsType } from './lib/products.js';
 import { cmsListAnchor, helpdeskListAnchor, memberAnchors } from './lib/anchors.js';
-import { benchLogLevel, machineLine, request, startServer, type HttpCall } from './lib/blume.js';
+import { benchLogLevel, machineLine, mintForumToken, request, startServer, type HttpCall } from './lib/blume.js';
 import { recordRun } from './lib/history.js';
 import { withFreshDatabase } from './lib/sql.js';
 
@@ -93,16 +93,7 @@ async function seed(url: string): Promise<Seeded> {
         }),
       );
     const forum = await createForum(handle.db, SITE, { name: 'General', slug: 'general', visibility: 'public' });
-    const type = await createType(handle.db, SITE, 'products', {
-      name: 'Products',
-      fields: [
-        { name: 'title', type: 'text', required: true, options: { max_length: 200 } },
-        { name: 'sku', type: 'slug', unique: true },
-        { name: 'price', type: 'number' },
-        { name: 'category', type: 'enum', options: { values: Array.from({ length: CATEGORIES }, (_, i) => `c${i}`) } },
-        { name: 'body', type: 'markdown' },
-      ],
-    });
+    const type = await createProductsType(handle.db, SITE, CATEGORIES);
     const { token: key } = await mintCredential(handle.db, {
       kind: 'api_key',
       name: 'bench',
@@ -520,16 +511,7 @@ async function main(url: string): Promise<void> {
         try {
           if (tokens.length === 0) {
             for (const member of seeded.members) {
-              const body = JSON.stringify({ login: member.username, password: PASSWORD, name: 'bench' });
-              const minted = await request({
-                port: server.port,
-                method: 'POST',
-                path: '/api/forum/v1/auth/tokens',
-                headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-                body,
-              });
-              if (minted.status !== 201) throw new Error(`token: ${minted.status} ${minted.body.toString()}`);
-              tokens.push((JSON.parse(minted.body.toString()) as { token: string }).token);
+              tokens.push(await mintForumToken(server.port, member.username, PASSWORD));
             }
           }
           const call = calls(seeded, tokens, state);

@@ -179,6 +179,20 @@ function expectStatus(answer: HttpAnswer, status: number, what: string): void {
     throw new Error(`${what}: expected ${status}, got ${answer.status}: ${answer.body.toString().slice(0, 500)}`);
 }
 
+/** A forum API token for a member, minted with their password through the server. */
+export async function mintForumToken(port: number, login: string, password: string): Promise<string> {
+  const body = JSON.stringify({ login, password, name: 'bench' });
+  const minted = await request({
+    port,
+    method: 'POST',
+    path: '/api/forum/v1/auth/tokens',
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    body,
+  });
+  if (minted.status !== 201) throw new Error(`token: ${minted.status} ${minted.body.toString()}`);
+  return (JSON.parse(minted.body.toString()) as { token: string }).token;
+}
+
 export interface DeploySite {
   site: string;
   token: string;

@@ -427,14 +427,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     const change: TicketChange = {
       status: oneOf<TicketStatus>(pick('status'), TICKET_STATUSES, 'status'),
       priority: oneOf<TicketPriority>(pick('priority'), TICKET_PRIORITIES, 'priority'),
-      assigneeId:
-        assignee === undefined
-          ? undefined
-          : assignee === 'none'
-            ? null
-            : assignee === 'me'
-              ? viewerId(request)
-              : assignee,
+      assigneeId: chosenAssignee(assignee, request),
     };
     if (numbers.length === 0 || (Object.values(change).every((v) => v === undefined) && !tag))
       return seeOther(reply, back({ bulk: 'none' }));
@@ -534,14 +527,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
           status: oneOf<TicketStatus>(pick('status'), TICKET_STATUSES, 'status'),
           priority: oneOf<TicketPriority>(pick('priority'), TICKET_PRIORITIES, 'priority'),
           categoryId: category === undefined ? undefined : category === 'none' ? null : category,
-          assigneeId:
-            assignee === undefined
-              ? undefined
-              : assignee === 'none'
-                ? null
-                : assignee === 'me'
-                  ? viewerId(request)
-                  : assignee,
+          assigneeId: chosenAssignee(assignee, request),
         };
         await triageTicket(db, site.id, listed.ticket.id, caller, change);
       } catch (error) {
@@ -586,4 +572,11 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       return seeOther(reply, `/desk/tickets/${listed.ticket.number}?draft=${draftId}#reply`);
     },
   );
+}
+
+/** The assignee a triage form names: unchanged, nobody (`none`), the agent asking (`me`), or an agent. */
+function chosenAssignee(value: string | undefined, request: FastifyRequest): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  return value === 'me' ? viewerId(request) : value;
 }
