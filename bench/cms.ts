@@ -25,7 +25,7 @@ import { mintCredential } from '../src/core/credentials/service.js';
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
-import { createProductsType } from './lib/products.js';
+import { createProductsType, seedProducts } from './lib/products.js';
 import { benchLogLevel, machineLine, request, ROOT, runWrk, startServer, type BlumeServer } from './lib/blume.js';
 import { cmsListAnchor } from './lib/anchors.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
@@ -76,15 +76,13 @@ async function seed(url: string): Promise<{ typeId: string; key: string }> {
     await client.connect();
     try {
       const started = performance.now();
-      await client.query(
-        `insert into cms_entries (id, site_id, type_id, slug, status, data, html, search_text, created_at, updated_at, published_at)
-         select 'e' || lpad(n::text, 11, '0'), $1, $2, 'product-' || n, 'published',
-                jsonb_build_object('title', 'Product ' || n, 'sku', 'sku-' || n, 'price', (n * 7919) % 100000 / 100.0, 'category', 'c' || (n % ${CATEGORIES}), 'body', 'About product ' || n),
-                jsonb_build_object('body', '<p>About product ' || n || '</p>'), 'Product ' || n || E'\\nAbout product ' || n,
-                now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval
-         from generate_series(1, ${ENTRIES}) n`,
-        [SITE, type.id],
-      );
+      await seedProducts(client, {
+        site: SITE,
+        typeId: type.id,
+        entries: ENTRIES,
+        categories: CATEGORIES,
+        now: 'now()',
+      });
       // As autovacuum would have by the time a real site is read.
       await client.query('vacuum analyze');
       console.log(`  seeded ${ENTRIES} entries in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -33,7 +33,7 @@ import { runMigrations } from '../src/db/migrate.js';
 import { createMember } from '../src/forum/members.js';
 import { createForum } from '../src/forum/structure.js';
 import { installAndSeed } from '../src/runtime.js';
-import { createProductsType } from './lib/products.js';
+import { createProductsType, seedProducts } from './lib/products.js';
 import { cmsListAnchor, helpdeskListAnchor, memberAnchors } from './lib/anchors.js';
 import { benchLogLevel, machineLine, mintForumToken, request, startServer, type HttpCall } from './lib/blume.js';
 import { recordRun } from './lib/history.js';
@@ -141,15 +141,13 @@ async function seed(url: string): Promise<Seeded> {
       );
       await client.query(`update forum_members set read_before = now() - interval '1 year' where id = any($1)`, [ids]);
       // The Content API entries, as bench:cms seeds them.
-      await client.query(
-        `insert into cms_entries (id, site_id, type_id, slug, status, data, html, search_text, created_at, updated_at, published_at)
-         select 'e' || lpad(n::text, 11, '0'), $1, $2, 'product-' || n, 'published',
-                jsonb_build_object('title', 'Product ' || n, 'sku', 'sku-' || n, 'price', (n * 7919) % 100000 / 100.0, 'category', 'c' || (n % ${CATEGORIES}), 'body', 'About product ' || n),
-                jsonb_build_object('body', '<p>About product ' || n || '</p>'), 'Product ' || n || E'\\nAbout product ' || n,
-                now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval, now() - (n || ' minutes')::interval
-         from generate_series(1, ${ENTRIES}) n`,
-        [SITE, type.id],
-      );
+      await seedProducts(client, {
+        site: SITE,
+        typeId: type.id,
+        entries: ENTRIES,
+        categories: CATEGORIES,
+        now: 'now()',
+      });
       // The help desk, as bench:helpdesk seeds its tickets (two thread entries each, no history).
       const opened = `now() - ((n % ${90 * 24 * 60}) || ' minutes')::interval`;
       await client.query(

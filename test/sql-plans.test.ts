@@ -13,6 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { seedProducts } from '../bench/lib/products.js';
 import { seedHelpdesk } from '../bench/lib/seed-helpdesk.js';
 import { createType } from '../src/cms/content-types.js';
 import { createMember } from '../src/forum/members.js';
@@ -330,15 +331,7 @@ async function seed(
     readerId,
   ]);
 
-  await client.query(
-    `insert into cms_entries (id, site_id, type_id, slug, status, data, html, search_text, created_at, updated_at, published_at)
-     select 'e' || lpad(n::text, 11, '0'), $1, $2, 'product-' || n, 'published',
-            jsonb_build_object('title', 'Product ' || n, 'sku', 'sku-' || n, 'price', (n * 7919) % 100000 / 100.0, 'category', 'c' || (n % 10), 'body', 'About product ' || n),
-            jsonb_build_object('body', '<p>About product ' || n || '</p>'), 'Product ' || n || E'\\nAbout product ' || n,
-            ${SEED_NOW} - (n || ' minutes')::interval, ${SEED_NOW} - (n || ' minutes')::interval, ${SEED_NOW} - (n || ' minutes')::interval
-     from generate_series(1, ${ENTRIES}) n`,
-    [SITE, typeId],
-  );
+  await seedProducts(client, { site: SITE, typeId, entries: ENTRIES, categories: 10, now: SEED_NOW });
 
   await seedHelpdesk(client, {
     site: SITE,
