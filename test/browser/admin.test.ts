@@ -10,9 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { runOperation } from '../../src/cli/operations.js';
-import { createSite } from '../../src/core/sites/service.js';
 import { createMember } from '../../src/forum/members.js';
-import { buildTestApp, operationsOf, type TestApp } from '../helpers/app.js';
+import { buildTownInstance, operationsOf, type TestApp } from '../helpers/app.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 
 const skip = skipWithoutChromium;
@@ -39,15 +38,8 @@ describe('forum admin area in a browser', { skip }, () => {
   }
 
   before(async () => {
-    t = await buildTestApp({
-      database: 'pglite',
-      mode: 'single',
-      singleSite: 'town',
-      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
-    });
+    t = await buildTownInstance('business');
     const db = t.app.deps.database.db;
-    await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
-    await t.app.services.epochs.announce();
     const ops = operationsOf(t.app, 'town');
     await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
     await createMember(db, 'town', { username: 'deputy', email: 'deputy@town.test', password, role: 'moderator' });

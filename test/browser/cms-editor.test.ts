@@ -12,9 +12,8 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { runOperation } from '../../src/cli/operations.js';
-import { createSite } from '../../src/core/sites/service.js';
 import { mintCredential } from '../../src/core/credentials/service.js';
-import { buildTestApp, operationsOf, type TestApp } from '../helpers/app.js';
+import { buildTownInstance, operationsOf, type TestApp } from '../helpers/app.js';
 import { assertNoSeriousAxeViolations, launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 
 const PNG = Buffer.from(
@@ -38,15 +37,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
   }
 
   before(async () => {
-    t = await buildTestApp({
-      database: 'pglite',
-      mode: 'single',
-      singleSite: 'town',
-      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
-    });
-    const db = t.app.deps.database.db;
-    await createSite(db, null, { id: 'town', kind: 'community', plan: 'business' });
-    await t.app.services.epochs.announce();
+    t = await buildTownInstance('business');
     const ops = operationsOf(t.app, 'town');
     await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });

@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
-import { createSite } from '../../src/core/sites/service.js';
 import { createMember } from '../../src/forum/members.js';
 import { makeAgent } from '../../src/helpdesk/agents.js';
 import { helpdeskTickets, type TicketPriority } from '../../src/helpdesk/tables.js';
 import { findTicket, openTicket } from '../../src/helpdesk/tickets.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTownInstance, type TestApp } from '../helpers/app.js';
 import {
   assertNoSeriousAxeViolations,
   assertNoSidewaysScroll,
@@ -41,15 +40,8 @@ describe('agent inbox lists in a browser', { skip: skipWithoutChromium }, () => 
   const subjects = (page: Page) => page.locator('tr[data-ticket-row] a.title').allTextContents();
 
   before(async () => {
-    t = await buildTestApp({
-      database: 'pglite',
-      mode: 'single',
-      singleSite: 'town',
-      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
-    });
+    t = await buildTownInstance('pro');
     const db = t.app.deps.database.db;
-    await createSite(db, null, { id: 'town', kind: 'community', plan: 'pro' });
-    await t.app.services.epochs.announce();
     const ann = await createMember(db, 'town', { username: 'ann', email: 'ann@town.test', password });
     const bob = await createMember(db, 'town', { username: 'bob', email: 'bob@town.test', password });
     bobId = bob.id;

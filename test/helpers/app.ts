@@ -14,6 +14,7 @@ import { loadConfig, type Config, type Env } from '../../src/config/index.js';
 import { createAccount } from '../../src/core/accounts/service.js';
 import type { UserRow } from '../../src/core/accounts/tables.js';
 import { seedFeatures } from '../../src/core/plans/service.js';
+import { createSite } from '../../src/core/sites/service.js';
 import { randomAlnum } from '../../src/lib/ids.js';
 import { createTestDatabase, testRedisUrl, type CacheKind, type DatabaseKind, type TestDatabase } from './databases.js';
 
@@ -230,4 +231,20 @@ export function operationsOf(app: FastifyInstance, singleSite?: string): Operati
     epochs: app.services.epochs,
     secretKey: app.deps.config.secretKey,
   };
+}
+
+/**
+ * A single-instance app on PGlite for the browser tests: the community `town` on `plan`, its
+ * creation announced, and logins not throttled.
+ */
+export async function buildTownInstance(plan: 'free' | 'pro' | 'business'): Promise<TestApp> {
+  const t = await buildTestApp({
+    database: 'pglite',
+    mode: 'single',
+    singleSite: 'town',
+    env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
+  });
+  await createSite(t.app.deps.database.db, null, { id: 'town', kind: 'community', plan });
+  await t.app.services.epochs.announce();
+  return t;
 }
