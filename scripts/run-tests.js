@@ -6,6 +6,7 @@
 // name. BLUME_TEST_DURATIONS_UPDATE=1 on a whole run rewrites test/durations.json with its times.
 import { readdirSync, readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { run } from 'node:test';
@@ -47,6 +48,38 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'blume-test-run-'));
 const statusLog = path.join(scratch, 'statuses.log');
 
 const concurrency = Number(process.env.BLUME_TEST_CONCURRENCY ?? 2);
+const groupSeconds = Number(process.env.BLUME_TEST_GROUP_SECONDS ?? 45);
+
+/**
+ * The processes a run starts: a file that takes `groupSeconds` or more runs alone, and so does one with
+ * hooks at its top level (they would hold for every file of its process); the rest share processes
+ * of about `groupSeconds` each, so the modules they load are loaded once per process rather than once
+ * per file. A shared process is a small entry file that imports its files in turn; the runner still
+ * names each test's own file.
+ */
+function processes(list) {
+  const alone = (file) =>
+    (durations[file] ?? 0) >= groupSeconds ||
+    /^(before|after|beforeEach|afterEach)\(/m.test(readFileSync(file, 'utf8'));
+  const shared = [];
+  for (const file of list.filter((file) => !alone(file))) {
+    const open = shared.find((group) => group.seconds + (durations[file] ?? 1) <= groupSeconds);
+    if (open) open.files.push(file);
+    else shared.push({ files: [file], seconds: durations[file] ?? 1 });
+  }
+  const entries = shared.map((group, index) => {
+    if (group.files.length === 1) return { file: group.files[0], seconds: group.seconds };
+    const entry = path.join(scratch, `shared-${String(index + 1).padStart(2, '0')}.test.mjs`);
+    const imports = group.files.map(
+      (file) => `await import(${JSON.stringify(pathToFileURL(path.resolve(file)).href)});`,
+    );
+    writeFileSync(entry, `${imports.join('\n')}\n`);
+    return { file: entry, seconds: group.seconds };
+  });
+  return [...list.filter(alone).map((file) => ({ file, seconds: durations[file] ?? 1 })), ...entries]
+    .sort((a, b) => b.seconds - a.seconds)
+    .map((entry) => entry.file);
+}
 process.env.NODE_ENV = 'test';
 
 /** Runs `batch` and answers whether every test passed, with one timing event per finished test. */
@@ -65,7 +98,7 @@ async function runFiles(batch, env) {
 }
 
 const main = await runFiles(
-  files.filter((file) => !checkAfterwards || file !== statusCheck),
+  processes(files.filter((file) => !checkAfterwards || file !== statusCheck)),
   checkAfterwards ? { BLUME_RECORD_STATUSES: statusLog } : {},
 );
 const check = checkAfterwards
