@@ -3,7 +3,8 @@
 // the run to files whose path contains one of them: `npm run test:only -- portal deploy`.
 // Files start longest first (test/durations.json, the times of a whole run), so the last ones to end
 // are short and the lanes finish together (decision 0132); `node --test` itself would sort them by
-// name. BLUME_TEST_DURATIONS_UPDATE=1 on a whole run rewrites test/durations.json with its times.
+// name. Quick files share a process (decision 0144). BLUME_TEST_DURATIONS_UPDATE=1 on a whole run
+// rewrites test/durations.json with its times.
 import { readdirSync, readFileSync, rmSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';

@@ -1,8 +1,9 @@
 // The generated dependency test of the cache seam (docs/decisions/0111-cache-seam.md): for every
 // column of every table a cache scope reads (src/adapters/cache/dependencies.ts), write the column
-// with SQL behind both nodes and prove that node B's answer, kept under the scope, changes within the
-// bound by B's poll alone (no bus between the nodes). Then drop a trigger and show the check fails,
-// and TRUNCATE each table and show B's answers change too (migrations/0047_cache_epochs_truncate.sql).
+// with SQL behind both nodes and prove that node B's answer, kept under the scope, changes once B has
+// polled twice (each poll reads every move committed before it starts; no bus between the nodes).
+// Then drop a trigger and show the check fails, and TRUNCATE each table and show B's answers change
+// within the bound by B's own timer alone (migrations/0047_cache_epochs_truncate.sql).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -164,10 +165,12 @@ for (const database of testDatabases) {
           await run(
             `update "${dependency.table}" set "${column}" = ${changed(dependency.table, described)} where "${dependency.key}" = '${key}'`,
           );
-          await eventually(
-            `node B to answer ${dependency.table}.${column} anew`,
-            async () => ((await answerOnB(dependency, scope, key, column)) !== before ? true : undefined),
-            BOUND_MS,
+          await b.app.services.epochs.poll();
+          await b.app.services.epochs.poll();
+          assert.notEqual(
+            await answerOnB(dependency, scope, key, column),
+            before,
+            `node B answers ${dependency.table}.${column} anew`,
           );
         }
       });
