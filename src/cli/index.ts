@@ -1,4 +1,6 @@
 // The `blume` command line. Every command reads the same configuration (environment variables).
+// `serve`, `mcp`, `deploy` and `restore` load their modules when they run, so the other commands
+// start without loading the web app.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, variables, type Env } from '../config/index.js';
@@ -7,10 +9,6 @@ import { openRuntime, runModeOf, StartupError } from '../runtime.js';
 import { parseAssignments } from './settings-operations.js';
 import { callControl, controlSocketPath } from './control.js';
 import { MEMBER_ACTIONS, OperationError, runOperation, type OperationArgs, type OperationName } from './operations.js';
-import { serve } from './serve.js';
-import { restoreCommand } from './backup-operations.js';
-import { runDeployCommand } from '../deploy/cli.js';
-import { MCP_HELP, runMcpCommand } from '../mcp/stdio.js';
 import { EdgeCache } from '../deploy/edge-cache.js';
 import { CacheEpochs } from '../adapters/cache/epochs.js';
 
@@ -243,6 +241,7 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
           strict: true,
         });
         const config = loadConfig(env);
+        const { serve } = await import('./serve.js');
         await serve(config, runModeOf(config, values.single ?? false));
         return 0;
       }
@@ -368,15 +367,18 @@ export async function runCli(argv: string[], env: Env = process.env, io: CliIo =
         if (command === 'backup') return await runCommandOperation(env, io, 'backup', { dir }, values.single ?? false);
         // No secret key is generated into the data directory: a refused restore leaves it as it was.
         const config = loadConfig(env, { writeSecret: false });
+        const { restoreCommand } = await import('./backup-operations.js');
         io.out(await restoreCommand(config, env, runModeOf(config, values.single ?? false), dir));
         return 0;
       }
       case 'deploy':
-        return await runDeployCommand(rest, env);
-      case 'mcp':
+        return await (await import('../deploy/cli.js')).runDeployCommand(rest, env);
+      case 'mcp': {
+        const { MCP_HELP, runMcpCommand } = await import('../mcp/stdio.js');
         if (wantsHelp) return (io.out(MCP_HELP), 0);
         if (rest.length > 0) return (io.err(MCP_HELP), 2);
         return await runMcpCommand(env);
+      }
       default: {
         const guess = closestCommand(command);
         io.err(
