@@ -208,7 +208,9 @@ for (const database of testDatabases) {
       const ok = await upload(token, PNG, 'poster.png');
       assert.equal(ok.statusCode, 303, ok.body);
       const form = await admin.get('/admin/content/events/new');
-      const option = /<option value="(\/media\/[^"]+)">poster.png \(image\/png\)<\/option>/.exec(form.body);
+      const option = /<option value="(\/media\/[^"]+)" data-type="image\/png"[^>]*>poster.png<\/option>/.exec(
+        form.body,
+      );
       assert.ok(option, 'the picker offers the upload');
       const saved = await admin.post('/admin/content/events/new', {
         action: 'save',
