@@ -89,7 +89,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     await page.waitForURL(/\/admin\/content\/articles\/[a-z0-9]+\?saved=1$/);
     assert.ok(await page.getByText('Saved.').isVisible());
 
-    await page.getByLabel('Cover image').selectOption({ label: 'harbour.png' });
+    await page.getByLabel('Cover image', { exact: true }).selectOption({ label: 'harbour.png' });
     await page.getByLabel('Status').selectOption('published');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\?saved=1$/);
