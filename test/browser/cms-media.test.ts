@@ -101,7 +101,7 @@ describe('CMS media library and lists in a browser', { skip: skipWithoutChromium
       await page.getByRole('button', { name: 'Choose from the library…' }).click();
       const dialog = page.getByRole('dialog', { name: 'Cover image: choose media' });
       await dialog.waitFor();
-      await dialog.getByLabel('Search by file name or alt text').fill(`lighthouse-${name}`);
+      await dialog.getByLabel('Search media (name or alt text)').fill(`lighthouse-${name}`);
       assert.equal(await dialog.getByRole('status').textContent(), '1 choice');
       await assertNoSeriousAxeViolations(page);
       await screenshot(page, `cms-media-dialog-${name}`);

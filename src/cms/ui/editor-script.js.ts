@@ -185,7 +185,7 @@ export const EDITOR_JS = `'use strict';
     var dialog = element('dialog', { class: 'media-dialog', 'aria-labelledby': id + '-title' });
     dialog.appendChild(element('h2', { id: id + '-title' }, label + ': choose media'));
     var search = element('input', { type: 'search', id: id + '-search', autocomplete: 'off' });
-    var searchLabel = element('label', { for: id + '-search' }, 'Search by file name or alt text');
+    var searchLabel = element('label', { for: id + '-search' }, 'Search media (name or alt text)');
     dialog.appendChild(searchLabel);
     dialog.appendChild(search);
     var count = element('p', { class: 'muted', role: 'status' });

@@ -1,6 +1,7 @@
 // The CMS editor in the community admin area (/admin/content, /admin/content-types, /admin/media):
 // entries and media for the community's admins and the members they made content editors; the
-// content model and the editors list for admins only (docs/decisions/0048-cms-editor.md). Writes go
+// content model and the editors list for admins only (docs/decisions/0048-cms-editor.md; the media
+// library, media picker, pasted images and chosen list columns in 0140). Writes go
 // through the same entry sources, type and media services as the Content API, acting as `admin`
 // for admins and as `cms-write` for editors.
 import multipart from '@fastify/multipart';
@@ -33,6 +34,7 @@ import {
   updateMediaAlt,
 } from '../media.js';
 import { sendProblem } from '../../http/problem.js';
+import type { MediaRow } from '../tables.js';
 import { presentForumType, presentType } from '../presenters.js';
 import type { ContentTypeOut, EntryOut } from '../schemas.js';
 import { sourceFor } from '../source-for.js';
@@ -839,7 +841,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
       part?.file.resume();
       return refuse(new AppError('media_missing', 'Choose a file to upload.'));
     }
-    let row;
+    let row: MediaRow;
     try {
       const bytes = await part.toBuffer();
       row = await storeMedia(
@@ -870,7 +872,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
   );
 
   /** The entries that use an upload, named by their titles and linked to their forms. */
-  async function mediaUsers(request: FastifyRequest, row: Parameters<typeof mediaUses>[1]): Promise<MediaUser[]> {
+  async function mediaUsers(request: FastifyRequest, row: MediaRow): Promise<MediaUser[]> {
     const uses = await mediaUses(db, row);
     const types = new Map<string, ContentTypeOut>();
     for (const slug of new Set(uses.map((use) => use.typeSlug))) types.set(slug, await contentType(request, slug));

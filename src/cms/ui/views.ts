@@ -572,7 +572,7 @@ ${textField('alt', 'Alt text', '', 'text', { id: 'media-alt', maxlength: 500, hi
 <div><label for="media-file">File</label><input type="file" id="media-file" name="file" required accept="image/png,image/jpeg,image/gif,image/webp,image/avif,application/pdf" aria-describedby="media-file-hint${error ? ' media-file-error' : ''}"${error ? html` aria-invalid="true"` : ''}><span class="hint" id="media-file-hint">PNG, JPEG, GIF, WebP, AVIF or PDF, at most 10 MiB. SVG is not accepted.</span>${error ? html`<span class="field-error" id="media-file-error" role="alert">${error}</span>` : ''}</div>
 <div class="actions"><button type="submit">Upload</button></div></form></section>
 <form method="get" action="/admin/media" class="filters" role="search" aria-label="Search media">
-${textField('q', 'Search by file name or alt text', q, 'search', { id: 'media-q', maxlength: 200 })}
+${textField('q', 'Search media (name or alt text)', q, 'search', { id: 'media-q', maxlength: 200 })}
 <div class="actions"><button type="submit" class="secondary">Search</button></div></form>
 <p class="muted">${library.total} file${library.total === 1 ? '' : 's'}${q ? html` with "${q}"` : ''}</p>
 <ul class="media-grid">${media.map(

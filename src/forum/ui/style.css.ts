@@ -169,7 +169,7 @@ border-radius:6px;overflow:hidden}
 .media-alt .row{display:flex;gap:.25rem}
 .media-alt input{min-width:0;flex:1}
 .media-choice{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
-.media-choice select{flex:1;min-width:10rem;width:auto}
+.media-choice select{flex:1 1 12rem;width:12rem;min-width:0}
 dialog.media-dialog{width:min(48rem,calc(100vw - 2rem));max-height:calc(100vh - 2rem);background:var(--bg);\
 color:var(--fg);border:1px solid var(--line);border-radius:8px;padding:1rem}
 dialog.media-dialog::backdrop{background:rgba(0,0,0,.45)}
