@@ -60,7 +60,7 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
     await page.getByLabel('File').setInputFiles(picture);
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.waitForURL(/\/admin\/media#media-[a-z0-9]+$/);
-    assert.ok(await page.getByRole('link', { name: 'harbour.png' }).isVisible());
+    assert.ok(await page.getByRole('link', { name: 'harbour.png', exact: true }).isVisible());
     await screenshot(page, 'cms-media-library');
 
     await page.goto(`${origin}/admin/content/articles/new`);
