@@ -19,8 +19,9 @@ import {
   presentMedia,
   servedMedia,
   storeMedia,
+  updateMediaAlt,
 } from './media.js';
-import { MediaOut, MediaParams, MediaUpload, cmsSecurity } from './schemas.js';
+import { MediaChange, MediaOut, MediaParams, MediaUpload, cmsSecurity } from './schemas.js';
 
 export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
   await fastify.register(multipart, { limits: { files: 1, fields: 2, fieldSize: 1024, parts: 3 } });
@@ -90,6 +91,22 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
       preHandler: cmsAccess('cms-read'),
     },
     async (request) => presentMedia(await findMedia(db, request.cms.site.id, request.params.id)),
+  );
+
+  app.patch(
+    '/media/:id',
+    {
+      schema: {
+        tags: ['media'],
+        summary: "Change an upload's alt text (cms-write)",
+        security: cmsSecurity,
+        params: MediaParams,
+        body: MediaChange,
+        response: { 200: MediaOut, ...problems(400) },
+      },
+      preHandler: cmsAccess('cms-write'),
+    },
+    async (request) => presentMedia(await updateMediaAlt(db, request.cms.site.id, request.params.id, request.body.alt)),
   );
 
   app.delete(

@@ -8,7 +8,7 @@ import { cmsApi, mintApiKey } from '../../test/factories/cms.js';
 import { communityHost, makeCommunity } from '../../test/factories/forum.js';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
-import { ONE_PIXEL_PNG } from '../../test/helpers/images.js';
+import { ONE_PIXEL_PNG, solidPng } from '../../test/helpers/images.js';
 import { MAX_MEDIA_BYTES } from './media.js';
 
 const PNG = ONE_PIXEL_PNG;
@@ -19,6 +19,9 @@ interface Media {
   filename: string;
   content_type: string;
   size: number;
+  alt: string;
+  width: number | null;
+  height: number | null;
 }
 
 for (const database of testDatabases) {
@@ -135,6 +138,29 @@ for (const database of testDatabases) {
       assert.equal((await api(write, 'DELETE', `/media/${media.id}`)).statusCode, 204);
       assert.equal((await serve('blog', media.url)).statusCode, 404);
       assert.equal(json(await api(read, 'GET', `/media/${media.id}`)).code, 'media_not_found');
+    });
+
+    it('reads the pixel size from the bytes and keeps alt text that PATCH changes', async () => {
+      const image = json<Media>(await upload(write, solidPng(40, 30, [200, 80, 20]), 'sunset.png', 'image/png'));
+      assert.deepEqual([image.width, image.height, image.alt], [40, 30, '']);
+      const pdf = json<Media>(await upload(write, Buffer.from('%PDF-1.4\n%%EOF\n'), 'menu.pdf', 'application/pdf'));
+      assert.deepEqual([pdf.width, pdf.height], [null, null], 'a PDF has no pixel size');
+
+      const changed = await api(write, 'PATCH', `/media/${image.id}`, { alt: '  Sun over the harbour  ' });
+      assert.equal(changed.statusCode, 200, changed.body);
+      assert.equal(json<Media>(changed).alt, 'Sun over the harbour');
+      assert.equal(json<Media>(await api(read, 'GET', `/media/${image.id}`)).alt, 'Sun over the harbour');
+      const listed = json<Media[]>(await api(read, 'GET', '/media')).find((m) => m.id === image.id);
+      assert.equal(listed?.alt, 'Sun over the harbour');
+
+      const tooLong = await api(write, 'PATCH', `/media/${image.id}`, { alt: 'x'.repeat(501) });
+      assert.equal(tooLong.statusCode, 400);
+      assert.equal(json(tooLong).code, 'validation_failed');
+      assert.equal((await api(write, 'PATCH', `/media/${image.id}`, { alt: 'a', size: 1 })).statusCode, 400);
+      assert.equal((await api(read, 'PATCH', `/media/${image.id}`, { alt: 'no' })).statusCode, 403);
+      assert.equal(json(await api(write, 'PATCH', '/media/nope', { alt: 'x' })).code, 'media_not_found');
+      assert.equal(json<Media>(await api(read, 'GET', `/media/${image.id}`)).alt, 'Sun over the harbour');
+      assert.equal(json<Media>(await api(write, 'PATCH', `/media/${image.id}`, { alt: '' })).alt, '');
     });
   });
 }

@@ -5,7 +5,8 @@
 // entry references it (docs/decisions/0046-cms-media.md).
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, inArray, or, sql } from 'drizzle-orm';
+import { imageSize } from 'image-size';
 import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
@@ -13,10 +14,12 @@ import type { UploadedFile } from '../http/uploads.js';
 import type { Page } from '../http/pagination.js';
 import { cleanFilename, FILE_KINDS, sniffFileKind } from '../lib/file-types.js';
 import { newId } from '../lib/ids.js';
+import { escapeLike } from './query.js';
 import type { MediaOut } from './schemas.js';
-import { cmsEntries, cmsMedia, type MediaRow } from './tables.js';
+import { cmsContentTypes, cmsEntries, cmsMedia, type MediaRow } from './tables.js';
 
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
+const MAX_ALT_LENGTH = 500;
 /** The site path media are served at; a `media` field holding such a path must name existing media. */
 export const MEDIA_PATH = '/media/';
 
@@ -42,9 +45,36 @@ export function presentMedia(row: MediaRow): MediaOut {
     filename: row.filename,
     content_type: row.contentType,
     size: row.size,
+    alt: row.alt,
+    width: row.width,
+    height: row.height,
     sha256: row.sha256,
     created_at: row.createdAt.toISOString(),
   };
+}
+
+/**
+ * An image's pixel size as shown (a JPEG turned by its EXIF orientation swaps them); undefined for
+ * PDF and for an image whose header the reader does not know.
+ */
+function dimensionsOf(contentType: string, bytes: Buffer): { width: number; height: number } | undefined {
+  if (!contentType.startsWith('image/')) return undefined;
+  let size: ReturnType<typeof imageSize>;
+  try {
+    size = imageSize(bytes);
+  } catch {
+    // Sniffing accepted the bytes; a header the reader cannot follow only leaves the size unknown.
+    return undefined;
+  }
+  const turned = (size.orientation ?? 1) >= 5;
+  return turned ? { width: size.height, height: size.width } : { width: size.width, height: size.height };
+}
+
+function checkedAlt(alt: string): string {
+  const trimmed = alt.trim();
+  if (trimmed.length > MAX_ALT_LENGTH)
+    throw new AppError('validation_failed', `Alt text is at most ${MAX_ALT_LENGTH} characters.`);
+  return trimmed;
 }
 
 export async function storeMedia(
@@ -52,26 +82,35 @@ export async function storeMedia(
   blobs: BlobStore,
   siteId: string,
   upload: UploadedFile,
+  alt = '',
 ): Promise<MediaRow> {
   const filename = cleanFilename(upload.filename);
   const contentType = mediaTypeOf(filename, upload.declaredType, upload.bytes);
+  const dimensions = dimensionsOf(contentType, upload.bytes);
+  const text = checkedAlt(alt);
   const sha256 = createHash('sha256').update(upload.bytes).digest('hex');
   const id = newId();
   // The blob first: a row never names bytes that are not there.
   await blobs.put(mediaBlobKey({ id }), upload.bytes, upload.bytes.length);
   const [row] = await db
     .insert(cmsMedia)
-    .values({ id, siteId, sha256, filename, contentType, size: upload.bytes.length })
+    .values({ id, siteId, sha256, filename, contentType, size: upload.bytes.length, alt: text, ...dimensions })
     .returning();
   return row!;
 }
 
+/** A site's media, newest first; `q` keeps those whose file name or alt text holds it. */
 export async function listMedia(
   db: Executor,
   siteId: string,
   page: Page,
+  q = '',
 ): Promise<{ rows: MediaRow[]; total: number }> {
-  const where = eq(cmsMedia.siteId, siteId);
+  const pattern = `%${escapeLike(q.trim())}%`;
+  const where =
+    q.trim() === ''
+      ? eq(cmsMedia.siteId, siteId)
+      : and(eq(cmsMedia.siteId, siteId), or(ilike(cmsMedia.filename, pattern), ilike(cmsMedia.alt, pattern)));
   const [rows, [total]] = await Promise.all([
     db
       .select()
@@ -92,6 +131,40 @@ export async function findMedia(db: Executor, siteId: string, id: string): Promi
     .where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id)));
   if (!row) throw new AppError('media_not_found', `No media "${id}".`);
   return row;
+}
+
+/** Sets the alt text of one upload. */
+export async function updateMediaAlt(db: Executor, siteId: string, id: string, alt: string): Promise<MediaRow> {
+  const [row] = await db
+    .update(cmsMedia)
+    .set({ alt: checkedAlt(alt) })
+    .where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id)))
+    .returning();
+  if (!row) throw new AppError('media_not_found', `No media "${id}".`);
+  return row;
+}
+
+/** An entry that references an upload: its id, its type and its fields (to name it by its title). */
+interface MediaUse {
+  id: string;
+  slug: string | null;
+  typeSlug: string;
+  data: Record<string, unknown>;
+}
+
+const MAX_USES_SHOWN = 50;
+
+const usesMedia = (row: MediaRow) => sql`${cmsEntries.data}::text like ${`%${escapeLike(mediaUrl(row))}%`}`;
+
+/** Entries that reference an upload (in any field, Markdown bodies included), as deleting checks. */
+export async function mediaUses(db: Executor, row: MediaRow): Promise<MediaUse[]> {
+  return db
+    .select({ id: cmsEntries.id, slug: cmsEntries.slug, typeSlug: cmsContentTypes.slug, data: cmsEntries.data })
+    .from(cmsEntries)
+    .innerJoin(cmsContentTypes, eq(cmsContentTypes.id, cmsEntries.typeId))
+    .where(and(eq(cmsEntries.siteId, row.siteId), usesMedia(row)))
+    .orderBy(desc(cmsEntries.updatedAt), desc(cmsEntries.id))
+    .limit(MAX_USES_SHOWN);
 }
 
 /** The `/media/{id}` paths of `paths` that name no media of the site. */
@@ -117,11 +190,10 @@ export async function deleteMedia(db: Executor, blobs: BlobStore, siteId: string
       .where(and(eq(cmsMedia.siteId, siteId), eq(cmsMedia.id, id)))
       .for('update');
     if (!row) throw new AppError('media_not_found', `No media "${id}".`);
-    const needle = `%${mediaUrl(row)}%`;
     const [users] = await tx
       .select({ n: count() })
       .from(cmsEntries)
-      .where(and(eq(cmsEntries.siteId, siteId), sql`${cmsEntries.data}::text like ${needle}`));
+      .where(and(eq(cmsEntries.siteId, siteId), usesMedia(row)));
     if (users!.n > 0)
       throw new AppError(
         'media_in_use',

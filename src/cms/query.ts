@@ -89,7 +89,8 @@ function filterValue(target: Target, name: string, raw: string): unknown {
   }
 }
 
-function escapeLike(text: string): string {
+/** `text` taken literally inside a LIKE pattern. */
+export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 

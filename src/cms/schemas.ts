@@ -240,7 +240,14 @@ export const MediaOut = Type.Object({
   filename: Type.String(),
   content_type: Type.String(),
   size: Type.Integer(),
+  alt: Type.String({ description: "Text that stands for the image where it cannot be seen; '' until written." }),
+  width: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels, read from the bytes; null for PDF.' }),
+  height: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels, read from the bytes; null for PDF.' }),
   sha256: Type.String(),
   created_at: Time,
 });
 export type MediaOut = Static<typeof MediaOut>;
+export const MediaChange = Type.Object(
+  { alt: Type.String({ maxLength: 500, description: "The alt text; '' removes it." }) },
+  { additionalProperties: false },
+);

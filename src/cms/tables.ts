@@ -2,7 +2,7 @@
 // one JSONB `data` column; each filterable field of a type gets its own partial expression index,
 // made by the type service when the type is created or changed (docs/decisions/0042-cms-storage.md).
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sites } from '../core/sites/tables.js';
 import { forumMembers } from '../forum/tables.js';
 import type { FieldDefinition, RemovedField } from './fields.js';
@@ -133,6 +133,11 @@ export const cmsMedia = pgTable(
     filename: text('filename').notNull(),
     contentType: text('content_type').notNull(),
     size: integer('size').notNull(),
+    /** Text that stands for an image where it cannot be seen ('' until an editor writes it). */
+    alt: text('alt').notNull().default(''),
+    /** Pixel size read from an image's bytes at upload; null for PDF (and uploads from before 0051). */
+    width: integer('width'),
+    height: integer('height'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('cms_media_site_idx').on(t.siteId, t.createdAt, t.id)],
@@ -156,3 +161,20 @@ export const cmsEditors = pgTable(
 );
 
 export type CmsEditorRow = typeof cmsEditors.$inferSelect;
+
+/** The columns a member chose for a type's entry list in the editor (field names, in order). */
+export const cmsListColumns = pgTable(
+  'cms_list_columns',
+  {
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    memberId: text('member_id')
+      .notNull()
+      .references(() => forumMembers.id, { onDelete: 'cascade' }),
+    typeSlug: text('type_slug').notNull(),
+    columns: jsonb('columns').$type<string[]>().notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.memberId, t.typeSlug] }), index('cms_list_columns_site_idx').on(t.siteId)],
+);

@@ -69,12 +69,22 @@ export class UiClient {
   }
 
   /** Posts a multipart form (an upload); the CSRF token of the last page goes first unless `csrf` is false. */
-  async postMultipart(url: string, parts: FormPart[], options: { csrf?: false } = {}): Promise<LightMyRequestResponse> {
+  async postMultipart(
+    url: string,
+    parts: FormPart[],
+    options: { csrf?: false; headers?: Record<string, string> } = {},
+  ): Promise<LightMyRequestResponse> {
     const body = multipartForm([...(options.csrf === false ? [] : [{ name: '_csrf', value: this.csrf }]), ...parts]);
     const response = await this.app.inject({
       method: 'POST',
       url,
-      headers: { host: this.host, origin: `http://${this.host}`, ...body.headers, ...this.cookieHeader() },
+      headers: {
+        host: this.host,
+        origin: `http://${this.host}`,
+        ...body.headers,
+        ...this.cookieHeader(),
+        ...options.headers,
+      },
       payload: body.payload,
     });
     this.keep(response);

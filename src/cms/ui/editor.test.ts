@@ -11,6 +11,7 @@ import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
 import { eventually } from '../../../test/helpers/eventually.js';
+import { solidPng } from '../../../test/helpers/images.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -208,7 +209,9 @@ for (const database of testDatabases) {
       const ok = await upload(token, PNG, 'poster.png');
       assert.equal(ok.statusCode, 303, ok.body);
       const form = await admin.get('/admin/content/events/new');
-      const option = /<option value="(\/media\/[^"]+)">poster.png \(image\/png\)<\/option>/.exec(form.body);
+      const option = /<option value="(\/media\/[^"]+)" data-type="image\/png"[^>]*>poster.png<\/option>/.exec(
+        form.body,
+      );
       assert.ok(option, 'the picker offers the upload');
       const saved = await admin.post('/admin/content/events/new', {
         action: 'save',
@@ -595,6 +598,169 @@ for (const database of testDatabases) {
       const about = /About (\d+) entries/.exec(pageText((await admin.get('/admin/content/events')).body));
       assert.ok(about, 'an estimated total says so');
       assert.ok(Number(about[1]) > 1000, about[0]);
+    });
+
+    const uploadMedia = async (filename: string, content: Buffer, alt = '', headers: Record<string, string> = {}) => {
+      await admin.get('/admin/media');
+      return admin.postMultipart(
+        '/admin/media',
+        [
+          { name: 'alt', value: alt },
+          { name: 'file', filename, content, contentType: 'image/png' },
+        ],
+        { headers },
+      );
+    };
+    const mediaIdOf = async (filename: string) => {
+      const page = await admin.get(`/admin/media?q=${encodeURIComponent(filename)}`);
+      return new RegExp(`<li class="media-card" id="media-([a-z0-9]+)">.*?>${filename}</a>`, 's').exec(page.body)![1]!;
+    };
+
+    it('shows media as a grid with size, pixel size and alt text, and edits the alt text', async () => {
+      assert.equal((await uploadMedia('dusk.png', solidPng(40, 30, [90, 60, 160]), 'Harbour at dusk')).statusCode, 303);
+      const page = await admin.get('/admin/media');
+      assert.equal(page.statusCode, 200);
+      const id = await mediaIdOf('dusk.png');
+      assert.match(
+        page.body,
+        new RegExp(
+          `<img src="/media/${id}" alt="Harbour at dusk" width="40" height="30" loading="lazy" decoding="async">`,
+        ),
+      );
+      assert.match(pageText(page.body), /dusk\.png 1 KiB · 40 × 30 px · image\/png/);
+      const forged = await admin.post(`/admin/media/${id}/alt`, { alt: 'Nope' }, { csrf: 'forged' });
+      assert.equal(forged.statusCode, 403);
+      const saved = await admin.post(`/admin/media/${id}/alt`, { alt: 'Boats at dusk' });
+      assert.equal(saved.statusCode, 303);
+      assert.equal(saved.headers.location, `/admin/media?done=alt#media-${id}`);
+      const after = await admin.get('/admin/media?done=alt');
+      assert.match(after.body, new RegExp(`id="alt-${id}" name="alt" value="Boats at dusk"`));
+      assert.match(pageText(after.body), /Alt text saved\./);
+      const found = await admin.get('/admin/media?q=boats');
+      assert.match(pageText(found.body), /1 file with "boats"/, 'the search reads alt text too');
+      const tooLong = await admin.post(`/admin/media/${id}/alt`, { alt: 'x'.repeat(501) });
+      assert.equal(tooLong.statusCode, 400);
+    });
+
+    it('deletes media only after its page names the entries that use it, and asks first', async () => {
+      assert.equal((await uploadMedia('flyer.png', solidPng(8, 8, [10, 10, 10]))).statusCode, 303);
+      const id = await mediaIdOf('flyer.png');
+      const used = await admin.post('/admin/content/events/new', {
+        action: 'save',
+        data_title: 'Flyer night',
+        data_poster: `/media/${id}`,
+        status: 'draft',
+      });
+      assert.equal(used.statusCode, 303, used.body);
+      const entryPath = used.headers.location!.replace('?saved=1', '');
+      const asked = await admin.get(`/admin/media/${id}/delete`);
+      assert.equal(asked.statusCode, 200);
+      assert.match(
+        pageText(asked.body),
+        /flyer\.png cannot be deleted: this entry uses it\. Change it first\. Flyer night Events/,
+      );
+      assert.match(asked.body, new RegExp(`<a href="${entryPath}">Flyer night</a>`));
+      assert.doesNotMatch(asked.body, /<button type="submit" class="danger">/);
+      const refused = await admin.post(`/admin/media/${id}/delete`, {});
+      assert.equal(refused.statusCode, 409);
+      assert.match(pageText(refused.body), /this entry uses it/);
+
+      const changed = await admin.post(entryPath, {
+        action: 'save',
+        data_title: 'Flyer night',
+        data_poster: '',
+        status: 'draft',
+        version: /name="version" value="([^"]+)"/.exec((await admin.get(entryPath)).body)![1]!.replace(/&quot;/g, '"'),
+      });
+      assert.equal(changed.statusCode, 303, changed.body);
+      const free = await admin.get(`/admin/media/${id}/delete`);
+      assert.match(pageText(free.body), /No entry uses flyer\.png\./);
+      const gone = await admin.post(`/admin/media/${id}/delete`, {});
+      assert.equal(gone.statusCode, 303);
+      assert.equal(gone.headers.location, '/admin/media?done=deleted');
+      assert.equal((await admin.get(`/media/${id}`)).statusCode, 404);
+      assert.equal((await admin.get(`/admin/media/${id}/delete`)).statusCode, 404);
+    });
+
+    it("answers the Markdown editor's uploads as JSON: the media's url, or a problem", async () => {
+      const asJson = { accept: 'application/json' };
+      const created = await uploadMedia('pasted.png', PNG, '', asJson);
+      assert.equal(created.statusCode, 201, created.body);
+      const media = json<{ url: string; filename: string; width: number }>(created);
+      assert.match(media.url, /^\/media\/[a-z0-9]+$/);
+      assert.deepEqual([media.filename, media.width], ['pasted.png', 1]);
+      const refused = await uploadMedia('pasted.png', Buffer.from('<script>x</script>'), '', asJson);
+      assert.equal(refused.statusCode, 415);
+      assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+      assert.equal(json(refused).code, 'media_type_refused');
+      const forged = await admin.postMultipart(
+        '/admin/media',
+        [
+          { name: '_csrf', value: 'forged' },
+          { name: 'file', filename: 'x.png', content: PNG, contentType: 'image/png' },
+        ],
+        { csrf: false, headers: asJson },
+      );
+      assert.equal(forged.statusCode, 403);
+    });
+
+    it("keeps each editor's columns for a type's list, and filters by a related entry's title", async () => {
+      const chosen = await admin.post('/admin/content/shows/columns', { col_opens_on: 'on', col_seats: 'on' });
+      assert.equal(chosen.statusCode, 303);
+      const list = pageText((await admin.get('/admin/content/shows')).body);
+      assert.match(list, /Entry Seats \(sort ascending\) Opens on \(sort ascending\) State/);
+      assert.doesNotMatch(list, /Genre \(sort/);
+      assert.equal((await admin.post('/admin/content/shows/columns', { action: 'reset' })).statusCode, 303);
+      assert.match(
+        pageText((await admin.get('/admin/content/shows')).body),
+        /Entry Genre \(sort ascending\) Seats \(sort ascending\) Opens on \(sort ascending\) State/,
+      );
+
+      const made = await admin.post('/admin/content-types', {
+        name: 'Reviews',
+        slug: 'reviews',
+        rows: '2',
+        f0_name: 'headline',
+        f0_type: 'text',
+        f1_name: 'show',
+        f1_type: 'relation',
+        f1_options: '{"type":"shows"}',
+      });
+      assert.equal(made.statusCode, 303, made.body);
+      const tragic = await admin.post('/admin/content/shows/new', {
+        action: 'save',
+        data_title: 'Tragic night',
+        data_genre: 'drama',
+        status: 'draft',
+      });
+      assert.equal(tragic.statusCode, 303, tragic.body);
+      const shows = json<Array<{ id: string; data: { title: string } }>>(
+        await cmsApi(t.app, 'club', write, { method: 'GET', path: '/entries/shows?status=any' }),
+      );
+      const showId = (title: string) => shows.find((s) => s.data.title === title)!.id;
+      for (const [headline, show] of [
+        ['Laughed all night', 'Sketches'],
+        ['Cried twice', 'Tragic night'],
+      ] as const) {
+        const saved = await admin.post('/admin/content/reviews/new', {
+          action: 'save',
+          data_headline: headline,
+          data_show: showId(show),
+          status: 'draft',
+        });
+        assert.equal(saved.statusCode, 303, saved.body);
+      }
+      const titles = async (query: string) =>
+        [
+          ...(await admin.get(`/admin/content/reviews?${query}`)).body.matchAll(
+            /<td><a href="\/admin\/content\/reviews\/[a-z0-9]+">([^<]+)<\/a>/g,
+          ),
+        ].map((m) => m[1]);
+      assert.deepEqual(await titles('related%5Bshow%5D=sketch'), ['Laughed all night']);
+      assert.deepEqual(await titles('related%5Bshow%5D=TRAG'), ['Cried twice']);
+      const none = await admin.get('/admin/content/reviews?related%5Bshow%5D=opera');
+      assert.match(pageText(none.body), /No Show entry has "opera" in its title\. 0 entries/);
+      assert.match(none.body, /id="filter-show" name="related\[show\]" value="opera"/);
     });
   });
 }

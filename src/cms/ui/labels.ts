@@ -3,7 +3,7 @@
 import type { ContentTypeOut, EntryOut } from '../schemas.js';
 
 /** What a list row shows: the first text field's value, else the slug, else the id. */
-export function entryLabel(type: ContentTypeOut, entry: EntryOut): string {
+export function entryLabel(type: ContentTypeOut, entry: Pick<EntryOut, 'data' | 'slug' | 'id'>): string {
   const first = type.fields.find((f) => f.type === 'text' || f.type === 'slug');
   const value = first ? (entry.data as Record<string, unknown>)[first.name] : undefined;
   return typeof value === 'string' && value !== '' ? value : (entry.slug ?? entry.id);

@@ -1,6 +1,7 @@
 // The CMS editor in the community admin area (/admin/content, /admin/content-types, /admin/media):
 // entries and media for the community's admins and the members they made content editors; the
-// content model and the editors list for admins only (docs/decisions/0048-cms-editor.md). Writes go
+// content model and the editors list for admins only (docs/decisions/0048-cms-editor.md; the media
+// library, media picker, pasted images and chosen list columns in 0140). Writes go
 // through the same entry sources, type and media services as the Content API, acting as `admin`
 // for admins and as `cms-write` for editors.
 import multipart from '@fastify/multipart';
@@ -21,7 +22,19 @@ import { jsonDepthWithin, MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { createType, findStoredType, listStoredTypes, updateType } from '../content-types.js';
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldDefinition, type FieldType } from '../fields.js';
 import { FORUM_TYPES } from '../forum-types.js';
-import { MAX_MEDIA_BYTES, listMedia, presentMedia, storeMedia } from '../media.js';
+import { chooseColumns, chosenColumns } from '../list-columns.js';
+import {
+  MAX_MEDIA_BYTES,
+  deleteMedia,
+  findMedia,
+  listMedia,
+  mediaUses,
+  presentMedia,
+  storeMedia,
+  updateMediaAlt,
+} from '../media.js';
+import { sendProblem } from '../../http/problem.js';
+import type { MediaRow } from '../tables.js';
 import { presentForumType, presentType } from '../presenters.js';
 import type { ContentTypeOut, EntryOut } from '../schemas.js';
 import { sourceFor } from '../source-for.js';
@@ -34,6 +47,7 @@ import { consumeRateLimit } from '../../http/rate-limit.js';
 import {
   BLANK_ROWS,
   bulkDeleteView,
+  columnChoices,
   entryFormView,
   entryListView,
   fieldRowValues,
@@ -45,6 +59,9 @@ import {
   isJsonText,
   listColumns,
   listFilters,
+  MAX_CHOSEN_COLUMNS,
+  mediaDeleteView,
+  type MediaUser,
   type RelationChoice,
   type RelationPicker,
 } from './views.js';
@@ -57,7 +74,9 @@ const EntryParams = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 63 }),
   id: Type.String({ minLength: 1, maxLength: 100 }),
 });
+const MediaParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 type WithType = { Params: { type: string } };
+type WithMedia = { Params: { id: string } };
 type WithEntry = { Params: { type: string; id: string } };
 
 /** Entries and media: admins, and members made content editors while no suspension stands. */
@@ -117,11 +136,35 @@ const BULK_DONE: Record<string, string> = { published: 'published', unpublished:
 
 /** Entries of a relation's search: as many as fit beside the form. */
 const RELATION_RESULTS = 10;
+/** Related entries a list's relation filter matches at most (the Content API's `in` takes 100). */
+const RELATED_FILTER_MAX = 100;
+
+/**
+ * Entries of the `related` type whose title holds `query` (drafts too: an entry may point to one
+ * before it is published). The title is the type's first text field, searched as a substring; a
+ * forum type, or a type without one, by its search text.
+ */
+async function findRelated(
+  request: FastifyRequest,
+  related: ContentTypeOut,
+  query: string,
+  limit: number,
+): Promise<EntryOut[]> {
+  const title = related.fields.find((r) => r.type === 'text' || r.type === 'slug');
+  const { rows } = await sourceFor(related.slug).list(
+    editorContext(request),
+    {
+      status: 'any',
+      ...(title && related.source !== 'forum' ? { [`filter[${title.name}][contains]`]: query } : { q: query }),
+    },
+    { page: 1, pageSize: limit, offset: 0 },
+  );
+  return rows;
+}
 
 /**
  * The picker of each relation field of `type`: the chosen entry (from `values`) named by its title,
- * and, for each search in `queries`, the related type's entries whose title holds the words (drafts
- * too: an entry may point to one before it is published).
+ * and, for each search in `queries`, the related type's entries whose title holds the words.
  */
 async function relationPickers(
   request: FastifyRequest,
@@ -152,20 +195,12 @@ async function relationPickers(
       }
     }
     const query = (queries[f.name] ?? '').trim();
-    let results: RelationChoice[] | undefined;
-    if (query !== '') {
-      // The title is the first text field, searched as a substring; a type without one by its search text.
-      const title = related.fields.find((r) => r.type === 'text' || r.type === 'slug');
-      const { rows } = await source.list(
-        ctx,
-        {
-          status: 'any',
-          ...(title && related.source !== 'forum' ? { [`filter[${title.name}][contains]`]: query } : { q: query }),
-        },
-        { page: 1, pageSize: RELATION_RESULTS, offset: 0 },
-      );
-      results = rows.filter((entry) => entry.id !== selected?.id).map(choice);
-    }
+    const results =
+      query === ''
+        ? undefined
+        : (await findRelated(request, related, query, RELATION_RESULTS))
+            .filter((entry) => entry.id !== selected?.id)
+            .map(choice);
     pickers[f.name] = { typeName: related.name, query, selected, results };
   }
   return pickers;
@@ -457,12 +492,16 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
       const status = ['published', 'draft'].includes(request.query.status ?? '') ? request.query.status! : 'any';
       const q = (request.query.q ?? '').slice(0, 200).trim();
       const page = pageNumber(request.query.page);
-      // Sorted by a listed column (or the update time), filtered by the type's enum, number and date fields.
-      const sortable = ['updated_at', ...listColumns(type).map((f) => f.name)];
+      const viewer = request.ui.viewer;
+      requireMember(viewer);
+      const columns = listColumns(type, await chosenColumns(db, viewer.member.id, type.slug));
+      // Sorted by a listed column (or the update time), filtered by the type's enum, number, date and relation fields.
+      const sortable = ['updated_at', ...columns.map((f) => f.name)];
       const asked = String(request.query.sort ?? '');
       const sort = sortable.includes(asked.replace(/^-/, '')) ? asked : '-updated_at';
       const filters: Record<string, string> = {};
       const conditions: Record<string, string> = {};
+      const unmatched: string[] = [];
       for (const { field: f, inputs } of listFilters(type))
         for (const name of inputs) {
           const value = String(request.query[name] ?? '')
@@ -470,6 +509,14 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
             .trim();
           if (value === '') continue;
           filters[name] = value;
+          if (f.type === 'relation') {
+            // The related entries whose title holds the words; none found, the list is empty.
+            const related = await contentType(request, (f.options as { type: string }).type);
+            const found = await findRelated(request, related, value, RELATED_FILTER_MAX);
+            if (found.length === 0) unmatched.push(f.name);
+            else conditions[`filter[${f.name}][in]`] = found.map((entry) => entry.id).join(',');
+            continue;
+          }
           // A date filter covers whole days, read as UTC.
           conditions[name] =
             f.type === 'datetime' && /^\d{4}-\d{2}-\d{2}$/.test(value)
@@ -485,7 +532,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         rows,
         total,
         estimated = false,
-      } = type.slug === 'posts'
+      } = type.slug === 'posts' || unmatched.length > 0
         ? { rows: [], total: 0 }
         : await sourceFor(type.slug).list(editorContext(request), query, {
             page,
@@ -503,6 +550,8 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         pages: totalPages(total, PAGE_SIZE),
         total,
         estimated,
+        columns,
+        unmatched,
       };
       const done = BULK_DONE[String(request.query.done)];
       const count = Number(request.query.count) || 0;
@@ -512,6 +561,27 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
       return sendPage(reply, request.ui, type.name, entryListView(request.ui, list, new Date(), flash), {
         private: true,
       });
+    },
+  );
+
+  // The columns this editor wants on a type's list (`col_<field>=on`), or the default ones again.
+  app.post<WithType>(
+    '/admin/content/:type/columns',
+    { schema: { params: TypeParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      storedType(type);
+      const viewer = request.ui.viewer;
+      requireMember(viewer);
+      const chosen =
+        field(request, 'action', 10) === 'reset'
+          ? undefined
+          : columnChoices(type)
+              .filter((f) => field(request, `col_${f.name}`, 3) === 'on')
+              .map((f) => f.name)
+              .slice(0, MAX_CHOSEN_COLUMNS);
+      await chooseColumns(db, request.ui.site.id, viewer.member.id, type.slug, chosen);
+      return seeOther(reply, `/admin/content/${type.slug}`);
     },
   );
 
@@ -709,46 +779,139 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => postEntry(request, reply, request.params.type, request.params.id),
   );
 
-  app.get('/admin/media', { preHandler: EDITOR_PAGE }, async (request, reply) => {
-    const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
-    return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia)), {
+  const MEDIA_PAGE_SIZE = 48;
+
+  async function mediaPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    shown: { q?: string; page?: number; error?: string; status?: number; flash?: Flash } = {},
+  ) {
+    const q = (shown.q ?? '').slice(0, 200).trim();
+    const page = shown.page ?? 1;
+    const { rows, total } = await listMedia(
+      db,
+      request.ui.site.id,
+      { page, pageSize: MEDIA_PAGE_SIZE, offset: (page - 1) * MEDIA_PAGE_SIZE },
+      q,
+    );
+    const library = {
+      media: rows.map(presentMedia),
+      q,
+      total,
+      page,
+      pages: totalPages(total, MEDIA_PAGE_SIZE),
+      error: shown.error,
+    };
+    return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, library, shown.flash), {
+      status: shown.status ?? 200,
       private: true,
     });
-  });
+  }
 
-  // Multipart: the CSRF token is the form's first field, read before the file.
+  app.get<{ Querystring: Record<string, string> }>(
+    '/admin/media',
+    { preHandler: EDITOR_PAGE },
+    async (request, reply) => {
+      const { q, page, done } = request.query;
+      const flash =
+        done === 'alt'
+          ? { kind: 'ok' as const, text: 'Alt text saved.' }
+          : done === 'deleted'
+            ? { kind: 'ok' as const, text: 'Deleted.' }
+            : undefined;
+      return mediaPage(request, reply, { q: String(q ?? ''), page: pageNumber(page), flash });
+    },
+  );
+
+  // Multipart: the CSRF token is the form's first field, the alt text the second, read before the
+  // file. The Markdown editor's script posts here too, asking for JSON: it gets the media's
+  // description (201) or a problem.
   app.post('/admin/media', { preHandler: [loadUi, editorOnly] }, async (request, reply) => {
+    const json = request.headers.accept === 'application/json';
     const part = await request.file({ limits: { fileSize: MAX_MEDIA_BYTES } });
-    const csrf = part?.fields._csrf as { value?: unknown } | undefined;
-    verifyCsrf(
-      request,
-      request.ui.site.id,
-      request.ui.sessionId,
-      typeof csrf?.value === 'string' ? csrf.value : undefined,
-    );
-    const again = async (message: string, status: number) => {
-      const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
-      return sendPage(reply, request.ui, 'Media library', mediaView(request.ui, rows.map(presentMedia), message), {
-        status,
-        private: true,
-      });
+    const fields = (part?.fields ?? {}) as Record<string, { value?: unknown } | undefined>;
+    const text = (name: string) => {
+      const value = fields[name]?.value;
+      return typeof value === 'string' ? value : undefined;
     };
+    verifyCsrf(request, request.ui.site.id, request.ui.sessionId, text('_csrf'));
+    const refuse = (error: AppError) =>
+      json ? sendProblem(reply, error) : mediaPage(request, reply, { error: error.message, status: error.status });
     if (!part || part.fieldname !== 'file' || part.filename === '') {
       part?.file.resume();
-      return again('Choose a file to upload.', 400);
+      return refuse(new AppError('media_missing', 'Choose a file to upload.'));
     }
+    let row: MediaRow;
     try {
       const bytes = await part.toBuffer();
-      await storeMedia(db, app.deps.blobs, request.ui.site.id, {
-        filename: part.filename,
-        declaredType: part.mimetype,
-        bytes,
-      });
+      row = await storeMedia(
+        db,
+        app.deps.blobs,
+        request.ui.site.id,
+        { filename: part.filename, declaredType: part.mimetype, bytes },
+        text('alt') ?? '',
+      );
     } catch (error) {
-      if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return again('The file is over 10 MiB.', 413);
-      if (error instanceof AppError && error.status < 500) return again(error.message, error.status);
+      if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+        return refuse(new AppError('media_too_large', 'The file is over 10 MiB.', { max_bytes: MAX_MEDIA_BYTES }));
+      if (error instanceof AppError && error.status < 500) return refuse(error);
       throw error;
     }
-    return seeOther(reply, '/admin/media');
+    if (json) return reply.code(201).header('Cache-Control', 'no-store').send(presentMedia(row));
+    return seeOther(reply, `/admin/media#media-${row.id}`);
   });
+
+  app.post<WithMedia>(
+    '/admin/media/:id/alt',
+    { schema: { params: MediaParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const alt = field(request, 'alt', 1000) ?? '';
+      await updateMediaAlt(db, request.ui.site.id, request.params.id, alt);
+      return seeOther(reply, `/admin/media?done=alt#media-${request.params.id}`);
+    },
+  );
+
+  /** The entries that use an upload, named by their titles and linked to their forms. */
+  async function mediaUsers(request: FastifyRequest, row: MediaRow): Promise<MediaUser[]> {
+    const uses = await mediaUses(db, row);
+    const types = new Map<string, ContentTypeOut>();
+    for (const slug of new Set(uses.map((use) => use.typeSlug))) types.set(slug, await contentType(request, slug));
+    return uses.map((use) => {
+      const type = types.get(use.typeSlug)!;
+      return { href: `/admin/content/${type.slug}/${use.id}`, label: entryLabel(type, use), typeName: type.name };
+    });
+  }
+
+  async function deletePage(request: FastifyRequest<WithMedia>, reply: FastifyReply, status = 200) {
+    const row = await findMedia(db, request.ui.site.id, request.params.id);
+    const users = await mediaUsers(request, row);
+    return sendPage(
+      reply,
+      request.ui,
+      `Delete ${row.filename}`,
+      mediaDeleteView(request.ui, presentMedia(row), users),
+      { status, private: true },
+    );
+  }
+
+  app.get<WithMedia>(
+    '/admin/media/:id/delete',
+    { schema: { params: MediaParams }, preHandler: EDITOR_PAGE },
+    async (request, reply) => deletePage(request, reply),
+  );
+
+  app.post<WithMedia>(
+    '/admin/media/:id/delete',
+    { schema: { params: MediaParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      try {
+        await deleteMedia(db, app.deps.blobs, request.ui.site.id, request.params.id);
+      } catch (error) {
+        // An entry took it up since the page asked: the page again, naming it.
+        if (error instanceof AppError && error.code === 'media_in_use') return deletePage(request, reply, 409);
+        throw error;
+      }
+      return seeOther(reply, '/admin/media?done=deleted');
+    },
+  );
 }

@@ -141,6 +141,10 @@ interface EntryListPage {
   total: number;
   /** The total is the planner's estimate (a long list). */
   estimated: boolean;
+  /** The fields shown as columns (listColumns). */
+  columns: Field[];
+  /** A relation filter found no entry with those words in its title, by field. */
+  unmatched: string[];
 }
 
 /** Field types shown as list columns, sorted by and (but text) filtered. */
@@ -152,23 +156,49 @@ const MAX_FIELD_COLUMNS = 3;
 
 type Field = ContentTypeOut['fields'][number];
 
-/** The fields an entry list shows as columns (stored types only; forum views keep their own order). */
-export function listColumns(type: ContentTypeOut): Field[] {
+/** The title field of a type: its first text or slug field (the entry's own column). */
+const titleField = (type: ContentTypeOut): Field | undefined =>
+  type.fields.find((f) => f.type === 'text' || f.type === 'slug');
+
+/** The fields an editor may choose as a list's columns (stored types only; forum views keep their own). */
+export function columnChoices(type: ContentTypeOut): Field[] {
   if (type.source === 'forum') return [];
-  const title = type.fields.find((f) => f.type === 'text' || f.type === 'slug');
+  const title = titleField(type);
+  return type.fields.filter((f) => f !== title && LISTED_TYPES.has(f.type));
+}
+
+/** Columns an editor may choose for one list. */
+export const MAX_CHOSEN_COLUMNS = 6;
+
+/**
+ * The fields an entry list shows as columns: the ones the editor chose (in their order), else the
+ * type's first short listable fields after its title.
+ */
+export function listColumns(type: ContentTypeOut, chosen?: readonly string[]): Field[] {
+  const choices = columnChoices(type);
+  if (chosen)
+    return chosen
+      .map((name) => choices.find((f) => f.name === name))
+      .filter((f): f is Field => f !== undefined)
+      .slice(0, MAX_CHOSEN_COLUMNS);
   const short = (f: Field) =>
     (f.type !== 'text' && f.type !== 'slug') ||
     ((f.options as { max_length?: number }).max_length ?? 255) <= MAX_TEXT_COLUMN;
-  return type.fields.filter((f) => f !== title && LISTED_TYPES.has(f.type) && short(f)).slice(0, MAX_FIELD_COLUMNS);
+  return choices.filter(short).slice(0, MAX_FIELD_COLUMNS);
 }
 
-/** The filter inputs of a type's list, by field: enum (one value), number and date (from, to). */
+/**
+ * The filter inputs of a type's list, by field: enum (one value), number and date (from, to), and a
+ * relation by words of the related entries' titles (`related[<field>]`, which the list turns into
+ * the ids of the entries found).
+ */
 export function listFilters(type: ContentTypeOut): Array<{ field: Field; inputs: string[] }> {
   if (type.source === 'forum') return [];
   return type.fields.flatMap((field) => {
     if (field.type === 'enum') return [{ field, inputs: [`filter[${field.name}][eq]`] }];
     if (field.type === 'number' || field.type === 'datetime')
       return [{ field, inputs: [`filter[${field.name}][gte]`, `filter[${field.name}][lte]`] }];
+    if (field.type === 'relation') return [{ field, inputs: [`related[${field.name}]`] }];
     return [];
   });
 }
@@ -196,6 +226,11 @@ function filterControls(list: EntryListPage): SafeHtml {
         { id },
       );
     }
+    if (field.type === 'relation')
+      return textField(inputs[0]!, `${label} (title has)`, list.filters[inputs[0]!] ?? '', 'search', {
+        id,
+        maxlength: 100,
+      });
     const kind = field.type === 'number' ? 'number' : 'date';
     return html`<fieldset class="range"><legend>${label}</legend>${inputs.map(
       (name, i) =>
@@ -207,7 +242,7 @@ function filterControls(list: EntryListPage): SafeHtml {
 export function entryListView(ui: UiContext, list: EntryListPage, now: Date, flash?: Flash): SafeHtml {
   const { type } = list;
   const editable = type.source !== 'forum';
-  const columns = listColumns(type);
+  const columns = list.columns;
   const params = (change: Record<string, string>) =>
     new URLSearchParams({ status: list.status, q: list.q, sort: list.sort, ...list.filters, ...change }).toString();
   const query = (page: number) => `/admin/content/${type.slug}?${params({ page: String(page) })}`;
@@ -239,6 +274,8 @@ ${selectField(
 ${textField('q', 'Search', list.q, 'search', { id: 'filter-q', maxlength: 200 })}
 ${filterControls(list)}
 <div class="actions"><button type="submit" class="secondary">Filter</button></div></form>
+${columnChooser(ui, type, columns)}
+${list.unmatched.map((name) => html`<p class="muted" role="status">No ${humanName(name)} entry has "${list.filters[`related[${name}]`] ?? ''}" in its title.</p>`)}
 <p class="muted">${list.estimated ? 'About ' : ''}${list.total} entr${list.total === 1 ? 'y' : 'ies'}</p>
 ${editable ? html`<form method="post" action="/admin/content/${type.slug}/bulk" id="bulk">${csrfField(ui)}<div class="actions bulk" role="group" aria-label="With the selected entries"><button type="submit" name="action" value="publish" class="secondary">Publish</button><button type="submit" name="action" value="unpublish" class="secondary">Unpublish</button><button type="submit" name="action" value="delete" class="secondary danger">Delete…</button></div></form>` : ''}
 <div class="table-scroll"><table class="list"><caption class="sr-only">${type.name} entries</caption><thead><tr>${editable ? html`<th scope="col"><span class="sr-only">Selected</span></th>` : ''}<th scope="col">Entry</th>${columns.map((f) => sortable(f.name, humanName(f.name)))}<th scope="col">State</th>${editable ? sortable('updated_at', 'Updated') : html`<th scope="col">Updated</th>`}</tr></thead><tbody>${list.entries.map(
@@ -248,6 +285,16 @@ ${editable ? html`<form method="post" action="/admin/content/${type.slug}/bulk" 
 ${pager(list.page, list.pages, query)}`,
     flash,
   );
+}
+
+/** The columns of a type's list as this editor chose them: a checkbox per field that can be one. */
+function columnChooser(ui: UiContext, type: ContentTypeOut, columns: Field[]): SafeHtml | string {
+  const choices = columnChoices(type);
+  if (choices.length === 0) return '';
+  return html`<details class="columns"><summary>Columns</summary>
+<form method="post" action="/admin/content/${type.slug}/columns">${csrfField(ui)}<fieldset><legend>Columns shown (at most ${MAX_CHOSEN_COLUMNS})</legend>
+${choices.map((f) => checkbox(`col_${f.name}`, humanName(f.name), columns.includes(f), { id: `col-${f.name}` }))}</fieldset>
+<div class="actions"><button type="submit" name="action" value="save" class="secondary">Save columns</button><button type="submit" name="action" value="reset" class="secondary">Default columns</button></div></form></details>`;
 }
 
 /** Asks before deleting the selected entries; the form posts them again with `confirm=yes`. */
@@ -300,6 +347,11 @@ interface EntryFormPage {
   flash?: Flash | undefined;
 }
 
+/**
+ * A media field: a select of the library's uploads (what works without script) and the chosen
+ * image's thumbnail. The script adds "Choose from the library", a dialog of thumbnails with a
+ * search, which sets the same select; each option carries what the dialog shows.
+ */
 function mediaPicker(
   name: string,
   label: string,
@@ -307,12 +359,17 @@ function mediaPicker(
   media: MediaOut[],
   error: string | undefined,
 ): SafeHtml {
-  const choices: Array<readonly [string, string]> = [
-    ['', 'None'],
-    ...media.map((m) => [m.url, `${m.filename} (${m.content_type})`] as const),
-  ];
-  if (value !== '' && !choices.some(([url]) => url === value)) choices.push([value, value]);
-  return html`${selectField(name, label, value, choices, { id: `field-${name}`, hint: 'Choose an upload from the media library.', error })}<p class="hint"><a href="/admin/media">Upload media</a></p>`;
+  const id = `field-${name.replace(/^data_/, '')}`;
+  const chosen = media.find((m) => m.url === value);
+  const known = value === '' || chosen !== undefined;
+  const described = [`${id}-hint`, error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="media-field" data-media-field><label for="${id}">${label}</label>
+<div class="media-choice"><div class="media-thumb small" data-media-thumb${chosen && isImage(chosen) ? '' : html` hidden`}>${chosen && isImage(chosen) ? thumbnail(chosen, '') : ''}</div>
+<select id="${id}" name="${name}" aria-describedby="${described}"${error ? html` aria-invalid="true"` : ''}><option value=""${value === '' ? html` selected` : ''}>None</option>${media.map(
+    (m) =>
+      html`<option value="${m.url}" data-type="${m.content_type}" data-alt="${m.alt}"${m.width && m.height ? html` data-width="${m.width}" data-height="${m.height}"` : ''}${m.url === value ? html` selected` : ''}>${m.filename}${m.alt ? ` (${m.alt})` : ''}</option>`,
+  )}${known ? '' : html`<option value="${value}" selected>${value}</option>`}</select></div>
+<span class="hint" id="${id}-hint">Choose an upload from the media library. <a href="/admin/media">Upload media</a></span>${error ? html`<span class="field-error" id="${id}-error">${error}</span>` : ''}</div>`;
 }
 
 /** What an entry of the picker says: its title, its state when not live, and its id. */
@@ -401,7 +458,8 @@ function fieldControl(
   const options = field.options as { max_length?: number; values?: string[]; type?: string };
   switch (field.type) {
     case 'markdown':
-      return html`<div class="markdown-field" data-markdown><div class="markdown-toolbar" data-toolbar role="toolbar" aria-label="${label}: formatting" hidden>${MARK_BUTTONS.map(([mark, text]) => html`<button type="button" class="secondary small" data-mark="${mark}">${text}</button>`)}</div>
+      return html`<div class="markdown-field" data-markdown><div class="markdown-toolbar" data-toolbar role="toolbar" aria-label="${label}: formatting" hidden>${MARK_BUTTONS.map(([mark, text]) => html`<button type="button" class="secondary small" data-mark="${mark}">${text}</button>`)}<button type="button" class="secondary small" data-image>Image…</button><input type="file" data-image-file accept="image/png,image/jpeg,image/gif,image/webp,image/avif" hidden tabindex="-1" aria-hidden="true"></div>
+<p class="upload-status" data-upload-status role="status" aria-live="polite" hidden></p>
 <div class="markdown-panes">${textArea(name, label, value, { ...common, hint: 'Markdown. Preview shows it as it will be served.' })}
 <div class="post markdown-preview" data-preview-pane${preview?.[field.name] ? '' : html` hidden`}><h3 class="hint" id="${common.id}-preview-label">Preview</h3><div class="body" data-preview aria-labelledby="${common.id}-preview-label" role="region" aria-live="polite">${preview?.[field.name] ? trustedHtml(preview[field.name]!) : ''}</div></div></div></div>`;
     case 'json':
@@ -472,7 +530,37 @@ ${selectField(
   );
 }
 
-export function mediaView(ui: UiContext, media: MediaOut[], error?: string): SafeHtml {
+/** "12 KiB" or "3.4 MiB". */
+function fileSize(bytes: number): string {
+  return bytes < 1024 * 1024
+    ? `${Math.max(1, Math.ceil(bytes / 1024))} KiB`
+    : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+const isImage = (m: MediaOut) => m.content_type.startsWith('image/');
+
+/**
+ * A media thumbnail: the original scaled by the browser (its own width and height keep the grid
+ * from jumping while it loads; loaded only when near the view). PDF shows as a labelled tile.
+ */
+function thumbnail(m: MediaOut, alt: string): SafeHtml {
+  return isImage(m)
+    ? html`<img src="${m.url}" alt="${alt}"${m.width && m.height ? html` width="${m.width}" height="${m.height}"` : ''} loading="lazy" decoding="async">`
+    : html`<span class="file-tile" aria-hidden="true">PDF</span>`;
+}
+
+interface MediaLibraryPage {
+  media: MediaOut[];
+  q: string;
+  total: number;
+  page: number;
+  pages: number;
+  /** The upload form's problem. */
+  error?: string | undefined;
+}
+
+export function mediaView(ui: UiContext, library: MediaLibraryPage, flash?: Flash): SafeHtml {
+  const { media, error, q } = library;
   return adminFrame(
     ui,
     'content',
@@ -480,11 +568,48 @@ export function mediaView(ui: UiContext, media: MediaOut[], error?: string): Saf
     html`<p class="crumbs"><a href="/admin/content">Content</a></p>
 <section class="panel" aria-labelledby="upload-heading"><h2 id="upload-heading">Upload</h2>
 <form method="post" action="/admin/media" enctype="multipart/form-data" class="stack">${csrfField(ui)}
+${textField('alt', 'Alt text', '', 'text', { id: 'media-alt', maxlength: 500, hint: 'What the image shows, for those who cannot see it. You can change it later.' })}
 <div><label for="media-file">File</label><input type="file" id="media-file" name="file" required accept="image/png,image/jpeg,image/gif,image/webp,image/avif,application/pdf" aria-describedby="media-file-hint${error ? ' media-file-error' : ''}"${error ? html` aria-invalid="true"` : ''}><span class="hint" id="media-file-hint">PNG, JPEG, GIF, WebP, AVIF or PDF, at most 10 MiB. SVG is not accepted.</span>${error ? html`<span class="field-error" id="media-file-error" role="alert">${error}</span>` : ''}</div>
 <div class="actions"><button type="submit">Upload</button></div></form></section>
-<ul class="cards">${media.map(
+<form method="get" action="/admin/media" class="filters" role="search" aria-label="Search media">
+${textField('q', 'Search media (name or alt text)', q, 'search', { id: 'media-q', maxlength: 200 })}
+<div class="actions"><button type="submit" class="secondary">Search</button></div></form>
+<p class="muted">${library.total} file${library.total === 1 ? '' : 's'}${q ? html` with "${q}"` : ''}</p>
+<ul class="media-grid">${media.map(
       (m) =>
-        html`<li class="card"><div class="card-head"><a href="${m.url}">${m.filename}</a></div><div class="muted">${m.content_type} · ${Math.ceil(m.size / 1024)} KiB · <code>${m.url}</code></div></li>`,
-    )}</ul>`,
+        html`<li class="media-card" id="media-${m.id}"><div class="media-thumb">${thumbnail(m, m.alt)}</div>
+<p class="media-name"><a href="${m.url}">${m.filename}</a></p>
+<p class="muted">${fileSize(m.size)}${m.width && m.height ? html` · ${m.width} × ${m.height} px` : ''} · ${m.content_type}</p>
+<form method="post" action="/admin/media/${m.id}/alt" class="media-alt">${csrfField(ui)}<label for="alt-${m.id}">Alt text<span class="sr-only"> of ${m.filename}</span></label><div class="row"><input type="text" id="alt-${m.id}" name="alt" value="${m.alt}" maxlength="500"><button type="submit" class="secondary small">Save<span class="sr-only"> alt text of ${m.filename}</span></button></div></form>
+<p><a href="/admin/media/${m.id}/delete">Delete…<span class="sr-only"> ${m.filename}</span></a></p></li>`,
+    )}</ul>
+${pager(library.page, library.pages, (n) => `/admin/media?${new URLSearchParams({ q, page: String(n) }).toString()}`)}`,
+    flash,
+  );
+}
+
+/** An entry that references media, as the delete page names and links it. */
+export interface MediaUser {
+  href: string;
+  label: string;
+  typeName: string;
+}
+
+/** Asks before deleting an upload; while entries reference it, names them and offers no delete. */
+export function mediaDeleteView(ui: UiContext, m: MediaOut, users: MediaUser[]): SafeHtml {
+  return adminFrame(
+    ui,
+    'content',
+    `Delete ${m.filename}?`,
+    html`<p class="crumbs"><a href="/admin/content">Content</a> › <a href="/admin/media">Media library</a></p>
+<div class="media-thumb single">${thumbnail(m, m.alt)}</div>
+${
+  users.length > 0
+    ? html`<p role="alert">${m.filename} cannot be deleted: ${users.length === 1 ? 'this entry uses' : 'these entries use'} it. Change ${users.length === 1 ? 'it' : 'them'} first.</p>
+<ul>${users.map((u) => html`<li><a href="${u.href}">${u.label}</a> <span class="muted">${u.typeName}</span></li>`)}</ul>
+<p><a href="/admin/media">Back to the media library</a></p>`
+    : html`<p>No entry uses ${m.filename}. Deleting it removes the file for good: ${m.url} stops answering.</p>
+<form method="post" action="/admin/media/${m.id}/delete">${csrfField(ui)}<div class="actions"><button type="submit" class="danger">Delete ${m.filename}</button><a href="/admin/media">Cancel</a></div></form>`
+}`,
   );
 }

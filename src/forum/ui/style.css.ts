@@ -154,6 +154,38 @@ form.filters fieldset.range input{max-width:10rem}
 .markdown-preview h3{margin:0 0 .3rem}
 @media (min-width:56rem){.markdown-field.live .markdown-panes{grid-template-columns:1fr 1fr;align-items:start}}
 .relation-search input{min-width:0;flex:1}
+ul.media-grid{list-style:none;margin:0;padding:0;display:grid;gap:.8rem;\
+grid-template-columns:repeat(auto-fill,minmax(min(100%,12rem),1fr))}
+.media-card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6rem;min-width:0;\
+overflow-wrap:anywhere}
+.media-card p{margin:.3rem 0}
+.media-thumb{display:flex;align-items:center;justify-content:center;aspect-ratio:4/3;background:var(--code);\
+border-radius:6px;overflow:hidden}
+.media-thumb img{max-width:100%;max-height:100%;width:auto;height:auto;object-fit:contain}
+.media-thumb.single{max-width:24rem}
+.media-thumb.small{width:6rem;flex:none}
+.media-thumb[hidden]{display:none}
+.file-tile{font-weight:700;color:var(--muted);font-size:1.4rem}
+.media-alt .row{display:flex;gap:.25rem}
+.media-alt input{min-width:0;flex:1}
+.media-choice{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
+.media-choice select{flex:1 1 12rem;width:12rem;min-width:0}
+dialog.media-dialog{width:min(48rem,calc(100vw - 2rem));max-height:calc(100vh - 2rem);background:var(--bg);\
+color:var(--fg);border:1px solid var(--line);border-radius:8px;padding:1rem}
+dialog.media-dialog::backdrop{background:rgba(0,0,0,.45)}
+dialog.media-dialog h2{margin-top:0;font-size:1.1rem}
+ul.media-grid.picker{grid-template-columns:repeat(auto-fill,minmax(min(100%,9rem),1fr));margin:.6rem 0}
+ul.media-grid.picker li[hidden]{display:none}
+button.media-pick{display:grid;gap:.3rem;width:100%;height:100%;background:var(--card);color:var(--fg);\
+border:1px solid var(--line);font-weight:400;text-align:left;overflow-wrap:anywhere;padding:.4rem}
+button.media-pick img{width:100%;height:6rem;object-fit:contain;background:var(--code)}
+button.media-pick[aria-pressed=true]{border:3px solid var(--accent)}
+.upload-status{margin:.3rem 0;font-size:.9rem}
+.upload-status.error{color:var(--err)}
+.upload-status progress{display:block;width:100%;max-width:20rem}
+details.columns{margin:.5rem 0}
+details.columns>summary{cursor:pointer;color:var(--accent);display:inline-block}
+details.columns fieldset{display:flex;flex-wrap:wrap;gap:.2rem 1rem}
 td.value,table.list th code,form.settings label,form.settings code,form.settings .hint{overflow-wrap:anywhere}
 form.settings input,form.settings select,form.settings textarea{max-width:100%;min-width:0}
 .field-row{display:grid;gap:.4rem;padding-top:.6rem;border-top:1px solid var(--line)}
