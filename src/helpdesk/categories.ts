@@ -1,4 +1,5 @@
-// Help desk categories: what a ticket is about, and what an agent serves.
+// Help desk categories: what a ticket is about, and what an agent serves. An archived category is
+// no longer offered: no ticket is opened or moved into it, while the tickets in it keep it.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
@@ -8,9 +9,12 @@ import { helpdeskCategories, type CategoryRow } from './tables.js';
 interface CategoryInput {
   name?: string | undefined;
   description?: string | undefined;
+  /** Archive (true) or bring back (false). */
+  archived?: boolean | undefined;
 }
 
-function isUniqueViolation(error: unknown): boolean {
+/** Whether a write failed on a unique index (PostgreSQL's 23505, or PGlite's in the cause). */
+export function isUniqueViolation(error: unknown): boolean {
   const candidates = [error, (error as { cause?: unknown })?.cause];
   return candidates.some((e) => (e as { code?: string } | undefined)?.code === '23505');
 }
@@ -70,6 +74,9 @@ export async function updateCategory(
       .set({
         ...(name !== undefined ? { name } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.archived !== undefined
+          ? { archivedAt: input.archived ? sql`coalesce(archived_at, now())` : null }
+          : {}),
         updatedAt: sql`now()`,
       })
       .where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)))

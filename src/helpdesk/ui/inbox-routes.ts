@@ -97,9 +97,9 @@ async function agentsOnly(request: FastifyRequest): Promise<void> {
   request.helpdesk = { site: ui.site, caller };
 }
 
-const INBOX_PAGE = [loadUi, agentsOnly];
+export const INBOX_PAGE = [loadUi, agentsOnly];
 /** The CSRF check comes after the role check, as in the admin area. */
-const INBOX_FORM = [loadUi, agentsOnly, checkForm];
+export const INBOX_FORM = [loadUi, agentsOnly, checkForm];
 
 function viewerId(request: FastifyRequest): string {
   const caller = request.helpdesk.caller;
@@ -108,7 +108,7 @@ function viewerId(request: FastifyRequest): string {
 }
 
 /** A form's refusal to show on the page: the service's 4xx answers other than "not found". */
-function refusal(error: unknown): AppError | undefined {
+export function refusal(error: unknown): AppError | undefined {
   return error instanceof AppError && error.status < 500 && error.status !== 404 ? error : undefined;
 }
 

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerPageFrame } from '../../forum/ui/page-frame.js';
 import { inboxRoutes } from './inbox-routes.js';
+import { reportPages } from './report-pages.js';
 import { requesterRoutes } from './routes.js';
 
 export async function helpdeskPagesPlugin(app: FastifyInstance): Promise<void> {
@@ -15,5 +16,6 @@ export async function helpdeskPagesPlugin(app: FastifyInstance): Promise<void> {
     await registerPageFrame(inbox, { scripts: true });
     inbox.decorateRequest('helpdesk', null as never);
     await inbox.register(inboxRoutes);
+    await inbox.register(reportPages);
   });
 }
