@@ -6,8 +6,10 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import { memberNames } from '../forum/members.js';
 import { newId } from '../lib/ids.js';
 import { isUniqueViolation } from './categories.js';
+import type { HelpdeskCaller } from './policy.js';
 import { helpdeskCannedReplies, type CannedReplyRow, type ContactRow, type TicketRow } from './tables.js';
 
 export const PLACEHOLDERS = [
@@ -144,4 +146,10 @@ export function fillCannedReply(
     'agent.name': context.agentName,
   };
   return body.replace(PLACEHOLDER, (whole, name: string) => values[name as Placeholder] ?? whole);
+}
+
+/** The name {{agent.name}} stands for: the member's username, or `team` for an API key or the owner. */
+export async function agentNameOf(db: Executor, siteId: string, caller: HelpdeskCaller, team: string): Promise<string> {
+  if (caller.kind !== 'member') return team;
+  return (await memberNames(db, siteId, [caller.id])).get(caller.id) ?? team;
 }

@@ -4,10 +4,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { memberNames } from '../forum/members.js';
 import { declareSecurity, problems } from '../http/openapi.js';
 import { helpdeskAccess } from './access.js';
 import {
+  agentNameOf,
   createCannedReply,
   deleteCannedReply,
   fillCannedReply,
@@ -15,7 +15,7 @@ import {
   listCannedReplies,
   updateCannedReply,
 } from './canned-replies.js';
-import { actorOf, requireAdmin, type HelpdeskCaller } from './policy.js';
+import { actorOf, requireAdmin } from './policy.js';
 import { presentCannedReply } from './presenters.js';
 import {
   CannedReplyBody,
@@ -32,16 +32,9 @@ import {
 } from './schemas.js';
 import { deleteTag, listTags, renameTag } from './tags.js';
 import { findVisibleTicket } from './ticket-list.js';
-import type { Executor } from '../db/client.js';
 
 const read = declareSecurity(helpdeskAccess('helpdesk-read'), helpdeskSecurity);
 const write = declareSecurity(helpdeskAccess('helpdesk-write'), helpdeskSecurity);
-
-/** The name {{agent.name}} stands for: the member's username, or the community's team for a key or the owner. */
-export async function agentNameOf(db: Executor, siteId: string, caller: HelpdeskCaller, team: string): Promise<string> {
-  if (caller.kind !== 'member') return team;
-  return (await memberNames(db, siteId, [caller.id])).get(caller.id) ?? team;
-}
 
 export async function libraryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

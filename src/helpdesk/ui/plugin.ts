@@ -3,6 +3,7 @@
 // without script, and the agent inbox under /desk, whose pages may load its one script.
 import type { FastifyInstance } from 'fastify';
 import { registerPageFrame } from '../../forum/ui/page-frame.js';
+import { adminPages } from './admin-pages.js';
 import { inboxRoutes } from './inbox-routes.js';
 import { reportPages } from './report-pages.js';
 import { requesterRoutes } from './routes.js';
@@ -17,5 +18,6 @@ export async function helpdeskPagesPlugin(app: FastifyInstance): Promise<void> {
     inbox.decorateRequest('helpdesk', null as never);
     await inbox.register(inboxRoutes);
     await inbox.register(reportPages);
+    await inbox.register(adminPages);
   });
 }

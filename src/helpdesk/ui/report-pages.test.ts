@@ -133,8 +133,10 @@ for (const database of testDatabases) {
       for (const kind of REPORT_KINDS) {
         const response = await admin.get(`/desk/reports/${kind}.csv?from=2020-01-01&to=2020-01-31`);
         assert.equal(response.statusCode, 200, kind);
-        // No rows in that range: the header of the report's kind all the same.
-        assert.equal(response.body, `${REPORT_COLUMNS[kind].join(',')}\r\n`, kind);
+        const [header, ...rows] = response.body.split('\r\n');
+        assert.equal(header, REPORT_COLUMNS[kind].join(','), kind);
+        // Nothing happened in that range: no period has a row, while every agent and category has one.
+        if (kind === 'tickets' || kind === 'trends' || kind === 'sla') assert.deepEqual(rows, [''], kind);
       }
       const trends = await admin.get('/desk/reports/trends.csv');
       assert.equal(trends.body.split('\r\n')[0], 'period,created,solved,reopened,backlog_change');
