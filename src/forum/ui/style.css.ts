@@ -194,6 +194,7 @@ button:disabled,button[aria-disabled=true]{opacity:.55;cursor:not-allowed;border
 table.desk-list tr.selected td{background:var(--code)}
 table.desk-list tr.selected td:first-child{box-shadow:inset 4px 0 0 var(--accent)}
 details.keys>summary{cursor:pointer;color:var(--accent)}
+pre.canned-body{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--code);padding:.5rem .7rem;border-radius:6px}
 figure.chart{margin:0 0 1rem;--s0:var(--accent);--s1:#1f8a5b;--s2:#c2410c}
 @media (prefers-color-scheme:dark){figure.chart{--s1:#5fd39a;--s2:#ff9a5c}}
 figure.chart .scroll,div.scroll{overflow-x:auto;max-width:100%}

@@ -13,7 +13,7 @@ import type { CannedReplyRow, CategoryRow, TicketPriority } from '../tables.js';
 import type { TagCount } from '../tags.js';
 import { inboxFrame, PRIORITY_WORDS } from './inbox-views.js';
 
-export const ADMIN_PAGES = [
+const ADMIN_PAGES = [
   ['categories', 'Categories'],
   ['agents', 'Agents'],
   ['sla', 'SLA targets'],
@@ -172,7 +172,7 @@ ${textArea('body', 'Text', adding?.values.body ?? '', { id: 'canned-body', maxle
   return adminFrame(ui, 'canned-replies', body, flash);
 }
 
-export interface MailPage {
+interface MailPage {
   /** HELPDESK_SUPPORT_ADDRESS as applied, or empty. */
   supportAddress: string;
   /** The name replies come from: the community's title. */

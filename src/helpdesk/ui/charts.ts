@@ -82,7 +82,7 @@ export function barChart(chart: BarChart): SafeHtml {
     ),
     chart.line ? html`<li><span class="swatch line" aria-hidden="true"></span>${chart.line.name} (line)</li>` : '',
   ];
-  return html`<figure class="chart" id="${chart.id}"><div class="scroll" tabindex="0" role="group" aria-label="${chart.title} (scrolls sideways)"><svg viewBox="0 0 ${width} ${HEIGHT}" width="${width}" height="${HEIGHT}" role="img" aria-labelledby="${chart.id}-title ${chart.id}-desc" preserveAspectRatio="xMinYMin meet"><title id="${chart.id}-title">${chart.title}</title><desc id="${chart.id}-desc">${chart.description}</desc>
+  return html`<figure class="chart" id="${chart.id}"><div class="scroll" tabindex="0" role="group" aria-label="${chart.title} (scrolls sideways)"><svg viewBox="0 0 ${width} ${HEIGHT}" width="${width}" height="${HEIGHT}" role="img" aria-labelledby="${chart.id}-title" aria-describedby="${chart.id}-desc" preserveAspectRatio="xMinYMin meet"><title id="${chart.id}-title">${chart.title}</title><desc id="${chart.id}-desc">${chart.description}</desc>
 ${grid}<line class="axis" x1="${LEFT}" x2="${width - RIGHT}" y1="${y(0)}" y2="${y(0)}"/>${bars}${line}${labels}</svg></div>
 <figcaption><ul class="legend">${legend}</ul></figcaption></figure>`;
 }

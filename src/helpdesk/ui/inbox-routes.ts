@@ -100,7 +100,7 @@ async function agentsOnly(request: FastifyRequest): Promise<void> {
 
 export const INBOX_PAGE = [loadUi, agentsOnly];
 /** The CSRF check comes after the role check, as in the admin area. */
-export const INBOX_FORM = [loadUi, agentsOnly, checkForm];
+const INBOX_FORM = [loadUi, agentsOnly, checkForm];
 
 function viewerId(request: FastifyRequest): string {
   const caller = request.helpdesk.caller;

@@ -66,7 +66,7 @@ for (const database of testDatabases) {
         assert.match(
           page.body,
           new RegExp(
-            `<svg viewBox="0 0 \\d+ 240"[^>]* role="img" aria-labelledby="chart-${kind}-title chart-${kind}-desc"`,
+            `<svg viewBox="0 0 \\d+ 240"[^>]* role="img" aria-labelledby="chart-${kind}-title" aria-describedby="chart-${kind}-desc"`,
           ),
           kind,
         );

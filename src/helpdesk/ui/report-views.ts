@@ -61,7 +61,7 @@ const CHARTS: Record<ReportKind, { label: string; bars: string[]; line?: string 
   categories: { label: 'name', bars: ['created', 'solved', 'open_now'] },
 };
 
-export const columnWords = (name: string): string => COLUMN_WORDS[name] ?? name.replace(/_/g, ' ');
+const columnWords = (name: string): string => COLUMN_WORDS[name] ?? name.replace(/_/g, ' ');
 
 export interface ReportPage {
   kind: ReportKind;
