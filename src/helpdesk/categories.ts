@@ -1,16 +1,21 @@
-// Help desk categories: what a ticket is about, and what an agent serves.
-import { and, asc, eq, sql } from 'drizzle-orm';
+// Help desk categories: what a ticket is about, and what an agent serves. An archived category is
+// no longer offered: no ticket is opened or moved into it, while the tickets in it keep it.
+import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
-import { helpdeskCategories, type CategoryRow } from './tables.js';
+import { OPEN_STATUSES } from './assignment.js';
+import { helpdeskCategories, helpdeskTickets, type CategoryRow } from './tables.js';
 
 interface CategoryInput {
   name?: string | undefined;
   description?: string | undefined;
+  /** Archive (true) or bring back (false). */
+  archived?: boolean | undefined;
 }
 
-function isUniqueViolation(error: unknown): boolean {
+/** Whether a write failed on a unique index (PostgreSQL's 23505, or PGlite's in the cause). */
+export function isUniqueViolation(error: unknown): boolean {
   const candidates = [error, (error as { cause?: unknown })?.cause];
   return candidates.some((e) => (e as { code?: string } | undefined)?.code === '23505');
 }
@@ -70,6 +75,9 @@ export async function updateCategory(
       .set({
         ...(name !== undefined ? { name } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.archived !== undefined
+          ? { archivedAt: input.archived ? sql`coalesce(archived_at, now())` : null }
+          : {}),
         updatedAt: sql`now()`,
       })
       .where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)))
@@ -82,4 +90,20 @@ export async function updateCategory(
 export async function deleteCategory(db: Executor, siteId: string, id: string): Promise<void> {
   await getCategory(db, siteId, id);
   await db.delete(helpdeskCategories).where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, id)));
+}
+
+/** Open tickets (not solved or closed) per category of the site, by category id. */
+export async function openTicketsPerCategory(db: Executor, siteId: string): Promise<Map<string, number>> {
+  const rows = await db
+    .select({ id: helpdeskTickets.categoryId, open: sql<number>`count(*)::int` })
+    .from(helpdeskTickets)
+    .where(
+      and(
+        eq(helpdeskTickets.siteId, siteId),
+        isNotNull(helpdeskTickets.categoryId),
+        inArray(helpdeskTickets.status, OPEN_STATUSES),
+      ),
+    )
+    .groupBy(helpdeskTickets.categoryId);
+  return new Map(rows.map((row) => [row.id!, row.open]));
 }

@@ -7,6 +7,7 @@ import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
 import { registerOpenApi } from '../http/openapi.js';
 import { deskRoutes } from './desk-routes.js';
 import { inboundRoutes } from './inbound-routes.js';
+import { libraryRoutes } from './library-routes.js';
 import { TicketListCache } from './cached-lists.js';
 import { reportRoutes } from './report-routes.js';
 import { ticketRoutes } from './ticket-routes.js';
@@ -45,6 +46,7 @@ export async function helpdeskPlugin(app: FastifyInstance): Promise<void> {
       await registerSiteApiCors(api);
       await api.register(ticketRoutes);
       await api.register(deskRoutes);
+      await api.register(libraryRoutes);
       await api.register(inboundRoutes);
       await api.register(reportRoutes);
     },

@@ -4,8 +4,18 @@ import type { ForumMemberRow } from '../forum/members.js';
 import type { AgentView } from './agents.js';
 import type { SlaTargets } from './sla.js';
 import { slaView } from './sla.js';
-import type { AgentOut, CategoryOut, DraftOut, EntryOut, HistoryOut, SlaPolicyOut, TicketOut } from './schemas.js';
 import type {
+  AgentOut,
+  CannedReplyOut,
+  CategoryOut,
+  DraftOut,
+  EntryOut,
+  HistoryOut,
+  SlaPolicyOut,
+  TicketOut,
+} from './schemas.js';
+import type {
+  CannedReplyRow,
   CategoryRow,
   ContactRow,
   DraftRow,
@@ -73,6 +83,17 @@ export function presentCategory(row: CategoryRow): Static<typeof CategoryOut> {
     id: row.id,
     name: row.name,
     description: row.description,
+    archived_at: row.archivedAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function presentCannedReply(row: CannedReplyRow): Static<typeof CannedReplyOut> {
+  return {
+    id: row.id,
+    name: row.name,
+    body: row.body,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

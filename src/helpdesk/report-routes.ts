@@ -73,7 +73,7 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
               `attachment; filename="helpdesk-${request.params.kind}-${report.from}-${report.to}.csv"`,
             )
             // The typed reply expects the JSON shape; the CSV text skips its serializer.
-            .send(toCsv(report) as never)
+            .send(toCsv(request.params.kind, report) as never)
         );
       }
       return report;

@@ -18,7 +18,7 @@ import {
 } from './tables.js';
 
 export const REPORT_KINDS = ['tickets', 'agents', 'categories', 'sla', 'trends'] as const;
-type ReportKind = (typeof REPORT_KINDS)[number];
+export type ReportKind = (typeof REPORT_KINDS)[number];
 export const INTERVALS = ['day', 'week', 'month'] as const;
 type Interval = (typeof INTERVALS)[number];
 
@@ -38,7 +38,7 @@ interface ReportRange {
 
 type Row = Record<string, string | number | null>;
 
-interface Report {
+export interface Report {
   from: string;
   to: string;
   interval: Interval;
@@ -261,14 +261,32 @@ async function computeReport(db: Executor, siteId: string, kind: ReportKind, ran
 
 function csvCell(value: string | number | null): string {
   const text = value === null ? '' : String(value);
-  // A leading =, +, - or @ would be a formula in a spreadsheet.
-  const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
+  // Text (a name) led by =, +, -, @, a tab or a carriage return would be a formula in a spreadsheet;
+  // numbers, a negative backlog change among them, stay numbers.
+  const safe = typeof value === 'string' && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** The report's rows as CSV (RFC 4180), a header line first; empty rows still give the header of the report's kind. */
-export function toCsv(report: Report): string {
-  const columns = Object.keys(report.rows[0] ?? report.totals);
+/** The columns of each report's rows, in order. */
+export const REPORT_COLUMNS: Record<ReportKind, readonly string[]> = {
+  tickets: ['period', 'created', 'solved', 'reopened', 'agent_replies', 'requester_replies'],
+  trends: ['period', 'created', 'solved', 'reopened', 'backlog_change'],
+  sla: [
+    'period',
+    'tickets',
+    'first_response_breached',
+    'resolution_breached',
+    'breached',
+    'paused',
+    'avg_first_response_minutes',
+  ],
+  agents: ['agent_id', 'username', 'assigned', 'replies', 'solved', 'open_now'],
+  categories: ['category_id', 'name', 'created', 'solved', 'open_now'],
+};
+
+/** The report's rows as CSV (RFC 4180), a header line first; a report without rows still gives the header of its kind. */
+export function toCsv(kind: ReportKind, report: Report): string {
+  const columns = REPORT_COLUMNS[kind];
   return (
     [columns.join(','), ...report.rows.map((row) => columns.map((name) => csvCell(row[name] ?? null)).join(','))].join(
       '\r\n',

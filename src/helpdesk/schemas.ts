@@ -187,11 +187,21 @@ export const CategoryBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const CategoryPatch = Type.Partial(CategoryBody, { additionalProperties: false, minProperties: 1 });
+export const CategoryPatch = Type.Object(
+  {
+    name: Type.Optional(CategoryBody.properties.name),
+    description: Type.Optional(CategoryBody.properties.description),
+    archived: Type.Optional(
+      Type.Boolean({ description: 'Archive the category (no ticket goes into it any more) or bring it back.' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 export const CategoryOut = Type.Object({
   id: Type.String(),
   name: Type.String(),
   description: Type.String(),
+  archived_at: Type.Union([Time, Type.Null()], { description: 'When it was archived; null while it is offered.' }),
   created_at: Time,
   updated_at: Time,
 });
@@ -244,4 +254,43 @@ export const DraftOut = Type.Object({
   body: Type.String({ description: 'Markdown, for an agent to edit and send.' }),
   created_at: Time,
   model: Type.String(),
+});
+
+export const TagOut = Type.Object({
+  tag: Type.String(),
+  tickets: Type.Integer({ description: 'Tickets that carry it.' }),
+});
+export const TagParams = Type.Object({ tag: Type.String({ minLength: 1, maxLength: 50 }) });
+export const TagPatch = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 50, pattern: '\\S', description: 'The new name of the tag.' }) },
+  { additionalProperties: false },
+);
+export const TagChangeOut = Type.Object({
+  changed: Type.Integer({ description: 'Tickets whose tags changed.' }),
+});
+
+export const CannedReplyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    body: Type.String({
+      minLength: 1,
+      maxLength: 20_000,
+      description:
+        'Markdown. Placeholders filled when it is inserted: {{requester.name}}, {{requester.email}}, {{ticket.number}}, {{ticket.subject}}, {{agent.name}}.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export const CannedReplyPatch = Type.Partial(CannedReplyBody, { additionalProperties: false, minProperties: 1 });
+export const CannedReplyOut = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  body: Type.String(),
+  created_at: Time,
+  updated_at: Time,
+});
+export const CannedReplyFilled = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  body: Type.String({ description: "The text with the ticket's placeholders filled, for the reply box." }),
 });

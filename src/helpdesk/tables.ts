@@ -45,6 +45,8 @@ export const helpdeskCategories = pgTable(
     siteId: siteRef(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
+    /** Archived: no longer offered for new triage; its tickets keep it. */
+    archivedAt: timestamp('archived_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -353,6 +355,22 @@ export const helpdeskSavedViews = pgTable(
   (t) => [uniqueIndex('helpdesk_saved_views_name_key').on(t.memberId, sql`lower(${t.name})`)],
 );
 
+/** The desk's snippet library: replies an agent inserts into the reply box, placeholders filled for the ticket. */
+export const helpdeskCannedReplies = pgTable(
+  'helpdesk_canned_replies',
+  {
+    id: text('id').primaryKey(),
+    siteId: siteRef(),
+    name: text('name').notNull(),
+    /** Markdown with placeholders such as {{requester.name}} (canned-replies.ts). */
+    body: text('body').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('helpdesk_canned_replies_name_key').on(t.siteId, sql`lower(${t.name})`)],
+);
+
+export type CannedReplyRow = typeof helpdeskCannedReplies.$inferSelect;
 export type TicketRow = typeof helpdeskTickets.$inferSelect;
 /** A ticket as lists read it. */
 export type ListedTicketRow = TicketRow;

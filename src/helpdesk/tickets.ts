@@ -109,12 +109,16 @@ function checkBody(body: string): void {
 
 export async function requireCategory(db: Executor, siteId: string, categoryId: string): Promise<void> {
   const [row] = await db
-    .select({ id: helpdeskCategories.id })
+    .select({ id: helpdeskCategories.id, name: helpdeskCategories.name, archivedAt: helpdeskCategories.archivedAt })
     .from(helpdeskCategories)
     .where(and(eq(helpdeskCategories.siteId, siteId), eq(helpdeskCategories.id, categoryId)));
   if (!row)
     throw new AppError('invalid_ticket', `No help desk category "${categoryId}".`, {
       errors: [{ field: 'category_id', message: 'no such category' }],
+    });
+  if (row.archivedAt)
+    throw new AppError('invalid_ticket', `The category "${row.name}" is archived: no ticket goes into it.`, {
+      errors: [{ field: 'category_id', message: 'archived category' }],
     });
 }
 

@@ -226,6 +226,22 @@ button:disabled,button[aria-disabled=true]{opacity:.55;cursor:not-allowed;border
 table.desk-list tr.selected td{background:var(--code)}
 table.desk-list tr.selected td:first-child{box-shadow:inset 4px 0 0 var(--accent)}
 details.keys>summary{cursor:pointer;color:var(--accent)}
+pre.canned-body{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--code);padding:.5rem .7rem;border-radius:6px}
+figure.chart{margin:0 0 1rem;--s0:var(--accent);--s1:#1f8a5b;--s2:#c2410c}
+@media (prefers-color-scheme:dark){figure.chart{--s1:#5fd39a;--s2:#ff9a5c}}
+figure.chart .scroll,div.scroll{overflow-x:auto;max-width:100%}
+figure.chart svg{display:block;font-size:11px;font-family:inherit}
+figure.chart .grid{stroke:var(--line)}
+figure.chart .axis{stroke:var(--muted)}
+figure.chart text{fill:var(--muted)}
+figure.chart .s0{fill:var(--s0);background:var(--s0)}
+figure.chart .s1{fill:var(--s1);background:var(--s1)}
+figure.chart .s2{fill:var(--s2);background:var(--s2)}
+figure.chart polyline.line{fill:none;stroke:var(--fg);stroke-width:2}
+figure.chart circle.line{fill:var(--fg)}
+figure.chart ul.legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:.4rem 0 0;padding:0;font-size:.9rem}
+figure.chart .swatch{display:inline-block;width:.9rem;height:.9rem;border-radius:2px;margin-right:.35rem;vertical-align:-.1rem}
+figure.chart .swatch.line{height:.2rem;vertical-align:.2rem;background:var(--fg)}
 details.keys dl,dl.facts{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.3rem .8rem;margin:.5rem 0 0}
 dl.facts dt{font-weight:600}
 dl.facts dd,details.keys dd{margin:0}

@@ -16,6 +16,7 @@ import { memberCaller } from '../access.js';
 import { agentIds } from '../agents.js';
 import { OPEN_STATUSES } from '../assignment.js';
 import { listCategories } from '../categories.js';
+import { agentNameOf, fillCannedReply, getCannedReply, listCannedReplies } from '../canned-replies.js';
 import { draftReply, findDraft } from '../draft-reply.js';
 import { ticketHistory } from '../history.js';
 import { mailHtmlView, type MailHtmlView } from '../mail/html-view.js';
@@ -34,7 +35,7 @@ import {
 import { findVisibleTicket, listTickets, type VisibleTicket } from '../ticket-list.js';
 import type { TicketListPage } from '../cached-lists.js';
 import { canSeeTicket } from '../policy.js';
-import { findTicket, listEntries } from '../tickets.js';
+import { findTicket, listEntries, normalizeTags } from '../tickets.js';
 import { triageTicket, type TicketChange } from '../triage.js';
 import { INBOX_JS } from './inbox-script.js.js';
 import { INBOX_HEAD, INBOX_VIEWS, ticketListView, type InboxView } from './inbox-views.js';
@@ -97,7 +98,7 @@ async function agentsOnly(request: FastifyRequest): Promise<void> {
   request.helpdesk = { site: ui.site, caller };
 }
 
-const INBOX_PAGE = [loadUi, agentsOnly];
+export const INBOX_PAGE = [loadUi, agentsOnly];
 /** The CSRF check comes after the role check, as in the admin area. */
 const INBOX_FORM = [loadUi, agentsOnly, checkForm];
 
@@ -108,7 +109,7 @@ function viewerId(request: FastifyRequest): string {
 }
 
 /** A form's refusal to show on the page: the service's 4xx answers other than "not found". */
-function refusal(error: unknown): AppError | undefined {
+export function refusal(error: unknown): AppError | undefined {
   return error instanceof AppError && error.status < 500 && error.status !== 404 ? error : undefined;
 }
 
@@ -215,6 +216,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       servedCategories: caller.kind === 'member' && !caller.admin ? caller.categories : undefined,
       mailedTo: mail ? requester.email : undefined,
       draftBlocked: await draftBlocked(request),
+      cannedReplies: await listCannedReplies(db, site.id),
       mailHtml,
       now: new Date(),
       ...extra,
@@ -459,8 +461,9 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     remote_images: Type.Optional(
       Type.String({ maxLength: 100, description: 'The entry whose remote images to show.' }),
     ),
+    canned: Type.Optional(Type.String({ maxLength: 100, description: 'The canned reply to put into the reply box.' })),
   });
-  app.get<WithTicket & { Querystring: { draft?: string; done?: string; remote_images?: string } }>(
+  app.get<WithTicket & { Querystring: { draft?: string; done?: string; remote_images?: string; canned?: string } }>(
     '/desk/tickets/:number',
     { schema: { ...TicketParams.schema, querystring: ticketQuery }, preHandler: INBOX_PAGE },
     async (request, reply) => {
@@ -468,11 +471,19 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       const listed = await findVisibleTicket(db, site.id, caller, request.params.number);
       const draft = request.query.draft ? await findDraft(db, listed.ticket.id, request.query.draft) : undefined;
       const done = DONE[request.query.done ?? ''];
+      const canned = request.query.canned ? await getCannedReply(db, site.id, request.query.canned) : undefined;
+      const filled = canned && {
+        ...canned,
+        filled: fillCannedReply(canned.body, {
+          ...listed,
+          agentName: await agentNameOf(db, site.id, caller, request.ui.title),
+        }),
+      };
       return renderTicket(
         request,
         reply,
         listed,
-        { draft, flash: done ? { kind: 'ok', text: done } : undefined },
+        { draft, canned: filled, flash: done ? { kind: 'ok', text: done } : undefined },
         200,
         request.query.remote_images,
       );
@@ -528,6 +539,8 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
           priority: oneOf<TicketPriority>(pick('priority'), TICKET_PRIORITIES, 'priority'),
           categoryId: category === undefined ? undefined : category === 'none' ? null : category,
           assigneeId: chosenAssignee(assignee, request),
+          // The triage form's tags, comma-separated; the quick buttons send none and change none.
+          tags: 'tags' in (request.body as object) ? tagsOf(field(request, 'tags', 1100)) : undefined,
         };
         await triageTicket(db, site.id, listed.ticket.id, caller, change);
       } catch (error) {
@@ -572,6 +585,12 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       return seeOther(reply, `/desk/tickets/${listed.ticket.number}?draft=${draftId}#reply`);
     },
   );
+}
+
+/** The tags a triage form's text names, each as stored (normalizeTags refuses too many or too long). */
+function tagsOf(text: string | undefined): string[] {
+  if (text === undefined) throw new AppError('invalid_ticket', 'Keep the tags under 1,100 characters.');
+  return normalizeTags(text.split(','));
 }
 
 /** The assignee a triage form names: unchanged, nobody (`none`), the agent asking (`me`), or an agent. */

@@ -2,6 +2,7 @@
 // filter form, bulk changes and the frame they share, with the keyboard shortcuts panel. The ticket
 // page is ticket-views.ts.
 import type { Flash } from '../../forum/ui/admin/views.js';
+import { isAdmin } from '../../forum/policy.js';
 import type { UiContext } from '../../forum/ui/context.js';
 import { csrfField, notice, pager, time } from '../../forum/ui/layout.js';
 import { html, type HtmlValue, type SafeHtml } from '../../lib/html.js';
@@ -70,6 +71,12 @@ const SHORTCUTS: ReadonlyArray<readonly [string, string]> = [
   ['Esc', 'Leave a text box'],
 ];
 
+/** The desk's pages beside its ticket views, for admins of the help desk (policy.ts): reports and settings. */
+const DESK_PAGES: ReadonlyArray<readonly [string, string]> = [
+  ['reports', 'Reports'],
+  ['admin', 'Settings'],
+];
+
 /** The script of the inbox pages, in their `<head>`. */
 export const INBOX_HEAD = html`<script src="/desk/assets/desk.js" defer></script>`;
 
@@ -87,7 +94,14 @@ export function inboxFrame(
   return html`<p class="crumbs"><a href="/">${ui.title}</a> › <a href="/desk">Help desk</a></p>
 <div class="toolbar"><h1>${heading}</h1>
 <details class="keys" id="desk-keys"><summary>Keyboard shortcuts <kbd>?</kbd></summary><dl>${SHORTCUTS.map(([key, what]) => html`<dt><kbd>${key}</kbd></dt><dd>${what}</dd>`)}</dl></details></div>
-<nav class="tabs admin-tabs" aria-label="Ticket views"><ul>${INBOX_VIEWS.map(([view, label]) => tab(`/desk/${view}`, label, view === current))}</ul></nav>
+<nav class="tabs admin-tabs" aria-label="Ticket views"><ul>${INBOX_VIEWS.map(([view, label]) => tab(`/desk/${view}`, label, view === current))}${
+    // Community admins are the help desk's admins (memberCaller, access.ts).
+    isAdmin(ui.viewer)
+      ? DESK_PAGES.map(([page, label]) =>
+          tab(`/desk/${page}`, label, current === page || current?.startsWith(`${page}/`) === true),
+        )
+      : ''
+  }</ul></nav>
 ${
   savedViews.length > 0
     ? html`<nav class="tabs saved-views" aria-label="Your saved views"><span class="muted">Your views:</span><ul>${savedViews.map((view) => tab(`/desk/views/${view.id}`, view.name, `views/${view.id}` === current))}</ul></nav>`

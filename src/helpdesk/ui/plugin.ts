@@ -3,7 +3,9 @@
 // without script, and the agent inbox under /desk, whose pages may load its one script.
 import type { FastifyInstance } from 'fastify';
 import { registerPageFrame } from '../../forum/ui/page-frame.js';
+import { adminPages } from './admin-pages.js';
 import { inboxRoutes } from './inbox-routes.js';
+import { reportPages } from './report-pages.js';
 import { requesterRoutes } from './routes.js';
 
 export async function helpdeskPagesPlugin(app: FastifyInstance): Promise<void> {
@@ -15,5 +17,7 @@ export async function helpdeskPagesPlugin(app: FastifyInstance): Promise<void> {
     await registerPageFrame(inbox, { scripts: true });
     inbox.decorateRequest('helpdesk', null as never);
     await inbox.register(inboxRoutes);
+    await inbox.register(reportPages);
+    await inbox.register(adminPages);
   });
 }

@@ -2,7 +2,7 @@
 // the reply and note forms (an AI draft lands in the reply box), the SLA clock, the triage form and
 // the ticket's history.
 import type { Flash } from '../../forum/ui/admin/views.js';
-import { selectField } from '../../forum/ui/admin/fields.js';
+import { selectField, textField } from '../../forum/ui/admin/fields.js';
 import type { UiContext } from '../../forum/ui/context.js';
 import { csrfField, notice, time } from '../../forum/ui/layout.js';
 import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
@@ -11,6 +11,7 @@ import { slaView } from '../sla.js';
 import {
   TICKET_PRIORITIES,
   TICKET_STATUSES,
+  type CannedReplyRow,
   type CategoryRow,
   type ContactRow,
   type DraftRow,
@@ -44,6 +45,10 @@ export interface TicketPage {
   /** Why the AI draft button cannot work here, or undefined when it can. */
   draftBlocked: string | undefined;
   draft?: DraftRow | undefined;
+  /** The desk's canned replies, offered beside the reply box. */
+  cannedReplies: readonly CannedReplyRow[];
+  /** A canned reply filled in for this ticket, put into the reply box (`?canned=`). */
+  canned?: CannedReplyRow & { filled: string };
   /** Mail entries with an HTML body, by entry id: the sanitized HTML, and whether the entry's text was trimmed. */
   mailHtml?: ReadonlyMap<string, MailHtmlView & { trimmed: boolean }>;
   now: Date;
@@ -109,10 +114,23 @@ function draftControl(ui: UiContext, page: TicketPage): SafeHtml {
 <div><button type="submit" class="secondary">Draft a reply with AI</button> <span class="hint" id="draft-hint">The draft lands in the reply box for you to edit; nothing is sent until you send it.</span></div></form>`;
 }
 
+/**
+ * The canned replies to insert: without script the form asks for the page with the snippet filled
+ * into the reply box (what was typed there is replaced); the inbox script inserts it where the
+ * cursor is instead, keeping what was typed.
+ */
+function cannedControl(page: TicketPage): SafeHtml {
+  if (page.cannedReplies.length === 0) return html``;
+  return html`<form class="inline canned-insert" method="get" action="/desk/tickets/${page.ticket.number}#reply" data-canned="${page.ticket.number}">
+<label for="canned-pick">Canned reply</label><select id="canned-pick" name="canned">${page.cannedReplies.map((reply) => html`<option value="${reply.id}"${reply.id === page.canned?.id ? ' selected' : ''}>${reply.name}</option>`)}</select>
+<button type="submit" class="small secondary">Insert into the reply</button></form>
+${page.canned ? html`<p class="hint" role="status">“${page.canned.name}” is in the reply box, filled in for this ticket: read it before you send it.</p>` : ''}`;
+}
+
 function replyForms(ui: UiContext, page: TicketPage): SafeHtml {
   const number = page.ticket.number;
   const draft = page.draft;
-  const replyText = page.reply?.text ?? draft?.body ?? '';
+  const replyText = page.reply?.text ?? page.canned?.filled ?? draft?.body ?? '';
   const goesTo = page.mailedTo
     ? `E-mailed to ${page.mailedTo}, and shown on the requester's ticket page.`
     : "Shown on the requester's ticket page; not e-mailed: this help desk has no support address or mail server.";
@@ -122,6 +140,7 @@ ${page.reply ? notice('error', page.reply.error) : ''}
 <form class="stack wide" method="post" action="/desk/tickets/${number}/replies" data-key="r">${csrfField(ui)}<input type="hidden" name="internal" value="false">
 <div><label for="reply-body">Reply</label><textarea id="reply-body" name="body" rows="8" maxlength="${MAX_REPLY}" required aria-describedby="reply-hint">${replyText}</textarea><span class="hint" id="reply-hint">Markdown. ${goesTo}</span></div>
 <div><button type="submit">Send reply</button></div></form>
+${cannedControl(page)}
 ${draftControl(ui, page)}</section>
 <section class="panel note" id="note" aria-labelledby="note-heading"><h2 id="note-heading">Internal note</h2>
 ${page.note ? notice('error', page.note.error) : ''}
@@ -169,6 +188,7 @@ ${selectField(
 )}
 ${selectField('category', 'Category', ticket.categoryId ?? 'none', [['none', 'No category'], ...categories.map((c) => [c.id, c.name] as const)])}
 ${selectField('assignee', 'Assignee', ticket.assigneeId ?? 'none', [['none', 'Unassigned'], ...agents])}
+${textField('tags', 'Tags', ticket.tags.join(', '), 'text', { maxlength: 1100, hint: 'Separated by commas.' })}
 <div><button type="submit">Save</button></div></form>
 <div class="actions">${page.canTake && ticket.assigneeId !== page.memberId ? quick('a', 'assignee', 'me', 'Assign to me') : ''}${ticket.status !== 'solved' && ticket.status !== 'closed' ? quick('e', 'status', 'solved', 'Solve') : ''}</div></section>`;
 }
