@@ -17,7 +17,7 @@ import { cancelBuild, queueSourceUpload } from '../deploy/builds/service.js';
 import { packDirectory } from '../deploy/cli.js';
 import { webhookUrl } from '../deploy/git/routes.js';
 import { connectRepository, disconnectRepository } from '../deploy/git/service.js';
-import { ARCHIVE_ORIGIN, ingestArchive, ingestFolder } from '../deploy/ingest.js';
+import { ingestArchive, ingestFolder, uploadOrigin } from '../deploy/ingest.js';
 import { assertDeployable } from '../deploy/policy.js';
 import { previewUrl } from '../deploy/presenters.js';
 import {
@@ -35,7 +35,7 @@ import { verifyCsrf } from '../http/csrf.js';
 import { AppError } from '../http/errors.js';
 import { field, seeOther } from '../http/forms.js';
 import { html } from '../lib/html.js';
-import { CSRF_SCOPE, loadConsole, loadViewer, signedIn } from './context.js';
+import { consoleActor, CSRF_SCOPE, loadConsole, loadViewer, signedIn } from './context.js';
 import { attempt, sendPage } from './page.js';
 import { sendSitePage } from './site-page.js';
 import { buildView, confirmView, shownOnce, type AliasAction } from './static-views.js';
@@ -158,9 +158,10 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
         const upload = await receiveUpload(request, deploy.limits, deploy.tmpDir, checkCsrf);
         try {
           if (upload.mode === 'files') {
+            const origin = uploadOrigin(consoleActor(request));
             const release = upload.archive
-              ? await ingestArchive(ingest(), site.id, createReadStream(upload.archive))
-              : await ingestFolder(ingest(), site.id, upload.root, ARCHIVE_ORIGIN);
+              ? await ingestArchive(ingest(), site.id, createReadStream(upload.archive), origin)
+              : await ingestFolder(ingest(), site.id, upload.root, origin);
             return seeOther(reply, `/sites/${site.id}?done=uploaded&release=${release.id}#releases-h`);
           }
           let archive = upload.archive;
@@ -169,7 +170,12 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
             await packDirectory(upload.root, archive);
           }
           try {
-            const build = await queueSourceUpload(ingest(), site.id, createReadStream(archive));
+            const build = await queueSourceUpload(
+              ingest(),
+              site.id,
+              createReadStream(archive),
+              consoleActor(request),
+            );
             deploy.builds.wake();
             return seeOther(reply, `/sites/${site.id}/builds/${build.id}`);
           } finally {
@@ -215,7 +221,7 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<BuildParams>('/sites/:id/builds/:build/cancel', opts, async (request, reply) => {
     const site = await deployableSite(request);
-    const by = `console user "${request.console.user!.username}"`;
+    const by = consoleActor(request);
     return attempt(
       async () => {
         await cancelBuild(

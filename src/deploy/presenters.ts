@@ -21,7 +21,16 @@ export function presentRelease(row: ReleaseRow, urls: UrlContext): ReleaseOut {
     promotable: row.promotable,
     build_id: row.buildId,
     git: row.git ?? null,
+    origin: releaseOrigin(row),
+    created_by: row.createdBy,
+    build_duration_ms: row.buildMs,
   };
+}
+
+/** How a release was made: pushed commits are built from git, other builds from an upload. */
+export function releaseOrigin(row: ReleaseRow): ReleaseOut['origin'] {
+  if (row.git) return 'git';
+  return row.buildId ? 'build' : 'upload';
 }
 
 /** `auth` is the preview password: deploy-token holders need it to look at their previews. */

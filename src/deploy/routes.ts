@@ -8,8 +8,8 @@ import { problems, registerOpenApi } from '../http/openapi.js';
 import { validatorCompiler } from '../http/validation.js';
 import { buildRoutes } from './builds/routes.js';
 import { githubRoutes } from './git/routes.js';
-import { ingestArchive } from './ingest.js';
-import { requireDeployToken, requireSiteDeployToken } from './policy.js';
+import { ingestArchive, uploadOrigin } from './ingest.js';
+import { deployTokenActor, requireDeployToken, requireSiteDeployToken } from './policy.js';
 import { presentAliases, presentRelease, presentUrls } from './presenters.js';
 import {
   AliasChangeOut,
@@ -119,6 +119,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
         { db, blobs: app.deps.blobs, limits, tmpDir: deploy.tmpDir },
         request.params.id,
         part.file,
+        uploadOrigin(deployTokenActor(request)),
       );
       return reply.code(201).send(presentRelease(release, urlContext(request)));
     },

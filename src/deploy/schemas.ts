@@ -44,6 +44,19 @@ export const ReleaseOut = Type.Object({
   promotable: Type.Boolean({ description: 'False for preview-only releases (builds of a non-connected branch).' }),
   build_id: Nullable(Type.String()),
   git: Nullable(GitCommitOut),
+  origin: Type.Union([Type.Literal('upload'), Type.Literal('build'), Type.Literal('git')], {
+    description:
+      'How it was made: upload (files uploaded as built), build (Markdown uploaded and built), git (a push built it).',
+  }),
+  created_by: Nullable(
+    Type.String({
+      description:
+        'Who made it, in words: `deploy token "<name>"`, `console user "<name>"`, `push by "<pusher>"`; null on releases made before Blume kept it.',
+    }),
+  ),
+  build_duration_ms: Nullable(
+    Type.Integer({ description: "Milliseconds from the build's start to the release; null for uploads." }),
+  ),
 });
 export type ReleaseOut = Static<typeof ReleaseOut>;
 
