@@ -1,7 +1,7 @@
 // Everything the deploy API sends about releases and aliases.
 import type { UrlContext } from '../core/sites/presenters.js';
 import { siteOrigin } from '../http/hosts.js';
-import type { AliasesOut, ReleaseOut } from './schemas.js';
+import type { AliasesOut, PreviewLinkOut, ReleaseOut } from './schemas.js';
 import type { ReleaseRow, SiteAliasRow } from './tables.js';
 
 export function previewUrl(urls: UrlContext, siteId: string, releaseId: string): string {
@@ -43,4 +43,8 @@ export function presentUrls(urls: UrlContext, siteId: string): { production: str
     production: siteOrigin(urls.base, urls.sitesDomain, siteId),
     stage: siteOrigin(urls.base, urls.sitesDomain, `stage--${siteId}`),
   };
+}
+
+export function presentPreviewLink(link: { release: ReleaseRow; url: string; expiresAt: Date }): PreviewLinkOut {
+  return { release: link.release.id, url: link.url, expires_at: link.expiresAt.toISOString() };
 }

@@ -15,6 +15,33 @@ export const ReleaseId = Type.String({
   description: 'Release id: 12 lower-case letters and digits, time-sortable.',
 });
 
+export const ReleaseParams = Type.Object({
+  id: Type.String({ maxLength: 64, description: 'Site id.' }),
+  release: ReleaseId,
+});
+
+export const PreviewLinkBody = Type.Object(
+  {
+    expires_in: Type.Integer({
+      minimum: 300,
+      maximum: 2592000,
+      description: 'Seconds until the link stops working: 300 (5 minutes) to 2592000 (30 days).',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type PreviewLinkBody = Static<typeof PreviewLinkBody>;
+
+export const PreviewLinkOut = Type.Object({
+  release: ReleaseId,
+  url: Type.String({
+    description:
+      "The release's preview URL with a signed token: it opens the preview without the password until it expires, on that release's host only. A new preview password voids it.",
+  }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+export type PreviewLinkOut = Static<typeof PreviewLinkOut>;
+
 export const ReleaseBody = Type.Object({ release: ReleaseId }, { additionalProperties: false });
 export type ReleaseBody = Static<typeof ReleaseBody>;
 
