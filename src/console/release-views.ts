@@ -104,7 +104,7 @@ export function releasesSummary(site: SiteOut, data: ReleasesData): SafeHtml {
 function shareForm(ui: ConsoleContext, site: SiteOut, releases: ReleaseRow[]): SafeHtml {
   return html`<h3 id="share-h">Share a preview</h3>
 <p class="hint" id="share-hint">A link that opens one release's preview without the password until it expires. \
-Anyone holding it can look; a new preview password voids every link.</p>
+Anyone holding it can look; make it no longer than you need.</p>
 <form class="row" method="post" action="/sites/${site.id}/preview-links" aria-describedby="share-hint">\
 ${csrfField(ui)}
 <div><label for="share-release">Release</label><select id="share-release" name="release">${releases.map(
