@@ -81,7 +81,7 @@ for (const database of testDatabases) {
       const { context, page } = await consolePage(browser, origin, 'gale', '/sites/gale');
       const summary = page.locator('dl.summary');
       await summary.getByText('nothing live yet').waitFor();
-      await summary.getByText(built.id).waitFor();
+      await summary.locator('code', { hasText: built.id }).waitFor();
       const releasesTab = page.getByRole('tab', { name: 'Releases' });
       assert.equal(await releasesTab.getAttribute('aria-selected'), 'true');
       assert.equal(await page.locator('#upload').isVisible(), false, 'other tabs are hidden');
