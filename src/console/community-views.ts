@@ -3,12 +3,12 @@
 // with their scopes.
 import { API_KEY_SCOPES } from '../core/credentials/schemas.js';
 import type { CredentialRow } from '../core/credentials/tables.js';
-import { SETTING_NAMES, SETTINGS, type SettingDefinition, type SettingName } from '../core/settings/allowlist.js';
+import { SETTINGS, settingGroups, type SettingDefinition, type SettingName } from '../core/settings/allowlist.js';
 import type { SettingChange } from '../core/settings/service.js';
 import type { SiteOut } from '../core/sites/schemas.js';
 import { html, type SafeHtml } from '../lib/html.js';
 import type { ConsoleContext } from './context.js';
-import { csrfField, time } from './views.js';
+import { csrfField, time, type SiteSection } from './views.js';
 
 export interface CommunitySiteData {
   /** The saved settings, secrets still sealed (only whether one is set is shown). */
@@ -49,7 +49,7 @@ maxlength="2000"${described} placeholder="${value === undefined ? 'not set' : 's
   }>`;
 }
 
-function settingsSection(ui: ConsoleContext, site: SiteOut, data: CommunitySiteData): SafeHtml {
+function settingsBody(ui: ConsoleContext, site: SiteOut, data: CommunitySiteData): SafeHtml {
   const pending = data.pending.length
     ? html`<div class="notice warn" role="status"><p>Saved but not applied yet:</p><ul>${data.pending.map(
         (c) => html`<li><code>${c.name}</code> ${c.change}</li>`,
@@ -57,23 +57,27 @@ function settingsSection(ui: ConsoleContext, site: SiteOut, data: CommunitySiteD
 <form method="post" action="/sites/${site.id}/settings/restart">${csrfField(ui)}<button type="submit">\
 Restart to apply ${data.pending.length === 1 ? '1 change' : `${data.pending.length} changes`}</button></form></div>`
     : html`<p class="hint">Every saved setting is applied.</p>`;
-  return html`<section aria-labelledby="settings-h"><h2 id="settings-h">Instance settings</h2>
-${pending}
+  return html`${pending}
 <form class="stack settings" method="post" action="/sites/${site.id}/settings">${csrfField(ui)}
-${SETTING_NAMES.map((name) => {
-  const definition: SettingDefinition = SETTINGS[name];
-  return html`<div><label for="setting-${name}"><code>${name}</code></label>${settingInput(
-    name,
-    definition,
-    data.desired[name],
-  )}<p class="hint" id="setting-${name}-doc">${definition.doc}</p></div>`;
-})}
+${settingGroups().map(
+  ([title, names]) =>
+    html`<fieldset><legend>${title}</legend>${names.map((name) => {
+      const definition: SettingDefinition = SETTINGS[name];
+      // The docs are written for env files and the CLI, with Markdown code spans.
+      return html`<div><label for="setting-${name}">${definition.label}</label>${settingInput(
+        name,
+        definition,
+        data.desired[name],
+      )}<p class="hint" id="setting-${name}-doc">${definition.doc.replaceAll('`', '')} \
+<span class="muted">(<code>${name}</code>)</span></p></div>`;
+    })}</fieldset>`,
+)}
 <div><button type="submit">Save settings</button> \
 <span class="hint">Saved settings apply at the next restart.</span></div>
-</form></section>`;
+</form>`;
 }
 
-function apiKeysSection(ui: ConsoleContext, site: SiteOut, keys: CredentialRow[]): SafeHtml {
+function apiKeysBody(ui: ConsoleContext, site: SiteOut, keys: CredentialRow[]): SafeHtml {
   const list = keys.length
     ? html`<div class="table"><table><thead><tr><th scope="col">Name</th><th scope="col">Scopes</th>\
 <th scope="col">Created</th><th scope="col">Last used</th><th scope="col">\
@@ -89,7 +93,7 @@ ${csrfField(ui)}<button type="submit" class="danger">Revoke\
 )}
 </tbody></table></div>`
     : html`<p>No API keys. Mint one for an app that reads or writes content, or answers tickets.</p>`;
-  return html`<section aria-labelledby="keys-h"><h2 id="keys-h">API keys</h2>${list}
+  return html`${list}
 <form class="stack" method="post" action="/sites/${site.id}/api-keys">${csrfField(ui)}
 <div><label for="key-name">Key name</label>\
 <input id="key-name" name="name" required maxlength="100" placeholder="website"></div>
@@ -99,17 +103,37 @@ ${csrfField(ui)}<button type="submit" class="danger">Revoke\
 <code>${scope}</code>: ${SCOPE_DOCS[scope]}</label>`,
   )}</fieldset>
 <div><button type="submit">Mint an API key</button></div>
-</form></section>`;
+</form>`;
 }
 
-/** The sections of a community site's page, between its heading and the delete form. */
-export function communitySections(ui: ConsoleContext, site: SiteOut, data: CommunitySiteData): SafeHtml {
-  return html`<section aria-labelledby="open-h"><h2 id="open-h">Open the community</h2>
-<ul class="links"><li><a href="${site.url}/">Forum</a></li><li>\
+/** The sections of a community site's page; the danger zone follows them. */
+export function communitySections(
+  ui: ConsoleContext,
+  site: SiteOut,
+  data: CommunitySiteData,
+): { summary: SafeHtml; sections: SiteSection[] } {
+  const summary = html`<dl class="summary">
+<div><dt>Address</dt><dd><a href="${site.url}/">${site.url}</a></dd></div>
+<div><dt>Settings</dt><dd>${
+    data.pending.length
+      ? html`<a href="#settings-h">${data.pending.length === 1 ? '1 change' : `${data.pending.length} changes`} \
+waiting for a restart</a>`
+      : 'all applied'
+  }</dd></div>
+<div><dt>API keys</dt><dd>${String(data.apiKeys.length)}</dd></div>
+</dl>`;
+  const open = html`<ul class="links"><li><a href="${site.url}/">Forum</a></li><li>\
 <a href="${site.url}/admin">Forum administration</a></li><li>\
 <a href="${site.url}/admin/content">Content editor</a></li><li><a href="${site.url}/desk">Help desk inbox</a></li><li>\
 <a href="${site.url}/support">Contact support page</a></li></ul>
 <p class="hint">\
-Log in there with this account's username and password: as the site's owner you are its administrator.</p></section>
-${settingsSection(ui, site, data)}${apiKeysSection(ui, site, data.apiKeys)}`;
+Log in there with this account's username and password: as the site's owner you are its administrator.</p>`;
+  return {
+    summary,
+    sections: [
+      { id: 'open', title: 'Open the community', body: open },
+      { id: 'settings', title: 'Settings', body: settingsBody(ui, site, data) },
+      { id: 'keys', title: 'API keys', body: apiKeysBody(ui, site, data.apiKeys) },
+    ],
+  };
 }

@@ -45,3 +45,8 @@ export function signedIn(request: FastifyRequest): UserRow {
   if (!user) throw new AppError('authentication_required', 'Log in to use the console.');
   return user;
 }
+
+/** The signed-in account in words, as releases and build logs name who acted. */
+export function consoleActor(request: FastifyRequest): string {
+  return `console user "${signedIn(request).username}"`;
+}

@@ -1,5 +1,6 @@
 // The console's one script, served as /assets/console.js. Every page works without it; it adds
-// copy buttons for secrets shown once, and to the upload form a drop zone and a progress bar (the
+// copy buttons for secrets shown once, turns a site page's sections into tabs (the ARIA tabs pattern:
+// arrow keys, Home and End move between tabs, the address's #fragment picks one), and to the upload form a drop zone and a progress bar (the
 // form is sent by XMLHttpRequest, whose upload events report progress, and the answer replaces the page).
 export const CONSOLE_JS = `'use strict';
 (function () {
@@ -10,6 +11,66 @@ export const CONSOLE_JS = `'use strict';
     button.addEventListener('click', function () {
       navigator.clipboard.writeText(source.textContent).then(function () { button.textContent = 'Copied'; }\
 , function () { button.textContent = 'Copy failed: select the text'; });
+    });
+  }
+
+  const tabbed = document.querySelector('[data-tabs]');
+  if (tabbed) {
+    const list = tabbed.querySelector('nav.tabs ul');
+    const tabs = Array.from(list.querySelectorAll('a[data-tab]'));
+    const panels = tabs.map(function (tab) { return document.getElementById(tab.dataset.tab); });
+    list.setAttribute('role', 'tablist');
+    list.setAttribute('aria-label', 'Site sections');
+    for (const item of list.children) item.setAttribute('role', 'presentation');
+    tabs.forEach(function (tab, i) {
+      tab.setAttribute('role', 'tab');
+      tab.id = 'tab-' + tab.dataset.tab;
+      tab.setAttribute('aria-controls', panels[i].id);
+      panels[i].setAttribute('role', 'tabpanel');
+      panels[i].setAttribute('aria-labelledby', tab.id);
+      panels[i].tabIndex = 0;
+    });
+    tabbed.classList.add('tabbed');
+    function select(index, focus) {
+      tabs.forEach(function (tab, i) {
+        const on = i === index;
+        tab.setAttribute('aria-selected', on ? 'true' : 'false');
+        tab.tabIndex = on ? 0 : -1;
+        panels[i].hidden = !on;
+      });
+      if (focus) tabs[index].focus();
+    }
+    /** The tab whose panel holds what the address's #fragment names, or -1. */
+    function fromHash() {
+      const target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+      return target ? panels.findIndex(function (panel) { return panel.contains(target); }) : -1;
+    }
+    const chosen = tabbed.dataset.selected ? tabs.findIndex(function (t) { return t.dataset.tab === tabbed.dataset.selected; }) : -1;
+    select(chosen >= 0 ? chosen : Math.max(0, fromHash()), false);
+    tabs.forEach(function (tab, i) {
+      tab.addEventListener('click', function (event) {
+        event.preventDefault();
+        select(i, false);
+        history.replaceState(null, '', '#' + tab.dataset.tab + '-h');
+      });
+      tab.addEventListener('keydown', function (event) {
+        const moves = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 };
+        if (!(event.key in moves)) return;
+        event.preventDefault();
+        select((moves[event.key] + tabs.length) % tabs.length, true);
+      });
+    });
+    window.addEventListener('hashchange', function () {
+      const index = fromHash();
+      if (index >= 0) select(index, false);
+    });
+    // In-page links to another tab's content ("Upload a folder") open that tab.
+    document.addEventListener('click', function (event) {
+      const link = event.target.closest && event.target.closest('a[href^="#"]');
+      if (!link || tabs.indexOf(link) >= 0) return;
+      const target = document.getElementById(link.getAttribute('href').slice(1));
+      const index = target ? panels.findIndex(function (panel) { return panel.contains(target); }) : -1;
+      if (index >= 0) select(index, false);
     });
   }
 

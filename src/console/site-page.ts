@@ -11,7 +11,6 @@ import { findConnection } from '../deploy/git/service.js';
 import { presentUrls, previewUrl } from '../deploy/presenters.js';
 import { listReleases, rollbackTarget } from '../deploy/service.js';
 import { diffSettings, loadSettings } from '../core/settings/service.js';
-import { html, type SafeHtml } from '../lib/html.js';
 import { communitySections, type CommunitySiteData } from './community-views.js';
 import { sendPage } from './page.js';
 import { staticSections, type StaticSiteData } from './static-views.js';
@@ -46,10 +45,7 @@ export function doneMessage(query: Record<string, string | undefined>): SitePage
   return { kind: 'ok', text: say(query) };
 }
 
-interface SitePageOptions extends Omit<SitePageParts, 'sections'> {
-  /** A secret shown this once, above the site's sections. */
-  shown?: SafeHtml;
-}
+type SitePageOptions = Omit<SitePageParts, 'sections' | 'summary'>;
 
 async function staticData(request: FastifyRequest, site: SiteRow): Promise<StaticSiteData> {
   const db = request.server.deps.database.db;
@@ -88,10 +84,9 @@ export async function sendSitePage(
   status = 200,
 ): Promise<FastifyReply> {
   const presented = presentSite(site, urlContext(request));
-  const kindSections =
+  const parts =
     site.kind === 'static'
       ? staticSections(request.console, presented, await staticData(request, site))
       : communitySections(request.console, presented, await communityData(request, site));
-  const sections = html`${options.shown ?? ''}${kindSections}`;
-  return sendPage(request, reply, site.id, siteView(request.console, presented, { ...options, sections }), status);
+  return sendPage(request, reply, site.id, siteView(request.console, presented, { ...options, ...parts }), status);
 }

@@ -17,13 +17,15 @@ import { cancelBuild, queueSourceUpload } from '../deploy/builds/service.js';
 import { packDirectory } from '../deploy/cli.js';
 import { webhookUrl } from '../deploy/git/routes.js';
 import { connectRepository, disconnectRepository } from '../deploy/git/service.js';
-import { ARCHIVE_ORIGIN, ingestArchive, ingestFolder } from '../deploy/ingest.js';
+import { ingestArchive, ingestFolder, uploadOrigin } from '../deploy/ingest.js';
 import { assertDeployable } from '../deploy/policy.js';
+import { PREVIEW_LINK_CHOICES } from '../deploy/preview-links.js';
 import { previewUrl } from '../deploy/presenters.js';
 import {
   clearStage,
   ensureAliases,
   findRelease,
+  makePreviewLink,
   promoteRelease,
   rollbackRelease,
   rollbackTarget,
@@ -35,10 +37,17 @@ import { verifyCsrf } from '../http/csrf.js';
 import { AppError } from '../http/errors.js';
 import { field, seeOther } from '../http/forms.js';
 import { html } from '../lib/html.js';
-import { CSRF_SCOPE, loadConsole, loadViewer, signedIn } from './context.js';
+import { consoleActor, CSRF_SCOPE, loadConsole, loadViewer, signedIn } from './context.js';
 import { attempt, sendPage } from './page.js';
 import { sendSitePage } from './site-page.js';
-import { buildView, confirmView, shownOnce, type AliasAction } from './static-views.js';
+import {
+  buildView,
+  confirmView,
+  shownOnce,
+  shownPreviewLink,
+  type AliasAction,
+  type BuiltRelease,
+} from './static-views.js';
 import { receiveUpload } from './upload.js';
 
 type SiteParams = { Params: { id: string } };
@@ -61,6 +70,22 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
     const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
     assertDeployable(site);
     return site;
+  };
+
+  /** The release a build made, as its page offers it: a preview, and Promote when it may go live. */
+  const builtRelease = async (
+    request: FastifyRequest,
+    site: SiteRow,
+    releaseId: string | null,
+  ): Promise<BuiltRelease | undefined> => {
+    const release = releaseId ? await findRelease(db, site.id, releaseId) : undefined;
+    if (!release) return undefined;
+    const aliases = await ensureAliases(db, site.id);
+    return {
+      previewUrl: previewUrl(urlContext(request), site.id, release.id),
+      promotable: release.promotable && aliases.liveReleaseId !== release.id && site.status === 'active',
+      live: aliases.liveReleaseId,
+    };
   };
 
   /** What the confirmation of an alias change names: the release it will serve (or stop serving). */
@@ -158,9 +183,10 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
         const upload = await receiveUpload(request, deploy.limits, deploy.tmpDir, checkCsrf);
         try {
           if (upload.mode === 'files') {
+            const origin = uploadOrigin(consoleActor(request));
             const release = upload.archive
-              ? await ingestArchive(ingest(), site.id, createReadStream(upload.archive))
-              : await ingestFolder(ingest(), site.id, upload.root, ARCHIVE_ORIGIN);
+              ? await ingestArchive(ingest(), site.id, createReadStream(upload.archive), origin)
+              : await ingestFolder(ingest(), site.id, upload.root, origin);
             return seeOther(reply, `/sites/${site.id}?done=uploaded&release=${release.id}#releases-h`);
           }
           let archive = upload.archive;
@@ -169,7 +195,7 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
             await packDirectory(upload.root, archive);
           }
           try {
-            const build = await queueSourceUpload(ingest(), site.id, createReadStream(archive));
+            const build = await queueSourceUpload(ingest(), site.id, createReadStream(archive), consoleActor(request));
             deploy.builds.wake();
             return seeOther(reply, `/sites/${site.id}/builds/${build.id}`);
           } finally {
@@ -195,13 +221,12 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
     const build = await findBuild(db, site.id, request.params.build);
     if (!build) throw new AppError('build_not_found', `Site "${site.id}" has no build "${request.params.build}".`);
     const running = build.state === 'queued' || build.state === 'running';
-    const preview = build.releaseId ? previewUrl(urlContext(request), site.id, build.releaseId) : undefined;
     const page = buildView(
       request.console,
       presentSite(site, urlContext(request)),
       build,
       await readBuildLogs(db, build.id),
-      preview,
+      await builtRelease(request, site, build.releaseId),
     );
     return sendPage(
       request,
@@ -215,7 +240,7 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<BuildParams>('/sites/:id/builds/:build/cancel', opts, async (request, reply) => {
     const site = await deployableSite(request);
-    const by = `console user "${request.console.user!.username}"`;
+    const by = consoleActor(request);
     return attempt(
       async () => {
         await cancelBuild(
@@ -239,6 +264,36 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
         );
         return sendPage(request, reply, `Build ${build.id}`, page, error.status);
       },
+    );
+  });
+
+  app.post<SiteParams>('/sites/:id/preview-links', opts, async (request, reply) => {
+    const site = await deployableSite(request);
+    const seconds = Number(field(request, 'expires', 10));
+    const releaseId = field(request, 'release', 64) ?? '';
+    return attempt(
+      async () => {
+        if (!PREVIEW_LINK_CHOICES.some(([choice]) => choice === seconds))
+          throw new AppError('validation_failed', 'Choose how long the link works: 1 hour, 1 day, 7 days or 30 days.');
+        const link = await makePreviewLink(
+          db,
+          app.deps.config.secretKey,
+          site.id,
+          releaseId,
+          previewUrl(urlContext(request), site.id, releaseId),
+          seconds,
+        );
+        const shown = shownPreviewLink(link.release.id, link.url, link.expiresAt);
+        return sendSitePage(request, reply, site, { shown }, 201);
+      },
+      (error) =>
+        sendSitePage(
+          request,
+          reply,
+          site,
+          { message: { kind: 'error', text: `No link was made: ${error.message}` } },
+          error.status,
+        ),
     );
   });
 

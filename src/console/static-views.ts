@@ -4,22 +4,15 @@
 import type { CredentialRow } from '../core/credentials/tables.js';
 import type { SiteOut } from '../core/sites/schemas.js';
 import type { BuildLogRow, BuildRow } from '../deploy/builds/service.js';
-import type { ReleaseRow, SiteAliasRow } from '../deploy/service.js';
+import type { ReleaseRow } from '../deploy/service.js';
 import { html, type SafeHtml } from '../lib/html.js';
 import type { ConsoleContext } from './context.js';
-import { csrfField, notice, time } from './views.js';
+import { bytes, releasesBody, releasesSummary, type ReleasesData } from './release-views.js';
+import { csrfField, notice, time, type SiteSection } from './views.js';
 
-export interface StaticSiteData {
-  releases: ReleaseRow[];
-  aliases: SiteAliasRow;
-  rollbackTo: string | null;
-  builds: BuildRow[];
+export interface StaticSiteData extends ReleasesData {
   connection: { repository: string; branch: string; path: string; kind: string; webhookUrl: string } | undefined;
   tokens: CredentialRow[];
-  previewUrl: (releaseId: string) => string;
-  stageUrl: string;
-  /** Show the preview password (asked for with ?password=show). */
-  showPassword: boolean;
 }
 
 /** A secret the server shows this once: a deploy token or a webhook secret. */
@@ -29,74 +22,17 @@ export function shownOnce(label: string, value: string, id: string): SafeHtml {
 <button type="button" class="secondary" data-copy="${id}" hidden>Copy</button></p></div>`;
 }
 
-function bytes(size: number): string {
-  if (size < 1024) return `${size} B`;
-  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KiB`;
-  return `${(size / 1024 / 1024).toFixed(1)} MiB`;
+/** A shared preview link just made: it can be made again, so it is not a secret shown once. */
+export function shownPreviewLink(release: string, url: string, expiresAt: Date): SafeHtml {
+  return html`<div class="notice ok" role="status"><p>A preview link to release <code>${release}</code>, \
+working until ${time(expiresAt)}:</p>
+<p><code id="preview-link" class="secret">${url}</code> \
+<button type="button" class="secondary" data-copy="preview-link" hidden>Copy</button></p></div>`;
 }
 
-function releaseStatus(release: ReleaseRow, aliases: SiteAliasRow): string {
-  const parts: string[] = [];
-  if (release.id === aliases.liveReleaseId) parts.push('Live');
-  if (release.id === aliases.stageReleaseId) parts.push('Staged');
-  if (!release.promotable) parts.push('Preview only');
-  return parts.join(', ');
-}
-
-function releaseActions(site: SiteOut, release: ReleaseRow, aliases: SiteAliasRow): SafeHtml {
-  const base = `/sites/${site.id}/releases/${release.id}`;
-  const promote =
-    release.promotable && release.id !== aliases.liveReleaseId
-      ? html`<a class="action" href="${base}/promote">Promote<span class="sr-only"> ${release.id}</span></a>`
-      : '';
-  const stage =
-    release.id === aliases.stageReleaseId
-      ? html`<a class="action" href="/sites/${site.id}/unstage">Unstage<span class="sr-only"> ${release.id}</span></a>`
-      : html`<a class="action" href="${base}/stage">Stage<span class="sr-only"> ${release.id}</span></a>`;
-  return html`${promote} ${stage}`;
-}
-
-function releasesSection(site: SiteOut, data: StaticSiteData): SafeHtml {
-  const { aliases } = data;
-  const rollback = data.rollbackTo
-    ? html`<p><a class="action" href="/sites/${site.id}/rollback">Roll back to ${data.rollbackTo}</a></p>`
-    : '';
-  const rows = data.releases.map(
-    (release) => html`<tr${
-      release.id === aliases.liveReleaseId ? html` class="live"` : ''
-    }><td><code>${release.id}</code><br>${time(release.createdAt)}</td><td>${release.source}</td>
-<td>${release.fileCount} files, ${bytes(release.size)}</td><td>${releaseStatus(release, aliases)}</td>
-<td><a href="${data.previewUrl(release.id)}">Preview<span class="sr-only"> ${release.id}</span></a></td>\
-<td>${releaseActions(site, release, aliases)}</td></tr>`,
-  );
-  const table = data.releases.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">Release</th><th scope="col">Source</th>\
-<th scope="col">Content</th><th scope="col">Status</th><th scope="col">Preview</th>\
-<th scope="col">Actions</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : html`<p>No releases yet. Upload a folder or an archive above; \
-it becomes a release you can preview, then promote.</p>`;
-  const password = data.showPassword
-    ? html`<p>User <code>preview</code>, password <code id="preview-password">${aliases.previewPassword}</code> \
-<button type="button" class="secondary" data-copy="preview-password" hidden>Copy</button></p>`
-    : html`<p><a href="/sites/${site.id}?password=show#releases-h">Show the preview password</a></p>`;
-  return html`<section aria-labelledby="releases-h"><h2 id="releases-h">Releases</h2>
-<p>Live: ${
-    aliases.liveReleaseId
-      ? html`<code>${aliases.liveReleaseId}</code> at <a href="${site.url}">${site.url}</a>`
-      : 'nothing yet'
-  }. Staged: ${
-    aliases.stageReleaseId
-      ? html`<code>${aliases.stageReleaseId}</code> at <a href="${data.stageUrl}">${data.stageUrl}</a>`
-      : 'nothing'
-  }.</p>
-<p class="hint">Previews and the stage address ask for a user name and password.</p>
-${password}${rollback}${table}</section>`;
-}
-
-function uploadSection(ui: ConsoleContext, site: SiteOut): SafeHtml {
-  return html`<section aria-labelledby="upload-h"><h2 id="upload-h">Upload a release</h2>
-<form class="stack upload" method="post" action="/sites/${site.id}/upload" enctype="multipart/form-data" data-upload>\
-${csrfField(ui)}
+function uploadBody(ui: ConsoleContext, site: SiteOut): SafeHtml {
+  return html`<form class="stack upload" method="post" action="/sites/${site.id}/upload" \
+enctype="multipart/form-data" data-upload>${csrfField(ui)}
 <fieldset><legend>The files are</legend>
 <label class="choice"><input type="radio" name="mode" value="files" checked> the site as it is served</label>
 <label class="choice">\
@@ -110,39 +46,39 @@ ${csrfField(ui)}
 <div><button type="submit">Upload</button></div>
 </form>
 <p class="hint">A new release is not live until you promote it. The files must be plain files; \
-a folder is uploaded with the folders inside it.</p></section>`;
+a folder is uploaded with the folders inside it.</p>`;
 }
 
-function buildsSection(site: SiteOut, builds: BuildRow[]): SafeHtml {
+function buildsBody(site: SiteOut, builds: BuildRow[]): SafeHtml {
   if (builds.length === 0)
-    return html`<section aria-labelledby="builds-h"><h2 id="builds-h">Builds</h2>\
-<p>No builds yet. Upload Markdown above, or connect a repository below to build on every push.</p></section>`;
-  return html`<section aria-labelledby="builds-h"><h2 id="builds-h">Builds</h2>
-<div class="table"><table><thead><tr><th scope="col">Build</th><th scope="col">State</th><th scope="col">Trigger</th>\
-<th scope="col">Release</th></tr></thead><tbody>
+    return html`<p>No builds yet. <a href="#upload-h">Upload Markdown</a>, or \
+<a href="#repo-h">connect a repository</a> to build on every push.</p>`;
+  return html`<div class="table"><table><thead><tr><th scope="col">Build</th><th scope="col">State</th>\
+<th scope="col">Trigger</th><th scope="col">Took</th><th scope="col">Release</th></tr></thead><tbody>
 ${builds.map(
   (b) =>
     html`<tr><td><a href="/sites/${site.id}/builds/${b.id}">${b.id}</a><br>${time(b.createdAt)}</td><td>${b.state}</td>\
-<td>${b.trigger}${
-      b.git ? html` <code>${b.git.branch}</code>` : ''
+<td>${b.trigger}${b.git ? html` <code>${b.git.branch}</code>` : ''}${
+      b.requestedBy ? html`<br><span class="muted">by ${b.requestedBy}</span>` : ''
+    }</td><td>${
+      b.startedAt && b.finishedAt ? `${Math.round((b.finishedAt.getTime() - b.startedAt.getTime()) / 100) / 10} s` : '—'
     }</td><td>${b.releaseId ? html`<code>${b.releaseId}</code>` : ''}</td></tr>`,
 )}
-</tbody></table></div></section>`;
+</tbody></table></div>`;
 }
 
-function repositorySection(ui: ConsoleContext, site: SiteOut, connection: StaticSiteData['connection']): SafeHtml {
+function repositoryBody(ui: ConsoleContext, site: SiteOut, connection: StaticSiteData['connection']): SafeHtml {
   if (connection) {
-    return html`<section aria-labelledby="repo-h"><h2 id="repo-h">Repository</h2>
-<p>Connected to <code>${connection.repository}</code>: pushes to \
+    return html`<p>Connected to <code>${connection.repository}</code>: pushes to \
 <code>${connection.branch}</code> build promotable releases, other branches preview-only ones (${
       connection.kind === 'markdown' ? 'built as a docs site' : 'served as they are'
     }${connection.path ? html`, from the folder <code>${connection.path}</code>` : ''}).</p>
 <p>Webhook URL: <code>${connection.webhookUrl}</code> (content type application/json, push events).</p>
 <form method="post" action="/sites/${site.id}/repository/disconnect">\
-${csrfField(ui)}<button type="submit" class="danger">Disconnect the repository</button></form></section>`;
+${csrfField(ui)}<button type="submit" class="danger">Disconnect the repository</button></form>`;
   }
-  return html`<section aria-labelledby="repo-h"><h2 id="repo-h">Repository</h2>
-<p>Connect a repository to build on every push. Nothing is promoted by itself: you promote the release a push built.</p>
+  return html`<p>Connect a repository to build on every push. Nothing is promoted by itself: \
+you promote the release a push built.</p>
 <form class="stack" method="post" action="/sites/${site.id}/repository">${csrfField(ui)}
 <div><label for="repository">Repository</label>\
 <input id="repository" name="repository" required maxlength="201" placeholder="owner/name" \
@@ -155,10 +91,10 @@ aria-describedby="repository-hint">\
 <option value="static">the site as it is served</option>\
 <option value="markdown">Markdown to build as a docs site</option></select></div>
 <div><button type="submit">Connect</button></div>
-</form></section>`;
+</form>`;
 }
 
-function tokensSection(ui: ConsoleContext, site: SiteOut, tokens: CredentialRow[]): SafeHtml {
+function tokensBody(ui: ConsoleContext, site: SiteOut, tokens: CredentialRow[]): SafeHtml {
   const list = tokens.length
     ? html`<div class="table"><table><thead><tr><th scope="col">Name</th><th scope="col">Created</th>\
 <th scope="col">Last used</th><th scope="col"><span class="sr-only">Revoke</span></th></tr></thead><tbody>
@@ -171,18 +107,30 @@ ${csrfField(ui)}<button type="submit" class="danger">Revoke\
 )}
 </tbody></table></div>`
     : html`<p>No deploy tokens. Mint one for the <code>blume deploy</code> command, a CI job or an agent.</p>`;
-  return html`<section aria-labelledby="tokens-h"><h2 id="tokens-h">Deploy tokens</h2>${list}
+  return html`${list}
 <form class="stack" method="post" action="/sites/${site.id}/tokens">${csrfField(ui)}
 <div><label for="token-name">Token name</label>\
 <input id="token-name" name="name" required maxlength="100" placeholder="ci"></div>
 <div><button type="submit">Mint a deploy token</button></div>
-</form></section>`;
+</form>`;
 }
 
-/** The sections of a static site's page, between its heading and the delete form. */
-export function staticSections(ui: ConsoleContext, site: SiteOut, data: StaticSiteData): SafeHtml {
-  return html`${releasesSection(site, data)}${uploadSection(ui, site)}${buildsSection(site, data.builds)}\
-${repositorySection(ui, site, data.connection)}${tokensSection(ui, site, data.tokens)}`;
+/** The summary and sections of a static site's page; the danger zone follows them. */
+export function staticSections(
+  ui: ConsoleContext,
+  site: SiteOut,
+  data: StaticSiteData,
+): { summary: SafeHtml; sections: SiteSection[] } {
+  return {
+    summary: releasesSummary(site, data),
+    sections: [
+      { id: 'releases', title: 'Releases', body: releasesBody(ui, site, data) },
+      { id: 'builds', title: 'Builds', body: buildsBody(site, data.builds) },
+      { id: 'upload', title: 'Upload', body: uploadBody(ui, site) },
+      { id: 'repo', title: 'Repository', body: repositoryBody(ui, site, data.connection) },
+      { id: 'tokens', title: 'Deploy tokens', body: tokensBody(ui, site, data.tokens) },
+    ],
+  };
 }
 
 export type AliasAction = 'promote' | 'stage' | 'unstage' | 'rollback';
@@ -218,12 +166,27 @@ export function confirmView(
 <p><button type="submit">${verb} ${release.id}</button> <a href="/sites/${site.id}">Cancel</a></p></form>`;
 }
 
+/** What the build page offers for the release a build made. */
+export interface BuiltRelease {
+  previewUrl: string;
+  /** A Promote button: the release may go live and is not live yet. */
+  promotable: boolean;
+  /** The live release the Promote form was shown against (its change is refused when that moved). */
+  live: string | null;
+}
+
+function promoteForm(ui: ConsoleContext, site: SiteOut, releaseId: string, live: string | null): SafeHtml {
+  return html`<form method="post" action="/sites/${site.id}/releases/${releaseId}/promote">${csrfField(ui)}\
+<input type="hidden" name="live" value="${live ?? 'none'}"><button type="submit">Promote ${releaseId}</button> \
+<span class="hint">It becomes live at <a href="${site.url}">${site.url}</a> at once.</span></form>`;
+}
+
 export function buildView(
   ui: ConsoleContext,
   site: SiteOut,
   build: BuildRow,
   logs: BuildLogRow[],
-  previewUrl: string | undefined,
+  built: BuiltRelease | undefined,
   error?: string,
 ): SafeHtml {
   const running = build.state === 'queued' || build.state === 'running';
@@ -239,8 +202,10 @@ ${build.error ? notice('error', build.error) : ''}
 ${
   build.releaseId
     ? html`<p>Built release <code>${build.releaseId}</code>${
-        previewUrl ? html`: <a href="${previewUrl}">preview it</a>` : ''
-      }, then promote it from <a href="/sites/${site.id}#releases-h">the releases</a>.</p>`
+        built ? html`: <a href="${built.previewUrl}">preview it</a>` : ''
+      }${
+        built?.promotable ? '.' : html`; promote it from <a href="/sites/${site.id}#releases-h">the releases</a>.`
+      }</p>${built?.promotable ? promoteForm(ui, site, build.releaseId, built.live) : ''}`
     : ''
 }
 ${

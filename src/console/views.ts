@@ -214,27 +214,62 @@ Not www, api, portal, admin, stage or mcp, and not starting with r-.</p></div>
 </form>`;
 }
 
+/**
+ * One part of a site's page: a tab with JavaScript, an in-page section without. Its heading's id is
+ * `<id>-h`, what links and redirects after an action point at.
+ */
+export interface SiteSection {
+  id: string;
+  /** The tab's name and the section's heading. */
+  title: string;
+  body: SafeHtml;
+}
+
 export interface SitePageParts {
-  /** What the site's kind adds between the heading and the delete form. */
-  sections?: SafeHtml;
+  /** What the site's kind shows at the top: the facts a visitor looks for first. */
+  summary?: SafeHtml;
+  /** What the site's kind adds before the danger zone, in tab order. */
+  sections?: SiteSection[];
+  /** A secret or link shown this once, above the tabs. */
+  shown?: SafeHtml;
   /** The outcome of the last action, at the top. */
   message?: { kind: 'error' | 'ok'; text: HtmlValue } | undefined;
   deleteError?: string;
 }
 
-export function siteView(ui: ConsoleContext, site: SiteOut, parts: SitePageParts = {}): SafeHtml {
-  return html`<h1>${site.id}</h1>
-${parts.message ? notice(parts.message.kind, parts.message.text) : ''}
-<p>${
-    site.kind === 'static' ? 'Static site' : 'Community site'
-  } · ${site.plan} plan · <a href="${site.url}">${site.url}</a></p>
-${parts.sections ?? ''}
-<section aria-labelledby="delete-h"><h2 id="delete-h">Delete this site</h2>
-${parts.deleteError ? notice('error', parts.deleteError) : ''}
+function dangerZone(ui: ConsoleContext, site: SiteOut, deleteError: string | undefined): SiteSection {
+  return {
+    id: 'delete',
+    title: 'Danger zone',
+    body: html`<h3>Delete this site</h3>
+${deleteError ? notice('error', deleteError) : ''}
 <p>Deleting removes the site and everything in it. This cannot be undone.</p>
 <form class="stack" method="post" action="/sites/${site.id}/delete">${csrfField(ui)}
 <div><label for="confirm">Type the site id, ${site.id}, to confirm</label>\
 <input id="confirm" name="confirm" required maxlength="64" autocomplete="off"></div>
 <div><button type="submit" class="danger">Delete ${site.id}</button></div>
-</form></section>`;
+</form>`,
+  };
+}
+
+/** A site's page: heading, summary, then its sections; the console script turns them into tabs. */
+export function siteView(ui: ConsoleContext, site: SiteOut, parts: SitePageParts = {}): SafeHtml {
+  const sections = [...(parts.sections ?? []), dangerZone(ui, site, parts.deleteError)];
+  // An error about deleting opens the danger zone, whatever the address says.
+  const selected = parts.deleteError ? 'delete' : undefined;
+  return html`<h1>${site.id}</h1>
+${parts.message ? notice(parts.message.kind, parts.message.text) : ''}
+<p>${site.kind === 'static' ? 'Static site' : 'Community site'} · ${site.plan} plan · \
+<a href="${site.url}">${site.url}</a></p>
+${parts.summary ?? ''}${parts.shown ?? ''}
+<div class="site-sections" data-tabs${selected ? html` data-selected="${selected}"` : ''}>
+<nav class="tabs" aria-label="Site sections"><ul>${sections.map(
+    (section) => html`<li><a href="#${section.id}-h" data-tab="${section.id}">${section.title}</a></li>`,
+  )}</ul></nav>
+${sections.map(
+  (section) => html`<section class="panel" id="${section.id}" aria-labelledby="${section.id}-h">\
+<h2 id="${section.id}-h">${section.title}</h2>
+${section.body}</section>`,
+)}
+</div>`;
 }

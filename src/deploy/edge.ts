@@ -16,11 +16,16 @@ import { blobKey, type Variant } from './blobs.js';
 import { isFingerprinted, isHtml, isCompressible } from './content-types.js';
 import type { AliasPointers, EdgeCache, Manifest, ManifestFile } from './edge-cache.js';
 import type { EdgeBytes } from './edge-bytes.js';
+import { checkPreviewToken, PREVIEW_COOKIE, PREVIEW_TOKEN_PARAM, type PreviewScope } from './preview-links.js';
 
 interface EdgeContext {
   cache: EdgeCache;
   blobs: BlobStore;
   bytes: EdgeBytes;
+  /** Keys the shared preview links (preview-links.ts). */
+  secretKey: string;
+  /** Mark the preview-link cookie Secure (production, where sites are served over HTTPS). */
+  secureCookies: boolean;
 }
 
 type SiteTarget = Exclude<HostTarget, { kind: 'portal' }>;
@@ -64,6 +69,24 @@ function checkPreviewAuth(header: string | undefined, password: string): boolean
   return userOk && passwordOk;
 }
 
+/** The value of one cookie in a Cookie header, or undefined. */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** A preview host's own preview-link cookie, when it holds a token that is still valid. */
+function hasPreviewCookie(ctx: EdgeContext, target: SiteTarget, request: EdgeRequest, password: string): boolean {
+  if (target.kind !== 'preview') return false;
+  const token = cookieValue(request.headers.cookie, PREVIEW_COOKIE);
+  if (!token) return false;
+  return checkPreviewToken(ctx.secretKey, { siteId: target.site, releaseId: target.release, password }, token).ok;
+}
+
 /**
  * `next(value)` now when the value is at hand, else once its promise settles. The edge's caches
  * answer from memory almost always; staying synchronous then saves the promise and async-frame
@@ -81,7 +104,7 @@ function releaseFor(
   reply: EdgeReply,
 ): Manifest | Promise<Manifest> {
   return then(ctx.cache.pointers(target.site), (pointers) => {
-    const releaseId = releaseIdFor(target, pointers, request, reply);
+    const releaseId = releaseIdFor(ctx, target, pointers, request, reply);
     return then(ctx.cache.manifest(releaseId), (manifest) => {
       if (!manifest || manifest.siteId !== target.site)
         throw new AppError('release_not_found', `Site "${target.site}" has no release "${releaseId}".`);
@@ -90,11 +113,25 @@ function releaseFor(
   });
 }
 
-function releaseIdFor(target: SiteTarget, pointers: AliasPointers, request: EdgeRequest, reply: EdgeReply): string {
-  if (target.kind !== 'site' && !checkPreviewAuth(request.headers.authorization, pointers.password)) {
-    reply.header('WWW-Authenticate', `Basic realm="${target.site} preview", charset="UTF-8"`);
-    // Every answer of a preview or stage host, its refusals included, keeps it out of search indexes.
-    reply.header('X-Robots-Tag', 'noindex');
+function refusePreview(target: SiteTarget, reply: EdgeReply): void {
+  reply.header('WWW-Authenticate', `Basic realm="${target.site} preview", charset="UTF-8"`);
+  // Every answer of a preview or stage host, its refusals included, keeps it out of search indexes.
+  reply.header('X-Robots-Tag', 'noindex');
+}
+
+function releaseIdFor(
+  ctx: EdgeContext,
+  target: SiteTarget,
+  pointers: AliasPointers,
+  request: EdgeRequest,
+  reply: EdgeReply,
+): string {
+  if (
+    target.kind !== 'site' &&
+    !checkPreviewAuth(request.headers.authorization, pointers.password) &&
+    !hasPreviewCookie(ctx, target, request, pointers.password)
+  ) {
+    refusePreview(target, reply);
     throw new AppError(
       'preview_auth_required',
       'Preview and stage hosts need basic auth: user "preview", password `aliases.auth` from GET /api/deploy/{id}/releases.',
@@ -358,9 +395,52 @@ function decodePath(url: string): string {
   }
 }
 
+/**
+ * A shared preview link's first request: a valid token becomes a cookie on this preview host only,
+ * and the browser goes on to the same address without the token (so it is not left in the history
+ * or sent on as a Referer). A tampered or expired token is refused as the password would be.
+ */
+function acceptPreviewLink(
+  ctx: EdgeContext,
+  target: Extract<SiteTarget, { kind: 'preview' }>,
+  request: EdgeRequest,
+  reply: EdgeReply,
+  query: URLSearchParams,
+): void | Promise<void> {
+  return then(ctx.cache.pointers(target.site), (pointers) => {
+    const scope: PreviewScope = { siteId: target.site, releaseId: target.release, password: pointers.password };
+    const token = query.get(PREVIEW_TOKEN_PARAM) ?? '';
+    const check = checkPreviewToken(ctx.secretKey, scope, token);
+    if (!check.ok) {
+      refusePreview(target, reply);
+      throw check.reason === 'expired'
+        ? new AppError('preview_link_expired', 'This preview link has expired; ask for a new one.')
+        : new AppError('preview_link_invalid', 'This preview link is not valid for this release.');
+    }
+    query.delete(PREVIEW_TOKEN_PARAM);
+    const rest = query.toString();
+    const pathOnly = request.url.slice(0, request.url.indexOf('?'));
+    const maxAge = Math.max(0, Math.floor((check.expiresAt.getTime() - Date.now()) / 1000));
+    const secure = ctx.secureCookies ? '; Secure' : '';
+    const cookie = `${PREVIEW_COOKIE}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+    reply
+      .code(303)
+      .header('Location', rest ? `${pathOnly}?${rest}` : pathOnly)
+      .header('Set-Cookie', cookie)
+      .header('Cache-Control', 'no-store')
+      .header('X-Robots-Tag', 'noindex')
+      .header('Referrer-Policy', 'no-referrer')
+      .send();
+  });
+}
+
 /** Answers one GET or HEAD on a static host; synchronously when everything it needs is in memory. */
 export function serveStatic(ctx: EdgeContext, request: EdgeRequest, reply: EdgeReply): void | Promise<void> {
   const target = request.target as SiteTarget;
+  if (target.kind === 'preview' && request.url.includes(`${PREVIEW_TOKEN_PARAM}=`)) {
+    const query = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1));
+    if (query.has(PREVIEW_TOKEN_PARAM)) return acceptPreviewLink(ctx, target, request, reply, query);
+  }
   return then(releaseFor(ctx, target, request, reply), (manifest) => {
     const path = decodePath(request.url);
     const queryIndex = request.url.indexOf('?');

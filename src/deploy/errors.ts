@@ -52,4 +52,6 @@ export const deployErrorCodes = {
   invalid_signature: { status: 401, title: 'The webhook signature does not match' },
   invalid_repository_path: { status: 422, title: 'The folder inside the repository is not a valid path' },
   preview_auth_required: { status: 401, title: 'Preview and stage hosts need basic auth' },
+  preview_link_invalid: { status: 401, title: 'The preview link is not valid for this release' },
+  preview_link_expired: { status: 401, title: 'The preview link has expired' },
 } as const satisfies Record<string, { status: number; title: string }>;

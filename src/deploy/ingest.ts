@@ -82,11 +82,20 @@ export interface ReleaseOrigin {
   promotable: boolean;
   buildId: string | null;
   git: GitCommit | null;
+  /** Who made it, in words (`deploy token "ci"`); null when unknown. */
+  createdBy?: string | null;
+  /** When the build that makes it started; the release keeps the build's duration up to its commit. */
+  buildStartedAt?: Date | null;
   /** Runs inside the transaction that commits the release; throwing rolls the release back. */
   onCommit?: (tx: Transaction, release: ReleaseRow) => Promise<void>;
 }
 
 export const ARCHIVE_ORIGIN: ReleaseOrigin = { source: 'archive', promotable: true, buildId: null, git: null };
+
+/** An archive or folder uploaded as built, by `by` (see ReleaseOrigin.createdBy). */
+export function uploadOrigin(by: string): ReleaseOrigin {
+  return { ...ARCHIVE_ORIGIN, createdBy: by };
+}
 
 async function commitRelease(
   ctx: IngestContext,
@@ -122,6 +131,8 @@ async function commitRelease(
         promotable: origin.promotable,
         buildId: origin.buildId,
         git: origin.git,
+        createdBy: origin.createdBy ?? null,
+        buildMs: origin.buildStartedAt ? Math.max(0, Date.now() - origin.buildStartedAt.getTime()) : null,
         rules,
       })
       .returning();

@@ -31,7 +31,13 @@ const UNAVAILABLE_PAGE =
   '<!doctype html><meta charset="utf-8"><title>Temporarily unavailable</title><h1>Temporarily unavailable</h1><p>This site cannot be served right now. Please try again in a moment.</p>\n';
 
 async function edgeRoutes(app: FastifyInstance): Promise<void> {
-  const ctx = { cache: app.deploy.cache, blobs: app.deps.blobs, bytes: new EdgeBytes(app.deps.blobs) };
+  const ctx = {
+    cache: app.deploy.cache,
+    blobs: app.deps.blobs,
+    bytes: new EdgeBytes(app.deps.blobs),
+    secretKey: app.deps.config.secretKey,
+    secureCookies: app.deps.config.production,
+  };
   app.route({
     method: ['GET', 'HEAD'],
     url: '/*',

@@ -22,6 +22,11 @@ export async function requireSiteDeployToken(request: FastifyRequest<{ Params: {
   assertDeployable(site);
 }
 
+/** The deploy token a request was let in with, in words, as releases and build logs name who acted. */
+export function deployTokenActor(request: FastifyRequest): string {
+  return request.credential ? `deploy token "${request.credential.name}"` : 'a deploy token';
+}
+
 /** Deploys, builds and alias changes go to active static sites only, whoever asks. */
 export function assertDeployable(site: SiteRow): void {
   if (site.status !== 'active')

@@ -1,7 +1,7 @@
 // Everything the deploy API sends about releases and aliases.
 import type { UrlContext } from '../core/sites/presenters.js';
 import { siteOrigin } from '../http/hosts.js';
-import type { AliasesOut, ReleaseOut } from './schemas.js';
+import type { AliasesOut, PreviewLinkOut, ReleaseOut } from './schemas.js';
 import type { ReleaseRow, SiteAliasRow } from './tables.js';
 
 export function previewUrl(urls: UrlContext, siteId: string, releaseId: string): string {
@@ -21,7 +21,16 @@ export function presentRelease(row: ReleaseRow, urls: UrlContext): ReleaseOut {
     promotable: row.promotable,
     build_id: row.buildId,
     git: row.git ?? null,
+    origin: releaseOrigin(row),
+    created_by: row.createdBy,
+    build_duration_ms: row.buildMs,
   };
+}
+
+/** How a release was made: pushed commits are built from git, other builds from an upload. */
+export function releaseOrigin(row: ReleaseRow): ReleaseOut['origin'] {
+  if (row.git) return 'git';
+  return row.buildId ? 'build' : 'upload';
 }
 
 /** `auth` is the preview password: deploy-token holders need it to look at their previews. */
@@ -34,4 +43,8 @@ export function presentUrls(urls: UrlContext, siteId: string): { production: str
     production: siteOrigin(urls.base, urls.sitesDomain, siteId),
     stage: siteOrigin(urls.base, urls.sitesDomain, `stage--${siteId}`),
   };
+}
+
+export function presentPreviewLink(link: { release: ReleaseRow; url: string; expiresAt: Date }): PreviewLinkOut {
+  return { release: link.release.id, url: link.url, expires_at: link.expiresAt.toISOString() };
 }

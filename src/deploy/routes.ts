@@ -2,28 +2,32 @@
 import { urlContext, type UrlContext } from '../core/sites/presenters.js';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../http/errors.js';
 import { problems, registerOpenApi } from '../http/openapi.js';
 import { validatorCompiler } from '../http/validation.js';
 import { buildRoutes } from './builds/routes.js';
 import { githubRoutes } from './git/routes.js';
-import { ingestArchive } from './ingest.js';
-import { requireDeployToken, requireSiteDeployToken } from './policy.js';
-import { presentAliases, presentRelease, presentUrls } from './presenters.js';
+import { ingestArchive, uploadOrigin } from './ingest.js';
+import { deployTokenActor, requireDeployToken, requireSiteDeployToken } from './policy.js';
+import { presentAliases, presentPreviewLink, presentRelease, presentUrls, previewUrl } from './presenters.js';
 import {
   AliasChangeOut,
   ArchiveUpload,
   DeploySiteParams,
   DeployTokenOut,
   IfMatchHeaders,
+  PreviewLinkBody,
+  PreviewLinkOut,
   ReleaseBody,
+  ReleaseParams,
   ReleaseOut,
   ReleasesOut,
 } from './schemas.js';
 import {
   clearStage,
   listReleases,
+  makePreviewLink,
   promoteRelease,
   rollbackRelease,
   rollbackTarget,
@@ -119,6 +123,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
         { db, blobs: app.deps.blobs, limits, tmpDir: deploy.tmpDir },
         request.params.id,
         part.file,
+        uploadOrigin(deployTokenActor(request)),
       );
       return reply.code(201).send(presentRelease(release, urlContext(request)));
     },
@@ -146,6 +151,35 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
         urls: presentUrls(urls, request.params.id),
         rollback_to: await rollbackTarget(db, aliases),
       };
+    },
+  );
+
+  app.post(
+    '/api/deploy/:id/releases/:release/preview-links',
+    {
+      schema: {
+        tags: ['deploy'],
+        summary: "Share a release's preview: a signed link that needs no password until it expires",
+        description:
+          'The link opens the preview host of this release only. Its first request trades the token for a cookie on that host and redirects to the same address without it. Nothing is stored: a link cannot be revoked one by one, but a new preview password voids every link.',
+        security,
+        params: ReleaseParams,
+        body: PreviewLinkBody,
+        response: { 201: PreviewLinkOut, ...problems(404) },
+      },
+      preHandler: (request) => requireSiteDeployToken(request as FastifyRequest<{ Params: { id: string } }>),
+    },
+    async (request, reply) => {
+      const { id, release } = request.params;
+      const link = await makePreviewLink(
+        db,
+        app.deps.config.secretKey,
+        id,
+        release,
+        previewUrl(urlContext(request), id, release),
+        request.body.expires_in,
+      );
+      return reply.code(201).send(presentPreviewLink(link));
     },
   );
 

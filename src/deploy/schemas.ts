@@ -15,6 +15,33 @@ export const ReleaseId = Type.String({
   description: 'Release id: 12 lower-case letters and digits, time-sortable.',
 });
 
+export const ReleaseParams = Type.Object({
+  id: Type.String({ maxLength: 64, description: 'Site id.' }),
+  release: ReleaseId,
+});
+
+export const PreviewLinkBody = Type.Object(
+  {
+    expires_in: Type.Integer({
+      minimum: 300,
+      maximum: 2592000,
+      description: 'Seconds until the link stops working: 300 (5 minutes) to 2592000 (30 days).',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type PreviewLinkBody = Static<typeof PreviewLinkBody>;
+
+export const PreviewLinkOut = Type.Object({
+  release: ReleaseId,
+  url: Type.String({
+    description:
+      "The release's preview URL with a signed token: it opens the preview without the password until it expires, on that release's host only. A new preview password voids it.",
+  }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+export type PreviewLinkOut = Static<typeof PreviewLinkOut>;
+
 export const ReleaseBody = Type.Object({ release: ReleaseId }, { additionalProperties: false });
 export type ReleaseBody = Static<typeof ReleaseBody>;
 
@@ -44,6 +71,19 @@ export const ReleaseOut = Type.Object({
   promotable: Type.Boolean({ description: 'False for preview-only releases (builds of a non-connected branch).' }),
   build_id: Nullable(Type.String()),
   git: Nullable(GitCommitOut),
+  origin: Type.Union([Type.Literal('upload'), Type.Literal('build'), Type.Literal('git')], {
+    description:
+      'How it was made: upload (files uploaded as built), build (Markdown uploaded and built), git (a push built it).',
+  }),
+  created_by: Nullable(
+    Type.String({
+      description:
+        'Who made it, in words: `deploy token "<name>"`, `console user "<name>"`, `push by "<pusher>"`; null on releases made before Blume kept it.',
+    }),
+  ),
+  build_duration_ms: Nullable(
+    Type.Integer({ description: "Milliseconds from the build's start to the release; null for uploads." }),
+  ),
 });
 export type ReleaseOut = Static<typeof ReleaseOut>;
 

@@ -4,6 +4,7 @@ import { and, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import { randomAlnum } from '../lib/ids.js';
+import { previewLink } from './preview-links.js';
 import { pointerEpoch, promotions, releases, siteAliases, type ReleaseRow, type SiteAliasRow } from './tables.js';
 
 export type { ReleaseRow, SiteAliasRow };
@@ -207,4 +208,19 @@ export async function clearStage(db: Executor, siteId: string): Promise<SiteAlia
       .returning();
     return aliases!;
   });
+}
+
+/** A signed link to a release's preview that works for `seconds` without the preview password. */
+export async function makePreviewLink(
+  db: Executor,
+  secretKey: string,
+  siteId: string,
+  releaseId: string,
+  previewUrl: string,
+  seconds: number,
+): Promise<{ release: ReleaseRow; url: string; expiresAt: Date }> {
+  const release = await requireRelease(db, siteId, releaseId);
+  const aliases = await ensureAliases(db, siteId);
+  const link = previewLink(secretKey, { siteId, releaseId, password: aliases.previewPassword }, previewUrl, seconds);
+  return { release, ...link };
 }

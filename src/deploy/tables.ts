@@ -35,6 +35,10 @@ export const releases = pgTable(
     promotable: boolean('promotable').notNull().default(true),
     buildId: text('build_id'),
     git: jsonb('git').$type<GitCommit | null>(),
+    /** Who made it, in words: `deploy token "ci"`, `console user "ada"`, `push by "ada"`; null before 0052. */
+    createdBy: text('created_by'),
+    /** Milliseconds from the build's start to this release (built releases). */
+    buildMs: integer('build_ms'),
     rules: jsonb('rules').$type<ReleaseRules>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },

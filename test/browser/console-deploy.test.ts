@@ -66,6 +66,9 @@ for (const database of testDatabases) {
       await page.waitForURL(`${origin}/sites/frida`);
       await page.getByText('No releases yet.').waitFor();
       await screenshot(page, `${database}-console-static-empty`);
+      // The empty releases tab links to the upload form, which opens its tab.
+      await page.getByRole('link', { name: 'Upload a folder or an archive' }).click();
+      await page.getByRole('tab', { name: 'Upload', selected: true }).waitFor();
 
       // Drag files onto the drop zone; a 3 MiB file makes the progress bar move.
       await page.evaluate(() => {
@@ -89,6 +92,7 @@ for (const database of testDatabases) {
       assert.ok(progress.length > 0 && progress.at(-1) === 100, `the progress bar moved to 100: ${progress.join(',')}`);
 
       // A folder from the picker keeps its sub-folders; its lone top folder is the site root.
+      await page.getByRole('tab', { name: 'Upload' }).click();
       await page.getByLabel('A folder').setInputFiles(path.join(folder, 'site'));
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
       await page.waitForURL(
@@ -127,6 +131,7 @@ for (const database of testDatabases) {
       await live.getByRole('heading', { name: 'Folder home' }).waitFor();
 
       // Mint a token (shown once, with a copy button), use it, revoke it.
+      await page.getByRole('tab', { name: 'Deploy tokens' }).click();
       await page.getByLabel('Token name').fill('laptop');
       await page.getByRole('button', { name: 'Mint a deploy token' }).click();
       const token = (await page.locator('#new-token').textContent())!;
@@ -137,6 +142,7 @@ for (const database of testDatabases) {
       assert.equal(use.status, 200);
       await page.goto(`${origin}/sites/frida`);
       assert.equal(await page.locator('#new-token').count(), 0, 'the token is not shown again');
+      await page.getByRole('tab', { name: 'Deploy tokens' }).click();
       await page.getByRole('button', { name: 'Revoke laptop' }).click();
       await page.getByText('The deploy token was revoked').waitFor();
       assert.equal(
@@ -148,7 +154,7 @@ for (const database of testDatabases) {
     });
 
     it('builds a folder of Markdown while the page follows the log, and connects a repository', async () => {
-      const { context, page } = await consolePage(browser, origin, 'frida', '/sites/frida');
+      const { context, page } = await consolePage(browser, origin, 'frida', '/sites/frida#upload-h');
       await page.getByLabel('Markdown to build as a docs site').check();
       await page.getByLabel('A folder').setInputFiles(path.join(folder, 'docs'));
       await page.getByRole('button', { name: 'Upload', exact: true }).click();
@@ -160,6 +166,7 @@ for (const database of testDatabases) {
       await page.getByRole('link', { name: 'preview it' }).waitFor();
 
       await page.goto(`${origin}/sites/frida`);
+      await page.getByRole('tab', { name: 'Repository' }).click();
       await page.getByRole('textbox', { name: 'Repository', exact: true }).fill('frida/handbook');
       await page.getByLabel('The folder holds').selectOption('markdown');
       await page.getByRole('button', { name: 'Connect' }).click();
@@ -167,6 +174,7 @@ for (const database of testDatabases) {
       await page.getByText('/api/deploy/frida/github/webhook').first().waitFor();
       await page.goto(`${origin}/sites/frida`);
       assert.equal(await page.locator('#webhook-secret').count(), 0, 'the secret is shown once');
+      await page.getByRole('tab', { name: 'Repository' }).click();
       await page.getByRole('button', { name: 'Disconnect the repository' }).click();
       await page.getByText('The repository was disconnected').waitFor();
       await context.close();

@@ -8,6 +8,8 @@ type SettingType =
 
 export interface SettingDefinition {
   type: SettingType;
+  /** What forms call it; the name stays what env files, the API and the CLI use. */
+  label: string;
   doc: string;
   secret?: boolean;
   /**
@@ -19,67 +21,98 @@ export interface SettingDefinition {
 }
 
 export const SETTINGS = {
-  FORUM_API_PUBLIC_READ: { type: 'boolean', doc: 'Anonymous Forum API reads (needs API_CORS_ORIGINS too).' },
+  FORUM_API_PUBLIC_READ: {
+    label: 'Anonymous API reads',
+    type: 'boolean',
+    doc: 'Anonymous Forum API reads (needs API_CORS_ORIGINS too).',
+  },
   API_CORS_ORIGINS: {
+    label: 'Browser origins allowed to call the APIs',
     type: 'origins',
     doc: 'Comma-separated origins allowed to call the site APIs from browsers, or *.',
   },
-  FORUM_TITLE: { type: 'text', doc: 'Title of the community.' },
-  REGISTRATION_OPEN: { type: 'boolean', doc: 'Whether visitors may sign up as members.' },
+  FORUM_TITLE: { label: 'Community title', type: 'text', doc: 'Title of the community.' },
+  REGISTRATION_OPEN: { label: 'Open sign-up', type: 'boolean', doc: 'Whether visitors may sign up as members.' },
   FORUM_EMAIL_CONFIRMATION: {
+    label: 'Confirm e-mail before posting',
     type: 'boolean',
     doc: 'Members who sign up confirm their e-mail address before posting, when the server sends mail (default true).',
   },
   FORUM_HOLD_FIRST_POSTS: {
+    label: 'Hold first posts for approval',
     type: 'boolean',
     doc: "Hold a member's first post for a moderator's approval (default false).",
   },
   FORUM_TRUST_MIN_POSTS: {
+    label: 'Posts before a member is trusted',
     type: 'count',
     doc: 'Posts a new member writes before its links show and it may upload (default 2).',
   },
   FORUM_TRUST_MIN_TOPICS_READ: {
+    label: 'Topics read before a member is trusted',
     type: 'count',
     doc: 'Topics a new member reads before its links show and it may upload (default 5).',
   },
   FORUM_NEW_MEMBER_POSTS_PER_HOUR: {
+    label: 'Posts per hour by a new member',
     type: 'count',
     doc: 'Posts, replies, edits and flags a new member may make per hour (default 10).',
   },
-  HELPDESK_SUPPORT_ADDRESS: { type: 'email', doc: 'Support e-mail address of the help desk.' },
+  HELPDESK_SUPPORT_ADDRESS: {
+    label: 'Support e-mail address',
+    type: 'email',
+    doc: 'Support e-mail address of the help desk.',
+  },
   HELPDESK_INBOUND_SECRET: {
+    label: 'Inbound e-mail secret',
     type: 'text',
     secret: true,
     owner: true,
     doc: 'Secret of POST /inbound-email: the Bearer token of raw MIME and the basic-auth password of Postmark.',
   },
   HELPDESK_MAILGUN_SIGNING_KEY: {
+    label: 'Mailgun signing key',
     type: 'text',
     secret: true,
     owner: true,
     doc: 'Mailgun HTTP webhook signing key, verifying Mailgun route deliveries.',
   },
   HELPDESK_SENDGRID_VERIFICATION_KEY: {
+    label: 'SendGrid verification key',
     type: 'text',
     secret: true,
     owner: true,
     doc: 'Public key (base64) of the SendGrid Inbound Parse security policy, verifying its signatures.',
   },
   HELPDESK_ATTACHMENT_MAX_BYTES: {
+    label: 'Largest inbound attachment (bytes)',
     type: 'bytes',
     doc: 'Largest attachment an inbound e-mail may carry, in bytes (default 26214400, 25 MiB).',
   },
-  AI_PROVIDER: { type: 'enum', owner: true, values: ['openai', 'anthropic'], doc: 'AI provider API flavour.' },
-  AI_BASE_URL: { type: 'url', owner: true, doc: 'Base URL of the AI provider API.' },
-  AI_MODEL: { type: 'text', doc: 'AI model name.' },
-  AI_API_KEY: { type: 'text', secret: true, owner: true, doc: "The site owner's AI provider API key." },
-  AI_CONTENT_ENABLED: { type: 'boolean', doc: 'Enable AI content drafting.' },
-  MAIL_SERVER: { type: 'host', owner: true, doc: 'SMTP host for mail of this instance.' },
-  MAIL_PORT: { type: 'port', owner: true, doc: 'SMTP port.' },
-  MAIL_USE_TLS: { type: 'boolean', owner: true, doc: 'Implicit TLS for SMTP.' },
-  MAIL_USERNAME: { type: 'text', owner: true, doc: 'SMTP user name.' },
-  MAIL_PASSWORD: { type: 'text', secret: true, owner: true, doc: 'SMTP password.' },
+  AI_PROVIDER: {
+    label: 'AI provider',
+    type: 'enum',
+    owner: true,
+    values: ['openai', 'anthropic'],
+    doc: 'AI provider API flavour.',
+  },
+  AI_BASE_URL: { label: 'AI provider address', type: 'url', owner: true, doc: 'Base URL of the AI provider API.' },
+  AI_MODEL: { label: 'AI model', type: 'text', doc: 'AI model name.' },
+  AI_API_KEY: {
+    label: 'AI provider API key',
+    type: 'text',
+    secret: true,
+    owner: true,
+    doc: "The site owner's AI provider API key.",
+  },
+  AI_CONTENT_ENABLED: { label: 'AI content drafting', type: 'boolean', doc: 'Enable AI content drafting.' },
+  MAIL_SERVER: { label: 'SMTP server', type: 'host', owner: true, doc: 'SMTP host for mail of this instance.' },
+  MAIL_PORT: { label: 'SMTP port', type: 'port', owner: true, doc: 'SMTP port.' },
+  MAIL_USE_TLS: { label: 'SMTP over TLS', type: 'boolean', owner: true, doc: 'Implicit TLS for SMTP.' },
+  MAIL_USERNAME: { label: 'SMTP user name', type: 'text', owner: true, doc: 'SMTP user name.' },
+  MAIL_PASSWORD: { label: 'SMTP password', type: 'text', secret: true, owner: true, doc: 'SMTP password.' },
   MAIL_DEFAULT_SENDER: {
+    label: 'Sender address',
     type: 'sender',
     owner: true,
     doc: 'From address, `name@example.com` or `Name <name@example.com>`.',
@@ -88,6 +121,41 @@ export const SETTINGS = {
 
 export type SettingName = keyof typeof SETTINGS;
 export const SETTING_NAMES = Object.keys(SETTINGS).sort() as SettingName[];
+
+// How settings forms (the forum's admin page, the console) group the allowlist, in their order.
+const GROUPS: ReadonlyArray<readonly [string, readonly SettingName[]]> = [
+  ['Community', ['FORUM_TITLE', 'REGISTRATION_OPEN']],
+  [
+    'Trust and spam',
+    [
+      'FORUM_EMAIL_CONFIRMATION',
+      'FORUM_HOLD_FIRST_POSTS',
+      'FORUM_TRUST_MIN_POSTS',
+      'FORUM_TRUST_MIN_TOPICS_READ',
+      'FORUM_NEW_MEMBER_POSTS_PER_HOUR',
+    ],
+  ],
+  ['Forum API', ['FORUM_API_PUBLIC_READ', 'API_CORS_ORIGINS']],
+  ['Mail', ['MAIL_DEFAULT_SENDER', 'MAIL_SERVER', 'MAIL_PORT', 'MAIL_USE_TLS', 'MAIL_USERNAME', 'MAIL_PASSWORD']],
+  [
+    'Help desk',
+    [
+      'HELPDESK_SUPPORT_ADDRESS',
+      'HELPDESK_INBOUND_SECRET',
+      'HELPDESK_MAILGUN_SIGNING_KEY',
+      'HELPDESK_SENDGRID_VERIFICATION_KEY',
+      'HELPDESK_ATTACHMENT_MAX_BYTES',
+    ],
+  ],
+  ['AI', ['AI_PROVIDER', 'AI_BASE_URL', 'AI_MODEL', 'AI_API_KEY', 'AI_CONTENT_ENABLED']],
+];
+
+/** Every allowlisted setting in a group; any the groups above miss are listed under "Other". */
+export function settingGroups(): Array<readonly [string, readonly SettingName[]]> {
+  const grouped = new Set(GROUPS.flatMap(([, names]) => names));
+  const rest = SETTING_NAMES.filter((name) => !grouped.has(name));
+  return rest.length > 0 ? [...GROUPS, ['Other', rest]] : [...GROUPS];
+}
 
 /** What secrets read back as; a PUT that sends it back keeps the stored value. */
 export const SECRET_MASK = '********';

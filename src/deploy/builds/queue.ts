@@ -16,6 +16,8 @@ interface NewBuild {
   path?: string;
   inputKey?: string | null;
   promotable?: boolean;
+  /** Who asked for it, in words (BuildRow.requestedBy). */
+  requestedBy?: string | null;
   /** Chosen by the caller when the upload is stored under the build's id before the row exists. */
   id?: string;
 }
@@ -41,6 +43,7 @@ export async function enqueueBuild(db: Executor, input: NewBuild): Promise<Build
         path: input.path ?? '',
         inputKey: input.inputKey ?? null,
         promotable: input.promotable ?? true,
+        requestedBy: input.requestedBy ?? null,
       })
       .returning();
     // Abandoned builds are failed, not retried (docs/decisions/0008-build-queue.md): one attempt.

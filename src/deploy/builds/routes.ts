@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../http/errors.js';
 import { PageQuery, setPaginationHeaders, toPage } from '../../http/pagination.js';
 import { validatorCompiler } from '../../http/validation.js';
-import { requireSiteDeployToken } from '../policy.js';
+import { deployTokenActor, requireSiteDeployToken } from '../policy.js';
 import { presentRelease } from '../presenters.js';
 import { DeploySiteParams } from '../schemas.js';
 import { findRelease } from '../service.js';
@@ -63,6 +63,7 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
         { db, blobs: app.deps.blobs, limits: deploy.limits, tmpDir: deploy.tmpDir },
         siteId,
         part.file,
+        deployTokenActor(request),
       );
       deploy.builds.wake();
       const build = await waitForBuild(db, siteId, queued.id, settings.timeoutMs + settings.leaseMs + QUEUE_WAIT_MS);
@@ -153,7 +154,7 @@ export async function buildRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { id: siteId, build_id: buildId } = request.params;
-      const by = request.credential ? `deploy token "${request.credential.name}"` : 'a deploy token';
+      const by = deployTokenActor(request);
       let build = await cancelBuild({ db, blobs: app.deps.blobs, pubsub: app.deps.cache.pubsub }, siteId, buildId, by);
       if (build.state === 'running') build = await waitForBuild(db, siteId, buildId, CANCEL_WAIT_MS);
       return reply

@@ -141,6 +141,8 @@ export async function runBuild(
     promotable: job.promotable,
     buildId: job.id,
     git: job.git ?? null,
+    createdBy: job.requestedBy,
+    buildStartedAt: job.startedAt,
     onCommit: async (tx, release) => {
       const done = await tx
         .update(builds)

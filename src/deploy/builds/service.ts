@@ -28,7 +28,12 @@ interface SourceUploadContext {
   tmpDir: string;
 }
 
-export async function queueSourceUpload(ctx: SourceUploadContext, siteId: string, upload: Readable): Promise<BuildRow> {
+export async function queueSourceUpload(
+  ctx: SourceUploadContext,
+  siteId: string,
+  upload: Readable,
+  requestedBy: string | null = null,
+): Promise<BuildRow> {
   const id = newBuildId();
   await mkdir(ctx.tmpDir, { recursive: true });
   const file = path.join(ctx.tmpDir, `${tempPrefix('source')}${id}`);
@@ -44,7 +49,14 @@ export async function queueSourceUpload(ctx: SourceUploadContext, siteId: string
     await stored.intend(ctx.db, [], [key]);
     await putFile(ctx.blobs, key, file, (await stat(file)).size);
     return await ctx.db.transaction(async (tx) => {
-      const build = await enqueueBuild(tx, { id, siteId, trigger: 'upload', kind: 'markdown', inputKey: key });
+      const build = await enqueueBuild(tx, {
+        id,
+        siteId,
+        trigger: 'upload',
+        kind: 'markdown',
+        inputKey: key,
+        requestedBy,
+      });
       await stored.removeIntent(tx);
       return build;
     });

@@ -28,6 +28,8 @@ export const builds = pgTable(
     /** Blob key of the uploaded source (upload builds); removed when the build ends. */
     inputKey: text('input_key'),
     promotable: boolean('promotable').notNull().default(true),
+    /** Who asked for the build, in words; its release carries it on as `created_by`. */
+    requestedBy: text('requested_by'),
     releaseId: text('release_id').references(() => releases.id, { onDelete: 'set null' }),
     error: text('error'),
     attempts: integer('attempts').notNull().default(0),

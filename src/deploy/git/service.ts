@@ -107,6 +107,7 @@ interface PushPayload {
   after?: unknown;
   deleted?: unknown;
   repository?: { full_name?: unknown };
+  pusher?: { name?: unknown };
 }
 
 function parsePayload(body: Buffer): PushPayload {
@@ -196,6 +197,7 @@ export async function handleWebhook(
       git: { repository: connection.repository, branch, commit },
       path: connection.path,
       promotable,
+      requestedBy: typeof payload.pusher?.name === 'string' ? `push by "${payload.pusher.name.slice(0, 100)}"` : 'a push',
     });
     await tx.update(githubDeliveries).set({ buildId: build.id }).where(eq(githubDeliveries.deliveryId, delivery));
     await tx

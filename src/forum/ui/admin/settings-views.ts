@@ -4,8 +4,8 @@
 import { parseBoolean } from '../../../config/index.js';
 import {
   SECRET_MASK,
-  SETTING_NAMES,
   SETTINGS,
+  settingGroups,
   type SettingDefinition,
   type SettingName,
 } from '../../../core/settings/allowlist.js';
@@ -17,40 +17,6 @@ import { csrfField, time } from '../layout.js';
 import { checkbox, selectField, textField } from './fields.js';
 import type { FieldErrors } from './structure-views.js';
 import { adminFrame, type Flash } from './views.js';
-
-const GROUPS: ReadonlyArray<readonly [string, readonly SettingName[]]> = [
-  ['Community', ['FORUM_TITLE', 'REGISTRATION_OPEN']],
-  [
-    'Trust and spam',
-    [
-      'FORUM_EMAIL_CONFIRMATION',
-      'FORUM_HOLD_FIRST_POSTS',
-      'FORUM_TRUST_MIN_POSTS',
-      'FORUM_TRUST_MIN_TOPICS_READ',
-      'FORUM_NEW_MEMBER_POSTS_PER_HOUR',
-    ],
-  ],
-  ['Forum API', ['FORUM_API_PUBLIC_READ', 'API_CORS_ORIGINS']],
-  ['Mail', ['MAIL_DEFAULT_SENDER', 'MAIL_SERVER', 'MAIL_PORT', 'MAIL_USE_TLS', 'MAIL_USERNAME', 'MAIL_PASSWORD']],
-  [
-    'Help desk',
-    [
-      'HELPDESK_SUPPORT_ADDRESS',
-      'HELPDESK_INBOUND_SECRET',
-      'HELPDESK_MAILGUN_SIGNING_KEY',
-      'HELPDESK_SENDGRID_VERIFICATION_KEY',
-      'HELPDESK_ATTACHMENT_MAX_BYTES',
-    ],
-  ],
-  ['AI', ['AI_PROVIDER', 'AI_BASE_URL', 'AI_MODEL', 'AI_API_KEY', 'AI_CONTENT_ENABLED']],
-];
-
-/** Every allowlisted setting in a group; any the groups above miss are listed under "Other". */
-function groups(): Array<readonly [string, readonly SettingName[]]> {
-  const grouped = new Set(GROUPS.flatMap(([, names]) => names));
-  const rest = SETTING_NAMES.filter((name) => !grouped.has(name));
-  return rest.length > 0 ? [...GROUPS, ['Other', rest]] : [...GROUPS];
-}
 
 export function isSecret(name: SettingName): boolean {
   const definition: SettingDefinition = SETTINGS[name];
@@ -189,7 +155,7 @@ export function settingsView(ui: UiContext, page: SettingsPage): SafeHtml {
     'Settings',
     html`${pendingSection(ui, page)}
 <form class="stack settings" method="post" action="/admin/settings" novalidate>${csrfField(ui)}
-${groups().map(([title, names]) => {
+${settingGroups().map(([title, names]) => {
   const locked = names.some((name) => page.ownerOnly.has(name));
   return html`<fieldset><legend>${title}</legend>${title === 'Mail' ? mailSummary(page.mail) : ''}${
     locked ? html`<p class="hint">Settings shown without a field are the site owner's to change.</p>` : ''
