@@ -3,6 +3,7 @@
 // tags, attributes and URL schemes survives, and links are marked as user content.
 import MarkdownIt from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
+import { highlightCode } from '../lib/code-highlight.js';
 
 /** An @mention: a member's name after a space or the start, not inside an address (`cy@example.test`). */
 export const MENTION = /(?:^|[^\w@.-])@([A-Za-z0-9_.-]{2,40})/g;
@@ -52,7 +53,17 @@ function linkMentions(md: MarkdownIt): void {
   });
 }
 
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false }).use(linkMentions);
+/**
+ * What every post renderer shares: raw HTML shown as text, and fenced code with a known language
+ * highlighted on write (as docs builds do), so the stored HTML carries it and pages need no script.
+ */
+const BASE = {
+  html: false,
+  typographer: false,
+  highlight: (code: string, lang: string) => highlightCode(code, lang) ?? '',
+};
+
+const markdown = new MarkdownIt({ ...BASE, linkify: true, breaks: false }).use(linkMentions);
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -83,6 +94,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
     'tr',
     'th',
     'td',
+    'span',
   ],
   allowedAttributes: {
     a: ['href', 'title', 'rel', 'class'],
@@ -91,8 +103,10 @@ const SANITIZE: sanitizeHtml.IOptions = {
     ol: ['start'],
     th: ['style'],
     td: ['style'],
+    span: ['class'],
   },
-  allowedClasses: { code: [/^language-[A-Za-z0-9_+-]+$/], a: ['mention'] },
+  // highlight.js marks tokens `hljs-keyword`, some with a second word (`hljs-title function_`).
+  allowedClasses: { code: [/^language-[A-Za-z0-9_+-]+$/], a: ['mention'], span: [/^hljs-[a-z_-]+$/, /^[a-z]+_+$/] },
   allowedStyles: { '*': { 'text-align': [/^(left|right|center)$/] } },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesAppliedToAttributes: ['href', 'src'],
@@ -130,14 +144,14 @@ interface RenderedBody {
  * New members' posts (trust level 0): links become their text, images their description, and bare
  * URLs stay text, until the member is trusted.
  */
-const heldLinks = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
+const heldLinks = new MarkdownIt({ ...BASE, linkify: false, breaks: false });
 heldLinks.renderer.rules.link_open = () => '';
 heldLinks.renderer.rules.link_close = () => '';
 heldLinks.renderer.rules.image = (tokens, index, options, env, self) =>
   heldLinks.utils.escapeHtml(self.renderInlineAsText(tokens[index]!.children ?? [], options, env));
 
 /** Text that came as e-mail: every line break of the mail is a line break on the page. */
-const mailText = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: true }).use(linkMentions);
+const mailText = new MarkdownIt({ ...BASE, linkify: true, breaks: true }).use(linkMentions);
 
 /**
  * Renders and sanitizes a body; `links: false` holds links and images (shown as their text), and

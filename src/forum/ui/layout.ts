@@ -16,6 +16,8 @@ export interface PageOptions {
   /** Keep pages with personal or secret content out of caches. */
   private?: boolean;
   search?: string;
+  /** Load the forum script for guests too (members always get it): the page has code to copy. */
+  scripts?: boolean;
 }
 
 /** The hidden CSRF field of every form. */
@@ -114,7 +116,7 @@ export function layout(ui: UiContext, page: PageOptions): string {
 <link rel="stylesheet" href="/assets/forum.css">
 <link rel="alternate" type="application/atom+xml" title="${ui.title}: recent topics" href="/feed.atom">
 ${page.head ?? ''}
-${viewer.kind === 'member' ? html`<script src="/assets/forum.js" defer></script>` : ''}
+${viewer.kind === 'member' || page.scripts ? html`<script src="/assets/forum.js" defer></script>` : ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

@@ -97,7 +97,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(FORUM_CSS),
   );
 
-  // Members' pages load it (layout.ts); guests' pages carry no script.
+  // Members' pages load it (layout.ts); guests' pages only where a post holds a code block.
   app.get('/assets/forum.js', async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(FORUM_JS),
   );
@@ -240,7 +240,9 @@ href="/f/${forum.slug}/feed.atom">`,
         from,
         draft: draft === undefined ? undefined : { values: { body: draft }, drafted: true },
       };
-      return sendPage(reply, request.ui, topic.title, topicView(request.ui, data, can), { head });
+      // Guests get the script only for what it adds to reading: copy buttons on code blocks.
+      const scripts = shown.some(({ post }) => !post.deletedAt && post.bodyHtml.includes('<pre>'));
+      return sendPage(reply, request.ui, topic.title, topicView(request.ui, data, can), { head, scripts });
     },
   );
 

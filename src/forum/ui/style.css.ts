@@ -5,10 +5,11 @@ import { AVATAR_PALETTE } from '../avatars.js';
 export const FORUM_CSS = `
 :root{color-scheme:light dark;--bg:#fbfaf8;--fg:#1d1d1f;--muted:#5f6368;--line:#e2ded8;--card:#fff;--accent:#2f5fd0;\
 --accent-fg:#fff;--pin:#a15c00;--warn-bg:#fff4e5;--warn:#8a4b00;--err-bg:#fdecec;--err:#a31515;--ok-bg:#e8f5ec;\
---ok:#1f6b3a;--code:#f2f0ec}
+--ok:#1f6b3a;--code:#f2f0ec;--hl-k:#9b1f99;--hl-s:#2b6a1f;--hl-n:#9a4a00;--hl-c:#5d6470;--hl-t:#2a52c0;--hl-a:#85500a}
 @media (prefers-color-scheme:dark){:root{--bg:#141517;--fg:#e8e6e3;--muted:#a0a4ab;--line:#2e3136;--card:#1c1e21;\
 --accent:#8ab4ff;--accent-fg:#0c1526;--pin:#f0b35a;--warn-bg:#3a2a12;--warn:#f5c77e;--err-bg:#3d1818;--err:#ff9d9d;\
---ok-bg:#15301f;--ok:#8fd6a5;--code:#26292d}}
+--ok-bg:#15301f;--ok:#8fd6a5;--code:#26292d;--hl-k:#d19af5;--hl-s:#9bd67a;--hl-n:#f0a867;--hl-c:#9aa3b2;\
+--hl-t:#8fb3ff;--hl-a:#e6c07b}}
 *{box-sizing:border-box}
 [hidden]{display:none!important}
 html{font-size:100%}
@@ -66,8 +67,20 @@ ol.notifications li form{display:inline}
 .post header .author{font-weight:600}
 .post .body{overflow-wrap:anywhere}
 .post .body img{max-width:100%}
-.post .body pre{background:var(--code);padding:.6rem .8rem;border-radius:6px;overflow:auto}
+.post .body pre{background:var(--code);padding:.6rem .8rem;border-radius:6px;overflow:auto;position:relative}
 .post .body code{background:var(--code);padding:.05rem .25rem;border-radius:4px}
+.post .body pre code{padding:0;overflow-wrap:normal}
+.post .body pre>button.copy{position:absolute;top:.3rem;right:.3rem;font-size:.75rem;padding:.1rem .5rem;\
+background:var(--card);color:var(--accent)}
+.hljs-keyword,.hljs-built_in,.hljs-type,.hljs-literal,.hljs-selector-tag{color:var(--hl-k)}
+.hljs-string,.hljs-regexp,.hljs-addition{color:var(--hl-s)}
+.hljs-number,.hljs-variable,.hljs-deletion{color:var(--hl-n)}
+.hljs-comment,.hljs-quote,.hljs-meta{color:var(--hl-c)}
+.hljs-title,.hljs-section,.hljs-name{color:var(--hl-t)}
+.hljs-attr,.hljs-attribute,.hljs-property,.hljs-params{color:var(--hl-a)}
+.post .body table{display:block;max-width:100%;overflow-x:auto;border-collapse:collapse;margin:.5rem 0}
+.post .body th,.post .body td{border:1px solid var(--line);padding:.3rem .6rem;text-align:left;vertical-align:top}
+.post .body th{background:var(--code)}
 .post .body blockquote{margin:.5rem 0;padding-left:.8rem;border-left:3px solid var(--line);color:var(--muted)}
 .mail-html{overflow-x:auto}
 .mail-html table{border-collapse:collapse;margin:.5rem 0}
