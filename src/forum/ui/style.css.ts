@@ -51,6 +51,15 @@ border:1px solid currentColor;margin-left:.35rem;vertical-align:middle;color:var
 a.badge.new:hover{text-decoration:underline}
 .post.new{box-shadow:inset 4px 0 0 var(--accent)}
 .on-phone{display:none}
+.meta a.category{color:var(--fg);text-decoration:none;font-weight:600;font-size:.8rem;padding:0 .4rem;\
+border-left:4px solid var(--accent);background:var(--code)}
+.meta a.category:hover{text-decoration:underline}
+.posters{display:inline-flex;white-space:nowrap}
+.posters .avatar{margin-right:-.3rem;box-shadow:0 0 0 2px var(--card)}
+table.list th.posters-col{width:8rem}
+ul.latest-topics{list-style:none;margin:.4rem 0 0;padding:0;font-size:.9rem}
+ul.latest-topics li{margin:.15rem 0;overflow-wrap:anywhere}
+.toolbar-actions{display:flex;gap:.5rem;align-items:center}
 .likes{color:var(--muted)}
 button.secondary[aria-pressed=true]{background:var(--accent);color:var(--accent-fg)}
 details.flag>summary{cursor:pointer;color:var(--muted);display:inline-block}
@@ -250,7 +259,7 @@ table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border
 table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}\
 table.list.admin td,table.list.admin th{padding:.2rem .8rem}\
 table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}\
-table.list td.num,table.list th.num{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;\
+table.list td.num,table.list th.num,table.list .posters-col{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;\
 padding-left:.5rem}.desk-ticket{grid-template-columns:minmax(0,1fr)}\
 table.desk-list td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}\
 table.desk-list,table.desk-list tbody{display:block}table.desk-list td.subject a.title,\
