@@ -15,7 +15,8 @@ export interface PageOptions {
   head?: SafeHtml;
   /** Keep pages with personal or secret content out of caches. */
   private?: boolean;
-  search?: string;
+  /** The search page, whose own form is the search: the header then has none (one search landmark). */
+  searchPage?: boolean;
   /** Load the forum script for guests too (members always get it): the page has code to copy. */
   scripts?: boolean;
 }
@@ -124,11 +125,15 @@ ${viewer.kind === 'member' || page.scripts ? html`<script src="/assets/forum.js"
 <div class="wrap">
 <a class="brand" href="/">${ui.title}</a>
 <nav class="forum-links" aria-label="Forum"><ul>${forumLinks}</ul></nav>
-<form class="search" role="search" method="get" action="/search">\
+${
+  page.searchPage
+    ? ''
+    : html`<form class="search" role="search" aria-label="Forum" method="get" action="/search">\
 <label class="sr-only" for="site-search">Search the forum</label>\
-<input type="search" id="site-search" name="q" value="${page.search ?? ''}" placeholder="Search" maxlength="200">\
-<button type="submit" class="secondary">Search</button></form>
-<nav aria-label="Account"><ul>${account}</ul></nav>
+<input type="search" id="site-search" name="q" placeholder="Search" maxlength="200">\
+<button type="submit" class="secondary">Search</button></form>`
+}
+<nav class="account-links" aria-label="Account"><ul>${account}</ul></nav>
 </div>
 </header>
 <main id="main" class="wrap" tabindex="-1">

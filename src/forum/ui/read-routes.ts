@@ -404,7 +404,7 @@ href="/f/${forum.slug}/feed.atom">`,
         request.ui,
         query ? `Search: ${query}` : 'Search',
         searchView(form, rows, page, totalPages(total, TOPICS_PER_PAGE)),
-        { search: query },
+        { searchPage: true },
       );
     },
   );

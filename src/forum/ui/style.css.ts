@@ -21,8 +21,8 @@ a:hover{text-decoration-thickness:2px}
 .skip:focus{left:.5rem}
 .wrap{max-width:60rem;margin:0 auto;padding:0 1rem}
 header.site{border-bottom:1px solid var(--line);background:var(--card)}
-header.site .wrap{display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:center;padding-top:.75rem;\
-padding-bottom:.75rem}
+header.site .wrap{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding-top:.6rem;\
+padding-bottom:.6rem;max-width:80rem}
 .brand{font-weight:700;font-size:1.2rem;text-decoration:none;color:var(--fg)}
 header.site nav{margin-left:auto}
 header.site nav ul{display:flex;flex-wrap:wrap;gap:.5rem 1rem;list-style:none;margin:0;padding:0;align-items:center}
@@ -30,7 +30,8 @@ header.site nav.forum-links{margin-left:0}
 .count{display:inline-block;min-width:1.4rem;padding:0 .4rem;border-radius:999px;background:var(--accent);\
 color:var(--accent-fg);font-size:.8rem;font-weight:700;text-align:center;line-height:1.4rem}
 form.search{display:flex;gap:.25rem}
-form.search input{width:12rem}
+form.search input{width:11rem;padding:.35rem .5rem}
+form.search button{padding:.35rem .7rem}
 main.wrap{padding-top:1.5rem;padding-bottom:3rem}
 h1{font-size:1.6rem;line-height:1.25;margin:.25rem 0 1rem}
 h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
@@ -254,7 +255,9 @@ details.sanction select{max-width:100%}
 details.sanction[open]{flex-basis:100%}
 details.sanction>summary{cursor:pointer;color:var(--accent);display:inline-block}
 .standing{margin:1rem 0}
-@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}\
+@media (max-width:40rem){header.site .wrap{gap:.35rem 1rem;padding-top:.5rem;padding-bottom:.5rem}\
+header.site nav.account-links{order:1}header.site nav.forum-links{order:2;width:100%}form.search{order:3;width:100%}\
+header.site nav ul{gap:.25rem .9rem}table.list.admin thead{display:none}\
 table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}\
 table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}\
 table.list.admin td,table.list.admin th{padding:.2rem .8rem}\
