@@ -71,6 +71,8 @@ display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;overflow-wrap
 ol.notifications li.unread{border-color:var(--accent);box-shadow:inset 4px 0 0 var(--accent)}
 ol.notifications li form{display:inline}
 .flag-note{margin:.4rem 0;font-style:italic;overflow-wrap:anywhere}
+ul.flag-reasons{margin:.4rem 0;padding-left:1.1rem}
+ul.flag-reasons p{margin:.1rem 0}
 .card .flagged{margin:.5rem 0}
 .post{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:0 0 .8rem}
 .post header{display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;margin-bottom:.35rem}
