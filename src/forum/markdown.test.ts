@@ -45,13 +45,13 @@ describe('forum markdown', () => {
     );
     assert.match(
       html,
-      /<pre><code class="language-ts"><span class="hljs-keyword">const<\/span> <span class="hljs-attr">s<\/span>: <span class="hljs-built_in">number<\/span>/,
+      /<pre><code tabindex="0" class="language-ts"><span class="hljs-keyword">const<\/span> <span class="hljs-attr">s<\/span>: <span class="hljs-built_in">number<\/span>/,
     );
     assert.match(html, /<span class="hljs-comment">\/\/ one<\/span>/);
     assert.match(html, /<span class="hljs-title class_">A<\/span>/);
     assert.match(html, /<span class="hljs-string">"x&lt;y"<\/span>/);
-    assert.match(html, /<pre><code>&lt;b&gt;plain&lt;\/b&gt;\n<\/code><\/pre>/);
-    assert.match(html, /<pre><code class="language-nosuchlang">keep &lt;i&gt;\n<\/code><\/pre>/);
+    assert.match(html, /<pre><code tabindex="0">&lt;b&gt;plain&lt;\/b&gt;\n<\/code><\/pre>/);
+    assert.match(html, /<pre><code tabindex="0" class="language-nosuchlang">keep &lt;i&gt;\n<\/code><\/pre>/);
     assert.match(text, /class A \{ run\(\) \{ return "x<y"; \} \}/);
   });
 

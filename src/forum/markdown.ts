@@ -63,7 +63,22 @@ const BASE = {
   highlight: (code: string, lang: string) => highlightCode(code, lang) ?? '',
 };
 
-const markdown = new MarkdownIt({ ...BASE, linkify: true, breaks: false }).use(linkMentions);
+/**
+ * Code blocks and tables scroll sideways inside a post on a narrow screen; a keyboard reaches a
+ * scrolling region only if something in it takes focus, so their `code` and `table` do.
+ */
+function focusableScrollers(md: MarkdownIt): void {
+  md.core.ruler.push('scroll_regions', (state) => {
+    for (const token of state.tokens)
+      if (token.type === 'fence' || token.type === 'code_block' || token.type === 'table_open')
+        token.attrSet('tabindex', '0');
+  });
+  // The default renderer of indented code drops the token's attributes.
+  md.renderer.rules.code_block = (tokens, index) =>
+    `<pre><code tabindex="0">${md.utils.escapeHtml(tokens[index]!.content)}</code></pre>\n`;
+}
+
+const markdown = new MarkdownIt({ ...BASE, linkify: true, breaks: false }).use(linkMentions).use(focusableScrollers);
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -99,7 +114,8 @@ const SANITIZE: sanitizeHtml.IOptions = {
   allowedAttributes: {
     a: ['href', 'title', 'rel', 'class'],
     img: ['src', 'alt', 'title'],
-    code: ['class'],
+    code: ['class', 'tabindex'],
+    table: ['tabindex'],
     ol: ['start'],
     th: ['style'],
     td: ['style'],
@@ -144,14 +160,14 @@ interface RenderedBody {
  * New members' posts (trust level 0): links become their text, images their description, and bare
  * URLs stay text, until the member is trusted.
  */
-const heldLinks = new MarkdownIt({ ...BASE, linkify: false, breaks: false });
+const heldLinks = new MarkdownIt({ ...BASE, linkify: false, breaks: false }).use(focusableScrollers);
 heldLinks.renderer.rules.link_open = () => '';
 heldLinks.renderer.rules.link_close = () => '';
 heldLinks.renderer.rules.image = (tokens, index, options, env, self) =>
   heldLinks.utils.escapeHtml(self.renderInlineAsText(tokens[index]!.children ?? [], options, env));
 
 /** Text that came as e-mail: every line break of the mail is a line break on the page. */
-const mailText = new MarkdownIt({ ...BASE, linkify: true, breaks: true }).use(linkMentions);
+const mailText = new MarkdownIt({ ...BASE, linkify: true, breaks: true }).use(linkMentions).use(focusableScrollers);
 
 /**
  * Renders and sanitizes a body; `links: false` holds links and images (shown as their text), and

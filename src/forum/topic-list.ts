@@ -380,19 +380,27 @@ export async function listTopicActivity(db: Executor, topicIds: string[]): Promi
     .orderBy(desc(forumPosts.createdAt))
     .limit(RECENT_POSTS)
     .as('recent');
-  const posters = await db
+  // Grouped by author before the members are joined, so each poster's row is read by its key.
+  const latestBy = db
     .select({
-      topicId: sql<string>`topic.id`,
-      authorId: forumMembers.id,
-      authorName: forumMembers.username,
-      authorAvatar: forumMembers.avatarUploadId,
-      lastAt: sql<Date>`max(${recent.createdAt})`,
+      topicId: sql<string>`topic.id`.as('topic_id'),
+      authorId: recent.authorId,
+      lastAt: sql<Date>`max(${recent.createdAt})`.as('last_at'),
     })
     .from(sql`unnest(${ids}) as topic(id)`)
     .innerJoinLateral(recent, sql`true`)
-    .innerJoin(forumMembers, eq(forumMembers.id, recent.authorId))
-    .groupBy(sql`topic.id`, forumMembers.id)
-    .orderBy(sql`topic.id`, desc(sql`max(${recent.createdAt})`));
+    .groupBy(sql`topic.id`, recent.authorId)
+    .as('latest_by');
+  const posters = await db
+    .select({
+      topicId: latestBy.topicId,
+      authorId: forumMembers.id,
+      authorName: forumMembers.username,
+      authorAvatar: forumMembers.avatarUploadId,
+    })
+    .from(latestBy)
+    .innerJoin(forumMembers, eq(forumMembers.id, latestBy.authorId))
+    .orderBy(latestBy.topicId, desc(latestBy.lastAt));
   for (const row of posters) {
     const entry = activity.get(row.topicId)!;
     const author = authorOf(row.authorId, row.authorName, row.authorAvatar);

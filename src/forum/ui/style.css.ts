@@ -90,7 +90,9 @@ background:var(--card);color:var(--accent)}
 .hljs-comment,.hljs-quote,.hljs-meta{color:var(--hl-c)}
 .hljs-title,.hljs-section,.hljs-name{color:var(--hl-t)}
 .hljs-attr,.hljs-attribute,.hljs-property,.hljs-params{color:var(--hl-a)}
-.post .body table{display:block;max-width:100%;overflow-x:auto;border-collapse:collapse;margin:.5rem 0}
+.post .body table{display:block;max-width:100%;overflow-x:auto;border-collapse:collapse;margin:.5rem 0;\
+overflow-wrap:normal}
+.post .body th{white-space:nowrap}
 .post .body th,.post .body td{border:1px solid var(--line);padding:.3rem .6rem;text-align:left;vertical-align:top}
 .post .body th{background:var(--code)}
 .post .body blockquote{margin:.5rem 0;padding-left:.8rem;border-left:3px solid var(--line);color:var(--muted)}
