@@ -7,9 +7,9 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 
 /** What a browser sends as Accept-Encoding. */
-export const BROWSER_ENCODINGS = { 'accept-encoding': 'gzip, deflate, br, zstd' };
+const BROWSER_ENCODINGS = { 'accept-encoding': 'gzip, deflate, br, zstd' };
 
-export interface ServedFirstLoad {
+interface ServedFirstLoad {
   /** Bytes on the wire of the page and its linked CSS and JS together. */
   bytes: number;
   /** The paths fetched, the page first. */

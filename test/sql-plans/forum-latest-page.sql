@@ -102,23 +102,23 @@ select "id", "site_id", "category_id", "name", "slug", "description", "position"
 --           Index Cond: (site_id = $1::text)
 
 -- 5. unnamed: planned with its values
-select topic.id, "forum_members"."id", "forum_members"."username", "forum_members"."avatar_upload_id", max("recent"."created_at") from unnest(array[$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20]::text[]) as topic(id) inner join lateral (select "author_id", "created_at" from "forum_posts" where ("forum_posts"."topic_id" = topic.id and "forum_posts"."deleted_at" is null) order by "forum_posts"."created_at" desc limit $21) "recent" on true inner join "forum_members" on "forum_members"."id" = "recent"."author_id" group by topic.id, "forum_members"."id" order by topic.id, max("recent"."created_at") desc;
+select "topic_id", "forum_members"."id", "forum_members"."username", "forum_members"."avatar_upload_id" from (select topic.id as "topic_id", "recent"."author_id", max("recent"."created_at") as "last_at" from unnest(array[$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20]::text[]) as topic(id) inner join lateral (select "author_id", "created_at" from "forum_posts" where ("forum_posts"."topic_id" = topic.id and "forum_posts"."deleted_at" is null) order by "forum_posts"."created_at" desc limit $21) "recent" on true group by topic.id, "recent"."author_id") "latest_by" inner join "forum_members" on "forum_members"."id" = "latest_by"."author_id" order by "topic_id", "last_at" desc;
 --   Sort
 --     Sort Key: topic.id, (max(forum_posts.created_at)) DESC
---     ->  GroupAggregate
---           Group Key: topic.id, forum_members.id
---           ->  Sort
---                 Sort Key: topic.id, forum_members.id
---                 ->  Nested Loop
---                       ->  Function Scan on unnest topic
---                       ->  Hash Join
---                             Hash Cond: (forum_posts.author_id = forum_members.id)
+--     ->  Hash Join
+--           Hash Cond: (forum_posts.author_id = forum_members.id)
+--           ->  GroupAggregate
+--                 Group Key: topic.id, forum_posts.author_id
+--                 ->  Sort
+--                       Sort Key: topic.id, forum_posts.author_id
+--                       ->  Nested Loop
+--                             ->  Function Scan on unnest topic
 --                             ->  Limit
 --                                   ->  Index Scan Backward using forum_posts_topic_idx on forum_posts
 --                                         Index Cond: (topic_id = topic.id)
 --                                         Filter: (deleted_at IS NULL)
---                             ->  Hash
---                                   ->  Seq Scan on forum_members
+--           ->  Hash
+--                 ->  Seq Scan on forum_members
 
 -- 6. unnamed: planned with its values
 select "topic_id", sum("like_count")::int from "forum_posts" where ("forum_posts"."topic_id" in ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) and "forum_posts"."deleted_at" is null) group by "forum_posts"."topic_id";

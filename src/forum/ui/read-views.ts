@@ -120,7 +120,7 @@ function topicBadges(topic: ForumTopicRow): SafeHtml {
 }
 
 /** What a topic list may add to its rows: each topic's forum as a badge (lists across forums), its activity. */
-export interface TopicListExtras {
+interface TopicListExtras {
   forums?: Map<string, Pick<ForumRow, 'name' | 'slug'>>;
   activity?: Map<string, TopicActivity>;
 }
