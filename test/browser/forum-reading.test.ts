@@ -124,7 +124,7 @@ describe('forum reading polish in a browser [pglite]', { skip: skipWithoutChromi
       const row = page.locator('tr', { has: page.getByRole('link', { name: 'How do I read a config file?' }) });
       assert.equal(await row.locator('a.category').textContent(), 'Questions');
       assert.equal(await row.locator('.posters .sr-only').textContent(), 'Posters: ada, dee, cy, bea');
-      if (name === 'desktop') assert.deepEqual(await row.locator('td.num').allTextContents(), ['3', '3', 'now']);
+      if (name === 'desktop') assert.deepEqual((await row.locator('td.num').allTextContents()).slice(0, 2), ['3', '3']);
       else assert.match((await row.locator('.on-phone').textContent())!, /3 replies, 3 likes/);
       await assertNoSidewaysScroll(page);
       await assertNoSeriousAxeViolations(page);
