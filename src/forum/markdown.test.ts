@@ -38,6 +38,29 @@ describe('forum markdown', () => {
     assert.doesNotMatch(renderBody('hi @ann', { links: false }).html, /<a /, 'held posts show no links');
   });
 
+  it('highlights fenced code with a known language, as docs builds do, and nothing else', () => {
+    const { html, text } = renderBody(
+      '```ts\nconst s: number = 1; // one\nclass A { run() { return "x<y"; } }\n```\n\n```\n<b>plain</b>\n```\n\n' +
+        '```nosuchlang\nkeep <i>\n```',
+    );
+    assert.match(
+      html,
+      /<pre><code tabindex="0" class="language-ts"><span class="hljs-keyword">const<\/span> <span class="hljs-attr">s<\/span>: <span class="hljs-built_in">number<\/span>/,
+    );
+    assert.match(html, /<span class="hljs-comment">\/\/ one<\/span>/);
+    assert.match(html, /<span class="hljs-title class_">A<\/span>/);
+    assert.match(html, /<span class="hljs-string">"x&lt;y"<\/span>/);
+    assert.match(html, /<pre><code tabindex="0">&lt;b&gt;plain&lt;\/b&gt;\n<\/code><\/pre>/);
+    assert.match(html, /<pre><code tabindex="0" class="language-nosuchlang">keep &lt;i&gt;\n<\/code><\/pre>/);
+    assert.match(text, /class A \{ run\(\) \{ return "x<y"; \} \}/);
+  });
+
+  it('keeps only highlight classes on spans: Markdown cannot smuggle other markup into code', () => {
+    const { html } = renderBody('```html\n<span class="evil" onclick="x()">hi</span><script>1</script>\n```');
+    assert.doesNotMatch(html, /<script|onclick="|class="evil"/);
+    assert.match(html, /<span class="hljs-tag">/);
+  });
+
   it('keeps titles as typed, one line, and slugs from them', () => {
     assert.equal(plainTitle('Why does <div> not center?'), 'Why does <div> not center?');
     assert.equal(

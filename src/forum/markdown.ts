@@ -3,6 +3,7 @@
 // tags, attributes and URL schemes survives, and links are marked as user content.
 import MarkdownIt from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
+import { highlightCode } from '../lib/code-highlight.js';
 
 /** An @mention: a member's name after a space or the start, not inside an address (`cy@example.test`). */
 export const MENTION = /(?:^|[^\w@.-])@([A-Za-z0-9_.-]{2,40})/g;
@@ -52,7 +53,32 @@ function linkMentions(md: MarkdownIt): void {
   });
 }
 
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false }).use(linkMentions);
+/**
+ * What every post renderer shares: raw HTML shown as text, and fenced code with a known language
+ * highlighted on write (as docs builds do), so the stored HTML carries it and pages need no script.
+ */
+const BASE = {
+  html: false,
+  typographer: false,
+  highlight: (code: string, lang: string) => highlightCode(code, lang) ?? '',
+};
+
+/**
+ * Code blocks and tables scroll sideways inside a post on a narrow screen; a keyboard reaches a
+ * scrolling region only if something in it takes focus, so their `code` and `table` do.
+ */
+function focusableScrollers(md: MarkdownIt): void {
+  md.core.ruler.push('scroll_regions', (state) => {
+    for (const token of state.tokens)
+      if (token.type === 'fence' || token.type === 'code_block' || token.type === 'table_open')
+        token.attrSet('tabindex', '0');
+  });
+  // The default renderer of indented code drops the token's attributes.
+  md.renderer.rules.code_block = (tokens, index) =>
+    `<pre><code tabindex="0">${md.utils.escapeHtml(tokens[index]!.content)}</code></pre>\n`;
+}
+
+const markdown = new MarkdownIt({ ...BASE, linkify: true, breaks: false }).use(linkMentions).use(focusableScrollers);
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -83,16 +109,20 @@ const SANITIZE: sanitizeHtml.IOptions = {
     'tr',
     'th',
     'td',
+    'span',
   ],
   allowedAttributes: {
     a: ['href', 'title', 'rel', 'class'],
     img: ['src', 'alt', 'title'],
-    code: ['class'],
+    code: ['class', 'tabindex'],
+    table: ['tabindex'],
     ol: ['start'],
     th: ['style'],
     td: ['style'],
+    span: ['class'],
   },
-  allowedClasses: { code: [/^language-[A-Za-z0-9_+-]+$/], a: ['mention'] },
+  // highlight.js marks tokens `hljs-keyword`, some with a second word (`hljs-title function_`).
+  allowedClasses: { code: [/^language-[A-Za-z0-9_+-]+$/], a: ['mention'], span: [/^hljs-[a-z_-]+$/, /^[a-z]+_+$/] },
   allowedStyles: { '*': { 'text-align': [/^(left|right|center)$/] } },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesAppliedToAttributes: ['href', 'src'],
@@ -130,14 +160,14 @@ interface RenderedBody {
  * New members' posts (trust level 0): links become their text, images their description, and bare
  * URLs stay text, until the member is trusted.
  */
-const heldLinks = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
+const heldLinks = new MarkdownIt({ ...BASE, linkify: false, breaks: false }).use(focusableScrollers);
 heldLinks.renderer.rules.link_open = () => '';
 heldLinks.renderer.rules.link_close = () => '';
 heldLinks.renderer.rules.image = (tokens, index, options, env, self) =>
   heldLinks.utils.escapeHtml(self.renderInlineAsText(tokens[index]!.children ?? [], options, env));
 
 /** Text that came as e-mail: every line break of the mail is a line break on the page. */
-const mailText = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: true }).use(linkMentions);
+const mailText = new MarkdownIt({ ...BASE, linkify: true, breaks: true }).use(linkMentions).use(focusableScrollers);
 
 /**
  * Renders and sanitizes a body; `links: false` holds links and images (shown as their text), and

@@ -2,7 +2,7 @@
 // prepared query, deep pages seeking past the node's marks), a member's, or every forum's the viewer
 // may see. Totals come from the forums' counters (docs/decisions/0018-forum-counters.md), except
 // for one author's topics, which are counted.
-import { and, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.js';
 import { preparedStatement } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
@@ -20,9 +20,9 @@ import {
   type Viewer,
 } from './policy.js';
 import { findVisibleForum } from './structure.js';
-import { forumMembers, forums, forumTopics } from './tables.js';
+import { forumMembers, forumPosts, forums, forumTopics } from './tables.js';
 import { topicColumns, type TopicView } from './topics.js';
-import { authorOf } from './avatars.js';
+import { authorOf, type Author } from './avatars.js';
 import { unreadTopicWhere } from './reads.js';
 
 interface TopicFilter {
@@ -347,4 +347,111 @@ export function cachedTopicList(
     ].join('\n'),
     load,
   );
+}
+
+/** What a topic list shows of a topic beside its row: who posted lately and how liked its posts are. */
+export interface TopicActivity {
+  /** The latest posters, newest first, each once: up to RECENT_POSTERS of the topic's last posts. */
+  posters: Author[];
+  /** Likes of the topic's live posts together. */
+  likeCount: number;
+}
+
+/** How many of a topic's newest posts name its recent posters, and how many posters a list shows. */
+const RECENT_POSTS = 20;
+const RECENT_POSTERS = 4;
+
+/**
+ * The activity of a page of topics the viewer was already allowed to list, in two statements: each
+ * topic's newest live posts from forum_posts_topic_idx (a bounded walk) for the posters, and the sum
+ * of its posts' like counts. Read fresh on every page, not kept with the list, so a like shows at once.
+ */
+export async function listTopicActivity(db: Executor, topicIds: string[]): Promise<Map<string, TopicActivity>> {
+  const activity = new Map<string, TopicActivity>(topicIds.map((id) => [id, { posters: [], likeCount: 0 }] as const));
+  if (topicIds.length === 0) return activity;
+  const ids = sql`array[${sql.join(
+    topicIds.map((id) => sql`${id}`),
+    sql`, `,
+  )}]::text[]`;
+  const recent = db
+    .select({ authorId: forumPosts.authorId, createdAt: forumPosts.createdAt })
+    .from(forumPosts)
+    .where(and(sql`${forumPosts.topicId} = topic.id`, isNull(forumPosts.deletedAt)))
+    .orderBy(desc(forumPosts.createdAt))
+    .limit(RECENT_POSTS)
+    .as('recent');
+  // Grouped by author before the members are joined, so each poster's row is read by its key.
+  const latestBy = db
+    .select({
+      topicId: sql<string>`topic.id`.as('topic_id'),
+      authorId: recent.authorId,
+      lastAt: sql<Date>`max(${recent.createdAt})`.as('last_at'),
+    })
+    .from(sql`unnest(${ids}) as topic(id)`)
+    .innerJoinLateral(recent, sql`true`)
+    .groupBy(sql`topic.id`, recent.authorId)
+    .as('latest_by');
+  const posters = await db
+    .select({
+      topicId: latestBy.topicId,
+      authorId: forumMembers.id,
+      authorName: forumMembers.username,
+      authorAvatar: forumMembers.avatarUploadId,
+    })
+    .from(latestBy)
+    .innerJoin(forumMembers, eq(forumMembers.id, latestBy.authorId))
+    .orderBy(latestBy.topicId, desc(latestBy.lastAt));
+  for (const row of posters) {
+    const entry = activity.get(row.topicId)!;
+    const author = authorOf(row.authorId, row.authorName, row.authorAvatar);
+    if (author && entry.posters.length < RECENT_POSTERS) entry.posters.push(author);
+  }
+  const likes = await db
+    .select({ topicId: forumPosts.topicId, likeCount: sql<number>`sum(${forumPosts.likeCount})::int` })
+    .from(forumPosts)
+    .where(and(inArray(forumPosts.topicId, topicIds), isNull(forumPosts.deletedAt)))
+    .groupBy(forumPosts.topicId);
+  for (const row of likes) activity.get(row.topicId)!.likeCount = row.likeCount;
+  return activity;
+}
+
+/**
+ * The newest topics of each forum the viewer may see (the index page), pinned ones left out (they
+ * head the forum's own page): per forum a walk of forum_topics_forum_idx past `pinned = false`,
+ * newest activity first, stopping after `perForum`.
+ */
+export async function listLatestByForum(
+  db: Executor,
+  viewer: Viewer,
+  forumIds: string[],
+  perForum: number,
+): Promise<Map<string, TopicView[]>> {
+  const latest = new Map<string, TopicView[]>(forumIds.map((id) => [id, []] as const));
+  if (forumIds.length === 0) return latest;
+  const ids = sql`array[${sql.join(
+    forumIds.map((id) => sql`${id}`),
+    sql`, `,
+  )}]::text[]`;
+  const newest = db
+    .select({ id: forumTopics.id })
+    .from(forumTopics)
+    .where(
+      and(sql`${forumTopics.forumId} = forum.id`, eq(forumTopics.pinned, false), visibleTopicsOfForumWhere(viewer)),
+    )
+    .orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id))
+    .limit(perForum)
+    .as('newest');
+  const rows = await db
+    .select(topicColumns)
+    .from(sql`unnest(${ids}) as forum(id)`)
+    .innerJoinLateral(newest, sql`true`)
+    .innerJoin(forumTopics, eq(forumTopics.id, newest.id))
+    .leftJoin(forumMembers, eq(forumMembers.id, forumTopics.authorId))
+    .orderBy(desc(forumTopics.lastPostAt), desc(forumTopics.id));
+  for (const row of rows)
+    latest.get(row.topic.forumId)?.push({
+      topic: row.topic,
+      author: authorOf(row.authorId, row.authorName, row.authorAvatar),
+    });
+  return latest;
 }

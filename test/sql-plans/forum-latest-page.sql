@@ -93,3 +93,39 @@ select "total", "forum_topics"."id", "forum_topics"."site_id", "forum_topics"."f
 --             ->  Index Scan using forum_topic_reads_topic_idx on forum_topic_reads
 --                   Index Cond: (topic_id = forum_topics.id)
 --                   Filter: ((last_read_at >= forum_topics.last_post_at) AND (member_id = $2))
+
+-- 4. unnamed: planned with its values
+select "id", "site_id", "category_id", "name", "slug", "description", "position", "visibility", "locked", "topic_count", "hidden_topic_count", "post_count", "hidden_post_count", "topic_list_version", "created_at" from "forums" where "forums"."site_id" = $1 order by "forums"."position" asc, "forums"."name" asc, "forums"."id" asc;
+--   Sort
+--     Sort Key: "position", name, id
+--     ->  Index Scan using forums_slug_key on forums
+--           Index Cond: (site_id = $1::text)
+
+-- 5. unnamed: planned with its values
+select "topic_id", "forum_members"."id", "forum_members"."username", "forum_members"."avatar_upload_id" from (select topic.id as "topic_id", "recent"."author_id", max("recent"."created_at") as "last_at" from unnest(array[$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20]::text[]) as topic(id) inner join lateral (select "author_id", "created_at" from "forum_posts" where ("forum_posts"."topic_id" = topic.id and "forum_posts"."deleted_at" is null) order by "forum_posts"."created_at" desc limit $21) "recent" on true group by topic.id, "recent"."author_id") "latest_by" inner join "forum_members" on "forum_members"."id" = "latest_by"."author_id" order by "topic_id", "last_at" desc;
+--   Sort
+--     Sort Key: topic.id, (max(forum_posts.created_at)) DESC
+--     ->  Hash Join
+--           Hash Cond: (forum_posts.author_id = forum_members.id)
+--           ->  GroupAggregate
+--                 Group Key: topic.id, forum_posts.author_id
+--                 ->  Sort
+--                       Sort Key: topic.id, forum_posts.author_id
+--                       ->  Nested Loop
+--                             ->  Function Scan on unnest topic
+--                             ->  Limit
+--                                   ->  Index Scan Backward using forum_posts_topic_idx on forum_posts
+--                                         Index Cond: (topic_id = topic.id)
+--                                         Filter: (deleted_at IS NULL)
+--           ->  Hash
+--                 ->  Seq Scan on forum_members
+
+-- 6. unnamed: planned with its values
+select "topic_id", sum("like_count")::int from "forum_posts" where ("forum_posts"."topic_id" in ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) and "forum_posts"."deleted_at" is null) group by "forum_posts"."topic_id";
+--   HashAggregate
+--     Group Key: topic_id
+--     ->  Bitmap Heap Scan on forum_posts
+--           Recheck Cond: (topic_id = ANY ('{t00000000001,t00000000002,t00000000003,t00000000004,t00000000005,t00000000006,t00000000007,t00000000008,t00000000009,t00000000010,t00000000011,t00000000012,t00000000013,t00000000014,t00000000015,t00000000016,t00000000017,t00000000018,t00000000019,t00000000020}'::text[]))
+--           Filter: (deleted_at IS NULL)
+--           ->  Bitmap Index Scan on forum_posts_topic_idx
+--                 Index Cond: (topic_id = ANY ('{t00000000001,t00000000002,t00000000003,t00000000004,t00000000005,t00000000006,t00000000007,t00000000008,t00000000009,t00000000010,t00000000011,t00000000012,t00000000013,t00000000014,t00000000015,t00000000016,t00000000017,t00000000018,t00000000019,t00000000020}'::text[]))

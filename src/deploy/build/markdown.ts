@@ -5,14 +5,10 @@
 // (javascript:, vbscript:, data: except images) are dropped by markdown-it's validateLink.
 // Fence info takes a language, `title="server.js"` and lines to highlight: `{1,3-5}` or
 // `hl_lines="1 3"`.
-import hljs from 'highlight.js/lib/common';
-import dockerfile from 'highlight.js/lib/languages/dockerfile';
-import http from 'highlight.js/lib/languages/http';
-import nginx from 'highlight.js/lib/languages/nginx';
-import type { HLJSApi, Language } from 'highlight.js';
 import MarkdownIt from 'markdown-it';
 import footnote from 'markdown-it-footnote';
 import type { PluginSimple, StateCore, Token } from 'markdown-it';
+import { highlightCode } from '../../lib/code-highlight.js';
 import { escapeHtml } from '../../lib/html.js';
 import { blocksPlugin } from './blocks.js';
 import { mathPlugin, renderTex, type MathEnv } from './math.js';
@@ -37,38 +33,6 @@ export interface PageEnv extends MathEnv {
 }
 
 const PLAIN_LANGUAGES = new Set(['', 'text', 'plain', 'plaintext', 'txt', 'mermaid']);
-
-/** HCL (Terraform): blocks, attributes, strings with interpolation, comments, numbers. */
-function hcl(api: HLJSApi): Language {
-  return {
-    name: 'HCL',
-    aliases: ['terraform', 'tf'],
-    keywords: { keyword: 'for in if else endif endfor', literal: 'true false null' },
-    contains: [
-      api.HASH_COMMENT_MODE,
-      api.C_LINE_COMMENT_MODE,
-      api.C_BLOCK_COMMENT_MODE,
-      {
-        scope: 'string',
-        begin: '"',
-        end: '"',
-        contains: [api.BACKSLASH_ESCAPE, { scope: 'subst', begin: /\$\{/, end: /\}/ }],
-      },
-      { scope: 'string', begin: /<<-?\s*(\w+)/, end: /^\s*\w+$/, excludeBegin: false },
-      { scope: 'number', begin: /\b\d+(\.\d+)?\b/ },
-      { scope: 'attr', begin: /^\s*[A-Za-z_][\w-]*(?=\s*=)/ },
-      { scope: 'title', begin: /^\s*[A-Za-z_][\w-]*(?=(\s+"[^"]*")*\s*\{)/ },
-    ],
-  };
-}
-
-hljs.registerLanguage('http', http);
-hljs.registerLanguage('dockerfile', dockerfile);
-hljs.registerLanguage('nginx', nginx);
-hljs.registerLanguage('hcl', hcl);
-hljs.registerAliases(['conf', 'cfg', 'properties', 'editorconfig'], { languageName: 'ini' });
-// Svelte components are HTML with <script> and <style>, which the XML grammar highlights inside.
-hljs.registerAliases(['svelte', 'vue'], { languageName: 'xml' });
 
 export function createMarkdown(): MarkdownIt {
   const md = new MarkdownIt('default', { html: true, linkify: true, typographer: false });
@@ -181,10 +145,8 @@ function splitLines(html: string): string[] {
 
 function renderCode(code: string, fence: FenceInfo, env: PageEnv | undefined, mapLine: number | undefined): string {
   const { lang } = fence;
-  let body: string;
-  if (lang !== '' && hljs.getLanguage(lang) !== undefined) {
-    body = hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
-  } else {
+  let body = highlightCode(code, lang);
+  if (body === undefined) {
     body = escapeHtml(code);
     if (env !== undefined && !PLAIN_LANGUAGES.has(lang)) {
       env.warnings.push({

@@ -1,6 +1,6 @@
 // The moderators' flag queue: open flags with the post, its author and the reporter's reason, with
-// the queue's actions (hide the post, dismiss); hidden and dismissed flags are the record of who
-// decided what, and when.
+// the queue's actions (hide the post, dismiss), one card per post with each of its flags; hidden and
+// dismissed flags are the record of who decided what, and when.
 import type { FlagView } from '../flags.js';
 import { FLAG_STATES, type ForumFlagRow } from '../tables.js';
 import type { UiContext } from './context.js';
@@ -26,13 +26,32 @@ function member(author: { username: string } | null): SafeHtml {
     : html`a former member`;
 }
 
-function flagCard(ui: UiContext, { flag, reporter, resolvedBy, post }: FlagView): SafeHtml {
+/** One flag of a post's card: the reason, who flagged it and when, the note, and (closed) who decided. */
+function flagLine({ flag, reporter, resolvedBy }: FlagView): SafeHtml {
+  return html`<li id="flag-${flag.id}"><strong>${FLAG_REASON_WORDS[flag.reason]}</strong>\
+<span class="meta"> · flagged by ${member(reporter)} ${relativeTime(flag.createdAt)}</span>${
+    flag.note ? html`<p class="flag-note">“${flag.note}”</p>` : ''
+  }${
+    flag.state === 'open'
+      ? ''
+      : html`<p class="meta">${flag.state === 'hidden' ? 'Hidden' : 'Dismissed'} by ${member(resolvedBy)}${
+          flag.resolvedAt ? html` ${relativeTime(flag.resolvedAt)}` : ''
+        }</p>`
+  }</li>`;
+}
+
+/**
+ * A flagged post as one card with every flag of it on the page (a post flagged three times is one
+ * card with three reasons); a decision on an open card closes all of the post's open flags.
+ */
+function flagCard(ui: UiContext, flags: FlagView[]): SafeHtml {
+  const { flag, post } = flags[0]!;
   const deleted = post.post.deletedAt !== null;
   const where = deleted ? `/t/${post.post.topicId}` : `/p/${post.post.id}`;
-  return html`<li class="card" id="flag-${flag.id}">
-<div class="card-head"><strong>${FLAG_REASON_WORDS[flag.reason]}</strong>\
-<span class="meta">· flagged by ${member(reporter)} ${relativeTime(flag.createdAt)}</span></div>
-${flag.note ? html`<p class="flag-note">“${flag.note}”</p>` : ''}
+  const count = flags.length;
+  return html`<li class="card" id="flagged-${post.post.id}">
+<div class="card-head"><strong>${count === 1 ? FLAG_REASON_WORDS[flag.reason] : `Flagged ${count} times`}</strong></div>
+<ul class="flag-reasons">${flags.map(flagLine)}</ul>
 <div class="flagged post${
     deleted ? ' deleted' : ''
   }"><p class="meta">Post by ${member(post.author)}, ${relativeTime(post.post.createdAt)} · \
@@ -41,20 +60,29 @@ ${flag.note ? html`<p class="flag-note">“${flag.note}”</p>` : ''}
   }</div>
 ${
   flag.state === 'open'
-    ? html`<div class="actions" role="group" aria-label="Decide on this flag">${postButton(
+    ? html`<div class="actions" role="group" aria-label="Decide on this post's flags">${postButton(
         ui,
         `/mod/flags/${flag.id}`,
         'Hide post',
         { action: 'hide' },
         'danger small',
-      )}${postButton(ui, `/mod/flags/${flag.id}`, 'Dismiss', { action: 'dismiss' }, 'secondary small')}${
+      )}${postButton(ui, `/mod/flags/${flag.id}`, count === 1 ? 'Dismiss' : 'Dismiss all', { action: 'dismiss' }, 'secondary small')}${
         post.author ? sanctionForm(ui, `/mod/flags/${flag.id}`, flag.id, 'Hide and warn or suspend the author…') : ''
       }</div>`
-    : html`<p class="meta">${flag.state === 'hidden' ? 'Hidden' : 'Dismissed'} by ${member(resolvedBy)}${
-        flag.resolvedAt ? html` ${relativeTime(flag.resolvedAt)}` : ''
-      }</p>`
+    : ''
 }
 </li>`;
+}
+
+/** The page's flags by post, in the order their posts first appear. */
+function byPost(flags: FlagView[]): FlagView[][] {
+  const groups = new Map<string, FlagView[]>();
+  for (const view of flags) {
+    const group = groups.get(view.post.post.id);
+    if (group) group.push(view);
+    else groups.set(view.post.post.id, [view]);
+  }
+  return [...groups.values()];
 }
 
 interface FlagQueuePage {
@@ -82,7 +110,7 @@ ${
           ? 'No open flags: nothing waits for a moderator.'
           : `No ${TAB_WORDS[data.state].toLowerCase()} flags yet.`
       }</p>`
-    : html`<ul class="cards">${data.flags.map((flag) => flagCard(ui, flag))}</ul>`
+    : html`<ul class="cards">${byPost(data.flags).map((flags) => flagCard(ui, flags))}</ul>`
 }
 ${
   data.state === 'open'

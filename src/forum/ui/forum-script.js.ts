@@ -5,7 +5,7 @@
 // "@" (a listbox the text box points into with aria-activedescendant, no aria-expanded, which a
 // text area's role does not take: arrows move, Enter or Tab
 // take, Escape closes). On a topic, selecting text in a post offers "Quote", which puts the passage
-// with its attribution into the reply box.
+// with its attribution into the reply box. Each code block in a post gets a "Copy" button.
 export const FORUM_JS = `'use strict';
 (function () {
   function token(form) {
@@ -242,7 +242,37 @@ return element ? element.closest('article.post[data-author] > .body') : null; };
     });
   }
 
+  // Code blocks: a Copy button, whose result a status line reads out -------------------------------
+
+  function copyButtons() {
+    var blocks = document.querySelectorAll('article.post > .body pre');
+    if (blocks.length === 0 || !navigator.clipboard) return;
+    var status = document.createElement('p');
+    status.className = 'sr-only';
+    status.setAttribute('role', 'status');
+    document.body.appendChild(status);
+    Array.prototype.forEach.call(blocks, function (pre) {
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'copy';
+      button.textContent = 'Copy';
+      button.setAttribute('aria-label', 'Copy the code');
+      button.addEventListener('click', function () {
+        var code = pre.querySelector('code');
+        navigator.clipboard.writeText((code || pre).textContent).then(function () {
+          button.textContent = 'Copied';
+          status.textContent = 'Code copied.';
+        }, function () {
+          status.textContent = 'The browser did not allow copying.';
+        });
+        setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+      });
+      pre.appendChild(button);
+    });
+  }
+
   Array.prototype.forEach.call(document.querySelectorAll('form[data-composer]'), composer);
   quoting();
+  copyButtons();
 })();
 `;

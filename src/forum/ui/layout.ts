@@ -15,7 +15,10 @@ export interface PageOptions {
   head?: SafeHtml;
   /** Keep pages with personal or secret content out of caches. */
   private?: boolean;
-  search?: string;
+  /** The search page, whose own form is the search: the header then has none (one search landmark). */
+  searchPage?: boolean;
+  /** Load the forum script for guests too (members always get it): the page has code to copy. */
+  scripts?: boolean;
 }
 
 /** The hidden CSRF field of every form. */
@@ -114,7 +117,7 @@ export function layout(ui: UiContext, page: PageOptions): string {
 <link rel="stylesheet" href="/assets/forum.css">
 <link rel="alternate" type="application/atom+xml" title="${ui.title}: recent topics" href="/feed.atom">
 ${page.head ?? ''}
-${viewer.kind === 'member' ? html`<script src="/assets/forum.js" defer></script>` : ''}
+${viewer.kind === 'member' || page.scripts ? html`<script src="/assets/forum.js" defer></script>` : ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -122,11 +125,15 @@ ${viewer.kind === 'member' ? html`<script src="/assets/forum.js" defer></script>
 <div class="wrap">
 <a class="brand" href="/">${ui.title}</a>
 <nav class="forum-links" aria-label="Forum"><ul>${forumLinks}</ul></nav>
-<form class="search" role="search" method="get" action="/search">\
+${
+  page.searchPage
+    ? ''
+    : html`<form class="search" role="search" aria-label="Forum" method="get" action="/search">\
 <label class="sr-only" for="site-search">Search the forum</label>\
-<input type="search" id="site-search" name="q" value="${page.search ?? ''}" placeholder="Search" maxlength="200">\
-<button type="submit" class="secondary">Search</button></form>
-<nav aria-label="Account"><ul>${account}</ul></nav>
+<input type="search" id="site-search" name="q" placeholder="Search" maxlength="200">\
+<button type="submit" class="secondary">Search</button></form>`
+}
+<nav class="account-links" aria-label="Account"><ul>${account}</ul></nav>
 </div>
 </header>
 <main id="main" class="wrap" tabindex="-1">

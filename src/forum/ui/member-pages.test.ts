@@ -404,11 +404,14 @@ for (const database of testDatabases) {
       const queue = await staff.get('/mod/flags');
       assert.equal(queue.statusCode, 200);
       assert.match(queue.body, /<li><a href="\/mod\/flags">Flags<\/a><\/li>/);
-      assert.match(queue.body, /<strong>Spam<\/strong><span class="meta">· flagged by <a href="\/u\/bob">bob<\/a>/);
+      assert.match(queue.body, /<strong>Spam<\/strong><span class="meta"> · flagged by <a href="\/u\/bob">bob<\/a>/);
       assert.match(queue.body, /“Selling &lt;b&gt;watches&lt;\/b&gt;”/);
       assert.match(queue.body, /Buy cheap watches zork/);
       const flagId = (post: string) =>
-        new RegExp(`<li class="card" id="flag-([^"]+)">(?:(?!</li>).)*?href="/p/${post}"`, 's').exec(queue.body)![1]!;
+        new RegExp(
+          `<li class="card" id="flagged-${post}">\n<div class="card-head">.*?<li id="flag-([^"]+)">`,
+          's',
+        ).exec(queue.body)![1]!;
       const spamFlag = flagId(spam);
       const fineFlag = flagId(fine);
       assert.match(

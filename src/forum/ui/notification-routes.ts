@@ -98,8 +98,12 @@ export async function notificationRoutes(app: FastifyInstance): Promise<void> {
 
   /** Marks one notification read (field `id`), or all of them. */
   app.post('/notifications/read', { preHandler: [loadUi, checkForm] }, async (request, reply) => {
-    const id = field(request, 'id', 100);
-    await markNotificationsRead(db, request.ui.site.id, request.ui.viewer, id ? [id] : undefined);
+    // One notification, or a group of them (likes of one post), as ids joined by commas.
+    const ids = field(request, 'id', 100 * NOTIFICATIONS_PER_PAGE)
+      ?.split(',')
+      .filter(Boolean)
+      .slice(0, NOTIFICATIONS_PER_PAGE);
+    await markNotificationsRead(db, request.ui.site.id, request.ui.viewer, ids?.length ? ids : undefined);
     return seeOther(reply, '/notifications');
   });
 }

@@ -1,5 +1,6 @@
 // The member's notifications page: replies, mentions and likes, newest first, unread ones marked,
-// each linking to its post, with "mark read" forms (one, or all).
+// each linking to its post, with "mark read" forms (one, or all). Likes of one post on a page are one
+// entry ("3 people liked your post"), marked read together.
 import type { NotificationView } from '../notifications.js';
 import type { MailSettings } from '../mail/settings.js';
 import {
@@ -19,6 +20,37 @@ const WHAT: Record<ForumNotificationRow['kind'], string> = {
   like: 'liked your post in',
 };
 
+/** Notifications shown as one entry: likes of the same post on the page together, each other one alone. */
+interface NotificationGroup {
+  first: NotificationView;
+  all: NotificationView[];
+}
+
+function groupNotifications(rows: NotificationView[]): NotificationGroup[] {
+  const groups: NotificationGroup[] = [];
+  const likesOf = new Map<string, NotificationGroup>();
+  for (const row of rows) {
+    const { kind, postId } = row.notification;
+    const known = kind === 'like' ? likesOf.get(postId) : undefined;
+    if (known) {
+      known.all.push(row);
+      continue;
+    }
+    const group = { first: row, all: [row] };
+    groups.push(group);
+    if (kind === 'like') likesOf.set(postId, group);
+  }
+  return groups;
+}
+
+/** "bea", "bea and cy", "3 people" (with their names after): who did what a group tells. */
+function actorsWords(group: NotificationGroup): { who: string; names: string } {
+  const names = [...new Set(group.all.map(({ actor }) => actor?.username ?? 'a former member'))];
+  if (names.length === 1) return { who: names[0]!, names: '' };
+  if (names.length === 2) return { who: `${names[0]} and ${names[1]}`, names: '' };
+  return { who: `${names.length} people`, names: names.join(', ') };
+}
+
 export function notificationsView(ui: UiContext, rows: NotificationView[], page: number, totalPages: number): SafeHtml {
   const unread = ui.unreadNotifications ?? 0;
   return html`<div class="toolbar"><h1>Notifications</h1>${
@@ -29,15 +61,20 @@ ${
   rows.length === 0
     ? html`<p class="muted">\
 Nothing yet: when someone replies to you, mentions you or likes your post, it shows here.</p>`
-    : html`<ol class="notifications">${rows.map(({ notification, actor, topicTitle }) => {
-        const read = notification.readAt !== null;
+    : html`<ol class="notifications">${groupNotifications(rows).map((group) => {
+        const { notification, topicTitle } = group.first;
+        const unreadIds = group.all.filter((row) => row.notification.readAt === null).map((row) => row.notification.id);
+        const read = unreadIds.length === 0;
+        const { who, names } = actorsWords(group);
+        const what =
+          group.all.length > 1 && notification.kind === 'like' ? 'liked your post in' : WHAT[notification.kind];
         return html`<li class="${read ? 'read' : 'unread'}">${
           read ? '' : html`<span class="badge new">Unread</span> `
-        }<a href="/p/${notification.postId}"><strong>${
-          actor?.username ?? 'A former member'
-        }</strong> ${WHAT[notification.kind]} “${topicTitle}”</a>
+        }<a href="/p/${notification.postId}"><strong>${who}</strong> ${what} “${topicTitle}”</a>${
+          names ? html` <span class="meta">${names}</span>` : ''
+        }
 <span class="meta">${relativeTime(notification.createdAt)}</span>${
-          read ? '' : postButton(ui, '/notifications/read', 'Mark read', { id: notification.id }, 'link')
+          read ? '' : postButton(ui, '/notifications/read', 'Mark read', { id: unreadIds.join(',') }, 'link')
         }</li>`;
       })}</ol>`
 }

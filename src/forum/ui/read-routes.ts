@@ -11,14 +11,16 @@ import {
   authorizeNewTopic,
   authorizePostChange,
   authorizeReply,
+  canSeeForum,
   GUEST,
   requireMember,
   requirePoster,
+  type Viewer,
 } from '../policy.js';
 import { advanceReadMark, firstUnreadPost, markAllRead } from '../reads.js';
 import { searchForum } from '../search.js';
-import { findVisibleForum, listCategories, listVisibleForums } from '../structure.js';
-import { cachedTopicList, listTopics } from '../topic-list.js';
+import { findVisibleForum, listAllForums, listCategories, listVisibleForums } from '../structure.js';
+import { cachedTopicList, listLatestByForum, listTopics, listTopicActivity } from '../topic-list.js';
 import {
   findVisiblePost,
   findVisibleTopic,
@@ -29,6 +31,7 @@ import {
   type PostNode,
   type PostView,
 } from '../topics.js';
+import type { ForumRow } from '../tables.js';
 import { seeOther } from '../../http/forms.js';
 import { AppError } from '../../http/errors.js';
 import { checkForm, loadGuestUi, loadUi } from './context.js';
@@ -39,11 +42,33 @@ import { requestOrigin } from '../mail/context.js';
 import { pageNumber, permits, sendPage, totalPages } from './forms.js';
 import { html } from '../../lib/html.js';
 import { topicFacts } from './topic-facts.js';
-import { forumView, indexView, latestView, searchView, topicView, type SearchNarrowing } from './read-views.js';
+import {
+  forumView,
+  indexView,
+  latestView,
+  newTopicChoiceView,
+  searchView,
+  topicView,
+  type NewTopicTarget,
+  type SearchNarrowing,
+} from './read-views.js';
 import { FORUM_CSS } from './style.css.js';
 import { FORUM_JS } from './forum-script.js.js';
 
 const TOPICS_PER_PAGE = 20;
+/** How many of each forum's newest topics the index shows. */
+const LATEST_PER_FORUM = 3;
+
+/** The forums, of those given, the viewer may see and start a topic in, in their order. */
+function startable(viewer: Viewer, forums: ForumRow[]): ForumRow[] {
+  return forums.filter((forum) => canSeeForum(viewer, forum) && permits(() => authorizeNewTopic(viewer, forum)));
+}
+
+function newTopicTarget(viewer: Viewer, forums: ForumRow[]): NewTopicTarget {
+  if (viewer.kind === 'guest') return 'log-in';
+  if (forums.length === 0) return undefined;
+  return forums.length === 1 ? { forum: forums[0]! } : 'choose';
+}
 const POSTS_PER_PAGE = 20;
 const THREADS_PER_PAGE = 10;
 const FEED_SIZE = 30;
@@ -97,7 +122,7 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
     reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(FORUM_CSS),
   );
 
-  // Members' pages load it (layout.ts); guests' pages carry no script.
+  // Members' pages load it (layout.ts); guests' pages only where a post holds a code block.
   app.get('/assets/forum.js', async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(FORUM_JS),
   );
@@ -108,7 +133,13 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
       listCategories(db, site.id, viewer),
       listVisibleForums(db, site.id, viewer),
     ]);
-    return sendPage(reply, request.ui, request.ui.title, indexView(request.ui, categories, visible));
+    const latest = await listLatestByForum(
+      db,
+      viewer,
+      visible.map(({ forum }) => forum.id),
+      LATEST_PER_FORUM,
+    );
+    return sendPage(reply, request.ui, request.ui.title, indexView(request.ui, categories, visible, latest));
   });
 
   app.get<{ Querystring: { page?: string } }>(
@@ -126,14 +157,35 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         { filter: 'latest', forumId: undefined, page: listed },
         () => listTopics(db, site.id, viewer, {}, listed),
       );
+      const [forums, activity] = await Promise.all([
+        listAllForums(db, site.id),
+        listTopicActivity(
+          db,
+          rows.map(({ topic }) => topic.id),
+        ),
+      ]);
+      const byId = new Map(forums.map((forum) => [forum.id, forum]));
       return sendPage(
         reply,
         request.ui,
         'Latest',
-        latestView(request.ui, rows, page, totalPages(total, TOPICS_PER_PAGE)),
+        latestView(request.ui, rows, page, totalPages(total, TOPICS_PER_PAGE), {
+          forums: byId,
+          activity,
+          newTopic: newTopicTarget(viewer, startable(viewer, forums)),
+        }),
       );
     },
   );
+
+  /** Latest's "New topic" with more than one forum to start in: the member picks one. */
+  app.get('/new', { preHandler: loadUi }, async (request, reply) => {
+    const { site, viewer } = request.ui;
+    if (viewer.kind === 'guest') return seeOther(reply, '/login?next=%2Fnew');
+    const forums = startable(viewer, await listAllForums(db, site.id));
+    if (forums.length === 1) return seeOther(reply, `/f/${forums[0]!.slug}/new`);
+    return sendPage(reply, request.ui, 'New topic', newTopicChoiceView(forums));
+  });
 
   /** "Mark all read", through the service of the API's POST /topics/read. */
   app.post('/latest/read', { preHandler: [loadUi, checkForm] }, async (request, reply) => {
@@ -161,7 +213,18 @@ export async function readRoutes(app: FastifyInstance): Promise<void> {
         reply,
         request.ui,
         forum.name,
-        forumView(request.ui, forum, rows, page, totalPages(total, TOPICS_PER_PAGE), canStart),
+        forumView(
+          request.ui,
+          forum,
+          rows,
+          page,
+          totalPages(total, TOPICS_PER_PAGE),
+          canStart,
+          await listTopicActivity(
+            db,
+            rows.map(({ topic }) => topic.id),
+          ),
+        ),
         {
           head: html`<link rel="alternate" type="application/atom+xml" title="${forum.name}" \
 href="/f/${forum.slug}/feed.atom">`,
@@ -240,7 +303,9 @@ href="/f/${forum.slug}/feed.atom">`,
         from,
         draft: draft === undefined ? undefined : { values: { body: draft }, drafted: true },
       };
-      return sendPage(reply, request.ui, topic.title, topicView(request.ui, data, can), { head });
+      // Guests get the script only for what it adds to reading: copy buttons on code blocks.
+      const scripts = shown.some(({ post }) => !post.deletedAt && post.bodyHtml.includes('<pre>'));
+      return sendPage(reply, request.ui, topic.title, topicView(request.ui, data, can), { head, scripts });
     },
   );
 
@@ -339,7 +404,7 @@ href="/f/${forum.slug}/feed.atom">`,
         request.ui,
         query ? `Search: ${query}` : 'Search',
         searchView(form, rows, page, totalPages(total, TOPICS_PER_PAGE)),
-        { search: query },
+        { searchPage: true },
       );
     },
   );

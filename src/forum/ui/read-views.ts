@@ -14,6 +14,7 @@ import {
   type ForumTopicRow,
 } from '../tables.js';
 import type { PostNode, PostView, TopicView } from '../topics.js';
+import type { TopicActivity } from '../topic-list.js';
 import type { Author } from '../avatars.js';
 import { composerForm, type Composer } from './composer-views.js';
 import type { UiContext } from './context.js';
@@ -37,7 +38,17 @@ export const FLAG_REASON_WORDS: Record<ForumFlagRow['reason'], string> = {
   other: 'Something else',
 };
 
-function forumRows(forums: ForumWithStats[]): SafeHtml {
+/** A forum's newest topics on the index, under its name: title, poster and when it was last active. */
+function latestTopics(topics: TopicView[] | undefined): SafeHtml {
+  if (!topics?.length) return html``;
+  return html`<ul class="latest-topics">${topics.map(
+    ({ topic, author }) =>
+      html`<li>${author ? html`<span title="${author.username}">${avatar(author)}</span>` : ''}\
+<a href="/t/${topic.id}">${topic.title}</a> <span class="muted">${relativeTime(topic.lastPostAt)}</span></li>`,
+  )}</ul>`;
+}
+
+function forumRows(forums: ForumWithStats[], latest: Map<string, TopicView[]>): SafeHtml {
   return html`<table class="list">
 <thead><tr><th scope="col">Forum</th><th scope="col" class="num">Topics</th><th scope="col" class="num">Posts</th>\
 <th scope="col" class="num">Last post</th></tr></thead>
@@ -48,7 +59,7 @@ function forumRows(forums: ForumWithStats[]): SafeHtml {
         ? html`<span class="badge">${forum.visibility === 'staff' ? 'Staff only' : 'Members only'}</span>`
         : ''
     }${forum.locked ? html`<span class="badge">Locked</span>` : ''}
-${forum.description ? html`<div class="muted">${forum.description}</div>` : ''}</td>
+${forum.description ? html`<div class="muted">${forum.description}</div>` : ''}${latestTopics(latest.get(forum.id))}</td>
 <td class="num">${stats.topicCount}</td><td class="num">${stats.postCount}</td><td class="num">${
       stats.lastPostAt ? relativeTime(stats.lastPostAt) : '—'
     }</td>
@@ -64,7 +75,12 @@ function listTabs(current: 'categories' | 'latest'): SafeHtml {
 ${tab('categories', '/', 'Categories')}${tab('latest', '/latest', 'Latest')}</nav>`;
 }
 
-export function indexView(ui: UiContext, categories: ForumCategoryRow[], forums: ForumWithStats[]): SafeHtml {
+export function indexView(
+  ui: UiContext,
+  categories: ForumCategoryRow[],
+  forums: ForumWithStats[],
+  latest: Map<string, TopicView[]>,
+): SafeHtml {
   const groups = categories
     .map((category) => ({ category, forums: forums.filter((f) => f.forum.categoryId === category.id) }))
     .filter((group) => group.forums.length > 0);
@@ -86,13 +102,13 @@ ${groups.map(
 <h2 id="cat-${group.category.slug}">${group.category.name}</h2>
 ${
   group.category.description ? html`<p class="muted">${group.category.description}</p>` : ''
-}${forumRows(group.forums)}</section>`,
+}${forumRows(group.forums, latest)}</section>`,
 )}
 ${
   loose.length > 0
     ? html`<section aria-labelledby="cat-other"><h2 id="cat-other">${
         groups.length > 0 ? 'Other forums' : 'Forums'
-      }</h2>${forumRows(loose)}</section>`
+      }</h2>${forumRows(loose, latest)}</section>`
     : ''
 }`;
 }
@@ -103,39 +119,80 @@ function topicBadges(topic: ForumTopicRow): SafeHtml {
   }${topic.hidden ? html`<span class="badge">Hidden</span>` : ''}`;
 }
 
+/** What a topic list may add to its rows: each topic's forum as a badge (lists across forums), its activity. */
+interface TopicListExtras {
+  forums?: Map<string, Pick<ForumRow, 'name' | 'slug'>>;
+  activity?: Map<string, TopicActivity>;
+}
+
+/** The opening poster, then the latest others, as overlapping avatars with their names for screen readers. */
+function posterAvatars(author: Author | null, recent: Author[]): SafeHtml {
+  const people = [...(author ? [author] : []), ...recent.filter((poster) => poster.id !== author?.id)].slice(0, 5);
+  if (people.length === 0) return html``;
+  return html`<span class="posters">${people.map(
+    (person) => html`<span title="${person.username}">${avatar(person)}</span>`,
+  )}<span class="sr-only">Posters: ${people.map((person) => person.username).join(', ')}</span></span>`;
+}
+
 /**
  * Topics as a table; a member's topic with posts it has not read (`unread`) gets a "New" marker that
- * jumps to the first unread post. Phones drop the number columns, so the meta line names the activity.
+ * jumps to the first unread post. Lists across forums badge each topic with its forum; with its
+ * activity a row shows its posters and likes. Phones drop the number columns, so the meta line names
+ * the activity.
  */
-export function topicRows(topics: TopicView[]): SafeHtml {
-  return html`<table class="list">
-<thead><tr><th scope="col">Topic</th><th scope="col" class="num">Replies</th>\
+export function topicRows(topics: TopicView[], extras: TopicListExtras = {}): SafeHtml {
+  const { forums, activity } = extras;
+  return html`<table class="list topics">
+<thead><tr><th scope="col">Topic</th>${activity ? html`<th scope="col" class="posters-col">Posters</th>` : ''}\
+<th scope="col" class="num">Replies</th>${activity ? html`<th scope="col" class="num">Likes</th>` : ''}\
 <th scope="col" class="num">Activity</th></tr></thead>
 <tbody>${topics.map(({ topic, author, unread }) => {
     const replies = Math.max(topic.postCount - 1, 0);
     const active = relativeTime(topic.lastPostAt);
+    const forum = forums?.get(topic.forumId);
+    const facts = activity?.get(topic.id);
+    const likes = facts?.likeCount ?? 0;
     return html`<tr${unread ? html` class="unread"` : ''}>
 <td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}${
       unread
         ? html`<a class="badge new" href="/t/${topic.id}/unread">New\
 <span class="sr-only">: jump to the first unread post of ${topic.title}</span></a>`
         : ''
-    }<div class="meta">${author ? avatar(author) : ''}by ${
-      author?.username ?? 'a former member'
-    } · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${
+    }<div class="meta">${forum ? html`<a class="category" href="/f/${forum.slug}">${forum.name}</a> · ` : ''}${
+      author && !facts ? avatar(author) : ''
+    }by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${
       replies === 1 ? 'reply' : 'replies'
-    }, active ${active}</span></div></td>
-<td class="num">${replies}</td><td class="num">${active}</td>
+    }${facts ? `, ${likes} ${likes === 1 ? 'like' : 'likes'}` : ''}, active ${active}</span></div></td>
+${facts ? html`<td class="posters-col">${posterAvatars(author, facts.posters)}</td>` : ''}\
+<td class="num">${replies}</td>${facts ? html`<td class="num">${likes}</td>` : ''}<td class="num">${active}</td>
 </tr>`;
   })}</tbody></table>`;
 }
 
-export function latestView(ui: UiContext, topics: TopicView[], page: number, totalPages: number): SafeHtml {
+/** Who may start a topic from Latest: one forum goes straight to its composer, more to a choice. */
+export type NewTopicTarget = { forum: Pick<ForumRow, 'slug'> } | 'choose' | 'log-in' | undefined;
+
+function newTopicButton(target: NewTopicTarget): SafeHtml {
+  if (target === undefined) return html``;
+  if (target === 'log-in') return html`<a href="/login?next=%2Fnew">Log in to start a topic</a>`;
+  const href = target === 'choose' ? '/new' : `/f/${target.forum.slug}/new`;
+  return html`<a class="button" href="${href}">New topic</a>`;
+}
+
+export function latestView(
+  ui: UiContext,
+  topics: TopicView[],
+  page: number,
+  totalPages: number,
+  extras: TopicListExtras & { newTopic?: NewTopicTarget } = {},
+): SafeHtml {
   // Marking all read drops every "New" marker until the next post (decision 0064).
   const markAll = topics.some((row) => row.unread)
     ? postButton(ui, '/latest/read', 'Mark all read', {}, 'secondary')
     : '';
-  return html`<div class="toolbar"><h1>Latest</h1>${markAll}</div>${listTabs('latest')}
+  return html`<div class="toolbar"><h1>Latest</h1><div class="toolbar-actions">${markAll}${newTopicButton(
+    extras.newTopic,
+  )}</div></div>${listTabs('latest')}
 ${
   topics.length === 0
     ? html`<p class="muted">No topics yet${
@@ -143,9 +200,24 @@ ${
           ? html`, or none you can see without <a href="/login?next=%2Flatest">logging in</a>`
           : ''
       }.</p>`
-    : topicRows(topics)
+    : topicRows(topics, extras)
 }
 ${pager(page, totalPages, (n) => `/latest?page=${n}`)}`;
+}
+
+/** The choice behind Latest's "New topic": the forums the member may start a topic in. */
+export function newTopicChoiceView(forums: Pick<ForumRow, 'name' | 'slug' | 'description'>[]): SafeHtml {
+  return html`<p class="crumbs"><a href="/latest">Latest</a></p><h1>New topic</h1>
+${
+  forums.length === 0
+    ? html`<p class="muted">There is no forum you may start a topic in.</p>`
+    : html`<p>Which forum is it for?</p><ul class="cards">${forums.map(
+        (forum) =>
+          html`<li class="card"><a class="title" href="/f/${forum.slug}/new">${forum.name}</a>${
+            forum.description ? html`<div class="muted">${forum.description}</div>` : ''
+          }</li>`,
+      )}</ul>`
+}`;
 }
 
 export function forumView(
@@ -155,6 +227,7 @@ export function forumView(
   page: number,
   totalPages: number,
   canStart: boolean,
+  activity?: Map<string, TopicActivity>,
 ): SafeHtml {
   return html`<p class="crumbs"><a href="/">${ui.title}</a></p>
 <div class="toolbar"><h1>${forum.name}</h1>${
@@ -166,7 +239,7 @@ export function forumView(
   }</div>
 ${forum.description ? html`<p class="muted">${forum.description}</p>` : ''}
 ${forum.locked ? notice('warn', 'This forum is locked: only moderators start topics here.') : ''}
-${topics.length === 0 ? html`<p class="muted">No topics yet.</p>` : topicRows(topics)}
+${topics.length === 0 ? html`<p class="muted">No topics yet.</p>` : topicRows(topics, { activity })}
 ${pager(page, totalPages, (n) => `/f/${forum.slug}?page=${n}`)}
 <p class="muted"><a href="/f/${forum.slug}/feed.atom">Atom feed of this forum</a></p>`;
 }

@@ -5,10 +5,11 @@ import { AVATAR_PALETTE } from '../avatars.js';
 export const FORUM_CSS = `
 :root{color-scheme:light dark;--bg:#fbfaf8;--fg:#1d1d1f;--muted:#5f6368;--line:#e2ded8;--card:#fff;--accent:#2f5fd0;\
 --accent-fg:#fff;--pin:#a15c00;--warn-bg:#fff4e5;--warn:#8a4b00;--err-bg:#fdecec;--err:#a31515;--ok-bg:#e8f5ec;\
---ok:#1f6b3a;--code:#f2f0ec}
+--ok:#1f6b3a;--code:#f2f0ec;--hl-k:#9b1f99;--hl-s:#2b6a1f;--hl-n:#9a4a00;--hl-c:#5d6470;--hl-t:#2a52c0;--hl-a:#85500a}
 @media (prefers-color-scheme:dark){:root{--bg:#141517;--fg:#e8e6e3;--muted:#a0a4ab;--line:#2e3136;--card:#1c1e21;\
 --accent:#8ab4ff;--accent-fg:#0c1526;--pin:#f0b35a;--warn-bg:#3a2a12;--warn:#f5c77e;--err-bg:#3d1818;--err:#ff9d9d;\
---ok-bg:#15301f;--ok:#8fd6a5;--code:#26292d}}
+--ok-bg:#15301f;--ok:#8fd6a5;--code:#26292d;--hl-k:#d19af5;--hl-s:#9bd67a;--hl-n:#f0a867;--hl-c:#9aa3b2;\
+--hl-t:#8fb3ff;--hl-a:#e6c07b}}
 *{box-sizing:border-box}
 [hidden]{display:none!important}
 html{font-size:100%}
@@ -20,8 +21,8 @@ a:hover{text-decoration-thickness:2px}
 .skip:focus{left:.5rem}
 .wrap{max-width:60rem;margin:0 auto;padding:0 1rem}
 header.site{border-bottom:1px solid var(--line);background:var(--card)}
-header.site .wrap{display:flex;flex-wrap:wrap;gap:.75rem 1.5rem;align-items:center;padding-top:.75rem;\
-padding-bottom:.75rem}
+header.site .wrap{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding-top:.6rem;\
+padding-bottom:.6rem;max-width:80rem}
 .brand{font-weight:700;font-size:1.2rem;text-decoration:none;color:var(--fg)}
 header.site nav{margin-left:auto}
 header.site nav ul{display:flex;flex-wrap:wrap;gap:.5rem 1rem;list-style:none;margin:0;padding:0;align-items:center}
@@ -29,7 +30,8 @@ header.site nav.forum-links{margin-left:0}
 .count{display:inline-block;min-width:1.4rem;padding:0 .4rem;border-radius:999px;background:var(--accent);\
 color:var(--accent-fg);font-size:.8rem;font-weight:700;text-align:center;line-height:1.4rem}
 form.search{display:flex;gap:.25rem}
-form.search input{width:12rem}
+form.search input{width:11rem;padding:.35rem .5rem}
+form.search button{padding:.35rem .7rem}
 main.wrap{padding-top:1.5rem;padding-bottom:3rem}
 h1{font-size:1.6rem;line-height:1.25;margin:.25rem 0 1rem}
 h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
@@ -50,6 +52,15 @@ border:1px solid currentColor;margin-left:.35rem;vertical-align:middle;color:var
 a.badge.new:hover{text-decoration:underline}
 .post.new{box-shadow:inset 4px 0 0 var(--accent)}
 .on-phone{display:none}
+.meta a.category{color:var(--fg);text-decoration:none;font-weight:600;font-size:.8rem;padding:0 .4rem;\
+border-left:4px solid var(--accent);background:var(--code)}
+.meta a.category:hover{text-decoration:underline}
+.posters{display:inline-flex;white-space:nowrap}
+.posters .avatar{margin-right:-.3rem;box-shadow:0 0 0 2px var(--card)}
+table.list th.posters-col{width:8rem}
+ul.latest-topics{list-style:none;margin:.4rem 0 0;padding:0;font-size:.9rem}
+ul.latest-topics li{margin:.15rem 0;overflow-wrap:anywhere}
+.toolbar-actions{display:flex;gap:.5rem;align-items:center}
 .likes{color:var(--muted)}
 button.secondary[aria-pressed=true]{background:var(--accent);color:var(--accent-fg)}
 details.flag>summary{cursor:pointer;color:var(--muted);display:inline-block}
@@ -60,14 +71,30 @@ display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;overflow-wrap
 ol.notifications li.unread{border-color:var(--accent);box-shadow:inset 4px 0 0 var(--accent)}
 ol.notifications li form{display:inline}
 .flag-note{margin:.4rem 0;font-style:italic;overflow-wrap:anywhere}
+ul.flag-reasons{margin:.4rem 0;padding-left:1.1rem}
+ul.flag-reasons p{margin:.1rem 0}
 .card .flagged{margin:.5rem 0}
 .post{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8rem 1rem;margin:0 0 .8rem}
 .post header{display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:baseline;margin-bottom:.35rem}
 .post header .author{font-weight:600}
 .post .body{overflow-wrap:anywhere}
 .post .body img{max-width:100%}
-.post .body pre{background:var(--code);padding:.6rem .8rem;border-radius:6px;overflow:auto}
+.post .body pre{background:var(--code);padding:.6rem .8rem;border-radius:6px;overflow:auto;position:relative}
 .post .body code{background:var(--code);padding:.05rem .25rem;border-radius:4px}
+.post .body pre code{padding:0;overflow-wrap:normal}
+.post .body pre>button.copy{position:absolute;top:.3rem;right:.3rem;font-size:.75rem;padding:.1rem .5rem;\
+background:var(--card);color:var(--accent)}
+.hljs-keyword,.hljs-built_in,.hljs-type,.hljs-literal,.hljs-selector-tag{color:var(--hl-k)}
+.hljs-string,.hljs-regexp,.hljs-addition{color:var(--hl-s)}
+.hljs-number,.hljs-variable,.hljs-deletion{color:var(--hl-n)}
+.hljs-comment,.hljs-quote,.hljs-meta{color:var(--hl-c)}
+.hljs-title,.hljs-section,.hljs-name{color:var(--hl-t)}
+.hljs-attr,.hljs-attribute,.hljs-property,.hljs-params{color:var(--hl-a)}
+.post .body table{display:block;max-width:100%;overflow-x:auto;border-collapse:collapse;margin:.5rem 0;\
+overflow-wrap:normal}
+.post .body th{white-space:nowrap}
+.post .body th,.post .body td{border:1px solid var(--line);padding:.3rem .6rem;text-align:left;vertical-align:top}
+.post .body th{background:var(--code)}
 .post .body blockquote{margin:.5rem 0;padding-left:.8rem;border-left:3px solid var(--line);color:var(--muted)}
 .mail-html{overflow-x:auto}
 .mail-html table{border-collapse:collapse;margin:.5rem 0}
@@ -280,12 +307,14 @@ details.sanction select{max-width:100%}
 details.sanction[open]{flex-basis:100%}
 details.sanction>summary{cursor:pointer;color:var(--accent);display:inline-block}
 .standing{margin:1rem 0}
-@media (max-width:40rem){header.site nav{margin-left:0;width:100%}table.list.admin thead{display:none}\
+@media (max-width:40rem){header.site .wrap{gap:.35rem 1rem;padding-top:.5rem;padding-bottom:.5rem}\
+header.site nav.account-links{order:1}header.site nav.forum-links{order:2;width:100%}form.search{order:3;width:100%}\
+header.site nav ul{gap:.25rem .9rem}table.list.admin thead{display:none}\
 table.list.admin tr,table.list.admin td,table.list.admin th{display:block;border:0}\
 table.list.admin tr{border-bottom:1px solid var(--line);padding:.4rem 0}\
 table.list.admin td,table.list.admin th{padding:.2rem .8rem}\
 table.list.admin td.num,table.list.admin td:empty{display:none}form.search input{width:100%}\
-table.list td.num,table.list th.num{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;\
+table.list td.num,table.list th.num,table.list .posters-col{display:none}.on-phone{display:inline}ol.replies{margin-left:.4rem;\
 padding-left:.5rem}.desk-ticket{grid-template-columns:minmax(0,1fr)}\
 table.desk-list td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-size:.85rem}\
 table.desk-list,table.desk-list tbody{display:block}table.desk-list td.subject a.title,\
