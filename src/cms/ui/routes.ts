@@ -87,6 +87,7 @@ function editorContext(request: FastifyRequest): SourceContext {
     kind: 'session',
     scope: viewer.role === 'admin' ? 'admin' : 'cms-write',
     id: viewer.member.id,
+    name: viewer.member.username,
     member: viewer,
   });
 }
