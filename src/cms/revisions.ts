@@ -68,7 +68,7 @@ export interface RevisionWithBefore {
  */
 export async function listRevisions(
   db: Executor,
-  entry: EntryRow,
+  entry: Pick<EntryRow, 'id'>,
   page: Page,
 ): Promise<{ revisions: RevisionWithBefore[]; total: number }> {
   const [rows, all] = await Promise.all([
@@ -86,7 +86,11 @@ export async function listRevisions(
 }
 
 /** One revision of the entry and the one kept before it; 404 `revision_not_found` when it keeps none of that version. */
-export async function findRevision(db: Executor, entry: EntryRow, version: number): Promise<RevisionWithBefore> {
+export async function findRevision(
+  db: Executor,
+  entry: Pick<EntryRow, 'id'>,
+  version: number,
+): Promise<RevisionWithBefore> {
   const [row, before] = await db
     .select()
     .from(cmsEntryRevisions)
@@ -106,7 +110,7 @@ export async function findRevision(db: Executor, entry: EntryRow, version: numbe
 export async function restoreRevision(
   db: Executor,
   type: ContentTypeRow,
-  entry: EntryRow,
+  entry: Pick<EntryRow, 'id' | 'status'>,
   version: number,
   options: { status?: 'draft' | 'published' | undefined; ifMatch?: string | undefined },
   relations: RelationLookup,

@@ -28,6 +28,13 @@ import { sourceFor } from '../source-for.js';
 import { sourceContext, type SourceContext } from '../sources.js';
 import type { EntryInput } from '../entries.js';
 import { entryLabel, humanName, stateOf } from './labels.js';
+import { findEntry } from '../entries.js';
+import { presentEntry } from '../presenters.js';
+import { DEFAULT_PREVIEW_HOURS, PREVIEW_LIFETIMES, previewLinkHolds, previewPath } from '../preview-links.js';
+import { authorOf } from '../revision-log.js';
+import { changedParts, listRevisions, restoreRevision, revisionValue } from '../revisions.js';
+import { relationLookup } from '../stored-source.js';
+import { partLabel, previewView, revisionsView, shareView, shownValue, type ShownRevision } from './revision-views.js';
 import { EDITOR_JS } from './editor-script.js.js';
 import { html } from '../../lib/html.js';
 import { consumeRateLimit } from '../../http/rate-limit.js';
@@ -56,6 +63,10 @@ const TypeParams = Type.Object({ type: Type.String({ minLength: 1, maxLength: 63
 const EntryParams = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 63 }),
   id: Type.String({ minLength: 1, maxLength: 100 }),
+});
+const RevisionParams = Type.Object({
+  ...EntryParams.properties,
+  version: Type.String({ pattern: '^[1-9][0-9]{0,9}$' }),
 });
 type WithType = { Params: { type: string } };
 type WithEntry = { Params: { type: string; id: string } };
@@ -108,6 +119,8 @@ async function contentType(request: FastifyRequest, slug: string): Promise<Conte
 
 /** The entry form's script (Markdown toolbar and live preview); the form works without it. */
 const EDITOR_HEAD = html`<script src="/assets/cms-editor.js" defer></script>`;
+/** A preview link's page stays out of search engines. */
+const PREVIEW_HEAD = html`<meta name="robots" content="noindex, nofollow">`;
 /** Live previews one editor may ask for a minute (the script asks at most every 300 ms of typing). */
 const PREVIEWS_PER_MINUTE = 120;
 const MAX_MARKDOWN_PREVIEW = 100_000;
@@ -624,7 +637,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<WithEntry & { Querystring: { saved?: string } }>(
+  app.get<WithEntry & { Querystring: { saved?: string; restored?: string } }>(
     '/admin/content/:type/:id',
     { schema: { params: EntryParams }, preHandler: EDITOR_PAGE },
     async (request, reply) => {
@@ -644,7 +657,11 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
           entry,
           values,
           errors: {},
-          flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined,
+          flash: request.query.saved
+            ? { kind: 'ok', text: 'Saved.' }
+            : /^\d{1,10}$/.test(request.query.restored ?? '')
+              ? { kind: 'ok', text: `Restored revision ${request.query.restored} as a new revision.` }
+              : undefined,
         }),
         { private: true, head: EDITOR_HEAD },
       );
@@ -708,6 +725,158 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     '/admin/content/:type/:id',
     { schema: { params: EntryParams }, preHandler: EDITOR_FORM },
     async (request, reply) => postEntry(request, reply, request.params.type, request.params.id),
+  );
+
+  /** The stored type a history or preview route names; 404 for forum types and unknown ones. */
+  async function storedTypeRow(request: FastifyRequest, slug: string) {
+    const row = await findStoredType(db, request.ui.site.id, slug);
+    if (!row) throw new AppError('content_type_not_found', `No content type "${slug}" keeps revisions.`);
+    return row;
+  }
+
+  async function historyPage(
+    request: FastifyRequest<WithEntry & { Querystring: { page?: string } }>,
+    reply: FastifyReply,
+    flash?: Flash,
+    status = 200,
+  ) {
+    const typeRow = await storedTypeRow(request, request.params.type);
+    const type = presentType(typeRow);
+    const { entry, etag = '' } = await sourceFor(type.slug).read(editorContext(request), request.params.id, {
+      status: 'any',
+    });
+    const page = pageNumber(request.query.page);
+    const { revisions, total } = await listRevisions(db, entry, {
+      page,
+      pageSize: PAGE_SIZE,
+      offset: (page - 1) * PAGE_SIZE,
+    });
+    const shown: ShownRevision[] = revisions.map(({ row, before }) => ({
+      version: row.version,
+      author: row.authorName,
+      at: row.createdAt,
+      restoredFrom: row.restoredFrom,
+      changes: before
+        ? changedParts(typeRow.fields, row, before).map((name) => ({
+            label: partLabel(name),
+            before: shownValue(revisionValue(before, name)),
+            after: shownValue(revisionValue(row, name)),
+          }))
+        : undefined,
+    }));
+    const label = entryLabel(type, entry);
+    const current = Number(/\.(\d+)"$/.exec(etag)?.[1] ?? 0);
+    return sendPage(
+      reply,
+      request.ui,
+      `History of ${label}`,
+      revisionsView(
+        request.ui,
+        { type, entry, label, revisions: shown, current, etag, page, pages: totalPages(total, PAGE_SIZE) },
+        flash,
+      ),
+      { status, private: true },
+    );
+  }
+
+  app.get<WithEntry & { Querystring: { page?: string } }>(
+    '/admin/content/:type/:id/revisions',
+    { schema: { params: EntryParams }, preHandler: EDITOR_PAGE },
+    async (request, reply) => historyPage(request, reply),
+  );
+
+  // A restore saves the revision's values as a new revision, if the entry is still as the page showed it.
+  app.post<WithEntry & { Params: { version: string }; Querystring: { page?: string } }>(
+    '/admin/content/:type/:id/revisions/:version/restore',
+    { schema: { params: RevisionParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const typeRow = await storedTypeRow(request, request.params.type);
+      const ctx = editorContext(request);
+      const { entry } = await sourceFor(typeRow.slug).read(ctx, request.params.id, { status: 'any' });
+      const version = Number(request.params.version);
+      try {
+        await restoreRevision(
+          db,
+          typeRow,
+          entry,
+          version,
+          { ifMatch: field(request, 'version', 200) || undefined },
+          relationLookup(ctx),
+          { author: authorOf(ctx.caller) },
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        const text =
+          error.code === 'precondition_failed'
+            ? 'Someone saved this entry since the history was shown; look at their change, then restore again.'
+            : error.message;
+        return historyPage(request, reply, { kind: 'error', text }, error.status);
+      }
+      request.server.cms.webhooks.wake();
+      return seeOther(reply, `/admin/content/${typeRow.slug}/${entry.id}?restored=${version}`);
+    },
+  );
+
+  // A signed, expiring link to the entry's read-only preview (decision 0139).
+  app.post<WithEntry>(
+    '/admin/content/:type/:id/share',
+    { schema: { params: EntryParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const typeRow = await storedTypeRow(request, request.params.type);
+      const type = presentType(typeRow);
+      const { entry } = await sourceFor(type.slug).read(editorContext(request), request.params.id, { status: 'any' });
+      const asked = Number(field(request, 'hours', 4));
+      const hours = (PREVIEW_LIFETIMES as readonly number[]).includes(asked) ? asked : DEFAULT_PREVIEW_HOURS;
+      const expiresAt = new Date(Date.now() + hours * 3600_000);
+      const path = previewPath(app.deps.config.secretKey, request.ui.site.id, type.slug, entry.id, expiresAt);
+      const url = `${request.protocol}://${request.host}${path}`;
+      const label = entryLabel(type, entry);
+      return sendPage(
+        reply,
+        request.ui,
+        `Preview link for ${label}`,
+        shareView(request.ui, type, entry, label, { url, expiresAt }),
+        { private: true },
+      );
+    },
+  );
+
+  // What a preview link opens, without signing in: the entry as it is now, read-only, out of search engines.
+  app.get<WithEntry & { Querystring: { expires?: string; sig?: string } }>(
+    '/preview/:type/:id',
+    { schema: { params: EntryParams }, preHandler: loadUi },
+    async (request, reply) => {
+      reply.header('X-Robots-Tag', 'noindex, nofollow');
+      const { type: slug, id } = request.params;
+      const holds = previewLinkHolds(app.deps.config.secretKey, request.ui.site.id, {
+        type: slug,
+        entryId: id,
+        expires: String(request.query.expires ?? ''),
+        sig: String(request.query.sig ?? '').slice(0, 100),
+      });
+      if (!holds)
+        throw new AppError('preview_link_invalid', 'This preview link is wrong or has expired; ask for a new one.');
+      const typeRow = await findStoredType(db, request.ui.site.id, slug);
+      if (!typeRow) throw new AppError('preview_link_invalid', 'The entry of this preview link is gone.');
+      let row;
+      try {
+        row = await findEntry(db, typeRow, id, 'any');
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'entry_not_found')
+          throw new AppError('preview_link_invalid', 'The entry of this preview link is gone.');
+        throw error;
+      }
+      const type = presentType(typeRow);
+      const entry = presentEntry(typeRow, row);
+      const label = entryLabel(type, entry);
+      return sendPage(
+        reply,
+        request.ui,
+        `Preview: ${label}`,
+        previewView(type, entry, label, new Date(Number(request.query.expires) * 1000)),
+        { private: true, head: PREVIEW_HEAD },
+      );
+    },
   );
 
   app.get('/admin/media', { preHandler: EDITOR_PAGE }, async (request, reply) => {

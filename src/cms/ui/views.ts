@@ -10,6 +10,7 @@ import type { EditorView } from '../editors.js';
 import { FIELD_TYPES, type FieldDefinition } from '../fields.js';
 import type { ContentTypeOut, EntryOut, MediaOut } from '../schemas.js';
 import { entryLabel, humanName, stateOf } from './labels.js';
+import { sharePanel } from './revision-views.js';
 
 /** Problems of a submitted form by field name; `_form` for the form as a whole. */
 export type FieldErrors = Partial<Record<string, string>>;
@@ -467,7 +468,8 @@ ${selectField(
 )}
 <div><label for="entry-published-at">Publish at (UTC)</label><input type="datetime-local" id="entry-published-at" name="published_at" value="${values.published_at ?? ''}" aria-describedby="entry-published-at-hint${errors.published_at ? ' entry-published-at-error' : ''}"${errors.published_at ? html` aria-invalid="true"` : ''}><span class="hint" id="entry-published-at-hint">Leave empty to publish now; a future time schedules a published entry (the API shows it from then on).</span>${errors.published_at ? html`<span class="field-error" id="entry-published-at-error">${errors.published_at}</span>` : ''}</div>
 </fieldset>
-<div class="actions"><button type="submit" name="action" value="save">Save</button><button type="submit" name="action" value="preview" class="secondary">Preview</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>`,
+<div class="actions"><button type="submit" name="action" value="save">Save</button><button type="submit" name="action" value="preview" class="secondary">Preview</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>
+${entry ? sharePanel(ui, type, entry) : ''}`,
     page.flash,
   );
 }
