@@ -36,6 +36,8 @@ import { changedParts, listRevisions, restoreRevision, revisionValue } from '../
 import { relationLookup } from '../stored-source.js';
 import { partLabel, previewView, revisionsView, shareView, shownValue, type ShownRevision } from './revision-views.js';
 import { EDITOR_JS } from './editor-script.js.js';
+import { aiSettingsOf, generateDraft } from '../ai-drafting.js';
+import { parseBoolean } from '../../config/index.js';
 import { html } from '../../lib/html.js';
 import { consumeRateLimit } from '../../http/rate-limit.js';
 import {
@@ -124,6 +126,8 @@ const PREVIEW_HEAD = html`<meta name="robots" content="noindex, nofollow">`;
 /** Live previews one editor may ask for a minute (the script asks at most every 300 ms of typing). */
 const PREVIEWS_PER_MINUTE = 120;
 const MAX_MARKDOWN_PREVIEW = 100_000;
+/** The longest prompt for AI drafting, as the Content API takes it. */
+const MAX_AI_PROMPT = 10_000;
 
 /** Entries one bulk action takes: a list page's worth and more. */
 const BULK_MAX = 100;
@@ -244,16 +248,11 @@ function jsonText(value: unknown): string {
   return tags ? (value as string[]).join(', ') : JSON.stringify(value);
 }
 
-/** An entry as form values, the way the form shows it. */
-function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): FormValues {
-  const values: FormValues = {
-    slug: entry.slug ?? '',
-    status: entry.status,
-    published_at: toLocal(entry.published_at),
-    version,
-  };
+/** Field values as the form's inputs show them (`data_<name>`), those without a value left out. */
+function dataValues(type: ContentTypeOut, data: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
   for (const f of type.fields) {
-    const value = (entry.data as Record<string, unknown>)[f.name];
+    const value = data[f.name];
     if (value === undefined || value === null) continue;
     values[`data_${f.name}`] =
       f.type === 'boolean'
@@ -267,6 +266,17 @@ function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): Fo
             : String(value as string | number);
   }
   return values;
+}
+
+/** An entry as form values, the way the form shows it. */
+function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): FormValues {
+  return {
+    slug: entry.slug ?? '',
+    status: entry.status,
+    published_at: toLocal(entry.published_at),
+    version,
+    ...dataValues(type, entry.data as Record<string, unknown>),
+  };
 }
 
 /** The posted entry form as values (to show again) and as the input the entry source takes. */
@@ -338,6 +348,57 @@ function entryErrors(error: unknown): FieldErrors | undefined {
 export async function editorRoutes(app: FastifyInstance): Promise<void> {
   await app.register(multipart, { limits: { files: 1, fields: 2, fieldSize: 1024, parts: 3 } });
   const db = app.deps.database.db;
+
+  /** Whether the site drafts with AI: its plan has it and AI_CONTENT_ENABLED is on (the provider may still be unset). */
+  async function aiOffered(request: FastifyRequest): Promise<boolean> {
+    const site = request.ui.site;
+    if (!(await app.services.plans.includes(site.plan, 'ai'))) return false;
+    const settings = await app.instanceSettings.applied(site.id);
+    return parseBoolean(settings.values.AI_CONTENT_ENABLED ?? '') ?? false;
+  }
+
+  /**
+   * Field values drafted by the site's AI provider from the prompt, as form values; the entry being
+   * edited (if any) goes along as it is now. Nothing is saved: the editor reviews, then saves.
+   */
+  async function aiDraft(request: FastifyRequest, type: ContentTypeOut, prompt: string, id: string | undefined) {
+    const site = request.ui.site;
+    await app.services.plans.require(site, 'ai');
+    const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config, request.log);
+    const ctx = editorContext(request);
+    const draft = await generateDraft(
+      db,
+      site.id,
+      ai,
+      { type: type.slug, prompt, ...(id ? { entry: id } : {}) },
+      relationLookup(ctx),
+      { author: authorOf(ctx.caller) },
+    );
+    return dataValues(type, draft.data);
+  }
+
+  // The entry form's "Draft with AI" from its script: the drafted values as JSON, filled in place.
+  app.post<WithType>(
+    '/admin/content/:type/ai-draft',
+    { schema: { params: TypeParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      storedType(type);
+      const prompt = (field(request, 'ai_prompt', MAX_AI_PROMPT) ?? '').trim();
+      reply.header('Cache-Control', 'no-store');
+      if (prompt === '') return reply.code(422).send({ detail: 'Describe the entry to draft.' });
+      const id = field(request, 'entry', 100) || undefined;
+      try {
+        const values = await aiDraft(request, type, prompt, id);
+        return reply.send({ values, filled: Object.keys(values).length });
+      } catch (error) {
+        // What the form's round trip shows beside the prompt, for the script to show there.
+        if (error instanceof AppError)
+          return reply.code(error.status).send({ code: error.code, detail: error.message });
+        throw error;
+      }
+    },
+  );
 
   async function typesPage(request: FastifyRequest) {
     const stored = (await listStoredTypes(db, request.ui.site.id)).map(presentType);
@@ -612,7 +673,12 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     queries?: Record<string, string>,
   ) {
     const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
-    return { type, media: rows.map(presentMedia), relations: await relationPickers(request, type, values, queries) };
+    return {
+      type,
+      media: rows.map(presentMedia),
+      relations: await relationPickers(request, type, values, queries),
+      ai: await aiOffered(request),
+    };
   }
 
   function storedType(type: ContentTypeOut): void {
@@ -685,15 +751,32 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         if (f.type === 'relation') queries[f.name] = (field(request, `find_${f.name}`, 200) ?? '').trim();
     const form = await entryForm(request, type, values, queries);
     const title = entry ? `Edit ${type.name} entry` : `New ${type.name} entry`;
-    const show = (shown: FieldErrors, status: number, preview?: Record<string, string>) =>
+    const show = (shown: FieldErrors, status: number, preview?: Record<string, string>, flash?: Flash) =>
       sendPage(
         reply,
         request.ui,
         title,
-        entryFormView(request.ui, { ...form, entry, values, errors: shown, preview }),
+        entryFormView(request.ui, { ...form, entry, values, errors: shown, preview, flash }),
         { status, private: true, head: EDITOR_HEAD },
       );
     if (searching) return show(errors, 200);
+    if (action === 'ai') {
+      values.ai_prompt = (field(request, 'ai_prompt', MAX_AI_PROMPT) ?? '').trim();
+      if (values.ai_prompt === '') return show({ ai_prompt: 'Describe the entry to draft.' }, 422);
+      try {
+        const drafted = await aiDraft(request, type, values.ai_prompt, entry?.id);
+        Object.assign(values, drafted);
+        const n = Object.keys(drafted).length;
+        return show({}, 200, undefined, {
+          kind: 'ok',
+          text: `AI filled ${n} field${n === 1 ? '' : 's'}. Review ${n === 1 ? 'it' : 'them'}, then Save: nothing is saved yet.`,
+        });
+      } catch (error) {
+        // The provider's failures (502, 504) too: the form and what was typed stay.
+        if (error instanceof AppError) return show({ ai_prompt: error.message }, error.status);
+        throw error;
+      }
+    }
     if (action === 'preview') {
       const preview: Record<string, string> = {};
       for (const f of type.fields)

@@ -299,6 +299,16 @@ interface EntryFormPage {
   /** Rendered Markdown of a preview round trip, by field. */
   preview?: Record<string, string> | undefined;
   flash?: Flash | undefined;
+  /** Whether the site drafts with AI: the form then has a prompt box. */
+  ai?: boolean | undefined;
+}
+
+/** The prompt box of AI drafting: it posts the form back (`action=ai`), or the script fills the fields in place. */
+function aiPanel(type: ContentTypeOut, entry: EntryOut | undefined, values: FormValues, errors: FieldErrors): SafeHtml {
+  return html`<fieldset class="ai-draft" data-ai-draft="/admin/content/${type.slug}/ai-draft"${entry ? html` data-entry="${entry.id}"` : ''}><legend>Draft with AI</legend>
+${textArea('ai_prompt', 'What should the entry say?', values.ai_prompt ?? '', { id: 'ai-prompt', hint: 'The AI fills the text, number, date and choice fields from this; you review them, then Save.', error: errors.ai_prompt })}
+<div class="actions"><button type="submit" name="action" value="ai" class="secondary" data-ai-button>Draft with AI</button></div>
+<p class="hint" data-ai-status role="status" aria-live="polite"></p></fieldset>`;
 }
 
 function mediaPicker(
@@ -453,6 +463,7 @@ export function entryFormView(ui: UiContext, page: EntryFormPage): SafeHtml {
 <form method="post" action="${action}" class="stack wide">${csrfField(ui)}
 ${entry ? html`<input type="hidden" name="version" value="${values.version ?? ''}">` : ''}
 ${errors._form ? html`<p class="field-error" role="alert">${errors._form}</p>` : ''}
+${page.ai ? aiPanel(type, entry, values, errors) : ''}
 ${type.fields.map((field) => fieldControl(field, values, errors, page.media, page.relations, page.preview))}
 <fieldset><legend>Publishing</legend>
 ${textField('slug', 'Slug', values.slug ?? '', 'text', { id: 'entry-slug', maxlength: 100, hint: 'Optional; lower-case letters, digits and hyphens. Entries are read by id or slug.', error: errors.slug })}
