@@ -17,7 +17,6 @@ import { verifyCsrf } from '../../http/csrf.js';
 import { field, seeOther } from '../../http/forms.js';
 import { renderBody } from '../../forum/markdown.js';
 import { AppError } from '../../http/errors.js';
-import { jsonDepthWithin, MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { createType, findStoredType, listStoredTypes, updateType } from '../content-types.js';
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldDefinition, type FieldType } from '../fields.js';
 import { FORUM_TYPES } from '../forum-types.js';
@@ -42,6 +41,7 @@ import { html } from '../../lib/html.js';
 import { consumeRateLimit } from '../../http/rate-limit.js';
 import {
   BLANK_ROWS,
+  RULE_INPUTS,
   bulkDeleteView,
   entryFormView,
   entryListView,
@@ -189,6 +189,42 @@ async function relationPickers(
   return pickers;
 }
 
+/** The rules and choices typed for field row `p` that apply to its type, as the type's options. */
+function fieldOptions(type: FieldType, p: string, values: FormValues, errors: FieldErrors): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  const rules =
+    type === 'text' || type === 'markdown' || type === 'slug'
+      ? (['min_length', 'max_length'] as const)
+      : type === 'number'
+        ? (['min', 'max'] as const)
+        : [];
+  for (const rule of rules) {
+    const text = values[`${p}_${rule}`]!;
+    if (text === '') continue;
+    const number = Number(text);
+    if (!Number.isFinite(number) || (rule.endsWith('length') && (!Number.isInteger(number) || number < 0)))
+      errors[`${p}_${rule}`] = rule.endsWith('length') ? 'Enter a whole number of characters.' : 'Enter a number.';
+    else options[rule] = number;
+  }
+  if (type === 'number' && values[`${p}_integer`] === 'on') options.integer = true;
+  if (type === 'enum') {
+    const choices = [
+      ...new Set(
+        values[`${p}_values`]!.split(/[\n,]/)
+          .map((choice) => choice.trim())
+          .filter((choice) => choice !== ''),
+      ),
+    ];
+    if (choices.length === 0) errors[`${p}_values`] = 'Enter the choices, one per line.';
+    else options.values = choices;
+  }
+  if (type === 'relation') {
+    if (values[`${p}_relation`] === '') errors[`${p}_relation`] = 'Enter the slug of the related type, e.g. topics.';
+    else options.type = values[`${p}_relation`];
+  }
+  return options;
+}
+
 /** The field rows of the type editor as definitions, or the problems by input name. */
 function readFieldRows(request: FastifyRequest): {
   fields: FieldDefinition[];
@@ -201,24 +237,14 @@ function readFieldRows(request: FastifyRequest): {
   const fields: FieldDefinition[] = [];
   for (let i = 0; i < rows; i++) {
     const p = `f${i}`;
-    for (const part of ['name', 'type', 'required', 'unique', 'options'])
+    for (const part of ['name', 'type', 'required', 'unique', 'values', 'integer', 'relation', ...RULE_INPUTS])
       values[`${p}_${part}`] = (field(request, `${p}_${part}`, 2000) ?? '').trim();
     const name = values[`${p}_name`]!;
     if (name === '') continue;
     if (!FIELD_NAME.test(name))
       errors[`${p}_name`] = 'Use a lower-case letter, then letters, digits or underscores (at most 40).';
     const type = values[`${p}_type`] as FieldType;
-    let options: Record<string, unknown> = {};
-    if (values[`${p}_options`] !== '') {
-      try {
-        const parsed = JSON.parse(values[`${p}_options`]!) as unknown;
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-        if (jsonDepthWithin(parsed)) options = parsed as Record<string, unknown>;
-        else errors[`${p}_options`] = `Options nest at most ${MAX_JSON_DEPTH} levels deep.`;
-      } catch {
-        errors[`${p}_options`] = 'Write the options as a JSON object, e.g. {"max_length": 80}.';
-      }
-    }
+    const options = fieldOptions(type, p, values, errors);
     fields.push({
       name,
       type: FIELD_TYPES.includes(type) ? type : 'text',
