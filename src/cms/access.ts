@@ -40,12 +40,12 @@ async function callerOf(request: FastifyRequest, reply: FastifyReply, site: Site
       throw new AppError('scope_missing', 'The API key has no Content API scope (cms-read, cms-write or admin).', {
         required_scope: 'cms-read',
       });
-    return { kind: 'api_key', scope, id: key.id };
+    return { kind: 'api_key', scope, id: key.id, name: key.name };
   }
   const user = await sessionUser(request);
   if (user && canManageSite(user, site)) {
     checkSameOrigin(request);
-    return { kind: 'session', scope: 'admin', id: user.id };
+    return { kind: 'session', scope: 'admin', id: user.id, name: user.username };
   }
   throw unauthorized(reply, 'authentication_required', 'Send an API key as `Authorization: Bearer blu_sk_...`.');
 }

@@ -20,6 +20,7 @@ import { createEntry, findEntry, type RelationLookup } from './entries.js';
 import { checkValue, type FieldDefinition } from './fields.js';
 import { FORUM_TYPE_SLUGS } from './forum-types.js';
 import { fieldSchema } from './openapi.js';
+import type { RevisionNote } from './revision-log.js';
 import type { EntryRow, ContentTypeRow } from './tables.js';
 
 /** Field types a model can fill; relations and media need ids and files it cannot know. */
@@ -143,6 +144,7 @@ export async function generateDraft(
   ai: AiSettings,
   input: GenerateInput,
   relations: RelationLookup,
+  note: RevisionNote,
   clientFor: (settings: AiSettings) => AiClient = createAiClient,
 ): Promise<Draft> {
   if (FORUM_TYPE_SLUGS.includes(input.type))
@@ -161,7 +163,7 @@ export async function generateDraft(
     const result = await clientFor(ai).complete({ system: systemPrompt(type, fields), prompt, json: true });
     const data = checkedValues(fields, parseAnswer(result.text, ai.apiKey), ai.apiKey);
     if (!input.save_as_draft) return { type, data };
-    return { type, data, entry: await createEntry(db, type, { status: 'draft', data }, relations) };
+    return { type, data, entry: await createEntry(db, type, { status: 'draft', data }, relations, note) };
   } catch (error) {
     if (error instanceof AiProviderError) throw new AppError(error.code, error.message, error.extensions);
     throw error;

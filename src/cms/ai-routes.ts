@@ -7,6 +7,7 @@ import { aiSettingsOf, generateDraft } from './ai-drafting.js';
 import { sourceContext } from './sources.js';
 import { relationLookup } from './stored-source.js';
 import { presentEntry } from './presenters.js';
+import { authorOf } from './revision-log.js';
 import { EntryOut, cmsSecurity } from './schemas.js';
 
 const GenerateBody = Type.Object(
@@ -60,6 +61,7 @@ export async function aiRoutes(fastify: FastifyInstance): Promise<void> {
         ai,
         request.body,
         relationLookup(sourceContext(app, site, request.cms.caller)),
+        { author: authorOf(request.cms.caller) },
       );
       return { data: draft.data, ...(draft.entry ? { entry: presentEntry(draft.type, draft.entry) } : {}) };
     },

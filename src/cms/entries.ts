@@ -14,6 +14,7 @@ import { deriveEntryColumns } from './derived.js';
 import { checkValue, type FieldDefinition } from './fields.js';
 import { MEDIA_PATH, missingMedia } from './media.js';
 import { presentEntry } from './presenters.js';
+import { recordRevision, type RevisionNote } from './revision-log.js';
 import { filterConditions, sortOrder, type SortOrder, type StatusView } from './query.js';
 import { cmsEntries, type ContentTypeRow, type EntryRow } from './tables.js';
 import { emitEntryEvent } from './webhooks.js';
@@ -187,6 +188,7 @@ export async function createEntry(
   type: ContentTypeRow,
   input: EntryInput,
   relations: RelationLookup,
+  note: RevisionNote,
 ): Promise<EntryRow> {
   const data = await checkData(db, type, relations, input.data);
   return db.transaction((tx) =>
@@ -204,6 +206,7 @@ export async function createEntry(
           publishedAt: publishedAtFor(input),
         })
         .returning();
+      await recordRevision(tx, row!, note);
       await entryEvents(tx, type, undefined, row!);
       return row!;
     }),
@@ -300,13 +303,14 @@ export async function findEntry(
   return row;
 }
 
-/** Replaces an entry's data (and slug and status when given), if `ifMatch` still names it. */
+/** Replaces an entry's data (and slug and status when given), if `ifMatch` still names it; records the revision. */
 export async function updateEntry(
   db: Executor,
   type: ContentTypeRow,
   id: string,
   input: EntryInput,
   relations: RelationLookup,
+  note: RevisionNote,
   ifMatch?: string,
 ): Promise<EntryRow> {
   return db.transaction(async (tx) => {
@@ -338,6 +342,7 @@ export async function updateEntry(
         })
         .where(eq(cmsEntries.id, current.id))
         .returning();
+      await recordRevision(tx, row!, note);
       await entryEvents(tx, type, current, row!);
       return row!;
     });

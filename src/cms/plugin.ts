@@ -12,6 +12,7 @@ import { entryRoutes } from './entry-routes.js';
 import { mediaRoutes, mediaServing } from './media-routes.js';
 import { cmsOpenApi } from './openapi.js';
 import { PublishedReads } from './published-reads.js';
+import { revisionRoutes } from './revision-routes.js';
 import { ContentTypeDirectory } from './type-directory.js';
 import { typeRoutes } from './type-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -52,6 +53,7 @@ async function cmsApi(app: FastifyInstance): Promise<void> {
       await registerSiteApiCors(api);
       await api.register(typeRoutes);
       await api.register(entryRoutes);
+      await api.register(revisionRoutes);
       await api.register(aiRoutes);
       await api.register(webhookRoutes);
       await api.register(mediaRoutes);

@@ -13,8 +13,10 @@ export interface CmsCaller {
   kind: 'api_key' | 'session';
   /** The highest scope the caller holds. */
   scope: CmsScope;
-  /** The credential id or the account id, for logs. */
+  /** The credential id, the account id, or in the editor the member id: who a revision names. */
   id: string;
+  /** How revisions name the caller: the key's name, the account's username, the member's username. */
+  name: string;
   /**
    * The forum member a session in the community's own editor acts for. Forum views then read as
    * this member, whatever the status asked, so an editor sees no more of the forum than their

@@ -128,6 +128,44 @@ export const EntryOut = Type.Object({
 });
 export type EntryOut = Static<typeof EntryOut>;
 
+export const RevisionParams = Type.Object({
+  ...EntryParams.properties,
+  version: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "The entry's version this save made." }),
+});
+
+export const RestoreBody = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Union([Type.Literal('draft'), Type.Literal('published')], {
+        description:
+          "The entry's state after the restore; default the state it has now (a restore brings back fields).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RevisionOut = Type.Object({
+  version: Type.Integer({ description: "The entry's version this save made; revisions are numbered by it." }),
+  entry_id: Type.String(),
+  slug: Type.Union([Type.String(), Type.Null()]),
+  status: Status,
+  published_at: NullableTime,
+  data: Type.Object({}, { additionalProperties: true, description: 'The field values as saved.' }),
+  author: Type.Object({
+    kind: Type.Union([Type.Literal('member'), Type.Literal('account'), Type.Literal('api_key')]),
+    id: Type.String(),
+    name: Type.String({ description: "The author's name when they saved." }),
+  }),
+  restored_from: Type.Union([Type.Integer(), Type.Null()], { description: 'The revision this save restored.' }),
+  changed: Type.Array(Type.String(), {
+    description:
+      'The fields (and `slug`, `status`, `published_at`) this save changed from the revision before it; every one set for the oldest revision kept.',
+  }),
+  created_at: Time,
+});
+export type RevisionOut = Static<typeof RevisionOut>;
+
 const CommaList = Type.String({ maxLength: 1000, pattern: '^[A-Za-z0-9_,.-]*$' });
 
 export const EntryListQuery = Type.Object(

@@ -17,6 +17,7 @@ import { forumSource } from './forum-views.js';
 import type { FieldDefinition } from './fields.js';
 import { authorizeStatusView } from './policy.js';
 import { presentEntry } from './presenters.js';
+import { authorOf } from './revision-log.js';
 import { fieldList } from './query.js';
 import type { EntryOut } from './schemas.js';
 import type { EntrySource, ReadQuery, SourceContext } from './sources.js';
@@ -127,12 +128,20 @@ export function storedSource(slug: string): EntrySource {
     },
     async create(ctx, input) {
       const type = await typeOf(ctx, slug);
-      const row = await createEntry(ctx.db, type, input, relationLookup(ctx));
+      const row = await createEntry(ctx.db, type, input, relationLookup(ctx), { author: authorOf(ctx.caller) });
       return { entry: presentEntry(type, row), etag: etagOf(row) };
     },
     async update(ctx, id, input, ifMatch) {
       const type = await typeOf(ctx, slug);
-      const row = await updateEntry(ctx.db, type, id, input, relationLookup(ctx), ifMatch);
+      const row = await updateEntry(
+        ctx.db,
+        type,
+        id,
+        input,
+        relationLookup(ctx),
+        { author: authorOf(ctx.caller) },
+        ifMatch,
+      );
       return { entry: presentEntry(type, row), etag: etagOf(row) };
     },
     async remove(ctx, idOrSlug, ifMatch) {

@@ -66,6 +66,39 @@ export const cmsEntries = pgTable(
   ],
 );
 
+/**
+ * Every save of an entry as it was saved: its field values, slug and state, who saved it and when
+ * (docs/decisions/0139-cms-revisions-and-preview-links.md). The entry's `version` numbers them; the
+ * last MAX_REVISIONS of each entry are kept, and they go with the entry.
+ */
+export const cmsEntryRevisions = pgTable(
+  'cms_entry_revisions',
+  {
+    entryId: text('entry_id')
+      .notNull()
+      .references(() => cmsEntries.id, { onDelete: 'cascade' }),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    slug: text('slug'),
+    status: text('status', { enum: ['draft', 'published'] }).notNull(),
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /** Who saved: a member in the editor, an account's session or an API key. */
+    authorKind: text('author_kind', { enum: ['member', 'account', 'api_key'] }).notNull(),
+    authorId: text('author_id').notNull(),
+    /** The author's name when they saved (a member's username, an account's e-mail, a key's name). */
+    authorName: text('author_name').notNull(),
+    /** The revision this one restored, if it was a restore. */
+    restoredFrom: integer('restored_from'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.entryId, t.version] })],
+);
+
+export type EntryRevisionRow = typeof cmsEntryRevisions.$inferSelect;
+
 export type ContentTypeRow = typeof cmsContentTypes.$inferSelect;
 export type EntryRow = typeof cmsEntries.$inferSelect;
 

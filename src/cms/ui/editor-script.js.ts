@@ -1,5 +1,5 @@
 // The CMS editor's one script, served as /assets/cms-editor.js to the entry form (decisions 0136,
-// 0140). The form works without it (Preview posts the form back, media fields are a select). With
+// 0139, 0140). The form works without it (Preview posts the form back, media fields are a select). With
 // it, each Markdown field (`[data-markdown]`) gets a toolbar for bold, italic, link, list, code and
 // an image, and a preview beside the box that follows the typing: one debounced
 // `POST /admin/content/preview`, rendered on the server by the same renderer and sanitizer as the
@@ -8,6 +8,8 @@
 // `![alt](url)` goes in at the cursor, the alt words selected to be typed over. Each media field
 // (`[data-media-field]`) gets a dialog of the library's thumbnails with a search, which sets its
 // select.
+// "Draft with AI" (`[data-ai-draft]`) asks `POST /admin/content/{type}/ai-draft` and fills the fields
+// in place instead of posting the form back; nothing is saved until Save.
 export const EDITOR_JS = `'use strict';
 (function () {
   var MARKS = {
@@ -232,7 +234,47 @@ export const EDITOR_JS = `'use strict';
     select.addEventListener('change', show);
   }
 
+
+  function fill(form, name, value) {
+    Array.prototype.forEach.call(form.querySelectorAll('[name="' + name + '"]'), function (input) {
+      if (input.type === 'radio') input.checked = input.value === value;
+      else if (input.type === 'checkbox') input.checked = value === 'on';
+      else input.value = value;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+  }
+
+  function aiDrafting(panel) {
+    var button = panel.querySelector('[data-ai-button]');
+    var box = panel.querySelector('textarea');
+    var status = panel.querySelector('[data-ai-status]');
+    var form = panel.closest('form');
+    var token = form.querySelector('input[name="_csrf"]');
+    button.addEventListener('click', function (event) {
+      event.preventDefault();
+      var fields = new URLSearchParams({ _csrf: token.value, ai_prompt: box.value });
+      if (panel.dataset.entry) fields.set('entry', panel.dataset.entry);
+      button.disabled = true;
+      status.textContent = 'Drafting…';
+      fetch(panel.dataset.aiDraft, { method: 'POST', body: fields, credentials: 'same-origin' })
+        .then(function (response) {
+          return response.json().then(function (body) {
+            if (!response.ok) {
+              status.textContent = body.detail || 'The AI could not draft this.';
+              return;
+            }
+            Object.keys(body.values).forEach(function (name) { fill(form, name, body.values[name]); });
+            status.textContent = 'AI filled ' + body.filled + (body.filled === 1 ? ' field' : ' fields') +
+              '. Review them, then Save: nothing is saved yet.';
+          });
+        })
+        .catch(function () { status.textContent = 'The AI could not be reached; try again.'; })
+        .then(function () { button.disabled = false; });
+    });
+  }
+
   Array.prototype.forEach.call(document.querySelectorAll('[data-markdown]'), editor);
   Array.prototype.forEach.call(document.querySelectorAll('[data-media-field]'), mediaField);
+  Array.prototype.forEach.call(document.querySelectorAll('[data-ai-draft]'), aiDrafting);
 })();
 `;

@@ -75,7 +75,7 @@ for (const database of testDatabases) {
         f1_type: 'markdown',
         f2_name: 'kind',
         f2_type: 'enum',
-        f2_options: '{"values":["talk","party"]}',
+        f2_values: 'talk\nparty',
         f3_name: 'poster',
         f3_type: 'media',
       };
@@ -90,13 +90,47 @@ for (const database of testDatabases) {
             name: 'Events',
             rows: '5',
             ...fields,
+            f0_max_length: '80',
             f4_name: 'capacity',
             f4_type: 'number',
+            f4_min: '1',
+            f4_max: '500',
+            f4_integer: 'on',
+            f4_max_length: '9',
           })
         ).statusCode,
         303,
       );
       assert.match((await admin.get('/admin/content/events/new')).body, /name="data_capacity"/);
+      const type = json<{ fields: Array<{ name: string; options: object }> }>(
+        await cmsApi(t.app, 'club', read, { method: 'GET', path: '/content-types/events' }),
+      );
+      assert.deepEqual(
+        Object.fromEntries(type.fields.map((f) => [f.name, f.options])),
+        {
+          title: { max_length: 80 },
+          body: {},
+          kind: { values: ['talk', 'party'] },
+          poster: {},
+          capacity: { min: 1, max: 500, integer: true },
+        },
+        "choices and rules come from fields; a rule of another type (a number's length) is left out",
+      );
+      const shown = (await admin.get('/admin/content-types/events')).body;
+      assert.match(shown, /<textarea id="f2_values" name="f2_values"[^>]*>talk\nparty<\/textarea>/);
+      assert.match(shown, /id="f4_max" name="f4_max" value="500"/);
+      const refused = await admin.post('/admin/content-types/events', {
+        name: 'Events',
+        rows: '5',
+        ...fields,
+        f2_values: '',
+        f4_name: 'capacity',
+        f4_type: 'number',
+        f4_min: 'lots',
+      });
+      assert.equal(refused.statusCode, 422);
+      assert.match(refused.body, /id="f2_values-error"[^>]*>Enter the choices, one per line\./);
+      assert.match(refused.body, /id="f4_min-error"[^>]*>Enter a number\./);
     });
 
     it('previews Markdown through the server, saves drafts, publishes and schedules as the API serves them', async () => {
@@ -335,7 +369,7 @@ for (const database of testDatabases) {
         f0_type: 'text',
         f1_name: 'event',
         f1_type: 'relation',
-        f1_options: '{"type":"events"}',
+        f1_relation: 'events',
       });
       assert.equal(made.statusCode, 303, made.body);
       const blank = await admin.get('/admin/content/talks/new');
@@ -407,7 +441,7 @@ for (const database of testDatabases) {
         f0_type: 'text',
         f1_name: 'discussion',
         f1_type: 'relation',
-        f1_options: '{"type":"topics"}',
+        f1_relation: 'topics',
       });
       assert.equal(made.statusCode, 303, made.body);
       await admin.get('/admin/content/notes/new');
@@ -479,7 +513,7 @@ for (const database of testDatabases) {
         f0_type: 'text',
         f1_name: 'genre',
         f1_type: 'enum',
-        f1_options: '{"values":["comedy","drama"]}',
+        f1_values: 'comedy, drama',
         f2_name: 'seats',
         f2_type: 'number',
         f3_name: 'opens_on',

@@ -18,7 +18,6 @@ import { verifyCsrf } from '../../http/csrf.js';
 import { field, seeOther } from '../../http/forms.js';
 import { renderBody } from '../../forum/markdown.js';
 import { AppError } from '../../http/errors.js';
-import { jsonDepthWithin, MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { createType, findStoredType, listStoredTypes, updateType } from '../content-types.js';
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldDefinition, type FieldType } from '../fields.js';
 import { FORUM_TYPES } from '../forum-types.js';
@@ -41,11 +40,21 @@ import { sourceFor } from '../source-for.js';
 import { sourceContext, type SourceContext } from '../sources.js';
 import type { EntryInput } from '../entries.js';
 import { entryLabel, humanName, stateOf } from './labels.js';
+import { findEntry } from '../entries.js';
+import { presentEntry } from '../presenters.js';
+import { DEFAULT_PREVIEW_HOURS, PREVIEW_LIFETIMES, previewLinkHolds, previewPath } from '../preview-links.js';
+import { authorOf } from '../revision-log.js';
+import { changedParts, listRevisions, restoreRevision, revisionValue } from '../revisions.js';
+import { relationLookup } from '../stored-source.js';
+import { partLabel, previewView, revisionsView, shareView, shownValue, type ShownRevision } from './revision-views.js';
 import { EDITOR_JS } from './editor-script.js.js';
+import { aiSettingsOf, generateDraft } from '../ai-drafting.js';
+import { parseBoolean } from '../../config/index.js';
 import { html } from '../../lib/html.js';
 import { consumeRateLimit } from '../../http/rate-limit.js';
 import {
   BLANK_ROWS,
+  RULE_INPUTS,
   bulkDeleteView,
   columnChoices,
   entryFormView,
@@ -75,6 +84,10 @@ const EntryParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100 }),
 });
 const MediaParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const RevisionParams = Type.Object({
+  ...EntryParams.properties,
+  version: Type.String({ pattern: '^[1-9][0-9]{0,9}$' }),
+});
 type WithType = { Params: { type: string } };
 type WithMedia = { Params: { id: string } };
 type WithEntry = { Params: { type: string; id: string } };
@@ -106,6 +119,7 @@ function editorContext(request: FastifyRequest): SourceContext {
     kind: 'session',
     scope: viewer.role === 'admin' ? 'admin' : 'cms-write',
     id: viewer.member.id,
+    name: viewer.member.username,
     member: viewer,
   });
 }
@@ -126,9 +140,13 @@ async function contentType(request: FastifyRequest, slug: string): Promise<Conte
 
 /** The entry form's script (Markdown toolbar and live preview); the form works without it. */
 const EDITOR_HEAD = html`<script src="/assets/cms-editor.js" defer></script>`;
+/** A preview link's page stays out of search engines. */
+const PREVIEW_HEAD = html`<meta name="robots" content="noindex, nofollow">`;
 /** Live previews one editor may ask for a minute (the script asks at most every 300 ms of typing). */
 const PREVIEWS_PER_MINUTE = 120;
 const MAX_MARKDOWN_PREVIEW = 100_000;
+/** The longest prompt for AI drafting, as the Content API takes it. */
+const MAX_AI_PROMPT = 10_000;
 
 /** Entries one bulk action takes: a list page's worth and more. */
 const BULK_MAX = 100;
@@ -206,6 +224,42 @@ async function relationPickers(
   return pickers;
 }
 
+/** The rules and choices typed for field row `p` that apply to its type, as the type's options. */
+function fieldOptions(type: FieldType, p: string, values: FormValues, errors: FieldErrors): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  const rules =
+    type === 'text' || type === 'markdown' || type === 'slug'
+      ? (['min_length', 'max_length'] as const)
+      : type === 'number'
+        ? (['min', 'max'] as const)
+        : [];
+  for (const rule of rules) {
+    const text = values[`${p}_${rule}`]!;
+    if (text === '') continue;
+    const number = Number(text);
+    if (!Number.isFinite(number) || (rule.endsWith('length') && (!Number.isInteger(number) || number < 0)))
+      errors[`${p}_${rule}`] = rule.endsWith('length') ? 'Enter a whole number of characters.' : 'Enter a number.';
+    else options[rule] = number;
+  }
+  if (type === 'number' && values[`${p}_integer`] === 'on') options.integer = true;
+  if (type === 'enum') {
+    const choices = [
+      ...new Set(
+        values[`${p}_values`]!.split(/[\n,]/)
+          .map((choice) => choice.trim())
+          .filter((choice) => choice !== ''),
+      ),
+    ];
+    if (choices.length === 0) errors[`${p}_values`] = 'Enter the choices, one per line.';
+    else options.values = choices;
+  }
+  if (type === 'relation') {
+    if (values[`${p}_relation`] === '') errors[`${p}_relation`] = 'Enter the slug of the related type, e.g. topics.';
+    else options.type = values[`${p}_relation`];
+  }
+  return options;
+}
+
 /** The field rows of the type editor as definitions, or the problems by input name. */
 function readFieldRows(request: FastifyRequest): {
   fields: FieldDefinition[];
@@ -218,24 +272,14 @@ function readFieldRows(request: FastifyRequest): {
   const fields: FieldDefinition[] = [];
   for (let i = 0; i < rows; i++) {
     const p = `f${i}`;
-    for (const part of ['name', 'type', 'required', 'unique', 'options'])
+    for (const part of ['name', 'type', 'required', 'unique', 'values', 'integer', 'relation', ...RULE_INPUTS])
       values[`${p}_${part}`] = (field(request, `${p}_${part}`, 2000) ?? '').trim();
     const name = values[`${p}_name`]!;
     if (name === '') continue;
     if (!FIELD_NAME.test(name))
       errors[`${p}_name`] = 'Use a lower-case letter, then letters, digits or underscores (at most 40).';
     const type = values[`${p}_type`] as FieldType;
-    let options: Record<string, unknown> = {};
-    if (values[`${p}_options`] !== '') {
-      try {
-        const parsed = JSON.parse(values[`${p}_options`]!) as unknown;
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-        if (jsonDepthWithin(parsed)) options = parsed as Record<string, unknown>;
-        else errors[`${p}_options`] = `Options nest at most ${MAX_JSON_DEPTH} levels deep.`;
-      } catch {
-        errors[`${p}_options`] = 'Write the options as a JSON object, e.g. {"max_length": 80}.';
-      }
-    }
+    const options = fieldOptions(type, p, values, errors);
     fields.push({
       name,
       type: FIELD_TYPES.includes(type) ? type : 'text',
@@ -265,16 +309,11 @@ function jsonText(value: unknown): string {
   return tags ? (value as string[]).join(', ') : JSON.stringify(value);
 }
 
-/** An entry as form values, the way the form shows it. */
-function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): FormValues {
-  const values: FormValues = {
-    slug: entry.slug ?? '',
-    status: entry.status,
-    published_at: toLocal(entry.published_at),
-    version,
-  };
+/** Field values as the form's inputs show them (`data_<name>`), those without a value left out. */
+function dataValues(type: ContentTypeOut, data: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
   for (const f of type.fields) {
-    const value = (entry.data as Record<string, unknown>)[f.name];
+    const value = data[f.name];
     if (value === undefined || value === null) continue;
     values[`data_${f.name}`] =
       f.type === 'boolean'
@@ -288,6 +327,17 @@ function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): Fo
             : String(value as string | number);
   }
   return values;
+}
+
+/** An entry as form values, the way the form shows it. */
+function entryValues(type: ContentTypeOut, entry: EntryOut, version: string): FormValues {
+  return {
+    slug: entry.slug ?? '',
+    status: entry.status,
+    published_at: toLocal(entry.published_at),
+    version,
+    ...dataValues(type, entry.data as Record<string, unknown>),
+  };
 }
 
 /** The posted entry form as values (to show again) and as the input the entry source takes. */
@@ -359,6 +409,57 @@ function entryErrors(error: unknown): FieldErrors | undefined {
 export async function editorRoutes(app: FastifyInstance): Promise<void> {
   await app.register(multipart, { limits: { files: 1, fields: 2, fieldSize: 1024, parts: 3 } });
   const db = app.deps.database.db;
+
+  /** Whether the site drafts with AI: its plan has it and AI_CONTENT_ENABLED is on (the provider may still be unset). */
+  async function aiOffered(request: FastifyRequest): Promise<boolean> {
+    const site = request.ui.site;
+    if (!(await app.services.plans.includes(site.plan, 'ai'))) return false;
+    const settings = await app.instanceSettings.applied(site.id);
+    return parseBoolean(settings.values.AI_CONTENT_ENABLED ?? '') ?? false;
+  }
+
+  /**
+   * Field values drafted by the site's AI provider from the prompt, as form values; the entry being
+   * edited (if any) goes along as it is now. Nothing is saved: the editor reviews, then saves.
+   */
+  async function aiDraft(request: FastifyRequest, type: ContentTypeOut, prompt: string, id: string | undefined) {
+    const site = request.ui.site;
+    await app.services.plans.require(site, 'ai');
+    const ai = aiSettingsOf(await app.instanceSettings.applied(site.id), app.deps.config, request.log);
+    const ctx = editorContext(request);
+    const draft = await generateDraft(
+      db,
+      site.id,
+      ai,
+      { type: type.slug, prompt, ...(id ? { entry: id } : {}) },
+      relationLookup(ctx),
+      { author: authorOf(ctx.caller) },
+    );
+    return dataValues(type, draft.data);
+  }
+
+  // The entry form's "Draft with AI" from its script: the drafted values as JSON, filled in place.
+  app.post<WithType>(
+    '/admin/content/:type/ai-draft',
+    { schema: { params: TypeParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const type = await contentType(request, request.params.type);
+      storedType(type);
+      const prompt = (field(request, 'ai_prompt', MAX_AI_PROMPT) ?? '').trim();
+      reply.header('Cache-Control', 'no-store');
+      if (prompt === '') return reply.code(422).send({ detail: 'Describe the entry to draft.' });
+      const id = field(request, 'entry', 100) || undefined;
+      try {
+        const values = await aiDraft(request, type, prompt, id);
+        return reply.send({ values, filled: Object.keys(values).length });
+      } catch (error) {
+        // What the form's round trip shows beside the prompt, for the script to show there.
+        if (error instanceof AppError)
+          return reply.code(error.status).send({ code: error.code, detail: error.message });
+        throw error;
+      }
+    },
+  );
 
   async function typesPage(request: FastifyRequest) {
     const stored = (await listStoredTypes(db, request.ui.site.id)).map(presentType);
@@ -668,7 +769,12 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     queries?: Record<string, string>,
   ) {
     const { rows } = await listMedia(db, request.ui.site.id, { page: 1, pageSize: 100, offset: 0 });
-    return { type, media: rows.map(presentMedia), relations: await relationPickers(request, type, values, queries) };
+    return {
+      type,
+      media: rows.map(presentMedia),
+      relations: await relationPickers(request, type, values, queries),
+      ai: await aiOffered(request),
+    };
   }
 
   function storedType(type: ContentTypeOut): void {
@@ -693,7 +799,7 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<WithEntry & { Querystring: { saved?: string } }>(
+  app.get<WithEntry & { Querystring: { saved?: string; restored?: string } }>(
     '/admin/content/:type/:id',
     { schema: { params: EntryParams }, preHandler: EDITOR_PAGE },
     async (request, reply) => {
@@ -713,7 +819,11 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
           entry,
           values,
           errors: {},
-          flash: request.query.saved ? { kind: 'ok', text: 'Saved.' } : undefined,
+          flash: request.query.saved
+            ? { kind: 'ok', text: 'Saved.' }
+            : /^\d{1,10}$/.test(request.query.restored ?? '')
+              ? { kind: 'ok', text: `Restored revision ${request.query.restored} as a new revision.` }
+              : undefined,
         }),
         { private: true, head: EDITOR_HEAD },
       );
@@ -737,15 +847,32 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         if (f.type === 'relation') queries[f.name] = (field(request, `find_${f.name}`, 200) ?? '').trim();
     const form = await entryForm(request, type, values, queries);
     const title = entry ? `Edit ${type.name} entry` : `New ${type.name} entry`;
-    const show = (shown: FieldErrors, status: number, preview?: Record<string, string>) =>
+    const show = (shown: FieldErrors, status: number, preview?: Record<string, string>, flash?: Flash) =>
       sendPage(
         reply,
         request.ui,
         title,
-        entryFormView(request.ui, { ...form, entry, values, errors: shown, preview }),
+        entryFormView(request.ui, { ...form, entry, values, errors: shown, preview, flash }),
         { status, private: true, head: EDITOR_HEAD },
       );
     if (searching) return show(errors, 200);
+    if (action === 'ai') {
+      values.ai_prompt = (field(request, 'ai_prompt', MAX_AI_PROMPT) ?? '').trim();
+      if (values.ai_prompt === '') return show({ ai_prompt: 'Describe the entry to draft.' }, 422);
+      try {
+        const drafted = await aiDraft(request, type, values.ai_prompt, entry?.id);
+        Object.assign(values, drafted);
+        const n = Object.keys(drafted).length;
+        return show({}, 200, undefined, {
+          kind: 'ok',
+          text: `AI filled ${n} field${n === 1 ? '' : 's'}. Review ${n === 1 ? 'it' : 'them'}, then Save: nothing is saved yet.`,
+        });
+      } catch (error) {
+        // The provider's failures (502, 504) too: the form and what was typed stay.
+        if (error instanceof AppError) return show({ ai_prompt: error.message }, error.status);
+        throw error;
+      }
+    }
     if (action === 'preview') {
       const preview: Record<string, string> = {};
       for (const f of type.fields)
@@ -777,6 +904,158 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
     '/admin/content/:type/:id',
     { schema: { params: EntryParams }, preHandler: EDITOR_FORM },
     async (request, reply) => postEntry(request, reply, request.params.type, request.params.id),
+  );
+
+  /** The stored type a history or preview route names; 404 for forum types and unknown ones. */
+  async function storedTypeRow(request: FastifyRequest, slug: string) {
+    const row = await findStoredType(db, request.ui.site.id, slug);
+    if (!row) throw new AppError('content_type_not_found', `No content type "${slug}" keeps revisions.`);
+    return row;
+  }
+
+  async function historyPage(
+    request: FastifyRequest<WithEntry & { Querystring: { page?: string } }>,
+    reply: FastifyReply,
+    flash?: Flash,
+    status = 200,
+  ) {
+    const typeRow = await storedTypeRow(request, request.params.type);
+    const type = presentType(typeRow);
+    const { entry, etag = '' } = await sourceFor(type.slug).read(editorContext(request), request.params.id, {
+      status: 'any',
+    });
+    const page = pageNumber(request.query.page);
+    const { revisions, total } = await listRevisions(db, entry, {
+      page,
+      pageSize: PAGE_SIZE,
+      offset: (page - 1) * PAGE_SIZE,
+    });
+    const shown: ShownRevision[] = revisions.map(({ row, before }) => ({
+      version: row.version,
+      author: row.authorName,
+      at: row.createdAt,
+      restoredFrom: row.restoredFrom,
+      changes: before
+        ? changedParts(typeRow.fields, row, before).map((name) => ({
+            label: partLabel(name),
+            before: shownValue(revisionValue(before, name)),
+            after: shownValue(revisionValue(row, name)),
+          }))
+        : undefined,
+    }));
+    const label = entryLabel(type, entry);
+    const current = Number(/\.(\d+)"$/.exec(etag)?.[1] ?? 0);
+    return sendPage(
+      reply,
+      request.ui,
+      `History of ${label}`,
+      revisionsView(
+        request.ui,
+        { type, entry, label, revisions: shown, current, etag, page, pages: totalPages(total, PAGE_SIZE) },
+        flash,
+      ),
+      { status, private: true },
+    );
+  }
+
+  app.get<WithEntry & { Querystring: { page?: string } }>(
+    '/admin/content/:type/:id/revisions',
+    { schema: { params: EntryParams }, preHandler: EDITOR_PAGE },
+    async (request, reply) => historyPage(request, reply),
+  );
+
+  // A restore saves the revision's values as a new revision, if the entry is still as the page showed it.
+  app.post<WithEntry & { Params: { version: string }; Querystring: { page?: string } }>(
+    '/admin/content/:type/:id/revisions/:version/restore',
+    { schema: { params: RevisionParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const typeRow = await storedTypeRow(request, request.params.type);
+      const ctx = editorContext(request);
+      const { entry } = await sourceFor(typeRow.slug).read(ctx, request.params.id, { status: 'any' });
+      const version = Number(request.params.version);
+      try {
+        await restoreRevision(
+          db,
+          typeRow,
+          entry,
+          version,
+          { ifMatch: field(request, 'version', 200) || undefined },
+          relationLookup(ctx),
+          { author: authorOf(ctx.caller) },
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        const text =
+          error.code === 'precondition_failed'
+            ? 'Someone saved this entry since the history was shown; look at their change, then restore again.'
+            : error.message;
+        return historyPage(request, reply, { kind: 'error', text }, error.status);
+      }
+      request.server.cms.webhooks.wake();
+      return seeOther(reply, `/admin/content/${typeRow.slug}/${entry.id}?restored=${version}`);
+    },
+  );
+
+  // A signed, expiring link to the entry's read-only preview (decision 0139).
+  app.post<WithEntry>(
+    '/admin/content/:type/:id/share',
+    { schema: { params: EntryParams }, preHandler: EDITOR_FORM },
+    async (request, reply) => {
+      const typeRow = await storedTypeRow(request, request.params.type);
+      const type = presentType(typeRow);
+      const { entry } = await sourceFor(type.slug).read(editorContext(request), request.params.id, { status: 'any' });
+      const asked = Number(field(request, 'hours', 4));
+      const hours = (PREVIEW_LIFETIMES as readonly number[]).includes(asked) ? asked : DEFAULT_PREVIEW_HOURS;
+      const expiresAt = new Date(Date.now() + hours * 3600_000);
+      const path = previewPath(app.deps.config.secretKey, request.ui.site.id, type.slug, entry.id, expiresAt);
+      const url = `${request.protocol}://${request.host}${path}`;
+      const label = entryLabel(type, entry);
+      return sendPage(
+        reply,
+        request.ui,
+        `Preview link for ${label}`,
+        shareView(request.ui, type, entry, label, { url, expiresAt }),
+        { private: true },
+      );
+    },
+  );
+
+  // What a preview link opens, without signing in: the entry as it is now, read-only, out of search engines.
+  app.get<WithEntry & { Querystring: { expires?: string; sig?: string } }>(
+    '/preview/:type/:id',
+    { schema: { params: EntryParams }, preHandler: loadUi },
+    async (request, reply) => {
+      reply.header('X-Robots-Tag', 'noindex, nofollow');
+      const { type: slug, id } = request.params;
+      const holds = previewLinkHolds(app.deps.config.secretKey, request.ui.site.id, {
+        type: slug,
+        entryId: id,
+        expires: String(request.query.expires ?? ''),
+        sig: String(request.query.sig ?? '').slice(0, 100),
+      });
+      if (!holds)
+        throw new AppError('preview_link_invalid', 'This preview link is wrong or has expired; ask for a new one.');
+      const typeRow = await findStoredType(db, request.ui.site.id, slug);
+      if (!typeRow) throw new AppError('preview_link_invalid', 'The entry of this preview link is gone.');
+      let row;
+      try {
+        row = await findEntry(db, typeRow, id, 'any');
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'entry_not_found')
+          throw new AppError('preview_link_invalid', 'The entry of this preview link is gone.');
+        throw error;
+      }
+      const type = presentType(typeRow);
+      const entry = presentEntry(typeRow, row);
+      const label = entryLabel(type, entry);
+      return sendPage(
+        reply,
+        request.ui,
+        `Preview: ${label}`,
+        previewView(type, entry, label, new Date(Number(request.query.expires) * 1000)),
+        { private: true, head: PREVIEW_HEAD },
+      );
+    },
   );
 
   const MEDIA_PAGE_SIZE = 48;

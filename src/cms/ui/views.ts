@@ -10,6 +10,7 @@ import type { EditorView } from '../editors.js';
 import { FIELD_TYPES, type FieldDefinition } from '../fields.js';
 import type { ContentTypeOut, EntryOut, MediaOut } from '../schemas.js';
 import { entryLabel, humanName, stateOf } from './labels.js';
+import { sharePanel } from './revision-views.js';
 
 /** Problems of a submitted form by field name; `_form` for the form as a whole. */
 export type FieldErrors = Partial<Record<string, string>>;
@@ -77,6 +78,17 @@ ${textField('username', 'Username of the member', '', 'text', { id: 'editor-user
 
 export const BLANK_ROWS = 3;
 
+/** The rules of a field typed as numbers: lengths of text and Markdown, bounds of numbers. */
+export const RULE_INPUTS = ['min_length', 'max_length', 'min', 'max'] as const;
+
+const RULE_LABELS: Record<(typeof RULE_INPUTS)[number], string> = {
+  min_length: 'shortest length (text)',
+  max_length: 'longest length (text)',
+  min: 'smallest number',
+  max: 'largest number',
+};
+const RULE_NAMES = ['values', 'relation', ...RULE_INPUTS];
+
 /** The rows of the field editor: one per field, then blank rows to add fields. */
 export function fieldRowValues(fields: readonly FieldDefinition[]): FormValues {
   const values: FormValues = { rows: String(fields.length + BLANK_ROWS) };
@@ -85,15 +97,18 @@ export function fieldRowValues(fields: readonly FieldDefinition[]): FormValues {
     values[`f${i}_type`] = field.type;
     if (field.required) values[`f${i}_required`] = 'on';
     if (field.unique) values[`f${i}_unique`] = 'on';
-    values[`f${i}_options`] =
-      field.options && Object.keys(field.options).length > 0 ? JSON.stringify(field.options) : '';
+    const options = field.options ?? {};
+    if (options.values) values[`f${i}_values`] = options.values.join('\n');
+    for (const rule of RULE_INPUTS) if (options[rule] !== undefined) values[`f${i}_${rule}`] = String(options[rule]);
+    if (options.integer) values[`f${i}_integer`] = 'on';
+    if (options.type) values[`f${i}_relation`] = options.type;
   });
   return values;
 }
 
 function fieldRows(values: FormValues, errors: FieldErrors): SafeHtml {
   const rows = Math.min(Number(values.rows ?? BLANK_ROWS) || BLANK_ROWS, 100);
-  return html`<fieldset><legend>Fields</legend><p class="hint">Clear a name to remove the field (its values stay stored and come back if the field does). Options are JSON, e.g. {"max_length": 80}, {"values": ["a", "b"]} for an enum, {"type": "topics"} for a relation.</p>
+  return html`<fieldset><legend>Fields</legend><p class="hint">Clear a name to remove the field (its values stay stored and come back if the field does). Each field's choices and rules apply to its type: choices to an enum, lengths to text and Markdown, bounds to numbers, the related type to a relation.</p>
 <input type="hidden" name="rows" value="${rows}">
 ${Array.from({ length: rows }, (_, i) => {
   const p = `f${i}`;
@@ -107,7 +122,12 @@ ${selectField(
 )}
 ${checkbox(`${p}_required`, 'Required', values[`${p}_required`] === 'on', { id: `${p}_required` })}
 ${checkbox(`${p}_unique`, 'Unique', values[`${p}_unique`] === 'on', { id: `${p}_unique` })}
-${textField(`${p}_options`, `Field ${i + 1} options (JSON)`, values[`${p}_options`] ?? '', 'text', { maxlength: 2000, error: errors[`${p}_options`] })}
+<details class="field-rules"${Object.keys(values).some((k) => k.startsWith(`${p}_`) && /_(values|min_length|max_length|min|max|relation)$/.test(k) && values[k] !== '') || RULE_NAMES.some((r) => errors[`${p}_${r}`]) ? html` open` : ''}><summary>Field ${i + 1} choices and rules</summary>
+${textArea(`${p}_values`, `Field ${i + 1} choices (enum), one per line`, values[`${p}_values`] ?? '', { id: `${p}_values`, error: errors[`${p}_values`] })}
+<div class="rule-row">${RULE_INPUTS.map((rule) => textField(`${p}_${rule}`, `Field ${i + 1} ${RULE_LABELS[rule]}`, values[`${p}_${rule}`] ?? '', 'number', { id: `${p}_${rule}`, error: errors[`${p}_${rule}`] }))}</div>
+${checkbox(`${p}_integer`, 'Whole numbers only (number)', values[`${p}_integer`] === 'on', { id: `${p}_integer` })}
+${textField(`${p}_relation`, `Field ${i + 1} related type (relation), its slug`, values[`${p}_relation`] ?? '', 'text', { id: `${p}_relation`, maxlength: 63, error: errors[`${p}_relation`] })}
+</details>
 </div>`;
 })}</fieldset>`;
 }
@@ -345,6 +365,16 @@ interface EntryFormPage {
   /** Rendered Markdown of a preview round trip, by field. */
   preview?: Record<string, string> | undefined;
   flash?: Flash | undefined;
+  /** Whether the site drafts with AI: the form then has a prompt box. */
+  ai?: boolean | undefined;
+}
+
+/** The prompt box of AI drafting: it posts the form back (`action=ai`), or the script fills the fields in place. */
+function aiPanel(type: ContentTypeOut, entry: EntryOut | undefined, values: FormValues, errors: FieldErrors): SafeHtml {
+  return html`<fieldset class="ai-draft" data-ai-draft="/admin/content/${type.slug}/ai-draft"${entry ? html` data-entry="${entry.id}"` : ''}><legend>Draft with AI</legend>
+${textArea('ai_prompt', 'What should the entry say?', values.ai_prompt ?? '', { id: 'ai-prompt', hint: 'The AI fills the text, number, date and choice fields from this; you review them, then Save.', error: errors.ai_prompt })}
+<div class="actions"><button type="submit" name="action" value="ai" class="secondary" data-ai-button>Draft with AI</button></div>
+<p class="hint" data-ai-status role="status" aria-live="polite"></p></fieldset>`;
 }
 
 /**
@@ -510,6 +540,7 @@ export function entryFormView(ui: UiContext, page: EntryFormPage): SafeHtml {
 <form method="post" action="${action}" class="stack wide">${csrfField(ui)}
 ${entry ? html`<input type="hidden" name="version" value="${values.version ?? ''}">` : ''}
 ${errors._form ? html`<p class="field-error" role="alert">${errors._form}</p>` : ''}
+${page.ai ? aiPanel(type, entry, values, errors) : ''}
 ${type.fields.map((field) => fieldControl(field, values, errors, page.media, page.relations, page.preview))}
 <fieldset><legend>Publishing</legend>
 ${textField('slug', 'Slug', values.slug ?? '', 'text', { id: 'entry-slug', maxlength: 100, hint: 'Optional; lower-case letters, digits and hyphens. Entries are read by id or slug.', error: errors.slug })}
@@ -525,7 +556,8 @@ ${selectField(
 )}
 <div><label for="entry-published-at">Publish at (UTC)</label><input type="datetime-local" id="entry-published-at" name="published_at" value="${values.published_at ?? ''}" aria-describedby="entry-published-at-hint${errors.published_at ? ' entry-published-at-error' : ''}"${errors.published_at ? html` aria-invalid="true"` : ''}><span class="hint" id="entry-published-at-hint">Leave empty to publish now; a future time schedules a published entry (the API shows it from then on).</span>${errors.published_at ? html`<span class="field-error" id="entry-published-at-error">${errors.published_at}</span>` : ''}</div>
 </fieldset>
-<div class="actions"><button type="submit" name="action" value="save">Save</button><button type="submit" name="action" value="preview" class="secondary">Preview</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>`,
+<div class="actions"><button type="submit" name="action" value="save">Save</button><button type="submit" name="action" value="preview" class="secondary">Preview</button><a href="/admin/content/${type.slug}">Cancel</a></div></form>
+${entry ? sharePanel(ui, type, entry) : ''}`,
     page.flash,
   );
 }
