@@ -51,5 +51,13 @@ export const deployErrorCodes = {
   repository_not_connected: { status: 404, title: 'The repository is not the one connected to this site' },
   invalid_signature: { status: 401, title: 'The webhook signature does not match' },
   invalid_repository_path: { status: 422, title: 'The folder inside the repository is not a valid path' },
+  // Build environment variables and custom domains (decision 0142)
+  invalid_env_var_name: { status: 422, title: 'The variable name is not allowed' },
+  env_var_reserved: { status: 422, title: 'The variable name is reserved: it would change how the build runs' },
+  env_var_not_found: { status: 404, title: 'Environment variable not found' },
+  invalid_domain: { status: 422, title: 'The domain is not a valid host name' },
+  domain_reserved: { status: 422, title: "The domain is one of the platform's own hosts" },
+  domain_taken: { status: 409, title: 'The domain already serves a site' },
+  domain_not_found: { status: 404, title: 'Domain not found' },
   preview_auth_required: { status: 401, title: 'Preview and stage hosts need basic auth' },
 } as const satisfies Record<string, { status: number; title: string }>;

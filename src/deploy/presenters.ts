@@ -1,8 +1,9 @@
-// Everything the deploy API sends about releases and aliases.
+// Everything the deploy API sends about releases and aliases, build variables and custom domains.
 import type { UrlContext } from '../core/sites/presenters.js';
 import { siteOrigin } from '../http/hosts.js';
-import type { AliasesOut, ReleaseOut } from './schemas.js';
-import type { ReleaseRow, SiteAliasRow } from './tables.js';
+import { readableValue } from './env-vars.js';
+import type { AliasesOut, DomainOut, EnvVarOut, ReleaseOut } from './schemas.js';
+import type { ReleaseRow, SiteAliasRow, SiteDomainRow, SiteEnvVarRow } from './tables.js';
 
 export function previewUrl(urls: UrlContext, siteId: string, releaseId: string): string {
   return siteOrigin(urls.base, urls.sitesDomain, `r-${releaseId}--${siteId}`);
@@ -33,5 +34,25 @@ export function presentUrls(urls: UrlContext, siteId: string): { production: str
   return {
     production: siteOrigin(urls.base, urls.sitesDomain, siteId),
     stage: siteOrigin(urls.base, urls.sitesDomain, `stage--${siteId}`),
+  };
+}
+
+/** A variable as the API and the console show it: a secret's value never. */
+export function presentEnvVar(row: SiteEnvVarRow, secretKey: string): EnvVarOut {
+  return {
+    name: row.name,
+    context: row.context,
+    value: readableValue(row, secretKey),
+    secret: row.secret,
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function presentDomain(row: SiteDomainRow): DomainOut {
+  return {
+    domain: row.domain,
+    site: row.siteId,
+    url: `https://${row.domain}`,
+    created_at: row.createdAt.toISOString(),
   };
 }

@@ -9,6 +9,7 @@ import { validatorCompiler } from '../http/validation.js';
 import { buildRoutes } from './builds/routes.js';
 import { githubRoutes } from './git/routes.js';
 import { ingestArchive } from './ingest.js';
+import { siteConfigRoutes } from './site-config-routes.js';
 import { requireDeployToken, requireSiteDeployToken } from './policy.js';
 import { presentAliases, presentRelease, presentUrls } from './presenters.js';
 import {
@@ -213,6 +214,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
 
   await buildRoutes(fastify);
   await githubRoutes(fastify);
+  await siteConfigRoutes(fastify);
 
   app.delete(
     '/api/deploy/:id/stage',
