@@ -4,6 +4,7 @@ import type { SiteOut } from '../core/sites/schemas.js';
 import type { DeploySummary } from '../deploy/service.js';
 import { html, type HtmlValue, type SafeHtml } from '../lib/html.js';
 import type { ConsoleContext } from './context.js';
+import { siteSettingsLinks } from './site-settings-views.js';
 
 export function csrfField(ui: ConsoleContext): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${ui.csrf}">`;
@@ -228,6 +229,7 @@ ${parts.message ? notice(parts.message.kind, parts.message.text) : ''}
 <p>${
     site.kind === 'static' ? 'Static site' : 'Community site'
   } · ${site.plan} plan · <a href="${site.url}">${site.url}</a></p>
+${siteSettingsLinks(site)}
 ${parts.sections ?? ''}
 <section aria-labelledby="delete-h"><h2 id="delete-h">Delete this site</h2>
 ${parts.deleteError ? notice('error', parts.deleteError) : ''}
