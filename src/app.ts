@@ -16,7 +16,7 @@ import { PlanMatrix } from './core/plans/matrix.js';
 import { settingsPlugin } from './core/settings/plugin.js';
 import { VerifiedCredentials } from './core/credentials/verified.js';
 import { SiteDirectory } from './core/sites/directory.js';
-import { DomainDirectory } from './deploy/domains.js';
+import { DomainDirectory } from './core/sites/domain-directory.js';
 import type { DatabaseHandle } from './db/client.js';
 import { forumPlugin } from './forum/plugin.js';
 import { consolePlugin } from './console/plugin.js';

@@ -20,16 +20,6 @@ const ROLE_HELP: Record<SiteRole, string> = {
   viewer: 'sees the site, its releases and builds; changes nothing',
 };
 
-/** The links from a site's page to its own pages; the domains and variables of static sites only. */
-export function siteSettingsLinks(site: SiteOut): SafeHtml {
-  return html`<nav aria-label="Site settings"><ul class="links"><li><a href="/sites/${site.id}/team">Team</a></li>${
-    site.kind === 'static'
-      ? html`<li><a href="/sites/${site.id}/env">Environment variables</a></li>\
-<li><a href="/sites/${site.id}/domains">Domains</a></li>`
-      : ''
-  }</ul></nav>`;
-}
-
 function header(site: SiteOut, title: string, message: PageMessage | undefined): SafeHtml {
   return html`<p><a href="/sites/${site.id}">← ${site.id}</a></p><h1>${title}</h1>${
     message ? notice(message.kind, message.text) : ''
@@ -46,7 +36,7 @@ function roleSelect(id: string): SafeHtml {
   )}</ul>`;
 }
 
-export interface TeamPageData {
+interface TeamPageData {
   team: TeamMember[];
   invitations: SiteInvitationRow[];
   role: SiteRole;

@@ -4,7 +4,6 @@ import type { SiteOut } from '../core/sites/schemas.js';
 import type { DeploySummary } from '../deploy/service.js';
 import { html, type HtmlValue, type SafeHtml } from '../lib/html.js';
 import type { ConsoleContext } from './context.js';
-import { siteSettingsLinks } from './site-settings-views.js';
 
 export function csrfField(ui: ConsoleContext): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${ui.csrf}">`;
@@ -221,6 +220,16 @@ export interface SitePageParts {
   /** The outcome of the last action, at the top. */
   message?: { kind: 'error' | 'ok'; text: HtmlValue } | undefined;
   deleteError?: string;
+}
+
+/** The links from a site's page to its own pages; the domains and variables of static sites only. */
+function siteSettingsLinks(site: SiteOut): SafeHtml {
+  return html`<nav aria-label="Site settings"><ul class="links"><li><a href="/sites/${site.id}/team">Team</a></li>${
+    site.kind === 'static'
+      ? html`<li><a href="/sites/${site.id}/env">Environment variables</a></li>\
+<li><a href="/sites/${site.id}/domains">Domains</a></li>`
+      : ''
+  }</ul></nav>`;
 }
 
 export function siteView(ui: ConsoleContext, site: SiteOut, parts: SitePageParts = {}): SafeHtml {

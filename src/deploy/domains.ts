@@ -1,13 +1,11 @@
 // Custom domains of static sites (decision 0142): a host name outside the sites domain that serves a
 // site's live release on the edge. TLS is the proxy's: it asks `GET /api/domains/check?domain=` (as
 // Caddy's on-demand TLS `ask` does) before it gets a certificate for a name (docs/custom-domains.md).
-// Each node keeps which site a host name serves on the cache seam, so a removed domain stops serving
-// within the poll bound on every node.
+// Each node keeps which site a host name serves (core/sites/domain-directory.ts).
 import { asc, eq } from 'drizzle-orm';
-import type { Cached, CacheEpochs } from '../adapters/cache/epochs.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
-import { siteDomains, type SiteDomainRow } from './tables.js';
+import { siteDomains, type SiteDomainRow } from '../core/sites/tables.js';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Names that never reach a public certificate authority, or that are the machine itself. */
@@ -66,35 +64,4 @@ export async function removeDomain(db: Executor, siteId: string, domain: string)
   if (!row || row.siteId !== siteId)
     throw new AppError('domain_not_found', `Site "${siteId}" has no domain "${domain}".`);
   await db.delete(siteDomains).where(eq(siteDomains.domain, row.domain));
-}
-
-const MAX_BYTES = 4 * 1024 * 1024;
-
-export const domainScope = (domain: string): string => `domain:${domain}`;
-
-/** Each node's copy of which site a host name serves (null: none), trusted while `domain:<name>` stays put. */
-export class DomainDirectory {
-  private readonly domains: Cached<string | null>;
-
-  constructor(
-    private readonly db: Executor,
-    epochs: CacheEpochs,
-  ) {
-    this.domains = epochs.cache({ name: 'domains', kind: 'directory', maxBytes: MAX_BYTES, weigh: () => 256 });
-  }
-
-  /** The site id, null when the name is no site's, undefined when this node must load it. */
-  peek(domain: string): string | null | undefined {
-    return this.domains.peek(domainScope(domain), domain);
-  }
-
-  get(domain: string): Promise<string | null> {
-    return this.domains.cached(domainScope(domain), domain, async () => {
-      const [row] = await this.db
-        .select({ siteId: siteDomains.siteId })
-        .from(siteDomains)
-        .where(eq(siteDomains.domain, domain));
-      return row?.siteId ?? null;
-    });
-  }
 }

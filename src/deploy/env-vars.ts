@@ -13,18 +13,18 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** Read by Node, the dynamic linker, libuv, OpenSSL or the sandbox itself: a build must not set them. */
 const RESERVED_PREFIXES = ['NODE_', 'NPM_', 'LD_', 'UV_', 'OPENSSL_', 'SSL_', 'BLUME_', 'BWRAP'];
 const RESERVED_NAMES = new Set(['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'PWD', 'SHELL', 'USER', 'TZ', 'LANG']);
-export const MAX_ENV_VALUE_BYTES = 16 * 1024;
+const MAX_ENV_VALUE_BYTES = 16 * 1024;
 
 export type EnvVarContext = SiteEnvVarRow['context'];
 
-export interface EnvVarInput {
+interface EnvVarInput {
   name: string;
   context: EnvVarContext;
   value: string;
   secret: boolean;
 }
 
-export function envVarNameProblem(name: string): AppError | undefined {
+function envVarNameProblem(name: string): AppError | undefined {
   if (!NAME.test(name))
     return new AppError(
       'invalid_env_var_name',
@@ -94,7 +94,7 @@ export function readableValue(row: SiteEnvVarRow, secretKey: string): string | n
   return row.secret ? null : openSecret(row.valueSealed, secretKey, SEAL_PURPOSE);
 }
 
-export interface BuildEnvironment {
+interface BuildEnvironment {
   variables: Record<string, string>;
   /** The secret values, for the build log to mask. */
   secrets: string[];

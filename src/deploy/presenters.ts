@@ -3,7 +3,8 @@ import type { UrlContext } from '../core/sites/presenters.js';
 import { siteOrigin } from '../http/hosts.js';
 import { readableValue } from './env-vars.js';
 import type { AliasesOut, DomainOut, EnvVarOut, ReleaseOut } from './schemas.js';
-import type { ReleaseRow, SiteAliasRow, SiteDomainRow, SiteEnvVarRow } from './tables.js';
+import type { SiteDomainRow } from '../core/sites/tables.js';
+import type { ReleaseRow, SiteAliasRow, SiteEnvVarRow } from './tables.js';
 
 export function previewUrl(urls: UrlContext, siteId: string, releaseId: string): string {
   return siteOrigin(urls.base, urls.sitesDomain, `r-${releaseId}--${siteId}`);

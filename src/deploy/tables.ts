@@ -153,18 +153,3 @@ export const siteEnvVars = pgTable(
 
 export type SiteEnvVarRow = typeof siteEnvVars.$inferSelect;
 export type DeployContext = Exclude<SiteEnvVarRow['context'], 'all'>;
-
-/** Custom domains: each host name serves one static site's live release on the edge. */
-export const siteDomains = pgTable(
-  'site_domains',
-  {
-    domain: text('domain').primaryKey(),
-    siteId: text('site_id')
-      .notNull()
-      .references(() => sites.id, { onDelete: 'cascade' }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [index('site_domains_site_id_idx').on(t.siteId)],
-);
-
-export type SiteDomainRow = typeof siteDomains.$inferSelect;

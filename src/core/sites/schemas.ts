@@ -25,7 +25,7 @@ export const SiteOut = Type.Object({
 });
 export type SiteOut = Static<typeof SiteOut>;
 
-export const SiteRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('developer'), Type.Literal('viewer')], {
+const SiteRoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('developer'), Type.Literal('viewer')], {
   description:
     'owner: everything, the team and deleting the site included; developer: deploys, builds, variables, domains and deploy tokens; viewer: reads.',
 });

@@ -64,3 +64,18 @@ export const siteInvitations = pgTable(
 );
 
 export type SiteInvitationRow = typeof siteInvitations.$inferSelect;
+
+/** Custom domains: each host name serves one static site's live release on the edge. */
+export const siteDomains = pgTable(
+  'site_domains',
+  {
+    domain: text('domain').primaryKey(),
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('site_domains_site_id_idx').on(t.siteId)],
+);
+
+export type SiteDomainRow = typeof siteDomains.$inferSelect;
