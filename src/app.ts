@@ -16,6 +16,7 @@ import { PlanMatrix } from './core/plans/matrix.js';
 import { settingsPlugin } from './core/settings/plugin.js';
 import { VerifiedCredentials } from './core/credentials/verified.js';
 import { SiteDirectory } from './core/sites/directory.js';
+import { DomainDirectory } from './core/sites/domain-directory.js';
 import type { DatabaseHandle } from './db/client.js';
 import { forumPlugin } from './forum/plugin.js';
 import { consolePlugin } from './console/plugin.js';
@@ -65,6 +66,8 @@ interface AppServices {
   /** The cache seam: every per-node copy is cached on it, and healed by it (decision 0111). */
   epochs: CacheEpochs;
   sites: SiteDirectory;
+  /** Which static site each custom domain serves (decision 0142). */
+  domains: DomainDirectory;
   /** Which plans include which feature, as every site API checks it. */
   plans: PlanMatrix;
   /** Failed logins per account name and address, shared by every node (decision 0033). */
@@ -98,9 +101,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const sites = new SiteDirectory(deps.database.db, epochs);
   const plans = new PlanMatrix(deps.database.db, epochs);
   const credentials = new VerifiedCredentials(deps.database.db, epochs);
+  const domains = new DomainDirectory(deps.database.db, epochs);
 
   const surfaces = createSurfaceRouting({
     sitesDomain: config.sitesDomain,
+    portalHost: config.publicUrl.hostname.toLowerCase(),
+    domains,
     trustProxy: config.trustProxy,
     directory: sites,
     singleSite: deps.mode === 'single' ? deps.singleSite : undefined,
@@ -132,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('services', {
     epochs,
     sites,
+    domains,
     plans,
     loginThrottle: new LoginThrottle(deps.cache.cache, config.secretKey),
     credentials,

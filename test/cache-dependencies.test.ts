@@ -15,6 +15,7 @@ import { addMember, makeCommunity } from './factories/forum.js';
 import { helpdeskApi } from './factories/helpdesk.js';
 import { buildTestApp, portal, signIn, type TestApp } from './helpers/app.js';
 import { createTestDatabase, testDatabases, type TestDatabase } from './helpers/databases.js';
+import { createStaticSite, deployApi } from './helpers/deploy.js';
 import { eventually } from './helpers/eventually.js';
 
 const BOUND_MS = 2_000;
@@ -95,6 +96,11 @@ for (const database of testDatabases) {
         url: `/api/instances/${SITE}/env`,
         payload: { API_CORS_ORIGINS: '' },
       });
+      const staticToken = await createStaticSite(a.app, owner, 'deps-static');
+      const domain = await deployApi(a.app, staticToken, 'POST', '/api/deploy/deps-static/domains', {
+        domain: 'deps.example.com',
+      });
+      assert.equal(domain.statusCode, 201, domain.body);
       const admin = await mintApiKey(a.app, owner, SITE, ['admin']);
       const key = await mintApiKey(a.app, owner, SITE, ['cms-write', 'helpdesk-write']);
       const cms = async (path: string, payload: object, as: string) => {

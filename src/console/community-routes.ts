@@ -24,7 +24,12 @@ export async function communitySiteRoutes(app: FastifyInstance): Promise<void> {
   const opts = { preHandler: loadConsole };
 
   const communitySite = async (request: FastifyRequest<SiteParams>): Promise<SiteRow> => {
-    const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
+    const { site } = await authorizeSite(
+      db,
+      signedIn(request),
+      await findSite(db, request.params.id),
+      request.params.id,
+    );
     if (site.kind !== 'community')
       throw new AppError(
         'site_not_community',

@@ -11,6 +11,7 @@ import { offerRoutes } from './offer-routes.js';
 import { passwordRoutes } from './password-routes.js';
 import { consoleRoutes } from './routes.js';
 import { CONSOLE_JS } from './script.js.js';
+import { siteSettingsRoutes } from './site-settings-routes.js';
 import { staticSiteRoutes } from './static-routes.js';
 import { CONSOLE_CSS } from './style.css.js';
 import { errorView } from './views.js';
@@ -47,5 +48,6 @@ export async function consolePlugin(app: FastifyInstance): Promise<void> {
   await app.register(offerRoutes);
   await app.register(staticSiteRoutes);
   await app.register(communitySiteRoutes);
+  await app.register(siteSettingsRoutes);
   await app.register(consoleAdminRoutes);
 }

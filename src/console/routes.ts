@@ -215,14 +215,25 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get<{ Params: { id: string } }>('/sites/:id', opts, async (request, reply) => {
-    const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
+    const { site } = await authorizeSite(
+      db,
+      signedIn(request),
+      await findSite(db, request.params.id),
+      request.params.id,
+      'viewer',
+    );
     return sendSitePage(request, reply, site, {
       message: doneMessage(request.query as Record<string, string | undefined>),
     });
   });
 
   app.post<{ Params: { id: string } }>('/sites/:id/delete', opts, async (request, reply) => {
-    const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
+    const { site } = await authorizeSite(
+      db,
+      signedIn(request),
+      await findSite(db, request.params.id),
+      request.params.id,
+    );
     if (field(request, 'confirm', 64) !== site.id) {
       return sendSitePage(
         request,

@@ -67,7 +67,13 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
 
   /** The signed-in account's static site that takes deploys; 404, 403 or 503 otherwise. */
   const deployableSite = async (request: FastifyRequest<SiteParams>): Promise<SiteRow> => {
-    const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
+    const { site } = await authorizeSite(
+      db,
+      signedIn(request),
+      await findSite(db, request.params.id),
+      request.params.id,
+      'developer',
+    );
     assertDeployable(site);
     return site;
   };
@@ -217,7 +223,13 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get<BuildParams>('/sites/:id/builds/:build', opts, async (request, reply) => {
-    const site = authorizeSite(signedIn(request), await findSite(db, request.params.id), request.params.id);
+    const { site } = await authorizeSite(
+      db,
+      signedIn(request),
+      await findSite(db, request.params.id),
+      request.params.id,
+      'viewer',
+    );
     const build = await findBuild(db, site.id, request.params.build);
     if (!build) throw new AppError('build_not_found', `Site "${site.id}" has no build "${request.params.build}".`);
     const running = build.state === 'queued' || build.state === 'running';

@@ -237,6 +237,16 @@ export interface SitePageParts {
   deleteError?: string;
 }
 
+/** The links from a site's page to its own pages; the domains and variables of static sites only. */
+function siteSettingsLinks(site: SiteOut): SafeHtml {
+  return html`<nav aria-label="Site settings"><ul class="links"><li><a href="/sites/${site.id}/team">Team</a></li>${
+    site.kind === 'static'
+      ? html`<li><a href="/sites/${site.id}/env">Environment variables</a></li>\
+<li><a href="/sites/${site.id}/domains">Domains</a></li>`
+      : ''
+  }</ul></nav>`;
+}
+
 function dangerZone(ui: ConsoleContext, site: SiteOut, deleteError: string | undefined): SiteSection {
   return {
     id: 'delete',
@@ -261,6 +271,7 @@ export function siteView(ui: ConsoleContext, site: SiteOut, parts: SitePageParts
 ${parts.message ? notice(parts.message.kind, parts.message.text) : ''}
 <p>${site.kind === 'static' ? 'Static site' : 'Community site'} · ${site.plan} plan · \
 <a href="${site.url}">${site.url}</a></p>
+${siteSettingsLinks(site)}
 ${parts.summary ?? ''}${parts.shown ?? ''}
 <div class="site-sections" data-tabs${selected ? html` data-selected="${selected}"` : ''}>
 <nav class="tabs" aria-label="Site sections"><ul>${sections.map(

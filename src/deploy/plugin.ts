@@ -97,7 +97,14 @@ export const deployPlugin = fp(
     const limits = { ...DEFAULT_ARCHIVE_LIMITS };
     const tmpDir = path.join(app.deps.config.dataDir, 'tmp');
     const builds = new BuildWorker(
-      { db: app.deps.database.db, blobs: app.deps.blobs, limits, tmpDir, settings: app.deps.config.builds },
+      {
+        db: app.deps.database.db,
+        blobs: app.deps.blobs,
+        limits,
+        tmpDir,
+        settings: app.deps.config.builds,
+        secretKey: app.deps.config.secretKey,
+      },
       { embeddedDatabase: app.deps.database.driver === 'pglite', logger: app.log },
     );
     await builds.listen(app.deps.cache.pubsub);

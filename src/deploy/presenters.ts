@@ -1,8 +1,10 @@
-// Everything the deploy API sends about releases and aliases.
+// Everything the deploy API sends about releases and aliases, build variables and custom domains.
 import type { UrlContext } from '../core/sites/presenters.js';
 import { siteOrigin } from '../http/hosts.js';
-import type { AliasesOut, PreviewLinkOut, ReleaseOut } from './schemas.js';
-import type { ReleaseRow, SiteAliasRow } from './tables.js';
+import { readableValue } from './env-vars.js';
+import type { AliasesOut, DomainOut, EnvVarOut, PreviewLinkOut, ReleaseOut } from './schemas.js';
+import type { SiteDomainRow } from '../core/sites/tables.js';
+import type { ReleaseRow, SiteAliasRow, SiteEnvVarRow } from './tables.js';
 
 export function previewUrl(urls: UrlContext, siteId: string, releaseId: string): string {
   return siteOrigin(urls.base, urls.sitesDomain, `r-${releaseId}--${siteId}`);
@@ -47,4 +49,24 @@ export function presentUrls(urls: UrlContext, siteId: string): { production: str
 
 export function presentPreviewLink(link: { release: ReleaseRow; url: string; expiresAt: Date }): PreviewLinkOut {
   return { release: link.release.id, url: link.url, expires_at: link.expiresAt.toISOString() };
+}
+
+/** A variable as the API and the console show it: a secret's value never. */
+export function presentEnvVar(row: SiteEnvVarRow, secretKey: string): EnvVarOut {
+  return {
+    name: row.name,
+    context: row.context,
+    value: readableValue(row, secretKey),
+    secret: row.secret,
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function presentDomain(row: SiteDomainRow): DomainOut {
+  return {
+    domain: row.domain,
+    site: row.siteId,
+    url: `https://${row.domain}`,
+    created_at: row.createdAt.toISOString(),
+  };
 }

@@ -9,6 +9,7 @@ import { validatorCompiler } from '../http/validation.js';
 import { buildRoutes } from './builds/routes.js';
 import { githubRoutes } from './git/routes.js';
 import { ingestArchive, uploadOrigin } from './ingest.js';
+import { siteConfigRoutes } from './site-config-routes.js';
 import { deployTokenActor, requireDeployToken, requireSiteDeployToken } from './policy.js';
 import { presentAliases, presentPreviewLink, presentRelease, presentUrls, previewUrl } from './presenters.js';
 import {
@@ -247,6 +248,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
 
   await buildRoutes(fastify);
   await githubRoutes(fastify);
+  await siteConfigRoutes(fastify);
 
   app.delete(
     '/api/deploy/:id/stage',

@@ -152,3 +152,62 @@ export const ArchiveUpload = Type.Object(
   },
   { required: ['archive'] },
 );
+
+const EnvContext = Type.Union([Type.Literal('all'), Type.Literal('production'), Type.Literal('preview')], {
+  description:
+    'Which builds get the value: `all`, or `production` (builds of promotable releases) / `preview` (builds of other branches), which override `all`.',
+});
+
+export const EnvVarParams = Type.Object({
+  id: Type.String({ maxLength: 64, description: 'Site id.' }),
+  name: Type.String({ maxLength: 128, description: 'Variable name.' }),
+});
+
+export const EnvVarQuery = Type.Object({ context: Type.Optional(EnvContext) });
+
+export const EnvVarBody = Type.Object(
+  {
+    value: Type.String({ maxLength: 16384 }),
+    context: Type.Optional(EnvContext),
+    secret: Type.Optional(
+      Type.Boolean({
+        description: 'A secret value is write-only: no answer or page shows it again; build logs mask it.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type EnvVarBody = Static<typeof EnvVarBody>;
+
+export const EnvVarOut = Type.Object({
+  name: Type.String(),
+  context: EnvContext,
+  value: Nullable(Type.String({ description: 'Null for a secret: it is never shown again.' })),
+  secret: Type.Boolean(),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+export type EnvVarOut = Static<typeof EnvVarOut>;
+
+export const DomainParams = Type.Object({
+  id: Type.String({ maxLength: 64, description: 'Site id.' }),
+  domain: Type.String({ maxLength: 253 }),
+});
+
+export const DomainBody = Type.Object(
+  { domain: Type.String({ maxLength: 254, description: 'A host name such as `docs.example.com`.' }) },
+  { additionalProperties: false },
+);
+
+export const DomainOut = Type.Object({
+  domain: Type.String(),
+  site: Type.String(),
+  url: Type.String({ description: 'The site at this domain, over HTTPS (the proxy in front terminates TLS).' }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+export type DomainOut = Static<typeof DomainOut>;
+
+export const DomainCheckQuery = Type.Object({
+  domain: Type.String({ maxLength: 254, description: 'The host name the proxy is about to get a certificate for.' }),
+});
+
+export const DomainCheckOut = Type.Object({ domain: Type.String(), site: Type.String() });

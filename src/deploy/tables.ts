@@ -134,3 +134,26 @@ export type ReleaseRow = typeof releases.$inferSelect;
 export type ReleaseFileRow = typeof releaseFiles.$inferSelect;
 export type SiteAliasRow = typeof siteAliases.$inferSelect;
 export type PromotionRow = typeof promotions.$inferSelect;
+
+/**
+ * Environment variables of a site's builds, per deploy context (decision 0142): `all`, or
+ * `production` / `preview`, which override `all` for builds of that context. Every value is sealed
+ * with SECRET_KEY; a secret one is never read back by any API or page, only handed to builds.
+ */
+export const siteEnvVars = pgTable(
+  'site_env_vars',
+  {
+    siteId: text('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    context: text('context', { enum: ['all', 'production', 'preview'] }).notNull(),
+    valueSealed: text('value_sealed').notNull(),
+    secret: boolean('secret').notNull().default(false),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.name, t.context] })],
+);
+
+export type SiteEnvVarRow = typeof siteEnvVars.$inferSelect;
+export type DeployContext = Exclude<SiteEnvVarRow['context'], 'all'>;

@@ -5,6 +5,7 @@ import { aiErrorCodes } from '../adapters/ai/errors.js';
 import { cmsErrorCodes } from '../cms/errors.js';
 import { mcpErrorCodes } from '../mcp/errors.js';
 import { settingsErrorCodes } from '../core/settings/errors.js';
+import { siteErrorCodes } from '../core/sites/errors.js';
 import { deployErrorCodes } from '../deploy/errors.js';
 import { forumErrorCodes } from '../forum/errors.js';
 import { helpdeskErrorCodes } from '../helpdesk/errors.js';
@@ -68,6 +69,7 @@ const httpErrorCodes = {
 export const errorTables = {
   http: httpErrorCodes,
   settings: settingsErrorCodes,
+  sites: siteErrorCodes,
   deploy: deployErrorCodes,
   forum: forumErrorCodes,
   cms: cmsErrorCodes,
@@ -81,6 +83,7 @@ export const errorTables = {
 export const errorCodes = {
   ...httpErrorCodes,
   ...settingsErrorCodes,
+  ...siteErrorCodes,
   ...deployErrorCodes,
   ...forumErrorCodes,
   ...cmsErrorCodes,

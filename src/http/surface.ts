@@ -1,7 +1,9 @@
 // The `surface` route constraint: which group of routes a request may reach, from its host.
 // portal -> portal pages and APIs; a static site's hosts -> the static edge; a community site's
 // host -> forum, content and help desk; `none` -> an unknown, suspended or canceled site (only health
-// and the not-found handler, which answers 404 or 503 `site_suspended`).
+// and the not-found handler, which answers 404 or 503 `site_suspended`). A host outside the sites
+// domain that is not the portal's own is looked up as a custom domain (decision 0142): a site's
+// domain reaches that site as its production host would; any other stays the portal.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyServerOptions } from 'fastify';
@@ -23,8 +25,17 @@ interface SiteFacts {
   status: string;
 }
 
+/** Where routing finds which site a custom domain serves: the per-node domain directory (deploy/domains.ts). */
+interface DomainSites {
+  peek(domain: string): string | null | undefined;
+  get(domain: string): Promise<string | null>;
+}
+
 interface SurfaceOptions {
   sitesDomain: string;
+  /** The portal's own host name, never a custom domain. */
+  portalHost: string;
+  domains: DomainSites;
   trustProxy: boolean | string;
   directory: SiteKinds;
   /** Single-instance mode: this community site answers on every host. */
@@ -69,20 +80,36 @@ export interface SurfaceRouting {
 export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
   const trusted = compileTrust(options.trustProxy);
 
-  const targetOf = ({ headers, remoteAddress }: HostHeaders): HostTarget => {
-    if (options.singleSite) return { kind: 'site', site: options.singleSite };
+  /** The host's target, and the host name when it may be a custom domain (a portal target by name only). */
+  const targetOf = ({ headers, remoteAddress }: HostHeaders): { target: HostTarget; domain?: string } => {
+    if (options.singleSite) return { target: { kind: 'site', site: options.singleSite } };
     let host = headers.host ?? '';
     const forwarded = headers['x-forwarded-host'];
     if (forwarded && trusted(remoteAddress ?? '', 0)) host = String(forwarded).split(',')[0]!;
-    return classifyHost(hostName(host), options.sitesDomain);
+    const name = hostName(host);
+    const target = classifyHost(name, options.sitesDomain);
+    return target.kind === 'portal' && name !== options.portalHost && name.includes('.') && !name.startsWith('[')
+      ? { target, domain: name }
+      : { target };
   };
+
+  const domainTarget = (site: string | null): HostTarget => (site ? { kind: 'site', site } : { kind: 'portal' });
 
   const surfaceOf = (target: HostTarget, site: SiteFacts | undefined): Surface =>
     !site || site.status !== 'active' ? 'none' : target.kind === 'site' ? (site.kind as Surface) : 'static';
 
-  /** The host's target, and its surface unless the site has to be loaded first. */
-  const classify = (request: HostHeaders): { target: HostTarget; surface?: Surface } => {
-    const target = targetOf(request);
+  /**
+   * The host's target, and its surface unless the site has to be loaded first; `domain` when the
+   * host may be a custom domain this node has not looked up yet.
+   */
+  const classify = (request: HostHeaders): { target: HostTarget; surface?: Surface; domain?: string } => {
+    const named = targetOf(request);
+    let target = named.target;
+    if (named.domain !== undefined) {
+      const site = options.domains.peek(named.domain);
+      if (site === undefined) return { target, domain: named.domain };
+      target = domainTarget(site);
+    }
     if (target.kind === 'portal') return { target, surface: 'portal' };
     if (!target.site) return { target, surface: 'none' };
     const cached = options.directory.peek(target.site);
@@ -109,11 +136,21 @@ export function createSurfaceRouting(options: SurfaceOptions): SurfaceRouting {
     },
     mustMatchWhenDerived: false,
     deriveConstraint(req: IncomingMessage, _ctx: unknown, done: (error: Error | null, surface?: Surface) => void) {
-      const { target, surface } = classify({ headers: req.headers, remoteAddress: req.socket.remoteAddress });
+      const { target, surface, domain } = classify({ headers: req.headers, remoteAddress: req.socket.remoteAddress });
       req.blumeTarget = target;
       if (surface) return done(null, surface);
-      options.directory.get((target as SiteTarget).site).then(
-        (site) => done(null, surfaceOf(target, site)),
+      const siteSurface = (siteTarget: SiteTarget): Promise<Surface> =>
+        options.directory.get(siteTarget.site).then((site) => surfaceOf(siteTarget, site));
+      const resolved =
+        domain === undefined
+          ? siteSurface(target as SiteTarget)
+          : options.domains.get(domain).then((site): Surface | Promise<Surface> => {
+              const found = domainTarget(site);
+              req.blumeTarget = found;
+              return found.kind === 'portal' ? 'portal' : siteSurface(found);
+            });
+      resolved.then(
+        (resolvedSurface) => done(null, resolvedSurface),
         (error: Error) => done(error),
       );
     },

@@ -27,8 +27,10 @@ export interface InstanceAccess {
 
 export const platformAccess: InstanceAccess = {
   authenticate: requireSession,
-  site: async (request) =>
-    authorizeSite(request.user!, await findSite(request.server.deps.database.db, request.params.id), request.params.id),
+  site: async (request) => {
+    const db = request.server.deps.database.db;
+    return (await authorizeSite(db, request.user!, await findSite(db, request.params.id), request.params.id)).site;
+  },
 };
 
 function header(request: FastifyRequest, name: string): string | undefined {

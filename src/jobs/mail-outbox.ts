@@ -25,7 +25,15 @@ const LEASE_MS = 60_000;
 const SWEEP_MS = 30_000;
 
 type OutboxKind =
-  'confirm' | 'reset' | 'reply' | 'like' | 'digest' | 'helpdesk_reply' | 'account_invite' | 'account_reset';
+  | 'confirm'
+  | 'reset'
+  | 'reply'
+  | 'like'
+  | 'digest'
+  | 'helpdesk_reply'
+  | 'account_invite'
+  | 'account_reset'
+  | 'team_invite';
 
 /** A mail job's payload. */
 export interface MailJob {

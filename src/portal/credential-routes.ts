@@ -19,7 +19,7 @@ import { listCredentials, mintCredential, type CredentialKind } from '../core/cr
 import { authorizeSite } from '../core/sites/policy.js';
 import { SiteParams } from '../core/sites/schemas.js';
 import { findSite } from '../core/sites/service.js';
-import type { SiteRow } from '../core/sites/tables.js';
+import type { SiteRole, SiteRow } from '../core/sites/tables.js';
 import { requirePlatformAdmin, requireSession } from '../core/auth.js';
 import { AppError } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
@@ -33,8 +33,12 @@ export async function credentialRoutes(fastify: FastifyInstance): Promise<void> 
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = app.deps.database.db;
 
-  const managedSite = async (request: FastifyRequest & { params: { id: string } }): Promise<SiteRow> =>
-    authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id);
+  /** The site when the caller's role allows `needed`: developers handle deploy tokens, owners API keys. */
+  const managedSite = async (
+    request: FastifyRequest & { params: { id: string } },
+    needed: SiteRole = 'owner',
+  ): Promise<SiteRow> =>
+    (await authorizeSite(db, request.user!, await findSite(db, request.params.id), request.params.id, needed)).site;
 
   const revoke = async (kind: CredentialKind, siteId: string, id: string): Promise<void> => {
     if (!(await app.services.credentials.revoke(id, { kind, siteId })))
@@ -55,7 +59,7 @@ export async function credentialRoutes(fastify: FastifyInstance): Promise<void> 
       preHandler: requireSession,
     },
     async (request, reply) => {
-      const site = await managedSite(request);
+      const site = await managedSite(request, 'developer');
       // A community site takes no deploys: a token for it could do nothing.
       if (site.kind !== 'static')
         throw new AppError(
@@ -83,7 +87,9 @@ export async function credentialRoutes(fastify: FastifyInstance): Promise<void> 
       preHandler: requireSession,
     },
     async (request) =>
-      (await listCredentials(db, { kind: 'deploy_token', siteId: (await managedSite(request)).id })).map(presentToken),
+      (await listCredentials(db, { kind: 'deploy_token', siteId: (await managedSite(request, 'viewer')).id })).map(
+        presentToken,
+      ),
   );
   app.delete(
     '/sites/:id/deploy-tokens/:credential_id',
@@ -97,7 +103,7 @@ export async function credentialRoutes(fastify: FastifyInstance): Promise<void> 
       preHandler: requireSession,
     },
     async (request, reply) => {
-      await revoke('deploy_token', (await managedSite(request)).id, request.params.credential_id);
+      await revoke('deploy_token', (await managedSite(request, 'developer')).id, request.params.credential_id);
       return reply.code(204).send(null);
     },
   );

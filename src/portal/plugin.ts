@@ -1,11 +1,13 @@
 // The portal surface: account, site and credential APIs under /api on the portal host.
 import type { FastifyInstance } from 'fastify';
 import { registerOpenApi } from '../http/openapi.js';
+import { domainCheckRoutes } from '../deploy/site-config-routes.js';
 import { auditRoutes } from './audit-routes.js';
 import { authRoutes } from './auth-routes.js';
 import { credentialRoutes } from './credential-routes.js';
 import { llmsRoutes, siteLlmsRoutes } from './llms.js';
 import { siteRoutes } from './site-routes.js';
+import { teamRoutes } from './team-routes.js';
 
 export async function portalPlugin(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
@@ -22,6 +24,8 @@ export async function portalPlugin(app: FastifyInstance): Promise<void> {
   await app.register(siteRoutes, { prefix: '/api' });
   await app.register(credentialRoutes, { prefix: '/api' });
   await app.register(auditRoutes, { prefix: '/api' });
+  await app.register(teamRoutes, { prefix: '/api' });
+  await app.register(domainCheckRoutes);
   await app.register(llmsRoutes);
 }
 

@@ -54,7 +54,8 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) =>
       presentSite(
-        authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id),
+        (await authorizeSite(db, request.user!, await findSite(db, request.params.id), request.params.id, 'viewer'))
+          .site,
         urlContext(request),
       ),
   );
@@ -71,7 +72,7 @@ export async function siteRoutes(fastify: FastifyInstance): Promise<void> {
       preHandler: requireSession,
     },
     async (request, reply) => {
-      const site = authorizeSite(request.user!, await findSite(db, request.params.id), request.params.id);
+      const { site } = await authorizeSite(db, request.user!, await findSite(db, request.params.id), request.params.id);
       await deleteSite(db, site.id);
       return reply.code(204).send(null);
     },

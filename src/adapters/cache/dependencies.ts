@@ -26,6 +26,12 @@ export const CACHE_DEPENDENCIES: readonly CacheDependency[] = [
     key: 'site_id',
     unread: { site_id: KEYS_NEVER_CHANGE },
   },
+  {
+    table: 'site_domains',
+    scope: `'domain:' || domain`,
+    key: 'domain',
+    unread: { domain: KEYS_NEVER_CHANGE, created_at: 'a domain is added once' },
+  },
   { table: 'plan_features', scope: `'plans'`, key: 'feature', unread: { feature: KEYS_NEVER_CHANGE } },
   {
     table: 'credentials',

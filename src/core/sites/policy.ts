@@ -1,15 +1,30 @@
+import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import type { UserRow } from '../accounts/tables.js';
-import type { SiteRow } from './tables.js';
+import type { SiteRole, SiteRow } from './tables.js';
+import { roleAllows, siteRole } from './team.js';
 
 export function canManageSite(user: UserRow, site: SiteRow): boolean {
   return user.isAdmin || site.ownerId === user.id;
 }
 
-/** The site if the user may manage it; 404 otherwise, so strangers cannot probe which ids exist. */
-export function authorizeSite(user: UserRow, site: SiteRow | undefined, id: string): SiteRow {
-  if (!site || !canManageSite(user, site)) throw new AppError('site_not_found', `No site "${id}".`);
-  return site;
+/**
+ * The site if the account's role on it allows what `needed` names (decision 0142): 404 for an
+ * account not on its team, so strangers cannot probe which ids exist; 403 `site_role_required` for
+ * a member whose role is too weak.
+ */
+export async function authorizeSite(
+  db: Executor,
+  user: UserRow,
+  site: SiteRow | undefined,
+  id: string,
+  needed: SiteRole = 'owner',
+): Promise<{ site: SiteRow; role: SiteRole }> {
+  const role = site && (await siteRole(db, user, site));
+  if (!site || !role) throw new AppError('site_not_found', `No site "${id}".`);
+  if (!roleAllows(role, needed))
+    throw new AppError('site_role_required', `This needs the ${needed} role on "${id}"; yours is ${role}.`);
+  return { site, role };
 }
 
 /**

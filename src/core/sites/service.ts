@@ -1,10 +1,10 @@
-import { count, desc, eq, inArray } from 'drizzle-orm';
+import { count, desc, eq, inArray, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import type { Page } from '../../http/pagination.js';
 import { isSiteLabel } from '../../http/hosts.js';
 import { users, type UserRow } from '../accounts/tables.js';
-import { sites, type SiteRow } from './tables.js';
+import { siteMembers, sites, type SiteRow } from './tables.js';
 
 /** Labels that name platform hosts rather than sites. Names starting `r-` are preview hosts. */
 const RESERVED_SITE_IDS = new Set(['www', 'api', 'portal', 'admin', 'stage', 'mcp']);
@@ -44,7 +44,17 @@ export async function listSites(db: Executor, viewer: UserRow): Promise<SiteRow[
   const query = db.select().from(sites);
   return viewer.isAdmin
     ? query.orderBy(desc(sites.createdAt), desc(sites.id))
-    : query.where(eq(sites.ownerId, viewer.id)).orderBy(desc(sites.createdAt), desc(sites.id));
+    : query
+        .where(
+          or(
+            eq(sites.ownerId, viewer.id),
+            inArray(
+              sites.id,
+              db.select({ id: siteMembers.siteId }).from(siteMembers).where(eq(siteMembers.userId, viewer.id)),
+            ),
+          ),
+        )
+        .orderBy(desc(sites.createdAt), desc(sites.id));
 }
 
 /** One page of every site with its owner's e-mail address (null without an owner), newest first, and the total. */

@@ -47,6 +47,10 @@ async function main(): Promise<void> {
       ...(args.siteUrl === undefined ? {} : { siteUrl: args.siteUrl }),
       maxOutputBytes: args.maxOutputBytes,
       ...(args.datesFile === undefined ? {} : { pageDates: readDates(args.datesFile) }),
+      // The sandbox's environment holds the site's build variables and nothing else.
+      variables: new Map(
+        Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      ),
       log: (line) => console.log(line),
       workerScript: fileURLToPath(import.meta.url),
     });

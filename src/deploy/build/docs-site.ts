@@ -42,6 +42,8 @@ export interface DocsBuildOptions {
   limits?: Partial<ScanLimits>;
   /** Source path -> when it last changed (git commit time), shown on pages and in sitemap.xml. */
   pageDates?: ReadonlyMap<string, Date>;
+  /** The site's build environment variables: `{{ env.NAME }}` in a page's Markdown becomes the value. */
+  variables?: ReadonlyMap<string, string>;
   /** Progress lines; the sandbox streams them to the build log. */
   log?: (line: string) => void;
   /**
@@ -180,7 +182,7 @@ async function buildSite(
       source: p.file.rel,
       folderOfSource: folderOf(p.file.rel),
       url: p.place.url,
-      body: p.body,
+      body: substituteVariables(p.body, options.variables),
       bodyLine: p.bodyLine,
       language: site.language,
     })),
@@ -444,4 +446,12 @@ function fingerprint(content: string): string {
 
 function round(ms: number): number {
   return Math.round(ms);
+}
+
+const VARIABLE_REFERENCE = /\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** `{{ env.NAME }}` replaced by the variable's value; a name the build has no value for stays as written. */
+function substituteVariables(body: string, variables: ReadonlyMap<string, string> | undefined): string {
+  if (variables === undefined || variables.size === 0 || !body.includes('{{')) return body;
+  return body.replace(VARIABLE_REFERENCE, (reference, name: string) => variables.get(name) ?? reference);
 }

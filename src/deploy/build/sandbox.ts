@@ -1,4 +1,4 @@
-// Runs a Node script as an untrusted job: its own process group, an empty environment, a private
+// Runs a Node script as an untrusted job: its own process group, an environment of only what the caller gives, a private
 // working folder, file access narrowed by Node's permission model (read: the listed paths; write:
 // the output and working folders; no child processes or native addons, and no worker threads
 // unless the caller allows them: they share the process and its permissions), a V8 heap limit,
@@ -39,6 +39,8 @@ export interface SandboxedProcessOptions {
   bubblewrap?: 'auto' | 'off';
   /** Stops the job early (the server shutting down, a canceled build); it is killed with its group. */
   signal?: AbortSignal;
+  /** The job's whole environment (default: empty); the caller keeps names that steer Node out. */
+  env?: Record<string, string>;
   /** Lets the job start worker threads (same process, same permissions and limits). */
   allowWorkers?: boolean;
 }
@@ -118,7 +120,7 @@ export async function runSandboxedProcess(options: SandboxedProcessOptions): Pro
 
   const child = spawn(command, args, {
     cwd: options.workDir,
-    env: {},
+    env: { ...options.env },
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     // Its own process group, so a kill reaches anything it managed to start.
     detached: true,

@@ -23,6 +23,8 @@ interface SandboxedBuildOptions {
   /** Size limit of the build log (default 1 MiB). */
   maxLogBytes?: number;
   siteUrl?: string;
+  /** The site's build environment variables: the build process's whole environment. */
+  env?: Record<string, string>;
   /** When each source file last changed (ISO 8601), by its path in the docs folder: the pages' "last updated". */
   pageDates?: ReadonlyMap<string, string>;
   onLog?: (line: SandboxLogLine) => void;
@@ -96,6 +98,7 @@ export async function runSandboxedBuild(options: SandboxedBuildOptions): Promise
       readPaths: [input, output, ...entry.readPaths, ...(datesFile === undefined ? [] : [datesFile])],
       writePaths: [output],
       workDir,
+      ...(options.env === undefined ? {} : { env: options.env }),
       // The builder builds pages on worker threads running its own entry (page-threads.ts).
       allowWorkers: options.builderScript === undefined,
       timeoutMs: options.timeoutMs ?? 120_000,

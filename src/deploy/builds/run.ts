@@ -13,6 +13,7 @@ import type { Database } from '../../db/client.js';
 import { AppError } from '../../http/errors.js';
 import { spoolArchive, type ArchiveLimits, type SpooledArchive } from '../archive.js';
 import { runSandboxedBuild } from '../build/sandboxed-build.js';
+import { buildEnvironment, maskSecrets } from '../env-vars.js';
 import { fetchCommitTar, fetchFileDates, GitFetchError, type FetchCommitOptions } from '../git/fetch.js';
 import { ingestFolder, ingestSpooled, type IngestContext, type ReleaseOrigin } from '../ingest.js';
 import type { ReleaseRow } from '../tables.js';
@@ -26,6 +27,8 @@ export interface BuildContext {
   limits: ArchiveLimits;
   tmpDir: string;
   settings: BuildsConfig;
+  /** Opens the site's sealed build environment variables. */
+  secretKey: string;
   /** Tests of the worker only: a script the sandbox runs instead of the docs builder. */
   builderScript?: string;
 }
@@ -188,8 +191,19 @@ export async function runBuild(
       await spooled.dispose();
     }
     const dates = job.git ? await pageDates(ctx, job, workDir, log, signal, deadline) : undefined;
+    // A branch build that cannot be promoted is a preview; every other build is for production.
+    const context = job.promotable ? 'production' : 'preview';
+    const environment = await buildEnvironment(ctx.db, ctx.secretKey, job.siteId, context);
+    const names = Object.keys(environment.variables).sort();
+    log.add(
+      'blume',
+      names.length === 0
+        ? `no environment variables for ${context} builds`
+        : `environment variables (${context}): ${names.join(', ')}`,
+    );
     const result = await runSandboxedBuild({
       inputDir: input,
+      env: environment.variables,
       ...(dates === undefined ? {} : { pageDates: dates }),
       outputDir: output,
       timeoutMs: Math.max(1, deadline - Date.now()),
@@ -200,7 +214,8 @@ export async function runBuild(
       // Inside the build's folder, so whatever removes that (the end of the build, the sweep at start) removes it too.
       scratchDir: workDir,
       // The sandbox stamps each line when it arrives; the log keeps that time.
-      onLog: (line) => log.add(line.stream, line.line, new Date(line.at)),
+      // Secret values never reach the stored log, whatever the build prints.
+      onLog: (line) => log.add(line.stream, maskSecrets(line.line, environment.secrets), new Date(line.at)),
     });
     if (!result.ok) throw new BuildFailure(result.error ?? 'the build failed');
     log.add('blume', `storing ${result.stats.files} built files as a release`);
