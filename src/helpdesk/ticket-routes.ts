@@ -9,8 +9,8 @@ import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerialized } from '../http/response-schemas.js';
 import { aiSettingsOf } from '../cms/ai-drafting.js';
 import { AppError } from '../http/errors.js';
-import { contentDisposition } from '../lib/content-disposition.js';
 import { helpdeskAccess } from './access.js';
+import { sendTicketAttachment } from './attachments.js';
 import { apiAnswer } from './cached-lists.js';
 import { draftReply } from './draft-reply.js';
 import { ticketHistory } from './history.js';
@@ -182,18 +182,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
       const { site, caller } = request.helpdesk;
       const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
       const entry = await findEntry(db, ticket.id, request.params.entry_id);
-      const attachment = entry?.attachments[request.params.index - 1];
-      const bytes = attachment ? await app.deps.blobs.get(attachment.key) : undefined;
-      if (!attachment || !bytes)
-        throw new AppError('attachment_not_found', `No attachment ${request.params.index} on that entry.`);
-      return reply
-        .header('content-type', attachment.content_type || 'application/octet-stream')
-        .header('content-length', attachment.size)
-        .header('content-disposition', contentDisposition('attachment', attachment.filename))
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('cache-control', 'private, no-store')
-        .send(bytes);
+      return sendTicketAttachment(app.deps.blobs, reply, entry?.attachments[request.params.index - 1]);
     },
   );
 
