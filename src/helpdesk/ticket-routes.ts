@@ -8,7 +8,6 @@ import { declareSecurity, problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerialized } from '../http/response-schemas.js';
 import { aiSettingsOf } from '../cms/ai-drafting.js';
-import { AppError } from '../http/errors.js';
 import { helpdeskAccess } from './access.js';
 import { sendTicketAttachment } from './attachments.js';
 import { apiAnswer } from './cached-lists.js';
