@@ -15,7 +15,7 @@ import { draftReply } from './draft-reply.js';
 import { ticketHistory } from './history.js';
 import { answerTicket, replyMailSettings } from './mail/outgoing.js';
 import { actorOf, authorizeCategory } from './policy.js';
-import { presentDraft, presentEntry, presentHistory, presentTicket } from './presenters.js';
+import { presentDraft, presentEntry, presentHistory, presentMerge, presentTicket } from './presenters.js';
 import {
   AttachmentParams,
   DraftBody,
@@ -23,6 +23,8 @@ import {
   EntryOut,
   helpdeskSecurity,
   HistoryOut,
+  MergeBody,
+  MergeOut,
   RepliesQuery,
   ReplyBody,
   TicketBody,
@@ -31,6 +33,7 @@ import {
   TicketParams,
   TicketPatch,
 } from './schemas.js';
+import { mergeTickets } from './merge.js';
 import { findVisibleTicket, listTickets } from './ticket-list.js';
 import { findContact, findEntry, listEntries, openTicket } from './tickets.js';
 import { triageTicket } from './triage.js';
@@ -138,6 +141,28 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
         tags: body.tags,
       });
       return presentTicket(updated, requester);
+    },
+  );
+
+  app.post(
+    '/tickets/:id/merge',
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'Merge tickets into this one',
+        description:
+          "Moves every entry of the listed tickets into this ticket's thread (it stays in time order), closes them with a public note and a `merged` history event naming this ticket, and mails nobody. Refused as a whole when a listed ticket is this one (`merge_into_itself`), was merged already (`ticket_merged`), or this ticket is closed (`merge_target_closed`); a ticket of another site is not found.",
+        params: TicketParams,
+        body: MergeBody,
+        response: { 200: MergeOut, ...problems(404, 409, 422) },
+      },
+      preHandler: write,
+    },
+    async (request) => {
+      const { site, caller } = request.helpdesk;
+      const result = await mergeTickets(db, site.id, caller, request.params.id, request.body.ticket_ids);
+      const requester = (await findContact(db, result.target.requesterId))!;
+      return presentMerge(result, requester);
     },
   );
 

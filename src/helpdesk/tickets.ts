@@ -208,7 +208,7 @@ async function idempotent(
   }
 }
 
-async function insertEntry(
+export async function insertEntry(
   db: Executor,
   ticket: TicketRow,
   values: {

@@ -19,6 +19,7 @@ import { field, seeOther } from '../../http/forms.js';
 import { consumeRateLimit } from '../../http/rate-limit.js';
 import { findRequesterTicket, requesterTicketsWhere, type PortalCustomer } from '../access.js';
 import { sendTicketAttachment, storeCustomerAttachment } from '../attachments.js';
+import { mergedInto } from '../merge.js';
 import { addEntry, findEntry, listEntries, openTicket } from '../tickets.js';
 import { helpdeskTickets, type AttachmentRef, type TicketRow } from '../tables.js';
 import { contactView, myTicketsView, sentView, ticketView, type ContactValues } from './views.js';
@@ -78,7 +79,8 @@ export async function requesterRoutes(app: FastifyInstance): Promise<void> {
     error?: string,
   ): Promise<FastifyReply> => {
     const { rows } = await listEntries(db, ticket.id, false, { pageSize: 200, offset: 0 });
-    return sendPage(reply, ui, `#${ticket.number} ${ticket.subject}`, ticketView(ui, ticket, rows, error), {
+    const merged = await mergedInto(db, ticket);
+    return sendPage(reply, ui, `#${ticket.number} ${ticket.subject}`, ticketView(ui, ticket, rows, merged, error), {
       status: error ? 422 : 200,
       private: true,
     });
@@ -180,6 +182,8 @@ export async function requesterRoutes(app: FastifyInstance): Promise<void> {
       const ticket = await findRequesterTicket(db, customer, request.params.number);
       const body = field(request, 'body', MAX_MESSAGE)?.trim() ?? '';
       if (!body) return showTicket(reply, ui, ticket, 'Write a reply first.');
+      const merged = await mergedInto(db, ticket);
+      if (merged) return showTicket(reply, ui, ticket, `This request continues in ticket #${merged.number}.`);
       try {
         const { ticket: answered } = await addEntry(
           db,

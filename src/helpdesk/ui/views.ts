@@ -79,7 +79,13 @@ ${
 <p><a href="/support">Contact support</a></p>`;
 }
 
-export function ticketView(ui: UiContext, ticket: TicketRow, thread: ThreadEntryRow[], error?: string): SafeHtml {
+export function ticketView(
+  ui: UiContext,
+  ticket: TicketRow,
+  thread: ThreadEntryRow[],
+  mergedInto: { number: number } | undefined,
+  error?: string,
+): SafeHtml {
   return html`<h1>#${ticket.number} ${ticket.subject}</h1>
 <p>Status: <strong>${STATUS_WORDS[ticket.status]}</strong></p>
 <ol class="thread">${thread.map(
@@ -87,9 +93,16 @@ export function ticketView(ui: UiContext, ticket: TicketRow, thread: ThreadEntry
       html`<li class="post"><div class="meta">${entry.authorKind === 'agent' ? 'Support' : entry.authorId === ticket.requesterId ? 'You' : 'Another sender'} · ${time(entry.createdAt)}</div><div class="body">${trustedHtml(entry.bodyHtml)}</div>${attachmentList(ticket, entry)}</li>`,
   )}</ol>
 ${error ? notice('error', error) : ''}
-<form class="stack" method="post" action="/support/tickets/${ticket.number}/reply" enctype="multipart/form-data">${csrfField(ui)}
+${
+  mergedInto
+    ? notice(
+        'warn',
+        html`This request was merged into <a href="/support/tickets/${mergedInto.number}">ticket #${mergedInto.number}</a>; answer there.`,
+      )
+    : html`<form class="stack" method="post" action="/support/tickets/${ticket.number}/reply" enctype="multipart/form-data">${csrfField(ui)}
 <div><label for="body">Your reply</label><textarea id="body" name="body" rows="6" maxlength="20000" required></textarea></div>
 ${fileField()}
-<div><button type="submit">Send reply</button></div></form>
+<div><button type="submit">Send reply</button></div></form>`
+}
 <p><a href="/support/tickets">All your tickets</a></p>`;
 }
