@@ -70,7 +70,7 @@ export async function storeUpload(
 }
 
 /** A file checked by its bytes: its kind, and its bytes as stored (an image without its metadata). */
-export interface CheckedFile {
+interface CheckedFile {
   kind: FileKind;
   bytes: Buffer;
   size: { width: number; height: number } | undefined;

@@ -13,7 +13,7 @@ import { helpdeskEntries, helpdeskHistory, helpdeskTickets, type TicketRow } fro
 import { findTicket, insertEntry } from './tickets.js';
 
 /** Tickets one merge takes at most (the inbox's bulk changes take as many). */
-export const MAX_MERGE = 100;
+const MAX_MERGE = 100;
 
 export interface MergeResult {
   target: TicketRow;
