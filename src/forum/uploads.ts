@@ -9,7 +9,7 @@ import type { BlobStore } from '../adapters/blobs/index.js';
 import type { Executor } from '../db/client.js';
 import { AppError } from '../http/errors.js';
 import type { UploadedFile } from '../http/uploads.js';
-import { cleanFilename, FILE_KINDS, sniffFileKind } from '../lib/file-types.js';
+import { cleanFilename, FILE_KINDS, sniffFileKind, type FileKind } from '../lib/file-types.js';
 import { newId } from '../lib/ids.js';
 import { MalformedImage, stripImageMetadata } from '../lib/image-metadata.js';
 import { isStaff, requirePoster, type Viewer } from './policy.js';
@@ -20,7 +20,8 @@ import { forumUploads, type UploadRow } from './tables.js';
 export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 /** Uploads one member may make per hour. */
 export const UPLOADS_PER_HOUR = 60;
-const KINDS = [
+/** What members may upload: images, PDF, zip and plain text, each told by its bytes. */
+export const UPLOAD_KINDS = [
   FILE_KINDS.png,
   FILE_KINDS.jpeg,
   FILE_KINDS.gif,
@@ -31,7 +32,7 @@ const KINDS = [
 ];
 /** What avatars may be: the images uploads accept. */
 export const IMAGE_KINDS = [FILE_KINDS.png, FILE_KINDS.jpeg, FILE_KINDS.gif, FILE_KINDS.webp];
-export const ACCEPTED_UPLOADS = KINDS.map((k) => k.type);
+export const ACCEPTED_UPLOADS = UPLOAD_KINDS.map((k) => k.type);
 const UPLOADS_PATH = '/uploads/';
 
 /** The blob of one row (a backup copies them by this key too). */
@@ -65,7 +66,37 @@ export async function storeUpload(
 ): Promise<UploadRow> {
   requirePoster(viewer);
   requireTrusted(viewer);
-  return saveUpload(db, blobs, siteId, viewer.member.id, upload, KINDS);
+  return saveUpload(db, blobs, siteId, viewer.member.id, upload, UPLOAD_KINDS);
+}
+
+/** A file checked by its bytes: its kind, and its bytes as stored (an image without its metadata). */
+interface CheckedFile {
+  kind: FileKind;
+  bytes: Buffer;
+  size: { width: number; height: number } | undefined;
+}
+
+/** Checks a file against `kinds` by its bytes and strips an image's metadata; refuses anything else (`upload_type_refused`). */
+export function checkUploadedFile(
+  upload: UploadedFile,
+  kinds: ReadonlyArray<(typeof UPLOAD_KINDS)[number]>,
+  filename: string,
+): CheckedFile {
+  const accepted = kinds.map((k) => k.type);
+  const sniffed = sniffFileKind(filename, upload.declaredType, upload.bytes, kinds);
+  if ('refused' in sniffed) throw new AppError('upload_type_refused', sniffed.refused, { accepted });
+  const { kind } = sniffed;
+  if (kind.kind !== 'image') return { kind, bytes: upload.bytes, size: undefined };
+  try {
+    const { bytes, ...size } = stripImageMetadata(kind.type, upload.bytes);
+    return { kind, bytes, size };
+  } catch (error) {
+    if (error instanceof MalformedImage)
+      throw new AppError('upload_type_refused', `"${filename}" is not a well-formed image: ${error.message}.`, {
+        accepted,
+      });
+    throw error;
+  }
 }
 
 /** Checks a file against `kinds` by its bytes, strips an image's metadata, and stores it as the member's upload. */
@@ -75,26 +106,10 @@ export async function saveUpload(
   siteId: string,
   memberId: string,
   upload: UploadedFile,
-  kinds: ReadonlyArray<(typeof KINDS)[number]>,
+  kinds: ReadonlyArray<(typeof UPLOAD_KINDS)[number]>,
   filename = cleanFilename(upload.filename),
 ): Promise<UploadRow> {
-  const accepted = kinds.map((k) => k.type);
-  const sniffed = sniffFileKind(filename, upload.declaredType, upload.bytes, kinds);
-  if ('refused' in sniffed) throw new AppError('upload_type_refused', sniffed.refused, { accepted });
-  const { kind } = sniffed;
-  let bytes = upload.bytes;
-  let size: { width: number; height: number } | undefined;
-  if (kind.kind === 'image') {
-    try {
-      ({ bytes, ...size } = stripImageMetadata(kind.type, upload.bytes));
-    } catch (error) {
-      if (error instanceof MalformedImage)
-        throw new AppError('upload_type_refused', `"${filename}" is not a well-formed image: ${error.message}.`, {
-          accepted,
-        });
-      throw error;
-    }
-  }
+  const { kind, bytes, size } = checkUploadedFile(upload, kinds, filename);
   const id = newId();
   // The blob first: a row never names bytes that are not there.
   await blobs.put(uploadBlobKey({ id }), bytes, bytes.length);

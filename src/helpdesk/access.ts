@@ -3,6 +3,8 @@
 // of an account that manages the site, or a community member who is an agent or an admin, by forum
 // token (`Authentication-Token`) or member session cookie (with the forum's CSRF rules for writes).
 // Then the plan (`helpdesk_api`, Pro and above) and the route's scope.
+// And who is a ticket's customer in the portal (`/support/tickets`): `requesterTicketsWhere`.
+import { and, eq, exists, or, sql, type SQL } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, checkSameOrigin, sessionUser } from '../core/auth.js';
 import { canManageSite } from '../core/sites/policy.js';
@@ -16,6 +18,7 @@ import { MEMBER_COOKIE, memberForSession } from '../forum/ui/sessions.js';
 import { AppError } from '../http/errors.js';
 import { findAgent, servedCategories } from './agents.js';
 import { helpdeskScopeOf, requireScope, type HelpdeskCaller, type HelpdeskScope } from './policy.js';
+import { helpdeskContacts, helpdeskHistory, helpdeskTickets, type TicketRow } from './tables.js';
 
 const CSRF_HEADER = 'x-csrf-token';
 
@@ -118,4 +121,59 @@ export function helpdeskAccess(scope: HelpdeskScope) {
     requireScope(caller, scope);
     request.helpdesk = { site, caller };
   };
+}
+
+/** A member as a customer of the portal, and whether its address is proven (`confirmsAddresses`). */
+export interface PortalCustomer {
+  siteId: string;
+  member: Pick<ForumMemberRow, 'id' | 'email' | 'emailConfirmed'>;
+  /** The community confirms the addresses of members who sign up: a confirmed address is theirs. */
+  addressesProven: boolean;
+}
+
+/**
+ * The tickets a member follows in the portal, as a condition on helpdesk_tickets: the ones it opened
+ * there (the history's `created` event names it), and every ticket whose requester address is the
+ * member's verified address, however it came (the API, mail, an agent). An address counts once the
+ * member confirmed it and only where the community confirms addresses; typed alone it proves nothing.
+ */
+export function requesterTicketsWhere(db: Executor, customer: PortalCustomer): SQL {
+  const opened = db
+    .select({ one: sql`1` })
+    .from(helpdeskHistory)
+    .where(
+      and(
+        eq(helpdeskHistory.ticketId, helpdeskTickets.id),
+        eq(helpdeskHistory.event, 'created'),
+        eq(helpdeskHistory.actorKind, 'member'),
+        eq(helpdeskHistory.actorId, customer.member.id),
+      ),
+    );
+  const verified = customer.addressesProven && customer.member.emailConfirmed;
+  const requested = db
+    .select({ one: sql`1` })
+    .from(helpdeskContacts)
+    .where(
+      and(
+        eq(helpdeskContacts.id, helpdeskTickets.requesterId),
+        eq(helpdeskContacts.siteId, customer.siteId),
+        eq(helpdeskContacts.email, customer.member.email.trim().toLowerCase()),
+      ),
+    );
+  return and(
+    eq(helpdeskTickets.siteId, customer.siteId),
+    verified ? or(exists(opened), exists(requested)) : exists(opened),
+  )!;
+}
+
+/** A ticket of the customer by number; another requester's ticket is not found, exactly as a missing one. */
+export async function findRequesterTicket(db: Executor, customer: PortalCustomer, number: string): Promise<TicketRow> {
+  const [ticket] = /^\d{1,9}$/.test(number)
+    ? await db
+        .select()
+        .from(helpdeskTickets)
+        .where(and(requesterTicketsWhere(db, customer), eq(helpdeskTickets.number, Number(number))))
+    : [];
+  if (!ticket) throw new AppError('ticket_not_found', `No ticket #${number} of yours.`);
+  return ticket;
 }

@@ -13,6 +13,9 @@ export const helpdeskErrorCodes = {
   canned_reply_exists: { status: 409, title: 'A canned reply with this name exists' },
   invalid_canned_reply: { status: 422, title: 'The canned reply is not valid' },
   helpdesk_category_exists: { status: 409, title: 'A help desk category with this name exists' },
+  ticket_merged: { status: 409, title: 'The ticket was merged into another one' },
+  merge_target_closed: { status: 409, title: 'Tickets cannot be merged into a closed ticket' },
+  merge_into_itself: { status: 422, title: 'A ticket cannot be merged into itself' },
   invalid_ticket: { status: 422, title: 'The ticket or reply is not valid' },
   invalid_report_range: { status: 422, title: 'The report range is not valid' },
 } as const satisfies Record<string, { status: number; title: string }>;

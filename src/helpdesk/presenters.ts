@@ -2,6 +2,7 @@
 import type { Static } from 'typebox';
 import type { ForumMemberRow } from '../forum/members.js';
 import type { AgentView } from './agents.js';
+import type { MergeResult } from './merge.js';
 import type { SlaTargets } from './sla.js';
 import { slaView } from './sla.js';
 import type {
@@ -11,6 +12,7 @@ import type {
   DraftOut,
   EntryOut,
   HistoryOut,
+  MergeOut,
   SlaPolicyOut,
   TicketOut,
 } from './schemas.js';
@@ -50,6 +52,17 @@ export function presentTicket(
     solved_at: iso(ticket.solvedAt),
     closed_at: iso(ticket.closedAt),
     sla: slaView(ticket, now),
+  };
+}
+
+export function presentMerge(
+  result: MergeResult,
+  requester: Pick<ContactRow, 'id' | 'email' | 'name'>,
+): Static<typeof MergeOut> {
+  return {
+    ticket: presentTicket(result.target, requester),
+    merged: result.merged.map((ticket) => ({ id: ticket.id, number: ticket.number })),
+    moved_entries: result.movedEntries,
   };
 }
 

@@ -141,6 +141,26 @@ export const TicketOut = Type.Object({
   sla: SlaOut,
 });
 
+export const MergeBody = Type.Object(
+  {
+    ticket_ids: Type.Array(Type.String({ minLength: 1, maxLength: 100, description: 'A ticket id or its number.' }), {
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      description: 'The tickets to merge into the one in the path.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const MergeOut = Type.Object({
+  ticket: TicketOut,
+  merged: Type.Array(Type.Object({ id: Type.String(), number: Type.Integer() }), {
+    description: 'The merged tickets, now closed.',
+  }),
+  moved_entries: Type.Integer({ description: "Entries that moved into the ticket's thread." }),
+});
+
 export const ReplyBody = Type.Object(
   {
     body: Type.String({ minLength: 1, maxLength: ENTRY_BODY_MAX_CHARS, description: 'Markdown.' }),

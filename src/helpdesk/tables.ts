@@ -256,6 +256,9 @@ export const HISTORY_EVENTS = [
   'reopened',
   'follow_up',
   'undelivered',
+  /** Merged into another ticket (to: its id and number); `merged_in` on that ticket names what came in. */
+  'merged',
+  'merged_in',
 ] as const;
 export type HistoryEvent = (typeof HISTORY_EVENTS)[number];
 export const ACTOR_KINDS = ['member', 'account', 'api_key', 'requester', 'system'] as const;

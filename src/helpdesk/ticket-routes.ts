@@ -8,15 +8,14 @@ import { declareSecurity, problems } from '../http/openapi.js';
 import { setPaginationHeaders, toPage } from '../http/pagination.js';
 import { sendSerialized } from '../http/response-schemas.js';
 import { aiSettingsOf } from '../cms/ai-drafting.js';
-import { AppError } from '../http/errors.js';
-import { contentDisposition } from '../lib/content-disposition.js';
 import { helpdeskAccess } from './access.js';
+import { sendTicketAttachment } from './attachments.js';
 import { apiAnswer } from './cached-lists.js';
 import { draftReply } from './draft-reply.js';
 import { ticketHistory } from './history.js';
 import { answerTicket, replyMailSettings } from './mail/outgoing.js';
 import { actorOf, authorizeCategory } from './policy.js';
-import { presentDraft, presentEntry, presentHistory, presentTicket } from './presenters.js';
+import { presentDraft, presentEntry, presentHistory, presentMerge, presentTicket } from './presenters.js';
 import {
   AttachmentParams,
   DraftBody,
@@ -24,6 +23,8 @@ import {
   EntryOut,
   helpdeskSecurity,
   HistoryOut,
+  MergeBody,
+  MergeOut,
   RepliesQuery,
   ReplyBody,
   TicketBody,
@@ -32,6 +33,7 @@ import {
   TicketParams,
   TicketPatch,
 } from './schemas.js';
+import { mergeTickets } from './merge.js';
 import { findVisibleTicket, listTickets } from './ticket-list.js';
 import { findContact, findEntry, listEntries, openTicket } from './tickets.js';
 import { triageTicket } from './triage.js';
@@ -142,6 +144,28 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
+  app.post(
+    '/tickets/:id/merge',
+    {
+      schema: {
+        tags: ['tickets'],
+        summary: 'Merge tickets into this one',
+        description:
+          "Moves every entry of the listed tickets into this ticket's thread (it stays in time order), closes them with a public note and a `merged` history event naming this ticket, and mails nobody. Refused as a whole when a listed ticket is this one (`merge_into_itself`), was merged already (`ticket_merged`), or this ticket is closed (`merge_target_closed`); a ticket of another site is not found.",
+        params: TicketParams,
+        body: MergeBody,
+        response: { 200: MergeOut, ...problems(404, 409, 422) },
+      },
+      preHandler: write,
+    },
+    async (request) => {
+      const { site, caller } = request.helpdesk;
+      const result = await mergeTickets(db, site.id, caller, request.params.id, request.body.ticket_ids);
+      const requester = (await findContact(db, result.target.requesterId))!;
+      return presentMerge(result, requester);
+    },
+  );
+
   app.get(
     '/tickets/:id/replies',
     {
@@ -182,18 +206,7 @@ export async function ticketRoutes(fastify: FastifyInstance): Promise<void> {
       const { site, caller } = request.helpdesk;
       const { ticket } = await findVisibleTicket(db, site.id, caller, request.params.id);
       const entry = await findEntry(db, ticket.id, request.params.entry_id);
-      const attachment = entry?.attachments[request.params.index - 1];
-      const bytes = attachment ? await app.deps.blobs.get(attachment.key) : undefined;
-      if (!attachment || !bytes)
-        throw new AppError('attachment_not_found', `No attachment ${request.params.index} on that entry.`);
-      return reply
-        .header('content-type', attachment.content_type || 'application/octet-stream')
-        .header('content-length', attachment.size)
-        .header('content-disposition', contentDisposition('attachment', attachment.filename))
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('cache-control', 'private, no-store')
-        .send(bytes);
+      return sendTicketAttachment(app.deps.blobs, reply, entry?.attachments[request.params.index - 1]);
     },
   );
 

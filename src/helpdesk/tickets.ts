@@ -212,7 +212,7 @@ async function idempotent(
   }
 }
 
-async function insertEntry(
+export async function insertEntry(
   db: Executor,
   ticket: TicketRow,
   values: {

@@ -3,7 +3,7 @@
 // refused (a script named `.png` fails here). SVG is never accepted: it can carry script.
 // Used by the Content API's media and the forum's uploads; each caller says which types it takes.
 
-interface FileKind {
+export interface FileKind {
   type: string;
   extensions: string[];
   /** Served inline (`image`) or as a download (`file`). */

@@ -237,12 +237,12 @@ export function operationsOf(app: FastifyInstance, singleSite?: string): Operati
  * A single-instance app on PGlite for the browser tests: the community `town` on `plan`, its
  * creation announced, and logins not throttled.
  */
-export async function buildTownInstance(plan: 'free' | 'pro' | 'business'): Promise<TestApp> {
+export async function buildTownInstance(plan: 'free' | 'pro' | 'business', env: Env = {}): Promise<TestApp> {
   const t = await buildTestApp({
     database: 'pglite',
     mode: 'single',
     singleSite: 'town',
-    env: { BLUME_RATE_LOGIN_PER_MINUTE: '100' },
+    env: { BLUME_RATE_LOGIN_PER_MINUTE: '100', ...env },
   });
   await createSite(t.app.deps.database.db, null, { id: 'town', kind: 'community', plan });
   await t.app.services.epochs.announce();

@@ -4,9 +4,21 @@
 // the owner set one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { siteOrigin } from '../../http/hosts.js';
+import type { InstanceSettings } from '../../core/settings/allowlist.js';
 import type { SiteRow } from '../../core/sites/tables.js';
+import type { MailOutbox } from '../../jobs/mail-outbox.js';
+import { parseBoolean } from '../../config/index.js';
 import type { MailContext } from './messages.js';
 import type { ReplyMailOptions } from './service.js';
+
+/**
+ * Whether the community asks a member who signs up to confirm the address by a mailed link: only
+ * with mail going out, unless it turns confirmation off (FORUM_EMAIL_CONFIRMATION). Otherwise a
+ * sign-up is confirmed as typed, so `email_confirmed` proves nothing of the address.
+ */
+export function confirmsAddresses(outbox: MailOutbox, settings: InstanceSettings): boolean {
+  return outbox.enabledFor(settings) && (parseBoolean(settings.values.FORUM_EMAIL_CONFIRMATION ?? '') ?? true);
+}
 
 /** `scheme://host[:port]` of the site as this request reached it. */
 export function requestOrigin(request: FastifyRequest): string {

@@ -6,7 +6,6 @@ import { field, safeNext, seeOther } from '../../http/forms.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmail } from '../../lib/email.js';
-import { parseBoolean } from '../../config/index.js';
 import { listCredentials, mintCredential } from '../../core/credentials/service.js';
 import { AppError } from '../../http/errors.js';
 import { MAX_PASSWORD_LENGTH as MAX_PASSWORD, passwordProblem } from '../../lib/password-rules.js';
@@ -19,7 +18,7 @@ import {
   updateMember,
 } from '../members.js';
 import { authorizeBan, requireMember } from '../policy.js';
-import { mailContext } from '../mail/context.js';
+import { confirmsAddresses, mailContext } from '../mail/context.js';
 import { spendAccountMailBudget } from '../mail/limits.js';
 import { sendConfirmation } from '../mail/service.js';
 import { checkForm, loadUi, type UiContext } from './context.js';
@@ -136,9 +135,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
     if (password === undefined || weak) return again(`The password ${weak ?? 'is too long'}.`);
     // Without mail there is no way to confirm an address, so nobody is asked to; nor when the
     // community turns confirmation off (FORUM_EMAIL_CONFIRMATION).
-    const mailOn =
-      app.mailOutbox.enabledFor(ui.settings) &&
-      (parseBoolean(ui.settings.values.FORUM_EMAIL_CONFIRMATION ?? '') ?? true);
+    const mailOn = confirmsAddresses(app.mailOutbox, ui.settings);
     try {
       const member = await createMember(db, ui.site.id, {
         username,

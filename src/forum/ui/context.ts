@@ -35,6 +35,8 @@ export interface UiContext {
   unreadNotifications?: number;
   /** The header links to the help desk inbox: the member is an agent or admin on a plan with it (pages only). */
   deskLink?: boolean;
+  /** The header links to the customer portal at /support: the site's plan has the help desk (pages only). */
+  supportLink?: boolean;
   /** The header links to the content editor: the member is a content editor, not an admin (pages only). */
   contentLink?: boolean;
   /** The member's warnings it has not acknowledged, shown on top of pages (GET only). */
@@ -107,6 +109,8 @@ export async function loadUi(request: FastifyRequest, reply: FastifyReply): Prom
     csrf: '',
   };
   request.ui.csrf = csrfToken(request, reply, site.id, sessionId);
+  if (request.method === 'GET')
+    request.ui.supportLink = await request.server.services.plans.includes(site.plan, 'helpdesk_api');
   // A form post mostly answers with a redirect: its header would be read for nothing.
   if (viewer.kind === 'member' && request.method === 'GET')
     Object.assign(request.ui, await headerFacts(request, site, viewer));

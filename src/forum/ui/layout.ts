@@ -1,5 +1,5 @@
 // The page frame every forum page shares: skip link, header with the community's name, Latest,
-// notifications (with the unread count), the flag queue and the help desk inbox (agents and admins), search and account
+// notifications (with the unread count), the flag queue and the help desk inbox (agents and admins), Support (the customer portal, on a plan with the help desk), search and account
 // links, one `main` landmark, and a footer with the feed.
 import { BADGE_LIMIT } from '../notifications.js';
 import { isStaff } from '../policy.js';
@@ -107,7 +107,9 @@ export function layout(ui: UiContext, page: PageOptions): string {
       : ''
   }${
     isStaff(viewer) ? html`<li><a href="/mod/flags">Flags</a></li>` : ''
-  }${ui.deskLink ? html`<li><a href="/desk">Help desk</a></li>` : ''}`;
+  }${ui.deskLink ? html`<li><a href="/desk">Help desk</a></li>` : ''}${
+    ui.supportLink ? html`<li><a href="/support">Support</a></li>` : ''
+  }`;
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -32,6 +32,7 @@ import {
   type TicketRow,
   type TicketStatus,
 } from '../tables.js';
+import { mergeTickets, oldestTicket } from '../merge.js';
 import { findVisibleTicket, listTickets, type VisibleTicket } from '../ticket-list.js';
 import type { TicketListPage } from '../cached-lists.js';
 import { canSeeTicket } from '../policy.js';
@@ -83,6 +84,16 @@ const DONE: Record<string, string> = {
   replied: 'Reply added to the thread.',
   noted: 'Internal note added.',
   saved: 'Ticket updated.',
+  merged: 'Tickets merged into this one: their messages are in the thread.',
+};
+
+/** What the list says when a bulk merge was refused, by the service's error code. */
+const MERGE_REFUSED: Record<string, string> = {
+  ticket_not_found: 'Merge refused: a ticket to merge is not one you can see.',
+  ticket_merged: 'Merge refused: a ticked ticket was merged already.',
+  merge_target_closed: 'Merge refused: the ticket to merge into is closed.',
+  merge_into_itself: 'Merge refused: tick at least one ticket besides the one to merge into.',
+  invalid_ticket: 'Merge refused: tick at most 100 tickets.',
 };
 
 const TicketParams = { schema: { params: Type.Object({ number: Type.String({ minLength: 1, maxLength: 100 }) }) } };
@@ -290,9 +301,11 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
             kind: refused ? ('warn' as const) : ('ok' as const),
             text: `Changed ${updated === '1' ? '1 ticket' : `${updated} tickets`}.${refused ? ` ${refused === '1' ? '1 ticket was' : `${refused} tickets were`} left unchanged: you may not make that change to them.` : ''}`,
           }
-        : request.query.bulk === 'none'
-          ? { kind: 'error' as const, text: 'Tick the tickets to change first.' }
-          : undefined;
+        : typeof request.query.merge === 'string' && request.query.merge in MERGE_REFUSED
+          ? { kind: 'error' as const, text: MERGE_REFUSED[request.query.merge]! }
+          : request.query.bulk === 'none'
+            ? { kind: 'error' as const, text: 'Tick the tickets to change first.' }
+            : undefined;
     const view = ticketListView(request.ui, {
       current: list.current,
       heading: list.heading,
@@ -410,7 +423,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     const { site, caller } = request.helpdesk;
     const rawBack = field(request, 'back', 1000) ?? '';
     const backUrl = new URL(LIST_PATH.test(rawBack) ? rawBack : '/desk/mine', 'http://desk.invalid');
-    for (const name of ['assigned', 'updated', 'refused', 'bulk']) backUrl.searchParams.delete(name);
+    for (const name of ['assigned', 'updated', 'refused', 'bulk', 'merge']) backUrl.searchParams.delete(name);
     const back = (extra: Record<string, string>) => {
       for (const [name, value] of Object.entries(extra)) backUrl.searchParams.set(name, value);
       return `${backUrl.pathname}${backUrl.search}`;
@@ -424,6 +437,22 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       ),
     ].slice(0, MAX_BULK);
     const pick = (name: string) => field(request, name, 100)?.trim() || undefined;
+    if (pick('intent') === 'merge') {
+      // Into the ticket the agent named, else the oldest ticked one.
+      const named = pick('merge_into')?.replace(/^#/, '');
+      const target = named ?? (await oldestTicket(db, site.id, caller, numbers))?.number.toString();
+      if (numbers.length === 0 || target === undefined) return seeOther(reply, back({ bulk: 'none' }));
+      const sources = numbers.filter((number) => number !== target);
+      try {
+        if (sources.length === 0)
+          throw new AppError('merge_into_itself', 'Tick at least one ticket besides the one to merge into.');
+        const { target: merged } = await mergeTickets(db, site.id, caller, target, sources);
+        return seeOther(reply, `/desk/tickets/${merged.number}?done=merged`);
+      } catch (error) {
+        if (!(error instanceof AppError && error.code in MERGE_REFUSED)) throw error;
+        return seeOther(reply, back({ merge: error.code }));
+      }
+    }
     const assignee = pick('assignee');
     const tag = field(request, 'tag', 50)?.trim().toLowerCase() || undefined;
     const change: TicketChange = {

@@ -273,7 +273,11 @@ ${select(
 )}
 ${select('priority', 'Set priority', options(undefined, 'No change', TICKET_PRIORITIES.map((p) => [p, PRIORITY_WORDS[p]] as const).reverse()))}
 <div><label for="bulk-tag">Add tag</label><input type="text" id="bulk-tag" name="tag" maxlength="50"></div>
-<div class="apply"><button type="submit" class="secondary">Apply to ticked</button></div></fieldset></form>`;
+<div class="apply"><button type="submit" class="secondary">Apply to ticked</button></div></fieldset>
+<fieldset><legend>Merge the ticked tickets</legend>
+<div><label for="bulk-merge-into">Into ticket number</label><input type="text" id="bulk-merge-into" name="merge_into" inputmode="numeric" pattern="#?[0-9]{1,9}" maxlength="10" aria-describedby="bulk-merge-hint"></div>
+<p class="muted" id="bulk-merge-hint">Empty: into the oldest ticked ticket. Their messages move there; the others are closed.</p>
+<div class="apply"><button type="submit" class="secondary" name="intent" value="merge">Merge ticked</button></div></fieldset></form>`;
 }
 
 function saveForm(ui: UiContext, list: TicketListPage): SafeHtml {

@@ -224,6 +224,12 @@ function historyWords(page: TicketPage, row: HistoryRow): string {
       return `reopened it (was ${status(row.fromValue)})`;
     case 'follow_up':
       return `answered after it was closed: follow-up #${String(to.number ?? '')}`;
+    case 'merged':
+      return `merged it into #${String(to.number ?? '')}`;
+    case 'merged_in': {
+      const tickets = Array.isArray(to.tickets) ? (to.tickets as Array<{ number: number }>) : [];
+      return `merged ${tickets.map((t) => `#${t.number}`).join(', ')} into it`;
+    }
     case 'undelivered':
       return `could not deliver a reply to ${String(to.recipient ?? 'the requester')}${to.status ? ` (${String(to.status)})` : ''}`;
   }
