@@ -64,9 +64,12 @@ function processes(list) {
     /^(before|after|beforeEach|afterEach)\(/m.test(readFileSync(file, 'utf8'));
   const shared = [];
   for (const file of list.filter((file) => !alone(file))) {
-    const open = shared.find((group) => group.seconds + (durations[file] ?? 1) <= groupSeconds);
-    if (open) open.files.push(file);
-    else shared.push({ files: [file], seconds: durations[file] ?? 1 });
+    const seconds = durations[file] ?? 1;
+    const open = shared.find((group) => group.seconds + seconds <= groupSeconds);
+    if (open) {
+      open.files.push(file);
+      open.seconds += seconds;
+    } else shared.push({ files: [file], seconds });
   }
   const entries = shared.map((group, index) => {
     if (group.files.length === 1) return { file: group.files[0], seconds: group.seconds };

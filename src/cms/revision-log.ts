@@ -9,7 +9,7 @@ import { cmsEntryRevisions, type EntryRow, type EntryRevisionRow } from './table
 export const MAX_REVISIONS = 100;
 
 /** Who saved a revision. */
-export interface RevisionAuthor {
+interface RevisionAuthor {
   kind: EntryRevisionRow['authorKind'];
   id: string;
   name: string;

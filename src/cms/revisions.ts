@@ -57,7 +57,7 @@ export function presentRevision(
 }
 
 /** A revision and the one kept before it, for what it changed. */
-export interface RevisionWithBefore {
+interface RevisionWithBefore {
   row: EntryRevisionRow;
   before: EntryRevisionRow | undefined;
 }

@@ -41,7 +41,7 @@ export function signPreviewToken(secretKey: string, scope: PreviewScope, expires
   return `${expires}.${signature(secretKey, scope, expires).toString('base64url')}`;
 }
 
-export type PreviewTokenCheck = { ok: true; expiresAt: Date } | { ok: false; reason: 'invalid' | 'expired' };
+type PreviewTokenCheck = { ok: true; expiresAt: Date } | { ok: false; reason: 'invalid' | 'expired' };
 
 /** Checks a token in constant time; an expired one is named as such only once its signature holds. */
 export function checkPreviewToken(

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { PREVIEW_LINK_MAX_SECONDS, PREVIEW_LINK_MIN_SECONDS } from './preview-links.js';
 
 export const DeploySiteParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Site id.' }) });
 
@@ -23,9 +24,9 @@ export const ReleaseParams = Type.Object({
 export const PreviewLinkBody = Type.Object(
   {
     expires_in: Type.Integer({
-      minimum: 300,
-      maximum: 2592000,
-      description: 'Seconds until the link stops working: 300 (5 minutes) to 2592000 (30 days).',
+      minimum: PREVIEW_LINK_MIN_SECONDS,
+      maximum: PREVIEW_LINK_MAX_SECONDS,
+      description: `Seconds until the link stops working: ${PREVIEW_LINK_MIN_SECONDS} (5 minutes) to ${PREVIEW_LINK_MAX_SECONDS} (30 days).`,
     }),
   },
   { additionalProperties: false },

@@ -85,10 +85,10 @@ describe('console team, variables and domains in a browser', { skip: skipWithout
     await checked(page, 'console-env');
 
     await page.goto(`${origin}/sites/iris-docs/domains`);
-    await page.getByLabel('Domain').fill('docs.iris.example.com');
+    await page.getByLabel('Domain', { exact: true }).fill('docs.iris.example.com');
     await page.getByRole('button', { name: 'Add the domain' }).click();
     await page.getByText('docs.iris.example.com now serves iris-docs.').waitFor();
-    await page.getByLabel('Domain').fill('iris-docs.blume.test');
+    await page.getByLabel('Domain', { exact: true }).fill('iris-docs.blume.test');
     await page.getByRole('button', { name: 'Add the domain' }).click();
     await page.getByRole('alert').filter({ hasText: "this platform's own hosts" }).waitFor();
     await checked(page, 'console-domains');

@@ -11,7 +11,7 @@ import type { ContentTypeOut, EntryOut } from '../schemas.js';
 import { humanName } from './labels.js';
 
 /** One changed field of a revision as shown: its label and its values before and after, as text. */
-export interface ShownChange {
+interface ShownChange {
   label: string;
   before: string;
   after: string;

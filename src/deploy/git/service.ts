@@ -197,7 +197,8 @@ export async function handleWebhook(
       git: { repository: connection.repository, branch, commit },
       path: connection.path,
       promotable,
-      requestedBy: typeof payload.pusher?.name === 'string' ? `push by "${payload.pusher.name.slice(0, 100)}"` : 'a push',
+      requestedBy:
+        typeof payload.pusher?.name === 'string' ? `push by "${payload.pusher.name.slice(0, 100)}"` : 'a push',
     });
     await tx.update(githubDeliveries).set({ buildId: build.id }).where(eq(githubDeliveries.deliveryId, delivery));
     await tx
