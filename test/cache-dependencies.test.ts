@@ -209,6 +209,7 @@ for (const database of testDatabases) {
         'credentials',
         'site_settings',
         'plan_features',
+        'site_domains',
         'sites',
       ];
       assert.deepEqual(new Set(order), new Set(CACHE_DEPENDENCIES.map(({ table }) => table)), 'every table read');

@@ -10,7 +10,7 @@ export const cmsErrorCodes = {
   content_type_not_found: { status: 404, title: 'Content type not found' },
   entry_not_found: { status: 404, title: 'Entry not found' },
   revision_not_found: { status: 404, title: 'The entry keeps no such revision' },
-  preview_link_invalid: { status: 404, title: 'The preview link is wrong, for another entry, or expired' },
+  draft_preview_invalid: { status: 404, title: 'The preview link is wrong, for another entry, or expired' },
   global_not_found: { status: 404, title: 'Settings group not found' },
   webhook_not_found: { status: 404, title: 'Webhook not found' },
   media_not_found: { status: 404, title: 'Media not found' },

@@ -102,10 +102,11 @@ for (const database of testDatabases) {
       const elsewhere = await edge(t.app, `r-${second}--shop.blume.test`, '/', { cookie });
       assert.equal(elsewhere.statusCode, 401);
       assert.equal(json(elsewhere).code, 'preview_auth_required');
-      assert.equal((await edge(t.app, 'stage--shop.blume.test', '/', { cookie })).statusCode, 401);
+      const staged = await edge(t.app, 'stage--shop.blume.test', '/', { cookie });
+      assert.equal(staged.statusCode, 401, staged.body);
       // The token opens no other release's host either.
       const foreign = await edge(t.app, `r-${second}--shop.blume.test`, `/${url.search}`);
-      assert.equal(foreign.statusCode, 401);
+      assert.equal(foreign.statusCode, 401, foreign.body);
       assert.equal(json(foreign).code, 'preview_link_invalid');
     });
 

@@ -740,7 +740,7 @@ for (const database of testDatabases) {
 
     it("keeps each editor's columns for a type's list, and filters by a related entry's title", async () => {
       const chosen = await admin.post('/admin/content/shows/columns', { col_opens_on: 'on', col_seats: 'on' });
-      assert.equal(chosen.statusCode, 303);
+      assert.equal(chosen.statusCode, 303, chosen.body);
       const list = pageText((await admin.get('/admin/content/shows')).body);
       assert.match(list, /Entry Seats \(sort ascending\) Opens on \(sort ascending\) State/);
       assert.doesNotMatch(list, /Genre \(sort/);
@@ -758,7 +758,7 @@ for (const database of testDatabases) {
         f0_type: 'text',
         f1_name: 'show',
         f1_type: 'relation',
-        f1_options: '{"type":"shows"}',
+        f1_relation: 'shows',
       });
       assert.equal(made.statusCode, 303, made.body);
       const tragic = await admin.post('/admin/content/shows/new', {

@@ -1034,15 +1034,15 @@ export async function editorRoutes(app: FastifyInstance): Promise<void> {
         sig: String(request.query.sig ?? '').slice(0, 100),
       });
       if (!holds)
-        throw new AppError('preview_link_invalid', 'This preview link is wrong or has expired; ask for a new one.');
+        throw new AppError('draft_preview_invalid', 'This preview link is wrong or has expired; ask for a new one.');
       const typeRow = await findStoredType(db, request.ui.site.id, slug);
-      if (!typeRow) throw new AppError('preview_link_invalid', 'The entry of this preview link is gone.');
+      if (!typeRow) throw new AppError('draft_preview_invalid', 'The entry of this preview link is gone.');
       let row;
       try {
         row = await findEntry(db, typeRow, id, 'any');
       } catch (error) {
         if (error instanceof AppError && error.code === 'entry_not_found')
-          throw new AppError('preview_link_invalid', 'The entry of this preview link is gone.');
+          throw new AppError('draft_preview_invalid', 'The entry of this preview link is gone.');
         throw error;
       }
       const type = presentType(typeRow);

@@ -182,6 +182,6 @@ export async function removeMember(db: Executor, siteId: string, userId: string)
       .delete(siteMembers)
       .where(and(eq(siteMembers.siteId, siteId), eq(siteMembers.userId, userId)))
       .returning({ userId: siteMembers.userId });
-    if (gone.length === 0) throw new AppError('member_not_found', 'That account is not on the team.');
+    if (gone.length === 0) throw new AppError('team_member_not_found', 'That account is not on the team.');
   });
 }
