@@ -139,7 +139,8 @@ describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
       await page.getByLabel('Field 1 name').fill('title');
       await page.getByLabel('Field 2 name').fill('article');
       await page.getByLabel('Field 2 type').selectOption('relation');
-      await page.getByLabel('Field 2 options (JSON)').fill('{"type": "articles"}');
+      await page.getByText('Field 2 choices and rules').click();
+      await page.getByLabel('Field 2 related type (relation), its slug').fill('articles');
       await page.getByRole('button', { name: 'Create type' }).click();
       await page.waitForURL(`${origin}/admin/content/talks-${name}`);
 

@@ -104,7 +104,9 @@ for (const database of testDatabases) {
       // The protected preview, opened with the password the page reveals.
       await page.getByRole('link', { name: 'Show the preview password' }).click();
       const password = (await page.locator('#preview-password').textContent())!;
-      const previewHref = (await page.getByRole('link', { name: `Preview ${fromFolder}` }).getAttribute('href'))!;
+      const previewHref = (await page
+        .getByRole('link', { name: `Preview ${fromFolder}`, exact: true })
+        .getAttribute('href'))!;
       const visitor = await browser.newContext({ httpCredentials: { username: 'preview', password } });
       const preview = await visitor.newPage();
       await preview.goto(`${previewHref}/about/`);
@@ -188,7 +190,7 @@ for (const database of testDatabases) {
       await assertNoSidewaysScroll(page);
       await screenshot(page, `${database}-console-phone-static-site`);
 
-      const live = (await page.locator('p', { hasText: 'Live:' }).locator('code').first().textContent())!;
+      const live = (await page.locator('.summary div', { hasText: 'Production' }).locator('code').textContent())!;
       const promote = await tabTo(page, /^Promote [a-z0-9]+$/, 80);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: `${promote}?` }).waitFor();
@@ -196,7 +198,10 @@ for (const database of testDatabases) {
       await tabTo(page, promote, 80);
       await page.keyboard.press('Enter');
       await page.getByText(/is live\.$/).waitFor();
-      assert.notEqual(await page.locator('p', { hasText: 'Live:' }).locator('code').first().textContent(), live);
+      assert.notEqual(
+        await page.locator('.summary div', { hasText: 'Production' }).locator('code').textContent(),
+        live,
+      );
       await tabTo(page, `Roll back to ${live}`, 80);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: `Roll back to ${live}?` }).waitFor();
