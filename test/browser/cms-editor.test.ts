@@ -11,10 +11,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { runOperation } from '../../src/cli/operations.js';
 import { mintCredential } from '../../src/core/credentials/service.js';
-import { buildTownInstance, operationsOf, type TestApp } from '../helpers/app.js';
-import { assertNoSeriousAxeViolations, launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/app.js';
+import { assertNoSeriousAxeViolations, screenshot, skipWithoutChromium } from '../helpers/browser.js';
+import { startBrowserTown, type BrowserTown } from '../helpers/browser-town.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -22,33 +22,20 @@ const PNG = Buffer.from(
 );
 
 describe('CMS editor in a browser', { skip: skipWithoutChromium }, () => {
+  let town: BrowserTown;
   let t: TestApp;
   let browser: Browser;
   let origin: string;
+  let logIn: (page: Page) => Promise<void>;
   let picture: string;
-  const password = 'first-admin-password';
-
-  async function logIn(page: Page): Promise<void> {
-    await page.goto(`${origin}/login`);
-    await page.getByLabel('Username or e-mail').fill('mayor');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${origin}/`);
-  }
 
   before(async () => {
-    t = await buildTownInstance('business');
-    const ops = operationsOf(t.app, 'town');
-    await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
-    origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    town = await startBrowserTown('business');
+    ({ t, browser, origin, logIn } = town);
     picture = path.join(await mkdtemp(path.join(tmpdir(), 'blume-editor-')), 'harbour.png');
     await writeFile(picture, PNG);
-    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => town?.close());
 
   it('writes, previews, illustrates and publishes an article', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -10,27 +10,20 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { runOperation } from '../../src/cli/operations.js';
 import { mintCredential } from '../../src/core/credentials/service.js';
-import { buildTownInstance, operationsOf, type TestApp } from '../helpers/app.js';
-import { assertNoSeriousAxeViolations, launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/app.js';
+import { assertNoSeriousAxeViolations, screenshot, skipWithoutChromium } from '../helpers/browser.js';
+import { startBrowserTown, type BrowserTown } from '../helpers/browser-town.js';
 import { solidPng } from '../helpers/images.js';
 
 describe('CMS media library and lists in a browser', { skip: skipWithoutChromium }, () => {
+  let town: BrowserTown;
   let t: TestApp;
   let browser: Browser;
   let origin: string;
+  let logIn: (page: Page) => Promise<void>;
   let folder: string;
   let key: string;
-  const password = 'first-admin-password';
-
-  async function logIn(page: Page): Promise<void> {
-    await page.goto(`${origin}/login`);
-    await page.getByLabel('Username or e-mail').fill('mayor');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL(`${origin}/`);
-  }
 
   const api = async (method: string, apiPath: string, body?: object) => {
     const response = await fetch(`${origin}/api/cms/v1${apiPath}`, {
@@ -45,10 +38,8 @@ describe('CMS media library and lists in a browser', { skip: skipWithoutChromium
   const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
   before(async () => {
-    t = await buildTownInstance('business');
-    const ops = operationsOf(t.app, 'town');
-    await runOperation(ops, 'create-admin', { username: 'mayor', email: 'mayor@town.test', password });
-    origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    town = await startBrowserTown('business');
+    ({ t, browser, origin, logIn } = town);
     folder = await mkdtemp(path.join(tmpdir(), 'blume-media-'));
     ({ token: key } = await mintCredential(t.app.deps.database.db, {
       kind: 'api_key',
@@ -56,12 +47,8 @@ describe('CMS media library and lists in a browser', { skip: skipWithoutChromium
       siteId: 'town',
       scopes: ['admin'],
     }));
-    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => town?.close());
 
   for (const [width, height, name] of [
     [1280, 900, 'desktop'],
