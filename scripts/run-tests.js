@@ -49,6 +49,9 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'blume-test-run-'));
 const statusLog = path.join(scratch, 'statuses.log');
 
 const concurrency = Number(process.env.BLUME_TEST_CONCURRENCY ?? 2);
+// No test may hang a run: one that runs this long fails (the longest, the image build, takes a few
+// minutes), and a process whose tests have ended exits even if a handle stays open.
+const testTimeoutMs = Number(process.env.BLUME_TEST_TIMEOUT_SECONDS ?? 900) * 1000;
 const groupSeconds = Number(process.env.BLUME_TEST_GROUP_SECONDS ?? 45);
 
 /**
@@ -90,7 +93,13 @@ process.env.NODE_ENV = 'test';
 async function runFiles(batch, env) {
   Object.assign(process.env, env);
   let success;
-  const stream = run({ files: batch, concurrency, execArgv: ['--import', 'tsx'] });
+  const stream = run({
+    files: batch,
+    concurrency,
+    timeout: testTimeoutMs,
+    forceExit: true,
+    execArgv: ['--import', 'tsx'],
+  });
   stream.on('test:summary', (summary) => {
     if (summary.file === undefined) success = summary.success;
   });

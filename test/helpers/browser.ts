@@ -137,6 +137,13 @@ export async function logInOnForm(page: Page, origin: string, login: string, pas
  */
 export async function assertNoSeriousAxeViolations(page: Page): Promise<void> {
   await page.evaluate(axe.source);
+  // axe-core waits on timers, which never fire in a context with JavaScript off: without this bound
+  // such a check would hang rather than fail.
+  const ticking = await Promise.race([
+    page.evaluate(() => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 0))),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000)),
+  ]);
+  assert.ok(ticking, `axe-core needs JavaScript, which is off on ${page.url()}: check the page in another context`);
   const violations = await page.evaluate(async () => {
     const found = await (window as unknown as { axe: typeof axe }).axe.run(document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
