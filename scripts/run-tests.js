@@ -50,7 +50,7 @@ const statusLog = path.join(scratch, 'statuses.log');
 
 const concurrency = Number(process.env.BLUME_TEST_CONCURRENCY ?? 2);
 // No test may hang a run: one that runs this long fails (the longest, the image build, takes a few
-// minutes), and a process whose tests have ended exits even if a handle stays open.
+// minutes). `forceExit` is not used: it would end a shared process before its later files load.
 const testTimeoutMs = Number(process.env.BLUME_TEST_TIMEOUT_SECONDS ?? 900) * 1000;
 const groupSeconds = Number(process.env.BLUME_TEST_GROUP_SECONDS ?? 45);
 
@@ -97,7 +97,6 @@ async function runFiles(batch, env) {
     files: batch,
     concurrency,
     timeout: testTimeoutMs,
-    forceExit: true,
     execArgv: ['--import', 'tsx'],
   });
   stream.on('test:summary', (summary) => {
