@@ -10,7 +10,10 @@ import { Type } from 'typebox';
 import { AppError } from '../http/errors.js';
 import { problems } from '../http/openapi.js';
 import { consumeRateLimit } from '../http/rate-limit.js';
+import type { InstanceSettings } from '../core/settings/allowlist.js';
+import type { SiteRow } from '../core/sites/tables.js';
 import { inboundVerification, receiveInbound, type InboundDeps } from './mail/inbound.js';
+import { acknowledgeTicket, replyMailSettings } from './mail/outgoing.js';
 import { checkInboundHeaders } from './mail/providers.js';
 
 /** Requests a site's inbound route takes per minute once their headers pass. */
@@ -26,8 +29,9 @@ function inboundBodyLimit(maxAttachmentBytes: number): number {
 }
 
 interface InboundTarget {
-  siteId: string;
-  settings: Readonly<Record<string, string>>;
+  site: SiteRow;
+  /** The site's applied settings. */
+  settings: InstanceSettings;
   bodyLimit: number;
 }
 
@@ -105,8 +109,8 @@ export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
       'inbound e-mail requests from one address',
     );
     await fastify.services.plans.require(site, 'helpdesk_api');
-    const settings = (await fastify.instanceSettings.applied(site.id)).values;
-    const verification = inboundVerification(deps(), site.id, settings);
+    const settings = await fastify.instanceSettings.applied(site.id);
+    const verification = inboundVerification(deps(), site.id, settings.values);
     checkInboundHeaders(
       { contentType: String(request.headers['content-type'] ?? ''), headers: request.headers },
       verification,
@@ -118,7 +122,7 @@ export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
       60,
       'inbound e-mail requests to this site',
     );
-    request.inbound = { siteId: site.id, settings, bodyLimit: inboundBodyLimit(verification.maxAttachmentBytes) };
+    request.inbound = { site, settings, bodyLimit: inboundBodyLimit(verification.maxAttachmentBytes) };
   };
 
   // The verification signs the exact bytes: every body arrives raw, whatever its type, and bounded.
@@ -151,11 +155,18 @@ export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const target = request.inbound!;
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const result = await receiveInbound(deps(), target.siteId, target.settings, {
+      const result = await receiveInbound(deps(), target.site.id, target.settings.values, {
         contentType: String(request.headers['content-type'] ?? ''),
         headers: request.headers,
         body,
       });
+      if (result.openedBy && result.ticket)
+        await acknowledgeTicket(
+          { db: fastify.deps.database.db, outbox: fastify.mailOutbox, log: request.log },
+          result.ticket,
+          replyMailSettings(target.site, target.settings, fastify.mailOutbox, fastify.deps.config.secretKey),
+          result.openedBy,
+        );
       return reply.code(202).send({
         ticket_id: result.ticket?.id ?? null,
         number: result.ticket?.number ?? null,

@@ -31,6 +31,7 @@ type OutboxKind =
   | 'like'
   | 'digest'
   | 'helpdesk_reply'
+  | 'helpdesk_ack'
   | 'account_invite'
   | 'account_reset'
   | 'team_invite';

@@ -63,6 +63,16 @@ export const SETTINGS = {
     type: 'email',
     doc: 'Support e-mail address of the help desk.',
   },
+  HELPDESK_SENDER_NAME: {
+    label: 'Help desk sender name',
+    type: 'text',
+    doc: "Name the help desk's mail comes from (default: the community's title).",
+  },
+  HELPDESK_AUTO_REPLY: {
+    label: 'Acknowledge new tickets by mail',
+    type: 'boolean',
+    doc: 'Mail the requester the ticket number when their mail or contact form opens a ticket.',
+  },
   HELPDESK_INBOUND_SECRET: {
     label: 'Inbound e-mail secret',
     type: 'text',
@@ -141,6 +151,8 @@ const GROUPS: ReadonlyArray<readonly [string, readonly SettingName[]]> = [
     'Help desk',
     [
       'HELPDESK_SUPPORT_ADDRESS',
+      'HELPDESK_SENDER_NAME',
+      'HELPDESK_AUTO_REPLY',
       'HELPDESK_INBOUND_SECRET',
       'HELPDESK_MAILGUN_SIGNING_KEY',
       'HELPDESK_SENDGRID_VERIFICATION_KEY',

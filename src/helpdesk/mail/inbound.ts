@@ -48,6 +48,8 @@ interface InboundResult {
   source: InboundSource;
   /** Why a machine-sent message was not filed as a person's mail, or null. */
   ignored: string | null;
+  /** The mail's Message-ID when it opened a new ticket. */
+  openedBy?: string;
 }
 
 /** The verification secrets and limit from a site's applied settings. */
@@ -308,5 +310,11 @@ export async function receiveInbound(
         attachments,
         mailText: true,
       });
-  return { ticket: write.ticket, created: write.created, source, ignored: null };
+  return {
+    ticket: write.ticket,
+    created: write.created,
+    source,
+    ignored: null,
+    ...(!thread && write.created ? { openedBy: messageId } : {}),
+  };
 }

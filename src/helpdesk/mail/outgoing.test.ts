@@ -81,7 +81,7 @@ for (const database of testDatabases) {
         ticket,
         { body: 'Please clear your cookies and try again.', memberId: null },
         { kind: 'member', id: null },
-        { supportAddress: 'support@help.example.com', senderName: 'Acme', secretKey: SECRET_KEY },
+        { supportAddress: 'support@help.example.com', senderName: 'Acme', secretKey: SECRET_KEY, acknowledges: false },
       );
       outbox.drainSoon();
       const sent = await sink.next(seen);

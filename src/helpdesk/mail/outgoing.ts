@@ -3,6 +3,8 @@
 // comes from the support address with its own Message-ID (stored on the entry), In-Reply-To and
 // References of the thread, and the ticket's signed Reply-To, so the requester's answer threads
 // back whichever of them their client keeps. Internal notes are never mailed.
+import type { FastifyBaseLogger } from 'fastify';
+import { parseBoolean } from '../../config/index.js';
 import type { InstanceSettings } from '../../core/settings/allowlist.js';
 import type { SiteRow } from '../../core/sites/tables.js';
 import type { Executor } from '../../db/client.js';
@@ -18,9 +20,11 @@ import { replyAddress } from './reply-address.js';
 interface ReplyMailSettings {
   /** HELPDESK_SUPPORT_ADDRESS */
   supportAddress: string;
-  /** Display name of the sender: the community's title. */
+  /** Display name of the sender: HELPDESK_SENDER_NAME, else the community's title. */
   senderName: string;
   secretKey: string;
+  /** HELPDESK_AUTO_REPLY: a ticket opened by mail or the contact form is acknowledged by mail. */
+  acknowledges: boolean;
 }
 
 function subjectLine(ticket: TicketRow): string {
@@ -82,7 +86,75 @@ export function replyMailSettings(
 ): ReplyMailSettings | undefined {
   const supportAddress = settings.values.HELPDESK_SUPPORT_ADDRESS?.trim();
   if (!supportAddress || !outbox.enabledFor(settings)) return undefined;
-  return { supportAddress, senderName: settings.values.FORUM_TITLE?.trim() || site.id, secretKey };
+  return {
+    supportAddress,
+    senderName: helpdeskSenderName(site, settings),
+    secretKey,
+    acknowledges: parseBoolean(settings.values.HELPDESK_AUTO_REPLY ?? '') ?? false,
+  };
+}
+
+/** The name the help desk's mail comes from: HELPDESK_SENDER_NAME, else the community's title. */
+export function helpdeskSenderName(site: SiteRow, settings: InstanceSettings): string {
+  return settings.values.HELPDESK_SENDER_NAME?.trim() || settings.values.FORUM_TITLE?.trim() || site.id;
+}
+
+/**
+ * The acknowledgement of a ticket that a requester's mail or contact form opened, when the site
+ * acknowledges (HELPDESK_AUTO_REPLY): its number in the subject, threaded on their mail, with the
+ * ticket's signed Reply-To. It says it is automatic (RFC 3834 `Auto-Submitted: auto-replied`), so the
+ * requester's own auto-responder stays quiet; and machine-sent mail opens no ticket, so no two
+ * responders answer each other. Never mailed to the support address itself. It runs after the
+ * ticket's commit: a failure to queue it is logged, and the ticket stands. Answers whether it was queued.
+ */
+export async function acknowledgeTicket(
+  services: { db: Executor; outbox: MailOutbox; log: FastifyBaseLogger },
+  ticket: TicketRow,
+  mail: ReplyMailSettings | undefined,
+  inReplyTo?: string,
+): Promise<boolean> {
+  if (!mail?.acknowledges) return false;
+  try {
+    if (!(await queueAcknowledgement(services.db, ticket, mail, inReplyTo))) return false;
+  } catch (error) {
+    services.log.error({ err: error, ticket: ticket.id }, 'the acknowledgement of a new ticket was not queued');
+    return false;
+  }
+  services.outbox.drainSoon();
+  return true;
+}
+
+async function queueAcknowledgement(
+  db: Executor,
+  ticket: TicketRow,
+  mail: ReplyMailSettings,
+  inReplyTo: string | undefined,
+): Promise<boolean> {
+  const requester = await findContact(db, ticket.requesterId);
+  if (!requester || requester.email.toLowerCase() === mail.supportAddress.toLowerCase()) return false;
+  const domain = mail.supportAddress.slice(mail.supportAddress.lastIndexOf('@') + 1);
+  const name = requester.name ?? requester.email;
+  await enqueueMail(db, ticket.siteId, 'helpdesk_ack', {
+    from: `${quotedName(mail.senderName)} <${mail.supportAddress}>`,
+    to: requester.name ? `${quotedName(requester.name)} <${requester.email}>` : requester.email,
+    subject: subjectLine(ticket),
+    text: [
+      `Hello ${name},`,
+      '',
+      `we have your request "${ticket.subject}" as ticket #${ticket.number}, and an agent will answer you soon.`,
+      'To add to it, reply to this mail and keep the number in the subject.',
+      '',
+      mail.senderName,
+    ].join('\n'),
+    messageId: `<hd.${ticket.id}.ack.${randomAlnum(8)}@${domain}>`,
+    ...(inReplyTo ? { inReplyTo, references: [inReplyTo] } : {}),
+    headers: {
+      'Reply-To': replyAddress(mail.supportAddress, mail.secretKey, ticket.siteId, ticket.id),
+      'Auto-Submitted': 'auto-replied',
+      'X-Auto-Response-Suppress': 'All',
+    },
+  });
+  return true;
 }
 
 interface AgentEntryInput {

@@ -3,12 +3,20 @@
 // After a change the page is shown again (303) with what was done.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { findMember } from '../../forum/members.js';
+import { parseBoolean } from '../../config/index.js';
+import { MAX_SETTING_LENGTH, parseInstanceSettings } from '../../core/settings/allowlist.js';
+import {
+  applyDesiredSettings,
+  diffSettings,
+  loadSettings,
+  updateDesiredSettings,
+} from '../../core/settings/service.js';
+import { findMember, findMemberByUsername } from '../../forum/members.js';
 import { checkForm } from '../../forum/ui/context.js';
 import { FORM_BODY_LIMIT, sendPage } from '../../forum/ui/forms.js';
 import { AppError } from '../../http/errors.js';
 import { field, seeOther } from '../../http/forms.js';
-import { listAgents, updateAgent } from '../agents.js';
+import { findAgent, listAgents, makeAgent, updateAgent } from '../agents.js';
 import { createCannedReply, deleteCannedReply, listCannedReplies, updateCannedReply } from '../canned-replies.js';
 import { createCategory, listCategories, openTicketsPerCategory, updateCategory } from '../categories.js';
 import { actorOf, requireAdmin } from '../policy.js';
@@ -37,6 +45,9 @@ const DONE: Record<string, string> = {
   restored: 'Brought back: tickets may go into it again.',
   deleted: 'Deleted.',
 };
+
+/** The instance settings the Mail page changes. */
+const MAIL_SETTINGS = ['HELPDESK_SUPPORT_ADDRESS', 'HELPDESK_SENDER_NAME', 'HELPDESK_AUTO_REPLY'] as const;
 
 /** The longest SLA target, a year in minutes, as the API takes it. */
 const MAX_MINUTES = 525_600;
@@ -104,12 +115,30 @@ export async function adminPages(app: FastifyInstance): Promise<void> {
         view = cannedRepliesView(ui, await listCannedReplies(db, siteId), flash, refused);
         break;
       case 'mail': {
-        view = mailView(ui, {
-          supportAddress: ui.settings.values.HELPDESK_SUPPORT_ADDRESS?.trim() ?? '',
-          senderName: ui.title,
-          sends: app.mailOutbox.enabledFor(ui.settings),
-          settingsUrl: '/admin/settings',
-        });
+        // Read from the settings row, not this node's copy, so the page shows a save at once.
+        const row = await loadSettings(db, siteId);
+        const applied = parseInstanceSettings(row.applied);
+        const shown = refused?.values;
+        view = mailView(
+          ui,
+          {
+            values: {
+              HELPDESK_SUPPORT_ADDRESS: shown?.HELPDESK_SUPPORT_ADDRESS ?? row.applied.HELPDESK_SUPPORT_ADDRESS ?? '',
+              HELPDESK_SENDER_NAME: shown?.HELPDESK_SENDER_NAME ?? row.applied.HELPDESK_SENDER_NAME ?? '',
+              HELPDESK_AUTO_REPLY: shown
+                ? shown.HELPDESK_AUTO_REPLY === 'on'
+                : (parseBoolean(row.applied.HELPDESK_AUTO_REPLY ?? '') ?? false),
+            },
+            titleName: applied.values.FORUM_TITLE?.trim() || siteId,
+            sends: app.mailOutbox.enabledFor(applied),
+            pendingElsewhere: diffSettings(row.applied, row.desired)
+              .map((change) => change.name)
+              .filter((name) => !(MAIL_SETTINGS as readonly string[]).includes(name)),
+            settingsUrl: '/admin/settings',
+          },
+          flash,
+          refused,
+        );
         break;
       }
     }
@@ -138,6 +167,26 @@ export async function adminPages(app: FastifyInstance): Promise<void> {
       return render(request, reply, page, { form, values, error: refused.message }, refused.status);
     }
   }
+
+  // The help desk's mail settings are instance settings: saved and applied at once, as
+  // `blume settings set` and `apply` would, with any other saved change.
+  app.post('/desk/admin/mail', { preHandler: ADMIN_FORM }, (request, reply) =>
+    change(request, reply, 'mail', 'mail', MAIL_SETTINGS, async () => {
+      const siteId = request.helpdesk.site.id;
+      await updateDesiredSettings(
+        db,
+        siteId,
+        {
+          HELPDESK_SUPPORT_ADDRESS: field(request, 'HELPDESK_SUPPORT_ADDRESS', MAX_SETTING_LENGTH) ?? '',
+          HELPDESK_SENDER_NAME: field(request, 'HELPDESK_SENDER_NAME', MAX_SETTING_LENGTH) ?? '',
+          HELPDESK_AUTO_REPLY: field(request, 'HELPDESK_AUTO_REPLY', 5) === 'on' ? 'true' : '',
+        },
+        app.deps.config.secretKey,
+      );
+      await applyDesiredSettings(db, siteId);
+      return 'saved';
+    }),
+  );
 
   app.get('/desk/admin', { preHandler: ADMIN_PAGE }, async (_request, reply) =>
     seeOther(reply, '/desk/admin/categories'),
@@ -174,6 +223,19 @@ export async function adminPages(app: FastifyInstance): Promise<void> {
       await updateCategory(db, request.helpdesk.site.id, request.params.id, { archived });
       return seeOther(reply, `/desk/admin/categories?done=${archived ? 'archived' : 'restored'}`);
     },
+  );
+
+  app.post('/desk/admin/agents', { preHandler: ADMIN_FORM }, (request, reply) =>
+    change(request, reply, 'agents', 'new', ['username'], async () => {
+      const siteId = request.helpdesk.site.id;
+      const username = field(request, 'username', 60)?.trim().replace(/^@/, '') ?? '';
+      const member = username ? await findMemberByUsername(db, siteId, username) : undefined;
+      if (!member) throw new AppError('unprocessable', `No member "${username}" in this community.`);
+      if (await findAgent(db, siteId, member.id))
+        throw new AppError('unprocessable', `${member.username} is an agent already.`);
+      await makeAgent(db, siteId, member.id);
+      return 'added';
+    }),
   );
 
   app.post<WithId>(

@@ -98,7 +98,12 @@ ${checkbox('available', 'Available for new tickets', view.agent.available, { id:
 ${served}
 <div><button type="submit">Save<span class="sr-only"> ${view.username}</span></button></div></form></li>`;
   };
-  const body = html`<p class="muted">Agents are members of the community; an admin makes a member an agent through the API (<code>PATCH /agents/{id}</code>). An agent sees the tickets of the categories they serve and the uncategorized ones.</p>
+  const adding = refusedFor(refused, 'new');
+  const body = html`<p class="muted">Agents are members of the community. An agent sees the tickets of the categories they serve and the uncategorized ones.</p>
+<section class="panel" aria-labelledby="new-agent-heading"><h2 id="new-agent-heading">Make a member an agent</h2>
+<form method="post" action="/desk/admin/agents" class="stack">${csrfField(ui)}
+${textField('username', 'Username of the member', adding?.values.username ?? '', 'text', { id: 'agent-username', required: true, maxlength: 60, autocomplete: 'off', error: adding?.error, hint: 'They start available, with room for 10 open tickets; set their categories below.' })}
+<div><button type="submit">Make agent</button></div></form></section>
 ${agents.length === 0 ? html`<p class="muted">No agents yet.</p>` : html`<ul class="cards desk-agents">${agents.map(card)}</ul>`}`;
   return adminFrame(ui, 'agents', body, flash);
 }
@@ -173,23 +178,34 @@ ${textArea('body', 'Text', adding?.values.body ?? '', { id: 'canned-body', maxle
 }
 
 interface MailPage {
-  /** HELPDESK_SUPPORT_ADDRESS as applied, or empty. */
-  supportAddress: string;
-  /** The name replies come from: the community's title. */
-  senderName: string;
+  /** The applied values of the help desk's mail settings, or what a refused form carried. */
+  values: { HELPDESK_SUPPORT_ADDRESS: string; HELPDESK_SENDER_NAME: string; HELPDESK_AUTO_REPLY: boolean };
+  /** The name replies come from when HELPDESK_SENDER_NAME is empty: the community's title. */
+  titleName: string;
   /** Whether this server sends the community's mail. */
   sends: boolean;
-  /** Where the community's admins change the settings. */
+  /** Other settings saved but not applied, which saving here applies too. */
+  pendingElsewhere: string[];
+  /** Where the community's admins change the other settings. */
   settingsUrl: string;
 }
 
-export function mailView(ui: UiContext, page: MailPage): SafeHtml {
-  const body = html`<p class="muted">How the help desk mails: requesters write to the support address, and agents' public replies go out from it.</p>
+export function mailView(ui: UiContext, page: MailPage, flash?: Flash, refused?: Refused): SafeHtml {
+  const { values } = page;
+  const address = values.HELPDESK_SUPPORT_ADDRESS;
+  const sender = values.HELPDESK_SENDER_NAME || page.titleName;
+  const body = html`<p class="muted">Requesters write to the support address; agents' public replies and the acknowledgements of new tickets go out from it.</p>
 <dl class="facts">
-<dt>Support address</dt><dd>${page.supportAddress || html`<span class="muted">not set: tickets come from the contact form and the API only, and replies are not mailed</span>`}</dd>
-<dt>Replies come from</dt><dd>${page.senderName}${page.supportAddress ? html` &lt;${page.supportAddress}&gt;` : ''}</dd>
-<dt>Mail server</dt><dd>${page.sends ? 'This server sends the community’s mail.' : html`<span class="muted">none: replies stay on the requester’s ticket page</span>`}</dd>
+<dt>Replies come from</dt><dd>${address ? `${sender} <${address}>` : html`<span class="muted">nobody: without a support address tickets come from the contact form and the API only, and replies are not mailed</span>`}</dd>
+<dt>Mail server</dt><dd>${page.sends ? 'This server sends the community’s mail.' : html`<span class="muted">none: replies stay on the requester’s ticket page. Set one in <a href="${page.settingsUrl}">the community settings</a>.</span>`}</dd>
 </dl>
-<p><a href="${page.settingsUrl}">Change the support address, the community’s title and the mail server in the community settings</a>.</p>`;
-  return adminFrame(ui, 'mail', body);
+<section class="panel" aria-labelledby="mail-form-heading"><h2 id="mail-form-heading">Mail settings</h2>
+<form method="post" action="/desk/admin/mail" class="stack">${csrfField(ui)}
+${refused ? html`<p class="field-error" role="alert">${refused.error}</p>` : ''}
+${textField('HELPDESK_SUPPORT_ADDRESS', 'Support address', address, 'email', { maxlength: 254, autocomplete: 'off', hint: 'Where requesters write; what receives mail for it must hand it to the inbound route (docs/helpdesk.md). Empty: no mail channel.' })}
+${textField('HELPDESK_SENDER_NAME', 'Sender name', values.HELPDESK_SENDER_NAME, 'text', { maxlength: 200, placeholder: page.titleName, hint: `The name in the From line. Empty: the community’s title, ${page.titleName}.` })}
+${checkbox('HELPDESK_AUTO_REPLY', 'Acknowledge new tickets by mail', values.HELPDESK_AUTO_REPLY, { hint: 'A requester whose mail or contact form opens a ticket gets its number at once. Mail marked as automatic is never answered.' })}
+${page.pendingElsewhere.length > 0 ? notice('warn', `Saving also applies the other settings waiting in the community settings: ${page.pendingElsewhere.join(', ')}.`) : ''}
+<div><button type="submit">Save and apply</button></div></form></section>`;
+  return adminFrame(ui, 'mail', body, flash);
 }

@@ -19,6 +19,7 @@ import { field, seeOther } from '../../http/forms.js';
 import { consumeRateLimit } from '../../http/rate-limit.js';
 import { findRequesterTicket, requesterTicketsWhere, type PortalCustomer } from '../access.js';
 import { sendTicketAttachment, storeCustomerAttachment } from '../attachments.js';
+import { acknowledgeTicket, replyMailSettings } from '../mail/outgoing.js';
 import { mergedInto } from '../merge.js';
 import { addEntry, findEntry, listEntries, openTicket } from '../tickets.js';
 import { helpdeskTickets, type AttachmentRef, type TicketRow } from '../tables.js';
@@ -128,6 +129,11 @@ export async function requesterRoutes(app: FastifyInstance): Promise<void> {
           attachments: await attachment(request, who),
         },
         member ? { kind: 'member', id: member.id } : undefined,
+      );
+      await acknowledgeTicket(
+        { db, outbox: app.mailOutbox, log: request.log },
+        ticket,
+        replyMailSettings(ui.site, ui.settings, app.mailOutbox, app.deps.config.secretKey),
       );
       return sendPage(reply, ui, 'Thank you', sentView(ui, ticket), { private: true });
     } catch (error) {
