@@ -2,12 +2,14 @@
 // playwright-core) at desktop and phone width: an agent who is an admin of the desk opens the
 // reports from the desk's navigation, sees the charts and downloads a report as CSV; then creates a
 // category, sets an agent's capacity, edits an SLA target, adds a canned reply and inserts it into
-// a reply (filled in for the ticket), and edits a ticket's tags in its triage panel. axe-core finds
+// a reply (filled in for the ticket), edits a ticket's tags in its triage panel, saves the mail
+// settings (applied at once) and makes a member an agent by username. axe-core finds
 // no serious or critical violation on any of these pages. Screenshots go to test-artifacts/browser/.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { loadSettings } from '../../src/core/settings/service.js';
 import { createMember } from '../../src/forum/members.js';
 import { findAgent, makeAgent } from '../../src/helpdesk/agents.js';
 import { listCategories } from '../../src/helpdesk/categories.js';
@@ -184,7 +186,31 @@ describe('help desk reports and settings in a browser', { skip: skipWithoutChrom
       assert.ok(await page.getByRole('rowheader', { name: 'late' }).isVisible());
       await assertNoSidewaysScroll(page);
       await assertNoSeriousAxeViolations(page);
+
+      // The mail settings, saved and applied at once.
       await page.goto(`${origin}/desk/admin/mail`);
+      await page.getByLabel('Support address').fill(`help-${label}@town.test`);
+      await page.getByLabel('Sender name').fill(`Town Help ${label}`);
+      await page.getByLabel('Acknowledge new tickets by mail').check();
+      await page.getByRole('button', { name: 'Save and apply' }).click();
+      await page.waitForURL(/\/desk\/admin\/mail\?done=saved/);
+      assert.ok(await page.getByText(`Town Help ${label} <help-${label}@town.test>`).isVisible());
+      const applied = (await loadSettings(db, 'town')).applied;
+      assert.equal(applied.HELPDESK_SENDER_NAME, `Town Help ${label}`);
+      assert.equal(applied.HELPDESK_AUTO_REPLY, 'true');
+      await assertNoSidewaysScroll(page);
+      await assertNoSeriousAxeViolations(page);
+      await screenshot(page, `helpdesk-admin-mail-${label}`);
+
+      // A member becomes an agent by username.
+      const username = `cy${label}`;
+      await createMember(db, 'town', { username, email: `${username}@town.test`, password });
+      await page.getByRole('link', { name: 'Agents' }).click();
+      await page.getByLabel('Username of the member').fill(username);
+      await page.getByRole('button', { name: 'Make agent' }).click();
+      await page.waitForURL(/\/desk\/admin\/agents\?done=added/);
+      assert.ok(await page.getByRole('heading', { name: username }).isVisible());
+      await assertNoSidewaysScroll(page);
       await assertNoSeriousAxeViolations(page);
       await context.close();
     });
