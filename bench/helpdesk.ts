@@ -7,23 +7,26 @@
 // statement, which Blume runs only when the node keeps no page of the list, decision 0108; each
 // report's statements, which Blume runs only when it has no answer to reuse, decision 0057; the
 // statement that numbers and inserts a ticket with its history and entry, in a transaction each).
-// Targets: list p99 <= 20 ms, each report p99 <= 300 ms, inbound >= 200 messages/s.
+// Then search and filters in use: a random product's tickets and a random category's urgent work, on
+// the server as it ships and on one that caches no answers, against Blume's own statements as bare
+// SQL (read from their plan snapshots, test/sql-plans/).
+// Targets: list p99 <= 20 ms (searches and filters too), each report p99 <= 300 ms, inbound >= 200 messages/s.
 //   npm run bench:helpdesk [-- seconds]
 // BENCH_HELPDESK_DATABASE_URL names a database to keep between runs instead: seeded on the first run
 // (migrations run every time), then reused as it is; drop it yourself when done.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { seedHelpdesk } from './lib/seed-helpdesk.js';
+import { PRODUCTS, seedHelpdesk } from './lib/seed-helpdesk.js';
 import { mintCredential } from '../src/core/credentials/service.js';
 import { applyDesiredSettings, replaceDesiredSettings } from '../src/core/settings/service.js';
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
 import { benchLogLevel, machineLine, request, runWrk, startServer, type BlumeServer } from './lib/blume.js';
-import { helpdeskListAnchor } from './lib/anchors.js';
+import { helpdeskFilteredAnchor, helpdeskListAnchor, helpdeskSearchAnchor } from './lib/anchors.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
 import { recordRun } from './lib/history.js';
 
@@ -347,6 +350,52 @@ async function run(url: string): Promise<void> {
     ratios.push(
       `  inbound: Blume / bare SQL inserts ${(blumeRate / bareInserts.requestsPerSecond).toFixed(2)}x of the rate`,
     );
+
+    // Search and filters in use: a product of 500 (one ticket in 500 matches) and the new and open
+    // urgent work of one category, chosen at random for each request, as agents' searches vary. First
+    // on the server as it ships, then on one that caches no answers (BLUME_CACHE_ANSWERS=off), so that
+    // every request runs the statement; the bare statement is the anchor of both.
+    console.log('');
+    const varied = [
+      {
+        label: 'ticket search, one product of 500',
+        request: `/api/helpdesk/v1/tickets?page_size=25&q=product" .. math.random(0, ${PRODUCTS - 1})`,
+        sql: helpdeskSearchAnchor(SITE, () => `product${Math.floor(Math.random() * PRODUCTS)}`),
+      },
+      {
+        label: 'new+open, high+urgent, one category of 8, SLA due first',
+        request: `/api/helpdesk/v1/tickets?status=new,open&priority=high,urgent&sort=sla_due&page_size=25&category=cat" .. math.random(1, ${CATEGORIES})`,
+        sql: helpdeskFilteredAnchor(SITE, () => `cat${1 + Math.floor(Math.random() * CATEGORIES)}`),
+      },
+    ];
+    const bareVaried = [];
+    for (const pair of varied) {
+      await loadSql(pool, CONNECTIONS, 2, pair.sql);
+      bareVaried.push(await loadSql(pool, CONNECTIONS, SECONDS, pair.sql));
+    }
+    for (const answers of ['on (the default)', 'off']) {
+      if (answers === 'off') {
+        await server.stop();
+        server = await startServer({ ...env, BLUME_CACHE_ANSWERS: 'off' }, path.join(work, 'blume-off.log'), [
+          '--single',
+        ]);
+      }
+      const base = `http://127.0.0.1:${server.port}`;
+      for (const [i, pair] of varied.entries()) {
+        const script = path.join(work, `varied-${i}.lua`);
+        await writeFile(script, `request = function()\n  return wrk.format(nil, "${pair.request})\nend\n`);
+        const options = { connections: CONNECTIONS, threads: 2, headers, script };
+        runWrk(`${base}/`, { ...options, seconds: 2 });
+        const blume = runWrk(`${base}/`, { ...options, seconds: SECONDS });
+        if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
+        console.log(latencyRow(`Blume ${pair.label}, answers ${answers}`, blume, TARGET_LIST_P99_MS));
+        console.log(latencyRow(`pg    ${pair.label}`, bareVaried[i]!));
+        ratios.push(
+          `  ${pair.label}, answers ${answers}: p99 ratio Blume / bare SQL ${(blume.p99Ms / bareVaried[i]!.p99Ms).toFixed(2)}x`,
+        );
+      }
+    }
+
     console.log('');
     for (const line of ratios) console.log(line);
   } finally {

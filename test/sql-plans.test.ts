@@ -265,6 +265,10 @@ describe(
       const read = (path: string) => () => helpdeskApi(t.app, SITE, { key: helpdeskKey }, { method: 'GET', path });
       const list = '/tickets?status=open&sort=-updated_at&page=2&page_size=25';
       await compare('helpdesk-tickets', `GET /api/helpdesk/v1${list}`, read(list));
+      const search = '/tickets?q=product123&page_size=25';
+      await compare('helpdesk-tickets-search', `GET /api/helpdesk/v1${search}`, read(search));
+      const filtered = '/tickets?status=new,open&priority=high,urgent&category=cat3&sort=sla_due&page_size=25';
+      await compare('helpdesk-tickets-filtered', `GET /api/helpdesk/v1${filtered}`, read(filtered));
       for (const kind of ['tickets', 'agents', 'categories', 'sla', 'trends']) {
         const path = `/reports/${kind}?${REPORT_RANGE}${kind === 'tickets' || kind === 'sla' ? '&interval=week' : ''}`;
         await compare(`helpdesk-report-${kind}`, `GET /api/helpdesk/v1${path}`, read(path));

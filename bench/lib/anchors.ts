@@ -2,6 +2,8 @@
 // `pg`, one per read, in the order the endpoint reads them (the endpoint may fold several into one
 // statement, or answer from what the node kept). bench:forum, bench:cms, bench:helpdesk and
 // bench:mixed time them beside Blume in the same run.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type pg from 'pg';
 import { NOTIFICATION_WINDOW } from '../../src/forum/notifications.js';
 
@@ -178,5 +180,53 @@ export function cmsListAnchor(typeId: string, category: string) {
       client.query({ name: `cms_list_${typeId}`, text: listSql, values: [category] }),
       client.query({ name: `cms_count_${typeId}`, text: countSql, values: [category] }),
     ]);
+  };
+}
+
+/**
+ * The first statement a plan snapshot records (test/sql-plans/<name>.sql): the text Blume sends for
+ * that request, kept current by test/sql-plans.test.ts, so a bench's bare SQL is Blume's statement.
+ */
+export function snapshotStatement(name: string): string {
+  const lines = readFileSync(path.join('test', 'sql-plans', `${name}.sql`), 'utf8').split('\n');
+  const first = lines.findIndex((line) => line.startsWith('-- 1.'));
+  const text = lines[first + 1];
+  if (first < 0 || !text || text.startsWith('--')) throw new Error(`test/sql-plans/${name}.sql records no statement`);
+  return text.replace(/;$/, '');
+}
+
+/**
+ * The help desk's ticket search as Blume sends it (test/sql-plans/helpdesk-tickets-search.sql): the
+ * first page of 25 of the tickets whose subject or a message matches `q`, newest first, with the
+ * total counted up to 1,001, prepared by name.
+ */
+export function helpdeskSearchAnchor(site: string, q: () => string) {
+  const text = snapshotStatement('helpdesk-tickets-search');
+  return async (client: pg.PoolClient): Promise<void> => {
+    const words = q();
+    await client.query({
+      name: 'bench_ticket_search',
+      text,
+      values: [site, site, words, site, words, 1001, site, site, words, site, words, 25, 0],
+    });
+  };
+}
+
+/**
+ * The help desk's filtered list as Blume sends it (test/sql-plans/helpdesk-tickets-filtered.sql): new
+ * and open tickets of high and urgent priority in `category()`, SLA due first, page 1 of 25, with
+ * the total counted up to 1,001, prepared by name.
+ */
+export function helpdeskFilteredAnchor(site: string, category: () => string) {
+  const text = snapshotStatement('helpdesk-tickets-filtered');
+  const statuses = ['new', 'open'];
+  const priorities = ['high', 'urgent'];
+  return async (client: pg.PoolClient): Promise<void> => {
+    const id = category();
+    await client.query({
+      name: 'bench_ticket_filtered',
+      text,
+      values: [site, statuses, priorities, id, 1001, site, statuses, priorities, id, 25, 0],
+    });
   };
 }

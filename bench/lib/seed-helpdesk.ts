@@ -1,6 +1,6 @@
 // The help desk's data at bench size, seeded with SQL in a few statements: contacts, categories,
 // agents (away: their open tickets are the reports' data), tickets over `days` with every status,
-// priority and SLA state, their messages and history. bench/helpdesk.ts and the plan snapshots
+// priority and SLA state and a product in their subject, their messages and history. bench/helpdesk.ts and the plan snapshots
 // (test/sql-plans.test.ts) read the same shape.
 import type pg from 'pg';
 
@@ -14,6 +14,12 @@ export interface HelpdeskSeed {
   /** The SQL for "now": `now()`, or a fixed time where plans and answers must not move. */
   now: string;
 }
+
+/**
+ * Each subject names one of this many products (`product0` ...), so a search for one matches one
+ * ticket in this many, as a search for an order or a product does on a real desk.
+ */
+export const PRODUCTS = 500;
 
 export async function seedHelpdesk(client: pg.Client, seed: HelpdeskSeed): Promise<void> {
   const { site, tickets } = seed;
@@ -48,7 +54,7 @@ export async function seedHelpdesk(client: pg.Client, seed: HelpdeskSeed): Promi
     `insert into helpdesk_tickets (id, site_id, number, subject, status, priority, category_id, assignee_id,
             requester_id, channel, created_at, updated_at, solved_at, first_response_at, first_response_minutes,
             resolution_minutes, first_response_due_at, resolution_due_at, sla_paused_at)
-     select 't' || n, $1, n, 'Ticket ' || n, ${statuses}, (array['low','normal','high','urgent'])[1 + n % 4],
+     select 't' || n, $1, n, 'Ticket ' || n || ' about product' || (n % ${PRODUCTS}), ${statuses}, (array['low','normal','high','urgent'])[1 + n % 4],
             case when n % 9 <> 0 then 'cat' || (n % 9) end, ${assignee}, 'c' || (1 + n % ${tickets / 10}), 'email',
             ${opened}, ${opened} + interval '1 hour', case when n % 6 = 4 then ${opened} + interval '2 hours' end,
             ${opened} + interval '2 minutes', 480, 4320, ${opened} + interval '8 hours', ${opened} + interval '3 days',

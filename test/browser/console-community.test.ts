@@ -43,25 +43,29 @@ describe('console community site in a browser', { skip: skipWithoutChromium }, (
     await page.getByRole('button', { name: 'Create site' }).click();
     await page.waitForURL(`${origin}/sites/hana-club`);
 
-    await page.getByLabel('FORUM_TITLE').fill("Hana's Club");
-    await page.getByLabel('REGISTRATION_OPEN').selectOption('false');
-    await page.getByLabel('MAIL_PASSWORD').fill('smtp-secret-value');
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByLabel('Community title').fill("Hana's Club");
+    await page.getByLabel('Open sign-up').selectOption('false');
+    await page.getByLabel('SMTP password').fill('smtp-secret-value');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('The settings were saved.').waitFor();
+    await page.getByRole('tab', { name: 'Settings' }).click();
     const pending = page.getByRole('status').filter({ hasText: 'Saved but not applied yet' });
     assert.match((await pending.textContent())!, /FORUM_TITLE added.*MAIL_PASSWORD added.*REGISTRATION_OPEN added/s);
-    assert.equal(await page.getByLabel('MAIL_PASSWORD').inputValue(), '', 'the secret is never sent back');
-    assert.equal(await page.getByLabel('MAIL_PASSWORD').getAttribute('placeholder'), 'set; type to replace');
+    assert.equal(await page.getByLabel('SMTP password').inputValue(), '', 'the secret is never sent back');
+    assert.equal(await page.getByLabel('SMTP password').getAttribute('placeholder'), 'set; type to replace');
     await screenshot(page, 'console-community-pending');
     await page.getByRole('button', { name: 'Restart to apply 3 changes' }).click();
     await page.getByText('Restarted: 3 changes applied on every node.').waitFor();
 
     const forum = await context.newPage();
+    await page.getByRole('tab', { name: 'Open the community' }).click();
     await page.getByRole('link', { name: 'Forum', exact: true }).click();
     await page.getByText("Hana's Club").first().waitFor();
     await forum.close();
     await page.goBack();
 
+    await page.getByRole('tab', { name: 'API keys' }).click();
     await page.getByLabel('Key name').fill('website');
     await page.getByLabel('cms-read').check();
     await page.getByRole('button', { name: 'Mint an API key' }).click();
@@ -72,6 +76,7 @@ describe('console community site in a browser', { skip: skipWithoutChromium }, (
     await screenshot(page, 'console-community-key');
     await page.goto(`${origin}/sites/hana-club`);
     assert.equal(await page.locator('#new-key').count(), 0);
+    await page.getByRole('tab', { name: 'API keys' }).click();
     await page.getByRole('button', { name: 'Revoke website' }).click();
     await page.getByText('The API key was revoked').waitFor();
     await context.close();

@@ -79,6 +79,7 @@ describe('console in a browser', { skip: skipWithoutChromium }, () => {
     await page.getByText('Your password was changed').waitFor();
 
     await page.goto(`${origin}/sites/dana-docs`);
+    await page.getByRole('tab', { name: 'Danger zone' }).click();
     await page.getByLabel('Type the site id, dana-docs, to confirm').fill('dana-doc');
     await page.getByRole('button', { name: 'Delete dana-docs' }).click();
     await page.getByRole('alert').getByText('nothing was deleted').waitFor();

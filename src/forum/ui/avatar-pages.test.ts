@@ -164,7 +164,7 @@ for (const database of testDatabases) {
       assert.match(
         list.body,
         new RegExp(
-          `<div class="meta"><span class="avatar avatar-c${colourOf('ann')}" aria-hidden="true">AN</span>by ann`,
+          `<span class="posters"><span title="ann"><span class="avatar avatar-c${colourOf('ann')}" aria-hidden="true">AN</span></span>`,
         ),
       );
     });
@@ -225,7 +225,7 @@ for (const database of testDatabases) {
       );
       assert.match(
         (await reader.get('/latest')).body,
-        new RegExp(`<div class="meta"><img class="avatar" src="/avatars/${id}"[^>]*>by ann`),
+        new RegExp(`<span class="posters"><span title="ann"><img class="avatar" src="/avatars/${id}"[^>]*></span>`),
       );
       assert.match((await reader.get('/u/ann')).body, new RegExp(`<h1><img class="avatar large" src="/avatars/${id}"`));
       assert.deepEqual(

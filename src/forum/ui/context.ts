@@ -35,7 +35,7 @@ export interface UiContext {
   unreadNotifications?: number;
   /** The header links to the help desk inbox: the member is an agent or admin on a plan with it (pages only). */
   deskLink?: boolean;
-  /** The header links to the customer portal at /support: the site's plan has the help desk (pages only). */
+  /** The header links to the customer portal at /support: the site's plan has the help desk, and the member has no desk link (pages only). */
   supportLink?: boolean;
   /** The header links to the content editor: the member is a content editor, not an admin (pages only). */
   contentLink?: boolean;

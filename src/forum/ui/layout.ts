@@ -105,10 +105,13 @@ export function layout(ui: UiContext, page: PageOptions): string {
           unread > 0 ? html` <span class="count">${unreadWords(unread)}<span class="sr-only"> unread</span></span>` : ''
         }</a></li>`
       : ''
-  }${
-    isStaff(viewer) ? html`<li><a href="/mod/flags">Flags</a></li>` : ''
-  }${ui.deskLink ? html`<li><a href="/desk">Help desk</a></li>` : ''}${
-    ui.supportLink ? html`<li><a href="/support">Support</a></li>` : ''
+  }${isStaff(viewer) ? html`<li><a href="/mod/flags">Flags</a></li>` : ''}${
+    // Agents and admins get the help desk; everyone else the customer portal.
+    ui.deskLink
+      ? html`<li><a href="/desk">Help desk</a></li>`
+      : ui.supportLink
+        ? html`<li><a href="/support">Support</a></li>`
+        : ''
   }`;
   return html`<!doctype html>
 <html lang="en">

@@ -90,8 +90,8 @@ for (const database of testDatabases) {
       assert.equal(page.statusCode, 200);
       assert.match(
         page.body,
-        /<nav class="forum-links" aria-label="Forum"><ul><li><a href="\/latest">Latest<\/a><\/li><\/ul><\/nav>/,
-        'guests get Latest, not notifications or flags',
+        /<nav class="forum-links" aria-label="Forum"><ul><li><a href="\/latest">Latest<\/a><\/li><li><a href="\/support">Support<\/a><\/li><\/ul><\/nav>/,
+        'guests get Latest and Support, not notifications or flags',
       );
       assert.match(page.body, /<a href="\/latest" aria-current="page">Latest<\/a>/);
       assert.deepEqual(
