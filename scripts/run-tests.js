@@ -56,7 +56,9 @@ const groupSeconds = Number(process.env.BLUME_TEST_GROUP_SECONDS ?? 45);
 
 /**
  * The processes a run starts: a file that takes `groupSeconds` or more runs alone, and so does one with
- * hooks at its top level (they would hold for every file of its process); the rest share processes
+ * hooks at its top level (they would hold for every file of its process) or whose comments say it
+ * "runs in its own process" (it changes the process for good, as the build's network guard does);
+ * the rest share processes
  * of about `groupSeconds` each, so the modules they load are loaded once per process rather than once
  * per file. A shared process is a small entry file that imports its files in turn; the runner still
  * names each test's own file.
@@ -64,7 +66,7 @@ const groupSeconds = Number(process.env.BLUME_TEST_GROUP_SECONDS ?? 45);
 function processes(list) {
   const alone = (file) =>
     (durations[file] ?? 0) >= groupSeconds ||
-    /^(before|after|beforeEach|afterEach)\(/m.test(readFileSync(file, 'utf8'));
+    /^(before|after|beforeEach|afterEach)\(|^\/\/.*\bruns in its own process\b/m.test(readFileSync(file, 'utf8'));
   const shared = [];
   for (const file of list.filter((file) => !alone(file))) {
     const seconds = durations[file] ?? 1;

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { cmsApi, mintApiKey } from '../../test/factories/cms.js';
 import { communityHost, makeCommunity } from '../../test/factories/forum.js';
-import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
+import { aiSettings, AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { UiClient } from '../../test/helpers/forum-ui.js';
@@ -57,11 +57,7 @@ for (const database of testDatabases) {
         url: '/api/instances/shop/env',
         payload: {
           API_CORS_ORIGINS: APP_ORIGIN,
-          AI_CONTENT_ENABLED: 'true',
-          AI_PROVIDER: 'openai',
-          AI_BASE_URL: `${ai.origin}/v1`,
-          AI_MODEL: 'writer-1',
-          AI_API_KEY: ai.apiKey,
+          ...aiSettings(ai, 'writer-1'),
         },
       });
       assert.equal(settings.statusCode, 200, settings.body);

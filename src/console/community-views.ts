@@ -107,11 +107,29 @@ ${csrfField(ui)}<button type="submit" class="danger">Revoke\
 }
 
 /** The sections of a community site's page; the danger zone follows them. */
+/** A community site's summary and sections; `data` is undefined for a team member who is not an owner. */
 export function communitySections(
   ui: ConsoleContext,
   site: SiteOut,
-  data: CommunitySiteData,
+  data: CommunitySiteData | undefined,
 ): { summary: SafeHtml; sections: SiteSection[] } {
+  const links = html`<ul class="links"><li><a href="${site.url}/">Forum</a></li><li>\
+<a href="${site.url}/admin">Forum administration</a></li><li>\
+<a href="${site.url}/admin/content">Content editor</a></li><li><a href="${site.url}/desk">Help desk inbox</a></li><li>\
+<a href="${site.url}/support">Contact support page</a></li></ul>`;
+  // The settings and API keys are the owners' (they hold the community's secrets).
+  if (!data)
+    return {
+      summary: html`<dl class="summary"><div><dt>Address</dt><dd><a href="${site.url}/">${site.url}</a></dd></div></dl>`,
+      sections: [
+        {
+          id: 'open',
+          title: 'Open the community',
+          body: html`${links}<p class="hint">Log in there with your account in the community. \
+The settings and API keys are for the site's owners.</p>`,
+        },
+      ],
+    };
   const summary = html`<dl class="summary">
 <div><dt>Address</dt><dd><a href="${site.url}/">${site.url}</a></dd></div>
 <div><dt>Settings</dt><dd>${
@@ -122,10 +140,7 @@ waiting for a restart</a>`
   }</dd></div>
 <div><dt>API keys</dt><dd>${String(data.apiKeys.length)}</dd></div>
 </dl>`;
-  const open = html`<ul class="links"><li><a href="${site.url}/">Forum</a></li><li>\
-<a href="${site.url}/admin">Forum administration</a></li><li>\
-<a href="${site.url}/admin/content">Content editor</a></li><li><a href="${site.url}/desk">Help desk inbox</a></li><li>\
-<a href="${site.url}/support">Contact support page</a></li></ul>
+  const open = html`${links}
 <p class="hint">\
 Log in there with this account's username and password: as the site's owner you are its administrator.</p>`;
   return {

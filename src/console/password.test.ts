@@ -9,7 +9,13 @@ import { buildTestApp, portal, PORTAL_HOST, signIn, type Actor, type TestApp } f
 import { testDatabases } from '../../test/helpers/databases.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
-import { decodedBody, startSmtpSink, type ReceivedMail, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import {
+  decodedBody,
+  startSmtpSink,
+  type ReceivedMail,
+  type SmtpSink,
+  sinkMailEnv,
+} from '../../test/helpers/smtp-sink.js';
 import { accountTokens } from '../core/accounts/tables.js';
 import { ASKED_MAILS_PER_HOUR } from '../jobs/mail-outbox.js';
 
@@ -44,8 +50,7 @@ for (const database of testDatabases) {
         database,
         env: {
           BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
         },
       });
       pia = await signIn(t.app, 'pia');

@@ -20,6 +20,8 @@ export interface ReleasesData {
   stageUrl: string;
   /** Show the preview password (asked for with ?password=show). */
   showPassword: boolean;
+  /** The viewer may deploy (the developer role): promote, stage, roll back, share previews. */
+  canDeploy: boolean;
 }
 
 export function bytes(size: number): string {
@@ -120,9 +122,10 @@ ${csrfField(ui)}
 
 export function releasesBody(ui: ConsoleContext, site: SiteOut, data: ReleasesData): SafeHtml {
   const { aliases } = data;
-  const rollback = data.rollbackTo
-    ? html`<p><a class="action" href="/sites/${site.id}/rollback">Roll back to ${data.rollbackTo}</a></p>`
-    : '';
+  const rollback =
+    data.rollbackTo && data.canDeploy
+      ? html`<p><a class="action" href="/sites/${site.id}/rollback">Roll back to ${data.rollbackTo}</a></p>`
+      : '';
   const rows = data.releases.map(
     (release) => html`<tr${release.id === aliases.liveReleaseId ? html` class="live"` : ''}>\
 <td data-label="Release"><code>${release.id}</code><br>${time(release.createdAt)}</td>
@@ -131,13 +134,18 @@ export function releasesBody(ui: ConsoleContext, site: SiteOut, data: ReleasesDa
       release.buildMs !== null ? html`<br><span class="muted">built in ${duration(release.buildMs)}</span>` : ''
     }</td>
 <td data-label="Status">${releaseStatus(release, aliases) || '—'}</td>
-<td data-label="Preview"><a href="${data.previewUrl(release.id)}">Preview<span class="sr-only"> ${release.id}</span></a></td>\
-<td data-label="Actions" class="actions">${releaseActions(site, release, aliases)}</td></tr>`,
+<td data-label="Preview"><a href="${data.previewUrl(release.id)}">Preview<span class="sr-only"> ${release.id}</span></a></td>${
+      data.canDeploy
+        ? html`<td data-label="Actions" class="actions">${releaseActions(site, release, aliases)}</td>`
+        : ''
+    }</tr>`,
   );
   const table = data.releases.length
     ? html`<div class="table"><table class="cards-on-phone"><thead><tr><th scope="col">Release</th>\
 <th scope="col">Made</th><th scope="col">Content</th><th scope="col">Status</th><th scope="col">Preview</th>\
-<th scope="col">Actions</th></tr></thead><tbody>${rows}</tbody></table></div>${shareForm(ui, site, data.releases)}`
+${data.canDeploy ? html`<th scope="col">Actions</th>` : ''}</tr></thead><tbody>${rows}</tbody></table></div>${
+        data.canDeploy ? shareForm(ui, site, data.releases) : ''
+      }`
     : html`<p>No releases yet. <a href="#upload-h">Upload a folder or an archive</a>, or \
 <a href="#repo-h">connect a repository</a>; each upload or build becomes a release you can preview, then promote.</p>`;
   const password = data.showPassword

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listCredentials } from '../core/credentials/service.js';
 import { presentSite, urlContext } from '../core/sites/presenters.js';
 import type { SiteRow } from '../core/sites/tables.js';
+import { roleAllows, siteRole } from '../core/sites/team.js';
 import { listBuilds } from '../deploy/builds/queue.js';
 import { webhookUrl } from '../deploy/git/routes.js';
 import { findConnection } from '../deploy/git/service.js';
@@ -12,6 +13,7 @@ import { presentUrls, previewUrl } from '../deploy/presenters.js';
 import { listReleases, rollbackTarget } from '../deploy/service.js';
 import { diffSettings, loadSettings } from '../core/settings/service.js';
 import { communitySections, type CommunitySiteData } from './community-views.js';
+import { signedIn } from './context.js';
 import { sendPage } from './page.js';
 import { staticSections, type StaticSiteData } from './static-views.js';
 import { siteView, type SitePageParts } from './views.js';
@@ -47,7 +49,7 @@ export function doneMessage(query: Record<string, string | undefined>): SitePage
 
 type SitePageOptions = Omit<SitePageParts, 'sections' | 'summary'>;
 
-async function staticData(request: FastifyRequest, site: SiteRow): Promise<StaticSiteData> {
+async function staticData(request: FastifyRequest, site: SiteRow, canDeploy: boolean): Promise<StaticSiteData> {
   const db = request.server.deps.database.db;
   const urls = urlContext(request);
   const { releases, aliases } = await listReleases(db, site.id);
@@ -63,6 +65,7 @@ async function staticData(request: FastifyRequest, site: SiteRow): Promise<Stati
     previewUrl: (releaseId) => previewUrl(urls, site.id, releaseId),
     stageUrl: presentUrls(urls, site.id).stage,
     showPassword: (request.query as Record<string, unknown>).password === 'show',
+    canDeploy,
   };
 }
 
@@ -84,9 +87,20 @@ export async function sendSitePage(
   status = 200,
 ): Promise<FastifyReply> {
   const presented = presentSite(site, urlContext(request));
+  const role = (await siteRole(request.server.deps.database.db, signedIn(request), site)) ?? 'viewer';
   const parts =
     site.kind === 'static'
-      ? staticSections(request.console, presented, await staticData(request, site))
-      : communitySections(request.console, presented, await communityData(request, site));
-  return sendPage(request, reply, site.id, siteView(request.console, presented, { ...options, ...parts }), status);
+      ? staticSections(request.console, presented, await staticData(request, site, roleAllows(role, 'developer')))
+      : communitySections(
+          request.console,
+          presented,
+          role === 'owner' ? await communityData(request, site) : undefined,
+        );
+  return sendPage(
+    request,
+    reply,
+    site.id,
+    siteView(request.console, presented, { ...options, ...parts, owner: role === 'owner' }),
+    status,
+  );
 }

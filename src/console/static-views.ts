@@ -121,16 +121,18 @@ export function staticSections(
   site: SiteOut,
   data: StaticSiteData,
 ): { summary: SafeHtml; sections: SiteSection[] } {
-  return {
-    summary: releasesSummary(site, data),
-    sections: [
-      { id: 'releases', title: 'Releases', body: releasesBody(ui, site, data) },
-      { id: 'builds', title: 'Builds', body: buildsBody(site, data.builds) },
+  const sections: SiteSection[] = [
+    { id: 'releases', title: 'Releases', body: releasesBody(ui, site, data) },
+    { id: 'builds', title: 'Builds', body: buildsBody(site, data.builds) },
+  ];
+  // A viewer reads releases and builds; uploads, the repository and tokens are the developers'.
+  if (data.canDeploy)
+    sections.push(
       { id: 'upload', title: 'Upload', body: uploadBody(ui, site) },
       { id: 'repo', title: 'Repository', body: repositoryBody(ui, site, data.connection) },
       { id: 'tokens', title: 'Deploy tokens', body: tokensBody(ui, site, data.tokens) },
-    ],
-  };
+    );
+  return { summary: releasesSummary(site, data), sections };
 }
 
 export type AliasAction = 'promote' | 'stage' | 'unstage' | 'rollback';

@@ -235,6 +235,8 @@ export interface SitePageParts {
   /** The outcome of the last action, at the top. */
   message?: { kind: 'error' | 'ok'; text: HtmlValue } | undefined;
   deleteError?: string;
+  /** The viewer is an owner of the site: the danger zone is theirs. */
+  owner?: boolean;
 }
 
 /** The links from a site's page to its own pages; the domains and variables of static sites only. */
@@ -264,7 +266,7 @@ ${deleteError ? notice('error', deleteError) : ''}
 
 /** A site's page: heading, summary, then its sections; the console script turns them into tabs. */
 export function siteView(ui: ConsoleContext, site: SiteOut, parts: SitePageParts = {}): SafeHtml {
-  const sections = [...(parts.sections ?? []), dangerZone(ui, site, parts.deleteError)];
+  const sections = [...(parts.sections ?? []), ...(parts.owner ? [dangerZone(ui, site, parts.deleteError)] : [])];
   // An error about deleting opens the danger zone, whatever the address says.
   const selected = parts.deleteError ? 'delete' : undefined;
   return html`<h1>${site.id}</h1>

@@ -9,7 +9,7 @@ import { communityHost, makeCommunity } from '../../test/factories/forum.js';
 import { helpdeskApi } from '../../test/factories/helpdesk.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
-import { startSmtpSink, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import { startSmtpSink, type SmtpSink, sinkMailEnv } from '../../test/helpers/smtp-sink.js';
 
 interface Filed {
   ticket_id: string | null;
@@ -105,8 +105,7 @@ for (const database of testDatabases) {
       t = await buildTestApp({
         database,
         env: {
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
           // The corpus comes from one address, faster than a real mail server sends.
           BLUME_RATE_INBOUND_PER_MINUTE: '1000',
         },

@@ -16,7 +16,7 @@ import { testDatabases } from '../../test/helpers/databases.js';
 import { queryRows } from '../db/client.js';
 import { mailgunSignature } from './mail/providers.js';
 import { eventually } from '../../test/helpers/eventually.js';
-import { decodedBody, startSmtpSink, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import { decodedBody, startSmtpSink, type SmtpSink, sinkMailEnv } from '../../test/helpers/smtp-sink.js';
 
 const raw = (name: string): Buffer => readFileSync(new URL(`../../test/fixtures/mail/${name}`, import.meta.url));
 
@@ -409,7 +409,7 @@ for (const database of testDatabases) {
 
     before(async () => {
       sink = await startSmtpSink();
-      t = await buildTestApp({ database, env: { BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) } });
+      t = await buildTestApp({ database, env: { ...sinkMailEnv(sink) } });
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'desk', 'pro');
       const put = await portal(t.app, owner, {

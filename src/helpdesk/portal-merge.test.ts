@@ -12,7 +12,7 @@ import { helpdeskApi, type HelpdeskCredential } from '../../test/factories/helpd
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
-import { startSmtpSink, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import { startSmtpSink, type SmtpSink, sinkMailEnv } from '../../test/helpers/smtp-sink.js';
 import { eq } from 'drizzle-orm';
 import { createMember } from '../forum/members.js';
 import { forumMembers } from '../forum/tables.js';
@@ -63,8 +63,7 @@ for (const database of testDatabases) {
         database,
         env: {
           BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
           BLUME_MAIL_DEFAULT_SENDER: 'Desk <desk@blume.test>',
         },
       });

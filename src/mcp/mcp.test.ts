@@ -23,7 +23,7 @@ import { createMember } from '../forum/members.js';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { makeCommunity } from '../../test/factories/forum.js';
 import { helpdeskApi } from '../../test/factories/helpdesk.js';
-import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
+import { aiSettings, AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { basicAuth } from '../../test/helpers/deploy.js';
@@ -142,16 +142,9 @@ for (const database of testDatabases) {
       deskReadKey = await mintApiKey(t.app, owner, 'community', ['helpdesk-read']);
       // AI drafting (CMS entries, ticket replies) against a local server speaking the provider's wire format.
       ai = await startAiProvider();
-      const aiSettings = {
-        AI_CONTENT_ENABLED: 'true',
-        AI_PROVIDER: 'openai',
-        AI_BASE_URL: `${ai.origin}/v1`,
-        AI_MODEL: 'helper-1',
-        AI_API_KEY: ai.apiKey,
-      };
+      const aiOn = aiSettings(ai, 'helper-1');
       assert.equal(
-        (await portal(t.app, owner, { method: 'PUT', url: '/api/instances/community/env', payload: aiSettings }))
-          .statusCode,
+        (await portal(t.app, owner, { method: 'PUT', url: '/api/instances/community/env', payload: aiOn })).statusCode,
         200,
       );
       await portal(t.app, owner, { method: 'POST', url: '/api/instances/community/restart' });

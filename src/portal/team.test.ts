@@ -7,7 +7,7 @@ import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '..
 import { testDatabases } from '../../test/helpers/databases.js';
 import { createStaticSite } from '../../test/helpers/deploy.js';
 import { eventually } from '../../test/helpers/eventually.js';
-import { decodedBody, startSmtpSink, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import { decodedBody, startSmtpSink, type SmtpSink, sinkMailEnv } from '../../test/helpers/smtp-sink.js';
 
 const LINK = /\/invitations\/([0-9a-z]{16}\.[A-Za-z0-9_-]+)/;
 
@@ -51,8 +51,7 @@ for (const database of testDatabases) {
       t = await buildTestApp({
         database,
         env: {
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
           BLUME_MAIL_DEFAULT_SENDER: 'Blume <noreply@blume.test>',
         },
       });

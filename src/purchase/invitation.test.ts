@@ -10,7 +10,13 @@ import { buildTestApp, json, portal, PORTAL_HOST, signIn, type TestApp } from '.
 import { testDatabases } from '../../test/helpers/databases.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
-import { decodedBody, startSmtpSink, type ReceivedMail, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import {
+  decodedBody,
+  startSmtpSink,
+  type ReceivedMail,
+  type SmtpSink,
+  sinkMailEnv,
+} from '../../test/helpers/smtp-sink.js';
 import { findUserByLogin } from '../core/accounts/service.js';
 import { findSite } from '../core/sites/service.js';
 import { accountTokens } from '../core/accounts/tables.js';
@@ -69,8 +75,7 @@ for (const database of testDatabases) {
         database,
         env: {
           BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
           BLUME_MAIL_DEFAULT_SENDER: 'Blume <noreply@blume.test>',
         },
       });

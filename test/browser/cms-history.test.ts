@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { applyDesiredSettings, replaceDesiredSettings } from '../../src/core/settings/service.js';
-import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
+import { aiSettings, AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
 import { assertNoSeriousAxeViolations, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 import { startBrowserTown, type BrowserTown } from '../helpers/browser-town.js';
 
@@ -25,11 +25,7 @@ describe('CMS types, AI drafting, history and preview links in a browser', { ski
       db,
       'town',
       {
-        AI_CONTENT_ENABLED: true,
-        AI_PROVIDER: 'openai',
-        AI_BASE_URL: `${ai.origin}/v1`,
-        AI_MODEL: 'writer-1',
-        AI_API_KEY: ai.apiKey,
+        ...aiSettings(ai, 'writer-1'),
       },
       t.config.secretKey,
     );

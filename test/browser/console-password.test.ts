@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../helpers/app.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 import { eventually } from '../helpers/eventually.js';
-import { decodedBody, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { decodedBody, startSmtpSink, type SmtpSink, sinkMailEnv } from '../helpers/smtp-sink.js';
 
 describe('console password links in a browser', { skip: skipWithoutChromium }, () => {
   let sink: SmtpSink;
@@ -29,7 +29,7 @@ describe('console password links in a browser', { skip: skipWithoutChromium }, (
     sink = await startSmtpSink();
     t = await buildTestApp({
       database: 'pglite',
-      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100', BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) },
+      env: { BLUME_RATE_LOGIN_PER_MINUTE: '100', ...sinkMailEnv(sink) },
     });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();

@@ -15,7 +15,7 @@ import { createSite } from '../../src/core/sites/service.js';
 import { createMember } from '../../src/forum/members.js';
 import { makeAgent } from '../../src/helpdesk/agents.js';
 import { findTicket, listEntries, openTicket } from '../../src/helpdesk/tickets.js';
-import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
+import { aiSettings, AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { launchChromium, screenshot, skipWithoutChromium } from '../helpers/browser.js';
 import { eventually } from '../helpers/eventually.js';
@@ -73,11 +73,7 @@ describe('agent inbox in a browser', { skip: skipWithoutChromium }, () => {
       db,
       'town',
       {
-        AI_CONTENT_ENABLED: true,
-        AI_PROVIDER: 'openai',
-        AI_BASE_URL: `${ai.origin}/v1`,
-        AI_MODEL: 'helper-1',
-        AI_API_KEY: ai.apiKey,
+        ...aiSettings(ai, 'helper-1'),
         HELPDESK_INBOUND_SECRET: 'inbound-secret',
       },
       t.config.secretKey,

@@ -18,7 +18,7 @@ import {
   screenshot,
   skipWithoutChromium,
 } from '../helpers/browser.js';
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startSmtpSink, type SmtpSink, sinkMailEnv } from '../helpers/smtp-sink.js';
 
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n', 'latin1');
 
@@ -47,8 +47,7 @@ describe('help desk portal and bulk merge in a browser', { skip: skipWithoutChro
     // Mail goes out, so the community confirms addresses and bob's counts as his.
     sink = await startSmtpSink();
     t = await buildTownInstance('pro', {
-      BLUME_MAIL_SERVER: '127.0.0.1',
-      BLUME_MAIL_PORT: String(sink.port),
+      ...sinkMailEnv(sink),
       BLUME_MAIL_DEFAULT_SENDER: 'Town <desk@town.test>',
     });
     const db = t.app.deps.database.db;

@@ -16,6 +16,17 @@ import type { AddressInfo } from 'node:net';
  */
 export const AI_PROVIDER_ENV = { BLUME_AI_ALLOW_PRIVATE: 'True' } as const;
 
+/** The settings that turn a site's AI drafting on through `ai` (OpenAI's wire format) with `model`. */
+export function aiSettings(ai: AiProviderServer, model: string): Record<string, string> {
+  return {
+    AI_CONTENT_ENABLED: 'true',
+    AI_PROVIDER: 'openai',
+    AI_BASE_URL: `${ai.origin}/v1`,
+    AI_MODEL: model,
+    AI_API_KEY: ai.apiKey,
+  };
+}
+
 export interface RecordedCall {
   path: string;
   headers: IncomingMessage['headers'];

@@ -7,7 +7,7 @@ import type { SiteRow } from '../../src/core/sites/tables.js';
 import { buildTestApp, type TestApp } from './app.js';
 import { launchChromium } from './browser.js';
 import type { DatabaseKind } from './databases.js';
-import { startSmtpSink, type SmtpSink } from './smtp-sink.js';
+import { sinkMailEnv, startSmtpSink, type SmtpSink } from './smtp-sink.js';
 
 export const WIDTHS = [
   { name: 'desktop', viewport: { width: 1280, height: 900 } },
@@ -30,8 +30,7 @@ export async function startForumStage(database: DatabaseKind, options: { mail?: 
   const sink = options.mail ? await startSmtpSink() : undefined;
   const mailEnv = sink
     ? {
-        BLUME_MAIL_SERVER: '127.0.0.1',
-        BLUME_MAIL_PORT: String(sink.port),
+        ...sinkMailEnv(sink),
         BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>',
       }
     : {};

@@ -97,6 +97,11 @@ function parseHeaders(head: string): Map<string, string> {
   return headers;
 }
 
+/** The server settings (BLUME_MAIL_*) that send an app's mail to `sink`. */
+export function sinkMailEnv(sink: SmtpSink): { BLUME_MAIL_SERVER: string; BLUME_MAIL_PORT: string } {
+  return { BLUME_MAIL_SERVER: '127.0.0.1', BLUME_MAIL_PORT: String(sink.port) };
+}
+
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const mode = options.tls ?? 'none';
   const { key, cert } = testCertificate();

@@ -7,7 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { cmsApi, mintApiKey } from '../../../test/factories/cms.js';
 import { communityHost, makeCommunity } from '../../../test/factories/forum.js';
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../../test/helpers/app.js';
-import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../../test/helpers/ai-provider.js';
+import {
+  aiSettings,
+  AI_PROVIDER_ENV,
+  startAiProvider,
+  type AiProviderServer,
+} from '../../../test/helpers/ai-provider.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
 
@@ -48,11 +53,7 @@ for (const database of testDatabases) {
         method: 'PUT',
         url: '/api/instances/biz/env',
         payload: {
-          AI_CONTENT_ENABLED: 'true',
-          AI_PROVIDER: 'openai',
-          AI_BASE_URL: `${server.origin}/v1`,
-          AI_MODEL: 'chef-1',
-          AI_API_KEY: server.apiKey,
+          ...aiSettings(server, 'chef-1'),
         },
       });
       assert.equal(put.statusCode, 200, put.body);

@@ -1,5 +1,5 @@
-// The docs build sandbox's network guard (imported first by build-entry.ts). This file runs in its
-// own process, so switching the network off here touches no other test.
+// The docs build sandbox's network guard (imported first by build-entry.ts).
+// This file runs in its own process, so switching the network off here touches no other test.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';

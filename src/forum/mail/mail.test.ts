@@ -15,7 +15,13 @@ import { buildTestApp, signIn, type TestApp } from '../../../test/helpers/app.js
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { eventually } from '../../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
-import { decodedBody, startSmtpSink, type ReceivedMail, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
+import {
+  decodedBody,
+  startSmtpSink,
+  type ReceivedMail,
+  type SmtpSink,
+  sinkMailEnv,
+} from '../../../test/helpers/smtp-sink.js';
 import { jobs } from '../../jobs/tables.js';
 import { forumMembers, forumSessions } from '../tables.js';
 import { MAIL_JOB, type MailJob } from '../../jobs/mail-outbox.js';
@@ -62,8 +68,7 @@ for (const database of testDatabases) {
         database,
         env: {
           ...RATES,
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
           BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>',
         },
       });

@@ -17,7 +17,13 @@ import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { eventually } from '../../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
-import { decodedBody, startSmtpSink, type ReceivedMail, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
+import {
+  decodedBody,
+  startSmtpSink,
+  type ReceivedMail,
+  type SmtpSink,
+  sinkMailEnv,
+} from '../../../test/helpers/smtp-sink.js';
 import { scheduleJobOnce } from '../../jobs/queue.js';
 import { jobs } from '../../jobs/tables.js';
 import { forumMembers } from '../tables.js';
@@ -95,8 +101,7 @@ for (const database of testDatabases) {
         database,
         env: {
           ...RATES,
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
           BLUME_MAIL_DEFAULT_SENDER: 'Guild <guild@blume.test>',
         },
       });

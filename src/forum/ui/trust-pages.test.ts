@@ -15,7 +15,7 @@ import {
 import { buildTestApp, json, portal, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
-import { startSmtpSink, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
+import { startSmtpSink, type SmtpSink, sinkMailEnv } from '../../../test/helpers/smtp-sink.js';
 
 for (const database of testDatabases) {
   describe(`forum trust and hold pages [${database}]`, () => {
@@ -38,8 +38,7 @@ for (const database of testDatabases) {
         env: {
           BLUME_RATE_LOGIN_PER_MINUTE: '1000',
           BLUME_RATE_POSTS_PER_MINUTE: '1000',
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
           BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>',
         },
       });

@@ -10,12 +10,17 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { createMember } from '../../forum/members.js';
 import { addMember, communityHost, makeCommunity, type ForumActor } from '../../../test/factories/forum.js';
-import { AI_PROVIDER_ENV, startAiProvider, type AiProviderServer } from '../../../test/helpers/ai-provider.js';
+import {
+  aiSettings,
+  AI_PROVIDER_ENV,
+  startAiProvider,
+  type AiProviderServer,
+} from '../../../test/helpers/ai-provider.js';
 import { buildTestApp, json, portal, signIn, type Actor, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { eventually } from '../../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
-import { decodedBody, startSmtpSink, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
+import { decodedBody, startSmtpSink, type SmtpSink, sinkMailEnv } from '../../../test/helpers/smtp-sink.js';
 import { makeAgent } from '../agents.js';
 import { createCategory } from '../categories.js';
 import { helpdeskDrafts, helpdeskTickets, type TicketRow } from '../tables.js';
@@ -71,8 +76,7 @@ for (const database of testDatabases) {
         env: {
           ...AI_PROVIDER_ENV,
           BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
         },
       });
       owner = await signIn(t.app, 'owner');
@@ -373,11 +377,7 @@ for (const database of testDatabases) {
       const path = `/desk/tickets/${question.number}`;
       assert.match(pageText((await desk.get(path)).body), /AI content drafting is off/);
       await configure('biz', {
-        AI_CONTENT_ENABLED: 'true',
-        AI_PROVIDER: 'openai',
-        AI_BASE_URL: `${ai.origin}/v1`,
-        AI_MODEL: 'helper-1',
-        AI_API_KEY: ai.apiKey,
+        ...aiSettings(ai, 'helper-1'),
       });
       ai.answer = 'Hi Erin, please look in your spam folder.';
       await desk.get(path);

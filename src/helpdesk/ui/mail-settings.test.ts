@@ -12,7 +12,13 @@ import { addMember, communityHost, makeCommunity, type ForumActor } from '../../
 import { buildTestApp, portal, signIn, type Actor, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
-import { decodedBody, startSmtpSink, type ReceivedMail, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
+import {
+  decodedBody,
+  startSmtpSink,
+  type ReceivedMail,
+  type SmtpSink,
+  sinkMailEnv,
+} from '../../../test/helpers/smtp-sink.js';
 import { findAgent } from '../agents.js';
 
 const SUPPORT = 'support@help.example.com';
@@ -51,8 +57,7 @@ for (const database of testDatabases) {
         database,
         env: {
           BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
         },
       });
       owner = await signIn(t.app, 'owner');

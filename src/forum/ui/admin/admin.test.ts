@@ -16,7 +16,7 @@ import { pageText, UiClient } from '../../../../test/helpers/forum-ui.js';
 import { loadSettings, openSetting } from '../../../core/settings/service.js';
 import { findCategory, findForum } from '../../structure.js';
 import { findMember } from '../../members.js';
-import { decodedBody, startSmtpSink, type SmtpSink } from '../../../../test/helpers/smtp-sink.js';
+import { decodedBody, startSmtpSink, type SmtpSink, sinkMailEnv } from '../../../../test/helpers/smtp-sink.js';
 
 for (const database of testDatabases) {
   describe(`forum admin area [${database}]`, () => {
@@ -344,8 +344,7 @@ for (const database of testDatabases) {
         database,
         env: {
           BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          BLUME_MAIL_SERVER: '127.0.0.1',
-          BLUME_MAIL_PORT: String(sink.port),
+          ...sinkMailEnv(sink),
           BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>',
         },
       });
