@@ -63,6 +63,7 @@ export interface Config {
     postsPerMinute: number;
     waitlistPerMinute: number;
     inboundPerMinute: number;
+    inboundSitePerMinute: number;
   };
   builds: BuildsConfig;
   /** Whether Content API webhooks may target private, loopback and link-local addresses (decision 0047). */
@@ -378,6 +379,13 @@ const RATE_INBOUND = int(
   100_000,
   "Help desk inbound mail requests per client address per minute, to one site (its mail provider's or MTA's).",
 );
+const RATE_INBOUND_SITE = int(
+  'BLUME_RATE_INBOUND_SITE_PER_MINUTE',
+  300,
+  1,
+  1_000_000,
+  'Help desk inbound mail requests per minute to one site, from every address together.',
+);
 const RATE_WAITLIST = int(
   'BLUME_RATE_WAITLIST_PER_MINUTE',
   10,
@@ -521,6 +529,7 @@ export function loadConfig(env: Env = process.env, options: LoadOptions = {}): C
       postsPerMinute: RATE_POSTS.read(reader),
       waitlistPerMinute: RATE_WAITLIST.read(reader),
       inboundPerMinute: RATE_INBOUND.read(reader),
+      inboundSitePerMinute: RATE_INBOUND_SITE.read(reader),
     },
     builds: {
       concurrency: BUILD_CONCURRENCY.read(reader),

@@ -207,6 +207,8 @@ export const forumPosts = pgTable(
   (t) => [
     index('forum_posts_topic_idx').on(t.topicId, t.createdAt),
     index('forum_posts_root_idx').on(t.rootId),
+    // A member's posts, newest first: their profile's counts and latest posts (member-activity.ts).
+    index('forum_posts_author_idx').on(t.authorId, t.createdAt),
     // Top-level posts in threaded order: a page of threads without reading the replies in between.
     index('forum_posts_threads_idx')
       .on(t.topicId, t.createdAt, t.id)

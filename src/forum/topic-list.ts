@@ -297,7 +297,8 @@ async function listForumTopics(
   return { rows: topics, total: visibleTopicCount(viewer, forum) };
 }
 
-function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
+/** SQL condition on `forums` for the site's forums the viewer may see. */
+export function visibleForumsOf(siteId: string, viewer: Viewer): SQL {
   return and(eq(forums.siteId, siteId), visibleForumsWhere(viewer))!;
 }
 

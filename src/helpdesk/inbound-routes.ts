@@ -16,8 +16,6 @@ import { inboundVerification, receiveInbound, type InboundDeps } from './mail/in
 import { acknowledgeTicket, replyMailSettings } from './mail/outgoing.js';
 import { checkInboundHeaders } from './mail/providers.js';
 
-/** Requests a site's inbound route takes per minute once their headers pass. */
-const INBOUND_PER_SITE_PER_MINUTE = 300;
 /** Room beyond the largest attachment, base64-encoded, for the headers, the text and the provider's fields. */
 const BODY_ALLOWANCE_BYTES = 2 * 1024 * 1024;
 /** The bound whatever the site's attachment limit. */
@@ -118,7 +116,7 @@ export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
     await consumeRateLimit(
       cache,
       `helpdesk:inbound:${site.id}`,
-      INBOUND_PER_SITE_PER_MINUTE,
+      fastify.deps.config.rateLimit.inboundSitePerMinute,
       60,
       'inbound e-mail requests to this site',
     );
@@ -143,7 +141,7 @@ export async function inboundRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'File an inbound e-mail: raw MIME, or a Postmark, SendGrid or Mailgun inbound payload',
         description: [
           '`Content-Type: message/rfc822` with the raw message and `Authorization: Bearer <HELPDESK_INBOUND_SECRET>`; Postmark JSON with the secret as basic-auth password; SendGrid Inbound Parse and Mailgun routes as they post, verified by their signatures (a Mailgun signature is taken once). Idempotent on Message-ID. Machine-sent mail is answered 202 and dropped.',
-          `Limits: the bearer secret and basic auth are checked before the body is read. A body may be as large as the site's largest attachment (HELPDESK_ATTACHMENT_MAX_BYTES, 25 MiB by default) base64-encoded plus 2 MiB, and at most 64 MiB: larger answers 413. A form payload has at most 1000 parts. At most BLUME_RATE_INBOUND_PER_MINUTE (60 by default) requests per minute from one client address to one site, and ${INBOUND_PER_SITE_PER_MINUTE} per minute to one site, answer 429 with Retry-After beyond. A text over 100,000 characters is cut there on its entry, the whole text attached as message.txt.`,
+          `Limits: the bearer secret and basic auth are checked before the body is read. A body may be as large as the site's largest attachment (HELPDESK_ATTACHMENT_MAX_BYTES, 25 MiB by default) base64-encoded plus 2 MiB, and at most 64 MiB: larger answers 413. A form payload has at most 1000 parts. At most BLUME_RATE_INBOUND_PER_MINUTE (60 by default) requests per minute from one client address to one site, and BLUME_RATE_INBOUND_SITE_PER_MINUTE (300 by default) per minute to one site, answer 429 with Retry-After beyond. A text over 100,000 characters is cut there on its entry, the whole text attached as message.txt.`,
         ].join('\n\n'),
         security: [{ inboundSecret: [] }],
         response: { 202: InboundOut, ...problems(401, 413, 422, 429) },

@@ -174,6 +174,8 @@ export const helpdeskTickets = pgTable(
     index('helpdesk_tickets_assignee_idx').on(t.assigneeId, t.status),
     index('helpdesk_tickets_requester_idx').on(t.requesterId),
     index('helpdesk_tickets_category_idx').on(t.categoryId),
+    // A category's tickets by status and priority: the filtered lists and their counts, from the index.
+    index('helpdesk_tickets_site_category_idx').on(t.siteId, t.categoryId, t.status, t.priority),
     index('helpdesk_tickets_site_created_idx').on(t.siteId, t.createdAt),
     index('helpdesk_tickets_tags_idx').using('gin', t.tags),
     // `sort=sla_due` reads this in order: unsolved tickets by their next due time, solved ones (null) last.

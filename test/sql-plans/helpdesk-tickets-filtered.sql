@@ -8,11 +8,9 @@ select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"
 --     InitPlan 1 (returns $0)
 --       ->  Aggregate
 --             ->  Limit
---                   ->  Bitmap Heap Scan on helpdesk_tickets helpdesk_tickets_1
---                         Recheck Cond: (category_id = $4)
---                         Filter: ((site_id = $1) AND (status = ANY ($2)) AND (priority = ANY ($3)))
---                         ->  Bitmap Index Scan on helpdesk_tickets_category_idx
---                               Index Cond: (category_id = $4)
+--                   ->  Index Only Scan using helpdesk_tickets_site_category_idx on helpdesk_tickets helpdesk_tickets_1
+--                         Index Cond: ((site_id = $1) AND (category_id = $4))
+--                         Filter: ((status = ANY ($2)) AND (priority = ANY ($3)))
 --     ->  Nested Loop
 --           ->  Index Scan using helpdesk_tickets_site_sla_due_idx on helpdesk_tickets
 --                 Index Cond: (site_id = $6)

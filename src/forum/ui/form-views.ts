@@ -12,6 +12,7 @@ import { avatar, avatarSection } from './avatar-views.js';
 import { memberStanding } from './moderation-views.js';
 import { topicRows } from './read-views.js';
 import type { TopicView } from '../topics.js';
+import type { MemberActivity, RecentPost } from '../member-activity.js';
 
 export function input(
   id: string,
@@ -158,18 +159,42 @@ ${input('new_password', 'New password', 'password', '', {
 }`;
 }
 
+/** What a profile shows of a member's activity, counted where the viewer may read. */
+export interface ProfileActivity extends MemberActivity {
+  topics: TopicView[];
+  topicCount: number;
+}
+
+function recentPosts(posts: RecentPost[]): SafeHtml {
+  if (posts.length === 0) return html`<p class="muted">None you can see.</p>`;
+  return html`<ol class="recent-posts">${posts.map(
+    (post) => html`<li class="panel"><a href="/p/${post.id}">${post.topicTitle}</a>
+<p class="excerpt">${post.excerpt}</p>
+<p class="meta muted">${relativeTime(post.createdAt)}${post.likeCount > 0 ? ` · ${count(post.likeCount, 'like')}` : ''}</p></li>`,
+  )}</ol>`;
+}
+
+const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export function memberView(
   ui: UiContext,
   member: ForumMemberRow,
   role: Role,
-  topics: TopicView[],
+  activity: ProfileActivity,
   canBan: boolean,
 ): SafeHtml {
+  const stats: Array<readonly [string, number]> = [
+    ['Topics', activity.topicCount],
+    ['Posts', activity.posts],
+    ['Likes received', activity.likesReceived],
+    ['Likes given', activity.likesGiven],
+  ];
   return html`<p class="crumbs"><a href="/">${ui.title}</a></p><h1>${avatar(
     { username: member.username, avatar: member.avatarUploadId },
     'large',
   )} ${member.username}${member.banned ? html`<span class="badge">Banned</span>` : ''}</h1>
 <p class="muted">${role} · joined ${relativeTime(member.createdAt)}</p>
+<dl class="stats">${stats.map(([label, n]) => html`<div><dt>${label}</dt><dd>${n}</dd></div>`)}</dl>
 ${
   canBan
     ? html`<div class="actions" role="group" aria-label="Moderation">${postButton(
@@ -182,5 +207,6 @@ ${
     : ''
 }
 ${isStaff(ui.viewer) && !member.userId ? memberStanding(ui, member, canBan) : ''}
-<h2>Recent topics</h2>${topics.length === 0 ? html`<p class="muted">None you can see.</p>` : topicRows(topics)}`;
+<h2>Recent topics</h2>${activity.topics.length === 0 ? html`<p class="muted">None you can see.</p>` : topicRows(activity.topics)}
+<h2>Recent posts</h2>${recentPosts(activity.recent)}`;
 }

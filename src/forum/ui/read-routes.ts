@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { effectiveRole, findMemberByUsername } from '../members.js';
+import { memberActivity } from '../member-activity.js';
 import {
   authorizeBan,
   authorizeModeration,
@@ -347,15 +348,17 @@ href="/f/${forum.slug}/feed.atom">`,
       const member = await findMemberByUsername(db, site.id, request.params.username);
       if (!member) throw new AppError('member_not_found', `No member "${request.params.username}".`);
       const role = effectiveRole(site, member);
-      const { rows: topics } = await listTopics(
-        db,
-        site.id,
-        viewer,
-        { authorId: member.id },
-        { page: 1, pageSize: 10, offset: 0 },
-      );
+      const [{ rows: topics, total }, activity] = await Promise.all([
+        listTopics(db, site.id, viewer, { authorId: member.id }, { page: 1, pageSize: 10, offset: 0 }),
+        memberActivity(db, site.id, viewer, member.id),
+      ]);
       const canBan = !member.userId && permits(() => authorizeBan(viewer, member, role));
-      return sendPage(reply, request.ui, member.username, memberView(request.ui, member, role, topics, canBan));
+      return sendPage(
+        reply,
+        request.ui,
+        member.username,
+        memberView(request.ui, member, role, { topics, topicCount: total, ...activity }, canBan),
+      );
     },
   );
 

@@ -37,6 +37,11 @@ h1{font-size:1.6rem;line-height:1.25;margin:.25rem 0 1rem}
 h2{font-size:1.2rem;margin:1.75rem 0 .5rem}
 .muted,.meta{color:var(--muted);font-size:.9rem}
 .crumbs{font-size:.9rem;color:var(--muted);margin:0}
+dl.stats{display:flex;flex-wrap:wrap;gap:.5rem 1.75rem;margin:.5rem 0 1rem}
+dl.stats div{display:flex;flex-direction:column-reverse}dl.stats dt{color:var(--muted);font-size:.85rem}
+dl.stats dd{margin:0;font-size:1.3rem;font-weight:700}
+ol.recent-posts{list-style:none;padding:0;margin:0;display:grid;gap:.5rem}
+ol.recent-posts .excerpt{margin:.25rem 0;overflow-wrap:anywhere}
 .crumbs a{color:var(--muted)}
 table.list{width:100%;border-collapse:collapse;background:var(--card);border:1px solid var(--line);border-radius:8px;\
 overflow:hidden}

@@ -1,0 +1,2 @@
+CREATE INDEX "forum_posts_author_idx" ON "forum_posts" USING btree ("author_id","created_at");--> statement-breakpoint
+CREATE INDEX "helpdesk_tickets_site_category_idx" ON "helpdesk_tickets" USING btree ("site_id","category_id","status","priority");
