@@ -9,13 +9,8 @@ import { buildTestApp, portal, PORTAL_HOST, signIn, type Actor, type TestApp } f
 import { testDatabases } from '../../test/helpers/databases.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
-import {
-  decodedBody,
-  startSmtpSink,
-  type ReceivedMail,
-  type SmtpSink,
-  sinkMailEnv,
-} from '../../test/helpers/smtp-sink.js';
+import { decodedBody, type ReceivedMail, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import { buildMailingApp } from '../../test/helpers/mail-app.js';
 import { accountTokens } from '../core/accounts/tables.js';
 import { ASKED_MAILS_PER_HOUR } from '../jobs/mail-outbox.js';
 
@@ -45,14 +40,7 @@ for (const database of testDatabases) {
       client.submit('/password/forgot', '/password/forgot', { login: name });
 
     before(async () => {
-      sink = await startSmtpSink();
-      t = await buildTestApp({
-        database,
-        env: {
-          BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          ...sinkMailEnv(sink),
-        },
-      });
+      ({ t, sink } = await buildMailingApp(database));
       pia = await signIn(t.app, 'pia');
     });
     after(async () => {

@@ -9,10 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { mintApiKey } from '../../test/factories/cms.js';
 import { addMember, communityHost, makeCommunity, type ForumActor } from '../../test/factories/forum.js';
 import { helpdeskApi, type HelpdeskCredential } from '../../test/factories/helpdesk.js';
-import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
-import { startSmtpSink, type SmtpSink, sinkMailEnv } from '../../test/helpers/smtp-sink.js';
+import { type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import { buildMailingApp } from '../../test/helpers/mail-app.js';
 import { eq } from 'drizzle-orm';
 import { createMember } from '../forum/members.js';
 import { forumMembers } from '../forum/tables.js';
@@ -58,15 +59,7 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      sink = await startSmtpSink();
-      t = await buildTestApp({
-        database,
-        env: {
-          BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          ...sinkMailEnv(sink),
-          BLUME_MAIL_DEFAULT_SENDER: 'Desk <desk@blume.test>',
-        },
-      });
+      ({ t, sink } = await buildMailingApp(database, { BLUME_MAIL_DEFAULT_SENDER: 'Desk <desk@blume.test>' }));
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'desk', 'pro');
       await makeCommunity(t.app, owner, 'other', 'pro');

@@ -10,13 +10,8 @@ import { buildTestApp, json, portal, PORTAL_HOST, signIn, type TestApp } from '.
 import { testDatabases } from '../../test/helpers/databases.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { pageText, UiClient } from '../../test/helpers/forum-ui.js';
-import {
-  decodedBody,
-  startSmtpSink,
-  type ReceivedMail,
-  type SmtpSink,
-  sinkMailEnv,
-} from '../../test/helpers/smtp-sink.js';
+import { decodedBody, type ReceivedMail, type SmtpSink } from '../../test/helpers/smtp-sink.js';
+import { buildMailingApp } from '../../test/helpers/mail-app.js';
 import { findUserByLogin } from '../core/accounts/service.js';
 import { findSite } from '../core/sites/service.js';
 import { accountTokens } from '../core/accounts/tables.js';
@@ -70,15 +65,7 @@ for (const database of testDatabases) {
       portal(t.app, undefined, { method: 'POST', url: '/api/auth/login', payload: { login: name, password } });
 
     before(async () => {
-      sink = await startSmtpSink();
-      t = await buildTestApp({
-        database,
-        env: {
-          BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          ...sinkMailEnv(sink),
-          BLUME_MAIL_DEFAULT_SENDER: 'Blume <noreply@blume.test>',
-        },
-      });
+      ({ t, sink } = await buildMailingApp(database, { BLUME_MAIL_DEFAULT_SENDER: 'Blume <noreply@blume.test>' }));
       key = await purchaseKey(t);
     });
     after(async () => {

@@ -9,16 +9,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadSettings } from '../../core/settings/service.js';
 import { addMember, communityHost, makeCommunity, type ForumActor } from '../../../test/factories/forum.js';
-import { buildTestApp, portal, signIn, type Actor, type TestApp } from '../../../test/helpers/app.js';
+import { portal, signIn, type Actor, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
-import {
-  decodedBody,
-  startSmtpSink,
-  type ReceivedMail,
-  type SmtpSink,
-  sinkMailEnv,
-} from '../../../test/helpers/smtp-sink.js';
+import { decodedBody, type ReceivedMail, type SmtpSink } from '../../../test/helpers/smtp-sink.js';
+import { buildMailingApp } from '../../../test/helpers/mail-app.js';
 import { findAgent } from '../agents.js';
 
 const SUPPORT = 'support@help.example.com';
@@ -52,14 +47,7 @@ for (const database of testDatabases) {
     const save = (fields: Record<string, string>) => admin.post('/desk/admin/mail', fields);
 
     before(async () => {
-      sink = await startSmtpSink();
-      t = await buildTestApp({
-        database,
-        env: {
-          BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          ...sinkMailEnv(sink),
-        },
-      });
+      ({ t, sink } = await buildMailingApp(database));
       owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'desk', 'pro');
       const put = await portal(t.app, owner, {

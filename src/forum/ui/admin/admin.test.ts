@@ -16,7 +16,8 @@ import { pageText, UiClient } from '../../../../test/helpers/forum-ui.js';
 import { loadSettings, openSetting } from '../../../core/settings/service.js';
 import { findCategory, findForum } from '../../structure.js';
 import { findMember } from '../../members.js';
-import { decodedBody, startSmtpSink, type SmtpSink, sinkMailEnv } from '../../../../test/helpers/smtp-sink.js';
+import { decodedBody, type SmtpSink } from '../../../../test/helpers/smtp-sink.js';
+import { buildMailingApp } from '../../../../test/helpers/mail-app.js';
 
 for (const database of testDatabases) {
   describe(`forum admin area [${database}]`, () => {
@@ -339,15 +340,7 @@ for (const database of testDatabases) {
     const host = communityHost('club');
 
     before(async () => {
-      sink = await startSmtpSink();
-      t = await buildTestApp({
-        database,
-        env: {
-          BLUME_RATE_LOGIN_PER_MINUTE: '1000',
-          ...sinkMailEnv(sink),
-          BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>',
-        },
-      });
+      ({ t, sink } = await buildMailingApp(database, { BLUME_MAIL_DEFAULT_SENDER: 'Club <club@blume.test>' }));
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, 'club');
       alice = await addMember(t.app, 'club', 'alice');
