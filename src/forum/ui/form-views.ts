@@ -160,7 +160,7 @@ ${input('new_password', 'New password', 'password', '', {
 }
 
 /** What a profile shows of a member's activity, counted where the viewer may read. */
-export interface ProfileActivity extends MemberActivity {
+interface ProfileActivity extends MemberActivity {
   topics: TopicView[];
   topicCount: number;
 }

@@ -95,7 +95,7 @@ export function replyMailSettings(
 }
 
 /** The name the help desk's mail comes from: HELPDESK_SENDER_NAME, else the community's title. */
-export function helpdeskSenderName(site: SiteRow, settings: InstanceSettings): string {
+function helpdeskSenderName(site: SiteRow, settings: InstanceSettings): string {
   return settings.values.HELPDESK_SENDER_NAME?.trim() || settings.values.FORUM_TITLE?.trim() || site.id;
 }
 
