@@ -71,7 +71,7 @@ export const SETTINGS = {
   HELPDESK_AUTO_REPLY: {
     label: 'Acknowledge new tickets by mail',
     type: 'boolean',
-    doc: 'Mail the requester the ticket number when their mail or contact form opens a ticket.',
+    doc: "Mail the requester the ticket number when their mail or a member's contact form opens a ticket.",
   },
   HELPDESK_INBOUND_SECRET: {
     label: 'Inbound e-mail secret',

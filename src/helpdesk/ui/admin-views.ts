@@ -204,7 +204,7 @@ export function mailView(ui: UiContext, page: MailPage, flash?: Flash, refused?:
 ${refused ? html`<p class="field-error" role="alert">${refused.error}</p>` : ''}
 ${textField('HELPDESK_SUPPORT_ADDRESS', 'Support address', address, 'email', { maxlength: 254, autocomplete: 'off', hint: 'Where requesters write; what receives mail for it must hand it to the inbound route (docs/helpdesk.md). Empty: no mail channel.' })}
 ${textField('HELPDESK_SENDER_NAME', 'Sender name', values.HELPDESK_SENDER_NAME, 'text', { maxlength: 200, placeholder: page.titleName, hint: `The name in the From line. Empty: the community’s title, ${page.titleName}.` })}
-${checkbox('HELPDESK_AUTO_REPLY', 'Acknowledge new tickets by mail', values.HELPDESK_AUTO_REPLY, { hint: 'A requester whose mail or contact form opens a ticket gets its number at once. Mail marked as automatic is never answered.' })}
+${checkbox('HELPDESK_AUTO_REPLY', 'Acknowledge new tickets by mail', values.HELPDESK_AUTO_REPLY, { hint: 'A requester whose mail, or a signed-in member whose contact form, opens a ticket gets its number at once. Mail marked as automatic is never answered.' })}
 ${page.pendingElsewhere.length > 0 ? notice('warn', `Saving also applies the other settings waiting in the community settings: ${page.pendingElsewhere.join(', ')}.`) : ''}
 <div><button type="submit">Save and apply</button></div></form></section>`;
   return adminFrame(ui, 'mail', body, flash);

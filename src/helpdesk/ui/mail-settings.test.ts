@@ -1,9 +1,10 @@
 // The help desk's Mail page and the acknowledgement of new tickets, on both databases against a real
 // SMTP sink: a desk admin saves the support address, the sender name and the acknowledgement, which
 // apply at once (a bad address is refused beside the form with what was typed, and nothing changes);
-// a ticket opened by mail or by the contact form is acknowledged once, from the sender name, threaded
-// on the mail and marked automatic; a reply on a ticket, a second delivery, a machine-sent mail and
-// mail from the support address itself get none, nor does anything while the acknowledgement is off.
+// a ticket opened by mail or by a member's contact form is acknowledged once, from the sender name,
+// threaded on the mail and marked automatic; a reply on a ticket, a second delivery, a machine-sent
+// mail, mail from the support address itself and a guest's form (an address anyone may type) get
+// none, nor does anything while the acknowledgement is off.
 // The Agents page makes a member an agent by username.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -158,19 +159,29 @@ for (const database of testDatabases) {
       assert.deepEqual(await mailsAfter(seen, 0), []);
     });
 
-    it('acknowledges the contact form, and nothing once the acknowledgement is off', async () => {
+    it("acknowledges a member's contact form, no guest's, and nothing once the acknowledgement is off", async () => {
+      // A guest's typed address is unproven: the form mails no stranger.
       const guest = new UiClient(t.app, host);
       await guest.get('/support');
-      const seen = sink.received.length;
-      const sent = await guest.post('/support', {
-        name: 'Rita',
-        email: 'rita@customer.example',
-        subject: 'Invoice',
-        message: 'The address is wrong.',
+      const before = sink.received.length;
+      const typed = await guest.post('/support', {
+        name: 'Mallory',
+        email: 'victim@elsewhere.example',
+        subject: 'Cheap watches',
+        message: 'Buy now.',
       });
+      assert.equal(typed.statusCode, 200, typed.body);
+      assert.deepEqual(await mailsAfter(before, 0), []);
+
+      const rita = await addMember(t.app, 'desk', 'rita');
+      const member = new UiClient(t.app, host);
+      assert.equal((await member.login('rita', rita.password)).statusCode, 303);
+      await member.get('/support');
+      const seen = sink.received.length;
+      const sent = await member.post('/support', { subject: 'Invoice', message: 'The address is wrong.' });
       assert.equal(sent.statusCode, 200, sent.body);
       const [ack] = await mailsAfter(seen, 1);
-      assert.deepEqual(ack!.to, ['rita@customer.example']);
+      assert.deepEqual(ack!.to, [rita.member.email]);
       assert.match(ack!.headers.get('subject') ?? '', /^Re: \[#\d+\] Invoice$/);
       assert.equal(ack!.headers.get('in-reply-to'), undefined);
 

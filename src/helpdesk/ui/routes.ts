@@ -130,11 +130,14 @@ export async function requesterRoutes(app: FastifyInstance): Promise<void> {
         },
         member ? { kind: 'member', id: member.id } : undefined,
       );
-      await acknowledgeTicket(
-        { db, outbox: app.mailOutbox, log: request.log },
-        ticket,
-        replyMailSettings(ui.site, ui.settings, app.mailOutbox, app.deps.config.secretKey),
-      );
+      // Only to a member's confirmed address: a guest's typed address is anyone's, and mailing it
+      // would let the form send the desk's mail, with a subject of the sender's choosing, to strangers.
+      if (member?.emailConfirmed)
+        await acknowledgeTicket(
+          { db, outbox: app.mailOutbox, log: request.log },
+          ticket,
+          replyMailSettings(ui.site, ui.settings, app.mailOutbox, app.deps.config.secretKey),
+        );
       return sendPage(reply, ui, 'Thank you', sentView(ui, ticket), { private: true });
     } catch (error) {
       if (fixable(error)) return again(error.message);
