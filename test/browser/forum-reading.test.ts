@@ -1,7 +1,8 @@
 // The forum's reading polish in Chromium at desktop (1280) and phone (390) width: highlighted code
 // with a Copy button and tables that scroll inside the post, topic lists with forum badges, posters,
 // likes and a New topic button, the index's newest topics per forum, grouped notifications and flags,
-// profiles with their stats, a staff header on one row, one search landmark; axe on every page.
+// profiles with their counts and latest posts, a staff header on one row, one search landmark; axe on
+// every page.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -156,6 +157,28 @@ describe('forum reading polish in a browser [pglite]', { skip: skipWithoutChromi
       await assertNoSidewaysScroll(page);
       await assertNoSeriousAxeViolations(page);
       await screenshot(page, `reading-flags-${name}`);
+      await page.close();
+    });
+
+    it(`shows a profile's counts and latest posts (${name})`, async () => {
+      const page = await staffPage(viewport);
+      await page.goto(`${origin}/u/ada`);
+      const stat = async (label: string) =>
+        (await page
+          .locator('dl.stats div', { has: page.getByText(label, { exact: true }) })
+          .locator('dd')
+          .textContent())!;
+      assert.equal(await stat('Topics'), '1');
+      assert.equal(await stat('Posts'), '1');
+      assert.equal(await stat('Likes received'), '3');
+      assert.equal(await stat('Likes given'), '0');
+      const latest = page.locator('ol.recent-posts > li');
+      assert.equal(await latest.count(), 1);
+      await latest.getByRole('link', { name: 'How do I read a config file?' }).waitFor();
+      assert.match((await latest.textContent())!, /Like this:.*3 likes/s);
+      await assertNoSidewaysScroll(page);
+      await assertNoSeriousAxeViolations(page);
+      await screenshot(page, `reading-profile-${name}`);
       await page.close();
     });
 
