@@ -186,9 +186,26 @@ for (const database of testDatabases) {
     });
 
     it('searches members, changes roles, bans, and deletes them; the owner account is not editable', async () => {
+      const posted = await forumApi(t.app, 'club', moderator.token, {
+        method: 'POST',
+        path: '/topics',
+        payload: { forum_id: 'general', title: 'Counted on the card', body: 'One post.' },
+      });
+      assert.equal(posted.statusCode, 201, posted.body);
       const all = await admin.get('/admin/members');
       assert.match(pageText(all.body), /3 members/);
       assert.match(pageText(all.body), /The site owner’s account/);
+      // Each card says how much the member posted and when they were last active.
+      const aliceCard =
+        /<li class="card" aria-labelledby="m-[^"]+"><div class="card-head"><a [^>]*>alice<\/a>[\s\S]*?<\/li>/.exec(
+          all.body,
+        )![0];
+      assert.match(pageText(aliceCard), /0 posts · last active now/);
+      const modCard =
+        /<li class="card" aria-labelledby="m-[^"]+"><div class="card-head"><a [^>]*>mod<\/a>[\s\S]*?<\/li>/.exec(
+          all.body,
+        )![0];
+      assert.match(pageText(modCard), /1 post · last active now/);
       const found = await admin.get('/admin/members?q=ALI');
       assert.match(pageText(found.body), /1 member match “ALI”/);
       assert.match(found.body, /<label for="role-[^"]+" class="sr-only">Role of alice<\/label>/);

@@ -10,6 +10,7 @@ import { toPage } from '../../../http/pagination.js';
 import { mailContext } from '../../mail/context.js';
 import { spendAccountMailBudget } from '../../mail/limits.js';
 import { findResettableMember, sendPasswordReset } from '../../mail/service.js';
+import { memberSummaries } from '../../member-activity.js';
 import { createMember, deleteMember, effectiveRole, findMember, listMembers, updateMember } from '../../members.js';
 import { authorizeBan, type Role } from '../../policy.js';
 import type { ForumMemberRow } from '../../tables.js';
@@ -69,8 +70,17 @@ export async function adminMemberRoutes(app: FastifyInstance): Promise<void> {
       toPage({ page: number, page_size: MEMBERS_PER_PAGE }),
       query,
     );
+    const summaries = await memberSummaries(
+      db,
+      ui.site.id,
+      rows.map((member) => member.id),
+    );
     const page: MembersPage = {
-      members: rows.map((member) => ({ member, role: effectiveRole(ui.site, member) })),
+      members: rows.map((member) => ({
+        member,
+        role: effectiveRole(ui.site, member),
+        summary: summaries.get(member.id),
+      })),
       total,
       query,
       page: number,

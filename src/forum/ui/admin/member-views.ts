@@ -1,10 +1,11 @@
 // Members in the admin area: search, one card per member with its role, ban, password-reset mail
 // and delete controls, and the form that adds (invites) a member.
 import type { Role } from '../../policy.js';
+import type { MemberSummary } from '../../member-activity.js';
 import type { ForumMemberRow } from '../../tables.js';
 import type { UiContext } from '../context.js';
 import { html, type SafeHtml } from '../../../lib/html.js';
-import { csrfField, pager, postButton, time } from '../layout.js';
+import { csrfField, pager, postButton, relativeTime, time } from '../layout.js';
 import { selectField, textField } from './fields.js';
 import type { FieldErrors } from './structure-views.js';
 import { adminFrame, type Flash } from './views.js';
@@ -12,6 +13,7 @@ import { adminFrame, type Flash } from './views.js';
 interface ListedMember {
   member: ForumMemberRow;
   role: Role;
+  summary: MemberSummary | undefined;
 }
 
 export interface NewMemberValues {
@@ -38,7 +40,7 @@ const ROLES: ReadonlyArray<readonly [Role, string]> = [
 ];
 
 function memberCard(ui: UiContext, listed: ListedMember, mailEnabled: boolean): SafeHtml {
-  const { member, role } = listed;
+  const { member, role, summary } = listed;
   const base = `/admin/members/${member.id}`;
   // Nobody bans themselves (policy.ts); an admin may still step down or leave while another admin stays.
   const self = ui.viewer.kind === 'member' && ui.viewer.member.id === member.id;
@@ -76,6 +78,9 @@ ${
     member.banned ? html`<span class="badge ban">Banned</span>` : ''
   }${member.emailConfirmed ? '' : html`<span class="badge">Unconfirmed</span>`}</div>
 <div class="meta">${member.email} · joined ${time(member.createdAt)}</div>
+<div class="meta">${summary?.posts === 1 ? '1 post' : `${summary?.posts ?? 0} posts`} · ${
+    summary?.lastActive ? html`last active ${relativeTime(summary.lastActive)}` : 'never active'
+  }</div>
 ${controls}</li>`;
 }
 
