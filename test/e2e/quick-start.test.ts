@@ -111,15 +111,16 @@ describe('README quick start', () => {
       for (const step of steps) {
         const command = local(step).replace('dpl_...', token);
         const result = spawnSync('sh', ['-c', command], { cwd: dir, env, encoding: 'utf8', timeout: 180_000 });
-        assert.equal(result.status, 0, `${step}\n${result.stdout}\n${result.stderr}`);
+        assert.equal(result.status, 0, `${step}\n${result.stdout}\n${result.stderr}\nthe server said:\n${output}`);
         if (step.includes('/deploy-tokens')) token = (JSON.parse(result.stdout) as { token: string }).token;
         last = result.stdout;
       }
       assert.match(token, /^dpl_/);
       assert.match(last, /<h1>Hello from Blume<\/h1>/);
     } finally {
-      // The way a service manager stops it: SIGTERM to the process it started, `npm start`.
-      process.kill(npmStart(server.pid!), 'SIGTERM');
+      // The way a service manager stops it: SIGTERM to the process it started, `npm start`. A server
+      // that already ended has nothing to stop, and the failure above says why.
+      if (server.exitCode === null && server.signalCode === null) process.kill(npmStart(server.pid!), 'SIGTERM');
     }
     for (let waited = 0; await portOpen(port); waited += 50) {
       assert.ok(waited < 30_000, 'the server still answers 30 s after SIGTERM to npm start');

@@ -47,7 +47,22 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+const ROOT = path.join(import.meta.dirname, '../..');
+
+/**
+ * The test file that is building an app, from the call's stack: in a process that several quick
+ * files share (decision 0144), `process.argv[1]` names the shared entry, not the file.
+ */
+function callingTestFile(): string {
+  for (const line of new Error().stack?.split('\n') ?? []) {
+    const found = /(?:file:\/\/)?(\/[^\s:()]+\.test\.ts)\b/.exec(line);
+    if (found) return path.relative(ROOT, found[1]!);
+  }
+  return path.relative(ROOT, process.argv[1] ?? '');
+}
+
 export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
+  const caller = callingTestFile();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'blume-test-'));
   const cacheKind = options.cache ?? 'memory';
   const config = loadConfig({
@@ -82,8 +97,7 @@ export async function buildTestApp(options: TestAppOptions): Promise<TestApp> {
   if (statusLog) {
     // test/openapi-statuses.test.ts: which status each API route really answered, to compare with
     // the route's OpenAPI document, and in which test file, on which database and cache.
-    const file = path.relative(path.join(import.meta.dirname, '../..'), process.argv[1] ?? '');
-    const where = `${file} ${testDatabase.handle.driver} ${cacheKind}`;
+    const where = `${caller} ${testDatabase.handle.driver} ${cacheKind}`;
     app.addHook('onResponse', async (request, reply) => {
       const route = request.routeOptions.url;
       if (route?.startsWith('/api/'))

@@ -38,11 +38,10 @@ for (const database of testDatabases) {
       });
     const message = (id: string, from: string, subject: string, extra = '') =>
       `From: ${from}\nTo: ${SUPPORT}\nSubject: ${subject}\nMessage-ID: <${id}@customer.example>\n${extra}\nHello, something is wrong.\n`;
-    /** The mails the sink holds beyond `seen`, once the outbox has had time to send what it queued. */
+    /** The mails the sink holds beyond `seen`, once the outbox has sent everything it queued. */
     const mailsAfter = async (seen: number, expected: number): Promise<ReceivedMail[]> => {
       if (expected > 0) await sink.next(seen + expected - 1);
-      // Nothing else is queued: a further mail would have gone out with these.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await t.app.mailOutbox.idle();
       return sink.received.slice(seen);
     };
     const save = (fields: Record<string, string>) => admin.post('/desk/admin/mail', fields);
