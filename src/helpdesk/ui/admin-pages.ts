@@ -173,17 +173,16 @@ export async function adminPages(app: FastifyInstance): Promise<void> {
   app.post('/desk/admin/mail', { preHandler: ADMIN_FORM }, (request, reply) =>
     change(request, reply, 'mail', 'mail', MAIL_SETTINGS, async () => {
       const siteId = request.helpdesk.site.id;
-      await updateDesiredSettings(
-        db,
-        siteId,
-        {
-          HELPDESK_SUPPORT_ADDRESS: field(request, 'HELPDESK_SUPPORT_ADDRESS', MAX_SETTING_LENGTH) ?? '',
-          HELPDESK_SENDER_NAME: field(request, 'HELPDESK_SENDER_NAME', MAX_SETTING_LENGTH) ?? '',
-          HELPDESK_AUTO_REPLY: field(request, 'HELPDESK_AUTO_REPLY', 5) === 'on' ? 'true' : '',
-        },
-        app.deps.config.secretKey,
-      );
-      await applyDesiredSettings(db, siteId);
+      const changes = {
+        HELPDESK_SUPPORT_ADDRESS: field(request, 'HELPDESK_SUPPORT_ADDRESS', MAX_SETTING_LENGTH) ?? '',
+        HELPDESK_SENDER_NAME: field(request, 'HELPDESK_SENDER_NAME', MAX_SETTING_LENGTH) ?? '',
+        HELPDESK_AUTO_REPLY: field(request, 'HELPDESK_AUTO_REPLY', 5) === 'on' ? 'true' : '',
+      };
+      // Saved and applied in one transaction: the page never answers an error for a change it kept.
+      await db.transaction(async (tx) => {
+        await updateDesiredSettings(tx, siteId, changes, app.deps.config.secretKey);
+        await applyDesiredSettings(tx, siteId);
+      });
       return 'saved';
     }),
   );
