@@ -16,6 +16,7 @@ import pg from 'pg';
 import { seedProducts } from '../bench/lib/products.js';
 import { seedHelpdesk } from '../bench/lib/seed-helpdesk.js';
 import { createType } from '../src/cms/content-types.js';
+import { POSTGRES_SESSION_OPTIONS } from '../src/db/client.js';
 import { createMember } from '../src/forum/members.js';
 import { createForum } from '../src/forum/structure.js';
 import { startMemberSession } from '../src/forum/ui/sessions.js';
@@ -114,7 +115,8 @@ describe(
       const db = t.app.deps.database.db;
       const owner = await signIn(t.app, 'owner');
       await makeCommunity(t.app, owner, SITE);
-      planner = new pg.Client({ connectionString: t.testDatabase.url });
+      // Planned as Blume's pool plans them.
+      planner = new pg.Client({ connectionString: t.testDatabase.url, options: POSTGRES_SESSION_OPTIONS });
       await planner.connect();
       // The help desk reports sum only days of the site's lifetime.
       await planner.query(`update sites set created_at = ${SEED_NOW} - interval '1 year' where id = $1`, [SITE]);

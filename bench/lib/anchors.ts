@@ -207,7 +207,7 @@ export function helpdeskSearchAnchor(site: string, q: () => string) {
     await client.query({
       name: 'bench_ticket_search',
       text,
-      values: [site, site, words, site, words, 1001, site, site, words, site, words, 25, 0],
+      values: [site, site, words, site, words, 1001, 25, 0],
     });
   };
 }
@@ -222,11 +222,12 @@ export function helpdeskFilteredAnchor(site: string, category: () => string) {
   const statuses = ['new', 'open'];
   const priorities = ['high', 'urgent'];
   return async (client: pg.PoolClient): Promise<void> => {
-    const id = category();
+    // The filters' values for the count, then for each way of reading the page (walked, sorted).
+    const filters = [site, statuses, priorities, category()];
     await client.query({
       name: 'bench_ticket_filtered',
       text,
-      values: [site, statuses, priorities, id, 1001, site, statuses, priorities, id, 25, 0],
+      values: [...filters, 1001, ...filters, 25, 0, ...filters, 25, 0],
     });
   };
 }

@@ -52,18 +52,24 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   return openPgliteAt(path.resolve(dir));
 }
 
+/**
+ * Named prepared statements (src/db/prepared.ts) run their generic plan from the first execution:
+ * they are written so that it is a good one, and planning the forum page query anew on every
+ * request cost a third of its time in PostgreSQL (docs/decisions/0022-forum-deep-pages.md).
+ * Unnamed statements, every other query, are planned with their values as always. No statement
+ * starts parallel workers: a generic plan's guess of thousands of rows would start them for a search
+ * that finds a few, and a node's requests already keep the cores busy (decision 0148).
+ */
+export const POSTGRES_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0';
+
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
-  // Named prepared statements (src/db/prepared.ts) run their generic plan from the first execution:
-  // they are written so that it is a good one, and planning the forum page query anew on every
-  // request cost a third of its time in PostgreSQL (docs/decisions/0022-forum-deep-pages.md).
-  // Unnamed statements, every other query, are planned with their values as always.
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: 5000,
-    options: '-c plan_cache_mode=force_generic_plan',
+    options: POSTGRES_SESSION_OPTIONS,
   });
   // An idle client losing its connection must not crash the process; the next query fails on its
   // own, and the loss is warned about (at most once a minute).

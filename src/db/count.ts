@@ -8,7 +8,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { queryRows, type Executor } from './client.js';
 
 /** Totals up to this many rows are exact. */
-const EXACT_COUNT_LIMIT = 1_000;
+export const EXACT_COUNT_LIMIT = 1_000;
 /** How long a planner's estimate of a list's rows is reused: it moves only when the table is analyzed. */
 const ESTIMATE_FRESH_MS = 60_000;
 const MAX_ESTIMATES = 1_000;

@@ -1,9 +1,9 @@
 // The ticket list: the caller's visible tickets filtered by status, priority, category, assignee,
 // requester, tag, full text and SLA state, sorted and paged (DESIGN section 3).
-import { and, asc, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, isNull, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Database, Executor } from '../db/client.js';
-import { cappedCount, listTotal, totalOf } from '../db/count.js';
+import { cappedCount, EXACT_COUNT_LIMIT, totalOf } from '../db/count.js';
 import { preparedStatement, textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
@@ -199,6 +199,24 @@ function shapeKey(shape: ListShape): string {
   return [...parts, sort.replace('-', 'desc')].join('_');
 }
 
+/** SQL: the ids of the site's tickets whose subject or a message matches `q`, as one array. */
+function searchedIds(db: Executor, v: ListParams): SQL {
+  // The subject and each entry are indexed on their own, so no ticket's text outgrows an index. One
+  // array of matching ids from both indexes, then the tickets by primary key (not `subject @@ q or id
+  // in (entries)`, which reads every ticket, nor `id in (...)`, whose generic plan hash-joins every
+  // ticket of the site): a search that matches a few hundred tickets costs a millisecond at 200k.
+  const query = sql`websearch_to_tsquery('english', ${v.q})`;
+  const bySubject = db
+    .select({ id: matched.id })
+    .from(matched)
+    .where(and(eq(matched.siteId, v.siteId), sql`to_tsvector('english', ${matched.subject}) @@ ${query}`));
+  const byEntry = db
+    .select({ id: helpdeskEntries.ticketId })
+    .from(helpdeskEntries)
+    .where(and(eq(helpdeskEntries.siteId, v.siteId), sql`${entrySearchVector(helpdeskEntries.bodyText)} @@ ${query}`));
+  return sql`array(${bySubject.unionAll(byEntry)})`;
+}
+
 /** The shape's conditions over `v`: the prepared statement's placeholders, or the values themselves. */
 function ticketFilters(db: Executor, shape: ListShape, v: ListParams): SQL {
   const conditions: Array<SQL | undefined> = [eq(t.siteId, v.siteId)];
@@ -217,25 +235,7 @@ function ticketFilters(db: Executor, shape: ListShape, v: ListParams): SQL {
     conditions.push(inArray(t.requesterId, byEmail));
   }
   if (shape.tag) conditions.push(sql`${t.tags} @> array[${v.tag}]::text[]`);
-  if (shape.q) {
-    // The subject and each entry are indexed on their own, so no ticket's text outgrows an index. One
-    // array of matching ids from both indexes, computed once, then the tickets by primary key (not
-    // `subject @@ q or id in (entries)`, which reads every ticket, nor `id in (...)`, whose generic
-    // plan hash-joins every ticket of the site): a search that matches a few hundred tickets costs
-    // milliseconds at 200k.
-    const query = sql`websearch_to_tsquery('english', ${v.q})`;
-    const bySubject = db
-      .select({ id: matched.id })
-      .from(matched)
-      .where(and(eq(matched.siteId, v.siteId), sql`to_tsvector('english', ${matched.subject}) @@ ${query}`));
-    const byEntry = db
-      .select({ id: helpdeskEntries.ticketId })
-      .from(helpdeskEntries)
-      .where(
-        and(eq(helpdeskEntries.siteId, v.siteId), sql`${entrySearchVector(helpdeskEntries.bodyText)} @@ ${query}`),
-      );
-    conditions.push(sql`${t.id} = any(array(${bySubject.unionAll(byEntry)}))`);
-  }
+  if (shape.q) conditions.push(sql`${t.id} = any(${searchedIds(db, v)})`);
   if (shape.createdAfter) conditions.push(sql`${t.createdAt} >= ${v.createdAfter}::timestamptz`);
   if (shape.createdBefore) conditions.push(sql`${t.createdAt} < ${v.createdBefore}::timestamptz`);
   if (shape.sla === 'breached') conditions.push(breachedWhere());
@@ -250,33 +250,74 @@ const matchingRows = (db: Executor, shape: ListShape, v: ListParams): SQL =>
     .where(ticketFilters(db, shape, v))
     .getSQL();
 
+/** The columns a list sorts by (`sortOf`), which a search's matching tickets carry to be sorted. */
+const sortedBy = sql.join(
+  [
+    t.id,
+    t.updatedAt,
+    t.createdAt,
+    t.number,
+    t.priority,
+    t.status,
+    t.solvedAt,
+    t.firstResponseAt,
+    t.firstResponseDueAt,
+    t.resolutionDueAt,
+  ].map((column: SQLWrapper) => sql`${column}`),
+  sql`, `,
+);
+
 /**
  * A page of a list and its capped count, as one statement (decision 0058) prepared per shape: the
  * list is the help desk's busiest read, and building and planning it cost more than running it.
+ *
+ * The count (up to EXACT_COUNT_LIMIT + 1, from whichever index serves the filters) comes first and
+ * chooses how the page is read (decision 0148). Past the limit the tickets are walked in the sort's
+ * order until the page is full, which stops early because so many match. At or under it they are
+ * read whole and sorted: walking the sort's index for a few matching tickets, or none, would read
+ * every ticket of the site. Each branch is gated by the count as a one-time filter, so only one
+ * runs. A search reads its matching tickets once, for the count and the page, and sorts them. The
+ * page's tickets and their requesters are read by key last.
  */
 const listStatement = preparedStatement(
   'helpdesk_ticket_list',
-  (db, shape: ListShape) =>
-    db
-      .select({
-        ticket: listedColumns,
-        requester: requesterColumns,
-        counted: cappedCount(matchingRows(db, shape, LIST_PLACEHOLDERS)),
-      })
-      .from(t)
-      .innerJoin(helpdeskContacts, eq(helpdeskContacts.id, t.requesterId))
-      .where(ticketFilters(db, shape, LIST_PLACEHOLDERS))
-      .orderBy(...sortOf(shape.sort))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset')),
+  (db, shape: ListShape) => {
+    const v = LIST_PLACEHOLDERS;
+    const order = sql.join(sortOf(shape.sort), sql`, `);
+    const pageOf = (rows: SQL) =>
+      sql`(select ${t.id} as ticket_id from ${rows} order by ${order} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')})`;
+    const filters = ticketFilters(db, shape, v);
+    const found = db.$with('found', {}).as(sql`select ${sortedBy} from ${t} where ${filters}`);
+    const total = db
+      .$with('total', { n: sql<number>`n`.as('n') })
+      .as(sql`select ${cappedCount(shape.q ? sql`select 1 from ${found}` : matchingRows(db, shape, v))} as n`);
+    const n = sql`(select n from ${total})`;
+    const many = sql.raw(String(EXACT_COUNT_LIMIT));
+    // Sorted under the table's own name, so that the sort's columns name the rows' columns. In the
+    // second branch the LIMIT is never reached (the count is at most EXACT_COUNT_LIMIT there): it
+    // keeps the planner from walking the sort's index.
+    const page = shape.q
+      ? pageOf(sql`${found} ${t}`)
+      : sql`${pageOf(sql`${t} where ${filters} and ${n} > ${many}`)} union all ${pageOf(
+          sql`(select * from ${t} where ${filters} and ${n} <= ${many} limit ${many} + 1) ${t}`,
+        )}`;
+    const listed = db.$with('listed', {}).as(page);
+    return db
+      .with(...(shape.q ? [found] : []), total, listed)
+      .select({ ticket: listedColumns, requester: requesterColumns, counted: total.n })
+      .from(total)
+      .leftJoin(t, sql`${t.id} = any(array(select ticket_id from ${listed}))`)
+      .leftJoin(helpdeskContacts, eq(helpdeskContacts.id, t.requesterId))
+      .orderBy(...sortOf(shape.sort));
+  },
   shapeKey,
 );
 
 /**
  * A page of the caller's tickets and the list's total: exact up to a threshold, the planner's estimate
- * past it (src/db/count.ts). One statement answers the page, each row with its requester (by primary
- * key), and the count, which reads helpdesk_tickets alone; a page past the end counts on its own.
- * The node keeps the page until the site's tickets change (cached-lists.ts), unless it depends on the clock.
+ * past it (src/db/count.ts). One statement answers the count, the page and each row's requester; a
+ * page past the end is one row with the count alone. The node keeps the page until the site's
+ * tickets change (cached-lists.ts), unless it depends on the clock.
  */
 export async function listTickets(
   db: Database,
@@ -289,10 +330,10 @@ export async function listTickets(
   const { shape, values } = listRequest(caller, siteId, query);
   const load = async (): Promise<TicketListPage> => {
     const found = await listStatement(db, shape).execute({ ...values, limit: page.pageSize, offset: page.offset });
-    const matching = () => matchingRows(db, shape, values);
-    const { total, estimated } =
-      found.length > 0 ? await totalOf(db, matching, found[0]!.counted) : await listTotal(db, matching());
-    return { rows: found.map(({ ticket, requester }) => ({ ticket, requester })), total, estimated };
+    const { total, estimated } = await totalOf(db, () => matchingRows(db, shape, values), found[0]?.counted ?? 0);
+    const rows: TicketListPage['rows'] = [];
+    for (const { ticket, requester } of found) if (ticket && requester) rows.push({ ticket, requester });
+    return { rows, total, estimated };
   };
   return shape.sla ? load() : cache.page(siteId, JSON.stringify([shape, values, page.pageSize, page.offset]), load);
 }

@@ -19,9 +19,11 @@ select epoch from cache_epochs where scope = $1;
 
 -- 4. unnamed: planned with its values
 select min("published_at") from "cms_entries" where ("cms_entries"."type_id" = $1 and "cms_entries"."status" = $2 and "cms_entries"."published_at" > now());
---   Aggregate
---     ->  Index Only Scan using cms_entries_published_idx on cms_entries
---           Index Cond: ((type_id = $1::text) AND (status = $2::text) AND (published_at > now()))
+--   Result
+--     InitPlan 1 (returns $0)
+--       ->  Limit
+--             ->  Index Only Scan using cms_entries_published_idx on cms_entries
+--                   Index Cond: ((type_id = $1::text) AND (status = $2::text) AND (published_at IS NOT NULL) AND (published_at > now()))
 
 -- 5. unnamed: planned with its values
 select (select count(*)::int from (select 1 from "cms_entries" where (type_id = '<type products>' and ("cms_entries"."status" = $1 and "cms_entries"."published_at" <= now())) limit $2) capped) as n;
@@ -40,9 +42,11 @@ select "id", "site_id", "type_id", "slug", "status", "data", "html", "search_tex
 
 -- 7. unnamed: planned with its values
 select min("published_at") from "cms_entries" where ("cms_entries"."type_id" = $1 and "cms_entries"."status" = $2 and "cms_entries"."published_at" > now());
---   Aggregate
---     ->  Index Only Scan using cms_entries_published_idx on cms_entries
---           Index Cond: ((type_id = $1::text) AND (status = $2::text) AND (published_at > now()))
+--   Result
+--     InitPlan 1 (returns $0)
+--       ->  Limit
+--             ->  Index Only Scan using cms_entries_published_idx on cms_entries
+--                   Index Cond: ((type_id = $1::text) AND (status = $2::text) AND (published_at IS NOT NULL) AND (published_at > now()))
 
 -- 8. unnamed: planned with its values
 explain (format json) select 1 from "cms_entries" where (type_id = '<type products>' and ("cms_entries"."status" = $1 and "cms_entries"."published_at" <= now()));

@@ -3,20 +3,47 @@
 -- shows is written as the first parameter that holds it.
 
 -- 1. prepared as helpdesk_ticket_list_statusmany_prioritymany_categoryid_sla_due: its generic plan
-select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"."number", "helpdesk_tickets"."subject", "helpdesk_tickets"."status", "helpdesk_tickets"."priority", "helpdesk_tickets"."category_id", "helpdesk_tickets"."assignee_id", "helpdesk_tickets"."requester_id", "helpdesk_tickets"."channel", "helpdesk_tickets"."tags", "helpdesk_tickets"."follow_up_of", "helpdesk_tickets"."created_at", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."closed_at", "helpdesk_tickets"."first_response_minutes", "helpdesk_tickets"."resolution_minutes", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at", "helpdesk_tickets"."sla_paused_at", "helpdesk_contacts"."id", "helpdesk_contacts"."email", "helpdesk_contacts"."name", (select count(*)::int from (select 1 from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $1 and "helpdesk_tickets"."status" = any($2::text[]) and "helpdesk_tickets"."priority" = any($3::text[]) and "helpdesk_tickets"."category_id" = $4) limit $5) capped) from "helpdesk_tickets" inner join "helpdesk_contacts" on "helpdesk_contacts"."id" = "helpdesk_tickets"."requester_id" where ("helpdesk_tickets"."site_id" = $6 and "helpdesk_tickets"."status" = any($7::text[]) and "helpdesk_tickets"."priority" = any($8::text[]) and "helpdesk_tickets"."category_id" = $9) order by (case when "helpdesk_tickets"."solved_at" is null then least(case when "helpdesk_tickets"."first_response_at" is null then "helpdesk_tickets"."first_response_due_at" end, "helpdesk_tickets"."resolution_due_at") end) asc, "helpdesk_tickets"."id" asc limit $10 offset $11;
---   Limit
---     InitPlan 1 (returns $0)
---       ->  Aggregate
---             ->  Limit
---                   ->  Index Only Scan using helpdesk_tickets_site_category_idx on helpdesk_tickets helpdesk_tickets_1
---                         Index Cond: ((site_id = $1) AND (category_id = $4))
---                         Filter: ((status = ANY ($2)) AND (priority = ANY ($3)))
---     ->  Nested Loop
---           ->  Index Scan using helpdesk_tickets_site_sla_due_idx on helpdesk_tickets
---                 Index Cond: (site_id = $6)
---                 Filter: ((category_id = $9) AND (status = ANY ($7)) AND (priority = ANY ($8)))
---           ->  Memoize
---                 Cache Key: helpdesk_tickets.requester_id
---                 Cache Mode: logical
+with "total" as (select (select count(*)::int from (select 1 from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $1 and "helpdesk_tickets"."status" = any($2::text[]) and "helpdesk_tickets"."priority" = any($3::text[]) and "helpdesk_tickets"."category_id" = $4) limit $5) capped) as n), "listed" as ((select "helpdesk_tickets"."id" as ticket_id from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $6 and "helpdesk_tickets"."status" = any($7::text[]) and "helpdesk_tickets"."priority" = any($8::text[]) and "helpdesk_tickets"."category_id" = $9) and (select n from "total") > 1000 order by (case when "helpdesk_tickets"."solved_at" is null then least(case when "helpdesk_tickets"."first_response_at" is null then "helpdesk_tickets"."first_response_due_at" end, "helpdesk_tickets"."resolution_due_at") end) asc, "helpdesk_tickets"."id" asc limit $10 offset $11) union all (select "helpdesk_tickets"."id" as ticket_id from (select * from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $12 and "helpdesk_tickets"."status" = any($13::text[]) and "helpdesk_tickets"."priority" = any($14::text[]) and "helpdesk_tickets"."category_id" = $15) and (select n from "total") <= 1000 limit 1000 + 1) "helpdesk_tickets" order by (case when "helpdesk_tickets"."solved_at" is null then least(case when "helpdesk_tickets"."first_response_at" is null then "helpdesk_tickets"."first_response_due_at" end, "helpdesk_tickets"."resolution_due_at") end) asc, "helpdesk_tickets"."id" asc limit $16 offset $17)) select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"."number", "helpdesk_tickets"."subject", "helpdesk_tickets"."status", "helpdesk_tickets"."priority", "helpdesk_tickets"."category_id", "helpdesk_tickets"."assignee_id", "helpdesk_tickets"."requester_id", "helpdesk_tickets"."channel", "helpdesk_tickets"."tags", "helpdesk_tickets"."follow_up_of", "helpdesk_tickets"."created_at", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."closed_at", "helpdesk_tickets"."first_response_minutes", "helpdesk_tickets"."resolution_minutes", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at", "helpdesk_tickets"."sla_paused_at", "helpdesk_contacts"."id", "helpdesk_contacts"."email", "helpdesk_contacts"."name", "n" from "total" left join "helpdesk_tickets" on "helpdesk_tickets"."id" = any(array(select ticket_id from "listed")) left join "helpdesk_contacts" on "helpdesk_contacts"."id" = "helpdesk_tickets"."requester_id" order by (case when "helpdesk_tickets"."solved_at" is null then least(case when "helpdesk_tickets"."first_response_at" is null then "helpdesk_tickets"."first_response_due_at" end, "helpdesk_tickets"."resolution_due_at") end) asc, "helpdesk_tickets"."id" asc;
+--   Sort
+--     Sort Key: (CASE WHEN (helpdesk_tickets.solved_at IS NULL) THEN LEAST(CASE WHEN (helpdesk_tickets.first_response_at IS NULL) THEN helpdesk_tickets.first_response_due_at ELSE NULL::timestamp with time zone END, helpdesk_tickets.resolution_due_at) ELSE NULL::timestamp with time zone END), helpdesk_tickets.id
+--     CTE total
+--       ->  Result
+--             InitPlan 1 (returns $0)
+--               ->  Aggregate
+--                     ->  Limit
+--                           ->  Index Only Scan using helpdesk_tickets_site_category_idx on helpdesk_tickets helpdesk_tickets_1
+--                                 Index Cond: ((site_id = $1) AND (category_id = $4))
+--                                 Filter: ((status = ANY ($2)) AND (priority = ANY ($3)))
+--     InitPlan 5 (returns $4)
+--       ->  Append
+--             ->  Subquery Scan on "*SELECT* 1"
+--                   ->  Limit
+--                         InitPlan 3 (returns $2)
+--                           ->  CTE Scan on total total_1
+--                         ->  Result
+--                               One-Time Filter: ($2 > 1000)
+--                               ->  Index Scan using helpdesk_tickets_site_sla_due_idx on helpdesk_tickets helpdesk_tickets_2
+--                                     Index Cond: (site_id = $6)
+--                                     Filter: ((category_id = $9) AND (status = ANY ($7)) AND (priority = ANY ($8)))
+--             ->  Subquery Scan on "*SELECT* 2"
+--                   ->  Limit
+--                         ->  Sort
+--                               Sort Key: (CASE WHEN (helpdesk_tickets_3.solved_at IS NULL) THEN LEAST(CASE WHEN (helpdesk_tickets_3.first_response_at IS NULL) THEN helpdesk_tickets_3.first_response_due_at ELSE NULL::timestamp with time zone END, helpdesk_tickets_3.resolution_due_at) ELSE NULL::timestamp with time zone END), helpdesk_tickets_3.id
+--                               ->  Subquery Scan on helpdesk_tickets_3
+--                                     ->  Limit
+--                                           InitPlan 4 (returns $3)
+--                                             ->  CTE Scan on total total_2
+--                                           ->  Result
+--                                                 One-Time Filter: ($3 <= 1000)
+--                                                 ->  Bitmap Heap Scan on helpdesk_tickets helpdesk_tickets_4
+--                                                       Recheck Cond: (category_id = $15)
+--                                                       Filter: ((site_id = $12) AND (status = ANY ($13)) AND (priority = ANY ($14)))
+--                                                       ->  Bitmap Index Scan on helpdesk_tickets_category_idx
+--                                                             Index Cond: (category_id = $15)
+--     ->  Nested Loop Left Join
+--           ->  CTE Scan on total
+--           ->  Nested Loop Left Join
+--                 ->  Index Scan using helpdesk_tickets_pkey on helpdesk_tickets
+--                       Index Cond: (id = ANY ($4))
 --                 ->  Index Scan using helpdesk_contacts_pkey on helpdesk_contacts
 --                       Index Cond: (id = helpdesk_tickets.requester_id)

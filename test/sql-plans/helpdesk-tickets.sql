@@ -3,19 +3,43 @@
 -- shows is written as the first parameter that holds it.
 
 -- 1. prepared as helpdesk_ticket_list_statusone_descupdated_at: its generic plan
-select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"."number", "helpdesk_tickets"."subject", "helpdesk_tickets"."status", "helpdesk_tickets"."priority", "helpdesk_tickets"."category_id", "helpdesk_tickets"."assignee_id", "helpdesk_tickets"."requester_id", "helpdesk_tickets"."channel", "helpdesk_tickets"."tags", "helpdesk_tickets"."follow_up_of", "helpdesk_tickets"."created_at", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."closed_at", "helpdesk_tickets"."first_response_minutes", "helpdesk_tickets"."resolution_minutes", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at", "helpdesk_tickets"."sla_paused_at", "helpdesk_contacts"."id", "helpdesk_contacts"."email", "helpdesk_contacts"."name", (select count(*)::int from (select 1 from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $1 and "helpdesk_tickets"."status" = ($2::text[])[1]) limit $3) capped) from "helpdesk_tickets" inner join "helpdesk_contacts" on "helpdesk_contacts"."id" = "helpdesk_tickets"."requester_id" where ("helpdesk_tickets"."site_id" = $4 and "helpdesk_tickets"."status" = ($5::text[])[1]) order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc limit $6 offset $7;
---   Limit
---     InitPlan 1 (returns $0)
---       ->  Aggregate
---             ->  Limit
---                   ->  Index Only Scan using helpdesk_tickets_site_status_idx on helpdesk_tickets helpdesk_tickets_1
---                         Index Cond: ((site_id = $1) AND (status = ($2)[1]))
---     ->  Nested Loop
---           ->  Index Scan Backward using helpdesk_tickets_site_status_idx on helpdesk_tickets
---                 Index Cond: ((site_id = $4) AND (status = ($5)[1]))
---           ->  Memoize
---                 Cache Key: helpdesk_tickets.requester_id
---                 Cache Mode: logical
+with "total" as (select (select count(*)::int from (select 1 from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $1 and "helpdesk_tickets"."status" = ($2::text[])[1]) limit $3) capped) as n), "listed" as ((select "helpdesk_tickets"."id" as ticket_id from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $4 and "helpdesk_tickets"."status" = ($5::text[])[1]) and (select n from "total") > 1000 order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc limit $6 offset $7) union all (select "helpdesk_tickets"."id" as ticket_id from (select * from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $8 and "helpdesk_tickets"."status" = ($9::text[])[1]) and (select n from "total") <= 1000 limit 1000 + 1) "helpdesk_tickets" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc limit $10 offset $11)) select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"."number", "helpdesk_tickets"."subject", "helpdesk_tickets"."status", "helpdesk_tickets"."priority", "helpdesk_tickets"."category_id", "helpdesk_tickets"."assignee_id", "helpdesk_tickets"."requester_id", "helpdesk_tickets"."channel", "helpdesk_tickets"."tags", "helpdesk_tickets"."follow_up_of", "helpdesk_tickets"."created_at", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."closed_at", "helpdesk_tickets"."first_response_minutes", "helpdesk_tickets"."resolution_minutes", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at", "helpdesk_tickets"."sla_paused_at", "helpdesk_contacts"."id", "helpdesk_contacts"."email", "helpdesk_contacts"."name", "n" from "total" left join "helpdesk_tickets" on "helpdesk_tickets"."id" = any(array(select ticket_id from "listed")) left join "helpdesk_contacts" on "helpdesk_contacts"."id" = "helpdesk_tickets"."requester_id" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc;
+--   Sort
+--     Sort Key: helpdesk_tickets.updated_at DESC, helpdesk_tickets.id DESC
+--     CTE total
+--       ->  Result
+--             InitPlan 1 (returns $0)
+--               ->  Aggregate
+--                     ->  Limit
+--                           ->  Index Only Scan using helpdesk_tickets_site_status_idx on helpdesk_tickets helpdesk_tickets_1
+--                                 Index Cond: ((site_id = $1) AND (status = ($2)[1]))
+--     InitPlan 5 (returns $4)
+--       ->  Append
+--             ->  Subquery Scan on "*SELECT* 1"
+--                   ->  Limit
+--                         InitPlan 3 (returns $2)
+--                           ->  CTE Scan on total total_1
+--                         ->  Result
+--                               One-Time Filter: ($2 > 1000)
+--                               ->  Index Only Scan Backward using helpdesk_tickets_site_status_idx on helpdesk_tickets helpdesk_tickets_2
+--                                     Index Cond: ((site_id = $4) AND (status = ($5)[1]))
+--             ->  Subquery Scan on "*SELECT* 2"
+--                   ->  Limit
+--                         ->  Sort
+--                               Sort Key: helpdesk_tickets_3.updated_at DESC, helpdesk_tickets_3.id DESC
+--                               ->  Subquery Scan on helpdesk_tickets_3
+--                                     ->  Limit
+--                                           InitPlan 4 (returns $3)
+--                                             ->  CTE Scan on total total_2
+--                                           ->  Result
+--                                                 One-Time Filter: ($3 <= 1000)
+--                                                 ->  Index Only Scan using helpdesk_tickets_site_status_idx on helpdesk_tickets helpdesk_tickets_4
+--                                                       Index Cond: ((site_id = $8) AND (status = ($9)[1]))
+--     ->  Nested Loop Left Join
+--           ->  CTE Scan on total
+--           ->  Nested Loop Left Join
+--                 ->  Index Scan using helpdesk_tickets_pkey on helpdesk_tickets
+--                       Index Cond: (id = ANY ($4))
 --                 ->  Index Scan using helpdesk_contacts_pkey on helpdesk_contacts
 --                       Index Cond: (id = helpdesk_tickets.requester_id)
 
