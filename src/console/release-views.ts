@@ -120,6 +120,13 @@ ${csrfField(ui)}
 </form>`;
 }
 
+/** A new preview password, for a password or a shared link that reached the wrong people. */
+function passwordForm(ui: ConsoleContext, site: SiteOut): SafeHtml {
+  return html`<form method="post" action="/sites/${site.id}/preview-password" aria-describedby="password-hint">\
+${csrfField(ui)}<p class="hint" id="password-hint">A new password stops the old one and every shared preview link.</p>
+<button type="submit" class="secondary">Change the preview password</button></form>`;
+}
+
 export function releasesBody(ui: ConsoleContext, site: SiteOut, data: ReleasesData): SafeHtml {
   const { aliases } = data;
   const rollback =
@@ -148,10 +155,12 @@ ${data.canDeploy ? html`<th scope="col">Actions</th>` : ''}</tr></thead><tbody>$
       }`
     : html`<p>No releases yet. <a href="#upload-h">Upload a folder or an archive</a>, or \
 <a href="#repo-h">connect a repository</a>; each upload or build becomes a release you can preview, then promote.</p>`;
-  const password = data.showPassword
-    ? html`<p>User <code>preview</code>, password <code id="preview-password">${aliases.previewPassword}</code> \
+  const password = html`${
+    data.showPassword
+      ? html`<p>User <code>preview</code>, password <code id="preview-password">${aliases.previewPassword}</code> \
 <button type="button" class="secondary" data-copy="preview-password" hidden>Copy</button></p>`
-    : html`<p><a href="/sites/${site.id}?password=show#releases-h">Show the preview password</a></p>`;
+      : html`<p><a href="/sites/${site.id}?password=show#releases-h">Show the preview password</a></p>`
+  }${data.canDeploy ? passwordForm(ui, site) : ''}`;
   return html`<p>Live: ${
     aliases.liveReleaseId
       ? html`<code>${aliases.liveReleaseId}</code> at <a href="${site.url}">${site.url}</a>`

@@ -34,6 +34,8 @@ const DONE: Record<string, (query: Record<string, string | undefined>) => string
   settings: () => 'The settings were saved. Restart to apply them.',
   restarted: (q) => `Restarted: ${q.count === '1' ? '1 change' : `${q.count} changes`} applied on every node.`,
   'key-revoked': () => 'The API key was revoked; it no longer works.',
+  'preview-password': () =>
+    'The preview password changed: the old one and every shared preview link no longer open previews.',
 };
 
 export function doneMessage(query: Record<string, string | undefined>): SitePageParts['message'] {

@@ -55,12 +55,29 @@ for (const database of testDatabases) {
         'action="/sites/atlas/tokens"',
         'action="/sites/atlas/repository"',
         'action="/sites/atlas/preview-links"',
+        'action="/sites/atlas/preview-password"',
         'action="/sites/atlas/delete"',
         '/promote"',
         '/stage"',
         'Danger zone',
       ])
         assert.ok(!page.body.includes(absent), `a viewer's page has no ${absent}`);
+    });
+
+    it('lets a developer change the preview password, and refuses a viewer', async () => {
+      const viewer = await consoleAs('vic');
+      await viewer.get('/sites/atlas');
+      assert.equal((await viewer.post('/sites/atlas/preview-password', {})).statusCode, 403);
+      const developer = await consoleAs('dev');
+      const before = await developer.get('/sites/atlas?password=show');
+      const changed = await developer.post('/sites/atlas/preview-password', {});
+      assert.equal(changed.statusCode, 303);
+      assert.equal(changed.headers.location, '/sites/atlas?done=preview-password&password=show#releases-h');
+      const after = await developer.get('/sites/atlas?done=preview-password&password=show');
+      const password = (body: string) => /id="preview-password">([A-Za-z0-9]+)</.exec(body)?.[1];
+      assert.ok(password(before.body) && password(after.body));
+      assert.notEqual(password(after.body), password(before.body));
+      assert.match(pageText(after.body), /The preview password changed/);
     });
 
     it('gives a developer the deploy forms but not the danger zone', async () => {
@@ -70,6 +87,7 @@ for (const database of testDatabases) {
         'action="/sites/atlas/tokens"',
         'action="/sites/atlas/repository"',
         'action="/sites/atlas/preview-links"',
+        'action="/sites/atlas/preview-password"',
         '/promote"',
       ])
         assert.ok(page.body.includes(present), `a developer's page has ${present}`);

@@ -27,6 +27,7 @@ import {
   findRelease,
   makePreviewLink,
   promoteRelease,
+  replacePreviewPassword,
   rollbackRelease,
   rollbackTarget,
   setStage,
@@ -307,6 +308,13 @@ export async function staticSiteRoutes(app: FastifyInstance): Promise<void> {
           error.status,
         ),
     );
+  });
+
+  app.post<SiteParams>('/sites/:id/preview-password', opts, async (request, reply) => {
+    const site = await deployableSite(request);
+    await replacePreviewPassword(db, site.id);
+    await deploy.cache.aliasesChanged(site.id);
+    return seeOther(reply, `/sites/${site.id}?done=preview-password&password=show#releases-h`);
   });
 
   app.post<SiteParams>('/sites/:id/repository', opts, async (request, reply) => {

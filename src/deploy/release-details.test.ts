@@ -3,7 +3,14 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
 import { siteArchive, tarball } from '../../test/helpers/archives.js';
 import { testDatabases } from '../../test/helpers/databases.js';
-import { createStaticSite, deployApi, deployRelease, edge, uploadSource } from '../../test/helpers/deploy.js';
+import {
+  basicAuth,
+  createStaticSite,
+  deployApi,
+  deployRelease,
+  edge,
+  uploadSource,
+} from '../../test/helpers/deploy.js';
 import { PREVIEW_COOKIE, PREVIEW_TOKEN_PARAM, signPreviewToken } from './preview-links.js';
 
 interface ReleaseBody {
@@ -157,6 +164,39 @@ for (const database of testDatabases) {
       assert.equal(json(cross).code, 'token_site_mismatch');
       const otherSite = await share(uploaded, 3600, 'blog', otherToken);
       assert.equal(otherSite.statusCode, 404, 'a release of shop is not one of blog');
+    });
+
+    it('stops the old password, every link made before and their cookies with a new preview password', async () => {
+      const before = (await releases()).aliases.auth;
+      const link = new URL(json<PreviewLinkBody>(await share(second, 3600)).url);
+      const cookie = String((await edge(t.app, link.host, `/${link.search}`)).headers['set-cookie']).split(';')[0]!;
+      const basic = (password: string) => ({ authorization: basicAuth(password) });
+      assert.equal((await edge(t.app, link.host, '/', { cookie })).statusCode, 200);
+      assert.equal(
+        (await edge(t.app, 'stage--shop.blume.test', '/', basic(before))).statusCode,
+        404,
+        'nothing staged, but let in',
+      );
+
+      const changed = await deployApi(t.app, token, 'POST', '/api/deploy/shop/preview-password');
+      assert.equal(changed.statusCode, 200, changed.body);
+      const { aliases, propagation } = json<{ aliases: { auth: string }; propagation: unknown }>(changed);
+      assert.notEqual(aliases.auth, before);
+      assert.match(aliases.auth, /^[A-Za-z0-9]{24}$/);
+      assert.ok(propagation);
+      assert.equal((await releases()).aliases.auth, aliases.auth);
+
+      assert.equal((await edge(t.app, link.host, '/', basic(before))).statusCode, 401, 'the old password');
+      assert.equal((await edge(t.app, link.host, '/', { cookie })).statusCode, 401, "an old link's cookie");
+      const relinked = await edge(t.app, link.host, `/${link.search}`);
+      assert.equal(relinked.statusCode, 401, 'an old link');
+      assert.equal(json(relinked).code, 'preview_link_invalid');
+      assert.equal((await edge(t.app, link.host, '/', basic(aliases.auth))).body, '<h1>two</h1>');
+      const fresh = new URL(json<PreviewLinkBody>(await share(second, 3600)).url);
+      assert.equal((await edge(t.app, fresh.host, `/${fresh.search}`)).statusCode, 303, 'a link made after it');
+      const cross = await deployApi(t.app, otherToken, 'POST', '/api/deploy/shop/preview-password');
+      assert.equal(cross.statusCode, 403);
+      assert.equal((await releases()).aliases.auth, aliases.auth, "another site's token changes nothing");
     });
   });
 }

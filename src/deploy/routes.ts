@@ -30,6 +30,7 @@ import {
   listReleases,
   makePreviewLink,
   promoteRelease,
+  replacePreviewPassword,
   rollbackRelease,
   rollbackTarget,
   setStage,
@@ -162,7 +163,7 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['deploy'],
         summary: "Share a release's preview: a signed link that needs no password until it expires",
         description:
-          'The link opens the preview host of this release only. Its first request trades the token for a cookie on that host and redirects to the same address without it. Nothing is stored: a link cannot be revoked one by one, but a new preview password voids every link.',
+          'The link opens the preview host of this release only. Its first request trades the token for a cookie on that host and redirects to the same address without it. Nothing is stored: a link cannot be revoked one by one, but a new preview password (POST /api/deploy/{id}/preview-password) voids every link.',
         security,
         params: ReleaseParams,
         body: PreviewLinkBody,
@@ -266,6 +267,27 @@ export async function deployApiRoutes(fastify: FastifyInstance): Promise<void> {
       aliasChange(urlContext(request), request.params.id, {
         release: undefined,
         aliases: await clearStage(db, request.params.id),
+      }),
+  );
+
+  app.post(
+    '/api/deploy/:id/preview-password',
+    {
+      schema: {
+        tags: ['deploy'],
+        summary: 'Replace the preview password: the old one and every shared preview link stop working',
+        description:
+          'The new password is `aliases.auth` of the answer. Answers once every app node refuses the old password and links (or the staleness bound has passed); `propagation` says which nodes confirmed.',
+        security,
+        params: DeploySiteParams,
+        response: { 200: AliasChangeOut },
+      },
+      preHandler: requireSiteDeployToken,
+    },
+    async (request) =>
+      aliasChange(urlContext(request), request.params.id, {
+        release: undefined,
+        aliases: await replacePreviewPassword(db, request.params.id),
       }),
   );
 }

@@ -11,13 +11,13 @@ export type { ReleaseRow, SiteAliasRow };
 
 const PREVIEW_PASSWORD_LENGTH = 24;
 
-/** The alias row of a site, created with a fresh preview password the first time it is needed. */
 /** The site's alias row, read only (the edge's path; ensureAliases writes). */
 export async function findAliases(db: Executor, siteId: string): Promise<SiteAliasRow | undefined> {
   const [row] = await db.select().from(siteAliases).where(eq(siteAliases.siteId, siteId));
   return row;
 }
 
+/** The alias row of a site, created with a fresh preview password the first time it is needed. */
 export async function ensureAliases(db: Executor, siteId: string): Promise<SiteAliasRow> {
   await db
     .insert(siteAliases)
@@ -204,6 +204,22 @@ export async function clearStage(db: Executor, siteId: string): Promise<SiteAlia
     const [aliases] = await tx
       .update(siteAliases)
       .set({ stageReleaseId: null, updatedAt: new Date() })
+      .where(eq(siteAliases.siteId, siteId))
+      .returning();
+    return aliases!;
+  });
+}
+
+/**
+ * A new preview password: the old one, and every shared preview link (signed over the password,
+ * preview-links.ts), stop opening previews and stage once each node has the new alias row.
+ */
+export async function replacePreviewPassword(db: Executor, siteId: string): Promise<SiteAliasRow> {
+  return db.transaction(async (tx) => {
+    await lockAliases(tx, siteId);
+    const [aliases] = await tx
+      .update(siteAliases)
+      .set({ previewPassword: randomAlnum(PREVIEW_PASSWORD_LENGTH), updatedAt: new Date() })
       .where(eq(siteAliases.siteId, siteId))
       .returning();
     return aliases!;

@@ -1,5 +1,6 @@
-// Two app nodes on one database and one Redis: a promote answered by one node is served by the
-// other on its very next request (the alias broadcast is heard before promote answers).
+// Two app nodes on one database and one Redis: a promote, or a new preview password, answered by
+// one node is served by the other on its very next request (the alias broadcast is heard before the
+// change answers).
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTwoNodes, signIn, type TestApp } from '../../test/helpers/app.js';
 import { siteArchive } from '../../test/helpers/archives.js';
 import { testDatabases } from '../../test/helpers/databases.js';
-import { createStaticSite, deployApi, deployRelease, edge } from '../../test/helpers/deploy.js';
+import { basicAuth, createStaticSite, deployApi, deployRelease, edge } from '../../test/helpers/deploy.js';
 
 const redis = Boolean(process.env.TEST_REDIS_URL);
 
@@ -51,6 +52,19 @@ for (const database of testDatabases) {
       assert.equal(rolled.statusCode, 200, rolled.body);
       assert.equal((await edge(a.app, 'news.blume.test', '/')).body, 'tuesday');
       assert.equal((await edge(b.app, 'news.blume.test', '/')).body, 'tuesday');
+    });
+
+    it('refuses the old preview password on the other node as soon as one node changed it', async () => {
+      const host = `r-${releases[0]}--news.blume.test`;
+      const basic = (password: string) => ({ authorization: basicAuth(password) });
+      const listed = await deployApi(b.app, token, 'GET', '/api/deploy/news/releases');
+      const before = (JSON.parse(listed.body) as { aliases: { auth: string } }).aliases.auth;
+      assert.equal((await edge(b.app, host, '/', basic(before))).body, 'monday', 'node B keeps the old password');
+      const changed = await deployApi(a.app, token, 'POST', '/api/deploy/news/preview-password');
+      assert.equal(changed.statusCode, 200, changed.body);
+      const after = (JSON.parse(changed.body) as { aliases: { auth: string } }).aliases.auth;
+      assert.equal((await edge(b.app, host, '/', basic(before))).statusCode, 401);
+      assert.equal((await edge(b.app, host, '/', basic(after))).body, 'monday');
     });
   });
 }

@@ -118,7 +118,7 @@ for (const database of testDatabases) {
       await context.close();
     });
 
-    it('shares a preview link a stranger opens without the password, and promotes from the build page', async () => {
+    it('shares a preview link a stranger opens without the password until a new password, and promotes from the build page', async () => {
       const { context, page } = await consolePage(browser, origin, 'gale', '/sites/gale');
       await page.getByLabel('Release', { exact: true }).selectOption(uploaded);
       await page.getByLabel('Works for').selectOption({ label: '1 hour' });
@@ -133,6 +133,15 @@ for (const database of testDatabases) {
       assert.equal(new URL(visit.url()).search, '', 'the token leaves the address');
       await visit.reload();
       await visit.getByRole('heading', { name: 'Shared page' }).waitFor();
+
+      // A new preview password stops the link, and the stranger's cookie from it, at once.
+      await page.getByRole('button', { name: 'Change the preview password' }).click();
+      await page.getByText('The preview password changed').waitFor();
+      assert.match((await page.locator('#preview-password').textContent())!, /^[A-Za-z0-9]{24}$/);
+      await assertNoSeriousAxeViolations(page);
+      // Chromium, asked for a password it does not have, ends the navigation.
+      await assert.rejects(visit.reload(), /ERR_INVALID_AUTH_CREDENTIALS/);
+      await assert.rejects(visit.goto(link), /ERR_INVALID_AUTH_CREDENTIALS/);
       await stranger.close();
 
       await page.goto(`${origin}/sites/gale/builds/${built.build_id}`);
