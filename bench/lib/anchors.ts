@@ -207,7 +207,7 @@ export function helpdeskSearchAnchor(site: string, q: () => string) {
     await client.query({
       name: 'bench_ticket_search',
       text,
-      values: [site, site, words, site, words, 1001, 25, 0],
+      values: [site, words, site, words, 1001, 25, 0],
     });
   };
 }

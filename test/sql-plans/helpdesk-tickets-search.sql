@@ -3,25 +3,24 @@
 -- shows is written as the first parameter that holds it.
 
 -- 1. prepared as helpdesk_ticket_list_qtext_descupdated_at: its generic plan
-with "found" as (select "helpdesk_tickets"."id", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."created_at", "helpdesk_tickets"."number", "helpdesk_tickets"."priority", "helpdesk_tickets"."status", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at" from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $1 and "helpdesk_tickets"."id" = any(array(((select "id" from "helpdesk_tickets" "matched" where ("matched"."site_id" = $2 and to_tsvector('english', "matched"."subject") @@ websearch_to_tsquery('english', $3))) union all (select "ticket_id" from "helpdesk_entries" where ("helpdesk_entries"."site_id" = $4 and to_tsvector('english', left("helpdesk_entries"."body_text", 100000)) @@ websearch_to_tsquery('english', $5)))))))), "total" as (select (select count(*)::int from (select 1 from "found" limit $6) capped) as n), "listed" as ((select "helpdesk_tickets"."id" as ticket_id from "found" "helpdesk_tickets" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc limit $7 offset $8)) select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"."number", "helpdesk_tickets"."subject", "helpdesk_tickets"."status", "helpdesk_tickets"."priority", "helpdesk_tickets"."category_id", "helpdesk_tickets"."assignee_id", "helpdesk_tickets"."requester_id", "helpdesk_tickets"."channel", "helpdesk_tickets"."tags", "helpdesk_tickets"."follow_up_of", "helpdesk_tickets"."created_at", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."closed_at", "helpdesk_tickets"."first_response_minutes", "helpdesk_tickets"."resolution_minutes", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at", "helpdesk_tickets"."sla_paused_at", "helpdesk_contacts"."id", "helpdesk_contacts"."email", "helpdesk_contacts"."name", "n" from "total" left join "helpdesk_tickets" on "helpdesk_tickets"."id" = any(array(select ticket_id from "listed")) left join "helpdesk_contacts" on "helpdesk_contacts"."id" = "helpdesk_tickets"."requester_id" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc;
+with "found" as (select "helpdesk_tickets"."id", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."created_at", "helpdesk_tickets"."number", "helpdesk_tickets"."priority", "helpdesk_tickets"."status", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at" from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $1 and (to_tsvector('english', "helpdesk_tickets"."subject") @@ websearch_to_tsquery('english', $2) or "helpdesk_tickets"."id" = any(array((select "ticket_id" from "helpdesk_entries" where ("helpdesk_entries"."site_id" = $3 and to_tsvector('english', left("helpdesk_entries"."body_text", 100000)) @@ websearch_to_tsquery('english', $4)))))))), "total" as (select (select count(*)::int from (select 1 from "found" limit $5) capped) as n), "listed" as ((select "helpdesk_tickets"."id" as ticket_id from "found" "helpdesk_tickets" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc limit $6 offset $7)) select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"."number", "helpdesk_tickets"."subject", "helpdesk_tickets"."status", "helpdesk_tickets"."priority", "helpdesk_tickets"."category_id", "helpdesk_tickets"."assignee_id", "helpdesk_tickets"."requester_id", "helpdesk_tickets"."channel", "helpdesk_tickets"."tags", "helpdesk_tickets"."follow_up_of", "helpdesk_tickets"."created_at", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."closed_at", "helpdesk_tickets"."first_response_minutes", "helpdesk_tickets"."resolution_minutes", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at", "helpdesk_tickets"."sla_paused_at", "helpdesk_contacts"."id", "helpdesk_contacts"."email", "helpdesk_contacts"."name", "n" from "total" left join "helpdesk_tickets" on "helpdesk_tickets"."id" = any(array(select ticket_id from "listed")) left join "helpdesk_contacts" on "helpdesk_contacts"."id" = "helpdesk_tickets"."requester_id" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc;
 --   Sort
 --     Sort Key: helpdesk_tickets.updated_at DESC, helpdesk_tickets.id DESC
 --     CTE found
---       ->  Index Scan using helpdesk_tickets_pkey on helpdesk_tickets helpdesk_tickets_1
---             Index Cond: (id = ANY ($0))
+--       ->  Bitmap Heap Scan on helpdesk_tickets helpdesk_tickets_1
+--             Recheck Cond: ((to_tsvector('english'::regconfig, subject) @@ websearch_to_tsquery('english'::regconfig, $2)) OR (id = ANY ($0)))
 --             Filter: (site_id = $1)
 --             InitPlan 1 (returns $0)
---               ->  Append
---                     ->  Bitmap Heap Scan on helpdesk_tickets matched
---                           Recheck Cond: (to_tsvector('english'::regconfig, subject) @@ websearch_to_tsquery('english'::regconfig, $3))
---                           Filter: (site_id = $2)
---                           ->  Bitmap Index Scan on helpdesk_tickets_subject_search_idx
---                                 Index Cond: (to_tsvector('english'::regconfig, subject) @@ websearch_to_tsquery('english'::regconfig, $3))
---                     ->  Bitmap Heap Scan on helpdesk_entries
---                           Recheck Cond: (to_tsvector('english'::regconfig, "left"(body_text, 100000)) @@ websearch_to_tsquery('english'::regconfig, $5))
---                           Filter: (site_id = $4)
---                           ->  Bitmap Index Scan on helpdesk_entries_search_idx
---                                 Index Cond: (to_tsvector('english'::regconfig, "left"(body_text, 100000)) @@ websearch_to_tsquery('english'::regconfig, $5))
+--               ->  Bitmap Heap Scan on helpdesk_entries
+--                     Recheck Cond: (to_tsvector('english'::regconfig, "left"(body_text, 100000)) @@ websearch_to_tsquery('english'::regconfig, $4))
+--                     Filter: (site_id = $3)
+--                     ->  Bitmap Index Scan on helpdesk_entries_search_idx
+--                           Index Cond: (to_tsvector('english'::regconfig, "left"(body_text, 100000)) @@ websearch_to_tsquery('english'::regconfig, $4))
+--             ->  BitmapOr
+--                   ->  Bitmap Index Scan on helpdesk_tickets_subject_search_idx
+--                         Index Cond: (to_tsvector('english'::regconfig, subject) @@ websearch_to_tsquery('english'::regconfig, $2))
+--                   ->  Bitmap Index Scan on helpdesk_tickets_pkey
+--                         Index Cond: (id = ANY ($0))
 --     InitPlan 3 (returns $2)
 --       ->  Aggregate
 --             ->  Limit
