@@ -333,6 +333,10 @@ async function seed(
      join forum_posts t on t.id = 'p' || lpad((n * 7)::text, 11, '0')`,
     [SITE, readerId, writerId],
   );
+  // Every topic was read (src/forum/topic-views.ts), so lists find its views by key.
+  await client.query(
+    `insert into forum_topic_views (topic_id, site_id, views) select id, site_id, 100 from forum_topics`,
+  );
   await client.query(`update forum_members set read_before = ${SEED_NOW} - interval '1 year' where id = $1`, [
     readerId,
   ]);

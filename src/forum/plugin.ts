@@ -1,7 +1,7 @@
-// The forum domain: its per-node services (`app.forum`: deep-page marks, the digest sweeps), and the
-// community surface's Forum API at /api/forum/v1: routes answer only on community site hosts, CORS
-// follows the site's applied API_CORS_ORIGINS, and the OpenAPI document is built from the routes.
-// The forum UI (ui/plugin.ts) registers after it and uses the same services.
+// The forum domain: its per-node services (`app.forum`: deep-page marks, the digest sweeps, topic
+// view counts), and the community surface's Forum API at /api/forum/v1: routes answer only on
+// community site hosts, CORS follows the site's applied API_CORS_ORIGINS, and the OpenAPI document
+// is built from the routes. The forum UI (ui/plugin.ts) registers after it and uses the same services.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { registerSiteApiCors } from '../core/settings/site-api-cors.js';
@@ -13,6 +13,7 @@ import { cachedListPages, cachedTopicPages, type CachedPages, type TopicPage } f
 import type { NotificationPage } from './notifications.js';
 import type { TopicListPage } from './topic-list.js';
 import { TopicPageMarks } from './page-marks.js';
+import { TopicViewCounter } from './topic-views.js';
 import { draftRoutes } from './draft-routes.js';
 import { uploadRoutes, uploadServing } from './upload-routes.js';
 import { memberRoutes } from './member-routes.js';
@@ -39,6 +40,8 @@ interface ForumRuntime {
   topicListPages: CachedPages<TopicListPage>;
   /** Which forum an id or slug a client sent names, resolved before anything is keyed by it. */
   forumIds: ForumIds;
+  /** Topic page views this node counted and has yet to write (docs/decisions/0147-forum-topic-views.md). */
+  topicViews: TopicViewCounter;
   /** The hourly digest sweeps (docs/decisions/0098-notification-mail.md); tests run one with `runNext`. */
   digests: DigestSweeps;
 }
@@ -98,6 +101,7 @@ export const forumPlugin = fp(
       // A site may have its own SMTP server when the server has none, so the sweep always runs.
       { embeddedDatabase: database.driver === 'pglite', enabled: () => true },
     );
+    const topicViews = new TopicViewCounter(database.db, app.log);
     app.decorate('forum', {
       topicMarks: new TopicPageMarks(),
       counts: new CachedCounts(),
@@ -106,9 +110,11 @@ export const forumPlugin = fp(
       topicListPages: cachedListPages(),
       forumIds: new ForumIds(database.db, app.services.epochs),
       digests,
+      topicViews,
     } satisfies ForumRuntime);
     app.addHook('onReady', () => digests.start());
     app.addHook('onClose', () => digests.stop());
+    app.addHook('onClose', () => topicViews.close());
     await app.register(forumApi);
   },
   { name: 'blume-forum', dependencies: ['blume-jobs', 'blume-instance-settings'] },

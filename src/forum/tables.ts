@@ -322,6 +322,19 @@ export const forumTopicVersions = pgTable('forum_topic_versions', {
 });
 
 /**
+ * How often a topic's page was read (topic-views.ts, decision 0147). Beside forum_topics, not a
+ * column of it: a write to a topic's row moves its forum's list version, and a page view must never
+ * end the list pages nodes keep.
+ */
+export const forumTopicViews = pgTable('forum_topic_views', {
+  topicId: text('topic_id')
+    .primaryKey()
+    .references(() => forumTopics.id, { onDelete: 'cascade' }),
+  siteId: siteRef(),
+  views: integer('views').notNull().default(0),
+});
+
+/**
  * One row per community, moved by a trigger when a member's name or avatar changes: how authors are
  * shown on the pages of posts a node keeps (decision 0109).
  */

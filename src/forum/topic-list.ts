@@ -20,7 +20,7 @@ import {
   type Viewer,
 } from './policy.js';
 import { findVisibleForum } from './structure.js';
-import { forumMembers, forumPosts, forums, forumTopics } from './tables.js';
+import { forumMembers, forumPosts, forums, forumTopics, forumTopicViews } from './tables.js';
 import { topicColumns, type TopicView } from './topics.js';
 import { authorOf, type Author } from './avatars.js';
 import { unreadTopicWhere } from './reads.js';
@@ -350,12 +350,14 @@ export function cachedTopicList(
   );
 }
 
-/** What a topic list shows of a topic beside its row: who posted lately and how liked its posts are. */
+/** What a topic list shows of a topic beside its row: who posted lately, how liked its posts are, how read it is. */
 export interface TopicActivity {
   /** The latest posters, newest first, each once: up to RECENT_POSTERS of the topic's last posts. */
   posters: Author[];
   /** Likes of the topic's live posts together. */
   likeCount: number;
+  /** Views of the topic's pages the nodes have written so far (topic-views.ts). */
+  views: number;
 }
 
 /** How many of a topic's newest posts name its recent posters, and how many posters a list shows. */
@@ -364,11 +366,14 @@ const RECENT_POSTERS = 4;
 
 /**
  * The activity of a page of topics the viewer was already allowed to list, in two statements: each
- * topic's newest live posts from forum_posts_topic_idx (a bounded walk) for the posters, and the sum
- * of its posts' like counts. Read fresh on every page, not kept with the list, so a like shows at once.
+ * topic's newest live posts from forum_posts_topic_idx (a bounded walk) for the posters, then the sum
+ * of its posts' like counts with its views. Read fresh on every page, not kept with the list, so a
+ * like shows at once and a view within a second (decision 0147).
  */
 export async function listTopicActivity(db: Executor, topicIds: string[]): Promise<Map<string, TopicActivity>> {
-  const activity = new Map<string, TopicActivity>(topicIds.map((id) => [id, { posters: [], likeCount: 0 }] as const));
+  const activity = new Map<string, TopicActivity>(
+    topicIds.map((id) => [id, { posters: [], likeCount: 0, views: 0 }] as const),
+  );
   if (topicIds.length === 0) return activity;
   const ids = sql`array[${sql.join(
     topicIds.map((id) => sql`${id}`),
@@ -407,12 +412,26 @@ export async function listTopicActivity(db: Executor, topicIds: string[]): Promi
     const author = authorOf(row.authorId, row.authorName, row.authorAvatar);
     if (author && entry.posters.length < RECENT_POSTERS) entry.posters.push(author);
   }
-  const likes = await db
-    .select({ topicId: forumPosts.topicId, likeCount: sql<number>`sum(${forumPosts.likeCount})::int` })
+  const likes = db
+    .select({ sum: sql`sum(${forumPosts.likeCount})` })
     .from(forumPosts)
-    .where(and(inArray(forumPosts.topicId, topicIds), isNull(forumPosts.deletedAt)))
-    .groupBy(forumPosts.topicId);
-  for (const row of likes) activity.get(row.topicId)!.likeCount = row.likeCount;
+    .where(and(sql`${forumPosts.topicId} = topic.id`, isNull(forumPosts.deletedAt)));
+  const views = db
+    .select({ views: forumTopicViews.views })
+    .from(forumTopicViews)
+    .where(sql`${forumTopicViews.topicId} = topic.id`);
+  const counts = await db
+    .select({
+      topicId: sql<string>`topic.id`,
+      likeCount: sql<number>`coalesce(${likes}, 0)::int`,
+      views: sql<number>`coalesce(${views}, 0)`,
+    })
+    .from(sql`unnest(${ids}) as topic(id)`);
+  for (const row of counts) {
+    const entry = activity.get(row.topicId)!;
+    entry.likeCount = row.likeCount;
+    entry.views = row.views;
+  }
   return activity;
 }
 

@@ -1,8 +1,8 @@
 // The forum's reading polish in Chromium at desktop (1280) and phone (390) width: highlighted code
 // with a Copy button and tables that scroll inside the post, topic lists with forum badges, posters,
-// likes and a New topic button, the index's newest topics per forum, grouped notifications and flags,
-// profiles with their counts and latest posts, a staff header on one row, one search landmark; axe on
-// every page.
+// views, likes and a New topic button, the index's newest topics per forum, grouped notifications
+// and flags, profiles with their counts and latest posts, a staff header on one row, one search
+// landmark; axe on every page.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -12,7 +12,7 @@ import { setLike } from '../../src/forum/likes.js';
 import { createMember, viewerFor } from '../../src/forum/members.js';
 import { createCategory, createForum } from '../../src/forum/structure.js';
 import { createPost, createTopic } from '../../src/forum/topics.js';
-import type { ForumMemberRow } from '../../src/forum/tables.js';
+import { forumTopicViews, type ForumMemberRow } from '../../src/forum/tables.js';
 import { buildTownInstance, type TestApp } from '../helpers/app.js';
 import {
   assertNoSeriousAxeViolations,
@@ -32,6 +32,7 @@ describe('forum reading polish in a browser [pglite]', { skip: skipWithoutChromi
   let origin: string;
   let site: SiteRow;
   let topicId: string;
+  let helloId: string;
   let openingPostId: string;
 
   before(async () => {
@@ -69,11 +70,14 @@ describe('forum reading polish in a browser [pglite]', { skip: skipWithoutChromi
       await setLike(db, site, viewer, openingPostId, true);
       await flagPost(db, site.id, viewer, openingPostId, { reason: person.username === 'dee' ? 'spam' : 'off_topic' });
     }
-    await createTopic(db, site, viewerFor(site, people[0]!), {
+    const hello = await createTopic(db, site, viewerFor(site, people[0]!), {
       forumId: chat.id,
       title: 'Hello from Bea',
       body: 'Hi all.',
     });
+    helloId = hello.topic.topic.id;
+    // Views written by nodes before: past a thousand, a list shows them compact.
+    await db.insert(forumTopicViews).values({ topicId, siteId: site.id, views: 1234 });
     origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
   });
@@ -114,19 +118,36 @@ describe('forum reading polish in a browser [pglite]', { skip: skipWithoutChromi
       await context.close();
     });
 
-    it(`lists topics with forum badges, posters, likes and a New topic button (${name})`, async () => {
+    it(`lists topics with forum badges, posters, views, likes and a New topic button (${name})`, async () => {
       const page = await staffPage(viewport);
       // The index: each forum with its newest topics.
       const questions = page.locator('tr', { has: page.getByRole('link', { name: 'Questions', exact: true }) });
       assert.equal(await questions.locator('ul.latest-topics a').textContent(), 'How do I read a config file?');
       await assertNoSeriousAxeViolations(page);
       await screenshot(page, `reading-index-${name}`);
+      // Ada reads Bea's topic (at both widths: a view counted once), and the node writes it.
+      await page.goto(`${origin}/t/${helloId}`);
+      await t.app.forum.topicViews.flush();
       await page.goto(`${origin}/latest`);
       const row = page.locator('tr', { has: page.getByRole('link', { name: 'How do I read a config file?' }) });
       assert.equal(await row.locator('a.category').textContent(), 'Questions');
       assert.equal(await row.locator('.posters .sr-only').textContent(), 'Posters: ada, dee, cy, bea');
-      if (name === 'desktop') assert.deepEqual((await row.locator('td.num').allTextContents()).slice(0, 2), ['3', '3']);
-      else assert.match((await row.locator('.on-phone').textContent())!, /3 replies, 3 likes/);
+      const hello = page.locator('tr', { has: page.getByRole('link', { name: 'Hello from Bea' }) });
+      if (name === 'desktop') {
+        assert.deepEqual(await page.locator('table.topics thead th.num').allTextContents(), [
+          'Replies',
+          'Views',
+          'Likes',
+          'Activity',
+        ]);
+        assert.deepEqual((await row.locator('td.num').allTextContents()).slice(0, 3), ['3', '1.2k', '3']);
+        // The seeded views, and the guest's read of the first test when it ran.
+        assert.match((await row.locator('td.num abbr').getAttribute('title'))!, /^1,23[45]$/);
+        assert.deepEqual((await hello.locator('td.num').allTextContents()).slice(0, 3), ['0', '1', '0']);
+      } else {
+        assert.match((await row.locator('.on-phone').textContent())!, /3 replies, 1\.2k views, 3 likes/);
+        assert.match((await hello.locator('.on-phone').textContent())!, /0 replies, 1 view, 0 likes/);
+      }
       await assertNoSidewaysScroll(page);
       await assertNoSeriousAxeViolations(page);
       await screenshot(page, `reading-latest-${name}`);

@@ -121,11 +121,13 @@ select "topic_id", "forum_members"."id", "forum_members"."username", "forum_memb
 --                 ->  Seq Scan on forum_members
 
 -- 6. unnamed: planned with its values
-select "topic_id", sum("like_count")::int from "forum_posts" where ("forum_posts"."topic_id" in ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) and "forum_posts"."deleted_at" is null) group by "forum_posts"."topic_id";
---   HashAggregate
---     Group Key: topic_id
---     ->  Bitmap Heap Scan on forum_posts
---           Recheck Cond: (topic_id = ANY ('{t00000000001,t00000000002,t00000000003,t00000000004,t00000000005,t00000000006,t00000000007,t00000000008,t00000000009,t00000000010,t00000000011,t00000000012,t00000000013,t00000000014,t00000000015,t00000000016,t00000000017,t00000000018,t00000000019,t00000000020}'::text[]))
---           Filter: (deleted_at IS NULL)
---           ->  Bitmap Index Scan on forum_posts_topic_idx
---                 Index Cond: (topic_id = ANY ('{t00000000001,t00000000002,t00000000003,t00000000004,t00000000005,t00000000006,t00000000007,t00000000008,t00000000009,t00000000010,t00000000011,t00000000012,t00000000013,t00000000014,t00000000015,t00000000016,t00000000017,t00000000018,t00000000019,t00000000020}'::text[]))
+select topic.id, coalesce((select sum("like_count") from "forum_posts" where ("forum_posts"."topic_id" = topic.id and "forum_posts"."deleted_at" is null)), 0)::int, coalesce((select "views" from "forum_topic_views" where "forum_topic_views"."topic_id" = topic.id), 0) from unnest(array[$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20]::text[]) as topic(id);
+--   Function Scan on unnest topic
+--     SubPlan 1
+--       ->  Aggregate
+--             ->  Index Scan using forum_posts_topic_idx on forum_posts
+--                   Index Cond: (topic_id = topic.id)
+--                   Filter: (deleted_at IS NULL)
+--     SubPlan 2
+--       ->  Index Scan using forum_topic_views_pkey on forum_topic_views
+--             Index Cond: (topic_id = topic.id)

@@ -57,6 +57,14 @@ export function time(date: Date): SafeHtml {
   return html`<time datetime="${iso}">${exactTime(iso)}</time>`;
 }
 
+const COMPACT = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+
+/** A count as a topic list shows it: "999", then "1.2k", "12.3k", "3.4m", with the exact number on hover. */
+export function compactCount(count: number): SafeHtml {
+  if (count < 1000) return html`${count}`;
+  return html`<abbr title="${count.toLocaleString('en')}">${COMPACT.format(count).toLowerCase()}</abbr>`;
+}
+
 /** "3 hours ago", with the exact time in the element's title (hover) and `datetime`; no script. */
 export function relativeTime(date: Date, now = new Date()): SafeHtml {
   const iso = date.toISOString();

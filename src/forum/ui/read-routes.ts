@@ -1,7 +1,7 @@
 // Reading pages: index, Latest, forum, topic (classic and threaded), member profiles, search and
 // feeds, and the jumps to a post or to a topic's first unread post. Every list comes from the same
 // services as the Forum API, with the viewer from the session; a member's topic page moves its read
-// mark as POST /topics/{id}/read does.
+// mark as POST /topics/{id}/read does, and every topic page counts a view (topic-views.ts).
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { effectiveRole, findMemberByUsername } from '../members.js';
@@ -306,6 +306,7 @@ href="/f/${forum.slug}/feed.atom">`,
       };
       // Guests get the script only for what it adds to reading: copy buttons on code blocks.
       const scripts = shown.some(({ post }) => !post.deletedAt && post.bodyHtml.includes('<pre>'));
+      app.forum.topicViews.count(topic.id, { viewer, ip: request.ip, userAgent: request.headers['user-agent'] });
       return sendPage(reply, request.ui, topic.title, topicView(request.ui, data, can), { head, scripts });
     },
   );

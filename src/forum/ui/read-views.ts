@@ -20,7 +20,7 @@ import { composerForm, type Composer } from './composer-views.js';
 import type { UiContext } from './context.js';
 import { avatar } from './avatar-views.js';
 import { html, trustedHtml, type SafeHtml } from '../../lib/html.js';
-import { csrfField, notice, pager, postButton, relativeTime } from './layout.js';
+import { compactCount, csrfField, notice, pager, postButton, relativeTime } from './layout.js';
 
 interface TopicPermissions {
   reply: boolean;
@@ -137,21 +137,23 @@ function posterAvatars(author: Author | null, recent: Author[]): SafeHtml {
 /**
  * Topics as a table; a member's topic with posts it has not read (`unread`) gets a "New" marker that
  * jumps to the first unread post. Lists across forums badge each topic with its forum; with its
- * activity a row shows its posters and likes. Phones drop the number columns, so the meta line names
- * the activity.
+ * activity a row shows its posters, views and likes. Phones drop the number columns, so the meta line
+ * names the activity.
  */
 export function topicRows(topics: TopicView[], extras: TopicListExtras = {}): SafeHtml {
   const { forums, activity } = extras;
   return html`<table class="list topics">
 <thead><tr><th scope="col">Topic</th>${activity ? html`<th scope="col" class="posters-col">Posters</th>` : ''}\
-<th scope="col" class="num">Replies</th>${activity ? html`<th scope="col" class="num">Likes</th>` : ''}\
-<th scope="col" class="num">Activity</th></tr></thead>
+<th scope="col" class="num">Replies</th>${
+    activity ? html`<th scope="col" class="num">Views</th><th scope="col" class="num">Likes</th>` : ''
+  }<th scope="col" class="num">Activity</th></tr></thead>
 <tbody>${topics.map(({ topic, author, unread }) => {
     const replies = Math.max(topic.postCount - 1, 0);
     const active = relativeTime(topic.lastPostAt);
     const forum = forums?.get(topic.forumId);
     const facts = activity?.get(topic.id);
     const likes = facts?.likeCount ?? 0;
+    const views = facts ? compactCount(facts.views) : '';
     return html`<tr${unread ? html` class="unread"` : ''}>
 <td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}${
       unread
@@ -162,9 +164,13 @@ export function topicRows(topics: TopicView[], extras: TopicListExtras = {}): Sa
       author && !facts ? avatar(author) : ''
     }by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${
       replies === 1 ? 'reply' : 'replies'
-    }${facts ? `, ${likes} ${likes === 1 ? 'like' : 'likes'}` : ''}, active ${active}</span></div></td>
+    }${
+      facts ? html`, ${views} ${facts.views === 1 ? 'view' : 'views'}, ${likes} ${likes === 1 ? 'like' : 'likes'}` : ''
+    }, active ${active}</span></div></td>
 ${facts ? html`<td class="posters-col">${posterAvatars(author, facts.posters)}</td>` : ''}\
-<td class="num">${replies}</td>${facts ? html`<td class="num">${likes}</td>` : ''}<td class="num">${active}</td>
+<td class="num">${replies}</td>${
+      facts ? html`<td class="num">${views}</td><td class="num">${likes}</td>` : ''
+    }<td class="num">${active}</td>
 </tr>`;
   })}</tbody></table>`;
 }
