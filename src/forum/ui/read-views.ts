@@ -134,6 +134,10 @@ function posterAvatars(author: Author | null, recent: Author[]): SafeHtml {
   )}<span class="sr-only">Posters: ${people.map((person) => person.username).join(', ')}</span></span>`;
 }
 
+/** "1.2k views": a count as the list's columns show it, with its noun. */
+const counted = (count: number, one: string, many: string): SafeHtml =>
+  html`${compactCount(count)} ${count === 1 ? one : many}`;
+
 /**
  * Topics as a table; a member's topic with posts it has not read (`unread`) gets a "New" marker that
  * jumps to the first unread post. Lists across forums badge each topic with its forum; with its
@@ -153,7 +157,6 @@ export function topicRows(topics: TopicView[], extras: TopicListExtras = {}): Sa
     const forum = forums?.get(topic.forumId);
     const facts = activity?.get(topic.id);
     const likes = facts?.likeCount ?? 0;
-    const views = facts ? compactCount(facts.views) : '';
     return html`<tr${unread ? html` class="unread"` : ''}>
 <td><a class="title" href="/t/${topic.id}">${topic.title}</a>${topicBadges(topic)}${
       unread
@@ -162,14 +165,16 @@ export function topicRows(topics: TopicView[], extras: TopicListExtras = {}): Sa
         : ''
     }<div class="meta">${forum ? html`<a class="category" href="/f/${forum.slug}">${forum.name}</a> · ` : ''}${
       author && !facts ? avatar(author) : ''
-    }by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${replies} ${
-      replies === 1 ? 'reply' : 'replies'
-    }${
-      facts ? html`, ${views} ${facts.views === 1 ? 'view' : 'views'}, ${likes} ${likes === 1 ? 'like' : 'likes'}` : ''
+    }by ${author?.username ?? 'a former member'} · ${relativeTime(topic.createdAt)}<span class="on-phone"> · ${counted(
+      replies,
+      'reply',
+      'replies',
+    )}${
+      facts ? html`, ${counted(facts.views, 'view', 'views')}, ${counted(likes, 'like', 'likes')}` : ''
     }, active ${active}</span></div></td>
 ${facts ? html`<td class="posters-col">${posterAvatars(author, facts.posters)}</td>` : ''}\
-<td class="num">${replies}</td>${
-      facts ? html`<td class="num">${views}</td><td class="num">${likes}</td>` : ''
+<td class="num">${compactCount(replies)}</td>${
+      facts ? html`<td class="num">${compactCount(facts.views)}</td><td class="num">${compactCount(likes)}</td>` : ''
     }<td class="num">${active}</td>
 </tr>`;
   })}</tbody></table>`;
