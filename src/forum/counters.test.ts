@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { addMember, forumApi, makeCommunity, mintForumToken } from '../../test/factories/forum.js';
-import { buildTestApp, json, portal, signIn, type TestApp } from '../../test/helpers/app.js';
+import { addMember, buildClub, forumApi } from '../../test/factories/forum.js';
+import { json, portal, type TestApp } from '../../test/helpers/app.js';
 import { createTestDatabase, testDatabases } from '../../test/helpers/databases.js';
 import { eventually } from '../../test/helpers/eventually.js';
 import { migrateUpTo } from '../../test/helpers/migrations.js';
@@ -125,13 +125,10 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      t = await buildTestApp({
-        database,
-        env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' },
-      });
-      const owner = await signIn(t.app, 'owner');
-      await makeCommunity(t.app, owner, 'club');
-      tokens.admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
+      const club = await buildClub(database);
+      t = club.t;
+      tokens.admin = club.admin;
+      const owner = club.owner;
       tokens.moderator = (await addMember(t.app, 'club', 'mod', 'moderator')).token;
       tokens.member = (await addMember(t.app, 'club', 'mem')).token;
       for (const [slug, visibility] of Object.entries(FORUMS)) {

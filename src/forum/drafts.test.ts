@@ -2,8 +2,8 @@
 // back only by their writer, deleted by posting, bounded in number; bad keys and strangers refused.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { addMember, forumApi, makeCommunity, mintForumToken, type ForumActor } from '../../test/factories/forum.js';
-import { buildTestApp, json, signIn, type TestApp } from '../../test/helpers/app.js';
+import { addMember, buildClub, type ForumActor, forumApi } from '../../test/factories/forum.js';
+import { json, type TestApp } from '../../test/helpers/app.js';
 import { testDatabases } from '../../test/helpers/databases.js';
 import { MAX_DRAFTS_PER_MEMBER } from './drafts.js';
 import { forumDrafts } from './tables.js';
@@ -29,13 +29,7 @@ for (const database of testDatabases) {
       forumApi(t.app, 'club', token, { method: method as 'GET', path, ...(payload ? { payload } : {}) });
 
     before(async () => {
-      t = await buildTestApp({
-        database,
-        env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' },
-      });
-      const owner = await signIn(t.app, 'owner');
-      await makeCommunity(t.app, owner, 'club');
-      admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
+      ({ t, admin } = await buildClub(database));
       [alice, bob] = await Promise.all([addMember(t.app, 'club', 'alice'), addMember(t.app, 'club', 'bob')]);
       const general = await api(admin, 'POST', '/forums', { name: 'General', slug: 'general' });
       forumId = json<{ id: string }>(general).id;

@@ -61,6 +61,27 @@ export async function mintForumToken(
   return (response.json() as { token: string }).token;
 }
 
+/** What `buildClub` makes. */
+export interface ClubTest {
+  t: TestApp;
+  owner: Actor;
+  admin: string;
+}
+
+/**
+ * The start of most forum tests: an app whose login and posting limits stay out of the way, its
+ * owner, and the community `club` with the owner's forum token (an admin's).
+ */
+export async function buildClub(database: DatabaseKind): Promise<ClubTest> {
+  const t = await buildTestApp({
+    database,
+    env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' },
+  });
+  const owner = await signIn(t.app, 'owner');
+  await makeCommunity(t.app, owner, 'club');
+  return { t, owner, admin: await mintForumToken(t.app, 'club', 'owner', owner.password) };
+}
+
 export async function addMember(
   app: FastifyInstance,
   site: string,

@@ -4,15 +4,8 @@
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { after, before, describe, it } from 'node:test';
-import {
-  addMember,
-  communityHost,
-  forumApi,
-  makeCommunity,
-  mintForumToken,
-  type ForumActor,
-} from '../../../test/factories/forum.js';
-import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/app.js';
+import { addMember, buildClub, communityHost, type ForumActor, forumApi } from '../../../test/factories/forum.js';
+import { json, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { headerCount, UiClient } from '../../../test/helpers/forum-ui.js';
 
@@ -55,13 +48,7 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      t = await buildTestApp({
-        database,
-        env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' },
-      });
-      const owner = await signIn(t.app, 'owner');
-      await makeCommunity(t.app, owner, 'club');
-      admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
+      ({ t, admin } = await buildClub(database));
       [alice, bob, moderator] = await Promise.all([
         addMember(t.app, 'club', 'alice'),
         addMember(t.app, 'club', 'bob'),

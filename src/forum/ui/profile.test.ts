@@ -3,15 +3,8 @@
 // posts show to staff alone, a deleted post to nobody); guests see no profiles.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  addMember,
-  communityHost,
-  forumApi,
-  makeCommunity,
-  mintForumToken,
-  type ForumActor,
-} from '../../../test/factories/forum.js';
-import { buildTestApp, json, signIn, type TestApp } from '../../../test/helpers/app.js';
+import { addMember, buildClub, communityHost, type ForumActor, forumApi } from '../../../test/factories/forum.js';
+import { json, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
 import { pageText, UiClient } from '../../../test/helpers/forum-ui.js';
 
@@ -41,13 +34,9 @@ for (const database of testDatabases) {
       );
 
     before(async () => {
-      t = await buildTestApp({
-        database,
-        env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' },
-      });
-      const owner = await signIn(t.app, 'owner');
-      await makeCommunity(t.app, owner, 'club');
-      const admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
+      const club = await buildClub(database);
+      t = club.t;
+      const admin = club.admin;
       [ann, bob, moderator] = await Promise.all([
         addMember(t.app, 'club', 'ann', 'moderator'),
         addMember(t.app, 'club', 'bob'),

@@ -4,11 +4,11 @@ import { eq } from 'drizzle-orm';
 import { applyDesiredSettings, replaceDesiredSettings } from '../../core/settings/service.js';
 import {
   addMember,
+  buildClub,
   communityHost,
+  type ForumActor,
   forumApi,
   makeCommunity,
-  mintForumToken,
-  type ForumActor,
 } from '../../../test/factories/forum.js';
 import { buildTestApp, signIn, type TestApp } from '../../../test/helpers/app.js';
 import { testDatabases } from '../../../test/helpers/databases.js';
@@ -45,13 +45,7 @@ for (const database of testDatabases) {
     };
 
     before(async () => {
-      t = await buildTestApp({
-        database,
-        env: { BLUME_RATE_LOGIN_PER_MINUTE: '1000', BLUME_RATE_POSTS_PER_MINUTE: '1000' },
-      });
-      const owner = await signIn(t.app, 'owner');
-      await makeCommunity(t.app, owner, 'club');
-      admin = await mintForumToken(t.app, 'club', 'owner', owner.password);
+      ({ t, admin } = await buildClub(database));
       alice = await addMember(t.app, 'club', 'alice');
       bob = await addMember(t.app, 'club', 'bob');
       moderator = await addMember(t.app, 'club', 'mod', 'moderator');
