@@ -142,8 +142,13 @@ async function run(url: string): Promise<void> {
     ];
     const ratios: string[] = [];
     for (const pair of pairs) {
-      runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
-      const blume = runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers });
+      await runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
+      const blume = await runWrk(`${base}${pair.path}`, {
+        connections: CONNECTIONS,
+        threads: 2,
+        seconds: SECONDS,
+        headers,
+      });
       if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
       await loadSql(pool, CONNECTIONS, 2, pair.sql);
       const bare = await loadSql(pool, CONNECTIONS, SECONDS, pair.sql);
@@ -166,11 +171,11 @@ async function run(url: string): Promise<void> {
         ceiling.once('exit', (code) => reject(new Error(`the node:http server exited (${code})`)));
       });
       const ceilingUrl = `http://127.0.0.1:${port}/`;
-      runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: 2 });
+      await runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: 2 });
       console.log(
         latencyRow(
           'node:http + pg read by slug (context)',
-          runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: SECONDS }),
+          await runWrk(ceilingUrl, { connections: CONNECTIONS, threads: 2, seconds: SECONDS }),
         ),
       );
     } finally {
@@ -178,7 +183,7 @@ async function run(url: string): Promise<void> {
     }
     const script = path.join(work, 'uncached.lua');
     await writeFile(script, UNCACHED_LIST_SCRIPT(listPath));
-    const uncached = runWrk(`${base}${listPath}`, {
+    const uncached = await runWrk(`${base}${listPath}`, {
       connections: CONNECTIONS,
       threads: 2,
       seconds: SECONDS,
@@ -193,8 +198,13 @@ async function run(url: string): Promise<void> {
     await server.stop();
     server = await startServer({ ...env, BLUME_CACHE_ANSWERS: 'off' }, path.join(work, 'blume-off.log'), ['--single']);
     const offBase = `http://127.0.0.1:${server.port}`;
-    runWrk(`${offBase}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
-    const off = runWrk(`${offBase}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers });
+    await runWrk(`${offBase}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
+    const off = await runWrk(`${offBase}${listPath}`, {
+      connections: CONNECTIONS,
+      threads: 2,
+      seconds: SECONDS,
+      headers,
+    });
     if (off.non2xx > 0) throw new Error(`list with answers off: ${off.non2xx} non-2xx answers; no measurement`);
     console.log(latencyRow('Blume list, BLUME_CACHE_ANSWERS=off', off, TARGET_LIST_P99_MS));
     console.log('');

@@ -314,9 +314,9 @@ async function main(): Promise<void> {
             headers: { Host: r.host },
             ...(PIN ? { cpu: WRK_CPU } : {}),
           };
-          runWrk(url, { ...options, seconds: WARMUP_SECONDS });
+          await runWrk(url, { ...options, seconds: WARMUP_SECONDS });
           const cpuBefore = cpuSecondsOfTree(r.pid);
-          const result = runWrk(url, { ...options, seconds: SECONDS });
+          const result = await runWrk(url, { ...options, seconds: SECONDS });
           runs.get(r.name)!.push({ result, serverCpus: (cpuSecondsOfTree(r.pid) - cpuBefore) / SECONDS });
         }
       }

@@ -333,9 +333,13 @@ async function main(url: string): Promise<void> {
     }
     console.log('');
     for (const t of targets) {
-      runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
+      await runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
       console.log(
-        line(t.label, runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers }), t.target),
+        line(
+          t.label,
+          await runWrk(t.url, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers }),
+          t.target,
+        ),
       );
     }
 
@@ -390,9 +394,9 @@ async function main(url: string): Promise<void> {
       for (const t of memberTargets) {
         const check = await request({ port: server.port, path: t.path, headers: t.headers });
         if (check.status !== 200) throw new Error(`${t.label}: ${check.status} ${check.body.toString().slice(0, 300)}`);
-        runWrk(`${base}${t.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers: t.headers });
+        await runWrk(`${base}${t.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers: t.headers });
         const [serverCpu, databaseCpu] = [cpuSeconds(server.pid), cpuSecondsOf('postgres')];
-        const endpoint = runWrk(`${base}${t.path}`, {
+        const endpoint = await runWrk(`${base}${t.path}`, {
           connections: CONNECTIONS,
           threads: 2,
           seconds: SECONDS,

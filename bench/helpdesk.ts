@@ -9,8 +9,11 @@
 // statement that numbers and inserts a ticket with its history and entry, in a transaction each).
 // Then search and filters in use: a random product's tickets and a random category's urgent work, on
 // the server as it ships and on one that caches no answers, against Blume's own statements as bare
-// SQL (read from their plan snapshots, test/sql-plans/).
-// Targets: list p99 <= 20 ms (searches and filters too), each report p99 <= 300 ms, inbound >= 200 messages/s.
+// SQL (read from their plan snapshots, test/sql-plans/); and the same on the shipped server while
+// tickets open and change through its API (WRITES_PER_SECOND), against the bare statements under
+// the same writes.
+// Targets: list p99 <= 20 ms (searches and filters too, with and without writes), each report p99
+// <= 300 ms, inbound >= 200 messages/s.
 //   npm run bench:helpdesk [-- seconds]
 // BENCH_HELPDESK_DATABASE_URL names a database to keep between runs instead: seeded on the first run
 // (migrations run every time), then reused as it is; drop it yourself when done.
@@ -43,12 +46,14 @@ const INBOUND_MESSAGES = 2_000;
 const TARGET_LIST_P99_MS = 20;
 const TARGET_REPORT_P99_MS = 300;
 const TARGET_INBOUND_PER_S = 200;
+/** Tickets opened or changed per second during the mixed rows: far more than the busiest desk's. */
+const WRITES_PER_SECOND = 50;
 const SITE = 'community';
 const INBOUND_SECRET = 'bench-inbound-secret';
 /** The server's key, so the inbound secret sealed here opens there. */
 const SECRET_KEY = 'bench-secret-key-bench-secret-key-bench-secret-key';
 
-async function seed(url: string): Promise<string> {
+async function seed(url: string): Promise<{ read: string; write: string }> {
   const handle = await openDatabase({ databaseUrl: url, poolSize: 2 });
   try {
     await runMigrations(handle);
@@ -58,6 +63,12 @@ async function seed(url: string): Promise<string> {
       name: 'bench',
       siteId: SITE,
       scopes: ['helpdesk-read'],
+    });
+    const { token: write } = await mintCredential(handle.db, {
+      kind: 'api_key',
+      name: 'bench writes',
+      siteId: SITE,
+      scopes: ['helpdesk-write'],
     });
     await replaceDesiredSettings(
       handle.db,
@@ -76,7 +87,7 @@ async function seed(url: string): Promise<string> {
       if (seeded.rows[0]!.n > 0) {
         await client.query('analyze');
         console.log('  reusing the seeded database');
-        return token;
+        return { read: token, write };
       }
       const started = performance.now();
       // The site has been there as long as its tickets: reports sum only the days of its lifetime.
@@ -97,7 +108,7 @@ async function seed(url: string): Promise<string> {
     } finally {
       await client.end();
     }
-    return token;
+    return { read: token, write };
   } finally {
     await handle.close();
   }
@@ -113,6 +124,56 @@ function message(n: number): string {
     `Body of question ${n}.`,
     '',
   ].join('\r\n');
+}
+
+/**
+ * Opens and changes tickets through Blume's API, WRITES_PER_SECOND of them, until `stop`: half new
+ * tickets about a random product in a random category, half a random ticket's status and priority.
+ */
+function writeTickets(port: number, key: string): { stop: () => Promise<number> } {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+  const pending = new Set<Promise<void>>();
+  let written = 0;
+  let failed: Error | undefined;
+  const write = async (): Promise<void> => {
+    const change = Math.random() < 0.5;
+    const answer = await request({
+      port,
+      method: change ? 'PATCH' : 'POST',
+      path: change ? `/api/helpdesk/v1/tickets/${1 + Math.floor(Math.random() * TICKETS)}` : '/api/helpdesk/v1/tickets',
+      headers,
+      body: JSON.stringify(
+        change
+          ? { status: pick(['open', 'pending', 'solved']), priority: pick(['low', 'normal', 'high', 'urgent']) }
+          : {
+              subject: `Question about product${Math.floor(Math.random() * PRODUCTS)}`,
+              body: 'It stopped working.',
+              requester: { email: `writer${Math.floor(Math.random() * 1000)}@customer.example` },
+              priority: pick(['low', 'normal', 'high', 'urgent']),
+              category_id: `cat${1 + Math.floor(Math.random() * CATEGORIES)}`,
+            },
+      ),
+    });
+    if (answer.status >= 300) throw new Error(`a write: ${answer.status} ${answer.body.toString().slice(0, 300)}`);
+    written += 1;
+  };
+  const timer = setInterval(() => {
+    const running: Promise<void> = write()
+      .catch((error: unknown) => {
+        failed ??= error as Error;
+      })
+      .finally(() => pending.delete(running));
+    pending.add(running);
+  }, 1000 / WRITES_PER_SECOND);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      if (failed) throw failed;
+      return written;
+    },
+  };
 }
 
 /** Sends `count` messages from `CONNECTIONS` concurrent senders; answers messages per second. */
@@ -146,7 +207,8 @@ async function run(url: string): Promise<void> {
       `Help desk on PostgreSQL: ${TICKETS} tickets, ${TICKETS * ENTRIES_PER_TICKET} entries, ${CONNECTIONS} concurrent clients, ${SECONDS} s per run`,
     );
     console.log(machineLine());
-    const key = await seed(url);
+    const keys = await seed(url);
+    const key = keys.read;
     const env = {
       DATABASE_URL: url,
       SECRET_KEY,
@@ -266,8 +328,13 @@ async function run(url: string): Promise<void> {
       ...otherReports,
     ]) {
       const base = `http://127.0.0.1:${server.port}`;
-      runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
-      const blume = runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers });
+      await runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
+      const blume = await runWrk(`${base}${pair.path}`, {
+        connections: CONNECTIONS,
+        threads: 2,
+        seconds: SECONDS,
+        headers,
+      });
       if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
       await loadSql(pool, CONNECTIONS, 2, pair.sql);
       const bare = await loadSql(pool, CONNECTIONS, SECONDS, pair.sql);
@@ -389,14 +456,30 @@ async function run(url: string): Promise<void> {
         const script = path.join(work, `varied-${i}.lua`);
         await writeFile(script, `request = function()\n  return wrk.format(nil, "${pair.request})\nend\n`);
         const options = { connections: CONNECTIONS, threads: 2, headers, script };
-        runWrk(`${base}/`, { ...options, seconds: 2 });
-        const blume = runWrk(`${base}/`, { ...options, seconds: SECONDS });
+        await runWrk(`${base}/`, { ...options, seconds: 2 });
+        const blume = await runWrk(`${base}/`, { ...options, seconds: SECONDS });
         if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
         console.log(latencyRow(`Blume ${pair.label}, answers ${answers}`, blume, TARGET_LIST_P99_MS));
         console.log(latencyRow(`pg    ${pair.label}`, bareVaried[i]!));
         ratios.push(
           `  ${pair.label}, answers ${answers}: p99 ratio Blume / bare SQL ${(blume.p99Ms / bareVaried[i]!.p99Ms).toFixed(2)}x`,
         );
+      }
+      if (answers === 'off') continue;
+      // Mixed: the same reads while tickets open and change, on the shipped server and as bare SQL.
+      for (const [i, pair] of varied.entries()) {
+        const script = path.join(work, `varied-${i}.lua`);
+        const options = { connections: CONNECTIONS, threads: 2, headers, script, seconds: SECONDS };
+        const writes = writeTickets(server.port, keys.write);
+        const blume = await runWrk(`${base}/`, options);
+        const bare = await loadSql(pool, CONNECTIONS, SECONDS, pair.sql);
+        const written = await writes.stop();
+        if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
+        const label = `${pair.label}, ${WRITES_PER_SECOND} writes/s`;
+        console.log(latencyRow(`Blume ${label}`, blume, TARGET_LIST_P99_MS));
+        console.log(latencyRow(`pg    ${label}`, bare));
+        console.log(`  (${written} tickets opened or changed through Blume's API during the two)`);
+        ratios.push(`  ${label}: p99 ratio Blume / bare SQL ${(blume.p99Ms / bare.p99Ms).toFixed(2)}x`);
       }
     }
 

@@ -204,6 +204,7 @@ for (const database of testDatabases) {
       const order = [
         'cms_entries',
         'cms_content_types',
+        'helpdesk_entries',
         'helpdesk_tickets',
         'helpdesk_contacts',
         'credentials',

@@ -198,7 +198,7 @@ export function snapshotStatement(name: string): string {
 /**
  * The help desk's ticket search as Blume sends it (test/sql-plans/helpdesk-tickets-search.sql): the
  * first page of 25 of the tickets whose subject or a message matches `q`, newest first, with the
- * total counted up to 1,001, prepared by name.
+ * total counted up to 1,001, the tickets it matched and its query's words, prepared by name.
  */
 export function helpdeskSearchAnchor(site: string, q: () => string) {
   const text = snapshotStatement('helpdesk-tickets-search');
@@ -207,7 +207,7 @@ export function helpdeskSearchAnchor(site: string, q: () => string) {
     await client.query({
       name: 'bench_ticket_search',
       text,
-      values: [site, words, site, words, 1001, 25, 0],
+      values: [site, words, site, words, 1001, 25, 0, words],
     });
   };
 }

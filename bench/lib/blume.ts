@@ -293,7 +293,7 @@ function toMs(value: string, unit: string): number {
  * Runs wrk with `--latency` (bounded by its own duration plus a margin) and parses the summary;
  * `script` is a Lua file of wrk's (a `request` function that varies the requests, say).
  */
-export function runWrk(
+export async function runWrk(
   url: string,
   options: {
     connections: number;
@@ -303,7 +303,7 @@ export function runWrk(
     cpu?: number;
     script?: string;
   },
-): WrkResult {
+): Promise<WrkResult> {
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const pin = options.cpu === undefined ? [] : ['taskset', '-c', String(options.cpu)];
   const script = options.script === undefined ? [] : ['-s', options.script];
@@ -323,10 +323,18 @@ export function runWrk(
     ...headerArgs,
     url,
   ];
-  // bash's `times` prints the CPU time its children used, wrk's, after wrk's own summary.
-  const run = spawnSync('bash', ['-c', '"$@" && times', 'wrk', ...wrk], {
-    encoding: 'utf8',
-    timeout: (options.seconds + 30) * 1000,
+  // bash's `times` prints the CPU time its children used, wrk's, after wrk's own summary. Run
+  // without blocking, so that the bench's own loops (writers beside the readers) keep going.
+  const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn('bash', ['-c', '"$@" && times', 'wrk', ...wrk], {
+      timeout: (options.seconds + 30) * 1000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
   if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}${run.stdout}`);
   const out = run.stdout;

@@ -6,7 +6,7 @@ import { cappedCount, EXACT_COUNT_LIMIT, totalOf } from '../db/count.js';
 import { preparedStatement, textArray, type Param } from '../db/prepared.js';
 import { AppError } from '../http/errors.js';
 import type { Page } from '../http/pagination.js';
-import type { TicketListCache, TicketListPage } from './cached-lists.js';
+import type { FilteredFields, ListedBy, TicketListCache, TicketListPage } from './cached-lists.js';
 import { canSeeTicket, servedCategoriesOf, servedTicketsWhere, type HelpdeskCaller } from './policy.js';
 import type { TicketListQuery } from './schemas.js';
 import { atRiskWhere, breachedWhere } from './sla.js';
@@ -190,6 +190,40 @@ function listRequest(
   return { shape, values };
 }
 
+/**
+ * The list's filters over a ticket's fields as the triggers file them, as `ticketFilters` are in
+ * SQL; a requester's address cannot be told from the fields (undefined). The SLA filters are never
+ * asked: their lists are not kept.
+ */
+function passesOf(shape: ListShape, values: ListValues): ListedBy['passes'] {
+  const after = shape.createdAfter && Date.parse(values.createdAfter);
+  const before = shape.createdBefore && Date.parse(values.createdBefore);
+  return (fields: FilteredFields) => {
+    const createdAt = Date.parse(fields.created_at);
+    const category = fields.category_id;
+    if (shape.served && category !== null && !values.served.includes(category)) return false;
+    if (shape.status && !values.statuses.includes(fields.status)) return false;
+    if (shape.priority && !values.priorities.includes(fields.priority)) return false;
+    if (shape.category && category !== (shape.category === 'none' ? null : values.category)) return false;
+    if (shape.assignee && fields.assignee_id !== (shape.assignee === 'none' ? null : values.assignee)) return false;
+    if (shape.requester === 'id' && fields.requester_id !== values.requester) return false;
+    if (shape.tag && !fields.tags.includes(values.tag)) return false;
+    if (after !== undefined && createdAt < after) return false;
+    if (before !== undefined && createdAt >= before) return false;
+    return shape.requester === 'email' ? undefined : true;
+  };
+}
+
+/** A search's words and whether it excludes any, from its tsquery's text (`'printer' & !'jam'`). */
+function searchWords(query: string): { words: string[]; negated: boolean } {
+  const words: string[] = [];
+  let negated = false;
+  for (const [token, word] of query.matchAll(/'((?:[^']|'')*)'|!/g))
+    if (token === '!') negated = true;
+    else words.push(word!.replaceAll("''", "'"));
+  return { words, negated };
+}
+
 function shapeKey(shape: ListShape): string {
   const { sort, ...filters } = shape;
   const parts = Object.entries(filters).map(([name, form]) => `${name}${form}`);
@@ -296,9 +330,24 @@ const listStatement = preparedStatement(
           sql`(select * from ${t} where ${filters} and ${n} <= ${many} limit ${many} + 1) ${t}`,
         )}`;
     const listed = db.$with('listed', {}).as(page);
+    // A search tells, on one row, the tickets it matched (where it counted them all) and its query,
+    // so that the node keeps the page through writes of other tickets (cached-lists.ts).
+    const first = sql`row_number() over () = 1`;
+    const matched = shape.q
+      ? sql<string[] | null>`case when ${first} and ${n} <= ${many} then array(select id from ${found}) end`
+      : sql<null>`null`;
+    const query = shape.q
+      ? sql<string | null>`case when ${first} then websearch_to_tsquery('english', ${v.q})::text end`
+      : sql<null>`null`;
     return db
       .with(...(shape.q ? [found] : []), total, listed)
-      .select({ ticket: listedColumns, requester: requesterColumns, counted: total.n })
+      .select({
+        ticket: listedColumns,
+        requester: requesterColumns,
+        counted: total.n,
+        matched: matched.as('matched'),
+        query: query.as('query'),
+      })
       .from(total)
       .leftJoin(t, sql`${t.id} = any(array(select ticket_id from ${listed}))`)
       .leftJoin(helpdeskContacts, eq(helpdeskContacts.id, t.requesterId))
@@ -327,7 +376,11 @@ export async function listTickets(
     const { total, estimated } = await totalOf(db, () => matchingRows(db, shape, values), found[0]?.counted ?? 0);
     const rows: TicketListPage['rows'] = [];
     for (const { ticket, requester } of found) if (ticket && requester) rows.push({ ticket, requester });
-    return { rows, total, estimated };
+    const told = found.find((row) => row.query !== null);
+    const listedBy: ListedBy = { passes: passesOf(shape, values) };
+    if (told?.query != null)
+      listedBy.search = { matched: told.matched ? new Set(told.matched) : undefined, ...searchWords(told.query) };
+    return { rows, total, estimated, listedBy };
   };
   return shape.sla ? load() : cache.page(siteId, JSON.stringify([shape, values, page.pageSize, page.offset]), load);
 }

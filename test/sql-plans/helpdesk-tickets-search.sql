@@ -3,7 +3,7 @@
 -- shows is written as the first parameter that holds it.
 
 -- 1. prepared as helpdesk_ticket_list_qtext_descupdated_at: its generic plan
-with "found" as (select "helpdesk_tickets"."id", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."created_at", "helpdesk_tickets"."number", "helpdesk_tickets"."priority", "helpdesk_tickets"."status", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at" from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $1 and (to_tsvector('english', "helpdesk_tickets"."subject") @@ websearch_to_tsquery('english', $2) or "helpdesk_tickets"."id" = any(array((select "ticket_id" from "helpdesk_entries" where ("helpdesk_entries"."site_id" = $3 and to_tsvector('english', left("helpdesk_entries"."body_text", 100000)) @@ websearch_to_tsquery('english', $4)))))))), "total" as (select (select count(*)::int from (select 1 from "found" limit $5) capped) as n), "listed" as ((select "helpdesk_tickets"."id" as ticket_id from "found" "helpdesk_tickets" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc limit $6 offset $7)) select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"."number", "helpdesk_tickets"."subject", "helpdesk_tickets"."status", "helpdesk_tickets"."priority", "helpdesk_tickets"."category_id", "helpdesk_tickets"."assignee_id", "helpdesk_tickets"."requester_id", "helpdesk_tickets"."channel", "helpdesk_tickets"."tags", "helpdesk_tickets"."follow_up_of", "helpdesk_tickets"."created_at", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."closed_at", "helpdesk_tickets"."first_response_minutes", "helpdesk_tickets"."resolution_minutes", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at", "helpdesk_tickets"."sla_paused_at", "helpdesk_contacts"."id", "helpdesk_contacts"."email", "helpdesk_contacts"."name", "n" from "total" left join "helpdesk_tickets" on "helpdesk_tickets"."id" = any(array(select ticket_id from "listed")) left join "helpdesk_contacts" on "helpdesk_contacts"."id" = "helpdesk_tickets"."requester_id" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc;
+with "found" as (select "helpdesk_tickets"."id", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."created_at", "helpdesk_tickets"."number", "helpdesk_tickets"."priority", "helpdesk_tickets"."status", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at" from "helpdesk_tickets" where ("helpdesk_tickets"."site_id" = $1 and (to_tsvector('english', "helpdesk_tickets"."subject") @@ websearch_to_tsquery('english', $2) or "helpdesk_tickets"."id" = any(array((select "ticket_id" from "helpdesk_entries" where ("helpdesk_entries"."site_id" = $3 and to_tsvector('english', left("helpdesk_entries"."body_text", 100000)) @@ websearch_to_tsquery('english', $4)))))))), "total" as (select (select count(*)::int from (select 1 from "found" limit $5) capped) as n), "listed" as ((select "helpdesk_tickets"."id" as ticket_id from "found" "helpdesk_tickets" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc limit $6 offset $7)) select "helpdesk_tickets"."id", "helpdesk_tickets"."site_id", "helpdesk_tickets"."number", "helpdesk_tickets"."subject", "helpdesk_tickets"."status", "helpdesk_tickets"."priority", "helpdesk_tickets"."category_id", "helpdesk_tickets"."assignee_id", "helpdesk_tickets"."requester_id", "helpdesk_tickets"."channel", "helpdesk_tickets"."tags", "helpdesk_tickets"."follow_up_of", "helpdesk_tickets"."created_at", "helpdesk_tickets"."updated_at", "helpdesk_tickets"."first_response_at", "helpdesk_tickets"."solved_at", "helpdesk_tickets"."closed_at", "helpdesk_tickets"."first_response_minutes", "helpdesk_tickets"."resolution_minutes", "helpdesk_tickets"."first_response_due_at", "helpdesk_tickets"."resolution_due_at", "helpdesk_tickets"."sla_paused_at", "helpdesk_contacts"."id", "helpdesk_contacts"."email", "helpdesk_contacts"."name", "n", case when row_number() over () = 1 and (select n from "total") <= 1000 then array(select id from "found") end as "matched", case when row_number() over () = 1 then websearch_to_tsquery('english', $8)::text end as "query" from "total" left join "helpdesk_tickets" on "helpdesk_tickets"."id" = any(array(select ticket_id from "listed")) left join "helpdesk_contacts" on "helpdesk_contacts"."id" = "helpdesk_tickets"."requester_id" order by "helpdesk_tickets"."updated_at" desc, "helpdesk_tickets"."id" desc;
 --   Sort
 --     Sort Key: helpdesk_tickets.updated_at DESC, helpdesk_tickets.id DESC
 --     CTE found
@@ -21,20 +21,27 @@ with "found" as (select "helpdesk_tickets"."id", "helpdesk_tickets"."updated_at"
 --                         Index Cond: (to_tsvector('english'::regconfig, subject) @@ websearch_to_tsquery('english'::regconfig, $2))
 --                   ->  Bitmap Index Scan on helpdesk_tickets_pkey
 --                         Index Cond: (id = ANY ($0))
---     InitPlan 3 (returns $2)
---       ->  Aggregate
---             ->  Limit
---                   ->  CTE Scan on found
---     InitPlan 4 (returns $3)
+--     CTE total
+--       ->  Result
+--             InitPlan 3 (returns $2)
+--               ->  Aggregate
+--                     ->  Limit
+--                           ->  CTE Scan on found
+--     InitPlan 5 (returns $4)
+--       ->  CTE Scan on total total_1
+--     InitPlan 6 (returns $5)
+--       ->  CTE Scan on found found_1
+--     InitPlan 7 (returns $6)
 --       ->  Subquery Scan on listed
 --             ->  Limit
 --                   ->  Sort
 --                         Sort Key: helpdesk_tickets_2.updated_at DESC, helpdesk_tickets_2.id DESC
 --                         ->  CTE Scan on found helpdesk_tickets_2
---     ->  Nested Loop Left Join
---           ->  Result
+--     ->  WindowAgg
 --           ->  Nested Loop Left Join
---                 ->  Index Scan using helpdesk_tickets_pkey on helpdesk_tickets
---                       Index Cond: (id = ANY ($3))
---                 ->  Index Scan using helpdesk_contacts_pkey on helpdesk_contacts
---                       Index Cond: (id = helpdesk_tickets.requester_id)
+--                 ->  CTE Scan on total
+--                 ->  Nested Loop Left Join
+--                       ->  Index Scan using helpdesk_tickets_pkey on helpdesk_tickets
+--                             Index Cond: (id = ANY ($6))
+--                       ->  Index Scan using helpdesk_contacts_pkey on helpdesk_contacts
+--                             Index Cond: (id = helpdesk_tickets.requester_id)

@@ -17,6 +17,7 @@ export interface CacheDependency {
 }
 
 const KEYS_NEVER_CHANGE = 'a row keeps its key and its owner for life';
+const ENTRY_TEXT_ONLY = "a ticket list's search reads an entry's text and ticket only";
 
 export const CACHE_DEPENDENCIES: readonly CacheDependency[] = [
   { table: 'sites', scope: `'site:' || id`, key: 'id', unread: { id: KEYS_NEVER_CHANGE } },
@@ -65,6 +66,23 @@ export const CACHE_DEPENDENCIES: readonly CacheDependency[] = [
     scope: `'helpdesk:' || site_id`,
     key: 'id',
     unread: { id: KEYS_NEVER_CHANGE, site_id: KEYS_NEVER_CHANGE },
+  },
+  {
+    table: 'helpdesk_entries',
+    scope: `'helpdesk:' || site_id`,
+    key: 'id',
+    unread: {
+      id: KEYS_NEVER_CHANGE,
+      site_id: KEYS_NEVER_CHANGE,
+      author_kind: ENTRY_TEXT_ONLY,
+      author_id: ENTRY_TEXT_ONLY,
+      internal: ENTRY_TEXT_ONLY,
+      body_source: ENTRY_TEXT_ONLY,
+      body_html: ENTRY_TEXT_ONLY,
+      message_id: ENTRY_TEXT_ONLY,
+      attachments: ENTRY_TEXT_ONLY,
+      created_at: ENTRY_TEXT_ONLY,
+    },
   },
   {
     table: 'helpdesk_contacts',

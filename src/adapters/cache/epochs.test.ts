@@ -1,12 +1,14 @@
 // The cache seam on its own, over a real database: a kept value holds until its scope moves, found
 // by a poll or heard in a message; the off switch turns answers off and keeps directories; each
-// cache counts hits, misses and evictions; a move no message announced is counted as missed.
+// cache counts hits, misses and evictions; a move no message announced is counted as missed; a
+// cache that tells what a change affects keeps values through described moves, by poll and message.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { createTestDatabase, testDatabases, type TestDatabase } from '../../../test/helpers/databases.js';
 import { eventually } from '../../../test/helpers/eventually.js';
+import { queryRows } from '../../db/client.js';
 import { CacheEpochs } from './epochs.js';
 import { createMemoryCache } from './memory.js';
 import type { CacheAdapter } from './types.js';
@@ -140,6 +142,61 @@ for (const database of testDatabases) {
       } finally {
         await node.stop();
         await own.close();
+      }
+    });
+
+    it('keeps through a described move what none of its changes affect, found by a poll or heard in a message', async () => {
+      const bus = createMemoryCache();
+      const nodes = [0, 1].map(
+        () => new CacheEpochs(shared.handle.db, bus.pubsub, { answers: true, pollMs: 3_600_000 }),
+      );
+      for (const node of nodes) await node.start();
+      const [a, b] = nodes as [CacheEpochs, CacheEpochs];
+      const describe = (changes: unknown) =>
+        shared.handle.db.execute(sql`select cache_epochs_move_described(${JSON.stringify({ 's:9': changes })}::jsonb)`);
+      try {
+        const kept = b.cache<string>({
+          name: 'described',
+          kind: 'answer',
+          maxBytes: 1024,
+          affected: (value, change) => (change as { key: string }).key === value,
+        });
+        const loads: string[] = [];
+        const read = (key: string) => kept.cached('s:9', key, async () => (loads.push(key), key));
+        // The first move of a scope a node never saw is not one it can tell from the one before.
+        await describe([{ key: 'z' }]);
+        await a.poll();
+        await b.poll();
+        await read('x');
+        await read('y');
+        await describe([{ key: 'x' }]);
+        assert.deepEqual(await b.poll(), ['s:9']);
+        await read('x');
+        await read('y');
+        assert.deepEqual(loads, ['x', 'y', 'x'], 'only the value its change affected is read anew');
+        await describe([{ key: 'y' }]);
+        await a.announce();
+        await read('x');
+        await read('y');
+        assert.deepEqual(loads, ['x', 'y', 'x', 'y'], 'the message carried the change');
+        assert.deepEqual(await b.poll(), [], 'the poll finds the move the message applied');
+        await describe(null);
+        await b.poll();
+        await read('x');
+        await read('y');
+        assert.deepEqual(loads, ['x', 'y', 'x', 'y', 'x', 'y'], 'a statement that filed nothing ends every value');
+        await move('s:9');
+        await b.poll();
+        await read('x');
+        assert.deepEqual(loads.length, 7, 'as does another trigger');
+        const [filed] = await queryRows<{ n: number }>(
+          shared.handle.db,
+          sql`select count(*)::int as n from cache_changes where scope = 's:9'`,
+        );
+        assert.equal(filed!.n, 3, 'each described move filed once');
+      } finally {
+        for (const node of nodes) await node.stop();
+        await bus.close();
       }
     });
   });

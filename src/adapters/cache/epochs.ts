@@ -3,7 +3,9 @@
 // triggers move in the transaction of every statement that writes what the scope's readers read
 // (migrations/0041_cache_epochs.sql), whoever writes: a node, the CLI, SQL, a restore. Each node
 // polls the epochs that moved every POLL_MS and stops trusting what it keeps under them, so every
-// copy heals within a poll with Redis down, partitioned or absent. After a write request the
+// copy heals within a poll with Redis down, partitioned or absent. Where a scope's triggers file
+// what each statement changed (cache_changes, decision 0150), a cache that can tell (`affected`)
+// keeps what none of the changes touched. After a write request the
 // writing node polls at once and announces what moved on the cache bus, so the other nodes drop
 // their copies before the answer leaves: messages only make it faster. A poll that finds a move no
 // message announced is counted (`missed`): where nodes share a bus, a sign that messages are lost.
@@ -21,8 +23,19 @@ const CHANNEL = 'cache:epochs';
 const ANNOUNCE_GRACE_MS = 2_000;
 /** Stats of every cache go to the log at `info` this often. */
 const STATS_MS = 60_000;
-/** Epochs a node remembers having read (`epochOf`); the oldest is forgotten past this. */
+/** Epochs a node remembers having read (`epochOf`, polls); the oldest is forgotten past this. */
 const MAX_LEARNED = 100_000;
+/** Described moves a node remembers per scope (as many as cache_changes keeps). */
+const MAX_DESCRIBED = 256;
+
+/** A move of a scope from one epoch to another, with what each epoch's statement changed where they all said. */
+interface Move {
+  scope: string;
+  from: number | undefined;
+  to: number;
+  /** The changes filed under each epoch after `from`, in order. */
+  changes: unknown[][] | undefined;
+}
 
 interface Logger {
   info(fields: Record<string, unknown>, message: string): void;
@@ -43,6 +56,12 @@ interface CacheOptions<V> {
   kind: 'answer' | 'directory';
   /** When a value stops being true by itself (ms since the epoch): a scheduled publication, an SLA flag. */
   until?: (value: V) => number | undefined;
+  /**
+   * Whether one change its scope's triggers filed (cache_changes) may have changed the value. A
+   * cache that has it keeps a value through moves whose changes it answers false for; a move that
+   * filed nothing ends the value.
+   */
+  affected?: (value: V, change: unknown) => boolean;
 }
 
 interface Entry<V> {
@@ -81,7 +100,9 @@ export class Cached<V> {
   /**
    * The value of `key` under `scope`: the one held while the scope did not move, or `load`'s
    * (concurrent misses share one load). A load is cached only if the scope did not move while it
-   * ran, so a read racing a write never stores what the write changed. `keep` may refuse a value.
+   * ran, so a read racing a write never stores what the write changed; a cache that tells what a
+   * change affects keeps it under the moves since the load began, and asks about each. `keep` may
+   * refuse a value.
    */
   async cached(scope: string, key: string, load: () => Promise<V>, keep?: (value: V) => boolean): Promise<V> {
     if (!this.enabled) return load();
@@ -98,7 +119,8 @@ export class Cached<V> {
     if (!pending) {
       pending = load()
         .then((value) => {
-          if (this.epochs.serial(scope) === serial && (keep?.(value) ?? true))
+          const current = this.options.affected !== undefined || this.epochs.serial(scope) === serial;
+          if (current && (keep?.(value) ?? true))
             this.entries.set(full, { value, serial, until: this.options.until?.(value) ?? Infinity });
           return value;
         })
@@ -130,15 +152,32 @@ export class Cached<V> {
     return stats.hits + stats.misses > 0 ? stats : undefined;
   }
 
+  /** Whether the entry still holds: its scope did not move, or no move since changed it (`affected`). */
   private trusted(scope: string, entry: Entry<V>): boolean {
-    return entry.serial === this.epochs.serial(scope) && Date.now() < entry.until;
+    if (Date.now() >= entry.until) return false;
+    const serial = this.epochs.serial(scope);
+    if (entry.serial === serial) return true;
+    const affected = this.options.affected;
+    if (!affected) return false;
+    const changes = this.epochs.changesSince(scope, entry.serial);
+    if (!changes || changes.some((change) => affected(entry.value, change))) return false;
+    entry.serial = serial;
+    return true;
   }
 }
 
 interface PolledRow {
+  kind: 'epoch' | 'changes' | 'horizon';
   scope: string | null;
-  epoch: string | number | null;
-  horizon: string | number | null;
+  epoch: string | number;
+  changes: unknown[] | null;
+}
+
+/** An announcement on the bus: the scopes that moved, and each described move's changes. */
+interface Announcement {
+  scopes: string[];
+  nonce: string;
+  described?: Array<{ scope: string; from: number; to: number; changes: unknown[][] }>;
 }
 
 export class CacheEpochs {
@@ -146,8 +185,10 @@ export class CacheEpochs {
   private readonly serials = new Map<string, number>();
   /** Per scope, its epoch as this node last read it, and the serial it was read under (`epochOf`). */
   private readonly learned = new Map<string, { epoch: number; serial: number }>();
-  /** The epochs of the rows the last poll read, to tell a move from a row read again. */
-  private polledEpochs = new Map<string, number>();
+  /** Per scope, the epoch this node last applied (by a poll or a message), to tell a move from a row read again. */
+  private readonly applied = new Map<string, number>();
+  /** Per scope, the changes of its last described moves by serial; cleared by a move that said nothing. */
+  private readonly described = new Map<string, Array<{ serial: number; changes: unknown[] }>>();
   /** The oldest transaction the last poll could not see yet: the next poll reads rows it moved, and later ones. */
   private horizon: number | undefined;
   /** Scopes a message announced, by when, not yet found by a poll. */
@@ -157,8 +198,8 @@ export class CacheEpochs {
   private readonly caches: Array<Cached<never>> = [];
   private readonly echoes: Echoes;
   /** The poll under way, and the one that starts after it (callers meanwhile share it). */
-  private running: Promise<string[]> | undefined;
-  private queued: Promise<string[]> | undefined;
+  private running: Promise<Move[]> | undefined;
+  private queued: Promise<Move[]> | undefined;
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => Promise<void>) | undefined;
   private logger: Logger | undefined;
@@ -230,6 +271,17 @@ export class CacheEpochs {
   }
 
   /**
+   * Every change filed by the moves of `scope` after its serial `since`, or undefined where a move
+   * filed nothing or this node no longer remembers one.
+   */
+  changesSince(scope: string, since: number): unknown[] | undefined {
+    const moves = this.described.get(scope);
+    const current = this.serial(scope);
+    if (!moves || moves.length < current - since || moves[moves.length - 1]!.serial !== current) return undefined;
+    return moves.slice(moves.length - (current - since)).flatMap((move) => move.changes);
+  }
+
+  /**
    * The scope's epoch, the same on every node (an HTTP answer's `ETag` is made of it): the one this
    * node read while the scope did not move, or read now. A read that finds an epoch this node did not
    * know of (or its first) moves the scope here too, so nothing this node cached from before it is
@@ -257,7 +309,11 @@ export class CacheEpochs {
    * this node keeps under each, and answers the scopes. A poll asked for while one runs starts
    * after it, so it sees every write committed before the call.
    */
-  poll(): Promise<string[]> {
+  async poll(): Promise<string[]> {
+    return (await this.moves()).map((move) => move.scope);
+  }
+
+  private moves(): Promise<Move[]> {
     if (this.queued) return this.queued;
     if (!this.running) return this.run();
     const queued = this.running
@@ -277,11 +333,18 @@ export class CacheEpochs {
    */
   async announce(): Promise<void> {
     try {
-      const moved = await this.poll();
+      const moved = await this.moves();
       if (moved.length === 0) return;
+      const described = moved.flatMap(({ scope, from, to, changes }) =>
+        from !== undefined && changes ? [{ scope, from, to, changes }] : [],
+      );
       let sent = true;
       await this.echoes.publishAndWait(
-        async (nonce) => (sent = await this.pubsub.publish(CHANNEL, JSON.stringify({ scopes: moved, nonce }))),
+        async (nonce) => {
+          const announcement: Announcement = { scopes: moved.map((move) => move.scope), nonce, described };
+          sent = await this.pubsub.publish(CHANNEL, JSON.stringify(announcement));
+          return sent;
+        },
         this.unsubscribe ? (this.options.pollMs ?? POLL_MS) : 0,
       );
       // The bus did not take it (Redis down, or this node cut off): the pub/sub adapter said why.
@@ -292,42 +355,47 @@ export class CacheEpochs {
     }
   }
 
-  private run(): Promise<string[]> {
-    const running: Promise<string[]> = this.read().finally(() => {
+  private run(): Promise<Move[]> {
+    const running: Promise<Move[]> = this.read().finally(() => {
       if (this.running === running) this.running = undefined;
     });
     this.running = running;
     return running;
   }
 
-  private async read(): Promise<string[]> {
+  private async read(): Promise<Move[]> {
     // The first poll reads where the epochs stand: nothing is cached yet, so nothing moved for this
     // node. (Rows a transaction still open at start moved are read again later; their epochs tell.)
     const first = this.horizon === undefined;
+    const since = first ? sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint` : sql`${this.horizon}`;
     const rows = await queryRows<PolledRow>(
       this.db,
-      sql`select scope, epoch, null as horizon from cache_epochs
-          where moved_by >= ${first ? sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint` : this.horizon}
-          union all select null, null, pg_snapshot_xmin(pg_current_snapshot())::text::bigint`,
+      sql`select 'epoch' as kind, scope, epoch, null::jsonb as changes from cache_epochs where moved_by >= ${since}
+          union all select 'changes', scope, epoch, changes from cache_changes where moved_by >= ${since}
+          union all select 'horizon', null, pg_snapshot_xmin(pg_current_snapshot())::text::bigint, null`,
     );
-    const moved: string[] = [];
-    const polled = new Map<string, number>();
+    const filed = new Map<string, Map<number, unknown[]>>();
     for (const row of rows) {
-      if (row.scope === null) {
-        this.horizon = Number(row.horizon);
-        continue;
-      }
-      const epoch = Number(row.epoch);
-      polled.set(row.scope, epoch);
-      if (this.polledEpochs.get(row.scope) !== epoch) moved.push(row.scope);
+      if (row.kind === 'horizon') this.horizon = Number(row.epoch);
+      if (row.kind !== 'changes') continue;
+      const scope = filed.get(row.scope!) ?? new Map<number, unknown[]>();
+      filed.set(row.scope!, scope.set(Number(row.epoch), row.changes!));
     }
-    this.polledEpochs = polled;
-    if (first) return [];
+    const moved: Move[] = [];
+    for (const row of rows) {
+      if (row.kind !== 'epoch') continue;
+      const scope = row.scope!;
+      const to = Number(row.epoch);
+      const from = this.applied.get(scope);
+      if (from === to) continue;
+      this.apply(scope, to);
+      if (!first) moved.push({ scope, from, to, changes: changesBetween(filed.get(scope), from, to) });
+    }
     const now = Date.now();
-    for (const scope of moved) {
-      this.move(scope);
+    for (const { scope, to, changes } of moved) {
+      this.move(scope, changes?.flat());
       // What is loaded from now on is at least as new as the epoch this poll read.
-      if (this.learned.has(scope)) this.learned.set(scope, { epoch: polled.get(scope)!, serial: this.serial(scope) });
+      if (this.learned.has(scope)) this.learned.set(scope, { epoch: to, serial: this.serial(scope) });
       if (this.announced.delete(scope)) continue;
       if (!this.unannounced.has(scope)) this.unannounced.set(scope, now);
     }
@@ -335,24 +403,54 @@ export class CacheEpochs {
     return moved;
   }
 
+  /**
+   * Another node's (or this node's) announcement: each scope moves here at once. A described move
+   * that covers the epochs after the one this node stands at keeps their changes; one this node
+   * applied already is skipped.
+   */
   private received(message: string): void {
-    let parsed: { scopes: string[]; nonce: string };
+    let parsed: Announcement;
     try {
-      parsed = JSON.parse(message) as typeof parsed;
+      parsed = JSON.parse(message) as Announcement;
     } catch (error) {
       this.errors.report('cache epochs message', error);
       return;
     }
     const now = Date.now();
+    const described = new Map((parsed.described ?? []).map((move) => [move.scope, move]));
     for (const scope of parsed.scopes) {
-      this.move(scope);
+      const move = described.get(scope);
+      const applied = this.applied.get(scope);
+      if (move && applied !== undefined && applied >= move.to) {
+        // This node's own poll found it first.
+      } else if (move && applied !== undefined && applied >= move.from) {
+        this.apply(scope, move.to);
+        this.move(scope, move.changes.slice(applied - move.from).flat());
+      } else this.move(scope);
       if (!this.unannounced.delete(scope)) this.announced.set(scope, now);
     }
     this.echoes.received(parsed.nonce);
   }
 
-  private move(scope: string): void {
-    this.serials.set(scope, this.serial(scope) + 1);
+  /** The scope moved: nothing kept under it is trusted again, but for what `changes` did not touch. */
+  private move(scope: string, changes?: unknown[]): void {
+    const serial = this.serial(scope) + 1;
+    this.serials.set(scope, serial);
+    if (!changes) {
+      this.described.delete(scope);
+      return;
+    }
+    const moves = this.described.get(scope) ?? [];
+    moves.push({ serial, changes });
+    if (moves.length > MAX_DESCRIBED) moves.shift();
+    this.described.set(scope, moves);
+  }
+
+  /** The epoch this node stands at for the scope, remembered for the last MAX_LEARNED scopes. */
+  private apply(scope: string, epoch: number): void {
+    this.applied.delete(scope);
+    if (this.applied.size >= MAX_LEARNED) this.applied.delete(this.applied.keys().next().value!);
+    this.applied.set(scope, epoch);
   }
 
   /** Counts the moves no message announced in time, and forgets announcements no poll matched. */
@@ -381,4 +479,16 @@ export class CacheEpochs {
     const bytes = this.caches.reduce((sum, cache) => sum + cache.bytes, 0);
     this.logger.info({ bytes, rss, heap_used: heapUsed }, 'caches');
   }
+}
+
+/** The changes filed for each epoch after `from` up to `to`, or undefined if any of them filed none. */
+function changesBetween(filed: Map<number, unknown[]> | undefined, from: number | undefined, to: number) {
+  if (!filed || from === undefined || to <= from || to - from > MAX_DESCRIBED) return undefined;
+  const changes: unknown[][] = [];
+  for (let epoch = from + 1; epoch <= to; epoch += 1) {
+    const filedFor = filed.get(epoch);
+    if (!filedFor) return undefined;
+    changes.push(filedFor);
+  }
+  return changes;
 }

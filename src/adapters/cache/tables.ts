@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 
 /**
  * One row per cache scope (`site:<id>`, `settings:<site>`, ...), moved by triggers in the
@@ -15,4 +15,22 @@ export const cacheEpochs = pgTable(
     movedBy: bigint('moved_by', { mode: 'number' }).notNull().default(0),
   },
   (t) => [index('cache_epochs_moved_by_idx').on(t.movedBy)],
+);
+
+/**
+ * What moved a scope's epoch, for the scopes whose triggers say (decision 0150): the rows one
+ * statement wrote, filed under the epoch it moved the scope to, so that a node keeps what the
+ * write cannot have changed. A move with no row here (another table's trigger, a statement of many
+ * rows, a TRUNCATE) ends everything kept under the scope, as before. The last 256 of each scope are
+ * kept.
+ */
+export const cacheChanges = pgTable(
+  'cache_changes',
+  {
+    scope: text('scope').notNull(),
+    epoch: bigint('epoch', { mode: 'number' }).notNull(),
+    movedBy: bigint('moved_by', { mode: 'number' }).notNull(),
+    changes: jsonb('changes').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.epoch] }), index('cache_changes_moved_by_idx').on(t.movedBy)],
 );

@@ -267,7 +267,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     const memberId = viewerId(request);
     const page = pageNumber(request.query.page);
     let filters: ListFilters = {};
-    let found: TicketListPage = { rows: [], total: 0, estimated: false };
+    let found: Pick<TicketListPage, 'rows' | 'total' | 'estimated'> = { rows: [], total: 0, estimated: false };
     let error = list.error;
     let filterError = false;
     try {
