@@ -122,7 +122,11 @@ export async function requireCategory(db: Executor, siteId: string, categoryId: 
     });
 }
 
-/** Every opening and every requester's reply names its contact: prepared (src/db/prepared.ts). */
+/**
+ * Every opening and every requester's reply names its contact: prepared (src/db/prepared.ts). A
+ * contact on file is written only to fill in a missing name, so that a known requester's ticket
+ * does not end every list the site's nodes keep (a contact's write files no changes, decision 0150).
+ */
 const contactUpsert = preparedStatement('helpdesk_contact_upsert', (db) =>
   db
     .insert(helpdeskContacts)
@@ -134,9 +138,19 @@ const contactUpsert = preparedStatement('helpdesk_contact_upsert', (db) =>
     })
     .onConflictDoUpdate({
       target: [helpdeskContacts.siteId, helpdeskContacts.email],
-      set: { name: sql`coalesce(${helpdeskContacts.name}, excluded.name)` },
+      set: { name: sql`excluded.name` },
+      setWhere: sql`${helpdeskContacts.name} is null and excluded.name is not null`,
     })
     .returning(),
+);
+
+const contactByEmail = preparedStatement('helpdesk_contact_by_email', (db) =>
+  db
+    .select()
+    .from(helpdeskContacts)
+    .where(
+      and(eq(helpdeskContacts.siteId, sql.placeholder('siteId')), eq(helpdeskContacts.email, sql.placeholder('email'))),
+    ),
 );
 
 /** The contact with this address, made on first sight; a name fills in a missing one. */
@@ -144,8 +158,10 @@ async function ensureContact(db: Executor, siteId: string, requester: RequesterI
   const email = requester.email.trim().toLowerCase();
   if (!isEmail(email)) throw invalid(`"${email}" is not an e-mail address.`, 'requester.email');
   const name = requester.name?.trim() || null;
-  const [row] = await contactUpsert(db, undefined).execute({ id: newId(), siteId, email, name });
-  return row!;
+  const [written] = await contactUpsert(db, undefined).execute({ id: newId(), siteId, email, name });
+  if (written) return written;
+  const [onFile] = await contactByEmail(db, undefined).execute({ siteId, email });
+  return onFile!;
 }
 
 /** The ticket whose thread holds one of these Message-IDs (the latest entry that does). */
