@@ -16,8 +16,10 @@ import type { TicketOut } from './schemas.js';
 import { slaChangesAt } from './sla.js';
 import type { ListedTicket } from './tables.js';
 
-/** What the pages weigh at most together, about in bytes. */
-const MAX_BYTES = 16 * 1024 * 1024;
+/** What the pages weigh at most together, about in bytes: some 500 searches' pages of 25 with what they matched. */
+const MAX_BYTES = 32 * 1024 * 1024;
+/** What one ticket a search matched weighs in its set, about in bytes (its id and the set's entry). */
+const MATCHED_BYTES = 48;
 
 /** What a ticket list filters by, of one ticket, as the triggers file it (migrations/0055_cache_changes.sql). */
 export interface FilteredFields {
@@ -68,8 +70,9 @@ export interface TicketListPage {
   answer?: { body: Buffer; until: number };
 }
 
-/** The rows, and the API's answer made of them, which is about as long. */
-const weigh = (page: TicketListPage): number => 2 * JSON.stringify(page.rows).length;
+/** The rows, the API's answer made of them, which is about as long, and a search's matched tickets. */
+const weigh = (page: TicketListPage): number =>
+  2 * JSON.stringify(page.rows).length + MATCHED_BYTES * (page.listedBy.search?.matched?.size ?? 0);
 
 /**
  * The page as the API answers it at `now`, serialized by `serialize`: cached with the page until the

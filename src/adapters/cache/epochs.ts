@@ -187,6 +187,8 @@ export class CacheEpochs {
   private readonly learned = new Map<string, { epoch: number; serial: number }>();
   /** Per scope, the epoch this node last applied (by a poll or a message), to tell a move from a row read again. */
   private readonly applied = new Map<string, number>();
+  /** Whether `applied` ever forgot a scope (past MAX_LEARNED): then a scope missing from it is unknown. */
+  private forgot = false;
   /** Per scope, the changes of its last described moves by serial; cleared by a move that said nothing. */
   private readonly described = new Map<string, Array<{ serial: number; changes: unknown[] }>>();
   /** The oldest transaction the last poll could not see yet: the next poll reads rows it moved, and later ones. */
@@ -364,14 +366,17 @@ export class CacheEpochs {
   }
 
   private async read(): Promise<Move[]> {
-    // The first poll reads where the epochs stand: nothing is cached yet, so nothing moved for this
-    // node. (Rows a transaction still open at start moved are read again later; their epochs tell.)
+    // The first poll reads where every epoch stands (one row per scope): nothing is cached yet, so
+    // nothing moved for this node, and each later move of a scope starts from an epoch it knows, so
+    // that its filed changes can tell what it changed. (Rows a transaction still open at start moved
+    // are read again later; their epochs tell.)
     const first = this.horizon === undefined;
-    const since = first ? sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint` : sql`${this.horizon}`;
+    const since = first ? sql`0` : sql`${this.horizon}`;
     const rows = await queryRows<PolledRow>(
       this.db,
       sql`select 'epoch' as kind, scope, epoch, null::jsonb as changes from cache_epochs where moved_by >= ${since}
-          union all select 'changes', scope, epoch, changes from cache_changes where moved_by >= ${since}
+          union all select 'changes', scope, epoch, changes from cache_changes
+            where moved_by >= ${first ? sql`pg_snapshot_xmin(pg_current_snapshot())::text::bigint` : since}
           union all select 'horizon', null, pg_snapshot_xmin(pg_current_snapshot())::text::bigint, null`,
     );
     const filed = new Map<string, Map<number, unknown[]>>();
@@ -386,7 +391,7 @@ export class CacheEpochs {
       if (row.kind !== 'epoch') continue;
       const scope = row.scope!;
       const to = Number(row.epoch);
-      const from = this.applied.get(scope);
+      const from = this.standing(scope);
       if (from === to) continue;
       this.apply(scope, to);
       if (!first) moved.push({ scope, from, to, changes: changesBetween(filed.get(scope), from, to) });
@@ -420,7 +425,7 @@ export class CacheEpochs {
     const described = new Map((parsed.described ?? []).map((move) => [move.scope, move]));
     for (const scope of parsed.scopes) {
       const move = described.get(scope);
-      const applied = this.applied.get(scope);
+      const applied = this.standing(scope);
       if (move && applied !== undefined && applied >= move.to) {
         // This node's own poll found it first.
       } else if (move && applied !== undefined && applied >= move.from) {
@@ -446,10 +451,18 @@ export class CacheEpochs {
     this.described.set(scope, moves);
   }
 
+  /** The epoch this node stands at for the scope: a scope with no row when it started stood at 0. */
+  private standing(scope: string): number | undefined {
+    return this.applied.get(scope) ?? (this.forgot ? undefined : 0);
+  }
+
   /** The epoch this node stands at for the scope, remembered for the last MAX_LEARNED scopes. */
   private apply(scope: string, epoch: number): void {
     this.applied.delete(scope);
-    if (this.applied.size >= MAX_LEARNED) this.applied.delete(this.applied.keys().next().value!);
+    if (this.applied.size >= MAX_LEARNED) {
+      this.applied.delete(this.applied.keys().next().value!);
+      this.forgot = true;
+    }
     this.applied.set(scope, epoch);
   }
 
