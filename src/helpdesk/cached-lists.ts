@@ -18,8 +18,6 @@ import type { ListedTicket } from './tables.js';
 
 /** What the pages weigh at most together, about in bytes: some 500 searches' pages of 25 with what they matched. */
 const MAX_BYTES = 32 * 1024 * 1024;
-/** What one ticket a search matched weighs in its set, about in bytes (its id and the set's entry). */
-const MATCHED_BYTES = 48;
 
 /** What a ticket list filters by, of one ticket, as the triggers file it (migrations/0055_cache_changes.sql). */
 export interface FilteredFields {
@@ -47,7 +45,11 @@ interface TicketChange {
 
 /** A search's terms, and the tickets it matched where it counted them all. */
 interface SearchedBy {
-  matched: ReadonlySet<string> | undefined;
+  /**
+   * The ids of the tickets it matched, each between spaces (` t1 t2 `): one string, which costs the
+   * garbage collector one object however many tickets matched.
+   */
+  matched: string | undefined;
   /** The query's words as PostgreSQL stems them (websearch_to_tsquery). */
   words: readonly string[];
   /** The query excludes words: new text may make a ticket match without a word of it, lost text too. */
@@ -72,7 +74,9 @@ export interface TicketListPage {
 
 /** The rows, the API's answer made of them, which is about as long, and a search's matched tickets. */
 const weigh = (page: TicketListPage): number =>
-  2 * JSON.stringify(page.rows).length + MATCHED_BYTES * (page.listedBy.search?.matched?.size ?? 0);
+  2 * JSON.stringify(page.rows).length + (page.listedBy.search?.matched?.length ?? 0);
+
+const wasMatched = (search: SearchedBy, id: string): boolean => search.matched?.includes(` ${id} `) ?? true;
 
 /**
  * The page as the API answers it at `now`, serialized by `serialize`: cached with the page until the
@@ -103,14 +107,14 @@ function affected(page: TicketListPage, change: TicketChange): boolean {
   if (change.before === undefined && change.after === undefined) {
     // An entry's text: only a search reads it.
     if (!search) return false;
-    if (change.lost) return search.negated || !search.matched || search.matched.has(change.id);
+    if (change.lost) return search.negated || wasMatched(search, change.id);
     return textMayMatch(search, change.words ?? []);
   }
   const passedBefore = change.before ? passes(change.before) : false;
   const passesAfter = change.after ? passes(change.after) : false;
   if (passedBefore === false && passesAfter === false) return false;
   if (!search?.matched || passedBefore === undefined || passesAfter === undefined) return true;
-  if (search.matched.has(change.id)) return true;
+  if (wasMatched(search, change.id)) return true;
   if (!passesAfter) return false;
   // New: its subject is all its text so far (its entries are changes of their own).
   if (!change.before) return textMayMatch(search, change.words ?? []);

@@ -333,8 +333,9 @@ const listStatement = preparedStatement(
     // A search tells, on one row, the tickets it matched (where it counted them all) and its query,
     // so that the node keeps the page through writes of other tickets (cached-lists.ts).
     const first = sql`row_number() over () = 1`;
+    const ids = sql`(select ' ' || coalesce(string_agg(id, ' '), '') || ' ' from ${found})`;
     const matched = shape.q
-      ? sql<string[] | null>`case when ${first} and ${n} <= ${many} then array(select id from ${found}) end`
+      ? sql<string | null>`case when ${first} and ${n} <= ${many} then ${ids} end`
       : sql<null>`null`;
     const query = shape.q
       ? sql<string | null>`case when ${first} then websearch_to_tsquery('english', ${v.q})::text end`
@@ -378,8 +379,7 @@ export async function listTickets(
     for (const { ticket, requester } of found) if (ticket && requester) rows.push({ ticket, requester });
     const told = found.find((row) => row.query !== null);
     const listedBy: ListedBy = { passes: passesOf(shape, values) };
-    if (told?.query != null)
-      listedBy.search = { matched: told.matched ? new Set(told.matched) : undefined, ...searchWords(told.query) };
+    if (told?.query != null) listedBy.search = { matched: told.matched ?? undefined, ...searchWords(told.query) };
     return { rows, total, estimated, listedBy };
   };
   return shape.sla ? load() : cache.page(siteId, JSON.stringify([shape, values, page.pageSize, page.offset]), load);
