@@ -26,7 +26,16 @@ import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
 import { createProductsType, seedProducts } from './lib/products.js';
-import { benchLogLevel, machineLine, request, ROOT, runWrk, startServer, type BlumeServer } from './lib/blume.js';
+import {
+  benchLogLevel,
+  machineLine,
+  request,
+  ROOT,
+  measuredWrk,
+  runWrk,
+  startServer,
+  type BlumeServer,
+} from './lib/blume.js';
 import { cmsListAnchor } from './lib/anchors.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
 import { recordRun } from './lib/history.js';
@@ -142,14 +151,12 @@ async function run(url: string): Promise<void> {
     ];
     const ratios: string[] = [];
     for (const pair of pairs) {
-      await runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
-      const blume = await runWrk(`${base}${pair.path}`, {
+      const blume = await measuredWrk(pair.label, `${base}${pair.path}`, {
         connections: CONNECTIONS,
         threads: 2,
         seconds: SECONDS,
         headers,
       });
-      if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
       await loadSql(pool, CONNECTIONS, 2, pair.sql);
       const bare = await loadSql(pool, CONNECTIONS, SECONDS, pair.sql);
       console.log(latencyRow(`Blume ${pair.label}`, blume, pair.target));

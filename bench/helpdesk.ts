@@ -28,7 +28,15 @@ import { applyDesiredSettings, replaceDesiredSettings } from '../src/core/settin
 import { openDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { installAndSeed } from '../src/runtime.js';
-import { benchLogLevel, machineLine, request, runWrk, startServer, type BlumeServer } from './lib/blume.js';
+import {
+  benchLogLevel,
+  machineLine,
+  request,
+  measuredWrk,
+  runWrk,
+  startServer,
+  type BlumeServer,
+} from './lib/blume.js';
 import { helpdeskFilteredAnchor, helpdeskListAnchor, helpdeskSearchAnchor } from './lib/anchors.js';
 import { latencyRow, loadSql, withFreshDatabase } from './lib/sql.js';
 import { recordRun } from './lib/history.js';
@@ -333,14 +341,12 @@ async function run(url: string): Promise<void> {
       ...otherReports,
     ]) {
       const base = `http://127.0.0.1:${server.port}`;
-      await runWrk(`${base}${pair.path}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
-      const blume = await runWrk(`${base}${pair.path}`, {
+      const blume = await measuredWrk(pair.label, `${base}${pair.path}`, {
         connections: CONNECTIONS,
         threads: 2,
         seconds: SECONDS,
         headers,
       });
-      if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
       await loadSql(pool, CONNECTIONS, 2, pair.sql);
       const bare = await loadSql(pool, CONNECTIONS, SECONDS, pair.sql);
       console.log(latencyRow(`Blume ${pair.label}`, blume, pair.target));
@@ -473,9 +479,8 @@ async function run(url: string): Promise<void> {
         if (answers !== 'off') for (const each of pair.each) await request({ port: server.port, path: each, headers });
         // The node's first seconds after it kept the pages (each page's first API answer made, the
         // loads' garbage collected) are the warm-up's, not the desk's steady state.
-        await runWrk(`${base}/`, { ...options, seconds: answers === 'off' ? 2 : WARM_UP_KEPT_SECONDS });
-        const blume = await runWrk(`${base}/`, { ...options, seconds: SECONDS });
-        if (blume.non2xx > 0) throw new Error(`${pair.label}: ${blume.non2xx} non-2xx answers; no measurement`);
+        const warmUp = answers === 'off' ? 2 : WARM_UP_KEPT_SECONDS;
+        const blume = await measuredWrk(pair.label, `${base}/`, { ...options, seconds: SECONDS }, warmUp);
         console.log(latencyRow(`Blume ${pair.label}, answers ${answers}`, blume, TARGET_LIST_P99_MS));
         console.log(latencyRow(`pg    ${pair.label}`, bareVaried[i]!));
         ratios.push(
