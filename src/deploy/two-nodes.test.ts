@@ -14,6 +14,22 @@ import { eventually } from '../../test/helpers/eventually.js';
 
 const redis = Boolean(process.env.TEST_REDIS_URL);
 
+const basic = (password: string) => ({ authorization: basicAuth(password) });
+
+/**
+ * The preview password node B serves `host` with (checked), then a new one made on node A: both,
+ * for the test to ask node B with.
+ */
+async function newPreviewPassword(a: TestApp, b: TestApp, token: string, host: string) {
+  const listed = await deployApi(b.app, token, 'GET', '/api/deploy/news/releases');
+  const before = (JSON.parse(listed.body) as { aliases: { auth: string } }).aliases.auth;
+  assert.equal((await edge(b.app, host, '/', basic(before))).body, 'monday', 'node B keeps the old password');
+  const changed = await deployApi(a.app, token, 'POST', '/api/deploy/news/preview-password');
+  assert.equal(changed.statusCode, 200, changed.body);
+  const after = (JSON.parse(changed.body) as { aliases: { auth: string } }).aliases.auth;
+  return { before, after };
+}
+
 for (const database of testDatabases) {
   describe(`two nodes [${database}]`, { skip: redis ? false : 'cross-node invalidation needs TEST_REDIS_URL' }, () => {
     let close: () => Promise<void>;
@@ -57,13 +73,7 @@ for (const database of testDatabases) {
 
     it('refuses the old preview password on the other node as soon as one node changed it', async () => {
       const host = `r-${releases[0]}--news.blume.test`;
-      const basic = (password: string) => ({ authorization: basicAuth(password) });
-      const listed = await deployApi(b.app, token, 'GET', '/api/deploy/news/releases');
-      const before = (JSON.parse(listed.body) as { aliases: { auth: string } }).aliases.auth;
-      assert.equal((await edge(b.app, host, '/', basic(before))).body, 'monday', 'node B keeps the old password');
-      const changed = await deployApi(a.app, token, 'POST', '/api/deploy/news/preview-password');
-      assert.equal(changed.statusCode, 200, changed.body);
-      const after = (JSON.parse(changed.body) as { aliases: { auth: string } }).aliases.auth;
+      const { before, after } = await newPreviewPassword(a, b, token, host);
       assert.equal((await edge(b.app, host, '/', basic(before))).statusCode, 401);
       assert.equal((await edge(b.app, host, '/', basic(after))).body, 'monday');
     });
@@ -97,13 +107,7 @@ for (const database of testDatabases) {
 
     it('refuses the old preview password on the other node within 2 s of a new one', async () => {
       const host = `r-${release}--news.blume.test`;
-      const basic = (password: string) => ({ authorization: basicAuth(password) });
-      const listed = await deployApi(b.app, token, 'GET', '/api/deploy/news/releases');
-      const before = (JSON.parse(listed.body) as { aliases: { auth: string } }).aliases.auth;
-      assert.equal((await edge(b.app, host, '/', basic(before))).body, 'monday', 'node B keeps the old password');
-      const changed = await deployApi(a.app, token, 'POST', '/api/deploy/news/preview-password');
-      assert.equal(changed.statusCode, 200, changed.body);
-      const after = (JSON.parse(changed.body) as { aliases: { auth: string } }).aliases.auth;
+      const { before, after } = await newPreviewPassword(a, b, token, host);
       await eventually(
         'node B to refuse the old password',
         async () => ((await edge(b.app, host, '/', basic(before))).statusCode === 401 ? true : undefined),
