@@ -12,8 +12,10 @@
 // SQL (read from their plan snapshots, test/sql-plans/); and the same on the shipped server while
 // tickets open and change through its API (MIXED_WRITES_PER_SECOND, and ten times it), against the
 // bare statements under the same writes.
-// Targets: list p99 <= 20 ms (searches and filters too, with and without writes), each report p99
-// <= 300 ms, inbound >= 200 messages/s.
+// Targets: list p99 <= 20 ms on the server as it ships (searches and filters too, without writes
+// and at MIXED_WRITES_PER_SECOND), each report p99 <= 300 ms, inbound >= 200 messages/s. The server
+// that caches no answers runs a statement per request: it is held to the bare statement's p99 (<= 2x,
+// as bench:cms), not to 20 ms, which the bare statement itself misses at 32 clients (decision 0151).
 //   npm run bench:helpdesk [-- seconds]
 // BENCH_HELPDESK_DATABASE_URL names a database to keep between runs instead: seeded on the first run
 // (migrations run every time), then reused as it is; drop it yourself when done.
@@ -54,6 +56,8 @@ const INBOUND_MESSAGES = 2_000;
 const TARGET_LIST_P99_MS = 20;
 const TARGET_REPORT_P99_MS = 300;
 const TARGET_INBOUND_PER_S = 200;
+/** The server with answers off against the bare statement, p99. */
+const TARGET_OFF_RATIO = 2;
 /**
  * Tickets opened or changed per second in the mixed rows with the target: 430,000 writes a day, many
  * times the busiest desk's. The rows at ten times it have no target.
@@ -465,7 +469,8 @@ async function run(url: string): Promise<void> {
       bareVaried.push(await loadSql(pool, CONNECTIONS, SECONDS, pair.sql));
     }
     for (const answers of ['on (the default)', 'off']) {
-      if (answers === 'off') {
+      const off = answers === 'off';
+      if (off) {
         await server.stop();
         server = await startServer({ ...env, BLUME_CACHE_ANSWERS: 'off' }, path.join(work, 'blume-off.log'), [
           '--single',
@@ -476,17 +481,17 @@ async function run(url: string): Promise<void> {
         const script = path.join(work, `varied-${i}.lua`);
         await writeFile(script, `request = function()\n  return wrk.format(nil, "${pair.request})\nend\n`);
         const options = { connections: CONNECTIONS, threads: 2, headers, script };
-        if (answers !== 'off') for (const each of pair.each) await request({ port: server.port, path: each, headers });
+        if (!off) for (const each of pair.each) await request({ port: server.port, path: each, headers });
         // The node's first seconds after it kept the pages (each page's first API answer made, the
         // loads' garbage collected) are the warm-up's, not the desk's steady state.
-        const warmUp = answers === 'off' ? 2 : WARM_UP_KEPT_SECONDS;
+        const warmUp = off ? 2 : WARM_UP_KEPT_SECONDS;
         const blume = await measuredWrk(pair.label, `${base}/`, { ...options, seconds: SECONDS }, warmUp);
-        console.log(latencyRow(`Blume ${pair.label}, answers ${answers}`, blume, TARGET_LIST_P99_MS));
+        console.log(latencyRow(`Blume ${pair.label}, answers ${answers}`, blume, off ? undefined : TARGET_LIST_P99_MS));
         console.log(latencyRow(`pg    ${pair.label}`, bareVaried[i]!));
-        ratios.push(
-          `  ${pair.label}, answers ${answers}: p99 ratio Blume / bare SQL ${(blume.p99Ms / bareVaried[i]!.p99Ms).toFixed(2)}x`,
-        );
-        if (answers === 'off') continue;
+        const ratio = blume.p99Ms / bareVaried[i]!.p99Ms;
+        const goal = off ? ` (goal <= ${TARGET_OFF_RATIO}x: ${ratio <= TARGET_OFF_RATIO ? 'met' : 'MISSED'})` : '';
+        ratios.push(`  ${pair.label}, answers ${answers}: p99 ratio Blume / bare SQL ${ratio.toFixed(2)}x${goal}`);
+        if (off) continue;
         // Mixed: the same reads while tickets open and change through Blume's API, on the shipped
         // server and as bare SQL; at the rate with the target, and at ten times it.
         for (const perSecond of [MIXED_WRITES_PER_SECOND, 10 * MIXED_WRITES_PER_SECOND]) {

@@ -5,8 +5,8 @@
 //   forum's versions, resolved ids): the tag is made after the route's own preHandlers (who asks,
 //   may they) and before its handler, so a matching request builds nothing;
 // - `'body'`: the answer's bytes, hashed once made, for answers that also depend on the clock (SLA
-//   flags) or on rows no version follows: the body is built, not sent. A function answering
-//   `undefined` falls back to this.
+//   flags) or on rows no version follows: the body is built, not sent (a Buffer answered again, as
+//   a kept page's is, is hashed once). A function answering `undefined` falls back to this.
 // Either way the tag names the URL and the credential the request carried, so one viewer never
 // matches a tag another was given; it is weak, since the page compression sends several encodings
 // of one answer; `Vary` names the credential headers, and an answer to a credential says
@@ -40,12 +40,21 @@ const RELEASE: string = (
 /** The tags made before the handler ran, by request. */
 const tags = new WeakMap<FastifyRequest, string>();
 
-function digest(request: FastifyRequest, kind: string, parts: EtagParts | Buffer): string {
+/** The hash of each answer body hashed so far: an answer a node keeps goes out as the same Buffer, hashed once. */
+const bodyHashes = new WeakMap<Buffer, string>();
+
+function bodyHash(body: string | Buffer): string {
+  if (typeof body === 'string') return createHash('sha256').update(body).digest('base64url');
+  let hash = bodyHashes.get(body);
+  if (hash === undefined) bodyHashes.set(body, (hash = createHash('sha256').update(body).digest('base64url')));
+  return hash;
+}
+
+function digest(request: FastifyRequest, kind: string, parts: EtagParts): string {
   // The URL with its query: the parts rarely name the page, the filter or the fields asked for.
   const hash = createHash('sha256').update(`${RELEASE}\n${kind}\n${request.url}\n`);
   for (const name of CREDENTIAL_HEADERS) hash.update(`${String(request.headers[name] ?? '')}\n`);
-  if (Buffer.isBuffer(parts)) hash.update(parts);
-  else for (const part of parts) hash.update(`${part === undefined ? '\u0000' : String(part)}\n`);
+  for (const part of parts) hash.update(`${part === undefined ? '\u0000' : String(part)}\n`);
   return `W/"${kind}${hash.digest('base64url').slice(0, 27)}"`;
 }
 
@@ -107,7 +116,7 @@ export function conditionalGets(app: FastifyInstance): void {
     if (reply.statusCode !== 200) return done(null, payload);
     if (!tag) {
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-      tag = digest(request, 'b', Buffer.isBuffer(payload) ? payload : Buffer.from(payload));
+      tag = digest(request, 'b', [bodyHash(payload)]);
     }
     headersOf(request, reply, tag);
     if (!matchesIfNoneMatch(request.headers['if-none-match'], tag)) return done(null, payload);

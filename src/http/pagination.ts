@@ -2,6 +2,7 @@
 // carries `X-Pagination` (JSON) and an RFC 8288 `Link` header.
 import { Type, type Static } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { WeightedLru } from '../lib/lru.js';
 
 export const PageQuery = Type.Object({
   page: Type.Optional(
@@ -49,10 +50,29 @@ function paginationMeta(page: Page, total: number): PaginationMeta {
   return meta;
 }
 
+/** What the two headers weigh together at most, about in bytes. */
+const MAX_HEADER_BYTES = 1024 * 1024;
+
+/**
+ * The headers made for each URL and total, as the same pages are asked again and again: a pure
+ * function of both, so nothing here can go stale.
+ */
+const madeHeaders = new WeightedLru<string, { pagination: string; link: string }>(
+  MAX_HEADER_BYTES,
+  ({ pagination, link }) => 2 * (pagination.length + link.length),
+);
+
 export function setPaginationHeaders(request: FastifyRequest, reply: FastifyReply, page: Page, total: number): void {
+  const key = `${total} ${page.page} ${page.pageSize} ${request.url}`;
+  let made = madeHeaders.get(key);
+  if (made === undefined) madeHeaders.set(key, (made = paginationHeaders(request.url, page, total)));
+  reply.header('X-Pagination', made.pagination);
+  reply.header('Link', made.link);
+}
+
+function paginationHeaders(url: string, page: Page, total: number): { pagination: string; link: string } {
   const meta = paginationMeta(page, total);
-  reply.header('X-Pagination', JSON.stringify(meta));
-  const base = new URL(request.url, 'http://x');
+  const base = new URL(url, 'http://x');
   // The query is serialized once, apart from the URL (setting a URL's own parameters serializes the
   // whole URL each time), with the page number the one part each link puts in.
   const query = new URLSearchParams(base.search);
@@ -67,5 +87,5 @@ export function setPaginationHeaders(request: FastifyRequest, reply: FastifyRepl
   const links = [link('first', meta.first_page), link('last', meta.last_page)];
   if (meta.previous_page !== undefined) links.push(link('prev', meta.previous_page));
   if (meta.next_page !== undefined) links.push(link('next', meta.next_page));
-  reply.header('Link', links.join(', '));
+  return { pagination: JSON.stringify(meta), link: links.join(', ') };
 }
