@@ -197,6 +197,25 @@ for (const database of testDatabases) {
           sql`select count(*)::int as n from cache_changes where scope = 's:9'`,
         );
         assert.equal(filed!.n, 3, 'each described move filed once');
+        // The last 256 moves' changes are kept, each in its slot: a node further behind can tell
+        // nothing, and ends every value.
+        for (let i = 0; i < 300; i += 1) await describe([{ key: 'neither' }]);
+        const [kept256] = await queryRows<{ n: number; oldest: number }>(
+          shared.handle.db,
+          sql`select count(*)::int as n, min(epoch)::int as oldest from cache_changes where scope = 's:9'`,
+        );
+        const [{ epoch }] = (await queryRows<{ epoch: number }>(
+          shared.handle.db,
+          sql`select epoch::int as epoch from cache_epochs where scope = 's:9'`,
+        )) as [{ epoch: number }];
+        assert.deepEqual(kept256, { n: 256, oldest: epoch - 255 }, 'the last 256 moves, no more');
+        await b.poll();
+        await read('x');
+        assert.deepEqual(loads.length, 8, 'a move past what is kept ends every value');
+        await describe([{ key: 'neither' }]);
+        await b.poll();
+        await read('x');
+        assert.deepEqual(loads.length, 8, 'and the next described move is told again');
       } finally {
         for (const node of nodes) await node.stop();
         await bus.close();

@@ -1,4 +1,4 @@
-import { bigint, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, jsonb, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
 
 /**
  * One row per cache scope (`site:<id>`, `settings:<site>`, ...), moved by triggers in the
@@ -22,15 +22,17 @@ export const cacheEpochs = pgTable(
  * statement wrote, filed under the epoch it moved the scope to, so that a node keeps what the
  * write cannot have changed. A move with no row here (another table's trigger, a statement of many
  * rows, a TRUNCATE) ends everything kept under the scope, as before. The last 256 of each scope are
- * kept.
+ * kept: a move's changes take the slot `epoch % 256`, over the ones filed 256 moves before, so the
+ * table never holds more and nothing deletes from it (decision 0152).
  */
 export const cacheChanges = pgTable(
   'cache_changes',
   {
     scope: text('scope').notNull(),
+    slot: smallint('slot').notNull(),
     epoch: bigint('epoch', { mode: 'number' }).notNull(),
     movedBy: bigint('moved_by', { mode: 'number' }).notNull(),
     changes: jsonb('changes').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.scope, t.epoch] }), index('cache_changes_moved_by_idx').on(t.movedBy)],
+  (t) => [primaryKey({ columns: [t.scope, t.slot] }), index('cache_changes_moved_by_idx').on(t.movedBy)],
 );
