@@ -1,6 +1,6 @@
 // The PostgreSQL pool as the server opens it: a connection that drops while a transaction holds it
 // fails that transaction and nothing else; the process keeps running (a client in use has no
-// listener of the pool's, and an unheard 'error' event would end the process).
+// listener of the pool's, and an unheard 'error' event would end the process). Its sessions' settings.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -25,6 +25,19 @@ describe(
     after(async () => {
       await handle?.close();
       await database?.drop();
+    });
+
+    it('opens sessions that plan as the prepared statements expect and compile nothing', async () => {
+      const settings = await queryRows<{ name: string; setting: string }>(
+        handle.db,
+        sql`select name, setting from pg_settings
+            where name in ('plan_cache_mode', 'max_parallel_workers_per_gather', 'jit') order by name`,
+      );
+      assert.deepEqual(settings, [
+        { name: 'jit', setting: 'off' },
+        { name: 'max_parallel_workers_per_gather', setting: '0' },
+        { name: 'plan_cache_mode', setting: 'force_generic_plan' },
+      ]);
     });
 
     it('fails a transaction whose connection drops between statements, and keeps serving', async () => {

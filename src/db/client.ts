@@ -58,9 +58,12 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
  * request cost a third of its time in PostgreSQL (docs/decisions/0022-forum-deep-pages.md).
  * Unnamed statements, every other query, are planned with their values as always. No statement
  * starts parallel workers: a generic plan's guess of thousands of rows would start them for a search
- * that finds a few, and a node's requests already keep the cores busy (decision 0148).
+ * that finds a few, and a node's requests already keep the cores busy (decision 0148). Nothing is
+ * compiled just in time: a statement whose estimate passes `jit_above_cost` paid milliseconds of
+ * compiling on every execution for work of a fraction of one (decision 0153).
  */
-export const POSTGRES_SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0';
+export const POSTGRES_SESSION_OPTIONS =
+  '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off';
 
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
   const { default: pg } = await import('pg');
