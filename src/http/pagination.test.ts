@@ -39,6 +39,16 @@ describe('pagination headers', () => {
     );
   });
 
+  it('answers the same URL anew when the total changed, though it keeps the headers it made', () => {
+    const url = '/api/x/tickets?status=open&page=2&page_size=10';
+    const before = headersFor(url, { page: 2, page_size: 10 }, 30);
+    assert.deepEqual(headersFor(url, { page: 2, page_size: 10 }, 30), before);
+    const after = headersFor(url, { page: 2, page_size: 10 }, 15);
+    assert.equal(JSON.parse(after['X-Pagination']!).last_page, 2);
+    assert.equal(JSON.parse(after['X-Pagination']!).next_page, undefined);
+    assert.doesNotMatch(after.Link!, /rel="next"/);
+  });
+
   it('adds page and page_size to a request without them, and links no neighbours of a lone page', () => {
     const headers = headersFor('/api/x/topics', {}, 0);
     assert.equal(
