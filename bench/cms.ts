@@ -190,29 +190,24 @@ async function run(url: string): Promise<void> {
     }
     const script = path.join(work, 'uncached.lua');
     await writeFile(script, UNCACHED_LIST_SCRIPT(listPath));
-    const uncached = await runWrk(`${base}${listPath}`, {
-      connections: CONNECTIONS,
-      threads: 2,
-      seconds: SECONDS,
-      headers,
-      script,
-    });
-    if (uncached.non2xx > 0)
-      throw new Error(`list under a random price bound: ${uncached.non2xx} non-2xx answers; no measurement`);
+    const uncached = await measuredWrk(
+      'list under a random price bound',
+      `${base}${listPath}`,
+      { connections: CONNECTIONS, threads: 2, seconds: SECONDS, headers, script },
+      0,
+    );
     console.log(latencyRow('Blume list under a random price bound, not cached (context)', uncached));
     // The uncached path: the same list page from a server that caches no answers (BLUME_CACHE_ANSWERS=off),
     // so every request runs the list's statements (decision 0130: the pair of category and price).
     await server.stop();
     server = await startServer({ ...env, BLUME_CACHE_ANSWERS: 'off' }, path.join(work, 'blume-off.log'), ['--single']);
     const offBase = `http://127.0.0.1:${server.port}`;
-    await runWrk(`${offBase}${listPath}`, { connections: CONNECTIONS, threads: 2, seconds: 2, headers });
-    const off = await runWrk(`${offBase}${listPath}`, {
+    const off = await measuredWrk('list with answers off', `${offBase}${listPath}`, {
       connections: CONNECTIONS,
       threads: 2,
       seconds: SECONDS,
       headers,
     });
-    if (off.non2xx > 0) throw new Error(`list with answers off: ${off.non2xx} non-2xx answers; no measurement`);
     console.log(latencyRow('Blume list, BLUME_CACHE_ANSWERS=off', off, TARGET_LIST_P99_MS));
     console.log('');
     for (const line of ratios) console.log(line);

@@ -293,22 +293,6 @@ function toMs(value: string, unit: string): number {
  * Runs wrk with `--latency` (bounded by its own duration plus a margin) and parses the summary;
  * `script` is a Lua file of wrk's (a `request` function that varies the requests, say).
  */
-/**
- * wrk against `url` after a warm-up of `warmUpSeconds`, refusing a run in which any answer was not
- * 2xx (`label` names the run in the error).
- */
-export async function measuredWrk(
-  label: string,
-  url: string,
-  options: Parameters<typeof runWrk>[1],
-  warmUpSeconds = 2,
-): Promise<WrkResult> {
-  await runWrk(url, { ...options, seconds: warmUpSeconds });
-  const result = await runWrk(url, options);
-  if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} non-2xx answers; no measurement`);
-  return result;
-}
-
 export async function runWrk(
   url: string,
   options: {
@@ -368,6 +352,22 @@ export async function runWrk(
     errors: errors ? errors[0] : '',
     clientCpus: childrenCpuSeconds(out) / options.seconds,
   };
+}
+
+/**
+ * wrk against `url` after a warm-up of `warmUpSeconds` (none at 0), refusing a run in which any
+ * answer was not 2xx (`label` names the run in the error).
+ */
+export async function measuredWrk(
+  label: string,
+  url: string,
+  options: Parameters<typeof runWrk>[1],
+  warmUpSeconds = 2,
+): Promise<WrkResult> {
+  if (warmUpSeconds > 0) await runWrk(url, { ...options, seconds: warmUpSeconds });
+  const result = await runWrk(url, options);
+  if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} non-2xx answers; no measurement`);
+  return result;
 }
 
 /** The children's user + system seconds from the last line `times` printed (`0m1.25s 0m3.50s`). */

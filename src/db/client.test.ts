@@ -1,6 +1,6 @@
-// The PostgreSQL pool as the server opens it: a connection that drops while a transaction holds it
-// fails that transaction and nothing else; the process keeps running (a client in use has no
-// listener of the pool's, and an unheard 'error' event would end the process). Its sessions' settings.
+// The PostgreSQL pool as the server opens it: its sessions' settings, and a connection that drops
+// while a transaction holds it fails that transaction and nothing else; the process keeps running (a
+// client in use has no listener of the pool's, and an unheard 'error' event would end the process).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
